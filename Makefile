@@ -1,0 +1,110 @@
+# pgbench-operator build. See docs/design.md for the layout.
+#   make            programs under build/bin
+#   make test       everything again under ASan/UBSan, unit tests, then end-to-end tests
+#   make deps       install missing Debian/npm dependencies (idempotent)
+#   make lint       clang-format + clang-tidy
+#   make fuzz       libFuzzer targets, briefly
+#   make bench      speed and memory figures
+#   make demo       the README's demo on the simulated cluster
+#   make sim        the simulated cluster in the foreground
+
+BUILD ?= build
+CC ?= gcc
+WERROR ?= 0
+
+WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wvla -Wformat=2
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+PG_INC := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+CFLAGS ?= -O2 -g
+CPPFLAGS += -I. -I$(PG_INC)
+LIBS := -lcurl -luv -lcjson -lyaml -lpq -lm -lpthread
+
+PKGS := util kube bench pg controller
+# package -> packages it links against (itself first)
+deps_util := util
+deps_kube := kube util
+deps_bench := bench util
+deps_pg := pg bench util
+deps_controller := controller kube bench util
+
+pkg_srcs = $(wildcard pkg/$(1)/*.c)
+pkg_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call pkg_srcs,$(1)))
+pkg_lib = $(BUILD)/lib/libpgbo-$(1).a
+libs_for = $(foreach p,$(deps_$(1)),$(call pkg_lib,$(p)))
+
+PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner
+UNIT_SRCS := $(wildcard test/unit/*/test_*.c)
+UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(UNIT_SRCS))
+
+.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format
+all: $(PROGRAMS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -MMD -MP -c $< -o $@
+
+define pkg_rule
+$(call pkg_lib,$(1)): $(call pkg_objs,$(1))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach p,$(PKGS),$(eval $(call pkg_rule,$(p))))
+
+$(BUILD)/bin/pgbench-operator: $(BUILD)/obj/cmd/operator/main.o $(call libs_for,controller) $(call pkg_lib,pg)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/bin/pgbench-runner: $(BUILD)/obj/cmd/runner/main.o $(call libs_for,pg)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# test/unit/<pkg>/test_x.c links against <pkg> and its dependencies
+.SECONDEXPANSION:
+$(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $$(call libs_for,$$(firstword $$(subst /, ,%)))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka
+
+SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_BUILD := build/asan
+
+# One entry point for every test: sanitized build, unit tests, then end-to-end tests.
+test:
+	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(SAN)" all unit-bins
+	BUILD=$(ASAN_BUILD) test/run-unit.sh
+	BUILD=$(ASAN_BUILD) test/run-e2e.sh
+
+unit-bins: $(UNIT_BINS)
+unit: unit-bins
+	BUILD=$(BUILD) test/run-unit.sh
+e2e: all
+	BUILD=$(BUILD) test/run-e2e.sh
+
+deps:
+	@scripts/deps.sh
+
+lint:
+	@scripts/lint.sh
+
+FUZZ_SRCS := $(wildcard test/fuzz/fuzz_*.c)
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SRCS)
+
+bench: all
+	@scripts/bench.sh
+
+demo:
+	@scripts/demo.sh
+
+sim: all
+	@scripts/sim.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,213 @@
+/* pkg/kube: a small asynchronous Kubernetes API client on one libuv loop.
+ *
+ *   config.c    kubeconfig (libyaml) and in-cluster configuration
+ *   client.c    requests over curl's multi-socket interface driven by libuv
+ *   watch.c     list+watch with bookmarks, 410 relist, jittered backoff; the line decoder
+ *   informer.c  a cache of one resource fed by list+watch, with callbacks
+ *   queue.c     a de-duplicating, rate-limited work queue (controller-runtime semantics)
+ *
+ * Conventions: functions return 0 or a negative errno; API failures arrive as a struct
+ * kube_status decoded from the server's Status object. Nothing here prints: it logs through
+ * pkg/util/log.h at debug level only, and never logs tokens, keys or request bodies. */
+#ifndef PGBO_KUBE_H
+#define PGBO_KUBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+struct kube_config {
+    char *server;            /* https://host:port, no trailing slash */
+    char *namespace;         /* from the context, the in-cluster namespace file, or "default" */
+    char *token;             /* bearer token (NULL if none) */
+    char *token_file;        /* re-read when it changes (in-cluster rotation, tokenFile) */
+    char *ca_file;           /* certificate-authority path */
+    char *ca_data;           /* PEM, decoded from certificate-authority-data */
+    char *cert_file, *key_file; /* client-certificate / client-key paths */
+    char *cert_data, *key_data; /* PEM, decoded from the -data forms */
+    bool insecure_skip_tls_verify;
+    char *source;            /* file it came from, or "in-cluster" */
+    char *context;           /* context name used */
+};
+
+/* Loads a kubeconfig file. path NULL: $KUBECONFIG (first entry), else ~/.kube/config.
+ * context NULL: current-context. On error fills err with a message naming the file and
+ * the field, e.g. "/root/.kube/config: contexts[kind].cluster: cluster \"x\" not found". */
+int kube_config_from_file(const char *path, const char *context, struct kube_config **out,
+                          char *err, size_t errlen);
+/* Parses kubeconfig YAML from memory (name is used in messages). */
+int kube_config_from_yaml(const char *yaml, size_t len, const char *name, const char *context,
+                          struct kube_config **out, char *err, size_t errlen);
+/* In-cluster: KUBERNETES_SERVICE_HOST/PORT, /var/run/secrets/kubernetes.io/serviceaccount/
+ * {token,ca.crt,namespace}. root NULL = "/var/run/secrets/kubernetes.io/serviceaccount". */
+int kube_config_in_cluster(const char *root, struct kube_config **out, char *err, size_t errlen);
+/* In-cluster when KUBERNETES_SERVICE_HOST is set and path is NULL, else the kubeconfig. */
+int kube_config_load(const char *path, const char *context, struct kube_config **out, char *err,
+                     size_t errlen);
+void kube_config_free(struct kube_config *cfg);
+
+/* ---- resources and status ---------------------------------------------------------- */
+
+struct kube_resource {
+    const char *group; /* "" for the core group */
+    const char *version;
+    const char *kind;
+    const char *plural;
+    bool namespaced;
+};
+
+extern const struct kube_resource KUBE_PODS, KUBE_JOBS, KUBE_SECRETS, KUBE_CONFIGMAPS,
+    KUBE_EVENTS, KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS,
+    KUBE_NAMESPACES, KUBE_BENCHMARKRUNS;
+
+/* Decoded from the API's Status object, or synthesised for transport errors. */
+struct kube_status {
+    int http;           /* HTTP status; 0 when the request never got an answer */
+    int curl;           /* CURLcode, 0 if fine */
+    char reason[64];    /* Status.reason: NotFound, AlreadyExists, Conflict, Invalid, Gone... */
+    char message[512];  /* Status.message or the transport error */
+    double retry_after; /* seconds from Retry-After or details.retryAfterSeconds, 0 if none */
+};
+
+static inline bool kube_ok(const struct kube_status *st) { return st->http >= 200 && st->http < 300; }
+
+/* ---- requests ---------------------------------------------------------------------- */
+
+struct kube_client;
+
+int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_client **out);
+/* Cancels everything in flight (their callbacks are not called) and closes handles; run the
+ * loop once more afterwards so libuv can finish closing. */
+void kube_client_free(struct kube_client *c);
+
+struct kube_opts {
+    const char *label_selector;
+    const char *field_selector;
+    long limit;                   /* list page size, 0 = server default */
+    const char *continue_token;
+    const char *field_manager;    /* writes; default "pgbench-operator" */
+    const char *field_validation; /* "Strict", "Warn", "Ignore"; NULL = do not send */
+    bool force;                   /* server-side apply force */
+    const char *propagation_policy; /* delete: Background, Foreground, Orphan */
+    const char *subresource;      /* "status", "log", "scale" */
+    const char *query;            /* extra raw query, e.g. "container=runner&tailLines=5" */
+    long timeout_ms;              /* whole request; 0 = client default (30 s) */
+};
+
+struct kube_result {
+    struct kube_status status;
+    cJSON *body;      /* parsed JSON body (object or Status); set to NULL to take ownership */
+    const char *text; /* raw body, NUL-terminated (e.g. pod logs) */
+    size_t text_len;
+    const char *warning; /* first Warning header (299), or NULL */
+};
+
+typedef void (*kube_cb)(struct kube_result *res, void *ud);
+
+enum kube_patch_type { KUBE_PATCH_MERGE, KUBE_PATCH_JSON, KUBE_PATCH_STRATEGIC, KUBE_PATCH_APPLY };
+
+/* Each returns 0 when the request was queued; cb runs later on the loop, exactly once. Bodies
+ * are serialised before the call returns; the caller keeps ownership. ns is ignored for
+ * cluster-scoped resources; ns NULL on a list means all namespaces. */
+int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns,
+             const char *name, const struct kube_opts *o, kube_cb cb, void *ud);
+int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
+              const struct kube_opts *o, kube_cb cb, void *ud);
+int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                const cJSON *obj, const struct kube_opts *o, kube_cb cb, void *ud);
+/* PUT; with o->subresource "status" this is the status update (resourceVersion checked). */
+int kube_replace(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                 const char *name, const cJSON *obj, const struct kube_opts *o, kube_cb cb,
+                 void *ud);
+int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
+               const char *name, enum kube_patch_type type, const cJSON *patch,
+               const struct kube_opts *o, kube_cb cb, void *ud);
+int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                const char *name, const struct kube_opts *o, kube_cb cb, void *ud);
+/* Any path, e.g. "/healthz"; body may be NULL. */
+int kube_request(struct kube_client *c, const char *method, const char *path,
+                 const char *content_type, const char *body, long timeout_ms, kube_cb cb,
+                 void *ud);
+
+/* Counters for /metrics. */
+struct kube_client_stats {
+    uint64_t requests, errors, watch_restarts, relists;
+};
+void kube_client_stats(const struct kube_client *c, struct kube_client_stats *out);
+
+/* ---- watch ------------------------------------------------------------------------- */
+
+enum kube_event_type { KUBE_EVENT_ADDED, KUBE_EVENT_MODIFIED, KUBE_EVENT_DELETED,
+                       KUBE_EVENT_BOOKMARK, KUBE_EVENT_ERROR };
+
+/* The watch-stream decoder: bytes in (split anywhere), one callback per complete JSON line. */
+struct kube_watch_decoder;
+typedef void (*kube_event_cb)(enum kube_event_type type, cJSON *object, void *ud);
+struct kube_watch_decoder *kube_watch_decoder_new(size_t max_line);
+/* Returns 0, or -EBADMSG on a malformed line (skipped; decoding continues), -E2BIG when a
+ * line exceeds max_line (the stream must be restarted). object is owned by the decoder and
+ * freed after the callback returns; detach or duplicate it to keep it. */
+int kube_watch_decoder_feed(struct kube_watch_decoder *d, const char *data, size_t len,
+                            kube_event_cb cb, void *ud);
+void kube_watch_decoder_free(struct kube_watch_decoder *d);
+
+/* ---- informer ---------------------------------------------------------------------- */
+
+struct kube_informer;
+
+struct kube_informer_handlers {
+    void (*on_add)(const cJSON *obj, void *ud);
+    void (*on_update)(const cJSON *old_obj, const cJSON *new_obj, void *ud);
+    void (*on_delete)(const cJSON *obj, void *ud);
+    void (*on_synced)(void *ud); /* after each complete (re)list */
+    /* Optional: trims an object before it is cached (managedFields are always dropped). */
+    void (*transform)(cJSON *obj, void *ud);
+};
+
+/* ns NULL = all namespaces; label_selector may be NULL. Stats go to the client's counters. */
+int kube_informer_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                      const char *label_selector, const struct kube_informer_handlers *h,
+                      void *ud, struct kube_informer **out);
+int kube_informer_start(struct kube_informer *inf);
+bool kube_informer_synced(const struct kube_informer *inf);
+/* Cached object or NULL; valid until the loop next runs. */
+const cJSON *kube_informer_get(const struct kube_informer *inf, const char *ns, const char *name);
+void kube_informer_foreach(const struct kube_informer *inf,
+                           void (*fn)(const cJSON *obj, void *ud), void *ud);
+size_t kube_informer_count(const struct kube_informer *inf);
+void kube_informer_free(struct kube_informer *inf);
+
+/* ---- work queue -------------------------------------------------------------------- */
+
+/* Keys are "namespace/name". The queue calls process(key) for at most `workers` keys at once
+ * and never for the same key twice at once; a key added while it is being processed is
+ * processed again after kube_queue_done. Backoff per key: base_ms * 2^failures, capped. */
+struct kube_queue;
+typedef void (*kube_process_fn)(struct kube_queue *q, const char *key, void *ud);
+
+struct kube_queue_opts {
+    int workers;       /* default 8 */
+    long base_ms;      /* default 5 */
+    long max_ms;       /* default 300000 */
+};
+
+int kube_queue_new(uv_loop_t *loop, const struct kube_queue_opts *o, kube_process_fn fn,
+                   void *ud, struct kube_queue **out);
+void kube_queue_add(struct kube_queue *q, const char *key);
+void kube_queue_add_after(struct kube_queue *q, const char *key, long delay_ms);
+void kube_queue_add_rate_limited(struct kube_queue *q, const char *key);
+void kube_queue_forget(struct kube_queue *q, const char *key); /* reset the key's backoff */
+int kube_queue_failures(const struct kube_queue *q, const char *key);
+/* Must be called once for every process() call, possibly later from another callback. */
+void kube_queue_done(struct kube_queue *q, const char *key);
+size_t kube_queue_len(const struct kube_queue *q);
+/* Stops dispatching; done() still works. */
+void kube_queue_shutdown(struct kube_queue *q);
+void kube_queue_free(struct kube_queue *q);
+
+#endif

@@ -1,0 +1,29 @@
+/* A growable byte buffer with a hard cap. Every buffer that holds outside input has one:
+ * appends past the cap fail with -E2BIG and leave the buffer unchanged. */
+#ifndef PGBO_UTIL_BUF_H
+#define PGBO_UTIL_BUF_H
+
+#include <stddef.h>
+
+struct buf {
+    char *data; /* always NUL-terminated when non-NULL */
+    size_t len;
+    size_t cap;   /* allocated bytes */
+    size_t limit; /* maximum len; 0 = unlimited */
+};
+
+#define BUF_INIT(lim) {NULL, 0, 0, (lim)}
+
+int buf_append(struct buf *b, const void *data, size_t len);
+int buf_puts(struct buf *b, const char *s);
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s as a JSON string literal, quotes included. */
+int buf_json_string(struct buf *b, const char *s);
+/* Drops the first n bytes. */
+void buf_consume(struct buf *b, size_t n);
+void buf_reset(struct buf *b);
+void buf_free(struct buf *b);
+/* Hands the data to the caller (free() it); the buffer is left empty. */
+char *buf_steal(struct buf *b);
+
+#endif

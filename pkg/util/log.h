@@ -1,0 +1,26 @@
+/* One logger for the whole program. Packages never print; they call these.
+ * Output is one JSON object per line on stderr (or plain text with log_set_format). */
+#ifndef PGBO_UTIL_LOG_H
+#define PGBO_UTIL_LOG_H
+
+#include <stdarg.h>
+
+enum log_level { LOG_DEBUG = 0, LOG_INFO, LOG_WARN, LOG_ERROR };
+enum log_format { LOG_FORMAT_JSON = 0, LOG_FORMAT_TEXT };
+
+void log_set_level(enum log_level level);
+void log_set_format(enum log_format format);
+/* Parses "debug", "info", "warn", "error"; returns -1 on an unknown name. */
+int log_level_parse(const char *name, enum log_level *out);
+
+/* Optional key/value fields: pass NULL-terminated pairs through log_kv. */
+void log_msg(enum log_level level, const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap);
+
+#define log_debug(comp, ...) log_msg(LOG_DEBUG, comp, __VA_ARGS__)
+#define log_info(comp, ...) log_msg(LOG_INFO, comp, __VA_ARGS__)
+#define log_warn(comp, ...) log_msg(LOG_WARN, comp, __VA_ARGS__)
+#define log_error(comp, ...) log_msg(LOG_ERROR, comp, __VA_ARGS__)
+
+#endif
