@@ -1,0 +1,29 @@
+/* Argument vectors for child processes (pgbench, fio). Never a shell string: each element is one
+ * execve() argument. Secrets (the password) never go into one: pgbench gets PGPASSWORD through the
+ * environment the caller sets. */
+#ifndef PGBO_BENCH_ARGV_H
+#define PGBO_BENCH_ARGV_H
+
+#include <stddef.h>
+
+struct bench_argv {
+    char **argv; /* NULL-terminated; argv[argc] == NULL; owned by the struct */
+    size_t argc;
+    size_t cap;
+};
+
+#define BENCH_ARGV_INIT {NULL, 0, 0}
+
+/* Appends a copy of s. Returns 0 or -ENOMEM. */
+int bench_argv_push(struct bench_argv *a, const char *s);
+/* Appends a printf-formatted argument. Returns 0, -ENOMEM or -EINVAL. */
+int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Frees every element; the struct is left empty and reusable. bench_argv_free on an empty
+ * vector does nothing. */
+void bench_argv_free(struct bench_argv *a);
+/* Renders the vector for logs: elements joined by spaces, each shell-quoted when needed.
+ * Caller frees. NULL on allocation failure. */
+char *bench_argv_join(const struct bench_argv *a);
+
+#endif

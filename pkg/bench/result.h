@@ -1,0 +1,90 @@
+/* The runner's result: one versioned JSON object (schemaVersion 1, documented in
+ * docs/result-schema.md), a compact form for the Kubernetes termination log, a human summary,
+ * and the reader the controller uses on pod logs. */
+#ifndef PGBO_BENCH_RESULT_H
+#define PGBO_BENCH_RESULT_H
+
+#include "pkg/bench/fio.h"
+#include "pkg/bench/histogram.h"
+#include "pkg/bench/pgbench.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#define BENCH_RESULT_SCHEMA_VERSION 1
+/* The termination log must stay below this (Kubernetes allows 4096 bytes). */
+#define BENCH_COMPACT_LIMIT 3072
+
+/* Runner exit codes (design card). */
+enum bench_exit {
+    BENCH_EXIT_OK = 0,
+    BENCH_EXIT_USAGE = 1,
+    BENCH_EXIT_PARTIAL = 2,
+    BENCH_EXIT_UNREACHABLE = 3,
+};
+
+struct bench_result_meta {
+    const char *kind; /* "pgbench" | "pgbench-init" | "fio" */
+    int worker;       /* JOB_COMPLETION_INDEX, -1 = standalone (JSON null) */
+    double start_time; /* Unix seconds (fractional), 0 = unknown (null) */
+    double end_time;
+    int exit_code;  /* the runner's exit code (enum bench_exit) */
+    int child_exit; /* pgbench/fio exit status, -1 = did not run / unknown */
+    bool complete;  /* the benchmark ran to the end and every client finished */
+};
+
+/* Creates the top-level object: schemaVersion, kind, complete, worker, startTime, endTime
+ * (RFC 3339 UTC with milliseconds), exitCode, childExitCode, errors: []. NULL on ENOMEM. */
+cJSON *bench_result_new(const struct bench_result_meta *m);
+
+/* Adds "pgbench", "summary", "statements", "scripts", "timeline", "histogram" and the parser's
+ * error lines (appended to "errors") from a parsed run. hist (may be NULL) gives the percentile
+ * fields latencyP50Ms..latencyP999Ms and latencyMaxMs; without it they are null. run (may be
+ * NULL) supplies the configured options, used where the console output lacks them.
+ * Returns 0 or -ENOMEM. */
+int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *pg,
+                             const struct bench_hist *hist,
+                             const struct bench_pgbench_run_opts *run);
+/* Adds "fio": bench_fio_result_to_json(fio). Returns 0 or -ENOMEM. */
+int bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio);
+/* Adds "init": {"skipped":..,"reason":..,"scale":..,"durationSeconds":..}. reason may be NULL. */
+int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
+                          double duration_s);
+/* Appends a message to "errors" (truncated to BENCH_PGBENCH_MAX_ERROR_LEN bytes). */
+int bench_result_add_error(cJSON *result, const char *msg);
+/* Sets diagnostics.<key> = value (takes ownership of value, also on failure). Creates
+ * "diagnostics" when missing. Keys used: waitEvents, server, dataset, littlesLaw, replica. */
+int bench_result_set_diagnostic(cJSON *result, const char *key, cJSON *value);
+
+/* checks.littlesLaw: predictedTps = clients / (latencyAvgMs / 1000); deviationPct =
+ * (measuredTps - predictedTps) / predictedTps * 100. Returns NULL when latency <= 0 or ENOMEM.
+ * With -R (throttled) or -C the deviation is expected; "note" says so when throttled is true. */
+cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measured_tps,
+                               bool throttled);
+/* checks.dataset: {"databaseBytes","sharedBuffersBytes","fitsInSharedBuffers","ratio",
+ * "warning"}; warning set when the database fits in shared_buffers (the run measures memory, not
+ * storage). NULL on ENOMEM. */
+cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes);
+
+/* The compact summary for the termination log: always valid JSON and strictly shorter than
+ * limit bytes (limit >= 256; use BENCH_COMPACT_LIMIT). Keeps schemaVersion, kind, complete,
+ * worker, exitCode, the scalar summary fields, per-fio-job iops/p99, and as many (truncated)
+ * errors as fit, plus "truncated": true when anything was cut. Works on any object made by
+ * bench_result_new (even one with only errors). Caller frees; NULL on ENOMEM. */
+char *bench_result_compact(const cJSON *result, size_t limit);
+
+/* Multi-line human-readable summary (for stderr). Caller frees; NULL on ENOMEM. */
+char *bench_result_human(const cJSON *result);
+
+/* Reader for the controller. Finds the last non-empty line of a pod log (or a termination
+ * message) that parses as a JSON object with schemaVersion 1, and returns it in *out (caller
+ * owns). Returns 0, -ENOENT (no result line), -EPROTO (schemaVersion other than 1; message in
+ * err) or -ENOMEM. */
+int bench_result_from_log(const char *log, size_t len, cJSON **out, char *err, size_t errlen);
+/* Validates a parsed result object: schemaVersion == 1, kind known, complete boolean, summary an
+ * object when present, histogram readable when present. Returns 0 or -EINVAL (message in err). */
+int bench_result_validate(const cJSON *result, char *err, size_t errlen);
+
+#endif

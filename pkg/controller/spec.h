@@ -1,0 +1,116 @@
+/* pkg/controller/spec: the BenchmarkRun spec, parsed, defaulted and validated.
+ *
+ * ctrl_spec_parse() reads `spec` of a BenchmarkRun into a flat struct with every default applied.
+ * The struct owns a private copy of the JSON: every `const char *` in it points into that copy
+ * and lives until ctrl_spec_free(). Validation errors name the field and say how to fix it, e.g.
+ * "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions". */
+#ifndef PGBO_CONTROLLER_SPEC_H
+#define PGBO_CONTROLLER_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#define CTRL_MAX_WORKERS 1000
+#define CTRL_MAX_SCRIPTS 16
+#define CTRL_MAX_EXTRA_ARGS 32
+#define CTRL_MAX_FIO_JOBS 8
+
+enum ctrl_workload { CTRL_WL_PGBENCH, CTRL_WL_FIO };
+
+struct ctrl_script {
+    const char *configmap; /* ConfigMap name */
+    const char *key;       /* key inside it, also the file name */
+    int weight;
+};
+
+struct ctrl_fio_job {
+    const char *name, *rw, *bs, *size, *ioengine;
+    int iodepth, numjobs, runtime_s, fsync, fdatasync;
+    bool direct;
+};
+
+struct ctrl_spec {
+    cJSON *json; /* owned copy of spec */
+
+    /* target: resolved (the CNPG shortcut is expanded into host/user/secret) */
+    bool cnpg;
+    const char *cnpg_cluster;
+    char host[256];
+    int port;
+    char database[64];
+    char user[64];
+    char password_secret[256]; /* "" = no password */
+    const char *password_key;
+    const char *ssl_mode;
+    const char *ca_secret; /* NULL = none */
+    const char *ca_key;
+    bool create_database;
+
+    enum ctrl_workload workload;
+
+    /* pgbench */
+    bool init;
+    int scale, partitions;
+    bool foreign_keys, skip_if_initialized;
+    int clients, threads;
+    long duration_s;   /* 0 when transactions is set */
+    long transactions; /* 0 when durationSeconds is set */
+    const char *builtin; /* NULL when only scripts */
+    int builtin_weight;
+    struct ctrl_script scripts[CTRL_MAX_SCRIPTS];
+    int n_scripts;
+    const char *protocol;
+    double rate, latency_limit_ms;
+    bool no_vacuum, connect, failures_detailed, per_statement;
+    int max_tries, progress_s;
+    const char *extra_args[CTRL_MAX_EXTRA_ARGS];
+    int n_extra_args;
+
+    /* fio */
+    const char *storage_class; /* NULL or "" = cluster default */
+    const char *volume_size;
+    bool keep_volume;
+    struct ctrl_fio_job fio_jobs[CTRL_MAX_FIO_JOBS];
+    int n_fio_jobs;
+
+    int workers;
+
+    /* hpa */
+    bool hpa;
+    const char *hpa_api_version, *hpa_kind, *hpa_name;
+    int hpa_min, hpa_max, hpa_cpu;
+    const cJSON *hpa_behavior; /* NULL or an object, passed through */
+    bool hpa_keep;
+
+    /* diagnostics */
+    bool wait_events, server_settings, replica_lag;
+    int replica_timeout_s;
+
+    const char *image; /* NULL = the operator's --runner-image */
+    const char *pull_policy;
+    const cJSON *pod_template; /* NULL or object: resources, nodeSelector, ... */
+    long ttl_s;
+    bool cleanup_delete;
+};
+
+/* Parses and validates spec (the BenchmarkRun's .spec, may be NULL). Returns 0, or -EINVAL with
+ * a message in err naming the field and the fix. On error the struct is freed already. */
+int ctrl_spec_parse(const cJSON *spec, struct ctrl_spec *out, char *err, size_t errlen);
+void ctrl_spec_free(struct ctrl_spec *s);
+
+/* Clients of worker `index` when `clients` are split across `workers`: the remainder goes to the
+ * lowest indexes (7 over 3 -> 3, 2, 2). */
+int ctrl_worker_clients(int clients, int workers, int index);
+/* Threads of that worker: the requested threads capped at its clients. */
+int ctrl_worker_threads(int threads, int clients, int workers, int index);
+
+/* "host:port/database", for status.target. */
+void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len);
+
+/* Seconds the run is expected to take at most (duration or fio runtimes), 0 when unknown
+ * (transactions mode). */
+long ctrl_spec_expected_seconds(const struct ctrl_spec *s);
+
+#endif

@@ -1,0 +1,330 @@
+/* libpq connections: options, readiness wait with classified errors, createdb. */
+#include "pkg/pg/pg_conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pkg/util/log.h"
+
+static const char *const class_names[] = {
+    [PG_ERR_NONE] = "",
+    [PG_ERR_DNS] = "dns",
+    [PG_ERR_REFUSED] = "refused",
+    [PG_ERR_AUTH] = "auth",
+    [PG_ERR_TLS] = "tls",
+    [PG_ERR_DATABASE] = "database-missing",
+    [PG_ERR_TIMEOUT] = "timeout",
+    [PG_ERR_STARTING] = "starting",
+    [PG_ERR_TOO_MANY] = "too-many-connections",
+    [PG_ERR_OTHER] = "other",
+};
+
+const char *pg_error_class_name(enum pg_error_class cls)
+{
+    if ((unsigned)cls > PG_ERR_OTHER)
+        return "other";
+    return class_names[cls];
+}
+
+static bool has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+enum pg_error_class pg_classify_error(const char *m, bool needs_password)
+{
+    if (!m)
+        m = "";
+    if (has(m, "could not translate host name") || has(m, "Name or service not known") ||
+        has(m, "Temporary failure in name resolution") || has(m, "nodename nor servname"))
+        return PG_ERR_DNS;
+    if (has(m, "Connection refused") || has(m, "No such file or directory\n\tIs the server"))
+        return PG_ERR_REFUSED;
+    if (has(m, "database \"") && has(m, "\" does not exist"))
+        return PG_ERR_DATABASE;
+    if (needs_password || has(m, "password authentication failed") ||
+        has(m, "no password supplied") || has(m, "no pg_hba.conf entry") ||
+        has(m, "authentication failed") || (has(m, "role \"") && has(m, "does not exist")) ||
+        has(m, "is not permitted to log in") || has(m, "pg_hba.conf rejects"))
+        return PG_ERR_AUTH;
+    if (has(m, "SSL error") || has(m, "SSL SYSCALL") || has(m, "does not support SSL") ||
+        has(m, "SSL connection") || has(m, "certificate") || has(m, "TLS") ||
+        has(m, "SSL negotiation") || has(m, "GSSAPI encryption"))
+        return PG_ERR_TLS;
+    if (has(m, "timeout expired") || has(m, "timed out") || has(m, "No route to host") ||
+        has(m, "Network is unreachable"))
+        return PG_ERR_TIMEOUT;
+    if (has(m, "the database system is starting up") ||
+        has(m, "the database system is shutting down") ||
+        has(m, "the database system is in recovery mode") ||
+        has(m, "not yet accepting connections") || has(m, "the database system is not accepting"))
+        return PG_ERR_STARTING;
+    if (has(m, "too many clients") || has(m, "remaining connection slots are reserved") ||
+        has(m, "too many connections"))
+        return PG_ERR_TOO_MANY;
+    return PG_ERR_OTHER;
+}
+
+bool pg_error_retryable(enum pg_error_class cls)
+{
+    switch (cls) {
+    case PG_ERR_DNS:
+    case PG_ERR_REFUSED:
+    case PG_ERR_TIMEOUT:
+    case PG_ERR_STARTING:
+    case PG_ERR_TOO_MANY:
+    case PG_ERR_OTHER: /* e.g. "server closed the connection unexpectedly" while it starts */
+        return true;
+    default:
+        return false;
+    }
+}
+
+void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secret)
+{
+    if (!n)
+        return;
+    size_t slen = secret ? strlen(secret) : 0;
+    size_t o = 0;
+    if (!src)
+        src = "";
+    while (*src && o + 1 < n) {
+        if (slen && strncmp(src, secret, slen) == 0) {
+            for (const char *r = "***"; *r && o + 1 < n; r++)
+                dst[o++] = *r;
+            src += slen;
+            continue;
+        }
+        if (*src == '\n' || *src == '\r') {
+            while (*src == '\n' || *src == '\r' || *src == '\t')
+                src++;
+            /* drop trailing newline(s); otherwise join lines with "; " */
+            if (*src && o > 0) {
+                for (const char *r = "; "; *r && o + 1 < n; r++)
+                    dst[o++] = *r;
+            }
+            continue;
+        }
+        dst[o++] = *src == '\t' ? ' ' : *src;
+        src++;
+    }
+    while (o > 0 && (dst[o - 1] == ' ' || dst[o - 1] == ';'))
+        o--;
+    dst[o] = '\0';
+    /* collapse libpq's double space after "FATAL:" */
+    char *p;
+    while ((p = strstr(dst, ":  ")) != NULL)
+        memmove(p + 1, p + 2, strlen(p + 2) + 1);
+}
+
+static const char *pick(const char *opt, const char *env, const char *dflt)
+{
+    if (opt && *opt)
+        return opt;
+    const char *e = env ? getenv(env) : NULL;
+    if (e && *e)
+        return e;
+    return dflt;
+}
+
+void pg_conninfo_target(const struct pg_conninfo *ci, char *dst, size_t n)
+{
+    const char *user = pick(ci->user, "PGUSER", NULL);
+    if (!user)
+        user = getenv("USER");
+    const char *host = pick(ci->host, "PGHOST", "localhost");
+    const char *port = pick(ci->port, "PGPORT", "5432");
+    const char *db = pick(ci->dbname, "PGDATABASE", user ? user : "postgres");
+    snprintf(dst, n, "%s:%s/%s", host, port, db);
+}
+
+char *pg_quote_ident(const char *ident)
+{
+    size_t len = strlen(ident);
+    char *out = malloc(len * 2 + 3);
+    if (!out)
+        abort();
+    size_t o = 0;
+    out[o++] = '"';
+    for (const char *p = ident; *p; p++) {
+        if (*p == '"')
+            out[o++] = '"';
+        out[o++] = *p;
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return out;
+}
+
+static void fill_error(struct pg_error *err, const struct pg_conninfo *ci, const char *dbname,
+                       PGconn *conn)
+{
+    struct pg_conninfo tmp = *ci;
+    if (dbname)
+        tmp.dbname = dbname;
+    pg_conninfo_target(&tmp, err->target, sizeof(err->target));
+    const char *msg = conn ? PQerrorMessage(conn) : "out of memory";
+    bool needs = conn ? PQconnectionNeedsPassword(conn) != 0 : false;
+    err->cls = pg_classify_error(msg, needs);
+    pg_sanitize_message(err->message, sizeof(err->message), msg, getenv("PGPASSWORD"));
+    if (!err->message[0])
+        snprintf(err->message, sizeof(err->message), "connection failed");
+}
+
+int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out,
+               struct pg_error *err)
+{
+    const char *keys[12];
+    const char *vals[12];
+    int k = 0;
+    char timeout[16];
+    snprintf(timeout, sizeof(timeout), "%d", ci->connect_timeout_s > 0 ? ci->connect_timeout_s : 10);
+#define OPT(key, val)                                                                              \
+    do {                                                                                           \
+        if ((val) && *(val)) {                                                                     \
+            keys[k] = (key);                                                                       \
+            vals[k] = (val);                                                                       \
+            k++;                                                                                   \
+        }                                                                                          \
+    } while (0)
+    OPT("host", ci->host);
+    OPT("port", ci->port);
+    OPT("dbname", dbname ? dbname : ci->dbname);
+    OPT("user", ci->user);
+    OPT("sslmode", ci->sslmode);
+    OPT("sslrootcert", ci->sslrootcert);
+    OPT("application_name", ci->appname);
+    OPT("connect_timeout", timeout);
+#undef OPT
+    keys[k] = NULL;
+    vals[k] = NULL;
+    *out = NULL;
+    memset(err, 0, sizeof(*err));
+    PGconn *conn = PQconnectdbParams(keys, vals, 0);
+    if (conn && PQstatus(conn) == CONNECTION_OK) {
+        *out = conn;
+        return 0;
+    }
+    fill_error(err, ci, dbname, conn);
+    PQfinish(conn);
+    return conn ? -ECONNREFUSED : -ENOMEM;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
+                  struct pg_error *err)
+{
+    double start = now_s();
+    double deadline = start + (timeout_s > 0 ? timeout_s : 0);
+    double backoff = 0.25;
+    int attempt = 0;
+    for (;;) {
+        attempt++;
+        struct pg_conninfo tmp = *ci;
+        double left = deadline - now_s();
+        if (tmp.connect_timeout_s <= 0)
+            tmp.connect_timeout_s = left > 10 ? 10 : (left > 2 ? (int)left : 2);
+        int rc = pg_connect(&tmp, NULL, out, err);
+        if (rc == 0) {
+            if (attempt > 1) {
+                char target[256];
+                pg_conninfo_target(ci, target, sizeof(target));
+                log_info("pg", "target %s ready after %d attempts (%.1f s)", target, attempt,
+                         now_s() - start);
+            }
+            return 0;
+        }
+        if (rc == -ENOMEM)
+            return rc;
+        if (!pg_error_retryable(err->cls)) {
+            log_error("pg", "cannot connect to %s: %s error: %s", err->target,
+                      pg_error_class_name(err->cls), err->message);
+            return -ECONNREFUSED;
+        }
+        left = deadline - now_s();
+        if (left <= 0) {
+            log_error("pg", "target %s not ready after %.1f s (%d attempts): %s error: %s",
+                      err->target, now_s() - start, attempt, pg_error_class_name(err->cls),
+                      err->message);
+            return -ETIMEDOUT;
+        }
+        if (attempt == 1 || attempt % 10 == 0)
+            log_info("pg", "waiting for %s: %s (%s), retrying", err->target,
+                     pg_error_class_name(err->cls), err->message);
+        sleep_s(backoff < left ? backoff : left);
+        backoff = backoff * 2 > 2.0 ? 2.0 : backoff * 2;
+    }
+}
+
+int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_error *err)
+{
+    *created = false;
+    const char *user = pick(ci->user, "PGUSER", NULL);
+    if (!user)
+        user = getenv("USER");
+    const char *db = pick(ci->dbname, "PGDATABASE", user);
+    if (!db || !*db) {
+        memset(err, 0, sizeof(*err));
+        err->cls = PG_ERR_OTHER;
+        snprintf(err->message, sizeof(err->message), "no database name to create");
+        return -EINVAL;
+    }
+    PGconn *conn = NULL;
+    int rc = pg_connect(ci, "postgres", &conn, err);
+    if (rc)
+        return rc;
+    const char *params[1] = {db};
+    PGresult *res =
+        PQexecParams(conn, "SELECT 1 FROM pg_database WHERE datname = $1", 1, NULL, params, NULL,
+                     NULL, 0);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        err->cls = PG_ERR_OTHER;
+        pg_sanitize_message(err->message, sizeof(err->message), PQerrorMessage(conn),
+                            getenv("PGPASSWORD"));
+        rc = -EIO;
+        goto out;
+    }
+    if (PQntuples(res) > 0)
+        goto out;
+    PQclear(res);
+    char *q = pg_quote_ident(db);
+    size_t qlen = strlen(q) + 32;
+    char *sql = malloc(qlen);
+    if (!sql)
+        abort();
+    snprintf(sql, qlen, "CREATE DATABASE %s", q);
+    free(q);
+    res = PQexec(conn, sql);
+    free(sql);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        if (state && strcmp(state, "42P04") == 0) /* duplicate_database: a concurrent worker won */
+            goto out;
+        err->cls = PG_ERR_OTHER;
+        pg_sanitize_message(err->message, sizeof(err->message), PQerrorMessage(conn),
+                            getenv("PGPASSWORD"));
+        rc = -EIO;
+        goto out;
+    }
+    *created = true;
+    log_info("pg", "created database %s", db);
+out:
+    PQclear(res);
+    PQfinish(conn);
+    return rc;
+}

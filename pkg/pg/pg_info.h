@@ -1,0 +1,67 @@
+/* Blocking look-ups made before the load starts: server settings, dataset size vs shared_buffers,
+ * pgbench init detection, primary/standby role and the replay catch-up wait.
+ * All take an open connection (borrowed) and return 0 or a negative errno; on -EIO the server's
+ * message (one line) is in the caller's msg buffer when one is given. */
+#ifndef PGBO_PG_INFO_H
+#define PGBO_PG_INFO_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PG_SETTINGS_MAX 32
+
+struct pg_setting {
+    char name[48];
+    char value[80]; /* current_setting(): human form, "128MB" */
+};
+
+/* Settings that decide benchmark results, in this order. */
+extern const char *const pg_result_settings[];
+
+struct pg_server_info {
+    char version[32]; /* server_version, "15.18 (Debian 15.18-0+deb12u1)" cut at the first space */
+    int version_num;  /* server_version_num, 150018 */
+    bool in_recovery; /* pg_is_in_recovery(): a standby */
+    int64_t shared_buffers_bytes;
+    int64_t database_bytes; /* pg_database_size(current_database()) */
+    char database[64];
+    int nsettings;
+    struct pg_setting settings[PG_SETTINGS_MAX];
+};
+
+int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size_t msglen);
+
+/* Dataset vs memory. fits = database_bytes <= shared_buffers_bytes. When fits, warning is filled
+ * ("dataset 16 MiB fits in shared_buffers 128 MiB: ...") else emptied. Pure. */
+void pg_dataset_check(int64_t database_bytes, int64_t shared_buffers_bytes, bool *fits,
+                      char *warning, size_t n);
+
+/* pgbench tables present with exactly this scale (and partitioning, when partitions > 0):
+ * branches = scale, tellers = 10 * scale, accounts has its primary key and aid spans
+ * 1..100000 * scale (index look-ups only). *initialized tells; reason says why either way. */
+int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized,
+                           char *reason, size_t n);
+
+/* Replay catch-up before a run.
+ * On a standby: target = max(receive lsn, the primary's WAL end reported to the WAL receiver) taken
+ * at the start; caught up when replay lsn >= target.
+ * On a primary: target = pg_current_wal_lsn() taken at the start; caught up when every
+ * pg_stat_replication row has replay_lsn >= target (trivially true with no standbys). */
+struct pg_replica_wait {
+    bool standby;
+    bool caught_up;
+    double waited_s;
+    int standbys; /* primary: rows in pg_stat_replication */
+    char target_lsn[32];
+    char message[256];
+};
+
+int pg_replica_catchup(PGconn *conn, double timeout_s, struct pg_replica_wait *out, char *msg,
+                       size_t msglen);
+
+/* "16/B374D848" -> 0x16B374D848. Returns 0 or -EINVAL. Pure. */
+int pg_lsn_parse(const char *s, uint64_t *out);
+
+#endif

