@@ -57,7 +57,8 @@ $(BUILD)/bin/pgbench-operator: $(BUILD)/obj/cmd/operator/main.o $(call libs_for,
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/bin/pgbench-runner: $(BUILD)/obj/cmd/runner/main.o $(call libs_for,pg)
+RUNNER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,cmd/runner/main.c cmd/runner/pgbench.c cmd/runner/fio.c cmd/runner/output.c cmd/runner/child.c)
+$(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
@@ -76,7 +77,15 @@ test:
 	BUILD=$(ASAN_BUILD) test/run-unit.sh
 	BUILD=$(ASAN_BUILD) test/run-e2e.sh
 
-unit-bins: $(UNIT_BINS)
+# test/integration/<name>.c: programs run by end-to-end tests against the simulated cluster
+INTEG_SRCS := $(wildcard test/integration/*.c)
+INTEG_BINS := $(patsubst test/integration/%.c,$(BUILD)/itest/%,$(INTEG_SRCS))
+ALL_LIBS := $(foreach p,controller kube pg bench util,$(call pkg_lib,$(p)))
+$(BUILD)/itest/%: $(BUILD)/obj/test/integration/%.o $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+unit-bins: $(UNIT_BINS) $(INTEG_BINS)
 unit: unit-bins
 	BUILD=$(BUILD) test/run-unit.sh
 e2e: all

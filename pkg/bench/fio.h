@@ -79,7 +79,7 @@ struct bench_fio_job_result {
     int error; /* fio's per-job "error" (errno) */
     struct bench_fio_dir read, write, trim;
     struct bench_fio_lat sync; /* fsync/fdatasync latency ("sync" -> "lat_ns") */
-    uint64_t sync_total_ios;
+    uint64_t sync_total_ios; /* max(sync.total_ios, sync latency samples) */
 };
 
 struct bench_fio_result {

@@ -197,11 +197,16 @@ struct bench_pgbench_result {
     int64_t above_latency_limit; /* "number of transactions above the X ms latency limit" */
     double latency_limit_ms;     /* the X above */
 
-    double tps;                   /* excluding initial connection time (all versions) */
-    double tps_including_connect; /* pgbench <= 13 "(including connections establishing)" */
-    bool tps_includes_failures;   /* latency average line said "(including failures)" */
+    /* tps: the headline number, comparable across versions: ">= 14 "(without initial connection
+     * time)", <= 13 "(excluding connections establishing)", and with -C on >= 14 "(including
+     * reconnection times)" (then also in tps_including_connect). */
+    double tps;
+    double tps_including_connect; /* <= 13 "(including connections establishing)"; -C on >= 14 */
+    bool latency_includes_failures; /* "latency average = X ms (including failures)" (>= 15,
+                                       no -P/-R/-L: average from run time, failed ones counted) */
     double latency_avg_ms, latency_stddev_ms;
-    double initial_connection_ms; /* "initial connection time" (>= 14) */
+    double initial_connection_ms; /* "initial connection time" (>= 14, without -C) */
+    double average_connection_ms; /* "average connection time" (>= 14, with -C) */
     double rate_lag_avg_ms, rate_lag_stddev_ms; /* "rate limit schedule lag: avg X (max Y) ms" */
     double rate_lag_max_ms;
 
@@ -260,7 +265,7 @@ enum bench_txlog_status { BENCH_TX_OK = 0, BENCH_TX_FAILED, BENCH_TX_SKIPPED };
 struct bench_txlog_entry {
     int client;
     int64_t transaction;
-    enum bench_txlog_status status;
+    enum bench_txlog_status status; /* "failed", "serialization", "deadlock" -> FAILED */
     int64_t latency_us; /* -1 unless OK */
     int script;
     int64_t epoch_us;    /* time_epoch * 1e6 + time_us: when the transaction completed */
@@ -268,13 +273,16 @@ struct bench_txlog_entry {
     int64_t retries;     /* -1 when absent */
 };
 
-/* Parses one log line. Returns 0, or -EINVAL when malformed (including the aggregated
- * --aggregate-interval format, which is not supported). */
-int bench_txlog_parse_line(const char *line, size_t len, struct bench_txlog_entry *out);
+/* Parses one log line. With one optional column after time_us it is the schedule lag when
+ * rate_limited (the run used -R), else retries; with two, lag then retries. Returns 0, or
+ * -EINVAL when malformed (including the --aggregate-interval format, which is not supported). */
+int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
+                           struct bench_txlog_entry *out);
 
 /* Accumulates -l log lines into a histogram of successful transactions' latencies. */
 struct bench_txlog {
     struct bench_hist *hist; /* owned; latencies of OK transactions, us */
+    bool rate_limited;       /* set before feeding when the run used -R (see parse_line) */
     uint64_t ok, failed, skipped, malformed;
     uint64_t retries;           /* sum of the retries column where present */
     int64_t first_epoch_us;     /* earliest completion time, -1 when none */

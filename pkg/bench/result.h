@@ -39,8 +39,8 @@ struct bench_result_meta {
  * (RFC 3339 UTC with milliseconds), exitCode, childExitCode, errors: []. NULL on ENOMEM. */
 cJSON *bench_result_new(const struct bench_result_meta *m);
 
-/* Adds "pgbench", "summary", "statements", "scripts", "timeline", "histogram" and the parser's
- * error lines (appended to "errors") from a parsed run. hist (may be NULL) gives the percentile
+/* Adds "pgbench" (configuration), "summary", "statements", "scripts", "timeline", "histogram"
+ * and the parser's error lines (appended to "errors") from a parsed run. hist (may be NULL) gives the percentile
  * fields latencyP50Ms..latencyP999Ms and latencyMaxMs; without it they are null. run (may be
  * NULL) supplies the configured options, used where the console output lacks them.
  * Returns 0 or -ENOMEM. */
@@ -54,16 +54,22 @@ int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int s
                           double duration_s);
 /* Appends a message to "errors" (truncated to BENCH_PGBENCH_MAX_ERROR_LEN bytes). */
 int bench_result_add_error(cJSON *result, const char *msg);
-/* Sets diagnostics.<key> = value (takes ownership of value, also on failure). Creates
- * "diagnostics" when missing. Keys used: waitEvents, server, dataset, littlesLaw, replica. */
+/* Attaches a diagnostics section (takes ownership of value, also on failure; replaces an existing
+ * one). Keys "dataset", "littlesLaw" and "replica" go under the top-level "checks" object
+ * ("checks.<key>"); every other key ("waitEvents", "server", ...) is set at the top level.
+ * Returns 0, -EINVAL (NULL value/key) or -ENOMEM. */
 int bench_result_set_diagnostic(cJSON *result, const char *key, cJSON *value);
 
-/* checks.littlesLaw: predictedTps = clients / (latencyAvgMs / 1000); deviationPct =
+/* True when a pgbench run is complete: exit status 0, the final report was printed, no client
+ * aborted and pgbench did not say "Run was aborted". */
+bool bench_pgbench_complete(const struct bench_pgbench_result *pg, int exit_status);
+
+/* For checks.littlesLaw: predictedTps = clients / (latencyAvgMs / 1000); deviationPct =
  * (measuredTps - predictedTps) / predictedTps * 100. Returns NULL when latency <= 0 or ENOMEM.
  * With -R (throttled) or -C the deviation is expected; "note" says so when throttled is true. */
 cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measured_tps,
                                bool throttled);
-/* checks.dataset: {"databaseBytes","sharedBuffersBytes","fitsInSharedBuffers","ratio",
+/* For checks.dataset: {"databaseBytes","sharedBuffersBytes","fitsInSharedBuffers","ratio",
  * "warning"}; warning set when the database fits in shared_buffers (the run measures memory, not
  * storage). NULL on ENOMEM. */
 cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes);

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#define CTRL_MAX_WORKERS 1000
+#define CTRL_MAX_WORKERS 256
 #define CTRL_MAX_SCRIPTS 16
 #define CTRL_MAX_EXTRA_ARGS 32
 #define CTRL_MAX_FIO_JOBS 8

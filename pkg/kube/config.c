@@ -31,7 +31,8 @@ struct kcparse {
     size_t errlen;
 };
 
-static int fail(struct kcparse *p, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct kcparse *p, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int fail(struct kcparse *p, int rc, const char *fmt, ...)
 {
@@ -47,7 +48,8 @@ static int fail(struct kcparse *p, int rc, const char *fmt, ...)
     return rc;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -118,7 +120,10 @@ static int base64_decode(const char *in, char **out, size_t *outlen)
 
 /* ---- YAML document helpers ---- */
 
-static yaml_node_t *node(struct kcparse *p, int id) { return yaml_document_get_node(&p->doc, id); }
+static yaml_node_t *node(struct kcparse *p, int id)
+{
+    return yaml_document_get_node(&p->doc, id);
+}
 
 static bool is_null(const yaml_node_t *n)
 {
@@ -127,8 +132,7 @@ static bool is_null(const yaml_node_t *n)
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return false;
     const char *v = (const char *)n->data.scalar.value;
-    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-           !strcmp(v, "NULL");
+    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
 }
 
 static yaml_node_t *map_get(struct kcparse *p, yaml_node_t *map, const char *key)
@@ -351,8 +355,8 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
 static int config_parse(const char *yaml, size_t len, const char *name, const char *dir,
                         const char *context, struct kube_config **out, char *err, size_t errlen)
 {
-    struct kcparse p = {.name = name ? name : "kubeconfig", .dir = dir, .err = err,
-                        .errlen = errlen};
+    struct kcparse p = {
+        .name = name ? name : "kubeconfig", .dir = dir, .err = err, .errlen = errlen};
     yaml_parser_t parser;
     int rc;
     *out = NULL;
@@ -360,7 +364,8 @@ static int config_parse(const char *yaml, size_t len, const char *name, const ch
         return fail(&p, -ENOMEM, "cannot initialise the YAML parser");
     yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
     if (!yaml_parser_load(&parser, &p.doc)) {
-        rc = fail(&p, -EINVAL, "line %lu column %lu: %s", (unsigned long)parser.problem_mark.line + 1,
+        rc = fail(&p, -EINVAL, "line %lu column %lu: %s",
+                  (unsigned long)parser.problem_mark.line + 1,
                   (unsigned long)parser.problem_mark.column + 1,
                   parser.problem ? parser.problem : "malformed YAML");
         yaml_parser_delete(&parser);
@@ -484,8 +489,6 @@ out:
     return rc;
 }
 
-/* Reads a small file and trims trailing whitespace. */
-int kube__read_trimmed(const char *path, char **out);
 int kube__read_trimmed(const char *path, char **out)
 {
     size_t n;
@@ -514,8 +517,7 @@ int kube_config_in_cluster(const char *root, struct kube_config **out, char *err
     }
     for (const char *c = port; *c; c++) {
         if (*c < '0' || *c > '9') {
-            set_err(err, errlen, "in-cluster: KUBERNETES_SERVICE_PORT: \"%s\" is not a port",
-                    port);
+            set_err(err, errlen, "in-cluster: KUBERNETES_SERVICE_PORT: \"%s\" is not a port", port);
             return -EINVAL;
         }
     }

@@ -22,17 +22,17 @@
 /* ---- configuration ---------------------------------------------------------------- */
 
 struct kube_config {
-    char *server;            /* https://host:port, no trailing slash */
-    char *namespace;         /* from the context, the in-cluster namespace file, or "default" */
-    char *token;             /* bearer token (NULL if none) */
-    char *token_file;        /* re-read when it changes (in-cluster rotation, tokenFile) */
-    char *ca_file;           /* certificate-authority path */
-    char *ca_data;           /* PEM, decoded from certificate-authority-data */
+    char *server;               /* https://host:port, no trailing slash */
+    char *namespace;            /* from the context, the in-cluster namespace file, or "default" */
+    char *token;                /* bearer token (NULL if none) */
+    char *token_file;           /* re-read when it changes (in-cluster rotation, tokenFile) */
+    char *ca_file;              /* certificate-authority path */
+    char *ca_data;              /* PEM, decoded from certificate-authority-data */
     char *cert_file, *key_file; /* client-certificate / client-key paths */
     char *cert_data, *key_data; /* PEM, decoded from the -data forms */
     bool insecure_skip_tls_verify;
-    char *source;            /* file it came from, or "in-cluster" */
-    char *context;           /* context name used */
+    char *source;  /* file it came from, or "in-cluster" */
+    char *context; /* context name used */
 };
 
 /* Loads a kubeconfig file. path NULL: $KUBECONFIG (first entry), else ~/.kube/config.
@@ -46,7 +46,10 @@ int kube_config_from_yaml(const char *yaml, size_t len, const char *name, const 
 /* In-cluster: KUBERNETES_SERVICE_HOST/PORT, /var/run/secrets/kubernetes.io/serviceaccount/
  * {token,ca.crt,namespace}. root NULL = "/var/run/secrets/kubernetes.io/serviceaccount". */
 int kube_config_in_cluster(const char *root, struct kube_config **out, char *err, size_t errlen);
-/* In-cluster when KUBERNETES_SERVICE_HOST is set and path is NULL, else the kubeconfig. */
+/* In-cluster when KUBERNETES_SERVICE_HOST is set and neither path, context nor $KUBECONFIG is
+ * given (client-go's order: explicit file, $KUBECONFIG, in-cluster, ~/.kube/config); else the
+ * kubeconfig. Only the first $KUBECONFIG entry is read (no merging); exec/auth-provider
+ * credential plugins are not supported (an error naming users[x].user.exec). */
 int kube_config_load(const char *path, const char *context, struct kube_config **out, char *err,
                      size_t errlen);
 void kube_config_free(struct kube_config *cfg);
@@ -61,9 +64,9 @@ struct kube_resource {
     bool namespaced;
 };
 
-extern const struct kube_resource KUBE_PODS, KUBE_JOBS, KUBE_SECRETS, KUBE_CONFIGMAPS,
-    KUBE_EVENTS, KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS,
-    KUBE_NAMESPACES, KUBE_BENCHMARKRUNS;
+extern const struct kube_resource KUBE_PODS, KUBE_JOBS, KUBE_SECRETS, KUBE_CONFIGMAPS, KUBE_EVENTS,
+    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES,
+    KUBE_BENCHMARKRUNS;
 
 /* Decoded from the API's Status object, or synthesised for transport errors. */
 struct kube_status {
@@ -74,7 +77,10 @@ struct kube_status {
     double retry_after; /* seconds from Retry-After or details.retryAfterSeconds, 0 if none */
 };
 
-static inline bool kube_ok(const struct kube_status *st) { return st->http >= 200 && st->http < 300; }
+static inline bool kube_ok(const struct kube_status *st)
+{
+    return st->http >= 200 && st->http < 300;
+}
 
 /* ---- requests ---------------------------------------------------------------------- */
 
@@ -82,21 +88,22 @@ struct kube_client;
 
 int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_client **out);
 /* Cancels everything in flight (their callbacks are not called) and closes handles; run the
- * loop once more afterwards so libuv can finish closing. */
+ * loop once more afterwards so libuv can finish closing. May be called from inside a request
+ * callback. Free watches and informers that use the client first. */
 void kube_client_free(struct kube_client *c);
 
 struct kube_opts {
     const char *label_selector;
     const char *field_selector;
-    long limit;                   /* list page size, 0 = server default */
+    long limit; /* list page size, 0 = server default */
     const char *continue_token;
-    const char *field_manager;    /* writes; default "pgbench-operator" */
-    const char *field_validation; /* "Strict", "Warn", "Ignore"; NULL = do not send */
-    bool force;                   /* server-side apply force */
+    const char *field_manager;      /* writes; default "pgbench-operator" */
+    const char *field_validation;   /* "Strict", "Warn", "Ignore"; NULL = do not send */
+    bool force;                     /* server-side apply force */
     const char *propagation_policy; /* delete: Background, Foreground, Orphan */
-    const char *subresource;      /* "status", "log", "scale" */
-    const char *query;            /* extra raw query, e.g. "container=runner&tailLines=5" */
-    long timeout_ms;              /* whole request; 0 = client default (30 s) */
+    const char *subresource;        /* "status", "log", "scale" */
+    const char *query;              /* extra raw query, e.g. "container=runner&tailLines=5" */
+    long timeout_ms;                /* whole request; 0 = client default (30 s) */
 };
 
 struct kube_result {
@@ -114,8 +121,8 @@ enum kube_patch_type { KUBE_PATCH_MERGE, KUBE_PATCH_JSON, KUBE_PATCH_STRATEGIC, 
 /* Each returns 0 when the request was queued; cb runs later on the loop, exactly once. Bodies
  * are serialised before the call returns; the caller keeps ownership. ns is ignored for
  * cluster-scoped resources; ns NULL on a list means all namespaces. */
-int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns,
-             const char *name, const struct kube_opts *o, kube_cb cb, void *ud);
+int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns, const char *name,
+             const struct kube_opts *o, kube_cb cb, void *ud);
 int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
               const struct kube_opts *o, kube_cb cb, void *ud);
 int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
@@ -131,8 +138,16 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
                 const char *name, const struct kube_opts *o, kube_cb cb, void *ud);
 /* Any path, e.g. "/healthz"; body may be NULL. */
 int kube_request(struct kube_client *c, const char *method, const char *path,
-                 const char *content_type, const char *body, long timeout_ms, kube_cb cb,
-                 void *ud);
+                 const char *content_type, const char *body, long timeout_ms, kube_cb cb, void *ud);
+
+/* Response bodies larger than this fail with reason "TooLarge" (default 64 MiB); the same cap
+ * bounds a watch stream's undelivered bytes. */
+void kube_client_set_max_body(struct kube_client *c, size_t bytes);
+/* CURLMOPT_MAX_HOST_CONNECTIONS (default 32). Every open watch holds one HTTP/1.1 connection;
+ * requests beyond the limit wait for a free connection. */
+void kube_client_set_max_connections(struct kube_client *c, long n);
+/* The Content-Type sent for a patch type. */
+const char *kube_patch_content_type(enum kube_patch_type type);
 
 /* Counters for /metrics. */
 struct kube_client_stats {
@@ -142,8 +157,13 @@ void kube_client_stats(const struct kube_client *c, struct kube_client_stats *ou
 
 /* ---- watch ------------------------------------------------------------------------- */
 
-enum kube_event_type { KUBE_EVENT_ADDED, KUBE_EVENT_MODIFIED, KUBE_EVENT_DELETED,
-                       KUBE_EVENT_BOOKMARK, KUBE_EVENT_ERROR };
+enum kube_event_type {
+    KUBE_EVENT_ADDED,
+    KUBE_EVENT_MODIFIED,
+    KUBE_EVENT_DELETED,
+    KUBE_EVENT_BOOKMARK,
+    KUBE_EVENT_ERROR
+};
 
 /* The watch-stream decoder: bytes in (split anywhere), one callback per complete JSON line. */
 struct kube_watch_decoder;
@@ -155,6 +175,54 @@ struct kube_watch_decoder *kube_watch_decoder_new(size_t max_line);
 int kube_watch_decoder_feed(struct kube_watch_decoder *d, const char *data, size_t len,
                             kube_event_cb cb, void *ud);
 void kube_watch_decoder_free(struct kube_watch_decoder *d);
+/* Called from inside the event callback: the callback takes ownership of `object` (it must
+ * cJSON_Delete it) instead of the decoder freeing it. */
+void kube_watch_decoder_take(struct kube_watch_decoder *d);
+
+/* The list+watch engine behind the informer.
+ *
+ *   LISTING   GET ?limit=page_size[&continue=...] until the last page; the pages' items are
+ *             handed to on_list as one array together with the list's resourceVersion.
+ *   WATCHING  GET ?watch=1&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=T
+ *             (T jittered between timeout_seconds and twice that). Every ADDED, MODIFIED,
+ *             DELETED and BOOKMARK advances RV. A stream that ends cleanly is reopened from RV.
+ *   BACKOFF   after a failed list, a failed or dropped watch, or a malformed stream: wait
+ *             backoff_min_ms * 2^n (capped at backoff_max_ms, never below Retry-After),
+ *             jittered to [d/2, d], then list again (list failed) or watch from RV.
+ *   410 Gone  as the watch's HTTP status or as an ERROR event (code 410): relist at once.
+ *             A 410 on a list page (expired continue token) restarts the list.
+ * The backoff resets after a complete list and after a watch stream that delivered an event. */
+struct kube_watch;
+
+struct kube_watch_handlers {
+    /* A complete (re)list; takes ownership of `items` (a cJSON array). */
+    void (*on_list)(cJSON *items, const char *resource_version, void *ud);
+    /* ADDED, MODIFIED or DELETED; takes ownership of `obj`. */
+    void (*on_event)(enum kube_event_type type, cJSON *obj, void *ud);
+};
+
+struct kube_watch_opts {
+    const char *label_selector;
+    const char *field_selector;
+    long page_size;       /* default 500 */
+    long timeout_seconds; /* default 300 */
+    long backoff_min_ms;  /* default 200 */
+    long backoff_max_ms;  /* default 30000 */
+    size_t max_line;      /* default 16 MiB */
+};
+
+int kube_watch_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                   const struct kube_watch_opts *o, const struct kube_watch_handlers *h, void *ud,
+                   struct kube_watch **out);
+int kube_watch_start(struct kube_watch *w);
+/* The last resourceVersion seen (list, event or bookmark); "" before the first list. */
+const char *kube_watch_resource_version(const struct kube_watch *w);
+/* Safe inside the watch's own callbacks; run the loop once more afterwards. */
+void kube_watch_free(struct kube_watch *w);
+
+/* Compares two resourceVersions of the same object: when both are decimal integers returns
+ * -1, 0 or 1; otherwise (opaque values) returns 2, meaning "cannot tell". */
+int kube_rv_compare(const char *a, const char *b);
 
 /* ---- informer ---------------------------------------------------------------------- */
 
@@ -171,14 +239,19 @@ struct kube_informer_handlers {
 
 /* ns NULL = all namespaces; label_selector may be NULL. Stats go to the client's counters. */
 int kube_informer_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
-                      const char *label_selector, const struct kube_informer_handlers *h,
-                      void *ud, struct kube_informer **out);
+                      const char *label_selector, const struct kube_informer_handlers *h, void *ud,
+                      struct kube_informer **out);
 int kube_informer_start(struct kube_informer *inf);
+/* Callbacks run on the loop, never inside curl; on_update's old object is freed after it
+ * returns. Do not free the informer from inside its own callbacks. Relists emit adds/updates
+ * in list order (updates only when resourceVersion changed) and deletes for vanished keys.
+ * Stale events (resourceVersion not newer than the cached one, compared only when both are
+ * decimal integers) are dropped. */
 bool kube_informer_synced(const struct kube_informer *inf);
 /* Cached object or NULL; valid until the loop next runs. */
 const cJSON *kube_informer_get(const struct kube_informer *inf, const char *ns, const char *name);
-void kube_informer_foreach(const struct kube_informer *inf,
-                           void (*fn)(const cJSON *obj, void *ud), void *ud);
+void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJSON *obj, void *ud),
+                           void *ud);
 size_t kube_informer_count(const struct kube_informer *inf);
 void kube_informer_free(struct kube_informer *inf);
 
@@ -191,13 +264,13 @@ struct kube_queue;
 typedef void (*kube_process_fn)(struct kube_queue *q, const char *key, void *ud);
 
 struct kube_queue_opts {
-    int workers;       /* default 8 */
-    long base_ms;      /* default 5 */
-    long max_ms;       /* default 300000 */
+    int workers;  /* default 8 */
+    long base_ms; /* default 5 */
+    long max_ms;  /* default 300000 */
 };
 
-int kube_queue_new(uv_loop_t *loop, const struct kube_queue_opts *o, kube_process_fn fn,
-                   void *ud, struct kube_queue **out);
+int kube_queue_new(uv_loop_t *loop, const struct kube_queue_opts *o, kube_process_fn fn, void *ud,
+                   struct kube_queue **out);
 void kube_queue_add(struct kube_queue *q, const char *key);
 void kube_queue_add_after(struct kube_queue *q, const char *key, long delay_ms);
 void kube_queue_add_rate_limited(struct kube_queue *q, const char *key);

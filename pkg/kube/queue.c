@@ -211,8 +211,8 @@ static void arm_timer(struct kube_queue *q)
     uv_timer_start(&q->timer, on_timer, due > now ? due - now : 0, 0);
 }
 
-int kube_queue_new(uv_loop_t *loop, const struct kube_queue_opts *o, kube_process_fn fn,
-                   void *ud, struct kube_queue **out)
+int kube_queue_new(uv_loop_t *loop, const struct kube_queue_opts *o, kube_process_fn fn, void *ud,
+                   struct kube_queue **out)
 {
     if (!loop || !fn || !out)
         return -EINVAL;
@@ -335,7 +335,10 @@ void kube_queue_done(struct kube_queue *q, const char *key)
     kick(q);
 }
 
-size_t kube_queue_len(const struct kube_queue *q) { return q->fifo_len; }
+size_t kube_queue_len(const struct kube_queue *q)
+{
+    return q->fifo_len;
+}
 
 void kube_queue_shutdown(struct kube_queue *q)
 {

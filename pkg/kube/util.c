@@ -22,7 +22,10 @@ void *kube__xcalloc(size_t n, size_t size)
     return p;
 }
 
-char *kube__xstrdup(const char *s) { return kube__xstrndup(s, strlen(s)); }
+char *kube__xstrdup(const char *s)
+{
+    return kube__xstrndup(s, strlen(s));
+}
 
 char *kube__xstrndup(const char *s, size_t n)
 {

@@ -194,7 +194,9 @@ int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out,
     OPT("sslmode", ci->sslmode);
     OPT("sslrootcert", ci->sslrootcert);
     OPT("application_name", ci->appname);
-    OPT("connect_timeout", timeout);
+    keys[k] = "connect_timeout";
+    vals[k] = timeout;
+    k++;
 #undef OPT
     keys[k] = NULL;
     vals[k] = NULL;

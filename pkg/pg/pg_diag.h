@@ -19,26 +19,32 @@
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <cjson/cJSON.h>
 #include <uv.h>
 
 #define PG_WAIT_NAMES_MAX 64
 #define PG_LAG_SAMPLES_MAX 7200
+
+struct pg_wait_count {
+    char name[96];
+    int64_t count;
+};
 
 /* A tally of wait-event names (bounded: names past PG_WAIT_NAMES_MAX go to "Other"). */
 struct pg_wait_tally {
     int samples;             /* sampling rounds that completed */
     int64_t backend_samples; /* sum of counts */
     int n;
-    struct {
-        char name[96];
-        int64_t count;
-    } ev[PG_WAIT_NAMES_MAX];
+    struct pg_wait_count ev[PG_WAIT_NAMES_MAX];
 };
 
 void pg_wait_tally_add(struct pg_wait_tally *t, const char *name, int64_t count);
 /* Sorts by count, descending (ties by name). */
 void pg_wait_tally_sort(struct pg_wait_tally *t);
 int64_t pg_wait_tally_get(const struct pg_wait_tally *t, const char *name);
+
+/* {"samples":N,"backendSamples":M,"events":{"CPU":n,...}} sorted by count. NULL on ENOMEM. */
+cJSON *pg_wait_tally_to_json(const struct pg_wait_tally *t);
 
 /* SQL of one wait-event sample; $1 = application_name. Exposed for the docs and tests. */
 extern const char pg_wait_event_sql[];
@@ -51,21 +57,6 @@ struct pg_lag_samples {
 };
 
 void pg_lag_add(struct pg_lag_samples *l, double ms, int64_t bytes);
-
-/* Little's law: with N clients each always busy, throughput = N / mean latency.
- * predicted_tps = clients * 1000 / latency_avg_ms; deviation_pct = 100 * (measured - predicted) /
- * predicted. A large negative deviation means the clients were not always in a transaction
- * (client-side time, connection setup with -C, rate limiting with -R). Returns -EINVAL when inputs
- * are not positive. Pure. */
-struct pg_littles_law {
-    int clients;
-    double latency_avg_ms;
-    double measured_tps;
-    double predicted_tps;
-    double deviation_pct;
-};
-int pg_littles_law_compute(int clients, double latency_avg_ms, double measured_tps,
-                           struct pg_littles_law *out);
 
 /* The sampler. The caller owns conn until pg_diag_close's callback ran, then PQfinish()es it. */
 struct pg_diag;

@@ -98,35 +98,40 @@ int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size
     return 0;
 }
 
-static void human_bytes(int64_t b, char *dst, size_t n)
+cJSON *pg_server_info_to_json(const struct pg_server_info *s)
 {
-    double v = (double)b;
-    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "version", s->version);
+    cJSON_AddNumberToObject(o, "versionNum", s->version_num);
+    cJSON_AddBoolToObject(o, "inRecovery", s->in_recovery);
+    cJSON_AddStringToObject(o, "database", s->database);
+    cJSON_AddNumberToObject(o, "databaseBytes", (double)s->database_bytes);
+    cJSON_AddNumberToObject(o, "sharedBuffersBytes", (double)s->shared_buffers_bytes);
+    cJSON *set = cJSON_AddObjectToObject(o, "settings");
+    if (!set) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    snprintf(dst, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    for (int i = 0; i < s->nsettings; i++)
+        cJSON_AddStringToObject(set, s->settings[i].name, s->settings[i].value);
+    return o;
 }
 
-void pg_dataset_check(int64_t database_bytes, int64_t shared_buffers_bytes, bool *fits,
-                      char *warning, size_t n)
+cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
 {
-    *fits = database_bytes > 0 && shared_buffers_bytes > 0 &&
-            database_bytes <= shared_buffers_bytes;
-    if (!n)
-        return;
-    warning[0] = '\0';
-    if (!*fits)
-        return;
-    char db[32], sb[32];
-    human_bytes(database_bytes, db, sizeof(db));
-    human_bytes(shared_buffers_bytes, sb, sizeof(sb));
-    snprintf(warning, n,
-             "dataset %s fits in shared_buffers %s: the run measures memory and CPU, not storage "
-             "(raise the scale for a storage test)",
-             db, sb);
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "role", w->standby ? "standby" : "primary");
+    cJSON_AddBoolToObject(o, "caughtUp", w->caught_up);
+    cJSON_AddNumberToObject(o, "waitedSeconds", w->waited_s);
+    cJSON_AddStringToObject(o, "targetLsn", w->target_lsn);
+    if (!w->standby)
+        cJSON_AddNumberToObject(o, "standbys", w->standbys);
+    cJSON_AddStringToObject(o, "message", w->message);
+    return o;
 }
 
 int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized,

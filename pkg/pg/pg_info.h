@@ -5,6 +5,7 @@
 #ifndef PGBO_PG_INFO_H
 #define PGBO_PG_INFO_H
 
+#include <cjson/cJSON.h>
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,10 +34,9 @@ struct pg_server_info {
 
 int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size_t msglen);
 
-/* Dataset vs memory. fits = database_bytes <= shared_buffers_bytes. When fits, warning is filled
- * ("dataset 16 MiB fits in shared_buffers 128 MiB: ...") else emptied. Pure. */
-void pg_dataset_check(int64_t database_bytes, int64_t shared_buffers_bytes, bool *fits,
-                      char *warning, size_t n);
+/* {"version":..,"versionNum":..,"inRecovery":..,"database":..,"databaseBytes":..,
+ *  "sharedBuffersBytes":..,"settings":{"shared_buffers":"128MB",...}}. NULL on ENOMEM. */
+cJSON *pg_server_info_to_json(const struct pg_server_info *s);
 
 /* pgbench tables present with exactly this scale (and partitioning, when partitions > 0):
  * branches = scale, tellers = 10 * scale, accounts has its primary key and aid spans
@@ -57,6 +57,10 @@ struct pg_replica_wait {
     char target_lsn[32];
     char message[256];
 };
+
+/* {"role":"standby"|"primary","caughtUp":..,"waitedSeconds":..,"targetLsn":..,"standbys":..,
+ *  "message":..}. NULL on ENOMEM. */
+cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w);
 
 int pg_replica_catchup(PGconn *conn, double timeout_s, struct pg_replica_wait *out, char *msg,
                        size_t msglen);

@@ -207,7 +207,7 @@ class Store extends EventEmitter {
     }
   }
 
-  // Returns the stored copy. opts: {dryRun}
+  // Returns the stored copy. opts: {dryRun, uid, beforeStore(obj): hook run once uid/name are set}
   create(res, obj, opts = {}) {
     const o = clone(obj);
     o.metadata = o.metadata || {};
@@ -237,7 +237,7 @@ class Store extends EventEmitter {
     }
     const key = this._key(res, m.namespace, m.name);
     if (this._bucket(res).has(key)) throw alreadyExists(res, m.name);
-    m.uid = crypto.randomUUID();
+    m.uid = opts.uid || crypto.randomUUID();
     m.creationTimestamp = now();
     if (this.registry.tracksGeneration(res)) m.generation = 1;
     else delete m.generation;
@@ -249,6 +249,7 @@ class Store extends EventEmitter {
       o.spec = Object.assign({}, o.spec, { finalizers: ['kubernetes'] });
       o.status = Object.assign({}, o.status, { phase: 'Active' });
     }
+    if (opts.beforeStore) opts.beforeStore(o);
     if (opts.dryRun) {
       m.resourceVersion = '';
       return clone(o);

@@ -1,0 +1,87 @@
+{{/* Names and labels shared by every template. */}}
+
+{{- define "pgbench-operator.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "pgbench-operator.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "pgbench-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "pgbench-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "pgbench-operator.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "pgbench-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: pgbench-operator
+{{- end -}}
+
+{{- define "pgbench-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "pgbench-operator.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "pgbench-operator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "pgbench-operator.runnerImage" -}}
+{{- printf "%s:%s" .Values.runnerImage.repository (default .Chart.AppVersion .Values.runnerImage.tag) -}}
+{{- end -}}
+
+{{/*
+The permissions the operator uses on the namespaces it watches, and nothing more:
+  - BenchmarkRuns: read and watch; write only the status subresource; update on finalizers is
+    what setting blockOwnerDeletion in the children's ownerReferences requires where the
+    OwnerReferencesPermissionEnforcement admission plugin is on;
+  - Jobs (init and run) and their Pods: create, watch by label, delete on cleanupPolicy Delete;
+    the result is read from the pod log (pods/log get);
+  - PVCs for fio, HPAs for scale-out runs; the HPA's scale target is only read;
+  - core/v1 Events for every phase transition;
+  - BenchmarkRun status is written with merge patches (update kept for a PUT fallback).
+No Secrets: pods receive the password through secretKeyRef, the operator never reads it.
+*/}}
+{{- define "pgbench-operator.rules" -}}
+- apiGroups: ["pgbench.dev"]
+  resources: ["benchmarkruns"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["pgbench.dev"]
+  resources: ["benchmarkruns/status"]
+  verbs: ["get", "update", "patch"]
+- apiGroups: ["pgbench.dev"]
+  resources: ["benchmarkruns/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get", "list", "watch", "create", "delete"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get", "create", "delete"]
+- apiGroups: ["autoscaling"]
+  resources: ["horizontalpodautoscalers"]
+  verbs: ["get", "create", "delete"]
+- apiGroups: ["apps"]
+  resources: ["statefulsets", "deployments", "statefulsets/scale", "deployments/scale"]
+  verbs: ["get"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create"]
+{{- end -}}

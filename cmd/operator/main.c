@@ -1,0 +1,402 @@
+/* pgbench-operator: the BenchmarkRun controller. Option parsing and wiring only; the logic lives
+ * in pkg/controller. One libuv loop runs the API client, informers, work queue, leader election,
+ * and the probe/metrics HTTP server. Exit codes: 0 clean shutdown, 1 usage/config, 2 runtime. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "pkg/controller/controller.h"
+#include "pkg/controller/httpd.h"
+#include "pkg/controller/leader.h"
+#include "pkg/kube/kube.h"
+#include "pkg/util/buf.h"
+#include "pkg/util/log.h"
+
+#define COMP "operator"
+
+static const char usage_text[] =
+    "usage: pgbench-operator [options]\n"
+    "  --kubeconfig PATH       kubeconfig (default: in-cluster, else $KUBECONFIG, ~/.kube/config)\n"
+    "  --context NAME          kubeconfig context (default: current-context)\n"
+    "  --namespace NS          watch one namespace (default: all namespaces)\n"
+    "  --runner-image IMAGE    default runner image (default ghcr.io/pgbench-operator/runner:0.1.0)\n"
+    "  --runner-command PATH   runner path inside the image (default /usr/local/bin/pgbench-runner)\n"
+    "  --start-delay S         start barrier: workers begin S seconds after the run starts (10)\n"
+    "  --metrics-addr ADDR     /healthz /readyz /metrics listen address (default :8080; 0 = off)\n"
+    "  --leader-elect          elect a leader with a coordination.k8s.io/v1 Lease\n"
+    "  --lease-name NAME       Lease name (default pgbench-operator)\n"
+    "  --lease-namespace NS    Lease namespace (default: the kubeconfig's namespace)\n"
+    "  --lease-duration S      Lease duration (default 15)\n"
+    "  --log-level LEVEL       debug, info, warn, error (default info)\n"
+    "  --log-format FORMAT     json or text (default json)\n"
+    "  --workers N             concurrent reconciles (default 8)\n"
+    "  -h, --help\n";
+
+struct app {
+    uv_loop_t *loop;
+    struct kube_config *cfg;
+    struct kube_client *kc;
+    struct ctrl_controller *ctrl;
+    struct ctrl_leader *leader;
+    struct ctrl_httpd *http;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t shutdown_timer;
+    bool leader_elect, shutting_down, started;
+    int exit_code;
+    struct ctrl_options copt;
+    char identity[300];
+    uint64_t start_failures;
+};
+
+static long rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+        rss = 0;
+    fclose(f);
+    return rss * sysconf(_SC_PAGESIZE);
+}
+
+static void http_handler(const char *method, const char *path, struct buf *body, int *code,
+                         const char **ctype, void *ud)
+{
+    struct app *a = ud;
+    (void)method;
+    if (strcmp(path, "/healthz") == 0 || strcmp(path, "/livez") == 0) {
+        buf_puts(body, "ok\n");
+    } else if (strcmp(path, "/readyz") == 0) {
+        /* ready: caches synced when leading; a standby (waiting for the Lease) is ready too */
+        bool leading = a->started;
+        if (a->shutting_down) {
+            *code = 503;
+            buf_puts(body, "shutting down\n");
+        } else if (!leading && a->leader_elect) {
+            buf_puts(body, "ok (standby)\n");
+        } else if (ctrl_controller_synced(a->ctrl)) {
+            buf_puts(body, "ok\n");
+        } else {
+            *code = 503;
+            buf_puts(body, "informers not synced\n");
+        }
+    } else if (strcmp(path, "/metrics") == 0) {
+        *ctype = "text/plain; version=0.0.4; charset=utf-8";
+        ctrl_controller_metrics(a->started ? a->ctrl : NULL, body);
+        struct kube_client_stats st;
+        kube_client_stats(a->kc, &st);
+        buf_printf(body,
+                   "# HELP pgbench_operator_api_requests_total Kubernetes API requests sent.\n"
+                   "# TYPE pgbench_operator_api_requests_total counter\n"
+                   "pgbench_operator_api_requests_total %llu\n"
+                   "# HELP pgbench_operator_api_errors_total Kubernetes API requests that failed "
+                   "(transport errors and HTTP >= 400).\n"
+                   "# TYPE pgbench_operator_api_errors_total counter\n"
+                   "pgbench_operator_api_errors_total %llu\n"
+                   "# HELP pgbench_operator_watch_restarts_total Watch streams restarted.\n"
+                   "# TYPE pgbench_operator_watch_restarts_total counter\n"
+                   "pgbench_operator_watch_restarts_total %llu\n"
+                   "# HELP pgbench_operator_relists_total Full relists (e.g. after 410 Gone).\n"
+                   "# TYPE pgbench_operator_relists_total counter\n"
+                   "pgbench_operator_relists_total %llu\n"
+                   "# HELP pgbench_operator_leader 1 when this instance leads.\n"
+                   "# TYPE pgbench_operator_leader gauge\n"
+                   "pgbench_operator_leader %d\n"
+                   "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+                   "# TYPE process_resident_memory_bytes gauge\n"
+                   "process_resident_memory_bytes %ld\n",
+                   (unsigned long long)st.requests, (unsigned long long)st.errors,
+                   (unsigned long long)st.watch_restarts, (unsigned long long)st.relists,
+                   a->started ? 1 : 0, rss_bytes());
+    } else {
+        *code = 404;
+        buf_puts(body, "not found\n");
+    }
+}
+
+static int start_controller(struct app *a)
+{
+    if (a->started || a->shutting_down)
+        return 0;
+    int rc = ctrl_controller_new(a->loop, a->kc, &a->copt, &a->ctrl);
+    if (!rc)
+        rc = ctrl_controller_start(a->ctrl);
+    if (rc) {
+        log_error(COMP, "cannot start the controller: %s", strerror(-rc));
+        return rc;
+    }
+    a->started = true;
+    log_info(COMP, "controller started (namespace %s, %d workers)",
+             a->copt.namespace && *a->copt.namespace ? a->copt.namespace : "<all>",
+             a->copt.workers);
+    return 0;
+}
+
+static void begin_shutdown(struct app *a, int code);
+
+static void on_started_leading(void *ud)
+{
+    struct app *a = ud;
+    if (start_controller(a))
+        begin_shutdown(a, 2);
+}
+
+static void on_stopped_leading(void *ud)
+{
+    struct app *a = ud;
+    /* As client-go does: a leader that lost its Lease exits and lets a fresh process campaign. */
+    log_error(COMP, "leadership lost; exiting");
+    begin_shutdown(a, 2);
+}
+
+static void close_walk(uv_handle_t *h, void *ud)
+{
+    (void)ud;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void finish_shutdown(void *ud)
+{
+    struct app *a = ud;
+    uv_timer_stop(&a->shutdown_timer);
+    uv_stop(a->loop);
+}
+
+static void on_shutdown_timeout(uv_timer_t *t)
+{
+    struct app *a = t->data;
+    log_warn(COMP, "shutdown: gave up waiting for the Lease release");
+    finish_shutdown(a);
+}
+
+static void begin_shutdown(struct app *a, int code)
+{
+    if (a->shutting_down)
+        return;
+    a->shutting_down = true;
+    a->exit_code = code;
+    log_info(COMP, "shutting down");
+    ctrl_controller_stop(a->ctrl);
+    uv_signal_stop(&a->sigterm);
+    uv_signal_stop(&a->sigint);
+    uv_timer_start(&a->shutdown_timer, on_shutdown_timeout, 3000, 0);
+    if (a->leader)
+        ctrl_leader_release(a->leader, finish_shutdown, a);
+    else
+        finish_shutdown(a);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    struct app *a = s->data;
+    log_info(COMP, "received signal %d", signum);
+    begin_shutdown(a, 0);
+}
+
+int main(int argc, char **argv)
+{
+    struct app app;
+    memset(&app, 0, sizeof(app));
+    struct app *a = &app;
+    const char *kubeconfig = NULL, *context = NULL, *metrics_addr = ":8080";
+    const char *lease_name = "pgbench-operator", *lease_ns = NULL;
+    int lease_duration = 15;
+    ctrl_config_defaults(&a->copt.cfg);
+    a->copt.workers = 8;
+    enum { O_KUBECONFIG = 256, O_CONTEXT, O_NAMESPACE, O_IMAGE, O_COMMAND, O_DELAY, O_METRICS,
+           O_ELECT, O_LEASE_NAME, O_LEASE_NS, O_LEASE_DUR, O_LEVEL, O_FORMAT, O_WORKERS };
+    static const struct option longopts[] = {
+        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
+        {"context", required_argument, NULL, O_CONTEXT},
+        {"namespace", required_argument, NULL, O_NAMESPACE},
+        {"runner-image", required_argument, NULL, O_IMAGE},
+        {"runner-command", required_argument, NULL, O_COMMAND},
+        {"start-delay", required_argument, NULL, O_DELAY},
+        {"metrics-addr", required_argument, NULL, O_METRICS},
+        {"leader-elect", no_argument, NULL, O_ELECT},
+        {"lease-name", required_argument, NULL, O_LEASE_NAME},
+        {"lease-namespace", required_argument, NULL, O_LEASE_NS},
+        {"lease-duration", required_argument, NULL, O_LEASE_DUR},
+        {"log-level", required_argument, NULL, O_LEVEL},
+        {"log-format", required_argument, NULL, O_FORMAT},
+        {"workers", required_argument, NULL, O_WORKERS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int ch;
+    char *end;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_KUBECONFIG:
+            kubeconfig = optarg;
+            break;
+        case O_CONTEXT:
+            context = optarg;
+            break;
+        case O_NAMESPACE:
+            a->copt.namespace = optarg;
+            break;
+        case O_IMAGE:
+            a->copt.cfg.runner_image = optarg;
+            break;
+        case O_COMMAND:
+            a->copt.cfg.runner_command = optarg;
+            break;
+        case O_DELAY:
+            a->copt.cfg.start_delay_s = strtol(optarg, &end, 10);
+            if (*end || a->copt.cfg.start_delay_s < 0 || a->copt.cfg.start_delay_s > 3600) {
+                fprintf(stderr, "pgbench-operator: --start-delay: 0 to 3600 seconds\n");
+                return 1;
+            }
+            break;
+        case O_METRICS:
+            metrics_addr = optarg;
+            break;
+        case O_ELECT:
+            a->leader_elect = true;
+            break;
+        case O_LEASE_NAME:
+            lease_name = optarg;
+            break;
+        case O_LEASE_NS:
+            lease_ns = optarg;
+            break;
+        case O_LEASE_DUR:
+            lease_duration = (int)strtol(optarg, &end, 10);
+            if (*end || lease_duration < 2 || lease_duration > 3600) {
+                fprintf(stderr, "pgbench-operator: --lease-duration: 2 to 3600 seconds\n");
+                return 1;
+            }
+            break;
+        case O_LEVEL: {
+            enum log_level lvl;
+            if (log_level_parse(optarg, &lvl)) {
+                fprintf(stderr, "pgbench-operator: --log-level: debug, info, warn or error\n");
+                return 1;
+            }
+            log_set_level(lvl);
+            break;
+        }
+        case O_FORMAT:
+            if (strcmp(optarg, "json") == 0)
+                log_set_format(LOG_FORMAT_JSON);
+            else if (strcmp(optarg, "text") == 0)
+                log_set_format(LOG_FORMAT_TEXT);
+            else {
+                fprintf(stderr, "pgbench-operator: --log-format: json or text\n");
+                return 1;
+            }
+            break;
+        case O_WORKERS:
+            a->copt.workers = (int)strtol(optarg, &end, 10);
+            if (*end || a->copt.workers < 1 || a->copt.workers > 256) {
+                fprintf(stderr, "pgbench-operator: --workers: 1 to 256\n");
+                return 1;
+            }
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return 0;
+        default:
+            fputs(usage_text, stderr);
+            return 1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "pgbench-operator: unexpected argument %s\n", argv[optind]);
+        return 1;
+    }
+
+    char err[512];
+    int rc = kube_config_load(kubeconfig, context, &a->cfg, err, sizeof(err));
+    if (rc) {
+        log_error(COMP, "configuration: %s", err);
+        return 1;
+    }
+    char host[256] = "pgbench-operator";
+    const char *pod = getenv("POD_NAME");
+    if (pod && *pod)
+        snprintf(host, sizeof(host), "%s", pod);
+    else
+        gethostname(host, sizeof(host) - 1);
+    snprintf(a->identity, sizeof(a->identity), "%s_%ld", host, (long)getpid());
+    a->copt.cfg.instance = a->identity;
+
+    signal(SIGPIPE, SIG_IGN);
+    a->loop = uv_default_loop();
+    rc = kube_client_new(a->loop, a->cfg, &a->kc);
+    if (rc) {
+        log_error(COMP, "API client: %s", strerror(-rc));
+        kube_config_free(a->cfg);
+        return 1;
+    }
+    log_info(COMP, "pgbench-operator starting: server %s (%s), identity %s", a->cfg->server,
+             a->cfg->source ? a->cfg->source : "?", a->identity);
+
+    uv_signal_init(a->loop, &a->sigterm);
+    uv_signal_init(a->loop, &a->sigint);
+    a->sigterm.data = a->sigint.data = a;
+    uv_signal_start(&a->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&a->sigint, on_signal, SIGINT);
+    uv_timer_init(a->loop, &a->shutdown_timer);
+    a->shutdown_timer.data = a;
+
+    if (strcmp(metrics_addr, "0") != 0 && *metrics_addr) {
+        rc = ctrl_httpd_start(a->loop, metrics_addr, http_handler, a, &a->http);
+        if (rc) {
+            log_error(COMP, "--metrics-addr %s: %s", metrics_addr, uv_strerror(rc));
+            a->exit_code = 1;
+            goto out;
+        }
+        log_info(COMP, "serving /healthz /readyz /metrics on port %d", ctrl_httpd_port(a->http));
+    }
+
+    if (a->leader_elect) {
+        struct ctrl_leader_opts lo = {
+            .name = lease_name,
+            .namespace = lease_ns ? lease_ns : (a->cfg->namespace ? a->cfg->namespace : "default"),
+            .identity = a->identity,
+            .lease_duration_s = lease_duration,
+            .renew_deadline_s = lease_duration * 2 / 3,
+            .retry_period_s = lease_duration / 7 > 0 ? lease_duration / 7 : 1,
+            .on_started = on_started_leading,
+            .on_stopped = on_stopped_leading,
+            .ud = a};
+        rc = ctrl_leader_new(a->loop, a->kc, &lo, &a->leader);
+        if (!rc)
+            rc = ctrl_leader_start(a->leader);
+        if (rc) {
+            log_error(COMP, "leader election: %s", strerror(-rc));
+            a->exit_code = 2;
+            goto out;
+        }
+    } else if (start_controller(a)) {
+        a->exit_code = 2;
+        goto out;
+    }
+
+    uv_run(a->loop, UV_RUN_DEFAULT);
+
+out:
+    /* Teardown: cancel requests, free caches, close every handle, let libuv finish. */
+    ctrl_controller_stop(a->ctrl);
+    ctrl_controller_free(a->ctrl); /* requests still in flight are cancelled below */
+    ctrl_leader_free(a->leader);
+    ctrl_httpd_close(a->http);
+    kube_client_free(a->kc);
+    a->kc = NULL;
+    uv_run(a->loop, UV_RUN_NOWAIT);
+    uv_walk(a->loop, close_walk, NULL);
+    uv_run(a->loop, UV_RUN_DEFAULT);
+    uv_loop_close(a->loop);
+    kube_config_free(a->cfg);
+    log_info(COMP, "stopped");
+    return a->exit_code;
+}

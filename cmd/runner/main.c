@@ -1,0 +1,248 @@
+/* pgbench-runner: the program inside every client pod, also usable on its own against any
+ * PostgreSQL. Drives the real pgbench / fio, watches the database through libpq while the load
+ * runs, and prints one versioned JSON result as the last line of stdout.
+ *
+ * This file: global options, dispatch, usage, and the `parse` subcommands. The pgbench
+ * subcommands are in pgbench.c, fio in fio.c, output helpers in output.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/runner/runner.h"
+#include "pkg/bench/bench.h"
+#include "pkg/util/log.h"
+
+static const char usage_text[] =
+    "usage: pgbench-runner [--log-level debug|info|warn|error] [--log-format json|text] "
+    "<command>\n"
+    "\n"
+    "commands:\n"
+    "  pgbench init --scale N [--foreign-keys] [--partitions N] [--skip-if-initialized]\n"
+    "               [--create-database] [--wait-timeout S] [connection flags] [-- extra args]\n"
+    "  pgbench run  --clients N --threads N (--duration S | --transactions N)\n"
+    "               [--builtin NAME[@W]] [--script FILE[@W]]... [--protocol simple|extended|prepared]\n"
+    "               [--rate R] [--latency-limit MS] [--no-vacuum] [--connect] [--max-tries N]\n"
+    "               [--failures-detailed] [--per-statement] [--progress S] [--wait-events]\n"
+    "               [--server-settings] [--replica-lag] [--replica-timeout S] [--wait-timeout S]\n"
+    "               [--create-database] [connection flags] [-- extra pgbench args]\n"
+    "  fio --directory DIR [--job NAME] --rw MODE --bs B --iodepth N --numjobs N --size S\n"
+    "      --runtime S [--direct] [--ioengine E] [--fsync N] [--fdatasync N] [--name N]\n"
+    "      (--job NAME starts another job; options apply to the current job) [-- --fio_opt=V]\n"
+    "  parse pgbench [--log FILE|DIR]... < console-output\n"
+    "  parse fio < fio.json\n"
+    "\n"
+    "connection flags (default: the libpq environment PGHOST PGPORT PGDATABASE PGUSER PGSSLMODE\n"
+    "PGSSLROOTCERT; the password only ever comes from PGPASSWORD or PGPASSFILE):\n"
+    "  --host H --port P --dbname D --user U --sslmode M --sslrootcert FILE\n"
+    "\n"
+    "environment: BENCH_START_AT (Unix time barrier), JOB_COMPLETION_INDEX (worker),\n"
+    "  BENCH_TERMINATION_LOG (compact summary path, default /dev/termination-log), PGBENCH, FIO\n"
+    "\n"
+    "output: the result JSON (schemaVersion 1) is the last line of stdout; a summary goes to\n"
+    "stderr. Exit codes: 0 ok, 1 usage/config error, 2 ran but incomplete, 3 target unreachable.\n";
+
+static void usage(FILE *f) { fputs(usage_text, f); }
+
+static int cmd_parse_pgbench(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"log", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *logs[256];
+    size_t nlogs = 0;
+    double start = runner_now();
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+l:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            if (nlogs == sizeof(logs) / sizeof(logs[0]))
+                return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "too many --log files");
+            logs[nlogs++] = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "unexpected argument %s",
+                           argv[optind]);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = runner_read_stdin((size_t)256 << 20, &text, &len);
+    if (rc)
+        return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "reading stdin: %s",
+                           strerror(-rc));
+    struct bench_pgbench_result *pg = NULL;
+    rc = bench_pgbench_parse(text, len, &pg);
+    free(text);
+    if (rc)
+        return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "parse: %s", strerror(-rc));
+
+    struct bench_txlog *tl = NULL;
+    char logerr[512] = "";
+    if (nlogs) {
+        tl = bench_txlog_new();
+        if (!tl)
+            abort();
+        for (size_t i = 0; i < nlogs; i++) {
+            struct stat st;
+            if (stat(logs[i], &st) == 0 && S_ISDIR(st.st_mode))
+                rc = bench_txlog_read_dir(tl, logs[i], NULL, NULL);
+            else
+                rc = bench_txlog_read_file(tl, logs[i]);
+            if (rc) {
+                snprintf(logerr, sizeof(logerr), "cannot read transaction log %s: %s", logs[i],
+                         strerror(-rc));
+                break;
+            }
+        }
+    }
+    bool complete = pg->summary_seen && pg->aborted_clients == 0 && !pg->run_aborted;
+    int exit_code = logerr[0] ? BENCH_EXIT_USAGE : complete ? BENCH_EXIT_OK : BENCH_EXIT_PARTIAL;
+    struct bench_result_meta m = {
+        .kind = "pgbench",
+        .worker = runner_worker_index(),
+        .start_time = 0,
+        .end_time = 0,
+        .exit_code = exit_code,
+        .child_exit = -1,
+        .complete = complete && !logerr[0],
+    };
+    cJSON *r = bench_result_new(&m);
+    if (!r)
+        abort();
+    if (bench_result_add_pgbench(r, pg, tl && bench_hist_count(tl->hist) ? tl->hist : NULL,
+                                 NULL))
+        abort();
+    if (logerr[0])
+        bench_result_add_error(r, logerr);
+    runner_emit(r);
+    cJSON_Delete(r);
+    bench_txlog_free(tl);
+    bench_pgbench_result_free(pg);
+    return exit_code;
+}
+
+static int cmd_parse_fio(int argc, char **argv)
+{
+    double start = runner_now();
+    if (argc > 1) {
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        return runner_fail("fio", BENCH_EXIT_USAGE, start, "unexpected argument %s", argv[1]);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = runner_read_stdin((size_t)64 << 20, &text, &len);
+    if (rc)
+        return runner_fail("fio", BENCH_EXIT_USAGE, start, "reading stdin: %s", strerror(-rc));
+    struct bench_fio_result *fio = NULL;
+    char err[512] = "";
+    rc = bench_fio_parse(text, len, &fio, err, sizeof(err));
+    free(text);
+    if (rc)
+        return runner_fail("fio", BENCH_EXIT_USAGE, start, "parse fio: %s",
+                           err[0] ? err : strerror(-rc));
+    bool complete = fio->njobs > 0;
+    for (size_t i = 0; i < fio->njobs; i++)
+        if (fio->jobs[i].error)
+            complete = false;
+    int exit_code = complete ? BENCH_EXIT_OK : BENCH_EXIT_PARTIAL;
+    struct bench_result_meta m = {
+        .kind = "fio",
+        .worker = runner_worker_index(),
+        .exit_code = exit_code,
+        .child_exit = -1,
+        .complete = complete,
+    };
+    cJSON *r = bench_result_new(&m);
+    if (!r || bench_result_add_fio(r, fio))
+        abort();
+    for (size_t i = 0; i < fio->njobs; i++) {
+        if (fio->jobs[i].error) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "fio job %s failed: %s", fio->jobs[i].name,
+                     strerror(fio->jobs[i].error));
+            bench_result_add_error(r, msg);
+        }
+    }
+    runner_emit(r);
+    cJSON_Delete(r);
+    bench_fio_result_free(fio);
+    return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1;
+    const char *fmt = getenv("BENCH_LOG_FORMAT");
+    const char *lvl = getenv("BENCH_LOG_LEVEL");
+    while (i < argc && argv[i][0] == '-') {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--log-level") == 0 && i + 1 < argc) {
+            lvl = argv[i + 1];
+            i += 2;
+        } else if (strcmp(argv[i], "--log-format") == 0 && i + 1 < argc) {
+            fmt = argv[i + 1];
+            i += 2;
+        } else {
+            fprintf(stderr, "pgbench-runner: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (lvl) {
+        enum log_level l;
+        if (log_level_parse(lvl, &l) != 0) {
+            fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
+            return BENCH_EXIT_USAGE;
+        }
+        log_set_level(l);
+    }
+    if (fmt) {
+        if (strcmp(fmt, "text") == 0) {
+            log_set_format(LOG_FORMAT_TEXT);
+        } else if (strcmp(fmt, "json") != 0) {
+            fprintf(stderr, "pgbench-runner: bad log format %s\n", fmt);
+            return BENCH_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return BENCH_EXIT_USAGE;
+    }
+    const char *cmd = argv[i];
+    const char *sub = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "pgbench") == 0 && sub && strcmp(sub, "init") == 0)
+        return runner_cmd_pgbench_init(argc - i - 1, argv + i + 1);
+    if (strcmp(cmd, "pgbench") == 0 && sub && strcmp(sub, "run") == 0)
+        return runner_cmd_pgbench_run(argc - i - 1, argv + i + 1);
+    if (strcmp(cmd, "fio") == 0)
+        return runner_cmd_fio(argc - i, argv + i);
+    if (strcmp(cmd, "parse") == 0 && sub && strcmp(sub, "pgbench") == 0)
+        return cmd_parse_pgbench(argc - i - 1, argv + i + 1);
+    if (strcmp(cmd, "parse") == 0 && sub && strcmp(sub, "fio") == 0)
+        return cmd_parse_fio(argc - i - 1, argv + i + 1);
+    fprintf(stderr, "pgbench-runner: unknown command %s%s%s\n", cmd, sub ? " " : "",
+            sub ? sub : "");
+    usage(stderr);
+    return BENCH_EXIT_USAGE;
+}

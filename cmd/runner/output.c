@@ -1,0 +1,194 @@
+/* Runner output and environment helpers (see runner.h). */
+#include "cmd/runner/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pkg/util/buf.h"
+#include "pkg/util/log.h"
+
+void runner_conn_apply_env(const struct runner_conn_flags *f)
+{
+    if (f->host)
+        setenv("PGHOST", f->host, 1);
+    if (f->port)
+        setenv("PGPORT", f->port, 1);
+    if (f->dbname)
+        setenv("PGDATABASE", f->dbname, 1);
+    if (f->user)
+        setenv("PGUSER", f->user, 1);
+    if (f->sslmode)
+        setenv("PGSSLMODE", f->sslmode, 1);
+    if (f->sslrootcert)
+        setenv("PGSSLROOTCERT", f->sslrootcert, 1);
+}
+
+int runner_worker_index(void)
+{
+    const char *s = getenv("JOB_COMPLETION_INDEX");
+    if (!s || !*s)
+        return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < 0 || v > 100000)
+        return -1;
+    return (int)v;
+}
+
+double runner_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *runner_termination_path(void)
+{
+    const char *p = getenv("BENCH_TERMINATION_LOG");
+    if (p && *p)
+        return p;
+    p = getenv("SIM_TERMINATION_MESSAGE_PATH");
+    if (p && *p)
+        return p;
+    if (access("/dev/termination-log", W_OK) == 0)
+        return "/dev/termination-log";
+    return NULL;
+}
+
+/* Replaces every occurrence of the password in s (in place; "***" is never longer than a
+ * password of 3+ bytes). Defence in depth: nothing should carry it in the first place. */
+static void redact(char *s)
+{
+    const char *pw = getenv("PGPASSWORD");
+    if (!s || !pw || strlen(pw) < 3)
+        return;
+    size_t pl = strlen(pw);
+    char *p;
+    while ((p = strstr(s, pw)) != NULL) {
+        memcpy(p, "***", 3);
+        memmove(p + 3, p + pl, strlen(p + pl) + 1);
+    }
+}
+
+static void write_termination(const char *text)
+{
+    const char *path = runner_termination_path();
+    if (!path)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        log_warn("runner", "cannot write the termination log %s: %s", path, strerror(errno));
+        return;
+    }
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, text + off, len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            log_warn("runner", "writing the termination log %s: %s", path, strerror(errno));
+            break;
+        }
+        off += (size_t)n;
+    }
+    close(fd);
+}
+
+void runner_emit(const cJSON *result)
+{
+    char *human = bench_result_human(result);
+    if (human) {
+        redact(human);
+        fputs(human, stderr);
+        if (*human && human[strlen(human) - 1] != '\n')
+            fputc('\n', stderr);
+        free(human);
+    }
+    char *compact = bench_result_compact(result, BENCH_COMPACT_LIMIT);
+    if (compact) {
+        redact(compact);
+        write_termination(compact);
+        free(compact);
+    } else {
+        write_termination("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}");
+    }
+    fflush(stderr);
+    char *line = cJSON_PrintUnformatted(result);
+    if (line) {
+        redact(line);
+        fputs(line, stdout);
+        fputc('\n', stdout);
+        free(line);
+    } else {
+        fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n", stdout);
+    }
+    fflush(stdout);
+}
+
+int runner_fail(const char *kind, int exit_code, double start_time, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    log_error("runner", "%s", msg);
+    struct bench_result_meta m = {
+        .kind = kind,
+        .worker = runner_worker_index(),
+        .start_time = start_time,
+        .end_time = runner_now(),
+        .exit_code = exit_code,
+        .child_exit = -1,
+        .complete = false,
+    };
+    cJSON *r = bench_result_new(&m);
+    if (r) {
+        bench_result_add_error(r, msg);
+        runner_emit(r);
+        cJSON_Delete(r);
+    } else {
+        fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n", stdout);
+    }
+    return exit_code;
+}
+
+void runner_conn_error_text(const struct pg_error *err, char *dst, size_t n)
+{
+    snprintf(dst, n, "cannot connect to %s (%s): %s", err->target,
+             pg_error_class_name(err->cls), err->message);
+}
+
+int runner_read_stdin(size_t cap, char **out, size_t *len)
+{
+    struct buf b = BUF_INIT(cap);
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            buf_free(&b);
+            return -e;
+        }
+        if (n == 0)
+            break;
+        int rc = buf_append(&b, chunk, (size_t)n);
+        if (rc) {
+            buf_free(&b);
+            return rc;
+        }
+    }
+    *len = b.len;
+    *out = buf_steal(&b);
+    if (!*out)
+        *out = strdup("");
+    return *out ? 0 : -ENOMEM;
+}

@@ -1,0 +1,1002 @@
+/* `pgbench init` and `pgbench run`: readiness, preparation, the pgbench child on the libuv loop
+ * with live progress parsing and libpq diagnostics, then one result. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "cmd/runner/child.h"
+#include "cmd/runner/runner.h"
+#include "pkg/bench/bench.h"
+#include "pkg/pg/pg.h"
+#include "pkg/util/buf.h"
+#include "pkg/util/log.h"
+
+#define DEFAULT_WAIT_TIMEOUT_S 120.0
+#define DEFAULT_REPLICA_TIMEOUT_S 300.0
+#define MAX_SCRIPTS 64
+#define STDERR_KEEP (64 * 1024)
+
+enum {
+    OPT_HOST = 1000,
+    OPT_PORT,
+    OPT_DBNAME,
+    OPT_USER,
+    OPT_SSLMODE,
+    OPT_SSLROOTCERT,
+    OPT_WAIT_TIMEOUT,
+    OPT_CREATE_DB,
+    /* init */
+    OPT_SCALE,
+    OPT_FOREIGN_KEYS,
+    OPT_PARTITIONS,
+    OPT_SKIP,
+    /* run */
+    OPT_CLIENTS,
+    OPT_THREADS,
+    OPT_DURATION,
+    OPT_TRANSACTIONS,
+    OPT_BUILTIN,
+    OPT_SCRIPT,
+    OPT_PROTOCOL,
+    OPT_RATE,
+    OPT_LATENCY_LIMIT,
+    OPT_NO_VACUUM,
+    OPT_CONNECT,
+    OPT_MAX_TRIES,
+    OPT_FAILURES_DETAILED,
+    OPT_PER_STATEMENT,
+    OPT_PROGRESS,
+    OPT_WAIT_EVENTS,
+    OPT_SERVER_SETTINGS,
+    OPT_REPLICA_LAG,
+    OPT_REPLICA_TIMEOUT,
+    OPT_HELP,
+};
+
+#define CONN_OPTIONS                                                                               \
+    {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},     \
+        {"dbname", required_argument, NULL, OPT_DBNAME},                                           \
+        {"user", required_argument, NULL, OPT_USER},                                               \
+        {"sslmode", required_argument, NULL, OPT_SSLMODE},                                         \
+        {"sslrootcert", required_argument, NULL, OPT_SSLROOTCERT},                                 \
+        {"wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT},                               \
+        {"create-database", no_argument, NULL, OPT_CREATE_DB},                                     \
+        {"help", no_argument, NULL, OPT_HELP}
+
+/* Options shared by init and run. */
+struct common_opts {
+    struct runner_conn_flags conn;
+    double wait_timeout_s;
+    bool create_db;
+};
+
+/* Returns 1 when the option was a common one, 0 when not, -1 on a bad value (msg filled). */
+static int common_opt(struct common_opts *co, int c, const char *arg, char *msg, size_t n)
+{
+    switch (c) {
+    case OPT_HOST:
+        co->conn.host = arg;
+        return 1;
+    case OPT_PORT:
+        co->conn.port = arg;
+        return 1;
+    case OPT_DBNAME:
+        co->conn.dbname = arg;
+        return 1;
+    case OPT_USER:
+        co->conn.user = arg;
+        return 1;
+    case OPT_SSLMODE:
+        co->conn.sslmode = arg;
+        return 1;
+    case OPT_SSLROOTCERT:
+        co->conn.sslrootcert = arg;
+        return 1;
+    case OPT_CREATE_DB:
+        co->create_db = true;
+        return 1;
+    case OPT_WAIT_TIMEOUT: {
+        char *end;
+        co->wait_timeout_s = strtod(arg, &end);
+        if (*end || end == arg || !(co->wait_timeout_s >= 0) || co->wait_timeout_s > 86400) {
+            snprintf(msg, n, "--wait-timeout: expected seconds 0..86400, got %s", arg);
+            return -1;
+        }
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+static int parse_int(const char *flag, const char *arg, long lo, long hi, long *out, char *msg,
+                     size_t n)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || v < lo || v > hi) {
+        snprintf(msg, n, "%s: expected an integer %ld..%ld, got %s", flag, lo, hi, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *flag, const char *arg, double lo, double hi, double *out,
+                        char *msg, size_t n)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (*end || end == arg || !(v >= lo) || !(v <= hi)) {
+        snprintf(msg, n, "%s: expected a number %g..%g, got %s", flag, lo, hi, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Connects for the runner's own use (readiness + diagnostics), creating the database when asked.
+ * Returns 0 with *conn, or the exit code to use (message in msg). */
+static int connect_target(const struct common_opts *co, const char *appname, PGconn **conn,
+                          char *msg, size_t n)
+{
+    struct pg_conninfo ci = {.appname = appname};
+    struct pg_error err;
+    int rc = pg_wait_ready(&ci, co->wait_timeout_s, conn, &err);
+    if (rc == -ECONNREFUSED && err.cls == PG_ERR_DATABASE && co->create_db) {
+        bool created = false;
+        struct pg_error cerr;
+        rc = pg_create_database(&ci, &created, &cerr);
+        if (rc) {
+            snprintf(msg, n, "cannot create the database on %.200s (%s): %.600s", err.target,
+                     pg_error_class_name(cerr.cls), cerr.message);
+            return cerr.cls == PG_ERR_OTHER ? BENCH_EXIT_USAGE : BENCH_EXIT_UNREACHABLE;
+        }
+        rc = pg_wait_ready(&ci, co->wait_timeout_s, conn, &err);
+    }
+    if (rc) {
+        runner_conn_error_text(&err, msg, n);
+        return BENCH_EXIT_UNREACHABLE;
+    }
+    return 0;
+}
+
+static const char *pgbench_path(void)
+{
+    const char *p = getenv("PGBENCH");
+    return p && *p ? p : "pgbench";
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The child on the loop
+ * ------------------------------------------------------------------------------------------- */
+
+struct load {
+    uv_loop_t *loop;
+    char *const *argv;
+    struct child child;
+    bool child_started;
+    bool finished;
+    int spawn_error;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t barrier;
+    int signal;
+    /* run mode */
+    struct bench_pgbench_result *pg; /* NULL in init mode */
+    size_t timeline_logged;
+    struct pg_diag *diag;
+    struct pg_wait_tally waits; /* copied from diag at the end */
+    struct pg_lag_samples *lag;
+    int diag_skipped;
+    char diag_error[256];
+    /* init mode: stderr kept (last STDERR_KEEP bytes) */
+    struct buf err;
+    double child_start, child_end;
+};
+
+static void load_finish(struct load *l)
+{
+    if (l->finished)
+        return;
+    l->finished = true;
+    if (l->diag) {
+        pg_diag_stop(l->diag);
+        l->waits = *pg_diag_waits(l->diag);
+        *l->lag = *pg_diag_lag(l->diag);
+        l->diag_skipped = pg_diag_skipped(l->diag);
+        const char *e = pg_diag_error(l->diag);
+        snprintf(l->diag_error, sizeof(l->diag_error), "%s", e ? e : "");
+        pg_diag_close(l->diag, NULL, NULL);
+        l->diag = NULL;
+    }
+    uv_close((uv_handle_t *)&l->sigterm, NULL);
+    uv_close((uv_handle_t *)&l->sigint, NULL);
+    uv_close((uv_handle_t *)&l->barrier, NULL);
+    if (l->child_started)
+        child_close(&l->child);
+}
+
+static void log_progress(struct load *l)
+{
+    while (l->timeline_logged < l->pg->ntimeline) {
+        const struct bench_timeline_point *p = &l->pg->timeline[l->timeline_logged++];
+        if (p->failed >= 0)
+            log_info("pgbench", "progress t=%.0fs tps=%.1f latency=%.3fms stddev=%.3fms failed=%lld",
+                     p->t, p->tps, p->latency_ms, p->stddev_ms, (long long)p->failed);
+        else
+            log_info("pgbench", "progress t=%.0fs tps=%.1f latency=%.3fms stddev=%.3fms", p->t,
+                     p->tps, p->latency_ms, p->stddev_ms);
+    }
+}
+
+static void on_child_data(struct child *c, int stream, const char *data, size_t len, void *ctx)
+{
+    (void)c;
+    struct load *l = ctx;
+    if (l->pg) {
+        bench_pgbench_feed(l->pg, stream == 1 ? BENCH_STREAM_STDOUT : BENCH_STREAM_STDERR, data,
+                           len);
+        log_progress(l);
+        return;
+    }
+    if (stream == 2) {
+        if (len >= STDERR_KEEP) {
+            buf_reset(&l->err);
+            data += len - STDERR_KEEP;
+            len = STDERR_KEEP;
+        } else if (l->err.len + len > STDERR_KEEP) {
+            buf_consume(&l->err, l->err.len + len - STDERR_KEEP);
+        }
+        buf_append(&l->err, data, len);
+    }
+}
+
+static void on_child_done(struct child *c, void *ctx)
+{
+    struct load *l = ctx;
+    l->child_end = runner_now();
+    if (c->term_signal)
+        log_warn("runner", "%s killed by signal %d", l->argv[0], c->term_signal);
+    else
+        log_info("runner", "%s exited with status %lld", l->argv[0], (long long)c->exit_status);
+    load_finish(l);
+}
+
+static void start_child(struct load *l)
+{
+    size_t argc = 0;
+    while (l->argv[argc])
+        argc++;
+    struct bench_argv view = {(char **)l->argv, argc, argc};
+    char *cmd = bench_argv_join(&view);
+    log_info("runner", "starting %s", cmd ? cmd : l->argv[0]);
+    free(cmd);
+    l->child_start = runner_now();
+    int rc = child_spawn(&l->child, l->loop, l->argv, NULL, on_child_data, on_child_done, l);
+    if (rc < 0) {
+        l->spawn_error = rc;
+        log_error("runner", "cannot start %s: %s", l->argv[0], uv_strerror(rc));
+        load_finish(l);
+        return;
+    }
+    l->child_started = true;
+    if (l->diag && pg_diag_start(l->diag) != 0)
+        log_warn("runner", "cannot start diagnostics sampling");
+}
+
+static void on_barrier(uv_timer_t *t)
+{
+    struct load *l = t->data;
+    if (!l->finished)
+        start_child(l);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    struct load *l = s->data;
+    l->signal = signum;
+    if (l->child_started && !l->child.exited) {
+        log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum,
+                 l->argv[0], (int)l->child.pid);
+        child_kill(&l->child, signum);
+        return;
+    }
+    log_warn("runner", "received signal %d before the load started", signum);
+    load_finish(l);
+}
+
+/* Runs the child (after the BENCH_START_AT barrier when set) until it and its pipes are done. */
+static void load_run(struct load *l)
+{
+    uv_signal_init(l->loop, &l->sigterm);
+    uv_signal_init(l->loop, &l->sigint);
+    l->sigterm.data = l;
+    l->sigint.data = l;
+    uv_signal_start(&l->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&l->sigint, on_signal, SIGINT);
+    uv_timer_init(l->loop, &l->barrier);
+    l->barrier.data = l;
+
+    double delay = 0;
+    const char *at = getenv("BENCH_START_AT");
+    if (at && *at) {
+        char *end;
+        double when = strtod(at, &end);
+        if (*end || end == at || !(when > 0)) {
+            log_warn("runner", "ignoring BENCH_START_AT=%s: not a Unix time", at);
+        } else {
+            delay = when - runner_now();
+            if (delay > 0)
+                log_info("runner", "start barrier: waiting %.3f s until %s", delay, at);
+            else
+                log_info("runner", "start barrier %s already passed %.3f s ago; starting now", at,
+                         -delay);
+        }
+    }
+    uv_timer_start(&l->barrier, on_barrier, delay > 0 ? (uint64_t)(delay * 1000.0 + 0.5) : 0, 0);
+    uv_run(l->loop, UV_RUN_DEFAULT);
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char p[4096];
+            snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static char *make_appname(const char *what)
+{
+    char *s = malloc(96);
+    if (!s)
+        abort();
+    int w = runner_worker_index();
+    unsigned r = (unsigned)(runner_now() * 1000.0) ^ ((unsigned)getpid() << 16);
+    snprintf(s, 96, "pgbench-runner%s:%d:%d:%x", what, w, (int)getpid(), r & 0xffffu);
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * pgbench init
+ * ------------------------------------------------------------------------------------------- */
+
+static void add_stderr_errors(cJSON *r, const char *text, bool failed)
+{
+    /* error-looking lines; when failed and none matched, the last 5 lines */
+    int added = 0;
+    const char *p = text;
+    const char *lines[5] = {0};
+    size_t lens[5] = {0};
+    int nl = 0;
+    while (p && *p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len) {
+            if (memmem(p, len, "error", 5) || memmem(p, len, "FATAL", 5) ||
+                memmem(p, len, "ERROR", 5)) {
+                char line[512];
+                snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), p);
+                if (added < 20)
+                    bench_result_add_error(r, line);
+                added++;
+            }
+            lines[nl % 5] = p;
+            lens[nl % 5] = len;
+            nl++;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    if (failed && !added) {
+        for (int i = nl > 5 ? nl - 5 : 0; i < nl; i++) {
+            char line[512];
+            size_t len = lens[i % 5];
+            snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), lines[i % 5]);
+            bench_result_add_error(r, line);
+        }
+    }
+}
+
+int runner_cmd_pgbench_init(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CONN_OPTIONS,
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
+        {"partitions", required_argument, NULL, OPT_PARTITIONS},
+        {"skip-if-initialized", no_argument, NULL, OPT_SKIP},
+        {NULL, 0, NULL, 0},
+    };
+    const char *kind = "pgbench-init";
+    double start = runner_now();
+    struct common_opts co = {.wait_timeout_s = DEFAULT_WAIT_TIMEOUT_S};
+    struct bench_pgbench_init_opts io = {.pgbench_path = pgbench_path()};
+    bool skip = false;
+    char msg[1024] = "";
+    long v;
+    optind = 1;
+    opterr = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        int rc = common_opt(&co, c, optarg, msg, sizeof(msg));
+        if (rc < 0)
+            return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
+        if (rc > 0)
+            continue;
+        switch (c) {
+        case OPT_SCALE:
+            if (parse_int("--scale", optarg, 1, 1000000, &v, msg, sizeof(msg)))
+                return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
+            io.scale = (int)v;
+            break;
+        case OPT_FOREIGN_KEYS:
+            io.foreign_keys = true;
+            break;
+        case OPT_PARTITIONS:
+            if (parse_int("--partitions", optarg, 0, 100000, &v, msg, sizeof(msg)))
+                return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
+            io.partitions = (int)v;
+            break;
+        case OPT_SKIP:
+            skip = true;
+            break;
+        case OPT_HELP:
+            fputs("usage: pgbench-runner pgbench init --scale N [--foreign-keys] [--partitions N] "
+                  "[--skip-if-initialized] [--create-database] [--wait-timeout S] [--host H] "
+                  "[--port P] [--dbname D] [--user U] [--sslmode M] [--sslrootcert F] "
+                  "[-- extra]\n",
+                  stdout);
+            return 0;
+        default:
+            return runner_fail(kind, BENCH_EXIT_USAGE, start,
+                               "bad option for pgbench init (see --help)");
+        }
+    }
+    if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
+        return runner_fail(kind, BENCH_EXIT_USAGE, start, "unexpected argument %s (extra "
+                           "pgbench arguments go after --)", argv[optind]);
+    if (!io.scale)
+        return runner_fail(kind, BENCH_EXIT_USAGE, start, "--scale is required");
+    io.extra_args = (const char *const *)(argv + optind);
+    io.nextra = (size_t)(argc - optind);
+    io.quiet = true;
+
+    struct bench_argv av = BENCH_ARGV_INIT;
+    if (bench_pgbench_init_argv(&io, &av, msg, sizeof(msg)) != 0)
+        return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
+
+    runner_conn_apply_env(&co.conn);
+    char *app = make_appname("-init");
+    setenv("PGAPPNAME", app, 1);
+    PGconn *conn = NULL;
+    int rc = connect_target(&co, app, &conn, msg, sizeof(msg));
+    if (rc) {
+        free(app);
+        bench_argv_free(&av);
+        return runner_fail(kind, rc, start, "%s", msg);
+    }
+    char reason[512] = "";
+    bool initialized = false;
+    if (skip) {
+        rc = pg_pgbench_initialized(conn, io.scale, io.partitions, &initialized, reason,
+                                    sizeof(reason));
+        if (rc)
+            log_warn("runner", "%s; initializing", reason);
+    }
+    PQfinish(conn);
+
+    struct bench_result_meta m = {.kind = kind, .worker = runner_worker_index(),
+                                  .start_time = start, .child_exit = -1};
+    cJSON *r = NULL;
+    int exit_code = BENCH_EXIT_OK;
+    if (initialized) {
+        log_info("runner", "skipping init: %s", reason);
+        m.end_time = runner_now();
+        m.complete = true;
+        m.exit_code = BENCH_EXIT_OK;
+        r = bench_result_new(&m);
+        if (!r || bench_result_add_init(r, true, reason, io.scale, m.end_time - start))
+            abort();
+        goto emit;
+    }
+    if (skip && reason[0])
+        log_info("runner", "initializing: %s", reason);
+
+    struct load l = {.loop = uv_default_loop(), .argv = av.argv, .err = BUF_INIT(0)};
+    struct pg_lag_samples *unused_lag = calloc(1, sizeof(*unused_lag));
+    if (!unused_lag)
+        abort();
+    l.lag = unused_lag;
+    load_run(&l);
+    m.end_time = runner_now();
+    if (l.spawn_error) {
+        m.exit_code = exit_code = BENCH_EXIT_USAGE;
+    } else if (l.child.term_signal || l.child.exit_status != 0 || l.signal) {
+        m.exit_code = exit_code = BENCH_EXIT_PARTIAL;
+        m.child_exit = l.child.term_signal ? -1 : (int)l.child.exit_status;
+        if (l.err.data && strstr(l.err.data, "connection to server"))
+            m.exit_code = exit_code = BENCH_EXIT_UNREACHABLE;
+    } else {
+        m.child_exit = 0;
+        m.complete = true;
+    }
+    r = bench_result_new(&m);
+    if (!r)
+        abort();
+    char done[640];
+    if (m.complete)
+        snprintf(done, sizeof(done), "initialized scale %d in %.1f s%s%s", io.scale,
+                 l.child_end - l.child_start, reason[0] ? " (" : "", reason[0] ? reason : "");
+    else
+        snprintf(done, sizeof(done), "initialization of scale %d failed", io.scale);
+    if (bench_result_add_init(r, false, done, io.scale, l.child_end - l.child_start))
+        abort();
+    if (l.spawn_error) {
+        char e[256];
+        snprintf(e, sizeof(e), "cannot start %s: %s", io.pgbench_path, uv_strerror(l.spawn_error));
+        bench_result_add_error(r, e);
+    }
+    if (l.signal) {
+        char e[128];
+        snprintf(e, sizeof(e), "terminated by signal %d during init", l.signal);
+        bench_result_add_error(r, e);
+    }
+    add_stderr_errors(r, l.err.data, !m.complete);
+    buf_free(&l.err);
+    free(unused_lag);
+    uv_loop_close(l.loop);
+emit:
+    runner_emit(r);
+    cJSON_Delete(r);
+    bench_argv_free(&av);
+    free(app);
+    return exit_code;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * pgbench run
+ * ------------------------------------------------------------------------------------------- */
+
+static cJSON *lag_json(const struct pg_replica_wait *w, bool waited, const struct pg_lag_samples *lag)
+{
+    cJSON *o = waited ? pg_replica_wait_to_json(w) : cJSON_CreateObject();
+    if (!o)
+        abort();
+    cJSON *arr = cJSON_AddArrayToObject(o, "lagSamplesMs");
+    for (int i = 0; arr && i < lag->n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0));
+    if (lag->n) {
+        cJSON_AddNumberToObject(o, "maxLagMs", round(lag->ms_max * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "maxLagBytes", (double)lag->bytes_max);
+    } else {
+        cJSON_AddNullToObject(o, "maxLagMs");
+        cJSON_AddNullToObject(o, "maxLagBytes");
+    }
+    return o;
+}
+
+int runner_cmd_pgbench_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CONN_OPTIONS,
+        {"clients", required_argument, NULL, OPT_CLIENTS},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"transactions", required_argument, NULL, OPT_TRANSACTIONS},
+        {"builtin", required_argument, NULL, OPT_BUILTIN},
+        {"script", required_argument, NULL, OPT_SCRIPT},
+        {"protocol", required_argument, NULL, OPT_PROTOCOL},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
+        {"no-vacuum", no_argument, NULL, OPT_NO_VACUUM},
+        {"connect", no_argument, NULL, OPT_CONNECT},
+        {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
+        {"failures-detailed", no_argument, NULL, OPT_FAILURES_DETAILED},
+        {"per-statement", no_argument, NULL, OPT_PER_STATEMENT},
+        {"progress", required_argument, NULL, OPT_PROGRESS},
+        {"wait-events", no_argument, NULL, OPT_WAIT_EVENTS},
+        {"server-settings", no_argument, NULL, OPT_SERVER_SETTINGS},
+        {"replica-lag", no_argument, NULL, OPT_REPLICA_LAG},
+        {"replica-timeout", required_argument, NULL, OPT_REPLICA_TIMEOUT},
+        {NULL, 0, NULL, 0},
+    };
+    const char *kind = "pgbench";
+    double start = runner_now();
+    struct common_opts co = {.wait_timeout_s = DEFAULT_WAIT_TIMEOUT_S};
+    struct bench_pgbench_run_opts ro = {.pgbench_path = pgbench_path(), .progress_s = 1};
+    struct bench_pgbench_script scripts[MAX_SCRIPTS];
+    char *script_names[MAX_SCRIPTS];
+    char *builtin_name = NULL;
+    size_t nscripts = 0;
+    bool wait_events = false, server_settings = false, replica_lag = false;
+    double replica_timeout = DEFAULT_REPLICA_TIMEOUT_S;
+    char msg[1024] = "";
+    int exit_code = BENCH_EXIT_USAGE;
+    long v;
+    double d;
+    char *app = NULL, *diag_app = NULL;
+    char logdir[4096] = "";
+    struct bench_argv av = BENCH_ARGV_INIT;
+    PGconn *conn = NULL;
+    cJSON *r = NULL;
+    struct bench_txlog *tl = NULL;
+    struct load *l = NULL;
+    struct pg_server_info *si = NULL;
+    bool have_si = false;
+    struct pg_replica_wait rw;
+    bool replica_waited = false;
+    memset(&rw, 0, sizeof(rw));
+
+#define USAGE_FAIL(...)                                                                            \
+    do {                                                                                           \
+        exit_code = runner_fail(kind, BENCH_EXIT_USAGE, start, __VA_ARGS__);                       \
+        goto out;                                                                                  \
+    } while (0)
+
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        int rc = common_opt(&co, c, optarg, msg, sizeof(msg));
+        if (rc < 0)
+            USAGE_FAIL("%s", msg);
+        if (rc > 0)
+            continue;
+        switch (c) {
+        case OPT_CLIENTS:
+            if (parse_int("--clients", optarg, 1, 100000, &v, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.clients = (int)v;
+            break;
+        case OPT_THREADS:
+            if (parse_int("--threads", optarg, 1, 10000, &v, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.threads = (int)v;
+            break;
+        case OPT_DURATION:
+            if (parse_int("--duration", optarg, 1, 86400 * 30, &v, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.duration_s = (int)v;
+            break;
+        case OPT_TRANSACTIONS:
+            if (parse_int("--transactions", optarg, 1, 2000000000L, &v, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.transactions = v;
+            break;
+        case OPT_BUILTIN: {
+            int w = 0;
+            free(builtin_name);
+            builtin_name = NULL;
+            if (bench_weighted_parse(optarg, &builtin_name, &w) != 0)
+                USAGE_FAIL("--builtin: expected tpcb-like|simple-update|select-only[@WEIGHT], "
+                           "got %s",
+                           optarg);
+            ro.builtin = builtin_name;
+            ro.builtin_weight = strchr(optarg, '@') ? w : 0;
+            break;
+        }
+        case OPT_SCRIPT: {
+            if (nscripts == MAX_SCRIPTS)
+                USAGE_FAIL("--script: at most %d scripts", MAX_SCRIPTS);
+            char *name = NULL;
+            int w = 0;
+            if (bench_weighted_parse(optarg, &name, &w) != 0)
+                USAGE_FAIL("--script: expected FILE[@WEIGHT], got %s", optarg);
+            script_names[nscripts] = name;
+            scripts[nscripts].path = name;
+            scripts[nscripts].weight = w;
+            nscripts++;
+            if (access(name, R_OK) != 0)
+                USAGE_FAIL("--script: cannot read %s: %s", name, strerror(errno));
+            break;
+        }
+        case OPT_PROTOCOL:
+            if (bench_protocol_parse(optarg, &ro.protocol) != 0)
+                USAGE_FAIL("--protocol: expected simple|extended|prepared, got %s", optarg);
+            break;
+        case OPT_RATE:
+            if (parse_double("--rate", optarg, 0, 1e9, &d, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.rate = d;
+            break;
+        case OPT_LATENCY_LIMIT:
+            if (parse_double("--latency-limit", optarg, 0, 1e9, &d, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.latency_limit_ms = d;
+            break;
+        case OPT_NO_VACUUM:
+            ro.no_vacuum = true;
+            break;
+        case OPT_CONNECT:
+            ro.connect = true;
+            break;
+        case OPT_MAX_TRIES:
+            if (parse_int("--max-tries", optarg, 0, 1000000, &v, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.max_tries = (int)v;
+            break;
+        case OPT_FAILURES_DETAILED:
+            ro.failures_detailed = true;
+            break;
+        case OPT_PER_STATEMENT:
+            ro.per_statement = true;
+            break;
+        case OPT_PROGRESS:
+            if (parse_int("--progress", optarg, 1, 3600, &v, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            ro.progress_s = (int)v;
+            break;
+        case OPT_WAIT_EVENTS:
+            wait_events = true;
+            break;
+        case OPT_SERVER_SETTINGS:
+            server_settings = true;
+            break;
+        case OPT_REPLICA_LAG:
+            replica_lag = true;
+            break;
+        case OPT_REPLICA_TIMEOUT:
+            if (parse_double("--replica-timeout", optarg, 0, 86400, &d, msg, sizeof(msg)))
+                USAGE_FAIL("%s", msg);
+            replica_timeout = d;
+            break;
+        case OPT_HELP:
+            fputs("usage: pgbench-runner pgbench run --clients N --threads N (--duration S | "
+                  "--transactions N) [options] [-- extra pgbench args]; see pgbench-runner "
+                  "--help\n",
+                  stdout);
+            exit_code = 0;
+            goto out;
+        default:
+            USAGE_FAIL("bad option for pgbench run (see --help)");
+        }
+    }
+    if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
+        USAGE_FAIL("unexpected argument %s (extra pgbench arguments go after --)", argv[optind]);
+    ro.scripts = scripts;
+    ro.nscripts = nscripts;
+    ro.extra_args = (const char *const *)(argv + optind);
+    ro.nextra = (size_t)(argc - optind);
+    if (!ro.clients)
+        USAGE_FAIL("--clients is required");
+    if (!ro.threads)
+        ro.threads = 1;
+
+    /* the pgbench binary and its version (decides --max-tries / --failures-detailed) */
+    {
+        char *out = NULL;
+        int status = -1;
+        char *vargv[] = {(char *)ro.pgbench_path, "--version", NULL};
+        int rc = child_run_capture(vargv, 4096, &out, &status);
+        if (rc || status != 0)
+            USAGE_FAIL("cannot run %s --version: %s", ro.pgbench_path,
+                       rc ? uv_strerror(rc) : "non-zero exit");
+        int major = bench_pgbench_version_major(out);
+        free(out);
+        if (major < 0)
+            USAGE_FAIL("cannot read the version of %s", ro.pgbench_path);
+        ro.pgbench_major = major;
+    }
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(logdir, sizeof(logdir), "%s/pgbench-runner.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(logdir)) {
+        int e = errno;
+        logdir[0] = '\0';
+        USAGE_FAIL("cannot create a directory for transaction logs: %s", strerror(e));
+    }
+    ro.log_dir = logdir;
+    if (bench_pgbench_run_argv(&ro, &av, msg, sizeof(msg)) != 0)
+        USAGE_FAIL("%s", msg);
+
+    runner_conn_apply_env(&co.conn);
+    app = make_appname("");
+    diag_app = make_appname("-diag");
+    setenv("PGAPPNAME", app, 1);
+    {
+        int rc = connect_target(&co, diag_app, &conn, msg, sizeof(msg));
+        if (rc) {
+            exit_code = runner_fail(kind, rc, start, "%s", msg);
+            goto out;
+        }
+    }
+
+    si = calloc(1, sizeof(*si));
+    if (!si)
+        abort();
+    if (pg_server_info_get(conn, si, msg, sizeof(msg)) == 0)
+        have_si = true;
+    else
+        log_warn("runner", "cannot read server settings: %s", msg);
+    if (have_si && si->database_bytes <= si->shared_buffers_bytes)
+        log_warn("runner", "dataset (%lld bytes) fits in shared_buffers (%lld bytes): the run "
+                 "measures memory, not storage",
+                 (long long)si->database_bytes, (long long)si->shared_buffers_bytes);
+
+    if (replica_lag) {
+        if (pg_replica_catchup(conn, replica_timeout, &rw, msg, sizeof(msg)) == 0) {
+            replica_waited = true;
+            if (rw.caught_up)
+                log_info("runner", "replication: %s", rw.message);
+            else
+                log_warn("runner", "replication: %s", rw.message);
+        } else {
+            log_warn("runner", "cannot check replication: %s", msg);
+        }
+    }
+
+    l = calloc(1, sizeof(*l));
+    if (!l)
+        abort();
+    l->lag = calloc(1, sizeof(*l->lag));
+    if (!l->lag)
+        abort();
+    l->loop = uv_default_loop();
+    l->argv = av.argv;
+    l->pg = bench_pgbench_result_new();
+    if (!l->pg)
+        abort();
+    if (wait_events || replica_lag) {
+        struct pg_diag_options dopt = {
+            .appname = app,
+            .wait_events = wait_events,
+            .replica_lag = replica_lag,
+            .standby = have_si ? si->in_recovery : rw.standby,
+            .interval_ms = 1000,
+        };
+        l->diag = pg_diag_new(l->loop, conn, &dopt);
+        if (!l->diag)
+            log_warn("runner", "diagnostics sampling unavailable");
+    }
+    load_run(l);
+    bench_pgbench_finish(l->pg);
+
+    /* the per-transaction logs -> histogram */
+    tl = bench_txlog_new();
+    if (!tl)
+        abort();
+    size_t nfiles = 0;
+    int lrc = bench_txlog_read_dir(tl, logdir, NULL, &nfiles);
+    if (lrc)
+        log_warn("runner", "reading transaction logs in %s: %s", logdir, strerror(-lrc));
+    remove_dir(logdir);
+    logdir[0] = '\0';
+
+    /* outcome */
+    struct bench_pgbench_result *pg = l->pg;
+    bool complete = false;
+    int child_exit = -1;
+    if (l->spawn_error) {
+        exit_code = BENCH_EXIT_USAGE;
+    } else if (l->child_started) {
+        child_exit = l->child.term_signal ? -1 : (int)l->child.exit_status;
+        bool clean = child_exit == 0 && pg->summary_seen && pg->aborted_clients == 0 &&
+                     !pg->run_aborted && !l->signal;
+        if (clean) {
+            complete = true;
+            exit_code = BENCH_EXIT_OK;
+        } else if (child_exit == 1 && !pg->summary_seen) {
+            bool conn_err = false;
+            for (size_t i = 0; i < pg->nerrors; i++)
+                if (strstr(pg->errors[i], "connection to server"))
+                    conn_err = true;
+            exit_code = conn_err ? BENCH_EXIT_UNREACHABLE
+                                 : (l->signal ? BENCH_EXIT_PARTIAL : BENCH_EXIT_USAGE);
+        } else {
+            exit_code = BENCH_EXIT_PARTIAL;
+        }
+    } else {
+        exit_code = BENCH_EXIT_PARTIAL; /* signalled before the start */
+    }
+
+    struct bench_result_meta m = {
+        .kind = kind,
+        .worker = runner_worker_index(),
+        .start_time = start,
+        .end_time = runner_now(),
+        .exit_code = exit_code,
+        .child_exit = child_exit,
+        .complete = complete,
+    };
+    r = bench_result_new(&m);
+    if (!r)
+        abort();
+    if (bench_result_add_pgbench(r, pg, bench_hist_count(tl->hist) ? tl->hist : NULL, &ro))
+        abort();
+    if (l->spawn_error) {
+        snprintf(msg, sizeof(msg), "cannot start %s: %s", ro.pgbench_path,
+                 uv_strerror(l->spawn_error));
+        bench_result_add_error(r, msg);
+    }
+    if (l->signal) {
+        snprintf(msg, sizeof(msg), "terminated by signal %d (%s)%s", l->signal,
+                 l->signal == SIGTERM ? "SIGTERM" : l->signal == SIGINT ? "SIGINT" : "signal",
+                 l->child_started ? "; forwarded to pgbench, partial results" : " before start");
+        bench_result_add_error(r, msg);
+    }
+    if (l->child_started && !pg->summary_seen && !l->signal && exit_code != BENCH_EXIT_OK &&
+        pg->nerrors == 0) {
+        snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary",
+                 child_exit);
+        bench_result_add_error(r, msg);
+    }
+    if (replica_waited && !rw.caught_up) {
+        snprintf(msg, sizeof(msg), "warning: replication %s", rw.message);
+        bench_result_add_error(r, msg);
+    }
+
+    /* diagnostics */
+    if (wait_events) {
+        cJSON *we = pg_wait_tally_to_json(&l->waits);
+        if (!we)
+            abort();
+        cJSON_AddStringToObject(we, "applicationName", app);
+        cJSON_AddNumberToObject(we, "skippedTicks", l->diag_skipped);
+        if (l->diag_error[0])
+            cJSON_AddStringToObject(we, "error", l->diag_error);
+        cJSON_AddStringToObject(we, "cpuMeans",
+                                "state active with no wait event; Client:ClientRead is idle "
+                                "time waiting for pgbench");
+        bench_result_set_diagnostic(r, "waitEvents", we);
+    }
+    if (have_si && server_settings)
+        bench_result_set_diagnostic(r, "server", pg_server_info_to_json(si));
+    if (have_si) {
+        cJSON *ds = bench_check_dataset(si->database_bytes, si->shared_buffers_bytes);
+        if (ds)
+            bench_result_set_diagnostic(r, "dataset", ds);
+    }
+    if (!isnan(pg->latency_avg_ms) && pg->latency_avg_ms > 0 && !isnan(pg->tps)) {
+        int clients = pg->clients > 0 ? pg->clients : ro.clients;
+        cJSON *ll = bench_check_littles_law(clients, pg->latency_avg_ms, pg->tps, ro.rate > 0);
+        if (ll)
+            bench_result_set_diagnostic(r, "littlesLaw", ll);
+    }
+    if (replica_lag)
+        bench_result_set_diagnostic(r, "replica", lag_json(&rw, replica_waited, l->lag));
+
+    /* close the diagnostics connection and the loop before printing: nothing may follow the
+     * result line */
+    PQfinish(conn);
+    conn = NULL;
+    runner_emit(r);
+
+out:
+    if (logdir[0])
+        remove_dir(logdir);
+    if (l) {
+        bench_pgbench_result_free(l->pg);
+        free(l->lag);
+        uv_loop_close(l->loop);
+        free(l);
+    }
+    if (conn)
+        PQfinish(conn);
+    cJSON_Delete(r);
+    bench_txlog_free(tl);
+    bench_argv_free(&av);
+    for (size_t i = 0; i < nscripts; i++)
+        free(script_names[i]);
+    free(builtin_name);
+    free(si);
+    free(app);
+    free(diag_app);
+    return exit_code;
+#undef USAGE_FAIL
+}

@@ -1,0 +1,47 @@
+/* Shared pieces of the pgbench-runner program: environment helpers, output of the result
+ * (stdout last line, stderr summary, termination log) and the subcommands. */
+#ifndef PGBO_RUNNER_RUNNER_H
+#define PGBO_RUNNER_RUNNER_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pkg/bench/result.h"
+#include "pkg/pg/pg_conn.h"
+
+/* Connection flags shared by the subcommands that talk to PostgreSQL. They are exported into
+ * the environment (PGHOST, ...) so that libpq in this process and the pgbench child agree. */
+struct runner_conn_flags {
+    const char *host, *port, *dbname, *user, *sslmode, *sslrootcert;
+};
+void runner_conn_apply_env(const struct runner_conn_flags *f);
+
+/* JOB_COMPLETION_INDEX, or -1 when unset/invalid. */
+int runner_worker_index(void);
+/* Unix time now (fractional seconds). */
+double runner_now(void);
+/* Where the compact summary goes: BENCH_TERMINATION_LOG, else SIM_TERMINATION_MESSAGE_PATH,
+ * else /dev/termination-log when it exists and is writable; NULL when none. */
+const char *runner_termination_path(void);
+
+/* Writes the human summary to stderr, the compact summary to the termination log and then the
+ * result as one line on stdout (always the last thing printed). Frees nothing. */
+void runner_emit(const cJSON *result);
+
+/* A result for a run that could not start: kind, exit code and one error message. Emits it and
+ * returns exit_code. */
+int runner_fail(const char *kind, int exit_code, double start_time, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A connection failure as an error line: "cannot connect to host:port/db (refused): message". */
+void runner_conn_error_text(const struct pg_error *err, char *dst, size_t n);
+
+/* Reads all of stdin (up to cap bytes). Returns 0 or a negative errno. */
+int runner_read_stdin(size_t cap, char **out, size_t *len);
+
+int runner_cmd_pgbench_init(int argc, char **argv);
+int runner_cmd_pgbench_run(int argc, char **argv);
+int runner_cmd_fio(int argc, char **argv);
+
+#endif

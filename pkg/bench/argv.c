@@ -1,0 +1,105 @@
+/* Argument vectors for child processes. */
+#include "pkg/bench/argv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int argv_take(struct bench_argv *a, char *s)
+{
+    if (a->argc + 2 > a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 16;
+        char **p = realloc(a->argv, cap * sizeof(*p));
+        if (!p) {
+            free(s);
+            return -ENOMEM;
+        }
+        a->argv = p;
+        a->cap = cap;
+    }
+    a->argv[a->argc++] = s;
+    a->argv[a->argc] = NULL;
+    return 0;
+}
+
+int bench_argv_push(struct bench_argv *a, const char *s)
+{
+    char *copy = strdup(s);
+    if (!copy)
+        return -ENOMEM;
+    return argv_take(a, copy);
+}
+
+int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -ENOMEM;
+    return argv_take(a, s);
+}
+
+void bench_argv_free(struct bench_argv *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->argc; i++)
+        free(a->argv[i]);
+    free(a->argv);
+    a->argv = NULL;
+    a->argc = 0;
+    a->cap = 0;
+}
+
+static int needs_quote(const char *s)
+{
+    if (!*s)
+        return 1;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (!(c == '-' || c == '_' || c == '.' || c == '/' || c == '=' || c == '@' || c == ':' ||
+              c == ',' || c == '+' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+              (c >= 'A' && c <= 'Z')))
+            return 1;
+    }
+    return 0;
+}
+
+char *bench_argv_join(const struct bench_argv *a)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < a->argc; i++)
+        len += strlen(a->argv[i]) * 4 + 3;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    char *p = out;
+    for (size_t i = 0; i < a->argc; i++) {
+        const char *s = a->argv[i];
+        if (i)
+            *p++ = ' ';
+        if (!needs_quote(s)) {
+            size_t n = strlen(s);
+            memcpy(p, s, n);
+            p += n;
+            continue;
+        }
+        *p++ = '\'';
+        for (; *s; s++) {
+            if (*s == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *s;
+            }
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return out;
+}

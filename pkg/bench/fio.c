@@ -1,0 +1,463 @@
+/* fio command lines and the fio 3.x JSON parser. */
+#include "pkg/bench/fio.h"
+#include "pkg/bench/text.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIO_MAX_INPUT (64u << 20)
+#define FIO_MAX_JOBS 64
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+                                                      ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+static const char *const zeroing[] = {"gtod_reduce", "disable_lat", "disable_clat",
+                                      "disable_slat", "disable_bw_measurement", "disable_bw"};
+
+bool bench_fio_option_zeroes_latency(const char *name)
+{
+    if (!name)
+        return false;
+    while (*name == '-')
+        name++;
+    size_t n = strcspn(name, "=");
+    for (size_t i = 0; i < sizeof(zeroing) / sizeof(zeroing[0]); i++)
+        if (strlen(zeroing[i]) == n && !strncmp(zeroing[i], name, n))
+            return true;
+    return false;
+}
+
+/* allowed passthrough options; value syntax checked by safe_value */
+static const char *const fio_allowed[] = {
+    "ramp_time", "randrepeat", "norandommap", "refill_buffers", "buffer_compress_percentage",
+    "rwmixread", "rwmixwrite", "rate_iops", "rate", "thinktime", "invalidate", "end_fsync",
+    "nrfiles", "fallocate", "random_distribution", "percentile_list", "file_service_type",
+    "iodepth_batch_submit", "iodepth_batch_complete_min", "sync", "create_on_open",
+    "random_generator", "lat_percentiles", "clat_percentiles", "overwrite", "fsync_on_close",
+    "zero_buffers", "scramble_buffers", "unlink", "loops", "offset", "startdelay",
+};
+
+static int safe_value(const char *v)
+{
+    if (!*v || strlen(v) > 256)
+        return 0;
+    for (; *v; v++)
+        if (!(isalnum((unsigned char)*v) || strchr("_.:%,-", *v)))
+            return 0;
+    return 1;
+}
+
+int bench_fio_check_extra(const char *arg, char *err, size_t errlen)
+{
+    if (!arg || strncmp(arg, "--", 2) != 0)
+        return fail(err, errlen, "fio extra args: '%.64s' must be --name=value", arg ? arg : "");
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    if (!eq)
+        return fail(err, errlen, "fio extra args: '%.64s' must be --name=value", arg);
+    size_t n = (size_t)(eq - name);
+    char opt[64];
+    if (n == 0 || n >= sizeof(opt))
+        return fail(err, errlen, "fio extra args: invalid option '%.64s'", arg);
+    memcpy(opt, name, n);
+    opt[n] = '\0';
+    if (bench_fio_option_zeroes_latency(opt))
+        return fail(err, errlen, "fio option %s is refused: it disables latency measurement",
+                    opt);
+    if ((!strcmp(opt, "lat_percentiles") || !strcmp(opt, "clat_percentiles")) &&
+        strcmp(eq + 1, "1") != 0)
+        return fail(err, errlen, "fio option %s=%.16s is refused: percentiles are required", opt,
+                    eq + 1);
+    int ok = 0;
+    for (size_t i = 0; i < sizeof(fio_allowed) / sizeof(fio_allowed[0]); i++)
+        if (!strcmp(fio_allowed[i], opt))
+            ok = 1;
+    if (!ok)
+        return fail(err, errlen, "fio option %s is not in the passthrough allow-list", opt);
+    if (!safe_value(eq + 1))
+        return fail(err, errlen, "fio option %s: invalid value", opt);
+    return 0;
+}
+
+static int valid_size(const char *s)
+{
+    /* digits with optional k/m/g/t suffix and optional i/b: 8k, 1G, 4KiB, 1048576 */
+    if (!s || !isdigit((unsigned char)*s))
+        return 0;
+    while (isdigit((unsigned char)*s))
+        s++;
+    if (*s && strchr("kKmMgGtT", *s)) {
+        s++;
+        if (*s == 'i')
+            s++;
+        if (*s == 'b' || *s == 'B')
+            s++;
+    }
+    return *s == '\0';
+}
+
+static int valid_name(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 63)
+        return 0;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+static int one_of(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(s, *list))
+            return 1;
+    return 0;
+}
+
+int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err,
+                   size_t errlen)
+{
+    static const char *const rws[] = {"read", "write", "randread", "randwrite", "rw", "randrw",
+                                      "readwrite", NULL};
+    static const char *const engines[] = {"libaio", "io_uring", "psync", "sync", "posixaio",
+                                          "pvsync", "pvsync2", NULL};
+    struct bench_argv a = BENCH_ARGV_INIT;
+    int rc;
+    if (!o->directory || o->directory[0] != '/' || strchr(o->directory, ':') ||
+        strlen(o->directory) > 1024)
+        return fail(err, errlen, "fio directory must be an absolute path without ':'");
+    for (const char *c = o->directory; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return fail(err, errlen, "fio directory has control characters");
+    if (o->njobs < 1 || o->njobs > FIO_MAX_JOBS)
+        return fail(err, errlen, "fio needs 1..%d jobs", FIO_MAX_JOBS);
+    for (size_t i = 0; i < o->njobs; i++) {
+        const struct bench_fio_job_opts *j = &o->jobs[i];
+        if (!valid_name(j->name))
+            return fail(err, errlen, "fio job %zu: name must match [A-Za-z0-9_.-]{1,63}", i);
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(o->jobs[k].name, j->name))
+                return fail(err, errlen, "fio job %zu: duplicate name %s", i, j->name);
+        if (j->rw && !one_of(j->rw, rws))
+            return fail(err, errlen, "fio job %s: rw must be read|write|randread|randwrite|rw|randrw",
+                        j->name);
+        if (j->bs && !valid_size(j->bs))
+            return fail(err, errlen, "fio job %s: invalid bs '%.32s'", j->name, j->bs);
+        if (!j->size || !valid_size(j->size))
+            return fail(err, errlen, "fio job %s: size is required (e.g. 1G)", j->name);
+        if (j->iodepth < 0 || j->iodepth > 65536)
+            return fail(err, errlen, "fio job %s: iodepth must be 1..65536", j->name);
+        if (j->numjobs < 0 || j->numjobs > 1024)
+            return fail(err, errlen, "fio job %s: numjobs must be 1..1024", j->name);
+        if (j->runtime_s < 0)
+            return fail(err, errlen, "fio job %s: runtime must be >= 0", j->name);
+        if (j->ioengine && !one_of(j->ioengine, engines))
+            return fail(err, errlen,
+                        "fio job %s: ioengine must be libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2",
+                        j->name);
+        if (j->fsync < 0 || j->fdatasync < 0)
+            return fail(err, errlen, "fio job %s: fsync/fdatasync must be >= 0", j->name);
+        if (j->fsync > 0 && j->fdatasync > 0)
+            return fail(err, errlen, "fio job %s: fsync and fdatasync are exclusive", j->name);
+    }
+    for (size_t i = 0; i < o->nextra; i++) {
+        rc = bench_fio_check_extra(o->extra_args[i], err, errlen);
+        if (rc)
+            return rc;
+    }
+    rc = bench_argv_push(&a, o->fio_path ? o->fio_path : "fio");
+    if (!rc)
+        rc = bench_argv_push(&a, "--output-format=json");
+    if (!rc)
+        rc = bench_argv_pushf(&a, "--directory=%s", o->directory);
+    if (!rc)
+        rc = bench_argv_push(&a, "--group_reporting");
+    for (size_t i = 0; !rc && i < o->nextra; i++)
+        rc = bench_argv_push(&a, o->extra_args[i]);
+    for (size_t i = 0; !rc && i < o->njobs; i++) {
+        const struct bench_fio_job_opts *j = &o->jobs[i];
+        rc = bench_argv_pushf(&a, "--name=%s", j->name);
+        if (!rc)
+            rc = bench_argv_push(&a, "--stonewall");
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--rw=%s", j->rw ? j->rw : "randrw");
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--bs=%s", j->bs ? j->bs : "4k");
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--iodepth=%d", j->iodepth > 0 ? j->iodepth : 1);
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--numjobs=%d", j->numjobs > 0 ? j->numjobs : 1);
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--size=%s", j->size);
+        if (!rc && j->runtime_s > 0) {
+            rc = bench_argv_pushf(&a, "--runtime=%d", j->runtime_s);
+            if (!rc)
+                rc = bench_argv_push(&a, "--time_based");
+        }
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--direct=%d", j->direct ? 1 : 0);
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--ioengine=%s", j->ioengine ? j->ioengine : "psync");
+        if (!rc && j->fsync > 0)
+            rc = bench_argv_pushf(&a, "--fsync=%d", j->fsync);
+        if (!rc && j->fdatasync > 0)
+            rc = bench_argv_pushf(&a, "--fdatasync=%d", j->fdatasync);
+    }
+    if (rc) {
+        bench_argv_free(&a);
+        fail(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    *out = a;
+    return 0;
+}
+
+/* ---- JSON parser ---- */
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static uint64_t unum(const cJSON *o, const char *key)
+{
+    double d = num(o, key);
+    return d >= 0 && d < 1.8e19 ? (uint64_t)d : 0;
+}
+
+static double pct(const cJSON *percentile, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(percentile, key);
+    return cJSON_IsNumber(v) ? v->valuedouble / 1000.0 : NAN;
+}
+
+static void parse_lat(const cJSON *o, struct bench_fio_lat *l)
+{
+    l->present = false;
+    l->min_us = l->max_us = l->mean_us = l->stddev_us = NAN;
+    l->p50_us = l->p90_us = l->p95_us = l->p99_us = l->p999_us = NAN;
+    l->samples = 0;
+    if (!cJSON_IsObject(o))
+        return;
+    l->samples = unum(o, "N");
+    l->present = l->samples > 0;
+    l->min_us = num(o, "min") / 1000.0;
+    l->max_us = num(o, "max") / 1000.0;
+    l->mean_us = num(o, "mean") / 1000.0;
+    l->stddev_us = num(o, "stddev") / 1000.0;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "percentile");
+    if (cJSON_IsObject(p)) {
+        l->p50_us = pct(p, "50.000000");
+        l->p90_us = pct(p, "90.000000");
+        l->p95_us = pct(p, "95.000000");
+        l->p99_us = pct(p, "99.000000");
+        l->p999_us = pct(p, "99.900000");
+    }
+}
+
+static void parse_dir(const cJSON *o, struct bench_fio_dir *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->iops = d->bw_kibs = d->runtime_ms = NAN;
+    parse_lat(NULL, &d->clat);
+    parse_lat(NULL, &d->lat);
+    parse_lat(NULL, &d->slat);
+    if (!cJSON_IsObject(o))
+        return;
+    d->iops = num(o, "iops");
+    d->bw_kibs = num(o, "bw");
+    d->io_kbytes = unum(o, "io_kbytes");
+    d->total_ios = unum(o, "total_ios");
+    d->runtime_ms = num(o, "runtime");
+    d->present = d->total_ios > 0 || d->io_kbytes > 0;
+    parse_lat(cJSON_GetObjectItemCaseSensitive(o, "clat_ns"), &d->clat);
+    parse_lat(cJSON_GetObjectItemCaseSensitive(o, "lat_ns"), &d->lat);
+    parse_lat(cJSON_GetObjectItemCaseSensitive(o, "slat_ns"), &d->slat);
+}
+
+int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out, char *err,
+                    size_t errlen)
+{
+    if (len > FIO_MAX_INPUT)
+        return fail(err, errlen, "fio output larger than %u bytes", FIO_MAX_INPUT);
+    /* skip leading non-JSON lines */
+    size_t off = 0;
+    while (off < len && text[off] != '{') {
+        const char *nl = memchr(text + off, '\n', len - off);
+        if (!nl)
+            return fail(err, errlen, "no JSON object in fio output");
+        off = (size_t)(nl - text) + 1;
+    }
+    if (off >= len)
+        return fail(err, errlen, "no JSON object in fio output");
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text + off, len - off, &end, 0);
+    if (!root)
+        return fail(err, errlen, "fio output is not valid JSON");
+    struct bench_fio_result *r = NULL;
+    int rc = 0;
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(root, "jobs");
+    if (!cJSON_IsObject(root) || !cJSON_IsArray(jobs)) {
+        rc = fail(err, errlen, "fio JSON has no jobs array");
+        goto out;
+    }
+    r = calloc(1, sizeof(*r));
+    if (!r) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "fio version");
+    if (cJSON_IsString(ver))
+        bench__copy_clean(r->version, sizeof(r->version), ver->valuestring,
+                          strlen(ver->valuestring));
+    double ts = num(root, "timestamp");
+    r->timestamp = ts >= 0 && ts < 1e15 ? (int64_t)ts : -1;
+    int n = cJSON_GetArraySize(jobs);
+    if (n > 4096) {
+        rc = fail(err, errlen, "fio JSON has too many jobs");
+        goto out;
+    }
+    if (n > 0) {
+        r->jobs = calloc((size_t)n, sizeof(*r->jobs));
+        if (!r->jobs) {
+            rc = -ENOMEM;
+            goto out;
+        }
+    }
+    const cJSON *job;
+    cJSON_ArrayForEach(job, jobs)
+    {
+        if (!cJSON_IsObject(job))
+            continue;
+        struct bench_fio_job_result *j = &r->jobs[r->njobs++];
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "jobname");
+        if (cJSON_IsString(name))
+            bench__copy_clean(j->name, sizeof(j->name), name->valuestring,
+                              strlen(name->valuestring));
+        double e = num(job, "error");
+        j->error = e >= INT32_MIN && e <= INT32_MAX ? (int)e : 0;
+        parse_dir(cJSON_GetObjectItemCaseSensitive(job, "read"), &j->read);
+        parse_dir(cJSON_GetObjectItemCaseSensitive(job, "write"), &j->write);
+        parse_dir(cJSON_GetObjectItemCaseSensitive(job, "trim"), &j->trim);
+        const cJSON *sync = cJSON_GetObjectItemCaseSensitive(job, "sync");
+        parse_lat(cJSON_GetObjectItemCaseSensitive(sync, "lat_ns"), &j->sync);
+        /* fio 3.x leaves sync.total_ios at 0; the latency sample count is the real number */
+        j->sync_total_ios = unum(sync, "total_ios");
+        if (j->sync.samples > j->sync_total_ios)
+            j->sync_total_ios = j->sync.samples;
+    }
+out:
+    cJSON_Delete(root);
+    if (rc) {
+        bench_fio_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void bench_fio_result_free(struct bench_fio_result *r)
+{
+    if (!r)
+        return;
+    free(r->jobs);
+    free(r);
+}
+
+/* NAN -> null */
+static cJSON *add_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        return cJSON_AddNumberToObject(o, key, v);
+    return cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *lat_json(const struct bench_fio_lat *l)
+{
+    if (!l->present)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (!add_num(o, "min", l->min_us) || !add_num(o, "max", l->max_us) ||
+        !add_num(o, "mean", l->mean_us) || !add_num(o, "stddev", l->stddev_us) ||
+        !add_num(o, "p50", l->p50_us) || !add_num(o, "p90", l->p90_us) ||
+        !add_num(o, "p95", l->p95_us) || !add_num(o, "p99", l->p99_us) ||
+        !add_num(o, "p99.9", l->p999_us) ||
+        !cJSON_AddNumberToObject(o, "samples", (double)l->samples)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int add_child(cJSON *o, const char *key, cJSON *child)
+{
+    if (!child)
+        return -ENOMEM;
+    cJSON_AddItemToObject(o, key, child);
+    return 0;
+}
+
+static cJSON *dir_json(const struct bench_fio_dir *d)
+{
+    if (!d->present)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (!add_num(o, "iops", d->iops) || !add_num(o, "bwKiBs", d->bw_kibs) ||
+        !cJSON_AddNumberToObject(o, "ioKiB", (double)d->io_kbytes) ||
+        !cJSON_AddNumberToObject(o, "totalIos", (double)d->total_ios) ||
+        !add_num(o, "runtimeMs", d->runtime_ms) || add_child(o, "clatUs", lat_json(&d->clat)) ||
+        add_child(o, "latUs", lat_json(&d->lat))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (!cJSON_AddStringToObject(o, "version", r->version))
+        goto fail;
+    cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
+    if (!jobs)
+        goto fail;
+    for (size_t i = 0; i < r->njobs; i++) {
+        const struct bench_fio_job_result *j = &r->jobs[i];
+        cJSON *jo = cJSON_CreateObject();
+        if (!jo)
+            goto fail;
+        cJSON_AddItemToArray(jobs, jo);
+        if (!cJSON_AddStringToObject(jo, "name", j->name) ||
+            !cJSON_AddNumberToObject(jo, "error", j->error) ||
+            add_child(jo, "read", dir_json(&j->read)) ||
+            add_child(jo, "write", dir_json(&j->write)) ||
+            add_child(jo, "sync", lat_json(&j->sync)))
+            goto fail;
+    }
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}

@@ -1,0 +1,225 @@
+/* HDR-style latency histogram (see histogram.h for the bucket layout). */
+#include "pkg/bench/histogram.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bench_hist_init(struct bench_hist *h) { memset(h, 0, sizeof(*h)); }
+
+struct bench_hist *bench_hist_new(void) { return calloc(1, sizeof(struct bench_hist)); }
+
+void bench_hist_free(struct bench_hist *h) { free(h); }
+
+static int floor_log2(uint64_t v) { return 63 - __builtin_clzll(v); }
+
+int bench_hist_index(int64_t v)
+{
+    if (v < 0)
+        v = 0;
+    if (v > BENCH_HIST_MAX_VALUE)
+        v = BENCH_HIST_MAX_VALUE;
+    if (v < BENCH_HIST_SUB_COUNT)
+        return (int)v;
+    int e = floor_log2((uint64_t)v);
+    int shift = e - BENCH_HIST_SUB_BITS;
+    int sub = (int)((uint64_t)v >> shift) - BENCH_HIST_SUB_COUNT;
+    return BENCH_HIST_SUB_COUNT + shift * BENCH_HIST_SUB_COUNT + sub;
+}
+
+int64_t bench_hist_bucket_low(int index)
+{
+    if (index < BENCH_HIST_SUB_COUNT)
+        return index < 0 ? 0 : index;
+    int shift = (index - BENCH_HIST_SUB_COUNT) / BENCH_HIST_SUB_COUNT;
+    int sub = (index - BENCH_HIST_SUB_COUNT) % BENCH_HIST_SUB_COUNT;
+    return (int64_t)(BENCH_HIST_SUB_COUNT + sub) << shift;
+}
+
+int64_t bench_hist_bucket_high(int index)
+{
+    if (index < BENCH_HIST_SUB_COUNT)
+        return index < 0 ? 0 : index;
+    int shift = (index - BENCH_HIST_SUB_COUNT) / BENCH_HIST_SUB_COUNT;
+    return bench_hist_bucket_low(index) + ((int64_t)1 << shift) - 1;
+}
+
+void bench_hist_add_n(struct bench_hist *h, int64_t v, uint64_t n)
+{
+    if (n == 0)
+        return;
+    if (v < 0 || v > BENCH_HIST_MAX_VALUE) {
+        h->clamped += n;
+        v = v < 0 ? 0 : BENCH_HIST_MAX_VALUE;
+    }
+    h->counts[bench_hist_index(v)] += n;
+    if (h->count == 0 || v < h->min)
+        h->min = v;
+    if (h->count == 0 || v > h->max)
+        h->max = v;
+    h->count += n;
+    h->sum += (double)v * (double)n;
+}
+
+void bench_hist_add(struct bench_hist *h, int64_t v) { bench_hist_add_n(h, v, 1); }
+
+void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src)
+{
+    if (src->count == 0)
+        return;
+    for (int i = 0; i < BENCH_HIST_BUCKETS; i++)
+        dst->counts[i] += src->counts[i];
+    if (dst->count == 0 || src->min < dst->min)
+        dst->min = src->min;
+    if (dst->count == 0 || src->max > dst->max)
+        dst->max = src->max;
+    dst->count += src->count;
+    dst->clamped += src->clamped;
+    dst->sum += src->sum;
+}
+
+int64_t bench_hist_percentile(const struct bench_hist *h, double pct)
+{
+    if (h->count == 0)
+        return 0;
+    if (!(pct > 0))
+        return h->min;
+    if (pct >= 100)
+        return h->max;
+    double r = ceil(pct / 100.0 * (double)h->count);
+    uint64_t rank = r < 1 ? 1 : (uint64_t)r;
+    if (rank > h->count)
+        rank = h->count;
+    uint64_t cum = 0;
+    for (int i = 0; i < BENCH_HIST_BUCKETS; i++) {
+        cum += h->counts[i];
+        if (cum >= rank) {
+            int64_t lo = bench_hist_bucket_low(i), hi = bench_hist_bucket_high(i);
+            int64_t mid = lo + (hi - lo) / 2;
+            if (mid < h->min)
+                mid = h->min;
+            if (mid > h->max)
+                mid = h->max;
+            return mid;
+        }
+    }
+    return h->max;
+}
+
+uint64_t bench_hist_count(const struct bench_hist *h) { return h->count; }
+int64_t bench_hist_min(const struct bench_hist *h) { return h->count ? h->min : 0; }
+int64_t bench_hist_max(const struct bench_hist *h) { return h->count ? h->max : 0; }
+double bench_hist_mean(const struct bench_hist *h)
+{
+    return h->count ? h->sum / (double)h->count : 0.0;
+}
+
+cJSON *bench_hist_to_json(const struct bench_hist *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *buckets = NULL;
+    if (!o)
+        return NULL;
+    if (!cJSON_AddStringToObject(o, "unit", "us") ||
+        !cJSON_AddNumberToObject(o, "subBucketBits", BENCH_HIST_SUB_BITS))
+        goto fail;
+    buckets = cJSON_AddArrayToObject(o, "buckets");
+    if (!buckets)
+        goto fail;
+    for (int i = 0; i < BENCH_HIST_BUCKETS; i++) {
+        if (!h->counts[i])
+            continue;
+        cJSON *pair = cJSON_CreateArray();
+        if (!pair)
+            goto fail;
+        cJSON_AddItemToArray(buckets, pair);
+        cJSON *a = cJSON_CreateNumber(i), *b = cJSON_CreateNumber((double)h->counts[i]);
+        if (!a || !b) {
+            cJSON_Delete(a);
+            cJSON_Delete(b);
+            goto fail;
+        }
+        cJSON_AddItemToArray(pair, a);
+        cJSON_AddItemToArray(pair, b);
+    }
+    if (!cJSON_AddNumberToObject(o, "count", (double)h->count) ||
+        !cJSON_AddNumberToObject(o, "min", (double)bench_hist_min(h)) ||
+        !cJSON_AddNumberToObject(o, "max", (double)bench_hist_max(h)) ||
+        !cJSON_AddNumberToObject(o, "sum", h->sum) ||
+        !cJSON_AddNumberToObject(o, "clamped", (double)h->clamped))
+        goto fail;
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static int json_u64(const cJSON *o, const char *key, uint64_t *out, int required)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        *out = 0;
+        return required ? -EINVAL : 0;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1.8e19 ||
+        v->valuedouble != floor(v->valuedouble))
+        return -EINVAL;
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
+int bench_hist_from_json(struct bench_hist *h, const cJSON *json)
+{
+    bench_hist_init(h);
+    if (!cJSON_IsObject(json))
+        return -EINVAL;
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(json, "unit");
+    const cJSON *bits = cJSON_GetObjectItemCaseSensitive(json, "subBucketBits");
+    const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(json, "buckets");
+    if (!cJSON_IsString(unit) || strcmp(unit->valuestring, "us") != 0 || !cJSON_IsNumber(bits) ||
+        bits->valuedouble != BENCH_HIST_SUB_BITS || !cJSON_IsArray(buckets))
+        goto bad;
+    uint64_t count, min, max, clamped;
+    if (json_u64(json, "count", &count, 1) || json_u64(json, "min", &min, 0) ||
+        json_u64(json, "max", &max, 0) || json_u64(json, "clamped", &clamped, 0))
+        goto bad;
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(json, "sum");
+    if (sum && (!cJSON_IsNumber(sum) || !(sum->valuedouble >= 0)))
+        goto bad;
+    uint64_t total = 0;
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, buckets)
+    {
+        if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
+            goto bad;
+        const cJSON *i = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+        if (!cJSON_IsNumber(i) || !cJSON_IsNumber(c) || i->valuedouble < 0 ||
+            i->valuedouble >= BENCH_HIST_BUCKETS || i->valuedouble != floor(i->valuedouble) ||
+            c->valuedouble < 0 || c->valuedouble > 1.8e19 ||
+            c->valuedouble != floor(c->valuedouble))
+            goto bad;
+        uint64_t n = (uint64_t)c->valuedouble;
+        h->counts[(int)i->valuedouble] += n;
+        total += n;
+    }
+    if (total != count || min > max || max > (uint64_t)BENCH_HIST_MAX_VALUE)
+        goto bad;
+    h->count = count;
+    h->clamped = clamped;
+    h->min = count ? (int64_t)min : 0;
+    h->max = count ? (int64_t)max : 0;
+    if (sum)
+        h->sum = sum->valuedouble;
+    else {
+        /* Older writers without "sum": estimate from bucket midpoints. */
+        for (int i = 0; i < BENCH_HIST_BUCKETS; i++)
+            if (h->counts[i])
+                h->sum += (double)h->counts[i] *
+                          (double)(bench_hist_bucket_low(i) + bench_hist_bucket_high(i)) / 2.0;
+    }
+    return 0;
+bad:
+    bench_hist_init(h);
+    return -EINVAL;
+}

@@ -1,0 +1,480 @@
+/* pgbench command lines: options checked one by one, then combinations, with messages naming
+ * the flags. */
+#include "pkg/bench/pgbench.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARG_LEN 1024
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+                                                      ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+int bench_protocol_parse(const char *s, enum bench_protocol *out)
+{
+    if (!s)
+        return -EINVAL;
+    if (!strcmp(s, "simple"))
+        *out = BENCH_PROTOCOL_SIMPLE;
+    else if (!strcmp(s, "extended"))
+        *out = BENCH_PROTOCOL_EXTENDED;
+    else if (!strcmp(s, "prepared"))
+        *out = BENCH_PROTOCOL_PREPARED;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+const char *bench_protocol_name(enum bench_protocol p)
+{
+    switch (p) {
+    case BENCH_PROTOCOL_EXTENDED:
+        return "extended";
+    case BENCH_PROTOCOL_PREPARED:
+        return "prepared";
+    default:
+        return "simple";
+    }
+}
+
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -EINVAL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int bench_weighted_parse(const char *s, char **name_out, int *weight_out)
+{
+    if (!s || !*s)
+        return -EINVAL;
+    const char *at = strrchr(s, '@');
+    size_t n = at ? (size_t)(at - s) : strlen(s);
+    int weight = 1;
+    if (n == 0)
+        return -EINVAL;
+    if (at) {
+        long long w;
+        if (parse_int(at + 1, 0, INT_MAX, &w))
+            return -EINVAL;
+        weight = (int)w;
+    }
+    char *name = strndup(s, n);
+    if (!name)
+        return -ENOMEM;
+    *name_out = name;
+    *weight_out = weight;
+    return 0;
+}
+
+static int is_builtin(const char *s)
+{
+    return !strcmp(s, "tpcb-like") || !strcmp(s, "simple-update") || !strcmp(s, "select-only");
+}
+
+/* Printable ASCII/UTF-8, no control characters, bounded. */
+static int safe_text(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++, n++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f || n >= MAX_ARG_LEN)
+            return 0;
+    }
+    return 1;
+}
+
+static int is_ident(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* Appends a flag and its formatted value as two elements. */
+__attribute__((format(printf, 3, 4))) static int push2(struct bench_argv *a, const char *flag,
+                                                       const char *fmt, ...)
+{
+    char *v = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&v, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -ENOMEM;
+    int rc = bench_argv_push(a, flag);
+    if (!rc)
+        rc = bench_argv_push(a, v);
+    free(v);
+    return rc;
+}
+
+static int push_conn(struct bench_argv *a, const char *host, const char *port, const char *user)
+{
+    int rc = 0;
+    if (!rc && host)
+        rc = push2(a, "-h", "%s", host);
+    if (!rc && port)
+        rc = push2(a, "-p", "%s", port);
+    if (!rc && user)
+        rc = push2(a, "-U", "%s", user);
+    return rc;
+}
+
+static int check_conn(const char *host, const char *port, const char *user, const char *dbname,
+                      char *err, size_t errlen)
+{
+    long long p;
+    if (host && (!*host || !safe_text(host) || host[0] == '-'))
+        return fail(err, errlen, "host: invalid value");
+    if (port && parse_int(port, 1, 65535, &p))
+        return fail(err, errlen, "port: must be 1..65535");
+    if (user && (!*user || !safe_text(user) || user[0] == '-'))
+        return fail(err, errlen, "user: invalid value");
+    if (dbname && (!*dbname || !safe_text(dbname) || dbname[0] == '-'))
+        return fail(err, errlen, "dbname: invalid value");
+    return 0;
+}
+
+/* Option table for the passthrough allow-list. */
+enum xval { XV_NONE, XV_DEFINE, XV_SEED, XV_NAME, XV_METHOD, XV_STEPS, XV_FILLFACTOR, XV_SCALE };
+struct xopt {
+    const char *lng;  /* without "--" */
+    char shrt;        /* 0 = none */
+    enum xval val;
+    int init;         /* 1 = init only, 0 = run only */
+};
+static const struct xopt xopts[] = {
+    {"define", 'D', XV_DEFINE, 0},      {"random-seed", 0, XV_SEED, 0},
+    {"vacuum-all", 'v', XV_NONE, 0},    {"verbose-errors", 0, XV_NONE, 0},
+    {"exit-on-abort", 0, XV_NONE, 0},   {"scale", 's', XV_SCALE, 0},
+    {"unlogged-tables", 0, XV_NONE, 1}, {"tablespace", 0, XV_NAME, 1},
+    {"index-tablespace", 0, XV_NAME, 1}, {"partition-method", 0, XV_METHOD, 1},
+    {"init-steps", 'I', XV_STEPS, 1},   {"fillfactor", 'F', XV_FILLFACTOR, 1},
+};
+
+static int check_value(enum xval kind, const char *v)
+{
+    long long n;
+    const char *eq;
+    switch (kind) {
+    case XV_NONE:
+        return v ? -EINVAL : 0;
+    case XV_DEFINE:
+        if (!v || !(eq = strchr(v, '=')) || !is_ident(v, (size_t)(eq - v)) || !safe_text(v))
+            return -EINVAL;
+        return 0;
+    case XV_SEED:
+        if (!v)
+            return -EINVAL;
+        if (!strcmp(v, "time") || !strcmp(v, "rand"))
+            return 0;
+        return parse_int(v, LLONG_MIN, LLONG_MAX, &n);
+    case XV_NAME:
+        return v && is_ident(v, strlen(v)) ? 0 : -EINVAL;
+    case XV_METHOD:
+        return v && (!strcmp(v, "range") || !strcmp(v, "hash")) ? 0 : -EINVAL;
+    case XV_STEPS:
+        if (!v || !*v || strspn(v, "dtgGvpf") != strlen(v) || strlen(v) > 32)
+            return -EINVAL;
+        return 0;
+    case XV_FILLFACTOR:
+        return parse_int(v, 10, 100, &n);
+    case XV_SCALE:
+        return parse_int(v, 1, INT_MAX, &n);
+    }
+    return -EINVAL;
+}
+
+int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, size_t *consumed,
+                              char *err, size_t errlen)
+{
+    if (nargs == 0 || !args[0])
+        return fail(err, errlen, "extra args: missing argument");
+    const char *a = args[0];
+    if (!safe_text(a))
+        return fail(err, errlen, "extra args: argument with control characters or too long");
+    if (a[0] != '-' || a[1] == '\0')
+        return fail(err, errlen, "extra args: '%.64s' is not an option", a);
+    const struct xopt *opt = NULL;
+    const char *val = NULL;
+    int attached = 0;
+    if (a[1] == '-') {
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        for (size_t i = 0; i < sizeof(xopts) / sizeof(xopts[0]); i++)
+            if (strlen(xopts[i].lng) == n && !strncmp(xopts[i].lng, name, n))
+                opt = &xopts[i];
+        if (eq) {
+            val = eq + 1;
+            attached = 1;
+        }
+    } else {
+        if (a[1] != '\0')
+            for (size_t i = 0; i < sizeof(xopts) / sizeof(xopts[0]); i++)
+                if (xopts[i].shrt == a[1])
+                    opt = &xopts[i];
+        if (a[2]) {
+            val = a + 2;
+            attached = 1;
+        }
+    }
+    if (!opt || opt->init != (init ? 1 : 0))
+        return fail(err, errlen,
+                    "extra args: '%.64s' is not allowed for pgbench %s (allowed: %s)", a,
+                    init ? "init" : "run",
+                    init ? "--unlogged-tables --tablespace --index-tablespace "
+                           "--partition-method -I/--init-steps -F/--fillfactor"
+                         : "-D/--define --random-seed -v/--vacuum-all --verbose-errors "
+                           "--exit-on-abort -s/--scale");
+    size_t used = 1;
+    if (opt->val != XV_NONE && !attached) {
+        if (nargs < 2 || !args[1])
+            return fail(err, errlen, "extra args: '%.64s' needs a value", a);
+        val = args[1];
+        if (!safe_text(val))
+            return fail(err, errlen, "extra args: value of '%.64s' has control characters", a);
+        used = 2;
+    }
+    if (check_value(opt->val, val))
+        return fail(err, errlen, "extra args: invalid value for '%.64s'", a);
+    if (consumed)
+        *consumed = used;
+    return 0;
+}
+
+/* Validates and appends extra args in normalised "--long=value" form. */
+static int push_extra(struct bench_argv *out, bool init, const char *const *args, size_t n,
+                      char *err, size_t errlen)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t used;
+        int rc = bench_pgbench_check_extra(init, args + i, n - i, &used, err, errlen);
+        if (rc)
+            return rc;
+        rc = bench_argv_push(out, args[i]);
+        if (!rc && used == 2)
+            rc = bench_argv_push(out, args[i + 1]);
+        if (rc)
+            return rc;
+        i += used;
+    }
+    return 0;
+}
+
+int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_argv *out,
+                           char *err, size_t errlen)
+{
+    int rc;
+    struct bench_argv a = BENCH_ARGV_INIT;
+
+    /* options one by one */
+    if (o->clients < 1)
+        return fail(err, errlen, "clients (-c) must be >= 1");
+    if (o->threads < 1)
+        return fail(err, errlen, "threads (-j) must be >= 1");
+    if (o->duration_s < 0)
+        return fail(err, errlen, "duration (-T) must be >= 1");
+    if (o->transactions < 0)
+        return fail(err, errlen, "transactions (-t) must be >= 1");
+    if (o->builtin && !is_builtin(o->builtin))
+        return fail(err, errlen,
+                    "builtin (-b) must be tpcb-like, simple-update or select-only, not '%.64s'",
+                    o->builtin);
+    if (o->builtin_weight < 0)
+        return fail(err, errlen, "builtin weight must be >= 0");
+    for (size_t i = 0; i < o->nscripts; i++) {
+        const char *p = o->scripts[i].path;
+        if (!p || !*p || strchr(p, '@') || !safe_text(p) || p[0] == '-')
+            return fail(err, errlen, "script %zu (-f): invalid path", i);
+        if (o->scripts[i].weight < 0)
+            return fail(err, errlen, "script %zu (-f): weight must be >= 0", i);
+    }
+    if (o->protocol < BENCH_PROTOCOL_DEFAULT || o->protocol > BENCH_PROTOCOL_PREPARED)
+        return fail(err, errlen, "protocol (-M) must be simple, extended or prepared");
+    if (!(o->rate >= 0) || !isfinite(o->rate))
+        return fail(err, errlen, "rate (-R) must be >= 0");
+    if (!(o->latency_limit_ms >= 0) || !isfinite(o->latency_limit_ms))
+        return fail(err, errlen, "latency limit (-L) must be >= 0");
+    if (o->max_tries < 0)
+        return fail(err, errlen, "--max-tries must be >= 0 (0 = unlimited with -T)");
+    if (o->progress_s < 0)
+        return fail(err, errlen, "progress (-P) must be >= 0");
+    if (o->log_dir && (!*o->log_dir || !safe_text(o->log_dir) || o->log_dir[0] == '-'))
+        return fail(err, errlen, "log directory (-l): invalid path");
+    rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
+    if (rc)
+        return rc;
+
+    /* combinations */
+    if ((o->duration_s > 0) == (o->transactions > 0))
+        return fail(err, errlen, "exactly one of duration (-T) and transactions (-t) is needed");
+    if (o->builtin_weight > 0 && !o->builtin)
+        return fail(err, errlen, "builtin weight given without builtin (-b)");
+    if (o->pgbench_major > 0 && o->pgbench_major < 15 &&
+        (o->max_tries || o->failures_detailed))
+        return fail(err, errlen,
+                    "--max-tries and --failures-detailed need pgbench >= 15 (have %d)",
+                    o->pgbench_major);
+    if (o->progress_s > 0 && o->duration_s > 0 && o->progress_s > o->duration_s)
+        return fail(err, errlen, "progress (-P %d) is longer than duration (-T %d)",
+                    o->progress_s, o->duration_s);
+    if (o->latency_limit_ms > 0 && o->latency_limit_ms < 0.001)
+        return fail(err, errlen, "latency limit (-L) below 1 us");
+
+    int threads = o->threads > o->clients ? o->clients : o->threads;
+
+    rc = bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
+    if (!rc)
+        rc = push_conn(&a, o->host, o->port, o->user);
+    if (!rc)
+        rc = push2(&a, "-c", "%d", o->clients);
+    if (!rc)
+        rc = push2(&a, "-j", "%d", threads);
+    if (!rc && o->duration_s > 0)
+        rc = push2(&a, "-T", "%d", o->duration_s);
+    if (!rc && o->transactions > 0)
+        rc = push2(&a, "-t", "%lld", (long long)o->transactions);
+    if (!rc && (o->builtin || o->nscripts == 0)) {
+        const char *b = o->builtin ? o->builtin : "tpcb-like";
+        if (o->builtin_weight > 0)
+            rc = push2(&a, "-b", "%s@%d", b, o->builtin_weight);
+        else
+            rc = push2(&a, "-b", "%s", b);
+    }
+    for (size_t i = 0; !rc && i < o->nscripts; i++) {
+        if (o->scripts[i].weight > 0)
+            rc = push2(&a, "-f", "%s@%d", o->scripts[i].path, o->scripts[i].weight);
+        else
+            rc = push2(&a, "-f", "%s", o->scripts[i].path);
+    }
+    if (!rc && o->protocol != BENCH_PROTOCOL_DEFAULT)
+        rc = push2(&a, "-M", "%s", bench_protocol_name(o->protocol));
+    if (!rc && o->rate > 0)
+        rc = push2(&a, "-R", "%g", o->rate);
+    if (!rc && o->latency_limit_ms > 0)
+        rc = push2(&a, "-L", "%g", o->latency_limit_ms);
+    if (!rc && o->no_vacuum)
+        rc = bench_argv_push(&a, "-n");
+    if (!rc && o->connect)
+        rc = bench_argv_push(&a, "-C");
+    if (!rc && o->max_tries > 0)
+        rc = bench_argv_pushf(&a, "--max-tries=%d", o->max_tries);
+    if (!rc && o->failures_detailed)
+        rc = bench_argv_push(&a, "--failures-detailed");
+    if (!rc && o->per_statement)
+        rc = bench_argv_push(&a, "-r");
+    if (!rc && o->progress_s > 0)
+        rc = push2(&a, "-P", "%d", o->progress_s);
+    if (!rc && o->log_dir) {
+        rc = bench_argv_push(&a, "-l");
+        if (!rc)
+            rc = bench_argv_pushf(&a, "--log-prefix=%s/%s", o->log_dir,
+                                  BENCH_PGBENCH_LOG_PREFIX);
+    }
+    if (!rc && o->nextra)
+        rc = push_extra(&a, false, o->extra_args, o->nextra, err, errlen);
+    if (!rc && o->dbname)
+        rc = bench_argv_push(&a, o->dbname);
+    if (rc) {
+        bench_argv_free(&a);
+        if (rc == -ENOMEM)
+            fail(err, errlen, "out of memory");
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct bench_argv *out,
+                            char *err, size_t errlen)
+{
+    struct bench_argv a = BENCH_ARGV_INIT;
+    if (o->scale < 1)
+        return fail(err, errlen, "scale (-s) must be >= 1");
+    if (o->partitions < 0)
+        return fail(err, errlen, "partitions must be >= 0");
+    int rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
+    if (rc)
+        return rc;
+    rc = bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
+    if (!rc)
+        rc = push_conn(&a, o->host, o->port, o->user);
+    if (!rc)
+        rc = bench_argv_push(&a, "-i");
+    if (!rc)
+        rc = push2(&a, "-s", "%d", o->scale);
+    if (!rc && o->quiet)
+        rc = bench_argv_push(&a, "-q");
+    if (!rc && o->foreign_keys)
+        rc = bench_argv_push(&a, "--foreign-keys");
+    if (!rc && o->partitions > 0)
+        rc = bench_argv_pushf(&a, "--partitions=%d", o->partitions);
+    if (!rc && o->nextra) {
+        rc = push_extra(&a, true, o->extra_args, o->nextra, err, errlen);
+        /* --partition-method without --partitions is refused by pgbench; say it here */
+        for (size_t i = 0; !rc && i < o->nextra; i++)
+            if (!strncmp(o->extra_args[i], "--partition-method", 18) && o->partitions <= 0)
+                rc = fail(err, errlen, "--partition-method needs partitions > 0");
+    }
+    if (!rc && o->dbname)
+        rc = bench_argv_push(&a, o->dbname);
+    if (rc) {
+        bench_argv_free(&a);
+        if (rc == -ENOMEM)
+            fail(err, errlen, "out of memory");
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+int bench_pgbench_version_major(const char *s)
+{
+    if (!s)
+        return -EINVAL;
+    const char *p = strstr(s, "pgbench");
+    if (!p)
+        return -EINVAL;
+    p += 7;
+    /* "pgbench (PostgreSQL) 15.18 ..." or "pgbench (15.18 (...))" */
+    if (!strncmp(p, " (PostgreSQL) ", 14))
+        p += 14;
+    else if (!strncmp(p, " (", 2))
+        p += 2;
+    else
+        return -EINVAL;
+    if (!isdigit((unsigned char)*p))
+        return -EINVAL;
+    char *end;
+    long major = strtol(p, &end, 10);
+    if (major <= 0 || major > 1000)
+        return -EINVAL;
+    return (int)major;
+}

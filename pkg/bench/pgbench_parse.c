@@ -1,0 +1,654 @@
+/* Parser of pgbench's console output (pgbench 12 to 17), fed line by line.
+ *
+ * The final report is a sequence of "key: value" / "key = value" lines; per-script blocks start
+ * with "SQL script N: name" and continue with " - " lines; statement blocks start with a
+ * "statement latencies in milliseconds[ and failures| , failures and retries]:" header and run
+ * while lines begin with whitespace and a number. Everything else is an error line (collected),
+ * a progress line (timeline) or ignored (counted in lines_unknown). */
+#include "pkg/bench/pgbench.h"
+#include "pkg/bench/text.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ABORTED_IDS 100000
+
+struct linebuf {
+    char *data;
+    size_t len;
+    int truncated;
+};
+
+struct bench_pgbench_parse_state {
+    struct linebuf streams[2];
+    int cur_script;      /* -1 outside a per-script block */
+    int in_statements;   /* inside a statement-latency block */
+    int stmt_columns;    /* 0, 1 (failures) or 2 (failures and retries) */
+    int stmt_script;     /* script index statements belong to */
+    int64_t *aborted_ids; /* sorted distinct client ids of abort lines */
+    size_t naborted_ids;
+};
+
+struct bench_pgbench_result *bench_pgbench_result_new(void)
+{
+    struct bench_pgbench_result *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->priv = calloc(1, sizeof(*r->priv));
+    if (!r->priv) {
+        free(r);
+        return NULL;
+    }
+    r->priv->cur_script = -1;
+    r->scale_factor = -1;
+    r->clients = r->threads = -1;
+    r->max_tries = -1;
+    r->duration_s = -1;
+    r->transactions_per_client = -1;
+    r->transactions = r->transactions_target = -1;
+    r->failed = -1;
+    r->failed_pct = NAN;
+    r->serialization_failures = r->deadlock_failures = -1;
+    r->retried = r->retries = -1;
+    r->skipped = -1;
+    r->above_latency_limit = -1;
+    r->latency_limit_ms = NAN;
+    r->tps = r->tps_including_connect = NAN;
+    r->latency_avg_ms = r->latency_stddev_ms = NAN;
+    r->initial_connection_ms = NAN;
+    r->average_connection_ms = NAN;
+    r->rate_lag_avg_ms = r->rate_lag_stddev_ms = r->rate_lag_max_ms = NAN;
+    return r;
+}
+
+void bench_pgbench_result_free(struct bench_pgbench_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nstatements; i++)
+        free(r->statements[i].command);
+    free(r->statements);
+    for (size_t i = 0; i < r->nscripts; i++)
+        free(r->scripts[i].name);
+    free(r->scripts);
+    for (size_t i = 0; i < r->nerrors; i++)
+        free(r->errors[i]);
+    free(r->errors);
+    free(r->timeline);
+    if (r->priv) {
+        free(r->priv->streams[0].data);
+        free(r->priv->streams[1].data);
+        free(r->priv->aborted_ids);
+        free(r->priv);
+    }
+    free(r);
+}
+
+/* ---- progress lines ---- */
+
+int bench_pgbench_parse_progress(const char *line, size_t len, struct bench_timeline_point *out)
+{
+    char buf[512];
+    if (len >= sizeof(buf))
+        return -EINVAL;
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    const char *p = buf;
+    bench__take(&p, "pgbench: ");
+    if (!bench__take(&p, "progress: "))
+        return -EINVAL;
+    struct bench_timeline_point pt = {0};
+    pt.failed = pt.skipped = pt.retried = pt.retries = -1;
+    pt.lag_ms = NAN;
+    if (bench__double(&p, &pt.t) || !bench__take(&p, " s, ") || bench__double(&p, &pt.tps) ||
+        !bench__take(&p, " tps, lat ") || bench__double(&p, &pt.latency_ms) ||
+        !bench__take(&p, " ms stddev ") || bench__double(&p, &pt.stddev_ms))
+        return -EINVAL;
+    while (*p) {
+        if (!bench__take(&p, ", "))
+            return -EINVAL;
+        if (bench__take(&p, "lag ")) {
+            if (bench__double(&p, &pt.lag_ms) || !bench__take(&p, " ms"))
+                return -EINVAL;
+            continue;
+        }
+        int64_t n;
+        if (bench__int64(&p, &n) || n < 0)
+            return -EINVAL;
+        if (bench__take(&p, " failed"))
+            pt.failed = n;
+        else if (bench__take(&p, " skipped"))
+            pt.skipped = n;
+        else if (bench__take(&p, " retried"))
+            pt.retried = n;
+        else if (bench__take(&p, " retries"))
+            pt.retries = n;
+        else
+            return -EINVAL;
+    }
+    if (!isfinite(pt.t) || !(pt.tps >= 0))
+        return -EINVAL;
+    *out = pt;
+    return 0;
+}
+
+/* ---- list helpers ---- */
+
+static int add_error(struct bench_pgbench_result *r, const char *line, size_t len)
+{
+    if (r->nerrors >= BENCH_PGBENCH_MAX_ERRORS) {
+        r->errors_dropped++;
+        return 0;
+    }
+    if (r->nerrors % 16 == 0) {
+        char **e = realloc(r->errors, (r->nerrors + 16) * sizeof(*e));
+        if (!e)
+            return -ENOMEM;
+        r->errors = e;
+    }
+    char *s = bench__strndup_clean(line, len, BENCH_PGBENCH_MAX_ERROR_LEN);
+    if (!s)
+        return -ENOMEM;
+    r->errors[r->nerrors++] = s;
+    return 0;
+}
+
+static int add_timeline(struct bench_pgbench_result *r, const struct bench_timeline_point *pt)
+{
+    if (r->ntimeline >= BENCH_PGBENCH_MAX_TIMELINE) {
+        r->timeline_dropped++;
+        return 0;
+    }
+    if (r->ntimeline % 64 == 0) {
+        struct bench_timeline_point *t =
+            realloc(r->timeline, (r->ntimeline + 64) * sizeof(*t));
+        if (!t)
+            return -ENOMEM;
+        r->timeline = t;
+    }
+    r->timeline[r->ntimeline++] = *pt;
+    return 0;
+}
+
+static struct bench_pgbench_script_stats *script_at(struct bench_pgbench_result *r, int idx)
+{
+    for (size_t i = 0; i < r->nscripts; i++)
+        if (r->scripts[i].script == idx)
+            return &r->scripts[i];
+    return NULL;
+}
+
+static int add_script(struct bench_pgbench_result *r, int idx, const char *name, size_t n)
+{
+    if (script_at(r, idx) || r->nscripts >= 128)
+        return 0;
+    struct bench_pgbench_script_stats *s = realloc(r->scripts, (r->nscripts + 1) * sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    r->scripts = s;
+    struct bench_pgbench_script_stats *st = &s[r->nscripts];
+    memset(st, 0, sizeof(*st));
+    st->script = idx;
+    st->weight = -1;
+    st->transactions = -1;
+    st->failed = -1;
+    st->tps = st->latency_avg_ms = st->latency_stddev_ms = NAN;
+    st->name = bench__strndup_clean(name, n, 1024);
+    if (!st->name)
+        return -ENOMEM;
+    r->nscripts++;
+    return 0;
+}
+
+/* Records a distinct aborted client id; returns 1 when new. */
+static int note_aborted(struct bench_pgbench_parse_state *st, int64_t id)
+{
+    size_t lo = 0, hi = st->naborted_ids;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (st->aborted_ids[mid] == id)
+            return 0;
+        if (st->aborted_ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (st->naborted_ids >= MAX_ABORTED_IDS)
+        return 1;
+    if (st->naborted_ids % 32 == 0) {
+        int64_t *p = realloc(st->aborted_ids, (st->naborted_ids + 32) * sizeof(*p));
+        if (!p)
+            return 1;
+        st->aborted_ids = p;
+    }
+    memmove(st->aborted_ids + lo + 1, st->aborted_ids + lo,
+            (st->naborted_ids - lo) * sizeof(int64_t));
+    st->aborted_ids[lo] = id;
+    st->naborted_ids++;
+    return 1;
+}
+
+/* "client N ... aborted ..." (all versions) -> client id, else -1. */
+static int64_t aborted_client(const char *p)
+{
+    int64_t id;
+    if (!bench__take(&p, "client ") || bench__int64(&p, &id) || id < 0)
+        return -1;
+    if (!strstr(p, " aborted"))
+        return -1;
+    return id;
+}
+
+/* ---- statement lines ---- */
+
+static int parse_statement(struct bench_pgbench_result *r, const char *p)
+{
+    struct bench_pgbench_parse_state *st = r->priv;
+    struct bench_pgbench_statement s = {0};
+    s.failures = s.retries = -1;
+    s.script = st->stmt_script;
+    bench__skip_spaces(&p);
+    if (bench__double(&p, &s.latency_ms))
+        return -EINVAL;
+    if (st->stmt_columns >= 1) {
+        bench__skip_spaces(&p);
+        if (bench__int64(&p, &s.failures))
+            return -EINVAL;
+    }
+    if (st->stmt_columns >= 2) {
+        bench__skip_spaces(&p);
+        if (bench__int64(&p, &s.retries))
+            return -EINVAL;
+    }
+    if (*p != ' ' && *p != '\t')
+        return -EINVAL;
+    bench__skip_spaces(&p);
+    if (r->nstatements >= BENCH_PGBENCH_MAX_STATEMENTS) {
+        r->statements_dropped++;
+        return 0;
+    }
+    if (r->nstatements % 16 == 0) {
+        struct bench_pgbench_statement *a =
+            realloc(r->statements, (r->nstatements + 16) * sizeof(*a));
+        if (!a)
+            return -ENOMEM;
+        r->statements = a;
+    }
+    s.command = bench__strndup_clean(p, strlen(p), 4096);
+    if (!s.command)
+        return -ENOMEM;
+    r->statements[r->nstatements++] = s;
+    return 0;
+}
+
+static int stmt_header(struct bench_pgbench_parse_state *st, const char *p)
+{
+    if (!bench__take(&p, "statement latencies in milliseconds"))
+        return 0;
+    if (!strcmp(p, ":"))
+        st->stmt_columns = 0;
+    else if (!strcmp(p, " and failures:"))
+        st->stmt_columns = 1;
+    else if (!strcmp(p, ", failures and retries:"))
+        st->stmt_columns = 2;
+    else
+        return 0;
+    st->in_statements = 1;
+    st->stmt_script = st->cur_script < 0 ? 0 : st->cur_script;
+    return 1;
+}
+
+/* "N (x%)" */
+static int count_pct(const char *p, int64_t *n, double *pct)
+{
+    if (bench__int64(&p, n))
+        return -EINVAL;
+    if (pct && bench__take(&p, " (")) {
+        double v;
+        if (!bench__double(&p, &v))
+            *pct = v;
+    }
+    return 0;
+}
+
+/* Lines of a per-script block (after " - "). */
+static int script_line(struct bench_pgbench_result *r, const char *p)
+{
+    struct bench_pgbench_script_stats *s = script_at(r, r->priv->cur_script);
+    int64_t n;
+    double d;
+    if (stmt_header(r->priv, p))
+        return 0;
+    if (!s)
+        return -EINVAL;
+    if (bench__take(&p, "weight: ")) {
+        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
+            return -EINVAL;
+        s->weight = (int)n;
+        return 0;
+    }
+    if (bench__take(&p, "latency average = ")) {
+        return bench__double(&p, &s->latency_avg_ms);
+    }
+    if (bench__take(&p, "latency stddev = "))
+        return bench__double(&p, &s->latency_stddev_ms);
+    if (bench__take(&p, "number of failed transactions: "))
+        return count_pct(p, &s->failed, NULL);
+    if (bench__take(&p, "number of ") || bench__take(&p, "total number of "))
+        return 0; /* per-script serialization/deadlock/retried/skipped: totals carry them */
+    if (!bench__int64(&p, &n) && bench__take(&p, " transactions (")) {
+        s->transactions = n;
+        const char *t = strstr(p, "tps = ");
+        if (t) {
+            t += 6;
+            if (!bench__double(&t, &d))
+                s->tps = d;
+        }
+        return 0;
+    }
+    return -EINVAL;
+}
+
+static int summary_line(struct bench_pgbench_result *r, const char *line)
+{
+    const char *p = line;
+    int64_t n;
+    double d;
+    if (bench__take(&p, "transaction type: ")) {
+        bench__copy_clean(r->transaction_type, sizeof(r->transaction_type), p, strlen(p));
+        r->summary_seen = true;
+        return 0;
+    }
+    if (bench__take(&p, "scaling factor: "))
+        return bench__int64(&p, &r->scale_factor);
+    if (bench__take(&p, "query mode: ")) {
+        bench__copy_clean(r->query_mode, sizeof(r->query_mode), p, strlen(p));
+        return 0;
+    }
+    if (bench__take(&p, "number of clients: ")) {
+        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
+            return -EINVAL;
+        r->clients = (int)n;
+        return 0;
+    }
+    if (bench__take(&p, "number of threads: ")) {
+        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
+            return -EINVAL;
+        r->threads = (int)n;
+        return 0;
+    }
+    if (bench__take(&p, "maximum number of tries: "))
+        return bench__int64(&p, &r->max_tries);
+    if (bench__take(&p, "duration: ")) {
+        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
+            return -EINVAL;
+        r->duration_s = (int)n;
+        return 0;
+    }
+    if (bench__take(&p, "number of transactions per client: "))
+        return bench__int64(&p, &r->transactions_per_client);
+    if (bench__take(&p, "number of transactions actually processed: ")) {
+        if (bench__int64(&p, &r->transactions))
+            return -EINVAL;
+        if (bench__take(&p, "/"))
+            return bench__int64(&p, &r->transactions_target);
+        return 0;
+    }
+    if (bench__take(&p, "number of failed transactions: "))
+        return count_pct(p, &r->failed, &r->failed_pct);
+    if (bench__take(&p, "number of serialization failures: "))
+        return count_pct(p, &r->serialization_failures, NULL);
+    if (bench__take(&p, "number of deadlock failures: "))
+        return count_pct(p, &r->deadlock_failures, NULL);
+    if (bench__take(&p, "number of transactions retried: "))
+        return count_pct(p, &r->retried, NULL);
+    if (bench__take(&p, "total number of retries: "))
+        return bench__int64(&p, &r->retries);
+    if (bench__take(&p, "number of transactions skipped: "))
+        return count_pct(p, &r->skipped, NULL);
+    if (bench__take(&p, "number of transactions above the ")) {
+        if (bench__double(&p, &r->latency_limit_ms) || !bench__take(&p, " ms latency limit: "))
+            return -EINVAL;
+        return bench__int64(&p, &r->above_latency_limit);
+    }
+    if (bench__take(&p, "latency average = ") || bench__take(&p, "latency average: ")) {
+        if (bench__double(&p, &r->latency_avg_ms))
+            return -EINVAL;
+        if (strstr(p, "(including failures)"))
+            r->latency_includes_failures = true;
+        return 0;
+    }
+    if (bench__take(&p, "latency stddev = "))
+        return bench__double(&p, &r->latency_stddev_ms);
+    if (bench__take(&p, "rate limit schedule lag: avg ")) {
+        if (bench__double(&p, &r->rate_lag_avg_ms))
+            return -EINVAL;
+        if (bench__take(&p, " (max ") && !bench__double(&p, &d))
+            r->rate_lag_max_ms = d;
+        return 0;
+    }
+    if (bench__take(&p, "initial connection time = "))
+        return bench__double(&p, &r->initial_connection_ms);
+    if (bench__take(&p, "average connection time = "))
+        return bench__double(&p, &r->average_connection_ms);
+    if (bench__take(&p, "tps = ")) {
+        if (bench__double(&p, &d))
+            return -EINVAL;
+        if (!strcmp(p, " (without initial connection time)") ||
+            !strcmp(p, " (excluding connections establishing)")) {
+            r->tps = d;
+        } else if (!strcmp(p, " (including connections establishing)")) {
+            r->tps_including_connect = d;
+        } else if (!strcmp(p, " (including reconnection times)")) {
+            r->tps = d;
+            r->tps_including_connect = d;
+        } else {
+            return -EINVAL;
+        }
+        return 0;
+    }
+    return -EINVAL;
+}
+
+static int parse_version(struct bench_pgbench_result *r, const char *p)
+{
+    /* "pgbench (15.18 (Debian ...))" or "pgbench (14.20 (Debian ...), server 17.6)" */
+    if (!bench__take(&p, "pgbench ("))
+        return -EINVAL;
+    size_t n = strcspn(p, " ),");
+    if (n == 0 || p[0] < '0' || p[0] > '9')
+        return -EINVAL;
+    bench__copy_clean(r->version, sizeof(r->version), p, n);
+    const char *s = strstr(p, ", server ");
+    if (s) {
+        s += 9;
+        bench__copy_clean(r->server_version, sizeof(r->server_version), s, strcspn(s, " )"));
+    }
+    return 0;
+}
+
+int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len)
+{
+    struct bench_pgbench_parse_state *st = r->priv;
+    char stackbuf[1024];
+    char *buf = stackbuf;
+    int rc = 0;
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    if (len > BENCH_PGBENCH_MAX_LINE)
+        len = BENCH_PGBENCH_MAX_LINE;
+    if (len >= sizeof(stackbuf)) {
+        buf = malloc(len + 1);
+        if (!buf)
+            return -ENOMEM;
+    }
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    /* NUL bytes inside a line end it */
+    r->lines++;
+
+    const char *p = buf;
+    struct bench_timeline_point pt;
+
+    /* statement block continues while lines start with whitespace + number */
+    if (st->in_statements) {
+        if ((p[0] == ' ' || p[0] == '\t')) {
+            int prc = parse_statement(r, p);
+            if (prc == 0)
+                goto out;
+            if (prc == -ENOMEM) {
+                rc = prc;
+                goto out;
+            }
+        }
+        st->in_statements = 0;
+    }
+
+    if (!*p)
+        goto out;
+    if (!bench_pgbench_parse_progress(p, strlen(p), &pt)) {
+        rc = add_timeline(r, &pt);
+        goto out;
+    }
+    if (!strncmp(p, "pgbench (", 9)) {
+        if (parse_version(r, p))
+            r->lines_unknown++;
+        goto out;
+    }
+    if (!strncmp(p, "starting vacuum", 15))
+        goto out;
+
+    /* error / fatal lines (with or without the "pgbench: " prefix) */
+    {
+        const char *q = p;
+        int prefixed = bench__take(&q, "pgbench: ");
+        int level = bench__take(&q, "error: ") || bench__take(&q, "fatal: ") ||
+                    bench__take(&q, "FATAL: ") || bench__take(&q, "ERROR: ");
+        if (prefixed && !level && (bench__take(&q, "warning: ") || bench__take(&q, "detail: ") ||
+                                   bench__take(&q, "hint: "))) {
+            rc = add_error(r, p, strlen(p));
+            goto out;
+        }
+        int64_t id = aborted_client(q);
+        if (id >= 0) {
+            if (note_aborted(st, id))
+                r->aborted_clients++;
+            rc = add_error(r, p, strlen(p));
+            goto out;
+        }
+        if (strstr(q, "Run was aborted")) {
+            r->run_aborted = true;
+            rc = add_error(r, p, strlen(p));
+            goto out;
+        }
+        if (prefixed && !level) /* informational, e.g. "pgbench: setting random seed to 42" */
+            goto out;
+        if (level || !strncmp(p, "FATAL:", 6) || !strncmp(p, "ERROR:", 6) ||
+            !strncmp(p, "server closed the connection", 28) ||
+            !strncmp(p, "connection to server", 20) || !strncmp(p, "\tThis probably", 14)) {
+            rc = add_error(r, p, strlen(p));
+            goto out;
+        }
+    }
+
+    {
+        const char *q = p;
+        int64_t n;
+        if (bench__take(&q, "SQL script ")) {
+            if (!bench__int64(&q, &n) && n >= 1 && n <= 1000000 && bench__take(&q, ": ")) {
+                st->cur_script = (int)(n - 1);
+                rc = add_script(r, st->cur_script, q, strlen(q));
+            } else {
+                r->lines_unknown++;
+            }
+            goto out;
+        }
+        q = p;
+        if (bench__take(&q, " - ")) {
+            if (st->cur_script >= 0 ? script_line(r, q) : !stmt_header(st, q))
+                r->lines_unknown++;
+            goto out;
+        }
+    }
+    if (stmt_header(st, p))
+        goto out;
+    if (summary_line(r, p))
+        r->lines_unknown++;
+out:
+    if (buf != stackbuf)
+        free(buf);
+    return rc;
+}
+
+static int feed_stream(struct bench_pgbench_result *r, struct linebuf *lb, const char *data,
+                       size_t len)
+{
+    while (len) {
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) : len;
+        size_t room = BENCH_PGBENCH_MAX_LINE - lb->len;
+        size_t take = n < room ? n : room;
+        if (take) {
+            char *d = realloc(lb->data, lb->len + take + 1);
+            if (!d)
+                return -ENOMEM;
+            lb->data = d;
+            memcpy(lb->data + lb->len, data, take);
+            lb->len += take;
+        }
+        if (take < n)
+            lb->truncated = 1;
+        if (nl) {
+            int rc = bench_pgbench_feed_line(r, lb->data ? lb->data : "", lb->len);
+            lb->len = 0;
+            lb->truncated = 0;
+            if (rc)
+                return rc;
+            n++;
+        }
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
+                       size_t len)
+{
+    if (stream != BENCH_STREAM_STDOUT && stream != BENCH_STREAM_STDERR)
+        return -EINVAL;
+    return feed_stream(r, &r->priv->streams[stream], data, len);
+}
+
+int bench_pgbench_finish(struct bench_pgbench_result *r)
+{
+    for (int i = 0; i < 2; i++) {
+        struct linebuf *lb = &r->priv->streams[i];
+        if (lb->len) {
+            int rc = bench_pgbench_feed_line(r, lb->data, lb->len);
+            lb->len = 0;
+            if (rc)
+                return rc;
+        }
+    }
+    r->priv->in_statements = 0;
+    return 0;
+}
+
+int bench_pgbench_parse(const char *text, size_t len, struct bench_pgbench_result **out)
+{
+    struct bench_pgbench_result *r = bench_pgbench_result_new();
+    if (!r)
+        return -ENOMEM;
+    int rc = bench_pgbench_feed(r, BENCH_STREAM_STDOUT, text, len);
+    if (!rc)
+        rc = bench_pgbench_finish(r);
+    if (rc) {
+        bench_pgbench_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}

@@ -1,0 +1,20 @@
+/* Small text helpers shared by the bench parsers (package-internal). */
+#ifndef PGBO_BENCH_TEXT_H
+#define PGBO_BENCH_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Copies at most max-1 bytes of s[0..n) into a new string, cut at a UTF-8 character boundary,
+ * with invalid UTF-8 bytes and control characters (other than tab) replaced by '?'. */
+char *bench__strndup_clean(const char *s, size_t n, size_t max);
+/* In-place variant into a fixed buffer of size cap. */
+void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n);
+/* If *p starts with prefix, advances past it and returns 1. */
+int bench__take(const char **p, const char *prefix);
+void bench__skip_spaces(const char **p);
+/* Parses a decimal integer / floating number (accepting nan/inf for doubles); advances *p. */
+int bench__int64(const char **p, int64_t *out);
+int bench__double(const char **p, double *out);
+
+#endif

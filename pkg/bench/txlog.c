@@ -1,0 +1,243 @@
+/* pgbench -l per-transaction log parser feeding the latency histogram. */
+#include "pkg/bench/pgbench.h"
+#include "pkg/bench/text.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TXLOG_MAX_LINE 4096
+
+struct bench_txlog_line {
+    char data[TXLOG_MAX_LINE];
+    size_t len;
+    int overflow;
+};
+
+int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
+                           struct bench_txlog_entry *out)
+{
+    char buf[256];
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    if (len == 0 || len >= sizeof(buf))
+        return -EINVAL;
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    const char *p = buf;
+    struct bench_txlog_entry e = {0};
+    int64_t client, tx, script, epoch, us, v;
+    e.latency_us = -1;
+    e.lag_us = -1;
+    e.retries = -1;
+    if (bench__int64(&p, &client) || client < 0 || client > INT32_MAX || !bench__take(&p, " ") ||
+        bench__int64(&p, &tx) || tx < 0 || !bench__take(&p, " "))
+        return -EINVAL;
+    if (bench__take(&p, "skipped")) {
+        e.status = BENCH_TX_SKIPPED;
+    } else if (bench__take(&p, "failed") || bench__take(&p, "serialization") ||
+               bench__take(&p, "deadlock") || bench__take(&p, "other")) {
+        e.status = BENCH_TX_FAILED;
+    } else {
+        if (bench__int64(&p, &e.latency_us) || e.latency_us < 0)
+            return -EINVAL;
+        e.status = BENCH_TX_OK;
+    }
+    if (!bench__take(&p, " ") || bench__int64(&p, &script) || script < 0 ||
+        script > INT32_MAX || !bench__take(&p, " ") || bench__int64(&p, &epoch) || epoch < 0 ||
+        epoch > INT64_MAX / 1000000 - 1 || !bench__take(&p, " ") || bench__int64(&p, &us) ||
+        us < 0 || us >= 1000000)
+        return -EINVAL;
+    /* optional schedule lag (with -R) then retries (with --max-tries != 1) */
+    int64_t extra[2];
+    int nextra = 0;
+    while (*p == ' ' && nextra < 2) {
+        p++;
+        if (bench__int64(&p, &v) || v < 0)
+            return -EINVAL;
+        extra[nextra++] = v;
+    }
+    if (*p)
+        return -EINVAL;
+    if (nextra == 2) {
+        e.lag_us = extra[0];
+        e.retries = extra[1];
+    } else if (nextra == 1) {
+        if (rate_limited)
+            e.lag_us = extra[0];
+        else
+            e.retries = extra[0];
+    }
+    e.client = (int)client;
+    e.transaction = tx;
+    e.script = (int)script;
+    e.epoch_us = epoch * 1000000 + us;
+    *out = e;
+    return 0;
+}
+
+struct bench_txlog *bench_txlog_new(void)
+{
+    struct bench_txlog *l = calloc(1, sizeof(*l));
+    if (!l)
+        return NULL;
+    l->hist = bench_hist_new();
+    l->priv = calloc(1, sizeof(*l->priv));
+    if (!l->hist || !l->priv) {
+        bench_txlog_free(l);
+        return NULL;
+    }
+    l->first_epoch_us = l->last_epoch_us = -1;
+    return l;
+}
+
+void bench_txlog_free(struct bench_txlog *l)
+{
+    if (!l)
+        return;
+    bench_hist_free(l->hist);
+    free(l->priv);
+    free(l);
+}
+
+static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
+{
+    struct bench_txlog_entry e;
+    while (n && (s[n - 1] == '\r'))
+        n--;
+    if (n == 0)
+        return;
+    if (bench_txlog_parse_line(s, n, l->rate_limited, &e)) {
+        l->malformed++;
+        return;
+    }
+    switch (e.status) {
+    case BENCH_TX_OK:
+        l->ok++;
+        bench_hist_add(l->hist, e.latency_us);
+        break;
+    case BENCH_TX_FAILED:
+        l->failed++;
+        break;
+    case BENCH_TX_SKIPPED:
+        l->skipped++;
+        break;
+    }
+    if (e.retries > 0)
+        l->retries += (uint64_t)e.retries;
+    if (l->first_epoch_us < 0 || e.epoch_us < l->first_epoch_us)
+        l->first_epoch_us = e.epoch_us;
+    if (e.epoch_us > l->last_epoch_us)
+        l->last_epoch_us = e.epoch_us;
+}
+
+int bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)
+{
+    struct bench_txlog_line *lb = l->priv;
+    while (len) {
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) : len;
+        if (lb->len == 0 && nl && !lb->overflow) {
+            txlog_line(l, data, n); /* fast path: whole line in the chunk */
+        } else {
+            if (lb->len + n < TXLOG_MAX_LINE) {
+                memcpy(lb->data + lb->len, data, n);
+                lb->len += n;
+            } else {
+                lb->overflow = 1;
+            }
+            if (nl) {
+                if (lb->overflow)
+                    l->malformed++;
+                else
+                    txlog_line(l, lb->data, lb->len);
+                lb->len = 0;
+                lb->overflow = 0;
+            }
+        }
+        if (nl)
+            n++;
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int bench_txlog_finish(struct bench_txlog *l)
+{
+    struct bench_txlog_line *lb = l->priv;
+    if (lb->overflow)
+        l->malformed++;
+    else if (lb->len)
+        txlog_line(l, lb->data, lb->len);
+    lb->len = 0;
+    lb->overflow = 0;
+    return 0;
+}
+
+int bench_txlog_read_file(struct bench_txlog *l, const char *path)
+{
+    char chunk[65536];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            break;
+        }
+        if (n == 0)
+            break;
+        rc = bench_txlog_feed(l, chunk, (size_t)n);
+        if (rc)
+            break;
+    }
+    close(fd);
+    if (!rc)
+        rc = bench_txlog_finish(l);
+    return rc;
+}
+
+int bench_txlog_read_dir(struct bench_txlog *l, const char *dir, const char *prefix,
+                         size_t *nfiles)
+{
+    if (!prefix)
+        prefix = BENCH_PGBENCH_LOG_PREFIX;
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    int rc = 0;
+    size_t count = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, plen) != 0 || de->d_name[plen] != '.')
+            continue;
+        char path[4096];
+        int n = snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (n < 0 || (size_t)n >= sizeof(path)) {
+            rc = -ENAMETOOLONG;
+            break;
+        }
+        struct stat sb;
+        if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+            continue;
+        rc = bench_txlog_read_file(l, path);
+        if (rc)
+            break;
+        count++;
+    }
+    closedir(d);
+    if (nfiles)
+        *nfiles = count;
+    return rc;
+}

@@ -1,0 +1,894 @@
+/* The controller: caches, queue, and the asynchronous executor of ctrl_decide() plans. */
+#include "pkg/controller/controller.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pkg/bench/result.h"
+#include "pkg/controller/reconcile.h"
+#include "pkg/controller/status.h"
+#include "pkg/util/log.h"
+
+#define COMP "controller"
+#define MAX_CONFLICT_RETRIES 5
+#define LOG_TAIL_QUERY "container=" CTRL_CONTAINER "&tailLines=64"
+
+static const double lat_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                    0.1,   0.25,   0.5,   1,    2.5,   5, 10};
+#define N_LAT (sizeof(lat_bounds) / sizeof(lat_bounds[0]))
+
+struct rec;
+
+struct ctrl_controller {
+    uv_loop_t *loop;
+    struct kube_client *kc;
+    struct ctrl_options opt;
+    char *ns;
+    struct kube_informer *brs, *jobs, *pods;
+    struct kube_queue *q;
+    struct rec *recs; /* in flight, for free() */
+    int inflight;
+    /* metrics */
+    uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes,
+        events_sent, api_write_errors;
+    uint64_t lat_buckets[N_LAT + 1];
+    double lat_sum;
+};
+
+struct rec {
+    struct ctrl_controller *c;
+    struct rec *next, *prev;
+    char key[512], ns[256], name[256];
+    uint64_t t0;
+    cJSON *br, *init_job, *run_job;
+    cJSON *pods[CTRL_MAX_PODS];
+    int n_pods;
+    struct ctrl_observed obs;
+    struct ctrl_plan plan;
+    int pending;   /* fetches in flight */
+    int conflicts; /* status write retries */
+    int step;      /* next action */
+    bool error_set;
+    char error_message[600];
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- transforms --------------------------------------------------------------------------- */
+
+static void keep_keys(cJSON *o, const char *const *keys)
+{
+    if (!cJSON_IsObject(o))
+        return;
+    cJSON *it = o->child;
+    while (it) {
+        cJSON *next = it->next;
+        bool keep = false;
+        for (const char *const *k = keys; *k; k++)
+            if (it->string && strcmp(it->string, *k) == 0)
+                keep = true;
+        if (!keep)
+            cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
+        it = next;
+    }
+}
+
+static const char *const meta_keys[] = {"name",        "namespace",         "uid",
+                                        "generation",  "resourceVersion",   "deletionTimestamp",
+                                        "labels",      "annotations",       NULL};
+
+void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
+{
+    (void)ud;
+    static const char *const top[] = {"metadata", "spec", "status", NULL};
+    static const char *const meta[] = {"name",           "namespace",        "uid", "generation",
+                                       "resourceVersion", "deletionTimestamp", NULL};
+    keep_keys(obj, top);
+    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    const char *phase = ctrl_jstr(st, "phase");
+    if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
+        /* results are never read again by the controller; status writes are merge patches */
+        static const char *const keep[] = {"phase", "observedGeneration", "conditions", "startAt",
+                                           "startTime", "completionTime", "message", "target",
+                                           "clients", NULL};
+        keep_keys(st, keep);
+    }
+}
+
+static void keep_label_keys(cJSON *o, const char *const *keys)
+{
+    if (o)
+        keep_keys(o, keys);
+}
+
+void ctrl_transform_job(cJSON *obj, void *ud)
+{
+    (void)ud;
+    static const char *const top[] = {"metadata", "spec", "status", NULL};
+    keep_keys(obj, top);
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    keep_keys(md, meta_keys);
+    static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE, NULL};
+    static const char *const ann[] = {CTRL_SPEC_ANNOTATION, NULL};
+    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "labels"), labels);
+    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
+    static const char *const spec[] = {"completions", NULL};
+    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "spec"), spec);
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    static const char *const status[] = {"conditions", "succeeded", "failed", "active", NULL};
+    keep_keys(st, status);
+    static const char *const cond[] = {"type", "status", "reason", "message", NULL};
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(st, "conditions")) keep_keys(c, cond);
+}
+
+void ctrl_transform_pod(cJSON *obj, void *ud)
+{
+    (void)ud;
+    static const char *const top[] = {"metadata", "status", NULL};
+    keep_keys(obj, top);
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    keep_keys(md, meta_keys);
+    static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE,
+                                         "batch.kubernetes.io/job-completion-index", NULL};
+    static const char *const ann[] = {"batch.kubernetes.io/job-completion-index", NULL};
+    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "labels"), labels);
+    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    static const char *const status[] = {"phase", "containerStatuses", NULL};
+    keep_keys(st, status);
+    static const char *const cs_keys[] = {"name", "state", NULL};
+    static const char *const state_keys[] = {"terminated", NULL};
+    static const char *const term_keys[] = {"exitCode", "reason", "message", NULL};
+    cJSON *cs;
+    cJSON_ArrayForEach(cs, cJSON_GetObjectItemCaseSensitive(st, "containerStatuses"))
+    {
+        keep_keys(cs, cs_keys);
+        cJSON *state = cJSON_GetObjectItemCaseSensitive(cs, "state");
+        keep_keys(state, state_keys);
+        keep_keys(cJSON_GetObjectItemCaseSensitive(state, "terminated"), term_keys);
+    }
+}
+
+/* ---- event handlers ----------------------------------------------------------------------- */
+
+static void enqueue_key(struct ctrl_controller *c, const char *ns, const char *name)
+{
+    if (!ns || !name)
+        return;
+    char key[512];
+    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    kube_queue_add(c->q, key);
+}
+
+static void br_add(const cJSON *obj, void *ud)
+{
+    enqueue_key(ud, ctrl_jstr(obj, "metadata.namespace"), ctrl_jstr(obj, "metadata.name"));
+}
+
+static void br_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
+{
+    (void)old_obj;
+    br_add(new_obj, ud);
+}
+
+static void child_event(const cJSON *obj, void *ud)
+{
+    const cJSON *labels = ctrl_jget(obj, "metadata.labels");
+    const cJSON *owner = labels ? cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN) : NULL;
+    if (cJSON_IsString(owner))
+        enqueue_key(ud, ctrl_jstr(obj, "metadata.namespace"), owner->valuestring);
+}
+
+static void child_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
+{
+    (void)old_obj;
+    child_event(new_obj, ud);
+}
+
+static void br_delete(const cJSON *obj, void *ud)
+{
+    struct ctrl_controller *c = ud;
+    char key[512];
+    snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
+             ctrl_jstr(obj, "metadata.name"));
+    kube_queue_forget(c->q, key);
+}
+
+/* ---- reconcile ---------------------------------------------------------------------------- */
+
+static void rec_decide(struct rec *r);
+static void rec_execute(struct rec *r);
+static void rec_next_action(struct rec *r);
+
+static void rec_free(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        c->recs = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    c->inflight--;
+    cJSON_Delete(r->br);
+    cJSON_Delete(r->init_job);
+    cJSON_Delete(r->run_job);
+    for (int i = 0; i < r->n_pods; i++)
+        cJSON_Delete(r->pods[i]);
+    for (int i = 0; i < CTRL_MAX_WORKERS; i++)
+        cJSON_Delete(r->obs.results[i]);
+    ctrl_plan_free(&r->plan);
+    free(r);
+}
+
+static void rec_finish(struct rec *r, bool error)
+{
+    struct ctrl_controller *c = r->c;
+    double dt = (double)(uv_hrtime() - r->t0) / 1e9;
+    size_t b = 0;
+    while (b < N_LAT && dt > lat_bounds[b])
+        b++;
+    c->lat_buckets[b]++;
+    c->lat_sum += dt;
+    c->reconciles++;
+    if (error) {
+        c->reconcile_errors++;
+        kube_queue_add_rate_limited(c->q, r->key);
+    } else {
+        kube_queue_forget(c->q, r->key);
+        if (r->plan.requeue_ms > 0)
+            kube_queue_add_after(c->q, r->key, r->plan.requeue_ms);
+    }
+    log_debug(COMP, "reconciled %s phase=%s in %.1f ms%s", r->key, r->plan.phase, dt * 1000,
+              error ? " (retry)" : "");
+    kube_queue_done(c->q, r->key);
+    rec_free(r);
+}
+
+static void collect_pod(const cJSON *pod, void *ud)
+{
+    struct rec *r = ud;
+    if (r->n_pods >= CTRL_MAX_PODS)
+        return;
+    const char *ns = ctrl_jstr(pod, "metadata.namespace");
+    const cJSON *labels = ctrl_jget(pod, "metadata.labels");
+    const cJSON *owner = labels ? cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN) : NULL;
+    if (!ns || strcmp(ns, r->ns) != 0 || !cJSON_IsString(owner) ||
+        strcmp(owner->valuestring, r->name) != 0)
+        return;
+    r->pods[r->n_pods] = cJSON_Duplicate(pod, 1);
+    if (!r->pods[r->n_pods])
+        abort();
+    r->n_pods++;
+}
+
+/* (Re)loads the observed state from the caches; br_fresh (owned) replaces the cached object. */
+static void rec_observe(struct rec *r, cJSON *br_fresh)
+{
+    struct ctrl_controller *c = r->c;
+    cJSON_Delete(r->br);
+    r->br = br_fresh;
+    char n[300];
+    ctrl_child_name(r->name, CTRL_CHILD_INIT, n, sizeof(n));
+    const cJSON *j = kube_informer_get(c->jobs, r->ns, n);
+    cJSON_Delete(r->init_job);
+    r->init_job = j ? cJSON_Duplicate(j, 1) : NULL;
+    ctrl_child_name(r->name, CTRL_CHILD_RUN, n, sizeof(n));
+    j = kube_informer_get(c->jobs, r->ns, n);
+    cJSON_Delete(r->run_job);
+    r->run_job = j ? cJSON_Duplicate(j, 1) : NULL;
+    for (int i = 0; i < r->n_pods; i++)
+        cJSON_Delete(r->pods[i]);
+    r->n_pods = 0;
+    const char *phase = ctrl_jstr(r->br, "status.phase");
+    if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Collecting") == 0))
+        kube_informer_foreach(c->pods, collect_pod, r);
+    r->obs.br = r->br;
+    r->obs.init_job = r->init_job;
+    r->obs.run_job = r->run_job;
+    for (int i = 0; i < r->n_pods; i++)
+        r->obs.pods[i] = r->pods[i];
+    r->obs.n_pods = r->n_pods;
+}
+
+static void process(struct kube_queue *q, const char *key, void *ud)
+{
+    struct ctrl_controller *c = ud;
+    (void)q;
+    const char *slash = strchr(key, '/');
+    if (!slash || strlen(key) >= 500) {
+        kube_queue_done(c->q, key);
+        return;
+    }
+    struct rec *r = calloc(1, sizeof(*r));
+    if (!r)
+        abort();
+    r->c = c;
+    r->t0 = uv_hrtime();
+    snprintf(r->key, sizeof(r->key), "%s", key);
+    snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
+    snprintf(r->name, sizeof(r->name), "%s", slash + 1);
+    r->next = c->recs;
+    if (c->recs)
+        c->recs->prev = r;
+    c->recs = r;
+    c->inflight++;
+    const cJSON *br = kube_informer_get(c->brs, r->ns, r->name);
+    if (!br) { /* deleted: nothing to do, children go with ownerReferences */
+        kube_queue_forget(c->q, key);
+        kube_queue_done(c->q, key);
+        rec_free(r);
+        return;
+    }
+    r->obs.cfg = &c->opt.cfg;
+    rec_observe(r, cJSON_Duplicate(br, 1));
+    rec_decide(r);
+}
+
+/* -- fetches -- */
+
+static void fetch_done(struct rec *r)
+{
+    if (--r->pending > 0)
+        return;
+    rec_decide(r);
+}
+
+static void on_scale_target(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    if (kube_ok(&res->status)) {
+        r->obs.scale_target = CTRL_FETCH_OK;
+    } else if (res->status.http == 404) {
+        r->obs.scale_target = CTRL_FETCH_NOT_FOUND;
+    } else {
+        r->obs.scale_target = CTRL_FETCH_ERROR;
+        snprintf(r->obs.scale_target_error, sizeof(r->obs.scale_target_error), "%.200s",
+                 res->status.message);
+        log_warn(COMP, "%s: reading the HPA scale target: HTTP %d %s", r->key, res->status.http,
+                 res->status.message);
+    }
+    fetch_done(r);
+}
+
+static void on_scale(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    if (kube_ok(&res->status)) {
+        double v = ctrl_jnum(res->body, "status.replicas", -1);
+        if (v < 0)
+            v = ctrl_jnum(res->body, "spec.replicas", -1);
+        r->obs.scale = v >= 0 ? CTRL_FETCH_OK : CTRL_FETCH_ERROR;
+        r->obs.scale_replicas = (int)v;
+    } else {
+        r->obs.scale = res->status.http == 404 ? CTRL_FETCH_NOT_FOUND : CTRL_FETCH_ERROR;
+    }
+    fetch_done(r);
+}
+
+static const struct kube_resource *scale_resource(const char *kind)
+{
+    return kind && strcmp(kind, "Deployment") == 0 ? &KUBE_DEPLOYMENTS : &KUBE_STATEFULSETS;
+}
+
+struct log_fetch {
+    struct rec *r;
+    int index;
+};
+
+static const char *pod_term_message(const struct rec *r, const char *pod)
+{
+    for (int i = 0; i < r->n_pods; i++) {
+        if (strcmp(ctrl_jstr(r->pods[i], "metadata.name"), pod) != 0)
+            continue;
+        const cJSON *cs;
+        cJSON_ArrayForEach(cs, ctrl_jget(r->pods[i], "status.containerStatuses"))
+        {
+            const char *m = ctrl_jstr(cs, "state.terminated.message");
+            if (m)
+                return m;
+        }
+    }
+    return NULL;
+}
+
+/* A result good enough without the log: a full result (histogram present). */
+static cJSON *full_result_from_text(const char *text)
+{
+    if (!text)
+        return NULL;
+    cJSON *res = NULL;
+    char err[128];
+    if (bench_result_from_log(text, strlen(text), &res, err, sizeof(err)) != 0)
+        return NULL;
+    return res;
+}
+
+static void on_log(struct kube_result *res, void *ud)
+{
+    struct log_fetch *lf = ud;
+    struct rec *r = lf->r;
+    int i = lf->index;
+    free(lf);
+    cJSON *result = NULL;
+    char err[128] = "";
+    if (kube_ok(&res->status) && res->text) {
+        int rc = bench_result_from_log(res->text, res->text_len, &result, err, sizeof(err));
+        if (rc == -ENOENT)
+            snprintf(err, sizeof(err), "no result line in the pod log");
+    } else {
+        snprintf(err, sizeof(err), "reading the pod log: HTTP %d %.80s", res->status.http,
+                 res->status.message);
+    }
+    if (!result) {
+        /* fall back to the termination message (compact summary, or the log tail) */
+        for (int k = 0; k < r->plan.n_logs; k++)
+            if (r->plan.logs[k].index == i)
+                result = full_result_from_text(pod_term_message(r, r->plan.logs[k].pod));
+        if (!result)
+            snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]), "%s", err);
+    }
+    cJSON_Delete(r->obs.results[i]);
+    r->obs.results[i] = result;
+    fetch_done(r);
+}
+
+static void start_fetches(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    struct ctrl_plan *p = &r->plan;
+    unsigned needs = p->needs;
+    r->pending = 1; /* guard until every request is queued */
+    if (needs & CTRL_NEED_SCALE_TARGET) {
+        r->pending++;
+        if (kube_get(c->kc, scale_resource(p->scale_kind), r->ns, p->scale_name, NULL,
+                     on_scale_target, r)) {
+            r->pending--;
+            r->obs.scale_target = CTRL_FETCH_ERROR;
+        }
+    }
+    if (needs & CTRL_NEED_SCALE) {
+        struct kube_opts o = {.subresource = "scale"};
+        r->pending++;
+        if (kube_get(c->kc, scale_resource(p->scale_kind), r->ns, p->scale_name, &o, on_scale,
+                     r)) {
+            r->pending--;
+            r->obs.scale = CTRL_FETCH_ERROR;
+        }
+    }
+    if (needs & CTRL_NEED_RESULTS) {
+        r->obs.results_fetched = true;
+        for (int k = 0; k < p->n_logs; k++) {
+            int i = p->logs[k].index;
+            if (i < 0 || i >= CTRL_MAX_WORKERS)
+                continue;
+            /* The termination message first; the log when it is only the compact summary. */
+            cJSON *res = full_result_from_text(pod_term_message(r, p->logs[k].pod));
+            if (res && cJSON_GetObjectItemCaseSensitive(res, "histogram")) {
+                cJSON_Delete(r->obs.results[i]);
+                r->obs.results[i] = res;
+                continue;
+            }
+            cJSON_Delete(res);
+            struct log_fetch *lf = malloc(sizeof(*lf));
+            if (!lf)
+                abort();
+            lf->r = r;
+            lf->index = i;
+            struct kube_opts o = {.subresource = "log", .query = LOG_TAIL_QUERY};
+            r->pending++;
+            if (kube_get(c->kc, &KUBE_PODS, r->ns, p->logs[k].pod, &o, on_log, lf)) {
+                r->pending--;
+                free(lf);
+                snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]),
+                         "could not request the pod log");
+            }
+        }
+    }
+    fetch_done(r);
+}
+
+static void rec_decide(struct rec *r)
+{
+    ctrl_plan_free(&r->plan);
+    r->obs.now = now_s();
+    if (r->error_set) {
+        r->obs.error_reason = "CreateFailed";
+        r->obs.error_message = r->error_message;
+    }
+    if (ctrl_decide(&r->obs, &r->plan) != 0) {
+        log_warn(COMP, "%s: cannot reconcile: object without name or namespace", r->key);
+        rec_finish(r, false);
+        return;
+    }
+    if (r->plan.retry) {
+        rec_finish(r, true);
+        return;
+    }
+    if (r->plan.needs) {
+        start_fetches(r);
+        return;
+    }
+    rec_execute(r);
+}
+
+/* -- writes -- */
+
+static void on_status_written(struct kube_result *res, void *ud);
+
+static void on_fresh_br(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    if (res->status.http == 404) {
+        rec_finish(r, false);
+        return;
+    }
+    if (!kube_ok(&res->status) || !res->body) {
+        r->c->api_write_errors++;
+        rec_finish(r, true);
+        return;
+    }
+    cJSON *fresh = res->body;
+    res->body = NULL;
+    ctrl_transform_benchmarkrun(fresh, NULL);
+    rec_observe(r, fresh);
+    rec_decide(r);
+}
+
+static void write_status(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    cJSON *patch = cJSON_CreateObject();
+    cJSON *md = cJSON_AddObjectToObject(patch, "metadata");
+    const char *rv = ctrl_jstr(r->br, "metadata.resourceVersion");
+    if (!patch || !md)
+        abort();
+    if (rv)
+        cJSON_AddStringToObject(md, "resourceVersion", rv);
+    cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
+    struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
+    int rc = kube_patch(c->kc, &KUBE_BENCHMARKRUNS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+                        on_status_written, r);
+    cJSON_Delete(patch);
+    if (rc) {
+        log_warn(COMP, "%s: status write not sent: %s", r->key, strerror(-rc));
+        rec_finish(r, true);
+    }
+}
+
+static void on_status_written(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    struct ctrl_controller *c = r->c;
+    if (kube_ok(&res->status)) {
+        c->status_writes++;
+        log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        rec_next_action(r);
+        return;
+    }
+    if (res->status.http == 404) {
+        rec_finish(r, false);
+        return;
+    }
+    if (res->status.http == 409 && r->conflicts < MAX_CONFLICT_RETRIES) {
+        /* someone wrote in between: read the object again and decide again */
+        c->conflicts++;
+        r->conflicts++;
+        if (kube_get(c->kc, &KUBE_BENCHMARKRUNS, r->ns, r->name, NULL, on_fresh_br, r) == 0)
+            return;
+    }
+    c->api_write_errors++;
+    log_warn(COMP, "%s: status write failed: HTTP %d %s: %s", r->key, res->status.http,
+             res->status.reason, res->status.message);
+    rec_finish(r, true);
+}
+
+static void send_events(struct rec *r);
+
+static void on_action(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    struct ctrl_controller *c = r->c;
+    struct ctrl_action *a = &r->plan.actions[r->step];
+    int http = res->status.http;
+    bool ok = kube_ok(&res->status) ||
+              (a->kind == CTRL_ACT_CREATE && http == 409) || /* AlreadyExists: idempotent */
+              (a->kind == CTRL_ACT_DELETE && http == 404);   /* NotFound: already gone */
+    if (ok) {
+        if (kube_ok(&res->status)) {
+            if (a->kind == CTRL_ACT_CREATE)
+                c->creates++;
+            else
+                c->deletes++;
+            log_info(COMP, "%s: %s %s %s", r->key, a->kind == CTRL_ACT_CREATE ? "created" : "deleted",
+                     a->resource->kind, a->name);
+        }
+        r->step++;
+        rec_next_action(r);
+        return;
+    }
+    c->api_write_errors++;
+    log_warn(COMP, "%s: %s %s %s: HTTP %d %s: %s", r->key,
+             a->kind == CTRL_ACT_CREATE ? "create" : "delete", a->resource->kind, a->name, http,
+             res->status.reason, res->status.message);
+    bool permanent = http == 400 || http == 403 || http == 404 || http == 422;
+    if (a->kind == CTRL_ACT_CREATE && permanent && !r->error_set) {
+        /* the object will never be accepted: fail the run with the server's words */
+        r->error_set = true;
+        snprintf(r->error_message, sizeof(r->error_message), "creating %s %.200s: %.300s",
+                 a->resource->kind, a->name, res->status.message);
+        rec_observe(r, cJSON_Duplicate(r->br, 1));
+        rec_decide(r);
+        return;
+    }
+    send_events(r);
+    rec_finish(r, true);
+}
+
+static void rec_next_action(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    while (r->step < r->plan.n_actions) {
+        struct ctrl_action *a = &r->plan.actions[r->step];
+        int rc;
+        if (a->kind == CTRL_ACT_CREATE) {
+            struct kube_opts o = {.field_validation = "Strict"};
+            rc = kube_create(c->kc, a->resource, r->ns, a->object, &o, on_action, r);
+        } else {
+            struct kube_opts o = {.propagation_policy = "Background"};
+            rc = kube_delete(c->kc, a->resource, r->ns, a->name, &o, on_action, r);
+        }
+        if (rc == 0)
+            return;
+        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
+        rec_finish(r, true);
+        return;
+    }
+    send_events(r);
+    rec_finish(r, false);
+}
+
+static void on_event_sent(struct kube_result *res, void *ud)
+{
+    struct ctrl_controller *c = ud;
+    if (kube_ok(&res->status))
+        c->events_sent++;
+    else
+        log_debug(COMP, "event not recorded: HTTP %d %s", res->status.http, res->status.message);
+}
+
+static void send_events(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    for (int i = 0; i < r->plan.n_events; i++) {
+        const struct ctrl_event *e = &r->plan.events[i];
+        double now = now_s();
+        char ts[40], name[400];
+        ctrl_time_rfc3339(now, ts, sizeof(ts));
+        snprintf(name, sizeof(name), "%s.%llx%02x", r->name,
+                 (unsigned long long)(now * 1e6), i);
+        cJSON *ev = cJSON_CreateObject();
+        cJSON *md = cJSON_AddObjectToObject(ev, "metadata");
+        cJSON_AddStringToObject(md, "name", name);
+        cJSON_AddStringToObject(md, "namespace", r->ns);
+        cJSON *inv = cJSON_AddObjectToObject(ev, "involvedObject");
+        cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
+        cJSON_AddStringToObject(inv, "kind", "BenchmarkRun");
+        cJSON_AddStringToObject(inv, "name", r->name);
+        cJSON_AddStringToObject(inv, "namespace", r->ns);
+        const char *uid = ctrl_jstr(r->br, "metadata.uid");
+        if (uid)
+            cJSON_AddStringToObject(inv, "uid", uid);
+        cJSON_AddStringToObject(ev, "reason", e->reason);
+        cJSON_AddStringToObject(ev, "message", e->message);
+        cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
+        cJSON *src = cJSON_AddObjectToObject(ev, "source");
+        cJSON_AddStringToObject(src, "component", c->opt.cfg.component);
+        cJSON_AddStringToObject(ev, "firstTimestamp", ts);
+        cJSON_AddStringToObject(ev, "lastTimestamp", ts);
+        cJSON_AddNumberToObject(ev, "count", 1);
+        cJSON_AddStringToObject(ev, "reportingComponent", c->opt.cfg.component);
+        cJSON_AddStringToObject(ev, "reportingInstance", c->opt.cfg.instance);
+        struct kube_opts o = {.field_validation = "Strict"};
+        if (kube_create(c->kc, &KUBE_EVENTS, r->ns, ev, &o, on_event_sent, c))
+            log_debug(COMP, "event not sent");
+        cJSON_Delete(ev);
+        log_info(COMP, "%s: event %s %s: %s", r->key, e->warning ? "Warning" : "Normal",
+                 e->reason, e->message);
+    }
+    r->plan.n_events = 0;
+}
+
+static void rec_execute(struct rec *r)
+{
+    r->step = 0;
+    if (r->plan.status) {
+        write_status(r);
+        return;
+    }
+    rec_next_action(r);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
+int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_options *o,
+                        struct ctrl_controller **out)
+{
+    struct ctrl_controller *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    c->loop = loop;
+    c->kc = kc;
+    c->opt = *o;
+    if (o->namespace && *o->namespace)
+        c->ns = strdup(o->namespace);
+    int rc;
+    struct kube_queue_opts qo = {.workers = o->workers > 0 ? o->workers : 8, .base_ms = 50,
+                                 .max_ms = 60000};
+    rc = kube_queue_new(loop, &qo, process, c, &c->q);
+    if (rc)
+        goto fail;
+    struct kube_informer_handlers hb = {.on_add = br_add, .on_update = br_update,
+                                        .on_delete = br_delete,
+                                        .transform = ctrl_transform_benchmarkrun};
+    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, c->ns, NULL, &hb, c, &c->brs);
+    if (rc)
+        goto fail;
+    struct kube_informer_handlers hj = {.on_add = child_event, .on_update = child_update,
+                                        .on_delete = child_event,
+                                        .transform = ctrl_transform_job};
+    rc = kube_informer_new(kc, &KUBE_JOBS, c->ns, CTRL_LABEL_RUN, &hj, c, &c->jobs);
+    if (rc)
+        goto fail;
+    struct kube_informer_handlers hp = {.on_add = child_event, .on_update = child_update,
+                                        .on_delete = child_event,
+                                        .transform = ctrl_transform_pod};
+    rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, c, &c->pods);
+    if (rc)
+        goto fail;
+    *out = c;
+    return 0;
+fail:
+    ctrl_controller_free(c);
+    return rc;
+}
+
+int ctrl_controller_start(struct ctrl_controller *c)
+{
+    int rc = kube_informer_start(c->jobs);
+    if (!rc)
+        rc = kube_informer_start(c->pods);
+    if (!rc)
+        rc = kube_informer_start(c->brs);
+    return rc;
+}
+
+bool ctrl_controller_synced(const struct ctrl_controller *c)
+{
+    return c && kube_informer_synced(c->brs) && kube_informer_synced(c->jobs) &&
+           kube_informer_synced(c->pods);
+}
+
+void ctrl_controller_stop(struct ctrl_controller *c)
+{
+    if (c && c->q)
+        kube_queue_shutdown(c->q);
+}
+
+int ctrl_controller_inflight(const struct ctrl_controller *c) { return c ? c->inflight : 0; }
+
+void ctrl_controller_free(struct ctrl_controller *c)
+{
+    if (!c)
+        return;
+    while (c->recs) {
+        struct rec *r = c->recs;
+        kube_queue_done(c->q, r->key);
+        rec_free(r);
+    }
+    kube_informer_free(c->brs);
+    kube_informer_free(c->jobs);
+    kube_informer_free(c->pods);
+    kube_queue_free(c->q);
+    free(c->ns);
+    free(c);
+}
+
+struct phase_count {
+    uint64_t n[7];
+};
+
+static const char *const phases[] = {"Pending",   "Initializing", "Running", "Collecting",
+                                     "Succeeded", "Failed",       NULL};
+
+static void count_phase(const cJSON *obj, void *ud)
+{
+    struct phase_count *pc = ud;
+    const char *p = ctrl_jstr(obj, "status.phase");
+    if (!p)
+        p = "Pending";
+    for (int i = 0; phases[i]; i++)
+        if (strcmp(p, phases[i]) == 0) {
+            pc->n[i]++;
+            return;
+        }
+    pc->n[6]++;
+}
+
+void ctrl_controller_metrics(const struct ctrl_controller *c, struct buf *out)
+{
+    struct phase_count pc = {{0}};
+    if (c && c->brs)
+        kube_informer_foreach(c->brs, count_phase, &pc);
+    buf_puts(out, "# HELP pgbench_operator_benchmarkruns BenchmarkRuns in the cache by phase.\n"
+                  "# TYPE pgbench_operator_benchmarkruns gauge\n");
+    for (int i = 0; phases[i]; i++)
+        buf_printf(out, "pgbench_operator_benchmarkruns{phase=\"%s\"} %llu\n", phases[i],
+                   (unsigned long long)pc.n[i]);
+    if (!c)
+        return;
+    buf_puts(out, "# HELP pgbench_operator_reconcile_duration_seconds Time of one reconcile, "
+                  "including its API requests.\n"
+                  "# TYPE pgbench_operator_reconcile_duration_seconds histogram\n");
+    uint64_t cum = 0;
+    for (size_t i = 0; i < N_LAT; i++) {
+        cum += c->lat_buckets[i];
+        buf_printf(out, "pgbench_operator_reconcile_duration_seconds_bucket{le=\"%g\"} %llu\n",
+                   lat_bounds[i], (unsigned long long)cum);
+    }
+    cum += c->lat_buckets[N_LAT];
+    buf_printf(out,
+               "pgbench_operator_reconcile_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
+               "pgbench_operator_reconcile_duration_seconds_sum %.6f\n"
+               "pgbench_operator_reconcile_duration_seconds_count %llu\n",
+               (unsigned long long)cum, c->lat_sum, (unsigned long long)cum);
+    buf_printf(out,
+               "# HELP pgbench_operator_reconcile_total Reconciles by result.\n"
+               "# TYPE pgbench_operator_reconcile_total counter\n"
+               "pgbench_operator_reconcile_total{result=\"success\"} %llu\n"
+               "pgbench_operator_reconcile_total{result=\"error\"} %llu\n",
+               (unsigned long long)(c->reconciles - c->reconcile_errors),
+               (unsigned long long)c->reconcile_errors);
+    buf_printf(out,
+               "# HELP pgbench_operator_writes_total Successful writes by kind.\n"
+               "# TYPE pgbench_operator_writes_total counter\n"
+               "pgbench_operator_writes_total{kind=\"create\"} %llu\n"
+               "pgbench_operator_writes_total{kind=\"delete\"} %llu\n"
+               "pgbench_operator_writes_total{kind=\"status\"} %llu\n"
+               "pgbench_operator_writes_total{kind=\"event\"} %llu\n"
+               "# HELP pgbench_operator_status_conflicts_total Status writes that met a 409 "
+               "Conflict and were retried.\n"
+               "# TYPE pgbench_operator_status_conflicts_total counter\n"
+               "pgbench_operator_status_conflicts_total %llu\n"
+               "# HELP pgbench_operator_write_errors_total Writes refused or failed.\n"
+               "# TYPE pgbench_operator_write_errors_total counter\n"
+               "pgbench_operator_write_errors_total %llu\n"
+               "# HELP pgbench_operator_queue_depth Keys waiting in the work queue.\n"
+               "# TYPE pgbench_operator_queue_depth gauge\n"
+               "pgbench_operator_queue_depth %zu\n"
+               "# HELP pgbench_operator_reconciles_in_flight Reconciles in progress.\n"
+               "# TYPE pgbench_operator_reconciles_in_flight gauge\n"
+               "pgbench_operator_reconciles_in_flight %d\n",
+               (unsigned long long)c->creates, (unsigned long long)c->deletes,
+               (unsigned long long)c->status_writes, (unsigned long long)c->events_sent,
+               (unsigned long long)c->conflicts, (unsigned long long)c->api_write_errors,
+               kube_queue_len(c->q), c->inflight);
+    buf_printf(out,
+               "# HELP pgbench_operator_cached_objects Objects in the informer caches.\n"
+               "# TYPE pgbench_operator_cached_objects gauge\n"
+               "pgbench_operator_cached_objects{resource=\"benchmarkruns\"} %zu\n"
+               "pgbench_operator_cached_objects{resource=\"jobs\"} %zu\n"
+               "pgbench_operator_cached_objects{resource=\"pods\"} %zu\n",
+               kube_informer_count(c->brs), kube_informer_count(c->jobs),
+               kube_informer_count(c->pods));
+}

@@ -1,0 +1,52 @@
+/* pkg/controller/controller: informers + work queue + the executor of reconcile plans.
+ *
+ * Watches BenchmarkRuns (one namespace or all), and Jobs and Pods carrying the label
+ * pgbench.dev/benchmarkrun; every event enqueues the owning BenchmarkRun's key. A reconcile reads
+ * the caches, asks ctrl_decide() for a plan, fetches what the plan needs (scale target, pod logs),
+ * then writes: status first (merge patch on /status with the observed resourceVersion; a 409
+ * Conflict re-reads the object and decides again), then creates (AlreadyExists is success) and
+ * deletes (NotFound is success), then one Event per transition. All writes use
+ * fieldValidation=Strict. */
+#ifndef PGBO_CONTROLLER_CONTROLLER_H
+#define PGBO_CONTROLLER_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/kube/kube.h"
+#include "pkg/util/buf.h"
+
+struct ctrl_options {
+    const char *namespace; /* NULL or "" = all namespaces */
+    int workers;           /* concurrent reconciles (queue workers) */
+    struct ctrl_config cfg;
+};
+
+struct ctrl_controller;
+
+int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_options *o,
+                        struct ctrl_controller **out);
+/* Starts the informers and the queue. */
+int ctrl_controller_start(struct ctrl_controller *c);
+/* Every informer has completed its first list. */
+bool ctrl_controller_synced(const struct ctrl_controller *c);
+/* Stops dispatching new reconciles; in-flight ones finish. */
+void ctrl_controller_stop(struct ctrl_controller *c);
+/* Reconciles still in flight. */
+int ctrl_controller_inflight(const struct ctrl_controller *c);
+/* Frees everything; requests still in flight must have been cancelled (kube_client_free). */
+void ctrl_controller_free(struct ctrl_controller *c);
+
+/* Appends Prometheus text (runs by phase, reconcile latency histogram, reconcile results, writes)
+ * to out. */
+void ctrl_controller_metrics(const struct ctrl_controller *c, struct buf *out);
+
+/* Trims cached objects to what the controller reads (exported for tests). */
+void ctrl_transform_benchmarkrun(cJSON *obj, void *ud);
+void ctrl_transform_job(cJSON *obj, void *ud);
+void ctrl_transform_pod(cJSON *obj, void *ud);
+
+#endif

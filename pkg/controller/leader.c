@@ -1,0 +1,308 @@
+/* Lease-based leader election (see leader.h). */
+#include "pkg/controller/leader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/util/log.h"
+
+#define COMP "leader"
+
+struct ctrl_leader {
+    uv_loop_t *loop;
+    struct kube_client *kc;
+    struct ctrl_leader_opts o;
+    char *name, *ns, *id;
+    uv_timer_t timer;
+    bool leading, busy, stopped, releasing;
+    char observed_holder[256];
+    char observed_renew[64];
+    uint64_t observed_at_ms; /* our clock when the holder/renewTime last changed */
+    uint64_t last_renew_ms;  /* our clock at our last successful write */
+    void (*release_done)(void *);
+    void *release_ud;
+    uv_idle_t idle; /* to call release_done asynchronously */
+    bool idle_active;
+};
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void ctrl_micro_time(double t, char *out, size_t len)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    char b[32];
+    strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+    long us = (long)((t - (double)s) * 1e6);
+    if (us < 0)
+        us = 0;
+    if (us > 999999)
+        us = 999999;
+    snprintf(out, len, "%s.%06ldZ", b, us);
+}
+
+static uint64_t now_ms(const struct ctrl_leader *l) { return uv_now(l->loop); }
+
+static void set_leading(struct ctrl_leader *l, bool leading)
+{
+    if (l->leading == leading)
+        return;
+    l->leading = leading;
+    if (leading) {
+        log_info(COMP, "became leader: lease %s/%s identity %s", l->ns, l->name, l->id);
+        if (l->o.on_started)
+            l->o.on_started(l->o.ud);
+    } else {
+        log_warn(COMP, "lost leadership of lease %s/%s", l->ns, l->name);
+        if (l->o.on_stopped)
+            l->o.on_stopped(l->o.ud);
+    }
+}
+
+static cJSON *lease_spec(struct ctrl_leader *l, const cJSON *old_spec, bool release)
+{
+    cJSON *spec = cJSON_CreateObject();
+    char now[40];
+    ctrl_micro_time(wall(), now, sizeof(now));
+    const char *holder = old_spec ? ctrl_jstr(old_spec, "holderIdentity") : NULL;
+    bool ours = holder && strcmp(holder, l->id) == 0;
+    double transitions = old_spec ? ctrl_jnum(old_spec, "leaseTransitions", 0) : 0;
+    if (old_spec && !ours && !release)
+        transitions += 1;
+    cJSON_AddStringToObject(spec, "holderIdentity", release ? "" : l->id);
+    cJSON_AddNumberToObject(spec, "leaseDurationSeconds", release ? 1 : l->o.lease_duration_s);
+    const char *acq = old_spec ? ctrl_jstr(old_spec, "acquireTime") : NULL;
+    cJSON_AddStringToObject(spec, "acquireTime", ours && acq ? acq : now);
+    cJSON_AddStringToObject(spec, "renewTime", now);
+    cJSON_AddNumberToObject(spec, "leaseTransitions", transitions);
+    return spec;
+}
+
+static void finish_round(struct ctrl_leader *l, bool wrote_ok)
+{
+    l->busy = false;
+    if (wrote_ok) {
+        l->last_renew_ms = now_ms(l);
+        set_leading(l, true);
+    } else if (l->leading &&
+               now_ms(l) - l->last_renew_ms > (uint64_t)l->o.renew_deadline_s * 1000) {
+        set_leading(l, false);
+    }
+}
+
+static void on_write(struct kube_result *res, void *ud)
+{
+    struct ctrl_leader *l = ud;
+    if (l->releasing) {
+        l->busy = false;
+        l->leading = false;
+        log_info(COMP, "released lease %s/%s (HTTP %d)", l->ns, l->name, res->status.http);
+        if (l->release_done)
+            l->release_done(l->release_ud);
+        l->release_done = NULL;
+        return;
+    }
+    if (!kube_ok(&res->status))
+        log_debug(COMP, "lease write: HTTP %d %s", res->status.http, res->status.message);
+    finish_round(l, kube_ok(&res->status));
+}
+
+static void write_lease(struct ctrl_leader *l, const cJSON *current, bool release)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "apiVersion", "coordination.k8s.io/v1");
+    cJSON_AddStringToObject(obj, "kind", "Lease");
+    cJSON *md = cJSON_AddObjectToObject(obj, "metadata");
+    cJSON_AddStringToObject(md, "name", l->name);
+    cJSON_AddStringToObject(md, "namespace", l->ns);
+    const char *rv = current ? ctrl_jstr(current, "metadata.resourceVersion") : NULL;
+    if (rv)
+        cJSON_AddStringToObject(md, "resourceVersion", rv);
+    cJSON_AddItemToObject(obj, "spec",
+                          lease_spec(l, current ? ctrl_jget(current, "spec") : NULL, release));
+    struct kube_opts o = {.field_validation = "Strict"};
+    int rc = current ? kube_replace(l->kc, &KUBE_LEASES, l->ns, l->name, obj, &o, on_write, l)
+                     : kube_create(l->kc, &KUBE_LEASES, l->ns, obj, &o, on_write, l);
+    cJSON_Delete(obj);
+    if (rc) {
+        if (l->releasing) {
+            l->busy = false;
+            if (l->release_done)
+                l->release_done(l->release_ud);
+            l->release_done = NULL;
+            return;
+        }
+        finish_round(l, false);
+    }
+}
+
+static void on_get(struct kube_result *res, void *ud)
+{
+    struct ctrl_leader *l = ud;
+    if (l->stopped) {
+        l->busy = false;
+        return;
+    }
+    if (res->status.http == 404) {
+        write_lease(l, NULL, false);
+        return;
+    }
+    if (!kube_ok(&res->status) || !res->body) {
+        log_debug(COMP, "lease read: HTTP %d %s", res->status.http, res->status.message);
+        finish_round(l, false);
+        return;
+    }
+    const cJSON *spec = ctrl_jget(res->body, "spec");
+    const char *holder = ctrl_jstr(spec, "holderIdentity");
+    const char *renew = ctrl_jstr(spec, "renewTime");
+    double dur = ctrl_jnum(spec, "leaseDurationSeconds", l->o.lease_duration_s);
+    char h[256], rn[64];
+    snprintf(h, sizeof(h), "%s", holder ? holder : "");
+    snprintf(rn, sizeof(rn), "%s", renew ? renew : "");
+    if (strcmp(h, l->observed_holder) != 0 || strcmp(rn, l->observed_renew) != 0 ||
+        l->observed_at_ms == 0) {
+        snprintf(l->observed_holder, sizeof(l->observed_holder), "%s", h);
+        snprintf(l->observed_renew, sizeof(l->observed_renew), "%s", rn);
+        l->observed_at_ms = now_ms(l);
+    }
+    bool ours = strcmp(h, l->id) == 0;
+    bool free_ = h[0] == '\0';
+    bool expired = now_ms(l) > l->observed_at_ms + (uint64_t)(dur * 1000);
+    if (ours || free_ || expired) {
+        if (!ours)
+            log_info(COMP, "acquiring lease %s/%s (holder \"%s\"%s)", l->ns, l->name, h,
+                     expired && !free_ ? ", expired" : "");
+        write_lease(l, res->body, false);
+        return;
+    }
+    finish_round(l, false);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    struct ctrl_leader *l = t->data;
+    if (l->busy || l->stopped)
+        return;
+    l->busy = true;
+    if (kube_get(l->kc, &KUBE_LEASES, l->ns, l->name, NULL, on_get, l))
+        finish_round(l, false);
+}
+
+int ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_leader_opts *o,
+                    struct ctrl_leader **out)
+{
+    struct ctrl_leader *l = calloc(1, sizeof(*l));
+    if (!l)
+        return -ENOMEM;
+    l->loop = loop;
+    l->kc = kc;
+    l->o = *o;
+    if (l->o.lease_duration_s <= 0)
+        l->o.lease_duration_s = 15;
+    if (l->o.renew_deadline_s <= 0)
+        l->o.renew_deadline_s = 10;
+    if (l->o.retry_period_s <= 0)
+        l->o.retry_period_s = 2;
+    l->name = strdup(o->name);
+    l->ns = strdup(o->namespace);
+    l->id = strdup(o->identity);
+    if (!l->name || !l->ns || !l->id) {
+        free(l->name);
+        free(l->ns);
+        free(l->id);
+        free(l);
+        return -ENOMEM;
+    }
+    uv_timer_init(loop, &l->timer);
+    l->timer.data = l;
+    uv_idle_init(loop, &l->idle);
+    l->idle.data = l;
+    *out = l;
+    return 0;
+}
+
+int ctrl_leader_start(struct ctrl_leader *l)
+{
+    return uv_timer_start(&l->timer, on_timer, 0, (uint64_t)l->o.retry_period_s * 1000);
+}
+
+bool ctrl_leader_is_leader(const struct ctrl_leader *l) { return l && l->leading; }
+
+static void on_release_get(struct kube_result *res, void *ud)
+{
+    struct ctrl_leader *l = ud;
+    const char *holder = ctrl_jstr(ctrl_jget(res->body, "spec"), "holderIdentity");
+    if (kube_ok(&res->status) && holder && strcmp(holder, l->id) == 0) {
+        write_lease(l, res->body, true);
+        return;
+    }
+    l->busy = false;
+    l->leading = false;
+    if (l->release_done)
+        l->release_done(l->release_ud);
+    l->release_done = NULL;
+}
+
+static void on_idle(uv_idle_t *h)
+{
+    struct ctrl_leader *l = h->data;
+    uv_idle_stop(h);
+    l->idle_active = false;
+    if (l->busy) { /* a round is in flight: retry once it is done */
+        uv_idle_start(h, on_idle);
+        l->idle_active = true;
+        return;
+    }
+    if (l->leading) {
+        l->busy = true;
+        l->releasing = true;
+        if (kube_get(l->kc, &KUBE_LEASES, l->ns, l->name, NULL, on_release_get, l) == 0)
+            return;
+        l->busy = false;
+    }
+    if (l->release_done)
+        l->release_done(l->release_ud);
+    l->release_done = NULL;
+}
+
+void ctrl_leader_release(struct ctrl_leader *l, void (*done)(void *ud), void *ud)
+{
+    l->stopped = true;
+    uv_timer_stop(&l->timer);
+    l->release_done = done;
+    l->release_ud = ud;
+    uv_idle_start(&l->idle, on_idle);
+    l->idle_active = true;
+}
+
+static void on_close_idle(uv_handle_t *h)
+{
+    struct ctrl_leader *l = h->data;
+    free(l->name);
+    free(l->ns);
+    free(l->id);
+    free(l);
+}
+
+static void on_close_timer(uv_handle_t *h)
+{
+    struct ctrl_leader *l = h->data;
+    uv_close((uv_handle_t *)&l->idle, on_close_idle);
+}
+
+void ctrl_leader_free(struct ctrl_leader *l)
+{
+    if (!l)
+        return;
+    uv_close((uv_handle_t *)&l->timer, on_close_timer);
+}

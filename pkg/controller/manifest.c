@@ -1,0 +1,534 @@
+/* Child manifests of a BenchmarkRun: init Job, Indexed run Job, fio PVC, HPA. */
+#include "pkg/controller/manifest.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCRIPTS_DIR "/etc/pgbench/scripts"
+#define CA_DIR "/etc/pgbench/ca"
+#define FIO_DIR "/data"
+
+void ctrl_config_defaults(struct ctrl_config *cfg)
+{
+    cfg->runner_image = "ghcr.io/pgbench-operator/runner:0.1.0";
+    cfg->runner_command = "/usr/local/bin/pgbench-runner";
+    cfg->start_delay_s = 10;
+    cfg->deadline_margin_s = 120;
+    cfg->component = "pgbench-operator";
+    cfg->instance = "pgbench-operator";
+}
+
+void ctrl_child_name(const char *br, enum ctrl_child which, char *out, size_t len)
+{
+    static const char *const suffix[] = {"init", "run", "fio", "hpa"};
+    snprintf(out, len, "%s-%s", br, suffix[which]);
+}
+
+const cJSON *ctrl_jget(const cJSON *o, const char *path)
+{
+    char key[128];
+    const char *p = path;
+    while (o && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (n >= sizeof(key))
+            return NULL;
+        memcpy(key, p, n);
+        key[n] = '\0';
+        o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+        p += n + (dot ? 1 : 0);
+    }
+    return o;
+}
+
+const char *ctrl_jstr(const cJSON *o, const char *path)
+{
+    const cJSON *v = ctrl_jget(o, path);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double ctrl_jnum(const cJSON *o, const char *path, double def)
+{
+    const cJSON *v = ctrl_jget(o, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static cJSON *must(cJSON *j)
+{
+    if (!j)
+        abort();
+    return j;
+}
+
+static cJSON *obj(void) { return must(cJSON_CreateObject()); }
+static cJSON *arr(void) { return must(cJSON_CreateArray()); }
+
+static cJSON *put(cJSON *o, const char *k, cJSON *v)
+{
+    cJSON_AddItemToObject(o, k, must(v));
+    return v;
+}
+
+static void put_str(cJSON *o, const char *k, const char *v) { put(o, k, cJSON_CreateString(v)); }
+static void put_num(cJSON *o, const char *k, double v) { put(o, k, cJSON_CreateNumber(v)); }
+static void put_bool(cJSON *o, const char *k, bool v) { put(o, k, cJSON_CreateBool(v)); }
+static void push_str(cJSON *a, const char *v) { cJSON_AddItemToArray(a, must(cJSON_CreateString(v))); }
+
+static void push_fmt(cJSON *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void push_fmt(cJSON *a, const char *fmt, ...)
+{
+    char b[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof(b), fmt, ap);
+    va_end(ap);
+    push_str(a, b);
+}
+
+static cJSON *labels_for(const char *br, const char *role)
+{
+    cJSON *l = obj();
+    put_str(l, CTRL_LABEL_RUN, br);
+    if (role)
+        put_str(l, CTRL_LABEL_ROLE, role);
+    put_str(l, "app.kubernetes.io/managed-by", "pgbench-operator");
+    return l;
+}
+
+static cJSON *metadata_for(const cJSON *br, const char *name, const char *role, bool owned)
+{
+    const char *brname = ctrl_jstr(br, "metadata.name");
+    cJSON *m = obj();
+    put_str(m, "name", name);
+    put_str(m, "namespace", ctrl_jstr(br, "metadata.namespace"));
+    put(m, "labels", labels_for(brname, role));
+    if (owned) {
+        cJSON *refs = put(m, "ownerReferences", arr());
+        cJSON *r = obj();
+        put_str(r, "apiVersion", "pgbench.dev/v1alpha1");
+        put_str(r, "kind", "BenchmarkRun");
+        put_str(r, "name", brname);
+        put_str(r, "uid", ctrl_jstr(br, "metadata.uid") ? ctrl_jstr(br, "metadata.uid") : "");
+        put_bool(r, "controller", true);
+        put_bool(r, "blockOwnerDeletion", true);
+        cJSON_AddItemToArray(refs, r);
+    }
+    return m;
+}
+
+static void env_value(cJSON *env, const char *name, const char *value)
+{
+    cJSON *e = obj();
+    put_str(e, "name", name);
+    put_str(e, "value", value);
+    cJSON_AddItemToArray(env, e);
+}
+
+static void env_num(cJSON *env, const char *name, long v)
+{
+    char b[32];
+    snprintf(b, sizeof(b), "%ld", v);
+    env_value(env, name, b);
+}
+
+static cJSON *connection_env(const struct ctrl_spec *s)
+{
+    cJSON *env = arr();
+    if (!s->host[0]) /* fio without a database target */
+        goto common;
+    env_value(env, "PGHOST", s->host);
+    env_num(env, "PGPORT", s->port);
+    env_value(env, "PGDATABASE", s->database);
+    env_value(env, "PGUSER", s->user);
+    env_value(env, "PGSSLMODE", s->ssl_mode);
+    if (s->ca_secret)
+        env_value(env, "PGSSLROOTCERT", CA_DIR "/ca.crt");
+    if (s->password_secret[0]) {
+        cJSON *e = obj();
+        put_str(e, "name", "PGPASSWORD");
+        cJSON *ref = put(put(e, "valueFrom", obj()), "secretKeyRef", obj());
+        put_str(ref, "name", s->password_secret);
+        put_str(ref, "key", s->password_key);
+        cJSON_AddItemToArray(env, e);
+    }
+    env_value(env, "PGAPPNAME", "pgbench-runner");
+common:
+    env_value(env, "HOME", "/tmp");
+    env_value(env, "BENCH_TERMINATION_LOG", "/dev/termination-log");
+    return env;
+}
+
+static void volume_mount(cJSON *mounts, const char *name, const char *path, bool ro)
+{
+    cJSON *m = obj();
+    put_str(m, "name", name);
+    put_str(m, "mountPath", path);
+    if (ro)
+        put_bool(m, "readOnly", true);
+    cJSON_AddItemToArray(mounts, m);
+}
+
+/* Copies key from the pod template (if present) into dst. */
+static void copy_key(cJSON *dst, const cJSON *tmpl, const char *key)
+{
+    const cJSON *v = tmpl ? cJSON_GetObjectItemCaseSensitive(tmpl, key) : NULL;
+    if (v && !cJSON_IsNull(v))
+        put(dst, key, cJSON_Duplicate(v, 1));
+}
+
+/* The pod template shared by init and run Jobs; args/env/volumes/mounts are added by callers. */
+static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
+                           const struct ctrl_config *cfg, const char *role, cJSON **container)
+{
+    const char *brname = ctrl_jstr(br, "metadata.name");
+    const cJSON *pt = s->pod_template;
+    cJSON *tmpl = obj();
+    cJSON *meta = put(tmpl, "metadata", obj());
+    cJSON *labels = put(meta, "labels", obj());
+    const cJSON *ul = pt ? cJSON_GetObjectItemCaseSensitive(pt, "labels") : NULL;
+    const cJSON *it;
+    if (cJSON_IsObject(ul))
+        cJSON_ArrayForEach(it, ul) if (cJSON_IsString(it) && strncmp(it->string, "pgbench.dev/", 12))
+            put_str(labels, it->string, it->valuestring);
+    put_str(labels, CTRL_LABEL_RUN, brname);
+    put_str(labels, CTRL_LABEL_ROLE, role);
+    put_str(labels, "app.kubernetes.io/managed-by", "pgbench-operator");
+    copy_key(meta, pt, "annotations");
+
+    cJSON *spec = put(tmpl, "spec", obj());
+    put_str(spec, "restartPolicy", "Never");
+    put_bool(spec, "automountServiceAccountToken", false);
+    put_num(spec, "terminationGracePeriodSeconds", 10);
+    put_bool(spec, "enableServiceLinks", false);
+    copy_key(spec, pt, "serviceAccountName");
+    copy_key(spec, pt, "nodeSelector");
+    copy_key(spec, pt, "tolerations");
+    copy_key(spec, pt, "affinity");
+    copy_key(spec, pt, "imagePullSecrets");
+    copy_key(spec, pt, "priorityClassName");
+
+    /* Restricted pod security: the user's securityContext is merged over these defaults, and
+     * runAsNonRoot/seccomp stay enforced (the spec parser refuses root). */
+    cJSON *psc = obj();
+    put_bool(psc, "runAsNonRoot", true);
+    put_num(psc, "runAsUser", CTRL_RUNNER_UID);
+    put_num(psc, "runAsGroup", CTRL_RUNNER_UID);
+    put_num(psc, "fsGroup", CTRL_RUNNER_UID);
+    cJSON *sp = put(psc, "seccompProfile", obj());
+    put_str(sp, "type", "RuntimeDefault");
+    const cJSON *usc = pt ? cJSON_GetObjectItemCaseSensitive(pt, "securityContext") : NULL;
+    if (cJSON_IsObject(usc)) {
+        cJSON_ArrayForEach(it, usc)
+        {
+            if (strcmp(it->string, "runAsNonRoot") == 0)
+                continue;
+            cJSON_DeleteItemFromObjectCaseSensitive(psc, it->string);
+            put(psc, it->string, cJSON_Duplicate(it, 1));
+        }
+    }
+    put(spec, "securityContext", psc);
+
+    cJSON *c = obj();
+    put_str(c, "name", CTRL_CONTAINER);
+    put_str(c, "image", s->image && *s->image ? s->image : cfg->runner_image);
+    put_str(c, "imagePullPolicy", s->pull_policy);
+    cJSON *cmd = put(c, "command", arr());
+    push_str(cmd, cfg->runner_command);
+    put(c, "args", arr());
+    put(c, "env", connection_env(s));
+    copy_key(c, pt, "resources");
+    cJSON *csc = put(c, "securityContext", obj());
+    put_bool(csc, "allowPrivilegeEscalation", false);
+    put_bool(csc, "readOnlyRootFilesystem", true);
+    put_bool(csc, "runAsNonRoot", true);
+    put_bool(csc, "privileged", false);
+    cJSON *caps = put(csc, "capabilities", obj());
+    push_str(put(caps, "drop", arr()), "ALL");
+    put_str(c, "terminationMessagePath", "/dev/termination-log");
+    put_str(c, "terminationMessagePolicy", "FallbackToLogsOnError");
+    cJSON *mounts = put(c, "volumeMounts", arr());
+    volume_mount(mounts, "tmp", "/tmp", false);
+    cJSON_AddItemToArray(put(spec, "containers", arr()), c);
+
+    cJSON *vols = put(spec, "volumes", arr());
+    cJSON *tmp = obj();
+    put_str(tmp, "name", "tmp");
+    put(tmp, "emptyDir", obj());
+    cJSON_AddItemToArray(vols, tmp);
+    if (s->ca_secret) {
+        cJSON *v = obj();
+        put_str(v, "name", "ca");
+        cJSON *sec = put(v, "secret", obj());
+        put_str(sec, "secretName", s->ca_secret);
+        cJSON *item = obj();
+        put_str(item, "key", s->ca_key);
+        put_str(item, "path", "ca.crt");
+        cJSON_AddItemToArray(put(sec, "items", arr()), item);
+        cJSON_AddItemToArray(vols, v);
+        volume_mount(mounts, "ca", CA_DIR, true);
+    }
+    *container = c;
+    return tmpl;
+}
+
+static cJSON *job_skeleton(const cJSON *br, const char *name, const char *role, cJSON *tmpl,
+                           const struct ctrl_spec *s)
+{
+    cJSON *job = obj();
+    put_str(job, "apiVersion", "batch/v1");
+    put_str(job, "kind", "Job");
+    put(job, "metadata", metadata_for(br, name, role, true));
+    cJSON *spec = put(job, "spec", obj());
+    put_num(spec, "backoffLimit", 0);
+    put_num(spec, "ttlSecondsAfterFinished", (double)s->ttl_s);
+    put(spec, "template", tmpl);
+    return job;
+}
+
+long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg)
+{
+    long expected = ctrl_spec_expected_seconds(s);
+    if (expected <= 0)
+        return 0;
+    long d = expected + cfg->start_delay_s + cfg->deadline_margin_s;
+    if (s->replica_lag)
+        d += s->replica_timeout_s;
+    return d;
+}
+
+cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
+                              const struct ctrl_config *cfg)
+{
+    char name[300];
+    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_INIT, name, sizeof(name));
+    cJSON *c;
+    cJSON *tmpl = pod_template(br, s, cfg, "init", &c);
+    cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args");
+    push_str(args, "pgbench");
+    push_str(args, "init");
+    push_str(args, "--scale");
+    push_fmt(args, "%d", s->scale);
+    if (s->foreign_keys)
+        push_str(args, "--foreign-keys");
+    if (s->partitions > 0) {
+        push_str(args, "--partitions");
+        push_fmt(args, "%d", s->partitions);
+    }
+    if (s->skip_if_initialized)
+        push_str(args, "--skip-if-initialized");
+    if (s->create_database)
+        push_str(args, "--create-database");
+    cJSON *job = job_skeleton(br, name, "init", tmpl, s);
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
+    put_num(spec, "completions", 1);
+    put_num(spec, "parallelism", 1);
+    return job;
+}
+
+static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct ctrl_spec *s)
+{
+    push_str(args, "pgbench");
+    push_str(args, "run");
+    /* --clients/--threads are those of worker 0 (the largest share); BENCH_CLIENTS_BY_INDEX
+     * tells each worker its own share when clients do not divide evenly. */
+    int c0 = ctrl_worker_clients(s->clients, s->workers, 0);
+    push_str(args, "--clients");
+    push_fmt(args, "%d", c0);
+    push_str(args, "--threads");
+    push_fmt(args, "%d", ctrl_worker_threads(s->threads, s->clients, s->workers, 0));
+    if (s->duration_s > 0) {
+        push_str(args, "--duration");
+        push_fmt(args, "%ld", s->duration_s);
+    } else {
+        push_str(args, "--transactions");
+        push_fmt(args, "%ld", s->transactions);
+    }
+    if (s->builtin) {
+        push_str(args, "--builtin");
+        if (s->n_scripts > 0)
+            push_fmt(args, "%s@%d", s->builtin, s->builtin_weight);
+        else
+            push_str(args, s->builtin);
+    }
+    for (int i = 0; i < s->n_scripts; i++) {
+        char vname[32], dir[96];
+        snprintf(vname, sizeof(vname), "script-%d", i);
+        snprintf(dir, sizeof(dir), SCRIPTS_DIR "/%d", i);
+        push_str(args, "--script");
+        push_fmt(args, "%s/%s@%d", dir, s->scripts[i].key, s->scripts[i].weight);
+        cJSON *v = obj();
+        put_str(v, "name", vname);
+        cJSON *cm = put(v, "configMap", obj());
+        put_str(cm, "name", s->scripts[i].configmap);
+        cJSON *item = obj();
+        put_str(item, "key", s->scripts[i].key);
+        put_str(item, "path", s->scripts[i].key);
+        cJSON_AddItemToArray(put(cm, "items", arr()), item);
+        cJSON_AddItemToArray(vols, v);
+        volume_mount(mounts, vname, dir, true);
+    }
+    push_str(args, "--protocol");
+    push_str(args, s->protocol);
+    if (s->rate > 0) {
+        push_str(args, "--rate");
+        push_fmt(args, "%g", s->rate);
+    }
+    if (s->latency_limit_ms > 0) {
+        push_str(args, "--latency-limit");
+        push_fmt(args, "%g", s->latency_limit_ms);
+    }
+    if (s->no_vacuum)
+        push_str(args, "--no-vacuum");
+    if (s->connect)
+        push_str(args, "--connect");
+    if (s->max_tries != 1) {
+        push_str(args, "--max-tries");
+        push_fmt(args, "%d", s->max_tries);
+    }
+    if (s->failures_detailed)
+        push_str(args, "--failures-detailed");
+    if (s->per_statement)
+        push_str(args, "--per-statement");
+    push_str(args, "--progress");
+    push_fmt(args, "%d", s->progress_s);
+    if (s->wait_events)
+        push_str(args, "--wait-events");
+    if (s->server_settings)
+        push_str(args, "--server-settings");
+    if (s->replica_lag) {
+        push_str(args, "--replica-lag");
+        push_str(args, "--replica-timeout");
+        push_fmt(args, "%d", s->replica_timeout_s);
+    }
+    if (s->n_extra_args > 0) {
+        push_str(args, "--");
+        for (int i = 0; i < s->n_extra_args; i++)
+            push_str(args, s->extra_args[i]);
+    }
+}
+
+static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
+                     const struct ctrl_spec *s)
+{
+    push_str(args, "fio");
+    push_str(args, "--directory");
+    push_str(args, FIO_DIR);
+    for (int i = 0; i < s->n_fio_jobs; i++) {
+        const struct ctrl_fio_job *j = &s->fio_jobs[i];
+        push_str(args, i == 0 ? "--name" : "--job"); /* --job starts another job */
+        push_str(args, j->name);
+        push_str(args, "--rw");
+        push_str(args, j->rw);
+        push_str(args, "--bs");
+        push_str(args, j->bs);
+        push_str(args, "--iodepth");
+        push_fmt(args, "%d", j->iodepth);
+        push_str(args, "--numjobs");
+        push_fmt(args, "%d", j->numjobs);
+        push_str(args, "--size");
+        push_str(args, j->size);
+        push_str(args, "--runtime");
+        push_fmt(args, "%d", j->runtime_s);
+        if (j->direct)
+            push_str(args, "--direct");
+        push_str(args, "--ioengine");
+        push_str(args, j->ioengine);
+        if (j->fsync > 0) {
+            push_str(args, "--fsync");
+            push_fmt(args, "%d", j->fsync);
+        }
+        if (j->fdatasync > 0) {
+            push_str(args, "--fdatasync");
+            push_fmt(args, "%d", j->fdatasync);
+        }
+    }
+    char pvc[300];
+    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, pvc, sizeof(pvc));
+    cJSON *v = obj();
+    put_str(v, "name", "data");
+    put_str(put(v, "persistentVolumeClaim", obj()), "claimName", pvc);
+    cJSON_AddItemToArray(vols, v);
+    volume_mount(mounts, "data", FIO_DIR, false);
+}
+
+cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
+                             const struct ctrl_config *cfg, long start_at)
+{
+    char name[300];
+    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_RUN, name, sizeof(name));
+    cJSON *c;
+    cJSON *tmpl = pod_template(br, s, cfg, "run", &c);
+    cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args");
+    cJSON *env = cJSON_GetObjectItemCaseSensitive(c, "env");
+    cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
+    cJSON *vols = (cJSON *)ctrl_jget(tmpl, "spec.volumes");
+    env_num(env, "BENCH_START_AT", start_at);
+    if (s->workload == CTRL_WL_PGBENCH) {
+        pgbench_args(args, vols, mounts, s);
+        if (s->workers > 1) {
+            char list[8 * CTRL_MAX_WORKERS] = "";
+            size_t n = 0;
+            for (int i = 0; i < s->workers && n + 16 < sizeof(list); i++)
+                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? "," : "",
+                                      ctrl_worker_clients(s->clients, s->workers, i));
+            env_value(env, "BENCH_CLIENTS_BY_INDEX", list);
+        }
+    } else {
+        fio_args(args, vols, mounts, br, s);
+    }
+    cJSON *job = job_skeleton(br, name, "run", tmpl, s);
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
+    put_str(spec, "completionMode", "Indexed");
+    put_num(spec, "completions", s->workers);
+    put_num(spec, "parallelism", s->workers);
+    long deadline = ctrl_run_deadline(s, cfg);
+    if (deadline > 0)
+        put_num(spec, "activeDeadlineSeconds", (double)deadline);
+    return job;
+}
+
+cJSON *ctrl_manifest_fio_pvc(const cJSON *br, const struct ctrl_spec *s)
+{
+    char name[300];
+    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, name, sizeof(name));
+    cJSON *pvc = obj();
+    put_str(pvc, "apiVersion", "v1");
+    put_str(pvc, "kind", "PersistentVolumeClaim");
+    put(pvc, "metadata", metadata_for(br, name, "fio", !s->keep_volume));
+    cJSON *spec = put(pvc, "spec", obj());
+    push_str(put(spec, "accessModes", arr()), "ReadWriteOnce");
+    if (s->storage_class && *s->storage_class)
+        put_str(spec, "storageClassName", s->storage_class);
+    put_str(put(put(spec, "resources", obj()), "requests", obj()), "storage", s->volume_size);
+    return pvc;
+}
+
+cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s)
+{
+    char name[300];
+    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_HPA, name, sizeof(name));
+    cJSON *h = obj();
+    put_str(h, "apiVersion", "autoscaling/v2");
+    put_str(h, "kind", "HorizontalPodAutoscaler");
+    put(h, "metadata", metadata_for(br, name, "hpa", true));
+    cJSON *spec = put(h, "spec", obj());
+    cJSON *ref = put(spec, "scaleTargetRef", obj());
+    put_str(ref, "apiVersion", s->hpa_api_version);
+    put_str(ref, "kind", s->hpa_kind);
+    put_str(ref, "name", s->hpa_name);
+    put_num(spec, "minReplicas", s->hpa_min);
+    put_num(spec, "maxReplicas", s->hpa_max);
+    cJSON *m = obj();
+    put_str(m, "type", "Resource");
+    cJSON *res = put(m, "resource", obj());
+    put_str(res, "name", "cpu");
+    cJSON *target = put(res, "target", obj());
+    put_str(target, "type", "Utilization");
+    put_num(target, "averageUtilization", s->hpa_cpu);
+    cJSON_AddItemToArray(put(spec, "metrics", arr()), m);
+    if (s->hpa_behavior && cJSON_GetArraySize(s->hpa_behavior) > 0)
+        put(spec, "behavior", cJSON_Duplicate(s->hpa_behavior, 1));
+    return h;
+}

@@ -1,0 +1,683 @@
+/* The BenchmarkRun state machine (see reconcile.h for the states and transitions). */
+#include "pkg/controller/reconcile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/bench/aggregate.h"
+#include "pkg/bench/result.h"
+#include "pkg/controller/spec.h"
+
+static cJSON *must(cJSON *j)
+{
+    if (!j)
+        abort();
+    return j;
+}
+
+static void set_item(cJSON *o, const char *k, cJSON *v)
+{
+    must(v);
+    if (cJSON_GetObjectItemCaseSensitive(o, k))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
+    else
+        cJSON_AddItemToObject(o, k, v);
+}
+
+static void set_str(cJSON *o, const char *k, const char *v) { set_item(o, k, cJSON_CreateString(v)); }
+static void set_num(cJSON *o, const char *k, double v) { set_item(o, k, cJSON_CreateNumber(v)); }
+
+int ctrl_pod_index(const cJSON *pod)
+{
+    const char *s = ctrl_jstr(ctrl_jget(pod, "metadata.annotations"),
+                              "batch.kubernetes.io/job-completion-index");
+    if (!s) {
+        const cJSON *labels = ctrl_jget(pod, "metadata.labels");
+        const cJSON *v = labels ? cJSON_GetObjectItemCaseSensitive(
+                                      labels, "batch.kubernetes.io/job-completion-index")
+                                : NULL;
+        s = cJSON_IsString(v) ? v->valuestring : NULL;
+    }
+    if (!s)
+        return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return (*end || v < 0 || v > 100000) ? -1 : (int)v;
+}
+
+const char *ctrl_job_finished(const cJSON *job)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, ctrl_jget(job, "status.conditions"))
+    {
+        const char *type = ctrl_jstr(c, "type"), *st = ctrl_jstr(c, "status");
+        if (!type || !st || strcmp(st, "True") != 0)
+            continue;
+        if (strcmp(type, "Complete") == 0)
+            return "Complete";
+        if (strcmp(type, "Failed") == 0)
+            return "Failed";
+    }
+    return NULL;
+}
+
+static const cJSON *job_condition(const cJSON *job, const char *type)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, ctrl_jget(job, "status.conditions"))
+    {
+        const char *t = ctrl_jstr(c, "type");
+        if (t && strcmp(t, type) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+void ctrl_plan_free(struct ctrl_plan *plan)
+{
+    if (!plan)
+        return;
+    cJSON_Delete(plan->status);
+    for (int i = 0; i < plan->n_actions; i++)
+        cJSON_Delete(plan->actions[i].object);
+    memset(plan, 0, sizeof(*plan));
+}
+
+/* ---- decision context ---------------------------------------------------------------------- */
+
+struct dctx {
+    const struct ctrl_observed *obs;
+    struct ctrl_plan *plan;
+    const char *name, *ns;
+    long gen;
+    cJSON *st;
+    const char *old_phase;
+    struct ctrl_spec spec;
+    bool have_spec;
+};
+
+static void event(struct dctx *d, bool warning, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void event(struct dctx *d, bool warning, const char *reason, const char *fmt, ...)
+{
+    struct ctrl_plan *p = d->plan;
+    if (p->n_events >= (int)(sizeof(p->events) / sizeof(p->events[0])))
+        return;
+    struct ctrl_event *e = &p->events[p->n_events++];
+    e->warning = warning;
+    snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    va_end(ap);
+}
+
+static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube_resource *r,
+                   const char *name, cJSON *obj)
+{
+    struct ctrl_plan *p = d->plan;
+    if (p->n_actions >= (int)(sizeof(p->actions) / sizeof(p->actions[0]))) {
+        cJSON_Delete(obj);
+        return;
+    }
+    struct ctrl_action *a = &p->actions[p->n_actions++];
+    a->kind = kind;
+    a->resource = r;
+    snprintf(a->name, sizeof(a->name), "%s", name);
+    a->object = obj;
+}
+
+static const char *phase_of(const cJSON *st)
+{
+    const char *p = ctrl_jstr(st, "phase");
+    return p ? p : "Pending";
+}
+
+static void set_phase(struct dctx *d, const char *phase)
+{
+    set_str(d->st, "phase", phase);
+    snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
+}
+
+static void set_message(struct dctx *d, const char *msg)
+{
+    char m[CTRL_MAX_MESSAGE];
+    snprintf(m, sizeof(m), "%s", msg);
+    set_str(d->st, "message", m);
+}
+
+static void set_time(struct dctx *d, const char *key)
+{
+    char ts[40];
+    ctrl_time_rfc3339(d->obs->now, ts, sizeof(ts));
+    set_str(d->st, key, ts);
+}
+
+/* The generation the run started with (SpecLocked's observedGeneration), 0 if not started. */
+static long start_generation(const cJSON *st)
+{
+    const cJSON *c = ctrl_cond_get(st, "SpecLocked");
+    const cJSON *g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
+    return cJSON_IsNumber(g) ? (long)g->valuedouble : 0;
+}
+
+static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
+                 const char *msg)
+{
+    long g = start_generation(d->st);
+    ctrl_cond_set(d->st, type, status, reason, msg, g ? g : d->gen, d->obs->now);
+}
+
+static void add_cleanup(struct dctx *d, bool final)
+{
+    const struct ctrl_spec *s = &d->spec;
+    char n[300];
+    if (!d->have_spec)
+        return;
+    if (s->hpa && !s->hpa_keep && final) {
+        ctrl_child_name(d->name, CTRL_CHILD_HPA, n, sizeof(n));
+        action(d, CTRL_ACT_DELETE, &KUBE_HPAS, n, NULL);
+    }
+    if (!s->cleanup_delete)
+        return;
+    if (d->obs->init_job || final) {
+        ctrl_child_name(d->name, CTRL_CHILD_INIT, n, sizeof(n));
+        if (d->obs->init_job || s->init)
+            action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
+    }
+    if (d->obs->run_job) {
+        ctrl_child_name(d->name, CTRL_CHILD_RUN, n, sizeof(n));
+        action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
+    }
+    if (final && s->workload == CTRL_WL_FIO && !s->keep_volume) {
+        ctrl_child_name(d->name, CTRL_CHILD_FIO_PVC, n, sizeof(n));
+        action(d, CTRL_ACT_DELETE, &KUBE_PVCS, n, NULL);
+    }
+}
+
+static void fail(struct dctx *d, const char *reason, const char *msg, bool started)
+{
+    set_phase(d, "Failed");
+    cond(d, "Failed", "True", reason, msg);
+    if (ctrl_cond_get(d->st, "Running"))
+        cond(d, "Running", "False", reason, msg);
+    if (ctrl_cond_get(d->st, "Complete"))
+        cond(d, "Complete", "False", reason, msg);
+    set_message(d, msg);
+    set_time(d, "completionTime");
+    if (started)
+        add_cleanup(d, true);
+}
+
+/* Adds the spec snapshot annotation to a child Job. */
+static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
+{
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
+    cJSON *ann = cJSON_GetObjectItemCaseSensitive(meta, "annotations");
+    if (!ann) {
+        ann = must(cJSON_CreateObject());
+        cJSON_AddItemToObject(meta, "annotations", ann);
+    }
+    char *txt = cJSON_PrintUnformatted(s->json);
+    if (!txt)
+        abort();
+    set_str(ann, CTRL_SPEC_ANNOTATION, txt);
+    free(txt);
+}
+
+static void create_init_job(struct dctx *d)
+{
+    cJSON *job = ctrl_manifest_init_job(d->obs->br, &d->spec, d->obs->cfg);
+    annotate_spec(job, &d->spec);
+    action(d, CTRL_ACT_CREATE, &KUBE_JOBS, ctrl_jstr(job, "metadata.name"), job);
+}
+
+/* Enters (or re-enters after a restart) Running: start barrier, HPA, PVC, run Job. */
+static void start_running(struct dctx *d)
+{
+    const struct ctrl_spec *s = &d->spec;
+    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
+    long start_at;
+    if (cJSON_IsNumber(sa)) {
+        start_at = (long)sa->valuedouble;
+    } else {
+        start_at = (long)ceil(d->obs->now) + d->obs->cfg->start_delay_s;
+        set_num(d->st, "startAt", (double)start_at);
+    }
+    set_phase(d, "Running");
+    char when[40], msg[256];
+    ctrl_time_rfc3339((double)start_at, when, sizeof(when));
+    snprintf(msg, sizeof(msg), "%d worker%s start together at %s", s->workers,
+             s->workers == 1 ? "" : "s", when);
+    cond(d, "Running", "True", "Started", msg);
+    set_message(d, msg);
+    if (s->hpa)
+        action(d, CTRL_ACT_CREATE, &KUBE_HPAS, "", ctrl_manifest_hpa(d->obs->br, s));
+    if (s->workload == CTRL_WL_FIO)
+        action(d, CTRL_ACT_CREATE, &KUBE_PVCS, "", ctrl_manifest_fio_pvc(d->obs->br, s));
+    cJSON *job = ctrl_manifest_run_job(d->obs->br, s, d->obs->cfg, start_at);
+    annotate_spec(job, s);
+    action(d, CTRL_ACT_CREATE, &KUBE_JOBS, "", job);
+    for (int i = 0; i < d->plan->n_actions; i++)
+        if (d->plan->actions[i].object && !d->plan->actions[i].name[0])
+            snprintf(d->plan->actions[i].name, sizeof(d->plan->actions[i].name), "%s",
+                     ctrl_jstr(d->plan->actions[i].object, "metadata.name"));
+    d->plan->requeue_ms = s->hpa ? CTRL_HPA_POLL_MS : CTRL_RESYNC_MS;
+}
+
+/* The spec in force: the snapshot on the run (or init) Job once started, else the object's. */
+static int load_spec(struct dctx *d, bool started, char *err, size_t errlen)
+{
+    const cJSON *src = NULL;
+    cJSON *snap = NULL;
+    if (started) {
+        const cJSON *jobs[2] = {d->obs->run_job, d->obs->init_job};
+        for (int i = 0; i < 2 && !snap; i++) {
+            const char *a =
+                ctrl_jstr(ctrl_jget(jobs[i], "metadata.annotations"), CTRL_SPEC_ANNOTATION);
+            if (a)
+                snap = cJSON_Parse(a);
+        }
+    }
+    src = snap ? snap : cJSON_GetObjectItemCaseSensitive(d->obs->br, "spec");
+    int rc = ctrl_spec_parse(src, &d->spec, err, errlen);
+    cJSON_Delete(snap);
+    d->have_spec = rc == 0;
+    return rc;
+}
+
+/* Pod of the given role and index (a terminated one preferred). */
+static const cJSON *find_pod(const struct ctrl_observed *obs, const char *role, int index)
+{
+    const cJSON *best = NULL;
+    for (int i = 0; i < obs->n_pods; i++) {
+        const cJSON *p = obs->pods[i];
+        const char *r = ctrl_jstr(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const cJSON *lr = ctrl_jget(p, "metadata.labels");
+        const cJSON *rv = lr ? cJSON_GetObjectItemCaseSensitive(lr, CTRL_LABEL_ROLE) : NULL;
+        r = cJSON_IsString(rv) ? rv->valuestring : NULL;
+        if (!r || strcmp(r, role) != 0)
+            continue;
+        if (index >= 0 && ctrl_pod_index(p) != index)
+            continue;
+        const char *ph = ctrl_jstr(p, "status.phase");
+        bool done = ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
+        if (!best || done)
+            best = p;
+    }
+    return best;
+}
+
+static const cJSON *terminated_state(const cJSON *pod)
+{
+    const cJSON *cs;
+    cJSON_ArrayForEach(cs, ctrl_jget(pod, "status.containerStatuses"))
+    {
+        const cJSON *t = ctrl_jget(cs, "state.terminated");
+        if (t)
+            return t;
+    }
+    return NULL;
+}
+
+static void fill_worker(struct ctrl_worker *w, int index, const cJSON *pod)
+{
+    memset(w, 0, sizeof(*w));
+    w->index = index;
+    w->exit_code = -1;
+    if (!pod)
+        return;
+    w->pod = ctrl_jstr(pod, "metadata.name");
+    const cJSON *t = terminated_state(pod);
+    if (t) {
+        w->terminated = true;
+        w->exit_code = (int)ctrl_jnum(t, "exitCode", -1);
+        w->reason = ctrl_jstr(t, "reason");
+        w->term_msg = ctrl_jstr(t, "message");
+    }
+}
+
+/* First error of a result text (termination message or log), else the text's start. */
+static void text_error(const char *text, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!text || !*text)
+        return;
+    cJSON *r = NULL;
+    char err[64];
+    if (bench_result_from_log(text, strlen(text), &r, err, sizeof(err)) == 0) {
+        const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "errors"), 0);
+        if (cJSON_IsString(e))
+            snprintf(out, len, "%s", e->valuestring);
+        cJSON_Delete(r);
+        if (out[0])
+            return;
+    }
+    /* last non-empty line of the text */
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
+        n--;
+    size_t b = n;
+    while (b > 0 && text[b - 1] != '\n')
+        b--;
+    snprintf(out, len, "%.*s", (int)(n - b), text + b);
+}
+
+/* ---- states -------------------------------------------------------------------------------- */
+
+static void decide_pending(struct dctx *d)
+{
+    char err[512];
+    if (strlen(d->name) > CTRL_MAX_NAME) {
+        snprintf(err, sizeof(err),
+                 "metadata.name: at most %d characters, so that child names (<name>-init) are "
+                 "valid label values; use a shorter name",
+                 CTRL_MAX_NAME);
+        fail(d, "InvalidSpec", err, false);
+        return;
+    }
+    if (load_spec(d, false, err, sizeof(err))) {
+        fail(d, "InvalidSpec", err, false);
+        return;
+    }
+    const struct ctrl_spec *s = &d->spec;
+    if (s->hpa) {
+        const struct ctrl_observed *o = d->obs;
+        if (o->scale_target == CTRL_FETCH_NONE) {
+            d->plan->needs |= CTRL_NEED_SCALE_TARGET;
+            d->plan->scale_kind = s->hpa_kind;
+            snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
+            return;
+        }
+        if (o->scale_target == CTRL_FETCH_NOT_FOUND) {
+            snprintf(err, sizeof(err),
+                     "spec.hpa.scaleTargetRef: %s \"%s\" not found in namespace %s; create it "
+                     "first or fix the name",
+                     s->hpa_kind, s->hpa_name, d->ns);
+            fail(d, "ScaleTargetNotFound", err, false);
+            return;
+        }
+        if (o->scale_target == CTRL_FETCH_ERROR) {
+            d->plan->retry = true;
+            return;
+        }
+    }
+    /* The run starts now, with this generation of the spec. */
+    char msg[256];
+    snprintf(msg, sizeof(msg),
+             "the run uses the spec of generation %ld; later changes are ignored", d->gen);
+    ctrl_cond_set(d->st, "SpecLocked", "False", "Started", msg, d->gen, d->obs->now);
+    cJSON_DeleteItemFromObjectCaseSensitive(d->st, "completionTime");
+    if (ctrl_cond_get(d->st, "Failed"))
+        cond(d, "Failed", "False", "Retrying", "the spec was changed; evaluating it again");
+    set_time(d, "startTime");
+    char target[400];
+    ctrl_spec_target_string(s, target, sizeof(target));
+    set_str(d->st, "target", s->workload == CTRL_WL_FIO && !s->host[0] ? "fio" : target);
+    set_num(d->st, "clients", s->workload == CTRL_WL_PGBENCH ? s->clients : 0);
+    if (s->init && s->workload == CTRL_WL_PGBENCH) {
+        set_phase(d, "Initializing");
+        snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
+        cond(d, "Initialized", "False", "InitRunning", msg);
+        set_message(d, msg);
+        create_init_job(d);
+        d->plan->requeue_ms = CTRL_RESYNC_MS;
+        return;
+    }
+    start_running(d);
+}
+
+static void check_spec_locked(struct dctx *d)
+{
+    long sg = start_generation(d->st);
+    if (sg <= 0 || d->gen <= sg)
+        return;
+    char msg[300];
+    snprintf(msg, sizeof(msg),
+             "spec changed (generation %ld) after the run started with generation %ld; the "
+             "change is ignored: create a new BenchmarkRun to run a different benchmark",
+             d->gen, sg);
+    const cJSON *c = ctrl_cond_get(d->st, "SpecLocked");
+    bool was = c && ctrl_jstr(c, "status") && strcmp(ctrl_jstr(c, "status"), "True") == 0 &&
+               ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
+    ctrl_cond_set(d->st, "SpecLocked", "True", "SpecChangedAfterStart", msg, sg, d->obs->now);
+    if (!was)
+        event(d, true, "SpecLocked", "%s", msg);
+}
+
+static void decide_initializing(struct dctx *d)
+{
+    const cJSON *job = d->obs->init_job;
+    if (!job) {
+        create_init_job(d);
+        d->plan->requeue_ms = CTRL_RESYNC_MS;
+        return;
+    }
+    const char *fin = ctrl_job_finished(job);
+    if (!fin) {
+        d->plan->requeue_ms = CTRL_RESYNC_MS;
+        return;
+    }
+    if (strcmp(fin, "Complete") == 0) {
+        cond(d, "Initialized", "True", "InitSucceeded", "pgbench tables are ready");
+        start_running(d);
+        return;
+    }
+    const cJSON *pod = find_pod(d->obs, "init", -1);
+    struct ctrl_worker w;
+    fill_worker(&w, 0, pod);
+    char why[400], msg[700];
+    text_error(w.term_msg, why, sizeof(why));
+    if (!why[0]) {
+        const cJSON *c = job_condition(job, "Failed");
+        snprintf(why, sizeof(why), "%s", ctrl_jstr(c, "message") ? ctrl_jstr(c, "message") : "");
+    }
+    if (w.pod)
+        snprintf(msg, sizeof(msg), "init Job %s-init failed: pod %s exit code %d: %s", d->name,
+                 w.pod, w.exit_code, why);
+    else
+        snprintf(msg, sizeof(msg), "init Job %s-init failed: %s", d->name, why);
+    cond(d, "Initialized", "False", "InitFailed", msg);
+    fail(d, "InitFailed", msg, true);
+}
+
+static void decide_running(struct dctx *d)
+{
+    const struct ctrl_spec *s = &d->spec;
+    const cJSON *job = d->obs->run_job;
+    if (!job) {
+        start_running(d); /* restart after status was written but before the Job was */
+        return;
+    }
+    if (ctrl_job_finished(job)) {
+        set_phase(d, "Collecting");
+        set_message(d, "the run Job finished; collecting worker results");
+        d->plan->requeue_ms = 1; /* at once */
+        return;
+    }
+    if (s->hpa) {
+        if (d->obs->scale == CTRL_FETCH_NONE) {
+            d->plan->needs |= CTRL_NEED_SCALE;
+            d->plan->scale_kind = s->hpa_kind;
+            snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
+            return;
+        }
+        if (d->obs->scale == CTRL_FETCH_OK)
+            ctrl_hpa_timeline_record(d->st, d->obs->scale_replicas, d->obs->now);
+        d->plan->requeue_ms = CTRL_HPA_POLL_MS;
+    } else {
+        d->plan->requeue_ms = CTRL_RESYNC_MS;
+    }
+}
+
+static void decide_collecting(struct dctx *d)
+{
+    const struct ctrl_spec *s = &d->spec;
+    const struct ctrl_observed *o = d->obs;
+    int n = (int)ctrl_jnum(o->run_job, "spec.completions", s->workers);
+    if (n < 1 || n > CTRL_MAX_WORKERS)
+        n = s->workers;
+    struct ctrl_worker *w = calloc((size_t)n, sizeof(*w));
+    if (!w)
+        abort();
+    for (int i = 0; i < n; i++)
+        fill_worker(&w[i], i, find_pod(o, "run", i));
+
+    if (!o->results_fetched) {
+        d->plan->needs |= CTRL_NEED_RESULTS;
+        for (int i = 0; i < n; i++) {
+            if (!w[i].pod || !w[i].terminated)
+                continue;
+            struct ctrl_fetch_log *l = &d->plan->logs[d->plan->n_logs++];
+            l->index = i;
+            snprintf(l->pod, sizeof(l->pod), "%s", w[i].pod);
+        }
+        free(w);
+        return;
+    }
+    const cJSON **results = calloc((size_t)n, sizeof(*results));
+    if (!results)
+        abort();
+    for (int i = 0; i < n; i++) {
+        w[i].result = o->results[i];
+        results[i] = o->results[i];
+        snprintf(w[i].error, sizeof(w[i].error), "%s", o->result_errors[i]);
+    }
+    char err[256];
+    cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
+    ctrl_status_set_results(d->st, agg, w, n);
+
+    char msg[700];
+    const cJSON *jf = job_condition(o->run_job, "Failed");
+    const char *jreason = ctrl_jstr(jf, "reason");
+    bool job_failed = o->run_job && ctrl_job_finished(o->run_job) &&
+                      strcmp(ctrl_job_finished(o->run_job), "Failed") == 0;
+    if (!o->run_job) {
+        fail(d, "ResultsLost", "the run Job disappeared before its results were collected",
+             true);
+    } else if (ctrl_workers_failure(w, n, msg, sizeof(msg))) {
+        if (job_failed && jreason && strcmp(jreason, "DeadlineExceeded") == 0) {
+            char m2[900];
+            snprintf(m2, sizeof(m2), "run Job exceeded activeDeadlineSeconds: %s", msg);
+            fail(d, "DeadlineExceeded", m2, true);
+        } else {
+            fail(d, "WorkerFailed", msg, true);
+        }
+    } else if (job_failed) {
+        snprintf(msg, sizeof(msg), "run Job failed: %s",
+                 ctrl_jstr(jf, "message") ? ctrl_jstr(jf, "message") : "unknown reason");
+        fail(d, jreason ? jreason : "JobFailed", msg, true);
+    } else {
+        set_phase(d, "Succeeded");
+        ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
+        cond(d, "Complete", "True", "Succeeded", msg);
+        cond(d, "Running", "False", "Completed", "every worker finished");
+        set_message(d, msg);
+        set_time(d, "completionTime");
+        add_cleanup(d, true);
+    }
+    cJSON_Delete(agg);
+    free(results);
+    free(w);
+}
+
+static void decide_terminal(struct dctx *d)
+{
+    /* Cleanup is idempotent: Jobs still in the cache are deleted again (cleanupPolicy Delete). */
+    if (d->spec.cleanup_delete && (d->obs->init_job || d->obs->run_job)) {
+        const struct ctrl_spec *s = &d->spec;
+        char n[300];
+        if (d->obs->init_job) {
+            ctrl_child_name(d->name, CTRL_CHILD_INIT, n, sizeof(n));
+            action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
+        }
+        if (d->obs->run_job) {
+            ctrl_child_name(d->name, CTRL_CHILD_RUN, n, sizeof(n));
+            action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
+        }
+        (void)s;
+    }
+}
+
+int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
+{
+    memset(plan, 0, sizeof(*plan));
+    const cJSON *br = obs->br;
+    struct dctx d = {.obs = obs, .plan = plan};
+    d.name = ctrl_jstr(br, "metadata.name");
+    d.ns = ctrl_jstr(br, "metadata.namespace");
+    if (!d.name || !d.ns)
+        return -EINVAL;
+    d.gen = (long)ctrl_jnum(br, "metadata.generation", 1);
+    if (ctrl_jget(br, "metadata.deletionTimestamp"))
+        return 0; /* garbage collection removes the children */
+
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(br, "status");
+    d.st = old && cJSON_IsObject(old) ? must(cJSON_Duplicate(old, 1)) : must(cJSON_CreateObject());
+    d.old_phase = phase_of(old);
+    snprintf(plan->phase, sizeof(plan->phase), "%s", d.old_phase);
+    if (!ctrl_jstr(d.st, "phase"))
+        set_phase(&d, "Pending");
+
+    const char *phase = d.old_phase;
+    bool started = start_generation(d.st) > 0;
+    /* A run refused before it started is evaluated again when its spec changes. */
+    if (strcmp(phase, "Failed") == 0 && !started) {
+        const cJSON *og = cJSON_GetObjectItemCaseSensitive(d.st, "observedGeneration");
+        if (cJSON_IsNumber(og) && (long)og->valuedouble < d.gen)
+            phase = "Pending";
+    }
+
+    char err[512];
+    if (obs->error_reason) {
+        /* a child the API server refuses for good (e.g. 422 Invalid) fails the run */
+        if (load_spec(&d, started, err, sizeof(err)) == 0 || true)
+            fail(&d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
+    } else if (strcmp(phase, "Pending") == 0) {
+        decide_pending(&d);
+    } else if (load_spec(&d, started, err, sizeof(err)) != 0) {
+        /* only reachable when the snapshot and the object are both unreadable */
+        if (strcmp(phase, "Succeeded") != 0 && strcmp(phase, "Failed") != 0)
+            fail(&d, "InvalidSpec", err, false);
+    } else {
+        check_spec_locked(&d);
+        if (strcmp(phase, "Initializing") == 0)
+            decide_initializing(&d);
+        else if (strcmp(phase, "Running") == 0)
+            decide_running(&d);
+        else if (strcmp(phase, "Collecting") == 0)
+            decide_collecting(&d);
+        else
+            decide_terminal(&d);
+    }
+
+    if (plan->needs || plan->retry) {
+        /* fetch first, then decide again: nothing is written yet */
+        for (int i = 0; i < plan->n_actions; i++)
+            cJSON_Delete(plan->actions[i].object);
+        plan->n_actions = 0;
+        plan->n_events = 0;
+        cJSON_Delete(d.st);
+        ctrl_spec_free(&d.spec);
+        return 0;
+    }
+
+    set_num(d.st, "observedGeneration", (double)d.gen);
+    const char *np = phase_of(d.st);
+    if (strcmp(np, d.old_phase) != 0 || !old) {
+        bool warn = strcmp(np, "Failed") == 0;
+        const char *m = ctrl_jstr(d.st, "message");
+        event(&d, warn, np, "%s", m ? m : np);
+    }
+    if (old && cJSON_Compare(d.st, old, 1))
+        cJSON_Delete(d.st);
+    else
+        plan->status = d.st;
+    ctrl_spec_free(&d.spec);
+    return 0;
+}

@@ -1,0 +1,682 @@
+/* BenchmarkRun spec parsing: types and ranges field by field, then combinations, then defaults. */
+#include "pkg/controller/spec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pctx {
+    char *err;
+    size_t errlen;
+    int rc;
+};
+
+static void perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void perr(struct pctx *p, const char *fmt, ...)
+{
+    if (p->rc)
+        return; /* keep the first error */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->errlen, fmt, ap);
+    va_end(ap);
+    p->rc = -EINVAL;
+}
+
+static const cJSON *obj_field(struct pctx *p, const cJSON *o, const char *key, const char *path)
+{
+    if (!o)
+        return NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (v && cJSON_IsNull(v))
+        return NULL;
+    if (v && !cJSON_IsObject(v)) {
+        perr(p, "%s.%s: must be an object", path, key);
+        return NULL;
+    }
+    return v;
+}
+
+static const char *str_field(struct pctx *p, const cJSON *o, const char *key, const char *path,
+                             const char *def)
+{
+    if (!o)
+        return def;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return def;
+    if (!cJSON_IsString(v)) {
+        perr(p, "%s.%s: must be a string", path, key);
+        return def;
+    }
+    return v->valuestring;
+}
+
+static bool bool_field(struct pctx *p, const cJSON *o, const char *key, const char *path, bool def)
+{
+    if (!o)
+        return def;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return def;
+    if (!cJSON_IsBool(v)) {
+        perr(p, "%s.%s: must be true or false", path, key);
+        return def;
+    }
+    return cJSON_IsTrue(v);
+}
+
+static bool has_field(const cJSON *o, const char *key)
+{
+    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return v && !cJSON_IsNull(v);
+}
+
+/* Integer in [min, max]; `def` when absent. */
+static long int_field(struct pctx *p, const cJSON *o, const char *key, const char *path, long def,
+                      long min, long max)
+{
+    if (!o)
+        return def;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return def;
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble)) {
+        perr(p, "%s.%s: must be an integer", path, key);
+        return def;
+    }
+    double d = v->valuedouble;
+    if (d < (double)min || d > (double)max) {
+        perr(p, "%s.%s: must be between %ld and %ld (got %.0f)", path, key, min, max, d);
+        return def;
+    }
+    return (long)d;
+}
+
+static double num_field(struct pctx *p, const cJSON *o, const char *key, const char *path,
+                        double def, double min, double max)
+{
+    if (!o)
+        return def;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return def;
+    if (!cJSON_IsNumber(v)) {
+        perr(p, "%s.%s: must be a number", path, key);
+        return def;
+    }
+    if (v->valuedouble < min || v->valuedouble > max) {
+        perr(p, "%s.%s: must be between %g and %g (got %g)", path, key, min, max, v->valuedouble);
+        return def;
+    }
+    return v->valuedouble;
+}
+
+static bool one_of(const char *v, const char *const *allowed)
+{
+    for (; *allowed; allowed++)
+        if (strcmp(v, *allowed) == 0)
+            return true;
+    return false;
+}
+
+static void enum_check(struct pctx *p, const char *v, const char *path, const char *key,
+                       const char *const *allowed)
+{
+    if (!v || one_of(v, allowed))
+        return;
+    char list[256] = "";
+    for (const char *const *a = allowed; *a; a++) {
+        if (a != allowed)
+            strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+        strncat(list, *a, sizeof(list) - strlen(list) - 1);
+    }
+    perr(p, "%s.%s: \"%s\" is not one of %s", path, key, v, list);
+}
+
+/* A DNS-1123 subdomain (object names). */
+static bool dns_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+        if (!ok)
+            return false;
+    }
+    return s[0] != '-' && s[0] != '.' && s[n - 1] != '-' && s[n - 1] != '.';
+}
+
+/* A Kubernetes quantity such as 10Gi, 500M, 1e9 (digits, optional fraction, optional suffix). */
+static bool quantity(const char *s)
+{
+    const char *p = s;
+    if (!(*p >= '0' && *p <= '9'))
+        return false;
+    while ((*p >= '0' && *p <= '9') || *p == '.')
+        p++;
+    static const char *const suffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M",
+                                           "G",  "T",  "P",  "E",  NULL};
+    return one_of(p, suffixes);
+}
+
+/* fio sizes: 8k, 4m, 1g, 512 (fio's own suffixes, case-insensitive, optional trailing b/ib). */
+static bool fio_size(const char *s)
+{
+    const char *p = s;
+    if (!(*p >= '0' && *p <= '9'))
+        return false;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (*p && strchr("kKmMgGtT", *p))
+        p++;
+    if (*p == 'i')
+        p++;
+    if (*p == 'b' || *p == 'B')
+        p++;
+    return *p == '\0';
+}
+
+static void secret_ref(struct pctx *p, const cJSON *ref, const char *path, const char *defkey,
+                       const char **name, const char **key)
+{
+    *name = str_field(p, ref, "name", path, NULL);
+    *key = str_field(p, ref, "key", path, defkey);
+    if (ref && (!*name || !**name))
+        perr(p, "%s.name: required: name the Secret in the BenchmarkRun's namespace", path);
+    else if (*name && !dns_name(*name))
+        perr(p, "%s.name: \"%s\" is not a valid object name", path, *name);
+    else if (*key && !**key)
+        perr(p, "%s.key: must not be empty", path);
+}
+
+static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+{
+    const cJSON *t = obj_field(p, spec, "target", "spec");
+    if (!t) {
+        perr(p, "spec.target: required: set target.host (with user and passwordSecretRef) or "
+                "target.cnpg.clusterName");
+        return;
+    }
+    const cJSON *cnpg = obj_field(p, t, "cnpg", "spec.target");
+    bool host_set = has_field(t, "host");
+    if (host_set == (cnpg != NULL)) {
+        perr(p, "spec.target: set exactly one of host or cnpg");
+        return;
+    }
+    static const char *const ssl[] = {"disable", "allow",     "prefer",     "require",
+                                      "verify-ca", "verify-full", NULL};
+    s->ssl_mode = str_field(p, t, "sslMode", "spec.target", "prefer");
+    enum_check(p, s->ssl_mode, "spec.target", "sslMode", ssl);
+    s->port = (int)int_field(p, t, "port", "spec.target", 5432, 1, 65535);
+    s->create_database = bool_field(p, t, "createDatabase", "spec.target", false);
+    s->password_key = "password";
+
+    const cJSON *ca = obj_field(p, t, "caSecretRef", "spec.target");
+    if (ca)
+        secret_ref(p, ca, "spec.target.caSecretRef", "ca.crt", &s->ca_secret, &s->ca_key);
+    if (!ca && s->ssl_mode && (strcmp(s->ssl_mode, "verify-ca") == 0 ||
+                               strcmp(s->ssl_mode, "verify-full") == 0))
+        perr(p, "spec.target.caSecretRef: required with sslMode %s: name the Secret holding the "
+                "CA certificate",
+             s->ssl_mode);
+
+    if (cnpg) {
+        s->cnpg = true;
+        const char *cluster = str_field(p, cnpg, "clusterName", "spec.target.cnpg", NULL);
+        if (!cluster || !*cluster) {
+            perr(p, "spec.target.cnpg.clusterName: required: the CloudNativePG Cluster's name");
+            return;
+        }
+        if (!dns_name(cluster) || strlen(cluster) > 200) {
+            perr(p, "spec.target.cnpg.clusterName: \"%s\" is not a valid object name", cluster);
+            return;
+        }
+        s->cnpg_cluster = cluster;
+        static const char *const svc[] = {"rw", "ro", "r", NULL};
+        static const char *const sec[] = {"app", "superuser", NULL};
+        const char *service = str_field(p, cnpg, "service", "spec.target.cnpg", "rw");
+        const char *secret = str_field(p, cnpg, "secret", "spec.target.cnpg", "app");
+        enum_check(p, service, "spec.target.cnpg", "service", svc);
+        enum_check(p, secret, "spec.target.cnpg", "secret", sec);
+        if (p->rc)
+            return;
+        if (has_field(t, "user") || has_field(t, "passwordSecretRef"))
+            perr(p, "spec.target: user and passwordSecretRef come from the CNPG Secret; remove "
+                    "them or use target.host instead of target.cnpg");
+        bool super = strcmp(secret, "superuser") == 0;
+        snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
+        snprintf(s->database, sizeof(s->database), "%s",
+                 str_field(p, t, "database", "spec.target", "app"));
+        snprintf(s->user, sizeof(s->user), "%s", super ? "postgres" : "app");
+        snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
+        return;
+    }
+
+    const char *host = str_field(p, t, "host", "spec.target", NULL);
+    if (!host || !*host || strlen(host) >= sizeof(s->host) || strpbrk(host, " \t\n/")) {
+        perr(p, "spec.target.host: must be a DNS name or IP address, e.g. pg-rw.db.svc");
+        return;
+    }
+    snprintf(s->host, sizeof(s->host), "%s", host);
+    const char *db = str_field(p, t, "database", "spec.target", "postgres");
+    if (!*db || strlen(db) >= sizeof(s->database))
+        perr(p, "spec.target.database: must be 1 to 63 characters");
+    else
+        snprintf(s->database, sizeof(s->database), "%s", db);
+    const char *user = str_field(p, t, "user", "spec.target", NULL);
+    if (!user || !*user)
+        perr(p, "spec.target.user: required with target.host: the PostgreSQL role to connect as");
+    else if (strlen(user) >= sizeof(s->user))
+        perr(p, "spec.target.user: must be at most 63 characters");
+    else
+        snprintf(s->user, sizeof(s->user), "%s", user);
+    const cJSON *pw = obj_field(p, t, "passwordSecretRef", "spec.target");
+    if (pw) {
+        const char *name = NULL;
+        secret_ref(p, pw, "spec.target.passwordSecretRef", "password", &name, &s->password_key);
+        if (name)
+            snprintf(s->password_secret, sizeof(s->password_secret), "%s", name);
+    }
+}
+
+static const char *const managed_flags[] = {
+    "-c", "--client", "-j", "--jobs", "-T", "--time", "-t", "--transactions", "-f", "--file",
+    "-b", "--builtin", "-M", "--protocol", "-h", "--host", "-p", "--port", "-U", "--username",
+    "-d", "--debug", "-R", "--rate", "-L", "--latency-limit", "-n", "--no-vacuum", "-C",
+    "--connect", "-P", "--progress", "-r", "--report-per-command", "--report-latencies",
+    "-l", "--log", "--log-prefix", "--aggregate-interval", "--sampling-rate", "-i",
+    "--initialize", "-s", "--scale", "--max-tries", "--failures-detailed", "-S",
+    "--select-only", "-N", "--skip-some-updates", NULL};
+
+static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
+{
+    const char *path = "spec.workload.pgbench";
+    const cJSON *init = obj_field(p, pg, "init", path);
+    if (init) {
+        s->init = true;
+        s->scale = (int)int_field(p, init, "scale", "spec.workload.pgbench.init", 1, 1, 100000);
+        s->foreign_keys =
+            bool_field(p, init, "foreignKeys", "spec.workload.pgbench.init", false);
+        s->skip_if_initialized =
+            bool_field(p, init, "skipIfInitialized", "spec.workload.pgbench.init", true);
+        s->partitions =
+            (int)int_field(p, init, "partitions", "spec.workload.pgbench.init", 0, 0, 10000);
+    }
+    const cJSON *run = obj_field(p, pg, "run", path);
+    if (!run) {
+        perr(p, "spec.workload.pgbench.run: required: set at least run.durationSeconds or "
+                "run.transactions");
+        return;
+    }
+    const char *rp = "spec.workload.pgbench.run";
+    bool has_d = has_field(run, "durationSeconds"), has_t = has_field(run, "transactions");
+    if (has_d == has_t) {
+        perr(p, "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions");
+        return;
+    }
+    s->duration_s = int_field(p, run, "durationSeconds", rp, 0, 1, 7 * 86400);
+    s->transactions = int_field(p, run, "transactions", rp, 0, 1, 1000000000L);
+    s->clients = (int)int_field(p, run, "clients", rp, 1, 1, 100000);
+    s->threads = (int)int_field(p, run, "threads", rp, 1, 1, 1024);
+    s->builtin_weight = (int)int_field(p, run, "builtinWeight", rp, 1, 0, 1000);
+    static const char *const builtins[] = {"tpcb-like", "simple-update", "select-only", NULL};
+    static const char *const protos[] = {"simple", "extended", "prepared", NULL};
+    s->builtin = str_field(p, run, "builtin", rp, NULL);
+    enum_check(p, s->builtin, rp, "builtin", builtins);
+    s->protocol = str_field(p, run, "protocol", rp, "simple");
+    enum_check(p, s->protocol, rp, "protocol", protos);
+    s->rate = num_field(p, run, "rate", rp, 0, 0, 1e9);
+    s->latency_limit_ms = num_field(p, run, "latencyLimitMs", rp, 0, 0, 3.6e6);
+    if (s->latency_limit_ms > 0 && s->rate <= 0)
+        perr(p, "spec.workload.pgbench.run.latencyLimitMs: only allowed with rate (pgbench -L "
+                "needs -R): set run.rate or remove latencyLimitMs");
+    s->no_vacuum = bool_field(p, run, "noVacuum", rp, false);
+    s->connect = bool_field(p, run, "connect", rp, false);
+    s->max_tries = (int)int_field(p, run, "maxTries", rp, 1, 0, 1000000);
+    s->failures_detailed = bool_field(p, run, "failuresDetailed", rp, false);
+    s->per_statement = bool_field(p, run, "perStatementLatencies", rp, false);
+    s->progress_s = (int)int_field(p, run, "progressSeconds", rp, 1, 1, 3600);
+    if (s->max_tries == 0 && !has_d && s->latency_limit_ms <= 0)
+        perr(p, "spec.workload.pgbench.run.maxTries: 0 (unlimited) needs durationSeconds or "
+                "latencyLimitMs, as in pgbench");
+
+    const cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
+    if (scripts && !cJSON_IsNull(scripts)) {
+        if (!cJSON_IsArray(scripts)) {
+            perr(p, "%s.scripts: must be a list of {configMapRef: {name, key}, weight}", rp);
+            return;
+        }
+        int i = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, scripts)
+        {
+            char ip[96];
+            snprintf(ip, sizeof(ip), "%s.scripts[%d]", rp, i);
+            if (i >= CTRL_MAX_SCRIPTS) {
+                perr(p, "%s.scripts: at most %d scripts", rp, CTRL_MAX_SCRIPTS);
+                return;
+            }
+            if (!cJSON_IsObject(it)) {
+                perr(p, "%s: must be an object {configMapRef: {name, key}, weight}", ip);
+                return;
+            }
+            const cJSON *ref = obj_field(p, it, "configMapRef", ip);
+            char rp2[128];
+            snprintf(rp2, sizeof(rp2), "%s.configMapRef", ip);
+            const char *name = str_field(p, ref, "name", rp2, NULL);
+            const char *key = str_field(p, ref, "key", rp2, NULL);
+            if (!ref || !name || !*name) {
+                perr(p, "%s.configMapRef.name: required: the ConfigMap holding the script", ip);
+                return;
+            }
+            if (!dns_name(name)) {
+                perr(p, "%s.configMapRef.name: \"%s\" is not a valid object name", ip, name);
+                return;
+            }
+            if (!key || !*key || strchr(key, '/') || strcmp(key, ".") == 0 ||
+                strcmp(key, "..") == 0) {
+                perr(p, "%s.configMapRef.key: required: the ConfigMap key (a file name) of the "
+                        "script",
+                     ip);
+                return;
+            }
+            s->scripts[i].configmap = name;
+            s->scripts[i].key = key;
+            s->scripts[i].weight = (int)int_field(p, it, "weight", ip, 1, 0, 1000);
+            i++;
+        }
+        s->n_scripts = i;
+    }
+    if (!s->builtin && s->n_scripts == 0)
+        s->builtin = "tpcb-like";
+    if (s->threads > s->clients)
+        s->threads = s->clients;
+
+    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(run, "extraArgs");
+    if (extra && !cJSON_IsNull(extra)) {
+        if (!cJSON_IsArray(extra)) {
+            perr(p, "%s.extraArgs: must be a list of strings", rp);
+            return;
+        }
+        int i = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, extra)
+        {
+            if (i >= CTRL_MAX_EXTRA_ARGS) {
+                perr(p, "%s.extraArgs: at most %d arguments", rp, CTRL_MAX_EXTRA_ARGS);
+                return;
+            }
+            if (!cJSON_IsString(it) || !it->valuestring[0]) {
+                perr(p, "%s.extraArgs[%d]: must be a non-empty string", rp, i);
+                return;
+            }
+            const char *a = it->valuestring;
+            char flag[64];
+            snprintf(flag, sizeof(flag), "%s", a);
+            char *eq = strchr(flag, '=');
+            if (eq)
+                *eq = '\0';
+            if (a[0] == '-' && flag[1] != '-' && strlen(flag) > 2)
+                flag[2] = '\0'; /* -c10 */
+            if (a[0] == '-' && one_of(flag, managed_flags)) {
+                perr(p,
+                     "%s.extraArgs[%d]: %s is set by the operator; use the matching field of "
+                     "spec.workload.pgbench.run instead",
+                     rp, i, flag);
+                return;
+            }
+            s->extra_args[i++] = a;
+        }
+        s->n_extra_args = i;
+    }
+}
+
+static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
+{
+    const char *path = "spec.workload.fio";
+    s->storage_class = str_field(p, fio, "storageClassName", path, NULL);
+    if (s->storage_class && *s->storage_class && !dns_name(s->storage_class))
+        perr(p, "%s.storageClassName: \"%s\" is not a valid StorageClass name", path,
+             s->storage_class);
+    s->volume_size = str_field(p, fio, "volumeSize", path, "10Gi");
+    if (!quantity(s->volume_size))
+        perr(p, "%s.volumeSize: \"%s\" is not a quantity; write e.g. 10Gi", path, s->volume_size);
+    s->keep_volume = bool_field(p, fio, "keepVolume", path, false);
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(fio, "jobs");
+    if (!jobs || !cJSON_IsArray(jobs) || cJSON_GetArraySize(jobs) == 0) {
+        perr(p, "%s.jobs: required: a list of at least one fio job {name, rw, bs, ...}", path);
+        return;
+    }
+    static const char *const rws[] = {"read",      "write", "randread", "randwrite",
+                                      "rw",        "randrw", NULL};
+    static const char *const engines[] = {"libaio", "io_uring", "psync", "sync", "posixaio", NULL};
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, jobs)
+    {
+        char jp[64];
+        snprintf(jp, sizeof(jp), "%s.jobs[%d]", path, i);
+        if (i >= CTRL_MAX_FIO_JOBS) {
+            perr(p, "%s.jobs: at most %d jobs", path, CTRL_MAX_FIO_JOBS);
+            return;
+        }
+        if (!cJSON_IsObject(it)) {
+            perr(p, "%s: must be an object", jp);
+            return;
+        }
+        struct ctrl_fio_job *j = &s->fio_jobs[i];
+        char defname[16];
+        snprintf(defname, sizeof(defname), "job%d", i);
+        j->name = str_field(p, it, "name", jp, NULL);
+        if (j->name) {
+            for (const char *c = j->name; *c; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+                    perr(p, "%s.name: use letters, digits, - and _ only", jp);
+        } else {
+            perr(p, "%s.name: required: a short name for the job, e.g. randrw", jp);
+        }
+        j->rw = str_field(p, it, "rw", jp, "randrw");
+        enum_check(p, j->rw, jp, "rw", rws);
+        j->bs = str_field(p, it, "bs", jp, "8k");
+        if (!fio_size(j->bs))
+            perr(p, "%s.bs: \"%s\" is not a block size; write e.g. 8k", jp, j->bs);
+        j->size = str_field(p, it, "size", jp, "1g");
+        if (!fio_size(j->size))
+            perr(p, "%s.size: \"%s\" is not a size; write e.g. 1G", jp, j->size);
+        j->ioengine = str_field(p, it, "ioengine", jp, "libaio");
+        enum_check(p, j->ioengine, jp, "ioengine", engines);
+        j->iodepth = (int)int_field(p, it, "iodepth", jp, 1, 1, 4096);
+        j->numjobs = (int)int_field(p, it, "numjobs", jp, 1, 1, 256);
+        j->runtime_s = (int)int_field(p, it, "runtimeSeconds", jp, 60, 1, 86400);
+        j->fsync = (int)int_field(p, it, "fsync", jp, 0, 0, 1000000);
+        j->fdatasync = (int)int_field(p, it, "fdatasync", jp, 0, 0, 1000000);
+        j->direct = bool_field(p, it, "direct", jp, true);
+        if ((j->fsync > 0 || j->fdatasync > 0) && j->rw && !strstr(j->rw, "write") &&
+            strcmp(j->rw, "rw") != 0 && strcmp(j->rw, "randrw") != 0)
+            perr(p, "%s: fsync/fdatasync only apply to jobs that write; set rw to write, "
+                    "randwrite, rw or randrw",
+                 jp);
+        i++;
+    }
+    s->n_fio_jobs = i;
+}
+
+static void parse_hpa(struct pctx *p, const cJSON *hpa, struct ctrl_spec *s)
+{
+    const char *path = "spec.hpa";
+    s->hpa = true;
+    const cJSON *ref = obj_field(p, hpa, "scaleTargetRef", path);
+    if (!ref) {
+        perr(p, "spec.hpa.scaleTargetRef: required: {apiVersion: apps/v1, kind: StatefulSet, "
+                "name: <replicas>}");
+        return;
+    }
+    s->hpa_api_version = str_field(p, ref, "apiVersion", "spec.hpa.scaleTargetRef", "apps/v1");
+    s->hpa_kind = str_field(p, ref, "kind", "spec.hpa.scaleTargetRef", "StatefulSet");
+    s->hpa_name = str_field(p, ref, "name", "spec.hpa.scaleTargetRef", NULL);
+    static const char *const kinds[] = {"StatefulSet", "Deployment", NULL};
+    enum_check(p, s->hpa_kind, "spec.hpa.scaleTargetRef", "kind", kinds);
+    if (s->hpa_api_version && strcmp(s->hpa_api_version, "apps/v1") != 0)
+        perr(p, "spec.hpa.scaleTargetRef.apiVersion: only apps/v1 is supported");
+    if (!s->hpa_name || !dns_name(s->hpa_name))
+        perr(p, "spec.hpa.scaleTargetRef.name: required: the StatefulSet or Deployment to scale");
+    s->hpa_min = (int)int_field(p, hpa, "minReplicas", path, 1, 1, 1000);
+    s->hpa_max = (int)int_field(p, hpa, "maxReplicas", path, 0, 1, 1000);
+    if (!has_field(hpa, "maxReplicas"))
+        perr(p, "spec.hpa.maxReplicas: required: the most replicas the HPA may create");
+    else if (!p->rc && s->hpa_max < s->hpa_min)
+        perr(p, "spec.hpa.maxReplicas: must be >= minReplicas (%d); raise maxReplicas or lower "
+                "minReplicas",
+             s->hpa_min);
+    s->hpa_cpu = (int)int_field(p, hpa, "targetCPUUtilizationPercentage", path, 80, 1, 1000);
+    s->hpa_behavior = obj_field(p, hpa, "behavior", path);
+    s->hpa_keep = bool_field(p, hpa, "keep", path, false);
+}
+
+int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof(*s));
+    struct pctx p = {err, errlen, 0};
+    if (errlen)
+        err[0] = '\0';
+    if (!spec_in || !cJSON_IsObject(spec_in)) {
+        perr(&p, "spec: required: a BenchmarkRun needs spec.target and spec.workload");
+        return p.rc;
+    }
+    s->json = cJSON_Duplicate(spec_in, 1);
+    if (!s->json)
+        abort();
+    const cJSON *spec = s->json;
+
+    const cJSON *wl = obj_field(&p, spec, "workload", "spec");
+    bool fio_only = wl && has_field(wl, "fio") && !has_field(wl, "pgbench");
+    if (!fio_only || has_field(spec, "target"))
+        parse_target(&p, spec, s);
+
+    const cJSON *pg = obj_field(&p, wl, "pgbench", "spec.workload");
+    const cJSON *fio = obj_field(&p, wl, "fio", "spec.workload");
+    if (!p.rc && (!wl || (pg != NULL) == (fio != NULL)))
+        perr(&p, "spec.workload: set exactly one of pgbench or fio");
+    else if (pg) {
+        s->workload = CTRL_WL_PGBENCH;
+        parse_pgbench(&p, pg, s);
+    } else if (fio) {
+        s->workload = CTRL_WL_FIO;
+        parse_fio(&p, fio, s);
+    }
+
+    s->workers = (int)int_field(&p, spec, "workers", "spec", 1, 1, CTRL_MAX_WORKERS);
+    if (!p.rc && s->workload == CTRL_WL_PGBENCH && s->clients < s->workers)
+        perr(&p,
+             "spec.workload.pgbench.run.clients: %d clients cannot be split over %d workers "
+             "(clients are the total across workers); set clients >= workers or lower "
+             "spec.workers",
+             s->clients, s->workers);
+    if (!p.rc && s->workload == CTRL_WL_FIO && s->workers != 1)
+        perr(&p, "spec.workers: a fio workload runs in one pod on its own volume; set workers "
+                 "to 1");
+
+    const cJSON *hpa = obj_field(&p, spec, "hpa", "spec");
+    if (hpa && s->workload == CTRL_WL_FIO)
+        perr(&p, "spec.hpa: only meaningful with a pgbench workload; remove spec.hpa");
+    else if (hpa)
+        parse_hpa(&p, hpa, s);
+
+    const cJSON *diag = obj_field(&p, spec, "diagnostics", "spec");
+    s->wait_events = bool_field(&p, diag, "waitEvents", "spec.diagnostics", true);
+    s->server_settings = bool_field(&p, diag, "serverSettings", "spec.diagnostics", true);
+    s->replica_lag = bool_field(&p, diag, "replicaLag", "spec.diagnostics", false);
+    s->replica_timeout_s = (int)int_field(&p, diag, "replicaCatchUpTimeoutSeconds",
+                                          "spec.diagnostics", 300, 0, 86400);
+
+    s->image = str_field(&p, spec, "image", "spec", NULL);
+    if (s->image && (!*s->image || strpbrk(s->image, " \t\n")))
+        perr(&p, "spec.image: must be an image reference such as "
+                 "ghcr.io/pgbench-operator/runner:0.1.0");
+    static const char *const pulls[] = {"Always", "IfNotPresent", "Never", NULL};
+    s->pull_policy = str_field(&p, spec, "imagePullPolicy", "spec", "IfNotPresent");
+    enum_check(&p, s->pull_policy, "spec", "imagePullPolicy", pulls);
+    s->pod_template = obj_field(&p, spec, "podTemplate", "spec");
+    s->ttl_s = int_field(&p, spec, "ttlSecondsAfterFinished", "spec", 3600, 0, 365L * 86400);
+    static const char *const policies[] = {"Keep", "Delete", NULL};
+    const char *cp = str_field(&p, spec, "cleanupPolicy", "spec", "Keep");
+    enum_check(&p, cp, "spec", "cleanupPolicy", policies);
+    s->cleanup_delete = cp && strcmp(cp, "Delete") == 0;
+
+    if (s->pod_template) {
+        static const char *const known[] = {"resources",          "nodeSelector",
+                                            "tolerations",        "affinity",
+                                            "securityContext",    "serviceAccountName",
+                                            "imagePullSecrets",   "annotations",
+                                            "labels",             "priorityClassName",
+                                            NULL};
+        const cJSON *it;
+        cJSON_ArrayForEach(it, s->pod_template)
+        {
+            if (!one_of(it->string, known)) {
+                perr(&p, "spec.podTemplate.%s: unknown field; allowed: resources, nodeSelector, "
+                         "tolerations, affinity, securityContext, serviceAccountName, "
+                         "imagePullSecrets, annotations, labels, priorityClassName",
+                     it->string);
+                break;
+            }
+        }
+        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(s->pod_template, "securityContext");
+        const cJSON *nonroot = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsNonRoot") : NULL;
+        const cJSON *uid = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsUser") : NULL;
+        if (cJSON_IsFalse(nonroot) || (cJSON_IsNumber(uid) && uid->valuedouble == 0))
+            perr(&p, "spec.podTemplate.securityContext: runner pods must not run as root; remove "
+                     "runAsNonRoot: false / runAsUser: 0");
+    }
+
+    if (p.rc) {
+        ctrl_spec_free(s);
+        return p.rc;
+    }
+    return 0;
+}
+
+void ctrl_spec_free(struct ctrl_spec *s)
+{
+    if (!s)
+        return;
+    cJSON_Delete(s->json);
+    memset(s, 0, sizeof(*s));
+}
+
+int ctrl_worker_clients(int clients, int workers, int index)
+{
+    if (workers <= 0 || index < 0 || index >= workers)
+        return 0;
+    return clients / workers + (index < clients % workers ? 1 : 0);
+}
+
+int ctrl_worker_threads(int threads, int clients, int workers, int index)
+{
+    int c = ctrl_worker_clients(clients, workers, index);
+    return threads < c ? threads : c;
+}
+
+void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len)
+{
+    snprintf(out, len, "%s:%d/%s", s->host, s->port, s->database);
+}
+
+long ctrl_spec_expected_seconds(const struct ctrl_spec *s)
+{
+    if (s->workload == CTRL_WL_FIO) {
+        long t = 0;
+        for (int i = 0; i < s->n_fio_jobs; i++)
+            t += s->fio_jobs[i].runtime_s;
+        return t;
+    }
+    return s->duration_s;
+}

@@ -1,0 +1,56 @@
+/* pkg/controller/status: BenchmarkRun status pieces: conditions, times, and the result fields
+ * (summary, statements, timeline, workers, diagnostics, fio) built from aggregated results.
+ * Status is stored in etcd, so every list here is capped. */
+#ifndef PGBO_CONTROLLER_STATUS_H
+#define PGBO_CONTROLLER_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#define CTRL_MAX_TIMELINE 300
+#define CTRL_MAX_STATEMENTS 50
+#define CTRL_MAX_HPA_TIMELINE 200
+#define CTRL_MAX_WORKER_ROWS 256
+#define CTRL_MAX_MESSAGE 1024
+
+/* "2026-12-03T07:00:00Z" (seconds precision, as metav1.Time). */
+void ctrl_time_rfc3339(double t, char *out, size_t len);
+/* Parses RFC 3339 (with optional fraction and Z); returns Unix seconds or -1. */
+double ctrl_time_parse(const char *s);
+
+const cJSON *ctrl_cond_get(const cJSON *status, const char *type);
+/* Sets or updates a condition; lastTransitionTime changes only when status changes. Returns true
+ * when anything changed. */
+bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const char *reason,
+                   const char *message, long generation, double now);
+
+/* What the controller knows about one worker of the run Job. */
+struct ctrl_worker {
+    int index;
+    const char *pod;       /* NULL when no pod was seen */
+    bool terminated;       /* container terminated */
+    int exit_code;         /* -1 unknown */
+    const char *reason;    /* terminated.reason (Error, OOMKilled, DeadlineExceeded...) */
+    const char *term_msg;  /* terminated.message (compact result, or log tail) */
+    cJSON *result;         /* parsed full result, owned by whoever filled it; NULL if none */
+    char error[256];       /* why no result (log fetch failed, unparseable...) */
+};
+
+/* Writes summary, statements, timeline, workers, diagnostics and fio from agg (the aggregate of
+ * every worker, may be NULL) and the workers. */
+void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n);
+
+/* One line naming the first failed worker, its pod and its error into out; returns false when
+ * every worker succeeded with a complete result. */
+bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t len);
+
+/* Human summary of a finished run, e.g. "1234.5 tps, avg 3.21 ms, p99 9.80 ms (2 workers)". */
+void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len);
+
+/* Appends {time, replicas} to status.hpaTimeline when replicas differ from the last entry.
+ * Returns true when appended. */
+bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now);
+
+#endif

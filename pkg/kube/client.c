@@ -1,0 +1,963 @@
+/* Requests to the Kubernetes API over curl's multi-socket interface, driven by libuv
+ * (after curl's docs/examples/multi-uv.c: one uv_poll per socket, one uv_timer for curl's
+ * timeout).
+ *
+ * Every user callback runs from process(), after curl_multi_socket_action has returned, never
+ * inside a curl callback: callbacks may therefore start new requests. Streaming bodies are
+ * buffered by the write callback and handed over in process() as well. One multi handle holds
+ * the connection cache, so connections are reused across requests. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <curl/curl.h>
+
+#include "pkg/kube/internal.h"
+#include "pkg/kube/kube.h"
+#include "pkg/util/buf.h"
+#include "pkg/util/log.h"
+
+#define DEFAULT_TIMEOUT_MS 30000L
+#define DEFAULT_MAX_BODY ((size_t)64 << 20)
+#define DEFAULT_MAX_CONNS 32L
+#define CONNECT_TIMEOUT_MS 10000L
+#define DEFAULT_FIELD_MANAGER "pgbench-operator"
+
+const struct kube_resource KUBE_PODS = {"", "v1", "Pod", "pods", true};
+const struct kube_resource KUBE_SECRETS = {"", "v1", "Secret", "secrets", true};
+const struct kube_resource KUBE_CONFIGMAPS = {"", "v1", "ConfigMap", "configmaps", true};
+const struct kube_resource KUBE_EVENTS = {"", "v1", "Event", "events", true};
+const struct kube_resource KUBE_PVCS = {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
+                                        true};
+const struct kube_resource KUBE_NAMESPACES = {"", "v1", "Namespace", "namespaces", false};
+const struct kube_resource KUBE_JOBS = {"batch", "v1", "Job", "jobs", true};
+const struct kube_resource KUBE_HPAS = {"autoscaling", "v2", "HorizontalPodAutoscaler",
+                                        "horizontalpodautoscalers", true};
+const struct kube_resource KUBE_LEASES = {"coordination.k8s.io", "v1", "Lease", "leases", true};
+const struct kube_resource KUBE_STATEFULSETS = {"apps", "v1", "StatefulSet", "statefulsets", true};
+const struct kube_resource KUBE_DEPLOYMENTS = {"apps", "v1", "Deployment", "deployments", true};
+const struct kube_resource KUBE_BENCHMARKRUNS = {"pgbench.dev", "v1alpha1", "BenchmarkRun",
+                                                 "benchmarkruns", true};
+
+struct kube__req {
+    struct kube_client *c;
+    CURL *easy;
+    struct curl_slist *headers;
+    char *body;
+    struct buf resp;    /* buffered body (or a non-2xx body of a stream) */
+    struct buf pending; /* stream bytes not yet handed to on_data */
+    char warning[512];
+    double retry_after;
+    bool too_large;
+    bool cancelled;
+    bool in_multi;
+    int stream_state; /* 0 undecided, 1 streaming (2xx), 2 buffering (error status) */
+    kube__data_fn on_data;
+    kube__done_fn done;
+    void *ud;
+    void (*ud_free)(void *ud); /* frees ud when done never runs */
+    struct kube__req *prev, *next;
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+struct sock_ctx {
+    uv_poll_t poll;
+    curl_socket_t fd;
+    struct kube_client *c;
+    struct sock_ctx *prev, *next; /* open (not closing) sockets */
+};
+
+struct kube_client {
+    uv_loop_t *loop;
+    CURLM *multi;
+    uv_timer_t timer;
+    char *server;
+    char *token; /* current bearer token */
+    char *token_file;
+    struct timespec token_mtime;
+    off_t token_size;
+    char *ca_file, *ca_data, *cert_file, *cert_data, *key_file, *key_data;
+    bool insecure;
+    size_t max_body;
+    struct kube__req *reqs;
+    struct sock_ctx *socks;
+    int dispatching;
+    bool free_pending;
+    bool closed;
+    int open_handles; /* timer + polls still to be closed */
+    struct kube_client_stats stats;
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? kube__xstrdup(s) : NULL;
+}
+
+static void free_secret(char *s)
+{
+    if (!s)
+        return;
+    explicit_bzero(s, strlen(s));
+    free(s);
+}
+
+/* ---- token rotation ---- */
+
+static void refresh_token(struct kube_client *c)
+{
+    if (!c->token_file)
+        return;
+    struct stat st;
+    if (stat(c->token_file, &st) != 0)
+        return; /* keep the last token we had */
+    if (c->token && st.st_mtim.tv_sec == c->token_mtime.tv_sec &&
+        st.st_mtim.tv_nsec == c->token_mtime.tv_nsec && st.st_size == c->token_size)
+        return;
+    char *tok = NULL;
+    if (kube__read_trimmed(c->token_file, &tok) < 0 || !tok[0]) {
+        free(tok);
+        return;
+    }
+    free_secret(c->token);
+    c->token = tok;
+    c->token_mtime = st.st_mtim;
+    c->token_size = st.st_size;
+    log_debug("kube", "bearer token (re)read from %s", c->token_file);
+}
+
+/* ---- curl <-> libuv glue ---- */
+
+static void process(struct kube_client *c);
+
+static void client_release(struct kube_client *c)
+{
+    if (c->closed && c->open_handles == 0)
+        free(c);
+}
+
+static void on_poll_closed(uv_handle_t *h)
+{
+    struct sock_ctx *ctx = h->data;
+    struct kube_client *c = ctx->c;
+    free(ctx);
+    c->open_handles--;
+    client_release(c);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    struct kube_client *c = h->data;
+    c->open_handles--;
+    client_release(c);
+}
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    struct sock_ctx *ctx = h->data;
+    struct kube_client *c = ctx->c;
+    int flags = 0, running;
+    if (status < 0)
+        flags = CURL_CSELECT_ERR;
+    if (events & UV_READABLE)
+        flags |= CURL_CSELECT_IN;
+    if (events & UV_WRITABLE)
+        flags |= CURL_CSELECT_OUT;
+    curl_multi_socket_action(c->multi, ctx->fd, flags, &running);
+    process(c);
+}
+
+static void on_timeout(uv_timer_t *h)
+{
+    struct kube_client *c = h->data;
+    int running;
+    curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    process(c);
+}
+
+static void sock_close(struct kube_client *c, struct sock_ctx *ctx)
+{
+    uv_poll_stop(&ctx->poll);
+    if (ctx->prev)
+        ctx->prev->next = ctx->next;
+    else
+        c->socks = ctx->next;
+    if (ctx->next)
+        ctx->next->prev = ctx->prev;
+    uv_close((uv_handle_t *)&ctx->poll, on_poll_closed);
+}
+
+static int socket_cb(CURL *easy, curl_socket_t s, int action, void *userp, void *socketp)
+{
+    (void)easy;
+    struct kube_client *c = userp;
+    struct sock_ctx *ctx = socketp;
+    if (action == CURL_POLL_REMOVE) {
+        if (ctx) {
+            curl_multi_assign(c->multi, s, NULL);
+            sock_close(c, ctx);
+        }
+        return 0;
+    }
+    if (!ctx) {
+        ctx = kube__xcalloc(1, sizeof(*ctx));
+        ctx->fd = s;
+        ctx->c = c;
+        if (uv_poll_init_socket(c->loop, &ctx->poll, s) != 0) {
+            free(ctx);
+            return -1;
+        }
+        ctx->poll.data = ctx;
+        c->open_handles++;
+        ctx->next = c->socks;
+        if (c->socks)
+            c->socks->prev = ctx;
+        c->socks = ctx;
+        curl_multi_assign(c->multi, s, ctx);
+    }
+    int ev = 0;
+    if (action == CURL_POLL_IN || action == CURL_POLL_INOUT)
+        ev |= UV_READABLE;
+    if (action == CURL_POLL_OUT || action == CURL_POLL_INOUT)
+        ev |= UV_WRITABLE;
+    uv_poll_start(&ctx->poll, ev, on_poll);
+    return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+    (void)multi;
+    struct kube_client *c = userp;
+    if (timeout_ms < 0)
+        uv_timer_stop(&c->timer);
+    else
+        uv_timer_start(&c->timer, on_timeout, (uint64_t)timeout_ms, 0);
+    return 0;
+}
+
+/* ---- per-request callbacks (inside curl: no user code here) ---- */
+
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
+{
+    struct kube__req *r = userp;
+    size_t n = size * nmemb;
+    if (r->on_data && r->stream_state == 0) {
+        long code = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+        r->stream_state = code >= 200 && code < 300 ? 1 : 2;
+    }
+    struct buf *b = r->stream_state == 1 ? &r->pending : &r->resp;
+    if (buf_append(b, data, n) < 0) {
+        r->too_large = true;
+        return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
+    }
+    return n;
+}
+
+static size_t header_cb(char *data, size_t size, size_t nmemb, void *userp)
+{
+    struct kube__req *r = userp;
+    size_t n = size * nmemb;
+    if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
+        /* a new response (after 100 Continue): forget the previous headers */
+        r->warning[0] = '\0';
+        r->retry_after = 0;
+        return n;
+    }
+    const char *colon = memchr(data, ':', n);
+    if (!colon)
+        return n;
+    size_t klen = (size_t)(colon - data);
+    const char *v = colon + 1, *end = data + n;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    size_t vlen = (size_t)(end - v);
+    if (klen == 7 && !strncasecmp(data, "Warning", 7) && !r->warning[0]) {
+        if (vlen >= sizeof(r->warning))
+            vlen = sizeof(r->warning) - 1;
+        memcpy(r->warning, v, vlen);
+        r->warning[vlen] = '\0';
+    } else if (klen == 11 && !strncasecmp(data, "Retry-After", 11)) {
+        char tmp[32];
+        if (vlen < sizeof(tmp)) {
+            memcpy(tmp, v, vlen);
+            tmp[vlen] = '\0';
+            char *e;
+            double d = strtod(tmp, &e);
+            if (e != tmp && *e == '\0' && d >= 0)
+                r->retry_after = d;
+        }
+    }
+    return n;
+}
+
+/* ---- completion ---- */
+
+static void req_free(struct kube__req *r)
+{
+    struct kube_client *c = r->c;
+    if (r->in_multi) {
+        curl_multi_remove_handle(c->multi, r->easy);
+        r->in_multi = false;
+    }
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        c->reqs = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    if (r->ud_free)
+        r->ud_free(r->ud);
+    curl_easy_cleanup(r->easy);
+    curl_slist_free_all(r->headers);
+    free(r->body);
+    buf_free(&r->resp);
+    buf_free(&r->pending);
+    free(r);
+}
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static bool looks_json(const char *ctype, const struct buf *b)
+{
+    if (ctype && strstr(ctype, "json"))
+        return true;
+    if (!b->len)
+        return false;
+    size_t i = 0;
+    while (i < b->len && (b->data[i] == ' ' || b->data[i] == '\n' || b->data[i] == '\r'))
+        i++;
+    return !ctype && i < b->len && b->data[i] == '{';
+}
+
+/* Fills st from a Status object (or any error body). */
+static void decode_status(struct kube_status *st, const cJSON *body, const struct buf *text)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(body, "kind");
+    if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "Status")) {
+        const cJSON *reason = cJSON_GetObjectItemCaseSensitive(body, "reason");
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(body, "message");
+        const cJSON *details = cJSON_GetObjectItemCaseSensitive(body, "details");
+        const cJSON *ra = cJSON_GetObjectItemCaseSensitive(details, "retryAfterSeconds");
+        if (cJSON_IsString(reason))
+            copy_str(st->reason, sizeof(st->reason), reason->valuestring);
+        if (cJSON_IsString(msg))
+            copy_str(st->message, sizeof(st->message), msg->valuestring);
+        if (cJSON_IsNumber(ra) && ra->valuedouble > 0 && st->retry_after <= 0)
+            st->retry_after = ra->valuedouble;
+        return;
+    }
+    if (kube_ok(st))
+        return;
+    /* Not a Status: keep a printable prefix of the body as the message. */
+    size_t n = 0;
+    int w = snprintf(st->message, sizeof(st->message), "HTTP %d", st->http);
+    if (w > 0 && (size_t)w < sizeof(st->message) - 3 && text->len) {
+        n = (size_t)w;
+        st->message[n++] = ':';
+        st->message[n++] = ' ';
+        for (size_t i = 0; i < text->len && n < 200; i++) {
+            unsigned char ch = (unsigned char)text->data[i];
+            st->message[n++] = ch >= 0x20 && ch < 0x7f ? (char)ch : ' ';
+        }
+        st->message[n] = '\0';
+    }
+}
+
+static void finish(struct kube__req *r, CURLcode code)
+{
+    struct kube_client *c = r->c;
+    struct kube_result res;
+    memset(&res, 0, sizeof(res));
+    curl_multi_remove_handle(c->multi, r->easy);
+    r->in_multi = false;
+
+    /* hand over the last streamed bytes first */
+    if (r->on_data && r->pending.len && !r->cancelled) {
+        r->on_data(r->pending.data, r->pending.len, r->ud);
+        buf_reset(&r->pending);
+    }
+    if (r->cancelled || c->free_pending)
+        return; /* swept by the caller */
+
+    long http = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &http);
+    res.status.curl = (int)code;
+    res.status.retry_after = r->retry_after;
+    if (code != CURLE_OK) {
+        res.status.http = 0;
+        if (r->too_large) {
+            copy_str(res.status.reason, sizeof(res.status.reason), "TooLarge");
+            snprintf(res.status.message, sizeof(res.status.message),
+                     "response body exceeds %zu bytes", c->max_body);
+        } else {
+            if (code == CURLE_OPERATION_TIMEDOUT)
+                copy_str(res.status.reason, sizeof(res.status.reason), "Timeout");
+            snprintf(res.status.message, sizeof(res.status.message), "%s",
+                     r->errbuf[0] ? r->errbuf : curl_easy_strerror(code));
+        }
+    } else {
+        res.status.http = (int)http;
+        char *ctype = NULL;
+        curl_easy_getinfo(r->easy, CURLINFO_CONTENT_TYPE, &ctype);
+        if (looks_json(ctype, &r->resp))
+            res.body = cJSON_ParseWithLength(r->resp.data, r->resp.len);
+        decode_status(&res.status, res.body, &r->resp);
+    }
+    res.text = r->resp.data ? r->resp.data : "";
+    res.text_len = r->resp.len;
+    res.warning = r->warning[0] ? r->warning : NULL;
+    if (!kube_ok(&res.status))
+        c->stats.errors++;
+    log_debug("kube", "request done: http=%d curl=%d reason=%s", res.status.http, res.status.curl,
+              res.status.reason);
+    r->cancelled = true; /* the callback runs once */
+    r->ud_free = NULL;   /* done owns ud now */
+    r->done(&res, r->ud);
+    cJSON_Delete(res.body);
+}
+
+static void client_destroy(struct kube_client *c);
+
+static void process(struct kube_client *c)
+{
+    c->dispatching++;
+    /* 1. streamed bytes */
+    for (struct kube__req *r = c->reqs; r && !c->free_pending; r = r->next) {
+        if (r->on_data && r->pending.len && !r->cancelled) {
+            r->on_data(r->pending.data, r->pending.len, r->ud);
+            buf_reset(&r->pending);
+        }
+    }
+    /* 2. completions: always drain, callbacks may add more */
+    CURLMsg *m;
+    int left;
+    while (!c->free_pending && (m = curl_multi_info_read(c->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        struct kube__req *r = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        CURLcode code = m->data.result;
+        if (r)
+            finish(r, code);
+    }
+    c->dispatching--;
+    if (c->dispatching)
+        return;
+    /* 3. sweep finished and cancelled requests */
+    struct kube__req *r = c->reqs, *next;
+    for (; r; r = next) {
+        next = r->next;
+        if (r->cancelled)
+            req_free(r);
+    }
+    if (c->free_pending)
+        client_destroy(c);
+}
+
+/* ---- public: client ---- */
+
+int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_client **out)
+{
+    if (!loop || !cfg || !cfg->server || !out)
+        return -EINVAL;
+    static bool global_done;
+    if (!global_done) {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+            return -EIO;
+        global_done = true;
+    }
+    struct kube_client *c = kube__xcalloc(1, sizeof(*c));
+    c->loop = loop;
+    c->multi = curl_multi_init();
+    if (!c->multi) {
+        free(c);
+        return -ENOMEM;
+    }
+    c->server = kube__xstrdup(cfg->server);
+    c->token = dup_or_null(cfg->token);
+    c->token_file = dup_or_null(cfg->token_file);
+    c->ca_file = dup_or_null(cfg->ca_file);
+    c->ca_data = dup_or_null(cfg->ca_data);
+    c->cert_file = dup_or_null(cfg->cert_file);
+    c->cert_data = dup_or_null(cfg->cert_data);
+    c->key_file = dup_or_null(cfg->key_file);
+    c->key_data = dup_or_null(cfg->key_data);
+    c->insecure = cfg->insecure_skip_tls_verify;
+    c->max_body = DEFAULT_MAX_BODY;
+    uv_timer_init(loop, &c->timer);
+    c->timer.data = c;
+    c->open_handles = 1;
+    curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+    curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
+    curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, DEFAULT_MAX_CONNS);
+    curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    *out = c;
+    return 0;
+}
+
+void kube_client_set_max_body(struct kube_client *c, size_t bytes)
+{
+    c->max_body = bytes ? bytes : DEFAULT_MAX_BODY;
+}
+
+void kube_client_set_max_connections(struct kube_client *c, long n)
+{
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, n > 0 ? n : DEFAULT_MAX_CONNS);
+}
+
+static void client_destroy(struct kube_client *c)
+{
+    while (c->reqs)
+        req_free(c->reqs);
+    /* removing the last handles may close sockets through socket_cb */
+    curl_multi_cleanup(c->multi);
+    c->multi = NULL;
+    while (c->socks) /* sockets curl closed without telling us */
+        sock_close(c, c->socks);
+    free(c->server);
+    free_secret(c->token);
+    free(c->token_file);
+    free(c->ca_file);
+    free(c->ca_data);
+    free(c->cert_file);
+    free(c->cert_data);
+    free(c->key_file);
+    free_secret(c->key_data);
+    c->closed = true;
+    uv_timer_stop(&c->timer);
+    uv_close((uv_handle_t *)&c->timer, on_timer_closed);
+}
+
+void kube_client_free(struct kube_client *c)
+{
+    if (!c || c->free_pending)
+        return;
+    c->free_pending = true;
+    if (!c->dispatching)
+        client_destroy(c);
+}
+
+void kube_client_stats(const struct kube_client *c, struct kube_client_stats *out)
+{
+    *out = c->stats;
+}
+
+void kube__stat_inc(struct kube_client *c, enum kube__stat which)
+{
+    if (which == KUBE__STAT_WATCH_RESTART)
+        c->stats.watch_restarts++;
+    else
+        c->stats.relists++;
+}
+
+uv_loop_t *kube__client_loop(struct kube_client *c)
+{
+    return c->loop;
+}
+
+/* ---- building requests ---- */
+
+static int escape_into(struct buf *b, const char *s)
+{
+    char *e = curl_easy_escape(NULL, s, 0);
+    if (!e)
+        return -ENOMEM;
+    int rc = buf_puts(b, e);
+    curl_free(e);
+    return rc;
+}
+
+int kube__resource_path(struct buf *b, const struct kube_resource *r, const char *ns,
+                        const char *name, const char *sub)
+{
+    int rc;
+    if (!r->group || !r->group[0])
+        rc = buf_printf(b, "/api/%s", r->version);
+    else
+        rc = buf_printf(b, "/apis/%s/%s", r->group, r->version);
+    if (!rc && r->namespaced && ns && ns[0]) {
+        rc = buf_puts(b, "/namespaces/");
+        if (!rc)
+            rc = escape_into(b, ns);
+    }
+    if (!rc)
+        rc = buf_printf(b, "/%s", r->plural);
+    if (!rc && name) {
+        if (!name[0])
+            return -EINVAL;
+        rc = buf_puts(b, "/");
+        if (!rc)
+            rc = escape_into(b, name);
+    }
+    if (!rc && sub && sub[0]) {
+        rc = buf_puts(b, "/");
+        if (!rc)
+            rc = escape_into(b, sub);
+    }
+    return rc;
+}
+
+int kube__query_add(struct buf *b, const char *key, const char *value)
+{
+    int rc = buf_puts(b, b->data && strchr(b->data, '?') ? "&" : "?");
+    if (!rc)
+        rc = buf_puts(b, key);
+    if (!rc)
+        rc = buf_puts(b, "=");
+    if (!rc)
+        rc = escape_into(b, value);
+    return rc;
+}
+
+static int submit(struct kube_client *c, const char *method, const char *path,
+                  const char *content_type, const char *body, long timeout_ms,
+                  kube__data_fn on_data, kube__done_fn done, void *ud, void (*ud_free)(void *),
+                  struct kube__req **out)
+{
+    if (!c || c->free_pending || !method || !path || path[0] != '/' || !done)
+        return -EINVAL;
+    struct kube__req *r = kube__xcalloc(1, sizeof(*r));
+    struct buf url = BUF_INIT(0);
+    int rc = -ENOMEM;
+    r->c = c;
+    r->done = done;
+    r->on_data = on_data;
+    r->ud = ud;
+    r->resp.limit = c->max_body;
+    r->pending.limit = c->max_body;
+    r->easy = curl_easy_init();
+    if (!r->easy)
+        goto fail;
+    if (buf_puts(&url, c->server) < 0 || buf_puts(&url, path) < 0)
+        goto fail;
+    CURL *e = r->easy;
+    curl_easy_setopt(e, CURLOPT_URL, url.data);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "pgbench-operator/0.1");
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if (!strcmp(method, "GET")) {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    }
+    if (body) {
+        r->body = kube__xstrdup(body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(r->body));
+    }
+    /* TLS */
+    if (c->ca_data) {
+        struct curl_blob blob = {c->ca_data, strlen(c->ca_data), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+    } else if (c->ca_file) {
+        curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+    }
+    if (c->cert_data) {
+        struct curl_blob blob = {c->cert_data, strlen(c->cert_data), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
+        curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+    } else if (c->cert_file) {
+        curl_easy_setopt(e, CURLOPT_SSLCERT, c->cert_file);
+    }
+    if (c->key_data) {
+        struct curl_blob blob = {c->key_data, strlen(c->key_data), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
+        curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+    } else if (c->key_file) {
+        curl_easy_setopt(e, CURLOPT_SSLKEY, c->key_file);
+    }
+    if (c->insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    refresh_token(c);
+    if (c->token) {
+        curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+        curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->token);
+    }
+    /* headers */
+    struct curl_slist *h = NULL, *t;
+    char ct[160];
+    h = curl_slist_append(NULL, "Accept: application/json, */*");
+    if (h && content_type) {
+        snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
+        t = curl_slist_append(h, ct);
+        h = t ? t : (curl_slist_free_all(h), NULL);
+    }
+    if (h) {
+        t = curl_slist_append(h, "Expect:");
+        h = t ? t : (curl_slist_free_all(h), NULL);
+    }
+    if (!h)
+        goto fail;
+    r->headers = h;
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+
+    if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
+        rc = -EIO;
+        goto fail;
+    }
+    r->in_multi = true;
+    r->next = c->reqs;
+    if (c->reqs)
+        c->reqs->prev = r;
+    c->reqs = r;
+    c->stats.requests++;
+    log_debug("kube", "%s %s", method, path);
+    buf_free(&url);
+    r->ud_free = ud_free;
+    if (out)
+        *out = r;
+    return 0;
+fail:
+    buf_free(&url);
+    if (r->easy)
+        curl_easy_cleanup(r->easy);
+    free(r->body);
+    free(r);
+    return rc;
+}
+
+int kube__submit(struct kube_client *c, const char *method, const char *path,
+                 const char *content_type, const char *body, long timeout_ms, kube__data_fn on_data,
+                 kube__done_fn done, void *ud, struct kube__req **out)
+{
+    return submit(c, method, path, content_type, body, timeout_ms, on_data, done, ud, NULL, out);
+}
+
+void kube__cancel(struct kube__req *r)
+{
+    if (!r || r->cancelled)
+        return;
+    struct kube_client *c = r->c;
+    r->cancelled = true;
+    if (r->in_multi) {
+        curl_multi_remove_handle(c->multi, r->easy);
+        r->in_multi = false;
+    }
+    if (!c->dispatching)
+        req_free(r);
+}
+
+/* ---- public: requests ---- */
+
+struct cb_wrap {
+    kube_cb cb;
+    void *ud;
+};
+
+static void wrap_done(struct kube_result *res, void *ud)
+{
+    struct cb_wrap w = *(struct cb_wrap *)ud;
+    free(ud);
+    w.cb(res, w.ud);
+}
+
+static int submit_public(struct kube_client *c, const char *method, const char *path,
+                         const char *ctype, const char *body, long timeout_ms, kube_cb cb, void *ud)
+{
+    if (!cb)
+        return -EINVAL;
+    struct cb_wrap *w = kube__xmalloc(sizeof(*w));
+    w->cb = cb;
+    w->ud = ud;
+    int rc = submit(c, method, path, ctype, body, timeout_ms, NULL, wrap_done, w, free, NULL);
+    if (rc < 0)
+        free(w);
+    return rc;
+}
+
+static const char *ns_for(const struct kube_resource *r, const char *ns)
+{
+    return r->namespaced ? ns : NULL;
+}
+
+static int add_write_query(struct buf *b, const struct kube_opts *o, bool apply)
+{
+    int rc = kube__query_add(b, "fieldManager",
+                             o && o->field_manager ? o->field_manager : DEFAULT_FIELD_MANAGER);
+    if (!rc && o && o->field_validation)
+        rc = kube__query_add(b, "fieldValidation", o->field_validation);
+    if (!rc && apply && o && o->force)
+        rc = kube__query_add(b, "force", "true");
+    return rc;
+}
+
+static int add_raw_query(struct buf *b, const struct kube_opts *o)
+{
+    if (!o || !o->query || !o->query[0])
+        return 0;
+    int rc = buf_puts(b, b->data && strchr(b->data, '?') ? "&" : "?");
+    return rc ? rc : buf_puts(b, o->query);
+}
+
+static long timeout_of(const struct kube_opts *o)
+{
+    return o ? o->timeout_ms : 0;
+}
+static const char *sub_of(const struct kube_opts *o)
+{
+    return o ? o->subresource : NULL;
+}
+
+int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns, const char *name,
+             const struct kube_opts *o, kube_cb cb, void *ud)
+{
+    if (!c || !r || !name)
+        return -EINVAL;
+    struct buf p = BUF_INIT(0);
+    int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
+    if (!rc)
+        rc = add_raw_query(&p, o);
+    if (!rc)
+        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), cb, ud);
+    buf_free(&p);
+    return rc;
+}
+
+int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
+              const struct kube_opts *o, kube_cb cb, void *ud)
+{
+    if (!c || !r)
+        return -EINVAL;
+    struct buf p = BUF_INIT(0);
+    char lim[32];
+    int rc = kube__resource_path(&p, r, ns_for(r, ns), NULL, NULL);
+    if (!rc && o && o->label_selector && o->label_selector[0])
+        rc = kube__query_add(&p, "labelSelector", o->label_selector);
+    if (!rc && o && o->field_selector && o->field_selector[0])
+        rc = kube__query_add(&p, "fieldSelector", o->field_selector);
+    if (!rc && o && o->limit > 0) {
+        snprintf(lim, sizeof(lim), "%ld", o->limit);
+        rc = kube__query_add(&p, "limit", lim);
+    }
+    if (!rc && o && o->continue_token && o->continue_token[0])
+        rc = kube__query_add(&p, "continue", o->continue_token);
+    if (!rc)
+        rc = add_raw_query(&p, o);
+    if (!rc)
+        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), cb, ud);
+    buf_free(&p);
+    return rc;
+}
+
+static int send_body(struct kube_client *c, const char *method, const struct kube_resource *r,
+                     const char *ns, const char *name, const char *ctype, const cJSON *obj,
+                     const struct kube_opts *o, bool apply, kube_cb cb, void *ud)
+{
+    if (!c || !r || !obj)
+        return -EINVAL;
+    char *body = cJSON_PrintUnformatted(obj);
+    if (!body)
+        return -ENOMEM;
+    struct buf p = BUF_INIT(0);
+    int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
+    if (!rc)
+        rc = add_write_query(&p, o, apply);
+    if (!rc)
+        rc = add_raw_query(&p, o);
+    if (!rc)
+        rc = submit_public(c, method, p.data, ctype, body, timeout_of(o), cb, ud);
+    buf_free(&p);
+    free(body);
+    return rc;
+}
+
+int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                const cJSON *obj, const struct kube_opts *o, kube_cb cb, void *ud)
+{
+    return send_body(c, "POST", r, ns, NULL, "application/json", obj, o, false, cb, ud);
+}
+
+int kube_replace(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                 const char *name, const cJSON *obj, const struct kube_opts *o, kube_cb cb,
+                 void *ud)
+{
+    if (!name)
+        return -EINVAL;
+    return send_body(c, "PUT", r, ns, name, "application/json", obj, o, false, cb, ud);
+}
+
+const char *kube_patch_content_type(enum kube_patch_type type)
+{
+    switch (type) {
+    case KUBE_PATCH_MERGE:
+        return "application/merge-patch+json";
+    case KUBE_PATCH_JSON:
+        return "application/json-patch+json";
+    case KUBE_PATCH_STRATEGIC:
+        return "application/strategic-merge-patch+json";
+    case KUBE_PATCH_APPLY:
+        return "application/apply-patch+yaml";
+    }
+    return NULL;
+}
+
+int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
+               const char *name, enum kube_patch_type type, const cJSON *patch,
+               const struct kube_opts *o, kube_cb cb, void *ud)
+{
+    const char *ct = kube_patch_content_type(type);
+    if (!name || !ct)
+        return -EINVAL;
+    if (type == KUBE_PATCH_JSON && !cJSON_IsArray(patch))
+        return -EINVAL;
+    if (type != KUBE_PATCH_JSON && !cJSON_IsObject(patch))
+        return -EINVAL;
+    /* apply bodies are JSON, which is YAML; fieldManager is always sent */
+    return send_body(c, "PATCH", r, ns, name, ct, patch, o, type == KUBE_PATCH_APPLY, cb, ud);
+}
+
+int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                const char *name, const struct kube_opts *o, kube_cb cb, void *ud)
+{
+    if (!c || !r || !name)
+        return -EINVAL;
+    struct buf p = BUF_INIT(0);
+    char *body = NULL;
+    int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
+    if (!rc && o && o->propagation_policy) {
+        rc = kube__query_add(&p, "propagationPolicy", o->propagation_policy);
+        cJSON *opts = cJSON_CreateObject();
+        if (opts && cJSON_AddStringToObject(opts, "kind", "DeleteOptions") &&
+            cJSON_AddStringToObject(opts, "apiVersion", "v1") &&
+            cJSON_AddStringToObject(opts, "propagationPolicy", o->propagation_policy))
+            body = cJSON_PrintUnformatted(opts);
+        cJSON_Delete(opts);
+        if (!body)
+            rc = -ENOMEM;
+    }
+    if (!rc)
+        rc = add_raw_query(&p, o);
+    if (!rc)
+        rc = submit_public(c, "DELETE", p.data, body ? "application/json" : NULL, body,
+                           timeout_of(o), cb, ud);
+    buf_free(&p);
+    free(body);
+    return rc;
+}
+
+int kube_request(struct kube_client *c, const char *method, const char *path,
+                 const char *content_type, const char *body, long timeout_ms, kube_cb cb, void *ud)
+{
+    return submit_public(c, method, path, content_type, body, timeout_ms, cb, ud);
+}

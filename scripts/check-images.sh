@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Checks the container images without a container engine: the packages each Dockerfile's
+# runtime stage installs must be enough for the binaries it ships to run.
+#
+# usage: scripts/check-images.sh [--bin DIR] [--dockerfile FILE]...
+#   --bin DIR         binaries to check (default: a release build made here with
+#                     `make BUILD=build/images all`, i.e. exactly what the build stage runs;
+#                     a sanitizer build would pull in libasan, which the images never contain)
+#   --dockerfile F    check only this Dockerfile (repeatable; default images/*.Dockerfile)
+#
+# For each Dockerfile:
+#   - it is multi-stage and its last stage runs as a non-root numeric USER;
+#   - the runtime stage's `apt-get install` list is parsed (ARG defaults substituted, e.g.
+#     postgresql-client-${PG_MAJOR} -> postgresql-client-15);
+#   - the binaries it COPYs from the build stage (<bin>/<name>) and the tools it runs
+#     (pgbench unpacked from its .deb, fio installed) are located here;
+#   - every `ldd` dependency of each of them must resolve to a file that `dpkg -S` says belongs
+#     to a listed package or to one of their dependencies (`apt-cache depends --recurse`), or to
+#     libc6 (in every Debian image);
+#   - each tool itself must belong to a package the Dockerfile installs (or downloads and
+#     unpacks in a build stage, for pgbench).
+# Prints a table (image, binary, library, package, reached through) and exits 1 on any miss.
+# Debian 12 here and in the images: the same release, so the same sonames and packages.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BINDIR=""
+DOCKERFILES=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --bin) BINDIR="$2"; shift 2 ;;
+    --dockerfile) DOCKERFILES+=("$2"); shift 2 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "check-images: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+[ ${#DOCKERFILES[@]} -gt 0 ] || DOCKERFILES=(images/*.Dockerfile)
+if [ -z "$BINDIR" ]; then
+    make -s BUILD=build/images all >&2 || { echo "check-images: release build failed" >&2; exit 2; }
+    BINDIR=build/images/bin
+fi
+for cmd in ldd dpkg apt-cache python3; do
+    command -v "$cmd" >/dev/null || { echo "check-images: $cmd not found" >&2; exit 2; }
+done
+# apt-cache needs package lists; fetch them once when they are missing (root only)
+if ! apt-cache show libc6 >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq >&2
+fi
+
+exec python3 - "$BINDIR" "${DOCKERFILES[@]}" <<'PY'
+import os, re, shutil, subprocess, sys
+
+bindir, dockerfiles = sys.argv[1], sys.argv[2:]
+BASE = {"libc6"}  # in every Debian image (essential)
+
+def sh(*cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+def parse_dockerfile(path):
+    text = open(path).read()
+    text = re.sub(r"\\\n", " ", text)  # join continuation lines
+    lines = [l.strip() for l in text.split("\n") if l.strip() and not l.strip().startswith("#")]
+    args, stages = {}, []
+    for l in lines:
+        word, _, rest = l.partition(" ")
+        word = word.upper()
+        if word == "ARG":
+            name, _, val = rest.partition("=")
+            if val or name.strip() not in args:
+                args[name.strip()] = val.strip().strip('"')
+        elif word == "FROM":
+            stages.append({"from": rest, "lines": []})
+        elif stages:
+            stages[-1]["lines"].append((word, rest))
+    return args, stages
+
+def subst(s, args):
+    return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: args.get(m.group(1), m.group(0)), s)
+
+def installed_packages(stage, args):
+    pkgs = []
+    for word, rest in stage["lines"]:
+        if word != "RUN":
+            continue
+        # only the last `apt-get install` of each RUN counts as the runtime list when the RUN
+        # installs tools temporarily first (they are purged again)
+        for m in re.finditer(r"apt-get\s+install\s+([^;&|]*)", rest):
+            words = [subst(w, args) for w in m.group(1).split()]
+            pkgs.append([w for w in words if not w.startswith("-")])
+    purged = set()
+    for word, rest in stage["lines"]:
+        if word == "RUN":
+            for m in re.finditer(r"apt-get\s+(?:purge|remove)\s+([^;&|]*)", rest):
+                purged |= {w for w in m.group(1).split() if not w.startswith("-")}
+    out = []
+    for group in pkgs:
+        out += [p for p in group if p not in purged]
+    return sorted(set(out))
+
+closure_cache = {}
+def closure(pkg):
+    if pkg in closure_cache:
+        return closure_cache[pkg]
+    names = set()
+    # Depends and Pre-Depends, recursively; alternatives and virtual packages are listed too
+    r2 = sh("apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
+            "--no-breaks", "--no-replaces", "--no-enhances", pkg)
+    if r2.returncode == 0:
+        for l in r2.stdout.split("\n"):
+            if l and not l.startswith(" "):
+                names.add(l.strip().strip("<>").split(":")[0])
+    closure_cache[pkg] = names
+    return names
+
+owner_cache = {}
+def owner(path):
+    """Package owning a file, trying the usrmerge aliases dpkg may have registered."""
+    cands = [path, os.path.realpath(path)]
+    for p in list(cands):
+        for a, b in (("/usr/lib/", "/lib/"), ("/lib/", "/usr/lib/"), ("/usr/bin/", "/bin/"), ("/bin/", "/usr/bin/")):
+            if p.startswith(a):
+                cands.append(b + p[len(a):])
+    for p in cands:
+        if p in owner_cache:
+            return owner_cache[p]
+        r = sh("dpkg", "-S", p)
+        if r.returncode == 0:
+            pkg = r.stdout.split(":")[0].split(",")[0].strip()
+            owner_cache[path] = pkg
+            return pkg
+    return None
+
+def ldd(path):
+    r = sh("ldd", path)
+    deps, missing = [], []
+    for l in r.stdout.split("\n"):
+        l = l.strip()
+        if not l or "linux-vdso" in l:
+            continue
+        if "=> not found" in l:
+            missing.append(l.split()[0])
+        elif "=>" in l:
+            lib, _, rest = l.partition("=>")
+            deps.append((lib.strip(), rest.split("(")[0].strip()))
+        elif l.startswith("/"):
+            deps.append((os.path.basename(l.split()[0]), l.split()[0]))
+    return deps, missing
+
+rows, misses = [], 0
+def row(*cols):
+    rows.append(cols)
+
+for df in dockerfiles:
+    image = os.path.basename(df).replace(".Dockerfile", "")
+    args, stages = parse_dockerfile(df)
+    if len(stages) < 2:
+        row(image, "-", "-", "-", "MISS: not multi-stage"); misses += 1
+    final = stages[-1]
+    users = [rest for w, rest in final["lines"] if w == "USER"]
+    if not users or not re.match(r"^[1-9][0-9]*(:[0-9]+)?$", users[-1]):
+        row(image, "-", "-", "-", f"MISS: runtime stage must end as a numeric non-root USER, got {users}"); misses += 1
+    listed = installed_packages(final, args)
+    allowed = {}
+    for p in listed:
+        if sh("apt-cache", "show", p).returncode != 0:
+            row(image, "-", "-", p, "MISS: listed package unknown to apt"); misses += 1
+            continue
+        for d in closure(p):
+            allowed.setdefault(d, p)
+    for b in BASE:
+        allowed.setdefault(b, "base image")
+    # what the image runs: our binaries copied from the build stage, executables copied out of
+    # packages unpacked in another stage (pgbench), and executables of listed packages (fio)
+    downloaded = set()
+    for st in stages:
+        for w, rest in st["lines"]:
+            if w == "RUN":
+                for m in re.finditer(r"apt-get\s+download\s+([^;&|]*)", rest):
+                    downloaded |= {subst(x, args).strip('"') for x in m.group(1).split() if not x.startswith("-")}
+    targets = []
+    for w, rest in final["lines"]:
+        if w == "COPY" and "--from=" in rest:
+            name = os.path.basename(rest.split()[-2])
+            if os.path.exists(os.path.join(bindir, name)):
+                targets.append(("binary", os.path.join(bindir, name), None))
+            else:
+                major = args.get("PG_MAJOR", "")
+                host = f"/usr/lib/postgresql/{major}/bin/{name}"
+                if not os.path.exists(host):
+                    host = shutil.which(name) or name
+                targets.append(("unpacked", host, downloaded))
+    for p in listed:
+        exe = shutil.which(p)
+        if exe and owner(exe) == p:
+            targets.append(("tool", exe, set(listed)))
+    if not targets:
+        row(image, "-", "-", "-", "MISS: no binaries found in the runtime stage"); misses += 1
+    for kind, path, sources in targets:
+        name = os.path.basename(path)
+        if not os.path.exists(path):
+            row(image, name, "-", "-", f"MISS: {path} does not exist (build it first)"); misses += 1
+            continue
+        if kind != "binary":
+            pkg = owner(path)
+            how = "listed" if kind == "tool" else "unpacked in a build stage"
+            if pkg not in sources:
+                row(image, name, "(executable)", pkg or "?", f"MISS: not from a package the Dockerfile {'installs' if kind == 'tool' else 'downloads'}"); misses += 1
+            else:
+                row(image, name, "(executable)", pkg, how)
+        deps, missing = ldd(path)
+        for m in missing:
+            row(image, name, m, "?", "MISS: not found by ldd here"); misses += 1
+        for lib, libpath in deps:
+            pkg = owner(libpath)
+            if pkg is None:
+                row(image, name, lib, "?", f"MISS: {libpath} belongs to no package"); misses += 1
+            elif pkg in listed:
+                row(image, name, lib, pkg, "listed")
+            elif pkg in allowed:
+                row(image, name, lib, pkg, f"dependency of {allowed[pkg]}")
+            else:
+                row(image, name, lib, pkg, "MISS: not installed by the Dockerfile"); misses += 1
+
+w = [max(len(str(r[i])) for r in rows + [("image", "binary", "library", "package", "reached through")]) for i in range(5)]
+fmt = "  ".join("{:<%d}" % x for x in w)
+print(fmt.format("image", "binary", "library", "package", "reached through"))
+for r in rows:
+    print(fmt.format(*r))
+print(f"check-images: {len(rows)} rows, {misses} miss(es)")
+sys.exit(1 if misses else 0)
+PY

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# pgbench-runner against a real PostgreSQL 15 with the real pgbench: init (and skip on a second
+# init), TPC-B with per-statement latencies, select-only, a weighted custom script; every result
+# JSON checked (percentiles ordered, timeline ~ duration, wait events sampled) and the password
+# never in `ps`, the result or the logs. Also: histogram percentiles within 1 % of the exact
+# percentiles of the same transaction logs.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+
+RUNNER="$BIN/pgbench-runner"
+[ -x "$RUNNER" ] || fail "$RUNNER not built"
+
+# runner NAME args...: runs the runner, stdout in $TMP/NAME.out, stderr in $TMP/NAME.err; sets RC.
+runner() {
+    local name="$1"
+    shift
+    RC=0
+    BENCH_TERMINATION_LOG="$TMP/$name.term" "$RUNNER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || RC=$?
+}
+
+# check NAME python-expression-block: the last stdout line as `r` (a dict), the termination
+# message as `term`; the block raises AssertionError to fail.
+check() {
+    local name="$1" code="$2"
+    python3 - "$TMP/$name.out" "$TMP/$name.term" "$code" <<'PY' || { tail -20 "$TMP/$name.err" >&2; fail "$name: result check failed"; }
+import json, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+r = json.loads(lines[-1])
+raw_term = open(sys.argv[2]).read()
+assert len(raw_term.encode()) < 3072, "termination message too long: %d" % len(raw_term)
+term = json.loads(raw_term)
+assert r["schemaVersion"] == 1 and term["schemaVersion"] == 1
+S = r.get("summary") or {}
+D = r  # waitEvents and server are top-level keys
+C = r.get("checks") or {}  # dataset, littlesLaw, replica
+def ordered_percentiles(s):
+    keys = ["latencyP50Ms", "latencyP90Ms", "latencyP95Ms", "latencyP99Ms", "latencyP999Ms", "latencyMaxMs"]
+    vals = [s.get(k) for k in keys]
+    assert all(isinstance(v, (int, float)) for v in vals), "percentiles missing: %r" % vals
+    assert all(a <= b for a, b in zip(vals, vals[1:])), "percentiles not ordered: %r" % vals
+    assert vals[0] > 0, "p50 is zero"
+exec(sys.argv[3])
+PY
+}
+
+secret_free() {
+    local f
+    for f in "$@"; do
+        if grep -q "bench-secret" "$f"; then fail "the password appears in $(basename "$f")"; fi
+    done
+}
+
+# --- init, with --create-database on a database that does not exist yet -------------------
+PGDATABASE=bench_new runner init_new pgbench init --scale 1 --create-database --skip-if-initialized
+[ "$RC" -eq 0 ] || { cat "$TMP/init_new.err" >&2; fail "init with --create-database exited $RC"; }
+check init_new '
+assert r["kind"] == "pgbench-init" and r["complete"] is True and r["exitCode"] == 0
+assert r["init"]["skipped"] is False, r["init"]
+'
+env_psql_super -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'bench_new'" | grep -q 1 ||
+    fail "bench_new was not created"
+
+runner init1 pgbench init --scale 2 --skip-if-initialized
+[ "$RC" -eq 0 ] || { cat "$TMP/init1.err" >&2; fail "init exited $RC"; }
+check init1 '
+assert r["init"]["skipped"] is False and r["init"]["scale"] == 2, r["init"]
+assert "does not exist" in r["init"]["reason"] or "initialized" in r["init"]["reason"], r["init"]
+'
+[ "$(psql -X -tAc 'SELECT count(*) FROM pgbench_branches')" = 2 ] || fail "init did not create scale 2"
+
+runner init2 pgbench init --scale 2 --skip-if-initialized
+[ "$RC" -eq 0 ] || fail "second init exited $RC"
+check init2 '
+assert r["init"]["skipped"] is True, r["init"]
+assert "scale 2" in r["init"]["reason"], r["init"]["reason"]
+'
+# a different scale is not skipped: detection compares the scale
+runner init3 pgbench init --scale 3 --skip-if-initialized
+check init3 '
+assert r["init"]["skipped"] is False, r["init"]
+'
+runner init4 pgbench init --scale 2 --skip-if-initialized
+check init4 'assert r["init"]["skipped"] is False'
+note "init, create-database and skip detection ok"
+
+# --- TPC-B with -r; ps watched for the password meanwhile -----------------------------------
+(for _ in $(seq 1 40); do ps -eo args >>"$TMP/ps.txt"; sleep 0.15; done) &
+PS_PID=$!
+runner tpcb pgbench run --clients 4 --threads 2 --duration 5 --per-statement --wait-events \
+    --server-settings
+wait "$PS_PID" || true
+[ "$RC" -eq 0 ] || { cat "$TMP/tpcb.err" >&2; fail "tpcb run exited $RC"; }
+grep -q "pgbench.*-c 4\|pgbench.*-c4\|pgbench.*--client" "$TMP/ps.txt" || note "ps never caught pgbench (short run)"
+secret_free "$TMP/ps.txt" "$TMP/tpcb.out" "$TMP/tpcb.err" "$TMP/tpcb.term"
+check tpcb '
+assert r["kind"] == "pgbench" and r["complete"] is True and r["exitCode"] == 0, (r["complete"], r.get("errors"))
+assert S["tps"] > 0, S
+n = S.get("transactionsProcessed", S.get("transactions"))
+assert n and n > 0, S
+ordered_percentiles(S)
+tl = r["timeline"]
+assert 4 <= len(tl) <= 6, "timeline has %d points for a 5 s run" % len(tl)
+assert all(p["tps"] >= 0 for p in tl)
+st = r["statements"]
+assert len(st) >= 7, st
+assert any("UPDATE pgbench_accounts" in s["command"] for s in st), st
+assert all(isinstance(s["latencyMs"], (int, float)) for s in st)
+we = D["waitEvents"]
+assert we["samples"] >= 3, we
+assert sum(we["events"].values()) > 0, we
+assert we["backendSamples"] >= we["samples"], we
+assert we["applicationName"].startswith("pgbench-runner:"), we
+assert D["server"]["settings"]["shared_buffers"] == "128MB", D["server"]
+assert D["server"]["settings"]["fsync"] == "off"
+assert "max_connections" in D["server"]["settings"]
+assert C["dataset"]["fitsInSharedBuffers"] is True and C["dataset"]["warning"], C["dataset"]
+ll = C["littlesLaw"]
+assert ll["predictedTps"] > 0 and abs(ll["deviationPct"]) < 50, ll
+h = r["histogram"]
+assert h["count"] == n, (h["count"], n)
+assert term["complete"] is True
+'
+note "tpcb ok"
+
+# --- select-only, prepared protocol --------------------------------------------------------
+runner sel pgbench run --clients 2 --threads 1 --duration 3 --builtin select-only --protocol prepared --wait-events
+[ "$RC" -eq 0 ] || { cat "$TMP/sel.err" >&2; fail "select-only run exited $RC"; }
+check sel '
+assert r["complete"] is True
+assert "select only" in r["pgbench"]["transactionType"], r["pgbench"]
+assert r["pgbench"]["queryMode"] == "prepared", r["pgbench"]
+ordered_percentiles(S)
+assert 2 <= len(r["timeline"]) <= 4, len(r["timeline"])
+assert D["waitEvents"]["samples"] >= 2
+'
+note "select-only ok"
+
+# --- custom scripts with weights, transactions instead of duration ---------------------------
+cat >"$TMP/read.sql" <<'SQL'
+\set aid random(1, 100000 * :scale)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SQL
+cat >"$TMP/write.sql" <<'SQL'
+\set aid random(1, 100000 * :scale)
+\set delta random(-5000, 5000)
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SQL
+runner custom pgbench run --clients 3 --threads 3 --transactions 200 --script "$TMP/read.sql@3" \
+    --script "$TMP/write.sql@1" --per-statement --no-vacuum -- --define=unused=1
+[ "$RC" -eq 0 ] || { cat "$TMP/custom.err" >&2; fail "custom script run exited $RC"; }
+check custom '
+assert r["complete"] is True
+n = S.get("transactionsProcessed", S.get("transactions"))
+assert n == 600, S
+cmds = [s["command"] for s in r["statements"]]
+assert any("SELECT abalance" in c for c in cmds) and any("UPDATE pgbench_accounts" in c for c in cmds), cmds
+assert {s["script"] for s in r["statements"]} == {0, 1}, r["statements"]
+ordered_percentiles(S)
+assert r["histogram"]["count"] == 600
+'
+note "custom scripts ok"
+
+# --- parse pgbench: recorded console output + -l logs, histogram vs exact percentiles --------
+mkdir -p "$TMP/logs" && chmod 777 "$TMP/logs"
+(cd "$TMP/logs" && pgbench -c 2 -j 2 -T 3 -S -l -P 1 >"$TMP/bare.out" 2>&1) || fail "bare pgbench failed"
+"$RUNNER" parse pgbench --log "$TMP/logs" <"$TMP/bare.out" >"$TMP/parse.out" 2>"$TMP/parse.err" ||
+    fail "parse pgbench exited $?"
+python3 - "$TMP/parse.out" "$TMP/logs" <<'PY' || fail "histogram percentiles differ from exact ones"
+import json, math, os, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+lat = []
+for f in os.listdir(sys.argv[2]):
+    for line in open(os.path.join(sys.argv[2], f)):
+        p = line.split()
+        if len(p) >= 6 and p[2].isdigit():
+            lat.append(int(p[2]))
+lat.sort()
+assert len(lat) == r["histogram"]["count"], (len(lat), r["histogram"]["count"])
+for pct, key in [(50, "latencyP50Ms"), (90, "latencyP90Ms"), (95, "latencyP95Ms"), (99, "latencyP99Ms"), (99.9, "latencyP999Ms")]:
+    exact = lat[max(0, math.ceil(pct / 100 * len(lat)) - 1)] / 1000.0
+    got = r["summary"][key]
+    assert abs(got - exact) <= 0.01 * exact + 0.0005, (key, got, exact)
+assert abs(r["summary"]["latencyMaxMs"] - lat[-1] / 1000.0) < 0.0005
+print("percentiles within 1%% of exact over %d transactions" % len(lat))
+PY
+pass "init, tpcb, select-only, custom scripts, parse with logs"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# fio through the runner on a temp dir: a WAL-like job (psync, write, 8k, fdatasync=1) and a
+# random-read job (libaio, direct, iodepth 8) in one run; the JSON has iops, bandwidth, clat
+# percentiles and fdatasync latency percentiles. Options that zero latencies (gtod_reduce ...)
+# are refused with exit 1. `parse fio` reads the JSON fio printed.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+RUNNER="$BIN/pgbench-runner"
+[ -x "$RUNNER" ] || fail "$RUNNER not built"
+command -v fio >/dev/null || fail "fio not installed"
+mkdir -p "$TMP/data"
+
+RC=0
+BENCH_TERMINATION_LOG="$TMP/fio.term" "$RUNNER" fio --directory "$TMP/data" \
+    --job wal --rw write --bs 8k --size 4M --runtime 2 --ioengine psync --fdatasync 1 \
+    --job randread --rw randread --bs 4k --size 8M --runtime 2 --ioengine libaio --iodepth 8 --direct \
+    >"$TMP/fio.out" 2>"$TMP/fio.err" || RC=$?
+[ "$RC" -eq 0 ] || { tail -20 "$TMP/fio.err" >&2; fail "fio run: exit $RC"; }
+python3 - "$TMP/fio.out" "$TMP/fio.term" <<'PY' || { tail -20 "$TMP/fio.err" >&2; fail "fio result check failed"; }
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+term = json.loads(open(sys.argv[2]).read())
+assert r["kind"] == "fio" and r["complete"] is True and r["exitCode"] == 0, r.get("errors")
+assert term["kind"] == "fio" and term["complete"] is True
+jobs = {j["name"]: j for j in r["fio"]["jobs"]}
+assert set(jobs) == {"wal", "randread"}, list(jobs)
+w = jobs["wal"]
+assert w["write"]["iops"] > 0 and w["write"]["bwKiBs"] > 0, w["write"]
+assert w["read"] is None, w["read"]
+assert w["write"]["clatUs"]["p99"] > 0
+s = w["sync"]
+assert s and s["p50"] > 0 and s["p99"] >= s["p50"], s
+rr = jobs["randread"]
+assert rr["read"]["iops"] > 0, rr["read"]
+c = rr["read"]["clatUs"]
+assert 0 < c["p50"] <= c["p99"] <= c["p99.9"], c
+print("wal: %.0f write iops, fdatasync p99 %.0f us; randread: %.0f iops, clat p99 %.0f us"
+      % (w["write"]["iops"], s["p99"], rr["read"]["iops"], c["p99"]))
+PY
+
+# refused: latency-zeroing options, as a passthrough and as a flag
+for bad in "-- --gtod_reduce=1" "-- --disable_clat=1" "--gtod_reduce"; do
+    RC=0
+    # shellcheck disable=SC2086
+    "$RUNNER" fio --directory "$TMP/data" --rw read --bs 4k --size 1M --runtime 1 $bad \
+        >"$TMP/bad.out" 2>"$TMP/bad.err" || RC=$?
+    [ "$RC" -eq 1 ] || fail "fio with '$bad': exit $RC, want 1"
+    python3 - "$TMP/bad.out" <<'PY' || fail "refusal of '$bad' not explained"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert r["exitCode"] == 1 and r["complete"] is False
+e = " ".join(r["errors"])
+assert "gtod_reduce" in e or "disable_clat" in e, e
+PY
+done
+ls "$TMP/data" | grep -q . || fail "fio wrote nothing in the directory"
+
+# parse fio: the same parser on fio's own JSON output
+fio --output-format=json --name=p --directory="$TMP/data" --rw=randwrite --bs=4k --size=1M \
+    --ioengine=psync --fsync=4 >"$TMP/raw.json" 2>/dev/null || fail "bare fio failed"
+"$RUNNER" parse fio <"$TMP/raw.json" >"$TMP/parse.out" 2>/dev/null || fail "parse fio exited $?"
+python3 - "$TMP/parse.out" "$TMP/raw.json" <<'PY' || fail "parse fio check failed"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+raw = json.load(open(sys.argv[2]))
+j = r["fio"]["jobs"][0]
+assert abs(j["write"]["iops"] - raw["jobs"][0]["write"]["iops"]) < 0.01
+assert j["sync"]["p99"] > 0
+PY
+pass "fio psync+fdatasync and libaio+direct jobs; gtod_reduce refused; parse fio"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Unreachable targets: nothing listening -> exit 3 "refused" within the wait timeout; wrong
+# password -> exit 3 "auth" at once (not retried), the password nowhere in the output; unknown
+# host -> "dns"; missing database -> "database-missing". Each still writes a valid compact
+# termination message.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+RUNNER="$BIN/pgbench-runner"
+[ -x "$RUNNER" ] || fail "$RUNNER not built"
+
+# expect NAME EXIT CLASS MAX_SECONDS env... -- runner args
+expect() {
+    local name="$1" want_rc="$2" class="$3" max_s="$4"
+    shift 4
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    local t0=$SECONDS rc=0
+    env "${envs[@]}" BENCH_TERMINATION_LOG="$TMP/$name.term" "$RUNNER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
+    local took=$((SECONDS - t0))
+    [ "$rc" -eq "$want_rc" ] || { cat "$TMP/$name.err" >&2; fail "$name: exit $rc, want $want_rc"; }
+    [ "$took" -le "$max_s" ] || fail "$name: took ${took}s, more than ${max_s}s"
+    python3 - "$TMP/$name.out" "$TMP/$name.term" "$class" <<'PY' || { cat "$TMP/$name.err" >&2; fail "$name: result check failed"; }
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+term = json.loads(open(sys.argv[2]).read())
+assert r["complete"] is False and r["exitCode"] == 3, r
+assert term["exitCode"] == 3 and term["complete"] is False, term
+errs = " ".join(r["errors"])
+assert "(%s)" % sys.argv[3] in errs, errs
+print(r["errors"][0])
+PY
+    if grep -q "bench-secret\|wrong-pass-123" "$TMP/$name.out" "$TMP/$name.err" "$TMP/$name.term"; then
+        fail "$name: a password appears in the output"
+    fi
+}
+
+FREE_PORT="$(env_free_port)"
+expect refused 3 refused 10 PGPORT="$FREE_PORT" -- pgbench run --clients 1 --duration 1 --wait-timeout 2
+grep -q "127.0.0.1:$FREE_PORT" "$TMP/refused.out" || fail "refused: the message does not name host:port"
+expect refused_init 3 refused 10 PGPORT="$FREE_PORT" -- pgbench init --scale 1 --wait-timeout 1
+# auth is permanent: no waiting for the whole timeout
+expect auth 3 auth 8 PGPASSWORD=wrong-pass-123 -- pgbench run --clients 1 --duration 1 --wait-timeout 30
+expect dns 3 dns 20 PGHOST=no-such-host.invalid -- pgbench run --clients 1 --duration 1 --wait-timeout 1
+expect nodb 3 database-missing 8 PGDATABASE=no_such_db -- pgbench run --clients 1 --duration 1 --wait-timeout 30
+# usage errors are exit 1, still with a JSON result
+rc=0
+"$RUNNER" pgbench run --clients 0 --duration 1 >"$TMP/usage.out" 2>"$TMP/usage.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "usage error: exit $rc, want 1"
+python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["exitCode"]==1 and r["errors"]' "$TMP/usage.out" ||
+    fail "usage error without a JSON result"
+pass "refused, auth, dns, missing database -> exit 3 with the class; usage -> exit 1"

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Install artefacts: the CRD (structural schema, CEL rules on valid and invalid objects), the
+# Helm chart (lint, values schema, RBAC, security context, namespace modes) and the one-file
+# install YAML (re-rendered and diffed, so chart and YAML cannot drift). No cluster needed.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+cd "$ROOT"
+
+HELM=""
+for h in build/tools/bin/helm build/tools-install/helm/helm; do [ -x "$h" ] && HELM="$ROOT/$h" && break; done
+if [ -z "$HELM" ]; then
+    if [ -x scripts/fetch-tools.sh ]; then env_tools; HELM="$(command -v helm)"; fi
+fi
+if [ -z "$HELM" ]; then
+    scripts/render-install.sh --check >/dev/null 2>&1 || true   # fetches helm as a side effect
+    HELM="$ROOT/build/tools-install/helm/helm"
+fi
+[ -x "$HELM" ] || fail "no helm binary"
+export HELM
+note "helm: $("$HELM" version --short 2>/dev/null || "$HELM" version)"
+CHART=charts/pgbench-operator
+
+# 1. generated files are up to date and the chart's CRD is the repository's CRD
+scripts/render-install.sh --check || fail "deploy/install.yaml or the chart's CRD copy is stale"
+cmp -s crds/benchmarkrun.yaml "$CHART/crds/benchmarkrun.yaml" || fail "chart CRD differs from crds/"
+
+# 2. the CRD: structural schema, printer columns, examples valid, invalid fixtures refused
+python3 scripts/validate-crd.py examples/*.yaml || fail "CRD or examples invalid"
+scripts/fetch-cel.sh || fail "cannot install the CEL evaluator"
+scripts/validate-cel.mjs examples/*.yaml >"$TMP/cel-ok.txt" || { cat "$TMP/cel-ok.txt"; fail "an example breaks a CEL rule"; }
+n_ok=$(grep -c '^ok ' "$TMP/cel-ok.txt")
+n_ex=$(cat examples/*.yaml | grep -c '^kind: BenchmarkRun')
+[ "$n_ok" -eq "$n_ex" ] || fail "expected $n_ex valid BenchmarkRuns in examples/, got $n_ok"
+n_inv=0
+for f in crds/testdata/invalid/*.yaml; do
+    want="$(sed -n 's/^# expect: //p' "$f")"
+    [ -n "$want" ] || fail "$f has no '# expect:' line"
+    out="$(scripts/validate-cel.mjs --expect-fail "$f")" || fail "$f was accepted: $out"
+    grep -qF -- "$want" <<<"$out" || fail "$f refused, but not with '$want': $out"
+    n_inv=$((n_inv + 1))
+done
+note "CRD: $n_ex example objects valid, $n_inv invalid fixtures refused with the expected message"
+
+# 3. helm lint, default values and every switch
+"$HELM" lint --strict "$CHART" >"$TMP/lint.txt" 2>&1 || { cat "$TMP/lint.txt"; fail "helm lint"; }
+"$HELM" lint --strict "$CHART" --set 'watchNamespaces[0]=db' --set metrics.serviceMonitor.enabled=true \
+    --set leaderElection.enabled=false >"$TMP/lint2.txt" 2>&1 || { cat "$TMP/lint2.txt"; fail "helm lint (options)"; }
+
+# values.schema.json refuses bad values
+for bad in logLevel=verbose workers=0 'image.pullPolicy=Sometimes' 'watchNamespaces[0]=Bad_NS' \
+    'metrics.port=70000' 'nosuchvalue=1'; do
+    if "$HELM" template t "$CHART" --set "$bad" >/dev/null 2>&1; then
+        fail "values schema accepted $bad"
+    fi
+done
+
+render() { "$HELM" template pgbench-operator "$CHART" --namespace pgbench-operator "$@"; }
+
+# 4. what the rendered objects say (python3 + PyYAML)
+check_objects() { # mode file
+    python3 - "$@" <<'PY'
+import sys, yaml
+mode, path = sys.argv[1], sys.argv[2]
+docs = [d for d in yaml.safe_load_all(open(path)) if d]
+by = {}
+for d in docs:
+    by.setdefault(d["kind"], []).append(d)
+def die(msg):
+    print("check: " + msg); sys.exit(1)
+dep = by["Deployment"][0]
+pod = dep["spec"]["template"]["spec"]
+c = pod["containers"][0]
+psc, csc = pod["securityContext"], c["securityContext"]
+if not (psc.get("runAsNonRoot") and psc.get("runAsUser", 0) > 0 and psc["seccompProfile"]["type"] == "RuntimeDefault"):
+    die("pod securityContext is not restricted")
+if csc.get("allowPrivilegeEscalation") is not False or csc["capabilities"]["drop"] != ["ALL"] \
+        or not csc.get("readOnlyRootFilesystem"):
+    die("container securityContext is not restricted")
+if c["livenessProbe"]["httpGet"]["path"] != "/healthz" or c["readinessProbe"]["httpGet"]["path"] != "/readyz":
+    die("probes must hit /healthz and /readyz")
+if not c.get("resources", {}).get("requests") or not c["resources"].get("limits"):
+    die("operator container needs requests and limits")
+args = c["args"]
+for want in ["--metrics-addr=:8080", "--runner-image=ghcr.io/pgbench-operator/runner:0.1.0"]:
+    if want not in args:
+        die(f"missing arg {want}: {args}")
+rules = []
+for k in ("ClusterRole", "Role"):
+    for r in by.get(k, []):
+        if r["metadata"]["name"].endswith("-leader-election"):
+            continue
+        rules += r["rules"]
+for r in rules:
+    if "*" in r["verbs"] or "*" in r["resources"] or "*" in r["apiGroups"]:
+        die(f"wildcard in RBAC rule {r}")
+    if "secrets" in r["resources"] or "configmaps" in r["resources"]:
+        die(f"operator must not read {r['resources']}")
+    if set(r["verbs"]) & {"escalate", "bind", "impersonate", "deletecollection"}:
+        die(f"dangerous verb in {r}")
+def allowed(group, res, verb):
+    return any(group in r["apiGroups"] and res in r["resources"] and verb in r["verbs"] for r in rules)
+for g, res, verbs in [("pgbench.dev", "benchmarkruns", "get list watch"), ("pgbench.dev", "benchmarkruns/status", "update patch"),
+                      ("batch", "jobs", "create get list watch delete"), ("", "pods", "get list watch"), ("", "pods/log", "get"),
+                      ("", "persistentvolumeclaims", "create get delete"), ("autoscaling", "horizontalpodautoscalers", "create get delete"),
+                      ("apps", "statefulsets", "get"), ("", "events", "create")]:
+    for v in verbs.split():
+        if not allowed(g, res, v):
+            die(f"operator lacks {v} on {g or 'core'}/{res}")
+if allowed("pgbench.dev", "benchmarkruns", "update") or allowed("pgbench.dev", "benchmarkruns", "delete"):
+    die("operator must not write BenchmarkRun specs")
+if mode == "cluster":
+    if not by.get("ClusterRoleBinding") or any("--namespace" in a for a in args):
+        die("cluster-wide mode needs a ClusterRoleBinding and no --namespace")
+elif mode == "namespaced":
+    roles = [r for r in by.get("Role", []) if r["metadata"]["namespace"] == "db"]
+    if not roles or by.get("ClusterRole") or "--namespace=db" not in args:
+        die("namespaced mode: Role in db, no ClusterRole, --namespace=db")
+lease = [r for r in by.get("Role", []) if r["metadata"]["name"].endswith("-leader-election")]
+if "--leader-elect" in args:
+    if not lease or lease[0]["metadata"]["namespace"] != "pgbench-operator":
+        die("leader election needs a Role for leases in the release namespace")
+    lr = lease[0]["rules"]
+    if not any("leases" in r["resources"] and "update" in r["verbs"] for r in lr):
+        die("lease update missing")
+svc = by.get("Service", [])
+if not svc or svc[0]["spec"]["ports"][0]["port"] != 8080:
+    die("metrics Service on 8080 missing")
+sm = by.get("ServiceMonitor", [])
+if (mode == "monitor") != bool(sm):
+    die("ServiceMonitor must exist only when enabled")
+print(f"check {mode}: ok ({', '.join(sorted(by))})")
+PY
+}
+render >"$TMP/default.yaml" || fail "helm template (default)"
+check_objects cluster "$TMP/default.yaml" || fail "default render"
+render --set 'watchNamespaces[0]=db' >"$TMP/ns.yaml" || fail "helm template (namespaced)"
+check_objects namespaced "$TMP/ns.yaml" || fail "namespaced render"
+render --set metrics.serviceMonitor.enabled=true >"$TMP/sm.yaml" || fail "helm template (monitor)"
+check_objects monitor "$TMP/sm.yaml" || fail "serviceMonitor render"
+
+# 5. install.yaml = namespace + the chart's objects (same objects, same order)
+python3 - "$TMP/default.yaml" deploy/install.yaml <<'PY' || fail "install.yaml does not hold the chart's objects"
+import sys, yaml
+chart = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+inst = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
+ns = [d for d in inst if d["kind"] == "Namespace"]
+rest = [d for d in inst if d["kind"] not in ("Namespace", "CustomResourceDefinition")]
+assert len(ns) == 1 and ns[0]["metadata"]["name"] == "pgbench-operator", "namespace"
+assert rest == chart, "objects differ"
+crd = [d for d in inst if d["kind"] == "CustomResourceDefinition"]
+assert len(crd) == 1 and crd[0] == yaml.safe_load(open("crds/benchmarkrun.yaml")), "CRD"
+print(f"install.yaml: namespace + CRD + {len(rest)} chart objects")
+PY
+pass "CRD, chart and install YAML consistent; $n_inv invalid specs refused"

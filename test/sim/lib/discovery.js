@@ -1,0 +1,153 @@
+'use strict';
+// Discovery documents (legacy, unaggregated) and OpenAPI v3 per group-version documents.
+const crypto = require('crypto');
+const { VERBS } = require('./resources');
+
+const VERSION = {
+  major: '1', minor: '32', emulationMajor: '1', emulationMinor: '32', minCompatibilityMajor: '1', minCompatibilityMinor: '31',
+  gitVersion: 'v1.32.0-sim', gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean',
+  buildDate: '2024-12-11T00:00:00Z', goVersion: 'go1.23.4', compiler: 'gc', platform: 'linux/amd64',
+};
+
+function hash(s) {
+  return crypto.createHash('sha256').update(s).digest('base64').slice(0, 11) + '=';
+}
+
+function resourceList(registry, group, version) {
+  const out = [];
+  for (const info of registry.all()) {
+    if (info.group !== group || !info.versions.includes(version)) continue;
+    const e = {
+      name: info.plural, singularName: info.singular, namespaced: info.namespaced, kind: info.kind,
+      verbs: info.id === 'core/namespaces' ? ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] : VERBS.slice(),
+    };
+    if (info.shortNames && info.shortNames.length) e.shortNames = info.shortNames;
+    if (info.categories && info.categories.length) e.categories = info.categories;
+    e.storageVersionHash = hash(info.id + '/' + version);
+    out.push(e);
+    let subs = info.subresources;
+    if (!info.builtin && info.versionInfo[version]) {
+      const vs = info.versionInfo[version].subresources || {};
+      subs = Object.keys(vs);
+    }
+    for (const s of subs) {
+      if (s === 'status') out.push({ name: `${info.plural}/status`, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: ['get', 'patch', 'update'] });
+      if (s === 'scale') out.push({ name: `${info.plural}/scale`, singularName: '', namespaced: info.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+      if (s === 'log') out.push({ name: `${info.plural}/log`, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: ['get'] });
+    }
+  }
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : 'v1', resources: out };
+}
+
+function groupList(registry) {
+  const groups = [];
+  const order = [];
+  for (const info of registry.all()) {
+    if (!info.group) continue;
+    if (!order.includes(info.group)) order.push(info.group);
+  }
+  for (const g of order) groups.push(apiGroup(registry, g));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+}
+
+function apiGroup(registry, g) {
+  const { sortVersions } = require('./resources');
+  const vs = new Set();
+  for (const info of registry.all()) if (info.group === g) info.versions.forEach((v) => vs.add(v));
+  if (!vs.size) return null;
+  const sorted = sortVersions([...vs]);
+  const versions = sorted.map((v) => ({ groupVersion: `${g}/${v}`, version: v }));
+  return { kind: 'APIGroup', apiVersion: 'v1', name: g, versions, preferredVersion: versions[0] };
+}
+
+function apiVersions(serverAddress) {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+}
+
+// ---- OpenAPI v3 ----
+function gvPaths(registry) {
+  const gvs = new Set(['api/v1']);
+  for (const info of registry.all()) {
+    for (const v of info.versions) gvs.add(info.group ? `apis/${info.group}/${v}` : 'api/v1');
+  }
+  return [...gvs];
+}
+
+function openapiRoot(registry) {
+  const paths = {};
+  for (const p of gvPaths(registry)) {
+    const doc = JSON.stringify(openapiGV(registry, p));
+    paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${crypto.createHash('sha512').update(doc).digest('hex').slice(0, 128).toUpperCase()}` };
+  }
+  return { paths };
+}
+
+function reverseGroup(g) {
+  return g.split('.').reverse().join('.');
+}
+
+function schemaName(info, version) {
+  if (info.builtin) {
+    const short = info.group ? info.group.replace(/\.k8s\.io$/, '').split('.')[0] : 'core';
+    return `io.k8s.api.${short}.${version}.${info.kind}`;
+  }
+  return `${reverseGroup(info.group)}.${version}.${info.kind}`;
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const Q = (name, type = 'string') => ({ name, in: 'query', schema: { type, uniqueItems: true } });
+
+function openapiGV(registry, gvPath) {
+  let group;
+  let version;
+  if (gvPath === 'api/v1') {
+    group = '';
+    version = 'v1';
+  } else {
+    const m = /^apis\/(.+)\/([^/]+)$/.exec(gvPath);
+    if (!m) return null;
+    group = m[1];
+    version = m[2];
+  }
+  const doc = { openapi: '3.0.0', info: { title: 'Kubernetes', version: VERSION.gitVersion }, paths: {}, components: { schemas: {} } };
+  let found = false;
+  for (const info of registry.all()) {
+    if (info.group !== group || !info.versions.includes(version)) continue;
+    found = true;
+    const gvk = { group, version, kind: info.kind };
+    const sname = schemaName(info, version);
+    const ref = { $ref: `#/components/schemas/${sname}` };
+    let schema = { type: 'object', 'x-kubernetes-group-version-kind': [gvk] };
+    if (!info.builtin && info.versionInfo[version] && info.versionInfo[version].schema) {
+      schema = Object.assign({}, info.versionInfo[version].schema.openAPIV3Schema, { 'x-kubernetes-group-version-kind': [gvk] });
+    }
+    doc.components.schemas[sname] = schema;
+    const base = (group ? `/apis/${group}/${version}` : '/api/v1') + (info.namespaced ? '/namespaces/{namespace}' : '') + `/${info.plural}`;
+    const content = {};
+    for (const t of ['application/json', 'application/yaml']) content[t] = { schema: ref };
+    const patchContent = {};
+    const smp = info.builtin ? [] : [];
+    for (const t of PATCH_TYPES.concat(smp)) patchContent[t] = { schema: { type: 'object' } };
+    const op = (verb, extra) => Object.assign({
+      tags: [group || 'core'], operationId: `${verb}${info.kind}`, 'x-kubernetes-action': verb, 'x-kubernetes-group-version-kind': gvk,
+      responses: { 200: { description: 'OK', content } },
+    }, extra);
+    const writeParams = [Q('dryRun'), Q('fieldManager'), Q('fieldValidation')];
+    doc.paths[base] = {
+      get: op('list', { parameters: [Q('labelSelector'), Q('fieldSelector'), Q('limit', 'integer'), Q('continue'), Q('watch', 'boolean'), Q('resourceVersion')] }),
+      post: op('post', { parameters: writeParams, requestBody: { content, required: true } }),
+      delete: op('deletecollection', {}),
+    };
+    doc.paths[`${base}/{name}`] = {
+      get: op('get', {}),
+      put: op('put', { parameters: writeParams, requestBody: { content, required: true } }),
+      patch: op('patch', { parameters: writeParams.concat([Q('force', 'boolean')]), requestBody: { content: patchContent, required: true } }),
+      delete: op('delete', {}),
+    };
+  }
+  if (!found) return null;
+  return doc;
+}
+
+module.exports = { VERSION, resourceList, groupList, apiGroup, apiVersions, openapiRoot, openapiGV };

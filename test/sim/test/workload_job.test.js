@@ -1,0 +1,198 @@
+'use strict';
+// Job controller behaviour against the upstream controller (pkg/controller/job, 1.31+).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const { cluster, waitFor, cond, job, jobPods } = require('../workload/testkit');
+
+const getJob = (c, name) => c.store.get('batch/jobs', 'default', name);
+
+test('Indexed Job of three pods runs a local command to completion, termination messages in pod status', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('ix', { completionMode: 'Indexed', completions: 3, parallelism: 3 }, {
+    containers: [{ name: 'worker', image: 'ignored:latest', command: ['/bin/sh', '-c', 'echo "worker $JOB_COMPLETION_INDEX on $HOSTNAME"; echo "index=$JOB_COMPLETION_INDEX" > /dev/termination-log'] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'ix'); return cond(x, 'Complete') && x; }, 'Job Complete');
+  const complete = cond(j, 'Complete');
+  assert.equal(complete.status, 'True');
+  assert.equal(complete.reason, 'CompletionsReached');
+  assert.equal(complete.message, 'Reached expected number of succeeded pods');
+  assert.equal(cond(j, 'SuccessCriteriaMet').status, 'True');
+  assert.equal(j.status.succeeded, 3);
+  assert.equal(j.status.completedIndexes, '0-2');
+  assert.equal(j.status.active, undefined);
+  assert.equal(j.status.ready, 0);
+  assert.ok(j.status.startTime && j.status.completionTime);
+
+  const pods = jobPods(c.store, 'default', 'ix');
+  assert.equal(pods.length, 3);
+  const seen = new Set();
+  for (const p of pods) {
+    const ix = p.metadata.annotations['batch.kubernetes.io/job-completion-index'];
+    seen.add(ix);
+    assert.match(p.metadata.name, new RegExp(`^ix-${ix}-[a-z0-9]{5}$`));
+    assert.equal(p.spec.hostname, `ix-${ix}`);
+    assert.equal(p.metadata.labels['batch.kubernetes.io/controller-uid'], j.metadata.uid);
+    assert.equal(p.metadata.labels['controller-uid'], j.metadata.uid);
+    assert.equal(p.metadata.labels['job-name'], 'ix');
+    assert.equal(p.metadata.labels.app, 'ix');
+    assert.deepEqual(p.metadata.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'ix', uid: j.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.equal(p.metadata.finalizers, undefined, 'tracking finalizer removed once counted');
+    assert.equal(p.status.phase, 'Succeeded');
+    const cs = p.status.containerStatuses[0];
+    assert.equal(cs.state.terminated.exitCode, 0);
+    assert.equal(cs.state.terminated.reason, 'Completed');
+    assert.equal(cs.state.terminated.message, `index=${ix}\n`);
+    assert.ok(cs.state.terminated.startedAt && cs.state.terminated.finishedAt && cs.containerID);
+    assert.equal(c.wl.podLog('default', p.metadata.name), `worker ${ix} on ix-${ix}\n`);
+  }
+  assert.deepEqual([...seen].sort(), ['0', '1', '2']);
+});
+
+test('NonIndexed Job honours parallelism and completions', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  let maxActive = 0;
+  c.store.on('event', (ev) => {
+    if (ev.res === 'batch/jobs' && ev.object.metadata.name === 'par') maxActive = Math.max(maxActive, ev.object.status && ev.object.status.active || 0);
+  });
+  c.store.create('batch/jobs', job('par', { completions: 4, parallelism: 2 }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 0.2'] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'par'); return cond(x, 'Complete') && x; }, 'Job Complete');
+  assert.equal(j.status.succeeded, 4);
+  assert.equal(maxActive, 2);
+  const pods = jobPods(c.store, 'default', 'par');
+  assert.equal(pods.length, 4);
+  for (const p of pods) assert.match(p.metadata.name, /^par-[a-z0-9]{5}$/);
+});
+
+test('backoffLimit: failed pods are replaced until the limit, then Failed/BackoffLimitExceeded', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('bo', { backoffLimit: 2 }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'echo boom >&2; exit 3'] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'bo'); return cond(x, 'Failed') && x; }, 'Job Failed');
+  const failed = cond(j, 'Failed');
+  assert.equal(failed.reason, 'BackoffLimitExceeded');
+  assert.equal(failed.message, 'Job has reached the specified backoff limit');
+  assert.equal(cond(j, 'FailureTarget').reason, 'BackoffLimitExceeded');
+  assert.equal(cond(j, 'Complete'), null);
+  assert.equal(j.status.failed, 3, 'backoffLimit 2 -> the third failure fails the Job');
+  assert.equal(j.status.completionTime, undefined, 'completionTime is only set on success');
+  const pods = jobPods(c.store, 'default', 'bo');
+  assert.equal(pods.length, 3, 'restartPolicy Never: a new pod per failure');
+  for (const p of pods) {
+    assert.equal(p.status.phase, 'Failed');
+    const term = p.status.containerStatuses[0].state.terminated;
+    assert.equal(term.exitCode, 3);
+    assert.equal(term.reason, 'Error');
+  }
+});
+
+test('activeDeadlineSeconds: running pods are killed, Failed/DeadlineExceeded', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const pidFile = path.join(c.tmpDir, 'pid');
+  const created = Date.now();
+  c.store.create('batch/jobs', job('dl', { activeDeadlineSeconds: 1 }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'dl'); return cond(x, 'Failed') && x; }, 'Job Failed', 8000);
+  assert.equal(cond(j, 'Failed').reason, 'DeadlineExceeded');
+  assert.equal(cond(j, 'Failed').message, 'Job was active longer than specified deadline');
+  assert.equal(j.status.failed, 1);
+  assert.equal(j.status.active, undefined);
+  const elapsed = Date.now() - created;
+  assert.ok(elapsed >= 1000 && elapsed < 4000, `failed after ${elapsed}ms`);
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  await waitFor(() => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (_) {
+      return true;
+    }
+  }, 'the sleep process to be killed', 5000);
+});
+
+test('ttlSecondsAfterFinished deletes the finished Job and its pods', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('ttl', { ttlSecondsAfterFinished: 1 }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/true'] }],
+  }));
+  const complete = await waitFor(() => cond(getJob(c, 'ttl'), 'Complete'), 'Job Complete');
+  // As upstream, the TTL runs from the Complete condition's lastTransitionTime (second precision).
+  const expiresAt = Date.parse(complete.lastTransitionTime) + 1000;
+  assert.equal(jobPods(c.store, 'default', 'ttl').length, 1);
+  let deletedAt = 0;
+  let podsLeft = -1;
+  let policyFinalizer = false;
+  c.store.on('event', (ev) => {
+    if (ev.res !== 'batch/jobs' || ev.object.metadata.name !== 'ttl') return;
+    if ((ev.object.metadata.finalizers || []).includes('foregroundDeletion')) policyFinalizer = true;
+    if (ev.type === 'DELETED') {
+      deletedAt = Date.now();
+      podsLeft = jobPods(c.store, 'default', 'ttl').length;
+    }
+  });
+  await waitFor(() => !getJob(c, 'ttl'), 'Job deleted by TTL', 5000);
+  assert.ok(deletedAt >= expiresAt, `deleted ${expiresAt - deletedAt}ms before the TTL expired`);
+  // The TTL-after-finished controller deletes with Foreground propagation: pods go first.
+  assert.ok(policyFinalizer, 'Job got the foregroundDeletion finalizer');
+  assert.equal(podsLeft, 0);
+  await waitFor(() => jobPods(c.store, 'default', 'ttl').length === 0, 'pods deleted');
+});
+
+test('suspend creates no pods; resuming starts them', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('sus', { suspend: true }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/true'] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'sus'); return cond(x, 'Suspended') && x; }, 'Suspended condition');
+  assert.equal(cond(j, 'Suspended').status, 'True');
+  assert.equal(cond(j, 'Suspended').reason, 'JobSuspended');
+  assert.equal(j.status.startTime, undefined);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(jobPods(c.store, 'default', 'sus').length, 0);
+  const cur = getJob(c, 'sus');
+  cur.spec.suspend = false;
+  c.store.update('batch/jobs', cur);
+  const done = await waitFor(() => { const x = getJob(c, 'sus'); return cond(x, 'Complete') && x; }, 'Complete after resume');
+  assert.equal(cond(done, 'Suspended').status, 'False');
+  assert.equal(cond(done, 'Suspended').reason, 'JobResumed');
+  assert.equal(done.status.succeeded, 1);
+});
+
+test('deleting a running Job pod counts as a failure and the pod is replaced', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('rep', { backoffLimit: 5 }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'] }],
+  }));
+  const first = await waitFor(() => jobPods(c.store, 'default', 'rep').find((p) => p.status && p.status.phase === 'Running'), 'running pod');
+  c.store.delete('core/pods', 'default', first.metadata.name, { propagationPolicy: 'Background' });
+  const j = await waitFor(() => { const x = getJob(c, 'rep'); return x.status && x.status.failed === 1 && x.status.active === 1 && x; }, 'replacement');
+  const pods = jobPods(c.store, 'default', 'rep');
+  assert.equal(pods.length, 1);
+  assert.notEqual(pods[0].metadata.name, first.metadata.name);
+  assert.equal(j.status.failed, 1);
+});
+
+test('restartPolicy OnFailure: container restarts count against backoffLimit', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('onf', { backoffLimit: 2 }, {
+    restartPolicy: 'OnFailure',
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'exit 1'] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'onf'); return cond(x, 'Failed') && x; }, 'Job Failed', 8000);
+  assert.equal(cond(j, 'Failed').reason, 'BackoffLimitExceeded');
+  // One pod, restarted in place, then deleted by the controller (counted as failed).
+  assert.equal(j.status.failed, 1);
+});

@@ -1,0 +1,244 @@
+'use strict';
+// Simulated kubelet: env, volumes, termination messages, logs, deletion — as the real kubelet.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const { cluster, waitFor, cond, pod } = require('../workload/testkit');
+
+const getPod = (c, name, ns = 'default') => c.store.get('core/pods', ns, name);
+const b64 = (s) => Buffer.from(s).toString('base64');
+const terminal = (p) => p && p.status && (p.status.phase === 'Succeeded' || p.status.phase === 'Failed');
+const term = (p, i = 0) => p.status.containerStatuses[i].state.terminated;
+
+async function runPod(c, name, spec, meta) {
+  c.store.create('core/pods', pod(name, spec, 'default', meta));
+  return waitFor(() => { const p = getPod(c, name); return terminal(p) && p; }, `pod ${name} to finish`);
+}
+
+test('env: value, secretKeyRef (base64-decoded), configMapKeyRef, fieldRef, envFrom, $(VAR) expansion', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pg', namespace: 'default' }, data: { password: b64('s3cr3t pass') } });
+  c.store.create('core/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default' }, data: { host: 'db.example', MODE: 'fast' } });
+  const p = await runPod(c, 'envpod', {
+    containers: [{
+      name: 'c', image: 'x',
+      command: ['/bin/sh', '-c', 'printf "%s|%s|%s|%s|%s|%s|%s|%s|%s" "$PGPASSWORD" "$PGHOST" "$POD" "$NS" "$ANN" "$LBL" "$MODE" "$URL" "$NODE" > /dev/termination-log'],
+      envFrom: [{ configMapRef: { name: 'cfg' } }, { secretRef: { name: 'absent' , optional: true } }],
+      env: [
+        { name: 'PGPASSWORD', valueFrom: { secretKeyRef: { name: 'pg', key: 'password' } } },
+        { name: 'PGHOST', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'host' } } },
+        { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'ANN', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['a.b/c']" } } },
+        { name: 'LBL', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+        { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+        { name: 'URL', value: 'postgres://$(PGHOST)/$(UNDEFINED)$$(ESC)' },
+        { name: 'OPT', valueFrom: { secretKeyRef: { name: 'pg', key: 'nokey', optional: true } } },
+      ],
+    }],
+  }, { annotations: { 'a.b/c': 'annotated' }, labels: { app: 'bench' } });
+  assert.equal(p.status.phase, 'Succeeded');
+  assert.equal(term(p).message, 's3cr3t pass|db.example|envpod|default|annotated|bench|fast|postgres://db.example/$(UNDEFINED)$(ESC)|sim-node');
+});
+
+test('missing secret -> CreateContainerConfigError as the kubelet reports it; starts once the secret exists', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/pods', pod('nosec', {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'echo "$PW" > /dev/termination-log'], env: [{ name: 'PW', valueFrom: { secretKeyRef: { name: 'later', key: 'pw' } } }] }],
+  }));
+  let p = await waitFor(() => {
+    const x = getPod(c, 'nosec');
+    const cs = x && x.status && x.status.containerStatuses;
+    return cs && cs[0].state.waiting && cs[0].state.waiting.reason === 'CreateContainerConfigError' && x;
+  }, 'CreateContainerConfigError');
+  assert.equal(p.status.phase, 'Pending');
+  assert.equal(p.status.containerStatuses[0].state.waiting.message, 'secret "later" not found');
+  assert.equal(p.status.containerStatuses[0].ready, false);
+  assert.equal(cond(p, 'Ready').status, 'False');
+  assert.equal(cond(p, 'Ready').reason, 'ContainersNotReady');
+  assert.equal(cond(p, 'PodScheduled').status, 'True');
+  // A secret without the key: still an error, naming the key.
+  c.store.create('core/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'later', namespace: 'default' }, data: { other: b64('x') } });
+  p = await waitFor(() => {
+    const x = getPod(c, 'nosec');
+    const w = x.status.containerStatuses[0].state.waiting;
+    return w && /couldn't find key/.test(w.message) && x;
+  }, 'missing key message');
+  assert.equal(p.status.containerStatuses[0].state.waiting.message, "couldn't find key pw in Secret default/later");
+  const s = c.store.get('core/secrets', 'default', 'later');
+  s.data.pw = b64('hunter2');
+  c.store.update('core/secrets', s);
+  p = await waitFor(() => { const x = getPod(c, 'nosec'); return terminal(x) && x; }, 'pod to run after the secret appears', 5000);
+  assert.equal(p.status.phase, 'Succeeded');
+  assert.equal(term(p).message, 'hunter2\n');
+});
+
+test('termination message: last 4096 bytes of the file; 12 KiB per pod split across containers', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  // 5000 bytes: 'A' x 904 then 'B' x 4096 -> the kubelet keeps the last 4096 ('B's).
+  const p1 = await runPod(c, 'big', {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'head -c 904 /dev/zero | tr "\\0" A > /dev/termination-log; head -c 4096 /dev/zero | tr "\\0" B >> /dev/termination-log'] }],
+  });
+  assert.equal(term(p1).message, 'B'.repeat(4096));
+  // Custom path, four containers each writing 4096 bytes: 12288 / 4 = 3072 bytes each.
+  const containers = [0, 1, 2, 3].map((i) => ({
+    name: `c${i}`, image: 'x', terminationMessagePath: '/var/run/msg',
+    command: ['/bin/sh', '-c', `head -c 4096 /dev/zero | tr "\\0" ${'WXYZ'[i]} > /var/run/msg; test "$SIM_TERMINATION_MESSAGE_PATH" != ""`],
+  }));
+  const p2 = await runPod(c, 'four', { containers });
+  assert.equal(p2.status.phase, 'Succeeded');
+  for (let i = 0; i < 4; i++) assert.equal(term(p2, i).message, 'WXYZ'[i].repeat(3072));
+});
+
+test('FallbackToLogsOnError: log tail (80 lines, 2048 bytes) only when the container failed with an empty message', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const fb = (name, script) => runPod(c, name, { containers: [{ name: 'c', image: 'x', terminationMessagePolicy: 'FallbackToLogsOnError', command: ['/bin/sh', '-c', script] }] });
+  const p1 = await fb('lines', 'i=1; while [ $i -le 100 ]; do echo "line $i"; i=$((i+1)); done; exit 2');
+  assert.equal(p1.status.phase, 'Failed');
+  const want = Array.from({ length: 80 }, (_, i) => `line ${i + 21}`).join('\n') + '\n';
+  assert.equal(term(p1).message, want);
+  assert.equal(term(p1).exitCode, 2);
+  const p2 = await fb('wide', 'i=1; while [ $i -le 10 ]; do head -c 499 /dev/zero | tr "\\0" x; echo; i=$((i+1)); done; echo tail-line >&2; exit 1');
+  const m2 = term(p2).message;
+  assert.equal(Buffer.byteLength(m2), 2048);
+  assert.ok(m2.endsWith('tail-line\n'), 'stderr is interleaved into the log');
+  const p3 = await fb('ok', 'echo all good');
+  assert.equal(term(p3).message, undefined, 'succeeded: no fallback');
+  const p4 = await fb('hasmsg', 'echo from-file > /dev/termination-log; echo from-log; exit 1');
+  assert.equal(term(p4).message, 'from-file\n');
+  const p5 = await runPod(c, 'filepolicy', { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'echo noise; exit 1'] }] });
+  assert.equal(term(p5).message, undefined, 'policy File: no fallback');
+});
+
+test('logs: stdout+stderr, tailLines, limitBytes, unknown pod -> null', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  await runPod(c, 'logger', { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'echo one; echo two >&2; echo three'] }] });
+  assert.equal(c.wl.podLog('default', 'logger'), 'one\ntwo\nthree\n');
+  assert.equal(c.wl.podLog('default', 'logger', { tailLines: 2 }), 'two\nthree\n');
+  assert.equal(c.wl.podLog('default', 'logger', { container: 'c', tailLines: 0 }), '');
+  assert.equal(c.wl.podLog('default', 'logger', { limitBytes: 5 }), 'one\nt');
+  assert.equal(c.wl.podLog('default', 'nope'), null);
+  assert.equal(c.wl.podLog('default', 'logger', { container: 'other' }), null);
+  assert.equal(c.wl.podLog('default', 'logger', { previous: true }), null);
+});
+
+test('volumes: configMap/secret files (items), emptyDir, mountPath rewritten in args, env and workingDir', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'scripts', namespace: 'default' }, data: { 'read.sql': 'SELECT 1;', other: 'o' } });
+  c.store.create('core/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ca', namespace: 'default' }, data: { 'ca.crt': b64('CERT') } });
+  const p = await runPod(c, 'vols', {
+    volumes: [
+      { name: 'scripts', configMap: { name: 'scripts', items: [{ key: 'read.sql', path: 'sql/read.sql' }] } },
+      { name: 'ca', secret: { secretName: 'ca' } },
+      { name: 'scratch', emptyDir: {} },
+    ],
+    containers: [{
+      name: 'c', image: 'x', workingDir: '/work',
+      command: ['/bin/sh', '-c', 'cat /scripts/sql/read.sql "$PGSSLROOTCERT" > /work/out; test ! -e /scripts/other && cat out > /dev/termination-log', '--file=/scripts/sql/read.sql'],
+      env: [{ name: 'PGSSLROOTCERT', value: '/etc/ca/ca.crt' }],
+      volumeMounts: [{ name: 'scripts', mountPath: '/scripts' }, { name: 'ca', mountPath: '/etc/ca', readOnly: true }, { name: 'scratch', mountPath: '/work' }],
+    }],
+  });
+  assert.equal(p.status.phase, 'Succeeded', JSON.stringify(p.status.containerStatuses));
+  assert.equal(term(p).message, 'SELECT 1;CERT');
+});
+
+test('PVC: missing claim keeps the pod Pending/Unschedulable; a bound claim is a directory that outlives pods', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const spec = (script) => ({
+    volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', script], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+  });
+  c.store.create('core/pods', pod('writer', spec('echo persisted > /data/f')));
+  const pending = await waitFor(() => { const x = getPod(c, 'writer'); return cond(x, 'PodScheduled') && x; }, 'PodScheduled condition');
+  assert.equal(pending.status.phase, 'Pending');
+  assert.equal(cond(pending, 'PodScheduled').status, 'False');
+  assert.equal(cond(pending, 'PodScheduled').reason, 'Unschedulable');
+  assert.match(cond(pending, 'PodScheduled').message, /persistentvolumeclaim "data" not found/);
+  assert.equal(pending.spec.nodeName, undefined);
+  c.store.create('core/persistentvolumeclaims', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  const w = await waitFor(() => { const x = getPod(c, 'writer'); return terminal(x) && x; }, 'writer to finish');
+  assert.equal(w.status.phase, 'Succeeded');
+  const pvc = c.store.get('core/persistentvolumeclaims', 'default', 'data');
+  assert.equal(pvc.status.phase, 'Bound');
+  assert.equal(pvc.spec.storageClassName, 'standard', 'default StorageClass recorded');
+  assert.deepEqual(pvc.status.capacity, { storage: '1Gi' });
+  c.store.delete('core/pods', 'default', 'writer', {});
+  const r = await runPod(c, 'reader', spec('cat /data/f > /dev/termination-log'));
+  assert.equal(term(r).message, 'persisted\n');
+});
+
+test('PVC naming a StorageClass that does not exist stays Pending', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/persistentvolumeclaims', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'fast', namespace: 'default' }, spec: { storageClassName: 'nvme', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  const pvc = await waitFor(() => { const x = c.store.get('core/persistentvolumeclaims', 'default', 'fast'); return x.status && x.status.phase && x; }, 'PVC phase');
+  assert.equal(pvc.status.phase, 'Pending');
+  c.store.create('storage.k8s.io/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'nvme' }, provisioner: 'x' });
+  const bound = await waitFor(() => { const x = c.store.get('core/persistentvolumeclaims', 'default', 'fast'); return x.status.phase === 'Bound' && x; }, 'PVC bound once the class exists');
+  assert.equal(bound.spec.storageClassName, 'nvme');
+});
+
+test('pod deletion sends SIGTERM to the process and removes the pod', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const marker = path.join(c.tmpDir, 'got-term');
+  c.store.create('core/pods', pod('sleeper', {
+    terminationGracePeriodSeconds: 30,
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', `trap 'echo term > ${marker}; exit 0' TERM; echo armed; while true; do sleep 0.05; done`] }],
+  }));
+  const running = await waitFor(() => { const x = getPod(c, 'sleeper'); return x.status && x.status.phase === 'Running' && x; }, 'Running');
+  await waitFor(() => c.wl.podLog('default', 'sleeper') === 'armed\n', 'trap installed');
+  assert.equal(cond(running, 'Ready').status, 'True');
+  assert.ok(running.status.containerStatuses[0].state.running.startedAt);
+  assert.equal(running.status.containerStatuses[0].ready, true);
+  assert.equal(running.status.podIP, '127.0.0.1');
+  c.store.delete('core/pods', 'default', 'sleeper', {});
+  assert.equal(getPod(c, 'sleeper'), null);
+  await waitFor(() => fs.existsSync(marker), 'SIGTERM handler to run', 3000);
+});
+
+test('command resolution: SIM_BIN_PATH by basename; missing command fails the pod with a clear reason', async (t) => {
+  const bin = fs.mkdtempSync(path.join(require('os').tmpdir(), 'wl-bin-'));
+  fs.writeFileSync(path.join(bin, 'pgbench-runner-fake'), '#!/bin/sh\n# a file on disk is not rewritten: binaries use SIM_TERMINATION_MESSAGE_PATH\necho "ran $*" > "$SIM_TERMINATION_MESSAGE_PATH"\n', { mode: 0o755 });
+  const c = cluster({ binPath: bin });
+  t.after(async () => {
+    await c.close();
+    fs.rmSync(bin, { recursive: true, force: true });
+  });
+  const p1 = await runPod(c, 'viabin', { containers: [{ name: 'c', image: 'x', command: ['/usr/local/bin/pgbench-runner-fake'], args: ['pgbench', 'run'] }] });
+  assert.equal(p1.status.phase, 'Succeeded');
+  assert.equal(term(p1).message, 'ran pgbench run\n');
+  const p2 = await runPod(c, 'nocmd', { containers: [{ name: 'c', image: 'postgres:16' }] });
+  assert.equal(p2.status.phase, 'Failed');
+  assert.equal(term(p2).reason, 'StartError');
+  assert.equal(term(p2).exitCode, 128);
+  assert.match(term(p2).message, /no command/);
+  const p3 = await runPod(c, 'notfound', { containers: [{ name: 'c', image: 'x', command: ['definitely-not-a-binary'] }] });
+  assert.equal(p3.status.phase, 'Failed');
+  assert.match(term(p3).message, /executable file not found/);
+});
+
+test('restartPolicy OnFailure restarts the container in place (restartCount, lastState)', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const flag = path.join(c.tmpDir, 'flag');
+  const p = await runPod(c, 'retry', {
+    restartPolicy: 'OnFailure',
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', `if [ -e ${flag} ]; then echo second; exit 0; fi; touch ${flag}; echo first; exit 7`] }],
+  });
+  assert.equal(p.status.phase, 'Succeeded');
+  const cs = p.status.containerStatuses[0];
+  assert.equal(cs.restartCount, 1);
+  assert.equal(cs.lastState.terminated.exitCode, 7);
+  assert.equal(c.wl.podLog('default', 'retry'), 'second\n');
+  assert.equal(c.wl.podLog('default', 'retry', { previous: true }), 'first\n');
+});

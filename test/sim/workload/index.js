@@ -1,0 +1,109 @@
+'use strict';
+// Workload simulation: the controllers and kubelet a Job needs, driven by store events.
+//
+//   const wl = require('./workload').start(store, {binPath, tmpDir, log});
+//   wl.podLog(ns, name, {container, tailLines, previous, limitBytes}) -> string | null
+//   wl.handleSim(method, path, body) -> {code, body} | null
+//   await wl.stop()
+//
+// Options (all optional):
+//   binPath          array or colon-separated string of directories searched for command[0]
+//                    (default: env SIM_BIN_PATH)
+//   tmpDir           where pod dirs, logs and PVC dirs live (default: a fresh dir under os.tmpdir())
+//   log              function(string) for diagnostics (default: silent)
+//   jobBackoffMs     base of the Job pod-failure backoff (default 1000; upstream uses 10s)
+//   restartBackoffMs base of the container restart backoff (default 1000; upstream uses 10s)
+//   maxGraceSeconds  cap on terminationGracePeriodSeconds before SIGKILL (default 3)
+//   hpaResyncMs      HPA resync period (default 1000; upstream uses 15s)
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { Kubelet } = require('./kubelet');
+const { JobController } = require('./jobs');
+const { GarbageCollector } = require('./gc');
+const { WorkloadStatus, HPAController } = require('./hpa');
+
+function start(store, opts = {}) {
+  let binPath = opts.binPath !== undefined ? opts.binPath : process.env.SIM_BIN_PATH || '';
+  if (typeof binPath === 'string') binPath = binPath.split(':');
+  binPath = binPath.filter(Boolean).map((d) => path.resolve(d));
+  const ownTmp = !opts.tmpDir;
+  const tmpDir = opts.tmpDir || fs.mkdtempSync(path.join(os.tmpdir(), 'sim-workload-'));
+  fs.mkdirSync(tmpDir, { recursive: true });
+  const ctx = {
+    store,
+    binPath,
+    tmpDir,
+    log: opts.log || (() => {}),
+    jobBackoffMs: opts.jobBackoffMs !== undefined ? opts.jobBackoffMs : 1000,
+    restartBackoffMs: opts.restartBackoffMs !== undefined ? opts.restartBackoffMs : 1000,
+    maxGraceSeconds: opts.maxGraceSeconds !== undefined ? opts.maxGraceSeconds : 3,
+    hpaResyncMs: opts.hpaResyncMs !== undefined ? opts.hpaResyncMs : 1000,
+  };
+  const kubelet = new Kubelet(ctx);
+  const jobs = new JobController(ctx);
+  const gc = new GarbageCollector(ctx);
+  const workloads = new WorkloadStatus(ctx);
+  const hpa = new HPAController(ctx);
+  const parts = [gc, jobs, kubelet, workloads, hpa];
+
+  const onEvent = (ev) => {
+    for (const p of parts) {
+      try {
+        p.onEvent(ev);
+      } catch (e) {
+        ctx.log(`workload: event handler failed: ${e && e.stack ? e.stack : e}`);
+      }
+    }
+  };
+  store.on('event', onEvent);
+  // Pod processes run in their own process groups (no TTY, detached): if this process exits
+  // without stop(), do not leave them behind.
+  const onExit = () => kubelet.killAllNow();
+  process.on('exit', onExit);
+  // State loaded from disk (or created before start) produces no events: look at everything once.
+  for (const p of parts) p.resync();
+
+  function handleSim(method, urlPath, body) {
+    const p = urlPath.split('?')[0].replace(/\/+$/, '');
+    if (p === '/sim/hpa-script') {
+      if (method === 'POST') return hpa.setScript(typeof body === 'string' ? safeJSON(body) : body);
+      if (method === 'GET') return hpa.listScripts();
+      return { code: 405, body: { message: `method ${method} not allowed on ${p}` } };
+    }
+    return null;
+  }
+
+  let stopped = null;
+  function stop() {
+    if (stopped) return stopped;
+    store.removeListener('event', onEvent);
+    process.removeListener('exit', onExit);
+    for (const p of [gc, jobs, workloads, hpa]) p.stop();
+    stopped = kubelet.stop().then(() => {
+      if (ownTmp) fs.rmSync(tmpDir, { recursive: true, force: true });
+    });
+    return stopped;
+  }
+
+  return {
+    podLog: (ns, name, o) => kubelet.podLog(ns, name, o || {}),
+    handleSim,
+    stop,
+    tmpDir,
+    // for tests
+    _kubelet: kubelet,
+    _jobs: jobs,
+  };
+}
+
+function safeJSON(s) {
+  try {
+    return JSON.parse(s);
+  } catch (_) {
+    return null;
+  }
+}
+
+module.exports = { start };

@@ -1,0 +1,188 @@
+/* fio command line and JSON parser tests (fixtures recorded with fio 3.33). */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include "pkg/bench/fio.h"
+#include "test/unit/bench/fixture.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define near(a, b, tol) (fabs((a) - (b)) <= (tol))
+
+static void test_parse_wal_randrw(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = fixture_read("test/fixtures/fio/fio-3.33-wal-randrw.json", &len);
+    assert_non_null(text);
+    struct bench_fio_result *r = NULL;
+    char err[128];
+    assert_int_equal(bench_fio_parse(text, len, &r, err, sizeof(err)), 0);
+    assert_string_equal(r->version, "fio-3.33");
+    assert_true(r->timestamp > 1700000000);
+    assert_int_equal(r->njobs, 2);
+    const struct bench_fio_job_result *wal = &r->jobs[0], *rr = &r->jobs[1];
+    assert_string_equal(wal->name, "wal");
+    assert_int_equal(wal->error, 0);
+    assert_false(wal->read.present);
+    assert_true(wal->write.present);
+    assert_true(near(wal->write.iops, 2793.735422, 1e-6));
+    assert_int_equal(wal->write.total_ios, 8384);
+    assert_true(wal->write.clat.present);
+    assert_true(wal->write.clat.p99_us > 0);
+    assert_true(wal->write.clat.p50_us <= wal->write.clat.p99_us);
+    /* fdatasync latencies: percentile values from the JSON, ns -> us */
+    assert_true(wal->sync.present);
+    assert_int_equal(wal->sync.samples, 8384);
+    assert_int_equal(wal->sync_total_ios, 8384);
+    assert_true(near(wal->sync.p50_us, 257.024, 1e-9));
+    assert_true(near(wal->sync.p99_us, 1974.272, 1e-9));
+    assert_true(near(wal->sync.p999_us, 5275.648, 1e-9));
+    assert_true(near(wal->sync.min_us, 109.364, 1e-9));
+    assert_string_equal(rr->name, "randrw");
+    assert_true(rr->read.present && rr->write.present);
+    assert_true(near(rr->read.iops, 16806.462358, 1e-6));
+    assert_true(rr->read.bw_kibs > 0);
+    assert_false(rr->sync.present);
+    assert_true(rr->write.lat.present);
+    assert_true(isnan(rr->write.lat.p99_us)); /* lat_ns has no percentiles by default */
+
+    cJSON *j = bench_fio_result_to_json(r);
+    assert_non_null(j);
+    cJSON *jobs = cJSON_GetObjectItem(j, "jobs");
+    assert_int_equal(cJSON_GetArraySize(jobs), 2);
+    cJSON *j0 = cJSON_GetArrayItem(jobs, 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j0, "read")));
+    cJSON *sync = cJSON_GetObjectItem(j0, "sync");
+    assert_true(near(cJSON_GetObjectItem(sync, "p99")->valuedouble, 1974.272, 1e-9));
+    cJSON *w = cJSON_GetObjectItem(j0, "write");
+    assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(w, "clatUs"), "p99.9"));
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(w, "bwKiBs")));
+    cJSON_Delete(j);
+    bench_fio_result_free(r);
+    free(text);
+}
+
+static void test_parse_read_fsync_and_prefix(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = fixture_read("test/fixtures/fio/fio-3.33-read-fsync.json", &len);
+    assert_non_null(text);
+    /* warnings before the JSON object are skipped */
+    const char *pre = "note: both iodepth >= 1 and synchronous I/O engine are selected\n";
+    size_t plen = strlen(pre);
+    char *buf = malloc(plen + len + 1);
+    memcpy(buf, pre, plen);
+    memcpy(buf + plen, text, len + 1);
+    struct bench_fio_result *r = NULL;
+    assert_int_equal(bench_fio_parse(buf, plen + len, &r, NULL, 0), 0);
+    assert_int_equal(r->njobs, 1);
+    assert_true(r->jobs[0].read.present);
+    assert_false(r->jobs[0].write.present);
+    assert_false(r->jobs[0].sync.present); /* fsync on a read job: no syncs */
+    bench_fio_result_free(r);
+    free(buf);
+    free(text);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    struct bench_fio_result *r = NULL;
+    char err[128];
+    const char *cases[] = {"", "fio: no such file\n", "{", "{\"jobs\": 3}", "[1,2]",
+                           "{\"fio version\":\"x\"}"};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_int_equal(bench_fio_parse(cases[i], strlen(cases[i]), &r, err, sizeof(err)),
+                         -EINVAL);
+    /* wrong types inside are tolerated (absent numbers), not crashes */
+    const char *odd = "{\"jobs\":[{\"jobname\":5,\"read\":{\"iops\":\"x\",\"clat_ns\":[]},"
+                      "\"sync\":{\"lat_ns\":{\"N\":-1}}}, 7]}";
+    assert_int_equal(bench_fio_parse(odd, strlen(odd), &r, err, sizeof(err)), 0);
+    assert_int_equal(r->njobs, 1);
+    assert_false(r->jobs[0].read.present);
+    assert_false(r->jobs[0].sync.present);
+    bench_fio_result_free(r);
+}
+
+static void test_argv(void **state)
+{
+    (void)state;
+    struct bench_fio_job_opts jobs[] = {
+        {.name = "wal", .rw = "write", .bs = "8k", .iodepth = 1, .numjobs = 1, .size = "64M",
+         .runtime_s = 3, .ioengine = "psync", .fdatasync = 1},
+        {.name = "randrw", .rw = "randrw", .bs = "8k", .iodepth = 16, .numjobs = 2,
+         .size = "1G", .runtime_s = 0, .direct = true, .ioengine = "libaio"},
+    };
+    const char *extra[] = {"--ramp_time=2"};
+    struct bench_fio_opts o = {.directory = "/data", .jobs = jobs, .njobs = 2,
+                               .extra_args = extra, .nextra = 1};
+    struct bench_argv a = BENCH_ARGV_INIT;
+    char err[200];
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), 0);
+    char *s = bench_argv_join(&a);
+    assert_string_equal(
+        s, "fio --output-format=json --directory=/data --group_reporting --ramp_time=2 "
+           "--name=wal --stonewall --rw=write --bs=8k --iodepth=1 --numjobs=1 --size=64M "
+           "--runtime=3 --time_based --direct=0 --ioengine=psync --fdatasync=1 "
+           "--name=randrw --stonewall --rw=randrw --bs=8k --iodepth=16 --numjobs=2 --size=1G "
+           "--direct=1 --ioengine=libaio");
+    free(s);
+    bench_argv_free(&a);
+
+    /* refusals */
+    const char *zero[] = {"--gtod_reduce=1"};
+    o.extra_args = zero;
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "latency"));
+    const char *pct[] = {"--clat_percentiles=0"};
+    o.extra_args = pct;
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    const char *unknown[] = {"--exec_prerun=rm"};
+    o.extra_args = unknown;
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "allow-list"));
+    const char *badval[] = {"--rwmixread=7 0"};
+    o.extra_args = badval;
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    o.nextra = 0;
+    o.directory = "relative";
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    o.directory = "/data";
+    jobs[1].name = "wal";
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "duplicate"));
+    jobs[1].name = "x";
+    jobs[1].bs = "8 k";
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    jobs[1].bs = "8k";
+    jobs[1].rw = "trim";
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    jobs[1].rw = "read";
+    jobs[1].fsync = 1;
+    jobs[1].fdatasync = 1;
+    assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_null(a.argv);
+    assert_true(bench_fio_option_zeroes_latency("--disable_clat=1"));
+    assert_true(bench_fio_option_zeroes_latency("gtod_reduce"));
+    assert_false(bench_fio_option_zeroes_latency("bs"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_wal_randrw),
+        cmocka_unit_test(test_parse_read_fsync_and_prefix),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_argv),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

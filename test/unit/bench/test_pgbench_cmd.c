@@ -1,0 +1,235 @@
+/* pgbench command-line builder and passthrough allow-list tests. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include "pkg/bench/pgbench.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *joined(const struct bench_pgbench_run_opts *o, int *rc, char *err, size_t errlen)
+{
+    struct bench_argv a = BENCH_ARGV_INIT;
+    *rc = bench_pgbench_run_argv(o, &a, err, errlen);
+    if (*rc)
+        return NULL;
+    assert_null(a.argv[a.argc]);
+    char *s = bench_argv_join(&a);
+    bench_argv_free(&a);
+    return s;
+}
+
+static void test_full_run(void **state)
+{
+    (void)state;
+    struct bench_pgbench_script scripts[] = {{"/scripts/read.sql", 3}, {"/scripts/w.sql", 0}};
+    const char *extra[] = {"-D", "k=v", "--random-seed=42", "--verbose-errors"};
+    struct bench_pgbench_run_opts o = {
+        .clients = 4, .threads = 8, .duration_s = 60, .builtin = "select-only",
+        .builtin_weight = 2, .scripts = scripts, .nscripts = 2,
+        .protocol = BENCH_PROTOCOL_PREPARED, .rate = 100, .latency_limit_ms = 5.5,
+        .no_vacuum = true, .connect = true, .max_tries = 3, .failures_detailed = true,
+        .per_statement = true, .progress_s = 1, .log_dir = "/tmp/logs",
+        .extra_args = extra, .nextra = 4, .dbname = "app", .host = "db", .port = "5433",
+        .user = "bench"};
+    int rc;
+    char err[256];
+    char *s = joined(&o, &rc, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "pgbench -h db -p 5433 -U bench -c 4 -j 4 -T 60 -b select-only@2 "
+                           "-f /scripts/read.sql@3 -f /scripts/w.sql -M prepared -R 100 -L 5.5 "
+                           "-n -C --max-tries=3 --failures-detailed -r -P 1 -l "
+                           "--log-prefix=/tmp/logs/pgbench_log -D k=v --random-seed=42 "
+                           "--verbose-errors app");
+    free(s);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct bench_pgbench_run_opts o = {.clients = 1, .threads = 1, .transactions = 10};
+    int rc;
+    char *s = joined(&o, &rc, NULL, 0);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -b tpcb-like");
+    free(s);
+    /* scripts only: no builtin */
+    struct bench_pgbench_script sc[] = {{"x.sql", 0}};
+    o.scripts = sc;
+    o.nscripts = 1;
+    s = joined(&o, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -f x.sql");
+    free(s);
+}
+
+static void expect_invalid(const struct bench_pgbench_run_opts *o, const char *needle)
+{
+    int rc;
+    char err[256] = "";
+    char *s = joined(o, &rc, err, sizeof(err));
+    assert_null(s);
+    assert_int_equal(rc, -EINVAL);
+    if (!strstr(err, needle))
+        fail_msg("error '%s' lacks '%s'", err, needle);
+}
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    struct bench_pgbench_run_opts base = {.clients = 2, .threads = 1, .duration_s = 10};
+    struct bench_pgbench_run_opts o;
+    o = base;
+    o.clients = 0;
+    expect_invalid(&o, "-c");
+    o = base;
+    o.transactions = 5;
+    expect_invalid(&o, "exactly one of duration (-T) and transactions (-t)");
+    o = base;
+    o.duration_s = 0;
+    expect_invalid(&o, "exactly one");
+    o = base;
+    o.builtin = "tpcb";
+    expect_invalid(&o, "builtin");
+    o = base;
+    o.pgbench_major = 14;
+    o.max_tries = 2;
+    expect_invalid(&o, "pgbench >= 15");
+    o = base;
+    o.progress_s = 20;
+    expect_invalid(&o, "-P 20");
+    o = base;
+    struct bench_pgbench_script bad[] = {{"a@b.sql", 1}};
+    o.scripts = bad;
+    o.nscripts = 1;
+    expect_invalid(&o, "-f");
+    o = base;
+    o.rate = -1;
+    expect_invalid(&o, "-R");
+    const char *ex1[] = {"-f", "/etc/passwd"};
+    o = base;
+    o.extra_args = ex1;
+    o.nextra = 2;
+    expect_invalid(&o, "not allowed");
+    const char *ex2[] = {"--aggregate-interval=5"};
+    o.extra_args = ex2;
+    o.nextra = 1;
+    expect_invalid(&o, "not allowed");
+    const char *ex3[] = {"-D", "1x=2"};
+    o.extra_args = ex3;
+    o.nextra = 2;
+    expect_invalid(&o, "invalid value");
+    const char *ex4[] = {"-D"};
+    o.extra_args = ex4;
+    o.nextra = 1;
+    expect_invalid(&o, "needs a value");
+    const char *ex5[] = {"--progress-timestamp"};
+    o.extra_args = ex5;
+    expect_invalid(&o, "not allowed");
+    const char *ex6[] = {"app; rm -rf /"};
+    o.extra_args = ex6;
+    expect_invalid(&o, "not an option");
+    const char *ex7[] = {"--unlogged-tables"}; /* init-only */
+    o.extra_args = ex7;
+    expect_invalid(&o, "not allowed");
+    const char *ex8[] = {"-Dx=a\nb"};
+    o.extra_args = ex8;
+    expect_invalid(&o, "control");
+}
+
+static void test_extra_forms(void **state)
+{
+    (void)state;
+    size_t used = 0;
+    const char *a1[] = {"-Dx=1"};
+    assert_int_equal(bench_pgbench_check_extra(false, a1, 1, &used, NULL, 0), 0);
+    assert_int_equal(used, 1);
+    const char *a2[] = {"--define", "x=1"};
+    assert_int_equal(bench_pgbench_check_extra(false, a2, 2, &used, NULL, 0), 0);
+    assert_int_equal(used, 2);
+    const char *a3[] = {"--random-seed=rand"};
+    assert_int_equal(bench_pgbench_check_extra(false, a3, 1, &used, NULL, 0), 0);
+    const char *a4[] = {"--random-seed=banana"};
+    assert_int_equal(bench_pgbench_check_extra(false, a4, 1, &used, NULL, 0), -EINVAL);
+    const char *a5[] = {"-I", "dtGvp"};
+    assert_int_equal(bench_pgbench_check_extra(true, a5, 2, &used, NULL, 0), 0);
+    const char *a6[] = {"--init-steps=dtx"};
+    assert_int_equal(bench_pgbench_check_extra(true, a6, 1, &used, NULL, 0), -EINVAL);
+    const char *a7[] = {"--fillfactor=5"};
+    assert_int_equal(bench_pgbench_check_extra(true, a7, 1, &used, NULL, 0), -EINVAL);
+    const char *a8[] = {"--tablespace=fast_ts"};
+    assert_int_equal(bench_pgbench_check_extra(true, a8, 1, &used, NULL, 0), 0);
+    const char *a9[] = {"--vacuum-all=1"};
+    assert_int_equal(bench_pgbench_check_extra(false, a9, 1, &used, NULL, 0), -EINVAL);
+}
+
+static void test_init(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--partition-method=hash", "--unlogged-tables"};
+    struct bench_pgbench_init_opts o = {.scale = 50, .foreign_keys = true, .partitions = 4,
+                                        .quiet = true, .extra_args = extra, .nextra = 2};
+    struct bench_argv a = BENCH_ARGV_INIT;
+    assert_int_equal(bench_pgbench_init_argv(&o, &a, NULL, 0), 0);
+    char *s = bench_argv_join(&a);
+    assert_string_equal(s, "pgbench -i -s 50 -q --foreign-keys --partitions=4 "
+                           "--partition-method=hash --unlogged-tables");
+    free(s);
+    bench_argv_free(&a);
+    o.partitions = 0;
+    char err[128];
+    assert_int_equal(bench_pgbench_init_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "--partition-method"));
+    o.scale = 0;
+    assert_int_equal(bench_pgbench_init_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_null(a.argv);
+}
+
+static void test_helpers(void **state)
+{
+    (void)state;
+    char *name;
+    int w;
+    assert_int_equal(bench_weighted_parse("select-only@5", &name, &w), 0);
+    assert_string_equal(name, "select-only");
+    assert_int_equal(w, 5);
+    free(name);
+    assert_int_equal(bench_weighted_parse("/a/b.sql", &name, &w), 0);
+    assert_int_equal(w, 1);
+    free(name);
+    assert_int_equal(bench_weighted_parse("x@", &name, &w), -EINVAL);
+    assert_int_equal(bench_weighted_parse("@3", &name, &w), -EINVAL);
+    assert_int_equal(bench_weighted_parse("x@-1", &name, &w), -EINVAL);
+    enum bench_protocol p;
+    assert_int_equal(bench_protocol_parse("extended", &p), 0);
+    assert_int_equal(p, BENCH_PROTOCOL_EXTENDED);
+    assert_int_equal(bench_protocol_parse("fast", &p), -EINVAL);
+    assert_int_equal(bench_pgbench_version_major("pgbench (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n"), 15);
+    assert_int_equal(bench_pgbench_version_major("pgbench (14.20 (Debian), server 17.6)"), 14);
+    assert_int_equal(bench_pgbench_version_major("pgbench (PostgreSQL) 9.6.24"), 9);
+    assert_int_equal(bench_pgbench_version_major("psql (PostgreSQL) 15"), -EINVAL);
+    struct bench_argv a = BENCH_ARGV_INIT;
+    bench_argv_push(&a, "x y");
+    bench_argv_push(&a, "it's");
+    bench_argv_push(&a, "");
+    char *s = bench_argv_join(&a);
+    assert_string_equal(s, "'x y' 'it'\\''s' ''");
+    free(s);
+    bench_argv_free(&a);
+    bench_argv_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_run),   cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_invalid),    cmocka_unit_test(test_extra_forms),
+        cmocka_unit_test(test_init),       cmocka_unit_test(test_helpers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,439 @@
+/* Parser tests on recorded pgbench console output (test/fixtures/pgbench). */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include "pkg/bench/pgbench.h"
+#include "test/unit/bench/fixture.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define FIX "test/fixtures/pgbench/"
+
+static struct bench_pgbench_result *parse_file(const char *path)
+{
+    size_t len = 0;
+    char *text = fixture_read(path, &len);
+    assert_non_null(text);
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, len, &r), 0);
+    free(text);
+    return r;
+}
+
+#define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+
+static void test_v14_tpcb_r(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v14-tpcb-r.txt");
+    assert_string_equal(r->version, "14.20");
+    assert_string_equal(r->server_version, "17.6");
+    assert_string_equal(r->transaction_type, "<builtin: TPC-B (sort of)>");
+    assert_int_equal(r->scale_factor, 50);
+    assert_string_equal(r->query_mode, "simple");
+    assert_int_equal(r->clients, 20);
+    assert_int_equal(r->threads, 4);
+    assert_int_equal(r->duration_s, 60);
+    assert_int_equal(r->transactions, 42595);
+    assert_int_equal(r->transactions_target, -1);
+    assert_int_equal(r->failed, -1); /* pgbench 14 has no failures line */
+    assert_near(r->latency_avg_ms, 28.255);
+    assert_true(isnan(r->latency_stddev_ms));
+    assert_near(r->initial_connection_ms, 30.840);
+    assert_near(r->tps, 707.839182);
+    assert_true(isnan(r->tps_including_connect));
+    assert_true(r->summary_seen);
+    assert_false(r->run_aborted);
+    assert_int_equal(r->aborted_clients, 0);
+    assert_int_equal(r->nstatements, 11);
+    assert_string_equal(r->statements[0].command, "\\set aid random(1, 100000 * :scale)");
+    assert_near(r->statements[0].latency_ms, 0.001);
+    assert_int_equal(r->statements[0].failures, -1);
+    assert_int_equal(r->statements[0].retries, -1);
+    assert_string_equal(r->statements[10].command, "END;");
+    assert_near(r->statements[10].latency_ms, 12.270);
+    assert_int_equal(r->statements[5].script, 0);
+    assert_int_equal(r->nerrors, 0);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v14_aborted(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v14-select-only-aborted.txt");
+    assert_int_equal(r->aborted_clients, 5);
+    assert_true(r->run_aborted);
+    assert_int_equal(r->nerrors, 6);
+    assert_non_null(strstr(r->errors[0], "client 5 aborted in command 1"));
+    assert_non_null(strstr(r->errors[5], "Run was aborted"));
+    assert_int_equal(r->transactions, 727652);
+    assert_near(r->tps, 2424.754928);
+    assert_int_equal(r->nstatements, 2);
+    assert_near(r->statements[1].latency_ms, 14.276);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v14_t(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v14-tpcb-t.txt");
+    assert_string_equal(r->version, "14.0");
+    assert_string_equal(r->server_version, "");
+    assert_int_equal(r->scale_factor, 1500);
+    assert_int_equal(r->transactions_per_client, 1000);
+    assert_int_equal(r->transactions, 10000);
+    assert_int_equal(r->transactions_target, 10000);
+    assert_int_equal(r->duration_s, -1);
+    assert_near(r->tps, 2711.554095);
+    assert_int_equal(r->nstatements, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v14_select_only(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v14-select-only-r.txt");
+    assert_string_equal(r->transaction_type, "<builtin: select only>");
+    assert_int_equal(r->transactions, 39442);
+    assert_near(r->latency_avg_ms, 30.454);
+    assert_int_equal(r->nstatements, 2);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_tpcb_r(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-tpcb-r.txt");
+    assert_string_equal(r->version, "15.18");
+    assert_string_equal(r->server_version, "");
+    assert_int_equal(r->max_tries, 1);
+    assert_int_equal(r->failed, 0);
+    assert_near(r->failed_pct, 0);
+    assert_int_equal(r->nstatements, 11);
+    assert_int_equal(r->statements[4].failures, 0); /* "and failures" column */
+    assert_int_equal(r->statements[4].retries, -1);
+    assert_string_equal(r->statements[4].command, "BEGIN;");
+    assert_false(r->latency_includes_failures);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_failures_detailed(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-failures-detailed-retries.txt");
+    assert_int_equal(r->max_tries, 3);
+    assert_int_equal(r->transactions, 9060);
+    assert_int_equal(r->failed, 5988);
+    assert_near(r->failed_pct, 39.793);
+    assert_int_equal(r->serialization_failures, 5988);
+    assert_int_equal(r->deadlock_failures, 0);
+    assert_int_equal(r->retried, 10106);
+    assert_int_equal(r->retries, 17757);
+    assert_true(r->latency_includes_failures);
+    assert_near(r->latency_avg_ms, 2.132);
+    assert_near(r->tps, 2259.138665);
+    assert_int_equal(r->nstatements, 5);
+    assert_int_equal(r->statements[3].failures, 5988);
+    assert_int_equal(r->statements[3].retries, 17761);
+    assert_string_equal(r->statements[3].command,
+                        "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = :bid;");
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_failures_no_retry(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-failures-no-retry.txt");
+    assert_int_equal(r->failed, 11870);
+    assert_int_equal(r->serialization_failures, -1);
+    assert_int_equal(r->retried, -1);
+    assert_true(r->latency_includes_failures);
+    assert_int_equal(r->statements[3].failures, 11870);
+    assert_int_equal(r->statements[3].retries, -1);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_rate_limit(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-rate-limit-skipped.txt");
+    assert_int_equal(r->skipped, 364);
+    assert_int_equal(r->above_latency_limit, 4707);
+    assert_near(r->latency_limit_ms, 0.3);
+    assert_near(r->latency_stddev_ms, 0.341);
+    assert_near(r->rate_lag_avg_ms, 0.128);
+    assert_near(r->rate_lag_max_ms, 6.434);
+    assert_int_equal(r->ntimeline, 3);
+    assert_near(r->timeline[0].t, 1.0);
+    assert_near(r->timeline[0].tps, 2717.7);
+    assert_near(r->timeline[0].lag_ms, 0.153);
+    assert_int_equal(r->timeline[0].skipped, 152);
+    assert_int_equal(r->timeline[0].failed, 0);
+    assert_int_equal(r->timeline[2].skipped, 55);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_weighted_scripts(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-weighted-scripts.txt");
+    assert_string_equal(r->transaction_type, "multiple scripts");
+    assert_int_equal(r->nscripts, 2);
+    assert_int_equal(r->scripts[0].script, 0);
+    assert_string_equal(r->scripts[0].name, "<builtin: select only>");
+    assert_int_equal(r->scripts[0].weight, 3);
+    assert_int_equal(r->scripts[0].transactions, 101046);
+    assert_int_equal(r->scripts[0].failed, 0);
+    assert_near(r->scripts[0].tps, 33694.006298);
+    assert_near(r->scripts[0].latency_avg_ms, 0.058);
+    assert_near(r->scripts[0].latency_stddev_ms, 0.093);
+    assert_string_equal(r->scripts[1].name, "scripts/read.sql");
+    assert_int_equal(r->scripts[1].weight, 1);
+    assert_int_equal(r->scripts[1].transactions, 33750);
+    assert_int_equal(r->nstatements, 5);
+    assert_int_equal(r->statements[0].script, 0);
+    assert_int_equal(r->statements[1].script, 0);
+    assert_int_equal(r->statements[2].script, 1);
+    assert_string_equal(r->statements[4].command, "SELECT count(*) FROM pgbench_branches;");
+    assert_int_equal(r->statements[4].script, 1);
+    assert_int_equal(r->transactions, 134808);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_connect(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-connect.txt");
+    assert_near(r->average_connection_ms, 8.461);
+    assert_true(isnan(r->initial_connection_ms));
+    assert_near(r->tps, 232.051173);
+    assert_near(r->tps_including_connect, 232.051173);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_aborted(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-aborted.txt");
+    assert_int_equal(r->aborted_clients, 3);
+    assert_true(r->run_aborted);
+    assert_int_equal(r->nerrors, 4);
+    assert_non_null(strstr(r->errors[0], "client 0 script 0 aborted in command 1 query 0"));
+    assert_int_equal(r->ntimeline, 5);
+    assert_int_equal(r->transactions, 250275);
+    assert_true(r->summary_seen);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_progress_retries(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-progress-retries.txt");
+    assert_int_equal(r->ntimeline, 3);
+    assert_int_equal(r->timeline[0].failed, 619);
+    assert_int_equal(r->timeline[0].retried, 1414);
+    assert_int_equal(r->timeline[0].retries, 2292);
+    assert_true(isnan(r->timeline[0].lag_ms));
+    assert_int_equal(r->timeline[0].skipped, -1);
+    assert_false(r->latency_includes_failures); /* with -P pgbench prints measured stats */
+    assert_near(r->latency_stddev_ms, 1.127);
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_t(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-tpcb-t.txt");
+    assert_int_equal(r->transactions, 1200);
+    assert_int_equal(r->transactions_target, 1200);
+    assert_int_equal(r->transactions_per_client, 300);
+    bench_pgbench_result_free(r);
+}
+
+static void test_split_streams(void **state)
+{
+    (void)state;
+    size_t olen = 0, elen = 0;
+    char *out = fixture_read(FIX "v15-progress-split.stdout", &olen);
+    char *err = fixture_read(FIX "v15-progress-split.stderr", &elen);
+    assert_non_null(out);
+    assert_non_null(err);
+    struct bench_pgbench_result *r = bench_pgbench_result_new();
+    /* interleave in 7-byte chunks: lines must still be split per stream */
+    size_t oi = 0, ei = 0;
+    while (oi < olen || ei < elen) {
+        if (oi < olen) {
+            size_t n = olen - oi < 7 ? olen - oi : 7;
+            assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDOUT, out + oi, n), 0);
+            oi += n;
+        }
+        if (ei < elen) {
+            size_t n = elen - ei < 5 ? elen - ei : 5;
+            assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, err + ei, n), 0);
+            ei += n;
+        }
+    }
+    assert_int_equal(bench_pgbench_finish(r), 0);
+    assert_int_equal(r->ntimeline, 3);
+    assert_near(r->timeline[1].tps, 3600.3);
+    assert_true(r->summary_seen);
+    assert_int_equal(r->lines_unknown, 0);
+    free(out);
+    free(err);
+    bench_pgbench_result_free(r);
+}
+
+/* pgbench <= 13 formats (from pgbench 13 sources / published output) */
+static void test_v13_format(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "starting vacuum...end.\n"
+        "transaction type: <builtin: TPC-B (sort of)>\n"
+        "scaling factor: 1\n"
+        "query mode: simple\n"
+        "number of clients: 8\n"
+        "number of threads: 1\n"
+        "duration: 600 s\n"
+        "number of transactions actually processed: 451531\n"
+        "latency average = 10.629 ms\n"
+        "latency stddev = 14.724 ms\n"
+        "tps = 752.528022 (including connections establishing)\n"
+        "tps = 752.532201 (excluding connections establishing)\n"
+        "statement latencies in milliseconds:\n"
+        "\t     0.002  \\set aid random(1, 100000 * :scale)\n"
+        "\t     1.234  END;\n";
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    assert_near(r->tps, 752.532201);
+    assert_near(r->tps_including_connect, 752.528022);
+    assert_true(isnan(r->initial_connection_ms));
+    assert_int_equal(r->nstatements, 2);
+    assert_near(r->statements[1].latency_ms, 1.234);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+static void test_progress_line(void **state)
+{
+    (void)state;
+    struct bench_timeline_point p;
+    const char *l14 = "progress: 10.0 s, 1016.1 tps, lat 48.672 ms stddev 50.000";
+    assert_int_equal(bench_pgbench_parse_progress(l14, strlen(l14), &p), 0);
+    assert_near(p.t, 10.0);
+    assert_near(p.tps, 1016.1);
+    assert_near(p.latency_ms, 48.672);
+    assert_near(p.stddev_ms, 50.0);
+    assert_int_equal(p.failed, -1);
+    const char *l14lag = "progress: 2.0 s, 99.0 tps, lat 1.000 ms stddev 0.100, lag 0.500 ms, 3 skipped";
+    assert_int_equal(bench_pgbench_parse_progress(l14lag, strlen(l14lag), &p), 0);
+    assert_near(p.lag_ms, 0.5);
+    assert_int_equal(p.skipped, 3);
+    const char *nan = "progress: 3.0 s, 0.0 tps, lat NaN ms stddev NaN, 0 failed";
+    assert_int_equal(bench_pgbench_parse_progress(nan, strlen(nan), &p), 0);
+    assert_true(isnan(p.latency_ms));
+    const char *bad[] = {"progress: x s", "progress: 1.0 s, 1 tps", "hello",
+                         "progress: 1.0 s, 1.0 tps, lat 1 ms stddev 1, 5 bananas",
+                         "progress: 1.0 s, 1.0 tps, lat 1 ms stddev 1 trailing"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(bench_pgbench_parse_progress(bad[i], strlen(bad[i]), &p), -EINVAL);
+}
+
+static void test_garbage(void **state)
+{
+    (void)state;
+    /* arbitrary bytes, very long lines, NULs: no crash, everything counted */
+    char big[200000];
+    for (size_t i = 0; i < sizeof(big); i++)
+        big[i] = (char)(i * 7919 % 251);
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(big, sizeof(big), &r), 0);
+    assert_true(r->lines > 0);
+    for (size_t i = 0; i < r->nerrors; i++)
+        assert_true(strlen(r->errors[i]) < BENCH_PGBENCH_MAX_ERROR_LEN);
+    bench_pgbench_result_free(r);
+}
+
+static void test_error_cap(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = bench_pgbench_result_new();
+    char line[128];
+    for (int i = 0; i < 500; i++) {
+        int n = snprintf(line, sizeof(line),
+                         "pgbench: error: client %d script 0 aborted in command 1 query 0: x\n", i % 300);
+        assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, line, (size_t)n), 0);
+    }
+    assert_int_equal(r->nerrors, BENCH_PGBENCH_MAX_ERRORS);
+    assert_int_equal(r->errors_dropped, 500 - BENCH_PGBENCH_MAX_ERRORS);
+    assert_int_equal(r->aborted_clients, 300); /* distinct client ids */
+    bench_pgbench_result_free(r);
+}
+
+static void test_v15_all_flags(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-all-flags.txt");
+    assert_int_equal(r->nerrors, 0); /* "pgbench: setting random seed" is informational */
+    assert_string_equal(r->query_mode, "prepared");
+    assert_int_equal(r->skipped, 64);
+    assert_int_equal(r->above_latency_limit, 259);
+    assert_near(r->latency_limit_ms, 5.5);
+    assert_near(r->average_connection_ms, 9.134);
+    assert_near(r->tps, 86.650521);
+    assert_int_equal(r->retried, 0);
+    assert_int_equal(r->retries, 0);
+    assert_int_equal(r->ntimeline, 2);
+    assert_int_equal(r->timeline[0].retried, 0);
+    assert_int_equal(r->timeline[0].skipped, 17);
+    assert_near(r->timeline[1].lag_ms, 8.785);
+    assert_int_equal(r->nscripts, 2);
+    assert_int_equal(r->scripts[1].transactions, 151);
+    assert_near(r->scripts[1].latency_avg_ms, 16.390);
+    assert_int_equal(r->nstatements, 5);
+    assert_int_equal(r->statements[2].script, 1);
+    assert_int_equal(r->statements[4].retries, 0);
+    assert_near(r->statements[4].latency_ms, 2.214);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v14_tpcb_r),
+        cmocka_unit_test(test_v14_aborted),
+        cmocka_unit_test(test_v14_t),
+        cmocka_unit_test(test_v14_select_only),
+        cmocka_unit_test(test_v15_tpcb_r),
+        cmocka_unit_test(test_v15_failures_detailed),
+        cmocka_unit_test(test_v15_failures_no_retry),
+        cmocka_unit_test(test_v15_rate_limit),
+        cmocka_unit_test(test_v15_weighted_scripts),
+        cmocka_unit_test(test_v15_connect),
+        cmocka_unit_test(test_v15_aborted),
+        cmocka_unit_test(test_v15_progress_retries),
+        cmocka_unit_test(test_v15_t),
+        cmocka_unit_test(test_split_streams),
+        cmocka_unit_test(test_v13_format),
+        cmocka_unit_test(test_progress_line),
+        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_error_cap),
+        cmocka_unit_test(test_v15_all_flags),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

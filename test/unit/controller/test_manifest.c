@@ -1,0 +1,293 @@
+/* Manifests: golden checks of the fields that matter (names, owner, security, env, Job shape). */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/manifest.h"
+
+static const char *br_json =
+    "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":"
+    "\"b1\",\"namespace\":\"ns\",\"uid\":\"u-1\",\"generation\":1},\"spec\":{}}";
+
+static struct ctrl_spec spec_of(const char *json)
+{
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    struct ctrl_spec s;
+    char err[512];
+    int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    assert_int_equal(rc, 0);
+    cJSON_Delete(j);
+    return s;
+}
+
+static const char *str_at(const cJSON *o, const char *path)
+{
+    const char *s = ctrl_jstr(o, path);
+    if (!s)
+        fprintf(stderr, "missing %s\n", path);
+    assert_non_null(s);
+    return s;
+}
+
+static const cJSON *env_var(const cJSON *container, const char *name)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(container, "env"))
+    {
+        if (strcmp(ctrl_jstr(e, "name"), name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static bool has_arg(const cJSON *args, const char *a, const char *next)
+{
+    int n = cJSON_GetArraySize(args);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(cJSON_GetArrayItem(args, i)->valuestring, a) != 0)
+            continue;
+        if (!next)
+            return true;
+        const cJSON *v = cJSON_GetArrayItem(args, i + 1);
+        if (v && strcmp(v->valuestring, next) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void test_run_job(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s = spec_of(
+        "{\"target\":{\"host\":\"pg-rw\",\"port\":5433,\"database\":\"app\",\"user\":\"app\","
+        "\"passwordSecretRef\":{\"name\":\"pg-app\",\"key\":\"pw\"}},\"workers\":3,\"workload\":"
+        "{\"pgbench\":{\"run\":{\"clients\":7,\"threads\":4,\"durationSeconds\":60,\"scripts\":[{"
+        "\"configMapRef\":{\"name\":\"cm\",\"key\":\"r.sql\"},\"weight\":2}]}}},"
+        "\"ttlSecondsAfterFinished\":600,\"podTemplate\":{\"nodeSelector\":{\"pool\":\"bench\"},"
+        "\"resources\":{\"limits\":{\"cpu\":\"1\"}}}}");
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 1700000000);
+
+    assert_string_equal(str_at(job, "apiVersion"), "batch/v1");
+    assert_string_equal(str_at(job, "metadata.name"), "b1-run");
+    assert_string_equal(str_at(job, "metadata.namespace"), "ns");
+    const cJSON *labels = ctrl_jget(job, "metadata.labels");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN)->valuestring,
+                        "b1");
+    const cJSON *own = cJSON_GetArrayItem(ctrl_jget(job, "metadata.ownerReferences"), 0);
+    assert_string_equal(str_at(own, "kind"), "BenchmarkRun");
+    assert_string_equal(str_at(own, "uid"), "u-1");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(own, "controller")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(own, "blockOwnerDeletion")));
+
+    assert_string_equal(str_at(job, "spec.completionMode"), "Indexed");
+    assert_int_equal(ctrl_jnum(job, "spec.completions", 0), 3);
+    assert_int_equal(ctrl_jnum(job, "spec.parallelism", 0), 3);
+    assert_int_equal(ctrl_jnum(job, "spec.backoffLimit", -1), 0);
+    assert_int_equal(ctrl_jnum(job, "spec.ttlSecondsAfterFinished", 0), 600);
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0),
+                     60 + cfg.start_delay_s + cfg.deadline_margin_s);
+
+    const cJSON *pod = ctrl_jget(job, "spec.template.spec");
+    const cJSON *tl = ctrl_jget(job, "spec.template.metadata.labels");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tl, CTRL_LABEL_RUN)->valuestring, "b1");
+    assert_string_equal(str_at(pod, "restartPolicy"), "Never");
+    assert_true(cJSON_IsTrue(ctrl_jget(pod, "securityContext.runAsNonRoot")));
+    assert_int_equal(ctrl_jnum(pod, "securityContext.runAsUser", 0), CTRL_RUNNER_UID);
+    assert_string_equal(str_at(pod, "securityContext.seccompProfile.type"), "RuntimeDefault");
+    assert_string_equal(str_at(pod, "nodeSelector.pool"), "bench");
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pod, "containers"), 0);
+    assert_string_equal(str_at(c, "name"), "runner");
+    assert_string_equal(str_at(c, "image"), cfg.runner_image);
+    assert_string_equal(cJSON_GetArrayItem(ctrl_jget(c, "command"), 0)->valuestring,
+                        "/usr/local/bin/pgbench-runner");
+    assert_true(cJSON_IsFalse(ctrl_jget(c, "securityContext.allowPrivilegeEscalation")));
+    assert_true(cJSON_IsTrue(ctrl_jget(c, "securityContext.readOnlyRootFilesystem")));
+    assert_string_equal(
+        cJSON_GetArrayItem(ctrl_jget(c, "securityContext.capabilities.drop"), 0)->valuestring,
+        "ALL");
+    assert_string_equal(str_at(c, "terminationMessagePolicy"), "FallbackToLogsOnError");
+    assert_string_equal(str_at(c, "resources.limits.cpu"), "1");
+
+    /* connection env: plain values, password only through secretKeyRef */
+    assert_string_equal(str_at(env_var(c, "PGHOST"), "value"), "pg-rw");
+    assert_string_equal(str_at(env_var(c, "PGPORT"), "value"), "5433");
+    assert_string_equal(str_at(env_var(c, "PGDATABASE"), "value"), "app");
+    assert_string_equal(str_at(env_var(c, "PGUSER"), "value"), "app");
+    assert_string_equal(str_at(env_var(c, "PGSSLMODE"), "value"), "prefer");
+    const cJSON *pw = env_var(c, "PGPASSWORD");
+    assert_null(cJSON_GetObjectItemCaseSensitive(pw, "value"));
+    assert_string_equal(str_at(pw, "valueFrom.secretKeyRef.name"), "pg-app");
+    assert_string_equal(str_at(pw, "valueFrom.secretKeyRef.key"), "pw");
+    assert_string_equal(str_at(env_var(c, "BENCH_START_AT"), "value"), "1700000000");
+    assert_string_equal(str_at(env_var(c, "BENCH_CLIENTS_BY_INDEX"), "value"), "3,2,2");
+
+    const cJSON *args = ctrl_jget(c, "args");
+    assert_string_equal(cJSON_GetArrayItem(args, 0)->valuestring, "pgbench");
+    assert_string_equal(cJSON_GetArrayItem(args, 1)->valuestring, "run");
+    assert_true(has_arg(args, "--clients", "3"));
+    assert_true(has_arg(args, "--threads", "3"));
+    assert_true(has_arg(args, "--duration", "60"));
+    assert_true(has_arg(args, "--script", "/etc/pgbench/scripts/0/r.sql@2"));
+    assert_false(has_arg(args, "--builtin", NULL)); /* scripts only */
+    assert_true(has_arg(args, "--progress", "1"));
+    assert_true(has_arg(args, "--wait-events", NULL));
+
+    /* /tmp is an emptyDir (read-only root), the script ConfigMap is mounted */
+    bool tmp = false, script = false;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(pod, "volumes"))
+    {
+        if (strcmp(str_at(v, "name"), "tmp") == 0 && ctrl_jget(v, "emptyDir"))
+            tmp = true;
+        if (ctrl_jstr(v, "configMap.name") && strcmp(ctrl_jstr(v, "configMap.name"), "cm") == 0)
+            script = true;
+    }
+    assert_true(tmp);
+    assert_true(script);
+    /* no secret value anywhere in the manifest */
+    char *txt = cJSON_PrintUnformatted(job);
+    assert_null(strstr(txt, "\"value\":\"secret"));
+    free(txt);
+
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+static void test_init_job_and_transactions(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s =
+        spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"createDatabase\":true},"
+                "\"workload\":{\"pgbench\":{\"init\":{\"scale\":20,\"foreignKeys\":true},"
+                "\"run\":{\"transactions\":100}}}}");
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
+    assert_string_equal(str_at(job, "metadata.name"), "b1-init");
+    assert_int_equal(ctrl_jnum(job, "spec.completions", 0), 1);
+    assert_int_equal(ctrl_jnum(job, "spec.backoffLimit", -1), 0);
+    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    const cJSON *args = ctrl_jget(c, "args");
+    assert_true(has_arg(args, "init", NULL));
+    assert_true(has_arg(args, "--scale", "20"));
+    assert_true(has_arg(args, "--foreign-keys", NULL));
+    assert_true(has_arg(args, "--skip-if-initialized", NULL));
+    assert_true(has_arg(args, "--create-database", NULL));
+    assert_null(env_var(c, "PGPASSWORD")); /* no Secret given */
+    cJSON_Delete(job);
+
+    job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    assert_null(ctrl_jget(job, "spec.activeDeadlineSeconds")); /* transactions: unknown */
+    c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    assert_true(has_arg(ctrl_jget(c, "args"), "--transactions", "100"));
+    assert_true(has_arg(ctrl_jget(c, "args"), "--builtin", "tpcb-like"));
+    assert_null(env_var(c, "BENCH_CLIENTS_BY_INDEX"));
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+static void test_fio_and_hpa(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s = spec_of(
+        "{\"workload\":{\"fio\":{\"storageClassName\":\"fast\",\"volumeSize\":\"5Gi\",\"jobs\":[{"
+        "\"name\":\"wal\",\"rw\":\"write\",\"bs\":\"8k\",\"fdatasync\":1,\"runtimeSeconds\":30},"
+        "{\"name\":\"rr\",\"rw\":\"randread\",\"runtimeSeconds\":20}]}}}");
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    cJSON *pvc = ctrl_manifest_fio_pvc(br, &s);
+    assert_string_equal(str_at(pvc, "metadata.name"), "b1-fio");
+    assert_string_equal(str_at(pvc, "spec.storageClassName"), "fast");
+    assert_string_equal(str_at(pvc, "spec.resources.requests.storage"), "5Gi");
+    assert_non_null(ctrl_jget(pvc, "metadata.ownerReferences"));
+    cJSON_Delete(pvc);
+    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0),
+                     50 + cfg.start_delay_s + cfg.deadline_margin_s);
+    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    const cJSON *args = ctrl_jget(c, "args");
+    assert_true(has_arg(args, "fio", NULL));
+    assert_true(has_arg(args, "--directory", "/data"));
+    assert_true(has_arg(args, "--name", "wal"));
+    assert_true(has_arg(args, "--job", "rr"));
+    assert_true(has_arg(args, "--fdatasync", "1"));
+    assert_null(env_var(c, "PGHOST"));
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+
+    s = spec_of("{\"workload\":{\"fio\":{\"keepVolume\":true,\"jobs\":[{\"name\":\"a\"}]}}}");
+    pvc = ctrl_manifest_fio_pvc(br, &s);
+    assert_null(ctrl_jget(pvc, "metadata.ownerReferences")); /* kept after the run */
+    assert_null(ctrl_jget(pvc, "spec.storageClassName"));    /* cluster default */
+    cJSON_Delete(pvc);
+    ctrl_spec_free(&s);
+
+    s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":"
+                "{\"durationSeconds\":5}}},\"hpa\":{\"scaleTargetRef\":{\"apiVersion\":"
+                "\"apps/v1\",\"kind\":\"StatefulSet\",\"name\":\"pg-replicas\"},\"minReplicas\":"
+                "1,\"maxReplicas\":4,\"targetCPUUtilizationPercentage\":60,\"behavior\":{"
+                "\"scaleUp\":{\"stabilizationWindowSeconds\":0}}}}");
+    cJSON *h = ctrl_manifest_hpa(br, &s);
+    assert_string_equal(str_at(h, "apiVersion"), "autoscaling/v2");
+    assert_string_equal(str_at(h, "metadata.name"), "b1-hpa");
+    assert_string_equal(str_at(h, "spec.scaleTargetRef.kind"), "StatefulSet");
+    assert_string_equal(str_at(h, "spec.scaleTargetRef.name"), "pg-replicas");
+    assert_int_equal(ctrl_jnum(h, "spec.maxReplicas", 0), 4);
+    const cJSON *m = cJSON_GetArrayItem(ctrl_jget(h, "spec.metrics"), 0);
+    assert_string_equal(str_at(m, "resource.name"), "cpu");
+    assert_int_equal(ctrl_jnum(m, "resource.target.averageUtilization", 0), 60);
+    assert_int_equal(ctrl_jnum(h, "spec.behavior.scaleUp.stabilizationWindowSeconds", -1), 0);
+    cJSON_Delete(h);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+static void test_user_security_context_cannot_escalate(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s = spec_of(
+        "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"
+        "\"durationSeconds\":5}}},\"podTemplate\":{\"securityContext\":{\"runAsUser\":1000,"
+        "\"fsGroup\":2000}}}");
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    const cJSON *psc = ctrl_jget(job, "spec.template.spec.securityContext");
+    assert_int_equal(ctrl_jnum(psc, "runAsUser", 0), 1000);
+    assert_int_equal(ctrl_jnum(psc, "fsGroup", 0), 2000);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(psc, "runAsNonRoot")));
+    assert_string_equal(str_at(psc, "seccompProfile.type"), "RuntimeDefault");
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_job),
+        cmocka_unit_test(test_init_job_and_transactions),
+        cmocka_unit_test(test_fio_and_hpa),
+        cmocka_unit_test(test_user_security_context_cannot_escalate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,258 @@
+/* Spec parsing: defaults, the validation table (each refused spec names its field), worker split. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pkg/controller/spec.h"
+
+static cJSON *parse(const char *json)
+{
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    return j;
+}
+
+#define TARGET "\"target\":{\"host\":\"pg\",\"user\":\"app\",\"passwordSecretRef\":{\"name\":\"pw\"}}"
+#define RUN "\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":10}}}"
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    cJSON *j = parse("{" TARGET "," RUN "}");
+    struct ctrl_spec s;
+    char err[512];
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_string_equal(s.host, "pg");
+    assert_int_equal(s.port, 5432);
+    assert_string_equal(s.database, "postgres");
+    assert_string_equal(s.user, "app");
+    assert_string_equal(s.password_secret, "pw");
+    assert_string_equal(s.password_key, "password");
+    assert_string_equal(s.ssl_mode, "prefer");
+    assert_int_equal(s.workers, 1);
+    assert_int_equal(s.clients, 1);
+    assert_int_equal(s.threads, 1);
+    assert_int_equal(s.duration_s, 10);
+    assert_int_equal(s.transactions, 0);
+    assert_string_equal(s.builtin, "tpcb-like");
+    assert_string_equal(s.protocol, "simple");
+    assert_false(s.init);
+    assert_false(s.hpa);
+    assert_true(s.wait_events);
+    assert_int_equal(s.ttl_s, 3600);
+    assert_false(s.cleanup_delete);
+    assert_string_equal(s.pull_policy, "IfNotPresent");
+    assert_null(s.image);
+    char t[300];
+    ctrl_spec_target_string(&s, t, sizeof(t));
+    assert_string_equal(t, "pg:5432/postgres");
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+}
+
+static void test_cnpg(void **state)
+{
+    (void)state;
+    cJSON *j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"pg\",\"service\":\"ro\","
+                     "\"secret\":\"superuser\"}}," RUN "}");
+    struct ctrl_spec s;
+    char err[512];
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_true(s.cnpg);
+    assert_string_equal(s.host, "pg-ro");
+    assert_string_equal(s.database, "app");
+    assert_string_equal(s.user, "postgres");
+    assert_string_equal(s.password_secret, "pg-superuser");
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+
+    j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"db\"}}," RUN "}");
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_string_equal(s.host, "db-rw");
+    assert_string_equal(s.user, "app");
+    assert_string_equal(s.password_secret, "db-app");
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+}
+
+struct bad {
+    const char *spec;
+    const char *message; /* expected substring */
+};
+
+static const struct bad bad_specs[] = {
+    {"{" RUN "}", "spec.target: required"},
+    {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"cnpg\":{\"clusterName\":\"x\"}}," RUN "}",
+     "spec.target: set exactly one of host or cnpg"},
+    {"{\"target\":{\"host\":\"pg\"}," RUN "}", "spec.target.user: required"},
+    {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"port\":70000}," RUN "}",
+     "spec.target.port: must be between 1 and 65535"},
+    {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"sslMode\":\"on\"}," RUN "}",
+     "spec.target.sslMode: \"on\" is not one of"},
+    {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"sslMode\":\"verify-full\"}," RUN "}",
+     "spec.target.caSecretRef: required with sslMode verify-full"},
+    {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"passwordSecretRef\":{}}," RUN "}",
+     "spec.target.passwordSecretRef.name: required"},
+    {"{\"target\":{\"cnpg\":{}}," RUN "}", "spec.target.cnpg.clusterName: required"},
+    {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\",\"service\":\"x\"}}," RUN "}",
+     "spec.target.cnpg.service"},
+    {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\"},\"user\":\"u\"}," RUN "}",
+     "user and passwordSecretRef come from the CNPG Secret"},
+    {"{" TARGET "}", "spec.workload: set exactly one of pgbench or fio"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{}}}", "spec.workload.pgbench.run: required"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{}}}}",
+     "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"transactions\":5}}}}",
+     "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":\"5\"}}}}",
+     "spec.workload.pgbench.run.durationSeconds: must be an integer"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"init\":{\"scale\":0},\"run\":{\"durationSeconds\":5}}}}",
+     "spec.workload.pgbench.init.scale: must be between 1"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtin\":\"tpcc\"}}}}",
+     "spec.workload.pgbench.run.builtin: \"tpcc\" is not one of tpcb-like"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"protocol\":\"x\"}}}}",
+     "spec.workload.pgbench.run.protocol"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"latencyLimitMs\":5}}}}",
+     "spec.workload.pgbench.run.latencyLimitMs: only allowed with rate"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"scripts\":[{}]}}}}",
+     "spec.workload.pgbench.run.scripts[0].configMapRef.name: required"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"scripts\":[{"
+     "\"configMapRef\":{\"name\":\"cm\"}}]}}}}",
+     "spec.workload.pgbench.run.scripts[0].configMapRef.key: required"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"extraArgs\":[\"-c\","
+     "\"5\"]}}}}",
+     "spec.workload.pgbench.run.extraArgs[0]: -c is set by the operator"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"extraArgs\":["
+     "\"--client=5\"]}}}}",
+     "--client is set by the operator"},
+    {"{" TARGET ",\"workers\":4,\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,"
+     "\"clients\":3}}}}",
+     "spec.workload.pgbench.run.clients: 3 clients cannot be split over 4 workers"},
+    {"{" TARGET ",\"workers\":0," RUN "}", "spec.workers: must be between 1 and 256"},
+    {"{" TARGET ",\"workload\":{\"fio\":{\"jobs\":[]}}}", "spec.workload.fio.jobs: required"},
+    {"{\"workload\":{\"fio\":{\"volumeSize\":\"ten\",\"jobs\":[{\"name\":\"a\"}]}}}",
+     "spec.workload.fio.volumeSize: \"ten\" is not a quantity"},
+    {"{\"workload\":{\"fio\":{\"jobs\":[{\"name\":\"a\",\"rw\":\"trim\"}]}}}",
+     "spec.workload.fio.jobs[0].rw: \"trim\" is not one of"},
+    {"{\"workload\":{\"fio\":{\"jobs\":[{\"name\":\"a\",\"rw\":\"read\",\"fdatasync\":1}]}}}",
+     "fsync/fdatasync only apply to jobs that write"},
+    {"{\"workers\":2,\"workload\":{\"fio\":{\"jobs\":[{\"name\":\"a\"}]}}}",
+     "spec.workers: a fio workload runs in one pod"},
+    {"{" TARGET "," RUN ",\"hpa\":{\"maxReplicas\":3}}", "spec.hpa.scaleTargetRef: required"},
+    {"{" TARGET "," RUN ",\"hpa\":{\"scaleTargetRef\":{\"kind\":\"StatefulSet\",\"name\":\"r\"}}}",
+     "spec.hpa.maxReplicas: required"},
+    {"{" TARGET "," RUN ",\"hpa\":{\"scaleTargetRef\":{\"kind\":\"StatefulSet\",\"name\":\"r\"},"
+     "\"minReplicas\":4,\"maxReplicas\":3}}",
+     "spec.hpa.maxReplicas: must be >= minReplicas (4)"},
+    {"{" TARGET "," RUN ",\"hpa\":{\"scaleTargetRef\":{\"kind\":\"ReplicaSet\",\"name\":\"r\"},"
+     "\"maxReplicas\":3}}",
+     "spec.hpa.scaleTargetRef.kind: \"ReplicaSet\" is not one of StatefulSet, Deployment"},
+    {"{" TARGET "," RUN ",\"cleanupPolicy\":\"Always\"}", "spec.cleanupPolicy: \"Always\""},
+    {"{" TARGET "," RUN ",\"imagePullPolicy\":\"Sometimes\"}", "spec.imagePullPolicy"},
+    {"{" TARGET "," RUN ",\"ttlSecondsAfterFinished\":-1}", "spec.ttlSecondsAfterFinished"},
+    {"{" TARGET "," RUN ",\"podTemplate\":{\"hostNetwork\":true}}",
+     "spec.podTemplate.hostNetwork: unknown field"},
+    {"{" TARGET "," RUN ",\"podTemplate\":{\"securityContext\":{\"runAsUser\":0}}}",
+     "spec.podTemplate.securityContext: runner pods must not run as root"},
+    {"{" TARGET "," RUN ",\"diagnostics\":{\"waitEvents\":\"yes\"}}",
+     "spec.diagnostics.waitEvents: must be true or false"},
+    {"null", "spec: required"},
+};
+
+static void test_validation_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_specs) / sizeof(bad_specs[0]); i++) {
+        cJSON *j = parse(bad_specs[i].spec);
+        struct ctrl_spec s;
+        char err[512];
+        int rc = ctrl_spec_parse(cJSON_IsNull(j) ? NULL : j, &s, err, sizeof(err));
+        if (rc != -22 || !strstr(err, bad_specs[i].message)) {
+            fprintf(stderr, "case %zu: %s\n  rc=%d err=%s\n  want: %s\n", i, bad_specs[i].spec,
+                    rc, err, bad_specs[i].message);
+            fail();
+        }
+        assert_null(s.json); /* freed on error */
+        cJSON_Delete(j);
+    }
+}
+
+static void test_full_pgbench(void **state)
+{
+    (void)state;
+    cJSON *j = parse(
+        "{" TARGET ",\"workers\":3,\"workload\":{\"pgbench\":{\"init\":{\"scale\":50,"
+        "\"foreignKeys\":true,\"partitions\":4},\"run\":{\"clients\":8,\"threads\":4,"
+        "\"transactions\":1000,\"builtin\":\"select-only\",\"builtinWeight\":2,\"scripts\":[{"
+        "\"configMapRef\":{\"name\":\"cm\",\"key\":\"read.sql\"},\"weight\":3}],\"protocol\":"
+        "\"prepared\",\"rate\":100,\"latencyLimitMs\":50,\"noVacuum\":true,\"connect\":true,"
+        "\"maxTries\":3,\"failuresDetailed\":true,\"perStatementLatencies\":true,"
+        "\"progressSeconds\":2,\"extraArgs\":[\"--random-seed=7\"]}}}}");
+    struct ctrl_spec s;
+    char err[512];
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_true(s.init);
+    assert_int_equal(s.scale, 50);
+    assert_true(s.foreign_keys);
+    assert_true(s.skip_if_initialized);
+    assert_int_equal(s.partitions, 4);
+    assert_int_equal(s.clients, 8);
+    assert_int_equal(s.transactions, 1000);
+    assert_int_equal(s.n_scripts, 1);
+    assert_string_equal(s.scripts[0].configmap, "cm");
+    assert_string_equal(s.scripts[0].key, "read.sql");
+    assert_int_equal(s.scripts[0].weight, 3);
+    assert_int_equal(s.n_extra_args, 1);
+    assert_string_equal(s.extra_args[0], "--random-seed=7");
+    assert_int_equal(s.max_tries, 3);
+    assert_int_equal(ctrl_spec_expected_seconds(&s), 0);
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+}
+
+static void test_worker_split(void **state)
+{
+    (void)state;
+    /* 7 clients over 3 workers: remainder to the lowest indexes */
+    assert_int_equal(ctrl_worker_clients(7, 3, 0), 3);
+    assert_int_equal(ctrl_worker_clients(7, 3, 1), 2);
+    assert_int_equal(ctrl_worker_clients(7, 3, 2), 2);
+    assert_int_equal(ctrl_worker_clients(8, 3, 0), 3);
+    assert_int_equal(ctrl_worker_clients(8, 3, 1), 3);
+    assert_int_equal(ctrl_worker_clients(8, 3, 2), 2);
+    assert_int_equal(ctrl_worker_clients(6, 3, 2), 2);
+    assert_int_equal(ctrl_worker_clients(6, 3, 3), 0);
+    for (int c = 1; c < 50; c++)
+        for (int w = 1; w <= c; w++) {
+            int sum = 0;
+            for (int i = 0; i < w; i++) {
+                int n = ctrl_worker_clients(c, w, i);
+                assert_true(n >= 1);
+                if (i > 0)
+                    assert_true(n <= ctrl_worker_clients(c, w, i - 1));
+                sum += n;
+            }
+            assert_int_equal(sum, c);
+        }
+    /* threads are capped by the worker's clients */
+    assert_int_equal(ctrl_worker_threads(4, 7, 3, 0), 3);
+    assert_int_equal(ctrl_worker_threads(2, 7, 3, 2), 2);
+    assert_int_equal(ctrl_worker_threads(1, 7, 3, 0), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_cnpg),
+        cmocka_unit_test(test_validation_table), cmocka_unit_test(test_full_pgbench),
+        cmocka_unit_test(test_worker_split),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

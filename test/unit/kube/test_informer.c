@@ -1,0 +1,396 @@
+/* The list+watch engine and the informer against a scripted API server on the same loop:
+ * paginated list, watch from the list's resourceVersion, a dropped connection, bookmarks, 410
+ * as an ERROR event and as the HTTP status, stale events, clean stream ends, backoff. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/kube/kube.h"
+#include "test/unit/kube/fake_server.h"
+
+struct ctx {
+    uv_loop_t loop;
+    struct fake_server srv;
+    struct kube_client *c;
+    char server[64];
+    char reqs[32][512]; /* request paths in order */
+    uint64_t req_at[32];
+    int nreq;
+    char log[64][96]; /* informer callbacks */
+    int nlog;
+    int scenario;
+    bool stop;
+};
+
+static char *pod(const char *name, int rv)
+{
+    static char buf[4][512];
+    static int i;
+    char *b = buf[i++ % 4];
+    snprintf(b, 512,
+             "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"%s\","
+             "\"namespace\":\"bench\",\"resourceVersion\":\"%d\",\"labels\":{\"app\":\"pg\"},"
+             "\"managedFields\":[{\"manager\":\"kubectl\"}]},\"spec\":{\"big\":\"x\"}}",
+             name, rv);
+    return b;
+}
+
+static void event(struct fs_conn *c, const char *type, const char *obj, size_t split)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof(line), "{\"type\":\"%s\",\"object\":%s}\n", type, obj);
+    /* write a line in odd pieces so events straddle chunks */
+    size_t at = split && split < (size_t)n ? split : (size_t)n;
+    fs_stream_chunk(c, line, at);
+    fs_stream_chunk(c, line + at, (size_t)n - at);
+}
+
+static void list_page(struct fs_conn *c, const char *rv, const char *cont, const char *a,
+                      const char *b)
+{
+    char body[2048];
+    snprintf(body, sizeof(body),
+             "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"%s\""
+             "%s%s%s},\"items\":[%s%s%s]}",
+             rv, cont ? ",\"continue\":\"" : "", cont ? cont : "", cont ? "\"" : "", a ? a : "",
+             a && b ? "," : "", b ? b : "");
+    fs_json(c, 200, body);
+}
+
+/* The main scenario, one step per request. */
+static void script_main(struct ctx *x, struct fs_conn *c, int n)
+{
+    switch (n) {
+    case 0:
+        list_page(c, "20", "c1", pod("a", 10), NULL);
+        break;
+    case 1:
+        list_page(c, "20", NULL, pod("b", 11), NULL);
+        break;
+    case 2:
+        fs_stream_begin(c, 200);
+        event(c, "ADDED", pod("c", 21), 7);
+        event(c, "MODIFIED", pod("a", 22), 100);
+        event(c, "BOOKMARK",
+              "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"30\"}}",
+              0);
+        fs_stream_chunk(c, "{\"type\":\"MODIF", 15); /* half an event, then the line drops */
+        fs_drop(c);
+        break;
+    case 3:
+        fs_stream_begin(c, 200);
+        event(c, "ERROR",
+              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":"
+              "\"too old resource version: 30 (35)\",\"reason\":\"Expired\",\"code\":410}",
+              40);
+        event(c, "MODIFIED", pod("a", 99), 0); /* after the ERROR: must be ignored */
+        break;
+    case 4:
+        list_page(c, "40", NULL, pod("a", 22), pod("c", 21));
+        break;
+    case 5:
+        fs_status(c, 410, "Expired", "too old resource version: 40 (45)");
+        break;
+    case 6:
+        list_page(c, "50", NULL, pod("a", 45), pod("c", 21));
+        break;
+    case 7:
+        fs_stream_begin(c, 200);
+        event(c, "MODIFIED", pod("a", 44), 3); /* stale: older than the cached 45 */
+        event(c, "MODIFIED", pod("c", 51), 0);
+        event(c, "DELETED", pod("c", 52), 0);
+        event(c, "ADDED", pod("d", 53), 0);
+        fs_stream_end(c); /* timeoutSeconds elapsed */
+        break;
+    default:
+        fs_stream_begin(c, 200); /* stays open */
+        x->stop = true;
+        break;
+    }
+}
+
+/* Watches fail with 500 three times; the reconnects back off. */
+static void script_backoff(struct ctx *x, struct fs_conn *c, int n)
+{
+    if (n == 0) {
+        list_page(c, "5", NULL, pod("a", 5), NULL);
+    } else if (n <= 3) {
+        fs_status(c, 500, "InternalError", "etcd unavailable");
+    } else {
+        fs_stream_begin(c, 200);
+        x->stop = true;
+    }
+}
+
+/* The continue token expires between pages: the list starts over. */
+static void script_expired_continue(struct ctx *x, struct fs_conn *c, int n)
+{
+    if (n == 0)
+        list_page(c, "5", "c1", pod("a", 5), NULL);
+    else if (n == 1)
+        fs_status(c, 410, "Expired", "The provided continue parameter is too old");
+    else if (n == 2)
+        list_page(c, "9", "c2", pod("a", 6), NULL);
+    else if (n == 3)
+        list_page(c, "9", NULL, pod("b", 7), NULL);
+    else {
+        fs_stream_begin(c, 200);
+        x->stop = true;
+    }
+}
+
+static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
+{
+    (void)s;
+    struct ctx *x = ud;
+    int n = x->nreq;
+    if (n < 32) {
+        snprintf(x->reqs[n], sizeof(x->reqs[0]), "%.500s", r->path);
+        x->req_at[n] = uv_now(&x->loop);
+    }
+    x->nreq++;
+    if (x->scenario == 0)
+        script_main(x, c, n);
+    else if (x->scenario == 1)
+        script_backoff(x, c, n);
+    else
+        script_expired_continue(x, c, n);
+}
+
+static void logf_(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct ctx *x, const char *fmt, ...)
+{
+    if (x->nlog >= 64)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->log[x->nlog++], sizeof(x->log[0]), fmt, ap);
+    va_end(ap);
+}
+
+static const char *name_of(const cJSON *o)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "name")->valuestring;
+}
+
+static const char *rv_of(const cJSON *o)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "resourceVersion")->valuestring;
+}
+
+static void on_add(const cJSON *o, void *ud)
+{
+    logf_(ud, "add %s %s", name_of(o), rv_of(o));
+    assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "managedFields"));
+    assert_null(cJSON_GetObjectItem(o, "spec")); /* the transform ran */
+}
+
+static void on_update(const cJSON *a, const cJSON *b, void *ud)
+{
+    logf_(ud, "update %s %s->%s", name_of(b), rv_of(a), rv_of(b));
+}
+
+static void on_delete(const cJSON *o, void *ud)
+{
+    logf_(ud, "delete %s %s", name_of(o), rv_of(o));
+}
+static void on_synced(void *ud)
+{
+    logf_(ud, "synced");
+}
+static void transform(cJSON *o, void *ud)
+{
+    (void)ud;
+    cJSON_DeleteItemFromObject(o, "spec");
+}
+
+static struct ctx *ctx_new(int scenario)
+{
+    struct ctx *x = calloc(1, sizeof(*x));
+    x->scenario = scenario;
+    uv_loop_init(&x->loop);
+    assert_int_equal(fs_start(&x->srv, &x->loop, handler, x), 0);
+    snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
+    struct kube_config cfg = {.server = x->server};
+    assert_int_equal(kube_client_new(&x->loop, &cfg, &x->c), 0);
+    return x;
+}
+
+static void run_until_stop(struct ctx *x, int max_ms)
+{
+    uint64_t start = uv_now(&x->loop);
+    while (!x->stop && uv_now(&x->loop) - start < (uint64_t)max_ms)
+        uv_run(&x->loop, UV_RUN_ONCE);
+    for (int i = 0; i < 5; i++)
+        uv_run(&x->loop, UV_RUN_NOWAIT);
+    assert_true(x->stop);
+}
+
+static void ctx_free(struct ctx *x)
+{
+    kube_client_free(x->c);
+    fs_stop(&x->srv);
+    uv_run(&x->loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&x->loop), 0);
+    free(x);
+}
+
+static const char *query_param(const char *path, const char *key, char *out, size_t n)
+{
+    char k[64];
+    snprintf(k, sizeof(k), "%s=", key);
+    const char *p = strstr(path, k);
+    if (!p)
+        return NULL;
+    p += strlen(k);
+    size_t l = strcspn(p, "&");
+    snprintf(out, n, "%.*s", (int)l, p);
+    return out;
+}
+
+static void test_informer_through_410s(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(0);
+    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform};
+    struct kube_informer *inf;
+    assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", "app=pg", &h, x, &inf), 0);
+    assert_false(kube_informer_synced(inf));
+    assert_int_equal(kube_informer_start(inf), 0);
+    run_until_stop(x, 10000);
+
+    const char *want[] = {
+        "add a 10",        "add b 11",        "synced",   /* paginated list */
+        "add c 21",        "update a 10->22",             /* watch; then dropped */
+        "delete b 11",     "synced",                      /* ERROR 410 -> relist */
+        "update a 22->45", "synced",                      /* HTTP 410 -> relist */
+        "update c 21->51", "delete c 52",     "add d 53", /* stale a@44 dropped */
+    };
+    size_t nwant = sizeof(want) / sizeof(want[0]);
+    for (int i = 0; i < x->nlog; i++)
+        print_message("  %s\n", x->log[i]);
+    assert_int_equal(x->nlog, (int)nwant);
+    for (size_t i = 0; i < nwant; i++)
+        assert_string_equal(x->log[i], want[i]);
+
+    /* the requests: pages, then watches from the right resourceVersions */
+    char v[64];
+    assert_int_equal(x->nreq, 9);
+    assert_string_equal(x->reqs[0],
+                        "/api/v1/namespaces/bench/pods?labelSelector=app%3Dpg&limit=500");
+    assert_string_equal(
+        x->reqs[1], "/api/v1/namespaces/bench/pods?labelSelector=app%3Dpg&limit=500&continue=c1");
+    const int watches[] = {2, 3, 5, 7, 8};
+    const char *rvs[] = {"20", "30", "40", "50", "53"};
+    for (int i = 0; i < 5; i++) {
+        const char *p = x->reqs[watches[i]];
+        assert_non_null(strstr(p, "/api/v1/namespaces/bench/pods?labelSelector=app%3Dpg&watch=1"));
+        assert_string_equal(query_param(p, "resourceVersion", v, sizeof(v)), rvs[i]);
+        assert_string_equal(query_param(p, "allowWatchBookmarks", v, sizeof(v)), "true");
+        long t = atol(query_param(p, "timeoutSeconds", v, sizeof(v)));
+        assert_true(t >= 300 && t <= 600);
+    }
+    assert_null(strstr(x->reqs[4], "watch=1"));
+    assert_null(strstr(x->reqs[6], "watch=1"));
+    /* the drop was followed by a jittered backoff of 100..200 ms */
+    uint64_t gap = x->req_at[3] - x->req_at[2];
+    assert_true(gap >= 90 && gap <= 400);
+
+    assert_true(kube_informer_synced(inf));
+    assert_int_equal(kube_informer_count(inf), 2);
+    const cJSON *a = kube_informer_get(inf, "bench", "a");
+    assert_non_null(a);
+    assert_string_equal(rv_of(a), "45");
+    assert_non_null(kube_informer_get(inf, "bench", "d"));
+    assert_null(kube_informer_get(inf, "bench", "c"));
+    assert_null(kube_informer_get(inf, "other", "a"));
+
+    struct kube_client_stats st;
+    kube_client_stats(x->c, &st);
+    assert_int_equal(st.relists, 2);
+    assert_int_equal(st.watch_restarts, 2);
+    kube_informer_free(inf);
+    ctx_free(x);
+}
+
+static void count_list(cJSON *items, const char *rv, void *ud)
+{
+    struct ctx *x = ud;
+    logf_(x, "list %d rv=%s", cJSON_GetArraySize(items), rv);
+    cJSON_Delete(items);
+}
+
+static void count_event(enum kube_event_type t, cJSON *obj, void *ud)
+{
+    logf_(ud, "event %d", (int)t);
+    cJSON_Delete(obj);
+}
+
+static void test_watch_backoff(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(1);
+    struct kube_watch_opts o = {.backoff_min_ms = 40, .backoff_max_ms = 1000, .timeout_seconds = 5};
+    struct kube_watch_handlers h = {count_list, count_event};
+    struct kube_watch *w;
+    assert_int_equal(kube_watch_new(x->c, &KUBE_PODS, NULL, &o, &h, x, &w), 0);
+    assert_string_equal(kube_watch_resource_version(w), "");
+    assert_int_equal(kube_watch_start(w), 0);
+    run_until_stop(x, 10000);
+    assert_int_equal(x->nreq, 5);
+    assert_string_equal(x->reqs[0], "/api/v1/pods?limit=500");
+    /* attempts n=0,1,2 wait in [d/2, d] for d = 40, 80, 160 */
+    for (int i = 0; i < 3; i++) {
+        uint64_t gap = x->req_at[i + 2] - x->req_at[i + 1];
+        uint64_t d = 40u << i;
+        if (gap + 2 < d / 2 || gap > d + 60)
+            fail_msg("retry %d after %llu ms, want %llu..%llu", i, (unsigned long long)gap,
+                     (unsigned long long)d / 2, (unsigned long long)d);
+        char v[64];
+        assert_string_equal(query_param(x->reqs[i + 2], "resourceVersion", v, sizeof(v)), "5");
+        long t = atol(query_param(x->reqs[i + 2], "timeoutSeconds", v, sizeof(v)));
+        assert_true(t >= 5 && t <= 10);
+    }
+    assert_string_equal(kube_watch_resource_version(w), "5");
+    assert_int_equal(x->nlog, 1);
+    assert_string_equal(x->log[0], "list 1 rv=5");
+    kube_watch_free(w);
+    ctx_free(x);
+}
+
+static void test_expired_continue(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(2);
+    struct kube_watch_handlers h = {count_list, count_event};
+    struct kube_watch *w;
+    assert_int_equal(kube_watch_new(x->c, &KUBE_JOBS, "ns1", NULL, &h, x, &w), 0);
+    assert_int_equal(kube_watch_start(w), 0);
+    run_until_stop(x, 5000);
+    assert_int_equal(x->nreq, 5);
+    assert_string_equal(x->reqs[2], "/apis/batch/v1/namespaces/ns1/jobs?limit=500");
+    assert_string_equal(x->reqs[3], "/apis/batch/v1/namespaces/ns1/jobs?limit=500&continue=c2");
+    /* only the complete second list is delivered, with both pages */
+    assert_int_equal(x->nlog, 1);
+    assert_string_equal(x->log[0], "list 2 rv=9");
+    kube_watch_free(w);
+    ctx_free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_informer_through_410s),
+        cmocka_unit_test(test_watch_backoff),
+        cmocka_unit_test(test_expired_continue),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
