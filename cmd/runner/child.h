@@ -10,8 +10,7 @@
 
 struct child;
 /* stream: 1 = stdout, 2 = stderr. data is valid during the call only. */
-typedef void (*child_data_cb)(struct child *c, int stream, const char *data, size_t len,
-                              void *ctx);
+typedef void (*child_data_cb)(struct child *c, int stream, const char *data, size_t len, void *ctx);
 /* Called once after the process exited and both pipes reached EOF. */
 typedef void (*child_done_cb)(struct child *c, void *ctx);
 

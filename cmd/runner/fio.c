@@ -239,8 +239,8 @@ int runner_cmd_fio(int argc, char **argv)
     log_info("runner", "starting %s", cmd ? cmd : fo.fio_path);
     free(cmd);
 
-    struct fio_run f = {.loop = uv_default_loop(), .out = BUF_INIT((size_t)64 << 20),
-                        .err = BUF_INIT(0)};
+    struct fio_run f = {
+        .loop = uv_default_loop(), .out = BUF_INIT((size_t)64 << 20), .err = BUF_INIT(0)};
     int rc = child_spawn(&f.child, f.loop, av.argv, NULL, fio_data, fio_done, &f);
     if (rc < 0) {
         bench_argv_free(&av);
@@ -253,6 +253,8 @@ int runner_cmd_fio(int argc, char **argv)
     f.sigint.data = &f;
     uv_signal_start(&f.sigterm, fio_signal, SIGTERM);
     uv_signal_start(&f.sigint, fio_signal, SIGINT);
+    if (runner_stop_signal)
+        fio_signal(&f.sigterm, (int)runner_stop_signal);
     uv_run(f.loop, UV_RUN_DEFAULT);
     uv_loop_close(f.loop);
     bench_argv_free(&av);
@@ -289,8 +291,7 @@ int runner_cmd_fio(int argc, char **argv)
     if (prc == 0 && bench_result_add_fio(r, res))
         abort();
     if (prc != 0) {
-        snprintf(msg, sizeof(msg), "cannot parse fio output: %s",
-                 perr[0] ? perr : strerror(-prc));
+        snprintf(msg, sizeof(msg), "cannot parse fio output: %s", perr[0] ? perr : strerror(-prc));
         bench_result_add_error(r, msg);
     }
     for (size_t i = 0; prc == 0 && i < res->njobs; i++) {

@@ -23,7 +23,8 @@ static const char usage_text[] =
     "  pgbench init --scale N [--foreign-keys] [--partitions N] [--skip-if-initialized]\n"
     "               [--create-database] [--wait-timeout S] [connection flags] [-- extra args]\n"
     "  pgbench run  --clients N --threads N (--duration S | --transactions N)\n"
-    "               [--builtin NAME[@W]] [--script FILE[@W]]... [--protocol simple|extended|prepared]\n"
+    "               [--builtin NAME[@W]] [--script FILE[@W]]... [--protocol "
+    "simple|extended|prepared]\n"
     "               [--rate R] [--latency-limit MS] [--no-vacuum] [--connect] [--max-tries N]\n"
     "               [--failures-detailed] [--per-statement] [--progress S] [--wait-events]\n"
     "               [--server-settings] [--replica-lag] [--replica-timeout S] [--wait-timeout S]\n"
@@ -44,7 +45,10 @@ static const char usage_text[] =
     "output: the result JSON (schemaVersion 1) is the last line of stdout; a summary goes to\n"
     "stderr. Exit codes: 0 ok, 1 usage/config error, 2 ran but incomplete, 3 target unreachable.\n";
 
-static void usage(FILE *f) { fputs(usage_text, f); }
+static void usage(FILE *f)
+{
+    fputs(usage_text, f);
+}
 
 static int cmd_parse_pgbench(int argc, char **argv)
 {
@@ -80,8 +84,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
     size_t len = 0;
     int rc = runner_read_stdin((size_t)256 << 20, &text, &len);
     if (rc)
-        return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "reading stdin: %s",
-                           strerror(-rc));
+        return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "reading stdin: %s", strerror(-rc));
     struct bench_pgbench_result *pg = NULL;
     rc = bench_pgbench_parse(text, len, &pg);
     free(text);
@@ -121,8 +124,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
     cJSON *r = bench_result_new(&m);
     if (!r)
         abort();
-    if (bench_result_add_pgbench(r, pg, tl && bench_hist_count(tl->hist) ? tl->hist : NULL,
-                                 NULL))
+    if (bench_result_add_pgbench(r, pg, tl && bench_hist_count(tl->hist) ? tl->hist : NULL, NULL))
         abort();
     if (logerr[0])
         bench_result_add_error(r, logerr);
@@ -225,6 +227,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return BENCH_EXIT_USAGE;
     }
+    runner_install_early_signals();
     const char *cmd = argv[i];
     const char *sub = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(cmd, "help") == 0) {

@@ -13,6 +13,24 @@
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
 
+volatile sig_atomic_t runner_stop_signal = 0;
+
+static void early_handler(int signum)
+{
+    runner_stop_signal = signum;
+}
+
+void runner_install_early_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = early_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: sleeps return EINTR */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
 void runner_conn_apply_env(const struct runner_conn_flags *f)
 {
     if (f->host)
@@ -116,7 +134,8 @@ void runner_emit(const cJSON *result)
         write_termination(compact);
         free(compact);
     } else {
-        write_termination("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}");
+        write_termination(
+            "{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}");
     }
     fflush(stderr);
     char *line = cJSON_PrintUnformatted(result);
@@ -161,8 +180,8 @@ int runner_fail(const char *kind, int exit_code, double start_time, const char *
 
 void runner_conn_error_text(const struct pg_error *err, char *dst, size_t n)
 {
-    snprintf(dst, n, "cannot connect to %s (%s): %s", err->target,
-             pg_error_class_name(err->cls), err->message);
+    snprintf(dst, n, "cannot connect to %s (%s): %s", err->target, pg_error_class_name(err->cls),
+             err->message);
 }
 
 int runner_read_stdin(size_t cap, char **out, size_t *len)

@@ -62,14 +62,16 @@ enum {
 };
 
 #define CONN_OPTIONS                                                                               \
-    {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},     \
+    {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},      \
         {"dbname", required_argument, NULL, OPT_DBNAME},                                           \
         {"user", required_argument, NULL, OPT_USER},                                               \
         {"sslmode", required_argument, NULL, OPT_SSLMODE},                                         \
         {"sslrootcert", required_argument, NULL, OPT_SSLROOTCERT},                                 \
         {"wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT},                               \
         {"create-database", no_argument, NULL, OPT_CREATE_DB},                                     \
-        {"help", no_argument, NULL, OPT_HELP}
+    {                                                                                              \
+        "help", no_argument, NULL, OPT_HELP                                                        \
+    }
 
 /* Options shared by init and run. */
 struct common_opts {
@@ -149,7 +151,7 @@ static int parse_double(const char *flag, const char *arg, double lo, double hi,
 static int connect_target(const struct common_opts *co, const char *appname, PGconn **conn,
                           char *msg, size_t n)
 {
-    struct pg_conninfo ci = {.appname = appname};
+    struct pg_conninfo ci = {.appname = appname, .cancel = &runner_stop_signal};
     struct pg_error err;
     int rc = pg_wait_ready(&ci, co->wait_timeout_s, conn, &err);
     if (rc == -ECONNREFUSED && err.cls == PG_ERR_DATABASE && co->create_db) {
@@ -162,6 +164,11 @@ static int connect_target(const struct common_opts *co, const char *appname, PGc
             return cerr.cls == PG_ERR_OTHER ? BENCH_EXIT_USAGE : BENCH_EXIT_UNREACHABLE;
         }
         rc = pg_wait_ready(&ci, co->wait_timeout_s, conn, &err);
+    }
+    if (rc == -ECANCELED) {
+        snprintf(msg, n, "terminated by signal %d while waiting for %.200s (last error: %s)",
+                 (int)runner_stop_signal, err.target, pg_error_class_name(err.cls));
+        return BENCH_EXIT_PARTIAL;
     }
     if (rc) {
         runner_conn_error_text(&err, msg, n);
@@ -230,8 +237,9 @@ static void log_progress(struct load *l)
     while (l->timeline_logged < l->pg->ntimeline) {
         const struct bench_timeline_point *p = &l->pg->timeline[l->timeline_logged++];
         if (p->failed >= 0)
-            log_info("pgbench", "progress t=%.0fs tps=%.1f latency=%.3fms stddev=%.3fms failed=%lld",
-                     p->t, p->tps, p->latency_ms, p->stddev_ms, (long long)p->failed);
+            log_info("pgbench",
+                     "progress t=%.0fs tps=%.1f latency=%.3fms stddev=%.3fms failed=%lld", p->t,
+                     p->tps, p->latency_ms, p->stddev_ms, (long long)p->failed);
         else
             log_info("pgbench", "progress t=%.0fs tps=%.1f latency=%.3fms stddev=%.3fms", p->t,
                      p->tps, p->latency_ms, p->stddev_ms);
@@ -305,8 +313,8 @@ static void on_signal(uv_signal_t *s, int signum)
     struct load *l = s->data;
     l->signal = signum;
     if (l->child_started && !l->child.exited) {
-        log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum,
-                 l->argv[0], (int)l->child.pid);
+        log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum, l->argv[0],
+                 (int)l->child.pid);
         child_kill(&l->child, signum);
         return;
     }
@@ -325,6 +333,14 @@ static void load_run(struct load *l)
     uv_signal_start(&l->sigint, on_signal, SIGINT);
     uv_timer_init(l->loop, &l->barrier);
     l->barrier.data = l;
+    if (runner_stop_signal) {
+        /* a signal arrived before the loop took the signals over */
+        l->signal = (int)runner_stop_signal;
+        log_warn("runner", "received signal %d before the load started", l->signal);
+        load_finish(l);
+        uv_run(l->loop, UV_RUN_DEFAULT);
+        return;
+    }
 
     double delay = 0;
     const char *at = getenv("BENCH_START_AT");
@@ -363,14 +379,20 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* "pgbench-runner<what>:<worker>:<token>": unique per process (pods all have pid 1, so the
+ * token is random), the same token for the load and the diagnostics connection. */
 static char *make_appname(const char *what)
 {
+    static unsigned token;
+    if (!token) {
+        if (getentropy(&token, sizeof(token)) != 0)
+            token = (unsigned)(runner_now() * 1e6) ^ ((unsigned)getpid() << 16);
+        token |= 1;
+    }
     char *s = malloc(96);
     if (!s)
         abort();
-    int w = runner_worker_index();
-    unsigned r = (unsigned)(runner_now() * 1000.0) ^ ((unsigned)getpid() << 16);
-    snprintf(s, 96, "pgbench-runner%s:%d:%d:%x", what, w, (int)getpid(), r & 0xffffu);
+    snprintf(s, 96, "pgbench-runner%s:%d:%08x", what, runner_worker_index(), token);
     return s;
 }
 
@@ -470,8 +492,10 @@ int runner_cmd_pgbench_init(int argc, char **argv)
         }
     }
     if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-        return runner_fail(kind, BENCH_EXIT_USAGE, start, "unexpected argument %s (extra "
-                           "pgbench arguments go after --)", argv[optind]);
+        return runner_fail(kind, BENCH_EXIT_USAGE, start,
+                           "unexpected argument %s (extra "
+                           "pgbench arguments go after --)",
+                           argv[optind]);
     if (!io.scale)
         return runner_fail(kind, BENCH_EXIT_USAGE, start, "--scale is required");
     io.extra_args = (const char *const *)(argv + optind);
@@ -502,8 +526,8 @@ int runner_cmd_pgbench_init(int argc, char **argv)
     }
     PQfinish(conn);
 
-    struct bench_result_meta m = {.kind = kind, .worker = runner_worker_index(),
-                                  .start_time = start, .child_exit = -1};
+    struct bench_result_meta m = {
+        .kind = kind, .worker = runner_worker_index(), .start_time = start, .child_exit = -1};
     cJSON *r = NULL;
     int exit_code = BENCH_EXIT_OK;
     if (initialized) {
@@ -574,7 +598,8 @@ emit:
  * pgbench run
  * ------------------------------------------------------------------------------------------- */
 
-static cJSON *lag_json(const struct pg_replica_wait *w, bool waited, const struct pg_lag_samples *lag)
+static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
+                       const struct pg_lag_samples *lag)
 {
     cJSON *o = waited ? pg_replica_wait_to_json(w) : cJSON_CreateObject();
     if (!o)
@@ -825,12 +850,15 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     else
         log_warn("runner", "cannot read server settings: %s", msg);
     if (have_si && si->database_bytes <= si->shared_buffers_bytes)
-        log_warn("runner", "dataset (%lld bytes) fits in shared_buffers (%lld bytes): the run "
+        log_warn("runner",
+                 "dataset (%lld bytes) fits in shared_buffers (%lld bytes): the run "
                  "measures memory, not storage",
                  (long long)si->database_bytes, (long long)si->shared_buffers_bytes);
 
     if (replica_lag) {
-        if (pg_replica_catchup(conn, replica_timeout, &rw, msg, sizeof(msg)) == 0) {
+        int crc =
+            pg_replica_catchup(conn, replica_timeout, &runner_stop_signal, &rw, msg, sizeof(msg));
+        if (crc == 0 || crc == -ECANCELED) {
             replica_waited = true;
             if (rw.caught_up)
                 log_info("runner", "replication: %s", rw.message);
@@ -926,14 +954,15 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     }
     if (l->signal) {
         snprintf(msg, sizeof(msg), "terminated by signal %d (%s)%s", l->signal,
-                 l->signal == SIGTERM ? "SIGTERM" : l->signal == SIGINT ? "SIGINT" : "signal",
+                 l->signal == SIGTERM  ? "SIGTERM"
+                 : l->signal == SIGINT ? "SIGINT"
+                                       : "signal",
                  l->child_started ? "; forwarded to pgbench, partial results" : " before start");
         bench_result_add_error(r, msg);
     }
     if (l->child_started && !pg->summary_seen && !l->signal && exit_code != BENCH_EXIT_OK &&
         pg->nerrors == 0) {
-        snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary",
-                 child_exit);
+        snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary", child_exit);
         bench_result_add_error(r, msg);
     }
     if (replica_waited && !rw.caught_up) {

@@ -4,6 +4,7 @@
 #define PGBO_RUNNER_RUNNER_H
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,6 +17,11 @@ struct runner_conn_flags {
     const char *host, *port, *dbname, *user, *sslmode, *sslrootcert;
 };
 void runner_conn_apply_env(const struct runner_conn_flags *f);
+
+/* Set to the signal number by the early SIGTERM/SIGINT handler (before the libuv loop takes the
+ * signals over), so that blocking waits can stop and a result is still printed. */
+extern volatile sig_atomic_t runner_stop_signal;
+void runner_install_early_signals(void);
 
 /* JOB_COMPLETION_INDEX, or -1 when unset/invalid. */
 int runner_worker_index(void);

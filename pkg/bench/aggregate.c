@@ -71,8 +71,14 @@ static void acc_add(struct acc *a, double v)
     a->sum += v;
     a->n++;
 }
-static double acc_sum(const struct acc *a) { return a->n ? a->sum : NAN; }
-static double acc_max(const struct acc *a) { return a->n ? a->max : NAN; }
+static double acc_sum(const struct acc *a)
+{
+    return a->n ? a->sum : NAN;
+}
+static double acc_max(const struct acc *a)
+{
+    return a->n ? a->max : NAN;
+}
 
 /* Weighted mean and pooled stddev from (mean, sd, weight) triples. */
 struct pool {
@@ -90,7 +96,10 @@ static void pool_add(struct pool *p, double mean, double sd, double w)
     p->wm2 += w * ((isfinite(sd) ? sd * sd : 0) + mean * mean);
     p->n++;
 }
-static double pool_mean(const struct pool *p) { return p->n ? p->wm / p->w : NAN; }
+static double pool_mean(const struct pool *p)
+{
+    return p->n ? p->wm / p->w : NAN;
+}
 static double pool_sd(const struct pool *p)
 {
     if (!p->n || p->sd_missing)
@@ -157,9 +166,18 @@ static void merge_worst(cJSON *dst, const cJSON *src)
 }
 
 static const char *const sum_keys[] = {
-    "transactionsProcessed", "transactionsTarget", "failedTransactions", "serializationFailures",
-    "deadlockFailures",      "retried",            "retries",            "skipped",
-    "aboveLatencyLimit",     "abortedClients",     "tps",                "tpsIncludingConnect",
+    "transactionsProcessed",
+    "transactionsTarget",
+    "failedTransactions",
+    "serializationFailures",
+    "deadlockFailures",
+    "retried",
+    "retries",
+    "skipped",
+    "aboveLatencyLimit",
+    "abortedClients",
+    "tps",
+    "tpsIncludingConnect",
 };
 
 static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
@@ -381,7 +399,8 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
             for (int k = 0; k < 2; k++) {
                 double v = num(st, counts[k]);
                 if (isfinite(v))
-                    set_num(o, counts[k], (isfinite(num(o, counts[k])) ? num(o, counts[k]) : 0) + v);
+                    set_num(o, counts[k],
+                            (isfinite(num(o, counts[k])) ? num(o, counts[k]) : 0) + v);
             }
         }
     }
@@ -432,7 +451,8 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
                 set_num(o, "_w", num(o, "_w") + tx);
                 set_num(o, "_wl", num(o, "_wl") + tx * num(sc, "latencyAvgMs"));
             }
-            set_num(o, "latencyStddevMs", NAN); /* per-script stddev cannot be pooled exactly here */
+            set_num(o, "latencyStddevMs",
+                    NAN); /* per-script stddev cannot be pooled exactly here */
         }
     }
     cJSON *o;
@@ -550,10 +570,8 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         fail(err, errlen, "no worker result to aggregate");
         return NULL;
     }
-    struct bench_result_meta m = {.kind = get(first, "kind")->valuestring,
-                                  .worker = -1,
-                                  .child_exit = -1,
-                                  .complete = true};
+    struct bench_result_meta m = {
+        .kind = get(first, "kind")->valuestring, .worker = -1, .child_exit = -1, .complete = true};
     cJSON *out = bench_result_new(&m);
     if (!out) {
         fail(err, errlen, "out of memory");

@@ -12,7 +12,10 @@ struct bench_argv {
     size_t cap;
 };
 
-#define BENCH_ARGV_INIT {NULL, 0, 0}
+#define BENCH_ARGV_INIT                                                                            \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Appends a copy of s. Returns 0 or -ENOMEM. */
 int bench_argv_push(struct bench_argv *a, const char *s);

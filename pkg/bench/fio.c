@@ -25,8 +25,9 @@ __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, 
     return -EINVAL;
 }
 
-static const char *const zeroing[] = {"gtod_reduce", "disable_lat", "disable_clat",
-                                      "disable_slat", "disable_bw_measurement", "disable_bw"};
+static const char *const zeroing[] = {
+    "gtod_reduce", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
+    "disable_bw"};
 
 bool bench_fio_option_zeroes_latency(const char *name)
 {
@@ -43,12 +44,38 @@ bool bench_fio_option_zeroes_latency(const char *name)
 
 /* allowed passthrough options; value syntax checked by safe_value */
 static const char *const fio_allowed[] = {
-    "ramp_time", "randrepeat", "norandommap", "refill_buffers", "buffer_compress_percentage",
-    "rwmixread", "rwmixwrite", "rate_iops", "rate", "thinktime", "invalidate", "end_fsync",
-    "nrfiles", "fallocate", "random_distribution", "percentile_list", "file_service_type",
-    "iodepth_batch_submit", "iodepth_batch_complete_min", "sync", "create_on_open",
-    "random_generator", "lat_percentiles", "clat_percentiles", "overwrite", "fsync_on_close",
-    "zero_buffers", "scramble_buffers", "unlink", "loops", "offset", "startdelay",
+    "ramp_time",
+    "randrepeat",
+    "norandommap",
+    "refill_buffers",
+    "buffer_compress_percentage",
+    "rwmixread",
+    "rwmixwrite",
+    "rate_iops",
+    "rate",
+    "thinktime",
+    "invalidate",
+    "end_fsync",
+    "nrfiles",
+    "fallocate",
+    "random_distribution",
+    "percentile_list",
+    "file_service_type",
+    "iodepth_batch_submit",
+    "iodepth_batch_complete_min",
+    "sync",
+    "create_on_open",
+    "random_generator",
+    "lat_percentiles",
+    "clat_percentiles",
+    "overwrite",
+    "fsync_on_close",
+    "zero_buffers",
+    "scramble_buffers",
+    "unlink",
+    "loops",
+    "offset",
+    "startdelay",
 };
 
 static int safe_value(const char *v)
@@ -76,8 +103,7 @@ int bench_fio_check_extra(const char *arg, char *err, size_t errlen)
     memcpy(opt, name, n);
     opt[n] = '\0';
     if (bench_fio_option_zeroes_latency(opt))
-        return fail(err, errlen, "fio option %s is refused: it disables latency measurement",
-                    opt);
+        return fail(err, errlen, "fio option %s is refused: it disables latency measurement", opt);
     if ((!strcmp(opt, "lat_percentiles") || !strcmp(opt, "clat_percentiles")) &&
         strcmp(eq + 1, "1") != 0)
         return fail(err, errlen, "fio option %s=%.16s is refused: percentiles are required", opt,
@@ -129,13 +155,12 @@ static int one_of(const char *s, const char *const *list)
     return 0;
 }
 
-int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err,
-                   size_t errlen)
+int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err, size_t errlen)
 {
-    static const char *const rws[] = {"read", "write", "randread", "randwrite", "rw", "randrw",
-                                      "readwrite", NULL};
-    static const char *const engines[] = {"libaio", "io_uring", "psync", "sync", "posixaio",
-                                          "pvsync", "pvsync2", NULL};
+    static const char *const rws[] = {"read", "write",  "randread",  "randwrite",
+                                      "rw",   "randrw", "readwrite", NULL};
+    static const char *const engines[] = {"libaio",   "io_uring", "psync",   "sync",
+                                          "posixaio", "pvsync",   "pvsync2", NULL};
     struct bench_argv a = BENCH_ARGV_INIT;
     int rc;
     if (!o->directory || o->directory[0] != '/' || strchr(o->directory, ':') ||
@@ -154,8 +179,8 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
             if (!strcmp(o->jobs[k].name, j->name))
                 return fail(err, errlen, "fio job %zu: duplicate name %s", i, j->name);
         if (j->rw && !one_of(j->rw, rws))
-            return fail(err, errlen, "fio job %s: rw must be read|write|randread|randwrite|rw|randrw",
-                        j->name);
+            return fail(err, errlen,
+                        "fio job %s: rw must be read|write|randread|randwrite|rw|randrw", j->name);
         if (j->bs && !valid_size(j->bs))
             return fail(err, errlen, "fio job %s: invalid bs '%.32s'", j->name, j->bs);
         if (!j->size || !valid_size(j->size))
@@ -167,9 +192,10 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
         if (j->runtime_s < 0)
             return fail(err, errlen, "fio job %s: runtime must be >= 0", j->name);
         if (j->ioengine && !one_of(j->ioengine, engines))
-            return fail(err, errlen,
-                        "fio job %s: ioengine must be libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2",
-                        j->name);
+            return fail(
+                err, errlen,
+                "fio job %s: ioengine must be libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2",
+                j->name);
         if (j->fsync < 0 || j->fdatasync < 0)
             return fail(err, errlen, "fio job %s: fsync/fdatasync must be >= 0", j->name);
         if (j->fsync > 0 && j->fdatasync > 0)
@@ -187,6 +213,8 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
         rc = bench_argv_pushf(&a, "--directory=%s", o->directory);
     if (!rc)
         rc = bench_argv_push(&a, "--group_reporting");
+    if (!rc) /* total latency percentiles too, not only completion latency */
+        rc = bench_argv_push(&a, "--lat_percentiles=1");
     for (size_t i = 0; !rc && i < o->nextra; i++)
         rc = bench_argv_push(&a, o->extra_args[i]);
     for (size_t i = 0; !rc && i < o->njobs; i++) {

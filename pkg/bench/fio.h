@@ -3,7 +3,8 @@
  * Each job of bench_fio_opts becomes one fio job on the command line, run one after the other
  * (--stonewall) in its own reporting group (--group_reporting merges a job's numjobs clones),
  * with --output-format=json. Options that make fio stop measuring latencies (gtod_reduce,
- * disable_lat, disable_clat, disable_slat, clat_percentiles=0, lat_percentiles=0 ...) are refused. */
+ * disable_lat, disable_clat, disable_slat, clat_percentiles=0, lat_percentiles=0 ...) are refused.
+ */
 #ifndef PGBO_BENCH_FIO_H
 #define PGBO_BENCH_FIO_H
 
@@ -15,29 +16,29 @@
 #include <stdint.h>
 
 struct bench_fio_job_opts {
-    const char *name;    /* [A-Za-z0-9_.-]{1,63} */
-    const char *rw;      /* read|write|randread|randwrite|rw|randrw|readwrite (default randrw) */
-    const char *bs;      /* size with optional k/m/g suffix, e.g. "8k" (default "4k") */
-    int iodepth;         /* >= 1 (default 1) */
-    int numjobs;         /* >= 1 (default 1) */
-    const char *size;    /* per-clone file size, e.g. "1G" (required) */
-    int runtime_s;       /* > 0: --runtime=N --time_based; 0: until size is done */
-    bool direct;         /* --direct=1 */
+    const char *name;     /* [A-Za-z0-9_.-]{1,63} */
+    const char *rw;       /* read|write|randread|randwrite|rw|randrw|readwrite (default randrw) */
+    const char *bs;       /* size with optional k/m/g suffix, e.g. "8k" (default "4k") */
+    int iodepth;          /* >= 1 (default 1) */
+    int numjobs;          /* >= 1 (default 1) */
+    const char *size;     /* per-clone file size, e.g. "1G" (required) */
+    int runtime_s;        /* > 0: --runtime=N --time_based; 0: until size is done */
+    bool direct;          /* --direct=1 */
     const char *ioengine; /* libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2 (default psync) */
-    int fsync;           /* --fsync=N when > 0 */
-    int fdatasync;       /* --fdatasync=N when > 0 */
+    int fsync;            /* --fsync=N when > 0 */
+    int fdatasync;        /* --fdatasync=N when > 0 */
 };
 
 struct bench_fio_opts {
     const char *fio_path;  /* default "fio" */
     const char *directory; /* required; absolute path, no ':' (fio's separator) */
     const struct bench_fio_job_opts *jobs;
-    size_t njobs; /* 1..64 */
+    size_t njobs;                  /* 1..64 */
     const char *const *extra_args; /* "--name=value" only; see bench_fio_check_extra */
     size_t nextra;
 };
 
-/* Builds: fio --output-format=json --directory=DIR --group_reporting [extra]
+/* Builds: fio --output-format=json --directory=DIR --group_reporting --lat_percentiles=1 [extra]
  *         --name=J1 --stonewall --rw=.. --bs=.. --iodepth=.. --numjobs=.. --size=..
  *         [--runtime=N --time_based] [--direct=1] --ioengine=.. [--fsync=N] [--fdatasync=N] ...
  * Returns 0 or -EINVAL (message in err). */
@@ -79,11 +80,11 @@ struct bench_fio_job_result {
     int error; /* fio's per-job "error" (errno) */
     struct bench_fio_dir read, write, trim;
     struct bench_fio_lat sync; /* fsync/fdatasync latency ("sync" -> "lat_ns") */
-    uint64_t sync_total_ios; /* max(sync.total_ios, sync latency samples) */
+    uint64_t sync_total_ios;   /* max(sync.total_ios, sync latency samples) */
 };
 
 struct bench_fio_result {
-    char version[32]; /* "fio-3.33" */
+    char version[32];  /* "fio-3.33" */
     int64_t timestamp; /* Unix seconds of the run, -1 when absent */
     struct bench_fio_job_result *jobs;
     size_t njobs;

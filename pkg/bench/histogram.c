@@ -6,13 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bench_hist_init(struct bench_hist *h) { memset(h, 0, sizeof(*h)); }
+void bench_hist_init(struct bench_hist *h)
+{
+    memset(h, 0, sizeof(*h));
+}
 
-struct bench_hist *bench_hist_new(void) { return calloc(1, sizeof(struct bench_hist)); }
+struct bench_hist *bench_hist_new(void)
+{
+    return calloc(1, sizeof(struct bench_hist));
+}
 
-void bench_hist_free(struct bench_hist *h) { free(h); }
+void bench_hist_free(struct bench_hist *h)
+{
+    free(h);
+}
 
-static int floor_log2(uint64_t v) { return 63 - __builtin_clzll(v); }
+static int floor_log2(uint64_t v)
+{
+    return 63 - __builtin_clzll(v);
+}
 
 int bench_hist_index(int64_t v)
 {
@@ -62,7 +74,10 @@ void bench_hist_add_n(struct bench_hist *h, int64_t v, uint64_t n)
     h->sum += (double)v * (double)n;
 }
 
-void bench_hist_add(struct bench_hist *h, int64_t v) { bench_hist_add_n(h, v, 1); }
+void bench_hist_add(struct bench_hist *h, int64_t v)
+{
+    bench_hist_add_n(h, v, 1);
+}
 
 void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src)
 {
@@ -107,9 +122,18 @@ int64_t bench_hist_percentile(const struct bench_hist *h, double pct)
     return h->max;
 }
 
-uint64_t bench_hist_count(const struct bench_hist *h) { return h->count; }
-int64_t bench_hist_min(const struct bench_hist *h) { return h->count ? h->min : 0; }
-int64_t bench_hist_max(const struct bench_hist *h) { return h->count ? h->max : 0; }
+uint64_t bench_hist_count(const struct bench_hist *h)
+{
+    return h->count;
+}
+int64_t bench_hist_min(const struct bench_hist *h)
+{
+    return h->count ? h->min : 0;
+}
+int64_t bench_hist_max(const struct bench_hist *h)
+{
+    return h->count ? h->max : 0;
+}
 double bench_hist_mean(const struct bench_hist *h)
 {
     return h->count ? h->sum / (double)h->count : 0.0;

@@ -47,7 +47,7 @@ struct bench_pgbench_script {
 
 /* Options of `pgbench run`, one to one with pgbench flags. Zero-initialise, then set. */
 struct bench_pgbench_run_opts {
-    const char *pgbench_path; /* default "pgbench" */
+    const char *pgbench_path;                /* default "pgbench" */
     const char *host, *port, *user, *dbname; /* optional; NULL = from the libpq environment */
 
     int clients;          /* -c, >= 1 */
@@ -70,10 +70,10 @@ struct bench_pgbench_run_opts {
     bool failures_detailed;       /* --failures-detailed; pgbench >= 15 only */
     bool per_statement;           /* -r */
     int progress_s;               /* -P, 0 = none */
-    const char *log_dir; /* -l --log-prefix=<log_dir>/pgbench_log when non-NULL: files
-                            <log_dir>/pgbench_log.<pid>[.<thread>] */
-    int pgbench_major;   /* major version of the pgbench binary, 0 = unknown (assume >= 15);
-                            used to refuse --max-tries/--failures-detailed on < 15 */
+    const char *log_dir;          /* -l --log-prefix=<log_dir>/pgbench_log when non-NULL: files
+                                     <log_dir>/pgbench_log.<pid>[.<thread>] */
+    int pgbench_major; /* major version of the pgbench binary, 0 = unknown (assume >= 15);
+                          used to refuse --max-tries/--failures-detailed on < 15 */
 
     const char *const *extra_args; /* validated passthrough, see bench_pgbench_check_extra */
     size_t nextra;
@@ -83,10 +83,10 @@ struct bench_pgbench_run_opts {
 struct bench_pgbench_init_opts {
     const char *pgbench_path; /* default "pgbench" */
     const char *host, *port, *user, *dbname;
-    int scale;         /* -s, >= 1 */
-    bool foreign_keys; /* --foreign-keys */
-    int partitions;    /* --partitions=N, 0 = none */
-    bool quiet;        /* -q: progress every 5 s instead of every 100000 rows */
+    int scale;                     /* -s, >= 1 */
+    bool foreign_keys;             /* --foreign-keys */
+    int partitions;                /* --partitions=N, 0 = none */
+    bool quiet;                    /* -q: progress every 5 s instead of every 100000 rows */
     const char *const *extra_args; /* validated passthrough (init allow-list) */
     size_t nextra;
 };
@@ -147,8 +147,8 @@ struct bench_timeline_point {
 int bench_pgbench_parse_progress(const char *line, size_t len, struct bench_timeline_point *out);
 
 struct bench_pgbench_statement {
-    int script;       /* 0-based script index ("SQL script 1" -> 0) */
-    char *command;    /* the statement text as printed (meta commands start with '\') */
+    int script;    /* 0-based script index ("SQL script 1" -> 0) */
+    char *command; /* the statement text as printed (meta commands start with '\') */
     double latency_ms;
     int64_t failures; /* -1 when pgbench did not print the column (< 15 or no failures column) */
     int64_t retries;  /* -1 when pgbench did not print the column */
@@ -160,8 +160,8 @@ struct bench_pgbench_script_stats {
     char *name; /* "<builtin: TPC-B (sort of)>" or the file name */
     int weight; /* -1 when absent */
     int64_t transactions;
-    int64_t failed; /* -1 when absent */
-    double tps;     /* NAN when absent */
+    int64_t failed;                           /* -1 when absent */
+    double tps;                               /* NAN when absent */
     double latency_avg_ms, latency_stddev_ms; /* NAN when absent */
 };
 
@@ -175,8 +175,8 @@ struct bench_pgbench_script_stats {
 /* Everything parsed from one pgbench run's console output. Numbers pgbench did not print are
  * NAN (doubles) or -1 (integers); they become JSON null in the result. */
 struct bench_pgbench_result {
-    char version[64];        /* client version, "15.18" ("" when absent) */
-    char server_version[64]; /* from "pgbench (14.20 (...), server 17.6)"; "" when same/absent */
+    char version[64];           /* client version, "15.18" ("" when absent) */
+    char server_version[64];    /* from "pgbench (14.20 (...), server 17.6)"; "" when same/absent */
     char transaction_type[256]; /* "<builtin: TPC-B (sort of)>", "multiple scripts", file */
     int64_t scale_factor;       /* "scaling factor: N" */
     char query_mode[16];        /* simple|extended|prepared */
@@ -191,9 +191,9 @@ struct bench_pgbench_result {
     double failed_pct;
     int64_t serialization_failures; /* "number of serialization failures" (>= 15 detailed) */
     int64_t deadlock_failures;
-    int64_t retried; /* "number of transactions retried" */
-    int64_t retries; /* "total number of retries" */
-    int64_t skipped; /* "number of transactions skipped" (-R -L) */
+    int64_t retried;             /* "number of transactions retried" */
+    int64_t retries;             /* "total number of retries" */
+    int64_t skipped;             /* "number of transactions skipped" (-R -L) */
     int64_t above_latency_limit; /* "number of transactions above the X ms latency limit" */
     double latency_limit_ms;     /* the X above */
 
@@ -201,18 +201,18 @@ struct bench_pgbench_result {
      * time)", <= 13 "(excluding connections establishing)", and with -C on >= 14 "(including
      * reconnection times)" (then also in tps_including_connect). */
     double tps;
-    double tps_including_connect; /* <= 13 "(including connections establishing)"; -C on >= 14 */
+    double tps_including_connect;   /* <= 13 "(including connections establishing)"; -C on >= 14 */
     bool latency_includes_failures; /* "latency average = X ms (including failures)" (>= 15,
                                        no -P/-R/-L: average from run time, failed ones counted) */
     double latency_avg_ms, latency_stddev_ms;
-    double initial_connection_ms; /* "initial connection time" (>= 14, without -C) */
-    double average_connection_ms; /* "average connection time" (>= 14, with -C) */
+    double initial_connection_ms;               /* "initial connection time" (>= 14, without -C) */
+    double average_connection_ms;               /* "average connection time" (>= 14, with -C) */
     double rate_lag_avg_ms, rate_lag_stddev_ms; /* "rate limit schedule lag: avg X (max Y) ms" */
     double rate_lag_max_ms;
 
-    int aborted_clients;   /* "client N aborted" lines counted (distinct lines) */
-    bool run_aborted;      /* "Run was aborted; the above results are incomplete." */
-    bool summary_seen;     /* "transaction type:" seen: the final report was printed */
+    int aborted_clients; /* "client N aborted" lines counted (distinct lines) */
+    bool run_aborted;    /* "Run was aborted; the above results are incomplete." */
+    bool summary_seen;   /* "transaction type:" seen: the final report was printed */
 
     struct bench_pgbench_statement *statements;
     size_t nstatements;
@@ -266,11 +266,11 @@ struct bench_txlog_entry {
     int client;
     int64_t transaction;
     enum bench_txlog_status status; /* "failed", "serialization", "deadlock" -> FAILED */
-    int64_t latency_us; /* -1 unless OK */
+    int64_t latency_us;             /* -1 unless OK */
     int script;
-    int64_t epoch_us;    /* time_epoch * 1e6 + time_us: when the transaction completed */
-    int64_t lag_us;      /* schedule lag, -1 when absent */
-    int64_t retries;     /* -1 when absent */
+    int64_t epoch_us; /* time_epoch * 1e6 + time_us: when the transaction completed */
+    int64_t lag_us;   /* schedule lag, -1 when absent */
+    int64_t retries;  /* -1 when absent */
 };
 
 /* Parses one log line. With one optional column after time_us it is the schedule lag when
@@ -284,9 +284,9 @@ struct bench_txlog {
     struct bench_hist *hist; /* owned; latencies of OK transactions, us */
     bool rate_limited;       /* set before feeding when the run used -R (see parse_line) */
     uint64_t ok, failed, skipped, malformed;
-    uint64_t retries;           /* sum of the retries column where present */
-    int64_t first_epoch_us;     /* earliest completion time, -1 when none */
-    int64_t last_epoch_us;      /* latest completion time, -1 when none */
+    uint64_t retries;              /* sum of the retries column where present */
+    int64_t first_epoch_us;        /* earliest completion time, -1 when none */
+    int64_t last_epoch_us;         /* latest completion time, -1 when none */
     struct bench_txlog_line *priv; /* partial-line buffer */
 };
 

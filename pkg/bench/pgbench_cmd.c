@@ -163,18 +163,18 @@ static int check_conn(const char *host, const char *port, const char *user, cons
 /* Option table for the passthrough allow-list. */
 enum xval { XV_NONE, XV_DEFINE, XV_SEED, XV_NAME, XV_METHOD, XV_STEPS, XV_FILLFACTOR, XV_SCALE };
 struct xopt {
-    const char *lng;  /* without "--" */
-    char shrt;        /* 0 = none */
+    const char *lng; /* without "--" */
+    char shrt;       /* 0 = none */
     enum xval val;
-    int init;         /* 1 = init only, 0 = run only */
+    int init; /* 1 = init only, 0 = run only */
 };
 static const struct xopt xopts[] = {
-    {"define", 'D', XV_DEFINE, 0},      {"random-seed", 0, XV_SEED, 0},
-    {"vacuum-all", 'v', XV_NONE, 0},    {"verbose-errors", 0, XV_NONE, 0},
-    {"exit-on-abort", 0, XV_NONE, 0},   {"scale", 's', XV_SCALE, 0},
-    {"unlogged-tables", 0, XV_NONE, 1}, {"tablespace", 0, XV_NAME, 1},
+    {"define", 'D', XV_DEFINE, 0},       {"random-seed", 0, XV_SEED, 0},
+    {"vacuum-all", 'v', XV_NONE, 0},     {"verbose-errors", 0, XV_NONE, 0},
+    {"exit-on-abort", 0, XV_NONE, 0},    {"scale", 's', XV_SCALE, 0},
+    {"unlogged-tables", 0, XV_NONE, 1},  {"tablespace", 0, XV_NAME, 1},
     {"index-tablespace", 0, XV_NAME, 1}, {"partition-method", 0, XV_METHOD, 1},
-    {"init-steps", 'I', XV_STEPS, 1},   {"fillfactor", 'F', XV_FILLFACTOR, 1},
+    {"init-steps", 'I', XV_STEPS, 1},    {"fillfactor", 'F', XV_FILLFACTOR, 1},
 };
 
 static int check_value(enum xval kind, const char *v)
@@ -245,9 +245,8 @@ int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, 
         }
     }
     if (!opt || opt->init != (init ? 1 : 0))
-        return fail(err, errlen,
-                    "extra args: '%.64s' is not allowed for pgbench %s (allowed: %s)", a,
-                    init ? "init" : "run",
+        return fail(err, errlen, "extra args: '%.64s' is not allowed for pgbench %s (allowed: %s)",
+                    a, init ? "init" : "run",
                     init ? "--unlogged-tables --tablespace --index-tablespace "
                            "--partition-method -I/--init-steps -F/--fillfactor"
                          : "-D/--define --random-seed -v/--vacuum-all --verbose-errors "
@@ -337,14 +336,12 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         return fail(err, errlen, "exactly one of duration (-T) and transactions (-t) is needed");
     if (o->builtin_weight > 0 && !o->builtin)
         return fail(err, errlen, "builtin weight given without builtin (-b)");
-    if (o->pgbench_major > 0 && o->pgbench_major < 15 &&
-        (o->max_tries || o->failures_detailed))
-        return fail(err, errlen,
-                    "--max-tries and --failures-detailed need pgbench >= 15 (have %d)",
+    if (o->pgbench_major > 0 && o->pgbench_major < 15 && (o->max_tries || o->failures_detailed))
+        return fail(err, errlen, "--max-tries and --failures-detailed need pgbench >= 15 (have %d)",
                     o->pgbench_major);
     if (o->progress_s > 0 && o->duration_s > 0 && o->progress_s > o->duration_s)
-        return fail(err, errlen, "progress (-P %d) is longer than duration (-T %d)",
-                    o->progress_s, o->duration_s);
+        return fail(err, errlen, "progress (-P %d) is longer than duration (-T %d)", o->progress_s,
+                    o->duration_s);
     if (o->latency_limit_ms > 0 && o->latency_limit_ms < 0.001)
         return fail(err, errlen, "latency limit (-L) below 1 us");
 
@@ -395,8 +392,7 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
     if (!rc && o->log_dir) {
         rc = bench_argv_push(&a, "-l");
         if (!rc)
-            rc = bench_argv_pushf(&a, "--log-prefix=%s/%s", o->log_dir,
-                                  BENCH_PGBENCH_LOG_PREFIX);
+            rc = bench_argv_pushf(&a, "--log-prefix=%s/%s", o->log_dir, BENCH_PGBENCH_LOG_PREFIX);
     }
     if (!rc && o->nextra)
         rc = push_extra(&a, false, o->extra_args, o->nextra, err, errlen);

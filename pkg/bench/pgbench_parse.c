@@ -23,10 +23,10 @@ struct linebuf {
 
 struct bench_pgbench_parse_state {
     struct linebuf streams[2];
-    int cur_script;      /* -1 outside a per-script block */
-    int in_statements;   /* inside a statement-latency block */
-    int stmt_columns;    /* 0, 1 (failures) or 2 (failures and retries) */
-    int stmt_script;     /* script index statements belong to */
+    int cur_script;       /* -1 outside a per-script block */
+    int in_statements;    /* inside a statement-latency block */
+    int stmt_columns;     /* 0, 1 (failures) or 2 (failures and retries) */
+    int stmt_script;      /* script index statements belong to */
     int64_t *aborted_ids; /* sorted distinct client ids of abort lines */
     size_t naborted_ids;
 };
@@ -162,8 +162,7 @@ static int add_timeline(struct bench_pgbench_result *r, const struct bench_timel
         return 0;
     }
     if (r->ntimeline % 64 == 0) {
-        struct bench_timeline_point *t =
-            realloc(r->timeline, (r->ntimeline + 64) * sizeof(*t));
+        struct bench_timeline_point *t = realloc(r->timeline, (r->ntimeline + 64) * sizeof(*t));
         if (!t)
             return -ENOMEM;
         r->timeline = t;
@@ -526,8 +525,9 @@ int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, si
         int prefixed = bench__take(&q, "pgbench: ");
         int level = bench__take(&q, "error: ") || bench__take(&q, "fatal: ") ||
                     bench__take(&q, "FATAL: ") || bench__take(&q, "ERROR: ");
-        if (prefixed && !level && (bench__take(&q, "warning: ") || bench__take(&q, "detail: ") ||
-                                   bench__take(&q, "hint: "))) {
+        if (prefixed && !level &&
+            (bench__take(&q, "warning: ") || bench__take(&q, "detail: ") ||
+             bench__take(&q, "hint: "))) {
             rc = add_error(r, p, strlen(p));
             goto out;
         }

@@ -118,8 +118,8 @@ int bench_result_add_error(cJSON *result, const char *msg)
         if (put_item(result, "errors", errors))
             return -ENOMEM;
     }
-    char *s = bench__strndup_clean(msg ? msg : "", msg ? strlen(msg) : 0,
-                                   BENCH_PGBENCH_MAX_ERROR_LEN);
+    char *s =
+        bench__strndup_clean(msg ? msg : "", msg ? strlen(msg) : 0, BENCH_PGBENCH_MAX_ERROR_LEN);
     if (!s)
         return -ENOMEM;
     cJSON *c = cJSON_CreateString(s);
@@ -136,7 +136,10 @@ bool bench_pgbench_complete(const struct bench_pgbench_result *pg, int exit_stat
            pg->aborted_clients == 0;
 }
 
-static double us_to_ms(int64_t us) { return (double)us / 1000.0; }
+static double us_to_ms(int64_t us)
+{
+    return (double)us / 1000.0;
+}
 
 static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
                         const struct bench_hist *hist)
@@ -163,12 +166,16 @@ static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_num(s, "rateLimitLagAvgMs", pg->rate_lag_avg_ms);
     rc = rc ? rc : put_num(s, "rateLimitLagMaxMs", pg->rate_lag_max_ms);
     int have = hist && hist->count > 0;
-    rc = rc ? rc : put_num(s, "latencyP50Ms", have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
-    rc = rc ? rc : put_num(s, "latencyP90Ms", have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
-    rc = rc ? rc : put_num(s, "latencyP95Ms", have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
-    rc = rc ? rc : put_num(s, "latencyP99Ms", have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
-    rc = rc ? rc : put_num(s, "latencyP999Ms",
-                           have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
+    rc = rc ? rc
+            : put_num(s, "latencyP50Ms", have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
+    rc = rc ? rc
+            : put_num(s, "latencyP90Ms", have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
+    rc = rc ? rc
+            : put_num(s, "latencyP95Ms", have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
+    rc = rc ? rc
+            : put_num(s, "latencyP99Ms", have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
+    rc = rc ? rc
+            : put_num(s, "latencyP999Ms", have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
     rc = rc ? rc : put_num(s, "latencyMaxMs", have ? us_to_ms(bench_hist_max(hist)) : NAN);
     rc = rc ? rc : put_num(s, "latencyMinMs", have ? us_to_ms(bench_hist_min(hist)) : NAN);
     rc = rc ? rc : put_count(s, "histogramCount", have ? (int64_t)hist->count : -1);
@@ -183,20 +190,20 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
         return NULL;
     int clients = pg->clients >= 0 ? pg->clients : run ? run->clients : -1;
     int threads = pg->threads >= 0 ? pg->threads
-                  : run          ? (run->threads > run->clients ? run->clients : run->threads)
-                                 : -1;
-    int duration = pg->duration_s >= 0 ? pg->duration_s
+                  : run            ? (run->threads > run->clients ? run->clients : run->threads)
+                                   : -1;
+    int duration = pg->duration_s >= 0          ? pg->duration_s
                    : run && run->duration_s > 0 ? run->duration_s
                                                 : -1;
     int64_t per_client = pg->transactions_per_client >= 0 ? pg->transactions_per_client
                          : run && run->transactions > 0   ? run->transactions
                                                           : -1;
-    int64_t max_tries = pg->max_tries >= 0 ? pg->max_tries
+    int64_t max_tries = pg->max_tries >= 0          ? pg->max_tries
                         : run && run->max_tries > 0 ? run->max_tries
                                                     : -1;
     const char *mode = pg->query_mode[0] ? pg->query_mode
-                       : run            ? bench_protocol_name(run->protocol)
-                                        : NULL;
+                       : run             ? bench_protocol_name(run->protocol)
+                                         : NULL;
     int rc = 0;
     rc = rc ? rc : put_str(c, "version", pg->version);
     rc = rc ? rc : put_str(c, "serverVersion", pg->server_version[0] ? pg->server_version : NULL);
@@ -211,7 +218,7 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_num(c, "rate", run && run->rate > 0 ? run->rate : NAN);
     rc = rc ? rc
             : put_num(c, "latencyLimitMs",
-                      isfinite(pg->latency_limit_ms)      ? pg->latency_limit_ms
+                      isfinite(pg->latency_limit_ms)     ? pg->latency_limit_ms
                       : run && run->latency_limit_ms > 0 ? run->latency_limit_ms
                                                          : NAN);
     if (run) {
@@ -652,10 +659,14 @@ char *bench_result_human(const cJSON *result)
         hprintf(&h, "\n");
     }
     if (cJSON_IsObject(s)) {
-        hprintf(&h, "transactions %.0f, failed %.0f, aborted clients %.0f",
+        hprintf(&h, "transactions %.0f",
                 isfinite(getnum(s, "transactionsProcessed")) ? getnum(s, "transactionsProcessed")
-                                                             : 0,
-                isfinite(getnum(s, "failedTransactions")) ? getnum(s, "failedTransactions") : 0,
+                                                             : 0);
+        if (isfinite(getnum(s, "failedTransactions")))
+            hprintf(&h, ", failed %.0f", getnum(s, "failedTransactions"));
+        else
+            hprintf(&h, ", failed n/a (pgbench < 15)");
+        hprintf(&h, ", aborted clients %.0f",
                 isfinite(getnum(s, "abortedClients")) ? getnum(s, "abortedClients") : 0);
         if (isfinite(getnum(s, "retried")))
             hprintf(&h, ", retried %.0f", getnum(s, "retried"));
@@ -781,8 +792,7 @@ int bench_result_from_log(const char *log, size_t len, cJSON **out, char *err, s
             skip++;
         if (n > skip && line[skip] == '{' && line[n - 1] == '}') {
             cJSON *o = cJSON_ParseWithLength(line + skip, n - skip);
-            if (o && cJSON_IsObject(o) &&
-                cJSON_GetObjectItemCaseSensitive(o, "schemaVersion")) {
+            if (o && cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schemaVersion")) {
                 if (getnum(o, "schemaVersion") != BENCH_RESULT_SCHEMA_VERSION) {
                     cJSON_Delete(o);
                     fail(err, errlen, "result line has an unsupported schemaVersion");

@@ -26,8 +26,8 @@ enum bench_exit {
 };
 
 struct bench_result_meta {
-    const char *kind; /* "pgbench" | "pgbench-init" | "fio" */
-    int worker;       /* JOB_COMPLETION_INDEX, -1 = standalone (JSON null) */
+    const char *kind;  /* "pgbench" | "pgbench-init" | "fio" */
+    int worker;        /* JOB_COMPLETION_INDEX, -1 = standalone (JSON null) */
     double start_time; /* Unix seconds (fractional), 0 = unknown (null) */
     double end_time;
     int exit_code;  /* the runner's exit code (enum bench_exit) */
@@ -40,10 +40,10 @@ struct bench_result_meta {
 cJSON *bench_result_new(const struct bench_result_meta *m);
 
 /* Adds "pgbench" (configuration), "summary", "statements", "scripts", "timeline", "histogram"
- * and the parser's error lines (appended to "errors") from a parsed run. hist (may be NULL) gives the percentile
- * fields latencyP50Ms..latencyP999Ms and latencyMaxMs; without it they are null. run (may be
- * NULL) supplies the configured options, used where the console output lacks them.
- * Returns 0 or -ENOMEM. */
+ * and the parser's error lines (appended to "errors") from a parsed run. hist (may be NULL) gives
+ * the percentile fields latencyP50Ms..latencyP999Ms and latencyMaxMs; without it they are null. run
+ * (may be NULL) supplies the configured options, used where the console output lacks them. Returns
+ * 0 or -ENOMEM. */
 int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *pg,
                              const struct bench_hist *hist,
                              const struct bench_pgbench_run_opts *run);

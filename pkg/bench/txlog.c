@@ -48,8 +48,8 @@ int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
             return -EINVAL;
         e.status = BENCH_TX_OK;
     }
-    if (!bench__take(&p, " ") || bench__int64(&p, &script) || script < 0 ||
-        script > INT32_MAX || !bench__take(&p, " ") || bench__int64(&p, &epoch) || epoch < 0 ||
+    if (!bench__take(&p, " ") || bench__int64(&p, &script) || script < 0 || script > INT32_MAX ||
+        !bench__take(&p, " ") || bench__int64(&p, &epoch) || epoch < 0 ||
         epoch > INT64_MAX / 1000000 - 1 || !bench__take(&p, " ") || bench__int64(&p, &us) ||
         us < 0 || us >= 1000000)
         return -EINVAL;
@@ -207,8 +207,7 @@ int bench_txlog_read_file(struct bench_txlog *l, const char *path)
     return rc;
 }
 
-int bench_txlog_read_dir(struct bench_txlog *l, const char *dir, const char *prefix,
-                         size_t *nfiles)
+int bench_txlog_read_dir(struct bench_txlog *l, const char *dir, const char *prefix, size_t *nfiles)
 {
     if (!prefix)
         prefix = BENCH_PGBENCH_LOG_PREFIX;

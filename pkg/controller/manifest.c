@@ -49,6 +49,12 @@ const char *ctrl_jstr(const cJSON *o, const char *path)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+const char *ctrl_jkey(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 double ctrl_jnum(const cJSON *o, const char *path, double def)
 {
     const cJSON *v = ctrl_jget(o, path);

@@ -50,5 +50,7 @@ long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg)
 const char *ctrl_jstr(const cJSON *o, const char *path); /* "a.b.c"; NULL when absent */
 double ctrl_jnum(const cJSON *o, const char *path, double def);
 const cJSON *ctrl_jget(const cJSON *o, const char *path);
+/* A string member whose key may contain dots (labels, annotations); NULL when absent. */
+const char *ctrl_jkey(const cJSON *o, const char *key);
 
 #endif

@@ -33,15 +33,10 @@ static void set_num(cJSON *o, const char *k, double v) { set_item(o, k, cJSON_Cr
 
 int ctrl_pod_index(const cJSON *pod)
 {
-    const char *s = ctrl_jstr(ctrl_jget(pod, "metadata.annotations"),
+    const char *s = ctrl_jkey(ctrl_jget(pod, "metadata.annotations"),
                               "batch.kubernetes.io/job-completion-index");
-    if (!s) {
-        const cJSON *labels = ctrl_jget(pod, "metadata.labels");
-        const cJSON *v = labels ? cJSON_GetObjectItemCaseSensitive(
-                                      labels, "batch.kubernetes.io/job-completion-index")
-                                : NULL;
-        s = cJSON_IsString(v) ? v->valuestring : NULL;
-    }
+    if (!s)
+        s = ctrl_jkey(ctrl_jget(pod, "metadata.labels"), "batch.kubernetes.io/job-completion-index");
     if (!s)
         return -1;
     char *end;
@@ -279,7 +274,7 @@ static int load_spec(struct dctx *d, bool started, char *err, size_t errlen)
         const cJSON *jobs[2] = {d->obs->run_job, d->obs->init_job};
         for (int i = 0; i < 2 && !snap; i++) {
             const char *a =
-                ctrl_jstr(ctrl_jget(jobs[i], "metadata.annotations"), CTRL_SPEC_ANNOTATION);
+                ctrl_jkey(ctrl_jget(jobs[i], "metadata.annotations"), CTRL_SPEC_ANNOTATION);
             if (a)
                 snap = cJSON_Parse(a);
         }
@@ -297,10 +292,7 @@ static const cJSON *find_pod(const struct ctrl_observed *obs, const char *role, 
     const cJSON *best = NULL;
     for (int i = 0; i < obs->n_pods; i++) {
         const cJSON *p = obs->pods[i];
-        const char *r = ctrl_jstr(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
-        const cJSON *lr = ctrl_jget(p, "metadata.labels");
-        const cJSON *rv = lr ? cJSON_GetObjectItemCaseSensitive(lr, CTRL_LABEL_ROLE) : NULL;
-        r = cJSON_IsString(rv) ? rv->valuestring : NULL;
+        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
         if (!r || strcmp(r, role) != 0)
             continue;
         if (index >= 0 && ctrl_pod_index(p) != index)
@@ -390,7 +382,7 @@ static void decide_pending(struct dctx *d)
         const struct ctrl_observed *o = d->obs;
         if (o->scale_target == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE_TARGET;
-            d->plan->scale_kind = s->hpa_kind;
+            snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
             snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
             return;
         }
@@ -503,7 +495,7 @@ static void decide_running(struct dctx *d)
     if (s->hpa) {
         if (d->obs->scale == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE;
-            d->plan->scale_kind = s->hpa_kind;
+            snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
             snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
             return;
         }

@@ -38,7 +38,7 @@
 #include "pkg/kube/kube.h"
 
 #define CTRL_MAX_PODS 600
-#define CTRL_HPA_POLL_MS 3000
+#define CTRL_HPA_POLL_MS 2000
 #define CTRL_RESYNC_MS 60000
 #define CTRL_SPEC_ANNOTATION "pgbench.dev/spec"
 
@@ -96,7 +96,7 @@ struct ctrl_plan {
     unsigned needs;            /* fetch these, fill the observed fields, decide again */
     struct ctrl_fetch_log logs[CTRL_MAX_WORKERS]; /* with CTRL_NEED_RESULTS: pods to read */
     int n_logs;
-    const char *scale_kind;    /* KUBE_STATEFULSETS / DEPLOYMENTS target with NEED_SCALE* */
+    char scale_kind[32];       /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
     cJSON *status;             /* the new status; NULL = nothing to write */
     struct ctrl_action actions[8];

@@ -321,7 +321,7 @@ static void req_free(struct kube__req *r)
 
 static void copy_str(char *dst, size_t n, const char *src)
 {
-    snprintf(dst, n, "%s", src ? src : "");
+    (void)snprintf(dst, n, "%s", src ? src : "");
 }
 
 static bool looks_json(const char *ctype, const struct buf *b)
@@ -394,13 +394,13 @@ static void finish(struct kube__req *r, CURLcode code)
         res.status.http = 0;
         if (r->too_large) {
             copy_str(res.status.reason, sizeof(res.status.reason), "TooLarge");
-            snprintf(res.status.message, sizeof(res.status.message),
-                     "response body exceeds %zu bytes", c->max_body);
+            (void)snprintf(res.status.message, sizeof(res.status.message),
+                           "response body exceeds %zu bytes", c->max_body);
         } else {
             if (code == CURLE_OPERATION_TIMEDOUT)
                 copy_str(res.status.reason, sizeof(res.status.reason), "Timeout");
-            snprintf(res.status.message, sizeof(res.status.message), "%s",
-                     r->errbuf[0] ? r->errbuf : curl_easy_strerror(code));
+            (void)snprintf(res.status.message, sizeof(res.status.message), "%s",
+                           r->errbuf[0] ? r->errbuf : curl_easy_strerror(code));
         }
     } else {
         res.status.http = (int)http;
@@ -516,8 +516,11 @@ void kube_client_set_max_connections(struct kube_client *c, long n)
 
 static void client_destroy(struct kube_client *c)
 {
-    while (c->reqs)
-        req_free(c->reqs);
+    struct kube__req *r = c->reqs, *next;
+    for (; r; r = next) {
+        next = r->next;
+        req_free(r);
+    }
     /* removing the last handles may close sockets through socket_cb */
     curl_multi_cleanup(c->multi);
     c->multi = NULL;
@@ -699,7 +702,7 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     char ct[160];
     h = curl_slist_append(NULL, "Accept: application/json, */*");
     if (h && content_type) {
-        snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
+        (void)snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
         t = curl_slist_append(h, ct);
         h = t ? t : (curl_slist_free_all(h), NULL);
     }
@@ -847,7 +850,7 @@ int kube_list(struct kube_client *c, const struct kube_resource *r, const char *
     if (!rc && o && o->field_selector && o->field_selector[0])
         rc = kube__query_add(&p, "fieldSelector", o->field_selector);
     if (!rc && o && o->limit > 0) {
-        snprintf(lim, sizeof(lim), "%ld", o->limit);
+        (void)snprintf(lim, sizeof(lim), "%ld", o->limit);
         rc = kube__query_add(&p, "limit", lim);
     }
     if (!rc && o && o->continue_token && o->continue_token[0])

@@ -41,7 +41,9 @@ static int fail(struct kcparse *p, int rc, const char *fmt, ...)
         if (n >= 0 && (size_t)n < p->errlen) {
             va_list ap;
             va_start(ap, fmt);
-            vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+            /* analyzer false positive: va_start is right above */
+            // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+            (void)vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
             va_end(ap);
         }
     }
@@ -57,7 +59,9 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    /* analyzer false positive: va_start is right above */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    (void)vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
 }
 
@@ -207,7 +211,7 @@ static int file_field(struct kcparse *p, const char *val, const char *field, cha
     } else {
         size_t n = strlen(p->dir) + strlen(val) + 2;
         path = kube__xmalloc(n);
-        snprintf(path, n, "%s/%s", p->dir, val);
+        (void)snprintf(path, n, "%s/%s", p->dir, val);
     }
     if (access(path, R_OK) != 0) {
         int e = errno;
@@ -254,7 +258,7 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
     if ((rc = find_named(p, root, "contexts", "context", ctxname, "contexts", &ctx)) < 0)
         return rc;
     const char *cluster_name, *user_name, *ns;
-    snprintf(field, sizeof(field), "contexts[%s].context", ctxname);
+    (void)snprintf(field, sizeof(field), "contexts[%s].context", ctxname);
     if ((rc = get_str(p, ctx, "cluster", field, &cluster_name)) < 0 ||
         (rc = get_str(p, ctx, "user", field, &user_name)) < 0 ||
         (rc = get_str(p, ctx, "namespace", field, &ns)) < 0)
@@ -262,11 +266,11 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
     if (!cluster_name || !*cluster_name)
         return fail(p, -EINVAL, "%s.cluster: missing", field);
     char ref[600];
-    snprintf(ref, sizeof(ref), "%s.cluster", field);
+    (void)snprintf(ref, sizeof(ref), "%s.cluster", field);
     if ((rc = find_named(p, root, "clusters", "cluster", cluster_name, ref, &cluster)) < 0)
         return rc;
     if (user_name && *user_name) {
-        snprintf(ref, sizeof(ref), "%s.user", field);
+        (void)snprintf(ref, sizeof(ref), "%s.user", field);
         if ((rc = find_named(p, root, "users", "user", user_name, ref, &user)) < 0)
             return rc;
     }
@@ -274,7 +278,7 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
 
     /* cluster */
     const char *server, *ca, *ca_data, *insecure;
-    snprintf(field, sizeof(field), "clusters[%s].cluster", cluster_name);
+    (void)snprintf(field, sizeof(field), "clusters[%s].cluster", cluster_name);
     if ((rc = get_str(p, cluster, "server", field, &server)) < 0 ||
         (rc = get_str(p, cluster, "certificate-authority", field, &ca)) < 0 ||
         (rc = get_str(p, cluster, "certificate-authority-data", field, &ca_data)) < 0 ||
@@ -282,7 +286,7 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
         return rc;
     if (!server || !*server)
         return fail(p, -EINVAL, "%s.server: missing", field);
-    if (strncmp(server, "https://", 8) && strncmp(server, "http://", 7))
+    if (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
         return fail(p, -EINVAL, "%s.server: \"%s\" is not an http(s) URL", field, server);
     size_t sl = strlen(server);
     while (sl > 0 && server[sl - 1] == '/')
@@ -291,11 +295,11 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
     cfg->insecure_skip_tls_verify = parse_bool(insecure);
     char sub[600];
     if (ca_data) {
-        snprintf(sub, sizeof(sub), "%s.certificate-authority-data", field);
+        (void)snprintf(sub, sizeof(sub), "%s.certificate-authority-data", field);
         if ((rc = data_field(p, ca_data, sub, &cfg->ca_data)) < 0)
             return rc;
     } else if (ca) {
-        snprintf(sub, sizeof(sub), "%s.certificate-authority", field);
+        (void)snprintf(sub, sizeof(sub), "%s.certificate-authority", field);
         if ((rc = file_field(p, ca, sub, &cfg->ca_file)) < 0)
             return rc;
     }
@@ -304,7 +308,7 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
         return 0;
     /* user */
     const char *token, *token_file, *cert, *cert_data, *key, *key_data;
-    snprintf(field, sizeof(field), "users[%s].user", user_name);
+    (void)snprintf(field, sizeof(field), "users[%s].user", user_name);
     if ((rc = get_str(p, user, "token", field, &token)) < 0 ||
         (rc = get_str(p, user, "tokenFile", field, &token_file)) < 0 ||
         (rc = get_str(p, user, "client-certificate", field, &cert)) < 0 ||
@@ -315,25 +319,25 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
     if (token)
         cfg->token = kube__xstrdup(token);
     if (token_file) {
-        snprintf(sub, sizeof(sub), "%s.tokenFile", field);
+        (void)snprintf(sub, sizeof(sub), "%s.tokenFile", field);
         if ((rc = file_field(p, token_file, sub, &cfg->token_file)) < 0)
             return rc;
     }
     if (cert_data) {
-        snprintf(sub, sizeof(sub), "%s.client-certificate-data", field);
+        (void)snprintf(sub, sizeof(sub), "%s.client-certificate-data", field);
         if ((rc = data_field(p, cert_data, sub, &cfg->cert_data)) < 0)
             return rc;
     } else if (cert) {
-        snprintf(sub, sizeof(sub), "%s.client-certificate", field);
+        (void)snprintf(sub, sizeof(sub), "%s.client-certificate", field);
         if ((rc = file_field(p, cert, sub, &cfg->cert_file)) < 0)
             return rc;
     }
     if (key_data) {
-        snprintf(sub, sizeof(sub), "%s.client-key-data", field);
+        (void)snprintf(sub, sizeof(sub), "%s.client-key-data", field);
         if ((rc = data_field(p, key_data, sub, &cfg->key_data)) < 0)
             return rc;
     } else if (key) {
-        snprintf(sub, sizeof(sub), "%s.client-key", field);
+        (void)snprintf(sub, sizeof(sub), "%s.client-key", field);
         if ((rc = file_field(p, key, sub, &cfg->key_file)) < 0)
             return rc;
     }
@@ -434,7 +438,7 @@ static int read_file(const char *path, size_t max, char **out, size_t *outlen)
             break;
         }
     }
-    fclose(f);
+    (void)fclose(f);
     if (rc < 0 || n > max) {
         free(b);
         return rc < 0 ? rc : -EFBIG;
@@ -458,7 +462,7 @@ static char *default_kubeconfig_path(void)
         return NULL;
     size_t n = strlen(home) + sizeof("/.kube/config");
     char *p = kube__xmalloc(n);
-    snprintf(p, n, "%s/.kube/config", home);
+    (void)snprintf(p, n, "%s/.kube/config", home);
     return p;
 }
 
@@ -491,7 +495,7 @@ out:
 
 int kube__read_trimmed(const char *path, char **out)
 {
-    size_t n;
+    size_t n = 0;
     int rc = read_file(path, 1u << 20, out, &n);
     if (rc < 0)
         return rc;
@@ -527,26 +531,26 @@ int kube_config_in_cluster(const char *root, struct kube_config **out, char *err
     size_t n = strlen(host) + strlen(port) + 16;
     cfg->server = kube__xmalloc(n);
     if (strchr(host, ':') && host[0] != '[')
-        snprintf(cfg->server, n, "https://[%s]:%s", host, port);
+        (void)snprintf(cfg->server, n, "https://[%s]:%s", host, port);
     else
-        snprintf(cfg->server, n, "https://%s:%s", host, port);
+        (void)snprintf(cfg->server, n, "https://%s:%s", host, port);
     cfg->source = kube__xstrdup("in-cluster");
     cfg->context = kube__xstrdup("in-cluster");
 
-    snprintf(path, sizeof(path), "%s/token", root);
+    (void)snprintf(path, sizeof(path), "%s/token", root);
     if ((rc = kube__read_trimmed(path, &cfg->token)) < 0) {
         set_err(err, errlen, "in-cluster: %s: %s", path, strerror(-rc));
         goto out;
     }
     cfg->token_file = kube__xstrdup(path);
-    snprintf(path, sizeof(path), "%s/ca.crt", root);
+    (void)snprintf(path, sizeof(path), "%s/ca.crt", root);
     if (access(path, R_OK) != 0) {
         rc = -errno;
         set_err(err, errlen, "in-cluster: %s: %s", path, strerror(-rc));
         goto out;
     }
     cfg->ca_file = kube__xstrdup(path);
-    snprintf(path, sizeof(path), "%s/namespace", root);
+    (void)snprintf(path, sizeof(path), "%s/namespace", root);
     if (kube__read_trimmed(path, &cfg->namespace) < 0 || !cfg->namespace[0]) {
         free(cfg->namespace);
         cfg->namespace = kube__xstrdup("default");

@@ -63,7 +63,7 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
     kube__map_init(&fresh);
     cJSON *it;
     int n = cJSON_GetArraySize(items), k = 0;
-    cJSON **order = kube__xcalloc((size_t)n + 1, sizeof(*order));
+    cJSON **order = kube__xcalloc((size_t)n + 1, sizeof(cJSON *));
     while ((it = cJSON_DetachItemFromArray(items, 0))) {
         prepare(inf, it);
         if (kube__object_key(it, key, sizeof(key)) < 0) {

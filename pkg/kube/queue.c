@@ -148,7 +148,7 @@ static void heap_push(struct kube_queue *q, struct qitem *it)
 {
     if (q->heap_len == q->heap_cap) {
         q->heap_cap = q->heap_cap ? q->heap_cap * 2 : 64;
-        struct qitem **h = realloc(q->heap, q->heap_cap * sizeof(*h));
+        struct qitem **h = realloc(q->heap, q->heap_cap * sizeof(struct qitem *));
         if (!h)
             abort();
         q->heap = h;

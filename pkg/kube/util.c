@@ -73,7 +73,7 @@ void *kube__map_get(const struct kube__map *m, const char *key)
 static void map_grow(struct kube__map *m)
 {
     size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
-    struct kube__map_entry **b = kube__xcalloc(n, sizeof(*b));
+    struct kube__map_entry **b = kube__xcalloc(n, sizeof(struct kube__map_entry *));
     for (size_t i = 0; i < m->nbuckets; i++) {
         struct kube__map_entry *e = m->buckets[i], *next;
         for (; e; e = next) {

@@ -242,7 +242,7 @@ static void ws_list_page(struct kube_watch *w)
 {
     struct buf p = BUF_INIT(0);
     char lim[32];
-    snprintf(lim, sizeof(lim), "%ld", w->opts.page_size);
+    (void)snprintf(lim, sizeof(lim), "%ld", w->opts.page_size);
     int rc = ws_base_path(w, &p);
     if (!rc)
         rc = kube__query_add(&p, "limit", lim);
@@ -302,7 +302,7 @@ static void ws_on_list_page(struct kube_result *res, void *ud)
         ws_list_page(w);
         return;
     }
-    snprintf(w->rv, sizeof(w->rv), "%s", cJSON_IsString(rv) ? rv->valuestring : "");
+    (void)snprintf(w->rv, sizeof(w->rv), "%s", cJSON_IsString(rv) ? rv->valuestring : "");
     w->attempt = 0;
     cJSON *all = w->items;
     w->items = NULL;
@@ -336,7 +336,7 @@ static void ws_on_event(enum kube_event_type type, cJSON *obj, void *ud)
     }
     const char *rv = kube__object_rv(obj);
     if (rv && rv[0])
-        snprintf(w->rv, sizeof(w->rv), "%s", rv);
+        (void)snprintf(w->rv, sizeof(w->rv), "%s", rv);
     w->stream_events = true;
     if (type == KUBE_EVENT_BOOKMARK)
         return;
@@ -411,7 +411,7 @@ static void ws_watch_begin(struct kube_watch *w)
     char tmo[32];
     long t = w->opts.timeout_seconds;
     t += (long)(ws_rand(w) % (uint64_t)(t + 1));
-    snprintf(tmo, sizeof(tmo), "%ld", t);
+    (void)snprintf(tmo, sizeof(tmo), "%ld", t);
     w->state = WS_WATCHING;
     w->stream_gone = w->stream_error = w->stream_events = false;
     w->stream_start = uv_now(w->loop);

@@ -29,7 +29,10 @@ const char *pg_error_class_name(enum pg_error_class cls)
     return class_names[cls];
 }
 
-static bool has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+static bool has(const char *hay, const char *needle)
+{
+    return strstr(hay, needle) != NULL;
+}
 
 enum pg_error_class pg_classify_error(const char *m, bool needs_password)
 {
@@ -171,14 +174,14 @@ static void fill_error(struct pg_error *err, const struct pg_conninfo *ci, const
         snprintf(err->message, sizeof(err->message), "connection failed");
 }
 
-int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out,
-               struct pg_error *err)
+int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out, struct pg_error *err)
 {
     const char *keys[12];
     const char *vals[12];
     int k = 0;
     char timeout[16];
-    snprintf(timeout, sizeof(timeout), "%d", ci->connect_timeout_s > 0 ? ci->connect_timeout_s : 10);
+    snprintf(timeout, sizeof(timeout), "%d",
+             ci->connect_timeout_s > 0 ? ci->connect_timeout_s : 10);
 #define OPT(key, val)                                                                              \
     do {                                                                                           \
         if ((val) && *(val)) {                                                                     \
@@ -219,12 +222,14 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void sleep_s(double s)
+static void sleep_s(double s, const volatile sig_atomic_t *cancel)
 {
     if (s <= 0)
         return;
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+        if (cancel && *cancel)
+            return;
     }
 }
 
@@ -258,6 +263,8 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
                       pg_error_class_name(err->cls), err->message);
             return -ECONNREFUSED;
         }
+        if (ci->cancel && *ci->cancel)
+            return -ECANCELED;
         left = deadline - now_s();
         if (left <= 0) {
             log_error("pg", "target %s not ready after %.1f s (%d attempts): %s error: %s",
@@ -268,7 +275,9 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
         if (attempt == 1 || attempt % 10 == 0)
             log_info("pg", "waiting for %s: %s (%s), retrying", err->target,
                      pg_error_class_name(err->cls), err->message);
-        sleep_s(backoff < left ? backoff : left);
+        sleep_s(backoff < left ? backoff : left, ci->cancel);
+        if (ci->cancel && *ci->cancel)
+            return -ECANCELED;
         backoff = backoff * 2 > 2.0 ? 2.0 : backoff * 2;
     }
 }
@@ -291,9 +300,8 @@ int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_er
     if (rc)
         return rc;
     const char *params[1] = {db};
-    PGresult *res =
-        PQexecParams(conn, "SELECT 1 FROM pg_database WHERE datname = $1", 1, NULL, params, NULL,
-                     NULL, 0);
+    PGresult *res = PQexecParams(conn, "SELECT 1 FROM pg_database WHERE datname = $1", 1, NULL,
+                                 params, NULL, NULL, 0);
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         err->cls = PG_ERR_OTHER;
         pg_sanitize_message(err->message, sizeof(err->message), PQerrorMessage(conn),

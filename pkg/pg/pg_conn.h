@@ -8,6 +8,7 @@
 #define PGBO_PG_CONN_H
 
 #include <libpq-fe.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,19 +22,22 @@ struct pg_conninfo {
     const char *sslrootcert;
     const char *appname;
     int connect_timeout_s; /* per attempt; 0 = 10 */
+    /* When non-NULL and set (e.g. by a SIGTERM handler), pg_wait_ready stops retrying and
+     * returns -ECANCELED. */
+    const volatile sig_atomic_t *cancel;
 };
 
 /* What went wrong when connecting. */
 enum pg_error_class {
     PG_ERR_NONE = 0,
-    PG_ERR_DNS,          /* host name does not resolve */
-    PG_ERR_REFUSED,      /* nothing listens on host:port */
-    PG_ERR_AUTH,         /* password/role/pg_hba refused */
-    PG_ERR_TLS,          /* SSL negotiation or certificate */
-    PG_ERR_DATABASE,     /* database does not exist */
-    PG_ERR_TIMEOUT,      /* connect timeout, no route */
-    PG_ERR_STARTING,     /* server starting up / shutting down / recovering */
-    PG_ERR_TOO_MANY,     /* too many clients */
+    PG_ERR_DNS,      /* host name does not resolve */
+    PG_ERR_REFUSED,  /* nothing listens on host:port */
+    PG_ERR_AUTH,     /* password/role/pg_hba refused */
+    PG_ERR_TLS,      /* SSL negotiation or certificate */
+    PG_ERR_DATABASE, /* database does not exist */
+    PG_ERR_TIMEOUT,  /* connect timeout, no route */
+    PG_ERR_STARTING, /* server starting up / shutting down / recovering */
+    PG_ERR_TOO_MANY, /* too many clients */
     PG_ERR_OTHER,
 };
 
@@ -73,8 +77,8 @@ int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out,
 
 /* Connects, retrying retryable failures with backoff until timeout_s has passed. Returns 0 with
  * *out set, or -ETIMEDOUT (gave up on a retryable error) / -ECONNREFUSED (permanent error: auth,
- * TLS, database missing) with err filled. Logs each failed attempt (target and class, no
- * password). */
+ * TLS, database missing) with err filled, or -ECANCELED when ci->cancel was set. Logs each failed
+ * attempt (target and class, no password). */
 int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
                   struct pg_error *err);
 

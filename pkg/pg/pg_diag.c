@@ -147,8 +147,8 @@ static int send_phase(struct pg_diag *d, enum diag_phase phase)
         memset(&d->round, 0, sizeof(d->round));
         ok = PQsendQueryParams(d->conn, pg_wait_event_sql, 1, NULL, params, NULL, NULL, 0);
     } else {
-        ok = PQsendQueryParams(d->conn, d->opt.standby ? lag_standby_sql : lag_primary_sql, 0,
-                               NULL, NULL, NULL, NULL, 0);
+        ok = PQsendQueryParams(d->conn, d->opt.standby ? lag_standby_sql : lag_primary_sql, 0, NULL,
+                               NULL, NULL, NULL, 0);
     }
     if (!ok) {
         diag_fail(d, "send");
@@ -336,7 +336,19 @@ void pg_diag_close(struct pg_diag *d, pg_diag_close_cb cb, void *ctx)
     uv_close((uv_handle_t *)&d->poll, on_closed);
 }
 
-const struct pg_wait_tally *pg_diag_waits(const struct pg_diag *d) { return &d->waits; }
-const struct pg_lag_samples *pg_diag_lag(const struct pg_diag *d) { return &d->lag; }
-int pg_diag_skipped(const struct pg_diag *d) { return d->skipped; }
-const char *pg_diag_error(const struct pg_diag *d) { return d->error[0] ? d->error : NULL; }
+const struct pg_wait_tally *pg_diag_waits(const struct pg_diag *d)
+{
+    return &d->waits;
+}
+const struct pg_lag_samples *pg_diag_lag(const struct pg_diag *d)
+{
+    return &d->lag;
+}
+int pg_diag_skipped(const struct pg_diag *d)
+{
+    return d->skipped;
+}
+const char *pg_diag_error(const struct pg_diag *d)
+{
+    return d->error[0] ? d->error : NULL;
+}

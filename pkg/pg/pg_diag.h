@@ -63,11 +63,11 @@ struct pg_diag;
 typedef void (*pg_diag_close_cb)(struct pg_diag *d, void *ctx);
 
 struct pg_diag_options {
-    const char *appname;   /* application_name of the benchmark's backends (copied) */
-    bool wait_events;      /* sample pg_stat_activity */
-    bool replica_lag;      /* sample lag */
-    bool standby;          /* target is a standby (lag from replay position) else primary */
-    unsigned interval_ms;  /* 0 = 1000 */
+    const char *appname;  /* application_name of the benchmark's backends (copied) */
+    bool wait_events;     /* sample pg_stat_activity */
+    bool replica_lag;     /* sample lag */
+    bool standby;         /* target is a standby (lag from replay position) else primary */
+    unsigned interval_ms; /* 0 = 1000 */
 };
 
 /* Returns NULL on a bad connection. Does not start sampling. */

@@ -134,18 +134,17 @@ cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
     return o;
 }
 
-int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized,
-                           char *reason, size_t n)
+int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized, char *reason,
+                           size_t n)
 {
     *initialized = false;
     char msg[256] = "";
-    PGresult *res =
-        query(conn,
-              "SELECT to_regclass('pgbench_branches') IS NOT NULL, "
-              "to_regclass('pgbench_tellers') IS NOT NULL, "
-              "to_regclass('pgbench_accounts') IS NOT NULL, "
-              "to_regclass('pgbench_history') IS NOT NULL",
-              0, NULL, msg, sizeof(msg));
+    PGresult *res = query(conn,
+                          "SELECT to_regclass('pgbench_branches') IS NOT NULL, "
+                          "to_regclass('pgbench_tellers') IS NOT NULL, "
+                          "to_regclass('pgbench_accounts') IS NOT NULL, "
+                          "to_regclass('pgbench_history') IS NOT NULL",
+                          0, NULL, msg, sizeof(msg));
     if (!res) {
         snprintf(reason, n, "cannot check pgbench tables: %s", msg);
         return -EIO;
@@ -258,8 +257,8 @@ static void nap(double s)
     }
 }
 
-int pg_replica_catchup(PGconn *conn, double timeout_s, struct pg_replica_wait *out, char *msg,
-                       size_t msglen)
+int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic_t *cancel,
+                       struct pg_replica_wait *out, char *msg, size_t msglen)
 {
     memset(out, 0, sizeof(*out));
     double start = mono_s();
@@ -308,16 +307,21 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, struct pg_replica_wait *o
                 snprintf(out->message, sizeof(out->message), "primary with no standbys attached");
             else
                 snprintf(out->message, sizeof(out->message), "%s replayed up to %s after %.1f s",
-                         out->standby ? "standby" : "all standbys", out->target_lsn,
-                         out->waited_s);
+                         out->standby ? "standby" : "all standbys", out->target_lsn, out->waited_s);
             return 0;
         }
         if (out->waited_s >= timeout_s) {
             snprintf(out->message, sizeof(out->message),
                      "%s not caught up with %s after %.0f s: %lld bytes behind (%s)",
-                     out->standby ? "standby" : "standbys", out->target_lsn, out->waited_s,
-                     behind, state[0] ? state : "no standbys");
+                     out->standby ? "standby" : "standbys", out->target_lsn, out->waited_s, behind,
+                     state[0] ? state : "no standbys");
             return 0;
+        }
+        if (cancel && *cancel) {
+            snprintf(out->message, sizeof(out->message),
+                     "wait for replay to reach %s cancelled after %.1f s", out->target_lsn,
+                     out->waited_s);
+            return -ECANCELED;
         }
         if (now - last_log >= 5) {
             log_info("pg", "waiting for replay to reach %s: %lld bytes behind (%s)",

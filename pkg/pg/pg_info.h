@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <libpq-fe.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,8 +42,8 @@ cJSON *pg_server_info_to_json(const struct pg_server_info *s);
 /* pgbench tables present with exactly this scale (and partitioning, when partitions > 0):
  * branches = scale, tellers = 10 * scale, accounts has its primary key and aid spans
  * 1..100000 * scale (index look-ups only). *initialized tells; reason says why either way. */
-int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized,
-                           char *reason, size_t n);
+int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized, char *reason,
+                           size_t n);
 
 /* Replay catch-up before a run.
  * On a standby: target = max(receive lsn, the primary's WAL end reported to the WAL receiver) taken
@@ -62,8 +63,9 @@ struct pg_replica_wait {
  *  "message":..}. NULL on ENOMEM. */
 cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w);
 
-int pg_replica_catchup(PGconn *conn, double timeout_s, struct pg_replica_wait *out, char *msg,
-                       size_t msglen);
+/* cancel (may be NULL): when set, the wait stops early (caught_up false, returns -ECANCELED). */
+int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic_t *cancel,
+                       struct pg_replica_wait *out, char *msg, size_t msglen);
 
 /* "16/B374D848" -> 0x16B374D848. Returns 0 or -EINVAL. Pure. */
 int pg_lsn_parse(const char *s, uint64_t *out);

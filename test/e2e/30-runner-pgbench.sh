@@ -52,7 +52,8 @@ secret_free() {
 }
 
 # --- init, with --create-database on a database that does not exist yet -------------------
-PGDATABASE=bench_new runner init_new pgbench init --scale 1 --create-database --skip-if-initialized
+PGDATABASE=bench_new runner init_new pgbench init --scale 1 --partitions 2 --foreign-keys \
+    --create-database --skip-if-initialized
 [ "$RC" -eq 0 ] || { cat "$TMP/init_new.err" >&2; fail "init with --create-database exited $RC"; }
 check init_new '
 assert r["kind"] == "pgbench-init" and r["complete"] is True and r["exitCode"] == 0
@@ -60,6 +61,13 @@ assert r["init"]["skipped"] is False, r["init"]
 '
 env_psql_super -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'bench_new'" | grep -q 1 ||
     fail "bench_new was not created"
+PGDATABASE=bench_new runner init_new2 pgbench init --scale 1 --partitions 2 --skip-if-initialized
+check init_new2 'assert r["init"]["skipped"] is True, r["init"]'
+PGDATABASE=bench_new runner init_new3 pgbench init --scale 1 --skip-if-initialized
+check init_new3 '
+assert r["init"]["skipped"] is False, r["init"]
+assert "partitioned" in r["init"]["reason"], r["init"]
+'
 
 runner init1 pgbench init --scale 2 --skip-if-initialized
 [ "$RC" -eq 0 ] || { cat "$TMP/init1.err" >&2; fail "init exited $RC"; }
@@ -91,8 +99,11 @@ runner tpcb pgbench run --clients 4 --threads 2 --duration 5 --per-statement --w
     --server-settings
 wait "$PS_PID" || true
 [ "$RC" -eq 0 ] || { cat "$TMP/tpcb.err" >&2; fail "tpcb run exited $RC"; }
-grep -q "pgbench.*-c 4\|pgbench.*-c4\|pgbench.*--client" "$TMP/ps.txt" || note "ps never caught pgbench (short run)"
-secret_free "$TMP/ps.txt" "$TMP/tpcb.out" "$TMP/tpcb.err" "$TMP/tpcb.term"
+grep -q "pgbench -c 4" "$TMP/ps.txt" || fail "ps never showed the pgbench child"
+# only the processes this test started (the runner, pgbench); other tests' greps may mention it
+grep -E "pgbench|postgres" "$TMP/ps.txt" | grep -v grep >"$TMP/ps-ours.txt" || true
+[ -s "$TMP/ps-ours.txt" ] || fail "ps never showed the runner or pgbench"
+secret_free "$TMP/ps-ours.txt" "$TMP/tpcb.out" "$TMP/tpcb.err" "$TMP/tpcb.term"
 check tpcb '
 assert r["kind"] == "pgbench" and r["complete"] is True and r["exitCode"] == 0, (r["complete"], r.get("errors"))
 assert S["tps"] > 0, S
@@ -123,7 +134,9 @@ assert term["complete"] is True
 '
 note "tpcb ok"
 
-# --- select-only, prepared protocol --------------------------------------------------------
+# --- select-only, prepared protocol, start barrier 2 s ahead, worker index -----------------
+T0=$(date +%s.%N)
+export BENCH_START_AT="$(python3 -c 'import time; print("%.3f" % (time.time() + 2))')" JOB_COMPLETION_INDEX=3
 runner sel pgbench run --clients 2 --threads 1 --duration 3 --builtin select-only --protocol prepared --wait-events
 [ "$RC" -eq 0 ] || { cat "$TMP/sel.err" >&2; fail "select-only run exited $RC"; }
 check sel '
@@ -133,8 +146,31 @@ assert r["pgbench"]["queryMode"] == "prepared", r["pgbench"]
 ordered_percentiles(S)
 assert 2 <= len(r["timeline"]) <= 4, len(r["timeline"])
 assert D["waitEvents"]["samples"] >= 2
+assert r["worker"] == 3 and term["worker"] == 3, r["worker"]
 '
-note "select-only ok"
+unset BENCH_START_AT JOB_COMPLETION_INDEX
+python3 -c 'import sys,time; sys.exit(0 if time.time() - float(sys.argv[1]) >= 4.8 else 1)' "$T0" ||
+    fail "the start barrier did not delay the run"
+grep -q "start barrier: waiting" "$TMP/sel.err" || fail "the start barrier is not logged"
+note "select-only, barrier, worker ok"
+
+# --- flags: extended protocol, rate + latency limit, reconnect, retries ---------------------
+runner flags pgbench run --clients 2 --threads 2 --duration 3 --builtin simple-update \
+    --protocol extended --rate 100 --latency-limit 200 --connect --max-tries 3 --failures-detailed \
+    --wait-events
+[ "$RC" -eq 0 ] || { cat "$TMP/flags.err" >&2; fail "flags run exited $RC"; }
+check flags '
+assert r["complete"] is True, r["errors"]
+p = r["pgbench"]
+assert p["queryMode"] == "extended" and p["maxTries"] == 3, p
+assert "simple update" in p["transactionType"], p
+assert S["rateLimitLagAvgMs"] is not None, S
+assert any(t["lagMs"] is not None for t in r["timeline"]), r["timeline"]
+n = S["transactionsProcessed"] + (S["skipped"] or 0)
+assert 150 <= n <= 450, "rate 100 tps for 3 s scheduled %d transactions" % n
+assert C["littlesLaw"]["note"], C["littlesLaw"]
+'
+note "rate, latency limit, connect, retries ok"
 
 # --- custom scripts with weights, transactions instead of duration ---------------------------
 cat >"$TMP/read.sql" <<'SQL'

@@ -44,6 +44,25 @@ expect refused_init 3 refused 10 PGPORT="$FREE_PORT" -- pgbench init --scale 1 -
 expect auth 3 auth 8 PGPASSWORD=wrong-pass-123 -- pgbench run --clients 1 --duration 1 --wait-timeout 30
 expect dns 3 dns 20 PGHOST=no-such-host.invalid -- pgbench run --clients 1 --duration 1 --wait-timeout 1
 expect nodb 3 database-missing 8 PGDATABASE=no_such_db -- pgbench run --clients 1 --duration 1 --wait-timeout 30
+# SIGTERM while waiting for the target: a result is still printed (exit 2), at once
+T0=$SECONDS
+PGPORT="$FREE_PORT" SIM_TERMINATION_MESSAGE_PATH="$TMP/sim.term" "$RUNNER" pgbench run --clients 1 \
+    --duration 1 --wait-timeout 60 >"$TMP/sigterm.out" 2>"$TMP/sigterm.err" &
+PID=$!
+sleep 1
+kill -TERM "$PID"
+rc=0
+wait "$PID" || rc=$?
+[ "$rc" -eq 2 ] || { cat "$TMP/sigterm.err" >&2; fail "SIGTERM during the wait: exit $rc, want 2"; }
+[ $((SECONDS - T0)) -le 8 ] || fail "SIGTERM during the wait took $((SECONDS - T0)) s"
+python3 - "$TMP/sigterm.out" "$TMP/sim.term" <<'PY' || fail "SIGTERM during the wait: result check failed"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+term = json.loads(open(sys.argv[2]).read())  # SIM_TERMINATION_MESSAGE_PATH honoured
+assert r["complete"] is False and r["exitCode"] == 2 and term["exitCode"] == 2
+assert any("terminated by signal 15" in e for e in r["errors"]), r["errors"]
+PY
+
 # usage errors are exit 1, still with a JSON result
 rc=0
 "$RUNNER" pgbench run --clients 0 --duration 1 >"$TMP/usage.out" 2>"$TMP/usage.err" || rc=$?

@@ -271,10 +271,10 @@ static void test_informer(void)
     CHECK(cached(inf, "w-after-compact", 20), "object created after compaction lost");
 
     struct reply r = {0};
+    int deletes = s.deletes; /* the event may arrive before the reply */
     wait_reply(&r, kube_delete(client, &KUBE_CONFIGMAPS, "default", "w-during", NULL, on_reply,
                                &r));
     reply_free(&r);
-    int deletes = s.deletes;
     uint64_t deadline = uv_now(loop) + 10000;
     while (s.deletes == deletes && uv_now(loop) < deadline) {
         bool never = false;

@@ -15,6 +15,7 @@ const patchLib = require('./lib/patch');
 const { toTable } = require('./lib/table');
 const { compileLabelSelector, parseFieldSelector, SelectorError } = require('./lib/selectors');
 const events = require('./lib/events');
+const protobuf = require('./lib/protobuf');
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const clone = (o) => structuredClone(o);
@@ -172,7 +173,7 @@ class SimServer {
     const path = u.pathname.replace(/\/+$/, '') || '/';
     const body = await readBody(req);
     res._warnings = [];
-    this.log(`${req.method} ${req.url}`);
+    this.log(`${req.method} ${req.url} ct=${req.headers["content-type"] || ""} accept=${req.headers.accept || ""} ua=${req.headers["user-agent"] || ""}`);
 
     if (path === '/sim' || path.startsWith('/sim/')) return this._handleSim(req, res, path, body);
 
@@ -203,11 +204,14 @@ class SimServer {
     if (path === '/api') return this._send(res, 200, disc.apiVersions(`${this.host}:${this.port}`));
     if (path === '/apis') return this._send(res, 200, disc.groupList(this.registry));
     if (path === '/openapi/v2') {
-      // Protobuf is the only format clients ask for here; they fall back to built-in
-      // knowledge when it is unavailable (kubectl, helm).
+      // Clients ask for protobuf; the document is minimal (no definitions), so kubectl and
+      // helm use their compiled-in types for strategic merge and skip client-side schema checks.
       const acc = req.headers.accept || '';
       if (acc.includes('json')) return this._send(res, 200, { swagger: '2.0', info: { title: 'Kubernetes', version: disc.VERSION.gitVersion }, paths: {}, definitions: {} });
-      throw S.err(404, 'NotFound', 'the server could not find the requested resource');
+      const pb = disc.openapiV2Proto();
+      res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': pb.length });
+      res.end(pb);
+      return;
     }
     if (path === '/openapi/v3') return this._send(res, 200, disc.openapiRoot(this.registry));
     if (path.startsWith('/openapi/v3/')) {
@@ -330,7 +334,15 @@ class SimServer {
     }
     try {
       if (ct === 'application/yaml' || ct === 'application/apply-patch+yaml') return { ct, value: yaml.load(text) };
-      if (ct === 'application/vnd.kubernetes.protobuf') throw S.unsupportedMedia(ct, ['application/json', 'application/yaml']);
+      if (ct === 'application/vnd.kubernetes.protobuf') {
+        if (!protobuf.isSupported(ctx.info.id) || allowPatch) throw S.unsupportedMedia(ct, ['application/json', 'application/yaml']);
+        try {
+          return { ct, value: protobuf.decode(ctx.body) };
+        } catch (e) {
+          if (e.unsupported) throw S.unsupportedMedia(ct, ['application/json', 'application/yaml']);
+          throw S.badRequest(`error decoding protobuf: ${e.message}`);
+        }
+      }
       return { ct, value: JSON.parse(text) };
     } catch (e) {
       if (e instanceof StoreError) throw e;
@@ -731,14 +743,7 @@ class SimServer {
 
   _delete(ctx) {
     const { info, version, ns, name, q, res } = ctx;
-    let opts = {};
-    if (ctx.body.length) {
-      try {
-        opts = JSON.parse(ctx.body.toString('utf8')) || {};
-      } catch (e) {
-        throw S.badRequest(`json: ${e.message}`);
-      }
-    }
+    const opts = this._deleteOptions(ctx);
     const policy = opts.propagationPolicy || q.get('propagationPolicy') || (opts.orphanDependents === true || q.get('orphanDependents') === 'true' ? 'Orphan' : (opts.orphanDependents === false ? 'Background' : undefined));
     const dry = this._dryRun(ctx) || (Array.isArray(opts.dryRun) && opts.dryRun.includes('All'));
     const storeRes = this._storeRes(info);
@@ -752,19 +757,30 @@ class SimServer {
     return this._send(res, 200, S.successStatus(info, name, before.metadata.uid));
   }
 
+  _deleteOptions(ctx) {
+    if (!ctx.body.length) return {};
+    const ct = (ctx.req.headers['content-type'] || 'application/json').split(';')[0].trim();
+    if (ct === 'application/vnd.kubernetes.protobuf') {
+      try {
+        return protobuf.decode(ctx.body);
+      } catch (e) {
+        throw S.badRequest(`error decoding DeleteOptions: ${e.message}`);
+      }
+    }
+    try {
+      const o = ct === 'application/yaml' ? yaml.load(ctx.body.toString('utf8')) : JSON.parse(ctx.body.toString('utf8'));
+      return isObj(o) ? o : {};
+    } catch (e) {
+      throw S.badRequest(`json: ${e.message}`);
+    }
+  }
+
   _deleteCollection(ctx) {
     const { info, version, ns, q, res } = ctx;
     const storeRes = this._storeRes(info);
     const filter = this._fieldFilter(info, q.get('fieldSelector'));
     const match = compileLabelSelector(q.get('labelSelector'));
-    let opts = {};
-    if (ctx.body.length) {
-      try {
-        opts = JSON.parse(ctx.body.toString('utf8')) || {};
-      } catch (e) {
-        opts = {};
-      }
-    }
+    const opts = this._deleteOptions(ctx);
     const dry = this._dryRun(ctx);
     const items = [];
     for (const o of this.store.list(storeRes, ns, {})) {

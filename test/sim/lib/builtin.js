@@ -23,6 +23,7 @@ const MODELS = {
   'batch/jobs': ['V1Job', 'IoK8sApiBatchV1Job'],
   'apps/statefulsets': ['V1StatefulSet', 'IoK8sApiAppsV1StatefulSet'],
   'apps/deployments': ['V1Deployment', 'IoK8sApiAppsV1Deployment'],
+  'apps/replicasets': ['V1ReplicaSet', 'IoK8sApiAppsV1ReplicaSet'],
   'autoscaling/horizontalpodautoscalers': ['V2HorizontalPodAutoscaler', 'IoK8sApiAutoscalingV2HorizontalPodAutoscaler'],
   'storage.k8s.io/storageclasses': ['V1StorageClass', 'IoK8sApiStorageV1StorageClass'],
   'events.k8s.io/events': ['EventsV1Event', 'IoK8sApiEventsV1Event'],
@@ -467,6 +468,7 @@ function validate(res, obj, old) {
     case 'batch/jobs': validateJob(obj, old, out); break;
     case 'core/pods': validatePod(obj, old, out); break;
     case 'apps/statefulsets':
+    case 'apps/replicasets':
     case 'apps/deployments': {
       const s = obj.spec || {};
       nonNeg(out, 'spec.replicas', s.replicas);
@@ -587,15 +589,16 @@ function defaults(res, obj, opts = {}) {
       break;
     }
     case 'apps/statefulsets':
+    case 'apps/replicasets':
     case 'apps/deployments': {
       const s = obj.spec = obj.spec || {};
       if (s.replicas === undefined) s.replicas = 1;
-      if (s.revisionHistoryLimit === undefined) s.revisionHistoryLimit = 10;
+      if (s.revisionHistoryLimit === undefined && res !== 'apps/replicasets') s.revisionHistoryLimit = 10;
       if (res === 'apps/statefulsets') {
         if (s.podManagementPolicy === undefined) s.podManagementPolicy = 'OrderedReady';
         if (s.updateStrategy === undefined) s.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
         if (s.persistentVolumeClaimRetentionPolicy === undefined) s.persistentVolumeClaimRetentionPolicy = { whenDeleted: 'Retain', whenScaled: 'Retain' };
-      } else {
+      } else if (res === 'apps/deployments') {
         if (s.strategy === undefined) s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
         if (s.progressDeadlineSeconds === undefined) s.progressDeadlineSeconds = 600;
       }

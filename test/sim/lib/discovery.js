@@ -150,4 +150,24 @@ function openapiGV(registry, gvPath) {
   return doc;
 }
 
-module.exports = { VERSION, resourceList, groupList, apiGroup, apiVersions, openapiRoot, openapiGV };
+// A minimal OpenAPI v2 document in gnostic protobuf form (openapi_v2.Document): swagger,
+// info, empty paths and definitions. kubectl < 1.28 fetches it eagerly for apply and
+// validation; with no definitions it falls back to its compiled-in types.
+function pbField(num, payload) {
+  const b = Buffer.isBuffer(payload) ? payload : Buffer.from(payload, 'utf8');
+  const len = [];
+  let n = b.length;
+  do {
+    let x = n & 0x7f;
+    n >>>= 7;
+    if (n) x |= 0x80;
+    len.push(x);
+  } while (n);
+  return Buffer.concat([Buffer.from([(num << 3) | 2]), Buffer.from(len), b]);
+}
+function openapiV2Proto() {
+  const info = Buffer.concat([pbField(1, 'Kubernetes'), pbField(2, VERSION.gitVersion)]);
+  return Buffer.concat([pbField(1, '2.0'), pbField(2, info), pbField(8, Buffer.alloc(0)), pbField(9, Buffer.alloc(0))]);
+}
+
+module.exports = { openapiV2Proto, VERSION, resourceList, groupList, apiGroup, apiVersions, openapiRoot, openapiGV };

@@ -14,6 +14,7 @@ const BUILTINS = [
   ['', 'v1', 'events', 'event', 'Event', true, ['ev'], [], []],
   ['batch', 'v1', 'jobs', 'job', 'Job', true, [], ['status'], ['all']],
   ['apps', 'v1', 'statefulsets', 'statefulset', 'StatefulSet', true, ['sts'], ['status', 'scale'], ['all']],
+  ['apps', 'v1', 'replicasets', 'replicaset', 'ReplicaSet', true, ['rs'], ['status', 'scale'], ['all']],
   ['apps', 'v1', 'deployments', 'deployment', 'Deployment', true, ['deploy'], ['status', 'scale'], ['all']],
   ['autoscaling', 'v2', 'horizontalpodautoscalers', 'horizontalpodautoscaler', 'HorizontalPodAutoscaler', true, ['hpa'], ['status'], ['all']],
   ['storage.k8s.io', 'v1', 'storageclasses', 'storageclass', 'StorageClass', false, ['sc'], [], []],
@@ -26,7 +27,7 @@ const BUILTINS = [
   ['apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'customresourcedefinition', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], ['api-extensions']],
 ];
 
-const GENERATION_KINDS = new Set(['batch/jobs', 'apps/statefulsets', 'apps/deployments',
+const GENERATION_KINDS = new Set(['batch/jobs', 'apps/statefulsets', 'apps/deployments', 'apps/replicasets',
   'autoscaling/horizontalpodautoscalers', 'apiextensions.k8s.io/customresourcedefinitions']);
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -196,3 +196,41 @@ test('restartPolicy OnFailure: container restarts count against backoffLimit', a
   // One pod, restarted in place, then deleted by the controller (counted as failed).
   assert.equal(j.status.failed, 1);
 });
+
+test('simulator restart with persisted state: started pods are lost as on a rebooted node, the Job replaces them', async (t) => {
+  const os = require('os');
+  const { Store } = require('../store');
+  const workload = require('../workload');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wl-restart-'));
+  const stateFile = path.join(dir, 'state.json');
+  const opts = { tmpDir: path.join(dir, 'wl'), jobBackoffMs: 50, maxGraceSeconds: 1 };
+  const s1 = new Store({ stateFile });
+  const wl1 = workload.start(s1, opts);
+  s1.create('batch/jobs', job('persist', { backoffLimit: 3 }, { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'] }] }));
+  const p1 = await waitFor(() => jobPods(s1, 'default', 'persist').find((p) => p.status && p.status.phase === 'Running'), 'running pod');
+  s1.save();
+  await wl1.stop();
+  const s2 = new Store({ stateFile });
+  const wl2 = workload.start(s2, opts);
+  t.after(async () => {
+    await wl2.stop();
+    // Pending debounced saves must not write into the removed directory.
+    s1.stateFile = null;
+    s2.stateFile = null;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const lost = await waitFor(() => {
+    const x = s2.get('core/pods', 'default', p1.metadata.name);
+    return (!x || x.status.phase === 'Failed') && (x || true);
+  }, 'old pod marked Failed');
+  if (lost !== true) {
+    assert.equal(lost.status.containerStatuses[0].state.terminated.reason, 'ContainerStatusUnknown');
+  }
+  const j = await waitFor(() => {
+    const x = s2.get('batch/jobs', 'default', 'persist');
+    return x.status && x.status.failed === 1 && x.status.active === 1 && x;
+  }, 'replacement pod after restart');
+  assert.equal(j.status.failed, 1);
+  const running = await waitFor(() => jobPods(s2, 'default', 'persist').find((p) => p.metadata.name !== p1.metadata.name && p.status && p.status.phase === 'Running'), 'replacement running');
+  assert.ok(running);
+});

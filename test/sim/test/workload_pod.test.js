@@ -56,6 +56,7 @@ test('missing secret -> CreateContainerConfigError as the kubelet reports it; st
   }, 'CreateContainerConfigError');
   assert.equal(p.status.phase, 'Pending');
   assert.equal(p.status.containerStatuses[0].state.waiting.message, 'secret "later" not found');
+  assert.equal(c.wl.podLog('default', 'nosec'), null, 'no log while waiting to start');
   assert.equal(p.status.containerStatuses[0].ready, false);
   assert.equal(cond(p, 'Ready').status, 'False');
   assert.equal(cond(p, 'Ready').reason, 'ContainersNotReady');
@@ -141,13 +142,14 @@ test('volumes: configMap/secret files (items), emptyDir, mountPath rewritten in 
     ],
     containers: [{
       name: 'c', image: 'x', workingDir: '/work',
-      command: ['/bin/sh', '-c', 'cat /scripts/sql/read.sql "$PGSSLROOTCERT" > /work/out; test ! -e /scripts/other && cat out > /dev/termination-log', '--file=/scripts/sql/read.sql'],
+      command: ['/bin/sh', '-c', 'cat /scripts/sql/read.sql "$PGSSLROOTCERT" /certs/root.crt > /work/out; test ! -e /scripts/other && cat out > /dev/termination-log', '--file=/scripts/sql/read.sql'],
       env: [{ name: 'PGSSLROOTCERT', value: '/etc/ca/ca.crt' }],
-      volumeMounts: [{ name: 'scripts', mountPath: '/scripts' }, { name: 'ca', mountPath: '/etc/ca', readOnly: true }, { name: 'scratch', mountPath: '/work' }],
+      volumeMounts: [{ name: 'scripts', mountPath: '/scripts' }, { name: 'ca', mountPath: '/etc/ca', readOnly: true }, { name: 'scratch', mountPath: '/work' },
+        { name: 'ca', mountPath: '/certs/root.crt', subPath: 'ca.crt' }],
     }],
   });
   assert.equal(p.status.phase, 'Succeeded', JSON.stringify(p.status.containerStatuses));
-  assert.equal(term(p).message, 'SELECT 1;CERT');
+  assert.equal(term(p).message, 'SELECT 1;CERTCERT');
 });
 
 test('PVC: missing claim keeps the pod Pending/Unschedulable; a bound claim is a directory that outlives pods', async (t) => {

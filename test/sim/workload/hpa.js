@@ -65,7 +65,7 @@ class WorkloadStatus {
       st.updatedReplicas = replicas;
       st.availableReplicas = replicas;
       U.setCondition(st, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', { lastUpdateTime: U.now() });
-      U.setCondition(st, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${name}-${(o.metadata.uid || '').slice(0, 10)}" has successfully progressed.`, { lastUpdateTime: U.now() });
+      U.setCondition(st, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${name}-${(o.metadata.uid || '').replace(/-/g, '').slice(0, 10)}" has successfully progressed.`, { lastUpdateTime: U.now() });
     }
     for (const f of ['readyReplicas', 'availableReplicas', 'updatedReplicas', 'currentReplicas', 'replicas']) if (st[f] === 0) delete st[f];
     if (st.replicas === undefined) st.replicas = 0;

@@ -652,8 +652,9 @@ class Kubelet {
       if (!host) continue;
       let to = host;
       if (m.subPath) {
+        // A subPath naming a file (e.g. one configMap key) is mounted as that file.
         to = path.join(host, m.subPath);
-        fs.mkdirSync(to, { recursive: true });
+        if (!fs.existsSync(to)) fs.mkdirSync(to, { recursive: true });
       }
       mounts.push({ from: m.mountPath, to });
     }
@@ -967,9 +968,11 @@ class Kubelet {
     const names = (pod.spec.containers || []).map((c) => c.name).concat((pod.spec.initContainers || []).map((c) => c.name));
     const cname = opts.container || (pod.spec.containers[0] && pod.spec.containers[0].name);
     if (!names.includes(cname)) return null;
+    // null when the container has no log yet (waiting to start), as the API's 400 "waiting to start".
     const rt = this.pods.get(pod.metadata.uid);
-    if (!rt) return '';
+    if (!rt) return null;
     const c = rt.containers.concat(rt.init).find((x) => x.name === cname);
+    if (!c.logFile) return null;
     let file;
     const truthy = (v) => v === true || v === 'true' || v === '1';
     if (truthy(opts.previous)) {
@@ -983,7 +986,7 @@ class Kubelet {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (_) {
-      return '';
+      return null;
     }
     if (opts.tailLines !== undefined && opts.tailLines !== null && opts.tailLines !== '') text = tailLines(text, Number(opts.tailLines));
     if (opts.limitBytes) {

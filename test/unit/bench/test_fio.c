@@ -93,13 +93,34 @@ static void test_parse_read_fsync_and_prefix(void **state)
     free(text);
 }
 
+/* recorded with the exact command line bench_fio_argv builds (libaio, direct, fdatasync=1,
+ * --lat_percentiles=1): total latency percentiles are present too */
+static void test_parse_lat_percentiles(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = fixture_read("test/fixtures/fio/fio-3.33-libaio-fdatasync-latpct.json", &len);
+    assert_non_null(text);
+    struct bench_fio_result *r = NULL;
+    assert_int_equal(bench_fio_parse(text, len, &r, NULL, 0), 0);
+    assert_int_equal(r->njobs, 2);
+    assert_true(near(r->jobs[0].write.lat.p99_us, 4423.680, 1e-9));
+    assert_true(r->jobs[0].sync.present);
+    assert_int_equal(r->jobs[0].sync_total_ios, 1299);
+    assert_true(near(r->jobs[1].read.lat.p99_us, 5275.648, 1e-9));
+    assert_false(r->jobs[1].write.present);
+    assert_false(r->jobs[1].sync.present);
+    bench_fio_result_free(r);
+    free(text);
+}
+
 static void test_parse_errors(void **state)
 {
     (void)state;
     struct bench_fio_result *r = NULL;
     char err[128];
-    const char *cases[] = {"", "fio: no such file\n", "{", "{\"jobs\": 3}", "[1,2]",
-                           "{\"fio version\":\"x\"}"};
+    const char *cases[] = {"",      "fio: no such file\n",    "{", "{\"jobs\": 3}",
+                           "[1,2]", "{\"fio version\":\"x\"}"};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         assert_int_equal(bench_fio_parse(cases[i], strlen(cases[i]), &r, err, sizeof(err)),
                          -EINVAL);
@@ -117,20 +138,35 @@ static void test_argv(void **state)
 {
     (void)state;
     struct bench_fio_job_opts jobs[] = {
-        {.name = "wal", .rw = "write", .bs = "8k", .iodepth = 1, .numjobs = 1, .size = "64M",
-         .runtime_s = 3, .ioengine = "psync", .fdatasync = 1},
-        {.name = "randrw", .rw = "randrw", .bs = "8k", .iodepth = 16, .numjobs = 2,
-         .size = "1G", .runtime_s = 0, .direct = true, .ioengine = "libaio"},
+        {.name = "wal",
+         .rw = "write",
+         .bs = "8k",
+         .iodepth = 1,
+         .numjobs = 1,
+         .size = "64M",
+         .runtime_s = 3,
+         .ioengine = "psync",
+         .fdatasync = 1},
+        {.name = "randrw",
+         .rw = "randrw",
+         .bs = "8k",
+         .iodepth = 16,
+         .numjobs = 2,
+         .size = "1G",
+         .runtime_s = 0,
+         .direct = true,
+         .ioengine = "libaio"},
     };
     const char *extra[] = {"--ramp_time=2"};
-    struct bench_fio_opts o = {.directory = "/data", .jobs = jobs, .njobs = 2,
-                               .extra_args = extra, .nextra = 1};
+    struct bench_fio_opts o = {
+        .directory = "/data", .jobs = jobs, .njobs = 2, .extra_args = extra, .nextra = 1};
     struct bench_argv a = BENCH_ARGV_INIT;
     char err[200];
     assert_int_equal(bench_fio_argv(&o, &a, err, sizeof(err)), 0);
     char *s = bench_argv_join(&a);
     assert_string_equal(
-        s, "fio --output-format=json --directory=/data --group_reporting --ramp_time=2 "
+        s, "fio --output-format=json --directory=/data --group_reporting --lat_percentiles=1 "
+           "--ramp_time=2 "
            "--name=wal --stonewall --rw=write --bs=8k --iodepth=1 --numjobs=1 --size=64M "
            "--runtime=3 --time_based --direct=0 --ioengine=psync --fdatasync=1 "
            "--name=randrw --stonewall --rw=randrw --bs=8k --iodepth=16 --numjobs=2 --size=1G "
@@ -182,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_parse_wal_randrw),
         cmocka_unit_test(test_parse_read_fsync_and_prefix),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_lat_percentiles),
         cmocka_unit_test(test_argv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

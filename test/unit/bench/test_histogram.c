@@ -187,7 +187,7 @@ static void test_merge_equals_adding(void **state)
         bench_hist_add(all, x);
         bench_hist_add(all, y);
     }
-    bench_hist_add(b, -5);                        /* clamped to 0 */
+    bench_hist_add(b, -5); /* clamped to 0 */
     bench_hist_add(all, -5);
     bench_hist_add(a, BENCH_HIST_MAX_VALUE + 10); /* clamped to max */
     bench_hist_add(all, BENCH_HIST_MAX_VALUE + 10);
@@ -269,9 +269,9 @@ static void test_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bucket_layout),   cmocka_unit_test(test_synthetic),
-        cmocka_unit_test(test_real_logs),       cmocka_unit_test(test_merge_equals_adding),
-        cmocka_unit_test(test_json_roundtrip),  cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_bucket_layout),  cmocka_unit_test(test_synthetic),
+        cmocka_unit_test(test_real_logs),      cmocka_unit_test(test_merge_equals_adding),
+        cmocka_unit_test(test_json_roundtrip), cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,14 +30,29 @@ static void test_full_run(void **state)
     (void)state;
     struct bench_pgbench_script scripts[] = {{"/scripts/read.sql", 3}, {"/scripts/w.sql", 0}};
     const char *extra[] = {"-D", "k=v", "--random-seed=42", "--verbose-errors"};
-    struct bench_pgbench_run_opts o = {
-        .clients = 4, .threads = 8, .duration_s = 60, .builtin = "select-only",
-        .builtin_weight = 2, .scripts = scripts, .nscripts = 2,
-        .protocol = BENCH_PROTOCOL_PREPARED, .rate = 100, .latency_limit_ms = 5.5,
-        .no_vacuum = true, .connect = true, .max_tries = 3, .failures_detailed = true,
-        .per_statement = true, .progress_s = 1, .log_dir = "/tmp/logs",
-        .extra_args = extra, .nextra = 4, .dbname = "app", .host = "db", .port = "5433",
-        .user = "bench"};
+    struct bench_pgbench_run_opts o = {.clients = 4,
+                                       .threads = 8,
+                                       .duration_s = 60,
+                                       .builtin = "select-only",
+                                       .builtin_weight = 2,
+                                       .scripts = scripts,
+                                       .nscripts = 2,
+                                       .protocol = BENCH_PROTOCOL_PREPARED,
+                                       .rate = 100,
+                                       .latency_limit_ms = 5.5,
+                                       .no_vacuum = true,
+                                       .connect = true,
+                                       .max_tries = 3,
+                                       .failures_detailed = true,
+                                       .per_statement = true,
+                                       .progress_s = 1,
+                                       .log_dir = "/tmp/logs",
+                                       .extra_args = extra,
+                                       .nextra = 4,
+                                       .dbname = "app",
+                                       .host = "db",
+                                       .port = "5433",
+                                       .user = "bench"};
     int rc;
     char err[256];
     char *s = joined(&o, &rc, err, sizeof(err));
@@ -172,8 +187,12 @@ static void test_init(void **state)
 {
     (void)state;
     const char *extra[] = {"--partition-method=hash", "--unlogged-tables"};
-    struct bench_pgbench_init_opts o = {.scale = 50, .foreign_keys = true, .partitions = 4,
-                                        .quiet = true, .extra_args = extra, .nextra = 2};
+    struct bench_pgbench_init_opts o = {.scale = 50,
+                                        .foreign_keys = true,
+                                        .partitions = 4,
+                                        .quiet = true,
+                                        .extra_args = extra,
+                                        .nextra = 2};
     struct bench_argv a = BENCH_ARGV_INIT;
     assert_int_equal(bench_pgbench_init_argv(&o, &a, NULL, 0), 0);
     char *s = bench_argv_join(&a);
@@ -209,7 +228,8 @@ static void test_helpers(void **state)
     assert_int_equal(bench_protocol_parse("extended", &p), 0);
     assert_int_equal(p, BENCH_PROTOCOL_EXTENDED);
     assert_int_equal(bench_protocol_parse("fast", &p), -EINVAL);
-    assert_int_equal(bench_pgbench_version_major("pgbench (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n"), 15);
+    assert_int_equal(
+        bench_pgbench_version_major("pgbench (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n"), 15);
     assert_int_equal(bench_pgbench_version_major("pgbench (14.20 (Debian), server 17.6)"), 14);
     assert_int_equal(bench_pgbench_version_major("pgbench (PostgreSQL) 9.6.24"), 9);
     assert_int_equal(bench_pgbench_version_major("psql (PostgreSQL) 15"), -EINVAL);
@@ -227,9 +247,9 @@ static void test_helpers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_run),   cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_invalid),    cmocka_unit_test(test_extra_forms),
-        cmocka_unit_test(test_init),       cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_full_run), cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_invalid),  cmocka_unit_test(test_extra_forms),
+        cmocka_unit_test(test_init),     cmocka_unit_test(test_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,22 +301,21 @@ static void test_split_streams(void **state)
 static void test_v13_format(void **state)
 {
     (void)state;
-    static const char text[] =
-        "starting vacuum...end.\n"
-        "transaction type: <builtin: TPC-B (sort of)>\n"
-        "scaling factor: 1\n"
-        "query mode: simple\n"
-        "number of clients: 8\n"
-        "number of threads: 1\n"
-        "duration: 600 s\n"
-        "number of transactions actually processed: 451531\n"
-        "latency average = 10.629 ms\n"
-        "latency stddev = 14.724 ms\n"
-        "tps = 752.528022 (including connections establishing)\n"
-        "tps = 752.532201 (excluding connections establishing)\n"
-        "statement latencies in milliseconds:\n"
-        "\t     0.002  \\set aid random(1, 100000 * :scale)\n"
-        "\t     1.234  END;\n";
+    static const char text[] = "starting vacuum...end.\n"
+                               "transaction type: <builtin: TPC-B (sort of)>\n"
+                               "scaling factor: 1\n"
+                               "query mode: simple\n"
+                               "number of clients: 8\n"
+                               "number of threads: 1\n"
+                               "duration: 600 s\n"
+                               "number of transactions actually processed: 451531\n"
+                               "latency average = 10.629 ms\n"
+                               "latency stddev = 14.724 ms\n"
+                               "tps = 752.528022 (including connections establishing)\n"
+                               "tps = 752.532201 (excluding connections establishing)\n"
+                               "statement latencies in milliseconds:\n"
+                               "\t     0.002  \\set aid random(1, 100000 * :scale)\n"
+                               "\t     1.234  END;\n";
     struct bench_pgbench_result *r = NULL;
     assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
     assert_near(r->tps, 752.532201);
@@ -339,7 +338,8 @@ static void test_progress_line(void **state)
     assert_near(p.latency_ms, 48.672);
     assert_near(p.stddev_ms, 50.0);
     assert_int_equal(p.failed, -1);
-    const char *l14lag = "progress: 2.0 s, 99.0 tps, lat 1.000 ms stddev 0.100, lag 0.500 ms, 3 skipped";
+    const char *l14lag =
+        "progress: 2.0 s, 99.0 tps, lat 1.000 ms stddev 0.100, lag 0.500 ms, 3 skipped";
     assert_int_equal(bench_pgbench_parse_progress(l14lag, strlen(l14lag), &p), 0);
     assert_near(p.lag_ms, 0.5);
     assert_int_equal(p.skipped, 3);
@@ -375,7 +375,8 @@ static void test_error_cap(void **state)
     char line[128];
     for (int i = 0; i < 500; i++) {
         int n = snprintf(line, sizeof(line),
-                         "pgbench: error: client %d script 0 aborted in command 1 query 0: x\n", i % 300);
+                         "pgbench: error: client %d script 0 aborted in command 1 query 0: x\n",
+                         i % 300);
         assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, line, (size_t)n), 0);
     }
     assert_int_equal(r->nerrors, BENCH_PGBENCH_MAX_ERRORS);

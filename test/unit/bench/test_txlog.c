@@ -47,15 +47,10 @@ static void test_lines(void **state)
         assert_int_equal(bench_txlog_parse_line(failed[i], strlen(failed[i]), false, &e), 0);
         assert_int_equal(e.status, BENCH_TX_FAILED);
     }
-    const char *bad[] = {"",
-                         "x 1 2 0 1 1",
-                         "0 1 2 0 1",
-                         "0 1 -2 0 1 1",
-                         "0 1 2 0 1 1000000",
+    const char *bad[] = {"", "x 1 2 0 1 1", "0 1 2 0 1", "0 1 -2 0 1 1", "0 1 2 0 1 1000000",
                          "0 1 2 0 1 1 2 3 4",
                          /* --aggregate-interval format */
-                         "1345828501 5601 1815 130 2390 3 1 1 0 0",
-                         "0 1 2 0 1 1 x"};
+                         "1345828501 5601 1815 130 2390 3 1 1 0 0", "0 1 2 0 1 1 x"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (bench_txlog_parse_line(bad[i], strlen(bad[i]), false, &e) != -EINVAL)
             fail_msg("accepted '%s'", bad[i]);
@@ -98,8 +93,8 @@ static void test_read_dir(void **state)
     struct bench_txlog *l = bench_txlog_new();
     size_t nfiles = 0;
     assert_int_equal(bench_txlog_read_dir(l, "test/fixtures/pgbench/log-tpcb", NULL, &nfiles), 0);
-    assert_int_equal(nfiles, 2); /* pgbench_log.<pid> and pgbench_log.<pid>.1 */
-    assert_int_equal(l->ok, 3000);  /* -c 2 -t 1500 */
+    assert_int_equal(nfiles, 2);   /* pgbench_log.<pid> and pgbench_log.<pid>.1 */
+    assert_int_equal(l->ok, 3000); /* -c 2 -t 1500 */
     assert_int_equal(l->malformed, 0);
     assert_int_equal(bench_txlog_read_dir(l, "/nonexistent-dir", NULL, NULL), -ENOENT);
     bench_txlog_free(l);

@@ -41,10 +41,10 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
 {
     (void)s;
     struct ctx *x = ud;
-    snprintf(x->method, sizeof(x->method), "%s", r->method);
-    snprintf(x->path, sizeof(x->path), "%s", r->path);
-    snprintf(x->headers, sizeof(x->headers), "%s", r->headers);
-    snprintf(x->body, sizeof(x->body), "%s", r->body);
+    (void)snprintf(x->method, sizeof(x->method), "%s", r->method);
+    (void)snprintf(x->path, sizeof(x->path), "%s", r->path);
+    (void)snprintf(x->headers, sizeof(x->headers), "%s", r->headers);
+    (void)snprintf(x->body, sizeof(x->body), "%s", r->body);
     const char *p = r->path;
     if (strstr(p, "/pods/missing"))
         fs_status(c, 404, "NotFound", "pods \\\"missing\\\" not found");
@@ -91,7 +91,7 @@ static int setup(void **state)
     struct ctx *x = calloc(1, sizeof(*x));
     uv_loop_init(&x->loop);
     assert_int_equal(fs_start(&x->srv, &x->loop, handler, x), 0);
-    snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
+    (void)snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
     x->cfg.server = x->server;
     x->cfg.token = "test-token-123";
     assert_int_equal(kube_client_new(&x->loop, &x->cfg, &x->c), 0);
@@ -116,12 +116,12 @@ static void on_result(struct kube_result *res, void *ud)
     x->calls++;
     x->pending--;
     x->st = res->status;
-    snprintf(x->text, sizeof(x->text), "%.*s", (int)res->text_len, res->text);
-    snprintf(x->warning, sizeof(x->warning), "%s", res->warning ? res->warning : "");
+    (void)snprintf(x->text, sizeof(x->text), "%.*s", (int)res->text_len, res->text);
+    (void)snprintf(x->warning, sizeof(x->warning), "%s", res->warning ? res->warning : "");
     x->had_body = res->body != NULL;
     const cJSON *kind = cJSON_GetObjectItem(res->body, "kind");
-    snprintf(x->body_kind, sizeof(x->body_kind), "%s",
-             cJSON_IsString(kind) ? kind->valuestring : "");
+    (void)snprintf(x->body_kind, sizeof(x->body_kind), "%s",
+                   cJSON_IsString(kind) ? kind->valuestring : "");
 }
 
 static void wait_done(struct ctx *x)
@@ -262,7 +262,7 @@ static void test_writes(void **state)
         wait_done(x);
         assert_string_equal(x->method, "PATCH");
         char want[256];
-        snprintf(want, sizeof(want), "Content-Type: %s\r\n", types[i].ct);
+        (void)snprintf(want, sizeof(want), "Content-Type: %s\r\n", types[i].ct);
         assert_non_null(strstr(x->headers, want));
         if (types[i].t == KUBE_PATCH_APPLY)
             assert_string_equal(x->path,
@@ -343,7 +343,7 @@ static void test_timeout_and_refused(void **state)
     uv_close((uv_handle_t *)&probe, NULL);
     uv_run(&x->loop, UV_RUN_NOWAIT);
     char server[64];
-    snprintf(server, sizeof(server), "http://127.0.0.1:%d", ntohs(got.sin_port));
+    (void)snprintf(server, sizeof(server), "http://127.0.0.1:%d", ntohs(got.sin_port));
     struct kube_config cfg = {.server = server};
     struct kube_client *c2;
     assert_int_equal(kube_client_new(&x->loop, &cfg, &c2), 0);
@@ -389,8 +389,8 @@ static void test_token_file_rotation(void **state)
     wait_done(x);
     assert_non_null(strstr(x->headers, "Authorization: Bearer first-token\r\n"));
     FILE *f = fopen(path, "w");
-    fputs("second-token", f);
-    fclose(f);
+    (void)fputs("second-token", f);
+    (void)fclose(f);
     struct timespec ts[2] = {{.tv_sec = time(NULL) + 10}, {.tv_sec = time(NULL) + 10}};
     utimensat(AT_FDCWD, path, ts, 0);
     x->pending++;

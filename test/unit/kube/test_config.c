@@ -136,15 +136,16 @@ static void test_env_kubeconfig(void **state)
     char home[] = "/tmp/kube-home-XXXXXX";
     assert_non_null(mkdtemp(home));
     char path[256];
-    snprintf(path, sizeof(path), "%s/.kube", home);
+    (void)snprintf(path, sizeof(path), "%s/.kube", home);
     assert_int_equal(mkdir(path, 0700), 0);
-    snprintf(path, sizeof(path), "%s/.kube/config", home);
+    (void)snprintf(path, sizeof(path), "%s/.kube/config", home);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs("current-context: c\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\n"
-          "contexts: [{name: c, context: {cluster: c}}]\n",
-          f);
-    fclose(f);
+    (void)fputs(
+        "current-context: c\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\n"
+        "contexts: [{name: c, context: {cluster: c}}]\n",
+        f);
+    (void)fclose(f);
     const char *old_home = getenv("HOME");
     char *saved = old_home ? strdup(old_home) : NULL;
     setenv("HOME", home, 1);
@@ -156,7 +157,7 @@ static void test_env_kubeconfig(void **state)
         setenv("HOME", saved, 1);
     free(saved);
     unlink(path);
-    snprintf(path, sizeof(path), "%s/.kube", home);
+    (void)snprintf(path, sizeof(path), "%s/.kube", home);
     rmdir(path);
     rmdir(home);
 }
@@ -219,17 +220,17 @@ static void test_from_yaml_shapes(void **state)
 static void write_file(const char *dir, const char *name, const char *content)
 {
     char p[512];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    (void)snprintf(p, sizeof(p), "%s/%s", dir, name);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
-    fputs(content, f);
-    fclose(f);
+    (void)fputs(content, f);
+    (void)fclose(f);
 }
 
 static void rm_file(const char *dir, const char *name)
 {
     char p[512];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    (void)snprintf(p, sizeof(p), "%s/%s", dir, name);
     unlink(p);
 }
 

@@ -34,7 +34,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         if (!strcmp(t->held[i], key))
             fail_msg("key %s processed twice at once", key);
     if (t->n < 64) {
-        snprintf(t->log[t->n], sizeof(t->log[0]), "%s", key);
+        (void)snprintf(t->log[t->n], sizeof(t->log[0]), "%s", key);
         t->at[t->n] = uv_now(&t->loop) - t->start;
     }
     t->n++;
@@ -43,7 +43,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         t->max_in_flight = t->in_flight;
     if (t->hold) {
         assert_true(t->nheld < 16);
-        snprintf(t->held[t->nheld++], sizeof(t->held[0]), "%s", key);
+        (void)snprintf(t->held[t->nheld++], sizeof(t->held[0]), "%s", key);
         return;
     }
     if (t->readd_once) {
@@ -263,7 +263,7 @@ static void test_many_keys(void **state)
     char key[32];
     for (int round = 0; round < 3; round++)
         for (int i = 0; i < 20000; i++) {
-            snprintf(key, sizeof(key), "ns/k%d", i);
+            (void)snprintf(key, sizeof(key), "ns/k%d", i);
             kube_queue_add(t->q, key);
         }
     assert_int_equal(kube_queue_len(t->q), 20000);

@@ -36,7 +36,7 @@ static int free_port(void)
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(a);
-    bind(s, (struct sockaddr *)&a, sizeof(a));
+    (void)bind(s, (struct sockaddr *)&a, sizeof(a));
     getsockname(s, (struct sockaddr *)&a, &len);
     close(s);
     return ntohs(a.sin_port);
@@ -60,10 +60,10 @@ static int start_server(void **state)
         return 0;
     server_port = free_port();
     char accept[64];
-    snprintf(accept, sizeof(accept), "127.0.0.1:%d", server_port);
-    char *argv[] = {"openssl", "s_server",   "-quiet",         "-www", "-accept",
-                    accept,    "-cert",      TLS "server.crt", "-key", TLS "server.key",
-                    "-CAfile", TLS "ca.crt", "-Verify",        "1",    NULL};
+    (void)snprintf(accept, sizeof(accept), "127.0.0.1:%d", server_port);
+    static char cert[] = TLS "server.crt", key[] = TLS "server.key", ca[] = TLS "ca.crt";
+    char *argv[] = {"openssl", "s_server", "-quiet",  "-www", "-accept", accept, "-cert", cert,
+                    "-key",    key,        "-CAfile", ca,     "-Verify", "1",    NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -75,7 +75,7 @@ static int start_server(void **state)
         return 0;
     }
     for (int i = 0; i < 100 && !can_connect(server_port); i++)
-        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+        nanosleep(&(struct timespec){0, 50000000L}, NULL);
     return 0;
 }
 
@@ -96,7 +96,7 @@ static char *slurp(const char *path)
     char *b = calloc(1, 16384);
     size_t n = fread(b, 1, 16383, f);
     b[n] = '\0';
-    fclose(f);
+    (void)fclose(f);
     return b;
 }
 
@@ -136,7 +136,7 @@ static void test_tls(void **state)
     if (server_pid <= 0 || !can_connect(server_port))
         skip();
     char server[64];
-    snprintf(server, sizeof(server), "https://127.0.0.1:%d", server_port);
+    (void)snprintf(server, sizeof(server), "https://127.0.0.1:%d", server_port);
 
     /* files */
     struct kube_config cfg = {.server = server,

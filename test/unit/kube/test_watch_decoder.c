@@ -35,7 +35,7 @@ static void on_event(enum kube_event_type type, cJSON *obj, void *ud)
     char *js = cJSON_PrintUnformatted(obj);
     size_t n = strlen(js) + 16;
     r->ev[r->n] = malloc(n);
-    snprintf(r->ev[r->n], n, "%s %s", type_name(type), js);
+    (void)snprintf(r->ev[r->n], n, "%s %s", type_name(type), js);
     r->n++;
     free(js);
 }
@@ -60,13 +60,13 @@ static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
-    fseek(f, 0, SEEK_END);
+    (void)fseek(f, 0, SEEK_END);
     long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
+    (void)fseek(f, 0, SEEK_SET);
     char *b = malloc((size_t)n + 1);
     assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
     b[n] = '\0';
-    fclose(f);
+    (void)fclose(f);
     *len = (size_t)n;
     return b;
 }

@@ -105,8 +105,10 @@ static void test_sql_counts_cpu_explicitly(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tally_counts_and_sort), cmocka_unit_test(test_tally_bounded),
-        cmocka_unit_test(test_tally_json),            cmocka_unit_test(test_lag),
+        cmocka_unit_test(test_tally_counts_and_sort),
+        cmocka_unit_test(test_tally_bounded),
+        cmocka_unit_test(test_tally_json),
+        cmocka_unit_test(test_lag),
         cmocka_unit_test(test_sql_counts_cpu_explicitly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

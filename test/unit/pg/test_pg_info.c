@@ -84,8 +84,8 @@ static void test_settings_list(void **state)
 {
     (void)state;
     /* the settings the issue names are all collected */
-    const char *want[] = {"shared_buffers", "max_connections", "synchronous_commit", "fsync",
-                          "wal_level", "effective_io_concurrency"};
+    const char *want[] = {"shared_buffers", "max_connections", "synchronous_commit",
+                          "fsync",          "wal_level",       "effective_io_concurrency"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         bool found = false;
         for (int k = 0; pg_result_settings[k]; k++)

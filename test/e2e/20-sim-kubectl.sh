@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Real kubectl (1.32 on PATH, plus 1.27 and 1.33 when installed) against the simulated cluster:
+# CRD registration, custom objects with server-side printer columns, schema violations (422,
+# one cause per field), strict unknown-field decoding (400), a malformed Job refused with the
+# field named, patch (merge, JSON, strategic, status subresource), scale, wait, delete.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_sim
+export KUBECACHEDIR="$TMP/kube-cache"
+TD="$ROOT/test/sim/testdata"
+
+kubectls=(kubectl)
+for v in 1.27 1.33; do
+    k="/usr/lib/google-cloud-sdk/bin/kubectl.$v"
+    [ -x "$k" ] && kubectls+=("$k")
+done
+
+# expect_fail "what" pattern kubectl-args...: the command must fail and print pattern.
+expect_fail() {
+    local what="$1" pattern="$2"
+    shift 2
+    if "$K" "$@" >"$TMP/out" 2>&1; then
+        cat "$TMP/out" >&2
+        fail "$what: accepted"
+    fi
+    grep -qF -- "$pattern" "$TMP/out" || { cat "$TMP/out" >&2; fail "$what: output lacks '$pattern'"; }
+}
+
+check_with() {
+    K="$1"
+    local ver ns
+    ver="$("$K" version --client -o json | python3 -c 'import json,sys; v=json.load(sys.stdin)["clientVersion"]; print(v["major"]+"."+v["minor"])')"
+    ns="k$(echo "$ver" | tr -cd "0-9")"
+    note "kubectl $ver (namespace $ns)"
+    "$K" create namespace "$ns" >/dev/null
+    "$K" apply -f "$TD/widget-crd.yaml" >/dev/null || fail "$ver: CRD apply"
+    "$K" wait --for condition=established --timeout=10s crd/widgets.sim.pgbench.dev >/dev/null ||
+        fail "$ver: CRD not established"
+
+    # custom objects and server-side printer columns
+    "$K" -n "$ns" apply -f "$TD/widget-good.yaml" >"$TMP/out" || fail "$ver: widget apply"
+    grep -q 'widget.sim.pgbench.dev/w1 created' "$TMP/out" || fail "$ver: w1 not created"
+    "$K" -n "$ns" get widgets >"$TMP/get"
+    head -1 "$TMP/get" | grep -Eq '^NAME +SIZE +MODE +PHASE +READY +AGE$' ||
+        { cat "$TMP/get" >&2; fail "$ver: printer columns missing"; }
+    grep -Eq '^w1 +3 +slow ' "$TMP/get" || { cat "$TMP/get" >&2; fail "$ver: w1 row"; }
+    grep -Eq '^w2 +7 +fast ' "$TMP/get" || { cat "$TMP/get" >&2; fail "$ver: w2 row (default mode)"; }
+    "$K" -n "$ns" apply -f "$TD/widget-good.yaml" >"$TMP/out"
+    grep -q 'w1 unchanged' "$TMP/out" || fail "$ver: re-apply changed w1"
+
+    # schema violations: 422 with one cause per field
+    expect_fail "$ver: bad widget" 'spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1' \
+        -n "$ns" apply -f "$TD/widget-bad.yaml"
+    grep -qF 'spec.mode: Unsupported value: "medium": supported values: "fast", "slow"' "$TMP/out" || fail "$ver: enum cause"
+    grep -qF 'spec.tags: Too many: 4: must have at most 3 items' "$TMP/out" || fail "$ver: maxItems cause"
+    # strict decoding (kubectl's default --validate=strict)
+    printf 'apiVersion: sim.pgbench.dev/v1\nkind: Widget\nmetadata: {name: w9}\nspec: {size: 2, sizee: 3}\n' >"$TMP/unknown.yaml"
+    expect_fail "$ver: unknown field" 'strict decoding error: unknown field "spec.sizee"' -n "$ns" apply -f "$TMP/unknown.yaml"
+    "$K" -n "$ns" apply --validate=false -f "$TMP/unknown.yaml" >/dev/null || fail "$ver: --validate=false refused"
+    [ -z "$("$K" -n "$ns" get widget w9 -o jsonpath='{.spec.sizee}')" ] || fail "$ver: unknown field not pruned"
+
+    # a malformed Job: refused as the real apiserver refuses it, naming the field
+    expect_fail "$ver: Job restartPolicy" 'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"' \
+        -n "$ns" apply -f "$TD/job-bad.yaml"
+    expect_fail "$ver: Job type" 'Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field JobSpec.spec.parallelism of type int32' \
+        -n "$ns" apply -f "$TD/job-badtype.yaml"
+    sed 's/image: busybox/image: busybox\n          imagePulPolicy: Always/' "$TD/job-badtype.yaml" |
+        sed 's/parallelism: "two"/parallelism: 1/' >"$TMP/job-unknown.yaml"
+    expect_fail "$ver: Job unknown field" 'strict decoding error: unknown field "spec.template.spec.containers[0].imagePulPolicy"' \
+        -n "$ns" apply -f "$TMP/job-unknown.yaml"
+    [ -z "$("$K" -n "$ns" get jobs -o name)" ] || fail "$ver: a refused Job was stored"
+
+    # patches, generation, status subresource
+    "$K" -n "$ns" patch widget w1 --type=merge -p '{"spec":{"size":5}}' >/dev/null || fail "$ver: merge patch"
+    [ "$("$K" -n "$ns" get widget w1 -o jsonpath='{.spec.size}/{.metadata.generation}')" = "5/2" ] || fail "$ver: generation after spec patch"
+    "$K" -n "$ns" patch widget w1 --type=json -p '[{"op":"replace","path":"/spec/size","value":6}]' >/dev/null || fail "$ver: json patch"
+    expect_fail "$ver: patch violating the schema" 'spec.size: Invalid value: 1000' \
+        -n "$ns" patch widget w1 --type=merge -p '{"spec":{"size":1000}}'
+    "$K" -n "$ns" patch widget w1 --subresource=status --type=merge \
+        -p '{"spec":{"size":9},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}' >/dev/null ||
+        fail "$ver: status patch"
+    [ "$("$K" -n "$ns" get widget w1 -o jsonpath='{.spec.size}/{.metadata.generation}/{.status.phase}')" = "6/3/Running" ] ||
+        fail "$ver: status subresource changed spec or generation"
+    "$K" -n "$ns" patch widget w1 --type=merge -p '{"status":{"phase":"Hacked"}}' >/dev/null
+    [ "$("$K" -n "$ns" get widget w1 -o jsonpath='{.status.phase}')" = "Running" ] || fail "$ver: main resource changed status"
+    "$K" -n "$ns" wait --for=condition=Ready --timeout=10s widget/w1 >/dev/null || fail "$ver: wait condition"
+    "$K" -n "$ns" get widgets >"$TMP/get"
+    grep -Eq '^w1 +6 +slow +Running +True ' "$TMP/get" || fail "$ver: printer columns after status"
+    "$K" -n "$ns" scale widget w1 --replicas=4 >/dev/null || fail "$ver: scale"
+    [ "$("$K" -n "$ns" get widget w1 -o jsonpath='{.spec.replicas}')" = "4" ] || fail "$ver: scale not applied"
+
+    # built-in kinds: apply twice (strategic merge patch), describe, delete, wait
+    "$K" -n "$ns" create configmap cm1 --from-literal=a=1 >/dev/null
+    "$K" -n "$ns" patch configmap cm1 -p '{"data":{"b":"2"}}' >/dev/null || fail "$ver: strategic patch"
+    [ "$("$K" -n "$ns" get cm cm1 -o jsonpath='{.data.a}{.data.b}')" = "12" ] || fail "$ver: strategic patch result"
+    "$K" -n "$ns" describe widget w1 >"$TMP/out"
+    grep -q 'Phase: *Running' "$TMP/out" || fail "$ver: describe"
+    "$K" -n "$ns" delete widget w2 --wait=true >/dev/null || fail "$ver: delete"
+    "$K" -n "$ns" get widget w2 >/dev/null 2>&1 && fail "$ver: w2 still there"
+    "$K" -n "$ns" delete widget w1 --wait=false >/dev/null
+    "$K" -n "$ns" wait --for=delete --timeout=10s widget/w1 >/dev/null 2>&1 || true
+    "$K" -n "$ns" get widget w1 >/dev/null 2>&1 && fail "$ver: w1 still there"
+    "$K" delete namespace "$ns" --wait=true --timeout=20s >/dev/null || fail "$ver: namespace delete"
+    "$K" get namespace "$ns" >/dev/null 2>&1 && fail "$ver: namespace still there"
+    return 0
+}
+
+for K in "${kubectls[@]}"; do check_with "$K"; done
+K=kubectl
+
+# The project's BenchmarkRun CRD: printer columns and schema checks.
+if [ -f "$ROOT/crds/benchmarkrun.yaml" ]; then
+    kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null || fail "BenchmarkRun CRD apply"
+    kubectl wait --for condition=established --timeout=10s crd/benchmarkruns.pgbench.dev >/dev/null
+    ex="$ROOT/examples/01-tpcb-baseline.yaml"
+    if [ -f "$ex" ]; then
+        kubectl apply -f "$ex" >/dev/null || fail "example BenchmarkRun refused"
+        kubectl get benchmarkruns >"$TMP/get"
+        head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +WORKERS' || { cat "$TMP/get" >&2; fail "BenchmarkRun printer columns"; }
+    fi
+    inv="$ROOT/crds/testdata/invalid"
+    [ -f "$inv/out-of-range.yaml" ] && expect_fail "BenchmarkRun out of range" 'Invalid value: 70000' apply -f "$inv/out-of-range.yaml"
+    [ -f "$inv/bad-enum.yaml" ] && expect_fail "BenchmarkRun bad enum" 'Unsupported value: "always"' apply -f "$inv/bad-enum.yaml"
+    [ -f "$inv/unknown-field.yaml" ] && expect_fail "BenchmarkRun unknown field" 'strict decoding error: unknown field' apply -f "$inv/unknown-field.yaml"
+fi
+
+pass "kubectl ${kubectls[*]##*/}"

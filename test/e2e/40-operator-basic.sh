@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# A BenchmarkRun applied with real kubectl to the simulated cluster goes Pending -> Initializing ->
+# Running -> Collecting -> Succeeded, driven by the real operator and the real runner against a
+# real PostgreSQL; `kubectl get br` shows its TPS; Events, probes and metrics are there.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+env_start_sim
+
+[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
+[ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
+[ -f "$ROOT/crds/benchmarkrun.yaml" ] || fail "crds/benchmarkrun.yaml is missing"
+
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+
+MPORT="$(env_free_port)"
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
+    --metrics-addr "127.0.0.1:$MPORT" --log-level debug >"$TMP/operator.pid"
+OP_PID="$(cat "$TMP/operator.pid")"
+env_wait_for "operator /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
+
+cat >"$TMP/br.yaml" <<EOF
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: basic
+spec:
+  target:
+    host: 127.0.0.1
+    port: $PGPORT
+    database: $PGDATABASE
+    user: $PGUSER
+    passwordSecretRef: {name: pg-pass}
+    sslMode: disable
+  workload:
+    pgbench:
+      init: {scale: 2}
+      run: {clients: 4, threads: 2, durationSeconds: 4, builtin: tpcb-like}
+  workers: 1
+EOF
+env_kubectl apply -f "$TMP/br.yaml" >/dev/null
+
+phase() { env_kubectl get br basic -o jsonpath='{.status.phase}' 2>/dev/null; }
+seen=""
+deadline=$((SECONDS + 120))
+while :; do
+    p="$(phase)"
+    case " $seen " in *" $p "*) ;; *) seen="$seen $p" ;; esac
+    [ "$p" = Succeeded ] && break
+    if [ "$p" = Failed ]; then
+        env_kubectl get br basic -o yaml >&2
+        tail -30 "$TMP/operator.log" >&2
+        fail "the run failed: $(env_kubectl get br basic -o jsonpath='{.status.message}')"
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br basic -o yaml >&2; fail "not Succeeded after 120 s (phases:$seen)"; }
+    sleep 0.3
+done
+note "phases seen:$seen"
+case "$seen" in *Running*) ;; *) fail "never saw Running (phases:$seen)" ;; esac
+
+env_kubectl get br basic -o json >"$TMP/br.json"
+python3 - "$TMP/br.json" <<'PY' || fail "status check failed"
+import json, sys
+br = json.load(open(sys.argv[1]))
+st = br["status"]
+s = st["summary"]
+assert st["phase"] == "Succeeded", st["phase"]
+assert st["observedGeneration"] == br["metadata"]["generation"]
+assert s["tps"] > 0, s
+assert s["transactions"] > 0, s
+assert s["latencyAvgMs"] > 0, s
+for k in ("latencyP50Ms", "latencyP95Ms", "latencyP99Ms"):
+    assert s.get(k) is not None and s[k] > 0, (k, s)
+assert s["latencyP50Ms"] <= s["latencyP95Ms"] <= s["latencyP99Ms"], s
+assert s.get("failed", 0) == 0 and s.get("aborted", 0) == 0, s
+# plausibility: Little's law within a wide band (4 clients, closed loop)
+predicted = 4 / (s["latencyAvgMs"] / 1000.0)
+assert 0.3 < s["tps"] / predicted < 3, (s["tps"], predicted)
+assert st["clients"] == 4
+assert st["target"].startswith("127.0.0.1:")
+assert isinstance(st["startAt"], int)
+assert len(st["timeline"]) >= 2, st.get("timeline")
+w = st["workers"]
+assert len(w) == 1 and w[0]["complete"] is True and w[0]["exitCode"] == 0, w
+assert w[0]["pod"].startswith("basic-run-"), w
+conds = {c["type"]: c for c in st["conditions"]}
+for t in ("Initialized", "Complete", "SpecLocked", "Running"):
+    assert t in conds, (t, conds.keys())
+    c = conds[t]
+    assert c["reason"] and c["message"] and c["lastTransitionTime"], c
+assert conds["Complete"]["status"] == "True"
+assert conds["Initialized"]["status"] == "True"
+assert st["completionTime"] and st["startTime"]
+print("tps", s["tps"], "p99", s["latencyP99Ms"])
+PY
+
+# kubectl get br shows the TPS column with a number
+out="$(env_kubectl get br basic)"
+note "$out"
+echo "$out" | head -1 | grep -q "TPS" || fail "no TPS column: $out"
+tps_col="$(echo "$out" | awk 'NR==1{for(i=1;i<=NF;i++) if($i=="TPS") c=i} NR==2{print $c}')"
+[ -n "$tps_col" ] && awk -v t="$tps_col" 'BEGIN{exit !(t+0 > 0)}' || fail "TPS column is not a positive number: $out"
+env_kubectl get bench basic >/dev/null || fail "short name bench does not work"
+
+# the children: deterministic names, owner references, restricted pods
+env_kubectl get job basic-init basic-run >/dev/null || fail "init/run Jobs missing"
+owner="$(env_kubectl get job basic-run -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].controller}')"
+[ "$owner" = "BenchmarkRun/true" ] || fail "run Job owner: $owner"
+mode="$(env_kubectl get job basic-run -o jsonpath='{.spec.completionMode}/{.spec.backoffLimit}')"
+[ "$mode" = "Indexed/0" ] || fail "run Job mode: $mode"
+pw="$(env_kubectl get job basic-run -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="PGPASSWORD")].valueFrom.secretKeyRef.name}')"
+[ "$pw" = "pg-pass" ] || fail "PGPASSWORD not from the Secret: $pw"
+if env_kubectl get job basic-run -o json | grep -q "$PGPASSWORD"; then fail "password in the Job"; fi
+if env_kubectl get br basic -o json | grep -q "$PGPASSWORD"; then fail "password in the status"; fi
+if grep -q "$PGPASSWORD" "$TMP/operator.log"; then fail "password in the operator log"; fi
+
+# one Event per transition
+env_kubectl get events --field-selector involvedObject.name=basic -o json >"$TMP/events.json"
+python3 - "$TMP/events.json" <<'PY' || fail "events check failed"
+import json, sys
+ev = json.load(open(sys.argv[1]))["items"]
+reasons = [e["reason"] for e in ev]
+for r in ("Initializing", "Running", "Collecting", "Succeeded"):
+    assert r in reasons, (r, reasons)
+PY
+
+# probes and metrics
+curl -fsS "http://127.0.0.1:$MPORT/healthz" | grep -q ok || fail "/healthz"
+curl -fsS "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" || fail "/metrics"
+grep -q '^pgbench_operator_benchmarkruns{phase="Succeeded"} 1$' "$TMP/metrics.txt" || fail "runs by phase missing: $(head -20 "$TMP/metrics.txt")"
+grep -q '^pgbench_operator_reconcile_duration_seconds_count [1-9]' "$TMP/metrics.txt" || fail "reconcile latency histogram missing"
+grep -q '^pgbench_operator_api_errors_total ' "$TMP/metrics.txt" || fail "api errors counter missing"
+grep -q '^pgbench_operator_watch_restarts_total ' "$TMP/metrics.txt" || fail "watch restarts counter missing"
+# JSON logs
+head -1 "$TMP/operator.log" | python3 -c 'import json,sys; json.loads(sys.stdin.readline())' || fail "operator log is not JSON"
+
+# graceful shutdown on SIGTERM
+kill -TERM "$OP_PID"
+for _ in $(seq 50); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$OP_PID" 2>/dev/null && fail "operator still running 5 s after SIGTERM"
+wait "$OP_PID" 2>/dev/null && rc=0 || rc=$?
+[ "$rc" -eq 0 ] || fail "operator exit code $rc after SIGTERM"
+pass "BenchmarkRun Succeeded: $(env_kubectl get br basic -o jsonpath='{.status.message}')"

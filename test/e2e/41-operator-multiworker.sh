@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Multi-worker aggregation: 3 workers of an Indexed Job start together on the BENCH_START_AT
+# barrier; the status aggregate is checked against the workers' own results read from their pod
+# logs (sums exact, merged percentiles within the workers' range, max = max, per-worker rows).
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+env_start_sim
+
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 2 \
+    --metrics-addr 0 --log-level debug >/dev/null
+
+cat >"$TMP/br.yaml" <<EOF
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: multi
+spec:
+  target:
+    host: 127.0.0.1
+    port: $PGPORT
+    database: $PGDATABASE
+    user: $PGUSER
+    passwordSecretRef: {name: pg-pass, key: password}
+    sslMode: disable
+  workload:
+    pgbench:
+      init: {scale: 3}
+      run: {clients: 6, threads: 1, durationSeconds: 5, builtin: select-only, perStatementLatencies: true}
+  workers: 3
+  cleanupPolicy: Keep
+EOF
+env_kubectl apply -f "$TMP/br.yaml" >/dev/null
+
+deadline=$((SECONDS + 150))
+until [ "$(env_kubectl get br multi -o jsonpath='{.status.phase}')" = Succeeded ]; do
+    if [ "$(env_kubectl get br multi -o jsonpath='{.status.phase}')" = Failed ]; then
+        env_kubectl get br multi -o yaml >&2
+        fail "run failed: $(env_kubectl get br multi -o jsonpath='{.status.message}')"
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br multi -o yaml >&2; fail "not Succeeded in time"; }
+    sleep 0.5
+done
+
+env_kubectl get br multi -o json >"$TMP/br.json"
+env_kubectl get job multi-run -o json >"$TMP/job.json"
+# every worker's own full result: the last line of its pod log
+mkdir -p "$TMP/w"
+for pod in $(env_kubectl get pods -l pgbench.dev/benchmarkrun=multi,pgbench.dev/role=run -o name); do
+    env_kubectl logs "$pod" | tail -1 >"$TMP/w/$(basename "$pod").json"
+done
+[ "$(ls "$TMP/w" | wc -l)" -eq 3 ] || fail "expected 3 worker pods, got $(ls "$TMP/w")"
+
+python3 - "$TMP/br.json" "$TMP/job.json" "$TMP"/w/*.json <<'PY' || fail "aggregation check failed"
+import json, sys
+br = json.load(open(sys.argv[1]))
+job = json.load(open(sys.argv[2]))
+workers = [json.load(open(f)) for f in sys.argv[3:]]
+st = br["status"]; s = st["summary"]
+assert job["spec"]["completions"] == 3 and job["spec"]["parallelism"] == 3
+assert job["spec"]["completionMode"] == "Indexed"
+idx = sorted(w["worker"] for w in workers)
+assert idx == [0, 1, 2], idx
+ws = [w["summary"] for w in workers]
+# counts are exact sums
+assert s["transactions"] == sum(w["transactionsProcessed"] for w in ws), (s, ws)
+assert s.get("failed", 0) == sum(w.get("failedTransactions", 0) or 0 for w in ws)
+assert s.get("aborted", 0) == sum(w.get("abortedClients", 0) or 0 for w in ws)
+# TPS over the common window is the sum of the workers' TPS
+tps = sum(w["tps"] for w in ws)
+assert abs(s["tps"] - tps) < 1e-6 * max(1, tps), (s["tps"], tps)
+# merged histogram: a percentile of the union lies between the workers' percentiles; max = max
+for k in ("latencyP50Ms", "latencyP95Ms", "latencyP99Ms"):
+    lo = min(w[k] for w in ws); hi = max(w[k] for w in ws)
+    assert lo - 1e-9 <= s[k] <= hi + 1e-9, (k, s[k], lo, hi)
+assert abs(s["latencyMaxMs"] - max(w["latencyMaxMs"] for w in ws)) < 1e-6, s
+# the histogram counts add up to the transactions
+assert sum(w["histogram"]["count"] for w in workers) == s["transactions"]
+# weighted mean latency
+avg = sum(w["latencyAvgMs"] * w["transactionsProcessed"] for w in ws) / s["transactions"]
+assert abs(s["latencyAvgMs"] - avg) < 0.01 * avg + 1e-3, (s["latencyAvgMs"], avg)
+# per-worker rows match each worker's own numbers
+rows = {r["index"]: r for r in st["workers"]}
+assert sorted(rows) == [0, 1, 2], rows
+for w in workers:
+    r = rows[w["worker"]]
+    assert r["complete"] is True and r["exitCode"] == 0, r
+    assert abs(r["tps"] - w["summary"]["tps"]) < 1e-6, (r, w["summary"]["tps"])
+    assert r["transactions"] == w["summary"]["transactionsProcessed"]
+    assert r["pod"].startswith("multi-run-%d-" % w["worker"]), r
+# every worker ran 2 clients (6 split over 3)
+assert sum(w["pgbench"]["clients"] for w in workers) == 6, [w["pgbench"]["clients"] for w in workers]
+# the start barrier: workers' loads began within a second of each other
+from datetime import datetime
+def t(x): return datetime.fromisoformat(x.replace("Z", "+00:00")).timestamp()
+# (startTime is when the runner started, before it waited; the load ends duration after startAt)
+ends = [t(w["endTime"]) for w in workers]
+assert max(ends) - min(ends) < 1.5, ends
+assert min(ends) >= st["startAt"] + 5 - 0.5, (ends, st["startAt"])
+# statements and timeline are there, capped
+assert st["statements"] and len(st["statements"]) <= 50
+assert 3 <= len(st["timeline"]) <= 300
+print("aggregate tps %.1f = sum of %s" % (s["tps"], [round(w["tps"], 1) for w in ws]))
+PY
+pass "3 workers aggregated: $(env_kubectl get br multi -o jsonpath='{.status.message}')"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A failing worker: the run ends Failed with the partial results of the workers that finished,
+# and the condition names the failed pod and its error. Worker 1 is made to fail for real: a
+# wrapper placed before the runner in the sim's SIM_BIN_PATH gives it a wrong password (after the
+# other worker finished), so the real runner reports the real authentication error.
+# Then a run where every worker fails (wrong Secret) reports the error of worker 0's pod.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+mkdir -p "$TMP/wbin"
+cat >"$TMP/wbin/pgbench-runner" <<EOF
+#!/usr/bin/env bash
+if [ "\${JOB_COMPLETION_INDEX:-}" = 1 ]; then sleep 7; export PGPASSWORD=not-the-password; fi
+exec "$BIN/pgbench-runner" "\$@"
+EOF
+chmod +x "$TMP/wbin/pgbench-runner"
+BIN="$TMP/wbin" env_start_sim
+
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+env_kubectl create secret generic bad-pass --from-literal=password=wrong-secret >/dev/null
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
+    --metrics-addr 0 --log-level debug >/dev/null
+
+br() { # name secret workers
+    cat <<EOF
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: $1}
+spec:
+  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: $2}, sslMode: disable}
+  workload:
+    pgbench:
+      run: {clients: $3, durationSeconds: 3, builtin: select-only}
+  workers: $3
+EOF
+}
+env_psql_super -d "$PGDATABASE" -c 'SELECT 1' >/dev/null
+# tables for select-only (as the bench role, through the runner's own init)
+"$BIN/pgbench-runner" pgbench init --scale 1 >/dev/null 2>&1 || fail "init failed"
+
+wait_failed() {
+    local deadline=$((SECONDS + $2)) p
+    while :; do
+        p="$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')"
+        [ "$p" = Failed ] && return 0
+        [ "$p" = Succeeded ] && fail "$1 Succeeded although a worker failed"
+        [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br "$1" -o yaml >&2; fail "$1 not Failed in time (is $p)"; }
+        sleep 0.3
+    done
+}
+
+br partial pg-pass 2 | env_kubectl apply -f - >/dev/null
+wait_failed partial 120
+env_kubectl get br partial -o json >"$TMP/partial.json"
+python3 - "$TMP/partial.json" <<'PY' || fail "partial-results check failed"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+conds = {c["type"]: c for c in st["conditions"]}
+f = conds["Failed"]
+assert f["status"] == "True" and f["reason"] == "WorkerFailed", f
+m = f["message"]
+assert "worker 1 (pod partial-run-1-" in m, m
+assert "password authentication failed" in m, m
+assert st["message"] == m
+rows = {r["index"]: r for r in st["workers"]}
+assert rows[0]["complete"] is True and rows[0]["tps"] > 0, rows[0]
+assert rows[1]["complete"] is False and rows[1]["exitCode"] != 0, rows[1]
+assert "password authentication failed" in rows[1]["message"], rows[1]
+# partial results are kept in the summary
+assert st["summary"]["transactions"] > 0 and st["summary"]["tps"] > 0, st["summary"]
+print(m)
+PY
+ev="$(env_kubectl get events --field-selector involvedObject.name=partial,reason=Failed -o jsonpath='{.items[0].type}/{.items[0].message}')"
+echo "$ev" | grep -q '^Warning/worker 1 (pod partial-run-1-' || fail "no Warning event naming the pod: $ev"
+
+br allbad bad-pass 1 | env_kubectl apply -f - >/dev/null
+wait_failed allbad 60
+msg="$(env_kubectl get br allbad -o jsonpath='{.status.conditions[?(@.type=="Failed")].message}')"
+echo "$msg" | grep -q 'worker 0 (pod allbad-run-0-.*password authentication failed' || fail "message: $msg"
+if env_kubectl get br allbad -o json | grep -q wrong-secret; then fail "the password leaked into status"; fi
+pass "failed workers are named with their error; partial results kept"

@@ -1,0 +1,70 @@
+/* fuzz-package: bench */
+/* libFuzzer target: pgbench console output (two interleaved streams), -l logs, progress lines,
+ * and the result JSON / compact summary built from what was parsed. */
+#include "pkg/bench/result.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    /* first byte: chunk size for the interleaving */
+    size_t chunk = (size_t)(data[0] % 31) + 1;
+    const char *text = (const char *)data + 1;
+    size_t len = size - 1;
+
+    struct bench_pgbench_result *r = bench_pgbench_result_new();
+    if (!r)
+        return 0;
+    for (size_t off = 0, i = 0; off < len; off += chunk, i++) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        bench_pgbench_feed(r, (i % 3 == 2) ? BENCH_STREAM_STDERR : BENCH_STREAM_STDOUT, text + off,
+                           n);
+    }
+    bench_pgbench_finish(r);
+
+    struct bench_txlog *l = bench_txlog_new();
+    if (l) {
+        l->rate_limited = data[0] & 1;
+        bench_txlog_feed(l, text, len);
+        bench_txlog_finish(l);
+    }
+    struct bench_timeline_point pt;
+    bench_pgbench_parse_progress(text, len < 400 ? len : 400, &pt);
+
+    struct bench_result_meta m = {.kind = "pgbench", .worker = 1, .child_exit = 2};
+    cJSON *res = bench_result_new(&m);
+    if (res) {
+        bench_result_add_pgbench(res, r, l ? l->hist : NULL, NULL);
+        char *full = cJSON_PrintUnformatted(res);
+        if (full) {
+            cJSON *back = cJSON_Parse(full);
+            if (!back)
+                abort(); /* the result must always be valid JSON */
+            if (bench_result_validate(back, NULL, 0))
+                abort();
+            cJSON_Delete(back);
+            free(full);
+        }
+        char *c = bench_result_compact(res, BENCH_COMPACT_LIMIT);
+        if (c) {
+            if (strlen(c) >= BENCH_COMPACT_LIMIT)
+                abort();
+            cJSON *p = cJSON_Parse(c);
+            if (!p)
+                abort();
+            cJSON_Delete(p);
+            free(c);
+        }
+        free(bench_result_human(res));
+        cJSON_Delete(res);
+    }
+    bench_txlog_free(l);
+    bench_pgbench_result_free(r);
+    return 0;
+}

@@ -1,0 +1,238 @@
+/* Aggregation of worker results. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include "pkg/bench/aggregate.h"
+#include "pkg/bench/result.h"
+#include "test/unit/bench/fixture.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <string.h>
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A worker result from a console fixture, with a histogram from one -l file. */
+static cJSON *worker(int index, const char *fixture, const char *logfile)
+{
+    size_t len = 0;
+    char *text = fixture_read(fixture, &len);
+    assert_non_null(text);
+    struct bench_pgbench_result *pg = NULL;
+    assert_int_equal(bench_pgbench_parse(text, len, &pg), 0);
+    free(text);
+    struct bench_txlog *l = NULL;
+    if (logfile) {
+        l = bench_txlog_new();
+        assert_int_equal(bench_txlog_read_file(l, logfile), 0);
+    }
+    struct bench_result_meta m = {.kind = "pgbench",
+                                  .worker = index,
+                                  .child_exit = 0,
+                                  .complete = bench_pgbench_complete(pg, 0)};
+    cJSON *r = bench_result_new(&m);
+    assert_int_equal(bench_result_add_pgbench(r, pg, l ? l->hist : NULL, NULL), 0);
+    cJSON *we = cJSON_Parse("{\"samples\":10,\"events\":{\"CPU\":7,\"IO:WALSync\":3}}");
+    bench_result_set_diagnostic(r, "waitEvents", we);
+    bench_txlog_free(l);
+    bench_pgbench_result_free(pg);
+    /* round trip through text like the controller does */
+    char *s = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    cJSON *back = NULL;
+    assert_int_equal(bench_result_from_log(s, strlen(s), &back, NULL, 0), 0);
+    free(s);
+    return back;
+}
+
+static void log_files(char paths[2][512])
+{
+    DIR *d = opendir("test/fixtures/pgbench/log-tpcb");
+    assert_non_null(d);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d)))
+        if (!strncmp(de->d_name, "pgbench_log.", 12) && n < 2)
+            snprintf(paths[n++], 512, "test/fixtures/pgbench/log-tpcb/%s", de->d_name);
+    closedir(d);
+    assert_int_equal(n, 2);
+}
+
+static void test_two_workers(void **state)
+{
+    (void)state;
+    char files[2][512];
+    log_files(files);
+    cJSON *w[2];
+    w[0] = worker(0, "test/fixtures/pgbench/v15-progress.txt", files[0]);
+    w[1] = worker(1, "test/fixtures/pgbench/v15-progress-split.stdout", files[1]);
+    /* v15-progress-split.stdout has no progress lines (they went to stderr): only w0 timeline */
+    char err[200];
+    cJSON *a = bench_aggregate((const cJSON *const *)w, 2, err, sizeof(err));
+    assert_non_null(a);
+    assert_int_equal(bench_result_validate(a, err, sizeof(err)), 0);
+    const cJSON *s = cJSON_GetObjectItem(a, "summary");
+    const cJSON *s0 = cJSON_GetObjectItem(w[0], "summary"),
+                *s1 = cJSON_GetObjectItem(w[1], "summary");
+    assert_true(fabs(num(s, "tps") - (num(s0, "tps") + num(s1, "tps"))) < 1e-6);
+    assert_int_equal(
+        (int64_t)num(s, "transactionsProcessed"),
+        (int64_t)(num(s0, "transactionsProcessed") + num(s1, "transactionsProcessed")));
+    double n0 = num(s0, "transactionsProcessed"), n1 = num(s1, "transactionsProcessed");
+    double wavg = (n0 * num(s0, "latencyAvgMs") + n1 * num(s1, "latencyAvgMs")) / (n0 + n1);
+    assert_true(fabs(num(s, "latencyAvgMs") - wavg) < 1e-9);
+    assert_true(fabs(num(s, "initialConnectionMs") -
+                     fmax(num(s0, "initialConnectionMs"), num(s1, "initialConnectionMs"))) < 1e-9);
+    /* merged histogram == histogram of both files read together */
+    struct bench_txlog *all = bench_txlog_new();
+    assert_int_equal(bench_txlog_read_dir(all, "test/fixtures/pgbench/log-tpcb", NULL, NULL), 0);
+    assert_true(fabs(num(s, "latencyP99Ms") - (double)bench_hist_percentile(all->hist, 99) / 1000) <
+                1e-9);
+    assert_true(fabs(num(s, "latencyP50Ms") - (double)bench_hist_percentile(all->hist, 50) / 1000) <
+                1e-9);
+    assert_true(fabs(num(s, "latencyMaxMs") - (double)all->hist->max / 1000) < 1e-9);
+    assert_int_equal((int)num(cJSON_GetObjectItem(a, "histogram"), "count"), 3000);
+    bench_txlog_free(all);
+    /* clients summed, workers listed, wait events summed */
+    assert_int_equal((int)num(cJSON_GetObjectItem(a, "pgbench"), "clients"), 8);
+    const cJSON *ws = cJSON_GetObjectItem(a, "workers");
+    assert_int_equal(cJSON_GetArraySize(ws), 2);
+    assert_int_equal((int)num(cJSON_GetArrayItem(ws, 1), "index"), 1);
+    const cJSON *we = cJSON_GetObjectItem(a, "waitEvents");
+    assert_int_equal((int)num(we, "samples"), 20);
+    assert_int_equal((int)num(cJSON_GetObjectItem(we, "events"), "CPU"), 14);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(a, "complete")));
+    const cJSON *tl = cJSON_GetObjectItem(a, "timeline");
+    assert_int_equal(cJSON_GetArraySize(tl), 4);
+    assert_int_equal((int)num(cJSON_GetArrayItem(tl, 0), "workers"), 1);
+    const cJSON *ll = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "checks"), "littlesLaw");
+    assert_non_null(ll);
+    char *c = bench_result_compact(a, BENCH_COMPACT_LIMIT);
+    assert_true(strlen(c) < BENCH_COMPACT_LIMIT);
+    free(c);
+    cJSON_Delete(a);
+    cJSON_Delete(w[0]);
+    cJSON_Delete(w[1]);
+}
+
+static void test_timeline_alignment(void **state)
+{
+    (void)state;
+    cJSON *w[3];
+    w[0] = worker(0, "test/fixtures/pgbench/v15-progress.txt", NULL);
+    w[1] = worker(1, "test/fixtures/pgbench/v15-progress.txt", NULL);
+    w[2] = NULL; /* a worker without a result */
+    cJSON *a = bench_aggregate((const cJSON *const *)w, 3, NULL, 0);
+    assert_non_null(a);
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItem(a, "complete")));
+    const cJSON *tl = cJSON_GetObjectItem(a, "timeline");
+    const cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(w[0], "timeline"), 0);
+    assert_int_equal(cJSON_GetArraySize(tl), 4);
+    const cJSON *p = cJSON_GetArrayItem(tl, 0);
+    assert_true(fabs(num(p, "tps") - 2 * num(t0, "tps")) < 1e-9);
+    assert_true(fabs(num(p, "latencyMs") - num(t0, "latencyMs")) < 1e-9);
+    assert_true(fabs(num(p, "stddevMs") - num(t0, "stddevMs")) < 1e-9); /* identical workers */
+    assert_int_equal((int)num(p, "workers"), 2);
+    /* percentiles null: the workers have no histograms */
+    assert_true(
+        cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "summary"), "latencyP99Ms")));
+    const cJSON *ws = cJSON_GetObjectItem(a, "workers");
+    assert_int_equal(cJSON_GetArraySize(ws), 3);
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(ws, 2), "complete")));
+    cJSON_Delete(a);
+    cJSON_Delete(w[0]);
+    cJSON_Delete(w[1]);
+}
+
+static void test_statements_weighted(void **state)
+{
+    (void)state;
+    cJSON *w[2];
+    w[0] = worker(0, "test/fixtures/pgbench/v15-failures-detailed-retries.txt", NULL);
+    w[1] = worker(1, "test/fixtures/pgbench/v15-failures-no-retry.txt", NULL);
+    cJSON *a = bench_aggregate((const cJSON *const *)w, 2, NULL, 0);
+    const cJSON *st = cJSON_GetObjectItem(a, "statements");
+    assert_int_equal(cJSON_GetArraySize(st), 5);
+    const cJSON *upd = cJSON_GetArrayItem(st, 3);
+    assert_int_equal((int)num(upd, "failures"), 5988 + 11870);
+    assert_int_equal((int)num(upd, "retries"), 17761); /* only w0 has the column */
+    double expect = (9060 * 0.169 + 4843 * 0.219) / (9060 + 4843);
+    assert_true(fabs(num(upd, "latencyMs") - expect) < 1e-9);
+    const cJSON *s = cJSON_GetObjectItem(a, "summary");
+    assert_int_equal((int)num(s, "failedTransactions"), 5988 + 11870);
+    assert_int_equal((int)num(s, "serializationFailures"), 5988);
+    double pct = 100.0 * (5988 + 11870) / (9060 + 4843 + 5988 + 11870);
+    assert_true(fabs(num(s, "failedPct") - pct) < 1e-9);
+    cJSON_Delete(a);
+    cJSON_Delete(w[0]);
+    cJSON_Delete(w[1]);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char err[200];
+    const cJSON *none[2] = {NULL, NULL};
+    assert_null(bench_aggregate(none, 2, err, sizeof(err)));
+    assert_non_null(strstr(err, "no worker result"));
+    cJSON *pg = cJSON_Parse("{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true}");
+    cJSON *fio = cJSON_Parse("{\"schemaVersion\":1,\"kind\":\"fio\",\"complete\":true}");
+    const cJSON *mixed[2] = {pg, fio};
+    assert_null(bench_aggregate(mixed, 2, err, sizeof(err)));
+    assert_non_null(strstr(err, "different kinds"));
+    cJSON *bad = cJSON_Parse("{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"
+                             "\"histogram\":{\"unit\":\"ms\"}}");
+    const cJSON *b[1] = {bad};
+    assert_null(bench_aggregate(b, 1, err, sizeof(err)));
+    assert_non_null(strstr(err, "worker result 0"));
+    cJSON_Delete(pg);
+    cJSON_Delete(fio);
+    cJSON_Delete(bad);
+}
+
+static void test_fio_aggregate(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = fixture_read("test/fixtures/fio/fio-3.33-wal-randrw.json", &len);
+    struct bench_fio_result *f = NULL;
+    assert_int_equal(bench_fio_parse(text, len, &f, NULL, 0), 0);
+    cJSON *w[2];
+    for (int i = 0; i < 2; i++) {
+        struct bench_result_meta m = {.kind = "fio", .worker = i, .complete = true};
+        w[i] = bench_result_new(&m);
+        bench_result_add_fio(w[i], f);
+    }
+    cJSON *a = bench_aggregate((const cJSON *const *)w, 2, NULL, 0);
+    const cJSON *jobs = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "fio"), "jobs");
+    assert_int_equal(cJSON_GetArraySize(jobs), 2);
+    const cJSON *wal = cJSON_GetArrayItem(jobs, 0);
+    assert_true(fabs(num(cJSON_GetObjectItem(wal, "write"), "iops") - 2 * f->jobs[0].write.iops) <
+                1e-6);
+    assert_true(fabs(num(cJSON_GetObjectItem(wal, "sync"), "p99") - f->jobs[0].sync.p99_us) < 1e-9);
+    assert_int_equal((int)num(cJSON_GetObjectItem(wal, "sync"), "samples"), 2 * 8384);
+    cJSON_Delete(a);
+    cJSON_Delete(w[0]);
+    cJSON_Delete(w[1]);
+    bench_fio_result_free(f);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_two_workers),         cmocka_unit_test(test_timeline_alignment),
+        cmocka_unit_test(test_statements_weighted), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fio_aggregate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,667 @@
+/* The state machine on synthetic observed state: every transition, restarts, idempotence,
+ * immutability after the start, failures naming the pod. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/reconcile.h"
+
+#define NOW 1800000000.0
+
+static struct ctrl_config cfg;
+
+static cJSON *br_new(const char *spec, const char *status, int generation)
+{
+    char buf[8192];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
+             "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":%d,"
+             "\"resourceVersion\":\"7\"},\"spec\":%s%s%s}",
+             generation, spec, status ? ",\"status\":" : "", status ? status : "");
+    cJSON *j = cJSON_Parse(buf);
+    if (!j)
+        fprintf(stderr, "bad json: %s\n", buf);
+    assert_non_null(j);
+    return j;
+}
+
+#define SPEC_BASIC                                                                                 \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"passwordSecretRef\":{\"name\":\"pw\"}},"       \
+    "\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{\"clients\":4,\"durationSeconds\":30}}}}"
+#define SPEC_INIT                                                                                  \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"init\":{"          \
+    "\"scale\":5},\"run\":{\"durationSeconds\":30}}}}"
+#define SPEC_HPA                                                                                   \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"           \
+    "\"durationSeconds\":30}}},\"hpa\":{\"scaleTargetRef\":{\"kind\":\"StatefulSet\",\"name\":"   \
+    "\"reps\"},\"maxReplicas\":3}}"
+
+static void obs_init(struct ctrl_observed *o, const cJSON *br)
+{
+    memset(o, 0, sizeof(*o));
+    o->br = br;
+    o->now = NOW;
+    o->cfg = &cfg;
+}
+
+static const char *phase(const struct ctrl_plan *p) { return ctrl_jstr(p->status, "phase"); }
+
+static const cJSON *cond(const struct ctrl_plan *p, const char *type)
+{
+    return ctrl_cond_get(p->status, type);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    ctrl_config_defaults(&cfg);
+    cfg.start_delay_s = 5;
+    return 0;
+}
+
+/* Pending -> Running: status first (startAt), then the run Job with that barrier. */
+static void test_pending_to_running(void **state)
+{
+    (void)state;
+    cJSON *br = br_new(SPEC_BASIC, NULL, 1);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    struct ctrl_plan p;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, 0);
+    assert_non_null(p.status);
+    assert_string_equal(phase(&p), "Running");
+    assert_int_equal(ctrl_jnum(p.status, "startAt", 0), (long)NOW + 5);
+    assert_int_equal(ctrl_jnum(p.status, "observedGeneration", 0), 1);
+    assert_int_equal(ctrl_jnum(p.status, "clients", 0), 4);
+    assert_string_equal(ctrl_jstr(p.status, "target"), "pg:5432/postgres");
+    assert_string_equal(ctrl_jstr(cond(&p, "Running"), "status"), "True");
+    assert_string_equal(ctrl_jstr(cond(&p, "SpecLocked"), "status"), "False");
+    assert_int_equal(p.n_actions, 1);
+    assert_int_equal(p.actions[0].kind, CTRL_ACT_CREATE);
+    assert_ptr_equal(p.actions[0].resource, &KUBE_JOBS);
+    assert_string_equal(p.actions[0].name, "b1-run");
+    const cJSON *env = ctrl_jget(
+        cJSON_GetArrayItem(ctrl_jget(p.actions[0].object, "spec.template.spec.containers"), 0),
+        "env");
+    bool found = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, env) if (strcmp(ctrl_jstr(e, "name"), "BENCH_START_AT") == 0)
+    {
+        assert_string_equal(ctrl_jstr(e, "value"), "1800000005");
+        found = true;
+    }
+    assert_true(found);
+    /* the spec snapshot travels with the Job */
+    assert_non_null(ctrl_jkey(ctrl_jget(p.actions[0].object, "metadata.annotations"),
+                              CTRL_SPEC_ANNOTATION));
+    assert_int_equal(p.n_events, 1);
+    assert_string_equal(p.events[0].reason, "Running");
+    assert_false(p.events[0].warning);
+    assert_true(p.requeue_ms > 0);
+
+    /* Level-triggered: the same decision on the written status changes nothing but recreates
+     * the (missing in cache) Job with the SAME barrier, e.g. after an operator restart. */
+    char *st1 = cJSON_PrintUnformatted(p.status);
+    cJSON *br2 = br_new(SPEC_BASIC, st1, 1);
+    free(st1);
+    ctrl_plan_free(&p);
+    obs_init(&o, br2);
+    o.now = NOW + 100; /* later: the stored barrier must be reused */
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    assert_int_equal(p.n_events, 0);
+    assert_int_equal(p.n_actions, 1);
+    char *txt = cJSON_PrintUnformatted(p.actions[0].object);
+    assert_non_null(strstr(txt, "\"BENCH_START_AT\",\"value\":\"1800000005\""));
+    free(txt);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    cJSON_Delete(br2);
+}
+
+static cJSON *job_with(const char *name, const char *cond_type, const char *reason, int completions,
+                       const char *snapshot)
+{
+    char buf[4096];
+    snprintf(buf, sizeof(buf),
+             "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":{"
+             "\"pgbench.dev/benchmarkrun\":\"b1\"}%s%s%s},\"spec\":{\"completions\":%d},"
+             "\"status\":{\"conditions\":[%s%s%s%s%s]}}",
+             name, snapshot ? ",\"annotations\":{\"pgbench.dev/spec\":" : "",
+             snapshot ? snapshot : "", snapshot ? "}" : "", completions,
+             cond_type ? "{\"type\":\"" : "", cond_type ? cond_type : "",
+             cond_type ? "\",\"status\":\"True\",\"reason\":\"" : "",
+             cond_type ? reason : "", cond_type ? "\"}" : "");
+    cJSON *j = cJSON_Parse(buf);
+    if (!j)
+        fprintf(stderr, "bad: %s\n", buf);
+    assert_non_null(j);
+    return j;
+}
+
+static char *status_running(void)
+{
+    return strdup("{\"phase\":\"Running\",\"startAt\":1800000005,\"observedGeneration\":1,"
+                  "\"conditions\":[{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":"
+                  "\"Started\",\"message\":\"m\",\"observedGeneration\":1,"
+                  "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\","
+                  "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
+                  "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
+}
+
+static void test_running_states(void **state)
+{
+    (void)state;
+    char *st = status_running();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status); /* nothing changed */
+    assert_int_equal(p.n_actions, 0);
+    assert_true(p.requeue_ms > 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(job);
+
+    /* the Job finished -> Collecting */
+    job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
+    o.run_job = job;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Collecting");
+    assert_int_equal(p.n_events, 1);
+    assert_string_equal(p.events[0].reason, "Collecting");
+    ctrl_plan_free(&p);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+}
+
+static cJSON *pod_with(const char *name, int index, int exit_code, const char *msg)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON *md = cJSON_AddObjectToObject(p, "metadata");
+    cJSON_AddStringToObject(md, "name", name);
+    cJSON_AddStringToObject(md, "namespace", "ns");
+    cJSON *l = cJSON_AddObjectToObject(md, "labels");
+    cJSON_AddStringToObject(l, "pgbench.dev/benchmarkrun", "b1");
+    cJSON_AddStringToObject(l, "pgbench.dev/role", index >= 0 ? "run" : "init");
+    cJSON *a = cJSON_AddObjectToObject(md, "annotations");
+    char idx[16];
+    snprintf(idx, sizeof(idx), "%d", index < 0 ? 0 : index);
+    cJSON_AddStringToObject(a, "batch.kubernetes.io/job-completion-index", idx);
+    cJSON *s = cJSON_AddObjectToObject(p, "status");
+    cJSON_AddStringToObject(s, "phase", exit_code == 0 ? "Succeeded" : "Failed");
+    cJSON *cs = cJSON_AddArrayToObject(s, "containerStatuses");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddItemToArray(cs, c);
+    cJSON_AddStringToObject(c, "name", "runner");
+    cJSON *t = cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "state"), "terminated");
+    cJSON_AddNumberToObject(t, "exitCode", exit_code);
+    cJSON_AddStringToObject(t, "reason", exit_code == 0 ? "Completed" : "Error");
+    if (msg)
+        cJSON_AddStringToObject(t, "message", msg);
+    return p;
+}
+
+static cJSON *result(int worker, double tps, long tx, bool complete, int exit_code,
+                     const char *error)
+{
+    char buf[2048];
+    snprintf(buf, sizeof(buf),
+             "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":%s,\"worker\":%d,"
+             "\"exitCode\":%d,\"errors\":[%s%s%s],\"summary\":{\"transactionsProcessed\":%ld,"
+             "\"failedTransactions\":0,\"abortedClients\":%d,\"tps\":%g,\"latencyAvgMs\":2.0,"
+             "\"latencyStddevMs\":0.5},\"timeline\":[{\"t\":1,\"tps\":%g,\"latencyMs\":2.0,"
+             "\"stddevMs\":0.5,\"failed\":0}],\"statements\":[]}",
+             complete ? "true" : "false", worker, exit_code, error ? "\"" : "",
+             error ? error : "", error ? "\"" : "", tx, complete ? 0 : 1, tps, tps);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+static char *status_collecting(void)
+{
+    return strdup("{\"phase\":\"Collecting\",\"startAt\":1800000005,\"observedGeneration\":1,"
+                  "\"conditions\":[{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":"
+                  "\"Started\",\"message\":\"m\",\"observedGeneration\":1,"
+                  "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\","
+                  "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
+                  "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
+}
+
+static void test_collecting_success(void **state)
+{
+    (void)state;
+    char *st = status_collecting();
+    const char *spec = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":2,"
+                       "\"cleanupPolicy\":\"Delete\",\"workload\":{\"pgbench\":{\"run\":{"
+                       "\"clients\":4,\"durationSeconds\":30}}}}";
+    cJSON *br = br_new(spec, st, 1);
+    cJSON *job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
+    cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, "{\"schemaVersion\":1}");
+    cJSON *p1 = pod_with("b1-run-1-def", 1, 0, NULL);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_RESULTS);
+    assert_null(p.status);
+    assert_int_equal(p.n_logs, 2);
+    assert_string_equal(p.logs[0].pod, "b1-run-0-abc");
+    assert_int_equal(p.logs[1].index, 1);
+    ctrl_plan_free(&p);
+
+    o.results_fetched = true;
+    o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
+    o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_float_equal(ctrl_jnum(p.status, "summary.tps", 0), 200.0, 1e-9);
+    assert_float_equal(ctrl_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
+    assert_float_equal(ctrl_jnum(p.status, "summary.aborted", -1), 0, 1e-9);
+    const cJSON *rows = ctrl_jget(p.status, "workers");
+    assert_int_equal(cJSON_GetArraySize(rows), 2);
+    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 1), "pod"), "b1-run-1-def");
+    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(rows, 1), "tps", 0), 99.5, 1e-9);
+    assert_true(cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(rows, 0), "complete")));
+    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "timeline"), 0), "tps",
+                                  0),
+                        200.0, 1e-9);
+    assert_string_equal(ctrl_jstr(cond(&p, "Complete"), "status"), "True");
+    assert_string_equal(ctrl_jstr(cond(&p, "Running"), "status"), "False");
+    assert_non_null(ctrl_jstr(p.status, "completionTime"));
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "200.0 tps"));
+    /* cleanupPolicy Delete: the run Job goes after the status is written */
+    assert_int_equal(p.n_actions, 1);
+    assert_int_equal(p.actions[0].kind, CTRL_ACT_DELETE);
+    assert_string_equal(p.actions[0].name, "b1-run");
+    assert_int_equal(p.n_events, 1);
+    assert_string_equal(p.events[0].reason, "Succeeded");
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(o.results[i]);
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+}
+
+static void test_collecting_worker_failed(void **state)
+{
+    (void)state;
+    char *st = status_collecting();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON *job = job_with("b1-run", "Failed", "BackoffLimitExceeded", 2, NULL);
+    cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, NULL);
+    cJSON *p1 = pod_with("b1-run-1-def", 1, 3, NULL);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    o.results_fetched = true;
+    o.results[0] = result(0, 100, 3000, true, 0, NULL);
+    o.results[1] = result(1, 0, 0, false, 3, "connection to server at pg failed: refused");
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    const char *msg = ctrl_jstr(cond(&p, "Failed"), "message");
+    assert_non_null(strstr(msg, "worker 1 (pod b1-run-1-def) failed"));
+    assert_non_null(strstr(msg, "exit code 3"));
+    assert_non_null(strstr(msg, "refused"));
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
+    /* partial results are kept */
+    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 0), "tps", 0),
+                        100, 1e-9);
+    assert_true(cJSON_IsFalse(ctrl_jget(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1),
+                                        "complete")));
+    assert_true(p.events[0].warning);
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(o.results[i]);
+
+    /* a worker whose result could not be read at all */
+    o.results[0] = result(0, 100, 3000, true, 0, NULL);
+    o.results[1] = NULL;
+    snprintf(o.result_errors[1], sizeof(o.result_errors[1]), "no result line in the pod log");
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "b1-run-1-def"));
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+}
+
+static void test_invalid_spec_and_fix(void **state)
+{
+    (void)state;
+    const char *bad = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{"
+                      "\"run\":{\"durationSeconds\":5,\"transactions\":5}}}}";
+    cJSON *br = br_new(bad, NULL, 1);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "InvalidSpec");
+    assert_string_equal(
+        ctrl_jstr(cond(&p, "Failed"), "message"),
+        "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions");
+    assert_int_equal(p.n_actions, 0);
+    assert_true(p.events[0].warning);
+    char *st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+
+    /* unchanged: stays Failed, nothing written */
+    br = br_new(bad, st, 1);
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+
+    /* the user fixes the spec (generation 2): evaluated again, the run starts */
+    br = br_new(SPEC_BASIC, st, 2);
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Running");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "status"), "False");
+    assert_int_equal(ctrl_jnum(cond(&p, "SpecLocked"), "observedGeneration", 0), 2);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    free(st);
+
+    /* a name too long for child names */
+    char spec[2048];
+    snprintf(spec, sizeof(spec), "%s", SPEC_BASIC);
+    br = br_new(spec, NULL, 1);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(br, "metadata"), "name",
+                              cJSON_CreateString("a-very-long-benchmark-run-name-that-goes-"
+                                                 "beyond-the-label-limit"));
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "metadata.name: at most 57"));
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+}
+
+static void test_hpa(void **state)
+{
+    (void)state;
+    cJSON *br = br_new(SPEC_HPA, NULL, 1);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_SCALE_TARGET);
+    assert_string_equal(p.scale_kind, "StatefulSet");
+    assert_string_equal(p.scale_name, "reps");
+    assert_null(p.status);
+    assert_int_equal(p.n_actions, 0);
+    ctrl_plan_free(&p);
+
+    o.scale_target = CTRL_FETCH_NOT_FOUND;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "ScaleTargetNotFound");
+    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+                           "spec.hpa.scaleTargetRef: StatefulSet \"reps\" not found"));
+    ctrl_plan_free(&p);
+
+    o.scale_target = CTRL_FETCH_ERROR;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_true(p.retry);
+    assert_null(p.status);
+    ctrl_plan_free(&p);
+
+    o.scale_target = CTRL_FETCH_OK;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Running");
+    assert_int_equal(p.n_actions, 2); /* the HPA before the load */
+    assert_ptr_equal(p.actions[0].resource, &KUBE_HPAS);
+    assert_string_equal(p.actions[0].name, "b1-hpa");
+    assert_ptr_equal(p.actions[1].resource, &KUBE_JOBS);
+    char *st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+
+    /* Running: sample replicas into hpaTimeline, only on change */
+    br = br_new(SPEC_HPA, st, 1);
+    cJSON *job = job_with("b1-run", NULL, NULL, 1, NULL);
+    obs_init(&o, br);
+    o.run_job = job;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_SCALE);
+    ctrl_plan_free(&p);
+    o.scale = CTRL_FETCH_OK;
+    o.scale_replicas = 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(p.status, "hpaTimeline")), 1);
+    assert_int_equal(p.requeue_ms, CTRL_HPA_POLL_MS);
+    free(st);
+    st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    br = br_new(SPEC_HPA, st, 1);
+    o.br = br;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status); /* same replicas: nothing new */
+    ctrl_plan_free(&p);
+    o.scale_replicas = 3;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(p.status, "hpaTimeline")), 2);
+    assert_int_equal(
+        ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "hpaTimeline"), 1), "replicas", 0), 3);
+    ctrl_plan_free(&p);
+    cJSON_Delete(job);
+
+    /* Collecting -> Succeeded deletes the HPA (keep is false) */
+    cJSON *st2 = cJSON_Parse(st);
+    cJSON_ReplaceItemInObject(st2, "phase", cJSON_CreateString("Collecting"));
+    char *s2 = cJSON_PrintUnformatted(st2);
+    cJSON_Delete(st2);
+    cJSON_Delete(br);
+    br = br_new(SPEC_HPA, s2, 1);
+    job = job_with("b1-run", "Complete", "CompletionsReached", 1, NULL);
+    cJSON *p0 = pod_with("b1-run-0-x", 0, 0, NULL);
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.n_pods = 1;
+    o.results_fetched = true;
+    o.results[0] = result(0, 10, 300, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_int_equal(p.n_actions, 1);
+    assert_int_equal(p.actions[0].kind, CTRL_ACT_DELETE);
+    assert_string_equal(p.actions[0].name, "b1-hpa");
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(p.status, "hpaTimeline")), 1);
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    cJSON_Delete(p0);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(s2);
+    free(st);
+}
+
+static void test_init_flow(void **state)
+{
+    (void)state;
+    cJSON *br = br_new(SPEC_INIT, NULL, 1);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Initializing");
+    assert_int_equal(p.n_actions, 1);
+    assert_string_equal(p.actions[0].name, "b1-init");
+    assert_null(ctrl_jget(p.status, "startAt")); /* the barrier is set when the load starts */
+    char *st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+
+    br = br_new(SPEC_INIT, st, 1);
+    cJSON *ij = job_with("b1-init", NULL, NULL, 1, NULL);
+    obs_init(&o, br);
+    o.init_job = ij;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    assert_int_equal(p.n_actions, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(ij);
+
+    ij = job_with("b1-init", "Complete", "CompletionsReached", 1, NULL);
+    o.init_job = ij;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Running");
+    assert_string_equal(ctrl_jstr(cond(&p, "Initialized"), "status"), "True");
+    assert_int_equal(ctrl_jnum(p.status, "startAt", 0), (long)NOW + 5);
+    assert_int_equal(p.n_actions, 1);
+    assert_string_equal(p.actions[0].name, "b1-run");
+    ctrl_plan_free(&p);
+    cJSON_Delete(ij);
+
+    ij = job_with("b1-init", "Failed", "BackoffLimitExceeded", 1, NULL);
+    cJSON *pod = pod_with("b1-init-xyz", -1, 3,
+                          "{\"schemaVersion\":1,\"kind\":\"pgbench-init\",\"complete\":false,"
+                          "\"errors\":[\"password authentication failed for user \\\"u\\\"\"]}");
+    o.init_job = ij;
+    o.pods[0] = pod;
+    o.n_pods = 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    const char *msg = ctrl_jstr(cond(&p, "Failed"), "message");
+    assert_non_null(strstr(msg, "pod b1-init-xyz exit code 3"));
+    assert_non_null(strstr(msg, "password authentication failed"));
+    ctrl_plan_free(&p);
+    cJSON_Delete(pod);
+    cJSON_Delete(ij);
+    cJSON_Delete(br);
+    free(st);
+}
+
+static void test_spec_locked(void **state)
+{
+    (void)state;
+    char *st = status_running();
+    /* the user changed workers to 5 (generation 2) after the start */
+    const char *changed = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":5,"
+                          "\"workload\":{\"pgbench\":{\"run\":{\"clients\":5,"
+                          "\"durationSeconds\":30}}}}";
+    cJSON *br = br_new(changed, st, 2);
+    cJSON *ij = NULL;
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    /* the run Job is gone from the cache (restart): re-created from the snapshot of gen 1 */
+    (void)ij;
+    cJSON *snapjob = job_with("b1-init", "Complete", "CompletionsReached", 1,
+                              "\"{\\\"target\\\":{\\\"host\\\":\\\"pg\\\",\\\"user\\\":\\\"u\\\"},"
+                              "\\\"workers\\\":2,\\\"workload\\\":{\\\"pgbench\\\":{\\\"run\\\":{"
+                              "\\\"clients\\\":4,\\\"durationSeconds\\\":30}}}}\"");
+    o.init_job = snapjob;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    const cJSON *c = cond(&p, "SpecLocked");
+    assert_string_equal(ctrl_jstr(c, "status"), "True");
+    assert_string_equal(ctrl_jstr(c, "reason"), "SpecChangedAfterStart");
+    assert_non_null(strstr(ctrl_jstr(c, "message"), "the change is ignored"));
+    assert_int_equal(ctrl_jnum(p.status, "observedGeneration", 0), 2);
+    assert_int_equal(p.n_events, 1);
+    assert_string_equal(p.events[0].reason, "SpecLocked");
+    assert_true(p.events[0].warning);
+    assert_int_equal(p.n_actions, 1);
+    assert_int_equal(ctrl_jnum(p.actions[0].object, "spec.completions", 0), 2); /* not 5 */
+    char *st2 = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+
+    /* once reported, no new event */
+    br = br_new(changed, st2, 2);
+    o.br = br;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    assert_int_equal(p.n_events, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    cJSON_Delete(snapjob);
+    free(st2);
+    free(st);
+}
+
+static void test_create_refused(void **state)
+{
+    (void)state;
+    char *st = status_running();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.error_reason = "CreateFailed";
+    o.error_message = "creating Job b1-run: Job.batch \"b1-run\" is invalid: spec.x";
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "CreateFailed");
+    assert_int_equal(p.n_actions, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    free(st);
+}
+
+static void test_deleting_does_nothing(void **state)
+{
+    (void)state;
+    cJSON *br = br_new(SPEC_BASIC, NULL, 1);
+    cJSON_AddStringToObject(cJSON_GetObjectItem(br, "metadata"), "deletionTimestamp",
+                            "2027-01-01T00:00:00Z");
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    assert_int_equal(p.n_actions, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pending_to_running),
+        cmocka_unit_test(test_running_states),
+        cmocka_unit_test(test_collecting_success),
+        cmocka_unit_test(test_collecting_worker_failed),
+        cmocka_unit_test(test_invalid_spec_and_fix),
+        cmocka_unit_test(test_hpa),
+        cmocka_unit_test(test_init_flow),
+        cmocka_unit_test(test_spec_locked),
+        cmocka_unit_test(test_create_refused),
+        cmocka_unit_test(test_deleting_does_nothing),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
