@@ -57,7 +57,7 @@ $(BUILD)/bin/pgbench-operator: $(BUILD)/obj/cmd/operator/main.o $(call libs_for,
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-RUNNER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,cmd/runner/main.c cmd/runner/pgbench.c cmd/runner/fio.c cmd/runner/output.c cmd/runner/child.c)
+RUNNER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,cmd/runner/main.c cmd/runner/pgbench.c cmd/runner/fio.c cmd/runner/output.c cmd/runner/child.c cmd/runner/txstream.c)
 $(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)

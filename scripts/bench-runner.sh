@@ -3,7 +3,8 @@
 # the same flags (select-only, 4 clients, 2 threads, 5 s), alternating runner/bare 3+3 times. The
 # runner runs as in production: -P 1 progress parsed live, -l transaction logs turned into the
 # percentile histogram, wait events sampled every second, server settings read.
-# Prints: runner overhead ratio: 0.98 (runner X tps / bare Y tps)
+# Prints: runner overhead ratio: 0.98 (runner X tps / bare Y tps; medians ...)
+# Env: BENCH_CLIENTS BENCH_THREADS BENCH_DURATION BENCH_ROUNDS.
 set -euo pipefail
 . "$(dirname "$0")/../test/lib/env.sh"
 RUNNER="$BIN/pgbench-runner"
@@ -45,6 +46,9 @@ python3 - "${runner_all[*]}" "${bare_all[*]}" <<'PY'
 import sys
 r = [float(x) for x in sys.argv[1].split()]
 b = [float(x) for x in sys.argv[2].split()]
-rm, bm = sum(r) / len(r), sum(b) / len(b)
-print("runner overhead ratio: %.2f (runner %.0f tps / bare %.0f tps)" % (rm / bm, rm, bm))
+# medians: one run disturbed by other load on the machine does not decide the figure
+med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2
+rm, bm = med(r), med(b)
+print("runner overhead ratio: %.2f (runner %.0f tps / bare %.0f tps; medians of %d alternating runs each)"
+      % (rm / bm, rm, bm, len(r)))
 PY

@@ -7,13 +7,13 @@
 #        scripts/render-install.sh --check  regenerate into a temp dir and fail (exit 1) with a
 #                                           diff when the committed files differ
 # Needs helm (v3 or v4): build/tools/bin/helm (scripts/fetch-tools.sh), build/tools-install, or
-# HELM=/path. The install YAML uses the chart's default values, release name and namespace
-# pgbench-operator.
+# HELM=/path. The install YAML uses the chart's default values, release name pgbench-operator,
+# namespace pgbench-system.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 RELEASE=pgbench-operator
-NAMESPACE=pgbench-operator
+NAMESPACE=pgbench-system
 CHART=charts/pgbench-operator
 
 find_helm() {

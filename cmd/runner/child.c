@@ -37,7 +37,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
     if (n == 0)
         return;
     /* EOF or error: stop reading this stream */
-    uv_read_stop(s);
+    (void)uv_read_stop(s);
     maybe_done(c);
 }
 
@@ -58,8 +58,8 @@ int child_spawn(struct child *c, uv_loop_t *loop, char *const *argv, char **env,
     c->on_data = on_data;
     c->on_done = on_done;
     c->ctx = ctx;
-    uv_pipe_init(loop, &c->out, 0);
-    uv_pipe_init(loop, &c->err, 0);
+    (void)uv_pipe_init(loop, &c->out, 0);
+    (void)uv_pipe_init(loop, &c->err, 0);
     c->out.data = c;
     c->err.data = c;
     c->proc.data = c;
@@ -85,14 +85,14 @@ int child_spawn(struct child *c, uv_loop_t *loop, char *const *argv, char **env,
         uv_close((uv_handle_t *)&c->proc, NULL);
         uv_close((uv_handle_t *)&c->out, NULL);
         uv_close((uv_handle_t *)&c->err, NULL);
-        uv_run(loop, UV_RUN_NOWAIT);
+        (void)uv_run(loop, UV_RUN_NOWAIT);
         return rc;
     }
     c->pid = c->proc.pid;
     c->running = true;
     c->pending = 3;
-    uv_read_start((uv_stream_t *)&c->out, on_alloc, on_read);
-    uv_read_start((uv_stream_t *)&c->err, on_alloc, on_read);
+    (void)uv_read_start((uv_stream_t *)&c->out, on_alloc, on_read);
+    (void)uv_read_start((uv_stream_t *)&c->err, on_alloc, on_read);
     return 0;
 }
 
@@ -138,14 +138,14 @@ int child_run_capture(char *const *argv, size_t cap_bytes, char **out, int *stat
     struct child c;
     rc = child_spawn(&c, &loop, argv, NULL, cap_data, NULL, &cap);
     if (rc == 0) {
-        uv_run(&loop, UV_RUN_DEFAULT);
+        (void)uv_run(&loop, UV_RUN_DEFAULT);
         child_close(&c);
-        uv_run(&loop, UV_RUN_DEFAULT);
+        (void)uv_run(&loop, UV_RUN_DEFAULT);
         *status = c.term_signal ? -1 : (int)c.exit_status;
         rc = cap.err;
     }
     if (uv_loop_close(&loop) != 0)
-        uv_run(&loop, UV_RUN_DEFAULT);
+        (void)uv_run(&loop, UV_RUN_DEFAULT);
     if (rc == 0) {
         *out = buf_steal(&cap.out);
         if (!*out)

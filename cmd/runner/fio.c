@@ -56,7 +56,7 @@ static void fio_data(struct child *c, int stream, const char *data, size_t len, 
     }
     if (f->err.len + len > 16384)
         buf_reset(&f->err);
-    buf_append(&f->err, data, len < 16384 ? len : 16384);
+    (void)buf_append(&f->err, data, len < 16384 ? len : 16384);
 }
 
 static void fio_done(struct child *c, void *ctx)
@@ -75,7 +75,7 @@ static void fio_signal(uv_signal_t *s, int signum)
     f->signal = signum;
     log_warn("runner", "received signal %d, forwarding it to fio", signum);
     /* fio stops its jobs on SIGINT/SIGTERM and still prints its JSON */
-    child_kill(&f->child, signum);
+    (void)child_kill(&f->child, signum);
 }
 
 static const char *const fio_usage =
@@ -125,7 +125,7 @@ int runner_cmd_fio(int argc, char **argv)
             continue;
         }
         if (c == F_HELP) {
-            fputs(fio_usage, stdout);
+            (void)fputs(fio_usage, stdout);
             return 0;
         }
         if (c == '?' || c == ':') {
@@ -134,7 +134,7 @@ int runner_cmd_fio(int argc, char **argv)
             while (*name == '-')
                 name++;
             char opt[64];
-            snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(name, "="), name);
+            (void)snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(name, "="), name);
             if (bench_fio_option_zeroes_latency(opt))
                 return runner_fail(kind, BENCH_EXIT_USAGE, start,
                                    "fio option %s refused: it disables or reduces latency "
@@ -184,6 +184,8 @@ int runner_cmd_fio(int argc, char **argv)
         case F_FSYNC:
         case F_FDATASYNC:
             errno = 0;
+            if (!optarg)
+                return runner_fail(kind, BENCH_EXIT_USAGE, start, "missing value");
             v = strtol(optarg, &end, 10);
             if (errno || *end || end == optarg || v < 0 || v > 100000000)
                 return runner_fail(kind, BENCH_EXIT_USAGE, start,
@@ -217,7 +219,7 @@ int runner_cmd_fio(int argc, char **argv)
     for (int i = 0; i <= cur; i++) {
         if (!jobs[i].name) {
             static char names[MAX_JOBS][16];
-            snprintf(names[i], sizeof(names[i]), "job%d", i);
+            (void)snprintf(names[i], sizeof(names[i]), "job%d", i);
             jobs[i].name = names[i];
         }
     }
@@ -247,16 +249,16 @@ int runner_cmd_fio(int argc, char **argv)
         return runner_fail(kind, BENCH_EXIT_USAGE, start, "cannot start %s: %s", fo.fio_path,
                            uv_strerror(rc));
     }
-    uv_signal_init(f.loop, &f.sigterm);
-    uv_signal_init(f.loop, &f.sigint);
+    (void)uv_signal_init(f.loop, &f.sigterm);
+    (void)uv_signal_init(f.loop, &f.sigint);
     f.sigterm.data = &f;
     f.sigint.data = &f;
-    uv_signal_start(&f.sigterm, fio_signal, SIGTERM);
-    uv_signal_start(&f.sigint, fio_signal, SIGINT);
+    (void)uv_signal_start(&f.sigterm, fio_signal, SIGTERM);
+    (void)uv_signal_start(&f.sigint, fio_signal, SIGINT);
     if (runner_stop_signal)
         fio_signal(&f.sigterm, (int)runner_stop_signal);
-    uv_run(f.loop, UV_RUN_DEFAULT);
-    uv_loop_close(f.loop);
+    (void)uv_run(f.loop, UV_RUN_DEFAULT);
+    (void)uv_loop_close(f.loop);
     bench_argv_free(&av);
 
     int child_exit = f.child.term_signal ? -1 : (int)f.child.exit_status;
@@ -291,19 +293,20 @@ int runner_cmd_fio(int argc, char **argv)
     if (prc == 0 && bench_result_add_fio(r, res))
         abort();
     if (prc != 0) {
-        snprintf(msg, sizeof(msg), "cannot parse fio output: %s", perr[0] ? perr : strerror(-prc));
-        bench_result_add_error(r, msg);
+        (void)snprintf(msg, sizeof(msg), "cannot parse fio output: %s",
+                       perr[0] ? perr : strerror(-prc));
+        (void)bench_result_add_error(r, msg);
     }
     for (size_t i = 0; prc == 0 && i < res->njobs; i++) {
         if (res->jobs[i].error) {
-            snprintf(msg, sizeof(msg), "fio job %s failed: %s", res->jobs[i].name,
-                     strerror(res->jobs[i].error));
-            bench_result_add_error(r, msg);
+            (void)snprintf(msg, sizeof(msg), "fio job %s failed: %s", res->jobs[i].name,
+                           strerror(res->jobs[i].error));
+            (void)bench_result_add_error(r, msg);
         }
     }
     if (f.signal) {
-        snprintf(msg, sizeof(msg), "terminated by signal %d; forwarded to fio", f.signal);
-        bench_result_add_error(r, msg);
+        (void)snprintf(msg, sizeof(msg), "terminated by signal %d; forwarded to fio", f.signal);
+        (void)bench_result_add_error(r, msg);
     }
     if (!complete && f.err.data) {
         /* fio's own complaints, one error per line (last 10) */
@@ -319,8 +322,8 @@ int runner_cmd_fio(int argc, char **argv)
             if (skip > 0) {
                 skip--;
             } else if (len) {
-                snprintf(msg, sizeof(msg), "fio: %.*s", (int)(len < 900 ? len : 900), p);
-                bench_result_add_error(r, msg);
+                (void)snprintf(msg, sizeof(msg), "fio: %.*s", (int)(len < 900 ? len : 900), p);
+                (void)bench_result_add_error(r, msg);
             }
             p = e ? e + 1 : NULL;
         }

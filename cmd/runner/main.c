@@ -6,6 +6,7 @@
  * subcommands are in pgbench.c, fio in fio.c, output helpers in output.c. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static const char usage_text[] =
 
 static void usage(FILE *f)
 {
-    fputs(usage_text, f);
+    (void)fputs(usage_text, f);
 }
 
 static int cmd_parse_pgbench(int argc, char **argv)
@@ -97,6 +98,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
         tl = bench_txlog_new();
         if (!tl)
             abort();
+        tl->rate_limited = !isnan(pg->rate_lag_avg_ms); /* -R: the extra column is the lag */
         for (size_t i = 0; i < nlogs; i++) {
             struct stat st;
             if (stat(logs[i], &st) == 0 && S_ISDIR(st.st_mode))
@@ -104,8 +106,8 @@ static int cmd_parse_pgbench(int argc, char **argv)
             else
                 rc = bench_txlog_read_file(tl, logs[i]);
             if (rc) {
-                snprintf(logerr, sizeof(logerr), "cannot read transaction log %s: %s", logs[i],
-                         strerror(-rc));
+                (void)snprintf(logerr, sizeof(logerr), "cannot read transaction log %s: %s",
+                               logs[i], strerror(-rc));
                 break;
             }
         }
@@ -127,7 +129,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
     if (bench_result_add_pgbench(r, pg, tl && bench_hist_count(tl->hist) ? tl->hist : NULL, NULL))
         abort();
     if (logerr[0])
-        bench_result_add_error(r, logerr);
+        (void)bench_result_add_error(r, logerr);
     runner_emit(r);
     cJSON_Delete(r);
     bench_txlog_free(tl);
@@ -175,9 +177,9 @@ static int cmd_parse_fio(int argc, char **argv)
     for (size_t i = 0; i < fio->njobs; i++) {
         if (fio->jobs[i].error) {
             char msg[256];
-            snprintf(msg, sizeof(msg), "fio job %s failed: %s", fio->jobs[i].name,
-                     strerror(fio->jobs[i].error));
-            bench_result_add_error(r, msg);
+            (void)snprintf(msg, sizeof(msg), "fio job %s failed: %s", fio->jobs[i].name,
+                           strerror(fio->jobs[i].error));
+            (void)bench_result_add_error(r, msg);
         }
     }
     runner_emit(r);
@@ -202,7 +204,7 @@ int main(int argc, char **argv)
             fmt = argv[i + 1];
             i += 2;
         } else {
-            fprintf(stderr, "pgbench-runner: unknown option %s\n", argv[i]);
+            (void)fprintf(stderr, "pgbench-runner: unknown option %s\n", argv[i]);
             usage(stderr);
             return BENCH_EXIT_USAGE;
         }
@@ -210,7 +212,7 @@ int main(int argc, char **argv)
     if (lvl) {
         enum log_level l;
         if (log_level_parse(lvl, &l) != 0) {
-            fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
+            (void)fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
             return BENCH_EXIT_USAGE;
         }
         log_set_level(l);
@@ -219,7 +221,7 @@ int main(int argc, char **argv)
         if (strcmp(fmt, "text") == 0) {
             log_set_format(LOG_FORMAT_TEXT);
         } else if (strcmp(fmt, "json") != 0) {
-            fprintf(stderr, "pgbench-runner: bad log format %s\n", fmt);
+            (void)fprintf(stderr, "pgbench-runner: bad log format %s\n", fmt);
             return BENCH_EXIT_USAGE;
         }
     }
@@ -244,8 +246,8 @@ int main(int argc, char **argv)
         return cmd_parse_pgbench(argc - i - 1, argv + i + 1);
     if (strcmp(cmd, "parse") == 0 && sub && strcmp(sub, "fio") == 0)
         return cmd_parse_fio(argc - i - 1, argv + i + 1);
-    fprintf(stderr, "pgbench-runner: unknown command %s%s%s\n", cmd, sub ? " " : "",
-            sub ? sub : "");
+    (void)fprintf(stderr, "pgbench-runner: unknown command %s%s%s\n", cmd, sub ? " " : "",
+                  sub ? sub : "");
     usage(stderr);
     return BENCH_EXIT_USAGE;
 }

@@ -25,26 +25,26 @@ void runner_install_early_signals(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = early_handler;
-    sigemptyset(&sa.sa_mask);
+    (void)sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0; /* no SA_RESTART: sleeps return EINTR */
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    (void)sigaction(SIGTERM, &sa, NULL);
+    (void)sigaction(SIGINT, &sa, NULL);
 }
 
 void runner_conn_apply_env(const struct runner_conn_flags *f)
 {
     if (f->host)
-        setenv("PGHOST", f->host, 1);
+        (void)setenv("PGHOST", f->host, 1);
     if (f->port)
-        setenv("PGPORT", f->port, 1);
+        (void)setenv("PGPORT", f->port, 1);
     if (f->dbname)
-        setenv("PGDATABASE", f->dbname, 1);
+        (void)setenv("PGDATABASE", f->dbname, 1);
     if (f->user)
-        setenv("PGUSER", f->user, 1);
+        (void)setenv("PGUSER", f->user, 1);
     if (f->sslmode)
-        setenv("PGSSLMODE", f->sslmode, 1);
+        (void)setenv("PGSSLMODE", f->sslmode, 1);
     if (f->sslrootcert)
-        setenv("PGSSLROOTCERT", f->sslrootcert, 1);
+        (void)setenv("PGSSLROOTCERT", f->sslrootcert, 1);
 }
 
 int runner_worker_index(void)
@@ -89,7 +89,7 @@ static void redact(char *s)
     size_t pl = strlen(pw);
     char *p;
     while ((p = strstr(s, pw)) != NULL) {
-        memcpy(p, "***", 3);
+        p[0] = p[1] = p[2] = '*';
         memmove(p + 3, p + pl, strlen(p + pl) + 1);
     }
 }
@@ -115,7 +115,7 @@ static void write_termination(const char *text)
         }
         off += (size_t)n;
     }
-    close(fd);
+    (void)close(fd);
 }
 
 void runner_emit(const cJSON *result)
@@ -123,9 +123,9 @@ void runner_emit(const cJSON *result)
     char *human = bench_result_human(result);
     if (human) {
         redact(human);
-        fputs(human, stderr);
+        (void)fputs(human, stderr);
         if (*human && human[strlen(human) - 1] != '\n')
-            fputc('\n', stderr);
+            (void)fputc('\n', stderr);
         free(human);
     }
     char *compact = bench_result_compact(result, BENCH_COMPACT_LIMIT);
@@ -137,17 +137,18 @@ void runner_emit(const cJSON *result)
         write_termination(
             "{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}");
     }
-    fflush(stderr);
+    (void)fflush(stderr);
     char *line = cJSON_PrintUnformatted(result);
     if (line) {
         redact(line);
-        fputs(line, stdout);
-        fputc('\n', stdout);
+        (void)fputs(line, stdout);
+        (void)fputc('\n', stdout);
         free(line);
     } else {
-        fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n", stdout);
+        (void)fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n",
+                    stdout);
     }
-    fflush(stdout);
+    (void)fflush(stdout);
 }
 
 int runner_fail(const char *kind, int exit_code, double start_time, const char *fmt, ...)
@@ -155,7 +156,7 @@ int runner_fail(const char *kind, int exit_code, double start_time, const char *
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
     va_end(ap);
     log_error("runner", "%s", msg);
     struct bench_result_meta m = {
@@ -169,19 +170,20 @@ int runner_fail(const char *kind, int exit_code, double start_time, const char *
     };
     cJSON *r = bench_result_new(&m);
     if (r) {
-        bench_result_add_error(r, msg);
+        (void)bench_result_add_error(r, msg);
         runner_emit(r);
         cJSON_Delete(r);
     } else {
-        fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n", stdout);
+        (void)fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n",
+                    stdout);
     }
     return exit_code;
 }
 
 void runner_conn_error_text(const struct pg_error *err, char *dst, size_t n)
 {
-    snprintf(dst, n, "cannot connect to %s (%s): %s", err->target, pg_error_class_name(err->cls),
-             err->message);
+    (void)snprintf(dst, n, "cannot connect to %s (%s): %s", err->target,
+                   pg_error_class_name(err->cls), err->message);
 }
 
 int runner_read_stdin(size_t cap, char **out, size_t *len)

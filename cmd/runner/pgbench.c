@@ -14,6 +14,7 @@
 
 #include "cmd/runner/child.h"
 #include "cmd/runner/runner.h"
+#include "cmd/runner/txstream.h"
 #include "pkg/bench/bench.h"
 #include "pkg/pg/pg.h"
 #include "pkg/util/buf.h"
@@ -22,7 +23,7 @@
 #define DEFAULT_WAIT_TIMEOUT_S 120.0
 #define DEFAULT_REPLICA_TIMEOUT_S 300.0
 #define MAX_SCRIPTS 64
-#define STDERR_KEEP (64 * 1024)
+#define STDERR_KEEP ((size_t)64 * 1024)
 
 enum {
     OPT_HOST = 1000,
@@ -109,7 +110,7 @@ static int common_opt(struct common_opts *co, int c, const char *arg, char *msg,
         char *end;
         co->wait_timeout_s = strtod(arg, &end);
         if (*end || end == arg || !(co->wait_timeout_s >= 0) || co->wait_timeout_s > 86400) {
-            snprintf(msg, n, "--wait-timeout: expected seconds 0..86400, got %s", arg);
+            (void)snprintf(msg, n, "--wait-timeout: expected seconds 0..86400, got %s", arg);
             return -1;
         }
         return 1;
@@ -126,7 +127,7 @@ static int parse_int(const char *flag, const char *arg, long lo, long hi, long *
     errno = 0;
     long v = strtol(arg, &end, 10);
     if (errno || *end || end == arg || v < lo || v > hi) {
-        snprintf(msg, n, "%s: expected an integer %ld..%ld, got %s", flag, lo, hi, arg);
+        (void)snprintf(msg, n, "%s: expected an integer %ld..%ld, got %s", flag, lo, hi, arg);
         return -1;
     }
     *out = v;
@@ -139,7 +140,7 @@ static int parse_double(const char *flag, const char *arg, double lo, double hi,
     char *end;
     double v = strtod(arg, &end);
     if (*end || end == arg || !(v >= lo) || !(v <= hi)) {
-        snprintf(msg, n, "%s: expected a number %g..%g, got %s", flag, lo, hi, arg);
+        (void)snprintf(msg, n, "%s: expected a number %g..%g, got %s", flag, lo, hi, arg);
         return -1;
     }
     *out = v;
@@ -159,15 +160,15 @@ static int connect_target(const struct common_opts *co, const char *appname, PGc
         struct pg_error cerr;
         rc = pg_create_database(&ci, &created, &cerr);
         if (rc) {
-            snprintf(msg, n, "cannot create the database on %.200s (%s): %.600s", err.target,
-                     pg_error_class_name(cerr.cls), cerr.message);
+            (void)snprintf(msg, n, "cannot create the database on %.200s (%s): %.600s", err.target,
+                           pg_error_class_name(cerr.cls), cerr.message);
             return cerr.cls == PG_ERR_OTHER ? BENCH_EXIT_USAGE : BENCH_EXIT_UNREACHABLE;
         }
         rc = pg_wait_ready(&ci, co->wait_timeout_s, conn, &err);
     }
     if (rc == -ECANCELED) {
-        snprintf(msg, n, "terminated by signal %d while waiting for %.200s (last error: %s)",
-                 (int)runner_stop_signal, err.target, pg_error_class_name(err.cls));
+        (void)snprintf(msg, n, "terminated by signal %d while waiting for %.200s (last error: %s)",
+                       (int)runner_stop_signal, err.target, pg_error_class_name(err.cls));
         return BENCH_EXIT_PARTIAL;
     }
     if (rc) {
@@ -205,6 +206,8 @@ struct load {
     struct pg_lag_samples *lag;
     int diag_skipped;
     char diag_error[256];
+    struct txstream *ts; /* run mode: -l logs read every second */
+    uv_timer_t txtimer;
     /* init mode: stderr kept (last STDERR_KEEP bytes) */
     struct buf err;
     double child_start, child_end;
@@ -221,13 +224,14 @@ static void load_finish(struct load *l)
         *l->lag = *pg_diag_lag(l->diag);
         l->diag_skipped = pg_diag_skipped(l->diag);
         const char *e = pg_diag_error(l->diag);
-        snprintf(l->diag_error, sizeof(l->diag_error), "%s", e ? e : "");
-        pg_diag_close(l->diag, NULL, NULL);
+        (void)snprintf(l->diag_error, sizeof(l->diag_error), "%s", e ? e : "");
+        (void)pg_diag_close(l->diag, NULL, NULL);
         l->diag = NULL;
     }
     uv_close((uv_handle_t *)&l->sigterm, NULL);
     uv_close((uv_handle_t *)&l->sigint, NULL);
     uv_close((uv_handle_t *)&l->barrier, NULL);
+    uv_close((uv_handle_t *)&l->txtimer, NULL);
     if (l->child_started)
         child_close(&l->child);
 }
@@ -251,8 +255,8 @@ static void on_child_data(struct child *c, int stream, const char *data, size_t 
     (void)c;
     struct load *l = ctx;
     if (l->pg) {
-        bench_pgbench_feed(l->pg, stream == 1 ? BENCH_STREAM_STDOUT : BENCH_STREAM_STDERR, data,
-                           len);
+        (void)bench_pgbench_feed(l->pg, stream == 1 ? BENCH_STREAM_STDOUT : BENCH_STREAM_STDERR,
+                                 data, len);
         log_progress(l);
         return;
     }
@@ -264,7 +268,7 @@ static void on_child_data(struct child *c, int stream, const char *data, size_t 
         } else if (l->err.len + len > STDERR_KEEP) {
             buf_consume(&l->err, l->err.len + len - STDERR_KEEP);
         }
-        buf_append(&l->err, data, len);
+        (void)buf_append(&l->err, data, len);
     }
 }
 
@@ -278,6 +282,8 @@ static void on_child_done(struct child *c, void *ctx)
         log_info("runner", "%s exited with status %lld", l->argv[0], (long long)c->exit_status);
     load_finish(l);
 }
+
+static void on_txtimer(uv_timer_t *t);
 
 static void start_child(struct load *l)
 {
@@ -297,8 +303,16 @@ static void start_child(struct load *l)
         return;
     }
     l->child_started = true;
+    if (l->ts)
+        (void)uv_timer_start(&l->txtimer, on_txtimer, 1000, 1000);
     if (l->diag && pg_diag_start(l->diag) != 0)
         log_warn("runner", "cannot start diagnostics sampling");
+}
+
+static void on_txtimer(uv_timer_t *t)
+{
+    struct load *l = t->data;
+    (void)txstream_poll(l->ts, false);
 }
 
 static void on_barrier(uv_timer_t *t)
@@ -315,7 +329,7 @@ static void on_signal(uv_signal_t *s, int signum)
     if (l->child_started && !l->child.exited) {
         log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum, l->argv[0],
                  (int)l->child.pid);
-        child_kill(&l->child, signum);
+        (void)child_kill(&l->child, signum);
         return;
     }
     log_warn("runner", "received signal %d before the load started", signum);
@@ -325,20 +339,22 @@ static void on_signal(uv_signal_t *s, int signum)
 /* Runs the child (after the BENCH_START_AT barrier when set) until it and its pipes are done. */
 static void load_run(struct load *l)
 {
-    uv_signal_init(l->loop, &l->sigterm);
-    uv_signal_init(l->loop, &l->sigint);
+    (void)uv_signal_init(l->loop, &l->sigterm);
+    (void)uv_signal_init(l->loop, &l->sigint);
     l->sigterm.data = l;
     l->sigint.data = l;
-    uv_signal_start(&l->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&l->sigint, on_signal, SIGINT);
-    uv_timer_init(l->loop, &l->barrier);
+    (void)uv_signal_start(&l->sigterm, on_signal, SIGTERM);
+    (void)uv_signal_start(&l->sigint, on_signal, SIGINT);
+    (void)uv_timer_init(l->loop, &l->barrier);
     l->barrier.data = l;
+    (void)uv_timer_init(l->loop, &l->txtimer);
+    l->txtimer.data = l;
     if (runner_stop_signal) {
         /* a signal arrived before the loop took the signals over */
         l->signal = (int)runner_stop_signal;
         log_warn("runner", "received signal %d before the load started", l->signal);
         load_finish(l);
-        uv_run(l->loop, UV_RUN_DEFAULT);
+        (void)uv_run(l->loop, UV_RUN_DEFAULT);
         return;
     }
 
@@ -358,8 +374,9 @@ static void load_run(struct load *l)
                          -delay);
         }
     }
-    uv_timer_start(&l->barrier, on_barrier, delay > 0 ? (uint64_t)(delay * 1000.0 + 0.5) : 0, 0);
-    uv_run(l->loop, UV_RUN_DEFAULT);
+    (void)uv_timer_start(&l->barrier, on_barrier, delay > 0 ? (uint64_t)(delay * 1000.0 + 0.5) : 0,
+                         0);
+    (void)uv_run(l->loop, UV_RUN_DEFAULT);
 }
 
 static void remove_dir(const char *dir)
@@ -371,12 +388,12 @@ static void remove_dir(const char *dir)
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                 continue;
             char p[4096];
-            snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-            unlink(p);
+            (void)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+            (void)unlink(p);
         }
         closedir(d);
     }
-    rmdir(dir);
+    (void)rmdir(dir);
 }
 
 /* "pgbench-runner<what>:<worker>:<token>": unique per process (pods all have pid 1, so the
@@ -392,7 +409,7 @@ static char *make_appname(const char *what)
     char *s = malloc(96);
     if (!s)
         abort();
-    snprintf(s, 96, "pgbench-runner%s:%d:%08x", what, runner_worker_index(), token);
+    (void)snprintf(s, 96, "pgbench-runner%s:%d:%08x", what, runner_worker_index(), token);
     return s;
 }
 
@@ -415,9 +432,9 @@ static void add_stderr_errors(cJSON *r, const char *text, bool failed)
             if (memmem(p, len, "error", 5) || memmem(p, len, "FATAL", 5) ||
                 memmem(p, len, "ERROR", 5)) {
                 char line[512];
-                snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), p);
+                (void)snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), p);
                 if (added < 20)
-                    bench_result_add_error(r, line);
+                    (void)bench_result_add_error(r, line);
                 added++;
             }
             lines[nl % 5] = p;
@@ -430,8 +447,8 @@ static void add_stderr_errors(cJSON *r, const char *text, bool failed)
         for (int i = nl > 5 ? nl - 5 : 0; i < nl; i++) {
             char line[512];
             size_t len = lens[i % 5];
-            snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), lines[i % 5]);
-            bench_result_add_error(r, line);
+            (void)snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), lines[i % 5]);
+            (void)bench_result_add_error(r, line);
         }
     }
 }
@@ -480,11 +497,12 @@ int runner_cmd_pgbench_init(int argc, char **argv)
             skip = true;
             break;
         case OPT_HELP:
-            fputs("usage: pgbench-runner pgbench init --scale N [--foreign-keys] [--partitions N] "
-                  "[--skip-if-initialized] [--create-database] [--wait-timeout S] [--host H] "
-                  "[--port P] [--dbname D] [--user U] [--sslmode M] [--sslrootcert F] "
-                  "[-- extra]\n",
-                  stdout);
+            (void)fputs(
+                "usage: pgbench-runner pgbench init --scale N [--foreign-keys] [--partitions N] "
+                "[--skip-if-initialized] [--create-database] [--wait-timeout S] [--host H] "
+                "[--port P] [--dbname D] [--user U] [--sslmode M] [--sslrootcert F] "
+                "[-- extra]\n",
+                stdout);
             return 0;
         default:
             return runner_fail(kind, BENCH_EXIT_USAGE, start,
@@ -508,7 +526,7 @@ int runner_cmd_pgbench_init(int argc, char **argv)
 
     runner_conn_apply_env(&co.conn);
     char *app = make_appname("-init");
-    setenv("PGAPPNAME", app, 1);
+    (void)setenv("PGAPPNAME", app, 1);
     PGconn *conn = NULL;
     int rc = connect_target(&co, app, &conn, msg, sizeof(msg));
     if (rc) {
@@ -566,26 +584,27 @@ int runner_cmd_pgbench_init(int argc, char **argv)
         abort();
     char done[640];
     if (m.complete)
-        snprintf(done, sizeof(done), "initialized scale %d in %.1f s%s%s", io.scale,
-                 l.child_end - l.child_start, reason[0] ? " (" : "", reason[0] ? reason : "");
+        (void)snprintf(done, sizeof(done), "initialized scale %d in %.1f s%s%s", io.scale,
+                       l.child_end - l.child_start, reason[0] ? " (" : "", reason[0] ? reason : "");
     else
-        snprintf(done, sizeof(done), "initialization of scale %d failed", io.scale);
+        (void)snprintf(done, sizeof(done), "initialization of scale %d failed", io.scale);
     if (bench_result_add_init(r, false, done, io.scale, l.child_end - l.child_start))
         abort();
     if (l.spawn_error) {
         char e[256];
-        snprintf(e, sizeof(e), "cannot start %s: %s", io.pgbench_path, uv_strerror(l.spawn_error));
-        bench_result_add_error(r, e);
+        (void)snprintf(e, sizeof(e), "cannot start %s: %s", io.pgbench_path,
+                       uv_strerror(l.spawn_error));
+        (void)bench_result_add_error(r, e);
     }
     if (l.signal) {
         char e[128];
-        snprintf(e, sizeof(e), "terminated by signal %d during init", l.signal);
-        bench_result_add_error(r, e);
+        (void)snprintf(e, sizeof(e), "terminated by signal %d during init", l.signal);
+        (void)bench_result_add_error(r, e);
     }
     add_stderr_errors(r, l.err.data, !m.complete);
     buf_free(&l.err);
     free(unused_lag);
-    uv_loop_close(l.loop);
+    (void)uv_loop_close(l.loop);
 emit:
     runner_emit(r);
     cJSON_Delete(r);
@@ -606,13 +625,13 @@ static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
         abort();
     cJSON *arr = cJSON_AddArrayToObject(o, "lagSamplesMs");
     for (int i = 0; arr && i < lag->n; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0));
+        (void)cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0));
     if (lag->n) {
-        cJSON_AddNumberToObject(o, "maxLagMs", round(lag->ms_max * 1000.0) / 1000.0);
-        cJSON_AddNumberToObject(o, "maxLagBytes", (double)lag->bytes_max);
+        (void)cJSON_AddNumberToObject(o, "maxLagMs", round(lag->ms_max * 1000.0) / 1000.0);
+        (void)cJSON_AddNumberToObject(o, "maxLagBytes", (double)lag->bytes_max);
     } else {
-        cJSON_AddNullToObject(o, "maxLagMs");
-        cJSON_AddNullToObject(o, "maxLagBytes");
+        (void)cJSON_AddNullToObject(o, "maxLagMs");
+        (void)cJSON_AddNullToObject(o, "maxLagBytes");
     }
     return o;
 }
@@ -695,7 +714,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
             ro.threads = (int)v;
             break;
         case OPT_DURATION:
-            if (parse_int("--duration", optarg, 1, 86400 * 30, &v, msg, sizeof(msg)))
+            if (parse_int("--duration", optarg, 1, 2592000L, &v, msg, sizeof(msg)))
                 USAGE_FAIL("%s", msg);
             ro.duration_s = (int)v;
             break;
@@ -782,10 +801,10 @@ int runner_cmd_pgbench_run(int argc, char **argv)
             replica_timeout = d;
             break;
         case OPT_HELP:
-            fputs("usage: pgbench-runner pgbench run --clients N --threads N (--duration S | "
-                  "--transactions N) [options] [-- extra pgbench args]; see pgbench-runner "
-                  "--help\n",
-                  stdout);
+            (void)fputs("usage: pgbench-runner pgbench run --clients N --threads N (--duration S | "
+                        "--transactions N) [options] [-- extra pgbench args]; see pgbench-runner "
+                        "--help\n",
+                        stdout);
             exit_code = 0;
             goto out;
         default:
@@ -820,7 +839,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     }
 
     const char *tmp = getenv("TMPDIR");
-    snprintf(logdir, sizeof(logdir), "%s/pgbench-runner.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    (void)snprintf(logdir, sizeof(logdir), "%s/pgbench-runner.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(logdir)) {
         int e = errno;
         logdir[0] = '\0';
@@ -833,7 +852,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     runner_conn_apply_env(&co.conn);
     app = make_appname("");
     diag_app = make_appname("-diag");
-    setenv("PGAPPNAME", app, 1);
+    (void)setenv("PGAPPNAME", app, 1);
     {
         int rc = connect_target(&co, diag_app, &conn, msg, sizeof(msg));
         if (rc) {
@@ -892,17 +911,23 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         if (!l->diag)
             log_warn("runner", "diagnostics sampling unavailable");
     }
-    load_run(l);
-    bench_pgbench_finish(l->pg);
-
-    /* the per-transaction logs -> histogram */
+    /* the per-transaction logs -> histogram, read while the run goes on */
     tl = bench_txlog_new();
     if (!tl)
         abort();
-    size_t nfiles = 0;
-    int lrc = bench_txlog_read_dir(tl, logdir, NULL, &nfiles);
+    tl->rate_limited = ro.rate > 0;
+    l->ts = calloc(1, sizeof(*l->ts));
+    if (!l->ts)
+        abort();
+    txstream_init(l->ts, logdir, tl);
+    load_run(l);
+    bench_pgbench_finish(l->pg);
+    int lrc = txstream_poll(l->ts, true);
     if (lrc)
         log_warn("runner", "reading transaction logs in %s: %s", logdir, strerror(-lrc));
+    log_info("runner", "transaction logs: %d files, %llu bytes read, %llu bytes released early",
+             l->ts->nfiles, (unsigned long long)l->ts->bytes, (unsigned long long)l->ts->punched);
+    txstream_close(l->ts);
     remove_dir(logdir);
     logdir[0] = '\0';
 
@@ -948,26 +973,28 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     if (bench_result_add_pgbench(r, pg, bench_hist_count(tl->hist) ? tl->hist : NULL, &ro))
         abort();
     if (l->spawn_error) {
-        snprintf(msg, sizeof(msg), "cannot start %s: %s", ro.pgbench_path,
-                 uv_strerror(l->spawn_error));
-        bench_result_add_error(r, msg);
+        (void)snprintf(msg, sizeof(msg), "cannot start %s: %s", ro.pgbench_path,
+                       uv_strerror(l->spawn_error));
+        (void)bench_result_add_error(r, msg);
     }
     if (l->signal) {
-        snprintf(msg, sizeof(msg), "terminated by signal %d (%s)%s", l->signal,
-                 l->signal == SIGTERM  ? "SIGTERM"
-                 : l->signal == SIGINT ? "SIGINT"
-                                       : "signal",
-                 l->child_started ? "; forwarded to pgbench, partial results" : " before start");
-        bench_result_add_error(r, msg);
+        (void)snprintf(msg, sizeof(msg), "terminated by signal %d (%s)%s", l->signal,
+                       l->signal == SIGTERM  ? "SIGTERM"
+                       : l->signal == SIGINT ? "SIGINT"
+                                             : "signal",
+                       l->child_started ? "; forwarded to pgbench, partial results"
+                                        : " before start");
+        (void)bench_result_add_error(r, msg);
     }
     if (l->child_started && !pg->summary_seen && !l->signal && exit_code != BENCH_EXIT_OK &&
         pg->nerrors == 0) {
-        snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary", child_exit);
-        bench_result_add_error(r, msg);
+        (void)snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary",
+                       child_exit);
+        (void)bench_result_add_error(r, msg);
     }
     if (replica_waited && !rw.caught_up) {
-        snprintf(msg, sizeof(msg), "warning: replication %s", rw.message);
-        bench_result_add_error(r, msg);
+        (void)snprintf(msg, sizeof(msg), "warning: replication %s", rw.message);
+        (void)bench_result_add_error(r, msg);
     }
 
     /* diagnostics */
@@ -975,30 +1002,30 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         cJSON *we = pg_wait_tally_to_json(&l->waits);
         if (!we)
             abort();
-        cJSON_AddStringToObject(we, "applicationName", app);
-        cJSON_AddNumberToObject(we, "skippedTicks", l->diag_skipped);
+        (void)cJSON_AddStringToObject(we, "applicationName", app);
+        (void)cJSON_AddNumberToObject(we, "skippedTicks", l->diag_skipped);
         if (l->diag_error[0])
-            cJSON_AddStringToObject(we, "error", l->diag_error);
-        cJSON_AddStringToObject(we, "cpuMeans",
-                                "state active with no wait event; Client:ClientRead is idle "
-                                "time waiting for pgbench");
-        bench_result_set_diagnostic(r, "waitEvents", we);
+            (void)cJSON_AddStringToObject(we, "error", l->diag_error);
+        (void)cJSON_AddStringToObject(we, "cpuMeans",
+                                      "state active with no wait event; Client:ClientRead is idle "
+                                      "time waiting for pgbench");
+        (void)bench_result_set_diagnostic(r, "waitEvents", we);
     }
     if (have_si && server_settings)
-        bench_result_set_diagnostic(r, "server", pg_server_info_to_json(si));
+        (void)bench_result_set_diagnostic(r, "server", pg_server_info_to_json(si));
     if (have_si) {
         cJSON *ds = bench_check_dataset(si->database_bytes, si->shared_buffers_bytes);
         if (ds)
-            bench_result_set_diagnostic(r, "dataset", ds);
+            (void)bench_result_set_diagnostic(r, "dataset", ds);
     }
     if (!isnan(pg->latency_avg_ms) && pg->latency_avg_ms > 0 && !isnan(pg->tps)) {
         int clients = pg->clients > 0 ? pg->clients : ro.clients;
         cJSON *ll = bench_check_littles_law(clients, pg->latency_avg_ms, pg->tps, ro.rate > 0);
         if (ll)
-            bench_result_set_diagnostic(r, "littlesLaw", ll);
+            (void)bench_result_set_diagnostic(r, "littlesLaw", ll);
     }
     if (replica_lag)
-        bench_result_set_diagnostic(r, "replica", lag_json(&rw, replica_waited, l->lag));
+        (void)bench_result_set_diagnostic(r, "replica", lag_json(&rw, replica_waited, l->lag));
 
     /* close the diagnostics connection and the loop before printing: nothing may follow the
      * result line */
@@ -1011,8 +1038,11 @@ out:
         remove_dir(logdir);
     if (l) {
         bench_pgbench_result_free(l->pg);
+        if (l->ts)
+            txstream_close(l->ts);
+        free(l->ts);
         free(l->lag);
-        uv_loop_close(l->loop);
+        (void)uv_loop_close(l->loop);
         free(l);
     }
     if (conn)

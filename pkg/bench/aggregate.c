@@ -16,12 +16,11 @@
 __attribute__((format(printf, 3, 4))) static void fail(char *err, size_t errlen, const char *fmt,
                                                        ...)
 {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen)
+        (void)vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }
 
 static const cJSON *get(const cJSON *o, const char *k)
@@ -554,13 +553,14 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
             continue;
         if (bench_result_validate(results[i], err, errlen)) {
             char inner[200];
-            snprintf(inner, sizeof(inner), "%s", err ? err : "invalid");
+            (void)snprintf(inner, sizeof(inner), "%s", err ? err : "invalid");
             fail(err, errlen, "worker result %zu: %s", i, inner);
             return NULL;
         }
         if (!first)
             first = results[i];
-        else if (strcmp(get(first, "kind")->valuestring, get(results[i], "kind")->valuestring)) {
+        else if (strcmp(get(first, "kind")->valuestring, get(results[i], "kind")->valuestring) !=
+                 0) {
             fail(err, errlen, "worker results have different kinds (%s, %s)",
                  get(first, "kind")->valuestring, get(results[i], "kind")->valuestring);
             return NULL;
@@ -632,8 +632,8 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
                 continue;
             }
             char buf[600];
-            snprintf(buf, sizeof(buf), "worker %g: %s", isfinite(idx) ? idx : (double)i,
-                     e->valuestring);
+            (void)snprintf(buf, sizeof(buf), "worker %g: %s", isfinite(idx) ? idx : (double)i,
+                           e->valuestring);
             bench_result_add_error(out, buf);
             nerr++;
         }

@@ -13,16 +13,24 @@
 #define FIO_MAX_INPUT (64u << 20)
 #define FIO_MAX_JOBS 64
 
+static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang-tidy 14 when it
+     * analyses several files in one run; ap is initialised by the caller's va_start */
+    if (err && errlen)
+        (void)vsnprintf(err, errlen, fmt, ap);
+    return -EINVAL;
+}
+
+/* Writes a message into err (may be NULL) and returns -EINVAL. */
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
                                                       ...)
 {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(err, errlen, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static const char *const zeroing[] = {
@@ -371,7 +379,7 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
     const cJSON *job;
     cJSON_ArrayForEach(job, jobs)
     {
-        if (!cJSON_IsObject(job))
+        if (!cJSON_IsObject(job) || !r->jobs || r->njobs >= (size_t)n)
             continue;
         struct bench_fio_job_result *j = &r->jobs[r->njobs++];
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "jobname");

@@ -13,16 +13,24 @@
 
 #define MAX_ARG_LEN 1024
 
+static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang-tidy 14 when it
+     * analyses several files in one run; ap is initialised by the caller's va_start */
+    if (err && errlen)
+        (void)vsnprintf(err, errlen, fmt, ap);
+    return -EINVAL;
+}
+
+/* Writes a message into err (may be NULL) and returns -EINVAL. */
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
                                                       ...)
 {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(err, errlen, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int bench_protocol_parse(const char *s, enum bench_protocol *out)
@@ -273,7 +281,7 @@ static int push_extra(struct bench_argv *out, bool init, const char *const *args
 {
     size_t i = 0;
     while (i < n) {
-        size_t used;
+        size_t used = 1;
         int rc = bench_pgbench_check_extra(init, args + i, n - i, &used, err, errlen);
         if (rc)
             return rc;
@@ -317,10 +325,10 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
     }
     if (o->protocol < BENCH_PROTOCOL_DEFAULT || o->protocol > BENCH_PROTOCOL_PREPARED)
         return fail(err, errlen, "protocol (-M) must be simple, extended or prepared");
-    if (!(o->rate >= 0) || !isfinite(o->rate))
-        return fail(err, errlen, "rate (-R) must be >= 0");
-    if (!(o->latency_limit_ms >= 0) || !isfinite(o->latency_limit_ms))
-        return fail(err, errlen, "latency limit (-L) must be >= 0");
+    if (!(o->rate >= 0) || o->rate > 1e9)
+        return fail(err, errlen, "rate (-R) must be 0..1e9");
+    if (!(o->latency_limit_ms >= 0) || o->latency_limit_ms > 1e9)
+        return fail(err, errlen, "latency limit (-L) must be 0..1e9 ms");
     if (o->max_tries < 0)
         return fail(err, errlen, "--max-tries must be >= 0 (0 = unlimited with -T)");
     if (o->progress_s < 0)
@@ -374,9 +382,9 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
     if (!rc && o->protocol != BENCH_PROTOCOL_DEFAULT)
         rc = push2(&a, "-M", "%s", bench_protocol_name(o->protocol));
     if (!rc && o->rate > 0)
-        rc = push2(&a, "-R", "%g", o->rate);
+        rc = push2(&a, "-R", "%.15g", o->rate);
     if (!rc && o->latency_limit_ms > 0)
-        rc = push2(&a, "-L", "%g", o->latency_limit_ms);
+        rc = push2(&a, "-L", "%.15g", o->latency_limit_ms);
     if (!rc && o->no_vacuum)
         rc = bench_argv_push(&a, "-n");
     if (!rc && o->connect)

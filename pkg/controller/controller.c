@@ -22,6 +22,16 @@ static const double lat_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 
 struct rec;
 
+/* Creates this process made recently, so that a reconcile triggered before the informer has
+ * seen the new object does not POST it again (client-go "expectations"). Memory only: after a
+ * restart the create is simply sent and answered 409 AlreadyExists. */
+#define EXPECT_MAX 2048
+#define EXPECT_TTL_MS 10000
+struct expectation {
+    char key[300]; /* resource/ns/name */
+    uint64_t at;
+};
+
 struct ctrl_controller {
     uv_loop_t *loop;
     struct kube_client *kc;
@@ -30,6 +40,8 @@ struct ctrl_controller {
     struct kube_informer *brs, *jobs, *pods;
     struct kube_queue *q;
     struct rec *recs; /* in flight, for free() */
+    struct expectation *expect;
+    int n_expect;
     int inflight;
     /* metrics */
     uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes,
@@ -81,9 +93,9 @@ static void keep_keys(cJSON *o, const char *const *keys)
     }
 }
 
-static const char *const meta_keys[] = {"name",        "namespace",         "uid",
-                                        "generation",  "resourceVersion",   "deletionTimestamp",
-                                        "labels",      "annotations",       NULL};
+static const char *const meta_keys[] = {"name",   "namespace",         "resourceVersion",
+                                        "labels", "annotations",       "deletionTimestamp",
+                                        NULL};
 
 void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
 {
@@ -97,9 +109,13 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     const char *phase = ctrl_jstr(st, "phase");
     if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
         /* results are never read again by the controller; status writes are merge patches */
-        static const char *const keep[] = {"phase", "observedGeneration", "conditions", "startAt",
-                                           "startTime", "completionTime", "message", "target",
-                                           "clients", NULL};
+        static const char *const keep[] = {"phase", "observedGeneration", "conditions",
+                                           "startAt", NULL};
+        keep_keys(st, keep);
+    } else {
+        /* written once at a transition, never read back by a decision */
+        static const char *const keep[] = {"phase",      "observedGeneration", "conditions",
+                                           "startAt",    "hpaTimeline",        NULL};
         keep_keys(st, keep);
     }
 }
@@ -141,12 +157,16 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE,
                                          "batch.kubernetes.io/job-completion-index", NULL};
     static const char *const ann[] = {"batch.kubernetes.io/job-completion-index", NULL};
-    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "labels"), labels);
-    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
+    cJSON *lab = cJSON_GetObjectItemCaseSensitive(md, "labels");
+    keep_label_keys(lab, labels);
+    if (ctrl_jkey(lab, "batch.kubernetes.io/job-completion-index")) /* the label suffices */
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "annotations");
+    else
+        keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     static const char *const status[] = {"phase", "containerStatuses", NULL};
     keep_keys(st, status);
-    static const char *const cs_keys[] = {"name", "state", NULL};
+    static const char *const cs_keys[] = {"state", NULL};
     static const char *const state_keys[] = {"terminated", NULL};
     static const char *const term_keys[] = {"exitCode", "reason", "message", NULL};
     cJSON *cs;
@@ -594,6 +614,8 @@ static void on_status_written(struct kube_result *res, void *ud)
 }
 
 static void send_events(struct rec *r);
+static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len);
+static void expect_add(struct ctrl_controller *c, const char *key);
 
 static void on_action(struct kube_result *res, void *ud)
 {
@@ -606,10 +628,15 @@ static void on_action(struct kube_result *res, void *ud)
               (a->kind == CTRL_ACT_DELETE && http == 404);   /* NotFound: already gone */
     if (ok) {
         if (kube_ok(&res->status)) {
-            if (a->kind == CTRL_ACT_CREATE)
+            if (a->kind == CTRL_ACT_CREATE) {
+                char ek[300];
+                expect_key(r, a, ek, sizeof(ek));
+                expect_add(c, ek);
                 c->creates++;
-            else
+            }
+            else {
                 c->deletes++;
+            }
             log_info(COMP, "%s: %s %s %s", r->key, a->kind == CTRL_ACT_CREATE ? "created" : "deleted",
                      a->resource->kind, a->name);
         }
@@ -635,12 +662,60 @@ static void on_action(struct kube_result *res, void *ud)
     rec_finish(r, true);
 }
 
+static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%.100s/%.150s", a->resource->plural, r->ns, a->name);
+}
+
+/* True when this create was sent successfully less than EXPECT_TTL_MS ago. */
+static bool expected(struct ctrl_controller *c, const char *key)
+{
+    uint64_t now = uv_now(c->loop);
+    int j = 0;
+    bool found = false;
+    for (int i = 0; i < c->n_expect; i++) {
+        if (now - c->expect[i].at > EXPECT_TTL_MS)
+            continue; /* expired: dropped */
+        if (strcmp(c->expect[i].key, key) == 0)
+            found = true;
+        if (i != j)
+            c->expect[j] = c->expect[i];
+        j++;
+    }
+    c->n_expect = j;
+    return found;
+}
+
+static void expect_add(struct ctrl_controller *c, const char *key)
+{
+    if (!c->expect) {
+        c->expect = calloc(EXPECT_MAX, sizeof(*c->expect));
+        if (!c->expect)
+            return;
+    }
+    if (c->n_expect >= EXPECT_MAX)
+        (void)expected(c, ""); /* purge expired */
+    if (c->n_expect >= EXPECT_MAX)
+        return;
+    snprintf(c->expect[c->n_expect].key, sizeof(c->expect[0].key), "%s", key);
+    c->expect[c->n_expect].at = uv_now(c->loop);
+    c->n_expect++;
+}
+
 static void rec_next_action(struct rec *r)
 {
     struct ctrl_controller *c = r->c;
     while (r->step < r->plan.n_actions) {
         struct ctrl_action *a = &r->plan.actions[r->step];
         int rc;
+        char ek[300];
+        if (a->kind == CTRL_ACT_CREATE) {
+            expect_key(r, a, ek, sizeof(ek));
+            if (expected(c, ek)) { /* created moments ago, the cache is behind */
+                r->step++;
+                continue;
+            }
+        }
         if (a->kind == CTRL_ACT_CREATE) {
             struct kube_opts o = {.field_validation = "Strict"};
             rc = kube_create(c->kc, a->resource, r->ns, a->object, &o, on_action, r);
@@ -800,6 +875,7 @@ void ctrl_controller_free(struct ctrl_controller *c)
     kube_informer_free(c->jobs);
     kube_informer_free(c->pods);
     kube_queue_free(c->q);
+    free(c->expect);
     free(c->ns);
     free(c);
 }

@@ -651,7 +651,10 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    /* a watch on a silently dead connection is noticed in about two minutes */
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -6,8 +6,8 @@
  * whose version is not newer than the cached one (and a DELETED that is older). When either
  * does not parse, the event is applied (client-go's behaviour). A relist is authoritative:
  * it replaces the cache and emits the differences (add for new keys, update when the
- * resourceVersion changed, delete for keys that vanished), so no delete is lost across a 410
- * or a reconnect. */
+ * resourceVersion changed, delete for keys that vanished, delete+add when the uid changed, i.e.
+ * the object was re-created), so no delete is lost across a 410 or a reconnect. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +46,13 @@ struct relist_ctx {
     struct kube_informer *inf;
     struct kube__map *other;
 };
+
+static const char *object_uid(const cJSON *obj)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(md, "uid");
+    return cJSON_IsString(uid) ? uid->valuestring : NULL;
+}
 
 static void emit_deleted(const char *key, void *val, void *ud)
 {
@@ -91,6 +98,15 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
             continue;
         const cJSON *prev = kube__map_get(&old, key);
         if (!prev) {
+            if (inf->h.on_add)
+                inf->h.on_add(order[i], inf->ud);
+            continue;
+        }
+        const char *u1 = object_uid(prev), *u2 = object_uid(order[i]);
+        if (u1 && u2 && strcmp(u1, u2) != 0) {
+            /* deleted and re-created while we were not watching */
+            if (inf->h.on_delete)
+                inf->h.on_delete(prev, inf->ud);
             if (inf->h.on_add)
                 inf->h.on_add(order[i], inf->ud);
             continue;

@@ -138,7 +138,7 @@ void pg_conninfo_target(const struct pg_conninfo *ci, char *dst, size_t n)
     const char *host = pick(ci->host, "PGHOST", "localhost");
     const char *port = pick(ci->port, "PGPORT", "5432");
     const char *db = pick(ci->dbname, "PGDATABASE", user ? user : "postgres");
-    snprintf(dst, n, "%s:%s/%s", host, port, db);
+    (void)snprintf(dst, n, "%s:%s/%s", host, port, db);
 }
 
 char *pg_quote_ident(const char *ident)
@@ -171,7 +171,7 @@ static void fill_error(struct pg_error *err, const struct pg_conninfo *ci, const
     err->cls = pg_classify_error(msg, needs);
     pg_sanitize_message(err->message, sizeof(err->message), msg, getenv("PGPASSWORD"));
     if (!err->message[0])
-        snprintf(err->message, sizeof(err->message), "connection failed");
+        (void)snprintf(err->message, sizeof(err->message), "connection failed");
 }
 
 int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out, struct pg_error *err)
@@ -180,8 +180,8 @@ int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out, s
     const char *vals[12];
     int k = 0;
     char timeout[16];
-    snprintf(timeout, sizeof(timeout), "%d",
-             ci->connect_timeout_s > 0 ? ci->connect_timeout_s : 10);
+    (void)snprintf(timeout, sizeof(timeout), "%d",
+                   ci->connect_timeout_s > 0 ? ci->connect_timeout_s : 10);
 #define OPT(key, val)                                                                              \
     do {                                                                                           \
         if ((val) && *(val)) {                                                                     \
@@ -292,7 +292,7 @@ int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_er
     if (!db || !*db) {
         memset(err, 0, sizeof(*err));
         err->cls = PG_ERR_OTHER;
-        snprintf(err->message, sizeof(err->message), "no database name to create");
+        (void)snprintf(err->message, sizeof(err->message), "no database name to create");
         return -EINVAL;
     }
     PGconn *conn = NULL;
@@ -317,7 +317,7 @@ int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_er
     char *sql = malloc(qlen);
     if (!sql)
         abort();
-    snprintf(sql, qlen, "CREATE DATABASE %s", q);
+    (void)snprintf(sql, qlen, "CREATE DATABASE %s", q);
     free(q);
     res = PQexec(conn, sql);
     free(sql);

@@ -40,7 +40,7 @@ void pg_wait_tally_add(struct pg_wait_tally *t, const char *name, int64_t count)
         t->backend_samples -= count; /* counted once above */
         return;
     }
-    snprintf(t->ev[t->n].name, sizeof(t->ev[t->n].name), "%s", name);
+    (void)snprintf(t->ev[t->n].name, sizeof(t->ev[t->n].name), "%s", name);
     t->ev[t->n].count = count;
     t->n++;
 }
@@ -85,15 +85,15 @@ cJSON *pg_wait_tally_to_json(const struct pg_wait_tally *t)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddNumberToObject(o, "samples", sorted.samples);
-    cJSON_AddNumberToObject(o, "backendSamples", (double)sorted.backend_samples);
+    (void)cJSON_AddNumberToObject(o, "samples", sorted.samples);
+    (void)cJSON_AddNumberToObject(o, "backendSamples", (double)sorted.backend_samples);
     cJSON *ev = cJSON_AddObjectToObject(o, "events");
     if (!ev) {
         cJSON_Delete(o);
         return NULL;
     }
     for (int i = 0; i < sorted.n; i++)
-        cJSON_AddNumberToObject(ev, sorted.ev[i].name, (double)sorted.ev[i].count);
+        (void)cJSON_AddNumberToObject(ev, sorted.ev[i].name, (double)sorted.ev[i].count);
     return o;
 }
 
@@ -128,15 +128,15 @@ static void diag_fail(struct pg_diag *d, const char *what)
 {
     char m[200];
     pg_sanitize_message(m, sizeof(m), PQerrorMessage(d->conn), getenv("PGPASSWORD"));
-    snprintf(d->error, sizeof(d->error), "%s: %s", what, m);
+    (void)snprintf(d->error, sizeof(d->error), "%s: %s", what, m);
     log_warn("pg", "diagnostics sampling stopped: %s", d->error);
     d->broken = true;
     d->phase = PHASE_IDLE;
     if (d->poll_active) {
-        uv_poll_stop(&d->poll);
+        (void)uv_poll_stop(&d->poll);
         d->poll_active = false;
     }
-    uv_timer_stop(&d->timer);
+    (void)uv_timer_stop(&d->timer);
 }
 
 static int send_phase(struct pg_diag *d, enum diag_phase phase)
@@ -160,7 +160,7 @@ static int send_phase(struct pg_diag *d, enum diag_phase phase)
         diag_fail(d, "flush");
         return -EIO;
     }
-    uv_poll_start(&d->poll, UV_READABLE | (f == 1 ? UV_WRITABLE : 0), on_poll);
+    (void)uv_poll_start(&d->poll, UV_READABLE | (f == 1 ? UV_WRITABLE : 0), on_poll);
     d->poll_active = true;
     return 0;
 }
@@ -170,8 +170,8 @@ static void handle_result(struct pg_diag *d, PGresult *res)
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         char m[200];
         pg_sanitize_message(m, sizeof(m), PQresultErrorMessage(res), getenv("PGPASSWORD"));
-        snprintf(d->error, sizeof(d->error), "%s sample: %s",
-                 d->phase == PHASE_WAITS ? "wait-event" : "lag", m);
+        (void)snprintf(d->error, sizeof(d->error), "%s sample: %s",
+                       d->phase == PHASE_WAITS ? "wait-event" : "lag", m);
         return;
     }
     if (d->phase == PHASE_WAITS) {
@@ -201,7 +201,7 @@ static void phase_done(struct pg_diag *d)
         return;
     }
     if (d->poll_active) {
-        uv_poll_stop(&d->poll);
+        (void)uv_poll_stop(&d->poll);
         d->poll_active = false;
     }
 }
@@ -210,7 +210,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
 {
     struct pg_diag *d = h->data;
     if (status < 0) {
-        snprintf(d->error, sizeof(d->error), "poll: %s", uv_strerror(status));
+        (void)snprintf(d->error, sizeof(d->error), "poll: %s", uv_strerror(status));
         diag_fail(d, "poll");
         return;
     }
@@ -221,7 +221,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
             return;
         }
         if (f == 0)
-            uv_poll_start(&d->poll, UV_READABLE, on_poll);
+            (void)uv_poll_start(&d->poll, UV_READABLE, on_poll);
     }
     if (!(events & UV_READABLE))
         return;
@@ -266,7 +266,7 @@ struct pg_diag *pg_diag_new(uv_loop_t *loop, PGconn *conn, const struct pg_diag_
     d->loop = loop;
     d->conn = conn;
     d->opt = *opt;
-    snprintf(d->appname, sizeof(d->appname), "%s", opt->appname ? opt->appname : "");
+    (void)snprintf(d->appname, sizeof(d->appname), "%s", opt->appname ? opt->appname : "");
     d->opt.appname = d->appname;
     if (!d->opt.interval_ms)
         d->opt.interval_ms = 1000;
@@ -279,7 +279,7 @@ struct pg_diag *pg_diag_new(uv_loop_t *loop, PGconn *conn, const struct pg_diag_
         return NULL;
     }
     d->poll.data = d;
-    uv_timer_init(loop, &d->timer);
+    (void)uv_timer_init(loop, &d->timer);
     d->timer.data = d;
     return d;
 }
@@ -297,9 +297,9 @@ void pg_diag_stop(struct pg_diag *d)
     if (!d || d->stopped)
         return;
     d->stopped = true;
-    uv_timer_stop(&d->timer);
+    (void)uv_timer_stop(&d->timer);
     if (d->poll_active) {
-        uv_poll_stop(&d->poll);
+        (void)uv_poll_stop(&d->poll);
         d->poll_active = false;
     }
     if (d->phase != PHASE_IDLE) {
@@ -307,7 +307,7 @@ void pg_diag_stop(struct pg_diag *d)
         PGcancel *c = PQgetCancel(d->conn);
         if (c) {
             char buf[64];
-            PQcancel(c, buf, sizeof(buf));
+            (void)PQcancel(c, buf, sizeof(buf));
             PQfreeCancel(c);
         }
         d->phase = PHASE_IDLE;

@@ -64,7 +64,7 @@ int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size
                           0, NULL, msg, msglen);
     if (!res)
         return -EIO;
-    snprintf(out->version, sizeof(out->version), "%s", PQgetvalue(res, 0, 0));
+    (void)snprintf(out->version, sizeof(out->version), "%s", PQgetvalue(res, 0, 0));
     char *sp = strchr(out->version, ' ');
     if (sp)
         *sp = '\0';
@@ -72,14 +72,14 @@ int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size
     out->in_recovery = PQgetvalue(res, 0, 2)[0] == 't';
     out->shared_buffers_bytes = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
     out->database_bytes = strtoll(PQgetvalue(res, 0, 4), NULL, 10);
-    snprintf(out->database, sizeof(out->database), "%s", PQgetvalue(res, 0, 5));
+    (void)snprintf(out->database, sizeof(out->database), "%s", PQgetvalue(res, 0, 5));
     PQclear(res);
 
     /* one round trip: names as a text array literal built from our fixed list */
     char arr[1024] = "{";
     for (int i = 0; pg_result_settings[i]; i++) {
         size_t l = strlen(arr);
-        snprintf(arr + l, sizeof(arr) - l, "%s%s", i ? "," : "", pg_result_settings[i]);
+        (void)snprintf(arr + l, sizeof(arr) - l, "%s%s", i ? "," : "", pg_result_settings[i]);
     }
     strncat(arr, "}", sizeof(arr) - strlen(arr) - 1);
     const char *params[1] = {arr};
@@ -91,8 +91,8 @@ int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size
         return -EIO;
     for (int i = 0; i < PQntuples(res) && out->nsettings < PG_SETTINGS_MAX; i++) {
         struct pg_setting *s = &out->settings[out->nsettings++];
-        snprintf(s->name, sizeof(s->name), "%s", PQgetvalue(res, i, 0));
-        snprintf(s->value, sizeof(s->value), "%s", PQgetvalue(res, i, 1));
+        (void)snprintf(s->name, sizeof(s->name), "%s", PQgetvalue(res, i, 0));
+        (void)snprintf(s->value, sizeof(s->value), "%s", PQgetvalue(res, i, 1));
     }
     PQclear(res);
     return 0;
@@ -103,19 +103,19 @@ cJSON *pg_server_info_to_json(const struct pg_server_info *s)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "version", s->version);
-    cJSON_AddNumberToObject(o, "versionNum", s->version_num);
-    cJSON_AddBoolToObject(o, "inRecovery", s->in_recovery);
-    cJSON_AddStringToObject(o, "database", s->database);
-    cJSON_AddNumberToObject(o, "databaseBytes", (double)s->database_bytes);
-    cJSON_AddNumberToObject(o, "sharedBuffersBytes", (double)s->shared_buffers_bytes);
+    (void)cJSON_AddStringToObject(o, "version", s->version);
+    (void)cJSON_AddNumberToObject(o, "versionNum", s->version_num);
+    (void)cJSON_AddBoolToObject(o, "inRecovery", s->in_recovery);
+    (void)cJSON_AddStringToObject(o, "database", s->database);
+    (void)cJSON_AddNumberToObject(o, "databaseBytes", (double)s->database_bytes);
+    (void)cJSON_AddNumberToObject(o, "sharedBuffersBytes", (double)s->shared_buffers_bytes);
     cJSON *set = cJSON_AddObjectToObject(o, "settings");
     if (!set) {
         cJSON_Delete(o);
         return NULL;
     }
     for (int i = 0; i < s->nsettings; i++)
-        cJSON_AddStringToObject(set, s->settings[i].name, s->settings[i].value);
+        (void)cJSON_AddStringToObject(set, s->settings[i].name, s->settings[i].value);
     return o;
 }
 
@@ -124,13 +124,13 @@ cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "role", w->standby ? "standby" : "primary");
-    cJSON_AddBoolToObject(o, "caughtUp", w->caught_up);
-    cJSON_AddNumberToObject(o, "waitedSeconds", w->waited_s);
-    cJSON_AddStringToObject(o, "targetLsn", w->target_lsn);
+    (void)cJSON_AddStringToObject(o, "role", w->standby ? "standby" : "primary");
+    (void)cJSON_AddBoolToObject(o, "caughtUp", w->caught_up);
+    (void)cJSON_AddNumberToObject(o, "waitedSeconds", w->waited_s);
+    (void)cJSON_AddStringToObject(o, "targetLsn", w->target_lsn);
     if (!w->standby)
-        cJSON_AddNumberToObject(o, "standbys", w->standbys);
-    cJSON_AddStringToObject(o, "message", w->message);
+        (void)cJSON_AddNumberToObject(o, "standbys", w->standbys);
+    (void)cJSON_AddStringToObject(o, "message", w->message);
     return o;
 }
 
@@ -146,14 +146,14 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
                           "to_regclass('pgbench_history') IS NOT NULL",
                           0, NULL, msg, sizeof(msg));
     if (!res) {
-        snprintf(reason, n, "cannot check pgbench tables: %s", msg);
+        (void)snprintf(reason, n, "cannot check pgbench tables: %s", msg);
         return -EIO;
     }
     const char *names[] = {"pgbench_branches", "pgbench_tellers", "pgbench_accounts",
                            "pgbench_history"};
     for (int i = 0; i < 4; i++) {
         if (PQgetvalue(res, 0, i)[0] != 't') {
-            snprintf(reason, n, "table %s does not exist", names[i]);
+            (void)snprintf(reason, n, "table %s does not exist", names[i]);
             PQclear(res);
             return 0;
         }
@@ -167,7 +167,7 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
                 "FROM pg_class c WHERE c.oid = 'pgbench_accounts'::regclass",
                 0, NULL, msg, sizeof(msg));
     if (!res) {
-        snprintf(reason, n, "cannot check pgbench_accounts: %s", msg);
+        (void)snprintf(reason, n, "cannot check pgbench_accounts: %s", msg);
         return -EIO;
     }
     char relkind = PQgetvalue(res, 0, 0)[0];
@@ -175,17 +175,18 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
     bool has_pk = PQgetvalue(res, 0, 2)[0] == 't';
     PQclear(res);
     if (!has_pk) {
-        snprintf(reason, n, "pgbench_accounts has no primary key (initialization incomplete)");
+        (void)snprintf(reason, n,
+                       "pgbench_accounts has no primary key (initialization incomplete)");
         return 0;
     }
     if (partitions > 0 && (relkind != 'p' || nparts != partitions)) {
-        snprintf(reason, n, "pgbench_accounts has %d partitions, %d requested",
-                 relkind == 'p' ? nparts : 0, partitions);
+        (void)snprintf(reason, n, "pgbench_accounts has %d partitions, %d requested",
+                       relkind == 'p' ? nparts : 0, partitions);
         return 0;
     }
     if (partitions == 0 && relkind == 'p') {
-        snprintf(reason, n, "pgbench_accounts is partitioned (%d), unpartitioned requested",
-                 nparts);
+        (void)snprintf(reason, n, "pgbench_accounts is partitioned (%d), unpartitioned requested",
+                       nparts);
         return 0;
     }
 
@@ -196,7 +197,7 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
                 "(SELECT coalesce(max(aid), 0) FROM pgbench_accounts)",
                 0, NULL, msg, sizeof(msg));
     if (!res) {
-        snprintf(reason, n, "cannot count pgbench rows: %s", msg);
+        (void)snprintf(reason, n, "cannot count pgbench rows: %s", msg);
         return -EIO;
     }
     long long branches = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -205,25 +206,25 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
     long long amax = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
     PQclear(res);
     if (branches != scale) {
-        snprintf(reason, n, "pgbench_branches holds %lld rows, scale %d requested", branches,
-                 scale);
+        (void)snprintf(reason, n, "pgbench_branches holds %lld rows, scale %d requested", branches,
+                       scale);
         return 0;
     }
     if (tellers != 10LL * scale) {
-        snprintf(reason, n, "pgbench_tellers holds %lld rows, %lld expected for scale %d", tellers,
-                 10LL * scale, scale);
+        (void)snprintf(reason, n, "pgbench_tellers holds %lld rows, %lld expected for scale %d",
+                       tellers, 10LL * scale, scale);
         return 0;
     }
     if (amin != 1 || amax != 100000LL * scale) {
-        snprintf(reason, n, "pgbench_accounts spans aid %lld..%lld, 1..%lld expected", amin, amax,
-                 100000LL * scale);
+        (void)snprintf(reason, n, "pgbench_accounts spans aid %lld..%lld, 1..%lld expected", amin,
+                       amax, 100000LL * scale);
         return 0;
     }
     *initialized = true;
-    snprintf(reason, n,
-             "pgbench tables already hold scale %d (%lld branches, %lld tellers, accounts "
-             "1..%lld)",
-             scale, branches, tellers, amax);
+    (void)snprintf(reason, n,
+                   "pgbench tables already hold scale %d (%lld branches, %lld tellers, accounts "
+                   "1..%lld)",
+                   scale, branches, tellers, amax);
     return 0;
 }
 
@@ -271,11 +272,12 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic
     if (!res)
         return -EIO;
     out->standby = PQgetvalue(res, 0, 0)[0] == 't';
-    snprintf(out->target_lsn, sizeof(out->target_lsn), "%s", PQgetvalue(res, 0, 1));
+    (void)snprintf(out->target_lsn, sizeof(out->target_lsn), "%s", PQgetvalue(res, 0, 1));
     PQclear(res);
     if (!out->target_lsn[0]) {
         out->caught_up = true;
-        snprintf(out->message, sizeof(out->message), "standby without WAL position (no recovery)");
+        (void)snprintf(out->message, sizeof(out->message),
+                       "standby without WAL position (no recovery)");
         return 0;
     }
     const char *params[1] = {out->target_lsn};
@@ -295,7 +297,7 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic
             return -EIO;
         bool done = PQgetvalue(res, 0, 0)[0] == 't';
         char state[128];
-        snprintf(state, sizeof(state), "%s", PQgetvalue(res, 0, 1));
+        (void)snprintf(state, sizeof(state), "%s", PQgetvalue(res, 0, 1));
         long long behind = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
         out->standbys = atoi(PQgetvalue(res, 0, 3));
         PQclear(res);
@@ -304,23 +306,25 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic
         if (done) {
             out->caught_up = true;
             if (!out->standby && out->standbys == 0)
-                snprintf(out->message, sizeof(out->message), "primary with no standbys attached");
+                (void)snprintf(out->message, sizeof(out->message),
+                               "primary with no standbys attached");
             else
-                snprintf(out->message, sizeof(out->message), "%s replayed up to %s after %.1f s",
-                         out->standby ? "standby" : "all standbys", out->target_lsn, out->waited_s);
+                (void)snprintf(
+                    out->message, sizeof(out->message), "%s replayed up to %s after %.1f s",
+                    out->standby ? "standby" : "all standbys", out->target_lsn, out->waited_s);
             return 0;
         }
         if (out->waited_s >= timeout_s) {
-            snprintf(out->message, sizeof(out->message),
-                     "%s not caught up with %s after %.0f s: %lld bytes behind (%s)",
-                     out->standby ? "standby" : "standbys", out->target_lsn, out->waited_s, behind,
-                     state[0] ? state : "no standbys");
+            (void)snprintf(out->message, sizeof(out->message),
+                           "%s not caught up with %s after %.0f s: %lld bytes behind (%s)",
+                           out->standby ? "standby" : "standbys", out->target_lsn, out->waited_s,
+                           behind, state[0] ? state : "no standbys");
             return 0;
         }
         if (cancel && *cancel) {
-            snprintf(out->message, sizeof(out->message),
-                     "wait for replay to reach %s cancelled after %.1f s", out->target_lsn,
-                     out->waited_s);
+            (void)snprintf(out->message, sizeof(out->message),
+                           "wait for replay to reach %s cancelled after %.1f s", out->target_lsn,
+                           out->waited_s);
             return -ECANCELED;
         }
         if (now - last_log >= 5) {

@@ -122,6 +122,17 @@ if [ -f "$ROOT/crds/benchmarkrun.yaml" ]; then
     [ -f "$inv/out-of-range.yaml" ] && expect_fail "BenchmarkRun out of range" 'Invalid value: 70000' apply -f "$inv/out-of-range.yaml"
     [ -f "$inv/bad-enum.yaml" ] && expect_fail "BenchmarkRun bad enum" 'Unsupported value: "always"' apply -f "$inv/bad-enum.yaml"
     [ -f "$inv/unknown-field.yaml" ] && expect_fail "BenchmarkRun unknown field" 'strict decoding error: unknown field' apply -f "$inv/unknown-field.yaml"
+    # every example is accepted, every invalid fixture refused (schema and CEL rules)
+    kubectl create namespace examples >/dev/null
+    for f in "$ROOT"/examples/*.yaml; do
+        [ -e "$f" ] || continue
+        kubectl -n examples apply -f "$f" >"$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "example $(basename "$f") refused"; }
+    done
+    for f in "$inv"/*.yaml; do
+        [ -e "$f" ] || continue
+        if kubectl -n examples apply -f "$f" >"$TMP/out" 2>&1; then fail "invalid fixture $(basename "$f") accepted"; fi
+        grep -Eq 'is invalid|strict decoding error' "$TMP/out" || { cat "$TMP/out" >&2; fail "$(basename "$f"): not a validation error"; }
+    done
 fi
 
 pass "kubectl ${kubectls[*]##*/}"

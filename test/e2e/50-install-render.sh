@@ -54,7 +54,7 @@ for bad in logLevel=verbose workers=0 'image.pullPolicy=Sometimes' 'watchNamespa
     fi
 done
 
-render() { "$HELM" template pgbench-operator "$CHART" --namespace pgbench-operator "$@"; }
+render() { "$HELM" template pgbench-operator "$CHART" --namespace pgbench-system "$@"; }
 
 # 4. what the rendered objects say (python3 + PyYAML)
 check_objects() { # mode file
@@ -117,7 +117,7 @@ elif mode == "namespaced":
         die("namespaced mode: Role in db, no ClusterRole, --namespace=db")
 lease = [r for r in by.get("Role", []) if r["metadata"]["name"].endswith("-leader-election")]
 if "--leader-elect" in args:
-    if not lease or lease[0]["metadata"]["namespace"] != "pgbench-operator":
+    if not lease or lease[0]["metadata"]["namespace"] != "pgbench-system":
         die("leader election needs a Role for leases in the release namespace")
     lr = lease[0]["rules"]
     if not any("leases" in r["resources"] and "update" in r["verbs"] for r in lr):
@@ -145,7 +145,7 @@ chart = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 inst = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
 ns = [d for d in inst if d["kind"] == "Namespace"]
 rest = [d for d in inst if d["kind"] not in ("Namespace", "CustomResourceDefinition")]
-assert len(ns) == 1 and ns[0]["metadata"]["name"] == "pgbench-operator", "namespace"
+assert len(ns) == 1 and ns[0]["metadata"]["name"] == "pgbench-system", "namespace"
 assert rest == chart, "objects differ"
 crd = [d for d in inst if d["kind"] == "CustomResourceDefinition"]
 assert len(crd) == 1 and crd[0] == yaml.safe_load(open("crds/benchmarkrun.yaml")), "CRD"

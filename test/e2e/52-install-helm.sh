@@ -61,15 +61,15 @@ install_chart() {
 # (kubectl apply sends JSON; `kubectl create namespace` would use the typed, protobuf client)
 printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bench-ns\n' | k apply -f - >/dev/null ||
     fail "create namespace bench-ns"
-install_chart install pgbench-operator charts/pgbench-operator -n pgbench-operator --create-namespace \
+install_chart install pgbench-operator charts/pgbench-operator -n pgbench-system --create-namespace \
     --timeout 60s || fail "helm install"
-k -n pgbench-operator rollout status deployment/pgbench-operator --timeout=30s >/dev/null ||
+k -n pgbench-system rollout status deployment/pgbench-operator --timeout=30s >/dev/null ||
     fail "operator Deployment not rolled out"
-helm status pgbench-operator -n pgbench-operator >"$TMP/status.txt" || fail "helm status"
+helm status pgbench-operator -n pgbench-system >"$TMP/status.txt" || fail "helm status"
 grep -q "STATUS: deployed" "$TMP/status.txt" || fail "release not deployed: $(cat "$TMP/status.txt")"
 grep -q "kubectl get br" "$TMP/status.txt" || fail "NOTES.txt not shown"
 
-"$HELM" template pgbench-operator charts/pgbench-operator -n pgbench-operator >"$TMP/rendered.yaml"
+"$HELM" template pgbench-operator charts/pgbench-operator -n pgbench-system >"$TMP/rendered.yaml"
 expected_objects "$TMP/rendered.yaml" >"$TMP/expected.txt"
 object_state <"$TMP/expected.txt" >"$TMP/state.txt"
 if grep -q '^absent' "$TMP/state.txt"; then cat "$TMP/state.txt" >&2; fail "helm install left objects out"; fi
@@ -96,17 +96,17 @@ fi
 grep -qi "durationSecs" "$TMP/typo.txt" || fail "typo refusal does not name the field: $(cat "$TMP/typo.txt")"
 
 # 3. upgrade to namespaced mode: ClusterRole goes, a Role in bench-ns comes
-install_chart upgrade pgbench-operator charts/pgbench-operator -n pgbench-operator \
+install_chart upgrade pgbench-operator charts/pgbench-operator -n pgbench-system \
     --set 'watchNamespaces[0]=bench-ns' --timeout 60s || fail "helm upgrade"
 k get clusterrole pgbench-operator >/dev/null 2>&1 && fail "ClusterRole left after switching to namespaced"
 k -n bench-ns get role pgbench-operator >/dev/null || fail "no Role in the watched namespace"
-args="$(k -n pgbench-operator get deploy pgbench-operator -o jsonpath='{.spec.template.spec.containers[0].args}')"
+args="$(k -n pgbench-system get deploy pgbench-operator -o jsonpath='{.spec.template.spec.containers[0].args}')"
 grep -q -- '--namespace=bench-ns' <<<"$args" || fail "deployment args lack --namespace: $args"
 
 # 4. uninstall: every chart object goes; the CRD and the BenchmarkRuns stay (Helm never deletes crds/)
-helm uninstall pgbench-operator -n pgbench-operator --timeout 60s >/dev/null || fail "helm uninstall"
+helm uninstall pgbench-operator -n pgbench-system --timeout 60s >/dev/null || fail "helm uninstall"
 helm list -A -q | grep -qx pgbench-operator && fail "release still listed after uninstall"
-"$HELM" template pgbench-operator charts/pgbench-operator -n pgbench-operator --set 'watchNamespaces[0]=bench-ns' \
+"$HELM" template pgbench-operator charts/pgbench-operator -n pgbench-system --set 'watchNamespaces[0]=bench-ns' \
     >"$TMP/rendered-ns.yaml"
 expected_objects "$TMP/rendered-ns.yaml" | object_state >"$TMP/after.txt"
 if grep -q '^present' "$TMP/after.txt"; then cat "$TMP/after.txt" >&2; fail "helm uninstall left objects"; fi
@@ -121,6 +121,6 @@ object_state <"$TMP/expected-yaml.txt" >"$TMP/state2.txt"
 if grep -q '^absent' "$TMP/state2.txt"; then cat "$TMP/state2.txt" >&2; fail "install.yaml left objects out"; fi
 k -n bench-ns delete br tpcb-baseline --wait=false >/dev/null
 k delete -f deploy/install.yaml --ignore-not-found --wait=false >/dev/null || fail "kubectl delete install.yaml"
-k get ns pgbench-operator >/dev/null 2>&1 && [ "$(k get ns pgbench-operator -o jsonpath='{.status.phase}')" != Terminating ] &&
-    fail "namespace pgbench-operator still active after kubectl delete -f deploy/install.yaml"
+k get ns pgbench-system >/dev/null 2>&1 && [ "$(k get ns pgbench-system -o jsonpath='{.status.phase}')" != Terminating ] &&
+    fail "namespace pgbench-system still active after kubectl delete -f deploy/install.yaml"
 pass "helm install/upgrade/uninstall (driver $HELM_DRIVER) and install.yaml on the simulated cluster"

@@ -11,7 +11,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const crypto = require('crypto');
-const { execFileSync } = require('child_process');
+const { execFile } = require('child_process');
 const { Store } = require('./store');
 const { SimServer } = require('./server');
 
@@ -42,26 +42,51 @@ function parseArgs(argv) {
   return a;
 }
 
-// A throwaway CA and a server certificate for 127.0.0.1/localhost (EC P-256: fast).
-function makeTLS(dir, host) {
+// A throwaway CA and a server certificate for 127.0.0.1/localhost (EC P-256: fast). Cached in
+// build/sim/tls.json (one file, replaced atomically) for 20 days so a start needs no openssl.
+async function makeTLS(dir, host, cacheFile) {
+  if (cacheFile) {
+    try {
+      const st = fs.statSync(cacheFile);
+      const c = JSON.parse(fs.readFileSync(cacheFile, 'utf8'));
+      if (Date.now() - st.mtimeMs < 20 * 86400e3 && c.host === (host || '127.0.0.1')) {
+        return { ca: Buffer.from(c.ca), key: Buffer.from(c.key), cert: Buffer.from(c.cert) };
+      }
+    } catch (e) {
+      // no usable cache
+    }
+  }
   const ca = path.join(dir, 'ca');
   const srv = path.join(dir, 'server');
-  const q = { stdio: ['ignore', 'ignore', 'pipe'] };
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+  const run = (args) => new Promise((resolve, reject) => {
+    execFile('openssl', args, (err, stdout, stderr) => (err ? reject(new Error(`openssl: ${stderr || err.message}`)) : resolve()));
+  });
+  await run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', ca + '.key', '-out', ca + '.crt', '-days', '30', '-subj', '/CN=pgbench-sim-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], q);
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
   const san = ['IP:127.0.0.1', 'DNS:localhost'];
   if (host && host !== '127.0.0.1' && host !== 'localhost') san.push(/^[\d.]+$/.test(host) ? `IP:${host}` : `DNS:${host}`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+  await run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', srv + '.key', '-out', srv + '.crt', '-days', '30', '-subj', '/CN=pgbench-sim-apiserver',
     '-CA', ca + '.crt', '-CAkey', ca + '.key',
     '-addext', `subjectAltName=${san.join(',')}`, '-addext', 'basicConstraints=critical,CA:FALSE',
-    '-addext', 'extendedKeyUsage=serverAuth'], q);
-  return {
+    '-addext', 'extendedKeyUsage=serverAuth']);
+  const out = {
     ca: fs.readFileSync(ca + '.crt'),
     key: fs.readFileSync(srv + '.key'),
     cert: fs.readFileSync(srv + '.crt'),
   };
+  if (cacheFile) {
+    try {
+      fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify({ host: host || '127.0.0.1', ca: String(out.ca), key: String(out.key), cert: String(out.cert) }), { mode: 0o600 });
+      fs.renameSync(tmp, cacheFile);
+    } catch (e) {
+      // caching is best effort
+    }
+  }
+  return out;
 }
 
 function writeKubeconfig(file, url, token, caPem) {
@@ -118,13 +143,15 @@ async function main() {
     if (args.verbose) process.stderr.write(`sim: ${m}\n`);
   };
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgbench-sim-'));
+  const celReady = require('./lib/cel').load(); // CEL for x-kubernetes-validations (async import)
   const store = new Store({ stateFile: args.state });
   store.on('error-log', (e) => process.stderr.write(`sim: store: ${e.stack || e}\n`));
   const token = crypto.randomBytes(24).toString('hex');
   let tls = null;
-  if (!args.http) tls = makeTLS(tmpDir, args.host);
+  if (!args.http) tls = await makeTLS(tmpDir, args.host, process.env.SIM_TLS_CACHE || path.join(ROOT, 'build', 'sim', 'tls.json'));
   let wl = null;
   const server = new SimServer({ store, token, tls, host: args.host, port: args.port, workload: () => wl, log });
+  if (!(await celReady)) process.stderr.write('sim: @marcbachmann/cel-js not installed: x-kubernetes-validations are NOT evaluated\n');
   const url = await server.listen();
   writeKubeconfig(args.kubeconfig, url, token, tls && tls.ca);
   wl = loadWorkload(store, tmpDir, log);

@@ -5,7 +5,8 @@
 const http = require('http');
 const https = require('https');
 const { URL } = require('url');
-const yaml = require('js-yaml');
+let yamlMod = null;
+const yaml = { load: (t) => (yamlMod = yamlMod || require('js-yaml')).load(t) };
 const { StoreError, qualifiedResource } = require('./store');
 const S = require('./lib/status');
 const disc = require('./lib/discovery');
@@ -409,7 +410,7 @@ class SimServer {
       if (b64) throw S.badRequest(`${handled}: ${b64}`);
     } else {
       const schema = crdSchema.schemaFor(info, version);
-      const r = crdSchema.processCustomResource(schema, obj);
+      const r = crdSchema.processCustomResource(schema, obj, subresource ? null : old);
       unknown = r.unknown;
       schemaErrors = r.errors;
     }

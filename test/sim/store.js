@@ -393,6 +393,7 @@ class Store extends EventEmitter {
       return clone(n);
     }
     if (opts.dryRun) return clone(n);
+    if (res === 'apiextensions.k8s.io/customresourcedefinitions') this._dropCRDInstances(cur);
     n.metadata.resourceVersion = this._nextRV();
     if (!n.metadata.deletionTimestamp) {
       n.metadata.deletionTimestamp = now();
@@ -401,6 +402,20 @@ class Store extends EventEmitter {
     this._bucket(res).delete(key);
     this._emit('DELETED', res, clone(n), clone(cur));
     return clone(n);
+  }
+
+  // Deleting a CRD deletes every instance (customresourcecleanup finalizer of the real server).
+  _dropCRDInstances(crd) {
+    const res = `${crd.spec.group}/${crd.spec.names.plural}`;
+    const b = this.data.get(res);
+    if (!b) return;
+    for (const [key, o] of [...b.entries()]) {
+      const n = clone(o);
+      n.metadata.resourceVersion = this._nextRV();
+      if (!n.metadata.deletionTimestamp) n.metadata.deletionTimestamp = now();
+      b.delete(key);
+      this._emit('DELETED', res, n, o);
+    }
   }
 
   // ---- built-in finalizer processing ----

@@ -4,6 +4,7 @@
 // field.Error-style causes. x-kubernetes-validations (CEL) are NOT evaluated.
 
 const { goValue } = require('./status');
+const cel = require('./cel');
 
 function typeName(v) {
   if (v === null) return 'null';
@@ -75,7 +76,7 @@ function checkMeta(meta, path, unknown) {
 }
 
 // Top level: obj is the whole custom resource. Returns {unknown: [path], errors: [cause]}.
-function processCustomResource(schema, obj) {
+function processCustomResource(schema, obj, oldObj) {
   const unknown = [];
   const root = schema || { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   if (obj.metadata && typeof obj.metadata === 'object') checkMeta(obj.metadata, ['metadata'], unknown);
@@ -94,6 +95,14 @@ function processCustomResource(schema, obj) {
   const body = {};
   for (const k of Object.keys(obj)) if (!['apiVersion', 'kind', 'metadata'].includes(k)) body[k] = obj[k];
   validate(tmpSchema, body, [], errors, true);
+  if (cel.loaded() && cel.hasRules(root)) {
+    if (errors.some((e) => e.reason === 'FieldValueTypeInvalid')) {
+      // Real: rules are not evaluated on an object with type errors.
+      errors.push({ field: '<nil>', reason: 'FieldValueInvalid', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
+    } else {
+      errors.push(...cel.validate(root, obj, oldObj));
+    }
+  }
   return { unknown, errors };
 }
 

@@ -5,6 +5,7 @@ const { Store } = require('../store');
 const { SimServer } = require('../server');
 
 async function startServer(opts = {}) {
+  await require('./cel').load();
   const store = opts.store || new Store(opts.storeOpts || {});
   const token = 'test-token';
   const server = new SimServer({ store, token, tls: null, bookmarkMs: opts.bookmarkMs || 200, workload: opts.workload || (() => null) });
@@ -29,6 +30,7 @@ function client(url, token) {
       if (o.body !== undefined) {
         data = typeof o.body === 'string' || Buffer.isBuffer(o.body) ? o.body : JSON.stringify(o.body);
         headers['Content-Type'] = o.ct || 'application/json';
+        headers['Content-Length'] = Buffer.byteLength(data);
       }
       if (o.accept) headers.Accept = o.accept;
       const req = http.request(u, { method, headers, agent }, (res) => {

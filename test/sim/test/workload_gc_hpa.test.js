@@ -143,3 +143,30 @@ test('GC through a custom resource owner: deleting a BenchmarkRun collects its J
   await waitFor(() => !c.store.get('batch/jobs', 'default', 'br-run'), 'Job collected');
   await waitFor(() => jobPods(c.store, 'default', 'br-run').length === 0, 'pods collected');
 });
+
+test('GC orphan: deleting a Job with Orphan leaves its pods running, without the owner reference', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('orph', {}, { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'] }] }));
+  const p = await waitFor(() => jobPods(c.store, 'default', 'orph').find((x) => x.status && x.status.phase === 'Running'), 'running pod');
+  c.store.delete('batch/jobs', 'default', 'orph', { propagationPolicy: 'Orphan' });
+  await waitFor(() => !c.store.get('batch/jobs', 'default', 'orph'), 'Job gone');
+  await new Promise((r) => setTimeout(r, 200));
+  const left = c.store.get('core/pods', 'default', p.metadata.name);
+  assert.ok(left, 'pod kept');
+  assert.equal(left.metadata.ownerReferences, undefined);
+  assert.equal(left.metadata.finalizers, undefined, 'orphan pod loses the job-tracking finalizer (syncOrphanPod)');
+  assert.equal(left.status.phase, 'Running');
+});
+
+test('deleting a namespace removes its Job and running pods (job-tracking finalizers released) and the namespace', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+  c.store.create('batch/jobs', job('nsjob', { parallelism: 2, completions: 2 }, { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'] }] }, 'bench'));
+  await waitFor(() => jobPods(c.store, 'bench', 'nsjob').filter((p) => p.status && p.status.phase === 'Running').length === 2, 'two running pods');
+  c.store.delete('core/namespaces', null, 'bench', {});
+  await waitFor(() => !c.store.get('core/namespaces', null, 'bench'), 'namespace removed', 5000);
+  assert.equal(c.store.list('core/pods', 'bench').length, 0);
+  await waitFor(() => c.wl._kubelet.pods.size === 0, 'kubelet dropped the pods');
+});

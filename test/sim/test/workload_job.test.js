@@ -122,30 +122,31 @@ test('activeDeadlineSeconds: running pods are killed, Failed/DeadlineExceeded', 
 test('ttlSecondsAfterFinished deletes the finished Job and its pods', async (t) => {
   const c = cluster();
   t.after(() => c.close());
-  c.store.create('batch/jobs', job('ttl', { ttlSecondsAfterFinished: 1 }, {
-    containers: [{ name: 'c', image: 'x', command: ['/bin/true'] }],
-  }));
-  const complete = await waitFor(() => cond(getJob(c, 'ttl'), 'Complete'), 'Job Complete');
-  // As upstream, the TTL runs from the Complete condition's lastTransitionTime (second precision).
-  const expiresAt = Date.parse(complete.lastTransitionTime) + 1000;
-  assert.equal(jobPods(c.store, 'default', 'ttl').length, 1);
   let deletedAt = 0;
   let podsLeft = -1;
   let policyFinalizer = false;
+  let complete = null;
   c.store.on('event', (ev) => {
     if (ev.res !== 'batch/jobs' || ev.object.metadata.name !== 'ttl') return;
     if ((ev.object.metadata.finalizers || []).includes('foregroundDeletion')) policyFinalizer = true;
+    if (!complete && cond(ev.object, 'Complete')) complete = cond(ev.object, 'Complete');
     if (ev.type === 'DELETED') {
       deletedAt = Date.now();
       podsLeft = jobPods(c.store, 'default', 'ttl').length;
     }
   });
+  c.store.create('batch/jobs', job('ttl', { ttlSecondsAfterFinished: 1 }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/true'] }],
+  }));
+  await waitFor(() => complete, 'Job Complete');
+  // As upstream, the TTL runs from the Complete condition's lastTransitionTime (second precision).
+  const expiresAt = Date.parse(complete.lastTransitionTime) + 1000;
   await waitFor(() => !getJob(c, 'ttl'), 'Job deleted by TTL', 5000);
   assert.ok(deletedAt >= expiresAt, `deleted ${expiresAt - deletedAt}ms before the TTL expired`);
   // The TTL-after-finished controller deletes with Foreground propagation: pods go first.
   assert.ok(policyFinalizer, 'Job got the foregroundDeletion finalizer');
   assert.equal(podsLeft, 0);
-  await waitFor(() => jobPods(c.store, 'default', 'ttl').length === 0, 'pods deleted');
+  assert.equal(jobPods(c.store, 'default', 'ttl').length, 0);
 });
 
 test('suspend creates no pods; resuming starts them', async (t) => {
@@ -176,6 +177,9 @@ test('deleting a running Job pod counts as a failure and the pod is replaced', a
     containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'] }],
   }));
   const first = await waitFor(() => jobPods(c.store, 'default', 'rep').find((p) => p.status && p.status.phase === 'Running'), 'running pod');
+  const before = await waitFor(() => { const x = getJob(c, 'rep'); return x.status && x.status.ready === 1 && x; }, 'status.ready 1');
+  assert.equal(before.status.active, 1);
+  assert.equal(before.status.failed, undefined);
   c.store.delete('core/pods', 'default', first.metadata.name, { propagationPolicy: 'Background' });
   const j = await waitFor(() => { const x = getJob(c, 'rep'); return x.status && x.status.failed === 1 && x.status.active === 1 && x; }, 'replacement');
   const pods = jobPods(c.store, 'default', 'rep');
@@ -233,4 +237,48 @@ test('simulator restart with persisted state: started pods are lost as on a rebo
   assert.equal(j.status.failed, 1);
   const running = await waitFor(() => jobPods(s2, 'default', 'persist').find((p) => p.metadata.name !== p1.metadata.name && p.status && p.status.phase === 'Running'), 'replacement running');
   assert.ok(running);
+});
+
+test('podFailurePolicy: FailJob on an exit code fails the Job at once; Ignore does not count the failure', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const policy = { rules: [
+    { action: 'FailJob', onExitCodes: { containerName: 'c', operator: 'In', values: [1] } },
+    { action: 'Ignore', onExitCodes: { operator: 'In', values: [42] } },
+  ] };
+  c.store.create('batch/jobs', job('pfp', { backoffLimit: 6, podFailurePolicy: policy }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'exit 1'] }],
+  }));
+  const j = await waitFor(() => { const x = getJob(c, 'pfp'); return cond(x, 'Failed') && x; }, 'Job Failed');
+  const pods = jobPods(c.store, 'default', 'pfp');
+  assert.equal(pods.length, 1, 'no retry after a FailJob match');
+  assert.equal(cond(j, 'Failed').reason, 'PodFailurePolicy');
+  assert.equal(cond(j, 'Failed').message, `Container c for pod default/${pods[0].metadata.name} failed with exit code 1 matching FailJob rule at index 0`);
+  assert.equal(cond(j, 'FailureTarget').reason, 'PodFailurePolicy');
+  assert.equal(j.status.failed, 1);
+
+  const flag = path.join(c.tmpDir, 'ign');
+  c.store.create('batch/jobs', job('pfi', { backoffLimit: 0, podFailurePolicy: policy }, {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', `if [ -e ${flag} ]; then exit 0; fi; touch ${flag}; exit 42`] }],
+  }));
+  const k = await waitFor(() => { const x = getJob(c, 'pfi'); return (cond(x, 'Complete') || cond(x, 'Failed')) && x; }, 'Job finished');
+  assert.equal(cond(k, 'Complete') && cond(k, 'Complete').status, 'True', 'the ignored failure does not reach backoffLimit 0');
+  assert.equal(k.status.failed, undefined);
+  assert.equal(jobPods(c.store, 'default', 'pfi').length, 2);
+});
+
+test('a Job being deleted (Foreground) creates no replacement pods', async (t) => {
+  const c = cluster({ jobBackoffMs: 0 });
+  t.after(() => c.close());
+  let created = 0;
+  c.store.on('event', (ev) => {
+    if (ev.type === 'ADDED' && ev.res === 'core/pods') created++;
+  });
+  c.store.create('batch/jobs', job('fgdel', { parallelism: 2, completions: 2, backoffLimit: 6 }, { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'] }] }));
+  await waitFor(() => jobPods(c.store, 'default', 'fgdel').filter((p) => p.status && p.status.phase === 'Running').length === 2, 'two running pods');
+  c.store.delete('batch/jobs', 'default', 'fgdel', { propagationPolicy: 'Foreground' });
+  await waitFor(() => !c.store.get('batch/jobs', 'default', 'fgdel'), 'Job gone');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(created, 2);
+  assert.equal(jobPods(c.store, 'default', 'fgdel').length, 0);
 });

@@ -244,3 +244,81 @@ test('restartPolicy OnFailure restarts the container in place (restartCount, las
   assert.equal(c.wl.podLog('default', 'retry'), 'second\n');
   assert.equal(c.wl.podLog('default', 'retry', { previous: true }), 'first\n');
 });
+
+test('pod conditions on failure: Ready/ContainersReady False with reason PodFailed', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const p = await runPod(c, 'fails', { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'exit 9'] }] });
+  assert.equal(p.status.phase, 'Failed');
+  assert.equal(cond(p, 'Ready').reason, 'PodFailed');
+  assert.equal(cond(p, 'ContainersReady').reason, 'PodFailed');
+  assert.equal(cond(p, 'Initialized').status, 'True');
+  assert.equal(term(p).exitCode, 9);
+  assert.equal(term(p).reason, 'Error');
+  assert.equal(p.status.containerStatuses[0].ready, false);
+  assert.equal(p.status.containerStatuses[0].started, false);
+});
+
+test('init containers run first, in order; a failed init container fails a restartPolicy Never pod', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const vol = { volumes: [{ name: 'shared', emptyDir: {} }] };
+  const mount = [{ name: 'shared', mountPath: '/shared' }];
+  const ok = await runPod(c, 'inits', Object.assign({
+    initContainers: [
+      { name: 'a', image: 'x', command: ['/bin/sh', '-c', 'echo a >> /shared/order'], volumeMounts: mount },
+      { name: 'b', image: 'x', command: ['/bin/sh', '-c', 'echo b >> /shared/order'], volumeMounts: mount },
+    ],
+    containers: [{ name: 'main', image: 'x', command: ['/bin/sh', '-c', 'cat /shared/order > /dev/termination-log'], volumeMounts: mount }],
+  }, vol));
+  assert.equal(ok.status.phase, 'Succeeded');
+  assert.equal(term(ok).message, 'a\nb\n');
+  assert.equal(ok.status.initContainerStatuses.length, 2);
+  assert.equal(ok.status.initContainerStatuses[1].state.terminated.reason, 'Completed');
+  const bad = await runPod(c, 'badinit', {
+    initContainers: [{ name: 'a', image: 'x', command: ['/bin/sh', '-c', 'exit 4'] }],
+    containers: [{ name: 'main', image: 'x', command: ['/bin/true'] }],
+  });
+  assert.equal(bad.status.phase, 'Failed');
+  assert.equal(bad.status.initContainerStatuses[0].state.terminated.exitCode, 4);
+  assert.equal(bad.status.containerStatuses[0].state.waiting.reason, 'PodInitializing');
+  assert.equal(cond(bad, 'Initialized').status, 'False');
+  assert.equal(cond(bad, 'Initialized').reason, 'ContainersNotInitialized');
+});
+
+test('missing configMap volume: ContainerCreating with a FailedMount event, starts when the ConfigMap appears', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/pods', pod('mountwait', {
+    volumes: [{ name: 'scripts', configMap: { name: 'later' } }],
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'cat /s/k > /dev/termination-log'], volumeMounts: [{ name: 'scripts', mountPath: '/s' }] }],
+  }));
+  const ev = await waitFor(() => c.store.list('core/events', 'default').find((e) => e.reason === 'FailedMount' && e.involvedObject.name === 'mountwait'), 'FailedMount event');
+  assert.equal(ev.message, 'MountVolume.SetUp failed for volume "scripts" : configmap "later" not found');
+  const p = getPod(c, 'mountwait');
+  assert.equal(p.status.phase, 'Pending');
+  assert.equal(p.status.containerStatuses[0].state.waiting.reason, 'ContainerCreating');
+  c.store.create('core/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'later', namespace: 'default' }, data: { k: 'v' } });
+  const done = await waitFor(() => { const x = getPod(c, 'mountwait'); return terminal(x) && x; }, 'pod to run');
+  assert.equal(term(done).message, 'v');
+});
+
+test('PVC protection: a claim used by a running pod stays Terminating until the pod is done', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/persistentvolumeclaims', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'prot', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  const pvc = await waitFor(() => { const x = c.store.get('core/persistentvolumeclaims', 'default', 'prot'); return x.status && x.status.phase === 'Bound' && x; }, 'bound');
+  assert.deepEqual(pvc.metadata.finalizers, ['kubernetes.io/pvc-protection']);
+  const flag = path.join(c.tmpDir, 'release');
+  c.store.create('core/pods', pod('user', {
+    volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'prot' } }],
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', `while [ ! -e ${flag} ]; do sleep 0.05; done`], volumeMounts: [{ name: 'd', mountPath: '/d' }] }],
+  }));
+  await waitFor(() => { const x = getPod(c, 'user'); return x.status && x.status.phase === 'Running'; }, 'Running');
+  c.store.delete('core/persistentvolumeclaims', 'default', 'prot', {});
+  await new Promise((r) => setTimeout(r, 200));
+  const terminating = c.store.get('core/persistentvolumeclaims', 'default', 'prot');
+  assert.ok(terminating && terminating.metadata.deletionTimestamp, 'kept while in use');
+  fs.writeFileSync(flag, '');
+  await waitFor(() => !c.store.get('core/persistentvolumeclaims', 'default', 'prot'), 'claim removed once the pod finished');
+});

@@ -200,6 +200,13 @@ class HPAController {
     const scripted = script && script.uid === hpa.metadata.uid && script.current !== null;
     if (scripted) {
       desired = script.current;
+      // Synthetic metric consistent with the scripted recommendation:
+      // desired = ceil(current * utilization / target)  =>  utilization = target * desired / current.
+      const m = (spec.metrics || []).find((x) => x.type === 'Resource' && x.resource && x.resource.target && x.resource.target.type === 'Utilization');
+      if (m && cur > 0) {
+        const target = m.resource.target.averageUtilization || 80;
+        st.currentMetrics = [{ type: 'Resource', resource: { name: m.resource.name, current: { averageUtilization: Math.round((target * desired) / cur) } } }];
+      }
       U.setCondition(st, 'ScalingActive', 'True', 'ValidMetricFound', 'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)');
     } else {
       U.setCondition(st, 'ScalingActive', 'False', 'FailedGetResourceMetric',

@@ -17,6 +17,13 @@
 
 const U = require('./util');
 
+let apiDefaults = null;
+try {
+  apiDefaults = require('../lib/builtin').defaults;
+} catch (_) {
+  apiDefaults = null;
+}
+
 const TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 const INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
 const MAX_BACKOFF_MS = 10 * 60 * 1000;
@@ -82,6 +89,47 @@ function isFinished(job) {
 function finishedCondition(job) {
   const conds = (job.status && job.status.conditions) || [];
   return conds.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True') || null;
+}
+
+// pkg/controller/job/pod_failure_policy.go: the first matching rule decides.
+// Returns {countFailed, action, message} (message set for FailJob).
+function matchPodFailurePolicy(policy, pod) {
+  const st = pod.status || {};
+  const ns = pod.metadata.namespace;
+  const name = pod.metadata.name;
+  const matchExit = (req) => {
+    const pick = (list) => (list || []).find((cs) => {
+      const t = cs.state && cs.state.terminated;
+      if (!t || t.exitCode === 0) return false;
+      if (req.containerName && req.containerName !== cs.name) return false;
+      const inValues = (req.values || []).includes(t.exitCode);
+      return req.operator === 'NotIn' ? !inValues : inValues;
+    });
+    return pick(st.containerStatuses) || pick(st.initContainerStatuses) || null;
+  };
+  const rules = policy.rules || [];
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    let message = null;
+    if (r.onExitCodes) {
+      const cs = matchExit(r.onExitCodes);
+      if (!cs) continue;
+      message = `Container ${cs.name} for pod ${ns}/${name} failed with exit code ${cs.state.terminated.exitCode} matching ${r.action} rule at index ${i}`;
+    } else if (r.onPodConditions) {
+      const pc = r.onPodConditions.find((req) => (st.conditions || []).some((c) => c.type === req.type && c.status === (req.status || 'True')));
+      if (!pc) continue;
+      message = `Pod ${ns}/${name} has condition ${pc.type} matching ${r.action} rule at index ${i}`;
+    } else {
+      continue;
+    }
+    switch (r.action) {
+      case 'Ignore': return { countFailed: false, action: 'Ignore' };
+      case 'FailJob': return { countFailed: true, action: 'FailJob', message };
+      case 'Count': return { countFailed: true, action: 'Count' };
+      default: continue; // FailIndex needs backoffLimitPerIndex (not modelled)
+    }
+  }
+  return { countFailed: true, action: null };
 }
 
 class JobController {
@@ -238,6 +286,11 @@ class JobController {
     let newSucceeded = 0;
     let newFailed = 0;
     const succeededIdx = parseIndexes(status.completedIndexes);
+    const pfp = spec.podFailurePolicy;
+    // podReplacementPolicy Failed (the default with a podFailurePolicy): a terminating pod is
+    // neither counted as failed nor replaced until it reaches phase Failed.
+    const onlyFailed = spec.podReplacementPolicy === 'Failed' || (spec.podReplacementPolicy === undefined && !!pfp);
+    let failJobMessage = null;
     for (const p of pods) {
       const ph = p.status && p.status.phase;
       if (indexed && ph === 'Succeeded') {
@@ -248,8 +301,11 @@ class JobController {
       if (ph === 'Succeeded') {
         newSucceeded++;
         toUntrack.push(p);
-      } else if (ph === 'Failed' || p.metadata.deletionTimestamp) {
-        newFailed++;
+      } else if (ph === 'Failed' || (p.metadata.deletionTimestamp && !pfp && !onlyFailed)) {
+        // With a podFailurePolicy only the Failed phase counts (isPodFailed).
+        const m = pfp && ph === 'Failed' ? matchPodFailurePolicy(pfp, p) : null;
+        if (m && m.message && !failJobMessage) failJobMessage = m.message;
+        if (!m || m.countFailed) newFailed++;
         toUntrack.push(p);
       }
     }
@@ -285,6 +341,7 @@ class JobController {
     const scm = U.findCondition(status.conditions, 'SuccessCriteriaMet');
     if (scm && scm.status === 'True') finishing = { type: 'SuccessCriteriaMet', reason: scm.reason, message: scm.message };
     else if (ft && ft.status === 'True') finishing = { type: 'FailureTarget', reason: ft.reason, message: ft.message };
+    else if (failJobMessage) finishing = { type: 'FailureTarget', reason: 'PodFailurePolicy', message: failJobMessage };
     else if (status.failed > backoffLimit || this.pastBackoffLimitOnFailure(spec, pods, backoffLimit)) {
       finishing = { type: 'FailureTarget', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
     } else if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null && !suspended && status.startTime) {
@@ -296,9 +353,12 @@ class JobController {
       else this.queue.addAfter(key, left + 5);
     }
 
+    const deleting = !!job.metadata.deletionTimestamp;
     if (!finishing) {
-      // ---- manageJob
-      if (suspended) {
+      // ---- manageJob (not while the Job itself is being deleted)
+      if (deleting) {
+        // keep counting, create nothing
+      } else if (suspended) {
         for (const p of active) this.deletePod(job, p);
         active = [];
         if (U.setCondition(status, 'Suspended', 'True', 'JobSuspended', 'Job suspended', { lastProbeTime: U.now() })) {
@@ -314,17 +374,25 @@ class JobController {
         }
         const backoffMs = bo.failures > 0 ? Math.min(this.backoffBaseMs * 2 ** (bo.failures - 1), MAX_BACKOFF_MS) : 0;
         const waitMs = bo.failures > 0 ? bo.last + backoffMs - nowMs : 0;
+        const terminating = onlyFailed ? pods.filter((p) => p.metadata.deletionTimestamp && !isTerminal(p)) : [];
         if (indexed) {
-          active = this.manageIndexed(job, active, succeededIdx, completions, parallelism, waitMs, key);
+          active = this.manageIndexed(job, active, succeededIdx, completions, parallelism, waitMs, key, terminating);
         } else {
-          active = this.manageNonIndexed(job, active, status.succeeded, completions, parallelism, waitMs, key);
+          active = this.manageNonIndexed(job, active, status.succeeded, completions, parallelism, waitMs, key, terminating.length);
         }
       }
-      const done = completions === null ? status.succeeded > 0 && active.length === 0 : status.succeeded >= completions && active.length === 0;
+      const done = !deleting && (completions === null ? status.succeeded > 0 && active.length === 0 : status.succeeded >= completions && active.length === 0);
       if (done) finishing = { type: 'SuccessCriteriaMet', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
     }
 
     if (finishing) {
+      // When the Job is finished every non-terminated pod is considered failed.
+      for (const p of pods) {
+        if (p.metadata.deletionTimestamp && !isTerminal(p) && hasTracking(p) && !toUntrack.includes(p) && finishing.type === 'FailureTarget') {
+          status.failed += 1;
+          toUntrack.push(p);
+        }
+      }
       for (const p of active) this.deletePod(job, p);
       if (active.length) {
         // Deleted pods that did not succeed are failures (TerminatingOrFailed).
@@ -401,15 +469,25 @@ class JobController {
   }
 
   create(job, index) {
-    const pod = this.store.create('core/pods', this.newPod(job, index));
+    const obj = this.newPod(job, index);
+    // Pods created by the controller go through the API server's defaulting, as on a cluster.
+    if (apiDefaults) {
+      try {
+        apiDefaults('core/pods', obj, { create: true });
+      } catch (_) {
+        // defaulting is best effort
+      }
+    }
+    const pod = this.store.create('core/pods', obj);
     this.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
     return pod;
   }
 
-  manageNonIndexed(job, active, succeeded, completions, parallelism, waitMs, key) {
+  manageNonIndexed(job, active, succeeded, completions, parallelism, waitMs, key, terminatingCount) {
     let want;
     if (completions === null) want = succeeded > 0 ? 0 : parallelism;
     else want = Math.max(0, Math.min(parallelism, completions - succeeded));
+    want = Math.max(0, want - (terminatingCount || 0));
     if (active.length > want) {
       // Prefer removing not-ready, then newest pods.
       const sorted = active.slice().sort((a, b) => (isReady(a) - isReady(b)) || String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)));
@@ -426,9 +504,9 @@ class JobController {
     return active;
   }
 
-  manageIndexed(job, active, succeededIdx, completions, parallelism, waitMs, key) {
+  manageIndexed(job, active, succeededIdx, completions, parallelism, waitMs, key, terminating) {
     const keep = [];
-    const held = new Set();
+    const held = new Set((terminating || []).map(podIndex));
     for (const p of active) {
       const ix = podIndex(p);
       // Pods with an invalid, out-of-range, already succeeded or duplicate index go away.
@@ -439,7 +517,7 @@ class JobController {
       held.add(ix);
       keep.push(p);
     }
-    let room = parallelism - keep.length;
+    let room = parallelism - keep.length - (terminating || []).length;
     if (room <= 0) return keep;
     const pending = [];
     for (let i = 0; i < completions && pending.length < room; i++) if (!succeededIdx.has(i) && !held.has(i)) pending.push(i);

@@ -30,6 +30,7 @@ const DEFAULT_TERM_PATH = '/dev/termination-log';
 const NODE = 'sim-node';
 const HOST_IP = '127.0.0.1';
 const RETRY_MS = 1000;
+const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 
 const PASS_ENV = ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'MSAN_OPTIONS', 'LD_LIBRARY_PATH', 'LANG', 'LC_ALL', 'TZ'];
 
@@ -146,6 +147,11 @@ class Kubelet {
       case 'core/pods':
         if (ev.type === 'DELETED') this.podGone(md.uid);
         this.queue.add(podKey(md.namespace, md.name));
+        if (ev.type === 'DELETED' || (o.status && (o.status.phase === 'Succeeded' || o.status.phase === 'Failed'))) {
+          for (const v of (o.spec && o.spec.volumes) || []) {
+            if (v.persistentVolumeClaim) this.pvcQueue.add(podKey(md.namespace, v.persistentVolumeClaim.claimName));
+          }
+        }
         break;
       case 'core/secrets':
       case 'core/configmaps':
@@ -153,6 +159,7 @@ class Kubelet {
         break;
       case 'core/persistentvolumeclaims':
         if (ev.type !== 'DELETED') this.pvcQueue.add(podKey(md.namespace, md.name));
+        else if (this._warned) this._warned.delete(md.uid);
         for (const p of this.store.list('core/pods', md.namespace)) {
           if (!p.spec.nodeName) this.queue.add(podKey(md.namespace, p.metadata.name));
         }
@@ -183,6 +190,8 @@ class Kubelet {
   syncPVC(key, bindNow) {
     const [ns, name] = key.split('/');
     let pvc = this.store.get('core/persistentvolumeclaims', ns, name);
+    if (!pvc) return { bound: false, missing: true };
+    pvc = this.protectPVC(pvc);
     if (!pvc) return { bound: false, missing: true };
     if (pvc.status && pvc.status.phase === 'Bound') return { bound: true };
     if (pvc.metadata.deletionTimestamp) return { bound: false };
@@ -231,6 +240,26 @@ class Kubelet {
     this.store.update('core/persistentvolumeclaims', pvc, { subresource: 'status' });
     fs.mkdirSync(this.pvcDir(pvc), { recursive: true });
     return { bound: true };
+  }
+
+  // kubernetes.io/pvc-protection: added to every claim (upstream: admission plugin), removed by
+  // the pvc-protection controller once the claim is being deleted and no running pod uses it.
+  protectPVC(pvc) {
+    const fins = pvc.metadata.finalizers || [];
+    const has = fins.includes(PVC_PROTECTION);
+    if (!pvc.metadata.deletionTimestamp) {
+      if (has) return pvc;
+      pvc.metadata.finalizers = fins.concat([PVC_PROTECTION]);
+      return this.store.update('core/persistentvolumeclaims', pvc);
+    }
+    if (!has) return pvc;
+    const inUse = this.store.list('core/pods', pvc.metadata.namespace).some((p) => p.spec.nodeName
+      && !['Succeeded', 'Failed'].includes(p.status && p.status.phase)
+      && (p.spec.volumes || []).some((v) => v.persistentVolumeClaim && v.persistentVolumeClaim.claimName === pvc.metadata.name));
+    if (inUse) return pvc;
+    pvc.metadata.finalizers = fins.filter((f) => f !== PVC_PROTECTION);
+    const r = this.store.update('core/persistentvolumeclaims', pvc);
+    return r.metadata.deletionTimestamp && !(r.metadata.finalizers || []).length ? null : r;
   }
 
   _pvcWarned(pvc) {
@@ -849,6 +878,7 @@ class Kubelet {
     }
     for (const type of ['Ready', 'ContainersReady']) {
       if (phase === 'Succeeded') U.setCondition(st, type, 'False', 'PodCompleted', null, { lastProbeTime: null });
+      else if (phase === 'Failed') U.setCondition(st, type, 'False', 'PodFailed', null, { lastProbeTime: null });
       else if (unready.length) U.setCondition(st, type, 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`, { lastProbeTime: null });
       else U.setCondition(st, type, 'True', null, null, { lastProbeTime: null });
     }

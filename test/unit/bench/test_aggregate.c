@@ -61,8 +61,8 @@ static void log_files(char paths[2][512])
     struct dirent *de;
     int n = 0;
     while ((de = readdir(d)))
-        if (!strncmp(de->d_name, "pgbench_log.", 12) && n < 2)
-            snprintf(paths[n++], 512, "test/fixtures/pgbench/log-tpcb/%s", de->d_name);
+        if (strncmp(de->d_name, "pgbench_log.", 12) == 0 && n < 2)
+            (void)snprintf(paths[n++], 512, "test/fixtures/pgbench/log-tpcb/%s", de->d_name);
     closedir(d);
     assert_int_equal(n, 2);
 }

@@ -80,8 +80,7 @@ static void test_parse_read_fsync_and_prefix(void **state)
     const char *pre = "note: both iodepth >= 1 and synchronous I/O engine are selected\n";
     size_t plen = strlen(pre);
     char *buf = malloc(plen + len + 1);
-    memcpy(buf, pre, plen);
-    memcpy(buf + plen, text, len + 1);
+    (void)snprintf(buf, plen + len + 1, "%s%s", pre, text);
     struct bench_fio_result *r = NULL;
     assert_int_equal(bench_fio_parse(buf, plen + len, &r, NULL, 0), 0);
     assert_int_equal(r->njobs, 1);

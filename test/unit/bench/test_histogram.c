@@ -142,10 +142,10 @@ static void real_log_dir(const char *dir, bool rate_limited)
     assert_non_null(d);
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (strncmp(de->d_name, "pgbench_log.", 12))
+        if (strncmp(de->d_name, "pgbench_log.", 12) != 0)
             continue;
         char path[512], line[256];
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
         FILE *f = fopen(path, "r");
         assert_non_null(f);
         while (fgets(line, sizeof(line), f)) {
@@ -156,7 +156,7 @@ static void real_log_dir(const char *dir, bool rate_limited)
                 v[n++] = lat;
             }
         }
-        fclose(f);
+        (void)fclose(f);
     }
     closedir(d);
     assert_true(n > 100);

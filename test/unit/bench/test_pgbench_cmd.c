@@ -74,6 +74,14 @@ static void test_defaults(void **state)
     assert_int_equal(rc, 0);
     assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -b tpcb-like");
     free(s);
+    /* large rates and fractional limits are printed exactly, never in exponent form */
+    o.rate = 1234567;
+    o.latency_limit_ms = 0.25;
+    s = joined(&o, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -b tpcb-like -R 1234567 -L 0.25");
+    free(s);
+    o.rate = 0;
+    o.latency_limit_ms = 0;
     /* scripts only: no builtin */
     struct bench_pgbench_script sc[] = {{"x.sql", 0}};
     o.scripts = sc;

@@ -30,17 +30,23 @@ struct ctx {
     bool stop;
 };
 
-static char *pod(const char *name, int rv)
+static char *pod_uid(const char *name, int rv, int gen)
 {
     static char buf[4][512];
     static int i;
     char *b = buf[i++ % 4];
     (void)snprintf(b, 512,
                    "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"%s\","
-                   "\"namespace\":\"bench\",\"resourceVersion\":\"%d\",\"labels\":{\"app\":\"pg\"},"
+                   "\"namespace\":\"bench\",\"uid\":\"%s-%d\",\"resourceVersion\":\"%d\","
+                   "\"labels\":{\"app\":\"pg\"},"
                    "\"managedFields\":[{\"manager\":\"kubectl\"}]},\"spec\":{\"big\":\"x\"}}",
-                   name, rv);
+                   name, name, gen, rv);
     return b;
+}
+
+static char *pod(const char *name, int rv)
+{
+    return pod_uid(name, rv, 1);
 }
 
 static void event(struct fs_conn *c, const char *type, const char *obj, size_t split)
@@ -100,14 +106,14 @@ static void script_main(struct ctx *x, struct fs_conn *c, int n)
     case 5:
         fs_status(c, 410, "Expired", "too old resource version: 40 (45)");
         break;
-    case 6:
-        list_page(c, "50", NULL, pod("a", 45), pod("c", 21));
+    case 6: /* c was deleted and re-created meanwhile */
+        list_page(c, "50", NULL, pod("a", 45), pod_uid("c", 46, 2));
         break;
     case 7:
         fs_stream_begin(c, 200);
         event(c, "MODIFIED", pod("a", 44), 3); /* stale: older than the cached 45 */
-        event(c, "MODIFIED", pod("c", 51), 0);
-        event(c, "DELETED", pod("c", 52), 0);
+        event(c, "MODIFIED", pod_uid("c", 51, 2), 0);
+        event(c, "DELETED", pod_uid("c", 52, 2), 0);
         event(c, "ADDED", pod("d", 53), 0);
         fs_stream_end(c); /* timeoutSeconds elapsed */
         break;
@@ -148,6 +154,43 @@ static void script_expired_continue(struct ctx *x, struct fs_conn *c, int n)
     }
 }
 
+/* A 429 with Retry-After on the list, then a watch stream with a malformed line (skipped), an
+ * ERROR 500 (reconnect from the same RV), and a line over the cap (reconnect). */
+static void script_stream_errors(struct ctx *x, struct fs_conn *c, int n)
+{
+    char big[2100];
+    switch (n) {
+    case 0:
+        fs_respond(c, 429, "application/json", "Retry-After: 1\r\n",
+                   "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                   "\"reason\":\"TooManyRequests\",\"code\":429}");
+        break;
+    case 1:
+        list_page(c, "5", NULL, pod("a", 5), NULL);
+        break;
+    case 2:
+        fs_stream_begin(c, 200);
+        fs_stream_chunk(c, "this is not json\n", 17);
+        event(c, "ADDED", pod("b", 6), 0);
+        event(c, "ERROR",
+              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+              "\"reason\":\"InternalError\",\"code\":500}",
+              0);
+        break;
+    case 3:
+        fs_stream_begin(c, 200);
+        memset(big, 'x', sizeof(big));
+        memcpy(big, "{\"type\":\"ADDED\",\"object\":{\"pad\":\"", 32);
+        fs_stream_chunk(c, big, sizeof(big));
+        break;
+    default:
+        fs_stream_begin(c, 200);
+        event(c, "ADDED", pod("c", 7), 0);
+        x->stop = true;
+        break;
+    }
+}
+
 static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
 {
     (void)s;
@@ -162,6 +205,8 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
         script_main(x, c, n);
     else if (x->scenario == 1)
         script_backoff(x, c, n);
+    else if (x->scenario == 3)
+        script_stream_errors(x, c, n);
     else
         script_expired_continue(x, c, n);
 }
@@ -274,8 +319,9 @@ static void test_informer_through_410s(void **state)
         "add a 10",        "add b 11",        "synced",   /* paginated list */
         "add c 21",        "update a 10->22",             /* watch; then dropped */
         "delete b 11",     "synced",                      /* ERROR 410 -> relist */
-        "update a 22->45", "synced",                      /* HTTP 410 -> relist */
-        "update c 21->51", "delete c 52",     "add d 53", /* stale a@44 dropped */
+        "update a 22->45", "delete c 21",     "add c 46", /* HTTP 410 -> relist; c re-created */
+        "synced",          "update c 46->51",             /* stale a@44 dropped */
+        "delete c 52",     "add d 53",
     };
     size_t nwant = sizeof(want) / sizeof(want[0]);
     for (int i = 0; i < x->nlog; i++)
@@ -305,7 +351,7 @@ static void test_informer_through_410s(void **state)
     assert_null(strstr(x->reqs[6], "watch=1"));
     /* the drop was followed by a jittered backoff of 100..200 ms */
     uint64_t gap = x->req_at[3] - x->req_at[2];
-    assert_true(gap >= 90 && gap <= 400);
+    assert_true(gap >= 90 && gap <= 700);
 
     assert_true(kube_informer_synced(inf));
     assert_int_equal(kube_informer_count(inf), 2);
@@ -333,7 +379,9 @@ static void count_list(cJSON *items, const char *rv, void *ud)
 
 static void count_event(enum kube_event_type t, cJSON *obj, void *ud)
 {
-    logf_(ud, "event %d", (int)t);
+    const cJSON *md = cJSON_GetObjectItem(obj, "metadata");
+    const cJSON *name = cJSON_GetObjectItem(md, "name");
+    logf_(ud, "event %d %s", (int)t, cJSON_IsString(name) ? name->valuestring : "?");
     cJSON_Delete(obj);
 }
 
@@ -354,7 +402,7 @@ static void test_watch_backoff(void **state)
     for (int i = 0; i < 3; i++) {
         uint64_t gap = x->req_at[i + 2] - x->req_at[i + 1];
         uint64_t d = 40u << i;
-        if (gap + 2 < d / 2 || gap > d + 60)
+        if (gap + 2 < d / 2 || gap > d + 200)
             fail_msg("retry %d after %llu ms, want %llu..%llu", i, (unsigned long long)gap,
                      (unsigned long long)d / 2, (unsigned long long)d);
         char v[64];
@@ -388,12 +436,42 @@ static void test_expired_continue(void **state)
     ctx_free(x);
 }
 
+static void test_stream_errors(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(3);
+    struct kube_watch_opts o = {.backoff_min_ms = 20, .max_line = 1024};
+    struct kube_watch_handlers h = {count_list, count_event};
+    struct kube_watch *w;
+    assert_int_equal(kube_watch_new(x->c, &KUBE_PODS, "bench", &o, &h, x, &w), 0);
+    assert_int_equal(kube_watch_start(w), 0);
+    run_until_stop(x, 10000);
+    assert_int_equal(x->nreq, 5);
+    /* Retry-After: 1 on the list outweighs the 20 ms backoff */
+    assert_true(x->req_at[1] - x->req_at[0] >= 990);
+    char v[64];
+    assert_string_equal(query_param(x->reqs[2], "resourceVersion", v, sizeof(v)), "5");
+    assert_string_equal(query_param(x->reqs[3], "resourceVersion", v, sizeof(v)), "6");
+    assert_string_equal(query_param(x->reqs[4], "resourceVersion", v, sizeof(v)), "6");
+    const char *want[] = {"list 1 rv=5", "event 0 b", "event 0 c"};
+    assert_int_equal(x->nlog, 3);
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(x->log[i], want[i]);
+    struct kube_client_stats st;
+    kube_client_stats(x->c, &st);
+    assert_int_equal(st.relists, 0);
+    assert_int_equal(st.watch_restarts, 2);
+    kube_watch_free(w);
+    ctx_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_informer_through_410s),
         cmocka_unit_test(test_watch_backoff),
         cmocka_unit_test(test_expired_continue),
+        cmocka_unit_test(test_stream_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

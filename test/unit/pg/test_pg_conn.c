@@ -137,26 +137,26 @@ static void test_target(void **state)
     struct pg_conninfo ci = {.host = "db.example", .port = "6432", .dbname = "app"};
     pg_conninfo_target(&ci, t, sizeof(t));
     assert_string_equal(t, "db.example:6432/app");
-    setenv("PGHOST", "envhost", 1);
-    setenv("PGPORT", "5433", 1);
-    setenv("PGDATABASE", "envdb", 1);
+    (void)setenv("PGHOST", "envhost", 1);
+    (void)setenv("PGPORT", "5433", 1);
+    (void)setenv("PGDATABASE", "envdb", 1);
     struct pg_conninfo empty = {0};
     pg_conninfo_target(&empty, t, sizeof(t));
     assert_string_equal(t, "envhost:5433/envdb");
-    unsetenv("PGHOST");
-    unsetenv("PGPORT");
-    unsetenv("PGDATABASE");
-    setenv("PGUSER", "u1", 1);
+    (void)unsetenv("PGHOST");
+    (void)unsetenv("PGPORT");
+    (void)unsetenv("PGDATABASE");
+    (void)setenv("PGUSER", "u1", 1);
     pg_conninfo_target(&empty, t, sizeof(t));
     assert_string_equal(t, "localhost:5432/u1");
-    unsetenv("PGUSER");
+    (void)unsetenv("PGUSER");
 }
 
 /* A refused connection is classified and the password never appears in the message. */
 static void test_connect_refused(void **state)
 {
     (void)state;
-    setenv("PGPASSWORD", "very-secret-pw", 1);
+    (void)setenv("PGPASSWORD", "very-secret-pw", 1);
     struct pg_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .user = "u"};
     PGconn *c = NULL;
     struct pg_error err;
@@ -169,7 +169,7 @@ static void test_connect_refused(void **state)
     /* the wait gives up after the timeout on a retryable error */
     rc = pg_wait_ready(&ci, 0.3, &c, &err);
     assert_int_equal(rc, -ETIMEDOUT);
-    unsetenv("PGPASSWORD");
+    (void)unsetenv("PGPASSWORD");
 }
 
 int main(void)

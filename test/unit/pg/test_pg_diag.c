@@ -42,7 +42,7 @@ static void test_tally_bounded(void **state)
     assert_non_null(t);
     for (int i = 0; i < PG_WAIT_NAMES_MAX + 20; i++) {
         char name[32];
-        snprintf(name, sizeof(name), "LWLock:x%d", i);
+        (void)snprintf(name, sizeof(name), "LWLock:x%d", i);
         pg_wait_tally_add(t, name, 2);
     }
     assert_int_equal(t->n, PG_WAIT_NAMES_MAX);

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# `make bench` figures for the operator, on the simulated cluster over loopback:
+#   1. operator RSS with 1,000 BenchmarkRuns and their Jobs (and Pods) in the cluster  (<= 8 MiB)
+#   2. CR created -> run Job created latency, p50/p99, one CR at a time            (p99 <= 20 ms)
+#   3. time until all of 1,000 BenchmarkRuns applied at once have their run Jobs       (<= 10 s)
+#
+# The benchmark pods must exist but need not run: the sim's SIM_BIN_PATH points at a directory
+# whose "pgbench-runner" only sleeps, so every run stays Running (the largest cached state: full
+# spec and status, a Job and a Pod per run). No PostgreSQL is needed.
+# Env: BUILD (default build), BENCH_RUNS (1000), BENCH_LATENCY_SAMPLES (200).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+BUILD="${BUILD:-build}"
+BIN="$ROOT/$BUILD/bin"
+RUNS="${BENCH_RUNS:-1000}"
+SAMPLES="${BENCH_LATENCY_SAMPLES:-200}"
+[ -x "$BIN/pgbench-operator" ] || { echo "bench-operator: $BIN/pgbench-operator not built" >&2; exit 1; }
+
+TMP="$(mktemp -d /tmp/pgbo-bench-operator.XXXXXX)"
+SIM_PID="" OP_PID=""
+cleanup() {
+    [ -n "$OP_PID" ] && kill -TERM "$OP_PID" 2>/dev/null || true
+    [ -n "$SIM_PID" ] && kill -TERM "$SIM_PID" 2>/dev/null || true
+    [ -n "$OP_PID" ] && wait "$OP_PID" 2>/dev/null || true
+    [ -n "$SIM_PID" ] && wait "$SIM_PID" 2>/dev/null || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\nexec sleep 3600\n' >"$TMP/bin/pgbench-runner"
+chmod +x "$TMP/bin/pgbench-runner"
+
+SIM_BIN_PATH="$TMP/bin" node test/sim/main.js --port 0 --kubeconfig "$TMP/kubeconfig" \
+    >"$TMP/sim.out" 2>"$TMP/sim.log" &
+SIM_PID=$!
+for _ in $(seq 200); do grep -q '^READY ' "$TMP/sim.out" 2>/dev/null && break; sleep 0.05; done
+grep -q '^READY ' "$TMP/sim.out" || { cat "$TMP/sim.log" >&2; echo "bench-operator: sim did not start" >&2; exit 1; }
+export KUBECONFIG="$TMP/kubeconfig"
+kubectl apply -f crds/benchmarkrun.yaml >/dev/null
+kubectl create namespace bench >/dev/null
+kubectl create namespace lat >/dev/null
+
+"$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 0 --log-level warn \
+    --start-delay 0 --workers 16 >"$TMP/operator.log" 2>&1 &
+OP_PID=$!
+sleep 0.5
+
+cat >"$TMP/driver.js" <<'JS'
+'use strict';
+// Creates BenchmarkRuns through the API and watches run Jobs appear (loopback HTTPS).
+const fs = require('fs');
+const https = require('https');
+const [kubeconfig, runs, samples, opPid] = process.argv.slice(2);
+const kc = fs.readFileSync(kubeconfig, 'utf8');
+const server = new URL(kc.match(/server:\s*(\S+)/)[1]);
+const ca = Buffer.from(kc.match(/certificate-authority-data:\s*(\S+)/)[1], 'base64');
+const token = kc.match(/token:\s*(\S+)/)[1];
+const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ca });
+const base = { hostname: server.hostname, port: server.port, agent,
+  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } };
+
+function request(method, path, body) {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ ...base, method, path }, (res) => {
+      let data = '';
+      res.on('data', (c) => { data += c; });
+      res.on('end', () => (res.statusCode < 300 ? resolve(data) : reject(new Error(`${method} ${path}: ${res.statusCode} ${data}`))));
+    });
+    req.on('error', reject);
+    if (body) req.write(JSON.stringify(body));
+    req.end();
+  });
+}
+
+const seen = new Map(); // ns/job -> hrtime ms
+const waiters = new Map();
+function watchJobs() {
+  return new Promise((resolve) => {
+    const req = https.request({ ...base, agent: new https.Agent({ ca }), method: 'GET',
+      path: '/apis/batch/v1/jobs?watch=1&labelSelector=pgbench.dev%2Fbenchmarkrun' }, (res) => {
+      let buf = '';
+      res.on('data', (c) => {
+        const now = performance.now();
+        buf += c;
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i); buf = buf.slice(i + 1);
+          if (!line.trim()) continue;
+          const ev = JSON.parse(line);
+          if (ev.type !== 'ADDED') continue;
+          const k = `${ev.object.metadata.namespace}/${ev.object.metadata.name}`;
+          if (!seen.has(k)) seen.set(k, now);
+          const w = waiters.get(k);
+          if (w) { waiters.delete(k); w(now); }
+        }
+      });
+      resolve();
+    });
+    req.end();
+  });
+}
+function waitJob(k) {
+  if (seen.has(k)) return Promise.resolve(seen.get(k));
+  return new Promise((resolve) => waiters.set(k, resolve));
+}
+function br(ns, name) {
+  return { apiVersion: 'pgbench.dev/v1alpha1', kind: 'BenchmarkRun', metadata: { name, namespace: ns },
+    spec: { target: { host: 'pg-rw.db.svc', user: 'app', passwordSecretRef: { name: 'pg-app' } },
+      workload: { pgbench: { run: { clients: 2, durationSeconds: 600 } } }, workers: 1 } };
+}
+function pct(a, p) { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.ceil(p / 100 * s.length) - 1)]; }
+function rssKiB() {
+  const m = fs.readFileSync(`/proc/${opPid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+  return Number(m[1]);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+(async () => {
+  await watchJobs();
+  await sleep(300);
+  // 3. N runs applied at once (bounded client concurrency, as kubectl apply -f dir would be)
+  const n = Number(runs);
+  const t0 = performance.now();
+  const names = Array.from({ length: n }, (_, i) => `br-${i}`);
+  let next = 0;
+  const creators = Array.from({ length: 32 }, async () => {
+    while (next < n) { const name = names[next++]; await request('POST', '/apis/pgbench.dev/v1alpha1/namespaces/bench/benchmarkruns', br('bench', name)); }
+  });
+  const allJobs = Promise.all(names.map((x) => waitJob(`bench/${x}-run`)));
+  await Promise.all(creators);
+  const tApplied = performance.now();
+  const done = await allJobs;
+  const tAll = Math.max(...done) - t0;
+  // 1. RSS once everything has settled (every pod started, queue drained)
+  let last = -1, stable = 0;
+  for (let i = 0; i < 120 && stable < 3; i++) {
+    await sleep(1000);
+    const r = rssKiB();
+    stable = r === last ? stable + 1 : 0;
+    last = r;
+  }
+  const rss = rssKiB();
+  // 2. latency, one CR at a time, with the 1,000 runs still there
+  const lat = [];
+  for (let i = 0; i < Number(samples); i++) {
+    const name = `lat-${i}`;
+    const s = performance.now();
+    await request('POST', '/apis/pgbench.dev/v1alpha1/namespaces/lat/benchmarkruns', br('lat', name));
+    const t = await waitJob(`lat/${name}-run`);
+    lat.push(t - s);
+  }
+  console.log(JSON.stringify({ runs: n, applySeconds: (tApplied - t0) / 1000, allJobsSeconds: tAll / 1000,
+    rssKiB: rss, latencyP50Ms: pct(lat, 50), latencyP99Ms: pct(lat, 99), latencyMaxMs: Math.max(...lat), samples: lat.length }));
+  process.exit(0);
+})().catch((e) => { console.error(e); process.exit(1); });
+JS
+
+node "$TMP/driver.js" "$KUBECONFIG" "$RUNS" "$SAMPLES" "$OP_PID" >"$TMP/result.json" ||
+    { tail -20 "$TMP/operator.log" >&2; exit 1; }
+python3 - "$TMP/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def mark(ok): return "ok" if ok else "MISSED"
+mib = r["rssKiB"] / 1024
+print("operator: RSS with %d BenchmarkRuns + their Jobs and Pods: %.2f MiB (target <= 8 MiB) %s"
+      % (r["runs"], mib, mark(mib <= 8)))
+print("operator: CR created -> run Job created: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d runs (target p99 <= 20 ms) %s"
+      % (r["latencyP50Ms"], r["latencyP99Ms"], r["latencyMaxMs"], r["samples"], mark(r["latencyP99Ms"] <= 20)))
+print("operator: %d BenchmarkRuns applied at once: all run Jobs created after %.2f s (applying took %.2f s; target <= 10 s) %s"
+      % (r["runs"], r["allJobsSeconds"], r["applySeconds"], mark(r["allJobsSeconds"] <= 10)))
+PY

@@ -1,0 +1,229 @@
+'use strict';
+// Fault injection (POST /sim/faults) and the main.js entry point: each switch has the effect
+// the README documents; the server starts in well under a second over HTTPS with its own CA,
+// and --state keeps the store across restarts.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const https = require('https');
+const { spawn } = require('child_process');
+const { startServer, client } = require('../lib/testkit');
+
+const CM = '/api/v1/namespaces/default/configmaps';
+
+async function fault(api, f) {
+  const r = await api.post('/sim/faults', f);
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+test('failNext: the next N API requests get 500 with a Status body, then normal service', async () => {
+  const api = await startServer();
+  try {
+    await fault(api, { failNext: 2, code: 500 });
+    for (let i = 0; i < 2; i++) {
+      const r = await api.get(CM);
+      assert.equal(r.status, 500);
+      assert.equal(r.body.kind, 'Status');
+      assert.equal(r.body.reason, 'InternalError');
+    }
+    assert.equal((await api.get(CM)).status, 200);
+    assert.equal((await api.get('/sim/faults')).body.failNext, 0);
+  } finally {
+    await api.close();
+  }
+});
+
+test('429 with Retry-After', async () => {
+  const api = await startServer();
+  try {
+    await fault(api, { code: 429, retryAfter: 2 });
+    const r = await api.get(CM);
+    assert.equal(r.status, 429);
+    assert.equal(r.headers['retry-after'], '2');
+    assert.equal(r.body.reason, 'TooManyRequests');
+    assert.equal(r.body.details.retryAfterSeconds, 2);
+    assert.equal((await api.get(CM)).status, 200, 'only one request by default');
+  } finally {
+    await api.close();
+  }
+});
+
+test('dropWatches closes every open watch; new watches work', async () => {
+  const api = await startServer();
+  try {
+    const w1 = api.watch(`${CM}?watch=true`);
+    const w2 = api.watch('/api/v1/namespaces?watch=true');
+    await w2.waitFor((e) => e.type === 'ADDED');
+    const r = await fault(api, { dropWatches: true });
+    assert.equal(r.droppedWatches, 2);
+    assert.ok(['close', 'error', 'end'].includes(await w1.ended));
+    await w2.ended;
+    const w3 = api.watch('/api/v1/namespaces?watch=true');
+    await w3.waitFor((e) => e.type === 'ADDED');
+    w3.close();
+  } finally {
+    await api.close();
+  }
+});
+
+test('compact: watches and list continuations from older resourceVersions get 410', async () => {
+  const api = await startServer();
+  try {
+    for (let i = 0; i < 3; i++) await api.post(CM, { metadata: { name: `c${i}` } });
+    const rv = api.store.rv();
+    const page = await api.get(`${CM}?limit=1`);
+    await api.post(CM, { metadata: { name: 'after' } });
+    const r = await fault(api, { compact: true });
+    assert.equal(r.compactedAt, api.store.rv());
+    const w = api.watch(`${CM}?watch=true&resourceVersion=${Number(rv) - 1}`);
+    const e = await w.waitFor((x) => x.type === 'ERROR');
+    assert.equal(e.object.code, 410);
+    const cont = await api.get(`${CM}?limit=1&continue=${encodeURIComponent(page.body.metadata.continue)}`);
+    assert.equal(cont.status, 410);
+    assert.equal(cont.body.reason, 'Expired');
+  } finally {
+    await api.close();
+  }
+});
+
+test('delayMs delays API responses (not /sim)', async () => {
+  const api = await startServer();
+  try {
+    await fault(api, { delayMs: 300 });
+    let t = Date.now();
+    await api.get(CM);
+    assert.ok(Date.now() - t >= 280);
+    t = Date.now();
+    await api.get('/sim/healthz');
+    assert.ok(Date.now() - t < 250);
+    await fault(api, { delayMs: 0 });
+    t = Date.now();
+    await api.get(CM);
+    assert.ok(Date.now() - t < 250);
+  } finally {
+    await api.close();
+  }
+});
+
+test('restart: every connection is closed, the same port serves again, the store is kept', async () => {
+  const api = await startServer();
+  try {
+    await api.post(CM, { metadata: { name: 'kept' } });
+    const w = api.watch(`${CM}?watch=true`);
+    await w.waitFor((e) => e.type === 'ADDED');
+    const port = api.server.port;
+    const r = await fault(api, { restart: true });
+    assert.equal(r.restarting, true);
+    await w.ended;
+    let ok = null;
+    for (let i = 0; i < 50 && !ok; i++) {
+      await new Promise((res) => setTimeout(res, 20));
+      try {
+        const g = await api.get(`${CM}/kept`);
+        if (g.status === 200) ok = g;
+      } catch (e) {
+        // not listening yet
+      }
+    }
+    assert.ok(ok, 'served again');
+    assert.equal(api.server.port, port);
+  } finally {
+    await api.close();
+  }
+});
+
+test('unknown /sim paths are 404 when the workload does not handle them', async () => {
+  const api = await startServer();
+  try {
+    assert.equal((await api.post('/sim/nope', {})).status, 404);
+    const h = await api.get('/sim/healthz', { token: null });
+    assert.equal(h.status, 200);
+    assert.equal(h.body.ok, true);
+  } finally {
+    await api.close();
+  }
+});
+
+function startMain(args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const p = spawn(process.execPath, [path.join(__dirname, '..', 'main.js'), ...args], { env: Object.assign({}, process.env, env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stderr.on('data', (d) => { err += d; });
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = /^READY (\S+)$/m.exec(out);
+      if (m) resolve({ proc: p, url: m[1], ms: Date.now() - t0 });
+    });
+    p.on('exit', (code) => reject(new Error(`main.js exited ${code}: ${err}`)));
+  });
+}
+
+function stop(p) {
+  return new Promise((r) => {
+    p.removeAllListeners('exit');
+    p.on('exit', r);
+    p.kill('SIGTERM');
+  });
+}
+
+test('main.js: HTTPS with its own CA, kubeconfig with a token, READY in well under a second', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-main-'));
+  const kc = path.join(dir, 'kubeconfig');
+  let m = await startMain(['--port', '0', '--kubeconfig', kc]);
+  if (m.ms >= 1000) {
+    // one retry: a loaded CI machine can delay the node binary itself
+    await stop(m.proc);
+    m = await startMain(['--port', '0', '--kubeconfig', kc]);
+  }
+  try {
+    assert.match(m.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(m.ms < 1000, `started in ${m.ms} ms`);
+    const text = fs.readFileSync(kc, 'utf8');
+    const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(text)[1], 'base64');
+    const token = /token: (\S+)/.exec(text)[1];
+    const get = (tok) => new Promise((resolve, reject) => {
+      https.get(`${m.url}/api/v1/namespaces/default`, { ca, headers: tok ? { Authorization: `Bearer ${tok}` } : {} }, (res) => {
+        let b = '';
+        res.on('data', (d) => { b += d; });
+        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(b) }));
+      }).on('error', reject);
+    });
+    const ok = await get(token); // verifies the server certificate against the CA
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.metadata.name, 'default');
+    assert.equal((await get(null)).status, 401);
+  } finally {
+    await stop(m.proc);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('main.js --state keeps objects and the resourceVersion counter across restarts', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-state-'));
+  const state = path.join(dir, 'state.json');
+  const kc = path.join(dir, 'kubeconfig');
+  try {
+    let m = await startMain(['--http', '--state', state, '--kubeconfig', kc]);
+    let token = /token: (\S+)/.exec(fs.readFileSync(kc, 'utf8'))[1];
+    let api = client(m.url, token);
+    const c = await api.post(CM, { metadata: { name: 'persisted' }, data: { a: '1' } });
+    assert.equal(c.status, 201);
+    await stop(m.proc);
+    m = await startMain(['--http', '--state', state, '--kubeconfig', kc]);
+    token = /token: (\S+)/.exec(fs.readFileSync(kc, 'utf8'))[1];
+    api = client(m.url, token);
+    const g = await api.get(`${CM}/persisted`);
+    assert.equal(g.status, 200);
+    assert.equal(g.body.metadata.uid, c.body.metadata.uid);
+    const n = await api.post(CM, { metadata: { name: 'next' } });
+    assert.ok(Number(n.body.metadata.resourceVersion) > Number(c.body.metadata.resourceVersion));
+    await stop(m.proc);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
