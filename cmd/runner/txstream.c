@@ -53,7 +53,7 @@ static void scan(struct txstream *s)
             set_error(s, -errno);
             continue;
         }
-        (void)snprintf(s->names[s->nfiles], sizeof(s->names[0]), "%s", e->d_name);
+        memcpy(s->names[s->nfiles], e->d_name, strlen(e->d_name) + 1); /* length checked */
         s->files[s->nfiles].fd = fd;
         s->files[s->nfiles].off = 0;
         s->nfiles++;

@@ -177,6 +177,7 @@ static const char *const sum_keys[] = {
     "abortedClients",
     "tps",
     "tpsIncludingConnect",
+    "otherFailures",
 };
 
 static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)

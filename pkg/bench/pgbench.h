@@ -156,13 +156,15 @@ struct bench_pgbench_statement {
 
 /* Per-script block printed when several scripts run ("SQL script N: <name>"). */
 struct bench_pgbench_script_stats {
-    int script; /* 0-based */
-    char *name; /* "<builtin: TPC-B (sort of)>" or the file name */
-    int weight; /* -1 when absent */
-    int64_t transactions;
-    int64_t failed;                           /* -1 when absent */
-    double tps;                               /* NAN when absent */
+    int script;           /* 0-based */
+    char *name;           /* "<builtin: TPC-B (sort of)>" or the file name */
+    int weight;           /* -1 when absent */
+    int64_t transactions; /* successful ones: pgbench > 17 " - number of transactions actually
+                             processed: N", older " - N transactions (...)" */
+    int64_t failed;       /* -1 when absent */
+    double tps;           /* NAN when absent */
     double latency_avg_ms, latency_stddev_ms; /* NAN when absent */
+    int processed_line; /* private: the > 17 "actually processed" line was seen */
 };
 
 /* Caps on collected lists: further entries are counted in the *_dropped fields. */
@@ -179,6 +181,8 @@ struct bench_pgbench_result {
     char server_version[64];    /* from "pgbench (14.20 (...), server 17.6)"; "" when same/absent */
     char transaction_type[256]; /* "<builtin: TPC-B (sort of)>", "multiple scripts", file */
     int64_t scale_factor;       /* "scaling factor: N" */
+    char partition_method[16];  /* "partition method: range|hash" (>= 13, partitioned tables) */
+    int64_t partitions;         /* "partitions: N" */
     char query_mode[16];        /* simple|extended|prepared */
     int clients, threads;       /* -1 when absent */
     int64_t max_tries;          /* "maximum number of tries" (>= 15) */
@@ -191,9 +195,10 @@ struct bench_pgbench_result {
     double failed_pct;
     int64_t serialization_failures; /* "number of serialization failures" (>= 15 detailed) */
     int64_t deadlock_failures;
-    int64_t retried;             /* "number of transactions retried" */
-    int64_t retries;             /* "total number of retries" */
-    int64_t skipped;             /* "number of transactions skipped" (-R -L) */
+    int64_t other_failures; /* "number of other failures" (pgbench > 17, --continue-on-error) */
+    int64_t retried;        /* "number of transactions retried" */
+    int64_t retries;        /* "total number of retries" */
+    int64_t skipped;        /* "number of transactions skipped" (-R -L) */
     int64_t above_latency_limit; /* "number of transactions above the X ms latency limit" */
     double latency_limit_ms;     /* the X above */
 

@@ -15,10 +15,11 @@
 
 static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
 {
-    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang-tidy 14 when it
-     * analyses several files in one run; ap is initialised by the caller's va_start */
-    if (err && errlen)
-        (void)vsnprintf(err, errlen, fmt, ap);
+    /* clang-tidy 14 reports valist.Uninitialized here when it analyses several files in one
+     * run (false positive: ap comes from the caller's va_start) */
+    if (!err || !errlen)
+        return -EINVAL;
+    (void)vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     return -EINVAL;
 }
 

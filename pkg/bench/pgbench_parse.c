@@ -50,7 +50,8 @@ struct bench_pgbench_result *bench_pgbench_result_new(void)
     r->transactions = r->transactions_target = -1;
     r->failed = -1;
     r->failed_pct = NAN;
-    r->serialization_failures = r->deadlock_failures = -1;
+    r->serialization_failures = r->deadlock_failures = r->other_failures = -1;
+    r->partitions = -1;
     r->retried = r->retries = -1;
     r->skipped = -1;
     r->above_latency_limit = -1;
@@ -335,10 +336,24 @@ static int script_line(struct bench_pgbench_result *r, const char *p)
         return bench__double(&p, &s->latency_stddev_ms);
     if (bench__take(&p, "number of failed transactions: "))
         return count_pct(p, &s->failed, NULL);
+    if (bench__take(&p, "number of transactions actually processed: ")) {
+        /* pgbench > 17: successful transactions and tps on their own line */
+        if (bench__int64(&p, &s->transactions))
+            return -EINVAL;
+        s->processed_line = 1;
+        const char *t = strstr(p, "tps = ");
+        if (t) {
+            t += 6;
+            if (!bench__double(&t, &d))
+                s->tps = d;
+        }
+        return 0;
+    }
     if (bench__take(&p, "number of ") || bench__take(&p, "total number of "))
         return 0; /* per-script serialization/deadlock/retried/skipped: totals carry them */
     if (!bench__int64(&p, &n) && bench__take(&p, " transactions (")) {
-        s->transactions = n;
+        if (!s->processed_line)
+            s->transactions = n;
         const char *t = strstr(p, "tps = ");
         if (t) {
             t += 6;
@@ -362,6 +377,12 @@ static int summary_line(struct bench_pgbench_result *r, const char *line)
     }
     if (bench__take(&p, "scaling factor: "))
         return bench__int64(&p, &r->scale_factor);
+    if (bench__take(&p, "partition method: ")) {
+        bench__copy_clean(r->partition_method, sizeof(r->partition_method), p, strlen(p));
+        return 0;
+    }
+    if (bench__take(&p, "partitions: "))
+        return bench__int64(&p, &r->partitions);
     if (bench__take(&p, "query mode: ")) {
         bench__copy_clean(r->query_mode, sizeof(r->query_mode), p, strlen(p));
         return 0;
@@ -401,6 +422,8 @@ static int summary_line(struct bench_pgbench_result *r, const char *line)
         return count_pct(p, &r->serialization_failures, NULL);
     if (bench__take(&p, "number of deadlock failures: "))
         return count_pct(p, &r->deadlock_failures, NULL);
+    if (bench__take(&p, "number of other failures: "))
+        return count_pct(p, &r->other_failures, NULL);
     if (bench__take(&p, "number of transactions retried: "))
         return count_pct(p, &r->retried, NULL);
     if (bench__take(&p, "total number of retries: "))

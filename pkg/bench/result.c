@@ -11,10 +11,11 @@
 
 static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
 {
-    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang-tidy 14 when it
-     * analyses several files in one run; ap is initialised by the caller's va_start */
-    if (err && errlen)
-        (void)vsnprintf(err, errlen, fmt, ap);
+    /* clang-tidy 14 reports valist.Uninitialized here when it analyses several files in one
+     * run (false positive: ap comes from the caller's va_start) */
+    if (!err || !errlen)
+        return -EINVAL;
+    (void)vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     return -EINVAL;
 }
 
@@ -159,6 +160,7 @@ static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_num(s, "failedPct", pg->failed_pct);
     rc = rc ? rc : put_count(s, "serializationFailures", pg->serialization_failures);
     rc = rc ? rc : put_count(s, "deadlockFailures", pg->deadlock_failures);
+    rc = rc ? rc : put_count(s, "otherFailures", pg->other_failures);
     rc = rc ? rc : put_count(s, "retried", pg->retried);
     rc = rc ? rc : put_count(s, "retries", pg->retries);
     rc = rc ? rc : put_count(s, "skipped", pg->skipped);
@@ -217,6 +219,8 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_str(c, "serverVersion", pg->server_version[0] ? pg->server_version : NULL);
     rc = rc ? rc : put_str(c, "transactionType", pg->transaction_type);
     rc = rc ? rc : put_count(c, "scaleFactor", pg->scale_factor);
+    rc = rc ? rc : put_str(c, "partitionMethod", pg->partition_method);
+    rc = rc ? rc : put_count(c, "partitions", pg->partitions);
     rc = rc ? rc : put_str(c, "queryMode", mode);
     rc = rc ? rc : put_count(c, "clients", clients);
     rc = rc ? rc : put_count(c, "threads", threads);
@@ -613,7 +617,7 @@ static void hvprintf(struct hbuf *h, const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2); // NOLINT(clang-analyzer-valist.Uninitialized): as above
+    int n = vsnprintf(NULL, 0, fmt, ap2); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap2);
     if (n < 0 || h->oom)
         return;

@@ -109,13 +109,8 @@ cJSON *pg_server_info_to_json(const struct pg_server_info *s)
     (void)cJSON_AddStringToObject(o, "database", s->database);
     (void)cJSON_AddNumberToObject(o, "databaseBytes", (double)s->database_bytes);
     (void)cJSON_AddNumberToObject(o, "sharedBuffersBytes", (double)s->shared_buffers_bytes);
-    cJSON *set = cJSON_AddObjectToObject(o, "settings");
-    if (!set) {
-        cJSON_Delete(o);
-        return NULL;
-    }
     for (int i = 0; i < s->nsettings; i++)
-        (void)cJSON_AddStringToObject(set, s->settings[i].name, s->settings[i].value);
+        (void)cJSON_AddStringToObject(o, s->settings[i].name, s->settings[i].value);
     return o;
 }
 

@@ -36,7 +36,8 @@ struct pg_server_info {
 int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size_t msglen);
 
 /* {"version":..,"versionNum":..,"inRecovery":..,"database":..,"databaseBytes":..,
- *  "sharedBuffersBytes":..,"settings":{"shared_buffers":"128MB",...}}. NULL on ENOMEM. */
+ *  "sharedBuffersBytes":.., "shared_buffers":"128MB", "fsync":"on", ...}: the settings of
+ *  pg_result_settings as current_setting() prints them, beside the other keys. NULL on ENOMEM. */
 cJSON *pg_server_info_to_json(const struct pg_server_info *s);
 
 /* pgbench tables present with exactly this scale (and partitioning, when partitions > 0):

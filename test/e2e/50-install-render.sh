@@ -6,15 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 cd "$ROOT"
 
-HELM=""
-for h in build/tools/bin/helm build/tools-install/helm/helm; do [ -x "$h" ] && HELM="$ROOT/$h" && break; done
-if [ -z "$HELM" ]; then
-    if [ -x scripts/fetch-tools.sh ]; then env_tools; HELM="$(command -v helm)"; fi
-fi
-if [ -z "$HELM" ]; then
-    scripts/render-install.sh --check >/dev/null 2>&1 || true   # fetches helm as a side effect
-    HELM="$ROOT/build/tools-install/helm/helm"
-fi
+HELM="$(scripts/render-install.sh --which-helm)" || fail "no helm"
 [ -x "$HELM" ] || fail "no helm binary"
 export HELM
 note "helm: $("$HELM" version --short 2>/dev/null || "$HELM" version)"

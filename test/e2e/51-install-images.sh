@@ -12,16 +12,16 @@ scripts/check-images.sh >"$TMP/images.txt" 2>&1 || { cat "$TMP/images.txt"; fail
 tail -1 "$TMP/images.txt" >&2
 for want in "operator  *pgbench-operator  *libuv.so.1  *libuv1  *listed" \
     "runner  *pgbench-runner  *libpq.so.5  *libpq5" \
-    "runner  *pgbench  *(executable)  *postgresql-15" \
+    "runner  *pgbench  *\\(executable\\)  *postgresql-15" \
     "runner  *pgbench  *libpq.so.5" \
-    "runner  *fio  *(executable)  *fio  *listed"; do
+    "runner  *fio  *\\(executable\\)  *fio  *listed"; do
     grep -qE -- "$want" "$TMP/images.txt" || { cat "$TMP/images.txt"; fail "no row matching '$want'"; }
 done
 
 # the check must fail when a runtime package is missing
 mkdir -p "$TMP/images"
 sed 's/ libuv1 / /' images/operator.Dockerfile >"$TMP/images/operator.Dockerfile"
-grep -q libuv1 "$TMP/images/operator.Dockerfile" && fail "could not drop libuv1 from the copy"
+grep -qE "(^| )libuv1( |$)" "$TMP/images/operator.Dockerfile" && fail "could not drop libuv1 from the copy"
 if scripts/check-images.sh --bin build/images/bin --dockerfile "$TMP/images/operator.Dockerfile" \
     >"$TMP/miss.txt" 2>&1; then
     fail "check-images accepted an operator image without libuv1"

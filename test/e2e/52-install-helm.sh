@@ -7,12 +7,7 @@ set -euo pipefail
 cd "$ROOT"
 env_start_sim
 
-HELM=""
-for h in build/tools/bin/helm build/tools-install/helm/helm; do [ -x "$h" ] && HELM="$ROOT/$h" && break; done
-if [ -z "$HELM" ]; then
-    scripts/render-install.sh --check >/dev/null 2>&1 || true   # fetches helm when missing
-    HELM="$ROOT/build/tools-install/helm/helm"
-fi
+HELM="$(scripts/render-install.sh --which-helm)" || fail "no helm"
 [ -x "$HELM" ] || fail "no helm"
 k() { env_kubectl "$@"; }
 helm() { "$HELM" --kubeconfig "$KUBECONFIG" "$@"; }

@@ -3,6 +3,7 @@
 // Simulated Kubernetes cluster: API server double + workload simulation.
 //
 //   node test/sim/main.js [--port 0] [--http] [--state FILE] [--kubeconfig PATH] [--host 127.0.0.1]
+//                         [--no-cel] [--verbose]
 //
 // Writes a kubeconfig (default $SIM_KUBECONFIG or build/sim/kubeconfig) and prints
 // "READY <url>" on stdout once it is listening. See test/sim/README.md.
@@ -18,12 +19,12 @@ const { SimServer } = require('./server');
 const ROOT = path.resolve(__dirname, '..', '..');
 
 function usage(code) {
-  process.stderr.write('usage: main.js [--port N] [--http] [--host ADDR] [--state FILE] [--kubeconfig PATH] [--verbose]\n');
+  process.stderr.write('usage: main.js [--port N] [--http] [--host ADDR] [--state FILE] [--kubeconfig PATH] [--no-cel] [--verbose]\n');
   process.exit(code);
 }
 
 function parseArgs(argv) {
-  const a = { port: 0, http: false, host: '127.0.0.1', state: null, kubeconfig: process.env.SIM_KUBECONFIG || path.join(ROOT, 'build', 'sim', 'kubeconfig'), verbose: !!process.env.SIM_DEBUG };
+  const a = { cel: process.env.SIM_CEL !== '0', port: 0, http: false, host: '127.0.0.1', state: null, kubeconfig: process.env.SIM_KUBECONFIG || path.join(ROOT, 'build', 'sim', 'kubeconfig'), verbose: !!process.env.SIM_DEBUG };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -36,6 +37,7 @@ function parseArgs(argv) {
     else if (k === '--state') a.state = path.resolve(val());
     else if (k === '--kubeconfig') a.kubeconfig = path.resolve(val());
     else if (k === '--verbose' || k === '-v') a.verbose = true;
+    else if (k === '--no-cel') a.cel = false;
     else if (k === '--help' || k === '-h') usage(0);
     else usage(2);
   }
@@ -143,7 +145,9 @@ async function main() {
     if (args.verbose) process.stderr.write(`sim: ${m}\n`);
   };
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgbench-sim-'));
-  const celReady = require('./lib/cel').load(); // CEL for x-kubernetes-validations (async import)
+  // CEL for x-kubernetes-validations (async import); --no-cel / SIM_CEL=0 model an API server
+  // that does not evaluate them (before 1.25, or with the feature off).
+  const celReady = args.cel ? require('./lib/cel').load() : Promise.resolve(null);
   const store = new Store({ stateFile: args.state });
   store.on('error-log', (e) => process.stderr.write(`sim: store: ${e.stack || e}\n`));
   const token = crypto.randomBytes(24).toString('hex');
@@ -151,7 +155,7 @@ async function main() {
   if (!args.http) tls = await makeTLS(tmpDir, args.host, process.env.SIM_TLS_CACHE || path.join(ROOT, 'build', 'sim', 'tls.json'));
   let wl = null;
   const server = new SimServer({ store, token, tls, host: args.host, port: args.port, workload: () => wl, log });
-  if (!(await celReady)) process.stderr.write('sim: @marcbachmann/cel-js not installed: x-kubernetes-validations are NOT evaluated\n');
+  if ((await celReady) === false) process.stderr.write('sim: @marcbachmann/cel-js not installed: x-kubernetes-validations are NOT evaluated\n');
   const url = await server.listen();
   writeKubeconfig(args.kubeconfig, url, token, tls && tls.ca);
   wl = loadWorkload(store, tmpDir, log);

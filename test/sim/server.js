@@ -439,8 +439,14 @@ class SimServer {
     } else {
       causes = schemaErrors;
       const m = obj.metadata || {};
-      if (m.name) builtin.checkSubdomain('metadata.name', m.name, causes);
+      builtin.validateMeta(info.id, obj, causes);
       if (op === 'create' && !m.name && !m.generateName) causes.unshift({ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' });
+    }
+    if (old && old.metadata && old.metadata.deletionTimestamp && obj.metadata) {
+      const added = (obj.metadata.finalizers || []).filter((f) => !(old.metadata.finalizers || []).includes(f));
+      if (added.length) {
+        causes.push({ field: 'metadata.finalizers', reason: 'FieldValueForbidden', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}` });
+      }
     }
     if (subresource === 'status') causes = causes.filter((c) => c.field.startsWith('status') || c.field.startsWith('metadata'));
     else if (this.registry.hasStatus(this._storeRes(info)) && op !== 'create') causes = causes.filter((c) => !c.field.startsWith('status'));
@@ -621,10 +627,15 @@ class SimServer {
     if (this.registry.hasStatus(storeRes) && info.id !== 'core/namespaces') {
       delete obj.status;
     }
-    if (info.id === 'core/pods') obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    if (info.id === 'core/pods') obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
     if (info.id === 'apiextensions.k8s.io/customresourcedefinitions') obj.status = this._crdStatus(obj);
     const applied = clone(obj);
     this._managedEntry(obj, manager || this._manager(ctx), operation || 'Update', version, info, operation === 'Apply' ? ctx.appliedConfig : applied);
+    // Real (storage layer): a parseable, non-zero resourceVersion on create is a 500.
+    const rv0 = obj.metadata.resourceVersion;
+    if (rv0 !== undefined && rv0 !== '' && /^\d+$/.test(String(rv0)) && Number(rv0) !== 0) {
+      throw S.err(500, '', 'resourceVersion should not be set on objects to be created');
+    }
     delete obj.metadata.resourceVersion;
     const internal = this._internal(info, obj);
     const stored = this.store.create(storeRes, internal, { dryRun: dry, uid: ctx.uid });
@@ -750,7 +761,9 @@ class SimServer {
     const storeRes = this._storeRes(info);
     const before = this.store.get(storeRes, ns, name);
     if (!before) throw notFound(info, name);
-    const out = this.store.delete(storeRes, ns, name, { propagationPolicy: policy, preconditions: opts.preconditions, dryRun: dry });
+    let grace = opts.gracePeriodSeconds !== undefined ? opts.gracePeriodSeconds : q.get('gracePeriodSeconds');
+    grace = grace === undefined || grace === null || grace === '' ? undefined : Number(grace);
+    const out = this.store.delete(storeRes, ns, name, { propagationPolicy: policy, preconditions: opts.preconditions, gracePeriodSeconds: grace, graceful: true, dryRun: dry });
     const still = !dry && this.store.get(storeRes, ns, name);
     if (still || info.id === 'core/pods' || info.id === 'core/namespaces' || !info.builtin) {
       return this._send(res, still && policy === 'Foreground' ? 202 : 200, this._external(info, version, still || out));
@@ -1060,6 +1073,26 @@ class SimServer {
 
 function notFound(info, name) {
   return S.err(404, 'NotFound', `${qualifiedResource(info.id)} "${name}" not found`, { name, group: info.group, kind: info.plural });
+}
+
+// v1 qos.GetPodQOS: Guaranteed when every container has cpu and memory limits equal to its
+// requests, BestEffort when none has any, else Burstable.
+function qosClass(spec) {
+  const cs = ((spec && spec.containers) || []).concat((spec && spec.initContainers) || []);
+  let any = false;
+  let guaranteed = cs.length > 0;
+  for (const c of cs) {
+    const r = (c && c.resources) || {};
+    const req = r.requests || {};
+    const lim = r.limits || {};
+    if (Object.keys(req).length || Object.keys(lim).length) any = true;
+    for (const k of ['cpu', 'memory']) {
+      if (lim[k] === undefined) guaranteed = false;
+      else if (req[k] !== undefined && String(req[k]) !== String(lim[k])) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
 function isTrue(v) {

@@ -18,6 +18,10 @@
 //   owner is gone is the workload's gc.js job (it listens to 'event').
 // - the default policy is Background, except batch/jobs which default to Orphan (batch/v1
 //   DefaultGarbageCollectionPolicy) - kubectl always sends Background explicitly.
+// - pods bound to a node (and not finished) deleted through the API ({graceful: true}) or with
+//   gracePeriodSeconds > 0 are deleted gracefully: deletionTimestamp is set (now + grace, from
+//   gracePeriodSeconds or spec.terminationGracePeriodSeconds) and the pod stays until a delete
+//   with gracePeriodSeconds 0 (the kubelet's) removes it;
 // - deleting a namespace marks it Terminating, deletes everything in it, then removes it.
 //   Creating objects in a missing namespace fails 404, in a terminating one 403.
 
@@ -37,7 +41,8 @@ class StoreError extends Error {
   }
 
   status() {
-    const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
+    const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
+    if (this.reason) s.reason = this.reason;
     if (this.details) s.details = this.details;
     s.code = this.code;
     return s;
@@ -336,7 +341,7 @@ class Store extends EventEmitter {
     return clone(n);
   }
 
-  // opts: {propagationPolicy, preconditions: {uid, resourceVersion}, dryRun}
+  // opts: {propagationPolicy, preconditions: {uid, resourceVersion}, gracePeriodSeconds, graceful, dryRun}
   delete(res, ns, name, opts = {}) {
     const key = this._key(res, ns, name);
     const cur = this._bucket(res).get(key);
@@ -377,9 +382,41 @@ class Store extends EventEmitter {
       setImmediate(() => this._nsTerminate(name));
       return clone(n);
     }
+    // Graceful pod deletion (pod strategy CheckGracefulDelete), for API deletes (opts.graceful)
+    // and explicit gracePeriodSeconds: a pod bound to a node and not finished gets
+    // deletionTimestamp = now + grace and stays until the kubelet deletes it with
+    // gracePeriodSeconds 0; unscheduled or finished pods go at once. A controller's plain
+    // store.delete() of a pod removes it at once.
+    let grace = opts.gracePeriodSeconds;
+    const graceful = opts.graceful || (grace !== undefined && grace !== null);
+    if (res === 'core/pods' && graceful) {
+      if (grace === undefined || grace === null) {
+        const t = cur.spec && cur.spec.terminationGracePeriodSeconds;
+        grace = t === undefined || t === null ? 30 : t;
+      }
+      const phase = cur.status && cur.status.phase;
+      if (!(cur.spec && cur.spec.nodeName) || phase === 'Succeeded' || phase === 'Failed') grace = 0;
+      if (grace < 0) grace = 1;
+      if (grace > 0) {
+        if (cur.metadata.deletionTimestamp && (cur.metadata.deletionGracePeriodSeconds || 0) <= grace && util.isDeepStrictEqual(fins, cur.metadata.finalizers || [])) return clone(cur);
+        n.metadata.deletionTimestamp = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        n.metadata.deletionGracePeriodSeconds = grace;
+        if (fins.length) n.metadata.finalizers = fins;
+        if (opts.dryRun) return clone(n);
+        n.metadata.resourceVersion = this._nextRV();
+        this._bucket(res).set(key, n);
+        this._emit('MODIFIED', res, clone(n), clone(cur));
+        this._afterUpdate(res, n);
+        return clone(n);
+      }
+    }
     if (fins.length) {
-      if (cur.metadata.deletionTimestamp && util.isDeepStrictEqual(fins, cur.metadata.finalizers)) return clone(cur);
+      if (cur.metadata.deletionTimestamp && util.isDeepStrictEqual(fins, cur.metadata.finalizers) && (cur.metadata.deletionGracePeriodSeconds || 0) === 0) return clone(cur);
       n.metadata.finalizers = fins;
+      if (n.metadata.deletionTimestamp && n.metadata.deletionGracePeriodSeconds) {
+        n.metadata.deletionTimestamp = now();
+        n.metadata.deletionGracePeriodSeconds = 0;
+      }
       if (!n.metadata.deletionTimestamp) {
         n.metadata.deletionTimestamp = now();
         n.metadata.deletionGracePeriodSeconds = 0;

@@ -309,6 +309,16 @@ function validateMeta(res, obj, out) {
     total += k.length + String(v).length;
   }
   if (total > 262144) out.push({ field: 'metadata.annotations', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 262144 bytes' });
+  (m.ownerReferences || []).forEach((r, i) => {
+    if (!r || typeof r !== 'object') return;
+    for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
+      if (!r[f]) out.push(inv(`metadata.ownerReferences.${f}`, r[f] || '', `${f} must not be empty`));
+    }
+    void i;
+  });
+  if ((m.ownerReferences || []).filter((r) => r && r.controller).length > 1) {
+    out.push(inv('metadata.ownerReferences', m.ownerReferences, 'Only one reference can have Controller set to true'));
+  }
   (m.finalizers || []).forEach((f, i) => {
     if (typeof f === 'string' && !f.includes('/') && !['kubernetes', 'orphan', 'foregroundDeletion'].includes(f)) {
       out.push(inv(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
@@ -696,4 +706,4 @@ function hasModel(res) {
   return !!MODELS[res];
 }
 
-module.exports = { decode, validate, defaults, schemaCauses, checkBase64, jobPrepareCreate, DecodeError, preload, hasModel, MODELS, loadModels, checkSubdomain, SUBDOMAIN_MSG };
+module.exports = { validateMeta, decode, validate, defaults, schemaCauses, checkBase64, jobPrepareCreate, DecodeError, preload, hasModel, MODELS, loadModels, checkSubdomain, SUBDOMAIN_MSG };

@@ -267,3 +267,29 @@ test('ownerReferences: Foreground deletion waits for dependents; Orphan strips t
   assert.equal(dep2.status, 200);
   assert.equal(dep2.body.metadata.ownerReferences, undefined);
 });
+
+test('metadata validation: no new finalizers on an object being deleted; ownerReferences complete', async () => {
+  await api.post(CM, { metadata: { name: 'fin2', finalizers: ['sim.pgbench.dev/a'] } });
+  await api.del(`${CM}/fin2`);
+  const g = (await api.get(`${CM}/fin2`)).body;
+  g.metadata.finalizers.push('sim.pgbench.dev/b');
+  const r = await api.put(`${CM}/fin2`, g);
+  assert.equal(r.status, 422);
+  assert.equal(r.body.details.causes[0].message, 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"sim.pgbench.dev/b"}');
+  const bad = await api.post(CM, { metadata: { name: 'ref', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: '' }] } });
+  assert.equal(bad.status, 422);
+  assert.ok(bad.body.details.causes.some((c) => c.field.startsWith('metadata.ownerReferences')));
+  const badFin = await api.post(CM, { metadata: { name: 'badfin', finalizers: ['nodomain'] } });
+  assert.equal(badFin.status, 422);
+  assert.match(badFin.body.details.causes[0].message, /name is neither a standard finalizer name nor is it fully qualified/);
+});
+
+test('creating an object that carries a resourceVersion is a 500 from the storage layer', async () => {
+  // Real: etcd3 store Create -> "resourceVersion should not be set on objects to be created"
+  // (code 500, no reason); an unparseable one (e.g. "-1") is ignored (kubernetes#113847).
+  const r = await api.post(CM, { metadata: { name: 'withrv', resourceVersion: '42' } });
+  assert.equal(r.status, 500);
+  assert.equal(r.body.message, 'resourceVersion should not be set on objects to be created');
+  assert.equal(r.body.reason, undefined);
+  assert.equal((await api.post(CM, { metadata: { name: 'withrv', resourceVersion: '-1' } })).status, 201);
+});

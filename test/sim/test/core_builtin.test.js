@@ -202,3 +202,23 @@ test('protobuf request bodies for the kinds clients send that way (helm release 
   const job = await api.post(JOBS, body, { ct: 'application/vnd.kubernetes.protobuf' });
   assert.equal(job.status, 415);
 });
+
+test('graceful pod deletion: a running pod gets deletionTimestamp + grace and stays until a delete with grace 0', async () => {
+  const P = '/api/v1/namespaces/default/pods';
+  const p = (await api.post(P, { metadata: { name: 'gr' }, spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 20, containers: [{ name: 'c', image: 'x' }] } })).body;
+  p.status = { phase: 'Running' };
+  await api.put(`${P}/gr/status`, p);
+  const d = await api.del(`${P}/gr`);
+  assert.equal(d.status, 200);
+  assert.equal(d.body.metadata.deletionGracePeriodSeconds, 20);
+  const dt = Date.parse(d.body.metadata.deletionTimestamp) - Date.now();
+  assert.ok(dt > 15000 && dt <= 21000, 'deletionTimestamp is now + grace');
+  assert.equal((await api.get(`${P}/gr`)).status, 200, 'still there (Terminating) until the kubelet confirms');
+  const d0 = await api.del(`${P}/gr?gracePeriodSeconds=0`);
+  assert.equal(d0.status, 200);
+  assert.equal((await api.get(`${P}/gr`)).status, 404);
+  // an unscheduled pod is deleted at once
+  await api.post(P, { metadata: { name: 'unsched' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+  await api.del(`${P}/unsched`);
+  assert.equal((await api.get(`${P}/unsched`)).status, 404);
+});

@@ -97,7 +97,7 @@ test('StatefulSet status follows spec.replicas; HPA script scales the target ove
   assert.equal(bad.code, 400);
   assert.equal(c.wl.handleSim('POST', '/sim/hpa-script', { namespace: 'default', name: 'missing', steps: [] }).code, 404);
   assert.equal(c.wl.handleSim('GET', '/sim/other', null), null);
-  const ok = c.wl.handleSim('POST', '/sim/hpa-script', { namespace: 'default', name: 'br-hpa', steps: [{ afterSeconds: 0, replicas: 2 }, { afterSeconds: 0.3, replicas: 5 }, { afterSeconds: 0.6, replicas: 0 }] });
+  const ok = c.wl.handleSim('POST', '/sim/hpa-script', { namespace: 'default', name: 'br-hpa', steps: [{ afterSeconds: 0, replicas: 2 }, { afterSeconds: 0.5, replicas: 5 }, { afterSeconds: 1, replicas: 0 }] });
   assert.equal(ok.code, 200);
   await waitFor(() => timeline.includes(2) && timeline.includes(3) && timeline[timeline.length - 1] === 1, 'replicas 2 -> 3 (max) -> 1 (min)', 5000);
   assert.deepEqual(timeline, [1, 2, 3, 1], "readyReplicas: 1 (spec change seen first), 2, 3 (max), 1 (min)");

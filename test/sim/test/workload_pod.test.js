@@ -203,9 +203,13 @@ test('pod deletion sends SIGTERM to the process and removes the pod', async (t) 
   assert.ok(running.status.containerStatuses[0].state.running.startedAt);
   assert.equal(running.status.containerStatuses[0].ready, true);
   assert.equal(running.status.podIP, '127.0.0.1');
-  c.store.delete('core/pods', 'default', 'sleeper', {});
-  assert.equal(getPod(c, 'sleeper'), null);
+  const deleted = c.store.delete('core/pods', 'default', 'sleeper', {});
+  if (deleted.metadata.deletionGracePeriodSeconds) {
+    // Graceful deletion: the pod stays until the kubelet has stopped its containers.
+    assert.equal(deleted.metadata.deletionGracePeriodSeconds, 30);
+  }
   await waitFor(() => fs.existsSync(marker), 'SIGTERM handler to run', 3000);
+  await waitFor(() => getPod(c, 'sleeper') === null, 'pod removed after its process exited', 3000);
 });
 
 test('command resolution: SIM_BIN_PATH by basename; missing command fails the pod with a clear reason', async (t) => {

@@ -8,8 +8,9 @@
 // - a newly created dependent whose owners do not exist is collected the same way. Owners are
 //   resolved through the API registry (apiVersion + kind); an ownerReference whose kind cannot
 //   be resolved is left alone (the real GC cannot resolve it either and logs an error);
-// - a namespaced dependent's owner is looked up in the dependent's namespace, and a
-//   cluster-scoped dependent cannot be owned by a namespaced owner (treated as absent).
+// - a namespaced dependent's owner is looked up in the dependent's namespace (absent if not
+//   there); a cluster-scoped dependent with a namespaced owner kind is unresolvable: it is never
+//   collected and gets an OwnerRefInvalidNamespace event.
 
 const U = require('./util');
 
@@ -61,7 +62,13 @@ class GarbageCollector {
     if (!r) return 'unknown';
     let owner = null;
     if (r.namespaced) {
-      if (!depNamespaced) return 'absent';
+      if (!depNamespaced) {
+        // A cluster-scoped dependent cannot have a namespaced owner: unresolvable, never
+        // collected, reported with an OwnerRefInvalidNamespace event (as upstream, 1.20+).
+        U.recordEvent(this.store, Object.assign({ apiVersion: dep.apiVersion, kind: dep.kind }, dep), 'Warning', 'OwnerRefInvalidNamespace',
+          `ownerRef [${ref.apiVersion}/${ref.kind}, namespace: , name: ${ref.name}, uid: ${ref.uid}] does not exist in namespace ""`, 'garbage-collector-controller');
+        return 'unknown';
+      }
       owner = this.store.get(r.id, dep.metadata.namespace, ref.name);
     } else {
       owner = this.store.get(r.id, null, ref.name);

@@ -413,6 +413,68 @@ static void test_v15_all_flags(void **state)
     bench_pgbench_result_free(r);
 }
 
+static void test_v15_partitions(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = parse_file(FIX "v15-partitions.txt");
+    assert_string_equal(r->partition_method, "hash");
+    assert_int_equal(r->partitions, 3);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+/* format of pgbench newer than 17 (development sources, printResults): other failures, per-script
+ * "actually processed" */
+static void test_v18_format(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "pgbench (18.1 (Debian 18.1-1))\n"
+        "transaction type: multiple scripts\n"
+        "scaling factor: 1\n"
+        "query mode: simple\n"
+        "number of clients: 2\n"
+        "number of threads: 1\n"
+        "maximum number of tries: 1\n"
+        "duration: 3 s\n"
+        "number of transactions actually processed: 90\n"
+        "number of failed transactions: 10 (10.000%)\n"
+        "number of serialization failures: 4 (4.000%)\n"
+        "number of deadlock failures: 1 (1.000%)\n"
+        "number of other failures: 5 (5.000%)\n"
+        "latency average = 1.000 ms (including failures)\n"
+        "initial connection time = 2.000 ms\n"
+        "tps = 30.000000 (without initial connection time)\n"
+        "SQL script 1: a.sql\n"
+        " - weight: 1 (targets 50.0% of total)\n"
+        " - 55 transactions (55.0% of total)\n"
+        " - number of transactions actually processed: 45 (tps = 15.000000)\n"
+        " - number of failed transactions: 10 (18.182%)\n"
+        " - number of serialization failures: 4 (7.273%)\n"
+        " - number of deadlock failures: 1 (1.818%)\n"
+        " - number of other failures: 5 (9.091%)\n"
+        " - latency average = 1.100 ms\n"
+        " - latency stddev = 0.200 ms\n"
+        " - statement latencies in milliseconds and failures:\n"
+        "         0.500           10 SELECT 1;\n"
+        "pgbench: error: Run was aborted due to an error in thread 0\n";
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    assert_string_equal(r->version, "18.1");
+    assert_int_equal(r->other_failures, 5);
+    assert_int_equal(r->failed, 10);
+    assert_int_equal(r->nscripts, 1);
+    assert_int_equal(r->scripts[0].transactions, 45);
+    assert_near(r->scripts[0].tps, 15.0);
+    assert_int_equal(r->scripts[0].failed, 10);
+    assert_int_equal(r->nstatements, 1);
+    assert_string_equal(r->statements[0].command, "SELECT 1;");
+    assert_int_equal(r->statements[0].failures, 10);
+    assert_true(r->run_aborted);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +497,8 @@ int main(void)
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_error_cap),
         cmocka_unit_test(test_v15_all_flags),
+        cmocka_unit_test(test_v15_partitions),
+        cmocka_unit_test(test_v18_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,7 +49,7 @@ static void test_server_info_json(void **state)
     cJSON *j = pg_server_info_to_json(&si);
     assert_non_null(j);
     assert_string_equal(cJSON_GetObjectItem(j, "version")->valuestring, "15.18");
-    cJSON *set = cJSON_GetObjectItem(j, "settings");
+    cJSON *set = j; /* settings sit beside version */
     assert_string_equal(cJSON_GetObjectItem(set, "shared_buffers")->valuestring, "128MB");
     assert_string_equal(cJSON_GetObjectItem(set, "fsync")->valuestring, "off");
     assert_true(cJSON_GetObjectItem(j, "sharedBuffersBytes")->valuedouble == 134217728.0);

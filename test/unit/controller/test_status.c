@@ -1,0 +1,205 @@
+/* Status building: conditions (transition times), results mapping, caps, HPA timeline, the
+ * cache transforms. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/controller.h"
+#include "pkg/controller/status.h"
+
+static void test_conditions(void **state)
+{
+    (void)state;
+    cJSON *st = cJSON_CreateObject();
+    assert_true(ctrl_cond_set(st, "Running", "True", "Started", "go", 1, 1000));
+    const cJSON *c = ctrl_cond_get(st, "Running");
+    assert_string_equal(ctrl_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
+    /* same values: no change */
+    assert_false(ctrl_cond_set(st, "Running", "True", "Started", "go", 1, 2000));
+    /* message change without a status change keeps lastTransitionTime */
+    assert_true(ctrl_cond_set(st, "Running", "True", "Started", "still going", 1, 3000));
+    assert_string_equal(ctrl_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
+    assert_string_equal(ctrl_jstr(c, "message"), "still going");
+    /* a status change moves it */
+    assert_true(ctrl_cond_set(st, "Running", "False", "Completed", "done", 1, 4000));
+    assert_string_equal(ctrl_jstr(c, "lastTransitionTime"), "1970-01-01T01:06:40Z");
+    assert_int_equal(ctrl_jnum(c, "observedGeneration", 0), 1);
+    assert_true(ctrl_cond_set(st, "Failed", "True", "X", "y", 2, 4000));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(st, "conditions")), 2);
+    /* very long messages are capped */
+    char big[5000];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    ctrl_cond_set(st, "Failed", "True", "X", big, 2, 4000);
+    assert_true(strlen(ctrl_jstr(ctrl_cond_get(st, "Failed"), "message")) < CTRL_MAX_MESSAGE);
+    cJSON_Delete(st);
+}
+
+static void test_time(void **state)
+{
+    (void)state;
+    char b[40];
+    ctrl_time_rfc3339(1700000000.7, b, sizeof(b));
+    assert_string_equal(b, "2023-11-14T22:13:20Z");
+    assert_true(ctrl_time_parse("2023-11-14T22:13:20Z") == 1700000000.0);
+    assert_true(ctrl_time_parse("2023-11-14T22:13:20.5Z") == 1700000000.5);
+    assert_true(ctrl_time_parse("garbage") < 0);
+}
+
+static void test_results_mapping_and_caps(void **state)
+{
+    (void)state;
+    /* an aggregate with 1000 timeline points and 80 statements */
+    cJSON *agg = cJSON_Parse("{\"summary\":{\"tps\":10.5,\"transactionsProcessed\":100,"
+                             "\"failedTransactions\":2,\"abortedClients\":1,\"retried\":3,"
+                             "\"latencyAvgMs\":1.5,\"latencyP99Ms\":9.0},\"workers\":[{"
+                             "\"index\":0,\"tps\":10.5,\"transactionsProcessed\":100}],"
+                             "\"diagnostics\":{\"waitEvents\":{\"CPU\":5}}}");
+    cJSON *tl = cJSON_AddArrayToObject(agg, "timeline");
+    for (int i = 0; i < 1000; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "t", i + 1);
+        cJSON_AddNumberToObject(p, "tps", 10);
+        cJSON_AddItemToArray(tl, p);
+    }
+    cJSON *sts = cJSON_AddArrayToObject(agg, "statements");
+    for (int i = 0; i < 80; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "script", 0);
+        cJSON_AddStringToObject(p, "command", "SELECT 1");
+        cJSON_AddNumberToObject(p, "latencyMs", 0.1);
+        cJSON_AddItemToArray(sts, p);
+    }
+    struct ctrl_worker w = {.index = 0, .pod = "b-run-0-x", .terminated = true, .exit_code = 0};
+    w.result = cJSON_Parse("{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"
+                           "\"exitCode\":0}");
+    cJSON *st = cJSON_CreateObject();
+    ctrl_status_set_results(st, agg, &w, 1);
+    assert_true(ctrl_jnum(st, "summary.tps", 0) == 10.5);
+    assert_int_equal(ctrl_jnum(st, "summary.transactions", 0), 100);
+    assert_int_equal(ctrl_jnum(st, "summary.failed", 0), 2);
+    assert_int_equal(ctrl_jnum(st, "summary.aborted", 0), 1);
+    assert_true(ctrl_jnum(st, "summary.tpsExcludingConnect", 0) == 10.5);
+    assert_null(ctrl_jget(st, "summary.latencyP50Ms")); /* absent stays absent */
+    int ntl = cJSON_GetArraySize(ctrl_jget(st, "timeline"));
+    assert_true(ntl <= CTRL_MAX_TIMELINE && ntl >= CTRL_MAX_TIMELINE / 2);
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")), CTRL_MAX_STATEMENTS);
+    assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.CPU", 0), 5);
+    const cJSON *row = cJSON_GetArrayItem(ctrl_jget(st, "workers"), 0);
+    assert_string_equal(ctrl_jstr(row, "pod"), "b-run-0-x");
+    assert_true(cJSON_IsTrue(ctrl_jget(row, "complete")));
+    assert_string_equal(ctrl_jstr(row, "message"), "ok");
+    char msg[256];
+    assert_false(ctrl_workers_failure(&w, 1, msg, sizeof(msg)));
+    ctrl_status_summary_message(st, 1, msg, sizeof(msg));
+    assert_string_equal(msg, "10.5 tps, avg 1.50 ms, p99 9.00 ms (1 worker)");
+    /* the status stays small enough for etcd */
+    char *txt = cJSON_PrintUnformatted(st);
+    assert_true(strlen(txt) < 64 * 1024);
+    free(txt);
+    cJSON_Delete(w.result);
+    cJSON_Delete(st);
+    cJSON_Delete(agg);
+}
+
+static void test_worker_failures(void **state)
+{
+    (void)state;
+    struct ctrl_worker w[3];
+    memset(w, 0, sizeof(w));
+    for (int i = 0; i < 3; i++) {
+        w[i].index = i;
+        w[i].exit_code = -1;
+    }
+    w[0].pod = "p0";
+    w[0].terminated = true;
+    w[0].exit_code = 0;
+    w[0].result = cJSON_Parse("{\"complete\":true,\"exitCode\":0}");
+    w[1].pod = "p1";
+    w[1].terminated = true;
+    w[1].exit_code = 137;
+    w[1].reason = "OOMKilled";
+    snprintf(w[1].error, sizeof(w[1].error), "no result line in the pod log");
+    char msg[512];
+    assert_true(ctrl_workers_failure(w, 3, msg, sizeof(msg)));
+    assert_string_equal(msg, "worker 1 (pod p1) failed: exit code 137 OOMKilled: no result line "
+                             "in the pod log");
+    w[1].result = cJSON_Parse("{\"complete\":true,\"exitCode\":0}");
+    w[1].exit_code = 0;
+    assert_true(ctrl_workers_failure(w, 3, msg, sizeof(msg)));
+    assert_string_equal(msg, "worker 2 failed: no pod was created for this worker");
+    cJSON_Delete(w[0].result);
+    cJSON_Delete(w[1].result);
+}
+
+static void test_hpa_timeline(void **state)
+{
+    (void)state;
+    cJSON *st = cJSON_CreateObject();
+    assert_true(ctrl_hpa_timeline_record(st, 1, 100));
+    assert_false(ctrl_hpa_timeline_record(st, 1, 102));
+    assert_true(ctrl_hpa_timeline_record(st, 2, 104));
+    for (int i = 0; i < 1000; i++)
+        ctrl_hpa_timeline_record(st, 3 + (i % 2), 200 + i);
+    const cJSON *tl = ctrl_jget(st, "hpaTimeline");
+    assert_int_equal(cJSON_GetArraySize(tl), CTRL_MAX_HPA_TIMELINE);
+    assert_int_equal(ctrl_jnum(cJSON_GetArrayItem(tl, 0), "replicas", 0), 1); /* first kept */
+    cJSON_Delete(st);
+}
+
+static void test_transforms(void **state)
+{
+    (void)state;
+    cJSON *pod = cJSON_Parse(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"n\","
+        "\"uid\":\"u\",\"resourceVersion\":\"5\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\","
+        "\"pgbench.dev/role\":\"run\",\"batch.kubernetes.io/job-completion-index\":\"1\","
+        "\"job-name\":\"b-run\"},\"annotations\":{\"batch.kubernetes.io/job-completion-index\":"
+        "\"1\",\"x\":\"y\"},\"ownerReferences\":[{}]},\"spec\":{\"containers\":[{\"name\":"
+        "\"runner\"}]},\"status\":{\"phase\":\"Failed\",\"podIP\":\"1.2.3.4\","
+        "\"containerStatuses\":[{\"name\":\"runner\",\"image\":\"i\",\"state\":{\"terminated\":{"
+        "\"exitCode\":3,\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}");
+    ctrl_transform_pod(pod, NULL);
+    char *txt = cJSON_PrintUnformatted(pod);
+    assert_string_equal(
+        txt, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"resourceVersion\":\"5\","
+             "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\",\"pgbench.dev/role\":\"run\","
+             "\"batch.kubernetes.io/job-completion-index\":\"1\"}},\"status\":{\"phase\":"
+             "\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":3,"
+             "\"reason\":\"Error\",\"message\":\"m\"}}}]}}");
+    free(txt);
+    cJSON_Delete(pod);
+
+    cJSON *br = cJSON_Parse(
+        "{\"apiVersion\":\"a\",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"b\","
+        "\"namespace\":\"n\",\"uid\":\"u\",\"generation\":2,\"resourceVersion\":\"9\","
+        "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"{...}\"}},"
+        "\"spec\":{\"workers\":1},\"status\":{\"phase\":\"Succeeded\",\"summary\":{\"tps\":1},"
+        "\"timeline\":[],\"conditions\":[],\"startAt\":5,\"observedGeneration\":2}}");
+    ctrl_transform_benchmarkrun(br, NULL);
+    txt = cJSON_PrintUnformatted(br);
+    assert_string_equal(txt, "{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"uid\":\"u\","
+                             "\"generation\":2,\"resourceVersion\":\"9\"},\"spec\":{\"workers\":"
+                             "1},\"status\":{\"phase\":\"Succeeded\",\"conditions\":[],"
+                             "\"startAt\":5,\"observedGeneration\":2}}");
+    free(txt);
+    cJSON_Delete(br);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conditions),       cmocka_unit_test(test_time),
+        cmocka_unit_test(test_results_mapping_and_caps), cmocka_unit_test(test_worker_failures),
+        cmocka_unit_test(test_hpa_timeline),     cmocka_unit_test(test_transforms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
