@@ -36,7 +36,10 @@ int buf_append(struct buf *b, const void *data, size_t len)
     return 0;
 }
 
-int buf_puts(struct buf *b, const char *s) { return buf_append(b, s, strlen(s)); }
+int buf_puts(struct buf *b, const char *s)
+{
+    return buf_append(b, s, strlen(s));
+}
 
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
@@ -50,7 +53,8 @@ int buf_printf(struct buf *b, const char *fmt, ...)
     if (rc < 0)
         return rc;
     va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    (void)vsnprintf(b->data + b->len, (size_t)n + 1, fmt,
+                    ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap);
     b->len += (size_t)n;
     return 0;
@@ -62,11 +66,21 @@ int buf_json_string(struct buf *b, const char *s)
     int rc = buf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; rc == 0 && *p; p++) {
         switch (*p) {
-        case '"': rc = buf_append(b, "\\\"", 2); break;
-        case '\\': rc = buf_append(b, "\\\\", 2); break;
-        case '\n': rc = buf_append(b, "\\n", 2); break;
-        case '\r': rc = buf_append(b, "\\r", 2); break;
-        case '\t': rc = buf_append(b, "\\t", 2); break;
+        case '"':
+            rc = buf_append(b, "\\\"", 2);
+            break;
+        case '\\':
+            rc = buf_append(b, "\\\\", 2);
+            break;
+        case '\n':
+            rc = buf_append(b, "\\n", 2);
+            break;
+        case '\r':
+            rc = buf_append(b, "\\r", 2);
+            break;
+        case '\t':
+            rc = buf_append(b, "\\t", 2);
+            break;
         default:
             if (*p < 0x20)
                 rc = buf_printf(b, "\\u%04x", *p);

@@ -12,7 +12,10 @@ struct buf {
     size_t limit; /* maximum len; 0 = unlimited */
 };
 
-#define BUF_INIT(lim) {NULL, 0, 0, (lim)}
+#define BUF_INIT(lim)                                                                              \
+    {                                                                                              \
+        NULL, 0, 0, (lim)                                                                          \
+    }
 
 int buf_append(struct buf *b, const void *data, size_t len);
 int buf_puts(struct buf *b, const char *s);

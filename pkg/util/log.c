@@ -11,9 +11,15 @@ static enum log_format format = LOG_FORMAT_JSON;
 
 static const char *const level_names[] = {"debug", "info", "warn", "error"};
 
-void log_set_level(enum log_level level) { min_level = level; }
+void log_set_level(enum log_level level)
+{
+    min_level = level;
+}
 
-void log_set_format(enum log_format f) { format = f; }
+void log_set_format(enum log_format f)
+{
+    format = f;
+}
 
 int log_level_parse(const char *name, enum log_level *out)
 {
@@ -31,7 +37,7 @@ void log_vmsg(enum log_level level, const char *component, const char *fmt, va_l
     if (level < min_level)
         return;
     char msg[2048];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -39,19 +45,22 @@ void log_vmsg(enum log_level level, const char *component, const char *fmt, va_l
     gmtime_r(&ts.tv_sec, &tm);
     char when[40];
     size_t n = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(when + n, sizeof(when) - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    (void)snprintf(when + n, sizeof(when) - n, ".%03ldZ", ts.tv_nsec / 1000000);
 
     if (format == LOG_FORMAT_TEXT) {
-        fprintf(stderr, "%s %-5s %s: %s\n", when, level_names[level], component, msg);
+        (void)fprintf(stderr, "%s %-5s %s: %s\n", when, level_names[level], component, msg);
         return;
     }
-    struct buf line = BUF_INIT(sizeof(msg) * 2);
-    buf_printf(&line, "{\"ts\":\"%s\",\"level\":\"%s\",\"component\":", when, level_names[level]);
-    buf_json_string(&line, component);
-    buf_puts(&line, ",\"msg\":");
-    buf_json_string(&line, msg);
-    buf_puts(&line, "}\n");
-    fwrite(line.data, 1, line.len, stderr);
+    /* a message is capped at 2 KiB above; the line itself is not capped */
+    struct buf line = BUF_INIT(0);
+    int rc = buf_printf(&line, "{\"ts\":\"%s\",\"level\":\"%s\",\"component\":", when,
+                        level_names[level]);
+    rc = rc ? rc : buf_json_string(&line, component);
+    rc = rc ? rc : buf_puts(&line, ",\"msg\":");
+    rc = rc ? rc : buf_json_string(&line, msg);
+    rc = rc ? rc : buf_puts(&line, "}\n");
+    if (rc == 0)
+        (void)fwrite(line.data, 1, line.len, stderr);
     buf_free(&line);
 }
 

@@ -11,14 +11,14 @@ static uv_loop_t *loop;
 static struct kube_client *client;
 static int failures;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* ---- synchronous wrappers over the async API, for a readable test ------------------------ */
@@ -91,8 +91,8 @@ static const char *str_at(const cJSON *o, const char *a, const char *b)
 static struct kube_status fault(const char *json)
 {
     struct reply r = {0};
-    wait_reply(&r, kube_request(client, "POST", "/sim/faults", "application/json", json, 0,
-                                on_reply, &r));
+    wait_reply(
+        &r, kube_request(client, "POST", "/sim/faults", "application/json", json, 0, on_reply, &r));
     struct kube_status st = r.status;
     reply_free(&r);
     return st;
@@ -121,13 +121,12 @@ static void test_crud(void)
     wait_reply(&r, kube_get(client, &KUBE_CONFIGMAPS, ns, "kc-missing", NULL, on_reply, &r));
     CHECK(r.status.http == 404 && strcmp(r.status.reason, "NotFound") == 0,
           "get missing: http %d reason %s", r.status.http, r.status.reason);
-    CHECK(strstr(r.status.message, "kc-missing") != NULL, "NotFound message: %s",
-          r.status.message);
+    CHECK(strstr(r.status.message, "kc-missing") != NULL, "NotFound message: %s", r.status.message);
     reply_free(&r);
 
     cJSON *patch = cJSON_Parse("{\"data\":{\"k2\":\"v2\"}}");
-    wait_reply(&r, kube_patch(client, &KUBE_CONFIGMAPS, ns, "kc-one", KUBE_PATCH_MERGE, patch,
-                              NULL, on_reply, &r));
+    wait_reply(&r, kube_patch(client, &KUBE_CONFIGMAPS, ns, "kc-one", KUBE_PATCH_MERGE, patch, NULL,
+                              on_reply, &r));
     CHECK(r.status.http == 200, "merge patch: http %d %s", r.status.http, r.status.message);
     CHECK(strcmp(str_at(r.body, "data", "k2"), "v2") == 0, "merge patch did not apply");
     CHECK(strcmp(str_at(r.body, "data", "k"), "v") == 0, "merge patch lost a key");
@@ -167,8 +166,8 @@ static void test_crud(void)
     int seen = 0, pages = 0;
     char cont[512] = "";
     do {
-        struct kube_opts o = {.label_selector = "app=kube-sim", .limit = 1,
-                              .continue_token = cont[0] ? cont : NULL};
+        struct kube_opts o = {
+            .label_selector = "app=kube-sim", .limit = 1, .continue_token = cont[0] ? cont : NULL};
         wait_reply(&r, kube_list(client, &KUBE_CONFIGMAPS, ns, &o, on_reply, &r));
         CHECK(r.status.http == 200, "list page: http %d %s", r.status.http, r.status.message);
         seen += cJSON_GetArraySize(cJSON_GetObjectItem(r.body, "items"));
@@ -211,13 +210,22 @@ struct seen {
     int adds, updates, deletes, synced;
 };
 
-static void on_add(const cJSON *o, void *ud) { (void)o, ((struct seen *)ud)->adds++; }
+static void on_add(const cJSON *o, void *ud)
+{
+    (void)o, ((struct seen *)ud)->adds++;
+}
 static void on_update(const cJSON *a, const cJSON *b, void *ud)
 {
     (void)a, (void)b, ((struct seen *)ud)->updates++;
 }
-static void on_delete(const cJSON *o, void *ud) { (void)o, ((struct seen *)ud)->deletes++; }
-static void on_synced(void *ud) { ((struct seen *)ud)->synced++; }
+static void on_delete(const cJSON *o, void *ud)
+{
+    (void)o, ((struct seen *)ud)->deletes++;
+}
+static void on_synced(void *ud)
+{
+    ((struct seen *)ud)->synced++;
+}
 
 static void create_cm(const char *name)
 {
@@ -244,8 +252,7 @@ static void test_informer(void)
     struct seen s = {0};
     struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, NULL};
     struct kube_informer *inf = NULL;
-    CHECK(kube_informer_new(client, &KUBE_CONFIGMAPS, "default", "app=watched", &h, &s, &inf) ==
-              0,
+    CHECK(kube_informer_new(client, &KUBE_CONFIGMAPS, "default", "app=watched", &h, &s, &inf) == 0,
           "informer_new");
     create_cm("w-before");
     CHECK(kube_informer_start(inf) == 0, "informer_start");
@@ -272,8 +279,8 @@ static void test_informer(void)
 
     struct reply r = {0};
     int deletes = s.deletes; /* the event may arrive before the reply */
-    wait_reply(&r, kube_delete(client, &KUBE_CONFIGMAPS, "default", "w-during", NULL, on_reply,
-                               &r));
+    wait_reply(&r,
+               kube_delete(client, &KUBE_CONFIGMAPS, "default", "w-during", NULL, on_reply, &r));
     reply_free(&r);
     uint64_t deadline = uv_now(loop) + 10000;
     while (s.deletes == deletes && uv_now(loop) < deadline) {
