@@ -4,10 +4,13 @@
 #   2. CR created -> run Job created latency, p50/p99, one CR at a time            (p99 <= 20 ms)
 #   3. time until all of 1,000 BenchmarkRuns applied at once have their run Jobs       (<= 10 s)
 #
-# The benchmark pods must exist but need not run: the sim's SIM_BIN_PATH points at a directory
-# whose "pgbench-runner" only sleeps, so every run stays Running (the largest cached state: full
-# spec and status, a Job and a Pod per run). No PostgreSQL is needed.
-# Env: BUILD (default build), BENCH_RUNS (1000), BENCH_LATENCY_SAMPLES (200).
+# The benchmark pods must exist but need not run, so every run stays Running (the largest cached
+# state: spec, status, a Job and a Pod per run). No PostgreSQL is needed. Two ways:
+#   BENCH_MODE=pending (default): fio runs whose StorageClass does not exist; their PVC never
+#     binds and their pod stays Pending (unschedulable), as on a real cluster; no process runs.
+#   BENCH_MODE=sleep: pgbench runs whose pod really starts; the sim's SIM_BIN_PATH points at a
+#     directory whose "pgbench-runner" only sleeps (1,000 local processes).
+# Env: BUILD (default build), BENCH_RUNS (1000), BENCH_LATENCY_SAMPLES (200), BENCH_MODE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -52,7 +55,11 @@ cat >"$TMP/driver.js" <<'JS'
 // Creates BenchmarkRuns through the API and watches run Jobs appear (loopback HTTPS).
 const fs = require('fs');
 const https = require('https');
-const [kubeconfig, runs, samples, opPid] = process.argv.slice(2);
+const [kubeconfig, runs, samples, opPid, simPid] = process.argv.slice(2);
+function cpuSeconds(pid) { // utime + stime
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
 const kc = fs.readFileSync(kubeconfig, 'utf8');
 const server = new URL(kc.match(/server:\s*(\S+)/)[1]);
 const ca = Buffer.from(kc.match(/certificate-authority-data:\s*(\S+)/)[1], 'base64');
@@ -106,6 +113,9 @@ function waitJob(k) {
   return new Promise((resolve) => waiters.set(k, resolve));
 }
 function br(ns, name) {
+  if ((process.env.BENCH_MODE || 'pending') === 'pending') // pods stay Pending: no such class
+    return { apiVersion: 'pgbench.dev/v1alpha1', kind: 'BenchmarkRun', metadata: { name, namespace: ns },
+      spec: { workload: { fio: { storageClassName: 'none', jobs: [{ name: 'a', rw: 'read', runtimeSeconds: 600 }] } } } };
   return { apiVersion: 'pgbench.dev/v1alpha1', kind: 'BenchmarkRun', metadata: { name, namespace: ns },
     spec: { target: { host: 'pg-rw.db.svc', user: 'app', passwordSecretRef: { name: 'pg-app' } },
       workload: { pgbench: { run: { clients: 2, durationSeconds: 600 } } }, workers: 1 } };
@@ -122,6 +132,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   await sleep(300);
   // 3. N runs applied at once (bounded client concurrency, as kubectl apply -f dir would be)
   const n = Number(runs);
+  const cpu0 = [cpuSeconds(opPid), cpuSeconds(simPid)];
   const t0 = performance.now();
   const names = Array.from({ length: n }, (_, i) => `br-${i}`);
   let next = 0;
@@ -133,6 +144,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const tApplied = performance.now();
   const done = await allJobs;
   const tAll = Math.max(...done) - t0;
+  const cpu = [cpuSeconds(opPid) - cpu0[0], cpuSeconds(simPid) - cpu0[1]];
   // 1. RSS once everything has settled (every pod started, queue drained)
   let last = -1, stable = 0;
   for (let i = 0; i < 120 && stable < 3; i++) {
@@ -152,12 +164,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     lat.push(t - s);
   }
   console.log(JSON.stringify({ runs: n, applySeconds: (tApplied - t0) / 1000, allJobsSeconds: tAll / 1000,
-    rssKiB: rss, latencyP50Ms: pct(lat, 50), latencyP99Ms: pct(lat, 99), latencyMaxMs: Math.max(...lat), samples: lat.length }));
+    rssKiB: rss, operatorCpuSeconds: cpu[0], simCpuSeconds: cpu[1], latencyP50Ms: pct(lat, 50), latencyP99Ms: pct(lat, 99), latencyMaxMs: Math.max(...lat), samples: lat.length }));
   process.exit(0);
 })().catch((e) => { console.error(e); process.exit(1); });
 JS
 
-node "$TMP/driver.js" "$KUBECONFIG" "$RUNS" "$SAMPLES" "$OP_PID" >"$TMP/result.json" ||
+node "$TMP/driver.js" "$KUBECONFIG" "$RUNS" "$SAMPLES" "$OP_PID" "$SIM_PID" >"$TMP/result.json" ||
     { tail -20 "$TMP/operator.log" >&2; exit 1; }
 python3 - "$TMP/result.json" <<'PY'
 import json, sys
@@ -170,4 +182,6 @@ print("operator: CR created -> run Job created: p50 %.2f ms, p99 %.2f ms, max %.
       % (r["latencyP50Ms"], r["latencyP99Ms"], r["latencyMaxMs"], r["samples"], mark(r["latencyP99Ms"] <= 20)))
 print("operator: %d BenchmarkRuns applied at once: all run Jobs created after %.2f s (applying took %.2f s; target <= 10 s) %s"
       % (r["runs"], r["allJobsSeconds"], r["applySeconds"], mark(r["allJobsSeconds"] <= 10)))
+print("operator: during that burst the operator used %.2f s of CPU, the simulated API server %.2f s"
+      " (the rest is waiting on the API server)" % (r["operatorCpuSeconds"], r["simCpuSeconds"]))
 PY

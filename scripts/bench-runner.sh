@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # `make bench` figure for the runner: TPS of runner-driven pgbench divided by bare pgbench with
-# the same flags (select-only, 4 clients, 2 threads, 5 s), alternating runner/bare 3+3 times. The
-# runner runs as in production: -P 1 progress parsed live, -l transaction logs turned into the
+# the same flags (select-only, 4 clients, 2 threads, 5 s), alternating runner/bare runs. The
+# runner runs as in production: -P 1 progress parsed live, -l transaction logs streamed into the
 # percentile histogram, wait events sampled every second, server settings read.
-# Prints: runner overhead ratio: 0.98 (runner X tps / bare Y tps; medians ...)
+#
+# "Same flags" = the exact pgbench command line the runner used (-P 1 -l included), so the ratio
+# is the runner's own overhead. A second line shows what the percentiles cost pgbench itself:
+# bare pgbench with -P 1 -l against bare pgbench without them.
+# Prints: runner overhead ratio: 0.98 (runner X tps / bare Y tps; ...)
 # Env: BENCH_CLIENTS BENCH_THREADS BENCH_DURATION BENCH_ROUNDS.
 set -euo pipefail
 . "$(dirname "$0")/../test/lib/env.sh"
@@ -21,34 +25,46 @@ runner_tps() {
     "$RUNNER" pgbench run --clients "$CLIENTS" --threads "$THREADS" --duration "$SECONDS_PER_RUN" \
         --builtin select-only --no-vacuum --wait-events --server-settings \
         >"$TMP/runner.out" 2>"$TMP/runner.err" || { tail -5 "$TMP/runner.err" >&2; exit 1; }
-    python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["summary"]["latencyP99Ms"] is not None; print(r["summary"]["tps"])' "$TMP/runner.out"
+    python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["summary"]["latencyP99Ms"] is not None and r["waitEvents"]["samples"] > 0; print(r["summary"]["tps"])' "$TMP/runner.out"
 }
+# bare_tps [extra pgbench flags]
 bare_tps() {
-    pgbench -c "$CLIENTS" -j "$THREADS" -T "$SECONDS_PER_RUN" -b select-only -n \
+    rm -rf "$TMP/bare-logs" && mkdir -p "$TMP/bare-logs"
+    pgbench -c "$CLIENTS" -j "$THREADS" -T "$SECONDS_PER_RUN" -b select-only -n "$@" \
         >"$TMP/bare.out" 2>"$TMP/bare.err" || { tail -5 "$TMP/bare.err" >&2; exit 1; }
+    rm -rf "$TMP/bare-logs"
     sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$TMP/bare.out"
 }
+SAME=(-P 1 -l "--log-prefix=$TMP/bare-logs/pgbench_log")
 
 runner_all=()
 bare_all=()
+plain_all=()
 for i in $(seq 1 "$ROUNDS"); do
     # alternate which goes first, so a drift in machine load hits both sides alike
     if [ $((i % 2)) -eq 1 ]; then
         runner_all+=("$(runner_tps)")
-        bare_all+=("$(bare_tps)")
+        bare_all+=("$(bare_tps "${SAME[@]}")")
+        plain_all+=("$(bare_tps)")
     else
-        bare_all+=("$(bare_tps)")
+        plain_all+=("$(bare_tps)")
+        bare_all+=("$(bare_tps "${SAME[@]}")")
         runner_all+=("$(runner_tps)")
     fi
-    echo "  round $i: runner ${runner_all[-1]} tps, bare ${bare_all[-1]} tps" >&2
+    echo "  round $i: runner ${runner_all[-1]} tps, bare (same flags) ${bare_all[-1]} tps, bare without -P/-l ${plain_all[-1]} tps" >&2
 done
-python3 - "${runner_all[*]}" "${bare_all[*]}" <<'PY'
+python3 - "${runner_all[*]}" "${bare_all[*]}" "${plain_all[*]}" <<'PY'
 import sys
-r = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-# medians: one run disturbed by other load on the machine does not decide the figure
-med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2
-rm, bm = med(r), med(b)
-print("runner overhead ratio: %.2f (runner %.0f tps / bare %.0f tps; medians of %d alternating runs each)"
-      % (rm / bm, rm, bm, len(r)))
+r, b, p = ([float(x) for x in a.split()] for a in sys.argv[1:4])
+def med(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+# per-round ratios: runs next to each other share the machine's load; the median of them is
+# robust to one disturbed round
+ratio = med([x / y for x, y in zip(r, b)])
+print("runner overhead ratio: %.2f (runner %.0f tps / bare %.0f tps; median of %d alternating rounds)"
+      % (ratio, med(r), med(b), len(r)))
+print("percentile logging cost in pgbench itself: %.2f (bare with -P 1 -l %.0f tps / bare without %.0f tps)"
+      % (med([y / z for y, z in zip(b, p)]), med(b), med(p)))
 PY

@@ -208,6 +208,9 @@ struct load {
     char diag_error[256];
     struct txstream *ts; /* run mode: -l logs read every second */
     uv_timer_t txtimer;
+    uv_timer_t watchdog; /* kills a pgbench that outlives its -T duration by far */
+    double watchdog_s;   /* 0 = none */
+    int watchdog_fired;  /* 1 = SIGTERM sent, 2 = SIGKILL sent */
     /* init mode: stderr kept (last STDERR_KEEP bytes) */
     struct buf err;
     double child_start, child_end;
@@ -232,6 +235,7 @@ static void load_finish(struct load *l)
     uv_close((uv_handle_t *)&l->sigint, NULL);
     uv_close((uv_handle_t *)&l->barrier, NULL);
     uv_close((uv_handle_t *)&l->txtimer, NULL);
+    uv_close((uv_handle_t *)&l->watchdog, NULL);
     if (l->child_started)
         child_close(&l->child);
 }
@@ -284,6 +288,7 @@ static void on_child_done(struct child *c, void *ctx)
 }
 
 static void on_txtimer(uv_timer_t *t);
+static void on_watchdog(uv_timer_t *t);
 
 static void start_child(struct load *l)
 {
@@ -305,6 +310,8 @@ static void start_child(struct load *l)
     l->child_started = true;
     if (l->ts)
         (void)uv_timer_start(&l->txtimer, on_txtimer, 1000, 1000);
+    if (l->watchdog_s > 0)
+        (void)uv_timer_start(&l->watchdog, on_watchdog, (uint64_t)(l->watchdog_s * 1000.0), 0);
     if (l->diag && pg_diag_start(l->diag) != 0)
         log_warn("runner", "cannot start diagnostics sampling");
 }
@@ -313,6 +320,20 @@ static void on_txtimer(uv_timer_t *t)
 {
     struct load *l = t->data;
     (void)txstream_poll(l->ts, false);
+}
+
+static void on_watchdog(uv_timer_t *t)
+{
+    struct load *l = t->data;
+    if (!l->child_started || l->child.exited)
+        return;
+    l->watchdog_fired++;
+    log_error("runner", "%s still running %.0f s after it started (limit %.0f s): sending %s",
+              l->argv[0], runner_now() - l->child_start, l->watchdog_s,
+              l->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL");
+    (void)child_kill(&l->child, l->watchdog_fired == 1 ? SIGTERM : SIGKILL);
+    if (l->watchdog_fired == 1)
+        (void)uv_timer_start(&l->watchdog, on_watchdog, 5000, 0);
 }
 
 static void on_barrier(uv_timer_t *t)
@@ -326,10 +347,13 @@ static void on_signal(uv_signal_t *s, int signum)
 {
     struct load *l = s->data;
     l->signal = signum;
-    if (l->child_started && !l->child.exited) {
-        log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum, l->argv[0],
-                 (int)l->child.pid);
-        (void)child_kill(&l->child, signum);
+    if (l->child_started) {
+        /* the result follows once the child and its pipes are done */
+        if (!l->child.exited) {
+            log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum,
+                     l->argv[0], (int)l->child.pid);
+            (void)child_kill(&l->child, signum);
+        }
         return;
     }
     log_warn("runner", "received signal %d before the load started", signum);
@@ -349,6 +373,8 @@ static void load_run(struct load *l)
     l->barrier.data = l;
     (void)uv_timer_init(l->loop, &l->txtimer);
     l->txtimer.data = l;
+    (void)uv_timer_init(l->loop, &l->watchdog);
+    l->watchdog.data = l;
     if (runner_stop_signal) {
         /* a signal arrived before the loop took the signals over */
         l->signal = (int)runner_stop_signal;
@@ -899,6 +925,14 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     l->pg = bench_pgbench_result_new();
     if (!l->pg)
         abort();
+    if (ro.duration_s > 0) {
+        /* -T runs end by themselves; one that hangs (a dead connection without keepalives)
+         * is stopped so that the pod still reports. BENCH_WATCHDOG_SECONDS overrides. */
+        const char *wd = getenv("BENCH_WATCHDOG_SECONDS");
+        l->watchdog_s = wd && *wd
+                            ? strtod(wd, NULL)
+                            : ro.duration_s + (ro.duration_s / 2 > 30 ? ro.duration_s / 2 : 30);
+    }
     if (wait_events || replica_lag) {
         struct pg_diag_options dopt = {
             .appname = app,
@@ -940,7 +974,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     } else if (l->child_started) {
         child_exit = l->child.term_signal ? -1 : (int)l->child.exit_status;
         bool clean = child_exit == 0 && pg->summary_seen && pg->aborted_clients == 0 &&
-                     !pg->run_aborted && !l->signal;
+                     !pg->run_aborted && !l->signal && !l->watchdog_fired;
         if (clean) {
             complete = true;
             exit_code = BENCH_EXIT_OK;
@@ -990,6 +1024,13 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         pg->nerrors == 0) {
         (void)snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary",
                        child_exit);
+        (void)bench_result_add_error(r, msg);
+    }
+    if (l->watchdog_fired) {
+        (void)snprintf(msg, sizeof(msg),
+                       "watchdog: pgbench was still running %.0f s after its start (duration %d "
+                       "s) and was killed",
+                       l->watchdog_s, ro.duration_s);
         (void)bench_result_add_error(r, msg);
     }
     if (replica_waited && !rw.caught_up) {

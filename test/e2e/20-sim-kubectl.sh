@@ -89,6 +89,16 @@ check_with() {
     "$K" -n "$ns" scale widget w1 --replicas=4 >/dev/null || fail "$ver: scale"
     [ "$("$K" -n "$ns" get widget w1 -o jsonpath='{.spec.replicas}')" = "4" ] || fail "$ver: scale not applied"
 
+    # kubectl create <kind> sends protobuf bodies
+    "$K" -n "$ns" create job j1 --image=busybox -- true >/dev/null || fail "$ver: create job"
+    [ "$("$K" -n "$ns" get job j1 -o jsonpath='{.spec.backoffLimit}/{.spec.template.spec.containers[0].command[0]}')" = "6/true" ] ||
+        fail "$ver: created job not defaulted/decoded"
+    "$K" -n "$ns" create deployment d1 --image=busybox --replicas=2 >/dev/null || fail "$ver: create deployment"
+    [ "$("$K" -n "$ns" get deploy d1 -o jsonpath='{.spec.replicas}')" = "2" ] || fail "$ver: deployment replicas"
+    "$K" -n "$ns" create role r1 --verb=get --resource=pods >/dev/null || fail "$ver: create role"
+    "$K" -n "$ns" create service clusterip s1 --tcp=80:8080 >/dev/null || fail "$ver: create service"
+    "$K" -n "$ns" delete job j1 >/dev/null || fail "$ver: delete job"
+
     # built-in kinds: apply twice (strategic merge patch), describe, delete, wait
     "$K" -n "$ns" create configmap cm1 --from-literal=a=1 >/dev/null
     "$K" -n "$ns" patch configmap cm1 -p '{"data":{"b":"2"}}' >/dev/null || fail "$ver: strategic patch"

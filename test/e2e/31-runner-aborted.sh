@@ -66,4 +66,19 @@ PY
 # no pgbench left behind
 sleep 0.5
 [ "$(count_backends)" -eq 0 ] || fail "pgbench backends still connected after SIGTERM"
-pass "terminated backends -> exit 2 with errors; SIGTERM -> partial result"
+
+# --- watchdog: a pgbench that hangs (stopped here) is killed and the runner still reports -------
+BENCH_WATCHDOG_SECONDS=3 "$RUNNER" pgbench run --clients 1 --duration 60 --builtin select-only \
+    >"$TMP/wd.out" 2>"$TMP/wd.err" &
+RUNNER_PID=$!
+env_wait_for "pgbench child" 20 pgrep -P "$RUNNER_PID" -x pgbench
+sleep 0.5
+kill -STOP "$(pgrep -P "$RUNNER_PID" -x pgbench)"
+T0=$SECONDS
+RC=0
+wait "$RUNNER_PID" || RC=$?
+[ "$RC" -eq 2 ] || { tail -20 "$TMP/wd.err" >&2; fail "watchdog: exit $RC, want 2"; }
+[ $((SECONDS - T0)) -le 20 ] || fail "watchdog took $((SECONDS - T0)) s"
+python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["complete"] is False and any("watchdog" in e for e in r["errors"]), r["errors"]' "$TMP/wd.out" ||
+    fail "watchdog result check failed"
+pass "terminated backends -> exit 2 with errors; SIGTERM -> partial result; watchdog"

@@ -419,7 +419,7 @@ class SimServer {
       if (fv === 'Warn') for (const f of unknown) ctx.res._warnings.push(`unknown field "${f}"`);
     }
     if (info.builtin) {
-      builtin.defaults(info.id, obj, { create: op === 'create', defaultStorageClass: this._defaultStorageClass() });
+      builtin.defaults(info.id, obj, { create: op === 'create', old: subresource ? null : old, defaultStorageClass: this._defaultStorageClass() });
     }
     if (info.id === 'events.k8s.io/events' || info.id === 'core/events') {
       // nothing extra

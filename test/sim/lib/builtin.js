@@ -454,8 +454,17 @@ function validateDataKeys(obj, field, out) {
   }
 }
 
-function validateService(obj, out) {
+function dataSize(m, b64) {
+  let n = 0;
+  for (const v of Object.values(m || {})) n += b64 ? Buffer.from(String(v), 'base64').length : Buffer.byteLength(String(v));
+  return n;
+}
+
+function validateService(obj, old, out) {
   const s = obj.spec || {};
+  if (old && old.spec && old.spec.clusterIP && s.clusterIP !== undefined && s.clusterIP !== old.spec.clusterIP) {
+    out.push(inv('spec.clusterIPs[0]', [s.clusterIP], 'may not change once set'));
+  }
   const t = s.type || 'ClusterIP';
   if (t !== 'ExternalName' && (!s.ports || !s.ports.length) && s.clusterIP !== 'None') out.push(req('spec.ports'));
   const seen = new Set();
@@ -498,9 +507,20 @@ function validate(res, obj, old) {
         }
       }
       if (old && JSON.stringify((old.spec || {}).selector) !== JSON.stringify(s.selector)) out.push(inv('spec.selector', s.selector, 'field is immutable'));
+      if (old && res === 'apps/statefulsets') {
+        const strip = (x) => {
+          const y = Object.assign({}, x || {});
+          for (const k of ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds']) delete y[k];
+          return JSON.stringify(y, Object.keys(y).sort());
+        };
+        if (strip(old.spec) !== strip(s)) {
+          out.push(forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
+        }
+      }
       break;
     }
     case 'core/configmaps':
+      if (dataSize(obj.data, false) + dataSize(obj.binaryData, true) > 1048576) out.push({ field: '', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes' });
       validateDataKeys(obj, 'data', out);
       validateDataKeys(obj, 'binaryData', out);
       if (old && old.immutable && (JSON.stringify(old.data) !== JSON.stringify(obj.data) || JSON.stringify(old.binaryData) !== JSON.stringify(obj.binaryData))) {
@@ -508,16 +528,27 @@ function validate(res, obj, old) {
       }
       break;
     case 'core/secrets':
+      if (dataSize(obj.data, true) > 1048576) out.push({ field: 'data', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes' });
       validateDataKeys(obj, 'data', out);
       if (old && (old.type || 'Opaque') !== (obj.type || 'Opaque')) out.push(inv('type', obj.type, 'field is immutable'));
       if (old && old.immutable && JSON.stringify(old.data) !== JSON.stringify(obj.data)) out.push(forbidden('data', 'field is immutable when `immutable` is set'));
       break;
-    case 'core/services': validateService(obj, out); break;
+    case 'core/services': validateService(obj, old, out); break;
     case 'core/persistentvolumeclaims': {
       const s = obj.spec || {};
       if (!s.accessModes || !s.accessModes.length) out.push(req('spec.accessModes', 'at least 1 access mode is required'));
       const rq = s.resources && s.resources.requests;
       if (!rq || rq.storage === undefined) out.push(req('spec.resources[storage]'));
+      if (old) {
+        const strip = (x) => {
+          const y = structuredClone(x || {});
+          if (y.resources) delete y.resources.requests;
+          delete y.volumeAttributesClassName;
+          if (!old.spec || !old.spec.volumeName) delete y.volumeName;
+          return JSON.stringify(y);
+        };
+        if (strip(old.spec) !== strip(s)) out.push(forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
+      }
       break;
     }
     case 'autoscaling/horizontalpodautoscalers': {
@@ -606,10 +637,10 @@ function defaults(res, obj, opts = {}) {
       if (s.revisionHistoryLimit === undefined && res !== 'apps/replicasets') s.revisionHistoryLimit = 10;
       if (res === 'apps/statefulsets') {
         if (s.podManagementPolicy === undefined) s.podManagementPolicy = 'OrderedReady';
-        if (s.updateStrategy === undefined) s.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+        if (s.updateStrategy === undefined || (s.updateStrategy && !s.updateStrategy.type)) s.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
         if (s.persistentVolumeClaimRetentionPolicy === undefined) s.persistentVolumeClaimRetentionPolicy = { whenDeleted: 'Retain', whenScaled: 'Retain' };
       } else if (res === 'apps/deployments') {
-        if (s.strategy === undefined) s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
+        if (s.strategy === undefined || (s.strategy && !s.strategy.type && !s.strategy.rollingUpdate)) s.strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
         if (s.progressDeadlineSeconds === undefined) s.progressDeadlineSeconds = 600;
       }
       if (s.template) defaultPodSpec(s.template.spec);
@@ -623,6 +654,12 @@ function defaults(res, obj, opts = {}) {
         if (!p) continue;
         if (p.protocol === undefined) p.protocol = 'TCP';
         if (p.targetPort === undefined) p.targetPort = p.port;
+      }
+      if (opts.old && opts.old.spec) {
+        // patchAllocatedValues: allocated fields left unset on update keep their values
+        for (const k of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy', 'healthCheckNodePort']) {
+          if ((s[k] === undefined || s[k] === '') && opts.old.spec[k] !== undefined) s[k] = structuredClone(opts.old.spec[k]);
+        }
       }
       if (opts.create && s.type !== 'ExternalName') {
         if (s.clusterIP === undefined || s.clusterIP === '') {

@@ -190,7 +190,7 @@ test('Leases: create, update with resourceVersion, conflict on a stale one', asy
   assert.equal(bad.status, 422);
 });
 
-test('protobuf request bodies for the kinds clients send that way (helm release Secrets)', async () => {
+test('protobuf request bodies (kubectl create <kind>, helm release Secrets) are decoded from the embedded message layouts', async () => {
   // k8s\0 + runtime.Unknown{typeMeta{v1, Secret}, raw: Secret{metadata{name}, data{k: v}, type}}
   const f = (n, b) => Buffer.concat([Buffer.from([(n << 3) | 2, b.length]), b]);
   const s = (x) => Buffer.from(x);
@@ -200,7 +200,10 @@ test('protobuf request bodies for the kinds clients send that way (helm release 
   assert.equal(r.status, 201, r.text);
   assert.equal(r.body.data.k, Buffer.from('v').toString('base64'));
   const job = await api.post(JOBS, body, { ct: 'application/vnd.kubernetes.protobuf' });
-  assert.equal(job.status, 415);
+  assert.equal(job.status, 400, 'a Secret is not a Job');
+  assert.equal(job.body.message, 'the kind in the data (Secret) does not match the expected kind (Job)');
+  const crd = await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', body, { ct: 'application/vnd.kubernetes.protobuf' });
+  assert.equal(crd.status, 415, 'no protobuf for apiextensions (as for custom resources)');
 });
 
 test('graceful pod deletion: a running pod gets deletionTimestamp + grace and stays until a delete with grace 0', async () => {

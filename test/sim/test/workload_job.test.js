@@ -180,7 +180,7 @@ test('deleting a running Job pod counts as a failure and the pod is replaced', a
   const before = await waitFor(() => { const x = getJob(c, 'rep'); return x.status && x.status.ready === 1 && x; }, 'status.ready 1');
   assert.equal(before.status.active, 1);
   assert.equal(before.status.failed, undefined);
-  c.store.delete('core/pods', 'default', first.metadata.name, { propagationPolicy: 'Background' });
+  c.store.delete('core/pods', 'default', first.metadata.name, { propagationPolicy: 'Background', graceful: true });
   const j = await waitFor(() => { const x = getJob(c, 'rep'); return x.status && x.status.failed === 1 && x.status.active === 1 && x; }, 'replacement');
   const pods = jobPods(c.store, 'default', 'rep');
   assert.equal(pods.length, 1);

@@ -203,11 +203,10 @@ test('pod deletion sends SIGTERM to the process and removes the pod', async (t) 
   assert.ok(running.status.containerStatuses[0].state.running.startedAt);
   assert.equal(running.status.containerStatuses[0].ready, true);
   assert.equal(running.status.podIP, '127.0.0.1');
-  const deleted = c.store.delete('core/pods', 'default', 'sleeper', {});
-  if (deleted.metadata.deletionGracePeriodSeconds) {
-    // Graceful deletion: the pod stays until the kubelet has stopped its containers.
-    assert.equal(deleted.metadata.deletionGracePeriodSeconds, 30);
-  }
+  // As an API DELETE: graceful, the pod stays until the kubelet has stopped its containers.
+  const deleted = c.store.delete('core/pods', 'default', 'sleeper', { graceful: true });
+  assert.equal(deleted.metadata.deletionGracePeriodSeconds, 30);
+  assert.ok(getPod(c, 'sleeper'), 'still there while terminating');
   await waitFor(() => fs.existsSync(marker), 'SIGTERM handler to run', 3000);
   await waitFor(() => getPod(c, 'sleeper') === null, 'pod removed after its process exited', 3000);
 });
@@ -325,4 +324,25 @@ test('PVC protection: a claim used by a running pod stays Terminating until the 
   assert.ok(terminating && terminating.metadata.deletionTimestamp, 'kept while in use');
   fs.writeFileSync(flag, '');
   await waitFor(() => !c.store.get('core/persistentvolumeclaims', 'default', 'prot'), 'claim removed once the pod finished');
+});
+
+test('a process ignoring SIGTERM is SIGKILLed after the (capped) grace period; exit code 137', async (t) => {
+  const c = cluster({ maxGraceSeconds: 1 });
+  t.after(() => c.close());
+  c.store.create('core/pods', pod('stubborn', {
+    terminationGracePeriodSeconds: 30,
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', "trap '' TERM; echo armed; while true; do sleep 0.05; done"] }],
+  }));
+  await waitFor(() => c.wl.podLog('default', 'stubborn') === 'armed\n', 'trap installed');
+  let last = null;
+  c.store.on('event', (ev) => {
+    if (ev.res === 'core/pods' && ev.object.metadata.name === 'stubborn') last = ev.object;
+  });
+  const t0 = Date.now();
+  c.store.delete('core/pods', 'default', 'stubborn', { graceful: true });
+  await waitFor(() => getPod(c, 'stubborn') === null, 'pod removed', 5000);
+  const took = Date.now() - t0;
+  assert.ok(took >= 900 && took < 4000, `removed after ${took}ms`);
+  assert.equal(last.status.phase, 'Failed');
+  assert.equal(last.status.containerStatuses[0].state.terminated.exitCode, 137);
 });

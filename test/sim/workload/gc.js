@@ -103,7 +103,7 @@ class GarbageCollector {
     const ns = o.metadata.namespace || null;
     if (absent.length === refs.length) {
       try {
-        this.store.delete(res, ns, o.metadata.name, { propagationPolicy: 'Background', preconditions: { uid: o.metadata.uid } });
+        this.store.delete(res, ns, o.metadata.name, { propagationPolicy: 'Background', preconditions: { uid: o.metadata.uid }, graceful: true });
       } catch (e) {
         if (!U.isNotFound(e) && !U.isConflict(e)) throw e;
       }

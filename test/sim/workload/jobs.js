@@ -247,7 +247,8 @@ class JobController {
 
   deletePod(job, pod) {
     try {
-      this.store.delete('core/pods', pod.metadata.namespace, pod.metadata.name, { propagationPolicy: 'Background' });
+      // Through the API: graceful, the kubelet finishes the deletion.
+      this.store.delete('core/pods', pod.metadata.namespace, pod.metadata.name, { propagationPolicy: 'Background', graceful: true });
       this.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
     } catch (e) {
       if (!U.isNotFound(e)) throw e;

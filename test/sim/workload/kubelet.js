@@ -919,11 +919,26 @@ class Kubelet {
   // ---------------------------------------------------------------- deletion
   terminate(rt, pod) {
     rt.pod = pod;
+    // The grace period of the DELETE (metadata.deletionGracePeriodSeconds) wins over the spec's.
+    const dg = pod.metadata.deletionGracePeriodSeconds;
+    const sg = pod.spec.terminationGracePeriodSeconds === undefined ? 30 : pod.spec.terminationGracePeriodSeconds;
+    const grace = dg !== undefined && dg !== null && dg > 0 ? dg : sg;
+    const ms = Math.min(grace, this.maxGraceSeconds) * 1000;
+    if (rt.killing && rt.killDeadline && Date.now() + ms < rt.killDeadline) {
+      // A second DELETE with a shorter grace period: SIGKILL sooner.
+      rt.killDeadline = Date.now() + ms;
+      for (const c of rt.init.concat(rt.containers)) {
+        if (!c.proc) continue;
+        const p = c.proc;
+        const t = setTimeout(() => killTree(p, 'SIGKILL'), ms);
+        t.unref();
+        p.once('close', () => clearTimeout(t));
+      }
+    }
     if (!rt.killing) {
       rt.killing = true;
+      rt.killDeadline = Date.now() + ms;
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
-      const grace = pod.spec.terminationGracePeriodSeconds === undefined ? 30 : pod.spec.terminationGracePeriodSeconds;
-      const ms = Math.min(grace, this.maxGraceSeconds) * 1000;
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) {
           clearTimeout(c.timer);

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A fio BenchmarkRun: the operator creates a PVC of the requested StorageClass and a Job that runs
+# the real runner (real fio) on it; the result lands in status.fio; with cleanupPolicy Delete the
+# Jobs and the PVC are removed once finished while the results stay in status. A run whose
+# StorageClass does not exist stays Running with its pod unschedulable (as on a real cluster).
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_sim
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_kubectl apply -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast}
+provisioner: sim.pgbench.dev/hostpath
+EOF
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 0 \
+    --metrics-addr 0 --log-level debug >/dev/null
+
+cat <<EOF | env_kubectl apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: disk}
+spec:
+  workload:
+    fio:
+      storageClassName: fast
+      volumeSize: 1Gi
+      jobs:
+        - {name: wal, rw: write, bs: 8k, iodepth: 1, size: 16m, runtimeSeconds: 2, direct: false, ioengine: psync, fdatasync: 1}
+        - {name: randread, rw: randread, bs: 8k, iodepth: 4, size: 16m, runtimeSeconds: 2, direct: false, ioengine: psync}
+  cleanupPolicy: Delete
+EOF
+env_wait_for "PVC disk-fio" 30 env_kubectl get pvc disk-fio
+sc="$(env_kubectl get pvc disk-fio -o jsonpath='{.spec.storageClassName}/{.spec.resources.requests.storage}/{.metadata.ownerReferences[0].kind}')"
+[ "$sc" = "fast/1Gi/BenchmarkRun" ] || fail "PVC: $sc"
+phase_is() { [ "$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }
+deadline=$((SECONDS + 120))
+until phase_is disk Succeeded; do
+    if phase_is disk Failed; then env_kubectl get br disk -o yaml >&2; fail "fio run failed"; fi
+    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br disk -o yaml >&2; fail "fio run not Succeeded"; }
+    sleep 0.5
+done
+env_kubectl get br disk -o json >"$TMP/disk.json"
+python3 - "$TMP/disk.json" <<'PY' || fail "fio status check failed"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+jobs = {j["job"]: j for j in st["fio"]}
+assert set(jobs) == {"wal", "randread"}, jobs
+assert jobs["wal"]["writeIops"] > 0, jobs["wal"]
+assert jobs["randread"]["readIops"] > 0, jobs["randread"]
+assert st["workers"][0]["complete"] is True
+print(st["message"])
+PY
+gone() { ! env_kubectl get "$1" "$2" >/dev/null 2>&1; }
+env_wait_for "run Job deleted (cleanupPolicy Delete)" 30 gone job disk-run
+env_wait_for "PVC deleted (cleanupPolicy Delete)" 30 gone pvc disk-fio
+phase_is disk Succeeded || fail "status lost after cleanup"
+[ -n "$(env_kubectl get br disk -o jsonpath='{.status.fio[0].job}')" ] || fail "results lost after cleanup"
+
+# a missing StorageClass: the pod cannot be scheduled, the run waits (Running), nothing fails
+cat <<EOF | env_kubectl apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: noclass}
+spec:
+  workload:
+    fio:
+      storageClassName: does-not-exist
+      jobs: [{name: a, rw: read, size: 1m, runtimeSeconds: 1}]
+EOF
+env_wait_for "noclass Running" 30 phase_is noclass Running
+sleep 3
+phase_is noclass Running || fail "noclass left Running: $(env_kubectl get br noclass -o jsonpath='{.status.phase}')"
+pass "fio: PVC + Job, results in status, cleaned up"
