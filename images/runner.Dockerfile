@@ -7,7 +7,7 @@
 # Development Group's apt repository (apt.postgresql.org), and so does libpq5:
 #   docker build -f images/runner.Dockerfile --build-arg PG_MAJOR=17 -t my/runner:pg17 .
 # then point BenchmarkRuns at it with spec.image (or the chart's runnerImage / --runner-image).
-# status.diagnostics.server and the result's pgbench.version record which pgbench ran.
+# The result JSON's pgbench.version (last line of each worker's log) records which pgbench ran.
 #
 # Stages:
 #   build   Debian 12 with the -dev packages; `make` builds pgbench-runner.
@@ -57,7 +57,10 @@ RUN set -eux; \
     rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man
 COPY --from=build /out/bin/pgbench-runner /usr/local/bin/pgbench-runner
 COPY --from=pgbench /pgbench /usr/local/bin/pgbench
-ENV PG_MAJOR=${PG_MAJOR}
+# the runner execs $PGBENCH and $FIO (default: looked up on PATH)
+ENV PG_MAJOR=${PG_MAJOR} \
+    PGBENCH=/usr/local/bin/pgbench \
+    FIO=/usr/bin/fio
 # writable scratch: the operator mounts an emptyDir on /tmp (readOnlyRootFilesystem) and the
 # fio PVC where fio writes
 WORKDIR /tmp

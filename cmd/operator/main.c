@@ -26,8 +26,10 @@ static const char usage_text[] =
     "  --kubeconfig PATH       kubeconfig (default: in-cluster, else $KUBECONFIG, ~/.kube/config)\n"
     "  --context NAME          kubeconfig context (default: current-context)\n"
     "  --namespace NS          watch one namespace (default: all namespaces)\n"
-    "  --runner-image IMAGE    default runner image (default ghcr.io/pgbench-operator/runner:0.1.0)\n"
-    "  --runner-command PATH   runner path inside the image (default /usr/local/bin/pgbench-runner)\n"
+    "  --runner-image IMAGE    default runner image (default "
+    "ghcr.io/pgbench-operator/runner:0.1.0)\n"
+    "  --runner-command PATH   runner path inside the image (default "
+    "/usr/local/bin/pgbench-runner)\n"
     "  --start-delay S         start barrier: workers begin S seconds after the run starts (10)\n"
     "  --metrics-addr ADDR     /healthz /readyz /metrics listen address (default :8080; 0 = off)\n"
     "  --leader-elect          elect a leader with a coordination.k8s.io/v1 Lease\n"
@@ -64,7 +66,7 @@ static long rss_bytes(void)
         return 0;
     if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
         rss = 0;
-    fclose(f);
+    (void)fclose(f);
     return rss * sysconf(_SC_PAGESIZE);
 }
 
@@ -202,7 +204,7 @@ static void begin_shutdown(struct app *a, int code)
 static void on_trim(uv_timer_t *t)
 {
     (void)t;
-    malloc_trim(64 * 1024);
+    (void)malloc_trim((size_t)64 * 1024);
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -222,8 +224,22 @@ int main(int argc, char **argv)
     int lease_duration = 15;
     ctrl_config_defaults(&a->copt.cfg);
     a->copt.workers = 8;
-    enum { O_KUBECONFIG = 256, O_CONTEXT, O_NAMESPACE, O_IMAGE, O_COMMAND, O_DELAY, O_METRICS,
-           O_ELECT, O_LEASE_NAME, O_LEASE_NS, O_LEASE_DUR, O_LEVEL, O_FORMAT, O_WORKERS };
+    enum {
+        O_KUBECONFIG = 256,
+        O_CONTEXT,
+        O_NAMESPACE,
+        O_IMAGE,
+        O_COMMAND,
+        O_DELAY,
+        O_METRICS,
+        O_ELECT,
+        O_LEASE_NAME,
+        O_LEASE_NS,
+        O_LEASE_DUR,
+        O_LEVEL,
+        O_FORMAT,
+        O_WORKERS
+    };
     static const struct option longopts[] = {
         {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
         {"context", required_argument, NULL, O_CONTEXT},
@@ -263,7 +279,7 @@ int main(int argc, char **argv)
         case O_DELAY:
             a->copt.cfg.start_delay_s = strtol(optarg, &end, 10);
             if (*end || a->copt.cfg.start_delay_s < 0 || a->copt.cfg.start_delay_s > 3600) {
-                fprintf(stderr, "pgbench-operator: --start-delay: 0 to 3600 seconds\n");
+                (void)fprintf(stderr, "pgbench-operator: --start-delay: 0 to 3600 seconds\n");
                 return 1;
             }
             break;
@@ -282,14 +298,15 @@ int main(int argc, char **argv)
         case O_LEASE_DUR:
             lease_duration = (int)strtol(optarg, &end, 10);
             if (*end || lease_duration < 2 || lease_duration > 3600) {
-                fprintf(stderr, "pgbench-operator: --lease-duration: 2 to 3600 seconds\n");
+                (void)fprintf(stderr, "pgbench-operator: --lease-duration: 2 to 3600 seconds\n");
                 return 1;
             }
             break;
         case O_LEVEL: {
             enum log_level lvl;
             if (log_level_parse(optarg, &lvl)) {
-                fprintf(stderr, "pgbench-operator: --log-level: debug, info, warn or error\n");
+                (void)fprintf(stderr,
+                              "pgbench-operator: --log-level: debug, info, warn or error\n");
                 return 1;
             }
             log_set_level(lvl);
@@ -301,27 +318,27 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "text") == 0)
                 log_set_format(LOG_FORMAT_TEXT);
             else {
-                fprintf(stderr, "pgbench-operator: --log-format: json or text\n");
+                (void)fprintf(stderr, "pgbench-operator: --log-format: json or text\n");
                 return 1;
             }
             break;
         case O_WORKERS:
             a->copt.workers = (int)strtol(optarg, &end, 10);
             if (*end || a->copt.workers < 1 || a->copt.workers > 256) {
-                fprintf(stderr, "pgbench-operator: --workers: 1 to 256\n");
+                (void)fprintf(stderr, "pgbench-operator: --workers: 1 to 256\n");
                 return 1;
             }
             break;
         case 'h':
-            fputs(usage_text, stdout);
+            (void)fputs(usage_text, stdout);
             return 0;
         default:
-            fputs(usage_text, stderr);
+            (void)fputs(usage_text, stderr);
             return 1;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "pgbench-operator: unexpected argument %s\n", argv[optind]);
+        (void)fprintf(stderr, "pgbench-operator: unexpected argument %s\n", argv[optind]);
         return 1;
     }
 
@@ -334,13 +351,13 @@ int main(int argc, char **argv)
     char host[256] = "pgbench-operator";
     const char *pod = getenv("POD_NAME");
     if (pod && *pod)
-        snprintf(host, sizeof(host), "%s", pod);
+        (void)snprintf(host, sizeof(host), "%s", pod);
     else
-        gethostname(host, sizeof(host) - 1);
-    snprintf(a->identity, sizeof(a->identity), "%s_%ld", host, (long)getpid());
+        (void)gethostname(host, sizeof(host) - 1);
+    (void)snprintf(a->identity, sizeof(a->identity), "%s_%ld", host, (long)getpid());
     a->copt.cfg.instance = a->identity;
 
-    signal(SIGPIPE, SIG_IGN);
+    (void)signal(SIGPIPE, SIG_IGN);
     a->loop = uv_default_loop();
     rc = kube_client_new(a->loop, a->cfg, &a->kc);
     if (rc) {

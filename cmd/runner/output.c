@@ -118,6 +118,44 @@ static void write_termination(const char *text)
     (void)close(fd);
 }
 
+/* Human lines for what pkg/pg adds (wait events, replica), after bench's summary. */
+static void human_diagnostics(const cJSON *result)
+{
+    const cJSON *we = cJSON_GetObjectItemCaseSensitive(result, "waitEvents");
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(we, "events");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(we, "backendSamples");
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(we, "samples");
+    if (cJSON_IsObject(ev) && cJSON_IsNumber(total) && cJSON_IsNumber(samples)) {
+        struct buf line = BUF_INIT(1024);
+        (void)buf_printf(&line, "wait events (%d samples):", samples->valueint);
+        int shown = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, ev)
+        {
+            if (shown++ == 6 || !cJSON_IsNumber(e) || total->valuedouble <= 0)
+                break;
+            (void)buf_printf(&line, "%s %s %.0f%%", shown > 1 ? "," : "", e->string,
+                             100.0 * e->valuedouble / total->valuedouble);
+        }
+        if (line.data)
+            (void)fprintf(stderr, "%s\n", line.data);
+        buf_free(&line);
+    }
+    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(result, "checks");
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(checks, "replica");
+    if (cJSON_IsObject(rep)) {
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(rep, "message");
+        const cJSON *lag = cJSON_GetObjectItemCaseSensitive(rep, "lagSamplesMs");
+        const cJSON *max = cJSON_GetObjectItemCaseSensitive(rep, "maxLagMs");
+        char maxs[32] = "n/a";
+        if (cJSON_IsNumber(max))
+            (void)snprintf(maxs, sizeof(maxs), "%.1f ms", max->valuedouble);
+        (void)fprintf(stderr, "replica: %s; lag max %s over %d samples\n",
+                      cJSON_IsString(msg) ? msg->valuestring : "no catch-up wait", maxs,
+                      cJSON_GetArraySize(lag));
+    }
+}
+
 void runner_emit(const cJSON *result)
 {
     char *human = bench_result_human(result);
@@ -128,6 +166,7 @@ void runner_emit(const cJSON *result)
             (void)fputc('\n', stderr);
         free(human);
     }
+    human_diagnostics(result);
     char *compact = bench_result_compact(result, BENCH_COMPACT_LIMIT);
     if (compact) {
         redact(compact);

@@ -308,8 +308,13 @@ static void start_child(struct load *l)
         return;
     }
     l->child_started = true;
-    if (l->ts)
-        (void)uv_timer_start(&l->txtimer, on_txtimer, 1000, 1000);
+    if (l->ts) {
+        /* BENCH_TXLOG_POLL_MS: how often the logs are read (0 = only after the run) */
+        const char *e = getenv("BENCH_TXLOG_POLL_MS");
+        long ms = e && *e ? strtol(e, NULL, 10) : 1000;
+        if (ms > 0)
+            (void)uv_timer_start(&l->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
+    }
     if (l->watchdog_s > 0)
         (void)uv_timer_start(&l->watchdog, on_watchdog, (uint64_t)(l->watchdog_s * 1000.0), 0);
     if (l->diag && pg_diag_start(l->diag) != 0)

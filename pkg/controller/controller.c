@@ -16,8 +16,8 @@
 #define MAX_CONFLICT_RETRIES 5
 #define LOG_TAIL_QUERY "container=" CTRL_CONTAINER "&tailLines=64"
 
-static const double lat_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                    0.1,   0.25,   0.5,   1,    2.5,   5, 10};
+static const double lat_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                    0.25,  0.5,    1,     2.5,  5,     10};
 #define N_LAT (sizeof(lat_bounds) / sizeof(lat_bounds[0]))
 
 struct rec;
@@ -44,8 +44,8 @@ struct ctrl_controller {
     int n_expect;
     int inflight;
     /* metrics */
-    uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes,
-        events_sent, api_write_errors;
+    uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes, events_sent,
+        api_write_errors;
     uint64_t lat_buckets[N_LAT + 1];
     double lat_sum;
 };
@@ -93,29 +93,28 @@ static void keep_keys(cJSON *o, const char *const *keys)
     }
 }
 
-static const char *const meta_keys[] = {"name",   "namespace",         "resourceVersion",
-                                        "labels", "annotations",       "deletionTimestamp",
-                                        NULL};
+static const char *const meta_keys[] = {
+    "name", "namespace", "resourceVersion", "labels", "annotations", "deletionTimestamp", NULL};
 
 void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
 {
     (void)ud;
     static const char *const top[] = {"metadata", "spec", "status", NULL};
-    static const char *const meta[] = {"name",           "namespace",        "uid", "generation",
-                                       "resourceVersion", "deletionTimestamp", NULL};
+    static const char *const meta[] = {
+        "name", "namespace", "uid", "generation", "resourceVersion", "deletionTimestamp", NULL};
     keep_keys(obj, top);
     keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     const char *phase = ctrl_jstr(st, "phase");
     if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
         /* results are never read again by the controller; status writes are merge patches */
-        static const char *const keep[] = {"phase", "observedGeneration", "conditions",
-                                           "startAt", NULL};
+        static const char *const keep[] = {"phase", "observedGeneration", "conditions", "startAt",
+                                           NULL};
         keep_keys(st, keep);
     } else {
         /* written once at a transition, never read back by a decision */
-        static const char *const keep[] = {"phase",      "observedGeneration", "conditions",
-                                           "startAt",    "hpaTimeline",        NULL};
+        static const char *const keep[] = {"phase",   "observedGeneration", "conditions",
+                                           "startAt", "hpaTimeline",        NULL};
         keep_keys(st, keep);
     }
 }
@@ -186,7 +185,7 @@ static void enqueue_key(struct ctrl_controller *c, const char *ns, const char *n
     if (!ns || !name)
         return;
     char key[512];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
+    (void)snprintf(key, sizeof(key), "%s/%s", ns, name);
     kube_queue_add(c->q, key);
 }
 
@@ -203,10 +202,9 @@ static void br_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
 
 static void child_event(const cJSON *obj, void *ud)
 {
-    const cJSON *labels = ctrl_jget(obj, "metadata.labels");
-    const cJSON *owner = labels ? cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN) : NULL;
-    if (cJSON_IsString(owner))
-        enqueue_key(ud, ctrl_jstr(obj, "metadata.namespace"), owner->valuestring);
+    const char *owner = ctrl_jkey(ctrl_jget(obj, "metadata.labels"), CTRL_LABEL_RUN);
+    if (owner)
+        enqueue_key(ud, ctrl_jstr(obj, "metadata.namespace"), owner);
 }
 
 static void child_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
@@ -219,8 +217,8 @@ static void br_delete(const cJSON *obj, void *ud)
 {
     struct ctrl_controller *c = ud;
     char key[512];
-    snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
-             ctrl_jstr(obj, "metadata.name"));
+    (void)snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
+                   ctrl_jstr(obj, "metadata.name"));
     kube_queue_forget(c->q, key);
 }
 
@@ -281,10 +279,8 @@ static void collect_pod(const cJSON *pod, void *ud)
     if (r->n_pods >= CTRL_MAX_PODS)
         return;
     const char *ns = ctrl_jstr(pod, "metadata.namespace");
-    const cJSON *labels = ctrl_jget(pod, "metadata.labels");
-    const cJSON *owner = labels ? cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN) : NULL;
-    if (!ns || strcmp(ns, r->ns) != 0 || !cJSON_IsString(owner) ||
-        strcmp(owner->valuestring, r->name) != 0)
+    const char *owner = ctrl_jkey(ctrl_jget(pod, "metadata.labels"), CTRL_LABEL_RUN);
+    if (!ns || strcmp(ns, r->ns) != 0 || !owner || strcmp(owner, r->name) != 0)
         return;
     r->pods[r->n_pods] = cJSON_Duplicate(pod, 1);
     if (!r->pods[r->n_pods])
@@ -335,9 +331,9 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         abort();
     r->c = c;
     r->t0 = uv_hrtime();
-    snprintf(r->key, sizeof(r->key), "%s", key);
-    snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
-    snprintf(r->name, sizeof(r->name), "%s", slash + 1);
+    (void)snprintf(r->key, sizeof(r->key), "%s", key);
+    (void)snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
+    (void)snprintf(r->name, sizeof(r->name), "%s", slash + 1);
     r->next = c->recs;
     if (c->recs)
         c->recs->prev = r;
@@ -373,8 +369,8 @@ static void on_scale_target(struct kube_result *res, void *ud)
         r->obs.scale_target = CTRL_FETCH_NOT_FOUND;
     } else {
         r->obs.scale_target = CTRL_FETCH_ERROR;
-        snprintf(r->obs.scale_target_error, sizeof(r->obs.scale_target_error), "%.200s",
-                 res->status.message);
+        (void)snprintf(r->obs.scale_target_error, sizeof(r->obs.scale_target_error), "%.200s",
+                       res->status.message);
         log_warn(COMP, "%s: reading the HPA scale target: HTTP %d %s", r->key, res->status.http,
                  res->status.message);
     }
@@ -445,10 +441,10 @@ static void on_log(struct kube_result *res, void *ud)
     if (kube_ok(&res->status) && res->text) {
         int rc = bench_result_from_log(res->text, res->text_len, &result, err, sizeof(err));
         if (rc == -ENOENT)
-            snprintf(err, sizeof(err), "no result line in the pod log");
+            (void)snprintf(err, sizeof(err), "no result line in the pod log");
     } else {
-        snprintf(err, sizeof(err), "reading the pod log: HTTP %d %.80s", res->status.http,
-                 res->status.message);
+        (void)snprintf(err, sizeof(err), "reading the pod log: HTTP %d %.80s", res->status.http,
+                       res->status.message);
     }
     if (!result) {
         /* fall back to the termination message (compact summary, or the log tail) */
@@ -456,7 +452,7 @@ static void on_log(struct kube_result *res, void *ud)
             if (r->plan.logs[k].index == i)
                 result = full_result_from_text(pod_term_message(r, r->plan.logs[k].pod));
         if (!result)
-            snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]), "%s", err);
+            (void)snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]), "%s", err);
     }
     cJSON_Delete(r->obs.results[i]);
     r->obs.results[i] = result;
@@ -480,8 +476,7 @@ static void start_fetches(struct rec *r)
     if (needs & CTRL_NEED_SCALE) {
         struct kube_opts o = {.subresource = "scale"};
         r->pending++;
-        if (kube_get(c->kc, scale_resource(p->scale_kind), r->ns, p->scale_name, &o, on_scale,
-                     r)) {
+        if (kube_get(c->kc, scale_resource(p->scale_kind), r->ns, p->scale_name, &o, on_scale, r)) {
             r->pending--;
             r->obs.scale = CTRL_FETCH_ERROR;
         }
@@ -510,8 +505,8 @@ static void start_fetches(struct rec *r)
             if (kube_get(c->kc, &KUBE_PODS, r->ns, p->logs[k].pod, &o, on_log, lf)) {
                 r->pending--;
                 free(lf);
-                snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]),
-                         "could not request the pod log");
+                (void)snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]),
+                               "could not request the pod log");
             }
         }
     }
@@ -633,12 +628,12 @@ static void on_action(struct kube_result *res, void *ud)
                 expect_key(r, a, ek, sizeof(ek));
                 expect_add(c, ek);
                 c->creates++;
-            }
-            else {
+            } else {
                 c->deletes++;
             }
-            log_info(COMP, "%s: %s %s %s", r->key, a->kind == CTRL_ACT_CREATE ? "created" : "deleted",
-                     a->resource->kind, a->name);
+            log_info(COMP, "%s: %s %s %s", r->key,
+                     a->kind == CTRL_ACT_CREATE ? "created" : "deleted", a->resource->kind,
+                     a->name);
         }
         r->step++;
         rec_next_action(r);
@@ -652,8 +647,8 @@ static void on_action(struct kube_result *res, void *ud)
     if (a->kind == CTRL_ACT_CREATE && permanent && !r->error_set) {
         /* the object will never be accepted: fail the run with the server's words */
         r->error_set = true;
-        snprintf(r->error_message, sizeof(r->error_message), "creating %s %.200s: %.300s",
-                 a->resource->kind, a->name, res->status.message);
+        (void)snprintf(r->error_message, sizeof(r->error_message), "creating %s %.200s: %.300s",
+                       a->resource->kind, a->name, res->status.message);
         rec_observe(r, cJSON_Duplicate(r->br, 1));
         rec_decide(r);
         return;
@@ -664,7 +659,7 @@ static void on_action(struct kube_result *res, void *ud)
 
 static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len)
 {
-    snprintf(out, len, "%s/%.100s/%.150s", a->resource->plural, r->ns, a->name);
+    (void)snprintf(out, len, "%s/%.100s/%.150s", a->resource->plural, r->ns, a->name);
 }
 
 /* True when this create was sent successfully less than EXPECT_TTL_MS ago. */
@@ -697,7 +692,7 @@ static void expect_add(struct ctrl_controller *c, const char *key)
         (void)expected(c, ""); /* purge expired */
     if (c->n_expect >= EXPECT_MAX)
         return;
-    snprintf(c->expect[c->n_expect].key, sizeof(c->expect[0].key), "%s", key);
+    (void)snprintf(c->expect[c->n_expect].key, sizeof(c->expect[0].key), "%s", key);
     c->expect[c->n_expect].at = uv_now(c->loop);
     c->n_expect++;
 }
@@ -750,8 +745,8 @@ static void send_events(struct rec *r)
         double now = now_s();
         char ts[40], name[400];
         ctrl_time_rfc3339(now, ts, sizeof(ts));
-        snprintf(name, sizeof(name), "%s.%llx%02x", r->name,
-                 (unsigned long long)(now * 1e6), i);
+        (void)snprintf(name, sizeof(name), "%s.%llx%02x", r->name, (unsigned long long)(now * 1e6),
+                       i);
         cJSON *ev = cJSON_CreateObject();
         cJSON *md = cJSON_AddObjectToObject(ev, "metadata");
         cJSON_AddStringToObject(md, "name", name);
@@ -778,8 +773,8 @@ static void send_events(struct rec *r)
         if (kube_create(c->kc, &KUBE_EVENTS, r->ns, ev, &o, on_event_sent, c))
             log_debug(COMP, "event not sent");
         cJSON_Delete(ev);
-        log_info(COMP, "%s: event %s %s: %s", r->key, e->warning ? "Warning" : "Normal",
-                 e->reason, e->message);
+        log_info(COMP, "%s: event %s %s: %s", r->key, e->warning ? "Warning" : "Normal", e->reason,
+                 e->message);
     }
     r->plan.n_events = 0;
 }
@@ -808,24 +803,27 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     if (o->namespace && *o->namespace)
         c->ns = strdup(o->namespace);
     int rc;
-    struct kube_queue_opts qo = {.workers = o->workers > 0 ? o->workers : 8, .base_ms = 50,
-                                 .max_ms = 60000};
+    struct kube_queue_opts qo = {
+        .workers = o->workers > 0 ? o->workers : 8, .base_ms = 50, .max_ms = 60000};
     rc = kube_queue_new(loop, &qo, process, c, &c->q);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hb = {.on_add = br_add, .on_update = br_update,
+    struct kube_informer_handlers hb = {.on_add = br_add,
+                                        .on_update = br_update,
                                         .on_delete = br_delete,
                                         .transform = ctrl_transform_benchmarkrun};
     rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, c->ns, NULL, &hb, c, &c->brs);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hj = {.on_add = child_event, .on_update = child_update,
+    struct kube_informer_handlers hj = {.on_add = child_event,
+                                        .on_update = child_update,
                                         .on_delete = child_event,
                                         .transform = ctrl_transform_job};
     rc = kube_informer_new(kc, &KUBE_JOBS, c->ns, CTRL_LABEL_RUN, &hj, c, &c->jobs);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hp = {.on_add = child_event, .on_update = child_update,
+    struct kube_informer_handlers hp = {.on_add = child_event,
+                                        .on_update = child_update,
                                         .on_delete = child_event,
                                         .transform = ctrl_transform_pod};
     rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, c, &c->pods);
@@ -860,7 +858,10 @@ void ctrl_controller_stop(struct ctrl_controller *c)
         kube_queue_shutdown(c->q);
 }
 
-int ctrl_controller_inflight(const struct ctrl_controller *c) { return c ? c->inflight : 0; }
+int ctrl_controller_inflight(const struct ctrl_controller *c)
+{
+    return c ? c->inflight : 0;
+}
 
 void ctrl_controller_free(struct ctrl_controller *c)
 {

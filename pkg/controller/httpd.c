@@ -179,8 +179,8 @@ static void on_connection(uv_stream_t *server, int status)
         s->conns->prev = c;
     s->conns = c;
     s->n_conns++;
-    if (uv_accept(server, (uv_stream_t *)&c->tcp) || uv_read_start((uv_stream_t *)&c->tcp,
-                                                                   alloc_cb, on_read))
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) ||
+        uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_read))
         conn_close(c);
 }
 
@@ -193,7 +193,7 @@ int ctrl_httpd_start(uv_loop_t *loop, const char *addr, ctrl_http_handler h, voi
     const char *colon = strrchr(addr, ':');
     const char *port_s = colon ? colon + 1 : addr;
     if (colon && colon != addr)
-        snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+        (void)snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
     char *end;
     long port = strtol(port_s, &end, 10);
     if (*end || port < 0 || port > 65535)

@@ -8,8 +8,8 @@
 #include "pkg/util/buf.h"
 
 /* Fills body, *code (default 200) and *content_type (default text/plain) for path. */
-typedef void (*ctrl_http_handler)(const char *method, const char *path, struct buf *body,
-                                  int *code, const char **content_type, void *ud);
+typedef void (*ctrl_http_handler)(const char *method, const char *path, struct buf *body, int *code,
+                                  const char **content_type, void *ud);
 
 struct ctrl_httpd;
 

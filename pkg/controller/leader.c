@@ -42,16 +42,19 @@ void ctrl_micro_time(double t, char *out, size_t len)
     struct tm tm;
     gmtime_r(&s, &tm);
     char b[32];
-    strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+    (void)strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
     long us = (long)((t - (double)s) * 1e6);
     if (us < 0)
         us = 0;
     if (us > 999999)
         us = 999999;
-    snprintf(out, len, "%s.%06ldZ", b, us);
+    (void)snprintf(out, len, "%s.%06ldZ", b, us);
 }
 
-static uint64_t now_ms(const struct ctrl_leader *l) { return uv_now(l->loop); }
+static uint64_t now_ms(const struct ctrl_leader *l)
+{
+    return uv_now(l->loop);
+}
 
 static void set_leading(struct ctrl_leader *l, bool leading)
 {
@@ -167,12 +170,12 @@ static void on_get(struct kube_result *res, void *ud)
     const char *renew = ctrl_jstr(spec, "renewTime");
     double dur = ctrl_jnum(spec, "leaseDurationSeconds", l->o.lease_duration_s);
     char h[256], rn[64];
-    snprintf(h, sizeof(h), "%s", holder ? holder : "");
-    snprintf(rn, sizeof(rn), "%s", renew ? renew : "");
+    (void)snprintf(h, sizeof(h), "%s", holder ? holder : "");
+    (void)snprintf(rn, sizeof(rn), "%s", renew ? renew : "");
     if (strcmp(h, l->observed_holder) != 0 || strcmp(rn, l->observed_renew) != 0 ||
         l->observed_at_ms == 0) {
-        snprintf(l->observed_holder, sizeof(l->observed_holder), "%s", h);
-        snprintf(l->observed_renew, sizeof(l->observed_renew), "%s", rn);
+        (void)snprintf(l->observed_holder, sizeof(l->observed_holder), "%s", h);
+        (void)snprintf(l->observed_renew, sizeof(l->observed_renew), "%s", rn);
         l->observed_at_ms = now_ms(l);
     }
     bool ours = strcmp(h, l->id) == 0;
@@ -236,7 +239,10 @@ int ctrl_leader_start(struct ctrl_leader *l)
     return uv_timer_start(&l->timer, on_timer, 0, (uint64_t)l->o.retry_period_s * 1000);
 }
 
-bool ctrl_leader_is_leader(const struct ctrl_leader *l) { return l && l->leading; }
+bool ctrl_leader_is_leader(const struct ctrl_leader *l)
+{
+    return l && l->leading;
+}
 
 static void on_release_get(struct kube_result *res, void *ud)
 {

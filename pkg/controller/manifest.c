@@ -23,7 +23,7 @@ void ctrl_config_defaults(struct ctrl_config *cfg)
 void ctrl_child_name(const char *br, enum ctrl_child which, char *out, size_t len)
 {
     static const char *const suffix[] = {"init", "run", "fio", "hpa"};
-    snprintf(out, len, "%s-%s", br, suffix[which]);
+    (void)snprintf(out, len, "%s-%s", br, suffix[which]);
 }
 
 const cJSON *ctrl_jget(const cJSON *o, const char *path)
@@ -52,7 +52,7 @@ const char *ctrl_jstr(const cJSON *o, const char *path)
 const char *ctrl_jkey(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return v && cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 double ctrl_jnum(const cJSON *o, const char *path, double def)
@@ -68,8 +68,14 @@ static cJSON *must(cJSON *j)
     return j;
 }
 
-static cJSON *obj(void) { return must(cJSON_CreateObject()); }
-static cJSON *arr(void) { return must(cJSON_CreateArray()); }
+static cJSON *obj(void)
+{
+    return must(cJSON_CreateObject());
+}
+static cJSON *arr(void)
+{
+    return must(cJSON_CreateArray());
+}
 
 static cJSON *put(cJSON *o, const char *k, cJSON *v)
 {
@@ -77,10 +83,22 @@ static cJSON *put(cJSON *o, const char *k, cJSON *v)
     return v;
 }
 
-static void put_str(cJSON *o, const char *k, const char *v) { put(o, k, cJSON_CreateString(v)); }
-static void put_num(cJSON *o, const char *k, double v) { put(o, k, cJSON_CreateNumber(v)); }
-static void put_bool(cJSON *o, const char *k, bool v) { put(o, k, cJSON_CreateBool(v)); }
-static void push_str(cJSON *a, const char *v) { cJSON_AddItemToArray(a, must(cJSON_CreateString(v))); }
+static void put_str(cJSON *o, const char *k, const char *v)
+{
+    put(o, k, cJSON_CreateString(v));
+}
+static void put_num(cJSON *o, const char *k, double v)
+{
+    put(o, k, cJSON_CreateNumber(v));
+}
+static void put_bool(cJSON *o, const char *k, bool v)
+{
+    put(o, k, cJSON_CreateBool(v));
+}
+static void push_str(cJSON *a, const char *v)
+{
+    cJSON_AddItemToArray(a, must(cJSON_CreateString(v)));
+}
 
 static void push_fmt(cJSON *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void push_fmt(cJSON *a, const char *fmt, ...)
@@ -88,7 +106,7 @@ static void push_fmt(cJSON *a, const char *fmt, ...)
     char b[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(b, sizeof(b), fmt, ap);
+    (void)vsnprintf(b, sizeof(b), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap);
     push_str(a, b);
 }
@@ -135,7 +153,7 @@ static void env_value(cJSON *env, const char *name, const char *value)
 static void env_num(cJSON *env, const char *name, long v)
 {
     char b[32];
-    snprintf(b, sizeof(b), "%ld", v);
+    (void)snprintf(b, sizeof(b), "%ld", v);
     env_value(env, name, b);
 }
 
@@ -196,7 +214,8 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
     const cJSON *ul = pt ? cJSON_GetObjectItemCaseSensitive(pt, "labels") : NULL;
     const cJSON *it;
     if (cJSON_IsObject(ul))
-        cJSON_ArrayForEach(it, ul) if (cJSON_IsString(it) && strncmp(it->string, "pgbench.dev/", 12))
+        cJSON_ArrayForEach(it, ul) if (cJSON_IsString(it) &&
+                                       strncmp(it->string, "pgbench.dev/", 12) != 0)
             put_str(labels, it->string, it->valuestring);
     put_str(labels, CTRL_LABEL_RUN, brname);
     put_str(labels, CTRL_LABEL_ROLE, role);
@@ -360,8 +379,8 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     }
     for (int i = 0; i < s->n_scripts; i++) {
         char vname[32], dir[96];
-        snprintf(vname, sizeof(vname), "script-%d", i);
-        snprintf(dir, sizeof(dir), SCRIPTS_DIR "/%d", i);
+        (void)snprintf(vname, sizeof(vname), "script-%d", i);
+        (void)snprintf(dir, sizeof(dir), SCRIPTS_DIR "/%d", i);
         push_str(args, "--script");
         push_fmt(args, "%s/%s@%d", dir, s->scripts[i].key, s->scripts[i].weight);
         cJSON *v = obj();

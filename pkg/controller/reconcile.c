@@ -28,15 +28,22 @@ static void set_item(cJSON *o, const char *k, cJSON *v)
         cJSON_AddItemToObject(o, k, v);
 }
 
-static void set_str(cJSON *o, const char *k, const char *v) { set_item(o, k, cJSON_CreateString(v)); }
-static void set_num(cJSON *o, const char *k, double v) { set_item(o, k, cJSON_CreateNumber(v)); }
+static void set_str(cJSON *o, const char *k, const char *v)
+{
+    set_item(o, k, cJSON_CreateString(v));
+}
+static void set_num(cJSON *o, const char *k, double v)
+{
+    set_item(o, k, cJSON_CreateNumber(v));
+}
 
 int ctrl_pod_index(const cJSON *pod)
 {
     const char *s = ctrl_jkey(ctrl_jget(pod, "metadata.annotations"),
                               "batch.kubernetes.io/job-completion-index");
     if (!s)
-        s = ctrl_jkey(ctrl_jget(pod, "metadata.labels"), "batch.kubernetes.io/job-completion-index");
+        s = ctrl_jkey(ctrl_jget(pod, "metadata.labels"),
+                      "batch.kubernetes.io/job-completion-index");
     if (!s)
         return -1;
     char *end;
@@ -105,10 +112,11 @@ static void event(struct dctx *d, bool warning, const char *reason, const char *
         return;
     struct ctrl_event *e = &p->events[p->n_events++];
     e->warning = warning;
-    snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    (void)snprintf(e->reason, sizeof(e->reason), "%s", reason);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    (void)vsnprintf(e->message, sizeof(e->message), fmt, ap);
     va_end(ap);
 }
 
@@ -123,7 +131,7 @@ static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube
     struct ctrl_action *a = &p->actions[p->n_actions++];
     a->kind = kind;
     a->resource = r;
-    snprintf(a->name, sizeof(a->name), "%s", name);
+    (void)snprintf(a->name, sizeof(a->name), "%s", name);
     a->object = obj;
 }
 
@@ -136,13 +144,13 @@ static const char *phase_of(const cJSON *st)
 static void set_phase(struct dctx *d, const char *phase)
 {
     set_str(d->st, "phase", phase);
-    snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
+    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
 }
 
 static void set_message(struct dctx *d, const char *msg)
 {
     char m[CTRL_MAX_MESSAGE];
-    snprintf(m, sizeof(m), "%s", msg);
+    (void)snprintf(m, sizeof(m), "%s", msg);
     set_str(d->st, "message", m);
 }
 
@@ -158,7 +166,7 @@ static long start_generation(const cJSON *st)
 {
     const cJSON *c = ctrl_cond_get(st, "SpecLocked");
     const cJSON *g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
-    return cJSON_IsNumber(g) ? (long)g->valuedouble : 0;
+    return g && cJSON_IsNumber(g) ? (long)g->valuedouble : 0;
 }
 
 static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
@@ -247,8 +255,8 @@ static void start_running(struct dctx *d)
     set_phase(d, "Running");
     char when[40], msg[256];
     ctrl_time_rfc3339((double)start_at, when, sizeof(when));
-    snprintf(msg, sizeof(msg), "%d worker%s start together at %s", s->workers,
-             s->workers == 1 ? "" : "s", when);
+    (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", s->workers,
+                   s->workers == 1 ? "" : "s", when);
     cond(d, "Running", "True", "Started", msg);
     set_message(d, msg);
     if (s->hpa)
@@ -260,8 +268,8 @@ static void start_running(struct dctx *d)
     action(d, CTRL_ACT_CREATE, &KUBE_JOBS, "", job);
     for (int i = 0; i < d->plan->n_actions; i++)
         if (d->plan->actions[i].object && !d->plan->actions[i].name[0])
-            snprintf(d->plan->actions[i].name, sizeof(d->plan->actions[i].name), "%s",
-                     ctrl_jstr(d->plan->actions[i].object, "metadata.name"));
+            (void)snprintf(d->plan->actions[i].name, sizeof(d->plan->actions[i].name), "%s",
+                           ctrl_jstr(d->plan->actions[i].object, "metadata.name"));
     d->plan->requeue_ms = s->hpa ? CTRL_HPA_POLL_MS : CTRL_RESYNC_MS;
 }
 
@@ -345,7 +353,7 @@ static void text_error(const char *text, char *out, size_t len)
     if (bench_result_from_log(text, strlen(text), &r, err, sizeof(err)) == 0) {
         const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "errors"), 0);
         if (cJSON_IsString(e))
-            snprintf(out, len, "%s", e->valuestring);
+            (void)snprintf(out, len, "%s", e->valuestring);
         cJSON_Delete(r);
         if (out[0])
             return;
@@ -357,7 +365,7 @@ static void text_error(const char *text, char *out, size_t len)
     size_t b = n;
     while (b > 0 && text[b - 1] != '\n')
         b--;
-    snprintf(out, len, "%.*s", (int)(n - b), text + b);
+    (void)snprintf(out, len, "%.*s", (int)(n - b), text + b);
 }
 
 /* ---- states -------------------------------------------------------------------------------- */
@@ -366,10 +374,11 @@ static void decide_pending(struct dctx *d)
 {
     char err[512];
     if (strlen(d->name) > CTRL_MAX_NAME) {
-        snprintf(err, sizeof(err),
-                 "metadata.name: at most %d characters, so that child names (<name>-init) are "
-                 "valid label values; use a shorter name",
-                 CTRL_MAX_NAME);
+        (void)snprintf(
+            err, sizeof(err),
+            "metadata.name: at most %d characters, so that child names (<name>-init) are "
+            "valid label values; use a shorter name",
+            CTRL_MAX_NAME);
         fail(d, "InvalidSpec", err, false);
         return;
     }
@@ -382,15 +391,16 @@ static void decide_pending(struct dctx *d)
         const struct ctrl_observed *o = d->obs;
         if (o->scale_target == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE_TARGET;
-            snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
-            snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
+            (void)snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
+            (void)snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
             return;
         }
         if (o->scale_target == CTRL_FETCH_NOT_FOUND) {
-            snprintf(err, sizeof(err),
-                     "spec.hpa.scaleTargetRef: %s \"%s\" not found in namespace %s; create it "
-                     "first or fix the name",
-                     s->hpa_kind, s->hpa_name, d->ns);
+            (void)snprintf(
+                err, sizeof(err),
+                "spec.hpa.scaleTargetRef: %s \"%s\" not found in namespace %s; create it "
+                "first or fix the name",
+                s->hpa_kind, s->hpa_name, d->ns);
             fail(d, "ScaleTargetNotFound", err, false);
             return;
         }
@@ -401,8 +411,8 @@ static void decide_pending(struct dctx *d)
     }
     /* The run starts now, with this generation of the spec. */
     char msg[256];
-    snprintf(msg, sizeof(msg),
-             "the run uses the spec of generation %ld; later changes are ignored", d->gen);
+    (void)snprintf(msg, sizeof(msg),
+                   "the run uses the spec of generation %ld; later changes are ignored", d->gen);
     ctrl_cond_set(d->st, "SpecLocked", "False", "Started", msg, d->gen, d->obs->now);
     cJSON_DeleteItemFromObjectCaseSensitive(d->st, "completionTime");
     if (ctrl_cond_get(d->st, "Failed"))
@@ -414,7 +424,7 @@ static void decide_pending(struct dctx *d)
     set_num(d->st, "clients", s->workload == CTRL_WL_PGBENCH ? s->clients : 0);
     if (s->init && s->workload == CTRL_WL_PGBENCH) {
         set_phase(d, "Initializing");
-        snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
+        (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
         cond(d, "Initialized", "False", "InitRunning", msg);
         set_message(d, msg);
         create_init_job(d);
@@ -430,10 +440,10 @@ static void check_spec_locked(struct dctx *d)
     if (sg <= 0 || d->gen <= sg)
         return;
     char msg[300];
-    snprintf(msg, sizeof(msg),
-             "spec changed (generation %ld) after the run started with generation %ld; the "
-             "change is ignored: create a new BenchmarkRun to run a different benchmark",
-             d->gen, sg);
+    (void)snprintf(msg, sizeof(msg),
+                   "spec changed (generation %ld) after the run started with generation %ld; the "
+                   "change is ignored: create a new BenchmarkRun to run a different benchmark",
+                   d->gen, sg);
     const cJSON *c = ctrl_cond_get(d->st, "SpecLocked");
     bool was = c && ctrl_jstr(c, "status") && strcmp(ctrl_jstr(c, "status"), "True") == 0 &&
                ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
@@ -467,13 +477,14 @@ static void decide_initializing(struct dctx *d)
     text_error(w.term_msg, why, sizeof(why));
     if (!why[0]) {
         const cJSON *c = job_condition(job, "Failed");
-        snprintf(why, sizeof(why), "%s", ctrl_jstr(c, "message") ? ctrl_jstr(c, "message") : "");
+        (void)snprintf(why, sizeof(why), "%s",
+                       ctrl_jstr(c, "message") ? ctrl_jstr(c, "message") : "");
     }
     if (w.pod)
-        snprintf(msg, sizeof(msg), "init Job %s-init failed: pod %s exit code %d: %s", d->name,
-                 w.pod, w.exit_code, why);
+        (void)snprintf(msg, sizeof(msg), "init Job %s-init failed: pod %s exit code %d: %s",
+                       d->name, w.pod, w.exit_code, why);
     else
-        snprintf(msg, sizeof(msg), "init Job %s-init failed: %s", d->name, why);
+        (void)snprintf(msg, sizeof(msg), "init Job %s-init failed: %s", d->name, why);
     cond(d, "Initialized", "False", "InitFailed", msg);
     fail(d, "InitFailed", msg, true);
 }
@@ -495,8 +506,8 @@ static void decide_running(struct dctx *d)
     if (s->hpa) {
         if (d->obs->scale == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE;
-            snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
-            snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
+            (void)snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
+            (void)snprintf(d->plan->scale_name, sizeof(d->plan->scale_name), "%s", s->hpa_name);
             return;
         }
         if (d->obs->scale == CTRL_FETCH_OK)
@@ -527,18 +538,18 @@ static void decide_collecting(struct dctx *d)
                 continue;
             struct ctrl_fetch_log *l = &d->plan->logs[d->plan->n_logs++];
             l->index = i;
-            snprintf(l->pod, sizeof(l->pod), "%s", w[i].pod);
+            (void)snprintf(l->pod, sizeof(l->pod), "%s", w[i].pod);
         }
         free(w);
         return;
     }
-    const cJSON **results = calloc((size_t)n, sizeof(*results));
+    const cJSON **results = calloc((size_t)n, sizeof(const cJSON *));
     if (!results)
         abort();
     for (int i = 0; i < n; i++) {
         w[i].result = o->results[i];
         results[i] = o->results[i];
-        snprintf(w[i].error, sizeof(w[i].error), "%s", o->result_errors[i]);
+        (void)snprintf(w[i].error, sizeof(w[i].error), "%s", o->result_errors[i]);
     }
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
@@ -550,23 +561,34 @@ static void decide_collecting(struct dctx *d)
     bool job_failed = o->run_job && ctrl_job_finished(o->run_job) &&
                       strcmp(ctrl_job_finished(o->run_job), "Failed") == 0;
     if (!o->run_job) {
-        fail(d, "ResultsLost", "the run Job disappeared before its results were collected",
-             true);
+        fail(d, "ResultsLost", "the run Job disappeared before its results were collected", true);
     } else if (ctrl_workers_failure(w, n, msg, sizeof(msg))) {
         if (job_failed && jreason && strcmp(jreason, "DeadlineExceeded") == 0) {
             char m2[900];
-            snprintf(m2, sizeof(m2), "run Job exceeded activeDeadlineSeconds: %s", msg);
+            (void)snprintf(m2, sizeof(m2), "run Job exceeded activeDeadlineSeconds: %s", msg);
             fail(d, "DeadlineExceeded", m2, true);
         } else {
             fail(d, "WorkerFailed", msg, true);
         }
     } else if (job_failed) {
-        snprintf(msg, sizeof(msg), "run Job failed: %s",
-                 ctrl_jstr(jf, "message") ? ctrl_jstr(jf, "message") : "unknown reason");
+        (void)snprintf(msg, sizeof(msg), "run Job failed: %s",
+                       ctrl_jstr(jf, "message") ? ctrl_jstr(jf, "message") : "unknown reason");
         fail(d, jreason ? jreason : "JobFailed", msg, true);
     } else {
         set_phase(d, "Succeeded");
         ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
+        /* the workers report how many clients they really ran */
+        double ran = ctrl_jnum(agg, "pgbench.clients", 0);
+        if (s->workload == CTRL_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
+            size_t l = strlen(msg);
+            (void)snprintf(msg + l, sizeof(msg) - l,
+                           "; warning: the workers ran %d clients in total, the spec asked for %d",
+                           (int)ran, s->clients);
+            event(d, true, "ClientsMismatch",
+                  "the workers ran %d clients in total, the spec "
+                  "asked for %d (does the runner honour BENCH_CLIENTS_BY_INDEX?)",
+                  (int)ran, s->clients);
+        }
         cond(d, "Complete", "True", "Succeeded", msg);
         cond(d, "Running", "False", "Completed", "every worker finished");
         set_message(d, msg);
@@ -612,7 +634,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(br, "status");
     d.st = old && cJSON_IsObject(old) ? must(cJSON_Duplicate(old, 1)) : must(cJSON_CreateObject());
     d.old_phase = phase_of(old);
-    snprintf(plan->phase, sizeof(plan->phase), "%s", d.old_phase);
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", d.old_phase);
     if (!ctrl_jstr(d.st, "phase"))
         set_phase(&d, "Pending");
 

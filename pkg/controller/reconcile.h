@@ -44,12 +44,17 @@
 
 /* The spec snapshot annotated on child Jobs at start (immutability after the start). */
 
-enum ctrl_fetch_state { CTRL_FETCH_NONE = 0, CTRL_FETCH_OK, CTRL_FETCH_NOT_FOUND, CTRL_FETCH_ERROR };
+enum ctrl_fetch_state {
+    CTRL_FETCH_NONE = 0,
+    CTRL_FETCH_OK,
+    CTRL_FETCH_NOT_FOUND,
+    CTRL_FETCH_ERROR
+};
 
 struct ctrl_observed {
-    const cJSON *br;       /* the BenchmarkRun */
-    const cJSON *init_job; /* cached <br>-init or NULL */
-    const cJSON *run_job;  /* cached <br>-run or NULL */
+    const cJSON *br;                  /* the BenchmarkRun */
+    const cJSON *init_job;            /* cached <br>-init or NULL */
+    const cJSON *run_job;             /* cached <br>-run or NULL */
     const cJSON *pods[CTRL_MAX_PODS]; /* cached pods labelled with this run */
     int n_pods;
     double now; /* Unix seconds */
@@ -60,7 +65,7 @@ struct ctrl_observed {
     char scale_target_error[256];
     enum ctrl_fetch_state scale; /* GET .../scale of the target during Running */
     int scale_replicas;
-    bool results_fetched;      /* worker results below are complete */
+    bool results_fetched;             /* worker results below are complete */
     cJSON *results[CTRL_MAX_WORKERS]; /* by worker index, owned by the executor */
     char result_errors[CTRL_MAX_WORKERS][128];
     /* A create/delete the executor could not do (terminal API error): reason + message. */
@@ -93,12 +98,12 @@ struct ctrl_fetch_log {
 };
 
 struct ctrl_plan {
-    unsigned needs;            /* fetch these, fill the observed fields, decide again */
+    unsigned needs; /* fetch these, fill the observed fields, decide again */
     struct ctrl_fetch_log logs[CTRL_MAX_WORKERS]; /* with CTRL_NEED_RESULTS: pods to read */
     int n_logs;
-    char scale_kind[32];       /* StatefulSet or Deployment, with NEED_SCALE* */
+    char scale_kind[32]; /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
-    cJSON *status;             /* the new status; NULL = nothing to write */
+    cJSON *status; /* the new status; NULL = nothing to write */
     struct ctrl_action actions[8];
     int n_actions;
     struct ctrl_event events[4];

@@ -22,7 +22,7 @@ static void perr(struct pctx *p, const char *fmt, ...)
         return; /* keep the first error */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err, p->errlen, fmt, ap);
+    (void)vsnprintf(p->err, p->errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap);
     p->rc = -EINVAL;
 }
@@ -132,8 +132,8 @@ static void enum_check(struct pctx *p, const char *v, const char *path, const ch
     char list[256] = "";
     for (const char *const *a = allowed; *a; a++) {
         if (a != allowed)
-            strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-        strncat(list, *a, sizeof(list) - strlen(list) - 1);
+            (void)strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+        (void)strncat(list, *a, sizeof(list) - strlen(list) - 1);
     }
     perr(p, "%s.%s: \"%s\" is not one of %s", path, key, v, list);
 }
@@ -161,8 +161,8 @@ static bool quantity(const char *s)
         return false;
     while ((*p >= '0' && *p <= '9') || *p == '.')
         p++;
-    static const char *const suffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M",
-                                           "G",  "T",  "P",  "E",  NULL};
+    static const char *const suffixes[] = {"",  "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+                                           "k", "M",  "G",  "T",  "P",  "E",  NULL};
     return one_of(p, suffixes);
 }
 
@@ -210,7 +210,7 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
         perr(p, "spec.target: set exactly one of host or cnpg");
         return;
     }
-    static const char *const ssl[] = {"disable", "allow",     "prefer",     "require",
+    static const char *const ssl[] = {"disable",   "allow",       "prefer", "require",
                                       "verify-ca", "verify-full", NULL};
     s->ssl_mode = str_field(p, t, "sslMode", "spec.target", "prefer");
     enum_check(p, s->ssl_mode, "spec.target", "sslMode", ssl);
@@ -221,10 +221,11 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
     const cJSON *ca = obj_field(p, t, "caSecretRef", "spec.target");
     if (ca)
         secret_ref(p, ca, "spec.target.caSecretRef", "ca.crt", &s->ca_secret, &s->ca_key);
-    if (!ca && s->ssl_mode && (strcmp(s->ssl_mode, "verify-ca") == 0 ||
-                               strcmp(s->ssl_mode, "verify-full") == 0))
-        perr(p, "spec.target.caSecretRef: required with sslMode %s: name the Secret holding the "
-                "CA certificate",
+    if (!ca && s->ssl_mode &&
+        (strcmp(s->ssl_mode, "verify-ca") == 0 || strcmp(s->ssl_mode, "verify-full") == 0))
+        perr(p,
+             "spec.target.caSecretRef: required with sslMode %s: name the Secret holding the "
+             "CA certificate",
              s->ssl_mode);
 
     if (cnpg) {
@@ -251,11 +252,11 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
             perr(p, "spec.target: user and passwordSecretRef come from the CNPG Secret; remove "
                     "them or use target.host instead of target.cnpg");
         bool super = strcmp(secret, "superuser") == 0;
-        snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
-        snprintf(s->database, sizeof(s->database), "%s",
-                 str_field(p, t, "database", "spec.target", "app"));
-        snprintf(s->user, sizeof(s->user), "%s", super ? "postgres" : "app");
-        snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
+        (void)snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
+        (void)snprintf(s->database, sizeof(s->database), "%s",
+                       str_field(p, t, "database", "spec.target", "app"));
+        (void)snprintf(s->user, sizeof(s->user), "%s", super ? "postgres" : "app");
+        (void)snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
         return;
     }
 
@@ -264,36 +265,79 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
         perr(p, "spec.target.host: must be a DNS name or IP address, e.g. pg-rw.db.svc");
         return;
     }
-    snprintf(s->host, sizeof(s->host), "%s", host);
+    (void)snprintf(s->host, sizeof(s->host), "%s", host);
     const char *db = str_field(p, t, "database", "spec.target", "postgres");
     if (!*db || strlen(db) >= sizeof(s->database))
         perr(p, "spec.target.database: must be 1 to 63 characters");
     else
-        snprintf(s->database, sizeof(s->database), "%s", db);
+        (void)snprintf(s->database, sizeof(s->database), "%s", db);
     const char *user = str_field(p, t, "user", "spec.target", NULL);
     if (!user || !*user)
         perr(p, "spec.target.user: required with target.host: the PostgreSQL role to connect as");
     else if (strlen(user) >= sizeof(s->user))
         perr(p, "spec.target.user: must be at most 63 characters");
     else
-        snprintf(s->user, sizeof(s->user), "%s", user);
+        (void)snprintf(s->user, sizeof(s->user), "%s", user);
     const cJSON *pw = obj_field(p, t, "passwordSecretRef", "spec.target");
     if (pw) {
         const char *name = NULL;
         secret_ref(p, pw, "spec.target.passwordSecretRef", "password", &name, &s->password_key);
         if (name)
-            snprintf(s->password_secret, sizeof(s->password_secret), "%s", name);
+            (void)snprintf(s->password_secret, sizeof(s->password_secret), "%s", name);
     }
 }
 
-static const char *const managed_flags[] = {
-    "-c", "--client", "-j", "--jobs", "-T", "--time", "-t", "--transactions", "-f", "--file",
-    "-b", "--builtin", "-M", "--protocol", "-h", "--host", "-p", "--port", "-U", "--username",
-    "-d", "--debug", "-R", "--rate", "-L", "--latency-limit", "-n", "--no-vacuum", "-C",
-    "--connect", "-P", "--progress", "-r", "--report-per-command", "--report-latencies",
-    "-l", "--log", "--log-prefix", "--aggregate-interval", "--sampling-rate", "-i",
-    "--initialize", "-s", "--scale", "--max-tries", "--failures-detailed", "-S",
-    "--select-only", "-N", "--skip-some-updates", NULL};
+static const char *const managed_flags[] = {"-c",
+                                            "--client",
+                                            "-j",
+                                            "--jobs",
+                                            "-T",
+                                            "--time",
+                                            "-t",
+                                            "--transactions",
+                                            "-f",
+                                            "--file",
+                                            "-b",
+                                            "--builtin",
+                                            "-M",
+                                            "--protocol",
+                                            "-h",
+                                            "--host",
+                                            "-p",
+                                            "--port",
+                                            "-U",
+                                            "--username",
+                                            "-d",
+                                            "--debug",
+                                            "-R",
+                                            "--rate",
+                                            "-L",
+                                            "--latency-limit",
+                                            "-n",
+                                            "--no-vacuum",
+                                            "-C",
+                                            "--connect",
+                                            "-P",
+                                            "--progress",
+                                            "-r",
+                                            "--report-per-command",
+                                            "--report-latencies",
+                                            "-l",
+                                            "--log",
+                                            "--log-prefix",
+                                            "--aggregate-interval",
+                                            "--sampling-rate",
+                                            "-i",
+                                            "--initialize",
+                                            "-s",
+                                            "--scale",
+                                            "--max-tries",
+                                            "--failures-detailed",
+                                            "-S",
+                                            "--select-only",
+                                            "-N",
+                                            "--skip-some-updates",
+                                            NULL};
 
 static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
 {
@@ -302,8 +346,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
     if (init) {
         s->init = true;
         s->scale = (int)int_field(p, init, "scale", "spec.workload.pgbench.init", 1, 1, 100000);
-        s->foreign_keys =
-            bool_field(p, init, "foreignKeys", "spec.workload.pgbench.init", false);
+        s->foreign_keys = bool_field(p, init, "foreignKeys", "spec.workload.pgbench.init", false);
         s->skip_if_initialized =
             bool_field(p, init, "skipIfInitialized", "spec.workload.pgbench.init", true);
         s->partitions =
@@ -321,7 +364,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
         perr(p, "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions");
         return;
     }
-    s->duration_s = int_field(p, run, "durationSeconds", rp, 0, 1, 7 * 86400);
+    s->duration_s = int_field(p, run, "durationSeconds", rp, 0, 1, 7L * 86400);
     s->transactions = int_field(p, run, "transactions", rp, 0, 1, 1000000000L);
     s->clients = (int)int_field(p, run, "clients", rp, 1, 1, 100000);
     s->threads = (int)int_field(p, run, "threads", rp, 1, 1, 1024);
@@ -358,7 +401,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
         cJSON_ArrayForEach(it, scripts)
         {
             char ip[96];
-            snprintf(ip, sizeof(ip), "%s.scripts[%d]", rp, i);
+            (void)snprintf(ip, sizeof(ip), "%s.scripts[%d]", rp, i);
             if (i >= CTRL_MAX_SCRIPTS) {
                 perr(p, "%s.scripts: at most %d scripts", rp, CTRL_MAX_SCRIPTS);
                 return;
@@ -369,7 +412,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
             }
             const cJSON *ref = obj_field(p, it, "configMapRef", ip);
             char rp2[128];
-            snprintf(rp2, sizeof(rp2), "%s.configMapRef", ip);
+            (void)snprintf(rp2, sizeof(rp2), "%s.configMapRef", ip);
             const char *name = str_field(p, ref, "name", rp2, NULL);
             const char *key = str_field(p, ref, "key", rp2, NULL);
             if (!ref || !name || !*name) {
@@ -382,8 +425,9 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
             }
             if (!key || !*key || strchr(key, '/') || strcmp(key, ".") == 0 ||
                 strcmp(key, "..") == 0) {
-                perr(p, "%s.configMapRef.key: required: the ConfigMap key (a file name) of the "
-                        "script",
+                perr(p,
+                     "%s.configMapRef.key: required: the ConfigMap key (a file name) of the "
+                     "script",
                      ip);
                 return;
             }
@@ -419,7 +463,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
             }
             const char *a = it->valuestring;
             char flag[64];
-            snprintf(flag, sizeof(flag), "%s", a);
+            (void)snprintf(flag, sizeof(flag), "%s", a);
             char *eq = strchr(flag, '=');
             if (eq)
                 *eq = '\0';
@@ -454,15 +498,15 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         perr(p, "%s.jobs: required: a list of at least one fio job {name, rw, bs, ...}", path);
         return;
     }
-    static const char *const rws[] = {"read",      "write", "randread", "randwrite",
-                                      "rw",        "randrw", NULL};
+    static const char *const rws[] = {"read", "write",  "randread", "randwrite",
+                                      "rw",   "randrw", NULL};
     static const char *const engines[] = {"libaio", "io_uring", "psync", "sync", "posixaio", NULL};
     int i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, jobs)
     {
         char jp[64];
-        snprintf(jp, sizeof(jp), "%s.jobs[%d]", path, i);
+        (void)snprintf(jp, sizeof(jp), "%s.jobs[%d]", path, i);
         if (i >= CTRL_MAX_FIO_JOBS) {
             perr(p, "%s.jobs: at most %d jobs", path, CTRL_MAX_FIO_JOBS);
             return;
@@ -473,7 +517,7 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         }
         struct ctrl_fio_job *j = &s->fio_jobs[i];
         char defname[16];
-        snprintf(defname, sizeof(defname), "job%d", i);
+        (void)snprintf(defname, sizeof(defname), "job%d", i);
         j->name = str_field(p, it, "name", jp, NULL);
         if (j->name) {
             for (const char *c = j->name; *c; c++)
@@ -501,8 +545,9 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         j->direct = bool_field(p, it, "direct", jp, true);
         if ((j->fsync > 0 || j->fdatasync > 0) && j->rw && !strstr(j->rw, "write") &&
             strcmp(j->rw, "rw") != 0 && strcmp(j->rw, "randrw") != 0)
-            perr(p, "%s: fsync/fdatasync only apply to jobs that write; set rw to write, "
-                    "randwrite, rw or randrw",
+            perr(p,
+                 "%s: fsync/fdatasync only apply to jobs that write; set rw to write, "
+                 "randwrite, rw or randrw",
                  jp);
         i++;
     }
@@ -533,8 +578,9 @@ static void parse_hpa(struct pctx *p, const cJSON *hpa, struct ctrl_spec *s)
     if (!has_field(hpa, "maxReplicas"))
         perr(p, "spec.hpa.maxReplicas: required: the most replicas the HPA may create");
     else if (!p->rc && s->hpa_max < s->hpa_min)
-        perr(p, "spec.hpa.maxReplicas: must be >= minReplicas (%d); raise maxReplicas or lower "
-                "minReplicas",
+        perr(p,
+             "spec.hpa.maxReplicas: must be >= minReplicas (%d); raise maxReplicas or lower "
+             "minReplicas",
              s->hpa_min);
     s->hpa_cpu = (int)int_field(p, hpa, "targetCPUUtilizationPercentage", path, 80, 1, 1000);
     s->hpa_behavior = obj_field(p, hpa, "behavior", path);
@@ -594,8 +640,8 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
     s->wait_events = bool_field(&p, diag, "waitEvents", "spec.diagnostics", true);
     s->server_settings = bool_field(&p, diag, "serverSettings", "spec.diagnostics", true);
     s->replica_lag = bool_field(&p, diag, "replicaLag", "spec.diagnostics", false);
-    s->replica_timeout_s = (int)int_field(&p, diag, "replicaCatchUpTimeoutSeconds",
-                                          "spec.diagnostics", 300, 0, 86400);
+    s->replica_timeout_s =
+        (int)int_field(&p, diag, "replicaCatchUpTimeoutSeconds", "spec.diagnostics", 300, 0, 86400);
 
     s->image = str_field(&p, spec, "image", "spec", NULL);
     if (s->image && (!*s->image || strpbrk(s->image, " \t\n")))
@@ -612,19 +658,25 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
     s->cleanup_delete = cp && strcmp(cp, "Delete") == 0;
 
     if (s->pod_template) {
-        static const char *const known[] = {"resources",          "nodeSelector",
-                                            "tolerations",        "affinity",
-                                            "securityContext",    "serviceAccountName",
-                                            "imagePullSecrets",   "annotations",
-                                            "labels",             "priorityClassName",
+        static const char *const known[] = {"resources",
+                                            "nodeSelector",
+                                            "tolerations",
+                                            "affinity",
+                                            "securityContext",
+                                            "serviceAccountName",
+                                            "imagePullSecrets",
+                                            "annotations",
+                                            "labels",
+                                            "priorityClassName",
                                             NULL};
         const cJSON *it;
         cJSON_ArrayForEach(it, s->pod_template)
         {
             if (!one_of(it->string, known)) {
-                perr(&p, "spec.podTemplate.%s: unknown field; allowed: resources, nodeSelector, "
-                         "tolerations, affinity, securityContext, serviceAccountName, "
-                         "imagePullSecrets, annotations, labels, priorityClassName",
+                perr(&p,
+                     "spec.podTemplate.%s: unknown field; allowed: resources, nodeSelector, "
+                     "tolerations, affinity, securityContext, serviceAccountName, "
+                     "imagePullSecrets, annotations, labels, priorityClassName",
                      it->string);
                 break;
             }
@@ -632,7 +684,7 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
         const cJSON *sc = cJSON_GetObjectItemCaseSensitive(s->pod_template, "securityContext");
         const cJSON *nonroot = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsNonRoot") : NULL;
         const cJSON *uid = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsUser") : NULL;
-        if (cJSON_IsFalse(nonroot) || (cJSON_IsNumber(uid) && uid->valuedouble == 0))
+        if (cJSON_IsFalse(nonroot) || (uid && cJSON_IsNumber(uid) && uid->valuedouble == 0))
             perr(&p, "spec.podTemplate.securityContext: runner pods must not run as root; remove "
                      "runAsNonRoot: false / runAsUser: 0");
     }
@@ -667,7 +719,7 @@ int ctrl_worker_threads(int threads, int clients, int workers, int index)
 
 void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len)
 {
-    snprintf(out, len, "%s:%d/%s", s->host, s->port, s->database);
+    (void)snprintf(out, len, "%s:%d/%s", s->host, s->port, s->database);
 }
 
 long ctrl_spec_expected_seconds(const struct ctrl_spec *s)

@@ -55,8 +55,8 @@ struct ctrl_spec {
     int scale, partitions;
     bool foreign_keys, skip_if_initialized;
     int clients, threads;
-    long duration_s;   /* 0 when transactions is set */
-    long transactions; /* 0 when durationSeconds is set */
+    long duration_s;     /* 0 when transactions is set */
+    long transactions;   /* 0 when durationSeconds is set */
     const char *builtin; /* NULL when only scripts */
     int builtin_weight;
     struct ctrl_script scripts[CTRL_MAX_SCRIPTS];

@@ -23,14 +23,17 @@ static void set_item(cJSON *o, const char *k, cJSON *v)
         cJSON_AddItemToObject(o, k, v);
 }
 
-static void set_str(cJSON *o, const char *k, const char *v) { set_item(o, k, cJSON_CreateString(v)); }
+static void set_str(cJSON *o, const char *k, const char *v)
+{
+    set_item(o, k, cJSON_CreateString(v));
+}
 
 void ctrl_time_rfc3339(double t, char *out, size_t len)
 {
     time_t s = (time_t)t;
     struct tm tm;
     gmtime_r(&s, &tm);
-    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    (void)strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 double ctrl_time_parse(const char *s)
@@ -82,7 +85,7 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
     }
     cJSON *c = (cJSON *)ctrl_cond_get(status, type);
     char msg[CTRL_MAX_MESSAGE];
-    snprintf(msg, sizeof(msg), "%s", message ? message : "");
+    (void)snprintf(msg, sizeof(msg), "%s", message ? message : "");
     if (c && str_eq(c, "status", cstatus) && str_eq(c, "reason", reason) &&
         str_eq(c, "message", msg)) {
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "observedGeneration");
@@ -167,7 +170,7 @@ static cJSON *statements_from(const cJSON *sts)
         copy_num(o, "script", it, "script", NULL);
         const cJSON *cmd = field(it, "command");
         char c[256];
-        snprintf(c, sizeof(c), "%s", cJSON_IsString(cmd) ? cmd->valuestring : "");
+        (void)snprintf(c, sizeof(c), "%s", cJSON_IsString(cmd) ? cmd->valuestring : "");
         set_str(o, "command", c);
         copy_num(o, "latencyMs", it, "latencyMs", NULL);
         copy_num(o, "failures", it, "failures", NULL);
@@ -245,21 +248,21 @@ static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
 {
     const char *err = w->result ? result_error(w->result) : NULL;
     if (worker_ok(w))
-        snprintf(out, len, "ok");
+        (void)snprintf(out, len, "ok");
     else if (!w->pod)
-        snprintf(out, len, "no pod was created for this worker");
+        (void)snprintf(out, len, "no pod was created for this worker");
     else if (!w->terminated)
-        snprintf(out, len, "pod %s did not finish", w->pod);
+        (void)snprintf(out, len, "pod %s did not finish", w->pod);
     else if (err)
-        snprintf(out, len, "exit code %d: %s", w->exit_code, err);
+        (void)snprintf(out, len, "exit code %d: %s", w->exit_code, err);
     else if (w->result && !cJSON_IsTrue(field(w->result, "complete")))
-        snprintf(out, len, "exit code %d: incomplete result", w->exit_code);
+        (void)snprintf(out, len, "exit code %d: incomplete result", w->exit_code);
     else if (w->error[0])
-        snprintf(out, len, "exit code %d%s%s: %s", w->exit_code, w->reason ? " " : "",
-                 w->reason ? w->reason : "", w->error);
+        (void)snprintf(out, len, "exit code %d%s%s: %s", w->exit_code, w->reason ? " " : "",
+                       w->reason ? w->reason : "", w->error);
     else
-        snprintf(out, len, "exit code %d%s%s", w->exit_code, w->reason ? " " : "",
-                 w->reason ? w->reason : "");
+        (void)snprintf(out, len, "exit code %d%s%s", w->exit_code, w->reason ? " " : "",
+                       w->reason ? w->reason : "");
 }
 
 bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t len)
@@ -270,13 +273,13 @@ bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t 
         char msg[512];
         worker_message(&w[i], msg, sizeof(msg));
         if (w[i].pod)
-            snprintf(out, len, "worker %d (pod %s) failed: %s", w[i].index, w[i].pod, msg);
+            (void)snprintf(out, len, "worker %d (pod %s) failed: %s", w[i].index, w[i].pod, msg);
         else
-            snprintf(out, len, "worker %d failed: %s", w[i].index, msg);
+            (void)snprintf(out, len, "worker %d failed: %s", w[i].index, msg);
         return true;
     }
     if (n == 0) {
-        snprintf(out, len, "no worker results");
+        (void)snprintf(out, len, "no worker results");
         return true;
     }
     return false;
@@ -354,16 +357,17 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
         if (cJSON_IsNumber(p99) && n >= 0 && (size_t)n < len)
             n += snprintf(out + n, len - (size_t)n, ", p99 %.2f ms", p99->valuedouble);
         if (n >= 0 && (size_t)n < len)
-            snprintf(out + n, len - (size_t)n, " (%d worker%s)", workers, workers == 1 ? "" : "s");
+            (void)snprintf(out + n, len - (size_t)n, " (%d worker%s)", workers,
+                           workers == 1 ? "" : "s");
     } else if (cJSON_GetArraySize(fio) > 0) {
         const cJSON *j = cJSON_GetArrayItem(fio, 0);
-        snprintf(out, len, "fio %s: read %.0f IOPS, write %.0f IOPS",
-                 cJSON_IsString(field(j, "job")) ? field(j, "job")->valuestring : "",
-                 cJSON_IsNumber(field(j, "readIops")) ? field(j, "readIops")->valuedouble : 0.0,
-                 cJSON_IsNumber(field(j, "writeIops")) ? field(j, "writeIops")->valuedouble
-                                                       : 0.0);
+        (void)snprintf(
+            out, len, "fio %s: read %.0f IOPS, write %.0f IOPS",
+            cJSON_IsString(field(j, "job")) ? field(j, "job")->valuestring : "",
+            cJSON_IsNumber(field(j, "readIops")) ? field(j, "readIops")->valuedouble : 0.0,
+            cJSON_IsNumber(field(j, "writeIops")) ? field(j, "writeIops")->valuedouble : 0.0);
     } else {
-        snprintf(out, len, "finished without a summary");
+        (void)snprintf(out, len, "finished without a summary");
     }
 }
 

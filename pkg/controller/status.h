@@ -29,13 +29,13 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
 /* What the controller knows about one worker of the run Job. */
 struct ctrl_worker {
     int index;
-    const char *pod;       /* NULL when no pod was seen */
-    bool terminated;       /* container terminated */
-    int exit_code;         /* -1 unknown */
-    const char *reason;    /* terminated.reason (Error, OOMKilled, DeadlineExceeded...) */
-    const char *term_msg;  /* terminated.message (compact result, or log tail) */
-    cJSON *result;         /* parsed full result, owned by whoever filled it; NULL if none */
-    char error[256];       /* why no result (log fetch failed, unparseable...) */
+    const char *pod;      /* NULL when no pod was seen */
+    bool terminated;      /* container terminated */
+    int exit_code;        /* -1 unknown */
+    const char *reason;   /* terminated.reason (Error, OOMKilled, DeadlineExceeded...) */
+    const char *term_msg; /* terminated.message (compact result, or log tail) */
+    cJSON *result;        /* parsed full result, owned by whoever filled it; NULL if none */
+    char error[256];      /* why no result (log fetch failed, unparseable...) */
 };
 
 /* Writes summary, statements, timeline, workers, diagnostics and fio from agg (the aggregate of

@@ -24,7 +24,7 @@ static const char lag_standby_sql[] =
 static const char lag_primary_sql[] =
     "SELECT coalesce(max(extract(epoch FROM replay_lag)) * 1000, 0), "
     "coalesce(max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)), 0)::bigint, count(*) "
-    "FROM pg_stat_replication";
+    "FROM pg_stat_replication WHERE state IN ('streaming', 'catchup')";
 
 void pg_wait_tally_add(struct pg_wait_tally *t, const char *name, int64_t count)
 {

@@ -284,7 +284,7 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic
             : "SELECT count(*) FILTER (WHERE replay_lsn IS NULL OR replay_lsn < $1::pg_lsn) = 0, "
               "string_agg(coalesce(application_name, '?') || '=' || coalesce(state, '?'), ', '), "
               "coalesce(max(pg_wal_lsn_diff($1::pg_lsn, replay_lsn)), 0)::bigint, count(*) "
-              "FROM pg_stat_replication";
+              "FROM pg_stat_replication WHERE state IN ('streaming', 'catchup')";
     double last_log = start;
     for (;;) {
         res = query(conn, sql, 1, params, msg, msglen);

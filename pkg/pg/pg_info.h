@@ -50,12 +50,13 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
  * On a standby: target = max(receive lsn, the primary's WAL end reported to the WAL receiver) taken
  * at the start; caught up when replay lsn >= target.
  * On a primary: target = pg_current_wal_lsn() taken at the start; caught up when every
- * pg_stat_replication row has replay_lsn >= target (trivially true with no standbys). */
+ * pg_stat_replication row in state streaming or catchup has replay_lsn >= target (base backups'
+ * WAL senders are ignored; trivially true with no standbys). */
 struct pg_replica_wait {
     bool standby;
     bool caught_up;
     double waited_s;
-    int standbys; /* primary: rows in pg_stat_replication */
+    int standbys; /* primary: streaming/catchup rows in pg_stat_replication */
     char target_lsn[32];
     char message[256];
 };

@@ -69,6 +69,14 @@ assert r["init"]["skipped"] is False, r["init"]
 assert "partitioned" in r["init"]["reason"], r["init"]
 '
 
+# an init without primary keys (pgbench -I dtg) is incomplete: detected, not skipped
+PGDATABASE=bench_new runner init_nopk pgbench init --scale 1 -- --init-steps=dtg
+[ "$RC" -eq 0 ] || { cat "$TMP/init_nopk.err" >&2; fail "init -I dtg exited $RC"; }
+PGDATABASE=bench_new runner init_nopk2 pgbench init --scale 1 --skip-if-initialized
+check init_nopk2 '
+assert r["init"]["skipped"] is False and "primary key" in r["init"]["reason"], r["init"]
+'
+
 runner init1 pgbench init --scale 2 --skip-if-initialized
 [ "$RC" -eq 0 ] || { cat "$TMP/init1.err" >&2; fail "init exited $RC"; }
 check init1 '
@@ -133,6 +141,11 @@ h = r["histogram"]
 assert h["count"] == n, (h["count"], n)
 assert term["complete"] is True
 '
+# the -l logs were read while the run went on and their bytes released from disk early
+sed -n 's/.*transaction logs: \([0-9]*\) files, \([0-9]*\) bytes read, \([0-9]*\) bytes released early.*/\1 \2 \3/p' \
+    "$TMP/tpcb.err" | { read -r files bytes released || fail "no transaction log summary";
+    [ "$files" -ge 2 ] && [ "$bytes" -gt 100000 ] && [ "$released" -gt 0 ] ||
+        fail "transaction logs: $files files, $bytes bytes, $released released"; }
 note "tpcb ok"
 
 # --- select-only, prepared protocol, start barrier 2 s ahead, worker index -----------------

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Unreachable targets: nothing listening -> exit 3 "refused" within the wait timeout; wrong
 # password -> exit 3 "auth" at once (not retried), the password nowhere in the output; unknown
-# host -> "dns"; missing database -> "database-missing". Each still writes a valid compact
+# host -> "dns"; sslmode=require against a server without TLS -> "tls"; missing database ->
+# "database-missing"; SIGTERM while waiting -> exit 2 with a result. Each still writes a valid compact
 # termination message.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
@@ -43,6 +44,8 @@ expect refused_init 3 refused 10 PGPORT="$FREE_PORT" -- pgbench init --scale 1 -
 # auth is permanent: no waiting for the whole timeout
 expect auth 3 auth 8 PGPASSWORD=wrong-pass-123 -- pgbench run --clients 1 --duration 1 --wait-timeout 30
 expect dns 3 dns 20 PGHOST=no-such-host.invalid -- pgbench run --clients 1 --duration 1 --wait-timeout 1
+# the test server has no TLS: requiring it is a TLS failure, not retried
+expect tls 3 tls 8 PGSSLMODE=require -- pgbench run --clients 1 --duration 1 --wait-timeout 30
 expect nodb 3 database-missing 8 PGDATABASE=no_such_db -- pgbench run --clients 1 --duration 1 --wait-timeout 30
 # SIGTERM while waiting for the target: a result is still printed (exit 2), at once
 T0=$SECONDS
@@ -69,4 +72,4 @@ rc=0
 [ "$rc" -eq 1 ] || fail "usage error: exit $rc, want 1"
 python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["exitCode"]==1 and r["errors"]' "$TMP/usage.out" ||
     fail "usage error without a JSON result"
-pass "refused, auth, dns, missing database -> exit 3 with the class; usage -> exit 1"
+pass "refused, auth, dns, tls, missing database -> exit 3 with the class; SIGTERM while waiting -> exit 2; usage -> exit 1"

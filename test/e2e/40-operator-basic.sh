@@ -95,6 +95,11 @@ assert st["completionTime"] and st["startTime"]
 print("tps", s["tps"], "p99", s["latencyP99Ms"])
 PY
 
+# a cross-field rule (CEL in the CRD) is refused by the API server itself
+out="$(sed -e 's/name: basic/name: both/' -e 's/durationSeconds: 4,/durationSeconds: 4, transactions: 10,/' \
+    "$TMP/br.yaml" | env_kubectl apply -f - 2>&1)" && fail "a spec with durationSeconds and transactions was accepted"
+echo "$out" | grep -q "durationSeconds or run.transactions" || fail "CEL refusal message: $out"
+
 # kubectl get br shows the TPS column with a number
 out="$(env_kubectl get br basic)"
 note "$out"

@@ -56,7 +56,7 @@ install_chart() {
 # (kubectl apply sends JSON; `kubectl create namespace` would use the typed, protobuf client)
 printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bench-ns\n' | k apply -f - >/dev/null ||
     fail "create namespace bench-ns"
-install_chart install pgbench-operator charts/pgbench-operator -n pgbench-system --create-namespace \
+install_chart install pgbench-operator charts/pgbench-operator -n pgbench-system --create-namespace --wait \
     --timeout 60s || fail "helm install"
 k -n pgbench-system rollout status deployment/pgbench-operator --timeout=30s >/dev/null ||
     fail "operator Deployment not rolled out"
@@ -92,14 +92,14 @@ grep -qi "durationSecs" "$TMP/typo.txt" || fail "typo refusal does not name the 
 
 # 3. upgrade to namespaced mode: ClusterRole goes, a Role in bench-ns comes
 install_chart upgrade pgbench-operator charts/pgbench-operator -n pgbench-system \
-    --set 'watchNamespaces[0]=bench-ns' --timeout 60s || fail "helm upgrade"
+    --set 'watchNamespaces[0]=bench-ns' --wait --timeout 60s || fail "helm upgrade"
 k get clusterrole pgbench-operator >/dev/null 2>&1 && fail "ClusterRole left after switching to namespaced"
 k -n bench-ns get role pgbench-operator >/dev/null || fail "no Role in the watched namespace"
 args="$(k -n pgbench-system get deploy pgbench-operator -o jsonpath='{.spec.template.spec.containers[0].args}')"
 grep -q -- '--namespace=bench-ns' <<<"$args" || fail "deployment args lack --namespace: $args"
 
 # 4. uninstall: every chart object goes; the CRD and the BenchmarkRuns stay (Helm never deletes crds/)
-helm uninstall pgbench-operator -n pgbench-system --timeout 60s >/dev/null || fail "helm uninstall"
+helm uninstall pgbench-operator -n pgbench-system --wait --timeout 60s >/dev/null || fail "helm uninstall"
 helm list -A -q | grep -qx pgbench-operator && fail "release still listed after uninstall"
 "$HELM" template pgbench-operator charts/pgbench-operator -n pgbench-system --set 'watchNamespaces[0]=bench-ns' \
     >"$TMP/rendered-ns.yaml"

@@ -17,6 +17,7 @@ const { toTable } = require('./lib/table');
 const { compileLabelSelector, parseFieldSelector, SelectorError } = require('./lib/selectors');
 const events = require('./lib/events');
 const protobuf = require('./lib/protobuf');
+const managed = require('./lib/managed');
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const clone = (o) => structuredClone(o);
@@ -501,31 +502,6 @@ class SimServer {
     };
   }
 
-  _managedEntry(obj, manager, operation, version, info, fieldsObj, subresource) {
-    const entries = (obj.metadata.managedFields || []).filter((e) => !(e.manager === manager && e.operation === operation && (e.subresource || '') === (subresource || '')));
-    const fields = {};
-    for (const [k, v] of Object.entries(fieldsObj || {})) {
-      if (k === 'apiVersion' || k === 'kind') continue;
-      if (k === 'metadata') {
-        const m = {};
-        for (const mk of ['labels', 'annotations', 'finalizers', 'ownerReferences']) if (v && v[mk] !== undefined) m[mk] = v[mk];
-        if (Object.keys(m).length) fields.metadata = m;
-        continue;
-      }
-      if (subresource === 'status' && k !== 'status') continue;
-      if (!subresource && k === 'status' && this.registry.hasStatus(this._storeRes(info))) continue;
-      fields[k] = v;
-    }
-    const fs = patchLib.fieldSet(fields);
-    const e = {
-      manager, operation, apiVersion: info.group ? `${info.group}/${version}` : 'v1',
-      time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fieldsType: 'FieldsV1', fieldsV1: fs,
-    };
-    if (subresource) e.subresource = subresource;
-    if (Object.keys(fs).length || operation === 'Apply') entries.push(e);
-    obj.metadata.managedFields = entries;
-  }
-
   // ---- verbs ----
   _list(ctx) {
     const { info, version, ns, q, res } = ctx;
@@ -536,6 +512,26 @@ class SimServer {
     let items = this.store.list(storeRes, ns, {}).filter((o) => match(o.metadata.labels || {}) && filter(o));
     const limit = Number(q.get('limit') || 0);
     const cont = q.get('continue');
+    const qrv = q.get('resourceVersion');
+    const rvMatch = q.get('resourceVersionMatch');
+    if (rvMatch) {
+      if (!qrv) throw S.badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (!['Exact', 'NotOlderThan'].includes(rvMatch)) throw S.badRequest(`resourceVersionMatch: Unsupported value: "${rvMatch}": supported values: "Exact", "NotOlderThan"`);
+      if (cont) throw S.badRequest('resourceVersionMatch is forbidden for continue');
+    }
+    if (qrv && qrv !== '0' && !cont) {
+      if (!/^\d+$/.test(qrv)) throw S.badRequest(`invalid resource version: strconv.ParseUint: parsing "${qrv}": invalid syntax`);
+      if (Number(qrv) > Number(this.store.rv())) {
+        throw S.err(504, 'Timeout', `Timeout: Too large resource version: ${qrv}, current: ${this.store.rv()}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+      }
+      if (rvMatch === 'Exact' && Number(qrv) < this.store.historyStart) {
+        throw S.err(410, 'Expired', `The resourceVersion for the provided list is too old.`);
+      }
+      if (rvMatch === 'Exact' && qrv !== this.store.rv()) {
+        // Only the current state is kept; an exact older snapshot cannot be served.
+        throw S.err(410, 'Expired', `The resourceVersion for the provided list is too old.`);
+      }
+    }
     let start = null;
     let listRV = this.store.rv();
     if (cont) {
@@ -629,8 +625,13 @@ class SimServer {
     }
     if (info.id === 'core/pods') obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
     if (info.id === 'apiextensions.k8s.io/customresourcedefinitions') obj.status = this._crdStatus(obj);
-    const applied = clone(obj);
-    this._managedEntry(obj, manager || this._manager(ctx), operation || 'Update', version, info, operation === 'Apply' ? ctx.appliedConfig : applied);
+    const apiVersion = info.group ? `${info.group}/${version}` : 'v1';
+    const statusMode = this.registry.hasStatus(storeRes) ? 'skip' : undefined;
+    if (operation === 'Apply') {
+      obj.metadata.managedFields = managed.recordApply([], { manager, apiVersion, applied: ctx.appliedConfig, live: {}, statusMode });
+    } else {
+      obj.metadata.managedFields = managed.recordUpdate([], { manager: manager || this._manager(ctx), apiVersion, prev: null, next: obj, statusMode });
+    }
     // Real (storage layer): a parseable, non-zero resourceVersion on create is a 500.
     const rv0 = obj.metadata.resourceVersion;
     if (rv0 !== undefined && rv0 !== '' && /^\d+$/.test(String(rv0)) && Number(rv0) !== 0) {
@@ -672,8 +673,14 @@ class SimServer {
     if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== cur.metadata.resourceVersion) {
       throw S.err(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(info.id)} "${cur.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`, { name: cur.metadata.name, group: info.group, kind: info.plural });
     }
-    obj.metadata.managedFields = clone(cur.metadata.managedFields || []);
-    this._managedEntry(obj, manager, operation, version, info, fieldsObj, sub === 'status' ? 'status' : undefined);
+    const apiVersion = info.group ? `${info.group}/${version}` : 'v1';
+    const subr = sub === 'status' ? 'status' : undefined;
+    const statusMode = sub === 'status' ? 'only' : this.registry.hasStatus(storeRes) ? 'skip' : undefined;
+    if (operation === 'Apply') {
+      obj.metadata.managedFields = managed.recordApply(cur.metadata.managedFields, { manager, apiVersion, subresource: subr, applied: fieldsObj, live: curExt, force: ctx.force, statusMode });
+    } else {
+      obj.metadata.managedFields = managed.recordUpdate(cur.metadata.managedFields, { manager, apiVersion, subresource: subr, prev: curExt, next: obj, statusMode });
+    }
     if (info.id === 'apiextensions.k8s.io/customresourcedefinitions' && sub !== 'status') obj.status = cur.status;
     const internal = this._internal(info, obj);
     let stored = this.store.update(storeRes, internal, { subresource: sub === 'status' ? 'status' : undefined, checkRV: true, dryRun: dry });
@@ -745,10 +752,20 @@ class SimServer {
       return this._createObj(ctx, obj, dry, 201, manager, 'Apply');
     }
     const curExt = this._external(info, version, clone(cur));
-    const prev = (cur.metadata.managedFields || []).find((e) => e.manager === manager && e.operation === 'Apply' && (e.subresource || '') === (ctx.sub || ''));
+    const entries = cur.metadata.managedFields || [];
+    const prev = entries.find((e) => e.manager === manager && e.operation === 'Apply' && (e.subresource || '') === (ctx.sub || ''));
     const applied = clone(value);
     delete applied.metadata.resourceVersion;
-    const next = patchLib.applyPatch(curExt, applied, prev ? prev.fieldsV1 : null);
+    const statusMode = ctx.sub === 'status' ? 'only' : this.registry.hasStatus(this._storeRes(info)) ? 'skip' : undefined;
+    ctx.force = isTrue(ctx.q.get('force'));
+    if (!ctx.force) {
+      const conflicts = managed.applyConflicts(entries, { manager, subresource: ctx.sub, live: curExt, applied, statusMode });
+      if (conflicts.length) {
+        const c = managed.conflictStatus(conflicts);
+        throw S.err(409, 'Conflict', c.message, { causes: c.causes });
+      }
+    }
+    const next = patchLib.applyPatch(curExt, applied, prev ? prev.fieldsV1 : null, managed.ownedByOthers(entries, manager, ctx.sub));
     next.metadata.resourceVersion = value.metadata.resourceVersion || cur.metadata.resourceVersion;
     return this._updateObj(ctx, next, cur, dry, manager, 'Apply', value);
   }

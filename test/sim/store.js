@@ -314,11 +314,12 @@ class Store extends EventEmitter {
       };
       if (this.registry.tracksGeneration(res) && !util.isDeepStrictEqual(strip(cur), strip(n))) n.metadata.generation = (cur.metadata.generation || 0) + 1;
     }
-    // No-op updates do not bump the resourceVersion nor emit an event.
+    // No-op updates do not bump the resourceVersion nor emit an event (a managedFields change
+    // that only moves timestamps is a no-op too, as on the real server).
     const cmp = (x) => {
       const y = clone(x);
       delete y.metadata.resourceVersion;
-      delete y.metadata.managedFields;
+      if (y.metadata.managedFields) y.metadata.managedFields.forEach((e) => delete e.time);
       return y;
     };
     const noop = util.isDeepStrictEqual(cmp(cur), cmp(n));

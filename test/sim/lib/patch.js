@@ -259,18 +259,21 @@ function fieldSet(v, parentPath = []) {
   return out;
 }
 
-// Remove from obj the fields present in oldSet and absent from newSet.
-function removeFields(obj, oldSet, newSet) {
+// Remove from obj the fields present in oldSet and absent from newSet, except those another
+// manager owns (othersSet).
+function removeFields(obj, oldSet, newSet, othersSet) {
   if (!isObj(obj) || !isObj(oldSet)) return;
+  const others = isObj(othersSet) ? othersSet : {};
   for (const [fk, sub] of Object.entries(oldSet)) {
     if (fk === '.') continue;
     const inNew = newSet && Object.prototype.hasOwnProperty.call(newSet, fk);
     if (fk.startsWith('f:')) {
       const k = fk.slice(2);
       if (!inNew) {
-        delete obj[k];
+        if (!others[fk]) delete obj[k];
+        else if (isObj(obj[k])) removeFields(obj[k], sub, {}, others[fk]);
       } else if (isObj(obj[k])) {
-        removeFields(obj[k], sub, newSet[fk]);
+        removeFields(obj[k], sub, newSet[fk], others[fk]);
       } else if (Array.isArray(obj[k])) {
         for (const [ik, isub] of Object.entries(sub)) {
           if (!ik.startsWith('k:') && !ik.startsWith('v:')) continue;
@@ -278,8 +281,9 @@ function removeFields(obj, oldSet, newSet) {
           const inNewItem = newSet[fk] && Object.prototype.hasOwnProperty.call(newSet[fk], ik);
           const idx = obj[k].findIndex((it) => (ik.startsWith('v:') ? JSON.stringify(it) === JSON.stringify(kv) : isObj(it) && Object.entries(kv).every(([a, b]) => it[a] === b)));
           if (idx < 0) continue;
-          if (!inNewItem) obj[k].splice(idx, 1);
-          else removeFields(obj[k][idx], isub, newSet[fk][ik]);
+          const otherItem = others[fk] && others[fk][ik];
+          if (!inNewItem && !otherItem) obj[k].splice(idx, 1);
+          else removeFields(obj[k][idx], isub, inNewItem ? newSet[fk][ik] : {}, otherItem);
         }
       }
     }
@@ -287,11 +291,11 @@ function removeFields(obj, oldSet, newSet) {
 }
 
 // Apply `applied` (the full intent of manager) onto `live`, given the manager's previous
-// field set. Returns the new object.
-function applyPatch(live, applied, prevSet) {
+// field set and the fields other managers own. Returns the new object.
+function applyPatch(live, applied, prevSet, othersSet) {
   const out = structuredClone(live);
   const newSet = fieldSet(applied);
-  if (prevSet) removeFields(out, prevSet, newSet);
+  if (prevSet) removeFields(out, prevSet, newSet, othersSet);
   return smp(out, applied);
 }
 

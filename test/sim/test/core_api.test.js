@@ -293,3 +293,15 @@ test('creating an object that carries a resourceVersion is a 500 from the storag
   assert.equal(r.body.reason, undefined);
   assert.equal((await api.post(CM, { metadata: { name: 'withrv', resourceVersion: '-1' } })).status, 201);
 });
+
+test('list resourceVersion semantics: too large 504 Timeout, Exact needs the current state, match needs a version', async () => {
+  const rv = Number(api.store.rv());
+  const big = await api.get(`${CM}?resourceVersion=${rv + 1000}`);
+  assert.equal(big.status, 504);
+  assert.equal(big.body.reason, 'Timeout');
+  assert.match(big.body.message, /^Timeout: Too large resource version: \d+, current: \d+$/);
+  assert.equal((await api.get(`${CM}?resourceVersionMatch=NotOlderThan`)).status, 400);
+  assert.equal((await api.get(`${CM}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`)).status, 200);
+  assert.equal((await api.get(`${CM}?resourceVersion=${api.store.rv()}&resourceVersionMatch=Exact`)).status, 200);
+  assert.equal((await api.get(`${CM}?resourceVersion=0`)).status, 200);
+});

@@ -244,3 +244,41 @@ test('x-kubernetes-validations (CEL) are evaluated: message, fieldPath, reason, 
   assert.ok(typ.body.details.causes.some((c) => /some validation rules were not checked/.test(c.message)));
   assert.ok(!typ.body.details.causes.some((c) => /min must be/.test(c.message)));
 });
+
+test('server-side apply conflicts: 409 naming the other manager and field; force takes ownership', async () => {
+  const y = (name, size, extra = '') => `apiVersion: sim.pgbench.dev/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec:\n  size: ${size}\n${extra}`;
+  const A = 'application/apply-patch+yaml';
+  assert.equal((await api.patch(`${W}/cf?fieldManager=alice`, y('cf', 3, '  tags: [x]\n'), A)).status, 201);
+  // same value: shared ownership, no conflict
+  assert.equal((await api.patch(`${W}/cf?fieldManager=bob`, y('cf', 3), A)).status, 200);
+  const c = await api.patch(`${W}/cf?fieldManager=carol`, y('cf', 4), A);
+  assert.equal(c.status, 409);
+  assert.equal(c.body.reason, 'Conflict');
+  assert.match(c.body.message, /^Apply failed with 2 conflicts: conflicts with "alice":\n- \.spec\.size\nconflicts with "bob":\n- \.spec\.size$/);
+  assert.deepEqual(c.body.details.causes[0], { reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.size' });
+  // an Update manager (merge patch) owns what it changed
+  assert.equal((await api.patch(`${W}/cf?fieldManager=editor`, { spec: { mode: 'slow' } }, 'application/merge-patch+json')).status, 200);
+  const c2 = await api.patch(`${W}/cf?fieldManager=alice`, y('cf', 3, '  tags: [x]\n  mode: fast\n'), A);
+  assert.equal(c2.status, 409);
+  assert.equal(c2.body.message, 'Apply failed with 1 conflict: conflict with "editor" using sim.pgbench.dev/v1: .spec.mode');
+  const f = await api.patch(`${W}/cf?fieldManager=alice&force=true`, y('cf', 3, '  tags: [x]\n  mode: fast\n'), A);
+  assert.equal(f.status, 200);
+  assert.equal(f.body.spec.mode, 'fast');
+  assert.ok(!f.body.metadata.managedFields.some((e) => e.manager === 'editor'), 'editor lost its only field');
+  // alice stops applying size: bob still owns it, so it stays; tags only alice owned: removed
+  const d = await api.patch(`${W}/cf?fieldManager=alice`, y('cf', 3, '').replace('  size: 3\n', '  mode: fast\n'), A);
+  assert.equal(d.status, 200, d.text);
+  assert.equal(d.body.spec.size, 3);
+  assert.equal(d.body.spec.tags, undefined);
+});
+
+test('re-applying an unchanged configuration with several managers does not write', async () => {
+  const y = 'apiVersion: sim.pgbench.dev/v1\nkind: Widget\nmetadata:\n  name: nw\nspec:\n  size: 3\n';
+  const A = 'application/apply-patch+yaml';
+  await api.patch(`${W}/nw?fieldManager=m1`, y, A);
+  await api.patch(`${W}/nw?fieldManager=m2`, y, A);
+  const r1 = await api.patch(`${W}/nw?fieldManager=m1`, y, A);
+  const r2 = await api.patch(`${W}/nw?fieldManager=m1`, y, A);
+  assert.equal(r2.body.metadata.resourceVersion, r1.body.metadata.resourceVersion);
+  assert.deepEqual(r2.body.metadata.managedFields.map((e) => e.manager), ['m1', 'm2']);
+});

@@ -25,7 +25,7 @@ static struct ctrl_spec spec_of(const char *json)
     char err[512];
     int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
     if (rc)
-        fprintf(stderr, "%s\n", err);
+        (void)fprintf(stderr, "%s\n", err);
     assert_int_equal(rc, 0);
     cJSON_Delete(j);
     return s;
@@ -35,7 +35,7 @@ static const char *str_at(const cJSON *o, const char *path)
 {
     const char *s = ctrl_jstr(o, path);
     if (!s)
-        fprintf(stderr, "missing %s\n", path);
+        (void)fprintf(stderr, "missing %s\n", path);
     assert_non_null(s);
     return s;
 }
@@ -264,10 +264,10 @@ static void test_user_security_context_cannot_escalate(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s = spec_of(
-        "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"
-        "\"durationSeconds\":5}}},\"podTemplate\":{\"securityContext\":{\"runAsUser\":1000,"
-        "\"fsGroup\":2000}}}");
+    struct ctrl_spec s =
+        spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"
+                "\"durationSeconds\":5}}},\"podTemplate\":{\"securityContext\":{\"runAsUser\":1000,"
+                "\"fsGroup\":2000}}}");
     struct ctrl_config cfg;
     ctrl_config_defaults(&cfg);
     cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);

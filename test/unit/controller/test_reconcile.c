@@ -21,27 +21,28 @@ static struct ctrl_config cfg;
 static cJSON *br_new(const char *spec, const char *status, int generation)
 {
     char buf[8192];
-    snprintf(buf, sizeof(buf),
-             "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
-             "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":%d,"
-             "\"resourceVersion\":\"7\"},\"spec\":%s%s%s}",
-             generation, spec, status ? ",\"status\":" : "", status ? status : "");
+    (void)snprintf(
+        buf, sizeof(buf),
+        "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"
+        "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":%d,"
+        "\"resourceVersion\":\"7\"},\"spec\":%s%s%s}",
+        generation, spec, status ? ",\"status\":" : "", status ? status : "");
     cJSON *j = cJSON_Parse(buf);
     if (!j)
-        fprintf(stderr, "bad json: %s\n", buf);
+        (void)fprintf(stderr, "bad json: %s\n", buf);
     assert_non_null(j);
     return j;
 }
 
 #define SPEC_BASIC                                                                                 \
-    "{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"passwordSecretRef\":{\"name\":\"pw\"}},"       \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"passwordSecretRef\":{\"name\":\"pw\"}},"        \
     "\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{\"clients\":4,\"durationSeconds\":30}}}}"
 #define SPEC_INIT                                                                                  \
-    "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"init\":{"          \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"init\":{"           \
     "\"scale\":5},\"run\":{\"durationSeconds\":30}}}}"
 #define SPEC_HPA                                                                                   \
-    "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"           \
-    "\"durationSeconds\":30}}},\"hpa\":{\"scaleTargetRef\":{\"kind\":\"StatefulSet\",\"name\":"   \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"            \
+    "\"durationSeconds\":30}}},\"hpa\":{\"scaleTargetRef\":{\"kind\":\"StatefulSet\",\"name\":"    \
     "\"reps\"},\"maxReplicas\":3}}"
 
 static void obs_init(struct ctrl_observed *o, const cJSON *br)
@@ -52,7 +53,10 @@ static void obs_init(struct ctrl_observed *o, const cJSON *br)
     o->cfg = &cfg;
 }
 
-static const char *phase(const struct ctrl_plan *p) { return ctrl_jstr(p->status, "phase"); }
+static const char *phase(const struct ctrl_plan *p)
+{
+    return ctrl_jstr(p->status, "phase");
+}
 
 static const cJSON *cond(const struct ctrl_plan *p, const char *type)
 {
@@ -101,8 +105,8 @@ static void test_pending_to_running(void **state)
     }
     assert_true(found);
     /* the spec snapshot travels with the Job */
-    assert_non_null(ctrl_jkey(ctrl_jget(p.actions[0].object, "metadata.annotations"),
-                              CTRL_SPEC_ANNOTATION));
+    assert_non_null(
+        ctrl_jkey(ctrl_jget(p.actions[0].object, "metadata.annotations"), CTRL_SPEC_ANNOTATION));
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "Running");
     assert_false(p.events[0].warning);
@@ -132,18 +136,18 @@ static cJSON *job_with(const char *name, const char *cond_type, const char *reas
                        const char *snapshot)
 {
     char buf[4096];
-    snprintf(buf, sizeof(buf),
-             "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":{"
-             "\"pgbench.dev/benchmarkrun\":\"b1\"}%s%s%s},\"spec\":{\"completions\":%d},"
-             "\"status\":{\"conditions\":[%s%s%s%s%s]}}",
-             name, snapshot ? ",\"annotations\":{\"pgbench.dev/spec\":" : "",
-             snapshot ? snapshot : "", snapshot ? "}" : "", completions,
-             cond_type ? "{\"type\":\"" : "", cond_type ? cond_type : "",
-             cond_type ? "\",\"status\":\"True\",\"reason\":\"" : "",
-             cond_type ? reason : "", cond_type ? "\"}" : "");
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":{"
+                   "\"pgbench.dev/benchmarkrun\":\"b1\"}%s%s%s},\"spec\":{\"completions\":%d},"
+                   "\"status\":{\"conditions\":[%s%s%s%s%s]}}",
+                   name, snapshot ? ",\"annotations\":{\"pgbench.dev/spec\":" : "",
+                   snapshot ? snapshot : "", snapshot ? "}" : "", completions,
+                   cond_type ? "{\"type\":\"" : "", cond_type ? cond_type : "",
+                   cond_type ? "\",\"status\":\"True\",\"reason\":\"" : "", cond_type ? reason : "",
+                   cond_type ? "\"}" : "");
     cJSON *j = cJSON_Parse(buf);
     if (!j)
-        fprintf(stderr, "bad: %s\n", buf);
+        (void)fprintf(stderr, "bad: %s\n", buf);
     assert_non_null(j);
     return j;
 }
@@ -199,7 +203,7 @@ static cJSON *pod_with(const char *name, int index, int exit_code, const char *m
     cJSON_AddStringToObject(l, "pgbench.dev/role", index >= 0 ? "run" : "init");
     cJSON *a = cJSON_AddObjectToObject(md, "annotations");
     char idx[16];
-    snprintf(idx, sizeof(idx), "%d", index < 0 ? 0 : index);
+    (void)snprintf(idx, sizeof(idx), "%d", index < 0 ? 0 : index);
     cJSON_AddStringToObject(a, "batch.kubernetes.io/job-completion-index", idx);
     cJSON *s = cJSON_AddObjectToObject(p, "status");
     cJSON_AddStringToObject(s, "phase", exit_code == 0 ? "Succeeded" : "Failed");
@@ -219,14 +223,14 @@ static cJSON *result(int worker, double tps, long tx, bool complete, int exit_co
                      const char *error)
 {
     char buf[2048];
-    snprintf(buf, sizeof(buf),
-             "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":%s,\"worker\":%d,"
-             "\"exitCode\":%d,\"errors\":[%s%s%s],\"summary\":{\"transactionsProcessed\":%ld,"
-             "\"failedTransactions\":0,\"abortedClients\":%d,\"tps\":%g,\"latencyAvgMs\":2.0,"
-             "\"latencyStddevMs\":0.5},\"timeline\":[{\"t\":1,\"tps\":%g,\"latencyMs\":2.0,"
-             "\"stddevMs\":0.5,\"failed\":0}],\"statements\":[]}",
-             complete ? "true" : "false", worker, exit_code, error ? "\"" : "",
-             error ? error : "", error ? "\"" : "", tx, complete ? 0 : 1, tps, tps);
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":%s,\"worker\":%d,"
+                   "\"exitCode\":%d,\"errors\":[%s%s%s],\"summary\":{\"transactionsProcessed\":%ld,"
+                   "\"failedTransactions\":0,\"abortedClients\":%d,\"tps\":%g,\"latencyAvgMs\":2.0,"
+                   "\"latencyStddevMs\":0.5},\"timeline\":[{\"t\":1,\"tps\":%g,\"latencyMs\":2.0,"
+                   "\"stddevMs\":0.5,\"failed\":0}],\"statements\":[]}",
+                   complete ? "true" : "false", worker, exit_code, error ? "\"" : "",
+                   error ? error : "", error ? "\"" : "", tx, complete ? 0 : 1, tps, tps);
     cJSON *j = cJSON_Parse(buf);
     assert_non_null(j);
     return j;
@@ -281,9 +285,8 @@ static void test_collecting_success(void **state)
     assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 1), "pod"), "b1-run-1-def");
     assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(rows, 1), "tps", 0), 99.5, 1e-9);
     assert_true(cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(rows, 0), "complete")));
-    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "timeline"), 0), "tps",
-                                  0),
-                        200.0, 1e-9);
+    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "timeline"), 0), "tps", 0),
+                       200.0, 1e-9);
     assert_string_equal(ctrl_jstr(cond(&p, "Complete"), "status"), "True");
     assert_string_equal(ctrl_jstr(cond(&p, "Running"), "status"), "False");
     assert_non_null(ctrl_jstr(p.status, "completionTime"));
@@ -331,9 +334,9 @@ static void test_collecting_worker_failed(void **state)
     assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
     /* partial results are kept */
     assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 0), "tps", 0),
-                        100, 1e-9);
-    assert_true(cJSON_IsFalse(ctrl_jget(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1),
-                                        "complete")));
+                       100, 1e-9);
+    assert_true(cJSON_IsFalse(
+        ctrl_jget(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1), "complete")));
     assert_true(p.events[0].warning);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++)
@@ -342,7 +345,7 @@ static void test_collecting_worker_failed(void **state)
     /* a worker whose result could not be read at all */
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = NULL;
-    snprintf(o.result_errors[1], sizeof(o.result_errors[1]), "no result line in the pod log");
+    (void)snprintf(o.result_errors[1], sizeof(o.result_errors[1]), "no result line in the pod log");
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(ctrl_jstr(p.status, "message"), "b1-run-1-def"));
@@ -397,7 +400,7 @@ static void test_invalid_spec_and_fix(void **state)
 
     /* a name too long for child names */
     char spec[2048];
-    snprintf(spec, sizeof(spec), "%s", SPEC_BASIC);
+    (void)snprintf(spec, sizeof(spec), "%s", SPEC_BASIC);
     br = br_new(spec, NULL, 1);
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(br, "metadata"), "name",
                               cJSON_CreateString("a-very-long-benchmark-run-name-that-goes-"

@@ -1,4 +1,5 @@
-/* Spec parsing: defaults, the validation table (each refused spec names its field), worker split. */
+/* Spec parsing: defaults, the validation table (each refused spec names its field), worker split.
+ */
 /* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,8 @@ static cJSON *parse(const char *json)
     return j;
 }
 
-#define TARGET "\"target\":{\"host\":\"pg\",\"user\":\"app\",\"passwordSecretRef\":{\"name\":\"pw\"}}"
+#define TARGET                                                                                     \
+    "\"target\":{\"host\":\"pg\",\"user\":\"app\",\"passwordSecretRef\":{\"name\":\"pw\"}}"
 #define RUN "\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":10}}}"
 
 static void test_defaults(void **state)
@@ -113,13 +115,16 @@ static const struct bad bad_specs[] = {
      "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":\"5\"}}}}",
      "spec.workload.pgbench.run.durationSeconds: must be an integer"},
-    {"{" TARGET ",\"workload\":{\"pgbench\":{\"init\":{\"scale\":0},\"run\":{\"durationSeconds\":5}}}}",
+    {"{" TARGET
+     ",\"workload\":{\"pgbench\":{\"init\":{\"scale\":0},\"run\":{\"durationSeconds\":5}}}}",
      "spec.workload.pgbench.init.scale: must be between 1"},
-    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtin\":\"tpcc\"}}}}",
+    {"{" TARGET
+     ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtin\":\"tpcc\"}}}}",
      "spec.workload.pgbench.run.builtin: \"tpcc\" is not one of tpcb-like"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"protocol\":\"x\"}}}}",
      "spec.workload.pgbench.run.protocol"},
-    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"latencyLimitMs\":5}}}}",
+    {"{" TARGET
+     ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"latencyLimitMs\":5}}}}",
      "spec.workload.pgbench.run.latencyLimitMs: only allowed with rate"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"scripts\":[{}]}}}}",
      "spec.workload.pgbench.run.scripts[0].configMapRef.name: required"},
@@ -175,8 +180,8 @@ static void test_validation_table(void **state)
         char err[512];
         int rc = ctrl_spec_parse(cJSON_IsNull(j) ? NULL : j, &s, err, sizeof(err));
         if (rc != -22 || !strstr(err, bad_specs[i].message)) {
-            fprintf(stderr, "case %zu: %s\n  rc=%d err=%s\n  want: %s\n", i, bad_specs[i].spec,
-                    rc, err, bad_specs[i].message);
+            (void)fprintf(stderr, "case %zu: %s\n  rc=%d err=%s\n  want: %s\n", i,
+                          bad_specs[i].spec, rc, err, bad_specs[i].message);
             fail();
         }
         assert_null(s.json); /* freed on error */
@@ -187,14 +192,14 @@ static void test_validation_table(void **state)
 static void test_full_pgbench(void **state)
 {
     (void)state;
-    cJSON *j = parse(
-        "{" TARGET ",\"workers\":3,\"workload\":{\"pgbench\":{\"init\":{\"scale\":50,"
-        "\"foreignKeys\":true,\"partitions\":4},\"run\":{\"clients\":8,\"threads\":4,"
-        "\"transactions\":1000,\"builtin\":\"select-only\",\"builtinWeight\":2,\"scripts\":[{"
-        "\"configMapRef\":{\"name\":\"cm\",\"key\":\"read.sql\"},\"weight\":3}],\"protocol\":"
-        "\"prepared\",\"rate\":100,\"latencyLimitMs\":50,\"noVacuum\":true,\"connect\":true,"
-        "\"maxTries\":3,\"failuresDetailed\":true,\"perStatementLatencies\":true,"
-        "\"progressSeconds\":2,\"extraArgs\":[\"--random-seed=7\"]}}}}");
+    cJSON *j =
+        parse("{" TARGET ",\"workers\":3,\"workload\":{\"pgbench\":{\"init\":{\"scale\":50,"
+              "\"foreignKeys\":true,\"partitions\":4},\"run\":{\"clients\":8,\"threads\":4,"
+              "\"transactions\":1000,\"builtin\":\"select-only\",\"builtinWeight\":2,\"scripts\":[{"
+              "\"configMapRef\":{\"name\":\"cm\",\"key\":\"read.sql\"},\"weight\":3}],\"protocol\":"
+              "\"prepared\",\"rate\":100,\"latencyLimitMs\":50,\"noVacuum\":true,\"connect\":true,"
+              "\"maxTries\":3,\"failuresDetailed\":true,\"perStatementLatencies\":true,"
+              "\"progressSeconds\":2,\"extraArgs\":[\"--random-seed=7\"]}}}}");
     struct ctrl_spec s;
     char err[512];
     assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);

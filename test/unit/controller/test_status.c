@@ -103,7 +103,7 @@ static void test_results_mapping_and_caps(void **state)
     assert_string_equal(msg, "10.5 tps, avg 1.50 ms, p99 9.00 ms (1 worker)");
     /* the status stays small enough for etcd */
     char *txt = cJSON_PrintUnformatted(st);
-    assert_true(strlen(txt) < 64 * 1024);
+    assert_true(strlen(txt) < (size_t)64 * 1024);
     free(txt);
     cJSON_Delete(w.result);
     cJSON_Delete(st);
@@ -127,7 +127,7 @@ static void test_worker_failures(void **state)
     w[1].terminated = true;
     w[1].exit_code = 137;
     w[1].reason = "OOMKilled";
-    snprintf(w[1].error, sizeof(w[1].error), "no result line in the pod log");
+    (void)snprintf(w[1].error, sizeof(w[1].error), "no result line in the pod log");
     char msg[512];
     assert_true(ctrl_workers_failure(w, 3, msg, sizeof(msg)));
     assert_string_equal(msg, "worker 1 (pod p1) failed: exit code 137 OOMKilled: no result line "
@@ -197,9 +197,12 @@ static void test_transforms(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conditions),       cmocka_unit_test(test_time),
-        cmocka_unit_test(test_results_mapping_and_caps), cmocka_unit_test(test_worker_failures),
-        cmocka_unit_test(test_hpa_timeline),     cmocka_unit_test(test_transforms),
+        cmocka_unit_test(test_conditions),
+        cmocka_unit_test(test_time),
+        cmocka_unit_test(test_results_mapping_and_caps),
+        cmocka_unit_test(test_worker_failures),
+        cmocka_unit_test(test_hpa_timeline),
+        cmocka_unit_test(test_transforms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,60 @@
+/* fuzz-package: controller */
+/* The BenchmarkRun spec is user input: parse it, and when it is valid, build every manifest and
+ * run the state machine once on it. Nothing may crash, leak or read out of bounds. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/controller/reconcile.h"
+#include "pkg/controller/spec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *txt = malloc(size + 1);
+    if (!txt)
+        return 0;
+    memcpy(txt, data, size);
+    txt[size] = '\0';
+    cJSON *spec = cJSON_Parse(txt);
+    free(txt);
+    if (!spec)
+        return 0;
+    struct ctrl_spec s;
+    char err[512];
+    if (ctrl_spec_parse(spec, &s, err, sizeof(err)) == 0) {
+        cJSON *br = cJSON_CreateObject();
+        cJSON *md = cJSON_AddObjectToObject(br, "metadata");
+        cJSON_AddStringToObject(md, "name", "fz");
+        cJSON_AddStringToObject(md, "namespace", "ns");
+        cJSON_AddStringToObject(md, "uid", "u");
+        cJSON_AddNumberToObject(md, "generation", 1);
+        cJSON_AddItemToObject(br, "spec", cJSON_Duplicate(spec, 1));
+        struct ctrl_config cfg;
+        ctrl_config_defaults(&cfg);
+        cJSON_Delete(ctrl_manifest_init_job(br, &s, &cfg));
+        cJSON_Delete(ctrl_manifest_run_job(br, &s, &cfg, 1));
+        if (s.workload == CTRL_WL_FIO)
+            cJSON_Delete(ctrl_manifest_fio_pvc(br, &s));
+        if (s.hpa)
+            cJSON_Delete(ctrl_manifest_hpa(br, &s));
+        struct ctrl_observed *o = calloc(1, sizeof(*o));
+        if (o) {
+            o->br = br;
+            o->cfg = &cfg;
+            o->now = 1.8e9;
+            o->scale_target = CTRL_FETCH_OK;
+            struct ctrl_plan p;
+            if (ctrl_decide(o, &p) == 0)
+                ctrl_plan_free(&p);
+            free(o);
+        }
+        cJSON_Delete(br);
+        ctrl_spec_free(&s);
+    }
+    cJSON_Delete(spec);
+    return 0;
+}
