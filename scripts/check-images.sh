@@ -7,6 +7,10 @@
 #                     `make BUILD=build/images all`, i.e. exactly what the build stage runs;
 #                     a sanitizer build would pull in libasan, which the images never contain)
 #   --dockerfile F    check only this Dockerfile (repeatable; default images/*.Dockerfile)
+#   --rootfs          also RUN each binary: a throwaway root filesystem gets the files of the
+#                     listed packages and their dependencies only (from this machine's dpkg
+#                     database, same Debian release), ld.so.cache is built for it, and each
+#                     binary runs there under chroot as uid 65532 (root needed)
 #
 # For each Dockerfile:
 #   - it is multi-stage and its last stage runs as a non-root numeric USER;
@@ -25,11 +29,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BINDIR=""
+ROOTFS=0
 DOCKERFILES=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --bin) BINDIR="$2"; shift 2 ;;
     --dockerfile) DOCKERFILES+=("$2"); shift 2 ;;
+    --rootfs) ROOTFS=1; shift ;;
     -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "check-images: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -47,6 +53,7 @@ if ! apt-cache show libc6 >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     apt-get update -qq >&2
 fi
 
+export CHECK_ROOTFS="$ROOTFS"
 exec python3 - "$BINDIR" "${DOCKERFILES[@]}" <<'PY'
 import os, re, shutil, subprocess, sys
 
@@ -147,6 +154,7 @@ def ldd(path):
     return deps, missing
 
 rows, misses = [], 0
+images = []
 def row(*cols):
     rows.append(cols)
 
@@ -195,6 +203,7 @@ for df in dockerfiles:
             targets.append(("tool", exe, set(listed)))
     if not targets:
         row(image, "-", "-", "-", "MISS: no binaries found in the runtime stage"); misses += 1
+    images.append((image, listed, targets))
     for kind, path, sources in targets:
         name = os.path.basename(path)
         if not os.path.exists(path):
@@ -220,6 +229,78 @@ for df in dockerfiles:
                 row(image, name, lib, pkg, f"dependency of {allowed[pkg]}")
             else:
                 row(image, name, lib, pkg, "MISS: not installed by the Dockerfile"); misses += 1
+
+
+def installed(pkg):
+    r = sh("dpkg-query", "-W", "-f=${Status}", pkg)
+    return r.returncode == 0 and "install ok installed" in r.stdout
+
+SKIP_PREFIXES = ("/usr/share/doc", "/usr/share/man", "/usr/share/locale", "/usr/share/info",
+                 "/usr/share/lintian", "/usr/share/bug")
+
+def build_rootfs(root, packages):
+    import shutil as sh_
+    for d in ("usr/bin", "usr/sbin", "usr/lib", "usr/lib64", "usr/local/bin", "etc/ld.so.conf.d", "tmp", "dev"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    for l in ("bin", "sbin", "lib", "lib64"):  # Debian 12 images are usr-merged
+        os.symlink("usr/" + l, os.path.join(root, l))
+    with open(os.path.join(root, "etc/ld.so.conf"), "w") as f:
+        f.write("include /etc/ld.so.conf.d/*.conf\n")  # as libc-bin ships it
+    nfiles = 0
+    for pkg in sorted(packages):
+        r = sh("dpkg", "-L", pkg)
+        for path in r.stdout.split("\n"):
+            if not path.startswith("/") or path.startswith(SKIP_PREFIXES) or path == "/.":
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                continue
+            if not os.path.lexists(path):
+                continue
+            dst = os.path.join(root, path.lstrip("/"))
+            try:
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                if not os.path.lexists(dst):
+                    sh_.copy2(path, dst, follow_symlinks=False)
+                    nfiles += 1
+            except OSError:
+                pass
+    sh("ldconfig", "-r", root)
+    return nfiles
+
+RUN_ARGS = {"pgbench-operator": ["--help"], "pgbench-runner": ["--help"], "pgbench": ["--version"],
+            "fio": ["--version"]}
+
+if os.environ.get("CHECK_ROOTFS") == "1":
+    import tempfile, shutil as sh_
+    if os.geteuid() != 0:
+        row("-", "-", "-", "-", "MISS: --rootfs needs root (chroot)"); misses += 1
+    for image, listed, targets in images if os.geteuid() == 0 else []:
+        pkgs = set()
+        for p in listed:
+            pkgs |= {d for d in closure(p) if installed(d)}
+            pkgs.add(p)
+        missing = sorted(p for p in listed if not installed(p))
+        for p in missing:
+            row(image, "(rootfs)", "-", p, "MISS: listed package not installed here, cannot build the rootfs"); misses += 1
+        root = tempfile.mkdtemp(prefix=f"pgbo-rootfs-{image}-")
+        try:
+            os.chmod(root, 0o755)
+            n = build_rootfs(root, pkgs)
+            for kind, path, _ in targets:
+                name = os.path.basename(path)
+                if not os.path.exists(path):
+                    continue
+                dst = os.path.join(root, "usr/local/bin", name)
+                sh_.copy2(path, dst)
+                r = subprocess.run(["chroot", "--userspec=65532:65532", root, "/usr/local/bin/" + name]
+                                   + RUN_ARGS.get(name, ["--version"]), capture_output=True, text=True, timeout=30)
+                out = (r.stdout + r.stderr).strip().replace("\n", " ")
+                if r.returncode >= 126 or "error while loading shared libraries" in out or "not found" in out.split(":")[0]:
+                    row(image, name, "(runs in rootfs)", f"{len(pkgs)} pkgs", f"MISS: exit {r.returncode}: {out[:160]}"); misses += 1
+                else:
+                    row(image, name, "(runs in rootfs)", f"{len(pkgs)} pkgs, {n} files", f"ok, exit {r.returncode}: {out[:60]}")
+        finally:
+            sh_.rmtree(root, ignore_errors=True)
 
 w = [max(len(str(r[i])) for r in rows + [("image", "binary", "library", "package", "reached through")]) for i in range(5)]
 fmt = "  ".join("{:<%d}" % x for x in w)

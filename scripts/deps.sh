@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc make pkg-config python3 openssl ca-certificates unzip
+packages=(gcc make pkg-config python3 python3-yaml openssl ca-certificates unzip
     libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev libcmocka-dev
     postgresql-15 postgresql-client-15 fio
     clang libclang-rt-14-dev clang-format clang-tidy)

@@ -142,15 +142,18 @@ assert h["count"] == n, (h["count"], n)
 assert term["complete"] is True
 '
 # the -l logs were read while the run went on and their bytes released from disk early
-sed -n 's/.*transaction logs: \([0-9]*\) files, \([0-9]*\) bytes read, \([0-9]*\) bytes released early.*/\1 \2 \3/p' \
-    "$TMP/tpcb.err" | { read -r files bytes released || fail "no transaction log summary";
-    [ "$files" -ge 2 ] && [ "$bytes" -gt 100000 ] && [ "$released" -gt 0 ] ||
-        fail "transaction logs: $files files, $bytes bytes, $released released"; }
+read -r files bytes released < <(sed -n \
+    's/.*transaction logs: \([0-9]*\) files, \([0-9]*\) bytes read, \([0-9]*\) bytes released early.*/\1 \2 \3/p' \
+    "$TMP/tpcb.err") || fail "no transaction log summary"
+if [ "$files" -lt 2 ] || [ "$bytes" -le 100000 ] || [ "$released" -le 0 ]; then
+    fail "transaction logs: $files files, $bytes bytes, $released released"
+fi
 note "tpcb ok"
 
 # --- select-only, prepared protocol, start barrier 2 s ahead, worker index -----------------
 T0=$(date +%s.%N)
-export BENCH_START_AT="$(python3 -c 'import time; print("%.3f" % (time.time() + 2))')" JOB_COMPLETION_INDEX=3
+BENCH_START_AT="$(python3 -c 'import time; print("%.3f" % (time.time() + 2))')"
+export BENCH_START_AT JOB_COMPLETION_INDEX=3
 runner sel pgbench run --clients 2 --threads 1 --duration 3 --builtin select-only --protocol prepared --wait-events
 [ "$RC" -eq 0 ] || { cat "$TMP/sel.err" >&2; fail "select-only run exited $RC"; }
 check sel '

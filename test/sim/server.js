@@ -203,8 +203,15 @@ class SimServer {
     }
 
     if (path === '/version') return this._send(res, 200, disc.VERSION);
-    if (path === '/api') return this._send(res, 200, disc.apiVersions(`${this.host}:${this.port}`));
-    if (path === '/apis') return this._send(res, 200, disc.groupList(this.registry));
+    if (path === '/api' || path === '/apis') {
+      const av = disc.aggregatedVersion(req.headers.accept);
+      if (av) {
+        return this._send(res, 200, disc.aggregated(this.registry, path === '/api', `apidiscovery.k8s.io/${av}`),
+          { 'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${av};as=APIGroupDiscoveryList` });
+      }
+      if (path === '/api') return this._send(res, 200, disc.apiVersions(`${this.host}:${this.port}`));
+      return this._send(res, 200, disc.groupList(this.registry));
+    }
     if (path === '/openapi/v2') {
       // Clients ask for protobuf; the document is minimal (no definitions), so kubectl and
       // helm use their compiled-in types for strategic merge and skip client-side schema checks.

@@ -24,6 +24,9 @@
 //   with gracePeriodSeconds 0 (the kubelet's) removes it;
 // - deleting a namespace marks it Terminating, deletes everything in it, then removes it.
 //   Creating objects in a missing namespace fails 404, in a terminating one 403.
+// - every namespace gets a "default" ServiceAccount when it is created; a pod whose service
+//   account does not exist is refused with 403 (ServiceAccount admission), and a pod without
+//   one gets serviceAccountName "default".
 
 const EventEmitter = require('events');
 const fs = require('fs');
@@ -242,6 +245,15 @@ class Store extends EventEmitter {
     }
     const key = this._key(res, m.namespace, m.name);
     if (this._bucket(res).has(key)) throw alreadyExists(res, m.name);
+    if (res === 'core/pods') {
+      // ServiceAccount admission: the pod's service account must exist.
+      o.spec = o.spec || {};
+      const sa = o.spec.serviceAccountName || o.spec.serviceAccount || 'default';
+      if (!this._bucket('core/serviceaccounts').has(this._key('core/serviceaccounts', m.namespace, sa))) {
+        throw new StoreError(403, 'Forbidden', `pods "${m.name}" is forbidden: error looking up service account ${m.namespace}/${sa}: serviceaccount "${sa}" not found`, { name: m.name, kind: 'pods' });
+      }
+      if (!o.spec.serviceAccountName) o.spec.serviceAccountName = sa;
+    }
     m.uid = opts.uid || crypto.randomUUID();
     m.creationTimestamp = now();
     if (this.registry.tracksGeneration(res)) m.generation = 1;
@@ -262,6 +274,11 @@ class Store extends EventEmitter {
     m.resourceVersion = this._nextRV();
     this._bucket(res).set(key, o);
     this._emit('ADDED', res, clone(o), null);
+    if (res === 'core/namespaces') {
+      // The ServiceAccount controller's "default" account (made at once here, so pods created
+      // right after the namespace are admitted).
+      this.create('core/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: m.name } });
+    }
     return clone(o);
   }
 

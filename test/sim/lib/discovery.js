@@ -170,4 +170,61 @@ function openapiV2Proto() {
   return Buffer.concat([pbField(1, '2.0'), pbField(2, info), pbField(8, Buffer.alloc(0)), pbField(9, Buffer.alloc(0))]);
 }
 
-module.exports = { openapiV2Proto, VERSION, resourceList, groupList, apiGroup, apiVersions, openapiRoot, openapiGV };
+// Aggregated discovery (apidiscovery.k8s.io/v2 and v2beta1): /api answers the legacy group,
+// /apis every named group, each with all versions and resources in one document.
+function aggregated(registry, legacy, apiVersion) {
+  const { sortVersions } = require('./resources');
+  const groups = new Map();
+  for (const info of registry.all()) {
+    if (legacy ? info.group !== '' : info.group === '') continue;
+    if (!groups.has(info.group)) groups.set(info.group, new Map());
+    const g = groups.get(info.group);
+    for (const v of info.versions) {
+      if (!g.has(v)) g.set(v, []);
+      const rl = resourceList(registry, info.group, v).resources;
+      const main = rl.find((r) => r.name === info.plural);
+      if (!main) continue;
+      const e = {
+        resource: info.plural,
+        responseKind: { group: info.group, version: v, kind: info.kind },
+        scope: info.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: info.singular,
+        verbs: main.verbs,
+      };
+      if (main.shortNames) e.shortNames = main.shortNames;
+      if (main.categories) e.categories = main.categories;
+      const subs = rl.filter((r) => r.name.startsWith(`${info.plural}/`)).map((r) => ({
+        subresource: r.name.slice(info.plural.length + 1),
+        responseKind: { group: r.group !== undefined ? r.group : info.group, version: r.version || v, kind: r.kind },
+        verbs: r.verbs,
+      }));
+      if (subs.length) e.subresources = subs;
+      g.get(v).push(e);
+    }
+  }
+  const items = [];
+  for (const [name, vers] of groups) {
+    const versions = sortVersions([...vers.keys()]).map((v) => ({
+      version: v,
+      resources: vers.get(v).sort((a, b) => (a.resource < b.resource ? -1 : 1)),
+      freshness: 'Current',
+    }));
+    items.push({ metadata: { name, creationTimestamp: null }, versions });
+  }
+  return { kind: 'APIGroupDiscoveryList', apiVersion, metadata: {}, items };
+}
+
+// Which aggregated discovery version the Accept header asks for first, or null.
+function aggregatedVersion(accept) {
+  for (const part of String(accept || '').split(',')) {
+    if (!/as=APIGroupDiscoveryList/.test(part) || !/g=apidiscovery\.k8s\.io/.test(part)) {
+      if (/application\/json/.test(part) && !/as=/.test(part)) return null;
+      continue;
+    }
+    const m = /v=(v2beta1|v2)\b/.exec(part);
+    if (m) return m[1];
+  }
+  return null;
+}
+
+module.exports = { aggregated, aggregatedVersion, openapiV2Proto, VERSION, resourceList, groupList, apiGroup, apiVersions, openapiRoot, openapiGV };

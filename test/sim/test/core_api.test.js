@@ -32,9 +32,20 @@ test('discovery: /version, /api, /apis and group-version resource lists with sub
   const a = await api.get('/api');
   assert.deepEqual(a.body.versions, ['v1']);
   assert.equal(a.body.kind, 'APIVersions');
-  // Real: a client asking for aggregated discovery gets the legacy document back when the
-  // server answers with plain application/json, and falls back to per-group requests.
-  const apis = await api.get('/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+  // Real (1.30+): aggregated discovery when the client asks for it, legacy otherwise.
+  const agg = await api.get('/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+  assert.equal(agg.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+  assert.equal(agg.body.kind, 'APIGroupDiscoveryList');
+  assert.equal(agg.body.apiVersion, 'apidiscovery.k8s.io/v2');
+  const batch = agg.body.items.find((i) => i.metadata.name === 'batch');
+  const jobs = batch.versions[0].resources.find((r) => r.resource === 'jobs');
+  assert.deepEqual(jobs.responseKind, { group: 'batch', version: 'v1', kind: 'Job' });
+  assert.equal(jobs.scope, 'Namespaced');
+  assert.deepEqual(jobs.subresources.map((x) => x.subresource), ['status']);
+  const core = await api.get('/api', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json' });
+  assert.equal(core.body.apiVersion, 'apidiscovery.k8s.io/v2beta1');
+  assert.equal(core.body.items[0].versions[0].version, 'v1');
+  const apis = await api.get('/apis', { accept: 'application/json, */*' });
   assert.equal(apis.headers['content-type'], 'application/json');
   assert.equal(apis.body.kind, 'APIGroupList');
   const names = apis.body.groups.map((g) => g.name);
@@ -165,8 +176,9 @@ test('lists: kind XList, items without apiVersion/kind for built-ins, limit/cont
   assert.equal(p1.body.apiVersion, 'v1');
   assert.equal(p1.body.items.length, 2);
   assert.equal(p1.body.items[0].kind, undefined);
+  assert.equal(p1.body.items[0].metadata.name, 'default', 'the ServiceAccount controller made one per namespace');
   assert.ok(p1.body.metadata.continue);
-  assert.equal(p1.body.metadata.remainingItemCount, 3);
+  assert.equal(p1.body.metadata.remainingItemCount, 4, 'the namespace\'s default account + sa0..sa4');
   const seen = p1.body.items.map((i) => i.metadata.name);
   let cont = p1.body.metadata.continue;
   while (cont) {
@@ -175,7 +187,7 @@ test('lists: kind XList, items without apiVersion/kind for built-ins, limit/cont
     seen.push(...p.body.items.map((i) => i.metadata.name));
     cont = p.body.metadata.continue;
   }
-  assert.deepEqual(seen, ['sa0', 'sa1', 'sa2', 'sa3', 'sa4']);
+  assert.deepEqual(seen, ['default', 'sa0', 'sa1', 'sa2', 'sa3', 'sa4']);
   const garbage = await api.get('/api/v1/namespaces/default/serviceaccounts?limit=2&continue=%%%');
   assert.equal(garbage.status, 400);
 });
@@ -304,4 +316,15 @@ test('list resourceVersion semantics: too large 504 Timeout, Exact needs the cur
   assert.equal((await api.get(`${CM}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`)).status, 200);
   assert.equal((await api.get(`${CM}?resourceVersion=${api.store.rv()}&resourceVersionMatch=Exact`)).status, 200);
   assert.equal((await api.get(`${CM}?resourceVersion=0`)).status, 200);
+});
+
+test('ServiceAccount admission: a pod whose service account does not exist is refused with 403', async () => {
+  const r = await api.post('/api/v1/namespaces/default/pods', { metadata: { name: 'nosa' }, spec: { serviceAccountName: 'ghost', containers: [{ name: 'c', image: 'x' }] } });
+  assert.equal(r.status, 403);
+  assert.equal(r.body.reason, 'Forbidden');
+  assert.equal(r.body.message, 'pods "nosa" is forbidden: error looking up service account default/ghost: serviceaccount "ghost" not found');
+  await api.post('/api/v1/namespaces', { metadata: { name: 'fresh' } });
+  const ok = await api.post('/api/v1/namespaces/fresh/pods', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+  assert.equal(ok.status, 201, 'a new namespace has its default account at once');
+  assert.equal(ok.body.spec.serviceAccountName, 'default');
 });

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pkg/pg/pg_conn.h"
 
@@ -172,6 +173,21 @@ static void test_connect_refused(void **state)
     (void)unsetenv("PGPASSWORD");
 }
 
+/* A set cancel flag stops the retries at once (SIGTERM while waiting for the target). */
+static void test_wait_cancelled(void **state)
+{
+    (void)state;
+    static volatile sig_atomic_t stop = 1;
+    struct pg_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .cancel = &stop};
+    PGconn *c = NULL;
+    struct pg_error err;
+    time_t t0 = time(NULL);
+    assert_int_equal(pg_wait_ready(&ci, 60, &c, &err), -ECANCELED);
+    assert_null(c);
+    assert_int_equal(err.cls, PG_ERR_REFUSED);
+    assert_true(time(NULL) - t0 < 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_quote_ident),
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_connect_refused),
+        cmocka_unit_test(test_wait_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
