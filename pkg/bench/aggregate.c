@@ -1,5 +1,6 @@
 /* Aggregation of worker results into one result (definitions in aggregate.h). */
 #include "pkg/bench/aggregate.h"
+#include "pkg/util/err.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/result.h"
 
@@ -12,16 +13,6 @@
 
 #define AGG_MAX_ERRORS 200
 #define AGG_MAX_TIMELINE 86400
-
-__attribute__((format(printf, 3, 4))) static void fail(char *err, size_t errlen, const char *fmt,
-                                                       ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        (void)vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -555,27 +546,27 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         if (bench_result_validate(results[i], err, errlen)) {
             char inner[200];
             (void)snprintf(inner, sizeof(inner), "%s", err ? err : "invalid");
-            fail(err, errlen, "worker result %zu: %s", i, inner);
+            util_errf(err, errlen, "worker result %zu: %s", i, inner);
             return NULL;
         }
         if (!first)
             first = results[i];
         else if (strcmp(get(first, "kind")->valuestring, get(results[i], "kind")->valuestring) !=
                  0) {
-            fail(err, errlen, "worker results have different kinds (%s, %s)",
-                 get(first, "kind")->valuestring, get(results[i], "kind")->valuestring);
+            util_errf(err, errlen, "worker results have different kinds (%s, %s)",
+                      get(first, "kind")->valuestring, get(results[i], "kind")->valuestring);
             return NULL;
         }
     }
     if (!first) {
-        fail(err, errlen, "no worker result to aggregate");
+        util_errf(err, errlen, "no worker result to aggregate");
         return NULL;
     }
     struct bench_result_meta m = {
         .kind = get(first, "kind")->valuestring, .worker = -1, .child_exit = -1, .complete = true};
     cJSON *out = bench_result_new(&m);
     if (!out) {
-        fail(err, errlen, "out of memory");
+        util_errf(err, errlen, "out of memory");
         return NULL;
     }
     bool complete = true;

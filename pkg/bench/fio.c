@@ -1,5 +1,6 @@
 /* fio command lines and the fio 3.x JSON parser. */
 #include "pkg/bench/fio.h"
+#include "pkg/util/err.h"
 #include "pkg/bench/text.h"
 
 #include <ctype.h>
@@ -12,27 +13,6 @@
 
 #define FIO_MAX_INPUT (64u << 20)
 #define FIO_MAX_JOBS 64
-
-static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
-{
-    /* clang-tidy 14 reports valist.Uninitialized here when it analyses several files in one
-     * run (false positive: ap comes from the caller's va_start) */
-    if (!err || !errlen)
-        return -EINVAL;
-    (void)vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    return -EINVAL;
-}
-
-/* Writes a message into err (may be NULL) and returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vfail(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 static const char *const zeroing[] = {
     "gtod_reduce", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
@@ -100,31 +80,33 @@ static int safe_value(const char *v)
 int bench_fio_check_extra(const char *arg, char *err, size_t errlen)
 {
     if (!arg || strncmp(arg, "--", 2) != 0)
-        return fail(err, errlen, "fio extra args: '%.64s' must be --name=value", arg ? arg : "");
+        return util_errf(err, errlen, "fio extra args: '%.64s' must be --name=value",
+                         arg ? arg : "");
     const char *name = arg + 2;
     const char *eq = strchr(name, '=');
     if (!eq)
-        return fail(err, errlen, "fio extra args: '%.64s' must be --name=value", arg);
+        return util_errf(err, errlen, "fio extra args: '%.64s' must be --name=value", arg);
     size_t n = (size_t)(eq - name);
     char opt[64];
     if (n == 0 || n >= sizeof(opt))
-        return fail(err, errlen, "fio extra args: invalid option '%.64s'", arg);
+        return util_errf(err, errlen, "fio extra args: invalid option '%.64s'", arg);
     memcpy(opt, name, n);
     opt[n] = '\0';
     if (bench_fio_option_zeroes_latency(opt))
-        return fail(err, errlen, "fio option %s is refused: it disables latency measurement", opt);
+        return util_errf(err, errlen, "fio option %s is refused: it disables latency measurement",
+                         opt);
     if ((!strcmp(opt, "lat_percentiles") || !strcmp(opt, "clat_percentiles")) &&
         strcmp(eq + 1, "1") != 0)
-        return fail(err, errlen, "fio option %s=%.16s is refused: percentiles are required", opt,
-                    eq + 1);
+        return util_errf(err, errlen, "fio option %s=%.16s is refused: percentiles are required",
+                         opt, eq + 1);
     int ok = 0;
     for (size_t i = 0; i < sizeof(fio_allowed) / sizeof(fio_allowed[0]); i++)
         if (!strcmp(fio_allowed[i], opt))
             ok = 1;
     if (!ok)
-        return fail(err, errlen, "fio option %s is not in the passthrough allow-list", opt);
+        return util_errf(err, errlen, "fio option %s is not in the passthrough allow-list", opt);
     if (!safe_value(eq + 1))
-        return fail(err, errlen, "fio option %s: invalid value", opt);
+        return util_errf(err, errlen, "fio option %s: invalid value", opt);
     return 0;
 }
 
@@ -174,41 +156,42 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
     int rc;
     if (!o->directory || o->directory[0] != '/' || strchr(o->directory, ':') ||
         strlen(o->directory) > 1024)
-        return fail(err, errlen, "fio directory must be an absolute path without ':'");
+        return util_errf(err, errlen, "fio directory must be an absolute path without ':'");
     for (const char *c = o->directory; *c; c++)
         if ((unsigned char)*c < 0x20)
-            return fail(err, errlen, "fio directory has control characters");
+            return util_errf(err, errlen, "fio directory has control characters");
     if (o->njobs < 1 || o->njobs > FIO_MAX_JOBS)
-        return fail(err, errlen, "fio needs 1..%d jobs", FIO_MAX_JOBS);
+        return util_errf(err, errlen, "fio needs 1..%d jobs", FIO_MAX_JOBS);
     for (size_t i = 0; i < o->njobs; i++) {
         const struct bench_fio_job_opts *j = &o->jobs[i];
         if (!valid_name(j->name))
-            return fail(err, errlen, "fio job %zu: name must match [A-Za-z0-9_.-]{1,63}", i);
+            return util_errf(err, errlen, "fio job %zu: name must match [A-Za-z0-9_.-]{1,63}", i);
         for (size_t k = 0; k < i; k++)
             if (!strcmp(o->jobs[k].name, j->name))
-                return fail(err, errlen, "fio job %zu: duplicate name %s", i, j->name);
+                return util_errf(err, errlen, "fio job %zu: duplicate name %s", i, j->name);
         if (j->rw && !one_of(j->rw, rws))
-            return fail(err, errlen,
-                        "fio job %s: rw must be read|write|randread|randwrite|rw|randrw", j->name);
+            return util_errf(err, errlen,
+                             "fio job %s: rw must be read|write|randread|randwrite|rw|randrw",
+                             j->name);
         if (j->bs && !valid_size(j->bs))
-            return fail(err, errlen, "fio job %s: invalid bs '%.32s'", j->name, j->bs);
+            return util_errf(err, errlen, "fio job %s: invalid bs '%.32s'", j->name, j->bs);
         if (!j->size || !valid_size(j->size))
-            return fail(err, errlen, "fio job %s: size is required (e.g. 1G)", j->name);
+            return util_errf(err, errlen, "fio job %s: size is required (e.g. 1G)", j->name);
         if (j->iodepth < 0 || j->iodepth > 65536)
-            return fail(err, errlen, "fio job %s: iodepth must be 1..65536", j->name);
+            return util_errf(err, errlen, "fio job %s: iodepth must be 1..65536", j->name);
         if (j->numjobs < 0 || j->numjobs > 1024)
-            return fail(err, errlen, "fio job %s: numjobs must be 1..1024", j->name);
+            return util_errf(err, errlen, "fio job %s: numjobs must be 1..1024", j->name);
         if (j->runtime_s < 0)
-            return fail(err, errlen, "fio job %s: runtime must be >= 0", j->name);
+            return util_errf(err, errlen, "fio job %s: runtime must be >= 0", j->name);
         if (j->ioengine && !one_of(j->ioengine, engines))
-            return fail(
+            return util_errf(
                 err, errlen,
                 "fio job %s: ioengine must be libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2",
                 j->name);
         if (j->fsync < 0 || j->fdatasync < 0)
-            return fail(err, errlen, "fio job %s: fsync/fdatasync must be >= 0", j->name);
+            return util_errf(err, errlen, "fio job %s: fsync/fdatasync must be >= 0", j->name);
         if (j->fsync > 0 && j->fdatasync > 0)
-            return fail(err, errlen, "fio job %s: fsync and fdatasync are exclusive", j->name);
+            return util_errf(err, errlen, "fio job %s: fsync and fdatasync are exclusive", j->name);
     }
     for (size_t i = 0; i < o->nextra; i++) {
         rc = bench_fio_check_extra(o->extra_args[i], err, errlen);
@@ -257,7 +240,7 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
     }
     if (rc) {
         bench_argv_free(&a);
-        fail(err, errlen, "out of memory");
+        util_errf(err, errlen, "out of memory");
         return -ENOMEM;
     }
     *out = a;
@@ -332,26 +315,26 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
                     size_t errlen)
 {
     if (len > FIO_MAX_INPUT)
-        return fail(err, errlen, "fio output larger than %u bytes", FIO_MAX_INPUT);
+        return util_errf(err, errlen, "fio output larger than %u bytes", FIO_MAX_INPUT);
     /* skip leading non-JSON lines */
     size_t off = 0;
     while (off < len && text[off] != '{') {
         const char *nl = memchr(text + off, '\n', len - off);
         if (!nl)
-            return fail(err, errlen, "no JSON object in fio output");
+            return util_errf(err, errlen, "no JSON object in fio output");
         off = (size_t)(nl - text) + 1;
     }
     if (off >= len)
-        return fail(err, errlen, "no JSON object in fio output");
+        return util_errf(err, errlen, "no JSON object in fio output");
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text + off, len - off, &end, 0);
     if (!root)
-        return fail(err, errlen, "fio output is not valid JSON");
+        return util_errf(err, errlen, "fio output is not valid JSON");
     struct bench_fio_result *r = NULL;
     int rc = 0;
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(root, "jobs");
     if (!cJSON_IsObject(root) || !cJSON_IsArray(jobs)) {
-        rc = fail(err, errlen, "fio JSON has no jobs array");
+        rc = util_errf(err, errlen, "fio JSON has no jobs array");
         goto out;
     }
     r = calloc(1, sizeof(*r));
@@ -367,7 +350,7 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
     r->timestamp = ts >= 0 && ts < 1e15 ? (int64_t)ts : -1;
     int n = cJSON_GetArraySize(jobs);
     if (n > 4096) {
-        rc = fail(err, errlen, "fio JSON has too many jobs");
+        rc = util_errf(err, errlen, "fio JSON has too many jobs");
         goto out;
     }
     if (n > 0) {

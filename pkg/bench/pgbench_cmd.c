@@ -1,6 +1,7 @@
 /* pgbench command lines: options checked one by one, then combinations, with messages naming
  * the flags. */
 #include "pkg/bench/pgbench.h"
+#include "pkg/util/err.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,27 +13,6 @@
 #include <string.h>
 
 #define MAX_ARG_LEN 1024
-
-static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
-{
-    /* clang-tidy 14 reports valist.Uninitialized here when it analyses several files in one
-     * run (false positive: ap comes from the caller's va_start) */
-    if (!err || !errlen)
-        return -EINVAL;
-    (void)vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    return -EINVAL;
-}
-
-/* Writes a message into err (may be NULL) and returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vfail(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 int bench_protocol_parse(const char *s, enum bench_protocol *out)
 {
@@ -159,13 +139,13 @@ static int check_conn(const char *host, const char *port, const char *user, cons
 {
     long long p;
     if (host && (!*host || !safe_text(host) || host[0] == '-'))
-        return fail(err, errlen, "host: invalid value");
+        return util_errf(err, errlen, "host: invalid value");
     if (port && parse_int(port, 1, 65535, &p))
-        return fail(err, errlen, "port: must be 1..65535");
+        return util_errf(err, errlen, "port: must be 1..65535");
     if (user && (!*user || !safe_text(user) || user[0] == '-'))
-        return fail(err, errlen, "user: invalid value");
+        return util_errf(err, errlen, "user: invalid value");
     if (dbname && (!*dbname || !safe_text(dbname) || dbname[0] == '-'))
-        return fail(err, errlen, "dbname: invalid value");
+        return util_errf(err, errlen, "dbname: invalid value");
     return 0;
 }
 
@@ -223,12 +203,12 @@ int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, 
                               char *err, size_t errlen)
 {
     if (nargs == 0 || !args[0])
-        return fail(err, errlen, "extra args: missing argument");
+        return util_errf(err, errlen, "extra args: missing argument");
     const char *a = args[0];
     if (!safe_text(a))
-        return fail(err, errlen, "extra args: argument with control characters or too long");
+        return util_errf(err, errlen, "extra args: argument with control characters or too long");
     if (a[0] != '-' || a[1] == '\0')
-        return fail(err, errlen, "extra args: '%.64s' is not an option", a);
+        return util_errf(err, errlen, "extra args: '%.64s' is not an option", a);
     const struct xopt *opt = NULL;
     const char *val = NULL;
     int attached = 0;
@@ -254,23 +234,24 @@ int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, 
         }
     }
     if (!opt || opt->init != (init ? 1 : 0))
-        return fail(err, errlen, "extra args: '%.64s' is not allowed for pgbench %s (allowed: %s)",
-                    a, init ? "init" : "run",
-                    init ? "--unlogged-tables --tablespace --index-tablespace "
-                           "--partition-method -I/--init-steps -F/--fillfactor"
-                         : "-D/--define --random-seed -v/--vacuum-all --verbose-errors "
-                           "--exit-on-abort -s/--scale");
+        return util_errf(err, errlen,
+                         "extra args: '%.64s' is not allowed for pgbench %s (allowed: %s)", a,
+                         init ? "init" : "run",
+                         init ? "--unlogged-tables --tablespace --index-tablespace "
+                                "--partition-method -I/--init-steps -F/--fillfactor"
+                              : "-D/--define --random-seed -v/--vacuum-all --verbose-errors "
+                                "--exit-on-abort -s/--scale");
     size_t used = 1;
     if (opt->val != XV_NONE && !attached) {
         if (nargs < 2 || !args[1])
-            return fail(err, errlen, "extra args: '%.64s' needs a value", a);
+            return util_errf(err, errlen, "extra args: '%.64s' needs a value", a);
         val = args[1];
         if (!safe_text(val))
-            return fail(err, errlen, "extra args: value of '%.64s' has control characters", a);
+            return util_errf(err, errlen, "extra args: value of '%.64s' has control characters", a);
         used = 2;
     }
     if (check_value(opt->val, val))
-        return fail(err, errlen, "extra args: invalid value for '%.64s'", a);
+        return util_errf(err, errlen, "extra args: invalid value for '%.64s'", a);
     if (consumed)
         *consumed = used;
     return 0;
@@ -304,55 +285,58 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
 
     /* options one by one */
     if (o->clients < 1)
-        return fail(err, errlen, "clients (-c) must be >= 1");
+        return util_errf(err, errlen, "clients (-c) must be >= 1");
     if (o->threads < 1)
-        return fail(err, errlen, "threads (-j) must be >= 1");
+        return util_errf(err, errlen, "threads (-j) must be >= 1");
     if (o->duration_s < 0)
-        return fail(err, errlen, "duration (-T) must be >= 1");
+        return util_errf(err, errlen, "duration (-T) must be >= 1");
     if (o->transactions < 0)
-        return fail(err, errlen, "transactions (-t) must be >= 1");
+        return util_errf(err, errlen, "transactions (-t) must be >= 1");
     if (o->builtin && !is_builtin(o->builtin))
-        return fail(err, errlen,
-                    "builtin (-b) must be tpcb-like, simple-update or select-only, not '%.64s'",
-                    o->builtin);
+        return util_errf(
+            err, errlen,
+            "builtin (-b) must be tpcb-like, simple-update or select-only, not '%.64s'",
+            o->builtin);
     if (o->builtin_weight < 0)
-        return fail(err, errlen, "builtin weight must be >= 0");
+        return util_errf(err, errlen, "builtin weight must be >= 0");
     for (size_t i = 0; i < o->nscripts; i++) {
         const char *p = o->scripts[i].path;
         if (!p || !*p || strchr(p, '@') || !safe_text(p) || p[0] == '-')
-            return fail(err, errlen, "script %zu (-f): invalid path", i);
+            return util_errf(err, errlen, "script %zu (-f): invalid path", i);
         if (o->scripts[i].weight < 0)
-            return fail(err, errlen, "script %zu (-f): weight must be >= 0", i);
+            return util_errf(err, errlen, "script %zu (-f): weight must be >= 0", i);
     }
     if (o->protocol < BENCH_PROTOCOL_DEFAULT || o->protocol > BENCH_PROTOCOL_PREPARED)
-        return fail(err, errlen, "protocol (-M) must be simple, extended or prepared");
+        return util_errf(err, errlen, "protocol (-M) must be simple, extended or prepared");
     if (!(o->rate >= 0) || o->rate > 1e9)
-        return fail(err, errlen, "rate (-R) must be 0..1e9");
+        return util_errf(err, errlen, "rate (-R) must be 0..1e9");
     if (!(o->latency_limit_ms >= 0) || o->latency_limit_ms > 1e9)
-        return fail(err, errlen, "latency limit (-L) must be 0..1e9 ms");
+        return util_errf(err, errlen, "latency limit (-L) must be 0..1e9 ms");
     if (o->max_tries < 0)
-        return fail(err, errlen, "--max-tries must be >= 0 (0 = unlimited with -T)");
+        return util_errf(err, errlen, "--max-tries must be >= 0 (0 = unlimited with -T)");
     if (o->progress_s < 0)
-        return fail(err, errlen, "progress (-P) must be >= 0");
+        return util_errf(err, errlen, "progress (-P) must be >= 0");
     if (o->log_dir && (!*o->log_dir || !safe_text(o->log_dir) || o->log_dir[0] == '-'))
-        return fail(err, errlen, "log directory (-l): invalid path");
+        return util_errf(err, errlen, "log directory (-l): invalid path");
     rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
     if (rc)
         return rc;
 
     /* combinations */
     if ((o->duration_s > 0) == (o->transactions > 0))
-        return fail(err, errlen, "exactly one of duration (-T) and transactions (-t) is needed");
+        return util_errf(err, errlen,
+                         "exactly one of duration (-T) and transactions (-t) is needed");
     if (o->builtin_weight > 0 && !o->builtin)
-        return fail(err, errlen, "builtin weight given without builtin (-b)");
+        return util_errf(err, errlen, "builtin weight given without builtin (-b)");
     if (o->pgbench_major > 0 && o->pgbench_major < 15 && (o->max_tries || o->failures_detailed))
-        return fail(err, errlen, "--max-tries and --failures-detailed need pgbench >= 15 (have %d)",
-                    o->pgbench_major);
+        return util_errf(err, errlen,
+                         "--max-tries and --failures-detailed need pgbench >= 15 (have %d)",
+                         o->pgbench_major);
     if (o->progress_s > 0 && o->duration_s > 0 && o->progress_s > o->duration_s)
-        return fail(err, errlen, "progress (-P %d) is longer than duration (-T %d)", o->progress_s,
-                    o->duration_s);
+        return util_errf(err, errlen, "progress (-P %d) is longer than duration (-T %d)",
+                         o->progress_s, o->duration_s);
     if (o->latency_limit_ms > 0 && o->latency_limit_ms < 0.001)
-        return fail(err, errlen, "latency limit (-L) below 1 us");
+        return util_errf(err, errlen, "latency limit (-L) below 1 us");
 
     int threads = o->threads > o->clients ? o->clients : o->threads;
 
@@ -410,7 +394,7 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
     if (rc) {
         bench_argv_free(&a);
         if (rc == -ENOMEM)
-            fail(err, errlen, "out of memory");
+            util_errf(err, errlen, "out of memory");
         return rc;
     }
     *out = a;
@@ -422,9 +406,9 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
 {
     struct bench_argv a = BENCH_ARGV_INIT;
     if (o->scale < 1)
-        return fail(err, errlen, "scale (-s) must be >= 1");
+        return util_errf(err, errlen, "scale (-s) must be >= 1");
     if (o->partitions < 0)
-        return fail(err, errlen, "partitions must be >= 0");
+        return util_errf(err, errlen, "partitions must be >= 0");
     int rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
     if (rc)
         return rc;
@@ -446,14 +430,14 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
         /* --partition-method without --partitions is refused by pgbench; say it here */
         for (size_t i = 0; !rc && i < o->nextra; i++)
             if (!strncmp(o->extra_args[i], "--partition-method", 18) && o->partitions <= 0)
-                rc = fail(err, errlen, "--partition-method needs partitions > 0");
+                rc = util_errf(err, errlen, "--partition-method needs partitions > 0");
     }
     if (!rc && o->dbname)
         rc = bench_argv_push(&a, o->dbname);
     if (rc) {
         bench_argv_free(&a);
         if (rc == -ENOMEM)
-            fail(err, errlen, "out of memory");
+            util_errf(err, errlen, "out of memory");
         return rc;
     }
     *out = a;

@@ -1,5 +1,7 @@
 /* The result JSON (schemaVersion 1), its compact and human forms, and the reader for pod logs. */
 #include "pkg/bench/result.h"
+#include "pkg/util/buf.h"
+#include "pkg/util/err.h"
 #include "pkg/bench/text.h"
 
 #include <errno.h>
@@ -8,27 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int vfail(char *err, size_t errlen, const char *fmt, va_list ap)
-{
-    /* clang-tidy 14 reports valist.Uninitialized here when it analyses several files in one
-     * run (false positive: ap comes from the caller's va_start) */
-    if (!err || !errlen)
-        return -EINVAL;
-    (void)vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    return -EINVAL;
-}
-
-/* Writes a message into err (may be NULL) and returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vfail(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 /* All adders return 0 or -ENOMEM. NAN/negative sentinel -> null. */
 static int put_num(cJSON *o, const char *key, double v)
@@ -607,156 +588,126 @@ out:
 
 /* ---- human summary ---- */
 
-struct hbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-};
-
-static void hvprintf(struct hbuf *h, const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2); // NOLINT(clang-analyzer-valist.Uninitialized)
-    va_end(ap2);
-    if (n < 0 || h->oom)
-        return;
-    if (h->len + (size_t)n + 1 > h->cap) {
-        size_t cap = (h->cap ? h->cap * 2 : 1024) + (size_t)n;
-        char *p = realloc(h->s, cap);
-        if (!p) {
-            h->oom = 1;
-            return;
-        }
-        h->s = p;
-        h->cap = cap;
-    }
-    (void)vsnprintf(h->s + h->len, h->cap - h->len, fmt, ap);
-    h->len += (size_t)n;
-}
-
-__attribute__((format(printf, 2, 3))) static void hprintf(struct hbuf *h, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    hvprintf(h, fmt, ap);
-    va_end(ap);
-}
-
-static void hnum(struct hbuf *h, const char *label, double v, const char *unit)
+static int hnum(struct buf *h, const char *label, double v, const char *unit)
 {
     if (isfinite(v))
-        hprintf(h, " %s %.3f%s", label, v, unit);
+        return buf_printf(h, " %s %.3f%s", label, v, unit);
+    return 0;
 }
 
 char *bench_result_human(const cJSON *result)
 {
-    struct hbuf h = {0};
+    struct buf h = BUF_INIT(0);
+    int oom = 0;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(result, "kind");
     const cJSON *complete = cJSON_GetObjectItemCaseSensitive(result, "complete");
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(result, "pgbench");
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "summary");
-    hprintf(&h, "%s: %s (exit code %d)\n", cJSON_IsString(kind) ? kind->valuestring : "result",
-            cJSON_IsTrue(complete) ? "complete" : "INCOMPLETE",
-            isfinite(getnum(result, "exitCode")) ? (int)getnum(result, "exitCode") : -1);
+    oom |= buf_printf(&h, "%s: %s (exit code %d)\n",
+                      cJSON_IsString(kind) ? kind->valuestring : "result",
+                      cJSON_IsTrue(complete) ? "complete" : "INCOMPLETE",
+                      isfinite(getnum(result, "exitCode")) ? (int)getnum(result, "exitCode") : -1);
     if (cJSON_IsObject(cfg)) {
         const cJSON *tt = cJSON_GetObjectItemCaseSensitive(cfg, "transactionType");
         const cJSON *ver = cJSON_GetObjectItemCaseSensitive(cfg, "version");
-        hprintf(&h, "pgbench %s: %s", cJSON_IsString(ver) ? ver->valuestring : "?",
-                cJSON_IsString(tt) ? tt->valuestring : "?");
+        oom |= buf_printf(&h, "pgbench %s: %s", cJSON_IsString(ver) ? ver->valuestring : "?",
+                          cJSON_IsString(tt) ? tt->valuestring : "?");
         if (isfinite(getnum(cfg, "scaleFactor")))
-            hprintf(&h, ", scale %.0f", getnum(cfg, "scaleFactor"));
+            oom |= buf_printf(&h, ", scale %.0f", getnum(cfg, "scaleFactor"));
         if (isfinite(getnum(cfg, "clients")))
-            hprintf(&h, ", %.0f clients", getnum(cfg, "clients"));
+            oom |= buf_printf(&h, ", %.0f clients", getnum(cfg, "clients"));
         if (isfinite(getnum(cfg, "threads")))
-            hprintf(&h, ", %.0f threads", getnum(cfg, "threads"));
+            oom |= buf_printf(&h, ", %.0f threads", getnum(cfg, "threads"));
         if (isfinite(getnum(cfg, "durationSeconds")))
-            hprintf(&h, ", %.0f s", getnum(cfg, "durationSeconds"));
-        hprintf(&h, "\n");
+            oom |= buf_printf(&h, ", %.0f s", getnum(cfg, "durationSeconds"));
+        oom |= buf_printf(&h, "\n");
     }
     if (cJSON_IsObject(s)) {
-        hprintf(&h, "transactions %.0f",
-                isfinite(getnum(s, "transactionsProcessed")) ? getnum(s, "transactionsProcessed")
-                                                             : 0);
+        oom |= buf_printf(
+            &h, "transactions %.0f",
+            isfinite(getnum(s, "transactionsProcessed")) ? getnum(s, "transactionsProcessed") : 0);
         if (isfinite(getnum(s, "failedTransactions")))
-            hprintf(&h, ", failed %.0f", getnum(s, "failedTransactions"));
+            oom |= buf_printf(&h, ", failed %.0f", getnum(s, "failedTransactions"));
         else
-            hprintf(&h, ", failed n/a (pgbench < 15)");
-        hprintf(&h, ", aborted clients %.0f",
-                isfinite(getnum(s, "abortedClients")) ? getnum(s, "abortedClients") : 0);
+            oom |= buf_printf(&h, ", failed n/a (pgbench < 15)");
+        oom |= buf_printf(&h, ", aborted clients %.0f",
+                          isfinite(getnum(s, "abortedClients")) ? getnum(s, "abortedClients") : 0);
         if (isfinite(getnum(s, "retried")))
-            hprintf(&h, ", retried %.0f", getnum(s, "retried"));
+            oom |= buf_printf(&h, ", retried %.0f", getnum(s, "retried"));
         if (isfinite(getnum(s, "skipped")))
-            hprintf(&h, ", skipped %.0f", getnum(s, "skipped"));
-        hprintf(&h, "\n");
+            oom |= buf_printf(&h, ", skipped %.0f", getnum(s, "skipped"));
+        oom |= buf_printf(&h, "\n");
         if (isfinite(getnum(s, "tps")))
-            hprintf(&h, "tps %.3f\n", getnum(s, "tps"));
-        hprintf(&h, "latency ms:");
-        hnum(&h, "avg", getnum(s, "latencyAvgMs"), "");
-        hnum(&h, "stddev", getnum(s, "latencyStddevMs"), "");
-        hnum(&h, "p50", getnum(s, "latencyP50Ms"), "");
-        hnum(&h, "p90", getnum(s, "latencyP90Ms"), "");
-        hnum(&h, "p95", getnum(s, "latencyP95Ms"), "");
-        hnum(&h, "p99", getnum(s, "latencyP99Ms"), "");
-        hnum(&h, "p99.9", getnum(s, "latencyP999Ms"), "");
-        hnum(&h, "max", getnum(s, "latencyMaxMs"), "");
-        hprintf(&h, "\n");
+            oom |= buf_printf(&h, "tps %.3f\n", getnum(s, "tps"));
+        oom |= buf_printf(&h, "latency ms:");
+        oom |= hnum(&h, "avg", getnum(s, "latencyAvgMs"), "");
+        oom |= hnum(&h, "stddev", getnum(s, "latencyStddevMs"), "");
+        oom |= hnum(&h, "p50", getnum(s, "latencyP50Ms"), "");
+        oom |= hnum(&h, "p90", getnum(s, "latencyP90Ms"), "");
+        oom |= hnum(&h, "p95", getnum(s, "latencyP95Ms"), "");
+        oom |= hnum(&h, "p99", getnum(s, "latencyP99Ms"), "");
+        oom |= hnum(&h, "p99.9", getnum(s, "latencyP999Ms"), "");
+        oom |= hnum(&h, "max", getnum(s, "latencyMaxMs"), "");
+        oom |= buf_printf(&h, "\n");
         if (isfinite(getnum(s, "initialConnectionMs")))
-            hprintf(&h, "initial connection time %.3f ms\n", getnum(s, "initialConnectionMs"));
+            oom |= buf_printf(&h, "initial connection time %.3f ms\n",
+                              getnum(s, "initialConnectionMs"));
     }
     const cJSON *init = cJSON_GetObjectItemCaseSensitive(result, "init");
     if (cJSON_IsObject(init)) {
         const cJSON *reason = cJSON_GetObjectItemCaseSensitive(init, "reason");
-        hprintf(&h, "init: scale %.0f%s\n", getnum(init, "scale"),
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(init, "skipped")) ? ", skipped" : "");
+        oom |= buf_printf(
+            &h, "init: scale %.0f%s\n", getnum(init, "scale"),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(init, "skipped")) ? ", skipped" : "");
         if (cJSON_IsString(reason))
-            hprintf(&h, "  %s\n", reason->valuestring);
+            oom |= buf_printf(&h, "  %s\n", reason->valuestring);
     }
     const cJSON *fio = cJSON_GetObjectItemCaseSensitive(result, "fio");
     const cJSON *j;
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(fio, "jobs"))
     {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name");
-        hprintf(&h, "fio %s:", cJSON_IsString(name) ? name->valuestring : "?");
+        oom |= buf_printf(&h, "fio %s:", cJSON_IsString(name) ? name->valuestring : "?");
         static const char *const dirs[] = {"read", "write"};
         for (int i = 0; i < 2; i++) {
             const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, dirs[i]);
             if (!cJSON_IsObject(d))
                 continue;
-            hprintf(&h, " %s", dirs[i]);
-            hnum(&h, "iops", getnum(d, "iops"), "");
-            hnum(&h, "bw", getnum(d, "bwKiBs"), " KiB/s");
-            hnum(&h, "clat p99", getnum(getpath(d, "clatUs", NULL), "p99"), " us");
-            hprintf(&h, ";");
+            oom |= buf_printf(&h, " %s", dirs[i]);
+            oom |= hnum(&h, "iops", getnum(d, "iops"), "");
+            oom |= hnum(&h, "bw", getnum(d, "bwKiBs"), " KiB/s");
+            oom |= hnum(&h, "clat p99", getnum(getpath(d, "clatUs", NULL), "p99"), " us");
+            oom |= buf_printf(&h, ";");
         }
         const cJSON *sy = cJSON_GetObjectItemCaseSensitive(j, "sync");
         if (cJSON_IsObject(sy))
-            hnum(&h, "sync p99", getnum(sy, "p99"), " us");
-        hprintf(&h, "\n");
+            oom |= hnum(&h, "sync p99", getnum(sy, "p99"), " us");
+        oom |= buf_printf(&h, "\n");
     }
     const cJSON *checks = cJSON_GetObjectItemCaseSensitive(result, "checks");
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(checks, "dataset");
     const cJSON *warn = cJSON_GetObjectItemCaseSensitive(ds, "warning");
     if (cJSON_IsString(warn))
-        hprintf(&h, "warning: %s\n", warn->valuestring);
+        oom |= buf_printf(&h, "warning: %s\n", warn->valuestring);
     const cJSON *ll = cJSON_GetObjectItemCaseSensitive(checks, "littlesLaw");
     if (cJSON_IsObject(ll))
-        hprintf(&h, "Little's law: predicted %.1f tps, measured %.1f tps (%+.1f%%)\n",
-                getnum(ll, "predictedTps"), getnum(ll, "measuredTps"), getnum(ll, "deviationPct"));
+        oom |= buf_printf(&h, "Little's law: predicted %.1f tps, measured %.1f tps (%+.1f%%)\n",
+                          getnum(ll, "predictedTps"), getnum(ll, "measuredTps"),
+                          getnum(ll, "deviationPct"));
     const cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, "errors"), *e;
     int n = 0;
     cJSON_ArrayForEach(e, errors)
     {
         if (cJSON_IsString(e) && n++ < 10)
-            hprintf(&h, "error: %s\n", e->valuestring);
+            oom |= buf_printf(&h, "error: %s\n", e->valuestring);
     }
     if (n > 10)
-        hprintf(&h, "... %d more errors\n", n - 10);
-    if (h.oom || !h.s) {
-        free(h.s);
+        oom |= buf_printf(&h, "... %d more errors\n", n - 10);
+    if (oom || !h.data) {
+        buf_free(&h);
         return NULL;
     }
-    return h.s;
+    return buf_steal(&h);
 }
 
 /* ---- reader ---- */
@@ -764,20 +715,20 @@ char *bench_result_human(const cJSON *result)
 int bench_result_validate(const cJSON *r, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(r))
-        return fail(err, errlen, "result is not a JSON object");
+        return util_errf(err, errlen, "result is not a JSON object");
     double v = getnum(r, "schemaVersion");
     if (v != BENCH_RESULT_SCHEMA_VERSION)
-        return fail(err, errlen, "unsupported schemaVersion");
+        return util_errf(err, errlen, "unsupported schemaVersion");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(r, "kind");
     if (!cJSON_IsString(kind) ||
         (strcmp(kind->valuestring, "pgbench") != 0 &&
          strcmp(kind->valuestring, "pgbench-init") != 0 && strcmp(kind->valuestring, "fio") != 0))
-        return fail(err, errlen, "result kind must be pgbench, pgbench-init or fio");
+        return util_errf(err, errlen, "result kind must be pgbench, pgbench-init or fio");
     if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(r, "complete")))
-        return fail(err, errlen, "result has no boolean complete");
+        return util_errf(err, errlen, "result has no boolean complete");
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "summary");
     if (s && !cJSON_IsObject(s))
-        return fail(err, errlen, "summary is not an object");
+        return util_errf(err, errlen, "summary is not an object");
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(r, "histogram");
     if (h && !cJSON_IsNull(h)) {
         struct bench_hist *tmp = bench_hist_new();
@@ -786,7 +737,7 @@ int bench_result_validate(const cJSON *r, char *err, size_t errlen)
         int rc = bench_hist_from_json(tmp, h);
         bench_hist_free(tmp);
         if (rc)
-            return fail(err, errlen, "histogram is malformed");
+            return util_errf(err, errlen, "histogram is malformed");
     }
     return 0;
 }
@@ -810,7 +761,7 @@ int bench_result_from_log(const char *log, size_t len, cJSON **out, char *err, s
             if (o && cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schemaVersion")) {
                 if (getnum(o, "schemaVersion") != BENCH_RESULT_SCHEMA_VERSION) {
                     cJSON_Delete(o);
-                    fail(err, errlen, "result line has an unsupported schemaVersion");
+                    util_errf(err, errlen, "result line has an unsupported schemaVersion");
                     return -EPROTO;
                 }
                 *out = o;
@@ -820,6 +771,6 @@ int bench_result_from_log(const char *log, size_t len, cJSON **out, char *err, s
         }
         end = start ? start - 1 : 0;
     }
-    fail(err, errlen, "no result line (JSON with schemaVersion) in the log");
+    util_errf(err, errlen, "no result line (JSON with schemaVersion) in the log");
     return -ENOENT;
 }

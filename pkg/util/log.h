@@ -16,7 +16,8 @@ int log_level_parse(const char *name, enum log_level *out);
 /* Optional key/value fields: pass NULL-terminated pairs through log_kv. */
 void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap);
+void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #define log_debug(comp, ...) log_msg(LOG_DEBUG, comp, __VA_ARGS__)
 #define log_info(comp, ...) log_msg(LOG_INFO, comp, __VA_ARGS__)
