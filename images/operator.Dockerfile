@@ -3,8 +3,9 @@
 #   docker build -f images/operator.Dockerfile -t ghcr.io/pgbench-operator/operator:0.1.0 .
 # Multi-stage: Debian 12 (bookworm) with the -dev packages builds with the project's Makefile;
 # the runtime stage is bookworm-slim with only the shared libraries the binary links against
-# (scripts/check-images.sh proves the list is complete: every ldd dependency of build/bin/*
-# resolves to one of these packages or their dependencies).
+# (scripts/check-images.sh proves the list is complete: every ldd dependency of the binary
+# resolves to one of these packages or their dependencies, and the binary runs in a rootfs
+# made of only those packages).
 ARG DEBIAN_RELEASE=bookworm
 
 FROM debian:${DEBIAN_RELEASE} AS build

@@ -16,7 +16,8 @@
 #           binary is copied: at run time pgbench needs libpq5 and libc only.
 #   runtime bookworm-slim with only runtime packages. scripts/check-images.sh proves the list
 #           is complete: every ldd dependency of pgbench-runner, pgbench and fio resolves to a
-#           listed package or one of their dependencies.
+#           listed package or one of their dependencies, and each runs in a rootfs made of
+#           only those packages.
 ARG DEBIAN_RELEASE=bookworm
 ARG PG_MAJOR=15
 

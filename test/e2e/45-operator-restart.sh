@@ -88,10 +88,29 @@ PY
 compl="$(env_kubectl get job restart-run -o jsonpath='{.spec.completions}')"
 [ "$compl" = 2 ] || fail "the spec change reached the Job: completions $compl"
 
-# graceful shutdown releases the Lease
-kill -TERM "$OP_PID"
-for _ in $(seq 50); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$OP_PID" 2>/dev/null && fail "operator still running after SIGTERM"
+# a second candidate stays standby while the leader holds the Lease
+LEADER_PID="$OP_PID"
+MPORT="$(env_free_port)"
+env_bg standby "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr "127.0.0.1:$MPORT" \
+    --log-level debug --leader-elect --lease-name pgbench-operator --lease-namespace default \
+    --lease-duration 4 >"$TMP/standby.pid"
+STANDBY_PID="$(cat "$TMP/standby.pid")"
+env_wait_for "standby /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
+sleep 3
+curl -fsS "http://127.0.0.1:$MPORT/metrics" | grep -q '^pgbench_operator_leader 0$' || fail "standby claims leadership"
+curl -fsS "http://127.0.0.1:$MPORT/readyz" | grep -q standby || fail "standby /readyz"
+
+# graceful shutdown releases the Lease: the standby takes over without waiting for expiry
+kill -TERM "$LEADER_PID"
+for _ in $(seq 50); do kill -0 "$LEADER_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$LEADER_PID" 2>/dev/null && fail "operator still running after SIGTERM"
+grep -q 'released lease' "$TMP/operator3.log" || fail "the leader did not release the Lease"
+is_leader() { curl -fsS "http://127.0.0.1:$MPORT/metrics" | grep -q '^pgbench_operator_leader 1$'; }
+env_wait_for "standby becomes leader" 10 is_leader
+holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
+case "$holder" in *"_$STANDBY_PID") ;; *) fail "Lease holder after the handover: $holder" ;; esac
+kill -TERM "$STANDBY_PID"
+for _ in $(seq 50); do kill -0 "$STANDBY_PID" 2>/dev/null || break; sleep 0.1; done
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
 [ -z "$holder" ] || fail "Lease not released on shutdown (holder $holder)"
 pass "two SIGKILLs mid-run: one init Job, one run Job, same barrier, complete result"

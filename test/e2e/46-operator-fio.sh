@@ -13,8 +13,17 @@ kind: StorageClass
 metadata: {name: fast}
 provisioner: sim.pgbench.dev/hostpath
 EOF
+# namespace-scoped: --namespace default (a run in another namespace is not this operator's)
 env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 0 \
-    --metrics-addr 0 --log-level debug >/dev/null
+    --namespace default --metrics-addr 0 --log-level debug >/dev/null
+env_kubectl create namespace other >/dev/null
+cat <<EOF | env_kubectl apply -n other -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: elsewhere}
+spec:
+  workload: {fio: {jobs: [{name: a, rw: read, size: 1m, runtimeSeconds: 1}]}}
+EOF
 
 cat <<EOF | env_kubectl apply -f - >/dev/null
 apiVersion: pgbench.dev/v1alpha1
@@ -71,4 +80,7 @@ EOF
 env_wait_for "noclass Running" 30 phase_is noclass Running
 sleep 3
 phase_is noclass Running || fail "noclass left Running: $(env_kubectl get br noclass -o jsonpath='{.status.phase}')"
-pass "fio: PVC + Job, results in status, cleaned up"
+[ -z "$(env_kubectl get br elsewhere -n other -o jsonpath='{.status.phase}')" ] ||
+    fail "a run outside --namespace was reconciled"
+env_kubectl get jobs -n other -o name | grep -q . && fail "a Job was created outside --namespace"
+pass "fio: PVC + Job, results in status, cleaned up; namespace-scoped"

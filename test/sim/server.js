@@ -197,7 +197,7 @@ class SimServer {
     }
 
     const auth = req.headers.authorization || '';
-    if (auth !== `Bearer ${this.token}`) {
+    if (auth !== `Bearer ${this.token}` && !this._tokenValid(auth)) {
       this._send(res, 401, S.unauthorized().status());
       return;
     }
@@ -272,8 +272,9 @@ class SimServer {
     if (!info) throw S.notFoundPath();
     if (ns !== null && !info.namespaced) throw S.notFoundPath();
     if (name !== undefined && info.namespaced && ns === null) throw S.notFoundPath();
-    if (sub && !['status', 'scale', 'log', 'finalize'].includes(sub)) throw S.notFoundPath();
+    if (sub && !['status', 'scale', 'log', 'finalize', 'token'].includes(sub)) throw S.notFoundPath();
     if (sub === 'log' && info.id !== 'core/pods') throw S.notFoundPath();
+    if (sub === 'token' && info.id !== 'core/serviceaccounts') throw S.notFoundPath();
     if (sub === 'scale' && !this._hasSub(info, version, 'scale')) throw S.notFoundPath();
     if (sub === 'status' && !this._hasSub(info, version, 'status')) throw S.notFoundPath();
     const ctx = { req, res, u, q: u.searchParams, info, version, ns, name, sub, body, method: req.method };
@@ -305,6 +306,10 @@ class SimServer {
       return this._log(ctx);
     }
     if (sub === 'scale') return this._scale(ctx);
+    if (sub === 'token') {
+      if (method !== 'POST') throw S.methodNotAllowed();
+      return this._token(ctx);
+    }
     if (method === 'GET') return this._get(ctx);
     if (method === 'PUT') return this._update(ctx);
     if (method === 'PATCH') return this._patch(ctx);
@@ -356,7 +361,7 @@ class SimServer {
     } catch (e) {
       if (e instanceof StoreError) throw e;
       if (allowPatch) throw S.badRequest(`error decoding patch: ${e.message}`);
-      throw S.badRequest(`json: ${e.message.replace(/^Unexpected token/, 'invalid character')}`);
+      throw S.badRequest(`couldn't get version/kind; json parse error: ${goJSONError(e.message)}`);
     }
   }
 
@@ -888,6 +893,48 @@ class SimServer {
     return this._send(res, 200, toScale(stored));
   }
 
+  // TokenRequest (serviceaccounts/token): a JWT-shaped token, accepted for authentication until
+  // it expires (no signature a client could verify, no RBAC).
+  _token(ctx) {
+    const { ns, name, res } = ctx;
+    const sa = this.store.get('core/serviceaccounts', ns, name);
+    if (!sa) throw notFound(ctx.info, name);
+    const { value } = this._parseBody(ctx);
+    const spec = (value && value.spec) || {};
+    const exp = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? 3600 : Number(spec.expirationSeconds);
+    const tinfo = { group: 'authentication.k8s.io', kind: 'TokenRequest' };
+    if (!Number.isInteger(exp) || exp < 600) {
+      throw S.invalid(tinfo, name, [{ field: 'spec.expirationSeconds', reason: 'FieldValueInvalid', message: `Invalid value: ${exp}: may not specify a duration less than 10 minutes` }]);
+    }
+    if (exp > 4294967296) {
+      throw S.invalid(tinfo, name, [{ field: 'spec.expirationSeconds', reason: 'FieldValueTooLong', message: 'Too long: may not specify a duration larger than 2^32 seconds' }]);
+    }
+    const nowS = Math.floor(Date.now() / 1000);
+    const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences : ['https://kubernetes.default.svc.cluster.local'];
+    const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const claims = {
+      aud: audiences, exp: nowS + exp, iat: nowS, nbf: nowS, iss: 'https://kubernetes.default.svc.cluster.local',
+      sub: `system:serviceaccount:${ns}:${name}`,
+      'kubernetes.io': { namespace: ns, serviceaccount: { name, uid: sa.metadata.uid } },
+    };
+    const token = `${b64({ alg: 'RS256', kid: 'pgbench-sim' })}.${b64(claims)}.${require('crypto').randomBytes(32).toString('base64url')}`;
+    this.issuedTokens = this.issuedTokens || new Map();
+    this.issuedTokens.set(token, (nowS + exp) * 1000);
+    const iso = (t) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this._send(res, 201, {
+      kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
+      metadata: { name, namespace: ns, creationTimestamp: iso(nowS) },
+      spec: { audiences, expirationSeconds: exp, boundObjectRef: spec.boundObjectRef || null },
+      status: { token, expirationTimestamp: iso(nowS + exp) },
+    });
+  }
+
+  _tokenValid(auth) {
+    if (!this.issuedTokens || !auth.startsWith('Bearer ')) return false;
+    const t = this.issuedTokens.get(auth.slice(7));
+    return !!t && t > Date.now();
+  }
+
   async _log(ctx) {
     const { ns, name, q, res } = ctx;
     const pod = this.store.get('core/pods', ns, name);
@@ -1117,6 +1164,14 @@ function qosClass(spec) {
   }
   if (!any) return 'BestEffort';
   return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+// encoding/json's wording for a syntax error, from V8's.
+function goJSONError(msg) {
+  if (/Unexpected end of JSON input/.test(msg)) return 'unexpected end of JSON input';
+  const m = /Unexpected token '?(.)'?/.exec(msg) || /Unexpected (?:non-whitespace )?character/.exec(msg);
+  if (m && m[1]) return `invalid character '${m[1]}' looking for beginning of value`;
+  return msg;
 }
 
 function isTrue(v) {

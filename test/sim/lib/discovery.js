@@ -34,6 +34,7 @@ function resourceList(registry, group, version) {
       if (s === 'status') out.push({ name: `${info.plural}/status`, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: ['get', 'patch', 'update'] });
       if (s === 'scale') out.push({ name: `${info.plural}/scale`, singularName: '', namespaced: info.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
       if (s === 'log') out.push({ name: `${info.plural}/log`, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: ['get'] });
+      if (s === 'token') out.push({ name: `${info.plural}/token`, singularName: '', namespaced: info.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
     }
   }
   out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -15,7 +15,7 @@ const { execSync } = require('child_process');
 const WANT = [
   'k8s.io/api/core/v1/', 'k8s.io/api/batch/v1/', 'k8s.io/api/apps/v1/', 'k8s.io/api/autoscaling/v2/',
   'k8s.io/api/rbac/v1/', 'k8s.io/api/coordination/v1/', 'k8s.io/api/events/v1/', 'k8s.io/api/storage/v1/',
-  'k8s.io/api/autoscaling/v1/', 'k8s.io/api/policy/v1/',
+  'k8s.io/api/autoscaling/v1/', 'k8s.io/api/policy/v1/', 'k8s.io/api/authentication/v1/',
   'k8s.io/apimachinery/pkg/apis/meta/v1/', 'k8s.io/apimachinery/pkg/api/resource/',
   'k8s.io/apimachinery/pkg/util/intstr/', 'k8s.io/apimachinery/pkg/runtime/generated',
 ];

@@ -204,6 +204,7 @@ const PKG = {
   'autoscaling/v2': 'k8s.io.api.autoscaling.v2', 'autoscaling/v1': 'k8s.io.api.autoscaling.v1',
   'rbac.authorization.k8s.io/v1': 'k8s.io.api.rbac.v1', 'coordination.k8s.io/v1': 'k8s.io.api.coordination.v1',
   'events.k8s.io/v1': 'k8s.io.api.events.v1', 'storage.k8s.io/v1': 'k8s.io.api.storage.v1', 'policy/v1': 'k8s.io.api.policy.v1',
+  'authentication.k8s.io/v1': 'k8s.io.api.authentication.v1',
 };
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 

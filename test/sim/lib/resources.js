@@ -10,7 +10,7 @@ const BUILTINS = [
   ['', 'v1', 'services', 'service', 'Service', true, ['svc'], ['status'], ['all']],
   ['', 'v1', 'pods', 'pod', 'Pod', true, ['po'], ['status', 'log'], ['all']],
   ['', 'v1', 'persistentvolumeclaims', 'persistentvolumeclaim', 'PersistentVolumeClaim', true, ['pvc'], ['status'], []],
-  ['', 'v1', 'serviceaccounts', 'serviceaccount', 'ServiceAccount', true, ['sa'], [], []],
+  ['', 'v1', 'serviceaccounts', 'serviceaccount', 'ServiceAccount', true, ['sa'], ['token'], []],
   ['', 'v1', 'events', 'event', 'Event', true, ['ev'], [], []],
   ['batch', 'v1', 'jobs', 'job', 'Job', true, [], ['status'], ['all']],
   ['apps', 'v1', 'statefulsets', 'statefulset', 'StatefulSet', true, ['sts'], ['status', 'scale'], ['all']],

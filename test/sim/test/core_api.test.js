@@ -328,3 +328,23 @@ test('ServiceAccount admission: a pod whose service account does not exist is re
   assert.equal(ok.status, 201, 'a new namespace has its default account at once');
   assert.equal(ok.body.spec.serviceAccountName, 'default');
 });
+
+test('malformed JSON is a 400 with encoding/json wording', async () => {
+  const r = await api.post(CM, '{"metadata": }');
+  assert.equal(r.status, 400);
+  assert.equal(r.body.message, "couldn't get version/kind; json parse error: invalid character '}' looking for beginning of value");
+});
+
+test('TokenRequest: serviceaccounts/token issues a token the server then accepts; short durations 422', async () => {
+  const r = await api.post('/api/v1/namespaces/default/serviceaccounts/default/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  assert.equal(r.status, 201);
+  assert.equal(r.body.kind, 'TokenRequest');
+  const token = r.body.status.token;
+  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  assert.equal(claims.sub, 'system:serviceaccount:default:default');
+  assert.equal((await api.get('/api/v1/namespaces', { token })).status, 200);
+  const short = await api.post('/api/v1/namespaces/default/serviceaccounts/default/token', { spec: { expirationSeconds: 60 } });
+  assert.equal(short.status, 422);
+  assert.equal(short.body.details.causes[0].field, 'spec.expirationSeconds');
+  assert.equal((await api.post('/api/v1/namespaces/default/serviceaccounts/ghost/token', { spec: {} })).status, 404);
+});
