@@ -21,7 +21,7 @@ echo "PostgreSQL 127.0.0.1:$PGPORT, simulated API server $SIM_URL"
 
 step "helm install pgbench-operator (CRD, RBAC, Deployment)"
 helm --kubeconfig "$KUBECONFIG" install pgbench-operator charts/pgbench-operator \
-    --namespace pgbench-system --create-namespace --wait=false
+    --namespace pgbench-system --create-namespace --wait=hookOnly
 # The simulated cluster stores the operator's Deployment but runs only Job pods as processes,
 # so the operator itself runs here, out of cluster, with the same flags.
 env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 127.0.0.1:0 \
@@ -29,7 +29,7 @@ env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-add
 
 step "a database Secret and $EXAMPLE (shrunk for a laptop: DEMO sizes)"
 env_kubectl create secret generic pg-app --from-literal=password="$PGPASSWORD" >/dev/null
-python3 scripts/shrink-example.py "$EXAMPLE" >"$TMP/example.yaml"
+SHRINK_DURATION="${DEMO_DURATION:-10}" SHRINK_CLIENTS=8 python3 scripts/shrink-example.py "$EXAMPLE" >"$TMP/example.yaml"
 env_kubectl apply -f "$TMP/example.yaml"
 name="$(env_kubectl get -f "$TMP/example.yaml" -o jsonpath='{.metadata.name}')"
 
@@ -43,6 +43,10 @@ while :; do
         last="$phase"
     fi
     case "$phase" in Succeeded | Failed) break ;; esac
+    if [ "$phase" = Running ]; then # the workers' live pgbench progress, from their pod logs
+        env_kubectl logs -l "job-name=$name-run" --tail=1 --prefix 2>/dev/null |
+            sed -n 's#^\[pod/\([^/]*\)/.*"msg":"\(progress [^"]*\)".*#  \1: \2#p' || true
+    fi
     [ "$SECONDS" -lt "$deadline" ] || { echo "timed out; operator log:"; tail -20 "$TMP/operator.log"; exit 1; }
     sleep 1
 done
