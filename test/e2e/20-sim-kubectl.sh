@@ -118,6 +118,17 @@ check_with() {
 for K in "${kubectls[@]}"; do check_with "$K"; done
 K=kubectl
 
+# Service-account tokens: authenticated, then authorized by RBAC.
+kubectl create serviceaccount robot >/dev/null
+tok="$(kubectl create token robot)"
+expect_fail "RBAC: no grant" 'configmaps is forbidden: User "system:serviceaccount:default:robot" cannot list resource "configmaps" in API group "" in the namespace "default"' \
+    --token "$tok" get configmaps
+kubectl create role cm-reader --verb=get,list --resource=configmaps >/dev/null
+kubectl create rolebinding robot-cm --role=cm-reader --serviceaccount=default:robot >/dev/null
+kubectl --token "$tok" get configmaps >/dev/null 2>&1 || fail "RBAC: granted list refused"
+expect_fail "RBAC: create not granted" 'cannot create resource "configmaps"' --token "$tok" create configmap nope
+expect_fail "bad token" 'Unauthorized' --token not-a-token get configmaps
+
 # The project's BenchmarkRun CRD: printer columns and schema checks.
 if [ -f "$ROOT/crds/benchmarkrun.yaml" ]; then
     kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null || fail "BenchmarkRun CRD apply"

@@ -104,4 +104,41 @@ assert st["statements"] and len(st["statements"]) <= 50
 assert 3 <= len(st["timeline"]) <= 300
 print("aggregate tps %.1f = sum of %s" % (s["tps"], [round(w["tps"], 1) for w in ws]))
 PY
-pass "3 workers aggregated: $(env_kubectl get br multi -o jsonpath='{.status.message}')"
+msg="$(env_kubectl get br multi -o jsonpath='{.status.message}')"
+
+# custom scripts from a ConfigMap, mounted into the pods, mixed with a weighted builtin
+env_kubectl create configmap scripts --from-literal=lookup.sql='\set aid random(1, 100000 * :scale)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;' >/dev/null
+cat <<YAML | env_kubectl apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: scripted}
+spec:
+  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
+  workload:
+    pgbench:
+      run:
+        clients: 4
+        transactions: 25
+        builtin: select-only
+        builtinWeight: 1
+        scripts: [{configMapRef: {name: scripts, key: lookup.sql}, weight: 3}]
+        perStatementLatencies: true
+  workers: 2
+YAML
+deadline=$((SECONDS + 90))
+until [ "$(env_kubectl get br scripted -o jsonpath='{.status.phase}')" = Succeeded ]; do
+    [ "$(env_kubectl get br scripted -o jsonpath='{.status.phase}')" != Failed ] ||
+        fail "scripted run failed: $(env_kubectl get br scripted -o jsonpath='{.status.message}')"
+    [ "$SECONDS" -lt "$deadline" ] || fail "scripted run not Succeeded in time"
+    sleep 0.5
+done
+env_kubectl get br scripted -o json >"$TMP/scripted.json"
+python3 - "$TMP/scripted.json" <<'PY' || fail "custom script check failed"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+assert st["summary"]["transactions"] == 100, st["summary"]   # 25 per client, 4 clients
+cmds = " ".join(s["command"] for s in st["statements"])
+assert "pgbench_accounts WHERE aid" in cmds, st["statements"]
+PY
+pass "3 workers aggregated: $msg; custom ConfigMap script ran"

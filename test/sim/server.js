@@ -18,6 +18,7 @@ const { compileLabelSelector, parseFieldSelector, SelectorError } = require('./l
 const events = require('./lib/events');
 const protobuf = require('./lib/protobuf');
 const managed = require('./lib/managed');
+const rbac = require('./lib/rbac');
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const clone = (o) => structuredClone(o);
@@ -197,10 +198,21 @@ class SimServer {
     }
 
     const auth = req.headers.authorization || '';
-    if (auth !== `Bearer ${this.token}` && !this._tokenValid(auth)) {
-      this._send(res, 401, S.unauthorized().status());
-      return;
+    let user = null; // null: the kubeconfig's admin token, not subject to RBAC
+    if (auth !== `Bearer ${this.token}`) {
+      user = this._tokenUser(auth);
+      if (!user) {
+        this._send(res, 401, S.unauthorized().status());
+        return;
+      }
     }
+    const authorize = (attrs) => {
+      if (!user || rbac.allowed(this.store, user, attrs)) return;
+      const e = S.err(403, 'Forbidden', rbac.forbiddenMessage(user, attrs),
+        attrs.nonResource ? {} : Object.assign(attrs.name ? { name: attrs.name } : {}, { group: attrs.group, kind: attrs.resource }));
+      throw e;
+    };
+    if (!/^\/(api|apis)(\/|$)/.test(path)) authorize({ nonResource: true, verb: req.method.toLowerCase() === 'get' ? 'get' : req.method.toLowerCase(), path });
 
     if (path === '/version') return this._send(res, 200, disc.VERSION);
     if (path === '/api' || path === '/apis') {
@@ -251,6 +263,9 @@ class SimServer {
     } else {
       throw S.notFoundPath();
     }
+    if (rest.length === 0 || (segs[0] === 'apis' && segs.length === 2)) {
+      authorize({ nonResource: true, verb: 'get', path });
+    }
     if (rest.length === 0) {
       const rl = disc.resourceList(this.registry, group, version);
       if (!rl.resources.length) throw S.notFoundPath();
@@ -277,6 +292,11 @@ class SimServer {
     if (sub === 'token' && info.id !== 'core/serviceaccounts') throw S.notFoundPath();
     if (sub === 'scale' && !this._hasSub(info, version, 'scale')) throw S.notFoundPath();
     if (sub === 'status' && !this._hasSub(info, version, 'status')) throw S.notFoundPath();
+    const isWatch = watchPrefix || (name === undefined && req.method === 'GET' && isTrue(u.searchParams.get('watch')));
+    const verb = isWatch ? 'watch' : req.method === 'GET' ? (name === undefined ? 'list' : 'get')
+      : req.method === 'POST' ? 'create' : req.method === 'PUT' ? 'update' : req.method === 'PATCH' ? 'patch'
+        : req.method === 'DELETE' ? (name === undefined ? 'deletecollection' : 'delete') : req.method.toLowerCase();
+    authorize({ verb, group, resource: plural, sub, name, namespace: ns || '' });
     const ctx = { req, res, u, q: u.searchParams, info, version, ns, name, sub, body, method: req.method };
     if (watchPrefix || (name === undefined && req.method === 'GET' && isTrue(ctx.q.get('watch')))) {
       if (watchPrefix && name !== undefined) {
@@ -919,7 +939,7 @@ class SimServer {
     };
     const token = `${b64({ alg: 'RS256', kid: 'pgbench-sim' })}.${b64(claims)}.${require('crypto').randomBytes(32).toString('base64url')}`;
     this.issuedTokens = this.issuedTokens || new Map();
-    this.issuedTokens.set(token, (nowS + exp) * 1000);
+    this.issuedTokens.set(token, { exp: (nowS + exp) * 1000, ns, sa: name, uid: sa.metadata.uid });
     const iso = (t) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     return this._send(res, 201, {
       kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
@@ -929,10 +949,14 @@ class SimServer {
     });
   }
 
-  _tokenValid(auth) {
-    if (!this.issuedTokens || !auth.startsWith('Bearer ')) return false;
+  // The service account behind an issued token, or null.
+  _tokenUser(auth) {
+    if (!this.issuedTokens || !auth.startsWith('Bearer ')) return null;
     const t = this.issuedTokens.get(auth.slice(7));
-    return !!t && t > Date.now();
+    if (!t || t.exp <= Date.now()) return null;
+    const sa = this.store.get('core/serviceaccounts', t.ns, t.sa);
+    if (!sa || sa.metadata.uid !== t.uid) return null; // deleted (or recreated) account
+    return rbac.userForServiceAccount(t.ns, t.sa);
   }
 
   async _log(ctx) {

@@ -618,6 +618,12 @@ class Store extends EventEmitter {
       for (const o of list) b.set(this._key(res, o.metadata.namespace, o.metadata.name), o);
     }
     this._loaded = true;
+    // State written before namespaces got their default ServiceAccount.
+    for (const nso of this.list('core/namespaces', null)) {
+      if (!nso.metadata.deletionTimestamp && !this.get('core/serviceaccounts', nso.metadata.name, 'default')) {
+        this.create('core/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: nso.metadata.name } });
+      }
+    }
   }
 }
 

@@ -335,14 +335,29 @@ test('malformed JSON is a 400 with encoding/json wording', async () => {
   assert.equal(r.body.message, "couldn't get version/kind; json parse error: invalid character '}' looking for beginning of value");
 });
 
-test('TokenRequest: serviceaccounts/token issues a token the server then accepts; short durations 422', async () => {
+test('TokenRequest tokens authenticate as the service account and are authorized by RBAC; short durations 422', async () => {
   const r = await api.post('/api/v1/namespaces/default/serviceaccounts/default/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
   assert.equal(r.status, 201);
   assert.equal(r.body.kind, 'TokenRequest');
   const token = r.body.status.token;
   const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
   assert.equal(claims.sub, 'system:serviceaccount:default:default');
+  // RBAC applies to service-account tokens: nothing is granted by default ...
+  const denied = await api.get('/api/v1/namespaces', { token });
+  assert.equal(denied.status, 403);
+  assert.equal(denied.body.message, 'namespaces is forbidden: User "system:serviceaccount:default:default" cannot list resource "namespaces" in API group "" at the cluster scope');
+  assert.equal((await api.get('/apis', { token })).status, 200, 'discovery is open to every authenticated user');
+  const getCm = await api.get('/api/v1/namespaces/default/configmaps/x', { token });
+  assert.equal(getCm.body.message, 'configmaps "x" is forbidden: User "system:serviceaccount:default:default" cannot get resource "configmaps" in API group "" in the namespace "default"');
+  // ... until a binding grants it
+  await api.post('/apis/rbac.authorization.k8s.io/v1/clusterroles', { metadata: { name: 'ns-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] }] });
+  await api.post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { metadata: { name: 'ns-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ns-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }] });
   assert.equal((await api.get('/api/v1/namespaces', { token })).status, 200);
+  assert.equal((await api.del('/api/v1/namespaces/kube-public', { token })).status, 403);
+  await api.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'logs' }, rules: [{ apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }] });
+  await api.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { metadata: { name: 'logs' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'logs' }, subjects: [{ kind: 'Group', name: 'system:serviceaccounts:default' }] });
+  assert.equal((await api.get('/api/v1/namespaces/default/pods/nope/log', { token })).status, 404, 'pods/log granted: the pod is just missing');
+  assert.equal((await api.get('/api/v1/namespaces/default/pods/nope', { token })).status, 403, 'pods themselves are not');
   const short = await api.post('/api/v1/namespaces/default/serviceaccounts/default/token', { spec: { expirationSeconds: 60 } });
   assert.equal(short.status, 422);
   assert.equal(short.body.details.causes[0].field, 'spec.expirationSeconds');
