@@ -59,6 +59,37 @@ int runner_worker_index(void)
     return (int)v;
 }
 
+int runner_clients_for_worker(int clients, char *msg, size_t n)
+{
+    const char *list = getenv("BENCH_CLIENTS_BY_INDEX");
+    if (!list || !*list)
+        return clients;
+    int index = runner_worker_index();
+    if (index < 0) {
+        (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX is set but JOB_COMPLETION_INDEX is not");
+        return -1;
+    }
+    const char *p = list;
+    for (int i = 0;; i++) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 1 || v > 100000 || (*end && *end != ',')) {
+            (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX=%.64s: entry %d is not a client count "
+                           "from 1 to 100000", list, i);
+            return -1;
+        }
+        if (i == index)
+            return (int)v;
+        if (!*end) {
+            (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX=%.64s has no entry for worker %d",
+                           list, index);
+            return -1;
+        }
+        p = end + 1;
+    }
+}
+
 double runner_now(void)
 {
     struct timespec ts;

@@ -850,6 +850,12 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     ro.nextra = (size_t)(argc - optind);
     if (!ro.clients)
         USAGE_FAIL("--clients is required");
+    {
+        int share = runner_clients_for_worker(ro.clients, msg, sizeof(msg));
+        if (share < 0)
+            USAGE_FAIL("%s", msg);
+        ro.clients = share;
+    }
     if (!ro.threads)
         ro.threads = 1;
 

@@ -25,6 +25,11 @@ void runner_install_early_signals(void);
 
 /* JOB_COMPLETION_INDEX, or -1 when unset/invalid. */
 int runner_worker_index(void);
+/* This worker's share of the clients from BENCH_CLIENTS_BY_INDEX ("3,2,2": entry
+ * JOB_COMPLETION_INDEX), which the operator sets when it splits clients over workers. Returns
+ * the share, `clients` itself when the variable is unset, or -1 with msg set when the list is
+ * malformed or has no entry for this worker. */
+int runner_clients_for_worker(int clients, char *msg, size_t n);
 /* Unix time now (fractional seconds). */
 double runner_now(void);
 /* Where the compact summary goes: BENCH_TERMINATION_LOG, else SIM_TERMINATION_MESSAGE_PATH,

@@ -318,7 +318,7 @@ long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg)
     if (expected <= 0)
         return 0;
     long d = expected + cfg->start_delay_s + cfg->deadline_margin_s;
-    if (s->replica_lag)
+    if (s->workload == CTRL_WL_PGBENCH && s->replica_lag) /* the runner's catch-up wait */
         d += s->replica_timeout_s;
     return d;
 }

@@ -585,8 +585,8 @@ static void decide_collecting(struct dctx *d)
                            "; warning: the workers ran %d clients in total, the spec asked for %d",
                            (int)ran, s->clients);
             event(d, true, "ClientsMismatch",
-                  "the workers ran %d clients in total, the spec "
-                  "asked for %d (does the runner honour BENCH_CLIENTS_BY_INDEX?)",
+                  "the workers ran %d clients in total, the spec asked for %d "
+                  "(is the runner image older than the operator?)",
                   (int)ran, s->clients);
         }
         cond(d, "Complete", "True", "Succeeded", msg);

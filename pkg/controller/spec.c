@@ -639,7 +639,7 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
     const cJSON *diag = obj_field(&p, spec, "diagnostics", "spec");
     s->wait_events = bool_field(&p, diag, "waitEvents", "spec.diagnostics", true);
     s->server_settings = bool_field(&p, diag, "serverSettings", "spec.diagnostics", true);
-    s->replica_lag = bool_field(&p, diag, "replicaLag", "spec.diagnostics", false);
+    s->replica_lag = bool_field(&p, diag, "replicaLag", "spec.diagnostics", true);
     s->replica_timeout_s =
         (int)int_field(&p, diag, "replicaCatchUpTimeoutSeconds", "spec.diagnostics", 300, 0, 86400);
 

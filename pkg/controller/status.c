@@ -129,18 +129,25 @@ static const cJSON *num2(const cJSON *o, const char *a, const char *b)
     return cJSON_IsNumber(v) ? v : NULL;
 }
 
+/* Numbers go into status at pgbench's own precision (it prints tps with 6 decimals), which
+ * also drops the float noise of aggregation (1.4000000000000004 shows as 1.4). */
+static double status_precision(double v)
+{
+    return fabs(v) < 1e9 ? round(v * 1e6) / 1e6 : v;
+}
+
 static void copy_num(cJSON *dst, const char *dk, const cJSON *src, const char *a, const char *b)
 {
     const cJSON *v = num2(src, a, b);
     if (v)
-        set_item(dst, dk, cJSON_CreateNumber(v->valuedouble));
+        set_item(dst, dk, cJSON_CreateNumber(status_precision(v->valuedouble)));
 }
 
 static cJSON *summary_from(const cJSON *s)
 {
     cJSON *o = must(cJSON_CreateObject());
     copy_num(o, "tps", s, "tps", NULL);
-    copy_num(o, "tpsExcludingConnect", s, "tpsExcludingConnect", "tps");
+    copy_num(o, "tpsIncludingConnect", s, "tpsIncludingConnect", NULL);
     copy_num(o, "latencyAvgMs", s, "latencyAvgMs", NULL);
     copy_num(o, "latencyStddevMs", s, "latencyStddevMs", NULL);
     copy_num(o, "latencyP50Ms", s, "latencyP50Ms", NULL);

@@ -153,8 +153,8 @@ note "tpcb ok"
 # --- select-only, prepared protocol, start barrier 2 s ahead, worker index -----------------
 T0=$(date +%s.%N)
 BENCH_START_AT="$(python3 -c 'import time; print("%.3f" % (time.time() + 2))')"
-export BENCH_START_AT JOB_COMPLETION_INDEX=3
-runner sel pgbench run --clients 2 --threads 1 --duration 3 --builtin select-only --protocol prepared --wait-events
+export BENCH_START_AT JOB_COMPLETION_INDEX=3 BENCH_CLIENTS_BY_INDEX=3,3,2,2
+runner sel pgbench run --clients 3 --threads 1 --duration 3 --builtin select-only --protocol prepared --wait-events
 [ "$RC" -eq 0 ] || { cat "$TMP/sel.err" >&2; fail "select-only run exited $RC"; }
 check sel '
 assert r["complete"] is True
@@ -164,8 +164,12 @@ ordered_percentiles(S)
 assert 2 <= len(r["timeline"]) <= 4, len(r["timeline"])
 assert D["waitEvents"]["samples"] >= 2
 assert r["worker"] == 3 and term["worker"] == 3, r["worker"]
+assert r["pgbench"]["clients"] == 2, r["pgbench"]   # worker 3'"'"'s share of BENCH_CLIENTS_BY_INDEX
 '
-unset BENCH_START_AT JOB_COMPLETION_INDEX
+BENCH_CLIENTS_BY_INDEX=3,3 runner badshare pgbench run --clients 3 --duration 1
+[ "$RC" -eq 1 ] && grep -q "has no entry for worker 3" "$TMP/badshare.out" ||
+    fail "a client list without this worker's entry was not refused (exit $RC)"
+unset BENCH_START_AT JOB_COMPLETION_INDEX BENCH_CLIENTS_BY_INDEX
 python3 -c 'import sys,time; sys.exit(0 if time.time() - float(sys.argv[1]) >= 4.8 else 1)' "$T0" ||
     fail "the start barrier did not delay the run"
 grep -q "start barrier: waiting" "$TMP/sel.err" || fail "the start barrier is not logged"

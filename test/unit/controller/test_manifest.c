@@ -98,8 +98,10 @@ static void test_run_job(void **state)
     assert_int_equal(ctrl_jnum(job, "spec.parallelism", 0), 3);
     assert_int_equal(ctrl_jnum(job, "spec.backoffLimit", -1), 0);
     assert_int_equal(ctrl_jnum(job, "spec.ttlSecondsAfterFinished", 0), 600);
+    /* replicaLag is on by default: the runner may wait that long for replay to catch up */
+    assert_true(s.replica_lag);
     assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0),
-                     60 + cfg.start_delay_s + cfg.deadline_margin_s);
+                     60 + cfg.start_delay_s + cfg.deadline_margin_s + s.replica_timeout_s);
 
     const cJSON *pod = ctrl_jget(job, "spec.template.spec");
     const cJSON *tl = ctrl_jget(job, "spec.template.metadata.labels");
