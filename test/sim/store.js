@@ -171,20 +171,19 @@ class Store extends EventEmitter {
     return o ? clone(o) : null;
   }
 
-  // opts: {labelSelector: string | LabelSelector object | requirement array, filter: fn}
+  // opts: {labelSelector: string | LabelSelector object | requirement array, filter: fn}; filter
+  // sees the stored object itself (no copy), so it must only read it.
   list(res, ns, opts = {}) {
     const match = compileLabelSelector(opts.labelSelector);
-    const out = [];
-    const b = this._bucket(res);
-    const keys = [...b.keys()].sort();
-    for (const k of keys) {
-      const o = b.get(k);
+    const hits = []; // filter first, then sort and copy only what matched
+    for (const [k, o] of this._bucket(res)) {
       if (ns && o.metadata.namespace !== ns) continue;
       if (!match(o.metadata.labels)) continue;
       if (opts.filter && !opts.filter(o)) continue;
-      out.push(clone(o));
+      hits.push(k);
     }
-    return out;
+    const b = this._bucket(res);
+    return hits.sort().map((k) => clone(b.get(k)));
   }
 
   resources() {

@@ -261,10 +261,11 @@ class JobController {
     if (!job) return;
     const spec = job.spec || {};
     const uid = job.metadata.uid;
-    const pods = this.store.list('core/pods', ns).filter((p) => {
+    const owned = (p) => {
       const r = controllerRef(p);
       return r && r.uid === uid;
-    });
+    };
+    const pods = this.store.list('core/pods', ns, { filter: owned });
     const status = JSON.parse(JSON.stringify(job.status || {}));
     const oldStatus = JSON.stringify(job.status || {});
 
@@ -331,9 +332,8 @@ class JobController {
     }
 
     let active = pods.filter((p) => !isTerminal(p) && !p.metadata.deletionTimestamp);
-    const terminatingCount = () => this.store.list('core/pods', ns).filter((p) => {
-      const r = controllerRef(p);
-      return r && r.uid === uid && p.metadata.deletionTimestamp && !isTerminal(p);
+    const terminatingCount = () => this.store.list('core/pods', ns, {
+      filter: (p) => owned(p) && p.metadata.deletionTimestamp && !isTerminal(p),
     }).length;
 
     // ---- finished?

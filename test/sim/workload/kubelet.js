@@ -119,6 +119,10 @@ function b64(s) {
   return Buffer.from(s || '', 'base64');
 }
 
+function usesClaim(pod, claim) {
+  return (pod.spec.volumes || []).some((v) => v.persistentVolumeClaim && v.persistentVolumeClaim.claimName === claim);
+}
+
 function podKey(ns, name) {
   return `${ns}/${name}`;
 }
@@ -160,8 +164,9 @@ class Kubelet {
       case 'core/persistentvolumeclaims':
         if (ev.type !== 'DELETED') this.pvcQueue.add(podKey(md.namespace, md.name));
         else if (this._warned) this._warned.delete(md.uid);
-        for (const p of this.store.list('core/pods', md.namespace)) {
-          if (!p.spec.nodeName) this.queue.add(podKey(md.namespace, p.metadata.name));
+        // as the scheduler's queueing hints: only unscheduled pods that use this claim
+        for (const p of this.store.list('core/pods', md.namespace, { filter: (o) => !o.spec.nodeName && usesClaim(o, md.name) })) {
+          this.queue.add(podKey(md.namespace, p.metadata.name));
         }
         break;
       case 'storage.k8s.io/storageclasses':
@@ -253,9 +258,10 @@ class Kubelet {
       return this.store.update('core/persistentvolumeclaims', pvc);
     }
     if (!has) return pvc;
-    const inUse = this.store.list('core/pods', pvc.metadata.namespace).some((p) => p.spec.nodeName
-      && !['Succeeded', 'Failed'].includes(p.status && p.status.phase)
-      && (p.spec.volumes || []).some((v) => v.persistentVolumeClaim && v.persistentVolumeClaim.claimName === pvc.metadata.name));
+    const inUse = this.store.list('core/pods', pvc.metadata.namespace, {
+      filter: (p) => p.spec.nodeName && !['Succeeded', 'Failed'].includes(p.status && p.status.phase)
+        && usesClaim(p, pvc.metadata.name),
+    }).length > 0;
     if (inUse) return pvc;
     pvc.metadata.finalizers = fins.filter((f) => f !== PVC_PROTECTION);
     const r = this.store.update('core/persistentvolumeclaims', pvc);
