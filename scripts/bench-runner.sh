@@ -21,11 +21,28 @@ ROUNDS="${BENCH_ROUNDS:-3}"
 env_start_pg >/dev/null
 "$RUNNER" pgbench init --scale 5 >/dev/null 2>"$TMP/init.err" || { cat "$TMP/init.err" >&2; exit 1; }
 
+# Prints "<tps> <runner CPU seconds>": the runner's own CPU (not pgbench's), read from
+# /proc/<pid>/stat once it has exited and before it is reaped.
 runner_tps() {
-    "$RUNNER" pgbench run --clients "$CLIENTS" --threads "$THREADS" --duration "$SECONDS_PER_RUN" \
-        --builtin select-only --no-vacuum --wait-events --server-settings \
-        >"$TMP/runner.out" 2>"$TMP/runner.err" || { tail -5 "$TMP/runner.err" >&2; exit 1; }
-    python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["summary"]["latencyP99Ms"] is not None and r["waitEvents"]["samples"] > 0; print(r["summary"]["tps"])' "$TMP/runner.out"
+    python3 - "$TMP" "$RUNNER" pgbench run --clients "$CLIENTS" --threads "$THREADS" \
+        --duration "$SECONDS_PER_RUN" --builtin select-only --no-vacuum --wait-events \
+        --server-settings <<'PY' || { tail -5 "$TMP/runner.err" >&2; exit 1; }
+import json, os, subprocess, sys, time
+tmp, cmd = sys.argv[1], sys.argv[2:]
+with open(tmp + "/runner.out", "wb") as out, open(tmp + "/runner.err", "wb") as err:
+    p = subprocess.Popen(cmd, stdout=out, stderr=err)
+    while True:
+        f = open("/proc/%d/stat" % p.pid).read().rsplit(") ", 1)[1].split()
+        if f[0] == "Z":
+            break
+        time.sleep(0.02)
+    cpu = (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    if p.wait() != 0:
+        sys.exit(1)
+r = json.loads(open(tmp + "/runner.out").read().splitlines()[-1])
+assert r["summary"]["latencyP99Ms"] is not None and r["waitEvents"]["samples"] > 0
+print(r["summary"]["tps"], cpu)
+PY
 }
 # bare_tps [extra pgbench flags]
 bare_tps() {
@@ -38,24 +55,26 @@ bare_tps() {
 SAME=(-P 1 -l "--log-prefix=$TMP/bare-logs/pgbench_log")
 
 runner_all=()
+runner_cpu=()
 bare_all=()
 plain_all=()
 for i in $(seq 1 "$ROUNDS"); do
     # alternate which goes first, so a drift in machine load hits both sides alike
     if [ $((i % 2)) -eq 1 ]; then
-        runner_all+=("$(runner_tps)")
+        read -r t c < <(runner_tps) && runner_all+=("$t") runner_cpu+=("$c")
         bare_all+=("$(bare_tps "${SAME[@]}")")
         plain_all+=("$(bare_tps)")
     else
         plain_all+=("$(bare_tps)")
         bare_all+=("$(bare_tps "${SAME[@]}")")
-        runner_all+=("$(runner_tps)")
+        read -r t c < <(runner_tps) && runner_all+=("$t") runner_cpu+=("$c")
     fi
     echo "  round $i: runner ${runner_all[-1]} tps, bare (same flags) ${bare_all[-1]} tps, bare without -P/-l ${plain_all[-1]} tps" >&2
 done
-python3 - "${runner_all[*]}" "${bare_all[*]}" "${plain_all[*]}" <<'PY'
+python3 - "${runner_all[*]}" "${bare_all[*]}" "${plain_all[*]}" "${runner_cpu[*]}" "$SECONDS_PER_RUN" <<'PY'
 import sys
-r, b, p = ([float(x) for x in a.split()] for a in sys.argv[1:4])
+r, b, p, cpu = ([float(x) for x in a.split()] for a in sys.argv[1:5])
+seconds = float(sys.argv[5])
 def med(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -63,8 +82,10 @@ def med(xs):
 # per-round ratios: runs next to each other share the machine's load; the median of them is
 # robust to one disturbed round
 ratio = med([x / y for x, y in zip(r, b)])
-print("runner overhead ratio: %.2f (runner %.0f tps / bare %.0f tps; median of %d alternating rounds)"
-      % (ratio, med(r), med(b), len(r)))
-print("percentile logging cost in pgbench itself: %.2f (bare with -P 1 -l %.0f tps / bare without %.0f tps)"
+print("runner overhead ratio: %.2f (median of %d per-round ratios, target >= 0.97; median tps: runner %.0f, bare %.0f)"
+      % (ratio, len(r), med(r), med(b)))
+print("runner's own CPU: %.2f s per %.0f s run (%.1f %% of one core; the rest of the ratio's spread is machine noise)"
+      % (med(cpu), seconds, 100 * med(cpu) / seconds))
+print("percentile logging cost in pgbench itself: %.2f (median of per-round ratios; median tps: bare with -P 1 -l %.0f, without %.0f)"
       % (med([y / z for y, z in zip(b, p)]), med(b), med(p)))
 PY
