@@ -75,15 +75,17 @@ int runner_clients_for_worker(int clients, char *msg, size_t n)
         errno = 0;
         long v = strtol(p, &end, 10);
         if (end == p || errno || v < 1 || v > 100000 || (*end && *end != ',')) {
-            (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX=%.64s: entry %d is not a client count "
-                           "from 1 to 100000", list, i);
+            (void)snprintf(msg, n,
+                           "BENCH_CLIENTS_BY_INDEX=%.64s: entry %d is not a client count "
+                           "from 1 to 100000",
+                           list, i);
             return -1;
         }
         if (i == index)
             return (int)v;
         if (!*end) {
-            (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX=%.64s has no entry for worker %d",
-                           list, index);
+            (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX=%.64s has no entry for worker %d", list,
+                           index);
             return -1;
         }
         p = end + 1;

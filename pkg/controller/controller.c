@@ -152,7 +152,7 @@ void ctrl_expand_cached(cJSON *obj)
     unpack(obj, "spec");
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     cJSON *packed = st ? cJSON_GetObjectItemCaseSensitive(st, CACHED_KEY) : NULL;
-    if (!cJSON_IsString(packed))
+    if (!packed || !cJSON_IsString(packed))
         return;
     cJSON *tree = cJSON_Parse(packed->valuestring);
     if (!tree)

@@ -14,9 +14,9 @@ static int failures;
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
+            (void)fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
+            (void)fprintf(stderr, __VA_ARGS__);                                                    \
+            (void)fputc('\n', stderr);                                                             \
             failures++;                                                                            \
         }                                                                                          \
     } while (0)
@@ -109,7 +109,7 @@ static void test_crud(void)
     wait_reply(&r, kube_create(client, &KUBE_CONFIGMAPS, ns, cm, NULL, on_reply, &r));
     CHECK(r.status.http == 201, "create: http %d %s", r.status.http, r.status.message);
     char rv[32];
-    snprintf(rv, sizeof(rv), "%s", str_at(r.body, "metadata", "resourceVersion"));
+    (void)snprintf(rv, sizeof(rv), "%s", str_at(r.body, "metadata", "resourceVersion"));
     CHECK(rv[0] != '\0', "create returned no resourceVersion");
     reply_free(&r);
 
@@ -171,7 +171,7 @@ static void test_crud(void)
         wait_reply(&r, kube_list(client, &KUBE_CONFIGMAPS, ns, &o, on_reply, &r));
         CHECK(r.status.http == 200, "list page: http %d %s", r.status.http, r.status.message);
         seen += cJSON_GetArraySize(cJSON_GetObjectItem(r.body, "items"));
-        snprintf(cont, sizeof(cont), "%s", str_at(r.body, "metadata", "continue"));
+        (void)snprintf(cont, sizeof(cont), "%s", str_at(r.body, "metadata", "continue"));
         pages++;
         reply_free(&r);
     } while (cont[0] && pages < 10);
@@ -303,16 +303,16 @@ int main(void)
     struct kube_config *cfg = NULL;
     log_set_format(LOG_FORMAT_TEXT);
     if (!getenv("KUBECONFIG")) {
-        fprintf(stderr, "KUBECONFIG must point at the simulated cluster\n");
+        (void)fprintf(stderr, "KUBECONFIG must point at the simulated cluster\n");
         return 2;
     }
     if (kube_config_from_file(NULL, NULL, &cfg, err, sizeof(err)) != 0) {
-        fprintf(stderr, "kubeconfig: %s\n", err);
+        (void)fprintf(stderr, "kubeconfig: %s\n", err);
         return 2;
     }
     loop = uv_default_loop();
     if (kube_client_new(loop, cfg, &client) != 0) {
-        fprintf(stderr, "client_new failed\n");
+        (void)fprintf(stderr, "client_new failed\n");
         return 2;
     }
     test_crud();

@@ -89,7 +89,7 @@ static void test_results_mapping_and_caps(void **state)
     assert_int_equal(ctrl_jnum(st, "summary.failed", 0), 2);
     assert_int_equal(ctrl_jnum(st, "summary.aborted", 0), 1);
     assert_null(ctrl_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
-    assert_null(ctrl_jget(st, "summary.latencyP50Ms")); /* absent stays absent */
+    assert_null(ctrl_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
     int ntl = cJSON_GetArraySize(ctrl_jget(st, "timeline"));
     assert_true(ntl <= CTRL_MAX_TIMELINE && ntl >= CTRL_MAX_TIMELINE / 2);
     assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")), CTRL_MAX_STATEMENTS);
