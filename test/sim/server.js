@@ -52,12 +52,13 @@ class Faults {
   reset() {
     this.failNext = 0;
     this.failCode = 500;
+    this.failPath = null; // only requests whose path contains this consume failNext
     this.retryAfter = null;
     this.delayMs = 0;
   }
 
   state() {
-    return { failNext: this.failNext, code: this.failCode, retryAfter: this.retryAfter, delayMs: this.delayMs };
+    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs };
   }
 }
 
@@ -181,9 +182,15 @@ class SimServer {
     if (path === '/sim' || path.startsWith('/sim/')) return this._handleSim(req, res, path, body);
 
     if (this.faults.delayMs > 0) await new Promise((r) => setTimeout(r, this.faults.delayMs));
-    if (this.faults.failNext > 0) {
+    if (this.faults.failNext > 0 && (!this.faults.failPath || path.includes(this.faults.failPath))) {
       this.faults.failNext -= 1;
       const code = this.faults.failCode;
+      if (code === 409) { // as an update with a stale resourceVersion is answered
+        const m = path.match(/\/(?:apis\/([^/]+)\/[^/]+|api\/v1)\/(?:namespaces\/[^/]+\/)?([^/]+)\/([^/?]+)/) || [];
+        const res = m[2] ? (m[1] ? `${m[2]}.${m[1]}` : m[2]) : 'objects';
+        throw S.err(409, 'Conflict', `Operation cannot be fulfilled on ${res} "${m[3] || ''}": the object has been modified; please apply your changes to the latest version and try again`,
+          { name: m[3] || '', group: m[1] || '', kind: m[2] || '' });
+      }
       const reason = code === 429 ? 'TooManyRequests' : code === 503 ? 'ServiceUnavailable' : code === 504 ? 'Timeout' : 'InternalError';
       const msg = code === 429 ? 'Too many requests, please try again later.' : code === 500 ? 'Internal error occurred: injected fault' : 'injected fault';
       const e = S.err(code, reason, msg, code === 429 && this.faults.retryAfter ? { retryAfterSeconds: this.faults.retryAfter } : undefined);
@@ -1135,6 +1142,7 @@ class SimServer {
         this.faults.failNext = f.failNext !== undefined ? Number(f.failNext) : 1;
         this.faults.failCode = f.code !== undefined ? Number(f.code) : 500;
         this.faults.retryAfter = f.retryAfter !== undefined ? Number(f.retryAfter) : null;
+        this.faults.failPath = f.path ? String(f.path) : null;
       }
       if (f.compact) {
         this.store.compact();

@@ -36,6 +36,24 @@ test('failNext: the next N API requests get 500 with a Status body, then normal 
   }
 });
 
+test('failNext with a path: only matching requests fail; 409 is a Conflict Status naming the object', async () => {
+  const api = await startServer();
+  try {
+    assert.equal((await api.post(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' } })).status, 201);
+    await fault(api, { failNext: 1, code: 409, path: '/configmaps/c1' });
+    assert.equal((await api.get(CM)).status, 200); // another path: not consumed
+    const r = await api.get(`${CM}/c1`);
+    assert.equal(r.status, 409);
+    assert.equal(r.body.kind, 'Status');
+    assert.equal(r.body.reason, 'Conflict');
+    assert.equal(r.body.details.name, 'c1');
+    assert.match(r.body.message, /^Operation cannot be fulfilled on configmaps "c1": the object has been modified/);
+    assert.equal((await api.get(`${CM}/c1`)).status, 200);
+  } finally {
+    await api.close();
+  }
+});
+
 test('429 with Retry-After', async () => {
   const api = await startServer();
   try {
