@@ -14,13 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *txt = malloc(size + 1);
-    if (!txt)
-        return 0;
-    memcpy(txt, data, size);
-    txt[size] = '\0';
-    cJSON *spec = cJSON_Parse(txt);
-    free(txt);
+    cJSON *spec = cJSON_ParseWithLength((const char *)data, size);
     if (!spec)
         return 0;
     struct ctrl_spec s;

@@ -42,13 +42,7 @@ static void status_from(const cJSON *const *results, int n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *txt = malloc(size + 1);
-    if (!txt)
-        return 0;
-    memcpy(txt, data, size);
-    txt[size] = '\0';
-    cJSON *res = cJSON_Parse(txt);
-    free(txt);
+    cJSON *res = cJSON_ParseWithLength((const char *)data, size);
     if (!res)
         return 0;
     const cJSON *one[2] = {res, NULL}, *two[2] = {res, res};
