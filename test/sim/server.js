@@ -7,7 +7,7 @@ const https = require('https');
 const { URL } = require('url');
 let yamlMod = null;
 const yaml = { load: (t) => (yamlMod = yamlMod || require('js-yaml')).load(t) };
-const { StoreError, qualifiedResource } = require('./store');
+const { StoreError, conflict, qualifiedResource } = require('./store');
 const S = require('./lib/status');
 const disc = require('./lib/discovery');
 const builtin = require('./lib/builtin');
@@ -185,11 +185,9 @@ class SimServer {
     if (this.faults.failNext > 0 && (!this.faults.failPath || path.includes(this.faults.failPath))) {
       this.faults.failNext -= 1;
       const code = this.faults.failCode;
-      if (code === 409) { // as an update with a stale resourceVersion is answered
+      if (code === 409) { // answered as an update with a stale resourceVersion is
         const m = path.match(/\/(?:apis\/([^/]+)\/[^/]+|api\/v1)\/(?:namespaces\/[^/]+\/)?([^/]+)\/([^/?]+)/) || [];
-        const res = m[2] ? (m[1] ? `${m[2]}.${m[1]}` : m[2]) : 'objects';
-        throw S.err(409, 'Conflict', `Operation cannot be fulfilled on ${res} "${m[3] || ''}": the object has been modified; please apply your changes to the latest version and try again`,
-          { name: m[3] || '', group: m[1] || '', kind: m[2] || '' });
+        throw conflict(`${m[1] || 'core'}/${m[2] || 'objects'}`, m[3] || '');
       }
       const reason = code === 429 ? 'TooManyRequests' : code === 503 ? 'ServiceUnavailable' : code === 504 ? 'Timeout' : 'InternalError';
       const msg = code === 429 ? 'Too many requests, please try again later.' : code === 500 ? 'Internal error occurred: injected fault' : 'injected fault';

@@ -175,14 +175,14 @@ class Store extends EventEmitter {
   // sees the stored object itself (no copy), so it must only read it.
   list(res, ns, opts = {}) {
     const match = compileLabelSelector(opts.labelSelector);
+    const b = this._bucket(res);
     const hits = []; // filter first, then sort and copy only what matched
-    for (const [k, o] of this._bucket(res)) {
+    for (const [k, o] of b) {
       if (ns && o.metadata.namespace !== ns) continue;
       if (!match(o.metadata.labels)) continue;
       if (opts.filter && !opts.filter(o)) continue;
       hits.push(k);
     }
-    const b = this._bucket(res);
     return hits.sort().map((k) => clone(b.get(k)));
   }
 
