@@ -669,6 +669,16 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         c->status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        /* The cache learns of this write from the watch, maybe only after the next reconcile
+         * of the key has read the old object and written again into a 409. The answer is that
+         * object already; the key is queued again as its watch event would have done. */
+        const char *rv = ctrl_jstr(r->br, "metadata.resourceVersion");
+        if (res->body && rv) {
+            cJSON *written = res->body;
+            res->body = NULL;
+            if (kube_informer_assume(c->brs, written, rv) == 0)
+                kube_queue_add(c->q, r->key);
+        }
         rec_next_action(r);
         return;
     }

@@ -241,6 +241,23 @@ size_t kube_informer_count(const struct kube_informer *inf)
     return inf->cache.count;
 }
 
+int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev_rv)
+{
+    char key[KEY_MAX];
+    prepare(inf, obj);
+    const cJSON *old =
+        kube__object_key(obj, key, sizeof(key)) < 0 ? NULL : kube__map_get(&inf->cache, key);
+    const char *old_rv = old ? kube__object_rv(old) : NULL;
+    const char *new_rv = kube__object_rv(obj);
+    if (!old_rv || !prev_rv || !new_rv || strcmp(old_rv, prev_rv) != 0 ||
+        strcmp(new_rv, prev_rv) == 0) {
+        cJSON_Delete(obj);
+        return -ESTALE;
+    }
+    cJSON_Delete(kube__map_put(&inf->cache, key, obj));
+    return 0;
+}
+
 void kube_informer_free(struct kube_informer *inf)
 {
     if (!inf)

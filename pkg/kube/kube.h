@@ -253,6 +253,13 @@ const cJSON *kube_informer_get(const struct kube_informer *inf, const char *ns, 
 void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJSON *obj, void *ud),
                            void *ud);
 size_t kube_informer_count(const struct kube_informer *inf);
+/* Puts obj (owned; transformed like a listed object) into the cache in place of the cached
+ * object whose resourceVersion is prev_rv: the answer to the caller's own write made with that
+ * resourceVersion as precondition, known before its watch event arrives. No other write can lie
+ * between the two, so the cache skips nothing. Handlers are not called, and the watch event with
+ * the same resourceVersion is then dropped as stale. Returns 0, or -ESTALE (obj freed) when the
+ * cache holds anything else: it has already moved on, or never had the object. */
+int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev_rv);
 void kube_informer_free(struct kube_informer *inf);
 
 /* ---- work queue -------------------------------------------------------------------- */

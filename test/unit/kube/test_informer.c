@@ -9,6 +9,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct ctx {
     int nlog;
     int scenario;
     bool stop;
+    struct kube_informer *inf;
 };
 
 static char *pod_uid(const char *name, int rv, int gen)
@@ -191,6 +193,41 @@ static void script_stream_errors(struct ctx *x, struct fs_conn *c, int n)
     }
 }
 
+static const char *rv_of(const cJSON *o);
+
+static int assume(struct ctx *x, const char *obj, const char *prev_rv)
+{
+    return kube_informer_assume(x->inf, cJSON_Parse(obj), prev_rv);
+}
+
+/* The controller's own write is put into the cache before its watch event arrives. */
+static void script_assume(struct ctx *x, struct fs_conn *c, int n)
+{
+    if (n == 0) {
+        list_page(c, "5", NULL, pod("a", 5), NULL);
+        return;
+    }
+    if (n == 2) { /* the watch again, after the first stream ended */
+        fs_stream_begin(c, 200);
+        x->stop = true;
+        return;
+    }
+    /* the list is cached; our write answered a at 7 */
+    assert_int_equal(assume(x, pod("a", 7), "6"), -ESTALE);  /* precondition not what is cached */
+    assert_int_equal(assume(x, pod("zz", 7), "5"), -ESTALE); /* never cached */
+    assert_int_equal(assume(x, pod("a", 5), "5"), -ESTALE);  /* not a newer object */
+    assert_int_equal(assume(x, pod("a", 7), "5"), 0);
+    const cJSON *a = kube_informer_get(x->inf, "bench", "a");
+    assert_string_equal(rv_of(a), "7");
+    assert_null(cJSON_GetObjectItem(a, "spec")); /* transformed like listed objects */
+    assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "metadata"), "managedFields"));
+    assert_int_equal(assume(x, pod("a", 8), "5"), -ESTALE); /* the cache has moved on */
+    fs_stream_begin(c, 200);
+    event(c, "MODIFIED", pod("a", 7), 0); /* our own write: already cached, dropped */
+    event(c, "MODIFIED", pod("a", 9), 0);
+    fs_stream_end(c);
+}
+
 static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
 {
     (void)s;
@@ -207,6 +244,8 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
         script_backoff(x, c, n);
     else if (x->scenario == 3)
         script_stream_errors(x, c, n);
+    else if (x->scenario == 4)
+        script_assume(x, c, n);
     else
         script_expired_continue(x, c, n);
 }
@@ -465,6 +504,22 @@ static void test_stream_errors(void **state)
     ctx_free(x);
 }
 
+static void test_assume(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(4);
+    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform};
+    assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", NULL, &h, x, &x->inf), 0);
+    assert_int_equal(kube_informer_start(x->inf), 0);
+    run_until_stop(x, 5000);
+    const char *want[] = {"add a 5", "synced", "update a 7->9"};
+    assert_int_equal(x->nlog, 3);
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(x->log[i], want[i]);
+    kube_informer_free(x->inf);
+    ctx_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_watch_backoff),
         cmocka_unit_test(test_expired_continue),
         cmocka_unit_test(test_stream_errors),
+        cmocka_unit_test(test_assume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
