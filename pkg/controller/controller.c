@@ -39,9 +39,9 @@ struct ctrl_controller {
     char *ns;
     struct kube_informer *brs, *jobs, *pods;
     struct kube_queue *q;
-    struct rec *recs; /* in flight, for free() */
-    struct expectation *expect;
-    int n_expect;
+    struct rec *recs;           /* in flight, for free() */
+    struct expectation *expect; /* grows with a burst of creates, freed once all expired */
+    int n_expect, cap_expect;
     int inflight;
     /* metrics */
     uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes, events_sent,
@@ -93,78 +93,6 @@ static void keep_keys(cJSON *o, const char *const *keys)
     }
 }
 
-/* Cached objects keep their metadata as JSON (the informer and the event handlers read it) and
- * the rest of the fields the controller reads as one compact JSON string: a parsed tree costs
- * about ten times its text. ctrl_expand_cached() turns a (duplicated) cached object back into the
- * usual shape. status.phase stays readable in place for the phase gauge. */
-#define CACHED_KEY "_cached"
-
-static void pack(cJSON *obj, const char *key)
-{
-    cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v || cJSON_IsString(v))
-        return;
-    char *t = cJSON_PrintUnformatted(v);
-    if (!t)
-        abort();
-    cJSON *str = cJSON_CreateString(t);
-    free(t);
-    if (!str)
-        abort();
-    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, str);
-}
-
-static void pack_status(cJSON *obj)
-{
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    if (!cJSON_IsObject(st) || cJSON_GetObjectItemCaseSensitive(st, CACHED_KEY))
-        return;
-    cJSON *phase = cJSON_DetachItemFromObjectCaseSensitive(st, "phase");
-    char *t = cJSON_PrintUnformatted(st);
-    if (!t)
-        abort();
-    cJSON *packed = cJSON_CreateObject();
-    if (!packed)
-        abort();
-    if (phase)
-        cJSON_AddItemToObject(packed, "phase", phase);
-    cJSON_AddStringToObject(packed, CACHED_KEY, t);
-    free(t);
-    cJSON_ReplaceItemInObjectCaseSensitive(obj, "status", packed);
-}
-
-static void unpack(cJSON *obj, const char *key)
-{
-    cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!cJSON_IsString(v))
-        return;
-    cJSON *tree = cJSON_Parse(v->valuestring);
-    if (tree)
-        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, tree);
-    else
-        cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-}
-
-void ctrl_expand_cached(cJSON *obj)
-{
-    if (!obj)
-        return;
-    unpack(obj, "spec");
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    cJSON *packed = st ? cJSON_GetObjectItemCaseSensitive(st, CACHED_KEY) : NULL;
-    if (!packed || !cJSON_IsString(packed))
-        return;
-    cJSON *tree = cJSON_Parse(packed->valuestring);
-    if (!tree)
-        tree = cJSON_CreateObject();
-    if (!tree)
-        abort();
-    cJSON *phase = cJSON_DetachItemFromObjectCaseSensitive(st, "phase");
-    if (phase)
-        cJSON_AddItemToObject(tree, "phase", phase);
-    cJSON_ReplaceItemInObjectCaseSensitive(obj, "status", tree);
-}
-
 static const char *const meta_keys[] = {
     "name", "namespace", "resourceVersion", "labels", "annotations", "deletionTimestamp", NULL};
 
@@ -189,8 +117,6 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
                                            "startAt", "hpaTimeline",        NULL};
         keep_keys(st, keep);
     }
-    pack(obj, "spec");
-    pack_status(obj);
 }
 
 static void keep_label_keys(cJSON *o, const char *const *keys)
@@ -218,8 +144,6 @@ void ctrl_transform_job(cJSON *obj, void *ud)
     static const char *const cond[] = {"type", "status", "reason", "message", NULL};
     cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(st, "conditions")) keep_keys(c, cond);
-    pack(obj, "spec");
-    pack_status(obj);
 }
 
 void ctrl_transform_pod(cJSON *obj, void *ud)
@@ -252,7 +176,6 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         keep_keys(state, state_keys);
         keep_keys(cJSON_GetObjectItemCaseSensitive(state, "terminated"), term_keys);
     }
-    pack_status(obj);
 }
 
 /* ---- event handlers ----------------------------------------------------------------------- */
@@ -362,7 +285,6 @@ static void collect_pod(const cJSON *pod, void *ud)
     r->pods[r->n_pods] = cJSON_Duplicate(pod, 1);
     if (!r->pods[r->n_pods])
         abort();
-    ctrl_expand_cached(r->pods[r->n_pods]);
     r->n_pods++;
 }
 
@@ -372,18 +294,13 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     struct ctrl_controller *c = r->c;
     cJSON_Delete(r->br);
     r->br = br_fresh;
-    ctrl_expand_cached(r->br);
     char n[300];
     ctrl_child_name(r->name, CTRL_CHILD_INIT, n, sizeof(n));
-    const cJSON *j = kube_informer_get(c->jobs, r->ns, n);
     cJSON_Delete(r->init_job);
-    r->init_job = j ? cJSON_Duplicate(j, 1) : NULL;
-    ctrl_expand_cached(r->init_job);
+    r->init_job = kube_informer_copy(c->jobs, r->ns, n);
     ctrl_child_name(r->name, CTRL_CHILD_RUN, n, sizeof(n));
-    j = kube_informer_get(c->jobs, r->ns, n);
     cJSON_Delete(r->run_job);
-    r->run_job = j ? cJSON_Duplicate(j, 1) : NULL;
-    ctrl_expand_cached(r->run_job);
+    r->run_job = kube_informer_copy(c->jobs, r->ns, n);
     for (int i = 0; i < r->n_pods; i++)
         cJSON_Delete(r->pods[i]);
     r->n_pods = 0;
@@ -420,7 +337,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         c->recs->prev = r;
     c->recs = r;
     c->inflight++;
-    const cJSON *br = kube_informer_get(c->brs, r->ns, r->name);
+    cJSON *br = kube_informer_copy(c->brs, r->ns, r->name);
     if (!br) { /* deleted: nothing to do, children go with ownerReferences */
         kube_queue_forget(c->q, key);
         kube_queue_done(c->q, key);
@@ -428,7 +345,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         return;
     }
     r->obs.cfg = &c->opt.cfg;
-    rec_observe(r, cJSON_Duplicate(br, 1));
+    rec_observe(r, br);
     rec_decide(r);
 }
 
@@ -769,20 +686,28 @@ static bool expected(struct ctrl_controller *c, const char *key)
         j++;
     }
     c->n_expect = j;
+    if (j == 0) {
+        free(c->expect);
+        c->expect = NULL;
+        c->cap_expect = 0;
+    }
     return found;
 }
 
 static void expect_add(struct ctrl_controller *c, const char *key)
 {
-    if (!c->expect) {
-        c->expect = calloc(EXPECT_MAX, sizeof(*c->expect));
-        if (!c->expect)
-            return;
-    }
-    if (c->n_expect >= EXPECT_MAX)
+    if (c->n_expect >= c->cap_expect)
         (void)expected(c, ""); /* purge expired */
-    if (c->n_expect >= EXPECT_MAX)
-        return;
+    if (c->n_expect >= c->cap_expect) {
+        if (c->cap_expect >= EXPECT_MAX)
+            return;
+        int cap = c->cap_expect ? c->cap_expect * 2 : 16;
+        struct expectation *e = realloc(c->expect, (size_t)cap * sizeof(*e));
+        if (!e)
+            return;
+        c->expect = e;
+        c->cap_expect = cap;
+    }
     (void)snprintf(c->expect[c->n_expect].key, sizeof(c->expect[0].key), "%s", key);
     c->expect[c->n_expect].at = uv_now(c->loop);
     c->n_expect++;

@@ -48,7 +48,5 @@ void ctrl_controller_metrics(const struct ctrl_controller *c, struct buf *out);
 void ctrl_transform_benchmarkrun(cJSON *obj, void *ud);
 void ctrl_transform_job(cJSON *obj, void *ud);
 void ctrl_transform_pod(cJSON *obj, void *ud);
-/* Turns a duplicated cached (transformed) object back into its usual shape. */
-void ctrl_expand_cached(cJSON *obj);
 
 #endif

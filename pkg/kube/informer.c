@@ -7,7 +7,12 @@
  * does not parse, the event is applied (client-go's behaviour). A relist is authoritative:
  * it replaces the cache and emits the differences (add for new keys, update when the
  * resourceVersion changed, delete for keys that vanished, delete+add when the uid changed, i.e.
- * the object was re-created), so no delete is lost across a 410 or a reconnect. */
+ * the object was re-created), so no delete is lost across a 410 or a reconnect.
+ *
+ * Memory: an object is cached as the compact JSON text of its transformed form, next to its
+ * resourceVersion and uid. A parsed cJSON tree costs about ten times its text (a 64-byte node
+ * plus a key and a value allocation per field), and the cache holds every object the
+ * controller watches while reads are few: a reconcile parses the handful it looks at. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +30,48 @@ struct kube_informer {
     struct kube_informer_handlers h;
     void *ud;
     struct kube_watch *watch;
-    struct kube__map cache; /* key -> cJSON object */
+    struct kube__map cache; /* key -> struct cached */
     bool synced;
 };
 
-static void obj_free(void *p)
+struct cached {
+    const char *rv, *uid; /* "" when absent; point into data */
+    const char *text;     /* the object, unformatted JSON */
+    char data[];          /* rv \0 uid \0 text \0 */
+};
+
+static const char *object_str(const cJSON *obj, const char *field)
 {
-    cJSON_Delete(p);
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, field);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static struct cached *cached_new(const cJSON *obj)
+{
+    char *text = cJSON_PrintUnformatted(obj);
+    if (!text)
+        abort();
+    const char *rv = object_str(obj, "resourceVersion"), *uid = object_str(obj, "uid");
+    size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, lt = strlen(text);
+    struct cached *o = kube__xmalloc(sizeof(*o) + lr + lu + lt + 3);
+    char *p = o->data;
+    o->rv = memcpy(p, rv ? rv : "", lr + 1);
+    p += lr + 1;
+    o->uid = memcpy(p, uid ? uid : "", lu + 1);
+    p += lu + 1;
+    o->text = memcpy(p, text, lt + 1);
+    free(text);
+    return o;
+}
+
+/* The cached object as a tree of the caller's. */
+static cJSON *cached_parse(const struct cached *o)
+{
+    cJSON *obj = cJSON_Parse(o->text); /* our own printing: fails only without memory */
+    if (!obj)
+        abort();
+    return obj;
 }
 
 static void prepare(struct kube_informer *inf, cJSON *obj)
@@ -47,18 +87,34 @@ struct relist_ctx {
     struct kube__map *other;
 };
 
-static const char *object_uid(const cJSON *obj)
-{
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(md, "uid");
-    return cJSON_IsString(uid) ? uid->valuestring : NULL;
-}
-
 static void emit_deleted(const char *key, void *val, void *ud)
 {
     struct relist_ctx *x = ud;
-    if (!kube__map_get(x->other, key) && x->inf->h.on_delete)
-        x->inf->h.on_delete(val, x->inf->ud);
+    if (!kube__map_get(x->other, key) && x->inf->h.on_delete) {
+        cJSON *obj = cached_parse(val);
+        x->inf->h.on_delete(obj, x->inf->ud);
+        cJSON_Delete(obj);
+    }
+}
+
+/* on_update(old, obj) with the old object parsed from the cache */
+static void emit_update(struct kube_informer *inf, const struct cached *old, const cJSON *obj)
+{
+    if (!inf->h.on_update)
+        return;
+    cJSON *o = cached_parse(old);
+    inf->h.on_update(o, obj, inf->ud);
+    cJSON_Delete(o);
+}
+
+/* Position of the object with this key among the first k, or -1. */
+static int index_of(cJSON *const *objs, int k, const char *key)
+{
+    char other[KEY_MAX];
+    for (int i = 0; i < k; i++)
+        if (kube__object_key(objs[i], other, sizeof(other)) >= 0 && strcmp(other, key) == 0)
+            return i;
+    return -1;
 }
 
 static void inf_on_list(cJSON *items, const char *rv, void *ud)
@@ -77,14 +133,15 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
             cJSON_Delete(it);
             continue;
         }
-        cJSON *dup = kube__map_put(&fresh, key, it);
-        for (int i = 0; dup && i < k; i++)
-            if (order[i] == dup)
-                order[i] = it; /* a key listed twice: the later object wins, in place */
-        if (dup)
-            cJSON_Delete(dup);
-        else
+        struct cached *prev = kube__map_put(&fresh, key, cached_new(it));
+        int i = prev ? index_of(order, k, key) : -1;
+        free(prev);
+        if (i >= 0) { /* a key listed twice: the later object wins, in place */
+            cJSON_Delete(order[i]);
+            order[i] = it;
+        } else {
             order[k++] = it;
+        }
     }
     cJSON_Delete(items);
     /* the cache holds the new state while callbacks run */
@@ -94,29 +151,33 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
     kube__map_foreach(&old, emit_deleted, &x);
     /* adds and updates in list order */
     for (int i = 0; i < k; i++) {
-        if (kube__object_key(order[i], key, sizeof(key)) < 0)
-            continue;
-        const cJSON *prev = kube__map_get(&old, key);
+        const struct cached *prev =
+            kube__object_key(order[i], key, sizeof(key)) < 0 ? NULL : kube__map_get(&old, key);
         if (!prev) {
             if (inf->h.on_add)
                 inf->h.on_add(order[i], inf->ud);
             continue;
         }
-        const char *u1 = object_uid(prev), *u2 = object_uid(order[i]);
-        if (u1 && u2 && strcmp(u1, u2) != 0) {
+        const char *u2 = object_str(order[i], "uid");
+        if (prev->uid[0] && u2 && strcmp(prev->uid, u2) != 0) {
             /* deleted and re-created while we were not watching */
-            if (inf->h.on_delete)
-                inf->h.on_delete(prev, inf->ud);
+            if (inf->h.on_delete) {
+                cJSON *o = cached_parse(prev);
+                inf->h.on_delete(o, inf->ud);
+                cJSON_Delete(o);
+            }
             if (inf->h.on_add)
                 inf->h.on_add(order[i], inf->ud);
             continue;
         }
-        const char *a = kube__object_rv(prev), *b = kube__object_rv(order[i]);
-        if ((!a || !b || strcmp(a, b) != 0) && inf->h.on_update)
-            inf->h.on_update(prev, order[i], inf->ud);
+        const char *b = kube__object_rv(order[i]);
+        if (!prev->rv[0] || !b || strcmp(prev->rv, b) != 0)
+            emit_update(inf, prev, order[i]);
     }
+    for (int i = 0; i < k; i++)
+        cJSON_Delete(order[i]);
     free(order);
-    kube__map_clear(&old, obj_free);
+    kube__map_clear(&old, free);
     inf->synced = true;
     if (inf->h.on_synced)
         inf->h.on_synced(inf->ud);
@@ -131,20 +192,17 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
         cJSON_Delete(obj);
         return;
     }
-    cJSON *old = kube__map_get(&inf->cache, key);
-    const char *new_rv = kube__object_rv(obj);
-    int cmp = old ? kube_rv_compare(new_rv, kube__object_rv(old)) : 2;
+    struct cached *old = kube__map_get(&inf->cache, key);
+    int cmp = old ? kube_rv_compare(kube__object_rv(obj), old->rv) : 2;
     if (type == KUBE_EVENT_DELETED) {
         if (!old || cmp == -1) {
             log_debug("kube", "informer %s: ignoring delete of %s (%s)", inf->res.plural, key,
                       old ? "stale" : "not cached");
-            cJSON_Delete(obj);
-            return;
+        } else {
+            free(kube__map_del(&inf->cache, key));
+            if (inf->h.on_delete)
+                inf->h.on_delete(obj, inf->ud);
         }
-        kube__map_del(&inf->cache, key);
-        if (inf->h.on_delete)
-            inf->h.on_delete(obj, inf->ud);
-        cJSON_Delete(old);
         cJSON_Delete(obj);
         return;
     }
@@ -153,14 +211,13 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
         cJSON_Delete(obj);
         return;
     }
-    kube__map_put(&inf->cache, key, obj);
-    if (old) {
-        if (inf->h.on_update)
-            inf->h.on_update(old, obj, inf->ud);
-        cJSON_Delete(old);
-    } else if (inf->h.on_add) {
+    kube__map_put(&inf->cache, key, cached_new(obj));
+    if (old)
+        emit_update(inf, old, obj);
+    else if (inf->h.on_add)
         inf->h.on_add(obj, inf->ud);
-    }
+    free(old);
+    cJSON_Delete(obj);
 }
 
 int kube_informer_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
@@ -202,7 +259,7 @@ bool kube_informer_synced(const struct kube_informer *inf)
     return inf->synced;
 }
 
-const cJSON *kube_informer_get(const struct kube_informer *inf, const char *ns, const char *name)
+cJSON *kube_informer_copy(const struct kube_informer *inf, const char *ns, const char *name)
 {
     char key[KEY_MAX];
     int n;
@@ -214,7 +271,8 @@ const cJSON *kube_informer_get(const struct kube_informer *inf, const char *ns, 
         n = snprintf(key, sizeof(key), "%s", name);
     if (n < 0 || (size_t)n >= sizeof(key))
         return NULL;
-    return kube__map_get(&inf->cache, key);
+    const struct cached *o = kube__map_get(&inf->cache, key);
+    return o ? cached_parse(o) : NULL;
 }
 
 struct foreach_ctx {
@@ -226,7 +284,9 @@ static void foreach_one(const char *key, void *val, void *ud)
 {
     (void)key;
     struct foreach_ctx *x = ud;
-    x->fn(val, x->ud);
+    cJSON *obj = cached_parse(val);
+    x->fn(obj, x->ud);
+    cJSON_Delete(obj);
 }
 
 void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJSON *obj, void *ud),
@@ -245,16 +305,16 @@ int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev
 {
     char key[KEY_MAX];
     prepare(inf, obj);
-    const cJSON *old =
+    const struct cached *old =
         kube__object_key(obj, key, sizeof(key)) < 0 ? NULL : kube__map_get(&inf->cache, key);
-    const char *old_rv = old ? kube__object_rv(old) : NULL;
     const char *new_rv = kube__object_rv(obj);
-    if (!old_rv || !prev_rv || !new_rv || strcmp(old_rv, prev_rv) != 0 ||
+    if (!old || !prev_rv || !new_rv || strcmp(old->rv, prev_rv) != 0 ||
         strcmp(new_rv, prev_rv) == 0) {
         cJSON_Delete(obj);
         return -ESTALE;
     }
-    cJSON_Delete(kube__map_put(&inf->cache, key, obj));
+    free(kube__map_put(&inf->cache, key, cached_new(obj)));
+    cJSON_Delete(obj);
     return 0;
 }
 
@@ -263,7 +323,7 @@ void kube_informer_free(struct kube_informer *inf)
     if (!inf)
         return;
     kube_watch_free(inf->watch);
-    kube__map_clear(&inf->cache, obj_free);
+    kube__map_clear(&inf->cache, free);
     free(inf->ns);
     free(inf->label_selector);
     free(inf);

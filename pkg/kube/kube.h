@@ -248,8 +248,10 @@ int kube_informer_start(struct kube_informer *inf);
  * Stale events (resourceVersion not newer than the cached one, compared only when both are
  * decimal integers) are dropped. */
 bool kube_informer_synced(const struct kube_informer *inf);
-/* Cached object or NULL; valid until the loop next runs. */
-const cJSON *kube_informer_get(const struct kube_informer *inf, const char *ns, const char *name);
+/* A copy of the cached object (the caller's, cJSON_Delete it), or NULL. The cache keeps objects
+ * as compact text, so each call parses one. */
+cJSON *kube_informer_copy(const struct kube_informer *inf, const char *ns, const char *name);
+/* fn gets each cached object, parsed for the call and freed after it. */
 void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJSON *obj, void *ud),
                            void *ud);
 size_t kube_informer_count(const struct kube_informer *inf);

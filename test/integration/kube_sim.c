@@ -237,14 +237,22 @@ static void create_cm(const char *name)
     cJSON_Delete(o);
 }
 
+static bool in_cache(const struct kube_informer *inf, const char *name)
+{
+    cJSON *o = kube_informer_copy(inf, "default", name);
+    bool found = o != NULL;
+    cJSON_Delete(o);
+    return found;
+}
+
 static bool cached(struct kube_informer *inf, const char *name, double seconds)
 {
     uint64_t deadline = uv_now(loop) + (uint64_t)(seconds * 1000);
-    while (!kube_informer_get(inf, "default", name) && uv_now(loop) < deadline) {
+    while (!in_cache(inf, name) && uv_now(loop) < deadline) {
         bool never = false;
         run_until(&never, 0.1);
     }
-    return kube_informer_get(inf, "default", name) != NULL;
+    return in_cache(inf, name);
 }
 
 static void test_informer(void)
@@ -288,7 +296,7 @@ static void test_informer(void)
         run_until(&never, 0.1);
     }
     CHECK(s.deletes == deletes + 1, "delete not delivered");
-    CHECK(kube_informer_get(inf, "default", "w-during") == NULL, "deleted object still cached");
+    CHECK(!in_cache(inf, "w-during"), "deleted object still cached");
     CHECK(kube_informer_count(inf) == 4, "cache holds %zu objects, want 4",
           kube_informer_count(inf));
     kube_client_stats(client, &after);
