@@ -243,8 +243,10 @@ static void rec_free(struct rec *r)
     cJSON_Delete(r->run_job);
     for (int i = 0; i < r->n_pods; i++)
         cJSON_Delete(r->pods[i]);
-    for (int i = 0; i < CTRL_MAX_WORKERS; i++)
+    for (int i = 0; i < CTRL_MAX_WORKERS; i++) {
         cJSON_Delete(r->obs.results[i]);
+        free(r->obs.result_errors[i]);
+    }
     ctrl_plan_free(&r->plan);
     free(r);
 }
@@ -428,6 +430,14 @@ static cJSON *full_result_from_text(const char *text)
     return res;
 }
 
+static void set_result_error(struct rec *r, int i, const char *why)
+{
+    free(r->obs.result_errors[i]);
+    r->obs.result_errors[i] = strdup(why);
+    if (!r->obs.result_errors[i])
+        abort();
+}
+
 static void on_log(struct kube_result *res, void *ud)
 {
     struct log_fetch *lf = ud;
@@ -450,7 +460,7 @@ static void on_log(struct kube_result *res, void *ud)
             if (r->plan.logs[k].index == i)
                 result = full_result_from_text(pod_term_message(r, r->plan.logs[k].pod));
         if (!result)
-            (void)snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]), "%s", err);
+            set_result_error(r, i, err);
     }
     cJSON_Delete(r->obs.results[i]);
     r->obs.results[i] = result;
@@ -503,8 +513,7 @@ static void start_fetches(struct rec *r)
             if (kube_get(c->kc, &KUBE_PODS, r->ns, p->logs[k].pod, &o, on_log, lf)) {
                 r->pending--;
                 free(lf);
-                (void)snprintf(r->obs.result_errors[i], sizeof(r->obs.result_errors[i]),
-                               "could not request the pod log");
+                set_result_error(r, i, "could not request the pod log");
             }
         }
     }

@@ -86,6 +86,7 @@ void ctrl_plan_free(struct ctrl_plan *plan)
     cJSON_Delete(plan->status);
     for (int i = 0; i < plan->n_actions; i++)
         cJSON_Delete(plan->actions[i].object);
+    free(plan->logs);
     memset(plan, 0, sizeof(*plan));
 }
 
@@ -533,6 +534,9 @@ static void decide_collecting(struct dctx *d)
 
     if (!o->results_fetched) {
         d->plan->needs |= CTRL_NEED_RESULTS;
+        d->plan->logs = calloc((size_t)n, sizeof(*d->plan->logs));
+        if (!d->plan->logs)
+            abort();
         for (int i = 0; i < n; i++) {
             if (!w[i].pod || !w[i].terminated)
                 continue;
@@ -549,7 +553,8 @@ static void decide_collecting(struct dctx *d)
     for (int i = 0; i < n; i++) {
         w[i].result = o->results[i];
         results[i] = o->results[i];
-        (void)snprintf(w[i].error, sizeof(w[i].error), "%s", o->result_errors[i]);
+        (void)snprintf(w[i].error, sizeof(w[i].error), "%s",
+                       o->result_errors[i] ? o->result_errors[i] : "");
     }
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));

@@ -65,9 +65,9 @@ struct ctrl_observed {
     char scale_target_error[256];
     enum ctrl_fetch_state scale; /* GET .../scale of the target during Running */
     int scale_replicas;
-    bool results_fetched;             /* worker results below are complete */
-    cJSON *results[CTRL_MAX_WORKERS]; /* by worker index, owned by the executor */
-    char result_errors[CTRL_MAX_WORKERS][128];
+    bool results_fetched;                  /* worker results below are complete */
+    cJSON *results[CTRL_MAX_WORKERS];      /* by worker index, owned by the executor */
+    char *result_errors[CTRL_MAX_WORKERS]; /* why a result is missing; owned likewise */
     /* A create/delete the executor could not do (terminal API error): reason + message. */
     const char *error_reason;
     const char *error_message;
@@ -98,8 +98,8 @@ struct ctrl_fetch_log {
 };
 
 struct ctrl_plan {
-    unsigned needs; /* fetch these, fill the observed fields, decide again */
-    struct ctrl_fetch_log logs[CTRL_MAX_WORKERS]; /* with CTRL_NEED_RESULTS: pods to read */
+    unsigned needs;              /* fetch these, fill the observed fields, decide again */
+    struct ctrl_fetch_log *logs; /* with CTRL_NEED_RESULTS: pods to read (n_logs of them) */
     int n_logs;
     char scale_kind[32]; /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
