@@ -1,5 +1,5 @@
 'use strict';
-// In-memory object store of the simulated cluster (contract: .helpers/sim-store.md).
+// In-memory object store of the simulated cluster.
 //
 // Resource ids are "<group>/<plural>" with "core" for the legacy group ("core/pods",
 // "batch/jobs", "pgbench.dev/benchmarkruns"). Objects are kept in their storage version.
@@ -128,6 +128,9 @@ class Store extends EventEmitter {
     return this.registry.isNamespaced(res) ? `${ns || ''}/${name}` : `/${name}`;
   }
 
+  // Records and announces a change. `object` (the new state) becomes the history's, so it must be
+  // a copy nobody else holds; listeners get their own copy of it. `old` (the replaced state) goes
+  // to listeners as it is: the store no longer holds it.
   _emit(type, res, object, old) {
     const rv = Number(object.metadata.resourceVersion);
     this.history.push({ rv, type, res, object });
@@ -137,7 +140,7 @@ class Store extends EventEmitter {
       this.history.splice(0, drop);
     }
     this._scheduleSave();
-    this.emit('event', { type, res, object: clone(object), old: clone(old) });
+    this.emit('event', { type, res, object: clone(object), old });
     if (res === 'apiextensions.k8s.io/customresourcedefinitions') {
       if (type === 'DELETED') this.registry.unregisterCRD(object);
       else this.registry.registerCRD(object);
@@ -167,8 +170,14 @@ class Store extends EventEmitter {
 
   // ---- reads ----
   get(res, ns, name) {
-    const o = this._bucket(res).get(this._key(res, ns, name));
+    const o = this.peek(res, ns, name);
     return o ? clone(o) : null;
+  }
+
+  // The stored object itself (no copy), for readers that only look: never modify it, and do not
+  // keep it across a write.
+  peek(res, ns, name) {
+    return this._bucket(res).get(this._key(res, ns, name)) || null;
   }
 
   // opts: {labelSelector: string | LabelSelector object | requirement array, filter: fn}; filter
@@ -332,11 +341,11 @@ class Store extends EventEmitter {
     }
     // No-op updates do not bump the resourceVersion nor emit an event (a managedFields change
     // that only moves timestamps is a no-op too, as on the real server).
-    const cmp = (x) => {
-      const y = clone(x);
-      delete y.metadata.resourceVersion;
-      if (y.metadata.managedFields) y.metadata.managedFields.forEach((e) => delete e.time);
-      return y;
+    const cmp = (x) => { // shallow copies: only what differs from x is new
+      const md = { ...x.metadata };
+      delete md.resourceVersion;
+      if (md.managedFields) md.managedFields = md.managedFields.map(({ time, ...e }) => e); // eslint-disable-line no-unused-vars
+      return { ...x, metadata: md };
     };
     const noop = util.isDeepStrictEqual(cmp(cur), cmp(n));
     if (noop) return clone(cur);
@@ -348,12 +357,12 @@ class Store extends EventEmitter {
     if (n.metadata.deletionTimestamp && !(n.metadata.finalizers && n.metadata.finalizers.length)) {
       n.metadata.resourceVersion = this._nextRV();
       this._bucket(res).delete(key);
-      this._emit('DELETED', res, clone(n), clone(cur));
+      this._emit('DELETED', res, clone(n), cur);
       return clone(n);
     }
     n.metadata.resourceVersion = this._nextRV();
     this._bucket(res).set(key, n);
-    this._emit('MODIFIED', res, clone(n), clone(cur));
+    this._emit('MODIFIED', res, clone(n), cur);
     this._afterUpdate(res, n);
     return clone(n);
   }
@@ -394,7 +403,7 @@ class Store extends EventEmitter {
       if (!util.isDeepStrictEqual(n, cur)) {
         n.metadata.resourceVersion = this._nextRV();
         this._bucket(res).set(key, n);
-        this._emit('MODIFIED', res, clone(n), clone(cur));
+        this._emit('MODIFIED', res, clone(n), cur);
       }
       setImmediate(() => this._nsTerminate(name));
       return clone(n);
@@ -422,7 +431,7 @@ class Store extends EventEmitter {
         if (opts.dryRun) return clone(n);
         n.metadata.resourceVersion = this._nextRV();
         this._bucket(res).set(key, n);
-        this._emit('MODIFIED', res, clone(n), clone(cur));
+        this._emit('MODIFIED', res, clone(n), cur);
         this._afterUpdate(res, n);
         return clone(n);
       }
@@ -442,7 +451,7 @@ class Store extends EventEmitter {
       if (opts.dryRun) return clone(n);
       n.metadata.resourceVersion = this._nextRV();
       this._bucket(res).set(key, n);
-      this._emit('MODIFIED', res, clone(n), clone(cur));
+      this._emit('MODIFIED', res, clone(n), cur);
       this._afterUpdate(res, n);
       return clone(n);
     }
@@ -454,7 +463,7 @@ class Store extends EventEmitter {
       n.metadata.deletionGracePeriodSeconds = 0;
     }
     this._bucket(res).delete(key);
-    this._emit('DELETED', res, clone(n), clone(cur));
+    this._emit('DELETED', res, clone(n), cur);
     return clone(n);
   }
 

@@ -69,9 +69,9 @@ class GarbageCollector {
           `ownerRef [${ref.apiVersion}/${ref.kind}, namespace: , name: ${ref.name}, uid: ${ref.uid}] does not exist in namespace ""`, 'garbage-collector-controller');
         return 'unknown';
       }
-      owner = this.store.get(r.id, dep.metadata.namespace, ref.name);
+      owner = this.store.peek(r.id, dep.metadata.namespace, ref.name);
     } else {
-      owner = this.store.get(r.id, null, ref.name);
+      owner = this.store.peek(r.id, null, ref.name);
     }
     return owner && owner.metadata.uid === ref.uid ? 'alive' : 'absent';
   }
