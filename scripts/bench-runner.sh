@@ -16,7 +16,7 @@ RUNNER="$BIN/pgbench-runner"
 CLIENTS="${BENCH_CLIENTS:-4}"
 THREADS="${BENCH_THREADS:-2}"
 SECONDS_PER_RUN="${BENCH_DURATION:-5}"
-ROUNDS="${BENCH_ROUNDS:-3}"
+ROUNDS="${BENCH_ROUNDS:-5}"
 
 env_start_pg >/dev/null
 "$RUNNER" pgbench init --scale 5 >/dev/null 2>"$TMP/init.err" || { cat "$TMP/init.err" >&2; exit 1; }
@@ -81,9 +81,10 @@ def med(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 # per-round ratios: runs next to each other share the machine's load; the median of them is
 # robust to one disturbed round
-ratio = med([x / y for x, y in zip(r, b)])
-print("runner overhead ratio: %.2f (median of %d per-round ratios, target >= 0.97; median tps: runner %.0f, bare %.0f)"
-      % (ratio, len(r), med(r), med(b)))
+ratios = [x / y for x, y in zip(r, b)]
+ratio = med(ratios)
+print("runner overhead ratio: %.2f (median of %d per-round ratios, which ranged %.2f-%.2f; target >= 0.97; median tps: runner %.0f, bare %.0f)"
+      % (ratio, len(r), min(ratios), max(ratios), med(r), med(b)))
 print("runner's own CPU: %.2f s per %.0f s run (%.1f %% of one core; the rest of the ratio's spread is machine noise)"
       % (med(cpu), seconds, 100 * med(cpu) / seconds))
 print("percentile logging cost in pgbench itself: %.2f (median of per-round ratios; median tps: bare with -P 1 -l %.0f, without %.0f)"
