@@ -22,20 +22,18 @@ env_start_pg >/dev/null
 "$RUNNER" pgbench init --scale 5 >/dev/null 2>"$TMP/init.err" || { cat "$TMP/init.err" >&2; exit 1; }
 
 # Prints "<tps> <runner CPU seconds>": the runner's own CPU (not pgbench's), read from
-# /proc/<pid>/stat once it has exited and before it is reaped.
+# /proc/<pid>/stat once it has exited and before it is reaped (waitid WNOWAIT: nothing polls
+# while the load runs).
 runner_tps() {
     python3 - "$TMP" "$RUNNER" pgbench run --clients "$CLIENTS" --threads "$THREADS" \
         --duration "$SECONDS_PER_RUN" --builtin select-only --no-vacuum --wait-events \
         --server-settings <<'PY' || { tail -5 "$TMP/runner.err" >&2; exit 1; }
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys
 tmp, cmd = sys.argv[1], sys.argv[2:]
 with open(tmp + "/runner.out", "wb") as out, open(tmp + "/runner.err", "wb") as err:
     p = subprocess.Popen(cmd, stdout=out, stderr=err)
-    while True:
-        f = open("/proc/%d/stat" % p.pid).read().rsplit(") ", 1)[1].split()
-        if f[0] == "Z":
-            break
-        time.sleep(0.02)
+    os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+    f = open("/proc/%d/stat" % p.pid).read().rsplit(") ", 1)[1].split()
     cpu = (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
     if p.wait() != 0:
         sys.exit(1)
