@@ -85,6 +85,7 @@ print("runner overhead ratio: %.2f (median of %d per-round ratios, which ranged 
       % (ratio, len(r), min(ratios), max(ratios), med(r), med(b)))
 print("runner's own CPU: %.2f s per %.0f s run (%.1f %% of one core; the rest of the ratio's spread is machine noise)"
       % (med(cpu), seconds, 100 * med(cpu) / seconds))
-print("percentile logging cost in pgbench itself: %.2f (median of per-round ratios; median tps: bare with -P 1 -l %.0f, without %.0f)"
-      % (med([y / z for y, z in zip(b, p)]), med(b), med(p)))
+pl = [y / z for y, z in zip(b, p)]
+print("percentile logging cost in pgbench itself: %.2f (median of per-round ratios, which ranged %.2f-%.2f; median tps: bare with -P 1 -l %.0f, without %.0f)"
+      % (med(pl), min(pl), max(pl), med(b), med(p)))
 PY
