@@ -3,7 +3,7 @@
 // CRUD/patch/watch semantics and fault injection. Objects live in store.js.
 
 const http = require('http');
-const https = require('https');
+const http2 = require('http2');
 const { URL } = require('url');
 let yamlMod = null;
 const yaml = { load: (t) => (yamlMod = yamlMod || require('js-yaml')).load(t) };
@@ -86,7 +86,11 @@ class SimServer {
 
   listen() {
     const handler = (req, res) => this._handle(req, res).catch((e) => this._fail(res, e));
-    this.server = this.tls ? https.createServer({ key: this.tls.key, cert: this.tls.cert }, handler) : http.createServer(handler);
+    // Over TLS, HTTP/2 (ALPN h2) and HTTP/1.1 as the real kube-apiserver: Go clients (kubectl,
+    // helm) and libcurl choose h2 and multiplex every request over one connection.
+    this.server = this.tls
+      ? http2.createSecureServer({ key: this.tls.key, cert: this.tls.cert, allowHTTP1: true }, handler)
+      : http.createServer(handler);
     this.server.keepAliveTimeout = 30000;
     this.server.requestTimeout = 0;
     this.server.headersTimeout = 60000;
@@ -991,7 +995,7 @@ class SimServer {
       res.end(text);
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
     let sent = 0;
     const full = () => (wl.podLog(ns, name, { container }) || '');
     let first = text;
@@ -1033,7 +1037,7 @@ class SimServer {
     const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : 1800;
     const table = wantsTable(req);
     const includeObject = q.get('includeObject') || 'Metadata';
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     if (res.flushHeaders) res.flushHeaders();
     let closed = false;
     let lastRV = this.store.rv();

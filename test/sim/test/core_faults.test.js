@@ -8,6 +8,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const https = require('https');
+const http2 = require('http2');
 const { spawn } = require('child_process');
 const { startServer, client } = require('../lib/testkit');
 
@@ -189,7 +190,7 @@ function stop(p) {
   });
 }
 
-test('main.js: HTTPS with its own CA, kubeconfig with a token, READY in well under a second', async () => {
+test('main.js: HTTPS (HTTP/1.1 and h2) with its own CA, kubeconfig with a token, READY in well under a second', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-main-'));
   const kc = path.join(dir, 'kubeconfig');
   let m = await startMain(['--port', '0', '--kubeconfig', kc]);
@@ -211,10 +212,39 @@ test('main.js: HTTPS with its own CA, kubeconfig with a token, READY in well und
         res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(b) }));
       }).on('error', reject);
     });
-    const ok = await get(token); // verifies the server certificate against the CA
+    const ok = await get(token); // verifies the server certificate against the CA (HTTP/1.1)
     assert.equal(ok.status, 200);
     assert.equal(ok.body.metadata.name, 'default');
     assert.equal((await get(null)).status, 401);
+    // HTTP/2 as the real apiserver: a request and a watch on one session, with no
+    // connection-specific headers (a Transfer-Encoding would be a protocol error in h2)
+    const session = http2.connect(m.url, { ca });
+    try {
+      const h2get = (p) => new Promise((resolve, reject) => {
+        const st = session.request({ ':path': p, authorization: `Bearer ${token}` });
+        let b = '';
+        let h = null;
+        st.on('response', (hd) => { h = hd; });
+        st.on('data', (d) => {
+          b += d;
+          if (p.includes('watch=1') && b.includes('\n')) st.close(); // the first event is enough
+        });
+        st.on('close', () => resolve({ headers: h, body: b }));
+        st.on('error', reject);
+        st.end();
+      });
+      const r = await h2get('/api/v1/namespaces/default');
+      assert.equal(r.headers[':status'], 200);
+      assert.equal(JSON.parse(r.body).metadata.name, 'default');
+      const w = await h2get('/api/v1/namespaces?watch=1&fieldSelector=metadata.name%3Ddefault');
+      assert.equal(w.headers[':status'], 200);
+      assert.equal(w.headers['transfer-encoding'], undefined);
+      const ev = JSON.parse(w.body.split('\n')[0]);
+      assert.equal(ev.type, 'ADDED');
+      assert.equal(ev.object.metadata.name, 'default');
+    } finally {
+      session.close();
+    }
   } finally {
     await stop(m.proc);
     fs.rmSync(dir, { recursive: true, force: true });
