@@ -40,11 +40,11 @@ struct cached {
     char data[];          /* rv \0 uid \0 text \0 */
 };
 
-static const char *object_str(const cJSON *obj, const char *field)
+static const char *object_uid(const cJSON *obj)
 {
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, field);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(md, "uid");
+    return cJSON_IsString(uid) ? uid->valuestring : NULL;
 }
 
 static struct cached *cached_new(const cJSON *obj)
@@ -52,7 +52,7 @@ static struct cached *cached_new(const cJSON *obj)
     char *text = cJSON_PrintUnformatted(obj);
     if (!text)
         abort();
-    const char *rv = object_str(obj, "resourceVersion"), *uid = object_str(obj, "uid");
+    const char *rv = kube__object_rv(obj), *uid = object_uid(obj);
     size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, lt = strlen(text);
     struct cached *o = kube__xmalloc(sizeof(*o) + lr + lu + lt + 3);
     char *p = o->data;
@@ -87,14 +87,21 @@ struct relist_ctx {
     struct kube__map *other;
 };
 
+/* on_delete(old) with the old object parsed from the cache */
+static void emit_delete(struct kube_informer *inf, const struct cached *old)
+{
+    if (!inf->h.on_delete)
+        return;
+    cJSON *o = cached_parse(old);
+    inf->h.on_delete(o, inf->ud);
+    cJSON_Delete(o);
+}
+
 static void emit_deleted(const char *key, void *val, void *ud)
 {
     struct relist_ctx *x = ud;
-    if (!kube__map_get(x->other, key) && x->inf->h.on_delete) {
-        cJSON *obj = cached_parse(val);
-        x->inf->h.on_delete(obj, x->inf->ud);
-        cJSON_Delete(obj);
-    }
+    if (!kube__map_get(x->other, key))
+        emit_delete(x->inf, val);
 }
 
 /* on_update(old, obj) with the old object parsed from the cache */
@@ -158,14 +165,10 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
                 inf->h.on_add(order[i], inf->ud);
             continue;
         }
-        const char *u2 = object_str(order[i], "uid");
+        const char *u2 = object_uid(order[i]);
         if (prev->uid[0] && u2 && strcmp(prev->uid, u2) != 0) {
             /* deleted and re-created while we were not watching */
-            if (inf->h.on_delete) {
-                cJSON *o = cached_parse(prev);
-                inf->h.on_delete(o, inf->ud);
-                cJSON_Delete(o);
-            }
+            emit_delete(inf, prev);
             if (inf->h.on_add)
                 inf->h.on_add(order[i], inf->ud);
             continue;
