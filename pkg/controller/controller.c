@@ -200,11 +200,25 @@ static void br_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
     br_add(new_obj, ud);
 }
 
+/* The key ("namespace/name") of the BenchmarkRun a Job or Pod belongs to, by its run label;
+ * also the pod cache's index, so that a reconcile reads its own run's pods only. */
+static bool owner_key(const cJSON *child, char *buf, size_t n, void *ud)
+{
+    (void)ud;
+    const char *ns = ctrl_jstr(child, "metadata.namespace");
+    const char *owner = ctrl_jkey(ctrl_jget(child, "metadata.labels"), CTRL_LABEL_RUN);
+    if (!ns || !owner)
+        return false;
+    int len = snprintf(buf, n, "%s/%s", ns, owner);
+    return len > 0 && (size_t)len < n;
+}
+
 static void child_event(const cJSON *obj, void *ud)
 {
-    const char *owner = ctrl_jkey(ctrl_jget(obj, "metadata.labels"), CTRL_LABEL_RUN);
-    if (owner)
-        enqueue_key(ud, ctrl_jstr(obj, "metadata.namespace"), owner);
+    struct ctrl_controller *c = ud;
+    char key[512];
+    if (owner_key(obj, key, sizeof(key), NULL))
+        kube_queue_add(c->q, key);
 }
 
 static void child_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
@@ -280,10 +294,6 @@ static void collect_pod(const cJSON *pod, void *ud)
     struct rec *r = ud;
     if (r->n_pods >= CTRL_MAX_PODS)
         return;
-    const char *ns = ctrl_jstr(pod, "metadata.namespace");
-    const char *owner = ctrl_jkey(ctrl_jget(pod, "metadata.labels"), CTRL_LABEL_RUN);
-    if (!ns || strcmp(ns, r->ns) != 0 || !owner || strcmp(owner, r->name) != 0)
-        return;
     r->pods[r->n_pods] = cJSON_Duplicate(pod, 1);
     if (!r->pods[r->n_pods])
         abort();
@@ -308,7 +318,7 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     r->n_pods = 0;
     const char *phase = ctrl_jstr(r->br, "status.phase");
     if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Collecting") == 0))
-        kube_informer_foreach(c->pods, collect_pod, r);
+        kube_informer_foreach_indexed(c->pods, r->key, collect_pod, r);
     r->obs.br = r->br;
     r->obs.init_job = r->init_job;
     r->obs.run_job = r->run_job;
@@ -850,7 +860,8 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     struct kube_informer_handlers hp = {.on_add = child_event,
                                         .on_update = child_update,
                                         .on_delete = child_event,
-                                        .transform = ctrl_transform_pod};
+                                        .transform = ctrl_transform_pod,
+                                        .index = owner_key};
     rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, c, &c->pods);
     if (rc)
         goto fail;

@@ -12,7 +12,11 @@
  * Memory: an object is cached as the compact JSON text of its transformed form, next to its
  * resourceVersion and uid. A parsed cJSON tree costs about ten times its text (a 64-byte node
  * plus a key and a value allocation per field), and the cache holds every object the
- * controller watches while reads are few: a reconcile parses the handful it looks at. */
+ * controller watches while reads are few: a reconcile parses the handful it looks at.
+ *
+ * Index: with handlers.index set, each cached object also sits under one index value (client-go's
+ * Indexer, one index per informer), so a reader finds e.g. one run's pods without parsing all of
+ * them. The index follows every change of the cache: events, relists and assumed writes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +35,20 @@ struct kube_informer {
     void *ud;
     struct kube_watch *watch;
     struct kube__map cache; /* key -> struct cached */
+    struct kube__map index; /* index value -> struct keyset */
     bool synced;
 };
 
 struct cached {
-    const char *rv, *uid; /* "" when absent; point into data */
-    const char *text;     /* the object, unformatted JSON */
-    char data[];          /* rv \0 uid \0 text \0 */
+    const char *rv, *uid, *index; /* "" when absent; point into data */
+    const char *text;             /* the object, unformatted JSON */
+    char data[];                  /* rv \0 uid \0 index \0 text \0 */
+};
+
+/* The keys under one index value, unordered. */
+struct keyset {
+    size_t n, cap;
+    char **keys;
 };
 
 static const char *object_uid(const cJSON *obj)
@@ -47,22 +58,96 @@ static const char *object_uid(const cJSON *obj)
     return cJSON_IsString(uid) ? uid->valuestring : NULL;
 }
 
-static struct cached *cached_new(const cJSON *obj)
+static struct cached *cached_new(const struct kube_informer *inf, const cJSON *obj)
 {
     char *text = cJSON_PrintUnformatted(obj);
     if (!text)
         abort();
+    char ix[KEY_MAX] = "";
+    if (inf->h.index && !inf->h.index(obj, ix, sizeof(ix), inf->ud))
+        ix[0] = '\0';
     const char *rv = kube__object_rv(obj), *uid = object_uid(obj);
-    size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, lt = strlen(text);
-    struct cached *o = kube__xmalloc(sizeof(*o) + lr + lu + lt + 3);
+    size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, li = strnlen(ix, sizeof(ix) - 1);
+    size_t lt = strlen(text);
+    struct cached *o = kube__xmalloc(sizeof(*o) + lr + lu + li + lt + 4);
     char *p = o->data;
     o->rv = memcpy(p, rv ? rv : "", lr + 1);
     p += lr + 1;
     o->uid = memcpy(p, uid ? uid : "", lu + 1);
     p += lu + 1;
+    o->index = memcpy(p, ix, li);
+    p[li] = '\0';
+    p += li + 1;
     o->text = memcpy(p, text, lt + 1);
     free(text);
     return o;
+}
+
+static void keyset_free(void *v)
+{
+    struct keyset *s = v;
+    for (size_t i = 0; i < s->n; i++)
+        free(s->keys[i]);
+    free(s->keys);
+    free(s);
+}
+
+static void index_add(struct kube_informer *inf, const char *key, const struct cached *o)
+{
+    if (!o->index[0])
+        return;
+    struct keyset *s = kube__map_get(&inf->index, o->index);
+    if (!s) {
+        s = kube__xcalloc(1, sizeof(*s));
+        (void)kube__map_put(&inf->index, o->index, s);
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4;
+        char **k = kube__xcalloc(s->cap, sizeof(*k));
+        if (s->n)
+            memcpy(k, s->keys, s->n * sizeof(*k));
+        free(s->keys);
+        s->keys = k;
+    }
+    s->keys[s->n++] = kube__xstrdup(key);
+}
+
+static void index_remove(struct kube_informer *inf, const char *key, const struct cached *o)
+{
+    struct keyset *s = o->index[0] ? kube__map_get(&inf->index, o->index) : NULL;
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (strcmp(s->keys[i], key) == 0) {
+            free(s->keys[i]);
+            s->keys[i] = s->keys[--s->n];
+            break;
+        }
+    }
+    if (s && s->n == 0)
+        keyset_free(kube__map_del(&inf->index, o->index));
+}
+
+static void index_one(const char *key, void *val, void *ud)
+{
+    index_add(ud, key, val);
+}
+
+/* The cache's only writers (besides a relist's swap): both keep the index in step, and return the
+ * entry they replaced or removed, for the caller to free. */
+static struct cached *cache_put(struct kube_informer *inf, const char *key, struct cached *o)
+{
+    struct cached *old = kube__map_put(&inf->cache, key, o);
+    if (old)
+        index_remove(inf, key, old);
+    index_add(inf, key, o);
+    return old;
+}
+
+static struct cached *cache_del(struct kube_informer *inf, const char *key)
+{
+    struct cached *old = kube__map_del(&inf->cache, key);
+    if (old)
+        index_remove(inf, key, old);
+    return old;
 }
 
 /* The cached object as a tree of the caller's. */
@@ -140,7 +225,7 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
             cJSON_Delete(it);
             continue;
         }
-        struct cached *prev = kube__map_put(&fresh, key, cached_new(it));
+        struct cached *prev = kube__map_put(&fresh, key, cached_new(inf, it));
         int i = prev ? index_of(order, k, key) : -1;
         free(prev);
         if (i >= 0) { /* a key listed twice: the later object wins, in place */
@@ -154,6 +239,8 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
     /* the cache holds the new state while callbacks run */
     struct kube__map old = inf->cache;
     inf->cache = fresh;
+    kube__map_clear(&inf->index, keyset_free);
+    kube__map_foreach(&inf->cache, index_one, inf);
     struct relist_ctx x = {inf, &inf->cache};
     kube__map_foreach(&old, emit_deleted, &x);
     /* adds and updates in list order */
@@ -202,7 +289,7 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
             log_debug("kube", "informer %s: ignoring delete of %s (%s)", inf->res.plural, key,
                       old ? "stale" : "not cached");
         } else {
-            free(kube__map_del(&inf->cache, key));
+            free(cache_del(inf, key));
             if (inf->h.on_delete)
                 inf->h.on_delete(obj, inf->ud);
         }
@@ -214,7 +301,7 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
         cJSON_Delete(obj);
         return;
     }
-    kube__map_put(&inf->cache, key, cached_new(obj));
+    (void)cache_put(inf, key, cached_new(inf, obj));
     if (old)
         emit_update(inf, old, obj);
     else if (inf->h.on_add)
@@ -239,6 +326,7 @@ int kube_informer_new(struct kube_client *c, const struct kube_resource *r, cons
         inf->h = *h;
     inf->ud = ud;
     kube__map_init(&inf->cache);
+    kube__map_init(&inf->index);
     struct kube_watch_opts wo = {.label_selector = inf->label_selector};
     struct kube_watch_handlers wh = {inf_on_list, inf_on_event};
     int rc = kube_watch_new(c, r, inf->ns, &wo, &wh, inf, &inf->watch);
@@ -299,6 +387,17 @@ void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJS
     kube__map_foreach(&inf->cache, foreach_one, &x);
 }
 
+void kube_informer_foreach_indexed(const struct kube_informer *inf, const char *value,
+                                   void (*fn)(const cJSON *obj, void *ud), void *ud)
+{
+    const struct keyset *s = value && value[0] ? kube__map_get(&inf->index, value) : NULL;
+    for (size_t i = 0; s && i < s->n; i++) {
+        cJSON *obj = cached_parse(kube__map_get(&inf->cache, s->keys[i]));
+        fn(obj, ud);
+        cJSON_Delete(obj);
+    }
+}
+
 size_t kube_informer_count(const struct kube_informer *inf)
 {
     return inf->cache.count;
@@ -316,7 +415,7 @@ int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev
         cJSON_Delete(obj);
         return -ESTALE;
     }
-    free(kube__map_put(&inf->cache, key, cached_new(obj)));
+    free(cache_put(inf, key, cached_new(inf, obj)));
     cJSON_Delete(obj);
     return 0;
 }
@@ -327,6 +426,7 @@ void kube_informer_free(struct kube_informer *inf)
         return;
     kube_watch_free(inf->watch);
     kube__map_clear(&inf->cache, free);
+    kube__map_clear(&inf->index, keyset_free);
     free(inf->ns);
     free(inf->label_selector);
     free(inf);

@@ -235,6 +235,10 @@ struct kube_informer_handlers {
     void (*on_synced)(void *ud); /* after each complete (re)list */
     /* Optional: trims an object before it is cached (managedFields are always dropped). */
     void (*transform)(cJSON *obj, void *ud);
+    /* Optional: writes the (transformed) object's index value into buf (n bytes, NUL-terminated)
+     * and returns true, or returns false for an object outside the index. See
+     * kube_informer_foreach_indexed. */
+    bool (*index)(const cJSON *obj, char *buf, size_t n, void *ud);
 };
 
 /* ns NULL = all namespaces; label_selector may be NULL. Stats go to the client's counters. */
@@ -254,6 +258,10 @@ cJSON *kube_informer_copy(const struct kube_informer *inf, const char *ns, const
 /* fn gets each cached object, parsed for the call and freed after it. */
 void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJSON *obj, void *ud),
                            void *ud);
+/* fn gets each cached object whose index value is `value` (handlers.index), in no set order:
+ * the cost is that of those objects, not of the whole cache. */
+void kube_informer_foreach_indexed(const struct kube_informer *inf, const char *value,
+                                   void (*fn)(const cJSON *obj, void *ud), void *ud);
 size_t kube_informer_count(const struct kube_informer *inf);
 /* Puts obj (owned; transformed like a listed object) into the cache in place of the cached
  * object whose resourceVersion is prev_rv: the answer to the caller's own write made with that

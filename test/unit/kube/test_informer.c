@@ -237,6 +237,93 @@ static void script_assume(struct ctx *x, struct fs_conn *c, int n)
     fs_stream_end(c);
 }
 
+/* A pod whose "app" label (none when app is NULL) is its index value. */
+static char *pod_app(const char *name, int rv, const char *app)
+{
+    static char buf[4][512];
+    static int i;
+    char *b = buf[i++ % 4];
+    char labels[64] = "";
+    if (app)
+        (void)snprintf(labels, sizeof(labels), ",\"labels\":{\"app\":\"%s\"}", app);
+    (void)snprintf(b, 512,
+                   "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"%s\","
+                   "\"namespace\":\"bench\",\"uid\":\"%s\",\"resourceVersion\":\"%d\"%s}}",
+                   name, name, rv, labels);
+    return b;
+}
+
+static bool index_app(const cJSON *o, char *buf, size_t n, void *ud)
+{
+    (void)ud;
+    const cJSON *app = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "labels"), "app");
+    if (!cJSON_IsString(app))
+        return false;
+    (void)snprintf(buf, n, "%s", app->valuestring);
+    return true;
+}
+
+static void add_name(const cJSON *o, void *ud)
+{
+    char *names = ud;
+    const char *name = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "name")->valuestring;
+    assert_int_equal(strlen(name), 1);
+    names[strlen(names)] = name[0];
+}
+
+static int cmp_char(const void *a, const void *b)
+{
+    return *(const char *)a - *(const char *)b;
+}
+
+/* The one-letter names of the pods under an index value, sorted: "ac". */
+static const char *indexed(const struct kube_informer *inf, const char *value)
+{
+    static char names[32];
+    memset(names, 0, sizeof(names));
+    kube_informer_foreach_indexed(inf, value, add_name, names);
+    qsort(names, strlen(names), 1, cmp_char);
+    return names;
+}
+
+/* The index follows the list, an assumed write, events and a relist after a 410. */
+static void script_index(struct ctx *x, struct fs_conn *c, int n)
+{
+    switch (n) {
+    case 0:
+        list_page(c, "5", NULL, pod_app("a", 4, "x"), pod_app("b", 5, "y"));
+        break;
+    case 1:
+        assert_string_equal(indexed(x->inf, "x"), "a");
+        assert_string_equal(indexed(x->inf, "y"), "b");
+        assert_string_equal(indexed(x->inf, "z"), "");
+        assert_int_equal(kube_informer_assume(x->inf, cJSON_Parse(pod_app("a", 6, "y")), "4"), 0);
+        assert_string_equal(indexed(x->inf, "x"), "");
+        assert_string_equal(indexed(x->inf, "y"), "ab");
+        fs_stream_begin(c, 200);
+        event(c, "ADDED", pod_app("c", 7, "x"), 0);
+        event(c, "MODIFIED", pod_app("b", 8, NULL), 0); /* leaves the index */
+        event(c, "DELETED", pod_app("a", 9, "y"), 0);
+        fs_stream_end(c);
+        break;
+    case 2:
+        assert_string_equal(indexed(x->inf, "x"), "c");
+        assert_string_equal(indexed(x->inf, "y"), "");
+        fs_status(c, 410, "Expired", "too old resource version: 9 (12)");
+        break;
+    case 3: /* while we were away: c moved to y, e was created in x */
+        list_page(c, "12", NULL, pod_app("c", 10, "y"), pod_app("e", 11, "x"));
+        break;
+    default:
+        assert_string_equal(indexed(x->inf, "x"), "e");
+        assert_string_equal(indexed(x->inf, "y"), "c");
+        fs_stream_begin(c, 200);
+        x->stop = true;
+        break;
+    }
+}
+
 static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
 {
     (void)s;
@@ -255,6 +342,8 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
         script_stream_errors(x, c, n);
     else if (x->scenario == 4)
         script_assume(x, c, n);
+    else if (x->scenario == 5)
+        script_index(x, c, n);
     else
         script_expired_continue(x, c, n);
 }
@@ -356,7 +445,7 @@ static void test_informer_through_410s(void **state)
 {
     (void)state;
     struct ctx *x = ctx_new(0);
-    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform};
+    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform, NULL};
     struct kube_informer *inf;
     assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", "app=pg", &h, x, &inf), 0);
     assert_false(kube_informer_synced(inf));
@@ -519,7 +608,7 @@ static void test_assume(void **state)
 {
     (void)state;
     struct ctx *x = ctx_new(4);
-    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform};
+    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform, NULL};
     assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", NULL, &h, x, &x->inf), 0);
     assert_int_equal(kube_informer_start(x->inf), 0);
     run_until_stop(x, 5000);
@@ -527,6 +616,20 @@ static void test_assume(void **state)
     assert_int_equal(x->nlog, 3);
     for (int i = 0; i < 3; i++)
         assert_string_equal(x->log[i], want[i]);
+    kube_informer_free(x->inf);
+    ctx_free(x);
+}
+
+static void test_index(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(5);
+    struct kube_informer_handlers h = {.index = index_app};
+    assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", NULL, &h, x, &x->inf), 0);
+    assert_int_equal(kube_informer_start(x->inf), 0);
+    run_until_stop(x, 5000);
+    assert_int_equal(x->nreq, 5);
+    assert_string_equal(indexed(x->inf, ""), ""); /* not an index value */
     kube_informer_free(x->inf);
     ctx_free(x);
 }
@@ -539,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_expired_continue),
         cmocka_unit_test(test_stream_errors),
         cmocka_unit_test(test_assume),
+        cmocka_unit_test(test_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
