@@ -289,7 +289,10 @@ int pg_diag_start(struct pg_diag *d)
     if (!d->opt.wait_events && !d->opt.replica_lag)
         return 0;
     d->started = true;
-    return uv_timer_start(&d->timer, on_timer, 0, d->opt.interval_ms);
+    /* the first sample half an interval in: at 0 the benchmark's clients are still connecting
+     * (nothing to sample yet, and the query would compete with their authentication); later
+     * samples fall between pgbench's -P 1 progress reports */
+    return uv_timer_start(&d->timer, on_timer, d->opt.interval_ms / 2, d->opt.interval_ms);
 }
 
 void pg_diag_stop(struct pg_diag *d)

@@ -72,7 +72,8 @@ struct pg_diag_options {
 
 /* Returns NULL on a bad connection. Does not start sampling. */
 struct pg_diag *pg_diag_new(uv_loop_t *loop, PGconn *conn, const struct pg_diag_options *opt);
-/* Takes one sample now and then every interval. Returns 0 or a negative errno. */
+/* Takes the first sample half an interval from now, then one every interval. Returns 0 or a
+ * negative errno. */
 int pg_diag_start(struct pg_diag *d);
 /* Stops the timer (a query in flight is abandoned). Safe to call twice. */
 void pg_diag_stop(struct pg_diag *d);
