@@ -61,25 +61,44 @@ double ctrl_jnum(const cJSON *o, const char *path, double def)
     return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
-static cJSON *must(cJSON *j)
+cJSON *ctrl_must(cJSON *j)
 {
     if (!j)
         abort();
     return j;
 }
 
+void ctrl_jset(cJSON *o, const char *k, cJSON *v)
+{
+    ctrl_must(v);
+    if (cJSON_GetObjectItemCaseSensitive(o, k))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
+    else
+        cJSON_AddItemToObject(o, k, v);
+}
+
+void ctrl_jset_str(cJSON *o, const char *k, const char *v)
+{
+    ctrl_jset(o, k, cJSON_CreateString(v));
+}
+
+void ctrl_jset_num(cJSON *o, const char *k, double v)
+{
+    ctrl_jset(o, k, cJSON_CreateNumber(v));
+}
+
 static cJSON *obj(void)
 {
-    return must(cJSON_CreateObject());
+    return ctrl_must(cJSON_CreateObject());
 }
 static cJSON *arr(void)
 {
-    return must(cJSON_CreateArray());
+    return ctrl_must(cJSON_CreateArray());
 }
 
 static cJSON *put(cJSON *o, const char *k, cJSON *v)
 {
-    cJSON_AddItemToObject(o, k, must(v));
+    cJSON_AddItemToObject(o, k, ctrl_must(v));
     return v;
 }
 
@@ -97,7 +116,7 @@ static void put_bool(cJSON *o, const char *k, bool v)
 }
 static void push_str(cJSON *a, const char *v)
 {
-    cJSON_AddItemToArray(a, must(cJSON_CreateString(v)));
+    cJSON_AddItemToArray(a, ctrl_must(cJSON_CreateString(v)));
 }
 
 static void push_fmt(cJSON *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

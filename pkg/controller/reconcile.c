@@ -12,31 +12,6 @@
 #include "pkg/bench/result.h"
 #include "pkg/controller/spec.h"
 
-static cJSON *must(cJSON *j)
-{
-    if (!j)
-        abort();
-    return j;
-}
-
-static void set_item(cJSON *o, const char *k, cJSON *v)
-{
-    must(v);
-    if (cJSON_GetObjectItemCaseSensitive(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
-    else
-        cJSON_AddItemToObject(o, k, v);
-}
-
-static void set_str(cJSON *o, const char *k, const char *v)
-{
-    set_item(o, k, cJSON_CreateString(v));
-}
-static void set_num(cJSON *o, const char *k, double v)
-{
-    set_item(o, k, cJSON_CreateNumber(v));
-}
-
 int ctrl_pod_index(const cJSON *pod)
 {
     const char *s = ctrl_jkey(ctrl_jget(pod, "metadata.annotations"),
@@ -144,7 +119,7 @@ static const char *phase_of(const cJSON *st)
 
 static void set_phase(struct dctx *d, const char *phase)
 {
-    set_str(d->st, "phase", phase);
+    ctrl_jset_str(d->st, "phase", phase);
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
 }
 
@@ -152,14 +127,14 @@ static void set_message(struct dctx *d, const char *msg)
 {
     char m[CTRL_MAX_MESSAGE];
     (void)snprintf(m, sizeof(m), "%s", msg);
-    set_str(d->st, "message", m);
+    ctrl_jset_str(d->st, "message", m);
 }
 
 static void set_time(struct dctx *d, const char *key)
 {
     char ts[40];
     ctrl_time_rfc3339(d->obs->now, ts, sizeof(ts));
-    set_str(d->st, key, ts);
+    ctrl_jset_str(d->st, key, ts);
 }
 
 /* The generation the run started with (SpecLocked's observedGeneration), 0 if not started. */
@@ -224,13 +199,13 @@ static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
     cJSON *ann = cJSON_GetObjectItemCaseSensitive(meta, "annotations");
     if (!ann) {
-        ann = must(cJSON_CreateObject());
+        ann = ctrl_must(cJSON_CreateObject());
         cJSON_AddItemToObject(meta, "annotations", ann);
     }
     char *txt = cJSON_PrintUnformatted(s->json);
     if (!txt)
         abort();
-    set_str(ann, CTRL_SPEC_ANNOTATION, txt);
+    ctrl_jset_str(ann, CTRL_SPEC_ANNOTATION, txt);
     free(txt);
 }
 
@@ -251,7 +226,7 @@ static void start_running(struct dctx *d)
         start_at = (long)sa->valuedouble;
     } else {
         start_at = (long)ceil(d->obs->now) + d->obs->cfg->start_delay_s;
-        set_num(d->st, "startAt", (double)start_at);
+        ctrl_jset_num(d->st, "startAt", (double)start_at);
     }
     set_phase(d, "Running");
     char when[40], msg[256];
@@ -421,8 +396,8 @@ static void decide_pending(struct dctx *d)
     set_time(d, "startTime");
     char target[400];
     ctrl_spec_target_string(s, target, sizeof(target));
-    set_str(d->st, "target", s->workload == CTRL_WL_FIO && !s->host[0] ? "fio" : target);
-    set_num(d->st, "clients", s->workload == CTRL_WL_PGBENCH ? s->clients : 0);
+    ctrl_jset_str(d->st, "target", s->workload == CTRL_WL_FIO && !s->host[0] ? "fio" : target);
+    ctrl_jset_num(d->st, "clients", s->workload == CTRL_WL_PGBENCH ? s->clients : 0);
     if (s->init && s->workload == CTRL_WL_PGBENCH) {
         set_phase(d, "Initializing");
         (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
@@ -637,7 +612,8 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         return 0; /* garbage collection removes the children */
 
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(br, "status");
-    d.st = old && cJSON_IsObject(old) ? must(cJSON_Duplicate(old, 1)) : must(cJSON_CreateObject());
+    d.st = old && cJSON_IsObject(old) ? ctrl_must(cJSON_Duplicate(old, 1))
+                                      : ctrl_must(cJSON_CreateObject());
     d.old_phase = phase_of(old);
     (void)snprintf(plan->phase, sizeof(plan->phase), "%s", d.old_phase);
     if (!ctrl_jstr(d.st, "phase"))
@@ -686,7 +662,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         return 0;
     }
 
-    set_num(d.st, "observedGeneration", (double)d.gen);
+    ctrl_jset_num(d.st, "observedGeneration", (double)d.gen);
     const char *np = phase_of(d.st);
     if (strcmp(np, d.old_phase) != 0 || !old) {
         bool warn = strcmp(np, "Failed") == 0;

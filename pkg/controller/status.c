@@ -7,26 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-static cJSON *must(cJSON *j)
-{
-    if (!j)
-        abort();
-    return j;
-}
-
-static void set_item(cJSON *o, const char *k, cJSON *v)
-{
-    must(v);
-    if (cJSON_GetObjectItemCaseSensitive(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
-    else
-        cJSON_AddItemToObject(o, k, v);
-}
-
-static void set_str(cJSON *o, const char *k, const char *v)
-{
-    set_item(o, k, cJSON_CreateString(v));
-}
+#include "pkg/controller/manifest.h"
 
 void ctrl_time_rfc3339(double t, char *out, size_t len)
 {
@@ -80,8 +61,8 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
 {
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(status, "conditions");
     if (!cJSON_IsArray(conds)) {
-        conds = must(cJSON_CreateArray());
-        set_item(status, "conditions", conds);
+        conds = ctrl_must(cJSON_CreateArray());
+        ctrl_jset(status, "conditions", conds);
     }
     cJSON *c = (cJSON *)ctrl_cond_get(status, type);
     char msg[CTRL_MAX_MESSAGE];
@@ -91,23 +72,23 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "observedGeneration");
         if (cJSON_IsNumber(g) && (long)g->valuedouble == generation)
             return false;
-        set_item(c, "observedGeneration", cJSON_CreateNumber((double)generation));
+        ctrl_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
         return true;
     }
     bool transition = !c || !str_eq(c, "status", cstatus);
     if (!c) {
-        c = must(cJSON_CreateObject());
+        c = ctrl_must(cJSON_CreateObject());
         cJSON_AddItemToArray(conds, c);
-        set_str(c, "type", type);
+        ctrl_jset_str(c, "type", type);
     }
-    set_str(c, "status", cstatus);
-    set_str(c, "reason", reason);
-    set_str(c, "message", msg);
-    set_item(c, "observedGeneration", cJSON_CreateNumber((double)generation));
+    ctrl_jset_str(c, "status", cstatus);
+    ctrl_jset_str(c, "reason", reason);
+    ctrl_jset_str(c, "message", msg);
+    ctrl_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
     if (transition || !cJSON_GetObjectItemCaseSensitive(c, "lastTransitionTime")) {
         char ts[40];
         ctrl_time_rfc3339(now, ts, sizeof(ts));
-        set_str(c, "lastTransitionTime", ts);
+        ctrl_jset_str(c, "lastTransitionTime", ts);
     }
     return true;
 }
@@ -140,12 +121,12 @@ static void copy_num(cJSON *dst, const char *dk, const cJSON *src, const char *a
 {
     const cJSON *v = num2(src, a, b);
     if (v)
-        set_item(dst, dk, cJSON_CreateNumber(status_precision(v->valuedouble)));
+        ctrl_jset(dst, dk, cJSON_CreateNumber(status_precision(v->valuedouble)));
 }
 
 static cJSON *summary_from(const cJSON *s)
 {
-    cJSON *o = must(cJSON_CreateObject());
+    cJSON *o = ctrl_must(cJSON_CreateObject());
     copy_num(o, "tps", s, "tps", NULL);
     copy_num(o, "tpsIncludingConnect", s, "tpsIncludingConnect", NULL);
     copy_num(o, "latencyAvgMs", s, "latencyAvgMs", NULL);
@@ -166,19 +147,19 @@ static cJSON *summary_from(const cJSON *s)
 
 static cJSON *statements_from(const cJSON *sts)
 {
-    cJSON *a = must(cJSON_CreateArray());
+    cJSON *a = ctrl_must(cJSON_CreateArray());
     const cJSON *it;
     int n = 0;
     cJSON_ArrayForEach(it, sts)
     {
         if (n++ >= CTRL_MAX_STATEMENTS)
             break;
-        cJSON *o = must(cJSON_CreateObject());
+        cJSON *o = ctrl_must(cJSON_CreateObject());
         copy_num(o, "script", it, "script", NULL);
         const cJSON *cmd = field(it, "command");
         char c[256];
         (void)snprintf(c, sizeof(c), "%s", cJSON_IsString(cmd) ? cmd->valuestring : "");
-        set_str(o, "command", c);
+        ctrl_jset_str(o, "command", c);
         copy_num(o, "latencyMs", it, "latencyMs", NULL);
         copy_num(o, "failures", it, "failures", NULL);
         copy_num(o, "retries", it, "retries", NULL);
@@ -189,13 +170,13 @@ static cJSON *statements_from(const cJSON *sts)
 
 static cJSON *timeline_from(const cJSON *tl)
 {
-    cJSON *a = must(cJSON_CreateArray());
+    cJSON *a = ctrl_must(cJSON_CreateArray());
     int n = cJSON_GetArraySize(tl);
     /* Long runs are downsampled to CTRL_MAX_TIMELINE evenly spaced points. */
     int step = n > CTRL_MAX_TIMELINE ? (n + CTRL_MAX_TIMELINE - 1) / CTRL_MAX_TIMELINE : 1;
     for (int i = 0; i < n; i += step) {
         const cJSON *it = cJSON_GetArrayItem(tl, i);
-        cJSON *o = must(cJSON_CreateObject());
+        cJSON *o = ctrl_must(cJSON_CreateObject());
         copy_num(o, "t", it, "t", NULL);
         copy_num(o, "tps", it, "tps", NULL);
         copy_num(o, "latencyMs", it, "latencyMs", NULL);
@@ -209,14 +190,14 @@ static cJSON *timeline_from(const cJSON *tl)
 
 static cJSON *fio_from(const cJSON *fio)
 {
-    cJSON *a = must(cJSON_CreateArray());
+    cJSON *a = ctrl_must(cJSON_CreateArray());
     const cJSON *jobs = field(fio, "jobs");
     const cJSON *j;
     cJSON_ArrayForEach(j, jobs)
     {
-        cJSON *o = must(cJSON_CreateObject());
+        cJSON *o = ctrl_must(cJSON_CreateObject());
         const cJSON *name = field(j, "name");
-        set_str(o, "job", cJSON_IsString(name) ? name->valuestring : "");
+        ctrl_jset_str(o, "job", cJSON_IsString(name) ? name->valuestring : "");
         const cJSON *r = field(j, "read"), *w = field(j, "write"), *sy = field(j, "sync");
         copy_num(o, "readIops", r, "iops", NULL);
         copy_num(o, "writeIops", w, "iops", NULL);
@@ -296,36 +277,36 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
 {
     const cJSON *summary = field(agg, "summary");
     if (summary)
-        set_item(status, "summary", summary_from(summary));
+        ctrl_jset(status, "summary", summary_from(summary));
     const cJSON *sts = field(agg, "statements");
     if (cJSON_IsArray(sts) && cJSON_GetArraySize(sts) > 0)
-        set_item(status, "statements", statements_from(sts));
+        ctrl_jset(status, "statements", statements_from(sts));
     const cJSON *tl = field(agg, "timeline");
     if (cJSON_IsArray(tl) && cJSON_GetArraySize(tl) > 0)
-        set_item(status, "timeline", timeline_from(tl));
+        ctrl_jset(status, "timeline", timeline_from(tl));
     const cJSON *fio = field(agg, "fio");
     if (fio)
-        set_item(status, "fio", fio_from(fio));
+        ctrl_jset(status, "fio", fio_from(fio));
     const cJSON *diag = field(agg, "diagnostics");
     if (cJSON_IsObject(diag)) {
-        cJSON *d = must(cJSON_Duplicate(diag, 1));
+        cJSON *d = ctrl_must(cJSON_Duplicate(diag, 1));
         /* keep etcd small: replica lag samples are capped */
         cJSON *rep = cJSON_GetObjectItemCaseSensitive(d, "replica");
         cJSON *samples = rep ? cJSON_GetObjectItemCaseSensitive(rep, "lagSamplesMs") : NULL;
         while (cJSON_IsArray(samples) && cJSON_GetArraySize(samples) > CTRL_MAX_TIMELINE)
             cJSON_DeleteItemFromArray(samples, CTRL_MAX_TIMELINE);
-        set_item(status, "diagnostics", d);
+        ctrl_jset(status, "diagnostics", d);
     }
 
     /* Per-worker rows: the aggregate's "workers" list gives numbers, our observation gives the
      * pod, exit code and message. */
     const cJSON *aw = field(agg, "workers");
-    cJSON *rows = must(cJSON_CreateArray());
+    cJSON *rows = ctrl_must(cJSON_CreateArray());
     for (int i = 0; i < n && i < CTRL_MAX_WORKER_ROWS; i++) {
-        cJSON *o = must(cJSON_CreateObject());
-        set_item(o, "index", cJSON_CreateNumber(w[i].index));
+        cJSON *o = ctrl_must(cJSON_CreateObject());
+        ctrl_jset(o, "index", cJSON_CreateNumber(w[i].index));
         if (w[i].pod)
-            set_str(o, "pod", w[i].pod);
+            ctrl_jset_str(o, "pod", w[i].pod);
         const cJSON *src = NULL, *it;
         cJSON_ArrayForEach(it, aw)
         {
@@ -341,14 +322,14 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
         copy_num(o, "aborted", src, "abortedClients", "aborted");
         copy_num(o, "latencyAvgMs", src, "latencyAvgMs", NULL);
         if (w[i].exit_code >= 0)
-            set_item(o, "exitCode", cJSON_CreateNumber(w[i].exit_code));
-        set_item(o, "complete", cJSON_CreateBool(worker_ok(&w[i])));
+            ctrl_jset(o, "exitCode", cJSON_CreateNumber(w[i].exit_code));
+        ctrl_jset(o, "complete", cJSON_CreateBool(worker_ok(&w[i])));
         char msg[512];
         worker_message(&w[i], msg, sizeof(msg));
-        set_str(o, "message", msg);
+        ctrl_jset_str(o, "message", msg);
         cJSON_AddItemToArray(rows, o);
     }
-    set_item(status, "workers", rows);
+    ctrl_jset(status, "workers", rows);
 }
 
 void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
@@ -382,8 +363,8 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
 {
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(status, "hpaTimeline");
     if (!cJSON_IsArray(tl)) {
-        tl = must(cJSON_CreateArray());
-        set_item(status, "hpaTimeline", tl);
+        tl = ctrl_must(cJSON_CreateArray());
+        ctrl_jset(status, "hpaTimeline", tl);
     }
     int n = cJSON_GetArraySize(tl);
     if (n > 0) {
@@ -394,11 +375,11 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
     }
     if (n >= CTRL_MAX_HPA_TIMELINE)
         cJSON_DeleteItemFromArray(tl, 1); /* keep the first sample */
-    cJSON *o = must(cJSON_CreateObject());
+    cJSON *o = ctrl_must(cJSON_CreateObject());
     char ts[40];
     ctrl_time_rfc3339(now, ts, sizeof(ts));
-    set_str(o, "time", ts);
-    set_item(o, "replicas", cJSON_CreateNumber(replicas));
+    ctrl_jset_str(o, "time", ts);
+    ctrl_jset(o, "replicas", cJSON_CreateNumber(replicas));
     cJSON_AddItemToArray(tl, o);
     return true;
 }
