@@ -323,12 +323,8 @@ static int script_line(struct bench_pgbench_result *r, const char *p)
         return 0;
     if (!s)
         return -EINVAL;
-    if (bench__take(&p, "weight: ")) {
-        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
-            return -EINVAL;
-        s->weight = (int)n;
-        return 0;
-    }
+    if (bench__take(&p, "weight: "))
+        return bench__count(&p, &s->weight);
     if (bench__take(&p, "latency average = ")) {
         return bench__double(&p, &s->latency_avg_ms);
     }
@@ -368,7 +364,6 @@ static int script_line(struct bench_pgbench_result *r, const char *p)
 static int summary_line(struct bench_pgbench_result *r, const char *line)
 {
     const char *p = line;
-    int64_t n;
     double d;
     if (bench__take(&p, "transaction type: ")) {
         bench__copy_clean(r->transaction_type, sizeof(r->transaction_type), p, strlen(p));
@@ -387,26 +382,14 @@ static int summary_line(struct bench_pgbench_result *r, const char *line)
         bench__copy_clean(r->query_mode, sizeof(r->query_mode), p, strlen(p));
         return 0;
     }
-    if (bench__take(&p, "number of clients: ")) {
-        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
-            return -EINVAL;
-        r->clients = (int)n;
-        return 0;
-    }
-    if (bench__take(&p, "number of threads: ")) {
-        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
-            return -EINVAL;
-        r->threads = (int)n;
-        return 0;
-    }
+    if (bench__take(&p, "number of clients: "))
+        return bench__count(&p, &r->clients);
+    if (bench__take(&p, "number of threads: "))
+        return bench__count(&p, &r->threads);
     if (bench__take(&p, "maximum number of tries: "))
         return bench__int64(&p, &r->max_tries);
-    if (bench__take(&p, "duration: ")) {
-        if (bench__int64(&p, &n) || n < 0 || n > INT32_MAX)
-            return -EINVAL;
-        r->duration_s = (int)n;
-        return 0;
-    }
+    if (bench__take(&p, "duration: "))
+        return bench__count(&p, &r->duration_s);
     if (bench__take(&p, "number of transactions per client: "))
         return bench__int64(&p, &r->transactions_per_client);
     if (bench__take(&p, "number of transactions actually processed: ")) {

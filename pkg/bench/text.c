@@ -99,6 +99,15 @@ int bench__int64(const char **p, int64_t *out)
     return 0;
 }
 
+int bench__count(const char **p, int *out)
+{
+    int64_t n;
+    if (bench__int64(p, &n) || n < 0 || n > INT32_MAX)
+        return -EINVAL;
+    *out = (int)n;
+    return 0;
+}
+
 int bench__double(const char **p, double *out)
 {
     char *end;

@@ -15,6 +15,8 @@ int bench__take(const char **p, const char *prefix);
 void bench__skip_spaces(const char **p);
 /* Parses a decimal integer / floating number (accepting nan/inf for doubles); advances *p. */
 int bench__int64(const char **p, int64_t *out);
+/* A non-negative integer that fits an int (clients, threads, weights, seconds). */
+int bench__count(const char **p, int *out);
 int bench__double(const char **p, double *out);
 
 #endif
