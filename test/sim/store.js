@@ -107,6 +107,7 @@ class Store extends EventEmitter {
         metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
         provisioner: 'sim.pgbench.dev/hostpath', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate',
       });
+      for (const cr of require('./lib/rbac').bootstrapClusterRoles()) this.create('rbac.authorization.k8s.io/clusterroles', cr);
     }
   }
 

@@ -2,10 +2,84 @@
 // RBAC authorization for service-account tokens (issued by serviceaccounts/<sa>/token), as the
 // real RBAC authorizer: Role/ClusterRole rules reached through RoleBindings (namespace) and
 // ClusterRoleBindings (everywhere), subjects by ServiceAccount, User or Group. The kubeconfig's
-// admin token is not subject to it. Built-in roles: cluster-admin, and discovery/health paths
-// (system:discovery, system:public-info-viewer) for every authenticated user.
+// admin token is not subject to it. Discovery/health paths (system:discovery,
+// system:public-info-viewer) are open to every authenticated user.
+//
+// Built-in ClusterRoles (bootstrapClusterRoles, created with the store as the API server's RBAC
+// bootstrap does): cluster-admin, the user-facing admin / edit / view with their aggregationRules
+// (filled by workload/aggregation.js), and system:aggregate-to-admin|edit|view with the upstream
+// bootstrap policy's rules. So a ClusterRole labelled rbac.authorization.k8s.io/aggregate-to-edit
+// extends what every namespace editor may do, as on a real cluster.
 
 const NON_RESOURCE_OPEN = [/^\/api(\/v1)?$/, /^\/apis(\/[^/]+(\/[^/]+)?)?$/, /^\/version$/, /^\/openapi(\/.*)?$/, /^\/healthz$/, /^\/livez$/, /^\/readyz$/];
+
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+const AGG = 'rbac.authorization.k8s.io/aggregate-to-';
+
+function clusterRole(name, labels, rules, aggregateFrom) {
+  const cr = {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+    metadata: {
+      name,
+      labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults', ...labels },
+      annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
+    },
+  };
+  if (aggregateFrom) cr.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [AGG + aggregateFrom]: 'true' } }] };
+  if (rules) cr.rules = rules;
+  return cr;
+}
+
+const rule = (verbs, group, resources) => ({ verbs, apiGroups: [group], resources });
+
+// plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go (1.32), the roles a user is bound to.
+function bootstrapClusterRoles() {
+  return [
+    clusterRole('cluster-admin', {}, [
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      { verbs: ['*'], nonResourceURLs: ['*'] },
+    ]),
+    clusterRole('admin', {}, null, 'admin'),
+    clusterRole('edit', { [AGG + 'admin']: 'true' }, null, 'edit'),
+    clusterRole('view', { [AGG + 'edit']: 'true' }, null, 'view'),
+    clusterRole('system:aggregate-to-admin', { [AGG + 'admin']: 'true' }, [
+      rule(['create'], 'authorization.k8s.io', ['localsubjectaccessreviews']),
+      rule([...READ, ...WRITE], 'rbac.authorization.k8s.io', ['rolebindings', 'roles']),
+    ]),
+    clusterRole('system:aggregate-to-edit', { [AGG + 'edit']: 'true' }, [
+      rule(['impersonate'], '', ['serviceaccounts']),
+      rule(WRITE, '', ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
+      rule(['create'], '', ['pods/eviction']),
+      rule(WRITE, '', ['replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts',
+        'services', 'services/proxy', 'persistentvolumeclaims', 'configmaps', 'secrets', 'events']),
+      rule(['create'], '', ['serviceaccounts/token']),
+      rule(WRITE, 'apps', ['statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments',
+        'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale']),
+      rule(WRITE, 'autoscaling', ['horizontalpodautoscalers']),
+      rule(WRITE, 'batch', ['jobs', 'cronjobs']),
+      rule(WRITE, 'policy', ['poddisruptionbudgets']),
+      rule(WRITE, 'networking.k8s.io', ['networkpolicies', 'ingresses']),
+      rule(WRITE, 'coordination.k8s.io', ['leases']),
+    ]),
+    clusterRole('system:aggregate-to-view', { [AGG + 'view']: 'true' }, [
+      rule(READ, '', ['pods', 'replicationcontrollers', 'replicationcontrollers/scale',
+        'persistentvolumeclaims', 'persistentvolumeclaims/status', 'configmaps', 'endpoints',
+        'services', 'services/status']),
+      rule(READ, '', ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log',
+        'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status']),
+      rule(READ, '', ['namespaces']),
+      rule(READ, 'discovery.k8s.io', ['endpointslices']),
+      rule(READ, 'apps', ['controllerrevisions', 'statefulsets', 'statefulsets/status',
+        'statefulsets/scale', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/status',
+        'deployments/scale', 'replicasets', 'replicasets/status', 'replicasets/scale']),
+      rule(READ, 'autoscaling', ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
+      rule(READ, 'batch', ['jobs', 'cronjobs', 'cronjobs/status', 'jobs/status']),
+      rule(READ, 'policy', ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+      rule(READ, 'networking.k8s.io', ['ingresses', 'ingresses/status', 'networkpolicies']),
+    ]),
+  ];
+}
 
 function subjectsMatch(subjects, user) {
   for (const s of subjects || []) {
@@ -37,7 +111,6 @@ function ruleAllows(rule, attrs) {
 function rulesOf(store, ref, ns) {
   if (!ref) return [];
   if (ref.kind === 'ClusterRole') {
-    if (ref.name === 'cluster-admin') return [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }, { nonResourceURLs: ['*'], verbs: ['*'] }];
     const cr = store.get('rbac.authorization.k8s.io/clusterroles', null, ref.name);
     return (cr && cr.rules) || [];
   }
@@ -81,4 +154,4 @@ function userForServiceAccount(ns, sa) {
   };
 }
 
-module.exports = { allowed, forbiddenMessage, userForServiceAccount };
+module.exports = { allowed, forbiddenMessage, userForServiceAccount, bootstrapClusterRoles };

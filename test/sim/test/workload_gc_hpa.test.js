@@ -170,3 +170,29 @@ test('deleting a namespace removes its Job and running pods (job-tracking finali
   assert.equal(c.store.list('core/pods', 'bench').length, 0);
   await waitFor(() => c.wl._kubelet.pods.size === 0, 'kubelet dropped the pods');
 });
+
+test('ClusterRole aggregation: built-in view/edit/admin take in labelled roles along the chain, and drop them again', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const CR = 'rbac.authorization.k8s.io/clusterroles';
+  const has = (name, group) => JSON.stringify(c.store.get(CR, null, name).rules || []).includes(group);
+  await waitFor(() => has('view', 'batch') && has('edit', 'batch') && has('admin', 'rbac.authorization.k8s.io'), 'bootstrap roles aggregated');
+  assert.ok(!has('view', 'rbac.authorization.k8s.io'), 'view does not get admin-only rules');
+  const rule = { verbs: ['get'], apiGroups: ['example.com'], resources: ['widgets'] };
+  c.store.create(CR, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+    metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+    rules: [rule],
+  });
+  await waitFor(() => has('view', 'example.com') && has('edit', 'example.com') && has('admin', 'example.com'), 'view -> edit -> admin');
+  const edit = c.store.get(CR, null, 'edit');
+  assert.equal(edit.rules.filter((r) => JSON.stringify(r) === JSON.stringify(rule)).length, 1, 'each rule once');
+  // hand-written rules of an aggregated role are replaced by the controller
+  edit.rules = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
+  c.store.update(CR, edit);
+  await waitFor(() => !JSON.stringify(c.store.get(CR, null, 'edit').rules).includes('"*"'), 'hand-written rule replaced');
+  const w = c.store.get(CR, null, 'widgets-view');
+  delete w.metadata.labels;
+  c.store.update(CR, w);
+  await waitFor(() => !has('view', 'example.com') && !has('admin', 'example.com'), 'unlabelled role left out again');
+});

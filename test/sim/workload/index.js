@@ -23,6 +23,7 @@ const { Kubelet } = require('./kubelet');
 const { JobController } = require('./jobs');
 const { GarbageCollector } = require('./gc');
 const { WorkloadStatus, HPAController } = require('./hpa');
+const { ClusterRoleAggregation } = require('./aggregation');
 
 function start(store, opts = {}) {
   let binPath = opts.binPath !== undefined ? opts.binPath : process.env.SIM_BIN_PATH || '';
@@ -46,7 +47,8 @@ function start(store, opts = {}) {
   const gc = new GarbageCollector(ctx);
   const workloads = new WorkloadStatus(ctx);
   const hpa = new HPAController(ctx);
-  const parts = [gc, jobs, kubelet, workloads, hpa];
+  const aggregation = new ClusterRoleAggregation(ctx);
+  const parts = [gc, jobs, kubelet, workloads, hpa, aggregation];
 
   const onEvent = (ev) => {
     for (const p of parts) {
@@ -80,7 +82,7 @@ function start(store, opts = {}) {
     if (stopped) return stopped;
     store.removeListener('event', onEvent);
     process.removeListener('exit', onExit);
-    for (const p of [gc, jobs, workloads, hpa]) p.stop();
+    for (const p of [gc, jobs, workloads, hpa, aggregation]) p.stop();
     stopped = kubelet.stop().then(() => {
       if (ownTmp) fs.rmSync(tmpDir, { recursive: true, force: true });
     });
