@@ -76,6 +76,19 @@ args = c["args"]
 for want in ["--metrics-addr=:8080", "--runner-image=ghcr.io/pgbench-operator/runner:0.1.0"]:
     if want not in args:
         die(f"missing arg {want}: {args}")
+# the ClusterRoles aggregated into the built-in admin/edit/view are for people, not the operator
+def for_people(r):
+    return any(k.startswith("rbac.authorization.k8s.io/aggregate-to-") for k in r["metadata"].get("labels", {}))
+people = [r for r in by.get("ClusterRole", []) if for_people(r)]
+by["ClusterRole"] = [r for r in by.get("ClusterRole", []) if not for_people(r)]
+if sorted(r["metadata"]["name"] for r in people) != ["pgbench-operator-edit", "pgbench-operator-view"]:
+    die(f"user-facing roles: {[r['metadata']['name'] for r in people]}")
+for r in people:
+    for rule in r["rules"]:
+        if rule["apiGroups"] != ["pgbench.dev"] or not set(rule["resources"]) <= {"benchmarkruns", "benchmarkruns/status"}:
+            die(f"user-facing role {r['metadata']['name']} reaches beyond BenchmarkRuns: {rule}")
+        if r["metadata"]["name"].endswith("-view") and not set(rule["verbs"]) <= {"get", "list", "watch"}:
+            die(f"the view role writes: {rule}")
 rules = []
 for k in ("ClusterRole", "Role"):
     for r in by.get(k, []):
