@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every example in examples/ reaches Succeeded with plausible numbers: the real operator and
-# runner on the simulated cluster against a local PostgreSQL 15 (primary + streaming replica).
+# runner on the simulated cluster against a local PostgreSQL 15 (primary + streaming replica),
+# in a namespace that enforces the restricted Pod Security Standard.
 # Examples are CI-sized by scripts/shrink-example.py (the override in examples/README.md): the
 # local primary stands in for pg-rw/pg-fast-rw/pg-standard-rw/the managed host, the replica for
 # pg-ro, sizes and durations are capped. EXAMPLES=pattern selects some.
@@ -15,6 +16,11 @@ env_start_sim
 [ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
 k() { env_kubectl "$@"; }
 
+# Runner pods must pass the restricted Pod Security Standard, as in a namespace that enforces it
+k label namespace default pod-security.kubernetes.io/enforce=restricted >/dev/null
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: psa-probe}\nspec: {containers: [{name: c, image: x}]}\n' |
+    k apply -f - >"$TMP/probe" 2>&1 && fail "a pod without a securityContext was admitted under restricted"
+grep -q 'violates PodSecurity "restricted:latest"' "$TMP/probe" || { cat "$TMP/probe" >&2; fail "Pod Security refusal"; }
 k apply -f crds/benchmarkrun.yaml >/dev/null
 k wait --for=condition=Established crd/benchmarkruns.pgbench.dev --timeout=20s >/dev/null
 

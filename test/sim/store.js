@@ -26,7 +26,8 @@
 //   Creating objects in a missing namespace fails 404, in a terminating one 403.
 // - every namespace gets a "default" ServiceAccount when it is created; a pod whose service
 //   account does not exist is refused with 403 (ServiceAccount admission), and a pod without
-//   one gets serviceAccountName "default".
+//   one gets serviceAccountName "default"; a pod that violates its namespace's enforced Pod
+//   Security level is refused with 403 (lib/podsecurity.js).
 
 const EventEmitter = require('events');
 const fs = require('fs');
@@ -34,6 +35,7 @@ const crypto = require('crypto');
 const util = require('util');
 const { Registry } = require('./lib/resources');
 const { compileLabelSelector } = require('./lib/selectors');
+const { admitPod } = require('./lib/podsecurity');
 
 class StoreError extends Error {
   constructor(code, reason, message, details) {
@@ -262,6 +264,9 @@ class Store extends EventEmitter {
         throw new StoreError(403, 'Forbidden', `pods "${m.name}" is forbidden: error looking up service account ${m.namespace}/${sa}: serviceaccount "${sa}" not found`, { name: m.name, kind: 'pods' });
       }
       if (!o.spec.serviceAccountName) o.spec.serviceAccountName = sa;
+      // Pod Security admission: the namespace's enforced level.
+      const denied = admitPod(this.peek('core/namespaces', null, m.namespace), o);
+      if (denied) throw new StoreError(403, 'Forbidden', denied, { name: m.name, kind: 'pods' });
     }
     m.uid = opts.uid || crypto.randomUUID();
     m.creationTimestamp = now();

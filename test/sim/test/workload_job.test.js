@@ -282,3 +282,33 @@ test('a Job being deleted (Foreground) creates no replacement pods', async (t) =
   assert.equal(created, 2);
   assert.equal(jobPods(c.store, 'default', 'fgdel').length, 0);
 });
+
+test('Pod Security admission: a restricted namespace refuses the pods of a non-compliant Job (FailedCreate, upstream message) and admits compliant ones; baseline only refuses privileged', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  const ns = (name, level) => c.store.create('core/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'pod-security.kubernetes.io/enforce': level } } });
+  ns('locked', 'restricted');
+  ns('base', 'baseline');
+  const cmd = ['/bin/sh', '-c', 'exit 0'];
+  c.store.create('batch/jobs', job('loose', {}, { containers: [{ name: 'c', image: 'x', command: cmd }] }, 'locked'));
+  const ev = await waitFor(() => c.store.list('core/events', 'locked').find((e) => e.reason === 'FailedCreate'), 'FailedCreate event');
+  assert.equal(ev.type, 'Warning');
+  assert.match(ev.message, /^Error creating: pods "loose-[a-z0-9]{5}" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false \(container "c" must set securityContext\.allowPrivilegeEscalation=false\), unrestricted capabilities \(container "c" must set securityContext\.capabilities\.drop=\["ALL"\]\), runAsNonRoot != true \(pod or container "c" must set securityContext\.runAsNonRoot=true\), seccompProfile \(pod or container "c" must set securityContext\.seccompProfile\.type to "RuntimeDefault" or "Localhost"\)$/);
+  assert.equal(jobPods(c.store, 'locked', 'loose').length, 0);
+
+  const restricted = {
+    securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+    containers: [{ name: 'c', image: 'x', command: cmd, securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }],
+    volumes: [{ name: 'tmp', emptyDir: {} }],
+  };
+  c.store.create('batch/jobs', job('tight', {}, restricted, 'locked'));
+  await waitFor(() => cond(c.store.get('batch/jobs', 'locked', 'tight'), 'Complete'), 'compliant Job completes');
+
+  // baseline: no securityContext is fine, privileged and hostPath are not
+  c.store.create('batch/jobs', job('plain', {}, { containers: [{ name: 'c', image: 'x', command: cmd }] }, 'base'));
+  await waitFor(() => cond(c.store.get('batch/jobs', 'base', 'plain'), 'Complete'), 'baseline admits a plain pod');
+  assert.throws(() => c.store.create('core/pods', {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'priv', namespace: 'base' },
+    spec: { containers: [{ name: 'a', image: 'x', securityContext: { privileged: true } }], volumes: [{ name: 'h', hostPath: { path: '/' } }] },
+  }), (e) => e.code === 403 && e.message === 'pods "priv" is forbidden: violates PodSecurity "baseline:latest": hostPath volumes (volume "h"), privileged (container "a" must not set securityContext.privileged=true)');
+});

@@ -479,7 +479,14 @@ class JobController {
         // defaulting is best effort
       }
     }
-    const pod = this.store.create('core/pods', obj);
+    let pod;
+    try {
+      pod = this.store.create('core/pods', obj);
+    } catch (e) {
+      // as the real controller: an event, and the sync fails (retried with backoff)
+      this.event(job, 'Warning', 'FailedCreate', `Error creating: ${e.message}`);
+      throw e;
+    }
     this.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
     return pod;
   }
