@@ -163,11 +163,12 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     else
         keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    static const char *const status[] = {"phase", "containerStatuses", NULL};
+    static const char *const status[] = {"phase", "containerStatuses", "conditions", NULL};
     keep_keys(st, status);
     static const char *const cs_keys[] = {"state", NULL};
-    static const char *const state_keys[] = {"terminated", NULL};
+    static const char *const state_keys[] = {"terminated", "waiting", NULL};
     static const char *const term_keys[] = {"exitCode", "reason", "message", NULL};
+    static const char *const why_keys[] = {"reason", "message", NULL};
     cJSON *cs;
     cJSON_ArrayForEach(cs, cJSON_GetObjectItemCaseSensitive(st, "containerStatuses"))
     {
@@ -175,7 +176,21 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         cJSON *state = cJSON_GetObjectItemCaseSensitive(cs, "state");
         keep_keys(state, state_keys);
         keep_keys(cJSON_GetObjectItemCaseSensitive(state, "terminated"), term_keys);
+        keep_keys(cJSON_GetObjectItemCaseSensitive(state, "waiting"), why_keys);
     }
+    /* of the conditions only an unscheduled pod's PodScheduled says why a worker does not start */
+    cJSON *conds = cJSON_GetObjectItemCaseSensitive(st, "conditions");
+    static const char *const cond_keys[] = {"type", "status", "reason", "message", NULL};
+    for (int i = cJSON_GetArraySize(conds) - 1; i >= 0; i--) {
+        cJSON *c = cJSON_GetArrayItem(conds, i);
+        const char *type = ctrl_jstr(c, "type"), *cstatus = ctrl_jstr(c, "status");
+        if (type && strcmp(type, "PodScheduled") == 0 && cstatus && strcmp(cstatus, "False") == 0)
+            keep_keys(c, cond_keys);
+        else
+            cJSON_DeleteItemFromArray(conds, i);
+    }
+    if (conds && cJSON_GetArraySize(conds) == 0)
+        cJSON_DeleteItemFromObjectCaseSensitive(st, "conditions");
 }
 
 /* ---- event handlers ----------------------------------------------------------------------- */
@@ -317,7 +332,8 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
         cJSON_Delete(r->pods[i]);
     r->n_pods = 0;
     const char *phase = ctrl_jstr(r->br, "status.phase");
-    if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Collecting") == 0))
+    if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Running") == 0 ||
+                  strcmp(phase, "Collecting") == 0))
         kube_informer_foreach_indexed(c->pods, r->key, collect_pod, r);
     r->obs.br = r->br;
     r->obs.init_job = r->init_job;

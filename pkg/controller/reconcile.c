@@ -318,6 +318,98 @@ static void fill_worker(struct ctrl_worker *w, int index, const cJSON *pod)
     }
 }
 
+/* Waiting reasons of a container that does not start until someone changes something: a missing
+ * Secret or ConfigMap, an image that cannot be pulled, a crash loop. The kubelet keeps retrying. */
+static const char *const BLOCKED_REASONS[] = {
+    "CreateContainerConfigError", "CreateContainerError", "ErrImagePull",      "ImagePullBackOff",
+    "InvalidImageName",           "CrashLoopBackOff",     "RunContainerError", NULL};
+
+static bool blocked_reason(const char *reason)
+{
+    for (int i = 0; reason && BLOCKED_REASONS[i]; i++)
+        if (strcmp(reason, BLOCKED_REASONS[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Why the workers of a role (init or run) do not start, into reason/why ("" when they do): a
+ * container waiting for one of the reasons above, a pod the scheduler cannot place, or no pod at
+ * all CTRL_NO_PODS_GRACE_S after the phase began (the API server refused them: a ResourceQuota,
+ * Pod Security, a missing ServiceAccount; the Job's FailedCreate events say which). */
+static void workers_blocked(const struct dctx *d, const char *role, double since, char *reason,
+                            size_t rlen, char *why, size_t wlen)
+{
+    reason[0] = why[0] = '\0';
+    bool any = false;
+    for (int i = 0; i < d->obs->n_pods; i++) {
+        const cJSON *p = d->obs->pods[i];
+        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        if (!r || strcmp(r, role) != 0)
+            continue;
+        any = true;
+        const char *pod = ctrl_jstr(p, "metadata.name");
+        const cJSON *cs;
+        cJSON_ArrayForEach(cs, ctrl_jget(p, "status.containerStatuses"))
+        {
+            const char *wr = ctrl_jstr(cs, "state.waiting.reason");
+            if (blocked_reason(wr)) {
+                const char *wm = ctrl_jstr(cs, "state.waiting.message");
+                (void)snprintf(reason, rlen, "%s", wr);
+                (void)snprintf(why, wlen, "%s pod %s cannot start: %s%s%s", role, pod, wr,
+                               wm ? ": " : "", wm ? wm : "");
+                return;
+            }
+        }
+        const cJSON *c = cJSON_GetArrayItem(ctrl_jget(p, "status.conditions"), 0);
+        const char *cr = ctrl_jstr(c, "reason");
+        if (cr && strcmp(cr, "Unschedulable") == 0) {
+            const char *cm = ctrl_jstr(c, "message");
+            (void)snprintf(reason, rlen, "Unschedulable");
+            (void)snprintf(why, wlen, "%s pod %s cannot be scheduled%s%s", role, pod,
+                           cm ? ": " : "", cm ? cm : "");
+            return;
+        }
+    }
+    if (!any && since > 0 && d->obs->now - since >= CTRL_NO_PODS_GRACE_S) {
+        (void)snprintf(reason, rlen, "NoPods");
+        (void)snprintf(why, wlen,
+                       "no %s pod exists %.0f s after the %s Job was created: the API server "
+                       "refused them (ResourceQuota, Pod Security, ServiceAccount); see the "
+                       "FailedCreate events of kubectl describe job %s-%s",
+                       role, d->obs->now - since, role, d->name, role);
+    }
+}
+
+/* Reports workers that cannot start as condition WorkersBlocked, the message and one Warning
+ * event per new cause, and clears it once they start (the message goes back to `usual`). The
+ * run does not fail for it: the kubelet and the Job controller keep trying, so creating the
+ * missing Secret lets the run go on. While a role has no pod yet, the next look comes no later than
+ * the end of the grace for "no pods". */
+static void check_blocked(struct dctx *d, const char *role, double since, const char *usual)
+{
+    char reason[64], why[CTRL_MAX_MESSAGE];
+    workers_blocked(d, role, since, reason, sizeof(reason), why, sizeof(why));
+    const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
+    const char *cs = ctrl_jstr(c, "status"), *cm = ctrl_jstr(c, "message");
+    bool was = cs && strcmp(cs, "True") == 0;
+    if (why[0]) {
+        bool same = was && cm && strcmp(cm, why) == 0;
+        cond(d, "WorkersBlocked", "True", reason, why);
+        set_message(d, why);
+        if (!same)
+            event(d, true, "WorkersBlocked", "%s", why);
+    } else {
+        if (was) {
+            cond(d, "WorkersBlocked", "False", "Started", "the worker pods have started");
+            set_message(d, usual);
+        }
+        long left_ms = (long)((since + CTRL_NO_PODS_GRACE_S - d->obs->now) * 1000) + 100;
+        if (since > 0 && left_ms > 100 && !find_pod(d->obs, role, -1) &&
+            (!d->plan->requeue_ms || left_ms < d->plan->requeue_ms))
+            d->plan->requeue_ms = left_ms;
+    }
+}
+
 /* First error of a result text (termination message or log), else the text's start. */
 static void text_error(const char *text, char *out, size_t len)
 {
@@ -439,6 +531,9 @@ static void decide_initializing(struct dctx *d)
     const char *fin = ctrl_job_finished(job);
     if (!fin) {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
+        const cJSON *ic = ctrl_cond_get(d->st, "Initialized");
+        check_blocked(d, "init", ctrl_time_parse(ctrl_jstr(d->st, "startTime")),
+                      ctrl_jstr(ic, "message") ? ctrl_jstr(ic, "message") : "initializing");
         return;
     }
     if (strcmp(fin, "Complete") == 0) {
@@ -492,6 +587,9 @@ static void decide_running(struct dctx *d)
     } else {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
     }
+    const cJSON *rc = ctrl_cond_get(d->st, "Running");
+    check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s,
+                  ctrl_jstr(rc, "message") ? ctrl_jstr(rc, "message") : "running");
 }
 
 static void decide_collecting(struct dctx *d)

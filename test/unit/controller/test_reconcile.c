@@ -653,6 +653,133 @@ static void test_deleting_does_nothing(void **state)
     cJSON_Delete(br);
 }
 
+/* A worker pod of the given role that is not running, with a container waiting for `reason` or
+ * (reason NULL) unscheduled with `msg`. */
+static cJSON *stuck_pod(const char *name, const char *role, const char *reason, const char *msg)
+{
+    char buf[1024];
+    if (reason)
+        (void)snprintf(buf, sizeof(buf),
+                       "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":{"
+                       "\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"%s\"}},"
+                       "\"status\":{\"phase\":\"Pending\",\"containerStatuses\":[{\"state\":"
+                       "{\"waiting\":{\"reason\":\"%s\",\"message\":\"%s\"}}}]}}",
+                       name, role, reason, msg);
+    else
+        (void)snprintf(buf, sizeof(buf),
+                       "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":{"
+                       "\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"%s\"}},"
+                       "\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":"
+                       "\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
+                       "\"message\":\"%s\"}]}}",
+                       name, role, msg);
+    cJSON *p = cJSON_Parse(buf);
+    assert_non_null(p);
+    return p;
+}
+
+/* Decides with one pod (may be NULL) and returns the plan's status as text (caller frees). */
+static char *decide_with(const char *spec, const char *st, cJSON *init_job, cJSON *run_job,
+                         cJSON *pod, double now, struct ctrl_plan *p)
+{
+    cJSON *br = br_new(spec, st, 1);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = now;
+    o.init_job = init_job;
+    o.run_job = run_job;
+    if (pod) {
+        o.pods[0] = pod;
+        o.n_pods = 1;
+    }
+    assert_int_equal(ctrl_decide(&o, p), 0);
+    char *out = p->status ? cJSON_PrintUnformatted(p->status) : strdup(st ? st : "{}");
+    cJSON_Delete(br);
+    return out;
+}
+
+static void test_workers_blocked(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    char *st = decide_with(SPEC_INIT, NULL, NULL, NULL, NULL, NOW, &p);
+    assert_string_equal(phase(&p), "Initializing");
+    const char *usual = "initializing pgbench tables at scale 5";
+    assert_string_equal(ctrl_jstr(p.status, "message"), usual);
+    ctrl_plan_free(&p);
+
+    /* the password Secret is missing: said once, with the kubelet's words; nothing fails */
+    cJSON *ij = job_with("b1-init", NULL, NULL, 1, NULL);
+    cJSON *pod = stuck_pod("b1-init-x", "init", "CreateContainerConfigError",
+                           "secret \\\"pg-app\\\" not found");
+    char *st2 = decide_with(SPEC_INIT, st, ij, NULL, pod, NOW + 5, &p);
+    assert_string_equal(phase(&p), "Initializing");
+    const char *want =
+        "init pod b1-init-x cannot start: CreateContainerConfigError: secret \"pg-app\" not found";
+    assert_string_equal(ctrl_jstr(p.status, "message"), want);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"),
+                        "CreateContainerConfigError");
+    assert_int_equal(p.n_events, 1);
+    assert_true(p.events[0].warning);
+    assert_string_equal(p.events[0].reason, "WorkersBlocked");
+    assert_string_equal(p.events[0].message, want);
+    ctrl_plan_free(&p);
+    char *st3 = decide_with(SPEC_INIT, st2, ij, NULL, pod, NOW + 6, &p);
+    assert_int_equal(p.n_events, 0); /* the same cause is not announced twice */
+    ctrl_plan_free(&p);
+    free(st3);
+    cJSON_Delete(pod);
+
+    /* the Secret was created: the pod runs, the condition clears, the message is the usual one */
+    pod = pod_with("b1-init-x", -1, 0, NULL);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(pod, "status"), "phase",
+                              cJSON_CreateString("Running"));
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(pod, "status"), "containerStatuses");
+    st3 = decide_with(SPEC_INIT, st2, ij, NULL, pod, NOW + 7, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
+    assert_string_equal(ctrl_jstr(p.status, "message"), usual);
+    ctrl_plan_free(&p);
+    free(st3);
+    free(st2);
+    cJSON_Delete(pod);
+    cJSON_Delete(ij);
+    free(st);
+
+    /* Running: no pod yet within the grace (looked at again when it ends), none after it */
+    st = decide_with(SPEC_BASIC, NULL, NULL, NULL, NULL, NOW, &p);
+    assert_string_equal(phase(&p), "Running");
+    ctrl_plan_free(&p);
+    cJSON *rj = job_with("b1-run", NULL, NULL, 1, NULL);
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, NULL, NOW + 10, &p);
+    assert_null(cond(&p, "WorkersBlocked"));
+    assert_true(p.requeue_ms > 0 && p.requeue_ms <= 20500);
+    ctrl_plan_free(&p);
+    free(st2);
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, NULL, NOW + 31, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "NoPods");
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "kubectl describe job b1-run"));
+    ctrl_plan_free(&p);
+    free(st2);
+    pod = stuck_pod("b1-run-0-x", "run", NULL, "0/3 nodes are available: 3 Insufficient cpu.");
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
+    assert_string_equal(ctrl_jstr(p.status, "message"),
+                        "run pod b1-run-0-x cannot be scheduled: 0/3 nodes are available: 3 "
+                        "Insufficient cpu.");
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(pod);
+    /* a reason that heals by itself (ContainerCreating) is not reported */
+    pod = stuck_pod("b1-run-0-x", "run", "ContainerCreating", "");
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
+    assert_null(cond(&p, "WorkersBlocked"));
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(pod);
+    cJSON_Delete(rj);
+    free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -666,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_spec_locked),
         cmocka_unit_test(test_create_refused),
         cmocka_unit_test(test_deleting_does_nothing),
+        cmocka_unit_test(test_workers_blocked),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

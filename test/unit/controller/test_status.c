@@ -184,6 +184,27 @@ static void test_transforms(void **state)
     free(txt);
     cJSON_Delete(pod);
 
+    /* a pod that does not start keeps why: its container's waiting state, an unscheduled pod's
+     * PodScheduled condition (and no other condition) */
+    pod = cJSON_Parse(
+        "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
+        "{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"ContainersNotReady\"},"
+        "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
+        "\"message\":\"0/1 nodes\",\"lastProbeTime\":null}],\"containerStatuses\":[{\"name\":"
+        "\"runner\",\"state\":{\"waiting\":{\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}");
+    ctrl_transform_pod(pod, NULL);
+    want = cJSON_Parse(
+        "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
+        "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
+        "\"message\":\"0/1 nodes\"}],\"containerStatuses\":[{\"state\":{\"waiting\":{"
+        "\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}");
+    txt = cJSON_PrintUnformatted(pod);
+    if (!cJSON_Compare(pod, want, 1))
+        fail_msg("waiting pod: %s", txt);
+    cJSON_Delete(want);
+    free(txt);
+    cJSON_Delete(pod);
+
     cJSON *br = cJSON_Parse(
         "{\"apiVersion\":\"a\",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"b\","
         "\"namespace\":\"n\",\"uid\":\"u\",\"generation\":2,\"resourceVersion\":\"9\","
