@@ -112,9 +112,10 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
                                            NULL};
         keep_keys(st, keep);
     } else {
-        /* written once at a transition, never read back by a decision */
+        /* the rest is written once at a transition, never read back by a decision */
         static const char *const keep[] = {"phase",   "observedGeneration", "conditions",
-                                           "startAt", "hpaTimeline",        NULL};
+                                           "startAt", "startTime",          "hpaTimeline",
+                                           NULL};
         keep_keys(st, keep);
     }
 }
@@ -298,8 +299,8 @@ static void rec_finish(struct rec *r, bool error)
         if (r->plan.requeue_ms > 0)
             kube_queue_add_after(c->q, r->key, r->plan.requeue_ms);
     }
-    log_debug(COMP, "reconciled %s phase=%s in %.1f ms%s", r->key, r->plan.phase, dt * 1000,
-              error ? " (retry)" : "");
+    log_debug(COMP, "reconciled %s phase=%s in %.1f ms%s, again in %ld ms", r->key, r->plan.phase,
+              dt * 1000, error ? " (retry)" : "", error ? -1 : r->plan.requeue_ms);
     kube_queue_done(c->q, r->key);
     rec_free(r);
 }

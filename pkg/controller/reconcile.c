@@ -332,14 +332,18 @@ static bool blocked_reason(const char *reason)
     return false;
 }
 
-/* Why the workers of a role (init or run) do not start, into reason/why ("" when they do): a
- * container waiting for one of the reasons above, a pod the scheduler cannot place, or no pod at
- * all CTRL_NO_PODS_GRACE_S after the phase began (the API server refused them: a ResourceQuota,
- * Pod Security, a missing ServiceAccount; the Job's FailedCreate events say which). */
+/* Why the workers of a role (init or run) have not started CTRL_BLOCKED_GRACE_S after the phase
+ * began, into reason/why ("" when they have, or it is too early to say): a container waiting for
+ * one of the reasons above, a pod the scheduler cannot place, or no pod at all (the API server
+ * refused them: a ResourceQuota, Pod Security, a missing ServiceAccount; the Job's FailedCreate
+ * events say which). The grace keeps quiet what mends itself: a Secret another controller is
+ * about to create, a node the cluster autoscaler is adding. */
 static void workers_blocked(const struct dctx *d, const char *role, double since, char *reason,
                             size_t rlen, char *why, size_t wlen)
 {
     reason[0] = why[0] = '\0';
+    if (since <= 0 || d->obs->now - since < CTRL_BLOCKED_GRACE_S)
+        return;
     bool any = false;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
@@ -370,7 +374,7 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
             return;
         }
     }
-    if (!any && since > 0 && d->obs->now - since >= CTRL_NO_PODS_GRACE_S) {
+    if (!any) {
         (void)snprintf(reason, rlen, "NoPods");
         (void)snprintf(why, wlen,
                        "no %s pod exists %.0f s after the %s Job was created: the API server "
@@ -383,8 +387,8 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
 /* Reports workers that cannot start as condition WorkersBlocked, the message and one Warning
  * event per new cause, and clears it once they start (the message goes back to `usual`). The
  * run does not fail for it: the kubelet and the Job controller keep trying, so creating the
- * missing Secret lets the run go on. While a role has no pod yet, the next look comes no later than
- * the end of the grace for "no pods". */
+ * missing Secret lets the run go on. Within the grace the next look comes no later than its end,
+ * events or not. */
 static void check_blocked(struct dctx *d, const char *role, double since, const char *usual)
 {
     char reason[64], why[CTRL_MAX_MESSAGE];
@@ -393,19 +397,19 @@ static void check_blocked(struct dctx *d, const char *role, double since, const 
     const char *cs = ctrl_jstr(c, "status"), *cm = ctrl_jstr(c, "message");
     bool was = cs && strcmp(cs, "True") == 0;
     if (why[0]) {
-        bool same = was && cm && strcmp(cm, why) == 0;
-        cond(d, "WorkersBlocked", "True", reason, why);
-        set_message(d, why);
-        if (!same)
+        /* written at a change only: the cached status does not keep the message */
+        if (!was || !cm || strcmp(cm, why) != 0) {
+            cond(d, "WorkersBlocked", "True", reason, why);
+            set_message(d, why);
             event(d, true, "WorkersBlocked", "%s", why);
+        }
     } else {
         if (was) {
             cond(d, "WorkersBlocked", "False", "Started", "the worker pods have started");
             set_message(d, usual);
         }
-        long left_ms = (long)((since + CTRL_NO_PODS_GRACE_S - d->obs->now) * 1000) + 100;
-        if (since > 0 && left_ms > 100 && !find_pod(d->obs, role, -1) &&
-            (!d->plan->requeue_ms || left_ms < d->plan->requeue_ms))
+        long left_ms = (long)((since + CTRL_BLOCKED_GRACE_S - d->obs->now) * 1000) + 100;
+        if (since > 0 && left_ms > 100 && (!d->plan->requeue_ms || left_ms < d->plan->requeue_ms))
             d->plan->requeue_ms = left_ms;
     }
 }

@@ -40,8 +40,9 @@
 #define CTRL_MAX_PODS 600
 #define CTRL_HPA_POLL_MS 2000
 #define CTRL_RESYNC_MS 60000
-/* A role's Job without any pod this long after its phase began is reported (WorkersBlocked). */
-#define CTRL_NO_PODS_GRACE_S 30
+/* Workers not started this long after their phase began are reported, with the reason
+ * (condition WorkersBlocked). */
+#define CTRL_BLOCKED_GRACE_S 30
 #define CTRL_SPEC_ANNOTATION "pgbench.dev/spec"
 
 /* The spec snapshot annotated on child Jobs at start (immutability after the start). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Workers that cannot start are reported, not waited on in silence: a BenchmarkRun whose password
-# Secret does not exist yet says so (status.message, condition WorkersBlocked with the kubelet's
+# Secret does not exist yet says so after a 30 s grace (status.message, condition WorkersBlocked with the kubelet's
 # reason, one Warning event) while its init pod waits in CreateContainerConfigError; once the
 # Secret is created the kubelet starts the pod, the condition clears and the run succeeds.
 set -euo pipefail
@@ -37,7 +37,7 @@ env_kubectl apply -f "$TMP/br.yaml" >/dev/null
 
 jp() { env_kubectl get br later -o jsonpath="$1" 2>/dev/null; }
 blocked() { jp '{.status.message}' | grep -qF 'cannot start: CreateContainerConfigError: secret "later-pass" not found'; }
-env_wait_for "the missing Secret in status.message" 20 blocked
+env_wait_for "the missing Secret in status.message (after the 30 s grace)" 50 blocked
 [ "$(jp '{.status.phase}')" = Initializing ] || fail "phase $(jp '{.status.phase}'), want Initializing while blocked"
 [ "$(jp '{.status.conditions[?(@.type=="WorkersBlocked")].status}')" = True ] || fail "WorkersBlocked is not True"
 [ "$(jp '{.status.conditions[?(@.type=="WorkersBlocked")].reason}')" = CreateContainerConfigError ] ||
