@@ -385,11 +385,12 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
 }
 
 /* Reports workers that cannot start as condition WorkersBlocked, the message and one Warning
- * event per new cause, and clears it once they start (the message goes back to `usual`). The
+ * event per new cause, and clears it once they start (the message goes back to that of the
+ * phase's condition, `phase_cond`). The
  * run does not fail for it: the kubelet and the Job controller keep trying, so creating the
  * missing Secret lets the run go on. Within the grace the next look comes no later than its end,
  * events or not. */
-static void check_blocked(struct dctx *d, const char *role, double since, const char *usual)
+static void check_blocked(struct dctx *d, const char *role, double since, const char *phase_cond)
 {
     char reason[64], why[CTRL_MAX_MESSAGE];
     workers_blocked(d, role, since, reason, sizeof(reason), why, sizeof(why));
@@ -405,8 +406,9 @@ static void check_blocked(struct dctx *d, const char *role, double since, const 
         }
     } else {
         if (was) {
+            const char *usual = ctrl_jstr(ctrl_cond_get(d->st, phase_cond), "message");
             cond(d, "WorkersBlocked", "False", "Started", "the worker pods have started");
-            set_message(d, usual);
+            set_message(d, usual ? usual : "");
         }
         long left_ms = (long)((since + CTRL_BLOCKED_GRACE_S - d->obs->now) * 1000) + 100;
         if (since > 0 && left_ms > 100 && (!d->plan->requeue_ms || left_ms < d->plan->requeue_ms))
@@ -535,9 +537,7 @@ static void decide_initializing(struct dctx *d)
     const char *fin = ctrl_job_finished(job);
     if (!fin) {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
-        const cJSON *ic = ctrl_cond_get(d->st, "Initialized");
-        check_blocked(d, "init", ctrl_time_parse(ctrl_jstr(d->st, "startTime")),
-                      ctrl_jstr(ic, "message") ? ctrl_jstr(ic, "message") : "initializing");
+        check_blocked(d, "init", ctrl_time_parse(ctrl_jstr(d->st, "startTime")), "Initialized");
         return;
     }
     if (strcmp(fin, "Complete") == 0) {
@@ -591,9 +591,7 @@ static void decide_running(struct dctx *d)
     } else {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
     }
-    const cJSON *rc = ctrl_cond_get(d->st, "Running");
-    check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s,
-                  ctrl_jstr(rc, "message") ? ctrl_jstr(rc, "message") : "running");
+    check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s, "Running");
 }
 
 static void decide_collecting(struct dctx *d)

@@ -735,7 +735,7 @@ static void test_workers_blocked(void **state)
     ctrl_plan_free(&p);
     char *st3 = decide_with(SPEC_INIT, st2, ij, NULL, pod, NOW + 36, &p);
     assert_int_equal(p.n_events, 0); /* the same cause is not announced twice */
-    assert_null(p.status); /* nor written again */
+    assert_null(p.status);           /* nor written again */
     ctrl_plan_free(&p);
     free(st3);
     cJSON_Delete(pod);

@@ -158,10 +158,27 @@ static void test_hpa_timeline(void **state)
     cJSON_Delete(st);
 }
 
+/* Runs the transform on `in` and fails, showing the result, unless it equals `want`. */
+static void check_transform(void (*transform)(cJSON *, void *), const char *in, const char *want,
+                            const char *what)
+{
+    cJSON *obj = cJSON_Parse(in), *w = cJSON_Parse(want);
+    assert_non_null(obj);
+    assert_non_null(w);
+    transform(obj, NULL);
+    char *txt = cJSON_PrintUnformatted(obj);
+    if (!cJSON_Compare(obj, w, 1))
+        fail_msg("%s: %s", what, txt);
+    free(txt);
+    cJSON_Delete(w);
+    cJSON_Delete(obj);
+}
+
 static void test_transforms(void **state)
 {
     (void)state;
-    cJSON *pod = cJSON_Parse(
+    check_transform(
+        ctrl_transform_pod,
         "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"n\","
         "\"uid\":\"u\",\"resourceVersion\":\"5\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\","
         "\"pgbench.dev/role\":\"run\",\"batch.kubernetes.io/job-completion-index\":\"1\","
@@ -169,59 +186,39 @@ static void test_transforms(void **state)
         "\"1\",\"x\":\"y\"},\"ownerReferences\":[{}]},\"spec\":{\"containers\":[{\"name\":"
         "\"runner\"}]},\"status\":{\"phase\":\"Failed\",\"podIP\":\"1.2.3.4\","
         "\"containerStatuses\":[{\"name\":\"runner\",\"image\":\"i\",\"state\":{\"terminated\":{"
-        "\"exitCode\":3,\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}");
-    ctrl_transform_pod(pod, NULL);
-    cJSON *want =
-        cJSON_Parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"resourceVersion\":\"5\","
-                    "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\",\"pgbench.dev/role\":\"run\","
-                    "\"batch.kubernetes.io/job-completion-index\":\"1\"}},\"status\":{\"phase\":"
-                    "\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":3,"
-                    "\"reason\":\"Error\",\"message\":\"m\"}}}]}}");
-    char *txt = cJSON_PrintUnformatted(pod);
-    if (!cJSON_Compare(pod, want, 1))
-        fail_msg("pod: %s", txt);
-    cJSON_Delete(want);
-    free(txt);
-    cJSON_Delete(pod);
-
+        "\"exitCode\":3,\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}",
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"resourceVersion\":\"5\","
+        "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\",\"pgbench.dev/role\":\"run\","
+        "\"batch.kubernetes.io/job-completion-index\":\"1\"}},\"status\":{\"phase\":"
+        "\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":3,"
+        "\"reason\":\"Error\",\"message\":\"m\"}}}]}}",
+        "pod");
     /* a pod that does not start keeps why: its container's waiting state, an unscheduled pod's
      * PodScheduled condition (and no other condition) */
-    pod = cJSON_Parse(
+    check_transform(
+        ctrl_transform_pod,
         "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
         "{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"ContainersNotReady\"},"
         "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
         "\"message\":\"0/1 nodes\",\"lastProbeTime\":null}],\"containerStatuses\":[{\"name\":"
-        "\"runner\",\"state\":{\"waiting\":{\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}");
-    ctrl_transform_pod(pod, NULL);
-    want = cJSON_Parse(
+        "\"runner\",\"state\":{\"waiting\":{\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}",
         "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
         "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
         "\"message\":\"0/1 nodes\"}],\"containerStatuses\":[{\"state\":{\"waiting\":{"
-        "\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}");
-    txt = cJSON_PrintUnformatted(pod);
-    if (!cJSON_Compare(pod, want, 1))
-        fail_msg("waiting pod: %s", txt);
-    cJSON_Delete(want);
-    free(txt);
-    cJSON_Delete(pod);
-
-    cJSON *br = cJSON_Parse(
+        "\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}",
+        "waiting pod");
+    check_transform(
+        ctrl_transform_benchmarkrun,
         "{\"apiVersion\":\"a\",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"b\","
         "\"namespace\":\"n\",\"uid\":\"u\",\"generation\":2,\"resourceVersion\":\"9\","
         "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"{...}\"}},"
         "\"spec\":{\"workers\":1},\"status\":{\"phase\":\"Succeeded\",\"summary\":{\"tps\":1},"
-        "\"timeline\":[],\"conditions\":[],\"startAt\":5,\"observedGeneration\":2}}");
-    ctrl_transform_benchmarkrun(br, NULL);
-    want = cJSON_Parse("{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"uid\":\"u\","
-                       "\"generation\":2,\"resourceVersion\":\"9\"},\"spec\":{\"workers\":"
-                       "1},\"status\":{\"phase\":\"Succeeded\",\"conditions\":[],"
-                       "\"startAt\":5,\"observedGeneration\":2}}");
-    txt = cJSON_PrintUnformatted(br);
-    if (!cJSON_Compare(br, want, 1))
-        fail_msg("br: %s", txt);
-    cJSON_Delete(want);
-    free(txt);
-    cJSON_Delete(br);
+        "\"timeline\":[],\"conditions\":[],\"startAt\":5,\"observedGeneration\":2}}",
+        "{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"uid\":\"u\","
+        "\"generation\":2,\"resourceVersion\":\"9\"},\"spec\":{\"workers\":"
+        "1},\"status\":{\"phase\":\"Succeeded\",\"conditions\":[],"
+        "\"startAt\":5,\"observedGeneration\":2}}",
+        "br");
 }
 
 int main(void)
