@@ -18,6 +18,10 @@ const RESTRICTED_VOLUMES = new Set(['configMap', 'csi', 'downwardAPI', 'emptyDir
 const quoted = (names) => names.map((n) => JSON.stringify(n)).join(', ');
 const containersPhrase = (names) => `${names.length === 1 ? 'container' : 'containers'} ${quoted(names)}`;
 
+// a pod spec's or a container's securityContext, and its seccomp profile type
+const sc = (o) => o.securityContext || {};
+const seccompType = (o) => (sc(o).seccompProfile || {}).type;
+
 function allContainers(spec) {
   return [].concat(spec.initContainers || [], spec.containers || [], spec.ephemeralContainers || []);
 }
@@ -25,7 +29,7 @@ function allContainers(spec) {
 // Each check: (spec, containers) -> null, or {reason, detail}.
 const CHECKS = {
   allowPrivilegeEscalation(spec, cs) {
-    const bad = cs.filter((c) => (c.securityContext || {}).allowPrivilegeEscalation !== false).map((c) => c.name);
+    const bad = cs.filter((c) => sc(c).allowPrivilegeEscalation !== false).map((c) => c.name);
     if (!bad.length) return null;
     return { reason: 'allowPrivilegeEscalation != false', detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false` };
   },
@@ -33,7 +37,7 @@ const CHECKS = {
     const bad = [];
     const caps = new Set();
     for (const c of cs) {
-      const add = (((c.securityContext || {}).capabilities || {}).add || []).filter((x) => !BASELINE_CAPS.has(x));
+      const add = ((sc(c).capabilities || {}).add || []).filter((x) => !BASELINE_CAPS.has(x));
       if (add.length) bad.push(c.name);
       add.forEach((x) => caps.add(x));
     }
@@ -45,7 +49,7 @@ const CHECKS = {
     const badAdd = [];
     const caps = new Set();
     for (const c of cs) {
-      const cap = (c.securityContext || {}).capabilities || {};
+      const cap = sc(c).capabilities || {};
       if (!(cap.drop || []).includes('ALL')) noDrop.push(c.name);
       const add = (cap.add || []).filter((x) => x !== 'NET_BIND_SERVICE');
       if (add.length) badAdd.push(c.name);
@@ -76,7 +80,7 @@ const CHECKS = {
     return { reason: 'hostPort', detail: `${containersPhrase(bad)} ${ports.length === 1 ? 'uses hostPort' : 'use hostPorts'} ${ports.join(', ')}` };
   },
   privileged(spec, cs) {
-    const bad = cs.filter((c) => (c.securityContext || {}).privileged === true).map((c) => c.name);
+    const bad = cs.filter((c) => sc(c).privileged === true).map((c) => c.name);
     return bad.length ? { reason: 'privileged', detail: `${containersPhrase(bad)} must not set securityContext.privileged=true` } : null;
   },
   restrictedVolumes(spec) {
@@ -96,40 +100,39 @@ const CHECKS = {
     };
   },
   runAsNonRoot(spec, cs) {
-    const podSet = (spec.securityContext || {}).runAsNonRoot;
+    const podSet = sc(spec).runAsNonRoot;
     if (podSet === false) return { reason: 'runAsNonRoot != true', detail: 'pod must not set securityContext.runAsNonRoot=false' };
-    const explicitFalse = cs.filter((c) => (c.securityContext || {}).runAsNonRoot === false).map((c) => c.name);
+    const explicitFalse = cs.filter((c) => sc(c).runAsNonRoot === false).map((c) => c.name);
     if (explicitFalse.length) return { reason: 'runAsNonRoot != true', detail: `${containersPhrase(explicitFalse)} must not set securityContext.runAsNonRoot=false` };
     if (podSet === true) return null;
-    const unset = cs.filter((c) => (c.securityContext || {}).runAsNonRoot !== true).map((c) => c.name);
+    const unset = cs.filter((c) => sc(c).runAsNonRoot !== true).map((c) => c.name);
     return unset.length ? { reason: 'runAsNonRoot != true', detail: `pod or ${containersPhrase(unset)} must set securityContext.runAsNonRoot=true` } : null;
   },
   runAsUser(spec, cs) {
-    if ((spec.securityContext || {}).runAsUser === 0) return { reason: 'runAsUser=0', detail: 'pod must not set runAsUser=0' };
-    const bad = cs.filter((c) => (c.securityContext || {}).runAsUser === 0).map((c) => c.name);
+    if (sc(spec).runAsUser === 0) return { reason: 'runAsUser=0', detail: 'pod must not set runAsUser=0' };
+    const bad = cs.filter((c) => sc(c).runAsUser === 0).map((c) => c.name);
     return bad.length ? { reason: 'runAsUser=0', detail: `${containersPhrase(bad)} must not set runAsUser=0` } : null;
   },
   seccompProfile_baseline(spec, cs) {
-    if ((((spec.securityContext || {}).seccompProfile) || {}).type === 'Unconfined') {
+    if (seccompType(spec) === 'Unconfined') {
       return { reason: 'seccompProfile', detail: 'pod must not set securityContext.seccompProfile.type to "Unconfined"' };
     }
-    const bad = cs.filter((c) => (((c.securityContext || {}).seccompProfile) || {}).type === 'Unconfined').map((c) => c.name);
+    const bad = cs.filter((c) => seccompType(c) === 'Unconfined').map((c) => c.name);
     return bad.length ? { reason: 'seccompProfile', detail: `${containersPhrase(bad)} must not set securityContext.seccompProfile.type to "Unconfined"` } : null;
   },
   seccompProfile_restricted(spec, cs) {
     const ok = (t) => t === 'RuntimeDefault' || t === 'Localhost';
-    const podType = (((spec.securityContext || {}).seccompProfile) || {}).type;
+    const podType = seccompType(spec);
     if (podType !== undefined && !ok(podType)) {
       return { reason: 'seccompProfile', detail: `pod must not set securityContext.seccompProfile.type to ${JSON.stringify(podType)}` };
     }
-    const typeOf = (c) => (((c.securityContext || {}).seccompProfile) || {}).type;
-    const badSet = cs.filter((c) => typeOf(c) !== undefined && !ok(typeOf(c)));
+    const badSet = cs.filter((c) => seccompType(c) !== undefined && !ok(seccompType(c)));
     if (badSet.length) {
-      const types = [...new Set(badSet.map(typeOf))];
+      const types = [...new Set(badSet.map(seccompType))];
       return { reason: 'seccompProfile', detail: `${containersPhrase(badSet.map((c) => c.name))} must not set securityContext.seccompProfile.type to ${quoted(types)}` };
     }
     if (podType !== undefined) return null;
-    const unset = cs.filter((c) => (((c.securityContext || {}).seccompProfile) || {}).type === undefined).map((c) => c.name);
+    const unset = cs.filter((c) => seccompType(c) === undefined).map((c) => c.name);
     return unset.length ? { reason: 'seccompProfile', detail: `pod or ${containersPhrase(unset)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"` } : null;
   },
 };

@@ -311,4 +311,9 @@ test('Pod Security admission: a restricted namespace refuses the pods of a non-c
     apiVersion: 'v1', kind: 'Pod', metadata: { name: 'priv', namespace: 'base' },
     spec: { containers: [{ name: 'a', image: 'x', securityContext: { privileged: true } }], volumes: [{ name: 'h', hostPath: { path: '/' } }] },
   }), (e) => e.code === 403 && e.message === 'pods "priv" is forbidden: violates PodSecurity "baseline:latest": hostPath volumes (volume "h"), privileged (container "a" must not set securityContext.privileged=true)');
+  // restricted: a container's own Unconfined seccomp profile is named with its type
+  assert.throws(() => c.store.create('core/pods', {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'unconfined', namespace: 'locked' },
+    spec: Object.assign({}, restricted, { containers: [{ name: 'c', image: 'x', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'Unconfined' } } }] }),
+  }), (e) => e.code === 403 && e.message === 'pods "unconfined" is forbidden: violates PodSecurity "restricted:latest": seccompProfile (container "c" must not set securityContext.seccompProfile.type to "Unconfined")');
 });
