@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,16 +95,12 @@ void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src)
     dst->sum += src->sum;
 }
 
-int64_t bench_hist_percentile(const struct bench_hist *h, double pct)
+int64_t bench_hist_value_at_rank(const struct bench_hist *h, uint64_t rank)
 {
     if (h->count == 0)
         return 0;
-    if (!(pct > 0))
-        return h->min;
-    if (pct >= 100)
-        return h->max;
-    double r = ceil(pct / 100.0 * (double)h->count);
-    uint64_t rank = r < 1 ? 1 : (uint64_t)r;
+    if (rank < 1)
+        rank = 1;
     if (rank > h->count)
         rank = h->count;
     uint64_t cum = 0;
@@ -120,6 +117,87 @@ int64_t bench_hist_percentile(const struct bench_hist *h, double pct)
         }
     }
     return h->max;
+}
+
+/* 128-bit products keep ceil(num * count / den) exact for any 64-bit operands. */
+__extension__ typedef unsigned __int128 hist_u128;
+
+/* ceil(num * n / den) for den > 0 */
+static uint64_t ceil_muldiv(uint64_t num, uint64_t n, hist_u128 den)
+{
+    hist_u128 p = (hist_u128)num * n;
+    hist_u128 q = p / den + (p % den != 0);
+    return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+int64_t bench_hist_quantile(const struct bench_hist *h, uint64_t num, uint64_t den)
+{
+    if (h->count == 0 || den == 0)
+        return 0;
+    if (num == 0)
+        return h->min;
+    if (num >= den)
+        return h->max;
+    return bench_hist_value_at_rank(h, ceil_muldiv(num, h->count, den));
+}
+
+/* Reads pct (0 < pct < 100) as the decimal M * 10^e of its 15-significant-digit form (DBL_DIG: a
+ * decimal written with at most 15 digits survives the trip through a double unchanged), so that
+ * pct / 100 = M / 10^k with k = 2 - e. Returns 0, or -1 when the text is not understood. */
+static int percent_decimal(double pct, uint64_t *mant, int *k)
+{
+    char buf[64];
+    int n = snprintf(buf, sizeof(buf), "%.15g", pct);
+    if (n <= 0 || (size_t)n >= sizeof(buf))
+        return -1;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, seen_point = 0, e = 0;
+    const char *p = buf;
+    for (; *p; p++) {
+        if (*p == '.' && !seen_point) {
+            seen_point = 1;
+        } else if (*p >= '0' && *p <= '9') {
+            if ((m > 0 || *p != '0') && ++digits > 19) /* significant digits */
+                return -1;
+            m = m * 10 + (uint64_t)(*p - '0');
+            frac += seen_point;
+        } else {
+            break;
+        }
+    }
+    if (*p == 'e' || *p == 'E') {
+        char *end;
+        long x = strtol(p + 1, &end, 10);
+        if (*end || x < -1000 || x > 1000)
+            return -1;
+        e = (int)x;
+    } else if (*p) {
+        return -1;
+    }
+    *mant = m;
+    *k = 2 - (e - frac);
+    return 0;
+}
+
+int64_t bench_hist_percentile(const struct bench_hist *h, double pct)
+{
+    if (h->count == 0)
+        return 0;
+    if (!(pct > 0))
+        return h->min;
+    if (pct >= 100)
+        return h->max;
+    uint64_t m;
+    int k;
+    if (percent_decimal(pct, &m, &k) || k < 1)
+        return h->max; /* not reached for 0 < pct < 100 */
+    /* M < 10^19 and count < 2^64, so M * count < 10^39; with k > 38 the rank is 1 */
+    if (k > 38)
+        return bench_hist_value_at_rank(h, 1);
+    hist_u128 den = 1;
+    for (int i = 0; i < k; i++)
+        den *= 10;
+    return bench_hist_value_at_rank(h, ceil_muldiv(m, h->count, den));
 }
 
 uint64_t bench_hist_count(const struct bench_hist *h)

@@ -48,11 +48,20 @@ void bench_hist_add_n(struct bench_hist *h, int64_t value_us, uint64_t n);
  * count, min, max and sum stay exact). */
 void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src);
 
-/* Value at percentile pct (0 < pct <= 100) using the nearest-rank definition: the smallest
- * recorded value v such that at least ceil(pct/100 * count) values are <= v, reported as the
- * midpoint of v's bucket clamped to [min, max]. pct <= 0 gives min, pct >= 100 gives max.
- * Returns 0 for an empty histogram. */
+/* Value at percentile pct (0 < pct < 100) by the nearest-rank definition: the smallest recorded
+ * value v such that at least rank = ceil(pct/100 * count) values are <= v, reported as the
+ * midpoint of v's bucket clamped to [min, max]. The rank is computed exactly: pct is read as the
+ * decimal it was written as (its 15-significant-digit form, so 99.9 is 999/1000 and the rank of
+ * p99.9 of 3000 values is 2997, not the 2998 that ceil(99.9 / 100.0 * 3000) gives in floating
+ * point), and ceil(num * count / den) is taken in integers. pct <= 0 (or NaN) gives min,
+ * pct >= 100 gives max. Returns 0 for an empty histogram. */
 int64_t bench_hist_percentile(const struct bench_hist *h, double pct);
+/* The same for the quantile num/den (den > 0): rank = ceil(num * count / den) in exact integer
+ * arithmetic; num = 0 gives min, num >= den gives max. */
+int64_t bench_hist_quantile(const struct bench_hist *h, uint64_t num, uint64_t den);
+/* The value of the rank-th smallest recorded value (1 <= rank <= count; clamped into that range),
+ * as the midpoint of its bucket clamped to [min, max]. 0 for an empty histogram. */
+int64_t bench_hist_value_at_rank(const struct bench_hist *h, uint64_t rank);
 uint64_t bench_hist_count(const struct bench_hist *h);
 int64_t bench_hist_min(const struct bench_hist *h);
 int64_t bench_hist_max(const struct bench_hist *h);
