@@ -3,6 +3,7 @@
 #   make test       everything again under ASan/UBSan, unit tests, then end-to-end tests
 #   make deps       install missing Debian/npm dependencies (idempotent)
 #   make lint       clang-format + clang-tidy
+#   make generate   CRD status schema, printer columns and docs tables from pkg/bench/fields.c
 #   make fuzz       libFuzzer targets, briefly
 #   make bench      speed and memory figures
 #   make demo       the README's demo on the simulated cluster
@@ -35,11 +36,11 @@ pkg_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call pkg_srcs,$(1)))
 pkg_lib = $(BUILD)/lib/libpgbo-$(1).a
 libs_for = $(foreach p,$(deps_$(1)),$(call pkg_lib,$(p)))
 
-PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner
+PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner $(BUILD)/bin/pgbench-gen-contract
 UNIT_SRCS := $(wildcard test/unit/*/test_*.c)
 UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format
+.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate
 all: $(PROGRAMS)
 
 $(BUILD)/obj/%.o: %.c
@@ -62,6 +63,10 @@ $(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
+$(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call libs_for,bench)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
 # test/unit/<pkg>/test_x.c links against <pkg> and its dependencies
 .SECONDEXPANSION:
 $(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $$(call libs_for,$$(firstword $$(subst /, ,%)))
@@ -74,6 +79,7 @@ ASAN_BUILD := build/asan
 # One entry point for every test: sanitized build, unit tests, then end-to-end tests.
 test:
 	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(SAN)" all unit-bins
+	BUILD=$(ASAN_BUILD) scripts/generate.sh --check
 	BUILD=$(ASAN_BUILD) test/run-unit.sh
 	BUILD=$(ASAN_BUILD) test/run-e2e.sh
 
@@ -93,6 +99,10 @@ e2e: all
 
 deps:
 	@scripts/deps.sh
+
+# the CRD's status schema and printer columns and the docs' field tables, from pkg/bench/fields.c
+generate: all
+	@BUILD=$(BUILD) scripts/generate.sh
 
 lint:
 	@scripts/lint.sh

@@ -1,6 +1,7 @@
 /* Aggregation of worker results into one result (definitions in aggregate.h). */
 #include "pkg/bench/aggregate.h"
 #include "pkg/util/err.h"
+#include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/result.h"
 
@@ -535,6 +536,28 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
     }
 }
 
+/* ---- diagnostics ---- */
+
+/* waitEvents.sharesPct: each event's share of all observations of the load's backends. */
+static void add_wait_shares(cJSON *wait)
+{
+    const struct bench_field *ev = bench_field_find("waitEvents.events", false);
+    const struct bench_field *total = bench_field_find("waitEvents.backendSamples", false);
+    const struct bench_field *shares = bench_field_find("waitEvents.sharesPct", false);
+    const cJSON *events = bench_json_at(wait, bench_field_key(ev->path));
+    double n = num(wait, bench_field_key(total->path));
+    cJSON *out = cJSON_CreateObject();
+    if (!out)
+        return;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events)
+    {
+        if (cJSON_IsNumber(e) && n > 0)
+            set_num(out, e->string, round(e->valuedouble / n * 100.0 * 10.0) / 10.0);
+    }
+    set_item(wait, bench_field_key(shares->path), out);
+}
+
 /* ---- top level ---- */
 
 cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen)
@@ -708,8 +731,10 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
     }
     if (server)
         set_item(out, "server", cJSON_Duplicate(server, 1));
-    if (wait)
+    if (wait) {
+        add_wait_shares(wait);
         set_item(out, "waitEvents", wait);
+    }
     const cJSON *s = get(out, "summary");
     const cJSON *c = get(out, "pgbench");
     if (cJSON_IsObject(s) && isfinite(num(c, "clients"))) {

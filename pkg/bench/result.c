@@ -1,5 +1,6 @@
 /* The result JSON (schemaVersion 1), its compact and human forms, and the reader for pod logs. */
 #include "pkg/bench/result.h"
+#include "pkg/bench/fields.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
 #include "pkg/bench/text.h"
@@ -412,16 +413,6 @@ cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes)
 
 /* ---- compact summary ---- */
 
-static void copy_field(cJSON *dst, const cJSON *src, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, key);
-    if (v && (cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v) || cJSON_IsString(v))) {
-        cJSON *d = cJSON_Duplicate(v, 0);
-        if (d)
-            cJSON_AddItemToObject(dst, key, d);
-    }
-}
-
 static double getnum(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -434,31 +425,50 @@ static const cJSON *getpath(const cJSON *o, const char *a, const char *b)
     return b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
 }
 
-static cJSON *fio_compact(const cJSON *fio)
+/* The rest of path after "list[].", or NULL when path is not an item field of list. */
+static const char *item_field(const char *path, const char *list)
 {
-    cJSON *arr = cJSON_CreateArray();
-    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(fio, "jobs"), *j;
-    if (!arr)
+    size_t n = strlen(list);
+    if (strncmp(path, list, n) != 0 || strncmp(path + n, "[].", 3) != 0)
         return NULL;
-    cJSON_ArrayForEach(j, jobs)
-    {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
-        cJSON_AddItemToArray(arr, o);
-        copy_field(o, j, "name");
-        const cJSON *rd = cJSON_GetObjectItemCaseSensitive(j, "read");
-        const cJSON *wr = cJSON_GetObjectItemCaseSensitive(j, "write");
-        const cJSON *sy = cJSON_GetObjectItemCaseSensitive(j, "sync");
-        put_num(o, "readIops", getnum(rd, "iops"));
-        put_num(o, "writeIops", getnum(wr, "iops"));
-        put_num(o, "readBwKiBs", getnum(rd, "bwKiBs"));
-        put_num(o, "writeBwKiBs", getnum(wr, "bwKiBs"));
-        put_num(o, "readClatP99Us", getnum(getpath(rd, "clatUs", NULL), "p99"));
-        put_num(o, "writeClatP99Us", getnum(getpath(wr, "clatUs", NULL), "p99"));
-        put_num(o, "syncP99Us", getnum(sy, "p99"));
+    return path + n + 3;
+}
+
+static bool scalar(const cJSON *v)
+{
+    return v && (cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v) || cJSON_IsString(v));
+}
+
+/* Copies the compact rows below list (NULL: the rows outside every list) from src to dst, at the
+ * same paths. */
+static void compact_copy(cJSON *dst, const cJSON *src, const char *list)
+{
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        if (!f->compact || !f->path || f->type == BF_SECTION || f->type == BF_STRLIST)
+            continue;
+        const char *rel = list ? item_field(f->path, list) : strstr(f->path, "[]") ? NULL : f->path;
+        if (!rel)
+            continue;
+        if (f->type == BF_LIST) {
+            const cJSON *items = bench_json_at(src, rel), *it;
+            cJSON *arr = cJSON_CreateArray();
+            if (!cJSON_IsArray(items) || !arr || bench_json_put(dst, rel, arr))
+                continue;
+            cJSON_ArrayForEach(it, items)
+            {
+                cJSON *o = cJSON_CreateObject();
+                if (!o)
+                    break;
+                cJSON_AddItemToArray(arr, o);
+                compact_copy(o, it, f->path);
+            }
+            continue;
+        }
+        const cJSON *v = bench_json_at(src, rel);
+        if (scalar(v))
+            (void)bench_json_put(dst, rel, cJSON_Duplicate(v, 0));
     }
-    return arr;
 }
 
 char *bench_result_compact(const cJSON *result, size_t limit)
@@ -469,63 +479,25 @@ char *bench_result_compact(const cJSON *result, size_t limit)
     char *out = NULL;
     if (!c)
         return NULL;
-    copy_field(c, result, "schemaVersion");
-    copy_field(c, result, "kind");
-    copy_field(c, result, "complete");
-    copy_field(c, result, "worker");
-    copy_field(c, result, "exitCode");
-    copy_field(c, result, "childExitCode");
-    const cJSON *summary = cJSON_GetObjectItemCaseSensitive(result, "summary");
-    if (cJSON_IsObject(summary)) {
-        cJSON *s = cJSON_CreateObject();
-        if (s) {
-            cJSON_AddItemToObject(c, "summary", s);
-            const cJSON *f;
-            cJSON_ArrayForEach(f, summary) copy_field(s, summary, f->string);
-        }
-    }
-    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(result, "pgbench");
-    if (cJSON_IsObject(cfg)) {
-        cJSON *p = cJSON_CreateObject();
-        if (p) {
-            cJSON_AddItemToObject(c, "pgbench", p);
-            copy_field(p, cfg, "clients");
-            copy_field(p, cfg, "threads");
-            copy_field(p, cfg, "scaleFactor");
-            copy_field(p, cfg, "version");
-        }
-    }
-    const cJSON *init = cJSON_GetObjectItemCaseSensitive(result, "init");
-    if (cJSON_IsObject(init)) {
-        cJSON *p = cJSON_CreateObject();
-        if (p) {
-            cJSON_AddItemToObject(c, "init", p);
-            copy_field(p, init, "skipped");
-            copy_field(p, init, "scale");
-            copy_field(p, init, "reason");
-        }
-    }
-    const cJSON *fio = cJSON_GetObjectItemCaseSensitive(result, "fio");
-    if (cJSON_IsObject(fio)) {
-        cJSON *f = fio_compact(fio);
-        if (f)
-            cJSON_AddItemToObject(c, "fio", f);
-    }
+    compact_copy(c, result, NULL);
     cJSON_AddBoolToObject(c, "truncated", false);
     cJSON *errs = cJSON_AddArrayToObject(c, "errors");
 
-    /* Drop optional parts until the base fits (only pathological inputs get here). */
-    static const char *const droppable[] = {"fio", "init", "pgbench", "summary"};
-    size_t di = 0;
+    /* Drop optional sections, the table's last first, until the base fits (only pathological
+     * inputs get here). */
+    size_t di = bench_nfields;
     for (;;) {
         out = cJSON_PrintUnformatted(c);
         if (!out)
             goto out;
-        if (strlen(out) < limit || di >= sizeof(droppable) / sizeof(droppable[0]))
+        while (di > 0 && !(bench_fields[di - 1].compact && bench_fields[di - 1].type == BF_SECTION &&
+                           !strchr(bench_fields[di - 1].path, '.')))
+            di--;
+        if (strlen(out) < limit || di == 0)
             break;
         free(out);
         out = NULL;
-        cJSON_DeleteItemFromObjectCaseSensitive(c, droppable[di++]);
+        cJSON_DeleteItemFromObjectCaseSensitive(c, bench_fields[--di].path);
         cJSON_ReplaceItemInObjectCaseSensitive(c, "truncated", cJSON_CreateTrue());
     }
     if (strlen(out) >= limit) { /* strings inside still too long: minimal object */

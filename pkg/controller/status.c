@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pkg/bench/fields.h"
 #include "pkg/controller/manifest.h"
 
 void ctrl_time_rfc3339(double t, char *out, size_t len)
@@ -93,21 +94,14 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
     return true;
 }
 
-/* ---- results ---------------------------------------------------------------------------- */
+/* ---- results ----------------------------------------------------------------------------
+ * Everything below copies the aggregate into status through the result contract table
+ * (pkg/bench/fields.h): no result key is spelled here. */
 
 static const cJSON *field(const cJSON *o, const char *k)
 {
     const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
     return v && !cJSON_IsNull(v) ? v : NULL;
-}
-
-/* First present numeric field among names (the runner's names, then the design card's). */
-static const cJSON *num2(const cJSON *o, const char *a, const char *b)
-{
-    const cJSON *v = field(o, a);
-    if (!cJSON_IsNumber(v) && b)
-        v = field(o, b);
-    return cJSON_IsNumber(v) ? v : NULL;
 }
 
 /* Numbers go into status at pgbench's own precision (it prints tps with 6 decimals), which
@@ -117,104 +111,120 @@ static double status_precision(double v)
     return fabs(v) < 1e9 ? round(v * 1e6) / 1e6 : v;
 }
 
-static void copy_num(cJSON *dst, const char *dk, const cJSON *src, const char *a, const char *b)
+/* The status form of a value, typed as its row says; NULL when the value does not fit the type
+ * (a string where a number belongs is dropped rather than written into a typed schema). */
+static cJSON *status_value(const struct bench_field *f, const cJSON *v)
 {
-    const cJSON *v = num2(src, a, b);
-    if (v)
-        ctrl_jset(dst, dk, cJSON_CreateNumber(status_precision(v->valuedouble)));
+    switch (f->type) {
+    case BF_NUM:
+        return cJSON_IsNumber(v) ? cJSON_CreateNumber(status_precision(v->valuedouble)) : NULL;
+    case BF_INT:
+        return cJSON_IsNumber(v) ? cJSON_CreateNumber(round(v->valuedouble)) : NULL;
+    case BF_BOOL:
+        return cJSON_IsBool(v) ? cJSON_Duplicate(v, 0) : NULL;
+    case BF_STR:
+    case BF_TIME: {
+        if (!cJSON_IsString(v))
+            return NULL;
+        char s[CTRL_MAX_MESSAGE];
+        (void)snprintf(s, sizeof(s), "%s", v->valuestring);
+        return cJSON_CreateString(s);
+    }
+    case BF_NUMMAP:
+    case BF_OBJECT:
+    case BF_SECTION:
+        return cJSON_IsObject(v) ? cJSON_Duplicate(v, 1) : NULL;
+    case BF_NUMLIST:
+    case BF_STRLIST:
+    case BF_LIST:
+        return cJSON_IsArray(v) ? cJSON_Duplicate(v, 1) : NULL;
+    }
+    return NULL;
 }
 
-static cJSON *summary_from(const cJSON *s)
+/* Status path of a row, relative to its list ("fio[].readIops" under "fio" -> "readIops"). */
+static const char *under(const char *path, const char *list)
+{
+    size_t n = strlen(list);
+    if (strncmp(path, list, n) != 0 || strncmp(path + n, "[].", 3) != 0)
+        return NULL;
+    return path + n + 3;
+}
+
+/* A row covered by an ancestor that is copied whole (a BF_OBJECT with a status path). */
+static bool copied_whole(const struct bench_field *f)
+{
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *a = &bench_fields[i];
+        size_t n = a->status ? strlen(a->status) : 0;
+        if (a != f && a->type == BF_OBJECT && n && strncmp(f->status, a->status, n) == 0 &&
+            f->status[n] == '.')
+            return true;
+    }
+    return false;
+}
+
+/* Copies one item of a list: every row of the list's items. */
+static cJSON *project_item(const struct bench_field *list, const cJSON *item)
 {
     cJSON *o = ctrl_must(cJSON_CreateObject());
-    copy_num(o, "tps", s, "tps", NULL);
-    copy_num(o, "tpsIncludingConnect", s, "tpsIncludingConnect", NULL);
-    copy_num(o, "latencyAvgMs", s, "latencyAvgMs", NULL);
-    copy_num(o, "latencyStddevMs", s, "latencyStddevMs", NULL);
-    copy_num(o, "latencyP50Ms", s, "latencyP50Ms", NULL);
-    copy_num(o, "latencyP90Ms", s, "latencyP90Ms", NULL);
-    copy_num(o, "latencyP95Ms", s, "latencyP95Ms", NULL);
-    copy_num(o, "latencyP99Ms", s, "latencyP99Ms", NULL);
-    copy_num(o, "latencyP999Ms", s, "latencyP999Ms", NULL);
-    copy_num(o, "latencyMaxMs", s, "latencyMaxMs", NULL);
-    copy_num(o, "transactions", s, "transactionsProcessed", "transactions");
-    copy_num(o, "failed", s, "failedTransactions", "failed");
-    copy_num(o, "aborted", s, "abortedClients", "aborted");
-    copy_num(o, "retried", s, "retried", NULL);
-    copy_num(o, "skipped", s, "skipped", NULL);
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        const char *src = f->path ? under(f->path, list->path) : NULL;
+        const char *dst = f->status ? under(f->status, list->status) : NULL;
+        const cJSON *v = src && dst ? bench_json_at(item, src) : NULL;
+        cJSON *sv = v && !cJSON_IsNull(v) ? status_value(f, v) : NULL;
+        if (sv)
+            (void)bench_json_put(o, dst, sv);
+    }
     return o;
 }
 
-static cJSON *statements_from(const cJSON *sts)
+/* A list in status: at most max_items, kept from the start or, for downsampled lists (long
+ * timelines), evenly spaced. */
+static cJSON *project_list(const struct bench_field *list, const cJSON *src)
 {
     cJSON *a = ctrl_must(cJSON_CreateArray());
-    const cJSON *it;
-    int n = 0;
-    cJSON_ArrayForEach(it, sts)
-    {
-        if (n++ >= CTRL_MAX_STATEMENTS)
-            break;
-        cJSON *o = ctrl_must(cJSON_CreateObject());
-        copy_num(o, "script", it, "script", NULL);
-        const cJSON *cmd = field(it, "command");
-        char c[256];
-        (void)snprintf(c, sizeof(c), "%s", cJSON_IsString(cmd) ? cmd->valuestring : "");
-        ctrl_jset_str(o, "command", c);
-        copy_num(o, "latencyMs", it, "latencyMs", NULL);
-        copy_num(o, "failures", it, "failures", NULL);
-        copy_num(o, "retries", it, "retries", NULL);
-        cJSON_AddItemToArray(a, o);
-    }
+    int n = cJSON_GetArraySize(src), max = list->max_items;
+    int step = list->downsample && n > max ? (n + max - 1) / max : 1;
+    for (int i = 0, kept = 0; i < n && kept < max; i += step, kept++)
+        cJSON_AddItemToArray(a, project_item(list, cJSON_GetArrayItem(src, i)));
     return a;
 }
 
-static cJSON *timeline_from(const cJSON *tl)
+/* Copies every result row that has a status path from the aggregate into status. */
+static void project(cJSON *status, const cJSON *agg)
 {
-    cJSON *a = ctrl_must(cJSON_CreateArray());
-    int n = cJSON_GetArraySize(tl);
-    /* Long runs are downsampled to CTRL_MAX_TIMELINE evenly spaced points. */
-    int step = n > CTRL_MAX_TIMELINE ? (n + CTRL_MAX_TIMELINE - 1) / CTRL_MAX_TIMELINE : 1;
-    for (int i = 0; i < n; i += step) {
-        const cJSON *it = cJSON_GetArrayItem(tl, i);
-        cJSON *o = ctrl_must(cJSON_CreateObject());
-        copy_num(o, "t", it, "t", NULL);
-        copy_num(o, "tps", it, "tps", NULL);
-        copy_num(o, "latencyMs", it, "latencyMs", NULL);
-        copy_num(o, "stddevMs", it, "stddevMs", NULL);
-        copy_num(o, "failed", it, "failed", NULL);
-        copy_num(o, "lagMs", it, "lagMs", NULL);
-        cJSON_AddItemToArray(a, o);
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        if (!f->path || !f->status || strstr(f->path, "[]") || f->type == BF_SECTION ||
+            copied_whole(f))
+            continue;
+        const cJSON *v = bench_json_at(agg, f->path);
+        if (!v || cJSON_IsNull(v))
+            continue;
+        if (f->type == BF_LIST) {
+            if (cJSON_GetArraySize(v) > 0)
+                (void)bench_json_put(status, f->status, project_list(f, v));
+            continue;
+        }
+        cJSON *sv = status_value(f, v);
+        if (sv)
+            (void)bench_json_put(status, f->status, sv);
     }
-    return a;
 }
 
-static cJSON *fio_from(const cJSON *fio)
+/* A number at a status path, NAN when absent. */
+static double status_num(const cJSON *status, const char *path)
 {
-    cJSON *a = ctrl_must(cJSON_CreateArray());
-    const cJSON *jobs = field(fio, "jobs");
-    const cJSON *j;
-    cJSON_ArrayForEach(j, jobs)
-    {
-        cJSON *o = ctrl_must(cJSON_CreateObject());
-        const cJSON *name = field(j, "name");
-        ctrl_jset_str(o, "job", cJSON_IsString(name) ? name->valuestring : "");
-        const cJSON *r = field(j, "read"), *w = field(j, "write"), *sy = field(j, "sync");
-        copy_num(o, "readIops", r, "iops", NULL);
-        copy_num(o, "writeIops", w, "iops", NULL);
-        copy_num(o, "readBwKiBs", r, "bwKiBs", NULL);
-        copy_num(o, "writeBwKiBs", w, "bwKiBs", NULL);
-        copy_num(o, "readClatP99Us", field(r, "clatUs"), "p99", NULL);
-        copy_num(o, "writeClatP99Us", field(w, "clatUs"), "p99", NULL);
-        copy_num(o, "syncP99Us", sy, "p99", NULL);
-        cJSON_AddItemToArray(a, o);
-    }
-    return a;
+    const cJSON *v = bench_status_get(status, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* The first error line of a result, or NULL. */
 static const char *result_error(const cJSON *r)
 {
-    const cJSON *errs = field(r, "errors");
+    const cJSON *errs = bench_get(r, "errors");
     const cJSON *e = cJSON_GetArrayItem(errs, 0);
     return cJSON_IsString(e) ? e->valuestring : NULL;
 }
@@ -223,8 +233,8 @@ static bool worker_ok(const struct ctrl_worker *w)
 {
     if (!w->result)
         return false;
-    const cJSON *c = field(w->result, "complete");
-    const cJSON *ec = field(w->result, "exitCode");
+    const cJSON *c = bench_get(w->result, "complete");
+    const cJSON *ec = bench_get(w->result, "exitCode");
     if (!cJSON_IsTrue(c))
         return false;
     if (cJSON_IsNumber(ec) && ec->valuedouble != 0)
@@ -243,7 +253,7 @@ static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
         (void)snprintf(out, len, "pod %s did not finish", w->pod);
     else if (err)
         (void)snprintf(out, len, "exit code %d: %s", w->exit_code, err);
-    else if (w->result && !cJSON_IsTrue(field(w->result, "complete")))
+    else if (w->result && !cJSON_IsTrue(bench_get(w->result, "complete")))
         (void)snprintf(out, len, "exit code %d: incomplete result", w->exit_code);
     else if (w->error[0])
         (void)snprintf(out, len, "exit code %d%s%s: %s", w->exit_code, w->reason ? " " : "",
@@ -275,85 +285,68 @@ bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t 
 
 void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n)
 {
-    const cJSON *summary = field(agg, "summary");
-    if (summary)
-        ctrl_jset(status, "summary", summary_from(summary));
-    const cJSON *sts = field(agg, "statements");
-    if (cJSON_IsArray(sts) && cJSON_GetArraySize(sts) > 0)
-        ctrl_jset(status, "statements", statements_from(sts));
-    const cJSON *tl = field(agg, "timeline");
-    if (cJSON_IsArray(tl) && cJSON_GetArraySize(tl) > 0)
-        ctrl_jset(status, "timeline", timeline_from(tl));
-    const cJSON *fio = field(agg, "fio");
-    if (fio)
-        ctrl_jset(status, "fio", fio_from(fio));
-    const cJSON *diag = field(agg, "diagnostics");
-    if (cJSON_IsObject(diag)) {
-        cJSON *d = ctrl_must(cJSON_Duplicate(diag, 1));
-        /* keep etcd small: replica lag samples are capped */
-        cJSON *rep = cJSON_GetObjectItemCaseSensitive(d, "replica");
-        cJSON *samples = rep ? cJSON_GetObjectItemCaseSensitive(rep, "lagSamplesMs") : NULL;
-        while (cJSON_IsArray(samples) && cJSON_GetArraySize(samples) > CTRL_MAX_TIMELINE)
-            cJSON_DeleteItemFromArray(samples, CTRL_MAX_TIMELINE);
-        ctrl_jset(status, "diagnostics", d);
-    }
+    project(status, agg);
 
-    /* Per-worker rows: the aggregate's "workers" list gives numbers, our observation gives the
-     * pod, exit code and message. */
-    const cJSON *aw = field(agg, "workers");
+    /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the
+     * controller saw of each pod. */
+    const struct bench_field *list = bench_field_find("workers", true);
+    const char *k_index = bench_status_key("workers[].index");
+    cJSON *projected = cJSON_DetachItemFromObjectCaseSensitive(status, list->status);
     cJSON *rows = ctrl_must(cJSON_CreateArray());
-    for (int i = 0; i < n && i < CTRL_MAX_WORKER_ROWS; i++) {
-        cJSON *o = ctrl_must(cJSON_CreateObject());
-        ctrl_jset(o, "index", cJSON_CreateNumber(w[i].index));
-        if (w[i].pod)
-            ctrl_jset_str(o, "pod", w[i].pod);
-        const cJSON *src = NULL, *it;
-        cJSON_ArrayForEach(it, aw)
+    for (int i = 0; i < n && i < list->max_items; i++) {
+        cJSON *o = NULL, *it;
+        cJSON_ArrayForEach(it, projected)
         {
-            const cJSON *idx = field(it, "index");
-            if (cJSON_IsNumber(idx) && (int)idx->valuedouble == i)
-                src = it;
+            const cJSON *idx = field(it, k_index);
+            if (cJSON_IsNumber(idx) && (int)idx->valuedouble == w[i].index) {
+                o = cJSON_Duplicate(it, 1);
+                break;
+            }
         }
-        if (!src && w[i].result)
-            src = field(w[i].result, "summary");
-        copy_num(o, "tps", src, "tps", NULL);
-        copy_num(o, "transactions", src, "transactionsProcessed", "transactions");
-        copy_num(o, "failed", src, "failedTransactions", "failed");
-        copy_num(o, "aborted", src, "abortedClients", "aborted");
-        copy_num(o, "latencyAvgMs", src, "latencyAvgMs", NULL);
+        if (!o) {
+            o = ctrl_must(cJSON_CreateObject());
+            ctrl_jset(o, k_index, cJSON_CreateNumber(w[i].index));
+        }
+        if (w[i].pod)
+            ctrl_jset_str(o, bench_status_key("workers[].pod"), w[i].pod);
         if (w[i].exit_code >= 0)
-            ctrl_jset(o, "exitCode", cJSON_CreateNumber(w[i].exit_code));
-        ctrl_jset(o, "complete", cJSON_CreateBool(worker_ok(&w[i])));
+            ctrl_jset(o, bench_status_key("workers[].exitCode"), cJSON_CreateNumber(w[i].exit_code));
+        else
+            cJSON_DeleteItemFromObjectCaseSensitive(o, bench_status_key("workers[].exitCode"));
+        ctrl_jset(o, bench_status_key("workers[].complete"), cJSON_CreateBool(worker_ok(&w[i])));
         char msg[512];
         worker_message(&w[i], msg, sizeof(msg));
-        ctrl_jset_str(o, "message", msg);
+        ctrl_jset_str(o, bench_status_key("workers[].message"), msg);
         cJSON_AddItemToArray(rows, o);
     }
-    ctrl_jset(status, "workers", rows);
+    cJSON_Delete(projected);
+    ctrl_jset(status, list->status, rows);
 }
 
 void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
 {
-    const cJSON *s = field(status, "summary");
-    const cJSON *tps = field(s, "tps"), *avg = field(s, "latencyAvgMs"),
-                *p99 = field(s, "latencyP99Ms");
-    const cJSON *fio = field(status, "fio");
-    if (cJSON_IsNumber(tps)) {
-        int n = snprintf(out, len, "%.1f tps", tps->valuedouble);
-        if (cJSON_IsNumber(avg) && n >= 0 && (size_t)n < len)
-            n += snprintf(out + n, len - (size_t)n, ", avg %.2f ms", avg->valuedouble);
-        if (cJSON_IsNumber(p99) && n >= 0 && (size_t)n < len)
-            n += snprintf(out + n, len - (size_t)n, ", p99 %.2f ms", p99->valuedouble);
+    double tps = status_num(status, "summary.tps");
+    double avg = status_num(status, "summary.latencyAvgMs");
+    double p99 = status_num(status, "summary.latencyP99Ms");
+    const cJSON *fio = bench_status_get(status, "fio");
+    if (isfinite(tps)) {
+        int n = snprintf(out, len, "%.1f tps", tps);
+        if (isfinite(avg) && n >= 0 && (size_t)n < len)
+            n += snprintf(out + n, len - (size_t)n, ", avg %.2f ms", avg);
+        if (isfinite(p99) && n >= 0 && (size_t)n < len)
+            n += snprintf(out + n, len - (size_t)n, ", p99 %.2f ms", p99);
         if (n >= 0 && (size_t)n < len)
             (void)snprintf(out + n, len - (size_t)n, " (%d worker%s)", workers,
                            workers == 1 ? "" : "s");
     } else if (cJSON_GetArraySize(fio) > 0) {
         const cJSON *j = cJSON_GetArrayItem(fio, 0);
-        (void)snprintf(
-            out, len, "fio %s: read %.0f IOPS, write %.0f IOPS",
-            cJSON_IsString(field(j, "job")) ? field(j, "job")->valuestring : "",
-            cJSON_IsNumber(field(j, "readIops")) ? field(j, "readIops")->valuedouble : 0.0,
-            cJSON_IsNumber(field(j, "writeIops")) ? field(j, "writeIops")->valuedouble : 0.0);
+        const cJSON *name = field(j, bench_status_key("fio[].job"));
+        const cJSON *r = field(j, bench_status_key("fio[].readIops"));
+        const cJSON *wr = field(j, bench_status_key("fio[].writeIops"));
+        (void)snprintf(out, len, "fio %s: read %.0f IOPS, write %.0f IOPS",
+                       cJSON_IsString(name) ? name->valuestring : "",
+                       cJSON_IsNumber(r) ? r->valuedouble : 0.0,
+                       cJSON_IsNumber(wr) ? wr->valuedouble : 0.0);
     } else {
         (void)snprintf(out, len, "finished without a summary");
     }

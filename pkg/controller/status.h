@@ -1,6 +1,7 @@
 /* pkg/controller/status: BenchmarkRun status pieces: conditions, times, and the result fields
  * (summary, statements, timeline, workers, diagnostics, fio) built from aggregated results.
- * Status is stored in etcd, so every list here is capped. */
+ * Status is stored in etcd, so every list here is capped (max_items of its row in
+ * pkg/bench/fields.c). */
 #ifndef PGBO_CONTROLLER_STATUS_H
 #define PGBO_CONTROLLER_STATUS_H
 
@@ -9,10 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#define CTRL_MAX_TIMELINE 300
-#define CTRL_MAX_STATEMENTS 50
 #define CTRL_MAX_HPA_TIMELINE 200
-#define CTRL_MAX_WORKER_ROWS 256
 #define CTRL_MAX_MESSAGE 1024
 
 /* "2026-12-03T07:00:00Z" (seconds precision, as metav1.Time). */

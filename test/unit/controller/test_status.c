@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/bench/aggregate.h"
+#include "pkg/bench/fields.h"
+#include "pkg/bench/result.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/status.h"
 
@@ -62,8 +65,7 @@ static void test_results_mapping_and_caps(void **state)
                              "\"failedTransactions\":2,\"abortedClients\":1,\"retried\":3,"
                              "\"latencyAvgMs\":1.5,\"latencyP99Ms\":9.0,"
                              "\"latencyStddevMs\":1.4000000000000004},\"workers\":[{"
-                             "\"index\":0,\"tps\":10.5,\"transactionsProcessed\":100}],"
-                             "\"diagnostics\":{\"waitEvents\":{\"CPU\":5}}}");
+                             "\"index\":0,\"tps\":10.5,\"transactionsProcessed\":100}]}");
     cJSON *tl = cJSON_AddArrayToObject(agg, "timeline");
     for (int i = 0; i < 1000; i++) {
         cJSON *p = cJSON_CreateObject();
@@ -91,9 +93,10 @@ static void test_results_mapping_and_caps(void **state)
     assert_null(ctrl_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
     assert_null(ctrl_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
     int ntl = cJSON_GetArraySize(ctrl_jget(st, "timeline"));
-    assert_true(ntl <= CTRL_MAX_TIMELINE && ntl >= CTRL_MAX_TIMELINE / 2);
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")), CTRL_MAX_STATEMENTS);
-    assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.CPU", 0), 5);
+    int max_tl = bench_field_find("timeline", true)->max_items;
+    assert_true(ntl <= max_tl && ntl >= max_tl / 2);
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")),
+                     bench_field_find("statements", true)->max_items);
     const cJSON *row = cJSON_GetArrayItem(ctrl_jget(st, "workers"), 0);
     assert_string_equal(ctrl_jstr(row, "pod"), "b-run-0-x");
     assert_true(cJSON_IsTrue(ctrl_jget(row, "complete")));
@@ -111,6 +114,67 @@ static void test_results_mapping_and_caps(void **state)
     cJSON_Delete(w.result);
     cJSON_Delete(st);
     cJSON_Delete(agg);
+}
+
+/* The seam that once lost every diagnostic: worker results in the runner's own shape (written by
+ * pkg/bench's result functions, waitEvents and server at the top level, dataset and replica under
+ * checks), through the real aggregate, into status.diagnostics. */
+static void test_diagnostics_from_runner_results(void **state)
+{
+    (void)state;
+    cJSON *rs[2];
+    for (int i = 0; i < 2; i++) {
+        struct bench_result_meta m = {.kind = "pgbench", .worker = i, .complete = true};
+        rs[i] = bench_result_new(&m);
+        cJSON *s = cJSON_AddObjectToObject(rs[i], "summary");
+        cJSON_AddNumberToObject(s, "tps", 100);
+        cJSON_AddNumberToObject(s, "transactionsProcessed", 1000);
+        cJSON_AddNumberToObject(s, "latencyAvgMs", 10);
+        cJSON *cfg = cJSON_AddObjectToObject(rs[i], "pgbench");
+        cJSON_AddNumberToObject(cfg, "clients", 1);
+        assert_int_equal(bench_result_set_diagnostic(
+                             rs[i], "waitEvents",
+                             cJSON_Parse("{\"samples\":10,\"backendSamples\":10,\"events\":"
+                                         "{\"CPU\":6,\"IO:WALSync\":4}}")),
+                         0);
+        assert_int_equal(bench_result_set_diagnostic(
+                             rs[i], "server",
+                             cJSON_Parse("{\"version\":\"15.18\",\"versionNum\":150018,"
+                                         "\"shared_buffers\":\"128MB\"}")),
+                         0);
+        assert_int_equal(bench_result_set_diagnostic(rs[i], "dataset",
+                                                     bench_check_dataset(1 << 20, 128 << 20)),
+                         0);
+        assert_int_equal(bench_result_set_diagnostic(
+                             rs[i], "replica",
+                             cJSON_Parse("{\"caughtUp\":true,\"lagSamplesMs\":[1,2]}")),
+                         0);
+    }
+    char err[256];
+    cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
+    assert_non_null(agg);
+    struct ctrl_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true, .pod = "p0"},
+                               {.index = 1, .exit_code = 0, .terminated = true, .pod = "p1"}};
+    w[0].result = rs[0];
+    w[1].result = rs[1];
+    cJSON *st = cJSON_CreateObject();
+    ctrl_status_set_results(st, agg, w, 2);
+    assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.samples", 0), 20);
+    assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.events.IO:WALSync", 0), 8);
+    assert_true(ctrl_jnum(st, "diagnostics.waitEvents.sharesPct.CPU", 0) == 60);
+    assert_string_equal(ctrl_jstr(st, "diagnostics.server.version"), "15.18");
+    assert_string_equal(ctrl_jstr(st, "diagnostics.server.shared_buffers"), "128MB");
+    assert_true(cJSON_IsTrue(ctrl_jget(st, "diagnostics.dataset.fitsInSharedBuffers")));
+    assert_true(cJSON_IsTrue(ctrl_jget(st, "diagnostics.replica.caughtUp")));
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "diagnostics.replica.lagSamplesMs")), 4);
+    /* Little's law from the aggregate: 2 clients / 10 ms = 200 tps, measured 200 */
+    assert_true(ctrl_jnum(st, "diagnostics.littlesLaw.predictedTps", 0) == 200);
+    assert_true(ctrl_jnum(st, "diagnostics.littlesLaw.deviationPct", 1) == 0);
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "workers")), 2);
+    cJSON_Delete(st);
+    cJSON_Delete(agg);
+    cJSON_Delete(rs[0]);
+    cJSON_Delete(rs[1]);
 }
 
 static void test_worker_failures(void **state)
@@ -227,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_conditions),
         cmocka_unit_test(test_time),
         cmocka_unit_test(test_results_mapping_and_caps),
+        cmocka_unit_test(test_diagnostics_from_runner_results),
         cmocka_unit_test(test_worker_failures),
         cmocka_unit_test(test_hpa_timeline),
         cmocka_unit_test(test_transforms),

@@ -1,0 +1,274 @@
+/* pgbench-gen-contract: prints what is generated from the result contract table
+ * (pkg/bench/fields.c). scripts/generate.sh splices its output into the CRD and the docs.
+ *
+ *   pgbench-gen-contract crd-status INDENT   status properties of the CRD (YAML)
+ *   pgbench-gen-contract crd-columns INDENT  additionalPrinterColumns (YAML)
+ *   pgbench-gen-contract docs-result         field tables for docs/result-schema.md
+ *   pgbench-gen-contract docs-status         the result rows of docs/spec.md's status table
+ *   pgbench-gen-contract json                the table as JSON (for tests)
+ */
+#include "pkg/bench/fields.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[] = {
+    [BF_SECTION] = "object", [BF_NUM] = "number",     [BF_INT] = "integer",
+    [BF_BOOL] = "boolean",   [BF_STR] = "string",     [BF_TIME] = "time",
+    [BF_NUMMAP] = "map",     [BF_OBJECT] = "object",  [BF_LIST] = "list",
+    [BF_NUMLIST] = "numbers", [BF_STRLIST] = "strings",
+};
+
+static const char *const merge_names[] = {
+    [BM_NONE] = "",
+    [BM_FIRST] = "first worker's",
+    [BM_SUM] = "sum",
+    [BM_MAX] = "max",
+    [BM_MIN] = "min",
+    [BM_ALL] = "all (AND)",
+    [BM_TXMEAN] = "transaction-weighted mean",
+    [BM_POOLED] = "pooled",
+    [BM_HIST] = "merged histogram",
+    [BM_RECOMPUTE] = "recomputed",
+    [BM_BYKEY] = "items matched by key",
+    [BM_CONCAT] = "concatenated",
+    [BM_WINDOW] = "common window",
+};
+
+static const char *const presence_names[] = {
+    [BP_OPTIONAL] = "optional",
+    [BP_ALWAYS] = "always",
+    [BP_DIAG] = "diagnostics",
+};
+
+/* ---- CRD status schema ---------------------------------------------------------------- */
+
+/* Status path of f relative to parent ("" = top): the rest after "parent." or "parent[].", or
+ * NULL when f is not directly below parent. */
+static const char *child_of(const char *status, const char *parent)
+{
+    size_t n = strlen(parent);
+    const char *rest;
+    if (n == 0)
+        rest = status;
+    else if (strncmp(status, parent, n) == 0 && status[n] == '.')
+        rest = status + n + 1;
+    else if (strncmp(status, parent, n) == 0 && strncmp(status + n, "[].", 3) == 0)
+        rest = status + n + 3;
+    else
+        return NULL;
+    return strchr(rest, '.') || strstr(rest, "[]") ? NULL : rest;
+}
+
+/* YAML double-quoted scalar. */
+static void yq(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void description(int ind, const struct bench_field *f)
+{
+    printf("%*sdescription: ", ind, "");
+    if (f->unit && strcmp(f->unit, "count") != 0) {
+        char buf[2048];
+        (void)snprintf(buf, sizeof(buf), "%s Unit: %s.", f->description, f->unit);
+        yq(buf);
+    } else {
+        yq(f->description);
+    }
+    putchar('\n');
+}
+
+static void schema_children(int ind, const char *parent);
+
+static void schema_node(int ind, const struct bench_field *f, const char *key)
+{
+    printf("%*s%s:\n", ind, "", key);
+    ind += 2;
+    switch (f->type) {
+    case BF_SECTION:
+    case BF_OBJECT:
+        printf("%*stype: object\n", ind, "");
+        description(ind, f);
+        if (f->type == BF_OBJECT)
+            printf("%*sx-kubernetes-preserve-unknown-fields: true\n", ind, "");
+        printf("%*sproperties:\n", ind, "");
+        schema_children(ind + 2, f->status);
+        break;
+    case BF_LIST:
+        printf("%*stype: array\n", ind, "");
+        description(ind, f);
+        printf("%*smaxItems: %d\n", ind, "", f->max_items);
+        printf("%*sitems:\n%*stype: object\n%*sproperties:\n", ind, "", ind + 2, "", ind + 2, "");
+        schema_children(ind + 4, f->status);
+        break;
+    case BF_NUMMAP:
+        printf("%*stype: object\n", ind, "");
+        description(ind, f);
+        printf("%*sadditionalProperties: {type: number}\n", ind, "");
+        break;
+    case BF_NUMLIST:
+    case BF_STRLIST:
+        printf("%*stype: array\n", ind, "");
+        description(ind, f);
+        printf("%*sitems: {type: %s}\n", ind, "", f->type == BF_NUMLIST ? "number" : "string");
+        break;
+    case BF_INT:
+        printf("%*stype: integer\n%*sformat: int64\n%*snullable: true\n", ind, "", ind, "", ind,
+               "");
+        description(ind, f);
+        break;
+    case BF_TIME:
+        printf("%*stype: string\n%*sformat: date-time\n%*snullable: true\n", ind, "", ind, "",
+               ind, "");
+        description(ind, f);
+        break;
+    default:
+        printf("%*stype: %s\n%*snullable: true\n", ind, "", type_names[f->type], ind, "");
+        description(ind, f);
+    }
+}
+
+static void schema_children(int ind, const char *parent)
+{
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        const char *key = f->status ? child_of(f->status, parent) : NULL;
+        if (key)
+            schema_node(ind, f, key);
+    }
+}
+
+static void crd_columns(int ind)
+{
+    for (size_t i = 0; i < bench_ncolumns; i++) {
+        const struct bench_column *c = &bench_columns[i];
+        printf("%*s- name: %s\n", ind, "", c->name);
+        printf("%*s  type: %s\n", ind, "", c->type);
+        printf("%*s  jsonPath: %s\n", ind, "", c->json_path);
+        if (c->description)
+            printf("%*s  description: %s\n", ind, "", c->description);
+        if (c->priority)
+            printf("%*s  priority: %d\n", ind, "", c->priority);
+    }
+}
+
+/* ---- docs ------------------------------------------------------------------------------ */
+
+static void md_cell(const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|')
+            putchar('\\');
+        putchar(*s);
+    }
+}
+
+static void docs_result(void)
+{
+    const char *section = NULL;
+    size_t seclen = 0;
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        if (!f->path)
+            continue;
+        size_t n = strcspn(f->path, ".[");
+        bool top = !f->path[n];
+        const char *sec = top && f->type != BF_SECTION && f->type != BF_LIST ? "" : f->path;
+        size_t sl = top && f->type != BF_SECTION && f->type != BF_LIST ? 0 : n;
+        if (!section || sl != seclen || strncmp(sec, section, sl) != 0) {
+            section = sec;
+            seclen = sl;
+            if (sl)
+                printf("\n### `%.*s`\n\n", (int)sl, sec);
+            else
+                printf("\n### Top level\n\n");
+            printf("| field | type | unit | merged as | compact | status | description |\n");
+            printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        }
+        printf("| `%s` | %s | %s | %s | %s | ", f->path, type_names[f->type],
+               f->unit ? f->unit : "", merge_names[f->merge], f->compact ? "yes" : "");
+        if (f->status)
+            printf("`%s`", f->status);
+        printf(" | ");
+        md_cell(f->description);
+        printf(" |\n");
+    }
+}
+
+static void docs_status(void)
+{
+    printf("| status field | type | unit | present | description |\n");
+    printf("| --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        if (!f->status)
+            continue;
+        printf("| `%s` | %s | %s | %s | ", f->status, type_names[f->type], f->unit ? f->unit : "",
+               presence_names[f->presence]);
+        md_cell(f->description);
+        if (f->path && strcmp(f->path, f->status) != 0) {
+            printf(" From the result's `");
+            md_cell(f->path);
+            printf("`.");
+        }
+        printf(" |\n");
+    }
+}
+
+static int json(void)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            break;
+        cJSON_AddItemToArray(a, o);
+        if (f->path)
+            cJSON_AddStringToObject(o, "path", f->path);
+        if (f->status)
+            cJSON_AddStringToObject(o, "status", f->status);
+        cJSON_AddStringToObject(o, "type", type_names[f->type]);
+        cJSON_AddStringToObject(o, "presence", presence_names[f->presence]);
+        if (f->max_items)
+            cJSON_AddNumberToObject(o, "maxItems", f->max_items);
+    }
+    char *s = a ? cJSON_Print(a) : NULL;
+    cJSON_Delete(a);
+    if (!s)
+        return 1;
+    puts(s);
+    free(s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    int ind = argc > 2 ? atoi(argv[2]) : 0;
+    if (strcmp(what, "crd-status") == 0)
+        schema_children(ind, "");
+    else if (strcmp(what, "crd-columns") == 0)
+        crd_columns(ind);
+    else if (strcmp(what, "docs-result") == 0)
+        docs_result();
+    else if (strcmp(what, "docs-status") == 0)
+        docs_status();
+    else if (strcmp(what, "json") == 0)
+        return json();
+    else {
+        (void)fprintf(stderr, "usage: pgbench-gen-contract crd-status INDENT | crd-columns INDENT "
+                              "| docs-result | docs-status | json\n");
+        return 1;
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,109 @@
+/* pkg/bench/fields: the result contract, written once as data.
+ *
+ * Every field of the runner's result JSON (docs/result-schema.md) and every result field of a
+ * BenchmarkRun's status (docs/spec.md) is one row of bench_fields[]: where it sits in the result,
+ * its type and unit, how the aggregate merges it across workers, whether the compact termination
+ * summary keeps it, where it goes in status, and its description. From the table:
+ *   - the status projection (pkg/controller/status.c) copies the aggregate into status;
+ *   - the compact summary (bench_result_compact) keeps the rows marked compact;
+ *   - `make generate` writes the CRD's status schema, its printer columns and the field tables of
+ *     docs/result-schema.md and docs/spec.md (cmd/gen), and `make test` fails when they differ;
+ *   - the end-to-end contract test checks that every row marked "always" reaches status, typed.
+ *
+ * Paths are dot-separated keys; "name[]" is a list whose items have the fields "name[].x". A row
+ * with a NULL result path is written by the controller itself (per-worker pod, exit code, ...). A
+ * row of type BF_OBJECT is copied whole; rows below it only describe its known keys. This module
+ * knows nothing of Kubernetes beyond the status paths it names. */
+#ifndef PGBO_BENCH_FIELDS_H
+#define PGBO_BENCH_FIELDS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum bench_ftype {
+    BF_SECTION, /* an object grouping other rows */
+    BF_NUM,     /* number (double) */
+    BF_INT,     /* integer */
+    BF_BOOL,
+    BF_STR,
+    BF_TIME,    /* RFC 3339 string */
+    BF_NUMMAP,  /* object: string -> number */
+    BF_OBJECT,  /* object copied whole; known keys described by the rows below it */
+    BF_LIST,    /* list of objects whose fields are the rows "path[].x" */
+    BF_NUMLIST, /* list of numbers */
+    BF_STRLIST, /* list of strings */
+};
+
+/* How bench_aggregate merges a field across workers (docs/result-schema.md, "Aggregate"). */
+enum bench_merge {
+    BM_NONE,      /* not merged (per-worker only, or written by the controller) */
+    BM_FIRST,     /* the first worker's value */
+    BM_SUM,       /* summed */
+    BM_MAX,       /* the largest */
+    BM_MIN,       /* the smallest */
+    BM_ALL,       /* boolean AND */
+    BM_TXMEAN,    /* mean weighted by each worker's transactionsProcessed */
+    BM_POOLED,    /* pooled standard deviation (with the transaction-weighted mean) */
+    BM_HIST,      /* from the merged latency histogram (exact merge) */
+    BM_RECOMPUTE, /* computed again from the merged fields */
+    BM_BYKEY,     /* list items matched by key, their fields merged by their own rules */
+    BM_CONCAT,    /* lists concatenated (capped) */
+    BM_WINDOW,    /* the workers' common window */
+};
+
+enum bench_presence {
+    BP_OPTIONAL, /* present when the run produced it */
+    BP_ALWAYS,   /* in status after every pgbench run that printed its report */
+    BP_DIAG,     /* in status after every pgbench run with that diagnostic on (the default) */
+};
+
+struct bench_field {
+    const char *path; /* in the runner's result and the aggregate; NULL: controller-written */
+    enum bench_ftype type;
+    const char *unit;           /* "ms", "1/s", "count", ...; NULL when none */
+    enum bench_merge merge;
+    bool compact;               /* kept by the compact termination summary */
+    const char *status;         /* path in BenchmarkRun status; NULL: not projected */
+    enum bench_presence presence;
+    int max_items;              /* lists in status: at most this many items */
+    bool downsample;            /* lists in status: evenly spaced items, not the first ones */
+    const char *description;
+};
+
+extern const struct bench_field bench_fields[];
+extern const size_t bench_nfields;
+
+/* The row whose result path (by_status false) or status path (true) is path, or NULL. */
+const struct bench_field *bench_field_find(const char *path, bool by_status);
+
+/* The last key of a path ("summary.tps" -> "tps", "fio[].job" -> "job"). Borrowed from path. */
+const char *bench_field_key(const char *path);
+
+/* Checked access by row. path must be a row's result path (bench_get) or status path
+ * (bench_status_get, bench_status_key): a path that is not in the table is a programming error
+ * and aborts, so no field can be read or written under a name the contract does not know.
+ * bench_get and bench_status_get return the value, or NULL when it is absent or null. */
+const cJSON *bench_get(const cJSON *result, const char *path);
+const cJSON *bench_status_get(const cJSON *status, const char *status_path);
+/* The last key of a row's status path, for writing it into an item of that list. */
+const char *bench_status_key(const char *status_path);
+
+/* The value at a dot path below o (no "[]" segments); NULL when absent. */
+const cJSON *bench_json_at(const cJSON *o, const char *path);
+/* Sets the value at a dot path below o, creating objects on the way; takes ownership of v (also
+ * on failure). Returns 0 or -ENOMEM / -EINVAL (a segment is not an object). */
+int bench_json_put(cJSON *o, const char *path, cJSON *v);
+
+/* Printer columns of `kubectl get benchmarkruns`, generated into the CRD. */
+struct bench_column {
+    const char *name;
+    const char *type; /* string, integer, number, date */
+    const char *json_path;
+    const char *description;
+    int priority; /* 1: only with -o wide */
+};
+extern const struct bench_column bench_columns[];
+extern const size_t bench_ncolumns;
+
+#endif

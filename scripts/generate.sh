@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Writes what the result contract table (pkg/bench/fields.c) defines into the files that must
+# agree with it, between "BEGIN generated" and "END generated" marker lines:
+#   crds/benchmarkrun.yaml   the status schema of the results and the printer columns
+#   docs/result-schema.md    the field tables
+#   docs/spec.md             the result rows of the status table
+# then copies the CRD into the chart and deploy/install.yaml (scripts/render-install.sh).
+#
+# usage: scripts/generate.sh           regenerate (needs build/bin/pgbench-gen-contract: make)
+#        scripts/generate.sh --check   fail with a diff when a committed file differs
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+: "${BUILD:=build}"
+GEN="$BUILD/bin/pgbench-gen-contract"
+[ -x "$GEN" ] || { echo "generate: $GEN missing; run make first" >&2; exit 2; }
+check=0
+[ "${1:-}" = "--check" ] && check=1
+
+# splice FILE WHICH(n-th marker pair, 1-based) COMMAND...: replaces the lines between that
+# marker pair by the command's output; prints the new file to stdout.
+splice() {
+    local file="$1" which="$2"
+    shift 2
+    local gen
+    gen="$("$@")"
+    GENERATED="$gen" python3 - "$file" "$which" <<'EOF'
+import os, sys
+path, which = sys.argv[1], int(sys.argv[2])
+lines = open(path).read().split('\n')
+gen = os.environ['GENERATED'].split('\n')
+n = 0
+out, i = [], 0
+while i < len(lines):
+    out.append(lines[i])
+    if 'BEGIN generated' in lines[i]:
+        n += 1
+        j = i + 1
+        while j < len(lines) and 'END generated' not in lines[j]:
+            j += 1
+        if j == len(lines):
+            sys.exit(f'{path}: BEGIN generated without END generated')
+        if n == which:
+            out.extend(gen)
+        else:
+            out.extend(lines[i + 1:j])
+        i = j
+        continue
+    i += 1
+if n < which:
+    sys.exit(f'{path}: marker pair {which} not found')
+sys.stdout.write('\n'.join(out))
+EOF
+}
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/crds" "$tmp/docs"
+splice crds/benchmarkrun.yaml 1 "$GEN" crd-columns 8 >"$tmp/crd1"
+cp crds/benchmarkrun.yaml "$tmp/orig.yaml"
+cp "$tmp/crd1" "$tmp/crds.yaml"
+splice "$tmp/crds.yaml" 2 "$GEN" crd-status 16 >"$tmp/crds/benchmarkrun.yaml"
+splice docs/result-schema.md 1 "$GEN" docs-result >"$tmp/docs/result-schema.md"
+splice docs/spec.md 1 "$GEN" docs-status >"$tmp/docs/spec.md"
+
+status=0
+for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md; do
+    if [ "$check" = 1 ]; then
+        if ! diff -u "$f" "$tmp/$f" >"$tmp/diff"; then
+            echo "generate: $f differs from pkg/bench/fields.c; run make generate" >&2
+            head -40 "$tmp/diff" >&2
+            status=1
+        fi
+    elif ! cmp -s "$f" "$tmp/$f"; then
+        cp "$tmp/$f" "$f"
+        echo "generate: wrote $f"
+    fi
+done
+if [ "$check" = 1 ]; then
+    cmp -s crds/benchmarkrun.yaml charts/pgbench-operator/crds/benchmarkrun.yaml ||
+        { echo "generate: the chart's CRD differs from crds/; run make generate" >&2; status=1; }
+    [ "$status" = 0 ] && echo "generate: CRD and docs match pkg/bench/fields.c"
+    exit "$status"
+fi
+scripts/render-install.sh
