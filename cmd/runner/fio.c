@@ -78,6 +78,11 @@ static void fio_signal(uv_signal_t *s, int signum)
     (void)child_kill(&f->child, signum);
 }
 
+static int add_result_error(const char *msg, void *ctx)
+{
+    return bench_result_add_error(ctx, msg);
+}
+
 static const char *const fio_usage =
     "usage: pgbench-runner fio --directory DIR [--job NAME] --rw MODE --bs B --iodepth N "
     "--numjobs N --size S --runtime S [--direct] [--ioengine E] [--fsync N] [--fdatasync N] "
@@ -267,10 +272,7 @@ int runner_cmd_fio(int argc, char **argv)
     int prc = f.out_error ? f.out_error
                           : bench_fio_parse(f.out.data ? f.out.data : "", f.out.len, &res, perr,
                                             sizeof(perr));
-    bool complete = prc == 0 && child_exit == 0 && !f.signal && res->njobs > 0;
-    for (size_t i = 0; prc == 0 && i < res->njobs; i++)
-        if (res->jobs[i].error)
-            complete = false;
+    bool complete = prc == 0 && child_exit == 0 && !f.signal && bench_fio_result_complete(res);
     if (complete)
         exit_code = BENCH_EXIT_OK;
     else if (prc != 0 && child_exit != 0 && !f.signal)
@@ -297,13 +299,8 @@ int runner_cmd_fio(int argc, char **argv)
                        perr[0] ? perr : strerror(-prc));
         (void)bench_result_add_error(r, msg);
     }
-    for (size_t i = 0; prc == 0 && i < res->njobs; i++) {
-        if (res->jobs[i].error) {
-            (void)snprintf(msg, sizeof(msg), "fio job %s failed: %s", res->jobs[i].name,
-                           strerror(res->jobs[i].error));
-            (void)bench_result_add_error(r, msg);
-        }
-    }
+    if (prc == 0) /* failed jobs, jobs without I/O or latencies: the same as `parse fio` */
+        (void)bench_fio_result_errors(res, add_result_error, r);
     if (f.signal) {
         (void)snprintf(msg, sizeof(msg), "terminated by signal %d; forwarded to fio", f.signal);
         (void)bench_result_add_error(r, msg);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define FIO_MAX_INPUT (64u << 20)
 #define FIO_MAX_JOBS 64
@@ -311,6 +312,53 @@ static void parse_dir(const cJSON *o, struct bench_fio_dir *d)
     parse_lat(cJSON_GetObjectItemCaseSensitive(o, "slat_ns"), &d->slat);
 }
 
+/* The value of option name for a job: its "job options", else fio's "global options". */
+static const char *job_option(const cJSON *job, const cJSON *root, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "job options"), name);
+    if (!v)
+        v = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(root, "global options"), name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* fio's boolean options: set unless 0/false/off/no (fio prints the value as it was given) */
+static bool option_on(const char *v)
+{
+    static const char *const off[] = {"0", "false", "off", "no"};
+    if (!v)
+        return false;
+    for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+        if (!strcasecmp(v, off[i]))
+            return false;
+    return true;
+}
+
+/* options that stop fio from timing I/Os (disable_slat only drops slat, which we do not report) */
+static const char *const lat_off_options[] = {"gtod_reduce", "disable_lat", "disable_clat"};
+
+static void parse_job_options(const cJSON *job, const cJSON *root, struct bench_fio_job_result *j)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof(lat_off_options) / sizeof(lat_off_options[0]); i++) {
+        const char *v = job_option(job, root, lat_off_options[i]);
+        if (!option_on(v))
+            continue;
+        int n = snprintf(j->lat_off + o, sizeof(j->lat_off) - o, "%s%s=%.8s", o ? " " : "",
+                         lat_off_options[i], v);
+        if (n < 0 || (size_t)n >= sizeof(j->lat_off) - o)
+            break;
+        o += (size_t)n;
+    }
+    static const char *const syncs[] = {"fsync", "fdatasync"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = job_option(job, root, syncs[i]);
+        if (v && strtol(v, NULL, 10) > 0)
+            j->syncs_requested = true;
+    }
+}
+
 int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out, char *err,
                     size_t errlen)
 {
@@ -381,6 +429,7 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
         j->sync_total_ios = unum(sync, "total_ios");
         if (j->sync.samples > j->sync_total_ios)
             j->sync_total_ios = j->sync.samples;
+        parse_job_options(job, root, j);
     }
 out:
     cJSON_Delete(root);
@@ -398,6 +447,80 @@ void bench_fio_result_free(struct bench_fio_result *r)
         return;
     free(r->jobs);
     free(r);
+}
+
+bool bench_fio_result_complete(const struct bench_fio_result *r)
+{
+    if (!r || r->njobs == 0)
+        return false;
+    for (size_t i = 0; i < r->njobs; i++)
+        if (r->jobs[i].error)
+            return false;
+    return true;
+}
+
+/* Appends ", what" (or "what" first) to list; returns false when it does not fit. */
+static bool list_add(char *list, size_t cap, const char *what)
+{
+    size_t o = strlen(list);
+    int n = snprintf(list + o, cap - o, "%s%s", o ? ", " : "", what);
+    return n >= 0 && (size_t)n < cap - o;
+}
+
+/* Names the missing latencies of a direction that did I/O. */
+static void dir_missing(char *list, size_t cap, const char *dir, const struct bench_fio_dir *d)
+{
+    char what[64];
+    if (!d->present)
+        return;
+    if (!d->clat.present && !d->lat.present)
+        (void)snprintf(what, sizeof(what), "%s", dir);
+    else if (!d->clat.present)
+        (void)snprintf(what, sizeof(what), "%s completion (clatUs)", dir);
+    else if (!d->lat.present)
+        (void)snprintf(what, sizeof(what), "%s total (latUs)", dir);
+    else
+        return;
+    (void)list_add(list, cap, what);
+}
+
+int bench_fio_result_errors(const struct bench_fio_result *r, bench_fio_error_fn fn, void *ctx)
+{
+    char msg[1024], missing[256];
+    for (size_t i = 0; r && i < r->njobs; i++) {
+        const struct bench_fio_job_result *j = &r->jobs[i];
+        missing[0] = '\0';
+        if (j->error) {
+            (void)snprintf(msg, sizeof(msg), "fio job %s failed: %s", j->name, strerror(j->error));
+        } else if (!j->read.present && !j->write.present && !j->trim.present) {
+            (void)snprintf(msg, sizeof(msg),
+                           "fio job %s: did no I/O, so it has no iops, bandwidth or latency "
+                           "samples",
+                           j->name);
+        } else {
+            dir_missing(missing, sizeof(missing), "read", &j->read);
+            dir_missing(missing, sizeof(missing), "write", &j->write);
+            if (j->syncs_requested && j->write.present && !j->sync.present)
+                (void)list_add(missing, sizeof(missing), "sync");
+            if (!missing[0])
+                continue;
+            if (j->lat_off[0])
+                (void)snprintf(msg, sizeof(msg),
+                               "fio job %s: no latency samples for %s (%s %s off fio's latency "
+                               "measurement); iops and bandwidth are kept",
+                               j->name, missing, j->lat_off,
+                               strchr(j->lat_off, ' ') ? "turn" : "turns");
+            else
+                (void)snprintf(msg, sizeof(msg),
+                               "fio job %s: no latency samples for %s (fio reported none); iops "
+                               "and bandwidth are kept",
+                               j->name, missing);
+        }
+        int rc = fn(msg, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* NAN -> null */

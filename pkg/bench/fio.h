@@ -4,6 +4,8 @@
  * (--stonewall) in its own reporting group (--group_reporting merges a job's numjobs clones),
  * with --output-format=json. Options that make fio stop measuring latencies (gtod_reduce,
  * disable_lat, disable_clat, disable_slat, clat_percentiles=0, lat_percentiles=0 ...) are refused.
+ * The parser reads any fio JSON, also one made with such options: latencies fio did not measure
+ * are null, and bench_fio_result_errors says which job lacks them and why.
  */
 #ifndef PGBO_BENCH_FIO_H
 #define PGBO_BENCH_FIO_H
@@ -81,6 +83,11 @@ struct bench_fio_job_result {
     struct bench_fio_dir read, write, trim;
     struct bench_fio_lat sync; /* fsync/fdatasync latency ("sync" -> "lat_ns") */
     uint64_t sync_total_ios;   /* max(sync.total_ios, sync latency samples) */
+    /* Options in effect for the job ("job options", else fio's "global options") that turn
+     * latency measurement off, as "gtod_reduce=1" or "disable_lat=1 disable_clat=1"; "" when
+     * none. */
+    char lat_off[96];
+    bool syncs_requested; /* fsync or fdatasync > 0 in the job's options */
 };
 
 struct bench_fio_result {
@@ -96,6 +103,27 @@ struct bench_fio_result {
 int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out, char *err,
                     size_t errlen);
 void bench_fio_result_free(struct bench_fio_result *r);
+
+/* True when fio ran every job to the end as far as its JSON tells: at least one job and every
+ * job's error is 0. (The runner also requires fio's exit status 0 and no signal.) Missing
+ * latencies do not make a result incomplete; bench_fio_result_errors reports them. */
+bool bench_fio_result_complete(const struct bench_fio_result *r);
+
+/* Receives one message for the result's errors[] (valid during the call). Returns 0 to go on, or
+ * a negative errno, which stops the walk. */
+typedef int (*bench_fio_error_fn)(const char *msg, void *ctx);
+/* The one place that decides which fio problems go into errors[] (`fio` and `parse fio` both
+ * call it), one message per job, in job order, each naming the job:
+ *   "fio job NAME failed: <strerror(error)>"                         (error != 0)
+ *   "fio job NAME: did no I/O, so it has no iops, bandwidth or latency samples"
+ *   "fio job NAME: no latency samples for write, sync (gtod_reduce=1 turns off fio's latency
+ *    measurement); iops and bandwidth are kept"     (a direction that did I/O without clat/lat
+ *    samples, named "read completion (clatUs)" / "read total (latUs)" when only one is missing;
+ *    "sync" when the job asked for fsync/fdatasync and wrote but has no sync samples; the cause
+ *    is lat_off, or "fio reported none")
+ * Those latencies are null in bench_fio_result_to_json. Returns 0 or the first non-zero return
+ * of fn. */
+int bench_fio_result_errors(const struct bench_fio_result *r, bench_fio_error_fn fn, void *ctx);
 
 /* {"version":..,"jobs":[{"name","error","read":{iops,bwKiBs,ioKiB,totalIos,clatUs:{min,max,mean,
  * stddev,p50,p90,p95,p99,p99.9},latUs:{...}},"write":{...},"sync":{...}|null}]}.

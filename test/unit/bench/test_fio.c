@@ -133,6 +133,180 @@ static void test_parse_errors(void **state)
     bench_fio_result_free(r);
 }
 
+/* Collects what bench_fio_result_errors hands out. */
+struct msgs {
+    char *m[16];
+    size_t n;
+    size_t stop_after; /* return -EINTR on this call (1-based), 0 = never */
+};
+
+static int collect(const char *msg, void *ctx)
+{
+    struct msgs *c = ctx;
+    assert_true(c->n < 16);
+    c->m[c->n++] = strdup(msg);
+    return c->stop_after && c->n == c->stop_after ? -EINTR : 0;
+}
+
+static void msgs_free(struct msgs *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->m[i]);
+    c->n = 0;
+}
+
+static struct bench_fio_result *parse_fixture(const char *path)
+{
+    size_t len = 0;
+    char *text = fixture_read(path, &len);
+    assert_non_null(text);
+    struct bench_fio_result *r = NULL;
+    char err[128] = "";
+    if (bench_fio_parse(text, len, &r, err, sizeof(err)))
+        fail_msg("%s: %s", path, err);
+    free(text);
+    return r;
+}
+
+static bool json_null(const cJSON *o, const char *key)
+{
+    return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+/* Recorded with the real fio and --gtod_reduce=1: iops and bandwidth stay, latencies are null,
+ * and each job gets an error naming it and the cause (`parse fio` used to say nothing). */
+static void test_gtod_reduce(void **state)
+{
+    (void)state;
+    struct bench_fio_result *r = parse_fixture("test/fixtures/fio/fio-3.33-gtod-reduce.json");
+    assert_int_equal(r->njobs, 2);
+    const struct bench_fio_job_result *wal = &r->jobs[0], *rr = &r->jobs[1];
+    assert_string_equal(wal->name, "wal");
+    assert_true(wal->write.present);
+    assert_true(near(wal->write.iops, 4329.00649, 1e-9));
+    assert_true(near(wal->write.bw_kibs, 34632, 1e-9));
+    assert_int_equal(wal->write.total_ios, 8671);
+    assert_false(wal->write.clat.present);
+    assert_false(wal->write.lat.present);
+    assert_false(wal->sync.present);
+    assert_true(wal->syncs_requested);
+    assert_string_equal(wal->lat_off, "gtod_reduce=1");
+    assert_true(near(rr->read.iops, 94263.550472, 1e-9));
+    assert_false(rr->syncs_requested);
+    assert_true(bench_fio_result_complete(r)); /* fio ran to the end; the errors say what lacks */
+
+    struct msgs c = {0};
+    assert_int_equal(bench_fio_result_errors(r, collect, &c), 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.m[0], "fio job wal: no latency samples for write, sync (gtod_reduce=1 "
+                                "turns off fio's latency measurement); iops and bandwidth are "
+                                "kept");
+    assert_string_equal(c.m[1], "fio job randread: no latency samples for read (gtod_reduce=1 "
+                                "turns off fio's latency measurement); iops and bandwidth are "
+                                "kept");
+    msgs_free(&c);
+
+    cJSON *j = bench_fio_result_to_json(r);
+    cJSON *j0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "jobs"), 0);
+    cJSON *w = cJSON_GetObjectItem(j0, "write");
+    assert_true(near(cJSON_GetObjectItem(w, "iops")->valuedouble, 4329.00649, 1e-9));
+    assert_true(near(cJSON_GetObjectItem(w, "bwKiBs")->valuedouble, 34632, 1e-9));
+    assert_true(json_null(w, "clatUs"));
+    assert_true(json_null(w, "latUs"));
+    assert_true(json_null(j0, "sync"));
+    cJSON_Delete(j);
+    bench_fio_result_free(r);
+}
+
+/* Recorded: a whole job, a job with latency measurement off (disable_*), and a job that never
+ * started because fio got SIGTERM during its startdelay. */
+static void test_no_samples(void **state)
+{
+    (void)state;
+    struct bench_fio_result *r = parse_fixture("test/fixtures/fio/fio-3.33-no-samples.json");
+    assert_int_equal(r->njobs, 3);
+    assert_true(r->jobs[0].write.clat.present);
+    assert_true(near(r->jobs[1].read.iops, 13050.949051, 1e-9));
+    assert_int_equal(r->jobs[1].read.total_ios, 13064);
+    assert_false(r->jobs[1].read.clat.present);
+    assert_string_equal(r->jobs[1].lat_off, "disable_lat=1 disable_clat=1");
+    assert_false(r->jobs[2].read.present || r->jobs[2].write.present);
+    struct msgs c = {0};
+    assert_int_equal(bench_fio_result_errors(r, collect, &c), 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.m[0], "fio job nolat: no latency samples for read (disable_lat=1 "
+                                "disable_clat=1 turn off fio's latency measurement); iops and "
+                                "bandwidth are kept");
+    assert_string_equal(
+        c.m[1], "fio job late: did no I/O, so it has no iops, bandwidth or latency samples");
+    msgs_free(&c);
+    /* the walk stops at the callback's first error */
+    c.stop_after = 1;
+    assert_int_equal(bench_fio_result_errors(r, collect, &c), -EINTR);
+    assert_int_equal(c.n, 1);
+    msgs_free(&c);
+    c.stop_after = 0;
+    bench_fio_result_free(r);
+
+    /* the same job without the options that explain it: the cause is unknown, still reported */
+    size_t len = 0;
+    char *text = fixture_read("test/fixtures/fio/fio-3.33-no-samples.json", &len);
+    for (char *p = text; (p = strstr(p, "\"disable_")); p++)
+        p[1] = 'X'; /* "Xisable_lat": not an option fio knows */
+    assert_int_equal(bench_fio_parse(text, len, &r, NULL, 0), 0);
+    free(text);
+    assert_string_equal(r->jobs[1].lat_off, "");
+    assert_int_equal(bench_fio_result_errors(r, collect, &c), 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.m[0], "fio job nolat: no latency samples for read (fio reported none); "
+                                "iops and bandwidth are kept");
+    msgs_free(&c);
+    bench_fio_result_free(r);
+}
+
+/* Whole recordings give no errors (fsync on a read job issues no syncs: nothing is missing). */
+static void test_errors_whole_runs(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"test/fixtures/fio/fio-3.33-wal-randrw.json",
+                                        "test/fixtures/fio/fio-3.33-read-fsync.json",
+                                        "test/fixtures/fio/fio-3.33-libaio-fdatasync-latpct.json"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        struct bench_fio_result *r = parse_fixture(files[i]);
+        struct msgs c = {0};
+        assert_int_equal(bench_fio_result_errors(r, collect, &c), 0);
+        if (c.n)
+            fail_msg("%s: unexpected error '%s'", files[i], c.m[0]);
+        assert_true(bench_fio_result_complete(r));
+        bench_fio_result_free(r);
+    }
+    /* a failed job; one with only total latency off; options from "global options" */
+    const char *text =
+        "{\"global options\":{\"disable_lat\":\"1\",\"fdatasync\":\"1\"},\"jobs\":["
+        "{\"jobname\":\"full\",\"error\":28},"
+        "{\"jobname\":\"half\",\"error\":0,\"write\":{\"iops\":10,\"total_ios\":20,"
+        "\"clat_ns\":{\"N\":20,\"min\":1000},\"lat_ns\":{\"N\":0}},"
+        "\"sync\":{\"lat_ns\":{\"N\":20}}},"
+        "{\"jobname\":\"nosync\",\"error\":0,\"job options\":{\"disable_lat\":\"0\"},"
+        "\"write\":{\"iops\":10,\"total_ios\":20,\"clat_ns\":{\"N\":20},\"lat_ns\":{\"N\":20}}}]}";
+    struct bench_fio_result *r = NULL;
+    assert_int_equal(bench_fio_parse(text, strlen(text), &r, NULL, 0), 0);
+    assert_false(bench_fio_result_complete(r));
+    struct msgs c = {0};
+    assert_int_equal(bench_fio_result_errors(r, collect, &c), 0);
+    assert_int_equal(c.n, 3);
+    assert_string_equal(c.m[0], "fio job full failed: No space left on device");
+    assert_string_equal(c.m[1], "fio job half: no latency samples for write total (latUs) "
+                                "(disable_lat=1 turns off fio's latency measurement); iops and "
+                                "bandwidth are kept");
+    assert_string_equal(c.m[2], "fio job nosync: no latency samples for sync (fio reported none); "
+                                "iops and bandwidth are kept");
+    msgs_free(&c);
+    bench_fio_result_free(r);
+    assert_false(bench_fio_result_complete(NULL));
+    assert_int_equal(bench_fio_result_errors(NULL, collect, &c), 0);
+}
+
 static void test_argv(void **state)
 {
     (void)state;
@@ -219,6 +393,9 @@ int main(void)
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_lat_percentiles),
         cmocka_unit_test(test_argv),
+        cmocka_unit_test(test_gtod_reduce),
+        cmocka_unit_test(test_no_samples),
+        cmocka_unit_test(test_errors_whole_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
