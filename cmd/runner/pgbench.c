@@ -214,6 +214,7 @@ struct load {
     /* init mode: stderr kept (last STDERR_KEEP bytes) */
     struct buf err;
     double child_start, child_end;
+    double barrier_at; /* BENCH_START_AT, 0 = none */
 };
 
 static void load_finish(struct load *l)
@@ -397,11 +398,12 @@ static void load_run(struct load *l)
         if (*end || end == at || !(when > 0)) {
             log_warn("runner", "ignoring BENCH_START_AT=%s: not a Unix time", at);
         } else {
+            l->barrier_at = when;
             delay = when - runner_now();
             if (delay > 0)
                 log_info("runner", "start barrier: waiting %.3f s until %s", delay, at);
             else
-                log_info("runner", "start barrier %s already passed %.3f s ago; starting now", at,
+                log_warn("runner", "start barrier %s already passed %.3f s ago; starting now", at,
                          -delay);
         }
     }
@@ -1016,6 +1018,9 @@ int runner_cmd_pgbench_run(int argc, char **argv)
     if (!r)
         abort();
     if (bench_result_add_pgbench(r, pg, bench_hist_count(tl->hist) ? tl->hist : NULL, &ro))
+        abort();
+    if (l->child_started &&
+        bench_result_add_window(r, l->barrier_at, l->child_start, l->child_end))
         abort();
     if (l->spawn_error) {
         (void)snprintf(msg, sizeof(msg), "cannot start %s: %s", ro.pgbench_path,

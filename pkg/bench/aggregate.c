@@ -558,6 +558,39 @@ static void add_wait_shares(cJSON *wait)
     set_item(wait, bench_field_key(shares->path), out);
 }
 
+/* The common window: from the latest start to the earliest end (every worker ran during it),
+ * and its share of the whole run, from the first start to the last end. */
+static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
+{
+    struct acc late = {0}, end = {0}, first_start = {0}, last_end = {0};
+    const cJSON *barrier = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *b = bench_get(rs[i], "window.barrier");
+        if (!b)
+            continue;
+        if (!barrier)
+            barrier = b;
+        double l = num(bench_get(rs[i], "window"), bench_field_key("window.lateSeconds"));
+        double e = num(bench_get(rs[i], "window"), bench_field_key("window.endSeconds"));
+        acc_add(&late, l);
+        acc_add(&first_start, isfinite(l) ? -l : NAN);
+        acc_add(&end, isfinite(e) ? -e : NAN);
+        acc_add(&last_end, e);
+    }
+    if (!barrier || !late.n || !end.n)
+        return;
+    double start = acc_max(&late), stop = -acc_max(&end);
+    double whole = acc_max(&last_end) + acc_max(&first_start);
+    double common = stop > start ? stop - start : 0;
+    if (bench_put(out, "window.barrier", cJSON_Duplicate(barrier, 0)))
+        return;
+    (void)bench_put(out, "window.lateSeconds", cJSON_CreateNumber(start));
+    (void)bench_put(out, "window.endSeconds", cJSON_CreateNumber(stop));
+    (void)bench_put(out, "window.seconds", cJSON_CreateNumber(round(common * 1e3) / 1e3));
+    (void)bench_put(out, "window.coveragePct",
+                    cJSON_CreateNumber(whole > 0 ? round(common / whole * 1000.0) / 10.0 : 100.0));
+}
+
 /* ---- top level ---- */
 
 cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen)
@@ -636,6 +669,11 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
             set_num(w, "failedTransactions", num(s, "failedTransactions"));
             set_num(w, "abortedClients", num(s, "abortedClients"));
             set_num(w, "latencyAvgMs", num(s, "latencyAvgMs"));
+            const cJSON *win = bench_get(r, "window");
+            set_num(w, bench_field_key("workers[].lateSeconds"),
+                    num(win, bench_field_key("window.lateSeconds")));
+            set_num(w, bench_field_key("workers[].endSeconds"),
+                    num(win, bench_field_key("window.endSeconds")));
         }
         const cJSON *e;
         cJSON_ArrayForEach(e, get(r, "errors"))
@@ -694,6 +732,7 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         aggregate_timeline(out, results, n);
     }
     aggregate_fio(out, results, n);
+    aggregate_window(out, results, n);
     const cJSON *init = get(first, "init");
     if (cJSON_IsObject(init))
         set_item(out, "init", cJSON_Duplicate(init, 1));

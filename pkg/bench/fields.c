@@ -133,6 +133,26 @@ const struct bench_field bench_fields[] = {
     F("pgbench.perStatement", BOOL, NULL, FIRST, false, NULL, OPTIONAL, "-r."),
     F("pgbench.progressSeconds", INT, "s", FIRST, false, NULL, OPTIONAL, "-P interval."),
 
+    /* ---- the window the numbers cover ---- */
+    F("window", SECTION, NULL, WINDOW, true, "window", ALWAYS,
+      "The time the workers' numbers cover, against the start barrier (BENCH_START_AT) that "
+      "every worker waits for. The totals (tps summed over workers) are exact over the common "
+      "window; a worker that started late or ended early is named in the WorkersSkewed "
+      "condition."),
+    F("window.barrier", TIME, NULL, FIRST, true, "window.barrier", ALWAYS,
+      "The start barrier the operator handed to the workers."),
+    F("window.lateSeconds", NUM, "s", MAX, true, "window.lateSeconds", ALWAYS,
+      "How long after the barrier pgbench started (aggregate: the latest worker's): the start "
+      "of the common window."),
+    F("window.endSeconds", NUM, "s", MIN, true, "window.endSeconds", ALWAYS,
+      "When pgbench ended, in seconds after the barrier (aggregate: the earliest worker's): "
+      "the end of the common window."),
+    F("window.seconds", NUM, "s", RECOMPUTE, true, "window.seconds", ALWAYS,
+      "Length of the common window: endSeconds - lateSeconds."),
+    F("window.coveragePct", NUM, "%", RECOMPUTE, false, "window.coveragePct", ALWAYS,
+      "The common window's share of the whole run (first start to last end); 100 when the "
+      "workers ran together."),
+
     /* ---- per statement, per script, over time ---- */
     L("statements", BYKEY, "statements", 50, false,
       "Per-statement latencies (-r), matched across workers by (script, command)."),
@@ -195,6 +215,10 @@ const struct bench_field bench_fields[] = {
       "The worker's aborted clients."),
     F("workers[].latencyAvgMs", NUM, "ms", NONE, false, "workers[].latencyAvgMs", ALWAYS,
       "The worker's average latency."),
+    F("workers[].lateSeconds", NUM, "s", NONE, false, "workers[].lateSeconds", ALWAYS,
+      "How long after the start barrier the worker's pgbench started."),
+    F("workers[].endSeconds", NUM, "s", NONE, false, "workers[].endSeconds", ALWAYS,
+      "When the worker's pgbench ended, in seconds after the barrier."),
     F("workers[].exitCode", INT, NULL, NONE, false, NULL, OPTIONAL, "The runner's exit code."),
     F("workers[].complete", BOOL, NULL, NONE, false, NULL, OPTIONAL,
       "The worker's result is complete."),
@@ -388,6 +412,11 @@ const cJSON *bench_get(const cJSON *result, const char *path)
 const cJSON *bench_status_get(const cJSON *status, const char *status_path)
 {
     return not_null(bench_json_at(status, must_find(status_path, true)->status));
+}
+
+int bench_put(cJSON *result, const char *path, cJSON *v)
+{
+    return bench_json_put(result, must_find(path, false)->path, v);
 }
 
 const char *bench_status_key(const char *status_path)

@@ -86,6 +86,8 @@ const char *bench_field_key(const char *path);
  * bench_get and bench_status_get return the value, or NULL when it is absent or null. */
 const cJSON *bench_get(const cJSON *result, const char *path);
 const cJSON *bench_status_get(const cJSON *status, const char *status_path);
+/* Sets a result field at its row's path (bench_json_put); takes ownership of v. */
+int bench_put(cJSON *result, const char *path, cJSON *v);
 /* The last key of a row's status path, for writing it into an item of that list. */
 const char *bench_status_key(const char *status_path);
 

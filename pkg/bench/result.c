@@ -334,6 +334,29 @@ int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int s
     return rc;
 }
 
+int bench_result_add_window(cJSON *result, double barrier, double start, double end)
+{
+    if (!(barrier > 0))
+        return 0;
+    int rc = bench_put(result, "window", cJSON_CreateObject());
+    cJSON *w = (cJSON *)bench_json_at(result, "window");
+    rc = rc ? rc : put_time(w, bench_field_key("window.barrier"), barrier);
+    rc = rc ? rc
+            : bench_put(result, "window.lateSeconds",
+                        start > 0 ? cJSON_CreateNumber(round((start - barrier) * 1e3) / 1e3)
+                                  : cJSON_CreateNull());
+    rc = rc ? rc
+            : bench_put(result, "window.endSeconds",
+                        end > 0 ? cJSON_CreateNumber(round((end - barrier) * 1e3) / 1e3)
+                                : cJSON_CreateNull());
+    rc = rc ? rc
+            : bench_put(result, "window.seconds",
+                        start > 0 && end >= start
+                            ? cJSON_CreateNumber(round((end - start) * 1e3) / 1e3)
+                            : cJSON_CreateNull());
+    return rc;
+}
+
 int bench_result_set_diagnostic(cJSON *result, const char *key, cJSON *value)
 {
     if (!key || !value || !result) {

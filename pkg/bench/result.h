@@ -52,6 +52,9 @@ int bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio);
 /* Adds "init": {"skipped":..,"reason":..,"scale":..,"durationSeconds":..}. reason may be NULL. */
 int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
                           double duration_s);
+/* Adds "window": the start barrier (Unix seconds; nothing is added when it is 0: no barrier)
+ * and when the child really started and ended, as seconds after it. Returns 0 or -ENOMEM. */
+int bench_result_add_window(cJSON *result, double barrier, double start, double end);
 /* Appends a message to "errors" (truncated to BENCH_PGBENCH_MAX_ERROR_LEN bytes). */
 int bench_result_add_error(cJSON *result, const char *msg);
 /* Attaches a diagnostics section (takes ownership of value, also on failure; replaces an existing

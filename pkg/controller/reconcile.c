@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pkg/bench/aggregate.h"
+#include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/spec.h"
 
@@ -594,6 +595,22 @@ static void decide_running(struct dctx *d)
     check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s, "Running");
 }
 
+/* Workers that did not run together: the summed tps then covers only their common window. */
+static void check_skew(struct dctx *d)
+{
+    char msg[600];
+    const cJSON *c = ctrl_cond_get(d->st, "WorkersSkewed");
+    if (ctrl_workers_skewed(d->st, CTRL_SKEW_LIMIT_S, msg, sizeof(msg))) {
+        bool was = c && ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
+        cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
+        if (!was)
+            event(d, true, "WorkersSkewed", "%s", msg);
+    } else if (c) {
+        cond(d, "WorkersSkewed", "False", "WorkersTogether",
+             "every worker ran within a second of the common window");
+    }
+}
+
 static void decide_collecting(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
@@ -634,6 +651,7 @@ static void decide_collecting(struct dctx *d)
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
     ctrl_status_set_results(d->st, agg, w, n);
+    check_skew(d);
 
     char msg[700];
     const cJSON *jf = job_condition(o->run_job, "Failed");
@@ -658,7 +676,8 @@ static void decide_collecting(struct dctx *d)
         set_phase(d, "Succeeded");
         ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
         /* the workers report how many clients they really ran */
-        double ran = ctrl_jnum(agg, "pgbench.clients", 0);
+        const cJSON *clients = bench_get(agg, "pgbench.clients");
+        double ran = cJSON_IsNumber(clients) ? clients->valuedouble : 0;
         if (s->workload == CTRL_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
             size_t l = strlen(msg);
             (void)snprintf(msg + l, sizeof(msg) - l,

@@ -221,6 +221,13 @@ static double status_num(const cJSON *status, const char *path)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A number in a list item, NAN when absent. */
+static double item_num(const cJSON *item, const char *key)
+{
+    const cJSON *v = field(item, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
 /* The first error line of a result, or NULL. */
 static const char *result_error(const cJSON *r)
 {
@@ -350,6 +357,46 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
     } else {
         (void)snprintf(out, len, "finished without a summary");
     }
+}
+
+bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t len)
+{
+    const cJSON *rows = bench_status_get(status, "workers"), *r;
+    const char *k_late = bench_status_key("workers[].lateSeconds");
+    const char *k_end = bench_status_key("workers[].endSeconds");
+    const char *k_index = bench_status_key("workers[].index");
+    double last_end = NAN;
+    cJSON_ArrayForEach(r, rows)
+    {
+        double e = item_num(r, k_end);
+        if (isfinite(e) && !(e <= last_end))
+            last_end = e;
+    }
+    size_t n = 0;
+    out[0] = '\0';
+    cJSON_ArrayForEach(r, rows)
+    {
+        double late = item_num(r, k_late), early = last_end - item_num(r, k_end);
+        int idx = (int)item_num(r, k_index);
+        int m = 0;
+        if (late > limit_s)
+            m = snprintf(out + n, len - n, "%sworker %d started %.1f s after the start barrier",
+                         n ? ", " : "", idx, late);
+        else if (early > limit_s)
+            m = snprintf(out + n, len - n, "%sworker %d ended %.1f s before the last one",
+                         n ? ", " : "", idx, early);
+        if (m > 0 && (size_t)m < len - n)
+            n += (size_t)m;
+    }
+    if (n == 0)
+        return false;
+    double cover = status_num(status, "window.coveragePct");
+    double secs = status_num(status, "window.seconds");
+    if (isfinite(cover) && isfinite(secs) && n < len)
+        (void)snprintf(out + n, len - n,
+                       "; the totals cover the common window of %.1f s, %.1f %% of the run", secs,
+                       cover);
+    return true;
 }
 
 bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)

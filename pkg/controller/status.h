@@ -12,6 +12,8 @@
 
 #define CTRL_MAX_HPA_TIMELINE 200
 #define CTRL_MAX_MESSAGE 1024
+/* A worker that starts or ends this much apart from the others is reported (WorkersSkewed). */
+#define CTRL_SKEW_LIMIT_S 1.0
 
 /* "2026-12-03T07:00:00Z" (seconds precision, as metav1.Time). */
 void ctrl_time_rfc3339(double t, char *out, size_t len);
@@ -46,6 +48,11 @@ bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t 
 
 /* Human summary of a finished run, e.g. "1234.5 tps, avg 3.21 ms, p99 9.80 ms (2 workers)". */
 void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len);
+
+/* One line naming the workers whose pgbench started more than limit_s after the start barrier or
+ * ended more than limit_s before the last one, with the share of the run the totals cover (from
+ * status.workers[] and status.window). False when the workers ran together. */
+bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t len);
 
 /* Appends {time, replicas} to status.hpaTimeline when replicas differ from the last entry.
  * Returns true when appended. */

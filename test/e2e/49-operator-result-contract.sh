@@ -87,6 +87,9 @@ assert abs(sum(shares.values()) - 100) < 1, shares
 assert st["diagnostics"]["server"]["inRecovery"] is False
 assert st["diagnostics"]["replica"]["caughtUp"] is True, st["diagnostics"]["replica"]
 assert len(st["workers"]) == 2
+# the workers started together on the barrier: the totals cover the whole run
+assert st["window"]["coveragePct"] >= 90 and st["window"]["lateSeconds"] < 1, st["window"]
+assert not [c for c in st.get("conditions", []) if c["type"] == "WorkersSkewed" and c["status"] == "True"]
 print("checked %d status values against %d contract rows" % (checked, len(rows)))
 PY
 pass "every promised status field is present and typed"

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,48 @@ static void test_diagnostics_from_runner_results(void **state)
     cJSON_Delete(rs[1]);
 }
 
+/* A worker that started 3.2 s after the barrier: named, with the share of the run the totals
+ * cover; workers within a second of each other are not. */
+static void test_workers_skewed(void **state)
+{
+    (void)state;
+    const double barrier = 1700000000.0;
+    const double starts[2][2] = {{0.05, 0.08}, {0.05, 3.2}}; /* [case][worker] */
+    for (int k = 0; k < 2; k++) {
+        cJSON *rs[2];
+        for (int i = 0; i < 2; i++) {
+            struct bench_result_meta m = {.kind = "pgbench", .worker = i, .complete = true};
+            rs[i] = bench_result_new(&m);
+            assert_int_equal(bench_result_add_window(rs[i], barrier, barrier + starts[k][i],
+                                                     barrier + 10.0 + 0.01 * i),
+                             0);
+        }
+        char err[256], msg[600];
+        cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
+        assert_non_null(agg);
+        struct ctrl_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true},
+                                   {.index = 1, .exit_code = 0, .terminated = true}};
+        cJSON *st = cJSON_CreateObject();
+        ctrl_status_set_results(st, agg, w, 2);
+        assert_string_equal(ctrl_jstr(st, "window.barrier"), "2023-11-14T22:13:20.000Z");
+        bool skewed = ctrl_workers_skewed(st, CTRL_SKEW_LIMIT_S, msg, sizeof(msg));
+        if (k == 0) {
+            assert_false(skewed);
+            assert_true(ctrl_jnum(st, "window.coveragePct", 0) > 99);
+        } else {
+            assert_true(skewed);
+            /* common window 3.2 .. 10.0 of 0.05 .. 10.01 */
+            assert_true(fabs(ctrl_jnum(st, "window.seconds", 0) - 6.8) < 1e-9);
+            assert_string_equal(msg, "worker 1 started 3.2 s after the start barrier; the totals "
+                                     "cover the common window of 6.8 s, 68.3 % of the run");
+        }
+        cJSON_Delete(st);
+        cJSON_Delete(agg);
+        cJSON_Delete(rs[0]);
+        cJSON_Delete(rs[1]);
+    }
+}
+
 static void test_worker_failures(void **state)
 {
     (void)state;
@@ -292,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_time),
         cmocka_unit_test(test_results_mapping_and_caps),
         cmocka_unit_test(test_diagnostics_from_runner_results),
+        cmocka_unit_test(test_workers_skewed),
         cmocka_unit_test(test_worker_failures),
         cmocka_unit_test(test_hpa_timeline),
         cmocka_unit_test(test_transforms),
