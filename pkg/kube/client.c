@@ -5,7 +5,15 @@
  * Every user callback runs from process(), after curl_multi_socket_action has returned, never
  * inside a curl callback: callbacks may therefore start new requests. Streaming bodies are
  * buffered by the write callback and handed over in process() as well. One multi handle holds
- * the connection cache, so connections are reused across requests. */
+ * the connection cache, so connections are reused across requests.
+ *
+ * Retry-After (client-go's rest.WithRetry and checkWait): a buffered request answered 429, or
+ * 5xx, with a Retry-After (header or Status details.retryAfterSeconds) is sent again no sooner
+ * than asked, plus up to RETRY_JITTER of it, at most max_retries times and only while the wait
+ * fits in the request's timeout; otherwise the answer goes to the caller. The wait also holds
+ * back every new request for the same path (query aside) until it has passed, so a caller that
+ * retries on its own (a work queue's requeue) does not bypass it either. Waiting requests sit
+ * in c->reqs, outside the multi handle, until the retry timer sends them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +32,9 @@
 #define DEFAULT_MAX_CONNS 32L
 #define CONNECT_TIMEOUT_MS 10000L
 #define DEFAULT_FIELD_MANAGER "pgbench-operator"
+#define DEFAULT_MAX_RETRIES 10 /* client-go's withRetry{maxRetries: 10} */
+#define RETRY_JITTER 0.2       /* a wait is Retry-After * [1, 1 + RETRY_JITTER) */
+#define MAX_HOLDS 256          /* paths with a pending Retry-After before expired ones go */
 
 const struct kube_resource KUBE_PODS = {"", "v1", "Pod", "pods", true};
 const struct kube_resource KUBE_SECRETS = {"", "v1", "Secret", "secrets", true};
@@ -53,7 +64,14 @@ struct kube__req {
     bool too_large;
     bool cancelled;
     bool in_multi;
-    int stream_state; /* 0 undecided, 1 streaming (2xx), 2 buffering (error status) */
+    bool waiting;      /* held back until `due` (Retry-After), not in the multi handle */
+    char *method;      /* for log lines */
+    char *key;         /* the path without its query: what a Retry-After holds back */
+    long timeout_ms;   /* the caller's budget, first send to last answer */
+    uint64_t deadline; /* loop ms: first send + timeout_ms; 0 before the first send */
+    uint64_t due;      /* loop ms when a waiting request is sent */
+    int attempts;      /* retries made */
+    int stream_state;  /* 0 undecided, 1 streaming (2xx), 2 buffering (error status) */
     kube__data_fn on_data;
     kube__done_fn done;
     void *ud;
@@ -69,10 +87,20 @@ struct sock_ctx {
     struct sock_ctx *prev, *next; /* open (not closing) sockets */
 };
 
+/* A path the server asked us to leave alone until `until` (loop ms). */
+struct hold {
+    uint64_t until;
+    uint64_t jitter_ms; /* spread for the requests released at `until` */
+};
+
 struct kube_client {
     uv_loop_t *loop;
     CURLM *multi;
     uv_timer_t timer;
+    uv_timer_t retry_timer; /* sends waiting requests */
+    struct kube__map holds; /* path -> struct hold */
+    int max_retries;
+    uint64_t rng;
     char *server;
     char *token; /* current bearer token */
     char *token_file;
@@ -86,7 +114,7 @@ struct kube_client {
     int dispatching;
     bool free_pending;
     bool closed;
-    int open_handles; /* timer + polls still to be closed */
+    int open_handles; /* timers + polls still to be closed */
     struct kube_client_stats stats;
 };
 
@@ -130,6 +158,7 @@ static void refresh_token(struct kube_client *c)
 /* ---- curl <-> libuv glue ---- */
 
 static void process(struct kube_client *c);
+static void client_destroy(struct kube_client *c);
 
 static void client_release(struct kube_client *c)
 {
@@ -314,6 +343,8 @@ static void req_free(struct kube__req *r)
     curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->headers);
     free(r->body);
+    free(r->method);
+    free(r->key);
     buf_free(&r->resp);
     buf_free(&r->pending);
     free(r);
@@ -370,6 +401,200 @@ static void decode_status(struct kube_status *st, const cJSON *body, const struc
     }
 }
 
+/* ---- Retry-After: holds and waiting requests ---- */
+
+static uint64_t client_rand(struct kube_client *c)
+{
+    c->rng ^= c->rng << 13;
+    c->rng ^= c->rng >> 7;
+    c->rng ^= c->rng << 17;
+    return c->rng;
+}
+
+/* A number in [0, n] (0 when n is 0). */
+static uint64_t rand_upto(struct kube_client *c, uint64_t n)
+{
+    return n ? client_rand(c) % (n + 1) : 0;
+}
+
+static uint64_t seconds_ms(double s)
+{
+    return s > 0 ? (uint64_t)(s * 1000.0 + 0.999) : 0; /* rounded up: never sooner */
+}
+
+static void drop_expired_holds(struct kube_client *c, uint64_t now)
+{
+    for (size_t b = 0; b < c->holds.nbuckets; b++) {
+        struct kube__map_entry *e = c->holds.buckets[b], *next;
+        for (; e; e = next) {
+            next = e->next;
+            struct hold *h = e->val;
+            if (h->until <= now)
+                free(kube__map_del(&c->holds, e->key));
+        }
+    }
+}
+
+/* The server asked for `seconds` of quiet on key (a path). */
+static void hold_set(struct kube_client *c, const char *key, double seconds, uint64_t now)
+{
+    uint64_t until = now + seconds_ms(seconds);
+    struct hold *h = kube__map_get(&c->holds, key);
+    if (h) {
+        if (until > h->until) {
+            h->until = until;
+            h->jitter_ms = (uint64_t)((double)seconds_ms(seconds) * RETRY_JITTER);
+        }
+        return;
+    }
+    if (c->holds.count >= MAX_HOLDS)
+        drop_expired_holds(c, now);
+    h = kube__xmalloc(sizeof(*h));
+    h->until = until;
+    h->jitter_ms = (uint64_t)((double)seconds_ms(seconds) * RETRY_JITTER);
+    kube__map_put(&c->holds, key, h);
+}
+
+/* 0, or the loop time (jittered) before which a request for key must not go out. */
+static uint64_t hold_due(struct kube_client *c, const char *key, uint64_t now)
+{
+    struct hold *h = kube__map_get(&c->holds, key);
+    if (!h)
+        return 0;
+    if (h->until <= now) {
+        free(kube__map_del(&c->holds, key));
+        return 0;
+    }
+    return h->until + rand_upto(c, h->jitter_ms);
+}
+
+static void on_retry_timer(uv_timer_t *t);
+
+static void arm_retry_timer(struct kube_client *c)
+{
+    uint64_t next = 0;
+    for (struct kube__req *r = c->reqs; r; r = r->next)
+        if (r->waiting && !r->cancelled && (!next || r->due < next))
+            next = r->due;
+    if (!next) {
+        uv_timer_stop(&c->retry_timer);
+        return;
+    }
+    uint64_t now = uv_now(c->loop);
+    uv_timer_start(&c->retry_timer, on_retry_timer, next > now ? next - now : 0, 0);
+}
+
+/* Puts the request in the multi handle: the first send starts its timeout, a retry gets what
+ * is left of it (and the current token). */
+static int req_send(struct kube__req *r)
+{
+    struct kube_client *c = r->c;
+    uint64_t now = uv_now(c->loop);
+    long t = r->timeout_ms;
+    if (!r->deadline)
+        r->deadline = now + (uint64_t)r->timeout_ms;
+    else
+        t = r->deadline > now + 1 ? (long)(r->deadline - now) : 1;
+    curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, t);
+    if (r->attempts) {
+        refresh_token(c);
+        if (c->token)
+            curl_easy_setopt(r->easy, CURLOPT_XOAUTH2_BEARER, c->token);
+    }
+    if (curl_multi_add_handle(c->multi, r->easy) != CURLM_OK)
+        return -EIO;
+    r->waiting = false;
+    r->in_multi = true;
+    c->stats.requests++;
+    log_debug("kube", "%s %s%s", r->method, r->key, r->attempts ? " (retry)" : "");
+    return 0;
+}
+
+/* Answers a request that could not be sent (the callback runs here, not inside curl). */
+static void req_fail_local(struct kube__req *r, int err)
+{
+    struct kube_client *c = r->c;
+    struct kube_result res;
+    memset(&res, 0, sizeof(res));
+    (void)snprintf(res.status.message, sizeof(res.status.message), "cannot send the request: %s",
+                   strerror(-err));
+    res.text = "";
+    c->stats.errors++;
+    r->cancelled = true;
+    r->ud_free = NULL;
+    r->done(&res, r->ud);
+}
+
+static void on_retry_timer(uv_timer_t *t)
+{
+    struct kube_client *c = t->data;
+    if (c->free_pending)
+        return;
+    uint64_t now = uv_now(c->loop);
+    c->dispatching++;
+    for (struct kube__req *r = c->reqs; r && !c->free_pending; r = r->next) {
+        if (!r->waiting || r->cancelled || r->due > now)
+            continue;
+        uint64_t later = hold_due(c, r->key, now); /* a newer Retry-After for the path */
+        if (later > r->due) {
+            r->due = later;
+            continue;
+        }
+        int rc = req_send(r);
+        if (rc)
+            req_fail_local(r, rc);
+    }
+    c->dispatching--;
+    if (c->dispatching)
+        return;
+    struct kube__req *r = c->reqs, *next;
+    for (; r; r = next) {
+        next = r->next;
+        if (r->cancelled)
+            req_free(r);
+    }
+    if (c->free_pending)
+        client_destroy(c);
+    else
+        arm_retry_timer(c);
+}
+
+/* A 429 or 5xx with Retry-After (client-go's checkWait): remembers the hold and, for a buffered
+ * request with retries and time left, schedules the next attempt. True when it did. */
+static bool retry_after_answer(struct kube__req *r, const struct kube_status *st)
+{
+    struct kube_client *c = r->c;
+    if (st->curl || st->retry_after <= 0 || !(st->http == 429 || st->http >= 500))
+        return false;
+    uv_update_time(c->loop); /* measured from the answer's arrival, not the loop's last tick */
+    uint64_t now = uv_now(c->loop);
+    hold_set(c, r->key, st->retry_after, now);
+    if (r->on_data || r->attempts >= c->max_retries)
+        return false;
+    uint64_t wait = seconds_ms(st->retry_after);
+    wait += rand_upto(c, (uint64_t)((double)wait * RETRY_JITTER));
+    if (now + wait >= r->deadline) {
+        log_debug("kube", "%s %s: HTTP %d, Retry-After %.0f s exceeds the request's time left",
+                  r->method, r->key, st->http, st->retry_after);
+        return false;
+    }
+    r->attempts++;
+    c->stats.retries++;
+    buf_reset(&r->resp);
+    buf_reset(&r->pending);
+    r->warning[0] = '\0';
+    r->retry_after = 0;
+    r->too_large = false;
+    r->stream_state = 0;
+    r->errbuf[0] = '\0';
+    r->waiting = true;
+    r->due = now + wait;
+    log_debug("kube", "%s %s: HTTP %d %s, Retry-After %.0f s: retry %d in %llu ms", r->method,
+              r->key, st->http, st->reason, st->retry_after, r->attempts, (unsigned long long)wait);
+    arm_retry_timer(c);
+    return true;
+}
+
 static void finish(struct kube__req *r, CURLcode code)
 {
     struct kube_client *c = r->c;
@@ -410,11 +635,15 @@ static void finish(struct kube__req *r, CURLcode code)
             res.body = cJSON_ParseWithLength(r->resp.data, r->resp.len);
         decode_status(&res.status, res.body, &r->resp);
     }
+    if (!kube_ok(&res.status))
+        c->stats.errors++;
+    if (retry_after_answer(r, &res.status)) {
+        cJSON_Delete(res.body);
+        return; /* sent again later; done runs then */
+    }
     res.text = r->resp.data ? r->resp.data : "";
     res.text_len = r->resp.len;
     res.warning = r->warning[0] ? r->warning : NULL;
-    if (!kube_ok(&res.status))
-        c->stats.errors++;
     log_debug("kube", "request done: http=%d curl=%d reason=%s", res.status.http, res.status.curl,
               res.status.reason);
     r->cancelled = true; /* the callback runs once */
@@ -422,8 +651,6 @@ static void finish(struct kube__req *r, CURLcode code)
     r->done(&res, r->ud);
     cJSON_Delete(res.body);
 }
-
-static void client_destroy(struct kube_client *c);
 
 static void process(struct kube_client *c)
 {
@@ -493,7 +720,12 @@ int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_
     c->max_body = DEFAULT_MAX_BODY;
     uv_timer_init(loop, &c->timer);
     c->timer.data = c;
-    c->open_handles = 1;
+    uv_timer_init(loop, &c->retry_timer);
+    c->retry_timer.data = c;
+    c->open_handles = 2;
+    kube__map_init(&c->holds);
+    c->max_retries = DEFAULT_MAX_RETRIES;
+    c->rng = uv_hrtime() ^ (uint64_t)(uintptr_t)c ^ 0x9e3779b97f4a7c15ull;
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
     curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
@@ -512,6 +744,11 @@ void kube_client_set_max_body(struct kube_client *c, size_t bytes)
 void kube_client_set_max_connections(struct kube_client *c, long n)
 {
     curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, n > 0 ? n : DEFAULT_MAX_CONNS);
+}
+
+void kube_client_set_max_retries(struct kube_client *c, int n)
+{
+    c->max_retries = n >= 0 ? n : DEFAULT_MAX_RETRIES;
 }
 
 static void client_destroy(struct kube_client *c)
@@ -535,9 +772,12 @@ static void client_destroy(struct kube_client *c)
     free(c->cert_data);
     free(c->key_file);
     free_secret(c->key_data);
+    kube__map_clear(&c->holds, free);
     c->closed = true;
     uv_timer_stop(&c->timer);
     uv_close((uv_handle_t *)&c->timer, on_timer_closed);
+    uv_timer_stop(&c->retry_timer);
+    uv_close((uv_handle_t *)&c->retry_timer, on_timer_closed);
 }
 
 void kube_client_free(struct kube_client *c)
@@ -637,6 +877,9 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     r->ud = ud;
     r->resp.limit = c->max_body;
     r->pending.limit = c->max_body;
+    r->method = kube__xstrdup(method);
+    r->key = kube__xstrndup(path, strcspn(path, "?"));
+    r->timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS;
     r->easy = curl_easy_init();
     if (!r->easy)
         goto fail;
@@ -656,7 +899,6 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_USERAGENT, "pgbench-operator/0.1");
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
@@ -718,17 +960,24 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     r->headers = h;
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
 
-    if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
+    /* a path the server asked us to leave alone waits, outside its timeout (as client-go
+     * throttles before the timeout starts) */
+    uint64_t now = uv_now(c->loop), due = hold_due(c, r->key, now);
+    if (due > now) {
+        r->waiting = true;
+        r->due = due;
+        log_debug("kube", "%s %s: held back %llu ms (Retry-After)", method, r->key,
+                  (unsigned long long)(due - now));
+    } else if (req_send(r) < 0) {
         rc = -EIO;
         goto fail;
     }
-    r->in_multi = true;
     r->next = c->reqs;
     if (c->reqs)
         c->reqs->prev = r;
     c->reqs = r;
-    c->stats.requests++;
-    log_debug("kube", "%s %s", method, path);
+    if (r->waiting)
+        arm_retry_timer(c);
     buf_free(&url);
     r->ud_free = ud_free;
     if (out)
@@ -738,7 +987,10 @@ fail:
     buf_free(&url);
     if (r->easy)
         curl_easy_cleanup(r->easy);
+    curl_slist_free_all(r->headers);
     free(r->body);
+    free(r->method);
+    free(r->key);
     free(r);
     return rc;
 }

@@ -120,7 +120,17 @@ enum kube_patch_type { KUBE_PATCH_MERGE, KUBE_PATCH_JSON, KUBE_PATCH_STRATEGIC, 
 
 /* Each returns 0 when the request was queued; cb runs later on the loop, exactly once. Bodies
  * are serialised before the call returns; the caller keeps ownership. ns is ignored for
- * cluster-scoped resources; ns NULL on a list means all namespaces. */
+ * cluster-scoped resources; ns NULL on a list means all namespaces.
+ *
+ * Retry-After, as client-go's rest client (checkWait, WithRetry): an answer 429, or 5xx, that
+ * carries a Retry-After (header, or the Status's details.retryAfterSeconds) is not handed to cb:
+ * the request is sent again, whatever its verb, no sooner than Retry-After and at most 20 % later
+ * (jitter), up to kube_client_set_max_retries times and only while the wait fits in what is left
+ * of its timeout (timeout_ms covers every attempt). Otherwise cb gets that answer, with
+ * status.retry_after set. Until the wait has passed, new requests for the same path (the query
+ * aside) are held back as well, so a caller that retries by itself does not bypass it; the time
+ * held back does not count against their timeout. Watch streams (kube_watch) are not retried
+ * here: the watch backs off by itself, never below Retry-After. */
 int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns, const char *name,
              const struct kube_opts *o, kube_cb cb, void *ud);
 int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
@@ -146,12 +156,16 @@ void kube_client_set_max_body(struct kube_client *c, size_t bytes);
 /* CURLMOPT_MAX_HOST_CONNECTIONS (default 32). Every open watch holds one HTTP/1.1 connection;
  * requests beyond the limit wait for a free connection. */
 void kube_client_set_max_connections(struct kube_client *c, long n);
+/* Retries after a Retry-After answer (default 10, client-go's; 0 = hand every answer over). */
+void kube_client_set_max_retries(struct kube_client *c, int n);
 /* The Content-Type sent for a patch type. */
 const char *kube_patch_content_type(enum kube_patch_type type);
 
 /* Counters for /metrics. */
+/* requests: every attempt sent; errors: every answer or transport failure that was not 2xx;
+ * retries: attempts made again after a Retry-After. */
 struct kube_client_stats {
-    uint64_t requests, errors, watch_restarts, relists;
+    uint64_t requests, errors, watch_restarts, relists, retries;
 };
 void kube_client_stats(const struct kube_client *c, struct kube_client_stats *out);
 

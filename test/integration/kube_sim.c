@@ -40,13 +40,18 @@ static void on_reply(struct kube_result *res, void *ud)
     r->done = true;
 }
 
+static void tick_noop(uv_timer_t *t)
+{
+    (void)t;
+}
+
 static void run_until(bool *flag, double seconds)
 {
     uint64_t deadline = uv_now(loop) + (uint64_t)(seconds * 1000);
     uv_timer_t tick;
     uv_timer_init(loop, &tick);
     while (!*flag && uv_now(loop) < deadline) {
-        uv_timer_start(&tick, NULL, 50, 0);
+        uv_timer_start(&tick, tick_noop, 50, 0);
         uv_run(loop, UV_RUN_ONCE);
         uv_update_time(loop);
     }
@@ -184,23 +189,111 @@ static void test_crud(void)
     cJSON_Delete(cm);
 }
 
+static double ms_since(uint64_t t0)
+{
+    return (double)(uv_hrtime() - t0) / 1e6;
+}
+
+static int fail_next_left(const struct reply *r)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(r->body, "failNext");
+    return cJSON_IsNumber(n) ? n->valueint : -1;
+}
+
+/* A GET answered by the fault switch `n` times with `code` and Retry-After `ra` seconds: the
+ * client waits before each retry and the caller sees only the final 200. The sim answers
+ * /sim/faults without consuming faults, so polling its failNext every 20 ms tells when each
+ * attempt reached the server. */
+static void check_retry_after(int n, int code, int ra)
+{
+    char json[160];
+    (void)snprintf(json, sizeof(json),
+                   "{\"failNext\":%d,\"code\":%d,\"retryAfter\":%d,\"path\":\"kc-one\"}", n, code,
+                   ra);
+    CHECK(fault(json).http == 200, "fault switch");
+    struct kube_client_stats before, after;
+    kube_client_stats(client, &before);
+    struct reply r = {0}, poll = {0};
+    double seen_at[16];
+    int seen = 0, left = n;
+    uint64_t t0 = uv_hrtime();
+    int rc = kube_get(client, &KUBE_CONFIGMAPS, "default", "kc-one", NULL, on_reply, &r);
+    CHECK(rc == 0, "request not queued: %d", rc);
+    uv_timer_t tick;
+    uv_timer_init(loop, &tick);
+    bool polling = false;
+    while (!r.done && ms_since(t0) < 15000) {
+        if (!polling) {
+            polling =
+                kube_request(client, "GET", "/sim/faults", NULL, NULL, 0, on_reply, &poll) == 0;
+        } else if (poll.done) {
+            int now_left = fail_next_left(&poll);
+            while (now_left >= 0 && now_left < left && seen < 16) {
+                seen_at[seen++] = ms_since(t0);
+                left--;
+            }
+            reply_free(&poll);
+            polling = false;
+        }
+        uv_timer_start(&tick, tick_noop, 20, 0);
+        uv_run(loop, UV_RUN_ONCE);
+    }
+    while (polling && !poll.done)
+        uv_run(loop, UV_RUN_ONCE);
+    reply_free(&poll);
+    uv_close((uv_handle_t *)&tick, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+    double total = ms_since(t0);
+    CHECK(r.done && r.status.http == 200, "%d x %d with Retry-After %d: got http %d after %.0f ms",
+          n, code, ra, r.status.http, total);
+    CHECK(total >= n * ra * 1000.0, "%d waits of %d s took %.0f ms", n, ra, total);
+    CHECK(total < n * ra * 1000.0 * 1.2 + 1000.0, "%d waits of %d s took %.0f ms", n, ra, total);
+    CHECK(seen == n, "saw %d of the %d faulted attempts", seen, n);
+    for (int i = 0; i < seen; i++)
+        (void)fprintf(stderr, "  %d x %d, Retry-After %d: attempt %d reached the sim at %.0f ms\n",
+                      n, code, ra, i + 1, seen_at[i]);
+    for (int i = 1; i < seen; i++) /* polled every 20 ms (plus the poll's own round trip) */
+        CHECK(seen_at[i] - seen_at[i - 1] >= ra * 1000.0 - 60.0,
+              "attempt %d came %.0f ms after attempt %d (Retry-After %d s)", i + 1,
+              seen_at[i] - seen_at[i - 1], i, ra);
+    kube_client_stats(client, &after);
+    CHECK(after.retries - before.retries == (uint64_t)n, "%llu retries, expected %d",
+          (unsigned long long)(after.retries - before.retries), n);
+    reply_free(&r);
+}
+
 static void test_error_faults(void)
 {
     struct reply r = {0};
     struct kube_status st = fault("{\"failNext\":1,\"code\":500}");
     CHECK(st.http == 200, "fault switch: http %d", st.http);
     wait_reply(&r, kube_get(client, &KUBE_CONFIGMAPS, "default", "kc-one", NULL, on_reply, &r));
-    CHECK(r.status.http == 500, "injected 500: got %d", r.status.http);
+    CHECK(r.status.http == 500, "injected 500 (no Retry-After: not retried): got %d",
+          r.status.http);
     reply_free(&r);
 
+    /* 429 TooManyRequests and 503 with Retry-After: retried, each no sooner than asked */
+    check_retry_after(3, 429, 1);
+    check_retry_after(1, 503, 1);
+
+    /* without retries the caller gets the 429 as kube-apiserver sends it */
+    kube_client_set_max_retries(client, 0);
     fault("{\"failNext\":1,\"code\":429,\"retryAfter\":2}");
     wait_reply(&r, kube_get(client, &KUBE_CONFIGMAPS, "default", "kc-one", NULL, on_reply, &r));
-    CHECK(r.status.http == 429 && r.status.retry_after == 2, "injected 429: %d retry %.1f",
-          r.status.http, r.status.retry_after);
+    CHECK(r.status.http == 429 && r.status.retry_after == 2 &&
+              strcmp(r.status.reason, "TooManyRequests") == 0,
+          "injected 429: %d %s retry %.1f", r.status.http, r.status.reason, r.status.retry_after);
     reply_free(&r);
+    kube_client_set_max_retries(client, 10);
 
+    /* asking again at once (as a requeue would) still waits out the 2 s */
+    uint64_t t0 = uv_hrtime();
     wait_reply(&r, kube_get(client, &KUBE_CONFIGMAPS, "default", "kc-one", NULL, on_reply, &r));
     CHECK(r.status.http == 200, "after the faults: %d", r.status.http);
+    CHECK(ms_since(t0) >= 1900.0,
+          "the caller's own retry went out after %.0f ms, within the "
+          "server's Retry-After of 2 s",
+          ms_since(t0));
     reply_free(&r);
 }
 

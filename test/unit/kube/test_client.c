@@ -35,6 +35,17 @@ struct ctx {
     bool had_body;
     char body_kind[64];
     int pending;
+    /* "/throttled" paths (or bodies naming "throttled"): the next throttle_left answers are
+     * throttle_code with Retry-After throttle_ra ("" = no header), then success; every request's
+     * arrival is recorded */
+    int throttle_left, throttle_code;
+    char throttle_ra[16];
+    int narr;
+    struct arrival {
+        double ms; /* uv_hrtime, in ms */
+        char path[160];
+        char body[160];
+    } arr[64];
 };
 
 static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
@@ -45,8 +56,28 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
     (void)snprintf(x->path, sizeof(x->path), "%s", r->path);
     (void)snprintf(x->headers, sizeof(x->headers), "%s", r->headers);
     (void)snprintf(x->body, sizeof(x->body), "%s", r->body);
+    if (x->narr < (int)(sizeof(x->arr) / sizeof(x->arr[0]))) {
+        struct arrival *a = &x->arr[x->narr++];
+        a->ms = (double)uv_hrtime() / 1e6;
+        (void)snprintf(a->path, sizeof(a->path), "%.159s", r->path);
+        (void)snprintf(a->body, sizeof(a->body), "%.159s", r->body ? r->body : "");
+    }
     const char *p = r->path;
-    if (strstr(p, "/pods/missing"))
+    bool throttled = strstr(p, "/throttled") || (r->body && strstr(r->body, "\"throttled\""));
+    if (throttled && x->throttle_left > 0) {
+        x->throttle_left--;
+        char hdr[64] = "", body[512];
+        if (x->throttle_ra[0])
+            (void)snprintf(hdr, sizeof(hdr), "Retry-After: %s\r\n", x->throttle_ra);
+        bool tmr = x->throttle_code == 429;
+        (void)snprintf(body, sizeof(body),
+                       "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                       "\"reason\":\"%s\",\"message\":\"%s\",\"code\":%d}",
+                       tmr ? "TooManyRequests" : "ServiceUnavailable",
+                       tmr ? "Too many requests, please try again later." : "unavailable",
+                       x->throttle_code);
+        fs_respond(c, x->throttle_code, "application/json", hdr, body);
+    } else if (strstr(p, "/pods/missing"))
         fs_status(c, 404, "NotFound", "pods \\\"missing\\\" not found");
     else if (strstr(p, "/conflict"))
         fs_status(c, 409, "Conflict", "the object has been modified");
@@ -176,7 +207,8 @@ static void test_status_errors(void **state)
     assert_int_equal(x->st.http, 409);
     assert_string_equal(x->st.reason, "Conflict");
 
-    get(x, &KUBE_PODS, "bench", "busy", NULL);
+    /* a Retry-After longer than the request's timeout: answered at once (no retry) */
+    get(x, &KUBE_PODS, "bench", "busy", &(struct kube_opts){.timeout_ms = 2000});
     assert_int_equal(x->st.http, 429);
     assert_string_equal(x->st.reason, "TooManyRequests");
     /* the Retry-After header wins over details.retryAfterSeconds */
@@ -487,6 +519,185 @@ static void test_free_inside_callback(void **state)
     assert_int_equal(never_called, 0);
 }
 
+/* ---- Retry-After ---------------------------------------------------------------------------- */
+
+static void throttle(struct ctx *x, int times, int code, const char *retry_after)
+{
+    x->throttle_left = times;
+    x->throttle_code = code;
+    (void)snprintf(x->throttle_ra, sizeof(x->throttle_ra), "%s", retry_after);
+    x->narr = 0;
+}
+
+/* ms between the server's answer to arrival i - 1 and arrival i (answers are written when the
+ * request arrives, so the arrival time is the answer's time) */
+static double gap(const struct ctx *x, int i)
+{
+    return x->arr[i].ms - x->arr[i - 1].ms;
+}
+
+/* Regression (issue "Real clusters, hostile input, long waits"): every retry after a 429 with
+ * Retry-After came sooner than asked. Now each comes no sooner, and at most 20 % later. */
+static void test_retry_after_429(void **state)
+{
+    struct ctx *x = *state;
+    throttle(x, 2, 429, "1");
+    get(x, &KUBE_PODS, "bench", "throttled", NULL);
+    assert_int_equal(x->calls, 1); /* the 429s never reach the caller */
+    assert_int_equal(x->st.http, 200);
+    assert_int_equal(x->narr, 3);
+    for (int i = 1; i < 3; i++) {
+        assert_true(gap(x, i) >= 1000.0);
+        assert_true(gap(x, i) < 1200.0 + 150.0); /* jitter + scheduling slack */
+        assert_string_equal(x->arr[i].path, x->arr[0].path);
+    }
+    struct kube_client_stats s;
+    kube_client_stats(x->c, &s);
+    assert_int_equal(s.requests, 3);
+    assert_int_equal(s.retries, 2);
+    assert_int_equal(s.errors, 2);
+}
+
+/* 503 with Retry-After (fractional seconds, which servers do not send, keep the test short); a
+ * write is sent again with the same body; the jitter spreads the waits. */
+static void test_retry_after_503_write(void **state)
+{
+    struct ctx *x = *state;
+    throttle(x, 4, 503, "0.2");
+    cJSON *obj = cJSON_Parse("{\"kind\":\"Job\",\"metadata\":{\"name\":\"throttled\"}}");
+    x->pending++;
+    assert_int_equal(kube_create(x->c, &KUBE_JOBS, "bench", obj, NULL, on_result, x), 0);
+    wait_done(x);
+    cJSON_Delete(obj);
+    assert_int_equal(x->st.http, 201);
+    assert_int_equal(x->narr, 5);
+    bool spread = false;
+    for (int i = 1; i < 5; i++) {
+        assert_true(gap(x, i) >= 200.0);
+        assert_true(gap(x, i) < 240.0 + 150.0);
+        assert_string_equal(x->arr[i].body, x->arr[0].body);
+        if (i > 1 && (gap(x, i) - gap(x, i - 1) > 1.0 || gap(x, i - 1) - gap(x, i) > 1.0))
+            spread = true;
+    }
+    assert_non_null(strstr(x->arr[0].body, "\"name\":\"throttled\""));
+    assert_true(spread);
+}
+
+/* No Retry-After, or a status that does not ask for a wait: the answer goes to the caller. */
+static void test_no_retry_without_retry_after(void **state)
+{
+    struct ctx *x = *state;
+    throttle(x, 1, 429, "");
+    get(x, &KUBE_PODS, "bench", "throttled", NULL);
+    assert_int_equal(x->st.http, 429);
+    assert_int_equal(x->narr, 1);
+    throttle(x, 1, 503, "");
+    get(x, &KUBE_PODS, "bench", "throttled", NULL);
+    assert_int_equal(x->st.http, 503);
+    assert_int_equal(x->narr, 1);
+    throttle(x, 0, 0, "");
+    get(x, &KUBE_PODS, "bench", "conflict", NULL); /* 409 */
+    assert_int_equal(x->narr, 1);
+    struct kube_client_stats s;
+    kube_client_stats(x->c, &s);
+    assert_int_equal(s.retries, 0);
+}
+
+/* After max_retries the 429 goes to the caller; a new request for the same path (the caller
+ * retrying by itself, as a work queue does) still waits out the Retry-After; another path does
+ * not. */
+static void test_retry_limit_and_hold(void **state)
+{
+    struct ctx *x = *state;
+    kube_client_set_max_retries(x->c, 2);
+    throttle(x, 10, 429, "0.3");
+    get(x, &KUBE_PODS, "bench", "throttled", NULL);
+    assert_int_equal(x->st.http, 429);
+    assert_string_equal(x->st.reason, "TooManyRequests");
+    assert_true(x->st.retry_after > 0.29 && x->st.retry_after < 0.31);
+    assert_int_equal(x->narr, 3);
+
+    /* the caller tries again at once, and reads another object meanwhile */
+    x->throttle_left = 0;
+    x->pending += 2;
+    assert_int_equal(kube_get(x->c, &KUBE_PODS, "bench", "throttled", NULL, on_result, x), 0);
+    assert_int_equal(kube_get(x->c, &KUBE_PODS, "bench", "p", NULL, on_result, x), 0);
+    wait_done(x);
+    assert_int_equal(x->narr, 5);
+    assert_string_equal(x->arr[3].path, "/api/v1/namespaces/bench/pods/p");
+    assert_true(x->arr[3].ms - x->arr[2].ms < 200.0);
+    assert_string_equal(x->arr[4].path, "/api/v1/namespaces/bench/pods/throttled");
+    assert_true(x->arr[4].ms - x->arr[2].ms >= 300.0);
+    assert_true(x->arr[4].ms - x->arr[2].ms < 360.0 + 150.0);
+
+    /* once the wait is over, nothing is held back */
+    x->narr = 0;
+    get(x, &KUBE_PODS, "bench", "throttled", NULL);
+    assert_int_equal(x->st.http, 200);
+    assert_int_equal(x->narr, 1);
+
+    /* 0 retries: every answer goes to the caller */
+    kube_client_set_max_retries(x->c, 0);
+    throttle(x, 1, 429, "0.1");
+    get(x, &KUBE_PODS, "bench", "throttled", NULL);
+    assert_int_equal(x->st.http, 429);
+    assert_int_equal(x->narr, 1);
+}
+
+/* The timeout covers every attempt: a retry whose wait would end past it is not made. */
+static void test_retry_within_timeout(void **state)
+{
+    struct ctx *x = *state;
+    throttle(x, 10, 429, "0.3");
+    get(x, &KUBE_PODS, "bench", "throttled", &(struct kube_opts){.timeout_ms = 1000});
+    assert_int_equal(x->st.http, 429);
+    /* 0 ms, >= 300, >= 600; a fourth would go out at >= 900 + jitter, too close to 1000 */
+    assert_true(x->narr >= 3 && x->narr <= 4);
+    assert_true(x->arr[x->narr - 1].ms - x->arr[0].ms < 1000.0);
+}
+
+static void count_cb(struct kube_result *res, void *ud)
+{
+    (void)res;
+    ((struct freeing *)ud)->calls++;
+}
+
+/* Freeing the client while a request waits for its retry: no callback, nothing leaks. */
+static void test_free_while_waiting(void **state)
+{
+    struct ctx *x = *state;
+    struct kube_client *c2;
+    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &c2), 0);
+    throttle(x, 10, 429, "5");
+    assert_int_equal(kube_get(c2, &KUBE_PODS, "a", "throttled", NULL, must_not_run, NULL), 0);
+    for (int i = 0; i < 1000 && x->narr < 1; i++)
+        uv_run(&x->loop, UV_RUN_ONCE);
+    for (int i = 0; i < 20; i++)
+        uv_run(&x->loop, UV_RUN_NOWAIT);
+    assert_int_equal(x->narr, 1);
+    kube_client_free(c2);
+    for (int i = 0; i < 20; i++)
+        uv_run(&x->loop, UV_RUN_NOWAIT);
+    assert_int_equal(never_called, 0);
+    /* a request held back by the client's Retry-After for its path, freed before it goes out */
+    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &c2), 0);
+    kube_client_set_max_retries(c2, 0);
+    throttle(x, 1, 429, "5");
+    struct freeing first = {0};
+    assert_int_equal(kube_get(c2, &KUBE_PODS, "a", "throttled", NULL, count_cb, &first), 0);
+    for (int i = 0; i < 1000 && !first.calls; i++)
+        uv_run(&x->loop, UV_RUN_ONCE);
+    assert_int_equal(first.calls, 1);
+    assert_int_equal(kube_get(c2, &KUBE_PODS, "a", "throttled", NULL, must_not_run, NULL), 0);
+    for (int i = 0; i < 20; i++)
+        uv_run(&x->loop, UV_RUN_NOWAIT);
+    assert_int_equal(x->narr, 1); /* held back */
+    kube_client_free(c2);
+    for (int i = 0; i < 20; i++)
+        uv_run(&x->loop, UV_RUN_NOWAIT);
+    assert_int_equal(never_called, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -502,6 +713,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_free_cancels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_callback_starts_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_inside_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_after_429, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_after_503_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_retry_without_retry_after, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_limit_and_hold, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_within_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_free_while_waiting, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
