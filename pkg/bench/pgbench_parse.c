@@ -29,7 +29,14 @@ struct bench_pgbench_parse_state {
     int stmt_script;      /* script index statements belong to */
     int64_t *aborted_ids; /* sorted distinct client ids of abort lines */
     size_t naborted_ids;
+    /* per stream: the error the last line became (index into errors), ERR_NONE when the last
+     * line was no error, ERR_DROPPED when it was one beyond the cap; tab-indented lines after
+     * an error continue it (libpq's multi-line messages) */
+    long err_cont[2];
 };
+
+#define ERR_NONE (-1)
+#define ERR_DROPPED (-2)
 
 struct bench_pgbench_result *bench_pgbench_result_new(void)
 {
@@ -42,6 +49,7 @@ struct bench_pgbench_result *bench_pgbench_result_new(void)
         return NULL;
     }
     r->priv->cur_script = -1;
+    r->priv->err_cont[0] = r->priv->err_cont[1] = ERR_NONE;
     r->scale_factor = -1;
     r->clients = r->threads = -1;
     r->max_tries = -1;
@@ -149,10 +157,30 @@ static int add_error(struct bench_pgbench_result *r, const char *line, size_t le
             return -ENOMEM;
         r->errors = e;
     }
-    char *s = bench__strndup_clean(line, len, BENCH_PGBENCH_MAX_ERROR_LEN);
+    char *s = bench__strndup_message(line, len, BENCH_PGBENCH_MAX_ERROR_LEN);
     if (!s)
         return -ENOMEM;
     r->errors[r->nerrors++] = s;
+    return 0;
+}
+
+/* Appends a continuation line ("\tThis probably means the server terminated abnormally") to
+ * errors[idx] after one space, within the cap of BENCH_PGBENCH_MAX_ERROR_LEN. */
+static int continue_error(struct bench_pgbench_result *r, size_t idx, const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t olen = strlen(r->errors[idx]);
+    if (!*p || olen + 2 >= BENCH_PGBENCH_MAX_ERROR_LEN)
+        return 0;
+    char *s = realloc(r->errors[idx], BENCH_PGBENCH_MAX_ERROR_LEN);
+    if (!s)
+        return -ENOMEM;
+    r->errors[idx] = s;
+    s[olen] = ' ';
+    bench__copy_message(s + olen + 1, BENCH_PGBENCH_MAX_ERROR_LEN - olen - 1, p, strlen(p));
+    if (!s[olen + 1])
+        s[olen] = '\0';
     return 0;
 }
 
@@ -474,12 +502,15 @@ static int parse_version(struct bench_pgbench_result *r, const char *p)
     return 0;
 }
 
-int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len)
+static int feed_line(struct bench_pgbench_result *r, enum bench_stream stream, const char *line,
+                     size_t len)
 {
     struct bench_pgbench_parse_state *st = r->priv;
     char stackbuf[1024];
     char *buf = stackbuf;
     int rc = 0;
+    long *cont = &st->err_cont[stream];
+    size_t nerrors = r->nerrors, dropped = r->errors_dropped;
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
     if (len > BENCH_PGBENCH_MAX_LINE)
@@ -496,6 +527,15 @@ int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, si
 
     const char *p = buf;
     struct bench_timeline_point pt;
+
+    /* libpq's messages go on in tab-indented lines ("server closed the connection unexpectedly"
+     * "\tThis probably means the server terminated abnormally" "\tbefore or while processing
+     * the request."): one error, joined with single spaces */
+    if (p[0] == '\t' && *cont != ERR_NONE) {
+        if (*cont >= 0)
+            rc = continue_error(r, (size_t)*cont, p);
+        goto out_continued;
+    }
 
     /* statement block continues while lines start with whitespace + number */
     if (st->in_statements) {
@@ -553,7 +593,7 @@ int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, si
             goto out;
         if (level || !strncmp(p, "FATAL:", 6) || !strncmp(p, "ERROR:", 6) ||
             !strncmp(p, "server closed the connection", 28) ||
-            !strncmp(p, "connection to server", 20) || !strncmp(p, "\tThis probably", 14)) {
+            !strncmp(p, "connection to server", 20)) {
             rc = add_error(r, p, strlen(p));
             goto out;
         }
@@ -583,14 +623,24 @@ int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, si
     if (summary_line(r, p))
         r->lines_unknown++;
 out:
+    *cont = r->nerrors > nerrors          ? (long)r->nerrors - 1
+            : r->errors_dropped > dropped ? ERR_DROPPED
+                                          : ERR_NONE;
+out_continued:
     if (buf != stackbuf)
         free(buf);
     return rc;
 }
 
-static int feed_stream(struct bench_pgbench_result *r, struct linebuf *lb, const char *data,
+int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len)
+{
+    return feed_line(r, BENCH_STREAM_STDOUT, line, len);
+}
+
+static int feed_stream(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
                        size_t len)
 {
+    struct linebuf *lb = &r->priv->streams[stream];
     while (len) {
         const char *nl = memchr(data, '\n', len);
         size_t n = nl ? (size_t)(nl - data) : len;
@@ -607,7 +657,7 @@ static int feed_stream(struct bench_pgbench_result *r, struct linebuf *lb, const
         if (take < n)
             lb->truncated = 1;
         if (nl) {
-            int rc = bench_pgbench_feed_line(r, lb->data ? lb->data : "", lb->len);
+            int rc = feed_line(r, stream, lb->data ? lb->data : "", lb->len);
             lb->len = 0;
             lb->truncated = 0;
             if (rc)
@@ -625,7 +675,7 @@ int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream,
 {
     if (stream != BENCH_STREAM_STDOUT && stream != BENCH_STREAM_STDERR)
         return -EINVAL;
-    return feed_stream(r, &r->priv->streams[stream], data, len);
+    return feed_stream(r, stream, data, len);
 }
 
 int bench_pgbench_finish(struct bench_pgbench_result *r)
@@ -633,7 +683,7 @@ int bench_pgbench_finish(struct bench_pgbench_result *r)
     for (int i = 0; i < 2; i++) {
         struct linebuf *lb = &r->priv->streams[i];
         if (lb->len) {
-            int rc = bench_pgbench_feed_line(r, lb->data, lb->len);
+            int rc = feed_line(r, (enum bench_stream)i, lb->data, lb->len);
             lb->len = 0;
             if (rc)
                 return rc;

@@ -2,6 +2,7 @@
 #include "pkg/bench/text.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n)
+/* Copies s[0..n) into dst (cap bytes with the NUL), whole UTF-8 characters only, invalid bytes as
+ * '?'. Control characters become '?' (tab kept), or with as_space every run of them one space. */
+static void copy_clean(char *dst, size_t cap, const char *s, size_t n, bool as_space)
 {
     size_t o = 0;
     if (cap == 0)
@@ -44,7 +47,16 @@ void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n && u[i];) {
         size_t l = utf8_len(u + i, n - i);
-        if (l == 0 || (l == 1 && ((u[i] < 0x20 && u[i] != '\t') || u[i] == 0x7f))) {
+        bool ctl = l == 1 && (u[i] < 0x20 || u[i] == 0x7f);
+        if (ctl && as_space) {
+            while (i < n && (u[i] < 0x20 || u[i] == 0x7f) && u[i])
+                i++;
+            if (o + 1 >= cap)
+                break;
+            dst[o++] = ' ';
+            continue;
+        }
+        if (l == 0 || (ctl && u[i] != '\t')) {
             if (o + 1 >= cap)
                 break;
             dst[o++] = '?';
@@ -60,6 +72,16 @@ void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n)
     dst[o] = '\0';
 }
 
+void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n)
+{
+    copy_clean(dst, cap, s, n, false);
+}
+
+void bench__copy_message(char *dst, size_t cap, const char *s, size_t n)
+{
+    copy_clean(dst, cap, s, n, true);
+}
+
 char *bench__strndup_clean(const char *s, size_t n, size_t max)
 {
     size_t cap = n + 1 < max ? n + 1 : max;
@@ -67,6 +89,16 @@ char *bench__strndup_clean(const char *s, size_t n, size_t max)
     if (!d)
         return NULL;
     bench__copy_clean(d, cap ? cap : 1, s, n);
+    return d;
+}
+
+char *bench__strndup_message(const char *s, size_t n, size_t max)
+{
+    size_t cap = n + 1 < max ? n + 1 : max;
+    char *d = malloc(cap ? cap : 1);
+    if (!d)
+        return NULL;
+    bench__copy_message(d, cap ? cap : 1, s, n);
     return d;
 }
 

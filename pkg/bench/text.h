@@ -10,6 +10,10 @@
 char *bench__strndup_clean(const char *s, size_t n, size_t max);
 /* In-place variant into a fixed buffer of size cap. */
 void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n);
+/* The same for one-line messages (errors[]): every run of control characters (tab, newline,
+ * CR, ...) becomes a single space instead of '?', so no control character is left. */
+char *bench__strndup_message(const char *s, size_t n, size_t max);
+void bench__copy_message(char *dst, size_t cap, const char *s, size_t n);
 /* If *p starts with prefix, advances past it and returns 1. */
 int bench__take(const char **p, const char *prefix);
 void bench__skip_spaces(const char **p);

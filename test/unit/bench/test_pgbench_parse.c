@@ -297,6 +297,139 @@ static void test_split_streams(void **state)
     bench_pgbench_result_free(r);
 }
 
+/* Feeds a recording made with separate streams, interleaved in small chunks as the runner reads
+ * them (lines of the other stream fall between an error and its continuation lines). */
+static struct bench_pgbench_result *parse_split(const char *stdout_path, const char *stderr_path)
+{
+    size_t olen = 0, elen = 0;
+    char *out = fixture_read(stdout_path, &olen);
+    char *err = fixture_read(stderr_path, &elen);
+    assert_non_null(out);
+    assert_non_null(err);
+    struct bench_pgbench_result *r = bench_pgbench_result_new();
+    size_t oi = 0, ei = 0;
+    while (oi < olen || ei < elen) {
+        if (oi < olen) {
+            size_t n = olen - oi < 7 ? olen - oi : 7;
+            assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDOUT, out + oi, n), 0);
+            oi += n;
+        }
+        if (ei < elen) {
+            size_t n = elen - ei < 5 ? elen - ei : 5;
+            assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, err + ei, n), 0);
+            ei += n;
+        }
+    }
+    assert_int_equal(bench_pgbench_finish(r), 0);
+    free(out);
+    free(err);
+    return r;
+}
+
+static void assert_no_control_chars(const struct bench_pgbench_result *r)
+{
+    for (size_t i = 0; i < r->nerrors; i++)
+        for (const unsigned char *c = (const unsigned char *)r->errors[i]; *c; c++)
+            if (*c < 0x20 || *c == 0x7f)
+                fail_msg("error %zu has control character 0x%02x: %s", i, *c, r->errors[i]);
+}
+
+/* Recorded (pgbench 15.18, PostgreSQL 15.18): pg_terminate_backend() on backends still
+ * authenticating a -C connection. libpq's message goes on in two tab-indented lines; they used to
+ * be kept with the tab (the first) or dropped (the second). */
+static void test_v15_terminate_connect(void **state)
+{
+    (void)state;
+    static const char closed[] =
+        "pgbench: error: connection to server at \"127.0.0.1\", port 38443 failed: server closed "
+        "the connection unexpectedly This probably means the server terminated abnormally before "
+        "or while processing the request.";
+    for (int merged = 0; merged < 2; merged++) {
+        struct bench_pgbench_result *r;
+        if (merged) { /* the same lines as one stream (2>&1): stderr then stdout */
+            size_t olen = 0, elen = 0;
+            char *out = fixture_read(FIX "v15-terminate-connect.stdout", &olen);
+            char *err = fixture_read(FIX "v15-terminate-connect.stderr", &elen);
+            char *all = malloc(olen + elen + 1);
+            memcpy(all, err, elen);
+            memcpy(all + elen, out, olen);
+            assert_int_equal(bench_pgbench_parse(all, olen + elen, &r), 0);
+            free(all);
+            free(out);
+            free(err);
+        } else {
+            r = parse_split(FIX "v15-terminate-connect.stdout", FIX "v15-terminate-connect.stderr");
+        }
+        /* 22 stderr lines: 18 messages, 4 continuation lines */
+        assert_int_equal(r->nerrors, 18);
+        assert_string_equal(r->errors[0],
+                            "FATAL:  terminating connection due to administrator command");
+        assert_string_equal(r->errors[2], closed);
+        assert_string_equal(r->errors[3],
+                            "pgbench: error: client 4 aborted while establishing connection");
+        assert_string_equal(r->errors[4],
+                            "pgbench: error: connection to server at \"127.0.0.1\", port 38443 "
+                            "failed: FATAL:  terminating connection due to administrator command");
+        assert_string_equal(r->errors[10], closed);
+        assert_string_equal(r->errors[11],
+                            "pgbench: error: client 1 aborted while establishing connection");
+        assert_no_control_chars(r);
+        assert_int_equal(r->aborted_clients, 8);
+        assert_true(r->run_aborted);
+        assert_int_equal(r->transactions, 83);
+        assert_near(r->tps, 26.992107);
+        assert_near(r->tps_including_connect, 26.992107);
+        assert_near(r->average_connection_ms, 56.990);
+        assert_int_equal(r->lines_unknown, 0);
+        bench_pgbench_result_free(r);
+    }
+}
+
+/* Continuations keep the error cap, follow a dropped error into the bin, and need an error before
+ * them; control characters inside a line become single spaces. */
+static void test_error_continuation_edges(void **state)
+{
+    (void)state;
+    struct bench_pgbench_result *r = bench_pgbench_result_new();
+    char line[BENCH_PGBENCH_MAX_ERROR_LEN + 64];
+    int n =
+        snprintf(line, sizeof(line), "pgbench: error: %0*d\n", BENCH_PGBENCH_MAX_ERROR_LEN - 40, 0);
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, line, (size_t)n), 0);
+    const char *more = "\tThis probably means the server terminated abnormally\n"
+                       "\tbefore or while processing the request.\n";
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, more, strlen(more)), 0);
+    assert_int_equal(r->nerrors, 1);
+    assert_int_equal(strlen(r->errors[0]), BENCH_PGBENCH_MAX_ERROR_LEN - 1);
+    /* cut at the cap: the first continuation in part, the second not at all */
+    assert_string_equal(r->errors[0] + BENCH_PGBENCH_MAX_ERROR_LEN - 1 - 24,
+                        "0 This probably means th");
+    /* a continuation on the other stream does not join; alone it is an unknown line */
+    const char *err = "server closed the connection unexpectedly\n";
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, err, strlen(err)), 0);
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDOUT, more, strlen(more)), 0);
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDOUT, "x\n", 2), 0);
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, more, 54), 0);
+    assert_string_equal(r->errors[1], "server closed the connection unexpectedly This probably "
+                                      "means the server terminated abnormally");
+    assert_int_equal(r->lines_unknown, 3);
+    /* control characters: one space per run */
+    const char *ctl = "pgbench: error: a\x01\x02"
+                      "b\tc\r\n";
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, ctl, strlen(ctl)), 0);
+    assert_string_equal(r->errors[2], "pgbench: error: a b c");
+    /* beyond the error cap: the continuation goes with its dropped error */
+    for (int i = 0; r->nerrors < BENCH_PGBENCH_MAX_ERRORS; i++)
+        assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, "FATAL: x\n", 9), 0);
+    size_t unknown = r->lines_unknown;
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, err, strlen(err)), 0);
+    assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, more, strlen(more)), 0);
+    assert_int_equal(r->errors_dropped, 1);
+    assert_int_equal(r->lines_unknown, unknown);
+    assert_string_equal(r->errors[BENCH_PGBENCH_MAX_ERRORS - 1], "FATAL: x");
+    assert_no_control_chars(r);
+    bench_pgbench_result_free(r);
+}
+
 /* pgbench <= 13 formats (from pgbench 13 sources / published output) */
 static void test_v13_format(void **state)
 {
@@ -499,6 +632,8 @@ int main(void)
         cmocka_unit_test(test_v15_all_flags),
         cmocka_unit_test(test_v15_partitions),
         cmocka_unit_test(test_v18_format),
+        cmocka_unit_test(test_v15_terminate_connect),
+        cmocka_unit_test(test_error_continuation_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
