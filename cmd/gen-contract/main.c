@@ -28,6 +28,7 @@ static const char *const merge_names[] = {
     [BM_MAX] = "max",
     [BM_MIN] = "min",
     [BM_ALL] = "all (AND)",
+    [BM_ANY] = "any (OR)",
     [BM_TXMEAN] = "transaction-weighted mean",
     [BM_POOLED] = "pooled",
     [BM_HIST] = "merged histogram",

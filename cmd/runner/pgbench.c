@@ -1066,23 +1066,23 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         (void)cJSON_AddStringToObject(we, "cpuMeans",
                                       "state active with no wait event; Client:ClientRead is idle "
                                       "time waiting for pgbench");
-        (void)bench_result_set_diagnostic(r, "waitEvents", we);
+        (void)bench_result_set_diagnostic(r, BK_WAIT_EVENTS, we);
     }
     if (have_si && server_settings)
-        (void)bench_result_set_diagnostic(r, "server", pg_server_info_to_json(si));
+        (void)bench_result_set_diagnostic(r, BK_SERVER, pg_server_info_to_json(si));
     if (have_si) {
         cJSON *ds = bench_check_dataset(si->database_bytes, si->shared_buffers_bytes);
         if (ds)
-            (void)bench_result_set_diagnostic(r, "dataset", ds);
+            (void)bench_result_set_diagnostic(r, BK_CHECKS_DATASET, ds);
     }
     if (!isnan(pg->latency_avg_ms) && pg->latency_avg_ms > 0 && !isnan(pg->tps)) {
         int clients = pg->clients > 0 ? pg->clients : ro.clients;
         cJSON *ll = bench_check_littles_law(clients, pg->latency_avg_ms, pg->tps, ro.rate > 0);
         if (ll)
-            (void)bench_result_set_diagnostic(r, "littlesLaw", ll);
+            (void)bench_result_set_diagnostic(r, BK_CHECKS_LITTLES_LAW, ll);
     }
     if (replica_lag)
-        (void)bench_result_set_diagnostic(r, "replica", lag_json(&rw, replica_waited, l->lag));
+        (void)bench_result_set_diagnostic(r, BK_CHECKS_REPLICA, lag_json(&rw, replica_waited, l->lag));
 
     /* close the diagnostics connection and the loop before printing: nothing may follow the
      * result line */

@@ -15,6 +15,9 @@
 #define AGG_MAX_ERRORS 200
 #define AGG_MAX_TIMELINE 86400
 
+/* A result key, named by its row in the contract table (fields.def). */
+#define KEY(id) bench_key(BK_##id)
+
 static const cJSON *get(const cJSON *o, const char *k)
 {
     return cJSON_GetObjectItemCaseSensitive(o, k);
@@ -156,29 +159,21 @@ static void merge_worst(cJSON *dst, const cJSON *src)
     }
 }
 
-static const char *const sum_keys[] = {
-    "transactionsProcessed",
-    "transactionsTarget",
-    "failedTransactions",
-    "serializationFailures",
-    "deadlockFailures",
-    "retried",
-    "retries",
-    "skipped",
-    "aboveLatencyLimit",
-    "abortedClients",
-    "tps",
-    "tpsIncludingConnect",
-    "otherFailures",
-};
+/* A summary row merged by rule m ("summary.x" with that merge rule in the contract table). */
+static bool summary_row(size_t id, enum bench_merge m)
+{
+    const char *sec = bench_fields[BK_SUMMARY].path, *p = bench_fields[id].path;
+    size_t n = strlen(sec);
+    return bench_fields[id].merge == m && p && strncmp(p, sec, n) == 0 && p[n] == '.';
+}
 
 static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
 {
     cJSON *s = cJSON_CreateObject();
     if (!s)
         return;
-    cJSON_AddItemToObject(out, "summary", s);
-    struct acc sums[sizeof(sum_keys) / sizeof(sum_keys[0])];
+    cJSON_AddItemToObject(out, KEY(SUMMARY), s);
+    struct acc sums[BK__COUNT]; /* by field id: the summed counts */
     memset(sums, 0, sizeof(sums));
     struct acc init_conn = {0}, lag_max = {0};
     struct pool lat = {0}, conn = {0}, lag = {0};
@@ -186,7 +181,7 @@ static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
     size_t tips = 0;
     struct bench_hist *h = bench_hist_new(), *tmp = bench_hist_new();
     for (size_t i = 0; i < n; i++) {
-        const cJSON *ws = get(rs[i], "summary");
+        const cJSON *ws = get(rs[i], KEY(SUMMARY));
         if (!rs[i])
             continue;
         if (!cJSON_IsObject(ws)) {
@@ -194,53 +189,58 @@ static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
             continue;
         }
         nsum++;
-        for (size_t k = 0; k < sizeof(sum_keys) / sizeof(sum_keys[0]); k++)
-            acc_add(&sums[k], num(ws, sum_keys[k]));
-        double tx = num(ws, "transactionsProcessed");
-        pool_add(&lat, num(ws, "latencyAvgMs"), num(ws, "latencyStddevMs"), tx);
-        pool_add(&conn, num(ws, "averageConnectionMs"), 0, tx);
-        pool_add(&lag, num(ws, "rateLimitLagAvgMs"), 0, tx);
-        acc_add(&init_conn, num(ws, "initialConnectionMs"));
-        acc_add(&lag_max, num(ws, "rateLimitLagMaxMs"));
-        if (cJSON_IsTrue(get(ws, "latencyIncludesFailures")))
+        for (size_t k = 0; k < BK__COUNT; k++)
+            if (summary_row(k, BM_SUM))
+                acc_add(&sums[k], num(ws, bench_key(k)));
+        double tx = num(ws, KEY(SUMMARY_TRANSACTIONS_PROCESSED));
+        pool_add(&lat, num(ws, KEY(SUMMARY_LATENCY_AVG_MS)), num(ws, KEY(SUMMARY_LATENCY_STDDEV_MS)), tx);
+        pool_add(&conn, num(ws, KEY(SUMMARY_AVERAGE_CONNECTION_MS)), 0, tx);
+        pool_add(&lag, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS)), 0, tx);
+        acc_add(&init_conn, num(ws, KEY(SUMMARY_INITIAL_CONNECTION_MS)));
+        acc_add(&lag_max, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS)));
+        if (cJSON_IsTrue(get(ws, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES))))
             incl_fail = 1;
-        const cJSON *hj = get(rs[i], "histogram");
+        const cJSON *hj = get(rs[i], KEY(HISTOGRAM));
         if (h && tmp && cJSON_IsObject(hj) && !bench_hist_from_json(tmp, hj)) {
             bench_hist_merge(h, tmp);
             nhist++;
-        } else if (!(cJSON_IsObject(ws) && num(ws, "transactionsProcessed") == 0)) {
+        } else if (!(cJSON_IsObject(ws) && num(ws, KEY(SUMMARY_TRANSACTIONS_PROCESSED)) == 0)) {
             hist_ok = 0; /* a worker with transactions but no histogram */
         }
         tips++;
     }
     (void)tips;
-    for (size_t k = 0; k < sizeof(sum_keys) / sizeof(sum_keys[0]); k++) {
+    for (size_t k = 0; k < BK__COUNT; k++) {
+        if (!summary_row(k, BM_SUM))
+            continue;
         /* tpsIncludingConnect only when every worker has it */
-        if (!strcmp(sum_keys[k], "tpsIncludingConnect") && sums[k].n != nsum)
-            set_num(s, sum_keys[k], NAN);
+        if (k == BK_SUMMARY_TPS_INCLUDING_CONNECT && sums[k].n != nsum)
+            set_num(s, bench_key(k), NAN);
         else
-            set_num(s, sum_keys[k], acc_sum(&sums[k]));
+            set_num(s, bench_key(k), acc_sum(&sums[k]));
     }
-    double processed = acc_sum(&sums[0]), failed = acc_sum(&sums[2]), skipped = acc_sum(&sums[7]);
+    double processed = acc_sum(&sums[BK_SUMMARY_TRANSACTIONS_PROCESSED]);
+    double failed = acc_sum(&sums[BK_SUMMARY_FAILED_TRANSACTIONS]);
+    double skipped = acc_sum(&sums[BK_SUMMARY_SKIPPED]);
     double total = processed + failed + (isfinite(skipped) ? skipped : 0);
-    set_num(s, "failedPct", isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
-    cJSON_AddBoolToObject(s, "latencyIncludesFailures", incl_fail);
-    set_num(s, "latencyAvgMs", pool_mean(&lat));
-    set_num(s, "latencyStddevMs", pool_sd(&lat));
-    set_num(s, "initialConnectionMs", acc_max(&init_conn));
-    set_num(s, "averageConnectionMs", pool_mean(&conn));
-    set_num(s, "rateLimitLagAvgMs", pool_mean(&lag));
-    set_num(s, "rateLimitLagMaxMs", acc_max(&lag_max));
+    set_num(s, KEY(SUMMARY_FAILED_PCT), isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
+    cJSON_AddBoolToObject(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), incl_fail);
+    set_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pool_mean(&lat));
+    set_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pool_sd(&lat));
+    set_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), acc_max(&init_conn));
+    set_num(s, KEY(SUMMARY_AVERAGE_CONNECTION_MS), pool_mean(&conn));
+    set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS), pool_mean(&lag));
+    set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), acc_max(&lag_max));
     int have = h && hist_ok && nhist > 0 && h->count > 0;
-    set_num(s, "latencyP50Ms", have ? (double)bench_hist_percentile(h, 50) / 1000.0 : NAN);
-    set_num(s, "latencyP90Ms", have ? (double)bench_hist_percentile(h, 90) / 1000.0 : NAN);
-    set_num(s, "latencyP95Ms", have ? (double)bench_hist_percentile(h, 95) / 1000.0 : NAN);
-    set_num(s, "latencyP99Ms", have ? (double)bench_hist_percentile(h, 99) / 1000.0 : NAN);
-    set_num(s, "latencyP999Ms", have ? (double)bench_hist_percentile(h, 99.9) / 1000.0 : NAN);
-    set_num(s, "latencyMaxMs", have ? (double)bench_hist_max(h) / 1000.0 : NAN);
-    set_num(s, "latencyMinMs", have ? (double)bench_hist_min(h) / 1000.0 : NAN);
-    set_num(s, "histogramCount", have ? (double)h->count : NAN);
-    set_item(out, "histogram", have ? bench_hist_to_json(h) : cJSON_CreateNull());
+    set_num(s, KEY(SUMMARY_LATENCY_P50_MS), have ? (double)bench_hist_percentile(h, 50) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P90_MS), have ? (double)bench_hist_percentile(h, 90) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P95_MS), have ? (double)bench_hist_percentile(h, 95) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P99_MS), have ? (double)bench_hist_percentile(h, 99) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P999_MS), have ? (double)bench_hist_percentile(h, 99.9) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? (double)bench_hist_max(h) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? (double)bench_hist_min(h) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (double)h->count : NAN);
+    set_item(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
     bench_hist_free(h);
     bench_hist_free(tmp);
 }
@@ -267,9 +267,9 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
     size_t npts = 0, cap = 0;
     for (size_t i = 0; i < n; i++) {
         const cJSON *p;
-        cJSON_ArrayForEach(p, get(rs[i], "timeline"))
+        cJSON_ArrayForEach(p, get(rs[i], KEY(TIMELINE)))
         {
-            double t = num(p, "t");
+            double t = num(p, KEY(TIMELINE_T));
             if (!isfinite(t) || fabs(t) > 1e12)
                 continue;
             long long key = llround(t * 10.0);
@@ -296,14 +296,14 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
                 tp->key = key;
                 tp->t = (double)key / 10.0;
             }
-            double tps = num(p, "tps");
+            double tps = num(p, KEY(TIMELINE_TPS));
             acc_add(&tp->tps, tps);
-            acc_add(&tp->failed, num(p, "failed"));
-            acc_add(&tp->lag, num(p, "lagMs"));
-            acc_add(&tp->skipped, num(p, "skipped"));
-            acc_add(&tp->retried, num(p, "retried"));
-            acc_add(&tp->retries, num(p, "retries"));
-            pool_add(&tp->lat, num(p, "latencyMs"), num(p, "stddevMs"), tps > 0 ? tps : 1e-9);
+            acc_add(&tp->failed, num(p, KEY(TIMELINE_FAILED)));
+            acc_add(&tp->lag, num(p, KEY(TIMELINE_LAG_MS)));
+            acc_add(&tp->skipped, num(p, KEY(TIMELINE_SKIPPED)));
+            acc_add(&tp->retried, num(p, KEY(TIMELINE_RETRIED)));
+            acc_add(&tp->retries, num(p, KEY(TIMELINE_RETRIES)));
+            pool_add(&tp->lat, num(p, KEY(TIMELINE_LATENCY_MS)), num(p, KEY(TIMELINE_STDDEV_MS)), tps > 0 ? tps : 1e-9);
             tp->workers++;
         }
     }
@@ -315,22 +315,22 @@ out:;
         free(pts);
         return;
     }
-    cJSON_AddItemToObject(out, "timeline", arr);
+    cJSON_AddItemToObject(out, KEY(TIMELINE), arr);
     for (size_t i = 0; i < npts; i++) {
         cJSON *o = cJSON_CreateObject();
         if (!o)
             break;
         cJSON_AddItemToArray(arr, o);
-        set_num(o, "t", pts[i].t);
-        set_num(o, "tps", acc_sum(&pts[i].tps));
-        set_num(o, "latencyMs", pool_mean(&pts[i].lat));
-        set_num(o, "stddevMs", pool_sd(&pts[i].lat));
-        set_num(o, "failed", acc_sum(&pts[i].failed));
-        set_num(o, "lagMs", acc_max(&pts[i].lag));
-        set_num(o, "skipped", acc_sum(&pts[i].skipped));
-        set_num(o, "retried", acc_sum(&pts[i].retried));
-        set_num(o, "retries", acc_sum(&pts[i].retries));
-        set_num(o, "workers", pts[i].workers);
+        set_num(o, KEY(TIMELINE_T), pts[i].t);
+        set_num(o, KEY(TIMELINE_TPS), acc_sum(&pts[i].tps));
+        set_num(o, KEY(TIMELINE_LATENCY_MS), pool_mean(&pts[i].lat));
+        set_num(o, KEY(TIMELINE_STDDEV_MS), pool_sd(&pts[i].lat));
+        set_num(o, KEY(TIMELINE_FAILED), acc_sum(&pts[i].failed));
+        set_num(o, KEY(TIMELINE_LAG_MS), acc_max(&pts[i].lag));
+        set_num(o, KEY(TIMELINE_SKIPPED), acc_sum(&pts[i].skipped));
+        set_num(o, KEY(TIMELINE_RETRIED), acc_sum(&pts[i].retried));
+        set_num(o, KEY(TIMELINE_RETRIES), acc_sum(&pts[i].retries));
+        set_num(o, KEY(TIMELINE_WORKERS), pts[i].workers);
     }
     free(pts);
 }
@@ -342,8 +342,8 @@ static cJSON *find_stmt(cJSON *arr, double script, const char *command)
     cJSON *o;
     cJSON_ArrayForEach(o, arr)
     {
-        const cJSON *c = get(o, "command");
-        if (num(o, "script") == script && cJSON_IsString(c) && !strcmp(c->valuestring, command))
+        const cJSON *c = get(o, KEY(STATEMENTS_COMMAND));
+        if (num(o, KEY(STATEMENTS_SCRIPT)) == script && cJSON_IsString(c) && !strcmp(c->valuestring, command))
             return o;
     }
     return NULL;
@@ -354,17 +354,17 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
     cJSON *arr = cJSON_CreateArray();
     if (!arr)
         return;
-    cJSON_AddItemToObject(out, "statements", arr);
+    cJSON_AddItemToObject(out, KEY(STATEMENTS), arr);
     /* pass 1: union of statements with weighted sums kept in hidden fields */
     for (size_t i = 0; i < n; i++) {
-        double w = num(get(rs[i], "summary"), "transactionsProcessed");
+        double w = num(get(rs[i], KEY(SUMMARY)), KEY(SUMMARY_TRANSACTIONS_PROCESSED));
         if (!(w > 0))
             w = 1;
         const cJSON *st;
-        cJSON_ArrayForEach(st, get(rs[i], "statements"))
+        cJSON_ArrayForEach(st, get(rs[i], KEY(STATEMENTS)))
         {
-            const cJSON *cmd = get(st, "command");
-            double script = num(st, "script"), lat = num(st, "latencyMs");
+            const cJSON *cmd = get(st, KEY(STATEMENTS_COMMAND));
+            double script = num(st, KEY(STATEMENTS_SCRIPT)), lat = num(st, KEY(STATEMENTS_LATENCY_MS));
             if (!cJSON_IsString(cmd) || !isfinite(script))
                 continue;
             cJSON *o = find_stmt(arr, script, cmd->valuestring);
@@ -375,11 +375,11 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
                 if (!o)
                     return;
                 cJSON_AddItemToArray(arr, o);
-                set_num(o, "script", script);
-                cJSON_AddStringToObject(o, "command", cmd->valuestring);
-                set_num(o, "latencyMs", NAN);
-                set_num(o, "failures", NAN);
-                set_num(o, "retries", NAN);
+                set_num(o, KEY(STATEMENTS_SCRIPT), script);
+                cJSON_AddStringToObject(o, KEY(STATEMENTS_COMMAND), cmd->valuestring);
+                set_num(o, KEY(STATEMENTS_LATENCY_MS), NAN);
+                set_num(o, KEY(STATEMENTS_FAILURES), NAN);
+                set_num(o, KEY(STATEMENTS_RETRIES), NAN);
                 set_num(o, "_w", 0);
                 set_num(o, "_wl", 0);
             }
@@ -387,7 +387,7 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
                 set_num(o, "_w", num(o, "_w") + w);
                 set_num(o, "_wl", num(o, "_wl") + w * lat);
             }
-            static const char *const counts[] = {"failures", "retries"};
+            const char *const counts[] = {KEY(STATEMENTS_FAILURES), KEY(STATEMENTS_RETRIES)};
             for (int k = 0; k < 2; k++) {
                 double v = num(st, counts[k]);
                 if (isfinite(v))
@@ -400,7 +400,7 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
     cJSON_ArrayForEach(o, arr)
     {
         double w = num(o, "_w");
-        set_num(o, "latencyMs", w > 0 ? num(o, "_wl") / w : NAN);
+        set_num(o, KEY(STATEMENTS_LATENCY_MS), w > 0 ? num(o, "_wl") / w : NAN);
         cJSON_DeleteItemFromObjectCaseSensitive(o, "_w");
         cJSON_DeleteItemFromObjectCaseSensitive(o, "_wl");
     }
@@ -411,17 +411,17 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
     cJSON *arr = cJSON_CreateArray();
     if (!arr)
         return;
-    cJSON_AddItemToObject(out, "scripts", arr);
+    cJSON_AddItemToObject(out, KEY(SCRIPTS), arr);
     for (size_t i = 0; i < n; i++) {
         const cJSON *sc;
-        cJSON_ArrayForEach(sc, get(rs[i], "scripts"))
+        cJSON_ArrayForEach(sc, get(rs[i], KEY(SCRIPTS)))
         {
-            double idx = num(sc, "script");
+            double idx = num(sc, KEY(SCRIPTS_SCRIPT));
             if (!isfinite(idx))
                 continue;
             cJSON *o = NULL, *x;
-            cJSON_ArrayForEach(x, arr) if (num(x, "script") == idx) o = x;
-            double tx = num(sc, "transactionsProcessed");
+            cJSON_ArrayForEach(x, arr) if (num(x, KEY(SCRIPTS_SCRIPT)) == idx) o = x;
+            double tx = num(sc, KEY(SCRIPTS_TRANSACTIONS_PROCESSED));
             if (!o) {
                 if (cJSON_GetArraySize(arr) >= 1024)
                     continue;
@@ -430,20 +430,21 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
                     return;
                 cJSON_AddItemToArray(arr, o);
                 set_num(o, "_w", tx > 0 ? tx : 0);
-                set_num(o, "_wl", tx > 0 ? tx * num(sc, "latencyAvgMs") : 0);
+                set_num(o, "_wl", tx > 0 ? tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)) : 0);
                 continue;
             }
-            static const char *const sums[] = {"transactionsProcessed", "failedTransactions",
-                                               "tps"};
-            for (int k = 0; k < 3; k++) {
-                double a = num(o, sums[k]), b = num(sc, sums[k]);
-                set_num(o, sums[k], isfinite(a) && isfinite(b) ? a + b : isfinite(a) ? a : b);
+            static const enum bench_field_id sums[] = {
+                BK_SCRIPTS_TRANSACTIONS_PROCESSED, BK_SCRIPTS_FAILED_TRANSACTIONS, BK_SCRIPTS_TPS};
+            for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++) {
+                double a = num(o, bench_key(sums[k])), b = num(sc, bench_key(sums[k]));
+                set_num(o, bench_key(sums[k]),
+                        isfinite(a) && isfinite(b) ? a + b : isfinite(a) ? a : b);
             }
-            if (tx > 0 && isfinite(num(sc, "latencyAvgMs"))) {
+            if (tx > 0 && isfinite(num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)))) {
                 set_num(o, "_w", num(o, "_w") + tx);
-                set_num(o, "_wl", num(o, "_wl") + tx * num(sc, "latencyAvgMs"));
+                set_num(o, "_wl", num(o, "_wl") + tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)));
             }
-            set_num(o, "latencyStddevMs",
+            set_num(o, KEY(SCRIPTS_LATENCY_STDDEV_MS),
                     NAN); /* per-script stddev cannot be pooled exactly here */
         }
     }
@@ -452,7 +453,7 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
     {
         double w = num(o, "_w");
         if (w > 0 && isfinite(num(o, "_wl")))
-            set_num(o, "latencyAvgMs", num(o, "_wl") / w);
+            set_num(o, KEY(SCRIPTS_LATENCY_AVG_MS), num(o, "_wl") / w);
         cJSON_DeleteItemFromObjectCaseSensitive(o, "_w");
         cJSON_DeleteItemFromObjectCaseSensitive(o, "_wl");
     }
@@ -460,35 +461,89 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
 
 /* ---- fio ---- */
 
+/* Latency statistics (clatUs, latUs, sync): the worst worker's, samples summed. */
+static void merge_latency(cJSON *dst, const cJSON *src)
+{
+    const char *k = KEY(FIO_JOBS_SYNC_SAMPLES);
+    double samples = num(dst, k) + num(src, k);
+    merge_worst(dst, src);
+    set_num(dst, k, samples);
+}
+
+static void merge_fio_job(cJSON *o, const cJSON *j)
+{
+    static const enum bench_field_id dirs[] = {BK_FIO_JOBS_READ, BK_FIO_JOBS_WRITE};
+    static const enum bench_field_id sums[2][4] = {
+        {BK_FIO_JOBS_READ_IOPS, BK_FIO_JOBS_READ_BW_KI_BS, BK_FIO_JOBS_READ_IO_KI_B,
+         BK_FIO_JOBS_READ_TOTAL_IOS},
+        {BK_FIO_JOBS_WRITE_IOPS, BK_FIO_JOBS_WRITE_BW_KI_BS, BK_FIO_JOBS_WRITE_IO_KI_B,
+         BK_FIO_JOBS_WRITE_TOTAL_IOS},
+    };
+    static const enum bench_field_id lats[2][2] = {
+        {BK_FIO_JOBS_READ_CLAT_US, BK_FIO_JOBS_READ_LAT_US},
+        {BK_FIO_JOBS_WRITE_CLAT_US, BK_FIO_JOBS_WRITE_LAT_US},
+    };
+    for (int d = 0; d < 2; d++) {
+        cJSON *od = cJSON_GetObjectItemCaseSensitive(o, bench_key(dirs[d]));
+        const cJSON *jd = get(j, bench_key(dirs[d]));
+        if (!cJSON_IsObject(jd))
+            continue;
+        if (!cJSON_IsObject(od)) {
+            set_item(o, bench_key(dirs[d]), cJSON_Duplicate(jd, 1));
+            continue;
+        }
+        for (int k = 0; k < 4; k++)
+            set_num(od, bench_key(sums[d][k]),
+                    num(od, bench_key(sums[d][k])) + num(jd, bench_key(sums[d][k])));
+        for (int k = 0; k < 2; k++) {
+            cJSON *ol = cJSON_GetObjectItemCaseSensitive(od, bench_key(lats[d][k]));
+            const cJSON *jl = get(jd, bench_key(lats[d][k]));
+            if (cJSON_IsObject(ol) && cJSON_IsObject(jl))
+                merge_latency(ol, jl);
+        }
+    }
+    const char *sync = KEY(FIO_JOBS_SYNC);
+    cJSON *os = cJSON_GetObjectItemCaseSensitive(o, sync);
+    if (cJSON_IsObject(os) && cJSON_IsObject(get(j, sync)))
+        merge_latency(os, get(j, sync));
+    else if (!cJSON_IsObject(os) && cJSON_IsObject(get(j, sync)))
+        set_item(o, sync, cJSON_Duplicate(get(j, sync), 1));
+    const char *error = KEY(FIO_JOBS_ERROR);
+    double e = num(o, error), je = num(j, error);
+    if (!(e != 0) && isfinite(je) && je != 0)
+        set_num(o, error, je);
+}
+
 static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
 {
     cJSON *fio = NULL, *jobs = NULL;
+    const char *k_name = KEY(FIO_JOBS_NAME);
     for (size_t i = 0; i < n; i++) {
-        const cJSON *f = get(rs[i], "fio");
+        const cJSON *f = get(rs[i], KEY(FIO));
         if (!cJSON_IsObject(f))
             continue;
         if (!fio) {
             fio = cJSON_CreateObject();
             if (!fio)
                 return;
-            cJSON_AddItemToObject(out, "fio", fio);
-            const cJSON *v = get(f, "version");
+            cJSON_AddItemToObject(out, KEY(FIO), fio);
+            const cJSON *v = get(f, KEY(FIO_VERSION));
             if (cJSON_IsString(v))
-                cJSON_AddStringToObject(fio, "version", v->valuestring);
-            jobs = cJSON_AddArrayToObject(fio, "jobs");
+                cJSON_AddStringToObject(fio, KEY(FIO_VERSION), v->valuestring);
+            jobs = cJSON_AddArrayToObject(fio, KEY(FIO_JOBS));
             if (!jobs)
                 return;
         }
         const cJSON *j;
-        cJSON_ArrayForEach(j, get(f, "jobs"))
+        cJSON_ArrayForEach(j, get(f, KEY(FIO_JOBS)))
         {
-            const cJSON *name = get(j, "name");
+            const cJSON *name = get(j, k_name);
             if (!cJSON_IsString(name))
                 continue;
             cJSON *o = NULL, *x;
             cJSON_ArrayForEach(x, jobs)
             {
-                const cJSON *xn = get(x, "name");
+                const cJSON *xn = get(x, k_name);
                 if (cJSON_IsString(xn) && !strcmp(xn->valuestring, name->valuestring))
                     o = x;
             }
@@ -498,40 +553,7 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
                     cJSON_AddItemToArray(jobs, o);
                 continue;
             }
-            static const char *const dirs[] = {"read", "write"};
-            for (int d = 0; d < 2; d++) {
-                cJSON *od = cJSON_GetObjectItemCaseSensitive(o, dirs[d]);
-                const cJSON *jd = get(j, dirs[d]);
-                if (!cJSON_IsObject(jd))
-                    continue;
-                if (!cJSON_IsObject(od)) {
-                    set_item(o, dirs[d], cJSON_Duplicate(jd, 1));
-                    continue;
-                }
-                static const char *const sums[] = {"iops", "bwKiBs", "ioKiB", "totalIos"};
-                for (int k = 0; k < 4; k++)
-                    set_num(od, sums[k], num(od, sums[k]) + num(jd, sums[k]));
-                static const char *const lats[] = {"clatUs", "latUs"};
-                for (int k = 0; k < 2; k++) {
-                    cJSON *ol = cJSON_GetObjectItemCaseSensitive(od, lats[k]);
-                    if (cJSON_IsObject(ol) && cJSON_IsObject(get(jd, lats[k]))) {
-                        double samples = num(ol, "samples") + num(get(jd, lats[k]), "samples");
-                        merge_worst(ol, get(jd, lats[k]));
-                        set_num(ol, "samples", samples);
-                    }
-                }
-            }
-            cJSON *os = cJSON_GetObjectItemCaseSensitive(o, "sync");
-            if (cJSON_IsObject(os) && cJSON_IsObject(get(j, "sync"))) {
-                double samples = num(os, "samples") + num(get(j, "sync"), "samples");
-                merge_worst(os, get(j, "sync"));
-                set_num(os, "samples", samples);
-            } else if (!cJSON_IsObject(os) && cJSON_IsObject(get(j, "sync"))) {
-                set_item(o, "sync", cJSON_Duplicate(get(j, "sync"), 1));
-            }
-            double e = num(o, "error"), je = num(j, "error");
-            if (!(e != 0) && isfinite(je) && je != 0)
-                set_num(o, "error", je);
+            merge_fio_job(o, j);
         }
     }
 }
@@ -541,11 +563,8 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
 /* waitEvents.sharesPct: each event's share of all observations of the load's backends. */
 static void add_wait_shares(cJSON *wait)
 {
-    const struct bench_field *ev = bench_field_find("waitEvents.events", false);
-    const struct bench_field *total = bench_field_find("waitEvents.backendSamples", false);
-    const struct bench_field *shares = bench_field_find("waitEvents.sharesPct", false);
-    const cJSON *events = bench_json_at(wait, bench_field_key(ev->path));
-    double n = num(wait, bench_field_key(total->path));
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(wait, bench_key(BK_WAIT_EVENTS_EVENTS));
+    double n = num(wait, bench_key(BK_WAIT_EVENTS_BACKEND_SAMPLES));
     cJSON *out = cJSON_CreateObject();
     if (!out)
         return;
@@ -555,7 +574,7 @@ static void add_wait_shares(cJSON *wait)
         if (cJSON_IsNumber(e) && n > 0)
             set_num(out, e->string, round(e->valuedouble / n * 100.0 * 10.0) / 10.0);
     }
-    set_item(wait, bench_field_key(shares->path), out);
+    set_item(wait, bench_key(BK_WAIT_EVENTS_SHARES_PCT), out);
 }
 
 /* The common window: from the latest start to the earliest end (every worker ran during it),
@@ -565,13 +584,13 @@ static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
     struct acc late = {0}, end = {0}, first_start = {0}, last_end = {0};
     const cJSON *barrier = NULL;
     for (size_t i = 0; i < n; i++) {
-        const cJSON *b = bench_get(rs[i], "window.barrier");
+        const cJSON *b = bench_get(rs[i], BK_WINDOW_BARRIER);
         if (!b)
             continue;
         if (!barrier)
             barrier = b;
-        double l = num(bench_get(rs[i], "window"), bench_field_key("window.lateSeconds"));
-        double e = num(bench_get(rs[i], "window"), bench_field_key("window.endSeconds"));
+        double l = bench_num(rs[i], BK_WINDOW_LATE_SECONDS);
+        double e = bench_num(rs[i], BK_WINDOW_END_SECONDS);
         acc_add(&late, l);
         acc_add(&first_start, isfinite(l) ? -l : NAN);
         acc_add(&end, isfinite(e) ? -e : NAN);
@@ -582,12 +601,12 @@ static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
     double start = acc_max(&late), stop = -acc_max(&end);
     double whole = acc_max(&last_end) + acc_max(&first_start);
     double common = stop > start ? stop - start : 0;
-    if (bench_put(out, "window.barrier", cJSON_Duplicate(barrier, 0)))
+    if (bench_put(out, BK_WINDOW_BARRIER, cJSON_Duplicate(barrier, 0)))
         return;
-    (void)bench_put(out, "window.lateSeconds", cJSON_CreateNumber(start));
-    (void)bench_put(out, "window.endSeconds", cJSON_CreateNumber(stop));
-    (void)bench_put(out, "window.seconds", cJSON_CreateNumber(round(common * 1e3) / 1e3));
-    (void)bench_put(out, "window.coveragePct",
+    (void)bench_put(out, BK_WINDOW_LATE_SECONDS, cJSON_CreateNumber(start));
+    (void)bench_put(out, BK_WINDOW_END_SECONDS, cJSON_CreateNumber(stop));
+    (void)bench_put(out, BK_WINDOW_SECONDS, cJSON_CreateNumber(round(common * 1e3) / 1e3));
+    (void)bench_put(out, BK_WINDOW_COVERAGE_PCT,
                     cJSON_CreateNumber(whole > 0 ? round(common / whole * 1000.0) / 10.0 : 100.0));
 }
 
@@ -607,10 +626,10 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         }
         if (!first)
             first = results[i];
-        else if (strcmp(get(first, "kind")->valuestring, get(results[i], "kind")->valuestring) !=
+        else if (strcmp(get(first, KEY(KIND))->valuestring, get(results[i], KEY(KIND))->valuestring) !=
                  0) {
             util_errf(err, errlen, "worker results have different kinds (%s, %s)",
-                      get(first, "kind")->valuestring, get(results[i], "kind")->valuestring);
+                      get(first, KEY(KIND))->valuestring, get(results[i], KEY(KIND))->valuestring);
             return NULL;
         }
     }
@@ -619,7 +638,7 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         return NULL;
     }
     struct bench_result_meta m = {
-        .kind = get(first, "kind")->valuestring, .worker = -1, .child_exit = -1, .complete = true};
+        .kind = get(first, KEY(KIND))->valuestring, .worker = -1, .child_exit = -1, .complete = true};
     cJSON *out = bench_result_new(&m);
     if (!out) {
         util_errf(err, errlen, "out of memory");
@@ -630,7 +649,7 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
     const char *start = NULL, *end = NULL;
     cJSON *workers = cJSON_CreateArray();
     if (workers)
-        cJSON_AddItemToObject(out, "workers", workers);
+        cJSON_AddItemToObject(out, KEY(WORKERS), workers);
     size_t nerr = 0, dropped = 0;
     for (size_t i = 0; i < n; i++) {
         const cJSON *r = results[i];
@@ -639,44 +658,42 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
             cJSON_AddItemToArray(workers, w);
         else
             cJSON_Delete(w);
-        double idx = r ? num(r, "worker") : NAN;
+        double idx = r ? num(r, KEY(WORKER)) : NAN;
         if (w)
-            set_num(w, "index", isfinite(idx) ? idx : (double)i);
+            set_num(w, KEY(WORKERS_INDEX), isfinite(idx) ? idx : (double)i);
         if (!r) {
             complete = false;
             if (w) {
-                cJSON_AddBoolToObject(w, "complete", false);
-                cJSON_AddStringToObject(w, "message", "no result");
+                cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), false);
+                cJSON_AddStringToObject(w, KEY(WORKERS_MESSAGE), "no result");
             }
             continue;
         }
-        if (!cJSON_IsTrue(get(r, "complete")))
+        if (!cJSON_IsTrue(get(r, KEY(COMPLETE))))
             complete = false;
-        double ec = num(r, "exitCode");
+        double ec = num(r, KEY(EXIT_CODE));
         if (isfinite(ec) && ec > exit_code)
             exit_code = ec;
-        const cJSON *st = get(r, "startTime"), *et = get(r, "endTime");
+        const cJSON *st = get(r, KEY(START_TIME)), *et = get(r, KEY(END_TIME));
         if (cJSON_IsString(st) && (!start || strcmp(st->valuestring, start) < 0))
             start = st->valuestring;
         if (cJSON_IsString(et) && (!end || strcmp(et->valuestring, end) > 0))
             end = et->valuestring;
-        const cJSON *s = get(r, "summary");
+        const cJSON *s = get(r, KEY(SUMMARY));
         if (w) {
-            cJSON_AddBoolToObject(w, "complete", cJSON_IsTrue(get(r, "complete")));
-            set_num(w, "exitCode", ec);
-            set_num(w, "tps", num(s, "tps"));
-            set_num(w, "transactionsProcessed", num(s, "transactionsProcessed"));
-            set_num(w, "failedTransactions", num(s, "failedTransactions"));
-            set_num(w, "abortedClients", num(s, "abortedClients"));
-            set_num(w, "latencyAvgMs", num(s, "latencyAvgMs"));
-            const cJSON *win = bench_get(r, "window");
-            set_num(w, bench_field_key("workers[].lateSeconds"),
-                    num(win, bench_field_key("window.lateSeconds")));
-            set_num(w, bench_field_key("workers[].endSeconds"),
-                    num(win, bench_field_key("window.endSeconds")));
+            cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), cJSON_IsTrue(get(r, KEY(COMPLETE))));
+            set_num(w, KEY(WORKERS_EXIT_CODE), ec);
+            set_num(w, KEY(WORKERS_TPS), num(s, KEY(SUMMARY_TPS)));
+            set_num(w, KEY(WORKERS_TRANSACTIONS_PROCESSED),
+                    num(s, KEY(SUMMARY_TRANSACTIONS_PROCESSED)));
+            set_num(w, KEY(WORKERS_FAILED_TRANSACTIONS), num(s, KEY(SUMMARY_FAILED_TRANSACTIONS)));
+            set_num(w, KEY(WORKERS_ABORTED_CLIENTS), num(s, KEY(SUMMARY_ABORTED_CLIENTS)));
+            set_num(w, KEY(WORKERS_LATENCY_AVG_MS), num(s, KEY(SUMMARY_LATENCY_AVG_MS)));
+            set_num(w, KEY(WORKERS_LATE_SECONDS), bench_num(r, BK_WINDOW_LATE_SECONDS));
+            set_num(w, KEY(WORKERS_END_SECONDS), bench_num(r, BK_WINDOW_END_SECONDS));
         }
         const cJSON *e;
-        cJSON_ArrayForEach(e, get(r, "errors"))
+        cJSON_ArrayForEach(e, get(r, KEY(ERRORS)))
         {
             if (!cJSON_IsString(e))
                 continue;
@@ -691,39 +708,39 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
             nerr++;
         }
     }
-    set_item(out, "complete", cJSON_CreateBool(complete));
-    set_num(out, "exitCode", exit_code);
+    set_item(out, KEY(COMPLETE), cJSON_CreateBool(complete));
+    set_num(out, KEY(EXIT_CODE), exit_code);
     if (start)
-        set_item(out, "startTime", cJSON_CreateString(start));
+        set_item(out, KEY(START_TIME), cJSON_CreateString(start));
     if (end)
-        set_item(out, "endTime", cJSON_CreateString(end));
-    set_num(out, "workerCount", (double)n);
+        set_item(out, KEY(END_TIME), cJSON_CreateString(end));
+    set_num(out, KEY(WORKER_COUNT), (double)n);
     if (dropped) {
         cJSON *d = cJSON_CreateObject();
         if (d) {
-            set_num(d, "errors", (double)dropped);
-            set_item(out, "dropped", d);
+            set_num(d, KEY(DROPPED_ERRORS), (double)dropped);
+            set_item(out, KEY(DROPPED), d);
         }
     }
 
     /* pgbench configuration: first worker's, clients and threads summed */
-    const cJSON *cfg = get(first, "pgbench");
+    const cJSON *cfg = get(first, KEY(PGBENCH));
     if (cJSON_IsObject(cfg)) {
         cJSON *c = cJSON_Duplicate(cfg, 1);
         struct acc clients = {0}, threads = {0};
         for (size_t i = 0; i < n; i++) {
-            acc_add(&clients, num(get(results[i], "pgbench"), "clients"));
-            acc_add(&threads, num(get(results[i], "pgbench"), "threads"));
+            acc_add(&clients, num(get(results[i], KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
+            acc_add(&threads, num(get(results[i], KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
         }
         if (c) {
-            set_num(c, "clients", acc_sum(&clients));
-            set_num(c, "threads", acc_sum(&threads));
-            cJSON_AddItemToObject(out, "pgbench", c);
+            set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
+            set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
+            cJSON_AddItemToObject(out, KEY(PGBENCH), c);
         }
     }
     bool any_summary = false;
     for (size_t i = 0; i < n; i++)
-        if (cJSON_IsObject(get(results[i], "summary")))
+        if (cJSON_IsObject(get(results[i], KEY(SUMMARY))))
             any_summary = true;
     if (any_summary) {
         aggregate_summary(out, results, n);
@@ -733,9 +750,9 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
     }
     aggregate_fio(out, results, n);
     aggregate_window(out, results, n);
-    const cJSON *init = get(first, "init");
+    const cJSON *init = get(first, KEY(INIT));
     if (cJSON_IsObject(init))
-        set_item(out, "init", cJSON_Duplicate(init, 1));
+        set_item(out, KEY(INIT), cJSON_Duplicate(init, 1));
     const cJSON *server = NULL;
     cJSON *wait = NULL;
     cJSON *checks = NULL;
@@ -743,52 +760,52 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         const cJSON *r = results[i];
         if (!r)
             continue;
-        if (!server && cJSON_IsObject(get(r, "server")))
-            server = get(r, "server");
-        if (cJSON_IsObject(get(r, "waitEvents"))) {
+        if (!server && cJSON_IsObject(get(r, KEY(SERVER))))
+            server = get(r, KEY(SERVER));
+        if (cJSON_IsObject(get(r, KEY(WAIT_EVENTS)))) {
             if (!wait)
-                wait = cJSON_Duplicate(get(r, "waitEvents"), 1);
+                wait = cJSON_Duplicate(get(r, KEY(WAIT_EVENTS)), 1);
             else
-                merge_sum(wait, get(r, "waitEvents"));
+                merge_sum(wait, get(r, KEY(WAIT_EVENTS)));
         }
-        const cJSON *ck = get(r, "checks");
-        if (cJSON_IsObject(get(ck, "dataset")) && (!checks || !get(checks, "dataset"))) {
+        const cJSON *ck = get(r, KEY(CHECKS));
+        if (cJSON_IsObject(get(ck, KEY(CHECKS_DATASET))) && (!checks || !get(checks, KEY(CHECKS_DATASET)))) {
             if (!checks)
                 checks = cJSON_CreateObject();
             if (checks)
-                set_item(checks, "dataset", cJSON_Duplicate(get(ck, "dataset"), 1));
+                set_item(checks, KEY(CHECKS_DATASET), cJSON_Duplicate(get(ck, KEY(CHECKS_DATASET)), 1));
         }
-        if (cJSON_IsObject(get(ck, "replica"))) {
+        if (cJSON_IsObject(get(ck, KEY(CHECKS_REPLICA)))) {
             if (!checks)
                 checks = cJSON_CreateObject();
-            cJSON *rep = checks ? cJSON_GetObjectItemCaseSensitive(checks, "replica") : NULL;
+            cJSON *rep = checks ? cJSON_GetObjectItemCaseSensitive(checks, KEY(CHECKS_REPLICA)) : NULL;
             if (checks && !rep)
-                set_item(checks, "replica", cJSON_Duplicate(get(ck, "replica"), 1));
+                set_item(checks, KEY(CHECKS_REPLICA), cJSON_Duplicate(get(ck, KEY(CHECKS_REPLICA)), 1));
             else if (rep)
-                merge_worst(rep, get(ck, "replica"));
+                merge_worst(rep, get(ck, KEY(CHECKS_REPLICA)));
         }
     }
     if (server)
-        set_item(out, "server", cJSON_Duplicate(server, 1));
+        set_item(out, KEY(SERVER), cJSON_Duplicate(server, 1));
     if (wait) {
         add_wait_shares(wait);
-        set_item(out, "waitEvents", wait);
+        set_item(out, KEY(WAIT_EVENTS), wait);
     }
-    const cJSON *s = get(out, "summary");
-    const cJSON *c = get(out, "pgbench");
-    if (cJSON_IsObject(s) && isfinite(num(c, "clients"))) {
-        cJSON *ll = bench_check_littles_law((int)num(c, "clients"), num(s, "latencyAvgMs"),
-                                            num(s, "tps"), isfinite(num(c, "rate")));
+    const cJSON *s = get(out, KEY(SUMMARY));
+    const cJSON *c = get(out, KEY(PGBENCH));
+    if (cJSON_IsObject(s) && isfinite(num(c, KEY(PGBENCH_CLIENTS)))) {
+        cJSON *ll = bench_check_littles_law((int)num(c, KEY(PGBENCH_CLIENTS)), num(s, KEY(SUMMARY_LATENCY_AVG_MS)),
+                                            num(s, KEY(SUMMARY_TPS)), isfinite(num(c, KEY(PGBENCH_RATE))));
         if (ll) {
             if (!checks)
                 checks = cJSON_CreateObject();
             if (checks)
-                set_item(checks, "littlesLaw", ll);
+                set_item(checks, KEY(CHECKS_LITTLES_LAW), ll);
             else
                 cJSON_Delete(ll);
         }
     }
     if (checks)
-        set_item(out, "checks", checks);
+        set_item(out, KEY(CHECKS), checks);
     return out;
 }

@@ -43,6 +43,7 @@ enum bench_merge {
     BM_MAX,       /* the largest */
     BM_MIN,       /* the smallest */
     BM_ALL,       /* boolean AND */
+    BM_ANY,       /* boolean OR */
     BM_TXMEAN,    /* mean weighted by each worker's transactionsProcessed */
     BM_POOLED,    /* pooled standard deviation (with the transaction-weighted mean) */
     BM_HIST,      /* from the merged latency histogram (exact merge) */
@@ -71,6 +72,17 @@ struct bench_field {
     const char *description;
 };
 
+/* One id per row, named after its path: BK_SUMMARY_TPS is "summary.tps", BK_FIO_JOBS_READ_IOPS
+ * is "fio.jobs[].read.iops"; controller-written rows are BK_STATUS_<status path>. Code names a
+ * field by its id, never by its key. */
+enum bench_field_id {
+#define ROW(id, ...) BK_##id,
+#include "pkg/bench/fields.def"
+#undef ROW
+    BK__COUNT
+};
+
+/* Indexed by enum bench_field_id. */
 extern const struct bench_field bench_fields[];
 extern const size_t bench_nfields;
 
@@ -80,16 +92,20 @@ const struct bench_field *bench_field_find(const char *path, bool by_status);
 /* The last key of a path ("summary.tps" -> "tps", "fio[].job" -> "job"). Borrowed from path. */
 const char *bench_field_key(const char *path);
 
-/* Checked access by row. path must be a row's result path (bench_get) or status path
- * (bench_status_get, bench_status_key): a path that is not in the table is a programming error
- * and aborts, so no field can be read or written under a name the contract does not know.
- * bench_get and bench_status_get return the value, or NULL when it is absent or null. */
-const cJSON *bench_get(const cJSON *result, const char *path);
-const cJSON *bench_status_get(const cJSON *status, const char *status_path);
-/* Sets a result field at its row's path (bench_json_put); takes ownership of v. */
-int bench_put(cJSON *result, const char *path, cJSON *v);
-/* The last key of a row's status path, for writing it into an item of that list. */
-const char *bench_status_key(const char *status_path);
+/* Access by id. A field is read or written at its path relative to its innermost list
+ * ("fio.jobs[].read.iops" -> "read.iops" below a job), or at its whole path ("summary.tps" below
+ * a result); bench_key is the last key alone, for the object that holds it. */
+const char *bench_key(enum bench_field_id id);
+const char *bench_rel(enum bench_field_id id);
+/* The value, or NULL when absent or null. */
+const cJSON *bench_get(const cJSON *o, enum bench_field_id id);
+/* The number, or NAN when absent or not a number. */
+double bench_num(const cJSON *o, enum bench_field_id id);
+/* Sets the value (bench_json_put); takes ownership of v. Returns 0, -ENOMEM or -EINVAL. */
+int bench_put(cJSON *o, enum bench_field_id id, cJSON *v);
+/* The same in status, at the row's status path (relative to its list, as above). */
+const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id);
+const char *bench_status_key(enum bench_field_id id);
 
 /* The value at a dot path below o (no "[]" segments); NULL when absent. */
 const cJSON *bench_json_at(const cJSON *o, const char *path);

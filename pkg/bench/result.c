@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A result key, named by its row in the contract table (fields.def). */
+#define KEY(id) bench_key(BK_##id)
+
 /* All adders return 0 or -ENOMEM. NAN/negative sentinel -> null. */
 static int put_num(cJSON *o, const char *key, double v)
 {
@@ -77,23 +80,23 @@ cJSON *bench_result_new(const struct bench_result_meta *m)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    int rc = put_num(o, "schemaVersion", BENCH_RESULT_SCHEMA_VERSION);
+    int rc = put_num(o, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
     if (!rc)
-        rc = put_str(o, "kind", m->kind ? m->kind : "pgbench");
+        rc = put_str(o, KEY(KIND), m->kind ? m->kind : "pgbench");
     if (!rc)
-        rc = put_bool(o, "complete", m->complete);
+        rc = put_bool(o, KEY(COMPLETE), m->complete);
     if (!rc)
-        rc = put_count(o, "worker", m->worker);
+        rc = put_count(o, KEY(WORKER), m->worker);
     if (!rc)
-        rc = put_time(o, "startTime", m->start_time);
+        rc = put_time(o, KEY(START_TIME), m->start_time);
     if (!rc)
-        rc = put_time(o, "endTime", m->end_time);
+        rc = put_time(o, KEY(END_TIME), m->end_time);
     if (!rc)
-        rc = put_num(o, "exitCode", m->exit_code);
+        rc = put_num(o, KEY(EXIT_CODE), m->exit_code);
     if (!rc)
-        rc = put_count(o, "childExitCode", m->child_exit);
+        rc = put_count(o, KEY(CHILD_EXIT_CODE), m->child_exit);
     if (!rc)
-        rc = put_item(o, "errors", cJSON_CreateArray());
+        rc = put_item(o, KEY(ERRORS), cJSON_CreateArray());
     if (rc) {
         cJSON_Delete(o);
         return NULL;
@@ -103,10 +106,10 @@ cJSON *bench_result_new(const struct bench_result_meta *m)
 
 int bench_result_add_error(cJSON *result, const char *msg)
 {
-    cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, "errors");
+    cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, KEY(ERRORS));
     if (!cJSON_IsArray(errors)) {
         errors = cJSON_CreateArray();
-        if (put_item(result, "errors", errors))
+        if (put_item(result, KEY(ERRORS), errors))
             return -ENOMEM;
     }
     char *s =
@@ -136,41 +139,41 @@ static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
                         const struct bench_hist *hist)
 {
     int rc = 0;
-    rc = rc ? rc : put_count(s, "transactionsProcessed", pg->transactions);
-    rc = rc ? rc : put_count(s, "transactionsTarget", pg->transactions_target);
-    rc = rc ? rc : put_count(s, "failedTransactions", pg->failed);
-    rc = rc ? rc : put_num(s, "failedPct", pg->failed_pct);
-    rc = rc ? rc : put_count(s, "serializationFailures", pg->serialization_failures);
-    rc = rc ? rc : put_count(s, "deadlockFailures", pg->deadlock_failures);
-    rc = rc ? rc : put_count(s, "otherFailures", pg->other_failures);
-    rc = rc ? rc : put_count(s, "retried", pg->retried);
-    rc = rc ? rc : put_count(s, "retries", pg->retries);
-    rc = rc ? rc : put_count(s, "skipped", pg->skipped);
-    rc = rc ? rc : put_count(s, "aboveLatencyLimit", pg->above_latency_limit);
-    rc = rc ? rc : put_num(s, "abortedClients", pg->aborted_clients);
-    rc = rc ? rc : put_num(s, "tps", pg->tps);
-    rc = rc ? rc : put_num(s, "tpsIncludingConnect", pg->tps_including_connect);
-    rc = rc ? rc : put_bool(s, "latencyIncludesFailures", pg->latency_includes_failures);
-    rc = rc ? rc : put_num(s, "latencyAvgMs", pg->latency_avg_ms);
-    rc = rc ? rc : put_num(s, "latencyStddevMs", pg->latency_stddev_ms);
-    rc = rc ? rc : put_num(s, "initialConnectionMs", pg->initial_connection_ms);
-    rc = rc ? rc : put_num(s, "averageConnectionMs", pg->average_connection_ms);
-    rc = rc ? rc : put_num(s, "rateLimitLagAvgMs", pg->rate_lag_avg_ms);
-    rc = rc ? rc : put_num(s, "rateLimitLagMaxMs", pg->rate_lag_max_ms);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_TRANSACTIONS_PROCESSED), pg->transactions);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_TRANSACTIONS_TARGET), pg->transactions_target);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_FAILED_TRANSACTIONS), pg->failed);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_FAILED_PCT), pg->failed_pct);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_SERIALIZATION_FAILURES), pg->serialization_failures);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_DEADLOCK_FAILURES), pg->deadlock_failures);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_OTHER_FAILURES), pg->other_failures);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_RETRIED), pg->retried);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_RETRIES), pg->retries);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_SKIPPED), pg->skipped);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_ABOVE_LATENCY_LIMIT), pg->above_latency_limit);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_ABORTED_CLIENTS), pg->aborted_clients);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_TPS), pg->tps);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_TPS_INCLUDING_CONNECT), pg->tps_including_connect);
+    rc = rc ? rc : put_bool(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), pg->latency_includes_failures);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pg->latency_avg_ms);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pg->latency_stddev_ms);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), pg->initial_connection_ms);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_AVERAGE_CONNECTION_MS), pg->average_connection_ms);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS), pg->rate_lag_avg_ms);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), pg->rate_lag_max_ms);
     int have = hist && hist->count > 0;
     rc = rc ? rc
-            : put_num(s, "latencyP50Ms", have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P50_MS), have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
     rc = rc ? rc
-            : put_num(s, "latencyP90Ms", have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P90_MS), have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
     rc = rc ? rc
-            : put_num(s, "latencyP95Ms", have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P95_MS), have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
     rc = rc ? rc
-            : put_num(s, "latencyP99Ms", have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P99_MS), have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
     rc = rc ? rc
-            : put_num(s, "latencyP999Ms", have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
-    rc = rc ? rc : put_num(s, "latencyMaxMs", have ? us_to_ms(bench_hist_max(hist)) : NAN);
-    rc = rc ? rc : put_num(s, "latencyMinMs", have ? us_to_ms(bench_hist_min(hist)) : NAN);
-    rc = rc ? rc : put_count(s, "histogramCount", have ? (int64_t)hist->count : -1);
+            : put_num(s, KEY(SUMMARY_LATENCY_P999_MS), have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? us_to_ms(bench_hist_max(hist)) : NAN);
+    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? us_to_ms(bench_hist_min(hist)) : NAN);
+    rc = rc ? rc : put_count(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (int64_t)hist->count : -1);
     return rc;
 }
 
@@ -197,30 +200,30 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
                        : run             ? bench_protocol_name(run->protocol)
                                          : NULL;
     int rc = 0;
-    rc = rc ? rc : put_str(c, "version", pg->version);
-    rc = rc ? rc : put_str(c, "serverVersion", pg->server_version[0] ? pg->server_version : NULL);
-    rc = rc ? rc : put_str(c, "transactionType", pg->transaction_type);
-    rc = rc ? rc : put_count(c, "scaleFactor", pg->scale_factor);
-    rc = rc ? rc : put_str(c, "partitionMethod", pg->partition_method);
-    rc = rc ? rc : put_count(c, "partitions", pg->partitions);
-    rc = rc ? rc : put_str(c, "queryMode", mode);
-    rc = rc ? rc : put_count(c, "clients", clients);
-    rc = rc ? rc : put_count(c, "threads", threads);
-    rc = rc ? rc : put_count(c, "durationSeconds", duration);
-    rc = rc ? rc : put_count(c, "transactionsPerClient", per_client);
-    rc = rc ? rc : put_count(c, "maxTries", max_tries);
-    rc = rc ? rc : put_num(c, "rate", run && run->rate > 0 ? run->rate : NAN);
+    rc = rc ? rc : put_str(c, KEY(PGBENCH_VERSION), pg->version);
+    rc = rc ? rc : put_str(c, KEY(PGBENCH_SERVER_VERSION), pg->server_version[0] ? pg->server_version : NULL);
+    rc = rc ? rc : put_str(c, KEY(PGBENCH_TRANSACTION_TYPE), pg->transaction_type);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_SCALE_FACTOR), pg->scale_factor);
+    rc = rc ? rc : put_str(c, KEY(PGBENCH_PARTITION_METHOD), pg->partition_method);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_PARTITIONS), pg->partitions);
+    rc = rc ? rc : put_str(c, KEY(PGBENCH_QUERY_MODE), mode);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_CLIENTS), clients);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_THREADS), threads);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_DURATION_SECONDS), duration);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_TRANSACTIONS_PER_CLIENT), per_client);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_MAX_TRIES), max_tries);
+    rc = rc ? rc : put_num(c, KEY(PGBENCH_RATE), run && run->rate > 0 ? run->rate : NAN);
     rc = rc ? rc
-            : put_num(c, "latencyLimitMs",
+            : put_num(c, KEY(PGBENCH_LATENCY_LIMIT_MS),
                       isfinite(pg->latency_limit_ms)     ? pg->latency_limit_ms
                       : run && run->latency_limit_ms > 0 ? run->latency_limit_ms
                                                          : NAN);
     if (run) {
-        rc = rc ? rc : put_bool(c, "connect", run->connect);
-        rc = rc ? rc : put_bool(c, "noVacuum", run->no_vacuum);
-        rc = rc ? rc : put_bool(c, "failuresDetailed", run->failures_detailed);
-        rc = rc ? rc : put_bool(c, "perStatement", run->per_statement);
-        rc = rc ? rc : put_count(c, "progressSeconds", run->progress_s > 0 ? run->progress_s : -1);
+        rc = rc ? rc : put_bool(c, KEY(PGBENCH_CONNECT), run->connect);
+        rc = rc ? rc : put_bool(c, KEY(PGBENCH_NO_VACUUM), run->no_vacuum);
+        rc = rc ? rc : put_bool(c, KEY(PGBENCH_FAILURES_DETAILED), run->failures_detailed);
+        rc = rc ? rc : put_bool(c, KEY(PGBENCH_PER_STATEMENT), run->per_statement);
+        rc = rc ? rc : put_count(c, KEY(PGBENCH_PROGRESS_SECONDS), run->progress_s > 0 ? run->progress_s : -1);
     }
     if (rc) {
         cJSON_Delete(c);
@@ -233,18 +236,18 @@ int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *p
                              const struct bench_hist *hist,
                              const struct bench_pgbench_run_opts *run)
 {
-    int rc = put_item(result, "pgbench", config_json(pg, run));
+    int rc = put_item(result, KEY(PGBENCH), config_json(pg, run));
     if (rc)
         return rc;
     cJSON *s = cJSON_CreateObject();
-    if (put_item(result, "summary", s))
+    if (put_item(result, KEY(SUMMARY), s))
         return -ENOMEM;
     rc = summary_json(s, pg, hist);
     if (rc)
         return rc;
 
     cJSON *st = cJSON_CreateArray();
-    if (put_item(result, "statements", st))
+    if (put_item(result, KEY(STATEMENTS), st))
         return -ENOMEM;
     for (size_t i = 0; i < pg->nstatements; i++) {
         const struct bench_pgbench_statement *x = &pg->statements[i];
@@ -252,16 +255,16 @@ int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *p
         if (!o)
             return -ENOMEM;
         cJSON_AddItemToArray(st, o);
-        rc = rc ? rc : put_num(o, "script", x->script);
-        rc = rc ? rc : put_str(o, "command", x->command);
-        rc = rc ? rc : put_num(o, "latencyMs", x->latency_ms);
-        rc = rc ? rc : put_count(o, "failures", x->failures);
-        rc = rc ? rc : put_count(o, "retries", x->retries);
+        rc = rc ? rc : put_num(o, KEY(STATEMENTS_SCRIPT), x->script);
+        rc = rc ? rc : put_str(o, KEY(STATEMENTS_COMMAND), x->command);
+        rc = rc ? rc : put_num(o, KEY(STATEMENTS_LATENCY_MS), x->latency_ms);
+        rc = rc ? rc : put_count(o, KEY(STATEMENTS_FAILURES), x->failures);
+        rc = rc ? rc : put_count(o, KEY(STATEMENTS_RETRIES), x->retries);
         if (rc)
             return rc;
     }
     cJSON *sc = cJSON_CreateArray();
-    if (put_item(result, "scripts", sc))
+    if (put_item(result, KEY(SCRIPTS), sc))
         return -ENOMEM;
     for (size_t i = 0; i < pg->nscripts; i++) {
         const struct bench_pgbench_script_stats *x = &pg->scripts[i];
@@ -269,19 +272,19 @@ int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *p
         if (!o)
             return -ENOMEM;
         cJSON_AddItemToArray(sc, o);
-        rc = rc ? rc : put_num(o, "script", x->script);
-        rc = rc ? rc : put_str(o, "name", x->name);
-        rc = rc ? rc : put_count(o, "weight", x->weight);
-        rc = rc ? rc : put_count(o, "transactionsProcessed", x->transactions);
-        rc = rc ? rc : put_count(o, "failedTransactions", x->failed);
-        rc = rc ? rc : put_num(o, "tps", x->tps);
-        rc = rc ? rc : put_num(o, "latencyAvgMs", x->latency_avg_ms);
-        rc = rc ? rc : put_num(o, "latencyStddevMs", x->latency_stddev_ms);
+        rc = rc ? rc : put_num(o, KEY(SCRIPTS_SCRIPT), x->script);
+        rc = rc ? rc : put_str(o, KEY(SCRIPTS_NAME), x->name);
+        rc = rc ? rc : put_count(o, KEY(SCRIPTS_WEIGHT), x->weight);
+        rc = rc ? rc : put_count(o, KEY(SCRIPTS_TRANSACTIONS_PROCESSED), x->transactions);
+        rc = rc ? rc : put_count(o, KEY(SCRIPTS_FAILED_TRANSACTIONS), x->failed);
+        rc = rc ? rc : put_num(o, KEY(SCRIPTS_TPS), x->tps);
+        rc = rc ? rc : put_num(o, KEY(SCRIPTS_LATENCY_AVG_MS), x->latency_avg_ms);
+        rc = rc ? rc : put_num(o, KEY(SCRIPTS_LATENCY_STDDEV_MS), x->latency_stddev_ms);
         if (rc)
             return rc;
     }
     cJSON *tl = cJSON_CreateArray();
-    if (put_item(result, "timeline", tl))
+    if (put_item(result, KEY(TIMELINE), tl))
         return -ENOMEM;
     for (size_t i = 0; i < pg->ntimeline; i++) {
         const struct bench_timeline_point *x = &pg->timeline[i];
@@ -289,48 +292,48 @@ int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *p
         if (!o)
             return -ENOMEM;
         cJSON_AddItemToArray(tl, o);
-        rc = rc ? rc : put_num(o, "t", x->t);
-        rc = rc ? rc : put_num(o, "tps", x->tps);
-        rc = rc ? rc : put_num(o, "latencyMs", x->latency_ms);
-        rc = rc ? rc : put_num(o, "stddevMs", x->stddev_ms);
-        rc = rc ? rc : put_count(o, "failed", x->failed);
-        rc = rc ? rc : put_num(o, "lagMs", x->lag_ms);
-        rc = rc ? rc : put_count(o, "skipped", x->skipped);
-        rc = rc ? rc : put_count(o, "retried", x->retried);
-        rc = rc ? rc : put_count(o, "retries", x->retries);
+        rc = rc ? rc : put_num(o, KEY(TIMELINE_T), x->t);
+        rc = rc ? rc : put_num(o, KEY(TIMELINE_TPS), x->tps);
+        rc = rc ? rc : put_num(o, KEY(TIMELINE_LATENCY_MS), x->latency_ms);
+        rc = rc ? rc : put_num(o, KEY(TIMELINE_STDDEV_MS), x->stddev_ms);
+        rc = rc ? rc : put_count(o, KEY(TIMELINE_FAILED), x->failed);
+        rc = rc ? rc : put_num(o, KEY(TIMELINE_LAG_MS), x->lag_ms);
+        rc = rc ? rc : put_count(o, KEY(TIMELINE_SKIPPED), x->skipped);
+        rc = rc ? rc : put_count(o, KEY(TIMELINE_RETRIED), x->retried);
+        rc = rc ? rc : put_count(o, KEY(TIMELINE_RETRIES), x->retries);
         if (rc)
             return rc;
     }
     if (hist && hist->count > 0)
-        rc = put_item(result, "histogram", bench_hist_to_json(hist));
+        rc = put_item(result, KEY(HISTOGRAM), bench_hist_to_json(hist));
     else
-        rc = put_item(result, "histogram", cJSON_CreateNull());
+        rc = put_item(result, KEY(HISTOGRAM), cJSON_CreateNull());
     for (size_t i = 0; !rc && i < pg->nerrors; i++)
         rc = bench_result_add_error(result, pg->errors[i]);
     if (!rc && (pg->errors_dropped || pg->statements_dropped || pg->timeline_dropped)) {
         cJSON *d = cJSON_CreateObject();
-        rc = put_item(result, "dropped", d);
-        rc = rc ? rc : put_num(d, "errors", (double)pg->errors_dropped);
-        rc = rc ? rc : put_num(d, "statements", (double)pg->statements_dropped);
-        rc = rc ? rc : put_num(d, "timeline", (double)pg->timeline_dropped);
+        rc = put_item(result, KEY(DROPPED), d);
+        rc = rc ? rc : put_num(d, KEY(DROPPED_ERRORS), (double)pg->errors_dropped);
+        rc = rc ? rc : put_num(d, KEY(DROPPED_STATEMENTS), (double)pg->statements_dropped);
+        rc = rc ? rc : put_num(d, KEY(DROPPED_TIMELINE), (double)pg->timeline_dropped);
     }
     return rc;
 }
 
 int bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio)
 {
-    return put_item(result, "fio", bench_fio_result_to_json(fio));
+    return put_item(result, KEY(FIO), bench_fio_result_to_json(fio));
 }
 
 int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
                           double duration_s)
 {
     cJSON *o = cJSON_CreateObject();
-    int rc = put_item(result, "init", o);
-    rc = rc ? rc : put_bool(o, "skipped", skipped);
-    rc = rc ? rc : put_str(o, "reason", reason);
-    rc = rc ? rc : put_count(o, "scale", scale);
-    rc = rc ? rc : put_num(o, "durationSeconds", duration_s >= 0 ? duration_s : NAN);
+    int rc = put_item(result, KEY(INIT), o);
+    rc = rc ? rc : put_bool(o, KEY(INIT_SKIPPED), skipped);
+    rc = rc ? rc : put_str(o, KEY(INIT_REASON), reason);
+    rc = rc ? rc : put_count(o, KEY(INIT_SCALE), scale);
+    rc = rc ? rc : put_num(o, KEY(INIT_DURATION_SECONDS), duration_s >= 0 ? duration_s : NAN);
     return rc;
 }
 
@@ -338,43 +341,32 @@ int bench_result_add_window(cJSON *result, double barrier, double start, double 
 {
     if (!(barrier > 0))
         return 0;
-    int rc = bench_put(result, "window", cJSON_CreateObject());
-    cJSON *w = (cJSON *)bench_json_at(result, "window");
-    rc = rc ? rc : put_time(w, bench_field_key("window.barrier"), barrier);
+    int rc = bench_put(result, BK_WINDOW, cJSON_CreateObject());
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(result, bench_key(BK_WINDOW));
+    rc = rc ? rc : put_time(w, bench_key(BK_WINDOW_BARRIER), barrier);
     rc = rc ? rc
-            : bench_put(result, "window.lateSeconds",
+            : bench_put(result, BK_WINDOW_LATE_SECONDS,
                         start > 0 ? cJSON_CreateNumber(round((start - barrier) * 1e3) / 1e3)
                                   : cJSON_CreateNull());
     rc = rc ? rc
-            : bench_put(result, "window.endSeconds",
+            : bench_put(result, BK_WINDOW_END_SECONDS,
                         end > 0 ? cJSON_CreateNumber(round((end - barrier) * 1e3) / 1e3)
                                 : cJSON_CreateNull());
     rc = rc ? rc
-            : bench_put(result, "window.seconds",
+            : bench_put(result, BK_WINDOW_SECONDS,
                         start > 0 && end >= start
                             ? cJSON_CreateNumber(round((end - start) * 1e3) / 1e3)
                             : cJSON_CreateNull());
     return rc;
 }
 
-int bench_result_set_diagnostic(cJSON *result, const char *key, cJSON *value)
+int bench_result_set_diagnostic(cJSON *result, enum bench_field_id id, cJSON *value)
 {
-    if (!key || !value || !result) {
+    if (!value || !result) {
         cJSON_Delete(value);
         return -EINVAL;
     }
-    if (!strcmp(key, "dataset") || !strcmp(key, "littlesLaw") || !strcmp(key, "replica")) {
-        cJSON *checks = cJSON_GetObjectItemCaseSensitive(result, "checks");
-        if (!cJSON_IsObject(checks)) {
-            checks = cJSON_CreateObject();
-            if (put_item(result, "checks", checks)) {
-                cJSON_Delete(value);
-                return -ENOMEM;
-            }
-        }
-        return put_item(checks, key, value);
-    }
-    return put_item(result, key, value);
+    return bench_put(result, id, value);
 }
 
 cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measured_tps,
@@ -386,13 +378,13 @@ cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measur
     double dev = (measured_tps - predicted) / predicted * 100.0;
     cJSON *o = cJSON_CreateObject();
     int rc = o ? 0 : -ENOMEM;
-    rc = rc ? rc : put_num(o, "clients", clients);
-    rc = rc ? rc : put_num(o, "latencyAvgMs", latency_avg_ms);
-    rc = rc ? rc : put_num(o, "predictedTps", predicted);
-    rc = rc ? rc : put_num(o, "measuredTps", measured_tps);
-    rc = rc ? rc : put_num(o, "deviationPct", dev);
+    rc = rc ? rc : put_num(o, KEY(CHECKS_LITTLES_LAW_CLIENTS), clients);
+    rc = rc ? rc : put_num(o, KEY(CHECKS_LITTLES_LAW_LATENCY_AVG_MS), latency_avg_ms);
+    rc = rc ? rc : put_num(o, KEY(CHECKS_LITTLES_LAW_PREDICTED_TPS), predicted);
+    rc = rc ? rc : put_num(o, KEY(CHECKS_LITTLES_LAW_MEASURED_TPS), measured_tps);
+    rc = rc ? rc : put_num(o, KEY(CHECKS_LITTLES_LAW_DEVIATION_PCT), dev);
     rc = rc ? rc
-            : put_str(o, "note",
+            : put_str(o, KEY(CHECKS_LITTLES_LAW_NOTE),
                       throttled ? "rate-limited run (-R): clients are idle between transactions, "
                                   "measured tps is expected below the prediction"
                       : fabs(dev) > 10
@@ -413,17 +405,17 @@ cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes)
         return NULL;
     bool known = database_bytes >= 0 && shared_buffers_bytes > 0;
     bool fits = known && database_bytes <= shared_buffers_bytes;
-    int rc = put_count(o, "databaseBytes", database_bytes);
-    rc = rc ? rc : put_count(o, "sharedBuffersBytes", shared_buffers_bytes);
+    int rc = put_count(o, KEY(CHECKS_DATASET_DATABASE_BYTES), database_bytes);
+    rc = rc ? rc : put_count(o, KEY(CHECKS_DATASET_SHARED_BUFFERS_BYTES), shared_buffers_bytes);
     if (known)
-        rc = rc ? rc : put_bool(o, "fitsInSharedBuffers", fits);
+        rc = rc ? rc : put_bool(o, KEY(CHECKS_DATASET_FITS_IN_SHARED_BUFFERS), fits);
     else
-        rc = rc ? rc : put_str(o, "fitsInSharedBuffers", NULL);
+        rc = rc ? rc : put_str(o, KEY(CHECKS_DATASET_FITS_IN_SHARED_BUFFERS), NULL);
     rc = rc ? rc
-            : put_num(o, "ratio",
+            : put_num(o, KEY(CHECKS_DATASET_RATIO),
                       known ? (double)database_bytes / (double)shared_buffers_bytes : NAN);
     rc = rc ? rc
-            : put_str(o, "warning",
+            : put_str(o, KEY(CHECKS_DATASET_WARNING),
                       fits ? "the database fits in shared_buffers: the run measures memory and "
                              "CPU, not storage; raise the scale for a storage test"
                            : NULL);
@@ -435,18 +427,6 @@ cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes)
 }
 
 /* ---- compact summary ---- */
-
-static double getnum(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const cJSON *getpath(const cJSON *o, const char *a, const char *b)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-    return b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
-}
 
 /* The rest of path after "list[].", or NULL when path is not an item field of list. */
 static const char *item_field(const char *path, const char *list)
@@ -503,8 +483,8 @@ char *bench_result_compact(const cJSON *result, size_t limit)
     if (!c)
         return NULL;
     compact_copy(c, result, NULL);
-    cJSON_AddBoolToObject(c, "truncated", false);
-    cJSON *errs = cJSON_AddArrayToObject(c, "errors");
+    cJSON_AddBoolToObject(c, KEY(TRUNCATED), false);
+    cJSON *errs = cJSON_AddArrayToObject(c, KEY(ERRORS));
 
     /* Drop optional sections, the table's last first, until the base fits (only pathological
      * inputs get here). */
@@ -521,7 +501,7 @@ char *bench_result_compact(const cJSON *result, size_t limit)
         free(out);
         out = NULL;
         cJSON_DeleteItemFromObjectCaseSensitive(c, bench_fields[--di].path);
-        cJSON_ReplaceItemInObjectCaseSensitive(c, "truncated", cJSON_CreateTrue());
+        cJSON_ReplaceItemInObjectCaseSensitive(c, KEY(TRUNCATED), cJSON_CreateTrue());
     }
     if (strlen(out) >= limit) { /* strings inside still too long: minimal object */
         free(out);
@@ -529,7 +509,7 @@ char *bench_result_compact(const cJSON *result, size_t limit)
         goto minimal;
     }
     /* Add errors (each cut to 240 bytes) while they fit. */
-    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, "errors"), *e;
+    const cJSON *errors = bench_get(result, BK_ERRORS), *e;
     int total = cJSON_GetArraySize(errors), added = 0;
     cJSON_ArrayForEach(e, errors)
     {
@@ -554,7 +534,7 @@ char *bench_result_compact(const cJSON *result, size_t limit)
         added++;
     }
     if (added < total) {
-        cJSON_ReplaceItemInObjectCaseSensitive(c, "truncated", cJSON_CreateTrue());
+        cJSON_ReplaceItemInObjectCaseSensitive(c, KEY(TRUNCATED), cJSON_CreateTrue());
         char *next = cJSON_PrintUnformatted(c);
         if (next && strlen(next) < limit) {
             free(out);
@@ -568,13 +548,14 @@ minimal:
     cJSON_Delete(c);
     c = NULL;
     {
-        const cJSON *complete = cJSON_GetObjectItemCaseSensitive(result, "complete");
-        char buf[128];
-        (void)snprintf(buf, sizeof(buf),
-                       "{\"schemaVersion\":1,\"complete\":%s,\"exitCode\":%d,\"truncated\":true}",
-                       cJSON_IsTrue(complete) ? "true" : "false",
-                       isfinite(getnum(result, "exitCode")) ? (int)getnum(result, "exitCode") : 1);
-        out = strdup(buf);
+        cJSON *m = cJSON_CreateObject();
+        double ec = bench_num(result, BK_EXIT_CODE);
+        if (m && cJSON_AddNumberToObject(m, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION) &&
+            cJSON_AddBoolToObject(m, KEY(COMPLETE), cJSON_IsTrue(bench_get(result, BK_COMPLETE))) &&
+            cJSON_AddNumberToObject(m, KEY(EXIT_CODE), isfinite(ec) ? (int)ec : 1) &&
+            cJSON_AddTrueToObject(m, KEY(TRUNCATED)))
+            out = cJSON_PrintUnformatted(m);
+        cJSON_Delete(m);
     }
 out:
     cJSON_Delete(c);
@@ -594,102 +575,103 @@ char *bench_result_human(const cJSON *result)
 {
     struct buf h = BUF_INIT(0);
     int oom = 0;
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(result, "kind");
-    const cJSON *complete = cJSON_GetObjectItemCaseSensitive(result, "complete");
-    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(result, "pgbench");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(result, "summary");
+    const cJSON *kind = bench_get(result, BK_KIND);
+    const cJSON *complete = bench_get(result, BK_COMPLETE);
+    const cJSON *cfg = bench_get(result, BK_PGBENCH);
+    const cJSON *s = bench_get(result, BK_SUMMARY);
     oom |= buf_printf(&h, "%s: %s (exit code %d)\n",
                       cJSON_IsString(kind) ? kind->valuestring : "result",
                       cJSON_IsTrue(complete) ? "complete" : "INCOMPLETE",
-                      isfinite(getnum(result, "exitCode")) ? (int)getnum(result, "exitCode") : -1);
+                      isfinite(bench_num(result, BK_EXIT_CODE)) ? (int)bench_num(result, BK_EXIT_CODE) : -1);
     if (cJSON_IsObject(cfg)) {
-        const cJSON *tt = cJSON_GetObjectItemCaseSensitive(cfg, "transactionType");
-        const cJSON *ver = cJSON_GetObjectItemCaseSensitive(cfg, "version");
+        const cJSON *tt = bench_get(result, BK_PGBENCH_TRANSACTION_TYPE);
+        const cJSON *ver = bench_get(result, BK_PGBENCH_VERSION);
         oom |= buf_printf(&h, "pgbench %s: %s", cJSON_IsString(ver) ? ver->valuestring : "?",
                           cJSON_IsString(tt) ? tt->valuestring : "?");
-        if (isfinite(getnum(cfg, "scaleFactor")))
-            oom |= buf_printf(&h, ", scale %.0f", getnum(cfg, "scaleFactor"));
-        if (isfinite(getnum(cfg, "clients")))
-            oom |= buf_printf(&h, ", %.0f clients", getnum(cfg, "clients"));
-        if (isfinite(getnum(cfg, "threads")))
-            oom |= buf_printf(&h, ", %.0f threads", getnum(cfg, "threads"));
-        if (isfinite(getnum(cfg, "durationSeconds")))
-            oom |= buf_printf(&h, ", %.0f s", getnum(cfg, "durationSeconds"));
+        if (isfinite(bench_num(result, BK_PGBENCH_SCALE_FACTOR)))
+            oom |= buf_printf(&h, ", scale %.0f", bench_num(result, BK_PGBENCH_SCALE_FACTOR));
+        if (isfinite(bench_num(result, BK_PGBENCH_CLIENTS)))
+            oom |= buf_printf(&h, ", %.0f clients", bench_num(result, BK_PGBENCH_CLIENTS));
+        if (isfinite(bench_num(result, BK_PGBENCH_THREADS)))
+            oom |= buf_printf(&h, ", %.0f threads", bench_num(result, BK_PGBENCH_THREADS));
+        if (isfinite(bench_num(result, BK_PGBENCH_DURATION_SECONDS)))
+            oom |= buf_printf(&h, ", %.0f s", bench_num(result, BK_PGBENCH_DURATION_SECONDS));
         oom |= buf_printf(&h, "\n");
     }
     if (cJSON_IsObject(s)) {
         oom |= buf_printf(
             &h, "transactions %.0f",
-            isfinite(getnum(s, "transactionsProcessed")) ? getnum(s, "transactionsProcessed") : 0);
-        if (isfinite(getnum(s, "failedTransactions")))
-            oom |= buf_printf(&h, ", failed %.0f", getnum(s, "failedTransactions"));
+            isfinite(bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED)) ? bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED) : 0);
+        if (isfinite(bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS)))
+            oom |= buf_printf(&h, ", failed %.0f", bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS));
         else
             oom |= buf_printf(&h, ", failed n/a (pgbench < 15)");
         oom |= buf_printf(&h, ", aborted clients %.0f",
-                          isfinite(getnum(s, "abortedClients")) ? getnum(s, "abortedClients") : 0);
-        if (isfinite(getnum(s, "retried")))
-            oom |= buf_printf(&h, ", retried %.0f", getnum(s, "retried"));
-        if (isfinite(getnum(s, "skipped")))
-            oom |= buf_printf(&h, ", skipped %.0f", getnum(s, "skipped"));
+                          isfinite(bench_num(result, BK_SUMMARY_ABORTED_CLIENTS)) ? bench_num(result, BK_SUMMARY_ABORTED_CLIENTS) : 0);
+        if (isfinite(bench_num(result, BK_SUMMARY_RETRIED)))
+            oom |= buf_printf(&h, ", retried %.0f", bench_num(result, BK_SUMMARY_RETRIED));
+        if (isfinite(bench_num(result, BK_SUMMARY_SKIPPED)))
+            oom |= buf_printf(&h, ", skipped %.0f", bench_num(result, BK_SUMMARY_SKIPPED));
         oom |= buf_printf(&h, "\n");
-        if (isfinite(getnum(s, "tps")))
-            oom |= buf_printf(&h, "tps %.3f\n", getnum(s, "tps"));
+        if (isfinite(bench_num(result, BK_SUMMARY_TPS)))
+            oom |= buf_printf(&h, "tps %.3f\n", bench_num(result, BK_SUMMARY_TPS));
         oom |= buf_printf(&h, "latency ms:");
-        oom |= hnum(&h, "avg", getnum(s, "latencyAvgMs"), "");
-        oom |= hnum(&h, "stddev", getnum(s, "latencyStddevMs"), "");
-        oom |= hnum(&h, "p50", getnum(s, "latencyP50Ms"), "");
-        oom |= hnum(&h, "p90", getnum(s, "latencyP90Ms"), "");
-        oom |= hnum(&h, "p95", getnum(s, "latencyP95Ms"), "");
-        oom |= hnum(&h, "p99", getnum(s, "latencyP99Ms"), "");
-        oom |= hnum(&h, "p99.9", getnum(s, "latencyP999Ms"), "");
-        oom |= hnum(&h, "max", getnum(s, "latencyMaxMs"), "");
+        oom |= hnum(&h, "avg", bench_num(result, BK_SUMMARY_LATENCY_AVG_MS), "");
+        oom |= hnum(&h, "stddev", bench_num(result, BK_SUMMARY_LATENCY_STDDEV_MS), "");
+        oom |= hnum(&h, "p50", bench_num(result, BK_SUMMARY_LATENCY_P50_MS), "");
+        oom |= hnum(&h, "p90", bench_num(result, BK_SUMMARY_LATENCY_P90_MS), "");
+        oom |= hnum(&h, "p95", bench_num(result, BK_SUMMARY_LATENCY_P95_MS), "");
+        oom |= hnum(&h, "p99", bench_num(result, BK_SUMMARY_LATENCY_P99_MS), "");
+        oom |= hnum(&h, "p99.9", bench_num(result, BK_SUMMARY_LATENCY_P999_MS), "");
+        oom |= hnum(&h, "max", bench_num(result, BK_SUMMARY_LATENCY_MAX_MS), "");
         oom |= buf_printf(&h, "\n");
-        if (isfinite(getnum(s, "initialConnectionMs")))
+        if (isfinite(bench_num(result, BK_SUMMARY_INITIAL_CONNECTION_MS)))
             oom |= buf_printf(&h, "initial connection time %.3f ms\n",
-                              getnum(s, "initialConnectionMs"));
+                              bench_num(result, BK_SUMMARY_INITIAL_CONNECTION_MS));
     }
-    const cJSON *init = cJSON_GetObjectItemCaseSensitive(result, "init");
+    const cJSON *init = bench_get(result, BK_INIT);
     if (cJSON_IsObject(init)) {
-        const cJSON *reason = cJSON_GetObjectItemCaseSensitive(init, "reason");
+        const cJSON *reason = bench_get(result, BK_INIT_REASON);
         oom |= buf_printf(
-            &h, "init: scale %.0f%s\n", getnum(init, "scale"),
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(init, "skipped")) ? ", skipped" : "");
+            &h, "init: scale %.0f%s\n", bench_num(result, BK_INIT_SCALE),
+            cJSON_IsTrue(bench_get(result, BK_INIT_SKIPPED)) ? ", skipped" : "");
         if (cJSON_IsString(reason))
             oom |= buf_printf(&h, "  %s\n", reason->valuestring);
     }
-    const cJSON *fio = cJSON_GetObjectItemCaseSensitive(result, "fio");
+    static const struct {
+        const char *label;
+        enum bench_field_id iops, bw, p99;
+    } dirs[] = {
+        {"read", BK_FIO_JOBS_READ_IOPS, BK_FIO_JOBS_READ_BW_KI_BS, BK_FIO_JOBS_READ_CLAT_US_P99},
+        {"write", BK_FIO_JOBS_WRITE_IOPS, BK_FIO_JOBS_WRITE_BW_KI_BS,
+         BK_FIO_JOBS_WRITE_CLAT_US_P99},
+    };
     const cJSON *j;
-    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(fio, "jobs"))
+    cJSON_ArrayForEach(j, bench_get(result, BK_FIO_JOBS))
     {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name");
+        const cJSON *name = bench_get(j, BK_FIO_JOBS_NAME);
         oom |= buf_printf(&h, "fio %s:", cJSON_IsString(name) ? name->valuestring : "?");
-        static const char *const dirs[] = {"read", "write"};
-        for (int i = 0; i < 2; i++) {
-            const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, dirs[i]);
-            if (!cJSON_IsObject(d))
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+            if (!isfinite(bench_num(j, dirs[i].iops)))
                 continue;
-            oom |= buf_printf(&h, " %s", dirs[i]);
-            oom |= hnum(&h, "iops", getnum(d, "iops"), "");
-            oom |= hnum(&h, "bw", getnum(d, "bwKiBs"), " KiB/s");
-            oom |= hnum(&h, "clat p99", getnum(getpath(d, "clatUs", NULL), "p99"), " us");
+            oom |= buf_printf(&h, " %s", dirs[i].label);
+            oom |= hnum(&h, "iops", bench_num(j, dirs[i].iops), "");
+            oom |= hnum(&h, "bw", bench_num(j, dirs[i].bw), " KiB/s");
+            oom |= hnum(&h, "clat p99", bench_num(j, dirs[i].p99), " us");
             oom |= buf_printf(&h, ";");
         }
-        const cJSON *sy = cJSON_GetObjectItemCaseSensitive(j, "sync");
-        if (cJSON_IsObject(sy))
-            oom |= hnum(&h, "sync p99", getnum(sy, "p99"), " us");
+        oom |= hnum(&h, "sync p99", bench_num(j, BK_FIO_JOBS_SYNC_P99), " us");
         oom |= buf_printf(&h, "\n");
     }
-    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(result, "checks");
-    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(checks, "dataset");
-    const cJSON *warn = cJSON_GetObjectItemCaseSensitive(ds, "warning");
+    const cJSON *warn = bench_get(result, BK_CHECKS_DATASET_WARNING);
     if (cJSON_IsString(warn))
         oom |= buf_printf(&h, "warning: %s\n", warn->valuestring);
-    const cJSON *ll = cJSON_GetObjectItemCaseSensitive(checks, "littlesLaw");
-    if (cJSON_IsObject(ll))
+    if (bench_get(result, BK_CHECKS_LITTLES_LAW))
         oom |= buf_printf(&h, "Little's law: predicted %.1f tps, measured %.1f tps (%+.1f%%)\n",
-                          getnum(ll, "predictedTps"), getnum(ll, "measuredTps"),
-                          getnum(ll, "deviationPct"));
-    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, "errors"), *e;
+                          bench_num(result, BK_CHECKS_LITTLES_LAW_PREDICTED_TPS),
+                          bench_num(result, BK_CHECKS_LITTLES_LAW_MEASURED_TPS),
+                          bench_num(result, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT));
+    const cJSON *errors = bench_get(result, BK_ERRORS), *e;
     int n = 0;
     cJSON_ArrayForEach(e, errors)
     {
@@ -711,20 +693,20 @@ int bench_result_validate(const cJSON *r, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(r))
         return util_errf(err, errlen, "result is not a JSON object");
-    double v = getnum(r, "schemaVersion");
+    double v = bench_num(r, BK_SCHEMA_VERSION);
     if (v != BENCH_RESULT_SCHEMA_VERSION)
         return util_errf(err, errlen, "unsupported schemaVersion");
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(r, "kind");
+    const cJSON *kind = bench_get(r, BK_KIND);
     if (!cJSON_IsString(kind) ||
         (strcmp(kind->valuestring, "pgbench") != 0 &&
          strcmp(kind->valuestring, "pgbench-init") != 0 && strcmp(kind->valuestring, "fio") != 0))
         return util_errf(err, errlen, "result kind must be pgbench, pgbench-init or fio");
-    if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(r, "complete")))
+    if (!cJSON_IsBool(bench_get(r, BK_COMPLETE)))
         return util_errf(err, errlen, "result has no boolean complete");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "summary");
+    const cJSON *s = bench_get(r, BK_SUMMARY);
     if (s && !cJSON_IsObject(s))
         return util_errf(err, errlen, "summary is not an object");
-    const cJSON *h = cJSON_GetObjectItemCaseSensitive(r, "histogram");
+    const cJSON *h = bench_get(r, BK_HISTOGRAM);
     if (h && !cJSON_IsNull(h)) {
         struct bench_hist *tmp = bench_hist_new();
         if (!tmp)
@@ -753,8 +735,8 @@ int bench_result_from_log(const char *log, size_t len, cJSON **out, char *err, s
             skip++;
         if (n > skip && line[skip] == '{' && line[n - 1] == '}') {
             cJSON *o = cJSON_ParseWithLength(line + skip, n - skip);
-            if (o && cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schemaVersion")) {
-                if (getnum(o, "schemaVersion") != BENCH_RESULT_SCHEMA_VERSION) {
+            if (o && cJSON_IsObject(o) && bench_get(o, BK_SCHEMA_VERSION)) {
+                if (bench_num(o, BK_SCHEMA_VERSION) != BENCH_RESULT_SCHEMA_VERSION) {
                     cJSON_Delete(o);
                     util_errf(err, errlen, "result line has an unsupported schemaVersion");
                     return -EPROTO;

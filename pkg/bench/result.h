@@ -4,6 +4,7 @@
 #ifndef PGBO_BENCH_RESULT_H
 #define PGBO_BENCH_RESULT_H
 
+#include "pkg/bench/fields.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/pgbench.h"
@@ -57,11 +58,11 @@ int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int s
 int bench_result_add_window(cJSON *result, double barrier, double start, double end);
 /* Appends a message to "errors" (truncated to BENCH_PGBENCH_MAX_ERROR_LEN bytes). */
 int bench_result_add_error(cJSON *result, const char *msg);
-/* Attaches a diagnostics section (takes ownership of value, also on failure; replaces an existing
- * one). Keys "dataset", "littlesLaw" and "replica" go under the top-level "checks" object
- * ("checks.<key>"); every other key ("waitEvents", "server", ...) is set at the top level.
- * Returns 0, -EINVAL (NULL value/key) or -ENOMEM. */
-int bench_result_set_diagnostic(cJSON *result, const char *key, cJSON *value);
+/* Attaches a diagnostics section at its row of the contract table: BK_WAIT_EVENTS, BK_SERVER,
+ * BK_CHECKS_DATASET, BK_CHECKS_LITTLES_LAW or BK_CHECKS_REPLICA (those go under "checks").
+ * Takes ownership of value, also on failure; replaces an existing one. Returns 0, -EINVAL (NULL
+ * value) or -ENOMEM. */
+int bench_result_set_diagnostic(cJSON *result, enum bench_field_id id, cJSON *value);
 
 /* True when a pgbench run is complete: exit status 0, the final report was printed, no client
  * aborted and pgbench did not say "Run was aborted". */

@@ -676,7 +676,7 @@ static void decide_collecting(struct dctx *d)
         set_phase(d, "Succeeded");
         ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
         /* the workers report how many clients they really ran */
-        const cJSON *clients = bench_get(agg, "pgbench.clients");
+        const cJSON *clients = bench_get(agg, BK_PGBENCH_CLIENTS);
         double ran = cJSON_IsNumber(clients) ? clients->valuedouble : 0;
         if (s->workload == CTRL_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
             size_t l = strlen(msg);

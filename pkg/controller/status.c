@@ -215,9 +215,9 @@ static void project(cJSON *status, const cJSON *agg)
 }
 
 /* A number at a status path, NAN when absent. */
-static double status_num(const cJSON *status, const char *path)
+static double status_num(const cJSON *status, enum bench_field_id id)
 {
-    const cJSON *v = bench_status_get(status, path);
+    const cJSON *v = bench_status_get(status, id);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
@@ -231,7 +231,7 @@ static double item_num(const cJSON *item, const char *key)
 /* The first error line of a result, or NULL. */
 static const char *result_error(const cJSON *r)
 {
-    const cJSON *errs = bench_get(r, "errors");
+    const cJSON *errs = bench_get(r, BK_ERRORS);
     const cJSON *e = cJSON_GetArrayItem(errs, 0);
     return cJSON_IsString(e) ? e->valuestring : NULL;
 }
@@ -240,8 +240,8 @@ static bool worker_ok(const struct ctrl_worker *w)
 {
     if (!w->result)
         return false;
-    const cJSON *c = bench_get(w->result, "complete");
-    const cJSON *ec = bench_get(w->result, "exitCode");
+    const cJSON *c = bench_get(w->result, BK_COMPLETE);
+    const cJSON *ec = bench_get(w->result, BK_EXIT_CODE);
     if (!cJSON_IsTrue(c))
         return false;
     if (cJSON_IsNumber(ec) && ec->valuedouble != 0)
@@ -260,7 +260,7 @@ static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
         (void)snprintf(out, len, "pod %s did not finish", w->pod);
     else if (err)
         (void)snprintf(out, len, "exit code %d: %s", w->exit_code, err);
-    else if (w->result && !cJSON_IsTrue(bench_get(w->result, "complete")))
+    else if (w->result && !cJSON_IsTrue(bench_get(w->result, BK_COMPLETE)))
         (void)snprintf(out, len, "exit code %d: incomplete result", w->exit_code);
     else if (w->error[0])
         (void)snprintf(out, len, "exit code %d%s%s: %s", w->exit_code, w->reason ? " " : "",
@@ -296,8 +296,8 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
 
     /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the
      * controller saw of each pod. */
-    const struct bench_field *list = bench_field_find("workers", true);
-    const char *k_index = bench_status_key("workers[].index");
+    const struct bench_field *list = &bench_fields[BK_WORKERS];
+    const char *k_index = bench_status_key(BK_WORKERS_INDEX);
     cJSON *projected = cJSON_DetachItemFromObjectCaseSensitive(status, list->status);
     cJSON *rows = ctrl_must(cJSON_CreateArray());
     for (int i = 0; i < n && i < list->max_items; i++) {
@@ -315,15 +315,15 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
             ctrl_jset(o, k_index, cJSON_CreateNumber(w[i].index));
         }
         if (w[i].pod)
-            ctrl_jset_str(o, bench_status_key("workers[].pod"), w[i].pod);
+            ctrl_jset_str(o, bench_status_key(BK_STATUS_WORKERS_POD), w[i].pod);
         if (w[i].exit_code >= 0)
-            ctrl_jset(o, bench_status_key("workers[].exitCode"), cJSON_CreateNumber(w[i].exit_code));
+            ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE), cJSON_CreateNumber(w[i].exit_code));
         else
-            cJSON_DeleteItemFromObjectCaseSensitive(o, bench_status_key("workers[].exitCode"));
-        ctrl_jset(o, bench_status_key("workers[].complete"), cJSON_CreateBool(worker_ok(&w[i])));
+            cJSON_DeleteItemFromObjectCaseSensitive(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE));
+        ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_COMPLETE), cJSON_CreateBool(worker_ok(&w[i])));
         char msg[512];
         worker_message(&w[i], msg, sizeof(msg));
-        ctrl_jset_str(o, bench_status_key("workers[].message"), msg);
+        ctrl_jset_str(o, bench_status_key(BK_STATUS_WORKERS_MESSAGE), msg);
         cJSON_AddItemToArray(rows, o);
     }
     cJSON_Delete(projected);
@@ -332,10 +332,10 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
 
 void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
 {
-    double tps = status_num(status, "summary.tps");
-    double avg = status_num(status, "summary.latencyAvgMs");
-    double p99 = status_num(status, "summary.latencyP99Ms");
-    const cJSON *fio = bench_status_get(status, "fio");
+    double tps = status_num(status, BK_SUMMARY_TPS);
+    double avg = status_num(status, BK_SUMMARY_LATENCY_AVG_MS);
+    double p99 = status_num(status, BK_SUMMARY_LATENCY_P99_MS);
+    const cJSON *fio = bench_status_get(status, BK_FIO_JOBS);
     if (isfinite(tps)) {
         int n = snprintf(out, len, "%.1f tps", tps);
         if (isfinite(avg) && n >= 0 && (size_t)n < len)
@@ -347,9 +347,9 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
                            workers == 1 ? "" : "s");
     } else if (cJSON_GetArraySize(fio) > 0) {
         const cJSON *j = cJSON_GetArrayItem(fio, 0);
-        const cJSON *name = field(j, bench_status_key("fio[].job"));
-        const cJSON *r = field(j, bench_status_key("fio[].readIops"));
-        const cJSON *wr = field(j, bench_status_key("fio[].writeIops"));
+        const cJSON *name = field(j, bench_status_key(BK_FIO_JOBS_NAME));
+        const cJSON *r = field(j, bench_status_key(BK_FIO_JOBS_READ_IOPS));
+        const cJSON *wr = field(j, bench_status_key(BK_FIO_JOBS_WRITE_IOPS));
         (void)snprintf(out, len, "fio %s: read %.0f IOPS, write %.0f IOPS",
                        cJSON_IsString(name) ? name->valuestring : "",
                        cJSON_IsNumber(r) ? r->valuedouble : 0.0,
@@ -361,10 +361,10 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
 
 bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t len)
 {
-    const cJSON *rows = bench_status_get(status, "workers"), *r;
-    const char *k_late = bench_status_key("workers[].lateSeconds");
-    const char *k_end = bench_status_key("workers[].endSeconds");
-    const char *k_index = bench_status_key("workers[].index");
+    const cJSON *rows = bench_status_get(status, BK_WORKERS), *r;
+    const char *k_late = bench_status_key(BK_WORKERS_LATE_SECONDS);
+    const char *k_end = bench_status_key(BK_WORKERS_END_SECONDS);
+    const char *k_index = bench_status_key(BK_WORKERS_INDEX);
     double last_end = NAN;
     cJSON_ArrayForEach(r, rows)
     {
@@ -390,8 +390,8 @@ bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t 
     }
     if (n == 0)
         return false;
-    double cover = status_num(status, "window.coveragePct");
-    double secs = status_num(status, "window.seconds");
+    double cover = status_num(status, BK_WINDOW_COVERAGE_PCT);
+    double secs = status_num(status, BK_WINDOW_SECONDS);
     if (isfinite(cover) && isfinite(secs) && n < len)
         (void)snprintf(out + n, len - n,
                        "; the totals cover the common window of %.1f s, %.1f %% of the run", secs,

@@ -2,7 +2,8 @@
 # Real kubectl (1.32 on PATH, plus 1.27 and 1.33 when installed) against the simulated cluster:
 # CRD registration, custom objects with server-side printer columns, schema violations (422,
 # one cause per field), strict unknown-field decoding (400), a malformed Job refused with the
-# field named, patch (merge, JSON, strategic, status subresource), scale, wait, delete.
+# field named, patch (merge, JSON, strategic, status subresource), scale, wait, delete; a CRD
+# whose CEL rule is over the 1.25 cost budget refused as kube-apiserver 1.25.0 refuses it.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_sim
@@ -131,6 +132,18 @@ expect_fail "bad token" 'Unauthorized' --token not-a-token get configmaps
 
 # The project's BenchmarkRun CRD: printer columns and schema checks.
 if [ -f "$ROOT/crds/benchmarkrun.yaml" ]; then
+    # kube-apiserver 1.25.0 refuses the CRD when an exactly-one-of rule is written
+    # `has(a) != has(b)` (estimated CEL cost over budget); so must the simulated cluster
+    python3 - "$ROOT/crds/benchmarkrun.yaml" >"$TMP/crd-ne.yaml" <<'PY'
+import sys, yaml
+crd = yaml.safe_load(open(sys.argv[1]))
+target = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["target"]
+target["x-kubernetes-validations"][0]["rule"] = "has(self.host) != has(self.cnpg)"
+yaml.safe_dump(crd, sys.stdout)
+PY
+    expect_fail "CRD with has(a) != has(b)" 'spec.validation.openAPIV3Schema.properties[spec].properties[target].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)' \
+        apply -f "$TMP/crd-ne.yaml"
+    kubectl get crd benchmarkruns.pgbench.dev >/dev/null 2>&1 && fail "a CRD over the CEL cost budget was stored"
     kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null || fail "BenchmarkRun CRD apply"
     kubectl wait --for condition=established --timeout=10s crd/benchmarkruns.pgbench.dev >/dev/null
     ex="$ROOT/examples/01-tpcb-baseline.yaml"

@@ -12,6 +12,7 @@ const S = require('./lib/status');
 const disc = require('./lib/discovery');
 const builtin = require('./lib/builtin');
 const crdSchema = require('./lib/crd-schema');
+const celCost = require('./lib/cel-cost');
 const patchLib = require('./lib/patch');
 const { toTable } = require('./lib/table');
 const { compileLabelSelector, parseFieldSelector, SelectorError } = require('./lib/selectors');
@@ -526,6 +527,9 @@ class SimServer {
     });
     if (old && old.spec && old.spec.scope !== s.scope) out.push({ field: 'spec.scope', reason: 'FieldValueInvalid', message: `Invalid value: "${s.scope}": field is immutable` });
     if (old && old.spec && old.spec.group !== s.group) out.push({ field: 'spec.group', reason: 'FieldValueInvalid', message: `Invalid value: "${s.group}": field is immutable` });
+    // x-kubernetes-validations: compiled and their estimated cost held to the budgets, on create
+    // and update alike, as kube-apiserver 1.25 does (lib/cel-cost.js)
+    out.push(...celCost.validateCRD(crd));
     return out;
   }
 

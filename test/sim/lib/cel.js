@@ -35,6 +35,11 @@ function compile(src) {
   return f;
 }
 
+// The parsed expression's AST (cel-js nodes {op, args}), for lib/cel-cost.js; throws on a syntax error.
+function ast(src) {
+  return compile(src).ast;
+}
+
 function toCel(node, v) {
   if (v === null || v === undefined || !node) return v;
   if ((node.type === 'integer' || (node['x-kubernetes-int-or-string'] && typeof v === 'number')) && typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
@@ -123,4 +128,4 @@ function hasRules(schema) {
   return JSON.stringify(schema || {}).includes('x-kubernetes-validations');
 }
 
-module.exports = { load, loaded, validate, hasRules };
+module.exports = { load, loaded, validate, hasRules, ast };

@@ -102,8 +102,11 @@ static void test_paths(void **state)
     assert_string_equal(bench_field_key("tps"), "tps");
     /* checked access: null reads as absent */
     cJSON *r = cJSON_Parse("{\"summary\":{\"tps\":null,\"latencyAvgMs\":2}}");
-    assert_null(bench_get(r, "summary.tps"));
-    assert_true(bench_get(r, "summary.latencyAvgMs")->valuedouble == 2);
+    assert_null(bench_get(r, BK_SUMMARY_TPS));
+    assert_true(bench_get(r, BK_SUMMARY_LATENCY_AVG_MS)->valuedouble == 2);
+    assert_string_equal(bench_key(BK_FIO_JOBS_READ_CLAT_US_P99), "p99");
+    assert_string_equal(bench_rel(BK_FIO_JOBS_READ_CLAT_US_P99), "read.clatUs.p99");
+    assert_string_equal(bench_status_key(BK_FIO_JOBS_READ_CLAT_US_P99), "readClatP99Us");
     cJSON_Delete(r);
     cJSON_Delete(o);
 }

@@ -240,11 +240,11 @@ static void test_checks(void **state)
     assert_true(cJSON_IsString(cJSON_GetObjectItem(ds, "warning")));
     struct bench_result_meta m = {.kind = "pgbench", .worker = -1};
     cJSON *r = bench_result_new(&m);
-    assert_int_equal(bench_result_set_diagnostic(r, "dataset", ds), 0);
-    assert_int_equal(bench_result_set_diagnostic(r, "waitEvents", cJSON_CreateObject()), 0);
+    assert_int_equal(bench_result_set_diagnostic(r, BK_CHECKS_DATASET, ds), 0);
+    assert_int_equal(bench_result_set_diagnostic(r, BK_WAIT_EVENTS, cJSON_CreateObject()), 0);
     assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "checks"), "dataset"));
     assert_non_null(cJSON_GetObjectItem(r, "waitEvents"));
-    assert_int_equal(bench_result_set_diagnostic(r, NULL, cJSON_CreateObject()), -EINVAL);
+    assert_int_equal(bench_result_set_diagnostic(r, BK_SERVER, NULL), -EINVAL);
     char *h = bench_result_human(r);
     assert_non_null(strstr(h, "fits in shared_buffers"));
     free(h);

@@ -94,10 +94,10 @@ static void test_results_mapping_and_caps(void **state)
     assert_null(ctrl_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
     assert_null(ctrl_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
     int ntl = cJSON_GetArraySize(ctrl_jget(st, "timeline"));
-    int max_tl = bench_field_find("timeline", true)->max_items;
+    int max_tl = bench_fields[BK_TIMELINE].max_items;
     assert_true(ntl <= max_tl && ntl >= max_tl / 2);
     assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")),
-                     bench_field_find("statements", true)->max_items);
+                     bench_fields[BK_STATEMENTS].max_items);
     const cJSON *row = cJSON_GetArrayItem(ctrl_jget(st, "workers"), 0);
     assert_string_equal(ctrl_jstr(row, "pod"), "b-run-0-x");
     assert_true(cJSON_IsTrue(ctrl_jget(row, "complete")));
@@ -134,20 +134,20 @@ static void test_diagnostics_from_runner_results(void **state)
         cJSON *cfg = cJSON_AddObjectToObject(rs[i], "pgbench");
         cJSON_AddNumberToObject(cfg, "clients", 1);
         assert_int_equal(bench_result_set_diagnostic(
-                             rs[i], "waitEvents",
+                             rs[i], BK_WAIT_EVENTS,
                              cJSON_Parse("{\"samples\":10,\"backendSamples\":10,\"events\":"
                                          "{\"CPU\":6,\"IO:WALSync\":4}}")),
                          0);
         assert_int_equal(bench_result_set_diagnostic(
-                             rs[i], "server",
+                             rs[i], BK_SERVER,
                              cJSON_Parse("{\"version\":\"15.18\",\"versionNum\":150018,"
                                          "\"shared_buffers\":\"128MB\"}")),
                          0);
-        assert_int_equal(bench_result_set_diagnostic(rs[i], "dataset",
+        assert_int_equal(bench_result_set_diagnostic(rs[i], BK_CHECKS_DATASET,
                                                      bench_check_dataset(1 << 20, 128 << 20)),
                          0);
         assert_int_equal(bench_result_set_diagnostic(
-                             rs[i], "replica",
+                             rs[i], BK_CHECKS_REPLICA,
                              cJSON_Parse("{\"caughtUp\":true,\"lagSamplesMs\":[1,2]}")),
                          0);
     }
