@@ -1,10 +1,11 @@
-/* Parser of pgbench's console output (pgbench 12 to 17), fed line by line.
+/* Parser of pgbench's console output (pgbench 12 to 19), fed line by line.
  *
  * The final report is a sequence of "key: value" / "key = value" lines; per-script blocks start
  * with "SQL script N: name" and continue with " - " lines; statement blocks start with a
  * "statement latencies in milliseconds[ and failures| , failures and retries]:" header and run
- * while lines begin with whitespace and a number. Everything else is an error line (collected),
- * a progress line (timeline) or ignored (counted in lines_unknown). */
+ * while lines begin with whitespace and a number. Everything else is an error line (collected;
+ * the tab-indented lines libpq continues a message with join it), a progress line (timeline) or
+ * ignored (counted in lines_unknown). */
 #include "pkg/bench/pgbench.h"
 #include "pkg/bench/text.h"
 

@@ -75,6 +75,8 @@ static void test_v14_aborted(void **state)
     assert_non_null(strstr(r->errors[0], "client 5 aborted in command 1"));
     assert_non_null(strstr(r->errors[5], "Run was aborted"));
     assert_int_equal(r->transactions, 727652);
+    assert_int_equal(r->failed, -1);
+    assert_near(r->latency_avg_ms, 16.497);
     assert_near(r->tps, 2424.754928);
     assert_int_equal(r->nstatements, 2);
     assert_near(r->statements[1].latency_ms, 14.276);
@@ -93,6 +95,8 @@ static void test_v14_t(void **state)
     assert_int_equal(r->transactions, 10000);
     assert_int_equal(r->transactions_target, 10000);
     assert_int_equal(r->duration_s, -1);
+    assert_int_equal(r->failed, -1);
+    assert_near(r->latency_avg_ms, 3.688);
     assert_near(r->tps, 2711.554095);
     assert_int_equal(r->nstatements, 0);
     bench_pgbench_result_free(r);
@@ -104,8 +108,11 @@ static void test_v14_select_only(void **state)
     struct bench_pgbench_result *r = parse_file(FIX "v14-select-only-r.txt");
     assert_string_equal(r->transaction_type, "<builtin: select only>");
     assert_int_equal(r->transactions, 39442);
+    assert_int_equal(r->failed, -1);
     assert_near(r->latency_avg_ms, 30.454);
+    assert_near(r->tps, 656.733215);
     assert_int_equal(r->nstatements, 2);
+    assert_int_equal(r->lines_unknown, 0);
     bench_pgbench_result_free(r);
 }
 
@@ -556,6 +563,224 @@ static void test_v15_partitions(void **state)
     bench_pgbench_result_free(r);
 }
 
+/* pgbench 16 to 19 console formats. No pgbench newer than 15 runs here and no recording of one is
+ * in shared/fixtures/pgbench (it holds pgbench 14 only), so these texts are written in the formats
+ * of each version's printResults/printVersion (numbers are ours, kept consistent). */
+
+/* 16: a banner with a server version in parentheses, -P, backends dying, the run aborted */
+static void test_v16_format(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "pgbench (16.7 (Ubuntu 16.7-1.pgdg22.04+1), server 16.6 (Ubuntu 16.6-1.pgdg22.04+1))\n"
+        "progress: 5.0 s, 4044.1 tps, lat 2.390 ms stddev 1.251, 0 failed\n"
+        "pgbench: error: client 8 aborted in command 1 (SQL) of script 0; perhaps the backend "
+        "died while processing\n"
+        "pgbench: error: client 6 aborted in command 1 (SQL) of script 0; perhaps the backend "
+        "died while processing\n"
+        "progress: 10.0 s, 2133.6 tps, lat 4.417 ms stddev 107.172, 0 failed\n"
+        "transaction type: <builtin: select only>\n"
+        "scaling factor: 10\n"
+        "query mode: simple\n"
+        "number of clients: 10\n"
+        "number of threads: 2\n"
+        "maximum number of tries: 1\n"
+        "duration: 10 s\n"
+        "number of transactions actually processed: 31000\n"
+        "number of failed transactions: 0 (0.000%)\n"
+        "latency average = 2.900 ms\n"
+        "latency stddev = 75.800 ms\n"
+        "initial connection time = 20.506 ms\n"
+        "tps = 3100.000000 (without initial connection time)\n"
+        "pgbench: error: Run was aborted; the above results are incomplete.\n";
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    assert_string_equal(r->version, "16.7");
+    assert_string_equal(r->server_version, "16.6");
+    assert_int_equal(r->transactions, 31000);
+    assert_int_equal(r->failed, 0);
+    assert_near(r->latency_avg_ms, 2.900);
+    assert_near(r->latency_stddev_ms, 75.800);
+    assert_near(r->tps, 3100.0);
+    assert_int_equal(r->aborted_clients, 2);
+    assert_true(r->run_aborted);
+    assert_int_equal(r->nerrors, 3);
+    assert_int_equal(r->ntimeline, 2);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+/* 17: TPC-B with -r against a newer server; statement lines with two spaces before the text */
+static void test_v17_format(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "pgbench (17.6, server 17.5 (Debian 17.5-1.pgdg110+1))\n"
+        "starting vacuum...end.\n"
+        "transaction type: <builtin: TPC-B (sort of)>\n"
+        "scaling factor: 1\n"
+        "query mode: simple\n"
+        "number of clients: 10\n"
+        "number of threads: 2\n"
+        "maximum number of tries: 1\n"
+        "duration: 300 s\n"
+        "number of transactions actually processed: 120000\n"
+        "number of failed transactions: 0 (0.000%)\n"
+        "latency average = 25.000 ms\n"
+        "initial connection time = 55.140 ms\n"
+        "tps = 400.000000 (without initial connection time)\n"
+        "statement latencies in milliseconds and failures:\n"
+        "         0.002           0  \\set aid random(1, 100000 * :scale)\n"
+        "         0.001           0  \\set bid random(1, 1 * :scale)\n"
+        "         0.001           0  \\set tid random(1, 10 * :scale)\n"
+        "         0.001           0  \\set delta random(-5000, 5000)\n"
+        "         0.412           0  BEGIN;\n"
+        "         0.903           0  UPDATE pgbench_accounts SET abalance = abalance + :delta "
+        "WHERE aid = :aid;\n"
+        "         0.620           0  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+        "        15.002           0  UPDATE pgbench_tellers SET tbalance = tbalance + :delta "
+        "WHERE tid = :tid;\n"
+        "         4.328           0  UPDATE pgbench_branches SET bbalance = bbalance + :delta "
+        "WHERE bid = :bid;\n"
+        "         0.847           0  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
+        "VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
+        "         2.880           0  END;\n";
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    assert_string_equal(r->version, "17.6");
+    assert_string_equal(r->server_version, "17.5");
+    assert_int_equal(r->transactions, 120000);
+    assert_int_equal(r->failed, 0);
+    assert_near(r->latency_avg_ms, 25.0);
+    assert_near(r->tps, 400.0);
+    assert_int_equal(r->nstatements, 11);
+    assert_near(r->statements[7].latency_ms, 15.002);
+    assert_int_equal(r->statements[7].failures, 0);
+    assert_string_equal(r->statements[10].command, "END;");
+    assert_int_equal(r->nerrors, 0);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+/* 18: per-script blocks with " - number of transactions actually processed: N (tps = X)" after
+ * " - N transactions (x% of total)" (which counts failed ones too), one space before a
+ * statement's text */
+static void test_v18_per_script(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "pgbench (18.4)\n"
+        "transaction type: multiple scripts\n"
+        "scaling factor: 10\n"
+        "query mode: simple\n"
+        "number of clients: 4\n"
+        "number of threads: 2\n"
+        "maximum number of tries: 1\n"
+        "duration: 10 s\n"
+        "number of transactions actually processed: 99990\n"
+        "number of failed transactions: 10 (0.010%)\n"
+        "latency average = 0.400 ms (including failures)\n"
+        "initial connection time = 4.882 ms\n"
+        "tps = 9999.000000 (without initial connection time)\n"
+        "SQL script 1: ro.sql\n"
+        " - weight: 9 (targets 90.0% of total)\n"
+        " - 90000 transactions (90.0% of total)\n"
+        " - number of transactions actually processed: 90000 (tps = 9000.000000)\n"
+        " - number of failed transactions: 0 (0.000%)\n"
+        " - latency average = 0.156 ms\n"
+        " - latency stddev = 0.091 ms\n"
+        " - statement latencies in milliseconds and failures:\n"
+        "         0.001           0 \\set aid random(1, 100000 * :scale)\n"
+        "         0.156           0 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+        "SQL script 2: rw.sql\n"
+        " - weight: 1 (targets 10.0% of total)\n"
+        " - 10000 transactions (10.0% of total)\n"
+        " - number of transactions actually processed: 9990 (tps = 999.000000)\n"
+        " - number of failed transactions: 10 (0.100%)\n"
+        " - latency average = 1.646 ms\n"
+        " - latency stddev = 2.083 ms\n"
+        " - statement latencies in milliseconds and failures:\n"
+        "         0.001           0 \\set aid random(1, 100000 * :scale)\n"
+        "         0.089           0 BEGIN;\n"
+        "         0.184          10 UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE "
+        "aid = :aid;\n"
+        "         1.228           0 END;\n";
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    assert_string_equal(r->version, "18.4");
+    assert_int_equal(r->transactions, 99990);
+    assert_int_equal(r->failed, 10);
+    assert_near(r->failed_pct, 0.010);
+    assert_near(r->latency_avg_ms, 0.400);
+    assert_true(r->latency_includes_failures);
+    assert_near(r->tps, 9999.0);
+    assert_int_equal(r->nscripts, 2);
+    assert_string_equal(r->scripts[0].name, "ro.sql");
+    assert_int_equal(r->scripts[0].weight, 9);
+    assert_int_equal(r->scripts[0].transactions, 90000);
+    assert_near(r->scripts[0].tps, 9000.0);
+    assert_int_equal(r->scripts[0].failed, 0);
+    assert_near(r->scripts[0].latency_avg_ms, 0.156);
+    assert_int_equal(r->scripts[1].transactions, 9990); /* successful, not the 10000 tried */
+    assert_near(r->scripts[1].tps, 999.0);
+    assert_int_equal(r->scripts[1].failed, 10);
+    assert_near(r->scripts[1].latency_stddev_ms, 2.083);
+    assert_int_equal(r->nstatements, 6);
+    assert_int_equal(r->statements[1].script, 0);
+    assert_int_equal(r->statements[4].script, 1);
+    assert_int_equal(r->statements[4].failures, 10);
+    assert_string_equal(r->statements[1].command,
+                        "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;");
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
+}
+
+/* 19 (release candidate banner): --continue-on-error --failures-detailed -r: failures other than
+ * serialization/deadlock are counted in "number of other failures" */
+static void test_v19_other_failures(void **state)
+{
+    (void)state;
+    static const char text[] = "pgbench (19rc1)\n"
+                               "transaction type: upsert.sql\n"
+                               "scaling factor: 1\n"
+                               "query mode: simple\n"
+                               "number of clients: 4\n"
+                               "number of threads: 2\n"
+                               "maximum number of tries: 1\n"
+                               "duration: 10 s\n"
+                               "number of transactions actually processed: 9876\n"
+                               "number of failed transactions: 124 (1.240%)\n"
+                               "number of serialization failures: 0 (0.000%)\n"
+                               "number of deadlock failures: 0 (0.000%)\n"
+                               "number of other failures: 124 (1.240%)\n"
+                               "latency average = 4.000 ms (including failures)\n"
+                               "initial connection time = 3.210 ms\n"
+                               "tps = 987.600000 (without initial connection time)\n"
+                               "statement latencies in milliseconds and failures:\n"
+                               "         0.002           0 \\set id random(1, 1000)\n"
+                               "         3.950         124 INSERT INTO t VALUES (:id);\n";
+    struct bench_pgbench_result *r = NULL;
+    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    assert_string_equal(r->version, "19rc1");
+    assert_string_equal(r->server_version, "");
+    assert_int_equal(r->transactions, 9876);
+    assert_int_equal(r->failed, 124);
+    assert_near(r->failed_pct, 1.240);
+    assert_int_equal(r->serialization_failures, 0);
+    assert_int_equal(r->deadlock_failures, 0);
+    assert_int_equal(r->other_failures, 124);
+    assert_near(r->latency_avg_ms, 4.0);
+    assert_true(r->latency_includes_failures);
+    assert_near(r->initial_connection_ms, 3.210);
+    assert_near(r->tps, 987.6);
+    assert_int_equal(r->nstatements, 2);
+    assert_int_equal(r->statements[1].failures, 124);
+    assert_int_equal(r->nerrors, 0);
+    assert_int_equal(r->lines_unknown, 0);
+    assert_true(bench_pgbench_version_major("pgbench (PostgreSQL) 19rc1") == 19);
+    bench_pgbench_result_free(r);
+}
+
 /* format of pgbench newer than 17 (development sources, printResults): other failures, per-script
  * "actually processed" */
 static void test_v18_format(void **state)
@@ -632,6 +857,10 @@ int main(void)
         cmocka_unit_test(test_v15_all_flags),
         cmocka_unit_test(test_v15_partitions),
         cmocka_unit_test(test_v18_format),
+        cmocka_unit_test(test_v16_format),
+        cmocka_unit_test(test_v17_format),
+        cmocka_unit_test(test_v18_per_script),
+        cmocka_unit_test(test_v19_other_failures),
         cmocka_unit_test(test_v15_terminate_connect),
         cmocka_unit_test(test_error_continuation_edges),
     };

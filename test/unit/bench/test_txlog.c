@@ -41,9 +41,10 @@ static void test_lines(void **state)
     assert_int_equal(bench_txlog_parse_line(skipped, strlen(skipped), true, &e), 0);
     assert_int_equal(e.status, BENCH_TX_SKIPPED);
     assert_int_equal(e.latency_us, -1);
+    /* "other": pgbench 19 --continue-on-error --failures-detailed (getResultString) */
     const char *failed[] = {"1 5 failed 0 1796283789 1 0", "1 5 serialization 0 1796283789 1 2",
-                            "1 5 deadlock 0 1796283789 1 2"};
-    for (int i = 0; i < 3; i++) {
+                            "1 5 deadlock 0 1796283789 1 2", "1 5 other 0 1796283789 1 0"};
+    for (int i = 0; i < 4; i++) {
         assert_int_equal(bench_txlog_parse_line(failed[i], strlen(failed[i]), false, &e), 0);
         assert_int_equal(e.status, BENCH_TX_FAILED);
     }
