@@ -154,10 +154,9 @@ static void write_termination(const char *text)
 /* Human lines for what pkg/pg adds (wait events, replica), after bench's summary. */
 static void human_diagnostics(const cJSON *result)
 {
-    const cJSON *we = cJSON_GetObjectItemCaseSensitive(result, "waitEvents");
-    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(we, "events");
-    const cJSON *total = cJSON_GetObjectItemCaseSensitive(we, "backendSamples");
-    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(we, "samples");
+    const cJSON *ev = bench_get(result, BK_WAIT_EVENTS_EVENTS);
+    const cJSON *total = bench_get(result, BK_WAIT_EVENTS_BACKEND_SAMPLES);
+    const cJSON *samples = bench_get(result, BK_WAIT_EVENTS_SAMPLES);
     if (cJSON_IsObject(ev) && cJSON_IsNumber(total) && cJSON_IsNumber(samples)) {
         struct buf line = BUF_INIT(1024);
         (void)buf_printf(&line, "wait events (%d samples):", samples->valueint);
@@ -174,12 +173,10 @@ static void human_diagnostics(const cJSON *result)
             (void)fprintf(stderr, "%s\n", line.data);
         buf_free(&line);
     }
-    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(result, "checks");
-    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(checks, "replica");
-    if (cJSON_IsObject(rep)) {
-        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(rep, "message");
-        const cJSON *lag = cJSON_GetObjectItemCaseSensitive(rep, "lagSamplesMs");
-        const cJSON *max = cJSON_GetObjectItemCaseSensitive(rep, "maxLagMs");
+    if (cJSON_IsObject(bench_get(result, BK_CHECKS_REPLICA))) {
+        const cJSON *msg = bench_get(result, BK_CHECKS_REPLICA_MESSAGE);
+        const cJSON *lag = bench_get(result, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);
+        const cJSON *max = bench_get(result, BK_CHECKS_REPLICA_MAX_LAG_MS);
         char maxs[32] = "n/a";
         if (cJSON_IsNumber(max))
             (void)snprintf(maxs, sizeof(maxs), "%.1f ms", max->valuedouble);

@@ -656,15 +656,15 @@ static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
     cJSON *o = waited ? pg_replica_wait_to_json(w) : cJSON_CreateObject();
     if (!o)
         abort();
-    cJSON *arr = cJSON_AddArrayToObject(o, "lagSamplesMs");
+    cJSON *arr = cJSON_AddArrayToObject(o, bench_key(BK_CHECKS_REPLICA_LAG_SAMPLES_MS));
     for (int i = 0; arr && i < lag->n; i++)
         (void)cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0));
     if (lag->n) {
-        (void)cJSON_AddNumberToObject(o, "maxLagMs", round(lag->ms_max * 1000.0) / 1000.0);
-        (void)cJSON_AddNumberToObject(o, "maxLagBytes", (double)lag->bytes_max);
+        (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS), round(lag->ms_max * 1000.0) / 1000.0);
+        (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_BYTES), (double)lag->bytes_max);
     } else {
-        (void)cJSON_AddNullToObject(o, "maxLagMs");
-        (void)cJSON_AddNullToObject(o, "maxLagBytes");
+        (void)cJSON_AddNullToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS));
+        (void)cJSON_AddNullToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_BYTES));
     }
     return o;
 }
@@ -1059,11 +1059,11 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         cJSON *we = pg_wait_tally_to_json(&l->waits);
         if (!we)
             abort();
-        (void)cJSON_AddStringToObject(we, "applicationName", app);
-        (void)cJSON_AddNumberToObject(we, "skippedTicks", l->diag_skipped);
+        (void)cJSON_AddStringToObject(we, bench_key(BK_WAIT_EVENTS_APPLICATION_NAME), app);
+        (void)cJSON_AddNumberToObject(we, bench_key(BK_WAIT_EVENTS_SKIPPED_TICKS), l->diag_skipped);
         if (l->diag_error[0])
-            (void)cJSON_AddStringToObject(we, "error", l->diag_error);
-        (void)cJSON_AddStringToObject(we, "cpuMeans",
+            (void)cJSON_AddStringToObject(we, bench_key(BK_WAIT_EVENTS_ERROR), l->diag_error);
+        (void)cJSON_AddStringToObject(we, bench_key(BK_WAIT_EVENTS_CPU_MEANS),
                                       "state active with no wait event; Client:ClientRead is idle "
                                       "time waiting for pgbench");
         (void)bench_result_set_diagnostic(r, BK_WAIT_EVENTS, we);

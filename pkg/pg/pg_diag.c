@@ -1,5 +1,6 @@
 /* Wait-event and replica-lag sampler on the libuv loop, plus Little's law. */
 #include "pkg/pg/pg_diag.h"
+#include "pkg/bench/fields.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,9 +86,10 @@ cJSON *pg_wait_tally_to_json(const struct pg_wait_tally *t)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    (void)cJSON_AddNumberToObject(o, "samples", sorted.samples);
-    (void)cJSON_AddNumberToObject(o, "backendSamples", (double)sorted.backend_samples);
-    cJSON *ev = cJSON_AddObjectToObject(o, "events");
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_WAIT_EVENTS_SAMPLES), sorted.samples);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_WAIT_EVENTS_BACKEND_SAMPLES),
+                                  (double)sorted.backend_samples);
+    cJSON *ev = cJSON_AddObjectToObject(o, bench_key(BK_WAIT_EVENTS_EVENTS));
     if (!ev) {
         cJSON_Delete(o);
         return NULL;

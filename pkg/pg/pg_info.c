@@ -1,5 +1,6 @@
 /* Server settings, dataset size, pgbench init detection, replica catch-up. */
 #include "pkg/pg/pg_info.h"
+#include "pkg/bench/fields.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -103,12 +104,12 @@ cJSON *pg_server_info_to_json(const struct pg_server_info *s)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    (void)cJSON_AddStringToObject(o, "version", s->version);
-    (void)cJSON_AddNumberToObject(o, "versionNum", s->version_num);
-    (void)cJSON_AddBoolToObject(o, "inRecovery", s->in_recovery);
-    (void)cJSON_AddStringToObject(o, "database", s->database);
-    (void)cJSON_AddNumberToObject(o, "databaseBytes", (double)s->database_bytes);
-    (void)cJSON_AddNumberToObject(o, "sharedBuffersBytes", (double)s->shared_buffers_bytes);
+    (void)cJSON_AddStringToObject(o, bench_key(BK_SERVER_VERSION), s->version);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_VERSION_NUM), s->version_num);
+    (void)cJSON_AddBoolToObject(o, bench_key(BK_SERVER_IN_RECOVERY), s->in_recovery);
+    (void)cJSON_AddStringToObject(o, bench_key(BK_SERVER_DATABASE), s->database);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_DATABASE_BYTES), (double)s->database_bytes);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_SHARED_BUFFERS_BYTES), (double)s->shared_buffers_bytes);
     for (int i = 0; i < s->nsettings; i++)
         (void)cJSON_AddStringToObject(o, s->settings[i].name, s->settings[i].value);
     return o;
@@ -119,13 +120,13 @@ cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    (void)cJSON_AddStringToObject(o, "role", w->standby ? "standby" : "primary");
-    (void)cJSON_AddBoolToObject(o, "caughtUp", w->caught_up);
-    (void)cJSON_AddNumberToObject(o, "waitedSeconds", w->waited_s);
-    (void)cJSON_AddStringToObject(o, "targetLsn", w->target_lsn);
+    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_ROLE), w->standby ? "standby" : "primary");
+    (void)cJSON_AddBoolToObject(o, bench_key(BK_CHECKS_REPLICA_CAUGHT_UP), w->caught_up);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_WAITED_SECONDS), w->waited_s);
+    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_TARGET_LSN), w->target_lsn);
     if (!w->standby)
-        (void)cJSON_AddNumberToObject(o, "standbys", w->standbys);
-    (void)cJSON_AddStringToObject(o, "message", w->message);
+        (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_STANDBYS), w->standbys);
+    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_MESSAGE), w->message);
     return o;
 }
 
