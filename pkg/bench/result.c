@@ -113,7 +113,7 @@ int bench_result_add_error(cJSON *result, const char *msg)
             return -ENOMEM;
     }
     char *s =
-        bench__strndup_clean(msg ? msg : "", msg ? strlen(msg) : 0, BENCH_PGBENCH_MAX_ERROR_LEN);
+        bench__strndup_message(msg ? msg : "", msg ? strlen(msg) : 0, BENCH_PGBENCH_MAX_ERROR_LEN);
     if (!s)
         return -ENOMEM;
     cJSON *c = cJSON_CreateString(s);
@@ -455,8 +455,8 @@ static void compact_copy(cJSON *dst, const cJSON *src, const char *list)
             continue;
         if (f->type == BF_LIST) {
             const cJSON *items = bench_json_at(src, rel), *it;
-            cJSON *arr = cJSON_CreateArray();
-            if (!cJSON_IsArray(items) || !arr || bench_json_put(dst, rel, arr))
+            cJSON *arr = cJSON_IsArray(items) ? cJSON_CreateArray() : NULL;
+            if (!arr || bench_json_put(dst, rel, arr))
                 continue;
             cJSON_ArrayForEach(it, items)
             {
