@@ -1,5 +1,6 @@
 /* fio command lines and the fio 3.x JSON parser. */
 #include "pkg/bench/fio.h"
+#include "pkg/bench/fields.h"
 #include "pkg/util/err.h"
 #include "pkg/bench/text.h"
 
@@ -531,6 +532,10 @@ static cJSON *add_num(cJSON *o, const char *key, double v)
     return cJSON_AddNullToObject(o, key);
 }
 
+/* A result key, named by its row in the contract table (fields.def). Every latency statistics
+ * object (clatUs, latUs, sync) has the keys of the sync rows. */
+#define KEY(id) bench_key(BK_##id)
+
 static cJSON *lat_json(const struct bench_fio_lat *l)
 {
     if (!l->present)
@@ -538,12 +543,16 @@ static cJSON *lat_json(const struct bench_fio_lat *l)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    if (!add_num(o, "min", l->min_us) || !add_num(o, "max", l->max_us) ||
-        !add_num(o, "mean", l->mean_us) || !add_num(o, "stddev", l->stddev_us) ||
-        !add_num(o, "p50", l->p50_us) || !add_num(o, "p90", l->p90_us) ||
-        !add_num(o, "p95", l->p95_us) || !add_num(o, "p99", l->p99_us) ||
-        !add_num(o, "p99.9", l->p999_us) ||
-        !cJSON_AddNumberToObject(o, "samples", (double)l->samples)) {
+    if (!add_num(o, KEY(FIO_JOBS_SYNC_MIN), l->min_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_MAX), l->max_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_MEAN), l->mean_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_STDDEV), l->stddev_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_P50), l->p50_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_P90), l->p90_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_P95), l->p95_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_P99), l->p99_us) ||
+        !add_num(o, KEY(FIO_JOBS_SYNC_P999), l->p999_us) ||
+        !cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -558,18 +567,31 @@ static int add_child(cJSON *o, const char *key, cJSON *child)
     return 0;
 }
 
-static cJSON *dir_json(const struct bench_fio_dir *d)
+/* The rows of one direction of a job. */
+static const struct dir_rows {
+    enum bench_field_id dir, iops, bw, io, total, runtime, clat, lat;
+} dir_rows[2] = {
+    {BK_FIO_JOBS_READ, BK_FIO_JOBS_READ_IOPS, BK_FIO_JOBS_READ_BW_KI_BS, BK_FIO_JOBS_READ_IO_KI_B,
+     BK_FIO_JOBS_READ_TOTAL_IOS, BK_FIO_JOBS_READ_RUNTIME_MS, BK_FIO_JOBS_READ_CLAT_US,
+     BK_FIO_JOBS_READ_LAT_US},
+    {BK_FIO_JOBS_WRITE, BK_FIO_JOBS_WRITE_IOPS, BK_FIO_JOBS_WRITE_BW_KI_BS,
+     BK_FIO_JOBS_WRITE_IO_KI_B, BK_FIO_JOBS_WRITE_TOTAL_IOS, BK_FIO_JOBS_WRITE_RUNTIME_MS,
+     BK_FIO_JOBS_WRITE_CLAT_US, BK_FIO_JOBS_WRITE_LAT_US},
+};
+
+static cJSON *dir_json(const struct bench_fio_dir *d, const struct dir_rows *k)
 {
     if (!d->present)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    if (!add_num(o, "iops", d->iops) || !add_num(o, "bwKiBs", d->bw_kibs) ||
-        !cJSON_AddNumberToObject(o, "ioKiB", (double)d->io_kbytes) ||
-        !cJSON_AddNumberToObject(o, "totalIos", (double)d->total_ios) ||
-        !add_num(o, "runtimeMs", d->runtime_ms) || add_child(o, "clatUs", lat_json(&d->clat)) ||
-        add_child(o, "latUs", lat_json(&d->lat))) {
+    if (!add_num(o, bench_key(k->iops), d->iops) || !add_num(o, bench_key(k->bw), d->bw_kibs) ||
+        !cJSON_AddNumberToObject(o, bench_key(k->io), (double)d->io_kbytes) ||
+        !cJSON_AddNumberToObject(o, bench_key(k->total), (double)d->total_ios) ||
+        !add_num(o, bench_key(k->runtime), d->runtime_ms) ||
+        add_child(o, bench_key(k->clat), lat_json(&d->clat)) ||
+        add_child(o, bench_key(k->lat), lat_json(&d->lat))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -581,9 +603,9 @@ cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    if (!cJSON_AddStringToObject(o, "version", r->version))
+    if (!cJSON_AddStringToObject(o, KEY(FIO_VERSION), r->version))
         goto fail;
-    cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
+    cJSON *jobs = cJSON_AddArrayToObject(o, KEY(FIO_JOBS));
     if (!jobs)
         goto fail;
     for (size_t i = 0; i < r->njobs; i++) {
@@ -592,11 +614,11 @@ cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
         if (!jo)
             goto fail;
         cJSON_AddItemToArray(jobs, jo);
-        if (!cJSON_AddStringToObject(jo, "name", j->name) ||
-            !cJSON_AddNumberToObject(jo, "error", j->error) ||
-            add_child(jo, "read", dir_json(&j->read)) ||
-            add_child(jo, "write", dir_json(&j->write)) ||
-            add_child(jo, "sync", lat_json(&j->sync)))
+        if (!cJSON_AddStringToObject(jo, KEY(FIO_JOBS_NAME), j->name) ||
+            !cJSON_AddNumberToObject(jo, KEY(FIO_JOBS_ERROR), j->error) ||
+            add_child(jo, KEY(FIO_JOBS_READ), dir_json(&j->read, &dir_rows[0])) ||
+            add_child(jo, KEY(FIO_JOBS_WRITE), dir_json(&j->write, &dir_rows[1])) ||
+            add_child(jo, KEY(FIO_JOBS_SYNC), lat_json(&j->sync)))
             goto fail;
     }
     return o;

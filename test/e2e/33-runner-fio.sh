@@ -33,7 +33,7 @@ assert s and s["p50"] > 0 and s["p99"] >= s["p50"], s
 rr = jobs["randread"]
 assert rr["read"]["iops"] > 0, rr["read"]
 c = rr["read"]["clatUs"]
-assert 0 < c["p50"] <= c["p99"] <= c["p99.9"], c
+assert 0 < c["p50"] <= c["p99"] <= c["p999"], c
 print("wal: %.0f write iops, fdatasync p99 %.0f us; randread: %.0f iops, clat p99 %.0f us"
       % (w["write"]["iops"], s["p99"], rr["read"]["iops"], c["p99"]))
 PY
