@@ -15,9 +15,9 @@
 #include <string.h>
 
 static const char *const type_names[] = {
-    [BF_SECTION] = "object", [BF_NUM] = "number",     [BF_INT] = "integer",
-    [BF_BOOL] = "boolean",   [BF_STR] = "string",     [BF_TIME] = "time",
-    [BF_NUMMAP] = "map",     [BF_OBJECT] = "object",  [BF_LIST] = "list",
+    [BF_SECTION] = "object",  [BF_NUM] = "number",      [BF_INT] = "integer",
+    [BF_BOOL] = "boolean",    [BF_STR] = "string",      [BF_TIME] = "time",
+    [BF_NUMMAP] = "map",      [BF_OBJECT] = "object",   [BF_LIST] = "list",
     [BF_NUMLIST] = "numbers", [BF_STRLIST] = "strings",
 };
 
@@ -128,8 +128,8 @@ static void schema_node(int ind, const struct bench_field *f, const char *key)
         description(ind, f);
         break;
     case BF_TIME:
-        printf("%*stype: string\n%*sformat: date-time\n%*snullable: true\n", ind, "", ind, "",
-               ind, "");
+        printf("%*stype: string\n%*sformat: date-time\n%*snullable: true\n", ind, "", ind, "", ind,
+               "");
         description(ind, f);
         break;
     default:

@@ -193,7 +193,8 @@ static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
             if (summary_row(k, BM_SUM))
                 acc_add(&sums[k], num(ws, bench_key(k)));
         double tx = num(ws, KEY(SUMMARY_TRANSACTIONS_PROCESSED));
-        pool_add(&lat, num(ws, KEY(SUMMARY_LATENCY_AVG_MS)), num(ws, KEY(SUMMARY_LATENCY_STDDEV_MS)), tx);
+        pool_add(&lat, num(ws, KEY(SUMMARY_LATENCY_AVG_MS)),
+                 num(ws, KEY(SUMMARY_LATENCY_STDDEV_MS)), tx);
         pool_add(&conn, num(ws, KEY(SUMMARY_AVERAGE_CONNECTION_MS)), 0, tx);
         pool_add(&lag, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS)), 0, tx);
         acc_add(&init_conn, num(ws, KEY(SUMMARY_INITIAL_CONNECTION_MS)));
@@ -223,7 +224,8 @@ static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
     double failed = acc_sum(&sums[BK_SUMMARY_FAILED_TRANSACTIONS]);
     double skipped = acc_sum(&sums[BK_SUMMARY_SKIPPED]);
     double total = processed + failed + (isfinite(skipped) ? skipped : 0);
-    set_num(s, KEY(SUMMARY_FAILED_PCT), isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
+    set_num(s, KEY(SUMMARY_FAILED_PCT),
+            isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
     cJSON_AddBoolToObject(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), incl_fail);
     set_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pool_mean(&lat));
     set_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pool_sd(&lat));
@@ -232,11 +234,16 @@ static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
     set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS), pool_mean(&lag));
     set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), acc_max(&lag_max));
     int have = h && hist_ok && nhist > 0 && h->count > 0;
-    set_num(s, KEY(SUMMARY_LATENCY_P50_MS), have ? (double)bench_hist_percentile(h, 50) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P90_MS), have ? (double)bench_hist_percentile(h, 90) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P95_MS), have ? (double)bench_hist_percentile(h, 95) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P99_MS), have ? (double)bench_hist_percentile(h, 99) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P999_MS), have ? (double)bench_hist_percentile(h, 99.9) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P50_MS),
+            have ? (double)bench_hist_percentile(h, 50) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P90_MS),
+            have ? (double)bench_hist_percentile(h, 90) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P95_MS),
+            have ? (double)bench_hist_percentile(h, 95) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P99_MS),
+            have ? (double)bench_hist_percentile(h, 99) / 1000.0 : NAN);
+    set_num(s, KEY(SUMMARY_LATENCY_P999_MS),
+            have ? (double)bench_hist_percentile(h, 99.9) / 1000.0 : NAN);
     set_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? (double)bench_hist_max(h) / 1000.0 : NAN);
     set_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? (double)bench_hist_min(h) / 1000.0 : NAN);
     set_num(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (double)h->count : NAN);
@@ -303,7 +310,8 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
             acc_add(&tp->skipped, num(p, KEY(TIMELINE_SKIPPED)));
             acc_add(&tp->retried, num(p, KEY(TIMELINE_RETRIED)));
             acc_add(&tp->retries, num(p, KEY(TIMELINE_RETRIES)));
-            pool_add(&tp->lat, num(p, KEY(TIMELINE_LATENCY_MS)), num(p, KEY(TIMELINE_STDDEV_MS)), tps > 0 ? tps : 1e-9);
+            pool_add(&tp->lat, num(p, KEY(TIMELINE_LATENCY_MS)), num(p, KEY(TIMELINE_STDDEV_MS)),
+                     tps > 0 ? tps : 1e-9);
             tp->workers++;
         }
     }
@@ -343,7 +351,8 @@ static cJSON *find_stmt(cJSON *arr, double script, const char *command)
     cJSON_ArrayForEach(o, arr)
     {
         const cJSON *c = get(o, KEY(STATEMENTS_COMMAND));
-        if (num(o, KEY(STATEMENTS_SCRIPT)) == script && cJSON_IsString(c) && !strcmp(c->valuestring, command))
+        if (num(o, KEY(STATEMENTS_SCRIPT)) == script && cJSON_IsString(c) &&
+            !strcmp(c->valuestring, command))
             return o;
     }
     return NULL;
@@ -364,7 +373,8 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
         cJSON_ArrayForEach(st, get(rs[i], KEY(STATEMENTS)))
         {
             const cJSON *cmd = get(st, KEY(STATEMENTS_COMMAND));
-            double script = num(st, KEY(STATEMENTS_SCRIPT)), lat = num(st, KEY(STATEMENTS_LATENCY_MS));
+            double script = num(st, KEY(STATEMENTS_SCRIPT)),
+                   lat = num(st, KEY(STATEMENTS_LATENCY_MS));
             if (!cJSON_IsString(cmd) || !isfinite(script))
                 continue;
             cJSON *o = find_stmt(arr, script, cmd->valuestring);
@@ -438,7 +448,9 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
             for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++) {
                 double a = num(o, bench_key(sums[k])), b = num(sc, bench_key(sums[k]));
                 set_num(o, bench_key(sums[k]),
-                        isfinite(a) && isfinite(b) ? a + b : isfinite(a) ? a : b);
+                        isfinite(a) && isfinite(b) ? a + b
+                        : isfinite(a)              ? a
+                                                   : b);
             }
             if (tx > 0 && isfinite(num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)))) {
                 set_num(o, "_w", num(o, "_w") + tx);
@@ -626,8 +638,8 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         }
         if (!first)
             first = results[i];
-        else if (strcmp(get(first, KEY(KIND))->valuestring, get(results[i], KEY(KIND))->valuestring) !=
-                 0) {
+        else if (strcmp(get(first, KEY(KIND))->valuestring,
+                        get(results[i], KEY(KIND))->valuestring) != 0) {
             util_errf(err, errlen, "worker results have different kinds (%s, %s)",
                       get(first, KEY(KIND))->valuestring, get(results[i], KEY(KIND))->valuestring);
             return NULL;
@@ -637,8 +649,10 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         util_errf(err, errlen, "no worker result to aggregate");
         return NULL;
     }
-    struct bench_result_meta m = {
-        .kind = get(first, KEY(KIND))->valuestring, .worker = -1, .child_exit = -1, .complete = true};
+    struct bench_result_meta m = {.kind = get(first, KEY(KIND))->valuestring,
+                                  .worker = -1,
+                                  .child_exit = -1,
+                                  .complete = true};
     cJSON *out = bench_result_new(&m);
     if (!out) {
         util_errf(err, errlen, "out of memory");
@@ -769,18 +783,22 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
                 merge_sum(wait, get(r, KEY(WAIT_EVENTS)));
         }
         const cJSON *ck = get(r, KEY(CHECKS));
-        if (cJSON_IsObject(get(ck, KEY(CHECKS_DATASET))) && (!checks || !get(checks, KEY(CHECKS_DATASET)))) {
+        if (cJSON_IsObject(get(ck, KEY(CHECKS_DATASET))) &&
+            (!checks || !get(checks, KEY(CHECKS_DATASET)))) {
             if (!checks)
                 checks = cJSON_CreateObject();
             if (checks)
-                set_item(checks, KEY(CHECKS_DATASET), cJSON_Duplicate(get(ck, KEY(CHECKS_DATASET)), 1));
+                set_item(checks, KEY(CHECKS_DATASET),
+                         cJSON_Duplicate(get(ck, KEY(CHECKS_DATASET)), 1));
         }
         if (cJSON_IsObject(get(ck, KEY(CHECKS_REPLICA)))) {
             if (!checks)
                 checks = cJSON_CreateObject();
-            cJSON *rep = checks ? cJSON_GetObjectItemCaseSensitive(checks, KEY(CHECKS_REPLICA)) : NULL;
+            cJSON *rep =
+                checks ? cJSON_GetObjectItemCaseSensitive(checks, KEY(CHECKS_REPLICA)) : NULL;
             if (checks && !rep)
-                set_item(checks, KEY(CHECKS_REPLICA), cJSON_Duplicate(get(ck, KEY(CHECKS_REPLICA)), 1));
+                set_item(checks, KEY(CHECKS_REPLICA),
+                         cJSON_Duplicate(get(ck, KEY(CHECKS_REPLICA)), 1));
             else if (rep)
                 merge_worst(rep, get(ck, KEY(CHECKS_REPLICA)));
         }
@@ -794,8 +812,9 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
     const cJSON *s = get(out, KEY(SUMMARY));
     const cJSON *c = get(out, KEY(PGBENCH));
     if (cJSON_IsObject(s) && isfinite(num(c, KEY(PGBENCH_CLIENTS)))) {
-        cJSON *ll = bench_check_littles_law((int)num(c, KEY(PGBENCH_CLIENTS)), num(s, KEY(SUMMARY_LATENCY_AVG_MS)),
-                                            num(s, KEY(SUMMARY_TPS)), isfinite(num(c, KEY(PGBENCH_RATE))));
+        cJSON *ll = bench_check_littles_law(
+            (int)num(c, KEY(PGBENCH_CLIENTS)), num(s, KEY(SUMMARY_LATENCY_AVG_MS)),
+            num(s, KEY(SUMMARY_TPS)), isfinite(num(c, KEY(PGBENCH_RATE))));
         if (ll) {
             if (!checks)
                 checks = cJSON_CreateObject();

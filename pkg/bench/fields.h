@@ -62,13 +62,13 @@ enum bench_presence {
 struct bench_field {
     const char *path; /* in the runner's result and the aggregate; NULL: controller-written */
     enum bench_ftype type;
-    const char *unit;           /* "ms", "1/s", "count", ...; NULL when none */
+    const char *unit; /* "ms", "1/s", "count", ...; NULL when none */
     enum bench_merge merge;
-    bool compact;               /* kept by the compact termination summary */
-    const char *status;         /* path in BenchmarkRun status; NULL: not projected */
+    bool compact;       /* kept by the compact termination summary */
+    const char *status; /* path in BenchmarkRun status; NULL: not projected */
     enum bench_presence presence;
-    int max_items;              /* lists in status: at most this many items */
-    bool downsample;            /* lists in status: evenly spaced items, not the first ones */
+    int max_items;   /* lists in status: at most this many items */
+    bool downsample; /* lists in status: evenly spaced items, not the first ones */
     const char *description;
 };
 

@@ -153,7 +153,8 @@ static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_num(s, KEY(SUMMARY_ABORTED_CLIENTS), pg->aborted_clients);
     rc = rc ? rc : put_num(s, KEY(SUMMARY_TPS), pg->tps);
     rc = rc ? rc : put_num(s, KEY(SUMMARY_TPS_INCLUDING_CONNECT), pg->tps_including_connect);
-    rc = rc ? rc : put_bool(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), pg->latency_includes_failures);
+    rc = rc ? rc
+            : put_bool(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), pg->latency_includes_failures);
     rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pg->latency_avg_ms);
     rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pg->latency_stddev_ms);
     rc = rc ? rc : put_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), pg->initial_connection_ms);
@@ -162,17 +163,24 @@ static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), pg->rate_lag_max_ms);
     int have = hist && hist->count > 0;
     rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P50_MS), have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P50_MS),
+                      have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
     rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P90_MS), have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P90_MS),
+                      have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
     rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P95_MS), have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P95_MS),
+                      have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
     rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P99_MS), have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P99_MS),
+                      have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
     rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P999_MS), have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? us_to_ms(bench_hist_max(hist)) : NAN);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? us_to_ms(bench_hist_min(hist)) : NAN);
+            : put_num(s, KEY(SUMMARY_LATENCY_P999_MS),
+                      have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
+    rc = rc ? rc
+            : put_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? us_to_ms(bench_hist_max(hist)) : NAN);
+    rc = rc ? rc
+            : put_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? us_to_ms(bench_hist_min(hist)) : NAN);
     rc = rc ? rc : put_count(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (int64_t)hist->count : -1);
     return rc;
 }
@@ -201,7 +209,9 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
                                          : NULL;
     int rc = 0;
     rc = rc ? rc : put_str(c, KEY(PGBENCH_VERSION), pg->version);
-    rc = rc ? rc : put_str(c, KEY(PGBENCH_SERVER_VERSION), pg->server_version[0] ? pg->server_version : NULL);
+    rc = rc ? rc
+            : put_str(c, KEY(PGBENCH_SERVER_VERSION),
+                      pg->server_version[0] ? pg->server_version : NULL);
     rc = rc ? rc : put_str(c, KEY(PGBENCH_TRANSACTION_TYPE), pg->transaction_type);
     rc = rc ? rc : put_count(c, KEY(PGBENCH_SCALE_FACTOR), pg->scale_factor);
     rc = rc ? rc : put_str(c, KEY(PGBENCH_PARTITION_METHOD), pg->partition_method);
@@ -223,7 +233,9 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
         rc = rc ? rc : put_bool(c, KEY(PGBENCH_NO_VACUUM), run->no_vacuum);
         rc = rc ? rc : put_bool(c, KEY(PGBENCH_FAILURES_DETAILED), run->failures_detailed);
         rc = rc ? rc : put_bool(c, KEY(PGBENCH_PER_STATEMENT), run->per_statement);
-        rc = rc ? rc : put_count(c, KEY(PGBENCH_PROGRESS_SECONDS), run->progress_s > 0 ? run->progress_s : -1);
+        rc = rc ? rc
+                : put_count(c, KEY(PGBENCH_PROGRESS_SECONDS),
+                            run->progress_s > 0 ? run->progress_s : -1);
     }
     if (rc) {
         cJSON_Delete(c);
@@ -493,8 +505,9 @@ char *bench_result_compact(const cJSON *result, size_t limit)
         out = cJSON_PrintUnformatted(c);
         if (!out)
             goto out;
-        while (di > 0 && !(bench_fields[di - 1].compact && bench_fields[di - 1].type == BF_SECTION &&
-                           !strchr(bench_fields[di - 1].path, '.')))
+        while (di > 0 &&
+               !(bench_fields[di - 1].compact && bench_fields[di - 1].type == BF_SECTION &&
+                 !strchr(bench_fields[di - 1].path, '.')))
             di--;
         if (strlen(out) < limit || di == 0)
             break;
@@ -579,10 +592,10 @@ char *bench_result_human(const cJSON *result)
     const cJSON *complete = bench_get(result, BK_COMPLETE);
     const cJSON *cfg = bench_get(result, BK_PGBENCH);
     const cJSON *s = bench_get(result, BK_SUMMARY);
-    oom |= buf_printf(&h, "%s: %s (exit code %d)\n",
-                      cJSON_IsString(kind) ? kind->valuestring : "result",
-                      cJSON_IsTrue(complete) ? "complete" : "INCOMPLETE",
-                      isfinite(bench_num(result, BK_EXIT_CODE)) ? (int)bench_num(result, BK_EXIT_CODE) : -1);
+    oom |= buf_printf(
+        &h, "%s: %s (exit code %d)\n", cJSON_IsString(kind) ? kind->valuestring : "result",
+        cJSON_IsTrue(complete) ? "complete" : "INCOMPLETE",
+        isfinite(bench_num(result, BK_EXIT_CODE)) ? (int)bench_num(result, BK_EXIT_CODE) : -1);
     if (cJSON_IsObject(cfg)) {
         const cJSON *tt = bench_get(result, BK_PGBENCH_TRANSACTION_TYPE);
         const cJSON *ver = bench_get(result, BK_PGBENCH_VERSION);
@@ -599,15 +612,19 @@ char *bench_result_human(const cJSON *result)
         oom |= buf_printf(&h, "\n");
     }
     if (cJSON_IsObject(s)) {
-        oom |= buf_printf(
-            &h, "transactions %.0f",
-            isfinite(bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED)) ? bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED) : 0);
+        oom |= buf_printf(&h, "transactions %.0f",
+                          isfinite(bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED))
+                              ? bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED)
+                              : 0);
         if (isfinite(bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS)))
-            oom |= buf_printf(&h, ", failed %.0f", bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS));
+            oom |=
+                buf_printf(&h, ", failed %.0f", bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS));
         else
             oom |= buf_printf(&h, ", failed n/a (pgbench < 15)");
         oom |= buf_printf(&h, ", aborted clients %.0f",
-                          isfinite(bench_num(result, BK_SUMMARY_ABORTED_CLIENTS)) ? bench_num(result, BK_SUMMARY_ABORTED_CLIENTS) : 0);
+                          isfinite(bench_num(result, BK_SUMMARY_ABORTED_CLIENTS))
+                              ? bench_num(result, BK_SUMMARY_ABORTED_CLIENTS)
+                              : 0);
         if (isfinite(bench_num(result, BK_SUMMARY_RETRIED)))
             oom |= buf_printf(&h, ", retried %.0f", bench_num(result, BK_SUMMARY_RETRIED));
         if (isfinite(bench_num(result, BK_SUMMARY_SKIPPED)))
@@ -632,9 +649,8 @@ char *bench_result_human(const cJSON *result)
     const cJSON *init = bench_get(result, BK_INIT);
     if (cJSON_IsObject(init)) {
         const cJSON *reason = bench_get(result, BK_INIT_REASON);
-        oom |= buf_printf(
-            &h, "init: scale %.0f%s\n", bench_num(result, BK_INIT_SCALE),
-            cJSON_IsTrue(bench_get(result, BK_INIT_SKIPPED)) ? ", skipped" : "");
+        oom |= buf_printf(&h, "init: scale %.0f%s\n", bench_num(result, BK_INIT_SCALE),
+                          cJSON_IsTrue(bench_get(result, BK_INIT_SKIPPED)) ? ", skipped" : "");
         if (cJSON_IsString(reason))
             oom |= buf_printf(&h, "  %s\n", reason->valuestring);
     }

@@ -317,10 +317,13 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
         if (w[i].pod)
             ctrl_jset_str(o, bench_status_key(BK_STATUS_WORKERS_POD), w[i].pod);
         if (w[i].exit_code >= 0)
-            ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE), cJSON_CreateNumber(w[i].exit_code));
+            ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE),
+                      cJSON_CreateNumber(w[i].exit_code));
         else
-            cJSON_DeleteItemFromObjectCaseSensitive(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE));
-        ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_COMPLETE), cJSON_CreateBool(worker_ok(&w[i])));
+            cJSON_DeleteItemFromObjectCaseSensitive(o,
+                                                    bench_status_key(BK_STATUS_WORKERS_EXIT_CODE));
+        ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_COMPLETE),
+                  cJSON_CreateBool(worker_ok(&w[i])));
         char msg[512];
         worker_message(&w[i], msg, sizeof(msg));
         ctrl_jset_str(o, bench_status_key(BK_STATUS_WORKERS_MESSAGE), msg);

@@ -108,8 +108,10 @@ cJSON *pg_server_info_to_json(const struct pg_server_info *s)
     (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_VERSION_NUM), s->version_num);
     (void)cJSON_AddBoolToObject(o, bench_key(BK_SERVER_IN_RECOVERY), s->in_recovery);
     (void)cJSON_AddStringToObject(o, bench_key(BK_SERVER_DATABASE), s->database);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_DATABASE_BYTES), (double)s->database_bytes);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_SHARED_BUFFERS_BYTES), (double)s->shared_buffers_bytes);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_DATABASE_BYTES),
+                                  (double)s->database_bytes);
+    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_SHARED_BUFFERS_BYTES),
+                                  (double)s->shared_buffers_bytes);
     for (int i = 0; i < s->nsettings; i++)
         (void)cJSON_AddStringToObject(o, s->settings[i].name, s->settings[i].value);
     return o;
@@ -120,7 +122,8 @@ cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_ROLE), w->standby ? "standby" : "primary");
+    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_ROLE),
+                                  w->standby ? "standby" : "primary");
     (void)cJSON_AddBoolToObject(o, bench_key(BK_CHECKS_REPLICA_CAUGHT_UP), w->caught_up);
     (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_WAITED_SECONDS), w->waited_s);
     (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_TARGET_LSN), w->target_lsn);

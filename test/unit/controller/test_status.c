@@ -138,18 +138,18 @@ static void test_diagnostics_from_runner_results(void **state)
                              cJSON_Parse("{\"samples\":10,\"backendSamples\":10,\"events\":"
                                          "{\"CPU\":6,\"IO:WALSync\":4}}")),
                          0);
-        assert_int_equal(bench_result_set_diagnostic(
-                             rs[i], BK_SERVER,
-                             cJSON_Parse("{\"version\":\"15.18\",\"versionNum\":150018,"
-                                         "\"shared_buffers\":\"128MB\"}")),
-                         0);
+        assert_int_equal(
+            bench_result_set_diagnostic(rs[i], BK_SERVER,
+                                        cJSON_Parse("{\"version\":\"15.18\",\"versionNum\":150018,"
+                                                    "\"shared_buffers\":\"128MB\"}")),
+            0);
         assert_int_equal(bench_result_set_diagnostic(rs[i], BK_CHECKS_DATASET,
                                                      bench_check_dataset(1 << 20, 128 << 20)),
                          0);
-        assert_int_equal(bench_result_set_diagnostic(
-                             rs[i], BK_CHECKS_REPLICA,
-                             cJSON_Parse("{\"caughtUp\":true,\"lagSamplesMs\":[1,2]}")),
-                         0);
+        assert_int_equal(
+            bench_result_set_diagnostic(rs[i], BK_CHECKS_REPLICA,
+                                        cJSON_Parse("{\"caughtUp\":true,\"lagSamplesMs\":[1,2]}")),
+            0);
     }
     char err[256];
     cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
