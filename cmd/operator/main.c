@@ -390,16 +390,33 @@ int main(int argc, char **argv)
     }
 
     if (a->leader_elect) {
+        const char *ns = lease_ns ? lease_ns : (a->cfg->namespace ? a->cfg->namespace : "default");
+        /* The pod owns the Lease (downward API: POD_NAME, POD_NAMESPACE, POD_UID), so it goes
+         * with the pod even when the release cannot be written (the Role deleted first). */
+        const char *pod_ns = getenv("POD_NAMESPACE"), *pod_uid = getenv("POD_UID");
+        bool owned = pod && *pod && pod_uid && *pod_uid && pod_ns && strcmp(pod_ns, ns) == 0;
+        if (owned)
+            log_info(COMP, "lease %s/%s is owned by pod %s (uid %s)", ns, lease_name, pod, pod_uid);
+        else if (pod && *pod)
+            log_info(COMP,
+                     "lease %s/%s has no owner pod (%s): it outlives the operator when not "
+                     "released",
+                     ns, lease_name,
+                     !pod_uid || !*pod_uid ? "POD_UID not set"
+                                           : "POD_NAMESPACE is not the lease namespace");
         struct ctrl_leader_opts lo = {
             .name = lease_name,
-            .namespace = lease_ns ? lease_ns : (a->cfg->namespace ? a->cfg->namespace : "default"),
+            .namespace = ns,
             .identity = a->identity,
+            .owner_pod_name = owned ? pod : NULL,
+            .owner_pod_uid = owned ? pod_uid : NULL,
             .lease_duration_s = lease_duration,
             .renew_deadline_s = lease_duration * 2 / 3,
             .retry_period_s = lease_duration / 7 > 0 ? lease_duration / 7 : 1,
             .on_started = on_started_leading,
             .on_stopped = on_stopped_leading,
-            .ud = a};
+            .ud = a,
+        };
         rc = ctrl_leader_new(a->loop, a->kc, &lo, &a->leader);
         if (!rc)
             rc = ctrl_leader_start(a->leader);

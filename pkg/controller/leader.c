@@ -17,6 +17,7 @@ struct ctrl_leader {
     struct kube_client *kc;
     struct ctrl_leader_opts o;
     char *name, *ns, *id;
+    char *owner_name, *owner_uid; /* NULL: no ownerReference */
     uv_timer_t timer;
     bool leading, busy, stopped, releasing;
     char observed_holder[256];
@@ -72,6 +73,13 @@ static void set_leading(struct ctrl_leader *l, bool leading)
     }
 }
 
+/* Every Lease request, Retry-After waits included, ends within renew_deadline (client-go bounds
+ * its renew loop by RenewDeadline), so a leader that cannot renew notices in time. */
+static long lease_timeout_ms(const struct ctrl_leader *l)
+{
+    return (long)l->o.renew_deadline_s * 1000;
+}
+
 static cJSON *lease_spec(struct ctrl_leader *l, const cJSON *old_spec, bool release)
 {
     cJSON *spec = cJSON_CreateObject();
@@ -103,16 +111,43 @@ static void finish_round(struct ctrl_leader *l, bool wrote_ok)
     }
 }
 
+static void release_finished(struct ctrl_leader *l)
+{
+    l->busy = false;
+    l->leading = false;
+    if (l->release_done)
+        l->release_done(l->release_ud);
+    l->release_done = NULL;
+}
+
+/* A release that did not happen: said at warn level with the server's answer, and what becomes
+ * of the Lease. */
+static void release_failed(struct ctrl_leader *l, const char *step, const struct kube_status *st)
+{
+    char owner[320] = "";
+    if (l->owner_name)
+        (void)snprintf(owner, sizeof(owner), "; the garbage collector deletes it with pod %s",
+                       l->owner_name);
+    if (st)
+        log_warn(COMP,
+                 "lease %s/%s not released: %s: HTTP %d %s: %s; a successor waits until it "
+                 "expires (%d s)%s",
+                 l->ns, l->name, step, st->http, st->reason[0] ? st->reason : "-",
+                 st->message[0] ? st->message : "-", l->o.lease_duration_s, owner);
+    else
+        log_warn(COMP, "lease %s/%s not released: %s; a successor waits until it expires (%d s)%s",
+                 l->ns, l->name, step, l->o.lease_duration_s, owner);
+}
+
 static void on_write(struct kube_result *res, void *ud)
 {
     struct ctrl_leader *l = ud;
     if (l->releasing) {
-        l->busy = false;
-        l->leading = false;
-        log_info(COMP, "released lease %s/%s (HTTP %d)", l->ns, l->name, res->status.http);
-        if (l->release_done)
-            l->release_done(l->release_ud);
-        l->release_done = NULL;
+        if (kube_ok(&res->status))
+            log_info(COMP, "released lease %s/%s", l->ns, l->name);
+        else
+            release_failed(l, "writing it", &res->status);
+        release_finished(l);
         return;
     }
     if (!kube_ok(&res->status))
@@ -131,18 +166,24 @@ static void write_lease(struct ctrl_leader *l, const cJSON *current, bool releas
     const char *rv = current ? ctrl_jstr(current, "metadata.resourceVersion") : NULL;
     if (rv)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
+    if (l->owner_name) {
+        cJSON *ref = cJSON_CreateObject();
+        cJSON_AddStringToObject(ref, "apiVersion", "v1");
+        cJSON_AddStringToObject(ref, "kind", "Pod");
+        cJSON_AddStringToObject(ref, "name", l->owner_name);
+        cJSON_AddStringToObject(ref, "uid", l->owner_uid);
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(md, "ownerReferences"), ref);
+    }
     cJSON_AddItemToObject(obj, "spec",
                           lease_spec(l, current ? ctrl_jget(current, "spec") : NULL, release));
-    struct kube_opts o = {.field_validation = "Strict"};
+    struct kube_opts o = {.field_validation = "Strict", .timeout_ms = lease_timeout_ms(l)};
     int rc = current ? kube_replace(l->kc, &KUBE_LEASES, l->ns, l->name, obj, &o, on_write, l)
                      : kube_create(l->kc, &KUBE_LEASES, l->ns, obj, &o, on_write, l);
     cJSON_Delete(obj);
     if (rc) {
         if (l->releasing) {
-            l->busy = false;
-            if (l->release_done)
-                l->release_done(l->release_ud);
-            l->release_done = NULL;
+            release_failed(l, strerror(-rc), NULL);
+            release_finished(l);
             return;
         }
         finish_round(l, false);
@@ -197,7 +238,8 @@ static void on_timer(uv_timer_t *t)
     if (l->busy || l->stopped)
         return;
     l->busy = true;
-    if (kube_get(l->kc, &KUBE_LEASES, l->ns, l->name, NULL, on_get, l))
+    struct kube_opts o = {.timeout_ms = lease_timeout_ms(l)};
+    if (kube_get(l->kc, &KUBE_LEASES, l->ns, l->name, &o, on_get, l))
         finish_round(l, false);
 }
 
@@ -219,13 +261,23 @@ int ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_l
     l->name = strdup(o->name);
     l->ns = strdup(o->namespace);
     l->id = strdup(o->identity);
-    if (!l->name || !l->ns || !l->id) {
+    bool owner =
+        o->owner_pod_name && o->owner_pod_name[0] && o->owner_pod_uid && o->owner_pod_uid[0];
+    if (owner) {
+        l->owner_name = strdup(o->owner_pod_name);
+        l->owner_uid = strdup(o->owner_pod_uid);
+    }
+    if (!l->name || !l->ns || !l->id || (owner && (!l->owner_name || !l->owner_uid))) {
         free(l->name);
         free(l->ns);
         free(l->id);
+        free(l->owner_name);
+        free(l->owner_uid);
         free(l);
         return -ENOMEM;
     }
+    l->o.owner_pod_name = l->owner_name;
+    l->o.owner_pod_uid = l->owner_uid;
     uv_timer_init(loop, &l->timer);
     l->timer.data = l;
     uv_idle_init(loop, &l->idle);
@@ -252,11 +304,14 @@ static void on_release_get(struct kube_result *res, void *ud)
         write_lease(l, res->body, true);
         return;
     }
-    l->busy = false;
-    l->leading = false;
-    if (l->release_done)
-        l->release_done(l->release_ud);
-    l->release_done = NULL;
+    if (kube_ok(&res->status))
+        log_info(COMP, "lease %s/%s: nothing to release (holder \"%s\")", l->ns, l->name,
+                 holder ? holder : "");
+    else if (res->status.http == 404)
+        log_info(COMP, "lease %s/%s: nothing to release (already deleted)", l->ns, l->name);
+    else
+        release_failed(l, "reading it", &res->status);
+    release_finished(l);
 }
 
 static void on_idle(uv_idle_t *h)
@@ -272,8 +327,11 @@ static void on_idle(uv_idle_t *h)
     if (l->leading) {
         l->busy = true;
         l->releasing = true;
-        if (kube_get(l->kc, &KUBE_LEASES, l->ns, l->name, NULL, on_release_get, l) == 0)
+        struct kube_opts o = {.timeout_ms = lease_timeout_ms(l)};
+        int rc = kube_get(l->kc, &KUBE_LEASES, l->ns, l->name, &o, on_release_get, l);
+        if (rc == 0)
             return;
+        release_failed(l, strerror(-rc), NULL);
         l->busy = false;
     }
     if (l->release_done)
@@ -297,6 +355,8 @@ static void on_close_idle(uv_handle_t *h)
     free(l->name);
     free(l->ns);
     free(l->id);
+    free(l->owner_name);
+    free(l->owner_uid);
     free(l);
 }
 

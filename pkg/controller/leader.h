@@ -3,8 +3,17 @@
  * held by us -> renew (renewTime); held by another -> wait until that holder has not renewed for
  * leaseDurationSeconds as observed on OUR clock (no clock-skew assumptions), then take it over
  * (leaseTransitions + 1). Writes carry the resourceVersion read, so two candidates cannot both
- * win. A leader that cannot renew within renew_deadline stops leading (on_stopped). Release
- * clears holderIdentity so a successor need not wait for expiry. */
+ * win. A leader that cannot renew within renew_deadline stops leading (on_stopped); every Lease
+ * request is bounded by renew_deadline, its Retry-After waits included. Release clears
+ * holderIdentity so a successor need not wait for expiry; a release that fails (the Role already
+ * gone at uninstall, 403) is logged at warn level with the server's reason.
+ *
+ * Owner pod: when owner_pod_name and owner_pod_uid are set (the operator's own pod, in the
+ * Lease's namespace, from the downward API), every write gives the Lease an ownerReference to
+ * that Pod (no controller, no blockOwnerDeletion), so the garbage collector deletes the Lease
+ * once the pod is gone even when the release could not be written: `helm uninstall` leaves no
+ * Lease behind. The same model as operator-lib's leader-for-life lock, a ConfigMap owned by the
+ * operator's pod. A successor that takes the Lease over writes its own pod as the owner. */
 #ifndef PGBO_CONTROLLER_LEADER_H
 #define PGBO_CONTROLLER_LEADER_H
 
@@ -15,12 +24,14 @@
 #include "pkg/kube/kube.h"
 
 struct ctrl_leader_opts {
-    const char *name;      /* Lease name */
-    const char *namespace; /* Lease namespace */
-    const char *identity;  /* this candidate, e.g. hostname_pid */
-    int lease_duration_s;  /* default 15 */
-    int renew_deadline_s;  /* default 10 */
-    int retry_period_s;    /* default 2 */
+    const char *name;           /* Lease name */
+    const char *namespace;      /* Lease namespace */
+    const char *identity;       /* this candidate, e.g. hostname_pid */
+    int lease_duration_s;       /* default 15 */
+    int renew_deadline_s;       /* default 10 */
+    int retry_period_s;         /* default 2 */
+    const char *owner_pod_name; /* optional: this process's Pod, in `namespace` */
+    const char *owner_pod_uid;  /* its metadata.uid; both or neither */
     void (*on_started)(void *ud);
     void (*on_stopped)(void *ud);
     void *ud;
