@@ -496,10 +496,12 @@ static int req_send(struct kube__req *r)
     else
         t = r->deadline > now + 1 ? (long)(r->deadline - now) : 1;
     curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, t);
-    if (r->attempts) {
+    if (r->attempts || r->due) { /* sent later than submitted: the token may have rotated */
         refresh_token(c);
-        if (c->token)
+        if (c->token) {
+            curl_easy_setopt(r->easy, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
             curl_easy_setopt(r->easy, CURLOPT_XOAUTH2_BEARER, c->token);
+        }
     }
     if (curl_multi_add_handle(c->multi, r->easy) != CURLM_OK)
         return -EIO;
