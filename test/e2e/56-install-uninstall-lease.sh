@@ -112,16 +112,7 @@ note "lease $NS/$LEASE held by $(k -n "$NS" get lease "$LEASE" -o jsonpath='{.sp
 k -n "$NS" logs "$POD" | grep -q "lease $NS/$LEASE is owned by pod $POD (uid $POD_UID)" ||
     fail "the operator did not read its pod identity from the downward API"
 
-# the operator's last words, as far as the log stream delivers them before the pod goes
-k -n "$NS" logs -f "$POD" >"$TMP/pod.log" 2>&1 &
-_env_pids+=("$!")
-helm uninstall pgbench-operator -n "$NS" --wait --timeout 60s >/dev/null || fail "helm uninstall"
-pod_gone() { ! k -n "$NS" get pod "$POD" >/dev/null 2>&1; }
-env_wait_for "the operator pod to be deleted (Deployment -> ReplicaSet -> Pod)" 30 pod_gone
-env_wait_for "the garbage collector to delete the Lease with its owner pod" 20 lease_gone "$NS" "$LEASE"
-grep -E "released lease|not released" "$TMP/pod.log" | sed 's/^/    /' >&2 || note "(the log stream ended before the release line)"
-
-# nothing left in the release namespace but what every namespace has
+# what is in the release namespace besides what every namespace has
 leftovers() {
     local r
     for r in $(k api-resources --namespaced --verbs=list -o name); do
@@ -130,6 +121,17 @@ leftovers() {
     done | grep -vx -e 'serviceaccount/default' -e 'configmap/kube-root-ca.crt' || true
 }
 empty() { [ -z "$(leftovers)" ]; }
+leftovers >"$TMP/before.txt"
+for o in "lease.coordination.k8s.io/$LEASE" "pod/$POD" deployment.apps/pgbench-operator; do
+    grep -qx "$o" "$TMP/before.txt" || fail "the namespace listing misses $o: $(tr '\n' ' ' <"$TMP/before.txt")"
+done
+
+helm uninstall pgbench-operator -n "$NS" --wait --timeout 60s >/dev/null || fail "helm uninstall"
+pod_gone() { ! k -n "$NS" get pod "$POD" >/dev/null 2>&1; }
+env_wait_for "the operator pod to be deleted (Deployment -> ReplicaSet -> Pod)" 30 pod_gone
+env_wait_for "the garbage collector to delete the Lease with its owner pod" 20 lease_gone "$NS" "$LEASE"
+
+# nothing left once the garbage collector is through
 if ! wait_until 20 empty; then
     leftovers | sed 's/^/    left: /' >&2
     fail "helm uninstall left objects in namespace $NS"
@@ -154,9 +156,11 @@ spec:
   containers: [{name: c, image: busybox, command: [sleep, "300"]}]
 EOF
 OP_UID="$(k -n ops get pod op-pod -o jsonpath='{.metadata.uid}')"
-OP_PID="$(POD_NAME=op-pod POD_NAMESPACE=ops POD_UID="$OP_UID" env_bg operator "$BIN/pgbench-operator" \
+# (not in $(...): env_bg must record the pid in this shell, to stop it if the test fails)
+POD_NAME=op-pod POD_NAMESPACE=ops POD_UID="$OP_UID" env_bg operator "$BIN/pgbench-operator" \
     --kubeconfig "$TMP/op.kubeconfig" --namespace ops --metrics-addr 0 --log-format text \
-    --leader-elect --lease-name op-lease --lease-namespace ops --lease-duration 6)"
+    --leader-elect --lease-name op-lease --lease-namespace ops --lease-duration 6 >"$TMP/op.pid"
+OP_PID="$(cat "$TMP/op.pid")"
 owned() { lease_owned_by ops op-lease op-pod "$OP_UID"; }
 env_wait_for "the local operator to hold op-lease, owned by op-pod" 20 owned
 # as helm uninstall does: the leader-election RBAC goes first, then the process gets SIGTERM
