@@ -225,6 +225,19 @@ def schema_at(schema, jsonpath):
     return node
 
 
+def undescribed(node, path):
+    """Every property has a description, for kubectl explain (metadata may not have one: a
+    structural schema allows nothing but its type there)."""
+    for k, v in (node.get("properties") or {}).items():
+        if k != "metadata" and not v.get("description"):
+            err(f"{path}.{k}", "no description (kubectl explain shows nothing)")
+        undescribed(v, f"{path}.{k}")
+    if isinstance(node.get("items"), dict):
+        undescribed(node["items"], path + "[]")
+    if isinstance(node.get("additionalProperties"), dict):
+        undescribed(node["additionalProperties"], path + "{}")
+
+
 def check_crd(crd):
     if crd.get("apiVersion") != "apiextensions.k8s.io/v1" or crd.get("kind") != "CustomResourceDefinition":
         err("crd", "not an apiextensions.k8s.io/v1 CustomResourceDefinition")
@@ -249,6 +262,7 @@ def check_crd(crd):
             err(p, "status subresource missing")
         schema = ver["schema"]["openAPIV3Schema"]
         structural(schema, p + ".schema")
+        undescribed(schema, p + ".schema")
         md = (schema.get("properties") or {}).get("metadata")
         if md is not None and set(md) - {"type"}:
             err(p, "metadata may only be typed (restrictions on name/generateName only)")

@@ -146,6 +146,12 @@ PY
     kubectl get crd benchmarkruns.pgbench.dev >/dev/null 2>&1 && fail "a CRD over the CEL cost budget was stored"
     kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null || fail "BenchmarkRun CRD apply"
     kubectl wait --for condition=established --timeout=10s crd/benchmarkruns.pgbench.dev >/dev/null
+    # kubectl explain reads the published schema: hand-written spec and generated status alike
+    for f in spec.target.cnpg.service status.diagnostics.waitEvents.sharesPct status.window.coveragePct; do
+        kubectl explain "benchmarkrun.$f" >"$TMP/explain" 2>&1 || { cat "$TMP/explain" >&2; fail "kubectl explain $f"; }
+        sed -n '/^DESCRIPTION:/,/^FIELDS:/p' "$TMP/explain" | sed '1d;/^FIELDS:/d' | grep -v '<empty>' | grep -q '[A-Za-z]' ||
+            { cat "$TMP/explain" >&2; fail "kubectl explain $f: no description"; }
+    done
     ex="$ROOT/examples/01-tpcb-baseline.yaml"
     if [ -f "$ex" ]; then
         kubectl apply -f "$ex" >/dev/null || fail "example BenchmarkRun refused"
