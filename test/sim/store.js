@@ -231,6 +231,8 @@ class Store extends EventEmitter {
     const o = clone(obj);
     o.metadata = o.metadata || {};
     const m = o.metadata;
+    // admission errors name the object as given: generateName when the name is not made yet
+    const admissionName = m.name || m.generateName || 'Unknown';
     const namespaced = this.registry.isNamespaced(res);
     if (!namespaced) delete m.namespace;
     else if (!m.namespace) m.namespace = 'default';
@@ -261,7 +263,7 @@ class Store extends EventEmitter {
       o.spec = o.spec || {};
       const sa = o.spec.serviceAccountName || o.spec.serviceAccount || 'default';
       if (!this._bucket('core/serviceaccounts').has(this._key('core/serviceaccounts', m.namespace, sa))) {
-        throw new StoreError(403, 'Forbidden', `pods "${m.name}" is forbidden: error looking up service account ${m.namespace}/${sa}: serviceaccount "${sa}" not found`, { name: m.name, kind: 'pods' });
+        throw new StoreError(403, 'Forbidden', `pods "${admissionName}" is forbidden: error looking up service account ${m.namespace}/${sa}: serviceaccount "${sa}" not found`, { name: admissionName, kind: 'pods' });
       }
       if (!o.spec.serviceAccountName) o.spec.serviceAccountName = sa;
       // Pod Security admission: the namespace's enforced level.

@@ -7,6 +7,7 @@
 const path = require('path');
 const crypto = require('crypto');
 const { goValue } = require('./status');
+const quantity = require('./quantity');
 
 const KM_DIR = path.join(path.dirname(require.resolve('kubernetes-models/package.json')), '_schemas');
 
@@ -84,6 +85,17 @@ function jsonKind(v) {
 
 class DecodeError extends Error {}
 
+// resource.Quantity's UnmarshalJSON: a value that does not parse fails the decoding (400), with
+// ParseQuantity's error as the message.
+function parseQuantity(v) {
+  try {
+    return quantity.parse(v);
+  } catch (e) {
+    if (e instanceof quantity.QuantityError) throw new DecodeError(e.message);
+    throw e;
+  }
+}
+
 // Walk the value as encoding/json would decode it into the Go type. Throws DecodeError on a
 // type mismatch; collects unknown field paths (and deletes them) into unknown.
 function walk(t, fmt, v, jpath, fpath, parentStruct, fieldName, unknown) {
@@ -93,7 +105,10 @@ function walk(t, fmt, v, jpath, fpath, parentStruct, fieldName, unknown) {
     throw new DecodeError(`json: cannot unmarshal ${what} into Go struct field ${parentStruct}.${jpath.join('.')} of type ${goTypeOf(t, fmt)}`);
   };
   if (t === 'string') {
-    if (QUANTITY_FIELDS.has(fieldName) && typeof v === 'number') return;
+    if (QUANTITY_FIELDS.has(fieldName) && (typeof v === 'number' || typeof v === 'string')) {
+      parseQuantity(v);
+      return;
+    }
     if (typeof v !== 'string') fail();
     return;
   }
@@ -128,7 +143,10 @@ function walk(t, fmt, v, jpath, fpath, parentStruct, fieldName, unknown) {
   if (m) {
     if (typeof v !== 'object' || Array.isArray(v)) fail();
     for (const k of Object.keys(v)) {
-      if (QUANTITY_MAPS.has(fieldName) && (typeof v[k] === 'number' || typeof v[k] === 'string')) continue;
+      if (QUANTITY_MAPS.has(fieldName) && (typeof v[k] === 'number' || typeof v[k] === 'string')) {
+        parseQuantity(v[k]);
+        continue;
+      }
       walk(m[1], '', v[k], jpath, fpath.concat(k), parentStruct, fieldName, unknown);
     }
     return;
@@ -279,6 +297,54 @@ function checkQualifiedName(field, k, out) {
   else if (!QNAME_RE.test(name)) out.push(inv(field, k, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
 }
 
+// unversionedvalidation.ValidateLabels: every key a qualified name, every value
+// validation.IsValidLabelValue (at most 63 bytes, and the regex; both causes when both fail), all
+// at the map's own path.
+function validateLabels(labels, field, out) {
+  for (const [k, v] of Object.entries(labels || {})) {
+    checkQualifiedName(field, k, out);
+    if (typeof v !== 'string') continue;
+    if (Buffer.byteLength(v) > 63) out.push(inv(field, v, 'must be no more than 63 characters'));
+    if (!LABEL_VALUE_RE.test(v)) out.push(inv(field, v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"));
+  }
+}
+
+// ValidateResourceRequirements for a container: resource names, quantities not negative
+// (at requests[name] / limits[name]), and a request no larger than its limit (at requests, the
+// whole map, as upstream); a resource that cannot be overcommitted (hugepages-*, extended
+// resources) needs a limit equal to its request. Quantities were parsed while decoding.
+const CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
+function validateResources(res, p, out) {
+  if (!res || typeof res !== 'object') return;
+  const limits = res.limits || {};
+  const requests = res.requests || {};
+  const checkName = (name, field) => {
+    if (name.includes('/')) return;
+    if (!CONTAINER_RESOURCES.has(name) && !name.startsWith('hugepages-')) out.push(inv(field, name, 'must be a standard resource for containers'));
+  };
+  const nonNegative = (q, field) => {
+    if (quantity.sign(q) < 0) out.push(inv(field, quantity.toString(q), 'must be greater than or equal to 0'));
+  };
+  for (const [name, v] of Object.entries(limits)) {
+    checkName(name, `${p}.limits[${name}]`);
+    nonNegative(quantity.parse(v), `${p}.limits[${name}]`);
+  }
+  for (const [name, v] of Object.entries(requests)) {
+    const q = quantity.parse(v);
+    checkName(name, `${p}.requests[${name}]`);
+    nonNegative(q, `${p}.requests[${name}]`);
+    // helper.IsOvercommitAllowed: native resources other than hugepages
+    const overcommit = (!name.includes('/') || name.includes('kubernetes.io/')) && !name.startsWith('hugepages-');
+    if (limits[name] === undefined) {
+      if (!overcommit) out.push(req(`${p}.limits`, 'Limit must be set for non overcommitable resources'));
+      continue;
+    }
+    const l = quantity.parse(limits[name]);
+    if (!overcommit && quantity.cmp(q, l) !== 0) out.push(inv(`${p}.requests`, quantity.toString(q), `must be equal to ${name} limit of ${quantity.toString(l)}`));
+    else if (quantity.cmp(q, l) > 0) out.push(inv(`${p}.requests`, quantity.toString(q), `must be less than or equal to ${name} limit of ${quantity.toString(l)}`));
+  }
+}
+
 const LABEL_NAME_KINDS = new Set(['core/namespaces', 'core/services']);
 const PATH_SEGMENT_KINDS = new Set(['rbac.authorization.k8s.io/roles', 'rbac.authorization.k8s.io/rolebindings',
   'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings']);
@@ -296,13 +362,7 @@ function validateMeta(res, obj, out) {
       if (name.length > 63) out.push(inv('metadata.labels', name, 'must be no more than 63 characters'));
     } else checkSubdomain('metadata.name', name, out);
   }
-  for (const [k, v] of Object.entries(m.labels || {})) {
-    checkQualifiedName('metadata.labels', k, out);
-    if (typeof v === 'string') {
-      if (v.length > 63) out.push(inv('metadata.labels', v, 'must be no more than 63 characters'));
-      else if (!LABEL_VALUE_RE.test(v)) out.push(inv('metadata.labels', v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"));
-    }
-  }
+  validateLabels(m.labels, 'metadata.labels', out);
   let total = 0;
   for (const [k, v] of Object.entries(m.annotations || {})) {
     checkQualifiedName('metadata.annotations', k.toLowerCase(), out);
@@ -366,6 +426,7 @@ function validatePodSpec(spec, p, out, opts = {}) {
           mounts.add(vm.mountPath);
         }
       });
+      validateResources(c.resources, `${cp}.resources`, out);
       if (c.terminationMessagePath !== undefined && c.terminationMessagePath !== '' && !String(c.terminationMessagePath).startsWith('/')) {
         out.push(inv(`${cp}.terminationMessagePath`, c.terminationMessagePath, 'must be an absolute path'));
       }
@@ -401,6 +462,7 @@ function validateJob(obj, old, out) {
   if (rp !== 'OnFailure' && rp !== 'Never') {
     out.push(notSupported('spec.template.spec.restartPolicy', rp || '', ['OnFailure', 'Never']));
   }
+  validateLabels(t.metadata && t.metadata.labels, 'spec.template.labels', out);
   validatePodSpec(ts, 'spec.template.spec', out, { template: true });
   const sel = s.selector;
   const labels = (t.metadata && t.metadata.labels) || {};
@@ -482,6 +544,7 @@ function validateService(obj, old, out) {
 function validate(res, obj, old) {
   const out = [];
   out.push(...schemaCauses(res, obj));
+  const nSchema = out.length;
   validateMeta(res, obj, out);
   switch (res) {
     case 'batch/jobs': validateJob(obj, old, out); break;
@@ -492,6 +555,7 @@ function validate(res, obj, old) {
       const s = obj.spec || {};
       nonNeg(out, 'spec.replicas', s.replicas);
       const t = s.template || {};
+      validateLabels(t.metadata && t.metadata.labels, 'spec.template.labels', out);
       validatePodSpec(t.spec, 'spec.template.spec', out, { template: true });
       const rp = t.spec && t.spec.restartPolicy;
       if (rp && rp !== 'Always') out.push(notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
@@ -566,10 +630,29 @@ function validate(res, obj, old) {
     default:
       break;
   }
-  // One cause per field and reason: the kind-specific check wins over the generic one.
-  const byKey = new Map();
-  for (const c of out) byKey.set(c.field + '|' + c.reason, c);
-  return [...byKey.values()];
+  // The kind-specific checks win over the generic OpenAPI one for the same field and reason, in
+  // its place; the hand-written checks keep every cause (a label value can be too long and not
+  // match, as upstream reports both), only exact repeats are dropped.
+  const key = (c) => c.field + '|' + c.reason;
+  const hand = out.slice(nSchema);
+  const first = new Map();
+  for (const c of hand) if (!first.has(key(c))) first.set(key(c), c);
+  const result = [];
+  const seen = new Set();
+  const add = (c) => {
+    const k = key(c) + '|' + c.message;
+    if (!seen.has(k)) {
+      seen.add(k);
+      result.push(c);
+    }
+  };
+  for (const c of out.slice(0, nSchema)) {
+    if (first.has(key(c))) {
+      for (const h of hand) if (key(h) === key(c)) add(h);
+    } else add(c);
+  }
+  for (const c of hand) add(c);
+  return result;
 }
 
 // ---- defaulting (pkg/apis/*/v1/defaults.go, the parts clients observe) ----

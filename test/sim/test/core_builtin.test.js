@@ -71,6 +71,78 @@ test('invalid Job: 422 naming each field (restartPolicy, required name/image, In
   assert.equal(enumBad.body.details.causes[0].reason, 'FieldValueNotSupported');
 });
 
+test('Job pod-template labels are validated as label values (ValidatePodTemplateSpec: spec.template.labels, both causes, 63 bytes)', async () => {
+  const tmpl = (labels) => job(`l${Object.keys(labels).length}x${Math.random().toString(36).slice(2, 7)}`, { template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'x' }] } } });
+  const REGEX_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+  const emoji = await api.post(JOBS, tmpl({ team: '\u{1F680}' }));
+  assert.equal(emoji.status, 422, emoji.text);
+  // a Job without labels of its own gets the template's (batch/v1 SetDefaults_Job), so both fail
+  const cause = (field) => ({ reason: 'FieldValueInvalid', field, message: `Invalid value: "\u{1F680}": ${REGEX_MSG}` });
+  assert.deepEqual(emoji.body.details.causes, [cause('metadata.labels'), cause('spec.template.labels')]);
+  const own = tmpl({ team: '\u{1F680}' });
+  own.metadata.labels = { app: 'bench' };
+  const templateOnly = await api.post(JOBS, own);
+  assert.deepEqual(templateOnly.body.details.causes, [cause('spec.template.labels')]);
+  assert.match(templateOnly.body.message, /^Job\.batch "l1x\w+" is invalid: spec\.template\.labels: Invalid value: "\u{1F680}": a valid label/u);
+  // 16 emoji are 64 bytes (16 UTF-16 pairs, 32 JS chars): too long and not matching
+  const long = tmpl({ a: '\u{1F680}'.repeat(16) });
+  long.metadata.labels = { app: 'bench' };
+  const longR = await api.post(JOBS, long);
+  assert.deepEqual(longR.body.details.causes.map((c) => c.message.replace(/^Invalid value: "[^"]*": /, '')), ['must be no more than 63 characters', REGEX_MSG]);
+  const sixtyFour = tmpl({ a: 'x'.repeat(64) });
+  sixtyFour.metadata.labels = { app: 'bench' };
+  const sixtyFourR = await api.post(JOBS, sixtyFour);
+  assert.deepEqual(sixtyFourR.body.details.causes.map((c) => [c.field, c.message.replace(/^Invalid value: "[^"]*": /, '')]), [['spec.template.labels', 'must be no more than 63 characters']]);
+  const ok = await api.post(JOBS, tmpl({ a: 'x'.repeat(63), b: '', 'example.com/c': 'My_value.1' }));
+  assert.equal(ok.status, 201, ok.text);
+});
+
+test('container resources: quantities must parse (400, ParseQuantity\'s error), be non-negative and requests <= limits (422, upstream paths)', async () => {
+  const res = (resources, name) => job(name, {}, { containers: [{ name: 'main', image: 'x', resources }] });
+  const bad = await api.post(JOBS, res({ requests: { cpu: 'lots' } }, 'q1'));
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.message, "Job in version \"v1\" cannot be handled as a Job: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  const suffix = await api.post(JOBS, res({ limits: { memory: '1kk' } }, 'q2'));
+  assert.equal(suffix.body.message, "Job in version \"v1\" cannot be handled as a Job: unable to parse quantity's suffix");
+  const neg = await api.post(JOBS, res({ requests: { cpu: '-100m', memory: '64Mi' }, limits: { memory: '-0.5Gi' } }, 'q3'));
+  assert.equal(neg.status, 422, neg.text);
+  assert.deepEqual(neg.body.details.causes, [
+    { reason: 'FieldValueInvalid', field: 'spec.template.spec.containers[0].resources.limits[memory]', message: 'Invalid value: "-512Mi": must be greater than or equal to 0' },
+    { reason: 'FieldValueInvalid', field: 'spec.template.spec.containers[0].resources.requests[cpu]', message: 'Invalid value: "-100m": must be greater than or equal to 0' },
+    { reason: 'FieldValueInvalid', field: 'spec.template.spec.containers[0].resources.requests', message: 'Invalid value: "64Mi": must be less than or equal to memory limit of -512Mi' },
+  ]);
+  const over = await api.post(JOBS, res({ requests: { cpu: '1500m', memory: '1Gi' }, limits: { cpu: 1, memory: '2Gi' } }, 'q4'));
+  assert.equal(over.status, 422, over.text);
+  assert.deepEqual(over.body.details.causes, [
+    { reason: 'FieldValueInvalid', field: 'spec.template.spec.containers[0].resources.requests', message: 'Invalid value: "1500m": must be less than or equal to cpu limit of 1' },
+  ]);
+  const name = await api.post(JOBS, res({ requests: { gpu: 1 } }, 'q5'));
+  assert.deepEqual(name.body.details.causes.map((c) => [c.field, c.message]), [['spec.template.spec.containers[0].resources.requests[gpu]', 'Invalid value: "gpu": must be a standard resource for containers']]);
+  const huge = await api.post(JOBS, res({ requests: { 'hugepages-2Mi': '2Mi', memory: '1Gi' }, limits: { 'hugepages-2Mi': '4Mi' } }, 'q6'));
+  assert.deepEqual(huge.body.details.causes.map((c) => c.message), ['Invalid value: "2Mi": must be equal to hugepages-2Mi limit of 4Mi']);
+  // a pod is checked the same way, at its own paths
+  const pod = await api.post('/api/v1/namespaces/default/pods', { metadata: { name: 'negpod' }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '-1' } } }] } });
+  assert.deepEqual(pod.body.details.causes.map((c) => [c.field, c.message]), [['spec.containers[0].resources.requests[cpu]', 'Invalid value: "-1": must be greater than or equal to 0']]);
+  const ok = await api.post(JOBS, res({ requests: { cpu: '0.5', memory: '1Gi', 'example.com/foo': 1 }, limits: { cpu: '500m', memory: 1073741824, 'example.com/foo': 1 } }, 'q7'));
+  assert.equal(ok.status, 201, ok.text);
+});
+
+test('quantities print in canonical form as resource.Quantity.String() does', () => {
+  const q = require('../lib/quantity');
+  const canon = (s) => q.toString(q.parse(s));
+  // the caller's string is kept when already canonical (the fast path's cache)
+  for (const s of ['100m', '-100m', '1Mi', '1500Mi', '12e6', '1k', '2']) assert.equal(canon(s), s);
+  assert.equal(canon('0.5'), '500m');
+  assert.equal(canon('1000m'), '1');
+  assert.equal(canon('1024Ki'), '1Mi');
+  assert.equal(canon('1.5Gi'), '1536Mi');
+  assert.equal(canon('0.1Gi'), '107374182400m', 'a fractional BinarySI value prints as DecimalSI');
+  assert.equal(canon('0.0000000001'), '1n', 'rounded up to nano precision');
+  assert.equal(canon('+100m'), '+100m', 'the fast path keeps even a leading plus');
+  assert.equal(q.cmp(q.parse('1500m'), q.parse('1.5')), 0);
+  assert.equal(q.cmp(q.parse('1Gi'), q.parse('1G')), 1);
+});
+
 test('Job defaults and generated selector as the apiserver sets them', async () => {
   const r = await api.post(JOBS, job('def'));
   assert.equal(r.status, 201);

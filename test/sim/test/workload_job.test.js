@@ -283,6 +283,20 @@ test('a Job being deleted (Foreground) creates no replacement pods', async (t) =
   assert.equal(jobPods(c.store, 'default', 'fgdel').length, 0);
 });
 
+test('a Job whose service account does not exist: FailedCreate naming the generateName (ServiceAccount admission runs before the name is made), retried; pods once the account exists', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('nosa', { completionMode: 'Indexed', completions: 1, parallelism: 1 }, { serviceAccountName: 'bench', containers: [{ name: 'c', image: 'x', command: ['/bin/true'] }] }));
+  const ev = await waitFor(() => c.store.list('core/events', 'default').find((e) => e.reason === 'FailedCreate' && e.involvedObject.name === 'nosa'), 'FailedCreate');
+  assert.equal(ev.message, 'Error creating: pods "nosa-0-" is forbidden: error looking up service account default/bench: serviceaccount "bench" not found');
+  assert.equal(ev.type, 'Warning');
+  assert.equal(ev.source.component, 'job-controller');
+  assert.deepEqual([ev.involvedObject.kind, ev.involvedObject.apiVersion], ['Job', 'batch/v1']);
+  assert.equal(jobPods(c.store, 'default', 'nosa').length, 0);
+  c.store.create('core/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bench', namespace: 'default' } });
+  await waitFor(() => cond(c.store.get('batch/jobs', 'default', 'nosa'), 'Complete'), 'Job completes once the account exists', 20000);
+});
+
 test('Pod Security admission: a restricted namespace refuses the pods of a non-compliant Job (FailedCreate, upstream message) and admits compliant ones; baseline only refuses privileged', async (t) => {
   const c = cluster();
   t.after(() => c.close());

@@ -189,6 +189,56 @@ test('PVC naming a StorageClass that does not exist stays Pending', async (t) =>
   assert.equal(bound.spec.storageClassName, 'nvme');
 });
 
+test('volume mount failures are FailedMount events worded as the kubelet (operation_generator + configmap/secret plugins); the container waits in ContainerCreating', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'scripts', namespace: 'default' }, data: { 'read.sql': 'SELECT 1;' } });
+  c.store.create('core/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ca', namespace: 'default' }, data: { other: b64('x') } });
+  const mounting = (name, volume) => c.store.create('core/pods', pod(name, {
+    volumes: [volume],
+    containers: [{ name: 'c', image: 'x', command: ['/bin/true'], volumeMounts: [{ name: volume.name, mountPath: '/v' }] }],
+  }));
+  mounting('nokey', { name: 'script-0', configMap: { name: 'scripts', items: [{ key: 'write.sql', path: 'write.sql' }] } });
+  mounting('nosecret', { name: 'ca', secret: { secretName: 'pg-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } });
+  mounting('nosecretkey', { name: 'ca', secret: { secretName: 'ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } });
+  const event = (name) => waitFor(() => c.store.list('core/events', 'default').find((e) => e.reason === 'FailedMount' && e.involvedObject.name === name), `FailedMount of ${name}`);
+  const ev = await event('nokey');
+  assert.equal(ev.message, 'MountVolume.SetUp failed for volume "script-0" : configmap references non-existent config key: write.sql');
+  assert.equal(ev.type, 'Warning');
+  assert.equal(ev.source.component, 'kubelet');
+  assert.equal(ev.involvedObject.kind, 'Pod');
+  assert.equal(ev.involvedObject.uid, getPod(c, 'nokey').metadata.uid);
+  assert.equal((await event('nosecret')).message, 'MountVolume.SetUp failed for volume "ca" : secret "pg-ca" not found');
+  assert.equal((await event('nosecretkey')).message, 'MountVolume.SetUp failed for volume "ca" : references non-existent secret key: ca.crt');
+  for (const name of ['nokey', 'nosecret', 'nosecretkey']) {
+    const p = getPod(c, name);
+    assert.equal(p.status.phase, 'Pending');
+    assert.equal(p.status.containerStatuses[0].state.waiting.reason, 'ContainerCreating');
+  }
+});
+
+test('a claim whose StorageClass does not exist: ProvisioningFailed on the claim (pv controller), FailedScheduling on the pod (scheduler, unbound immediate claims)', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('core/persistentvolumeclaims', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'run-fio', namespace: 'default' }, spec: { storageClassName: 'nope', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  c.store.create('core/pods', pod('fio', {
+    volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'run-fio' } }],
+    containers: [{ name: 'c', image: 'x', command: ['/bin/true'], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+  }));
+  const prov = await waitFor(() => c.store.list('core/events', 'default').find((e) => e.reason === 'ProvisioningFailed'), 'ProvisioningFailed');
+  assert.equal(prov.message, 'storageclass.storage.k8s.io "nope" not found');
+  assert.equal(prov.type, 'Warning');
+  assert.equal(prov.source.component, 'persistentvolume-controller');
+  assert.deepEqual([prov.involvedObject.kind, prov.involvedObject.name], ['PersistentVolumeClaim', 'run-fio']);
+  const sched = await waitFor(() => c.store.list('core/events', 'default').find((e) => e.reason === 'FailedScheduling' && e.involvedObject.name === 'fio'), 'FailedScheduling');
+  const msg = '0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
+  assert.equal(sched.message, msg);
+  assert.equal(sched.source.component, 'default-scheduler');
+  const p = getPod(c, 'fio');
+  assert.equal(cond(p, 'PodScheduled').reason, 'Unschedulable');
+  assert.equal(cond(p, 'PodScheduled').message, msg);
+});
+
 test('pod deletion sends SIGTERM to the process and removes the pod', async (t) => {
   const c = cluster();
   t.after(() => c.close());

@@ -472,13 +472,14 @@ class Kubelet {
     const ns = rt.ns;
     const volumes = new Map();
     const vdir = path.join(rt.dir, 'volumes');
-    const writeItems = (dir, data, items, optional) => {
+    // configmap.MakePayload / secret.MakePayload: a missing key of `items` (not optional)
+    const writeItems = (dir, data, items, optional, kind) => {
       fs.mkdirSync(dir, { recursive: true });
       if (items && items.length) {
         for (const it of items) {
           if (!(it.key in data)) {
             if (optional) continue;
-            return `configmap references non-existent config key: ${it.key}`;
+            return kind === 'secret' ? `references non-existent secret key: ${it.key}` : `configmap references non-existent config key: ${it.key}`;
           }
           const p = path.join(dir, it.path);
           fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -535,8 +536,8 @@ class Kubelet {
           }
           return { error: `MountVolume.SetUp failed for volume "${v.name}" : secret "${v.secret.secretName}" not found` };
         }
-        const err = writeItems(dir, secData(s), v.secret.items, v.secret.optional);
-        if (err) return { error: `MountVolume.SetUp failed for volume "${v.name}" : ${err.replace('configmap', 'secret')}` };
+        const err = writeItems(dir, secData(s), v.secret.items, v.secret.optional, 'secret');
+        if (err) return { error: `MountVolume.SetUp failed for volume "${v.name}" : ${err}` };
         volumes.set(v.name, dir);
       } else if (v.downwardAPI || v.projected) {
         fs.mkdirSync(dir, { recursive: true });
