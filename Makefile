@@ -21,7 +21,7 @@ endif
 PG_INC := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 CFLAGS ?= -O2 -g
 CPPFLAGS += -I. -I$(PG_INC)
-LIBS := -lcurl -luv -lcjson -lyaml -lpq -lm -lpthread
+LIBS := -lcurl -luv -lcjson -lyaml -lpq -lz -lm -lpthread
 
 PKGS := util kube bench pg controller
 # package -> packages it links against (itself first)

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc make pkg-config python3 python3-yaml openssl ca-certificates unzip
-    libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev libcmocka-dev
+    libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev libcmocka-dev zlib1g-dev
     postgresql-15 postgresql-client-15 fio
     clang libclang-rt-14-dev clang-format clang-tidy)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -1,6 +1,8 @@
 /* HDR-style latency histogram (see histogram.h for the bucket layout). */
 #include "pkg/bench/histogram.h"
 
+#include <zlib.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -324,4 +326,109 @@ int bench_hist_from_json(struct bench_hist *h, const cJSON *json)
 bad:
     bench_hist_init(h);
     return -EINVAL;
+}
+
+/* ---- HdrHistogram V2 encoding ------------------------------------------------------------
+ * AbstractHistogram.encodeIntoCompressedByteBuffer: a big-endian header (cookie, payload
+ * length, normalizing index offset, significant digits, lowest and highest trackable value,
+ * integer-to-double ratio), then the counts up to the max value's index as ZigZag LEB128
+ * words (at most 9 bytes, the ninth with 8 bits), a run of zeros written as its negated length;
+ * all of it deflated (zlib format) behind an 8-byte header of its own. */
+
+#define HDR_V2_COOKIE 0x1c849313            /* V2EncodingCookieBase | 0x10 */
+#define HDR_V2_COMPRESSED_COOKIE 0x1c849314 /* V2CompressedEncodingCookieBase | 0x10 */
+#define HDR_HEADER_LEN 40
+#define HDR_SIGNIFICANT_DIGITS 2 /* 2 * 10^2 -> 256 sub-buckets, 128 per half: ours */
+
+static uint8_t *put_be32(uint8_t *p, uint32_t v)
+{
+    for (int i = 3; i >= 0; i--)
+        *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+
+static uint8_t *put_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--)
+        *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+
+/* ZigZagEncoding.putLong */
+static uint8_t *put_zigzag(uint8_t *p, int64_t v)
+{
+    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    for (int i = 0; i < 8; i++) {
+        if (u < 0x80) {
+            *p++ = (uint8_t)u;
+            return p;
+        }
+        *p++ = (uint8_t)((u & 0x7f) | 0x80);
+        u >>= 7;
+    }
+    *p++ = (uint8_t)u; /* the ninth byte carries the last 8 bits */
+    return p;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *base64(const uint8_t *in, size_t n)
+{
+    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+                     (i + 2 < n ? in[i + 2] : 0);
+        *o++ = b64[v >> 18 & 63];
+        *o++ = b64[v >> 12 & 63];
+        *o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? b64[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+char *bench_hist_to_hdr_base64(const struct bench_hist *h)
+{
+    int limit = h->count ? bench_hist_index(h->max) + 1 : 0;
+    size_t cap = HDR_HEADER_LEN + (size_t)limit * 9;
+    uint8_t *raw = malloc(cap), *p = raw + HDR_HEADER_LEN;
+    if (!raw)
+        return NULL;
+    for (int i = 0; i < limit;) {
+        uint64_t c = h->counts[i++];
+        int64_t zeros = 0;
+        if (c == 0) {
+            zeros = 1;
+            while (i < limit && h->counts[i] == 0) {
+                zeros++;
+                i++;
+            }
+        }
+        p = put_zigzag(p, zeros > 1 ? -zeros : (int64_t)c);
+    }
+    size_t payload = (size_t)(p - raw) - HDR_HEADER_LEN;
+    double ratio = 1.0;
+    uint64_t ratio_bits;
+    memcpy(&ratio_bits, &ratio, sizeof(ratio_bits));
+    uint8_t *q = put_be32(raw, HDR_V2_COOKIE);
+    q = put_be32(q, (uint32_t)payload);
+    q = put_be32(q, 0); /* normalizingIndexOffset */
+    q = put_be32(q, HDR_SIGNIFICANT_DIGITS);
+    q = put_be64(q, 1); /* lowestDiscernibleValue: 1 us */
+    q = put_be64(q, (uint64_t)BENCH_HIST_MAX_VALUE);
+    (void)put_be64(q, ratio_bits);
+
+    uLongf zlen = compressBound((uLong)(HDR_HEADER_LEN + payload));
+    uint8_t *z = malloc(8 + zlen);
+    char *out = NULL;
+    if (z && compress2(z + 8, &zlen, raw, (uLong)(HDR_HEADER_LEN + payload),
+                       Z_DEFAULT_COMPRESSION) == Z_OK) {
+        put_be32(put_be32(z, HDR_V2_COMPRESSED_COOKIE), (uint32_t)zlen);
+        out = base64(z, 8 + zlen);
+    }
+    free(z);
+    free(raw);
+    return out;
 }

@@ -73,6 +73,14 @@ int bench_hist_index(int64_t value_us);
 int64_t bench_hist_bucket_low(int index);
 int64_t bench_hist_bucket_high(int index); /* inclusive */
 
+/* The histogram in HdrHistogram's standard "V2 compressed" encoding, base64: what
+ * HdrHistogram.decodeFromCompressedByteBuffer (Java), hdr_decode_compressed (C) and
+ * decodeFromCompressedBase64 (hdr-histogram-js) read. The layouts are the same: this histogram's
+ * bucket index is HdrHistogram's counts index for lowestDiscernibleValue 1 and 2 significant
+ * digits (256 sub-buckets, unit 1 us), so the counts are written as they are; highestTrackableValue
+ * is BENCH_HIST_MAX_VALUE. Caller frees; NULL on allocation or compression failure. */
+char *bench_hist_to_hdr_base64(const struct bench_hist *h);
+
 /* {"unit":"us","subBucketBits":7,"buckets":[[index,count],...],"count":N,"min":..,"max":..,
  *  "sum":..,"clamped":N}. Caller owns the result; NULL on allocation failure. */
 cJSON *bench_hist_to_json(const struct bench_hist *h);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* The percentiles under test, each also as an exact fraction: ppm = parts per million of the
  * count. The oracle never goes through floating point: ceil(99.9 / 100.0 * 3000) is 2998 in
@@ -378,6 +379,83 @@ static void test_empty(void **state)
     bench_hist_free(NULL);
 }
 
+/* ---- the HdrHistogram V2 encoding, read back by the format's definition ---- */
+
+static size_t unbase64(const char *in, uint8_t *out)
+{
+    static const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (; *in && *in != '='; in++) {
+        acc = acc << 6 | (uint32_t)(strchr(a, *in) - a);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[n++] = (uint8_t)(acc >> bits);
+        }
+    }
+    return n;
+}
+
+static uint64_t be(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void test_hdr_encoding(void **state)
+{
+    (void)state;
+    struct bench_hist *h = bench_hist_new();
+    uint64_t want[BENCH_HIST_BUCKETS] = {0};
+    static const int64_t values[] = {0, 3, 127, 128, 255, 256, 1000, 1001, 50000, 12345678};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        bench_hist_add_n(h, values[i], i + 1);
+        want[bench_hist_index(values[i])] += i + 1;
+    }
+    char *enc = bench_hist_to_hdr_base64(h);
+    assert_non_null(enc);
+    uint8_t *z = malloc(strlen(enc));
+    size_t zn = unbase64(enc, z);
+    assert_int_equal(be(z, 4), 0x1c849314); /* V2 compressed cookie */
+    assert_int_equal(be(z + 4, 4), zn - 8);
+    uLongf rn = 1 << 20;
+    uint8_t *raw = malloc(rn);
+    assert_int_equal(uncompress(raw, &rn, z + 8, (uLong)(zn - 8)), Z_OK);
+    assert_int_equal(be(raw, 4), 0x1c849313);  /* V2 cookie */
+    assert_int_equal(be(raw + 4, 4), rn - 40); /* payload length */
+    assert_int_equal(be(raw + 8, 4), 0);       /* normalizing index offset */
+    assert_int_equal(be(raw + 12, 4), 2);      /* significant digits */
+    assert_int_equal(be(raw + 16, 8), 1);      /* lowest discernible value */
+    assert_int_equal(be(raw + 24, 8), BENCH_HIST_MAX_VALUE);
+    /* counts: ZigZag LEB128, a run of zeros as its negated length */
+    uint64_t got[BENCH_HIST_BUCKETS] = {0};
+    size_t idx = 0;
+    for (const uint8_t *p = raw + 40; p < raw + rn;) {
+        uint64_t u = 0;
+        for (int shift = 0;; shift += 7) {
+            uint8_t b = *p++;
+            u |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                break;
+        }
+        int64_t v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+        if (v < 0)
+            idx += (size_t)-v;
+        else
+            got[idx++] = (uint64_t)v;
+    }
+    assert_int_equal(idx, bench_hist_index(12345678) + 1); /* up to the max's bucket */
+    assert_memory_equal(got, want, sizeof(got));
+    free(raw);
+    free(z);
+    free(enc);
+    bench_hist_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_percentile_decimal),
         cmocka_unit_test(test_real_logs),
         cmocka_unit_test(test_merge_equals_adding),
+        cmocka_unit_test(test_hdr_encoding),
         cmocka_unit_test(test_json_roundtrip),
         cmocka_unit_test(test_empty),
     };
