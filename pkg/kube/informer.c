@@ -30,7 +30,7 @@
 struct kube_informer {
     struct kube_client *c;
     struct kube_resource res;
-    char *ns, *label_selector;
+    char *ns, *label_selector, *field_selector;
     struct kube_informer_handlers h;
     void *ud;
     struct kube_watch *watch;
@@ -159,12 +159,14 @@ static cJSON *cached_parse(const struct cached *o)
     return obj;
 }
 
-static void prepare(struct kube_informer *inf, cJSON *obj)
+/* Trims obj for the cache; false when the filter keeps it out. */
+static bool prepare(struct kube_informer *inf, cJSON *obj)
 {
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     cJSON_DeleteItemFromObjectCaseSensitive(md, "managedFields");
     if (inf->h.transform)
         inf->h.transform(obj, inf->ud);
+    return !inf->h.filter || inf->h.filter(obj, inf->ud);
 }
 
 struct relist_ctx {
@@ -220,8 +222,7 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
     int n = cJSON_GetArraySize(items), k = 0;
     cJSON **order = kube__xcalloc((size_t)n + 1, sizeof(cJSON *));
     while ((it = cJSON_DetachItemFromArray(items, 0))) {
-        prepare(inf, it);
-        if (kube__object_key(it, key, sizeof(key)) < 0) {
+        if (!prepare(inf, it) || kube__object_key(it, key, sizeof(key)) < 0) {
             cJSON_Delete(it);
             continue;
         }
@@ -277,12 +278,22 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
 {
     struct kube_informer *inf = ud;
     char key[KEY_MAX];
-    prepare(inf, obj);
+    bool pass = prepare(inf, obj);
     if (kube__object_key(obj, key, sizeof(key)) < 0) {
         cJSON_Delete(obj);
         return;
     }
     struct cached *old = kube__map_get(&inf->cache, key);
+    if (!pass && type != KUBE_EVENT_DELETED) {
+        /* no longer (or never) of interest: gone from the cache as by a delete */
+        if (old) {
+            old = cache_del(inf, key);
+            emit_delete(inf, old);
+            free(old);
+        }
+        cJSON_Delete(obj);
+        return;
+    }
     int cmp = old ? kube_rv_compare(kube__object_rv(obj), old->rv) : 2;
     if (type == KUBE_EVENT_DELETED) {
         if (!old || cmp == -1) {
@@ -310,9 +321,10 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
     cJSON_Delete(obj);
 }
 
-int kube_informer_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
-                      const char *label_selector, const struct kube_informer_handlers *h, void *ud,
-                      struct kube_informer **out)
+int kube_informer_new_opts(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                           const struct kube_informer_opts *o,
+                           const struct kube_informer_handlers *h, void *ud,
+                           struct kube_informer **out)
 {
     if (!c || !r || !out)
         return -EINVAL;
@@ -320,24 +332,35 @@ int kube_informer_new(struct kube_client *c, const struct kube_resource *r, cons
     inf->c = c;
     inf->res = *r;
     inf->ns = ns && ns[0] ? kube__xstrdup(ns) : NULL;
-    inf->label_selector =
-        label_selector && label_selector[0] ? kube__xstrdup(label_selector) : NULL;
+    const char *ls = o ? o->label_selector : NULL, *fs = o ? o->field_selector : NULL;
+    inf->label_selector = ls && ls[0] ? kube__xstrdup(ls) : NULL;
+    inf->field_selector = fs && fs[0] ? kube__xstrdup(fs) : NULL;
     if (h)
         inf->h = *h;
     inf->ud = ud;
     kube__map_init(&inf->cache);
     kube__map_init(&inf->index);
-    struct kube_watch_opts wo = {.label_selector = inf->label_selector};
+    struct kube_watch_opts wo = {.label_selector = inf->label_selector,
+                                 .field_selector = inf->field_selector};
     struct kube_watch_handlers wh = {inf_on_list, inf_on_event};
     int rc = kube_watch_new(c, r, inf->ns, &wo, &wh, inf, &inf->watch);
     if (rc < 0) {
         free(inf->ns);
         free(inf->label_selector);
+        free(inf->field_selector);
         free(inf);
         return rc;
     }
     *out = inf;
     return 0;
+}
+
+int kube_informer_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                      const char *label_selector, const struct kube_informer_handlers *h, void *ud,
+                      struct kube_informer **out)
+{
+    struct kube_informer_opts o = {.label_selector = label_selector};
+    return kube_informer_new_opts(c, r, ns, &o, h, ud, out);
 }
 
 int kube_informer_start(struct kube_informer *inf)
@@ -429,5 +452,6 @@ void kube_informer_free(struct kube_informer *inf)
     kube__map_clear(&inf->index, keyset_free);
     free(inf->ns);
     free(inf->label_selector);
+    free(inf->field_selector);
     free(inf);
 }

@@ -253,12 +253,27 @@ struct kube_informer_handlers {
      * and returns true, or returns false for an object outside the index. See
      * kube_informer_foreach_indexed. */
     bool (*index)(const cJSON *obj, char *buf, size_t n, void *ud);
+    /* Optional: false keeps the (transformed) object out of the cache, for what a server-side
+     * selector cannot express. A cached object that stops passing is removed as if deleted
+     * (on_delete); filtered objects never reach on_add/on_update. */
+    bool (*filter)(const cJSON *obj, void *ud);
 };
 
 /* ns NULL = all namespaces; label_selector may be NULL. Stats go to the client's counters. */
 int kube_informer_new(struct kube_client *c, const struct kube_resource *r, const char *ns,
                       const char *label_selector, const struct kube_informer_handlers *h, void *ud,
                       struct kube_informer **out);
+/* Selectors sent with the list and every watch (copied). A field selector may use only the fields
+ * the server indexes for the resource (events: involvedObject.*, reason, type, ...; kube-apiserver
+ * answers 400 otherwise). */
+struct kube_informer_opts {
+    const char *label_selector;
+    const char *field_selector;
+};
+int kube_informer_new_opts(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                           const struct kube_informer_opts *o,
+                           const struct kube_informer_handlers *h, void *ud,
+                           struct kube_informer **out);
 int kube_informer_start(struct kube_informer *inf);
 /* Callbacks run on the loop, never inside curl; on_update's old object is freed after it
  * returns. Do not free the informer from inside its own callbacks. Relists emit adds/updates

@@ -351,7 +351,7 @@ static bool cached(struct kube_informer *inf, const char *name, double seconds)
 static void test_informer(void)
 {
     struct seen s = {0};
-    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, NULL, NULL};
+    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, NULL, NULL, NULL};
     struct kube_informer *inf = NULL;
     CHECK(kube_informer_new(client, &KUBE_CONFIGMAPS, "default", "app=watched", &h, &s, &inf) == 0,
           "informer_new");

@@ -324,6 +324,38 @@ static void script_index(struct ctx *x, struct fs_conn *c, int n)
     }
 }
 
+/* Pods labelled app=keep pass the filter; the selectors go with the list and the watch. */
+static bool filter_keep(const cJSON *o, void *ud)
+{
+    (void)ud;
+    const cJSON *app = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "labels"), "app");
+    return cJSON_IsString(app) && strcmp(app->valuestring, "keep") == 0;
+}
+
+static void script_filter(struct ctx *x, struct fs_conn *c, int n)
+{
+    switch (n) {
+    case 0:
+        list_page(c, "5", NULL, pod_app("a", 4, "keep"), pod_app("b", 5, "drop"));
+        break;
+    case 1:
+        assert_int_equal(kube_informer_count(x->inf), 1);
+        fs_stream_begin(c, 200);
+        event(c, "ADDED", pod_app("c", 6, "drop"), 0);    /* never cached */
+        event(c, "ADDED", pod_app("d", 7, "keep"), 0);    /* cached */
+        event(c, "MODIFIED", pod_app("a", 8, "drop"), 0); /* leaves: a delete */
+        event(c, "MODIFIED", pod_app("b", 9, "keep"), 0); /* enters: an add */
+        event(c, "DELETED", pod_app("c", 10, "drop"), 0); /* not cached: nothing */
+        fs_stream_end(c);
+        break;
+    default:
+        fs_stream_begin(c, 200);
+        x->stop = true;
+        break;
+    }
+}
+
 static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
 {
     (void)s;
@@ -344,6 +376,8 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
         script_assume(x, c, n);
     else if (x->scenario == 5)
         script_index(x, c, n);
+    else if (x->scenario == 6)
+        script_filter(x, c, n);
     else
         script_expired_continue(x, c, n);
 }
@@ -376,6 +410,11 @@ static void on_add(const cJSON *o, void *ud)
     logf_(ud, "add %s %s", name_of(o), rv_of(o));
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metadata"), "managedFields"));
     assert_null(cJSON_GetObjectItem(o, "spec")); /* the transform ran */
+}
+
+static void on_add_plain(const cJSON *o, void *ud)
+{
+    logf_(ud, "add %s %s", name_of(o), rv_of(o));
 }
 
 static void on_update(const cJSON *a, const cJSON *b, void *ud)
@@ -445,7 +484,8 @@ static void test_informer_through_410s(void **state)
 {
     (void)state;
     struct ctx *x = ctx_new(0);
-    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform, NULL};
+    struct kube_informer_handlers h = {on_add,    on_update, on_delete, on_synced,
+                                       transform, NULL,      NULL};
     struct kube_informer *inf;
     assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", "app=pg", &h, x, &inf), 0);
     assert_false(kube_informer_synced(inf));
@@ -608,7 +648,8 @@ static void test_assume(void **state)
 {
     (void)state;
     struct ctx *x = ctx_new(4);
-    struct kube_informer_handlers h = {on_add, on_update, on_delete, on_synced, transform, NULL};
+    struct kube_informer_handlers h = {on_add,    on_update, on_delete, on_synced,
+                                       transform, NULL,      NULL};
     assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", NULL, &h, x, &x->inf), 0);
     assert_int_equal(kube_informer_start(x->inf), 0);
     run_until_stop(x, 5000);
@@ -634,6 +675,32 @@ static void test_index(void **state)
     ctx_free(x);
 }
 
+static void test_filter_and_field_selector(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(6);
+    struct kube_informer_handlers h = {.on_add = on_add_plain,
+                                       .on_update = on_update,
+                                       .on_delete = on_delete,
+                                       .filter = filter_keep};
+    struct kube_informer_opts o = {.label_selector = "tier", .field_selector = "type=Warning"};
+    assert_int_equal(kube_informer_new_opts(x->c, &KUBE_PODS, "bench", &o, &h, x, &x->inf), 0);
+    assert_int_equal(kube_informer_start(x->inf), 0);
+    run_until_stop(x, 5000);
+    const char *want[] = {"add a 4", "add d 7", "delete a 4", "add b 9"};
+    for (int i = 0; i < x->nlog; i++)
+        print_message("  %s\n", x->log[i]);
+    assert_int_equal(x->nlog, 4);
+    for (int i = 0; i < 4; i++)
+        assert_string_equal(x->log[i], want[i]);
+    assert_int_equal(kube_informer_count(x->inf), 2);
+    assert_string_equal(x->reqs[0], "/api/v1/namespaces/bench/pods?labelSelector=tier&"
+                                    "fieldSelector=type%3DWarning&limit=500");
+    assert_non_null(strstr(x->reqs[1], "labelSelector=tier&fieldSelector=type%3DWarning&watch=1"));
+    kube_informer_free(x->inf);
+    ctx_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -643,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_stream_errors),
         cmocka_unit_test(test_assume),
         cmocka_unit_test(test_index),
+        cmocka_unit_test(test_filter_and_field_selector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
