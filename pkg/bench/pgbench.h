@@ -100,23 +100,36 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
 int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct bench_argv *out,
                             char *err, size_t errlen);
 
-/* Passthrough allow-list. Extra arguments may only be (either "--opt=value" or "--opt value",
- * short options also "-Xvalue"):
+/* Passthrough allow-list: the one list of extra pgbench arguments, used by the operator's spec
+ * validation (spec.workload.pgbench.run.extraArgs) and by the runner (bench_pgbench_run_argv /
+ * bench_pgbench_init_argv), so an argument the runner would refuse is refused before anything
+ * runs. Extra arguments may only be (either "--opt=value" or "--opt value", short options also
+ * "-Xvalue"):
  *   run:  -D/--define NAME=VALUE (NAME an identifier, VALUE printable, no newline),
  *         --random-seed=time|rand|INTEGER, -v/--vacuum-all, --verbose-errors (>= 15),
- *         --exit-on-abort (>= 16), -s/--scale N (only used by custom scripts for :scale)
+ *         --exit-on-abort (>= 16), --continue-on-error (>= 19),
+ *         -s/--scale N (only used by custom scripts for :scale)
  *   init: --unlogged-tables, --tablespace=NAME, --index-tablespace=NAME,
  *         --partition-method=range|hash, -I/--init-steps=[dtgGvpf]+, -F/--fillfactor=10..100
  * Everything else is refused, in particular: options that have a first-class field above
- * (-c -j -T -t -b -f -M -R -L -n -C -r -P -l -S -N -i -s(init) -q --max-tries ...), options that
- * change the output format the parsers rely on (--progress-timestamp, --aggregate-interval,
- * --sampling-rate, --log-prefix, -d/--debug, --show-script, -V), connection options (-h -p -U,
- * whose values come from the libpq environment), -f (reads arbitrary files in the pod: scripts
- * come through `scripts`), and anything not starting with '-'. Arguments may not contain control
- * characters and are at most 1024 bytes.
- * On success *consumed is the number of elements of args the first option used (1 or 2). */
+ * (-c -j -T -t -b -f -M -R -L -n -C -r -P -l -S -N -i -s(init) -q --max-tries ...,
+ * bench_pgbench_extra_managed), options that change the output format the parsers rely on
+ * (--progress-timestamp, --aggregate-interval, --sampling-rate, --log-prefix, -d/--debug,
+ * --show-script, -V), connection options (-h -p -U, whose values come from the libpq
+ * environment), -f (reads arbitrary files in the pod: scripts come through `scripts`), and
+ * anything not starting with '-'. Arguments may not contain control characters and are at most
+ * 1024 bytes. The version marks are checked by the run builder only (it knows pgbench_major):
+ * the operator cannot know the image's pgbench.
+ * On success *consumed is the number of elements of args the first option used (1 or 2). On
+ * failure err names the argument: "'--foo' is not allowed for pgbench run (allowed: ...)"; the
+ * builders prefix "extra args: ". */
 int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, size_t *consumed,
                               char *err, size_t errlen);
+/* True when arg is a pgbench option the runner passes itself from one of its own settings
+ * (-c, --client=5, -T60, -b ... for run; -s, --partitions ... for init); flag gets the option
+ * as written, without its value ("-c", "--client"). bench_pgbench_check_extra refuses these
+ * too; this only lets a caller name the setting to use instead. */
+bool bench_pgbench_extra_managed(bool init, const char *arg, char *flag, size_t flaglen);
 
 /* Parses the output of `pgbench --version` ("pgbench (PostgreSQL) 15.18 (Debian ...)") into a
  * major version number (e.g. 15; 9 for 9.6). Returns the major or -EINVAL. */

@@ -149,22 +149,99 @@ static int check_conn(const char *host, const char *port, const char *user, cons
     return 0;
 }
 
-/* Option table for the passthrough allow-list. */
+/* The extra-arguments allow-list: the one list the operator's spec validation and the runner
+ * both use (bench_pgbench_check_extra). A row is a pgbench option, its value kind, the mode it
+ * belongs to and the first pgbench major that has it. */
 enum xval { XV_NONE, XV_DEFINE, XV_SEED, XV_NAME, XV_METHOD, XV_STEPS, XV_FILLFACTOR, XV_SCALE };
 struct xopt {
     const char *lng; /* without "--" */
     char shrt;       /* 0 = none */
     enum xval val;
-    int init; /* 1 = init only, 0 = run only */
+    bool init;     /* true = init only, false = run only */
+    int min_major; /* first pgbench major with the option; 0 = all we support */
 };
 static const struct xopt xopts[] = {
-    {"define", 'D', XV_DEFINE, 0},       {"random-seed", 0, XV_SEED, 0},
-    {"vacuum-all", 'v', XV_NONE, 0},     {"verbose-errors", 0, XV_NONE, 0},
-    {"exit-on-abort", 0, XV_NONE, 0},    {"scale", 's', XV_SCALE, 0},
-    {"unlogged-tables", 0, XV_NONE, 1},  {"tablespace", 0, XV_NAME, 1},
-    {"index-tablespace", 0, XV_NAME, 1}, {"partition-method", 0, XV_METHOD, 1},
-    {"init-steps", 'I', XV_STEPS, 1},    {"fillfactor", 'F', XV_FILLFACTOR, 1},
+    {"define", 'D', XV_DEFINE, false, 0},      {"random-seed", 0, XV_SEED, false, 0},
+    {"vacuum-all", 'v', XV_NONE, false, 0},    {"verbose-errors", 0, XV_NONE, false, 15},
+    {"exit-on-abort", 0, XV_NONE, false, 16},  {"continue-on-error", 0, XV_NONE, false, 19},
+    {"scale", 's', XV_SCALE, false, 0}, /* only :scale of custom scripts reads it */
+    {"unlogged-tables", 0, XV_NONE, true, 0},  {"tablespace", 0, XV_NAME, true, 0},
+    {"index-tablespace", 0, XV_NAME, true, 0}, {"partition-method", 0, XV_METHOD, true, 0},
+    {"init-steps", 'I', XV_STEPS, true, 0},    {"fillfactor", 'F', XV_FILLFACTOR, true, 0},
 };
+#define NXOPTS (sizeof(xopts) / sizeof(xopts[0]))
+
+/* pgbench options the runner passes itself, from its own flags (bench_pgbench_run_argv and
+ * bench_pgbench_init_argv): refused as extra arguments like everything not in xopts; listed so
+ * that a caller can say which setting to use instead. */
+enum { MG_RUN = 1, MG_INIT = 2 };
+static const struct managed {
+    const char *lng;
+    char shrt;
+    int modes;
+} managed[] = {
+    {"client", 'c', MG_RUN},
+    {"jobs", 'j', MG_RUN},
+    {"time", 'T', MG_RUN},
+    {"transactions", 't', MG_RUN},
+    {"file", 'f', MG_RUN},
+    {"builtin", 'b', MG_RUN},
+    {"select-only", 'S', MG_RUN},
+    {"skip-some-updates", 'N', MG_RUN},
+    {"protocol", 'M', MG_RUN},
+    {"rate", 'R', MG_RUN},
+    {"latency-limit", 'L', MG_RUN},
+    {"no-vacuum", 'n', MG_RUN},
+    {"connect", 'C', MG_RUN},
+    {"max-tries", 0, MG_RUN},
+    {"failures-detailed", 0, MG_RUN},
+    {"report-per-command", 'r', MG_RUN},
+    {"report-latencies", 0, MG_RUN},
+    {"progress", 'P', MG_RUN},
+    {"log", 'l', MG_RUN},
+    {"log-prefix", 0, MG_RUN},
+    {"initialize", 'i', MG_INIT},
+    {"scale", 's', MG_INIT},
+    {"quiet", 'q', MG_INIT},
+    {"foreign-keys", 0, MG_INIT},
+    {"partitions", 0, MG_INIT},
+    {"host", 'h', MG_RUN | MG_INIT},
+    {"port", 'p', MG_RUN | MG_INIT},
+    {"username", 'U', MG_RUN | MG_INIT},
+};
+
+/* The option part of an argument: "--name" of "--name=value", "-X" of "-Xvalue". */
+static void option_part(const char *a, char *flag, size_t n)
+{
+    if (!flag || !n)
+        return;
+    size_t len = a[1] == '-' ? strcspn(a, "=") : 2; /* a is "-X..." or "--..." */
+    (void)snprintf(flag, n, "%.*s", (int)len, a);
+}
+
+bool bench_pgbench_extra_managed(bool init, const char *arg, char *flag, size_t flaglen)
+{
+    if (!arg || arg[0] != '-' || !arg[1])
+        return false;
+    int mode = init ? MG_INIT : MG_RUN;
+    for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++) {
+        const struct managed *m = &managed[i];
+        if (!(m->modes & mode))
+            continue;
+        bool hit;
+        if (arg[1] == '-') {
+            size_t n = strcspn(arg + 2, "=");
+            hit = strlen(m->lng) == n && !strncmp(arg + 2, m->lng, n);
+        } else {
+            hit = m->shrt && arg[1] == m->shrt;
+        }
+        if (hit) {
+            option_part(arg, flag, flaglen);
+            return true;
+        }
+    }
+    return false;
+}
 
 static int check_value(enum xval kind, const char *v)
 {
@@ -199,16 +276,35 @@ static int check_value(enum xval kind, const char *v)
     return -EINVAL;
 }
 
-int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, size_t *consumed,
-                              char *err, size_t errlen)
+/* "-D/--define --random-seed ...": the allowed options of a mode, from xopts. */
+static void allowed_list(bool init, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < NXOPTS && len < n; i++) {
+        if (xopts[i].init != init)
+            continue;
+        int w = xopts[i].shrt
+                    ? snprintf(out + len, n - len, "%s-%c/--%s", len ? " " : "", xopts[i].shrt,
+                               xopts[i].lng)
+                    : snprintf(out + len, n - len, "%s--%s", len ? " " : "", xopts[i].lng);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+/* bench_pgbench_check_extra, also returning the row of the option. */
+static int check_extra(bool init, const char *const *args, size_t nargs, size_t *consumed,
+                       const struct xopt **row, char *err, size_t errlen)
 {
     if (nargs == 0 || !args[0])
-        return util_errf(err, errlen, "extra args: missing argument");
+        return util_errf(err, errlen, "missing argument");
     const char *a = args[0];
     if (!safe_text(a))
-        return util_errf(err, errlen, "extra args: argument with control characters or too long");
+        return util_errf(err, errlen, "argument with control characters or too long");
     if (a[0] != '-' || a[1] == '\0')
-        return util_errf(err, errlen, "extra args: '%.64s' is not an option", a);
+        return util_errf(err, errlen, "'%.64s' is not an option", a);
     const struct xopt *opt = NULL;
     const char *val = NULL;
     int attached = 0;
@@ -216,57 +312,69 @@ int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, 
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        for (size_t i = 0; i < sizeof(xopts) / sizeof(xopts[0]); i++)
-            if (strlen(xopts[i].lng) == n && !strncmp(xopts[i].lng, name, n))
+        for (size_t i = 0; i < NXOPTS; i++)
+            if (xopts[i].init == init && strlen(xopts[i].lng) == n &&
+                !strncmp(xopts[i].lng, name, n))
                 opt = &xopts[i];
         if (eq) {
             val = eq + 1;
             attached = 1;
         }
     } else {
-        if (a[1] != '\0')
-            for (size_t i = 0; i < sizeof(xopts) / sizeof(xopts[0]); i++)
-                if (xopts[i].shrt == a[1])
-                    opt = &xopts[i];
+        for (size_t i = 0; i < NXOPTS; i++)
+            if (xopts[i].init == init && xopts[i].shrt == a[1])
+                opt = &xopts[i];
         if (a[2]) {
             val = a + 2;
             attached = 1;
         }
     }
-    if (!opt || opt->init != (init ? 1 : 0))
-        return util_errf(err, errlen,
-                         "extra args: '%.64s' is not allowed for pgbench %s (allowed: %s)", a,
-                         init ? "init" : "run",
-                         init ? "--unlogged-tables --tablespace --index-tablespace "
-                                "--partition-method -I/--init-steps -F/--fillfactor"
-                              : "-D/--define --random-seed -v/--vacuum-all --verbose-errors "
-                                "--exit-on-abort -s/--scale");
+    if (!opt) {
+        char allowed[512];
+        allowed_list(init, allowed, sizeof(allowed));
+        return util_errf(err, errlen, "'%.64s' is not allowed for pgbench %s (allowed: %s)", a,
+                         init ? "init" : "run", allowed);
+    }
     size_t used = 1;
     if (opt->val != XV_NONE && !attached) {
         if (nargs < 2 || !args[1])
-            return util_errf(err, errlen, "extra args: '%.64s' needs a value", a);
+            return util_errf(err, errlen, "'%.64s' needs a value", a);
         val = args[1];
         if (!safe_text(val))
-            return util_errf(err, errlen, "extra args: value of '%.64s' has control characters", a);
+            return util_errf(err, errlen, "value of '%.64s' has control characters", a);
         used = 2;
     }
     if (check_value(opt->val, val))
-        return util_errf(err, errlen, "extra args: invalid value for '%.64s'", a);
+        return util_errf(err, errlen, "invalid value for '%.64s'", a);
     if (consumed)
         *consumed = used;
+    if (row)
+        *row = opt;
     return 0;
 }
 
-/* Validates and appends extra args in normalised "--long=value" form. */
+int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, size_t *consumed,
+                              char *err, size_t errlen)
+{
+    return check_extra(init, args, nargs, consumed, NULL, err, errlen);
+}
+
+/* Validates and appends extra args as given; options newer than the pgbench binary (major, 0 =
+ * unknown) are refused here, since the operator cannot know the image's pgbench. */
 static int push_extra(struct bench_argv *out, bool init, const char *const *args, size_t n,
-                      char *err, size_t errlen)
+                      int major, char *err, size_t errlen)
 {
     size_t i = 0;
     while (i < n) {
         size_t used = 1;
-        int rc = bench_pgbench_check_extra(init, args + i, n - i, &used, err, errlen);
+        const struct xopt *row = NULL;
+        char e[768];
+        int rc = check_extra(init, args + i, n - i, &used, &row, e, sizeof(e));
         if (rc)
-            return rc;
+            return util_errf(err, errlen, "extra args: %s", e);
+        if (major > 0 && major < row->min_major)
+            return util_errf(err, errlen, "extra args: '%.64s' needs pgbench >= %d (have %d)",
+                             args[i], row->min_major, major);
         rc = bench_argv_push(out, args[i]);
         if (!rc && used == 2)
             rc = bench_argv_push(out, args[i + 1]);
@@ -388,7 +496,7 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
             rc = bench_argv_pushf(&a, "--log-prefix=%s/%s", o->log_dir, BENCH_PGBENCH_LOG_PREFIX);
     }
     if (!rc && o->nextra)
-        rc = push_extra(&a, false, o->extra_args, o->nextra, err, errlen);
+        rc = push_extra(&a, false, o->extra_args, o->nextra, o->pgbench_major, err, errlen);
     if (!rc && o->dbname)
         rc = bench_argv_push(&a, o->dbname);
     if (rc) {
@@ -426,7 +534,7 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
     if (!rc && o->partitions > 0)
         rc = bench_argv_pushf(&a, "--partitions=%d", o->partitions);
     if (!rc && o->nextra) {
-        rc = push_extra(&a, true, o->extra_args, o->nextra, err, errlen);
+        rc = push_extra(&a, true, o->extra_args, o->nextra, 0, err, errlen);
         /* --partition-method without --partitions is refused by pgbench; say it here */
         for (size_t i = 0; !rc && i < o->nextra; i++)
             if (!strncmp(o->extra_args[i], "--partition-method", 18) && o->partitions <= 0)

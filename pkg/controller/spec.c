@@ -1,5 +1,6 @@
 /* BenchmarkRun spec parsing: types and ranges field by field, then combinations, then defaults. */
 #include "pkg/controller/spec.h"
+#include "pkg/bench/pgbench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -287,58 +288,6 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
     }
 }
 
-static const char *const managed_flags[] = {"-c",
-                                            "--client",
-                                            "-j",
-                                            "--jobs",
-                                            "-T",
-                                            "--time",
-                                            "-t",
-                                            "--transactions",
-                                            "-f",
-                                            "--file",
-                                            "-b",
-                                            "--builtin",
-                                            "-M",
-                                            "--protocol",
-                                            "-h",
-                                            "--host",
-                                            "-p",
-                                            "--port",
-                                            "-U",
-                                            "--username",
-                                            "-d",
-                                            "--debug",
-                                            "-R",
-                                            "--rate",
-                                            "-L",
-                                            "--latency-limit",
-                                            "-n",
-                                            "--no-vacuum",
-                                            "-C",
-                                            "--connect",
-                                            "-P",
-                                            "--progress",
-                                            "-r",
-                                            "--report-per-command",
-                                            "--report-latencies",
-                                            "-l",
-                                            "--log",
-                                            "--log-prefix",
-                                            "--aggregate-interval",
-                                            "--sampling-rate",
-                                            "-i",
-                                            "--initialize",
-                                            "-s",
-                                            "--scale",
-                                            "--max-tries",
-                                            "--failures-detailed",
-                                            "-S",
-                                            "--select-only",
-                                            "-N",
-                                            "--skip-some-updates",
-                                            NULL};
-
 static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
 {
     const char *path = "spec.workload.pgbench";
@@ -461,22 +410,25 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
                 perr(p, "%s.extraArgs[%d]: must be a non-empty string", rp, i);
                 return;
             }
-            const char *a = it->valuestring;
-            char flag[64];
-            (void)snprintf(flag, sizeof(flag), "%s", a);
-            char *eq = strchr(flag, '=');
-            if (eq)
-                *eq = '\0';
-            if (a[0] == '-' && flag[1] != '-' && strlen(flag) > 2)
-                flag[2] = '\0'; /* -c10 */
-            if (a[0] == '-' && one_of(flag, managed_flags)) {
+            s->extra_args[i++] = it->valuestring;
+        }
+        /* the runner's allow-list (pkg/bench), so that what it would refuse never starts */
+        for (int k = 0; k < i;) {
+            char flag[64], e[768];
+            size_t used = 1;
+            if (bench_pgbench_extra_managed(false, s->extra_args[k], flag, sizeof(flag))) {
                 perr(p,
                      "%s.extraArgs[%d]: %s is set by the operator; use the matching field of "
                      "spec.workload.pgbench.run instead",
-                     rp, i, flag);
+                     rp, k, flag);
                 return;
             }
-            s->extra_args[i++] = a;
+            if (bench_pgbench_check_extra(false, s->extra_args + k, (size_t)(i - k), &used, e,
+                                          sizeof(e))) {
+                perr(p, "%s.extraArgs[%d]: %s", rp, k, e);
+                return;
+            }
+            k += (int)used;
         }
         s->n_extra_args = i;
     }

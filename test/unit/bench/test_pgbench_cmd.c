@@ -252,12 +252,131 @@ static void test_helpers(void **state)
     bench_argv_free(&a);
 }
 
+/* pgbench 19's --continue-on-error passes; options newer than the binary are refused by the run
+ * builder, which knows the version (the operator does not). */
+static void test_extra_versions(void **state)
+{
+    (void)state;
+    const char *coe[] = {"--continue-on-error"};
+    size_t used = 0;
+    assert_int_equal(bench_pgbench_check_extra(false, coe, 1, &used, NULL, 0), 0);
+    assert_int_equal(bench_pgbench_check_extra(true, coe, 1, &used, NULL, 0), -EINVAL);
+    const char *coe_val[] = {"--continue-on-error=1"};
+    assert_int_equal(bench_pgbench_check_extra(false, coe_val, 1, &used, NULL, 0), -EINVAL);
+    struct bench_pgbench_run_opts o = {
+        .clients = 1, .threads = 1, .duration_s = 5, .extra_args = coe, .nextra = 1};
+    int rc;
+    char err[256] = "";
+    o.pgbench_major = 19;
+    char *s = joined(&o, &rc, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(s, " --continue-on-error"));
+    free(s);
+    o.pgbench_major = 0; /* unknown: pgbench itself decides */
+    s = joined(&o, &rc, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    free(s);
+    o.pgbench_major = 15;
+    expect_invalid(&o, "extra args: '--continue-on-error' needs pgbench >= 19 (have 15)");
+    const char *ver[] = {"--verbose-errors", "--exit-on-abort"};
+    o.extra_args = ver;
+    o.nextra = 2;
+    o.pgbench_major = 16;
+    s = joined(&o, &rc, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    free(s);
+    o.pgbench_major = 14;
+    expect_invalid(&o, "'--verbose-errors' needs pgbench >= 15");
+    o.extra_args = ver + 1;
+    o.nextra = 1;
+    o.pgbench_major = 15;
+    expect_invalid(&o, "'--exit-on-abort' needs pgbench >= 16");
+}
+
+/* Every option the builders pass to pgbench themselves is "managed" and refused as an extra
+ * argument: read off the builders' own output, not off the list. */
+static void test_extra_managed(void **state)
+{
+    (void)state;
+    struct bench_pgbench_script scripts[] = {{"/s.sql", 2}};
+    struct bench_pgbench_run_opts o = {.clients = 4,
+                                       .threads = 2,
+                                       .duration_s = 60,
+                                       .builtin = "select-only",
+                                       .builtin_weight = 2,
+                                       .scripts = scripts,
+                                       .nscripts = 1,
+                                       .protocol = BENCH_PROTOCOL_PREPARED,
+                                       .rate = 100,
+                                       .latency_limit_ms = 5,
+                                       .no_vacuum = true,
+                                       .connect = true,
+                                       .max_tries = 3,
+                                       .failures_detailed = true,
+                                       .per_statement = true,
+                                       .progress_s = 1,
+                                       .log_dir = "/l",
+                                       .host = "h",
+                                       .port = "1",
+                                       .user = "u"};
+    struct bench_pgbench_init_opts io = {.scale = 5,
+                                         .foreign_keys = true,
+                                         .partitions = 2,
+                                         .quiet = true,
+                                         .host = "h",
+                                         .port = "1",
+                                         .user = "u"};
+    struct bench_argv run = BENCH_ARGV_INIT, init = BENCH_ARGV_INIT;
+    assert_int_equal(bench_pgbench_run_argv(&o, &run, NULL, 0), 0);
+    assert_int_equal(bench_pgbench_init_argv(&io, &init, NULL, 0), 0);
+    /* -t instead of -T */
+    o.duration_s = 0;
+    o.transactions = 10;
+    struct bench_argv run_t = BENCH_ARGV_INIT;
+    assert_int_equal(bench_pgbench_run_argv(&o, &run_t, NULL, 0), 0);
+    const struct {
+        struct bench_argv *a;
+        bool init;
+    } vs[] = {{&run, false}, {&run_t, false}, {&init, true}};
+    size_t checked = 0;
+    for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
+        for (size_t i = 1; i < vs[v].a->argc; i++) {
+            const char *a = vs[v].a->argv[i];
+            if (a[0] != '-')
+                continue;
+            char flag[64] = "";
+            if (!bench_pgbench_extra_managed(vs[v].init, a, flag, sizeof(flag)))
+                fail_msg("%s is passed by the builder but not managed", a);
+            assert_int_equal(strncmp(a, flag, strlen(flag)), 0);
+            const char *one[] = {a, "1"};
+            if (bench_pgbench_check_extra(vs[v].init, one, 2, NULL, NULL, 0) == 0)
+                fail_msg("%s is passed by the builder and also allowed as an extra", a);
+            checked++;
+        }
+    }
+    assert_true(checked >= 25);
+    /* as written by a user */
+    char flag[64];
+    assert_true(bench_pgbench_extra_managed(false, "--client=5", flag, sizeof(flag)));
+    assert_string_equal(flag, "--client");
+    assert_true(bench_pgbench_extra_managed(false, "-c10", flag, sizeof(flag)));
+    assert_string_equal(flag, "-c");
+    assert_false(bench_pgbench_extra_managed(false, "-s", flag, sizeof(flag))); /* run: allowed */
+    assert_true(bench_pgbench_extra_managed(true, "-s", flag, sizeof(flag)));
+    assert_false(bench_pgbench_extra_managed(false, "--progress-timestamp", flag, sizeof(flag)));
+    assert_false(bench_pgbench_extra_managed(false, "app", flag, sizeof(flag)));
+    bench_argv_free(&run);
+    bench_argv_free(&run_t);
+    bench_argv_free(&init);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_run), cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_invalid),  cmocka_unit_test(test_extra_forms),
-        cmocka_unit_test(test_init),     cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_full_run),       cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_invalid),        cmocka_unit_test(test_extra_forms),
+        cmocka_unit_test(test_init),           cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_extra_versions), cmocka_unit_test(test_extra_managed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pkg/bench/pgbench.h"
 #include "pkg/controller/spec.h"
 
 static cJSON *parse(const char *json)
@@ -137,6 +138,17 @@ static const struct bad bad_specs[] = {
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"extraArgs\":["
      "\"--client=5\"]}}}}",
      "--client is set by the operator"},
+    /* refused by the runner's allow-list, so refused here before anything runs */
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"extraArgs\":["
+     "\"-Dx=1\",\"--progress-timestamp\"]}}}}",
+     "spec.workload.pgbench.run.extraArgs[1]: '--progress-timestamp' is not allowed for pgbench "
+     "run (allowed: -D/--define --random-seed"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"extraArgs\":["
+     "\"--random-seed\",\"banana\"]}}}}",
+     "spec.workload.pgbench.run.extraArgs[0]: invalid value for '--random-seed'"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"extraArgs\":["
+     "\"-D\"]}}}}",
+     "spec.workload.pgbench.run.extraArgs[0]: '-D' needs a value"},
     {"{" TARGET ",\"workers\":4,\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,"
      "\"clients\":3}}}}",
      "spec.workload.pgbench.run.clients: 3 clients cannot be split over 4 workers"},
@@ -252,12 +264,190 @@ static void test_worker_split(void **state)
     assert_int_equal(ctrl_worker_threads(1, 7, 3, 0), 1);
 }
 
+/* The operator and the runner agree on every extra argument, because both ask the one list in
+ * pkg/bench: spec validation accepts exactly what the runner's pgbench command-line builder
+ * accepts. The candidates are pgbench's own options (pgbench 15-19 --help, written out here, not
+ * read from the list under test) in every form a user may write them. */
+static const char *const pgbench_options[] = {
+    /* initialization */
+    "i",
+    "initialize",
+    "I",
+    "init-steps",
+    "F",
+    "fillfactor",
+    "n",
+    "no-vacuum",
+    "q",
+    "quiet",
+    "s",
+    "scale",
+    "foreign-keys",
+    "index-tablespace",
+    "partition-method",
+    "partitions",
+    "tablespace",
+    "unlogged-tables",
+    /* benchmarking */
+    "b",
+    "builtin",
+    "f",
+    "file",
+    "N",
+    "skip-some-updates",
+    "S",
+    "select-only",
+    "c",
+    "client",
+    "C",
+    "connect",
+    "D",
+    "define",
+    "j",
+    "jobs",
+    "l",
+    "log",
+    "L",
+    "latency-limit",
+    "M",
+    "protocol",
+    "P",
+    "progress",
+    "r",
+    "report-per-command",
+    "report-latencies",
+    "R",
+    "rate",
+    "t",
+    "transactions",
+    "T",
+    "time",
+    "v",
+    "vacuum-all",
+    "aggregate-interval",
+    "continue-on-error",
+    "exit-on-abort",
+    "failures-detailed",
+    "log-prefix",
+    "max-tries",
+    "progress-timestamp",
+    "random-seed",
+    "sampling-rate",
+    "show-script",
+    "verbose-errors",
+    /* common */
+    "d",
+    "debug",
+    "h",
+    "host",
+    "p",
+    "port",
+    "U",
+    "username",
+    "V",
+    "version",
+    "?",
+    "help",
+    /* not pgbench options */
+    "x",
+    "clients",
+    "threads",
+};
+
+/* Returns 0 when spec validation accepts extraArgs = args; err names the refusal. */
+static int spec_verdict(const char *const *args, size_t n, char *err, size_t errlen)
+{
+    char json[1024];
+    int len = snprintf(json, sizeof(json),
+                       "{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,"
+                       "\"extraArgs\":[");
+    for (size_t i = 0; i < n; i++)
+        len += snprintf(json + len, sizeof(json) - (size_t)len, "%s\"%s\"", i ? "," : "", args[i]);
+    (void)snprintf(json + len, sizeof(json) - (size_t)len, "]}}}}");
+    cJSON *j = parse(json);
+    struct ctrl_spec s;
+    int rc = ctrl_spec_parse(j, &s, err, errlen);
+    if (rc == 0)
+        ctrl_spec_free(&s);
+    cJSON_Delete(j);
+    return rc;
+}
+
+/* Returns 0 when the runner accepts them: what it does with the arguments after "--". */
+static int runner_verdict(const char *const *args, size_t n)
+{
+    struct bench_pgbench_run_opts o = {
+        .clients = 1, .threads = 1, .duration_s = 5, .extra_args = args, .nextra = n};
+    struct bench_argv a = BENCH_ARGV_INIT;
+    int rc = bench_pgbench_run_argv(&o, &a, NULL, 0);
+    bench_argv_free(&a);
+    return rc;
+}
+
+static void test_extra_args_agree_with_runner(void **state)
+{
+    (void)state;
+    size_t accepted = 0, refused = 0;
+    for (size_t i = 0; i < sizeof(pgbench_options) / sizeof(pgbench_options[0]); i++) {
+        const char *o = pgbench_options[i];
+        char forms[3][64];
+        if (strlen(o) == 1) {
+            (void)snprintf(forms[0], sizeof(forms[0]), "-%s", o);
+            (void)snprintf(forms[1], sizeof(forms[1]), "-%s1", o);
+            (void)snprintf(forms[2], sizeof(forms[2]), "-%sx=1", o);
+        } else {
+            (void)snprintf(forms[0], sizeof(forms[0]), "--%s", o);
+            (void)snprintf(forms[1], sizeof(forms[1]), "--%s=1", o);
+            (void)snprintf(forms[2], sizeof(forms[2]), "--%s=x=1", o);
+        }
+        static const char *const values[] = {NULL, "1", "x=1", "range"};
+        for (int f = 0; f < 3; f++) {
+            for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+                const char *args[2] = {forms[f], values[v]};
+                size_t n = values[v] ? 2 : 1;
+                char err[1024] = "";
+                int spec = spec_verdict(args, n, err, sizeof(err));
+                int runner = runner_verdict(args, n);
+                if ((spec == 0) != (runner == 0))
+                    fail_msg("extraArgs [%s%s%s]: spec %s, runner %s (%s)", args[0],
+                             n > 1 ? ", " : "", n > 1 ? args[1] : "", spec ? "refuses" : "accepts",
+                             runner ? "refuses" : "accepts", err);
+                if (spec) {
+                    refused++;
+                    /* the message names the refused element */
+                    const char *at = strstr(err, "extraArgs[");
+                    int k = -1;
+                    if (!at || sscanf(at, "extraArgs[%d]", &k) != 1 || k < 0 || (size_t)k >= n)
+                        fail_msg("refusal without the element's index: %s", err);
+                    const char *e = args[k];
+                    char opt[64];
+                    (void)snprintf(opt, sizeof(opt), "%.*s",
+                                   (int)(e[0] != '-'   ? strlen(e)
+                                         : e[1] == '-' ? strcspn(e, "=")
+                                                       : 2),
+                                   e);
+                    if (!strstr(err, opt))
+                        fail_msg("'%s' refused without naming it: %s", e, err);
+                } else {
+                    accepted++;
+                }
+            }
+        }
+    }
+    /* the corpus reaches both sides of the list */
+    assert_true(accepted >= 10);
+    assert_true(refused >= 200);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_cnpg),
-        cmocka_unit_test(test_validation_table), cmocka_unit_test(test_full_pgbench),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_cnpg),
+        cmocka_unit_test(test_validation_table),
+        cmocka_unit_test(test_full_pgbench),
         cmocka_unit_test(test_worker_split),
+        cmocka_unit_test(test_extra_args_agree_with_runner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
