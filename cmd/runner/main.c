@@ -14,41 +14,48 @@
 
 #include "cmd/runner/runner.h"
 #include "pkg/bench/bench.h"
+#include "pkg/bench/runner_args.h"
 #include "pkg/util/log.h"
 
-static const char usage_text[] =
-    "usage: pgbench-runner [--log-level debug|info|warn|error] [--log-format json|text] "
-    "<command>\n"
-    "\n"
-    "commands:\n"
-    "  pgbench init --scale N [--foreign-keys] [--partitions N] [--skip-if-initialized]\n"
-    "               [--create-database] [--wait-timeout S] [connection flags] [-- extra args]\n"
-    "  pgbench run  --clients N --threads N (--duration S | --transactions N)\n"
-    "               [--builtin NAME[@W]] [--script FILE[@W]]... [--protocol "
-    "simple|extended|prepared]\n"
-    "               [--rate R] [--latency-limit MS] [--no-vacuum] [--connect] [--max-tries N]\n"
-    "               [--failures-detailed] [--per-statement] [--progress S] [--wait-events]\n"
-    "               [--server-settings] [--replica-lag] [--replica-timeout S] [--wait-timeout S]\n"
-    "               [--create-database] [connection flags] [-- extra pgbench args]\n"
-    "  fio --directory DIR [--job NAME] --rw MODE --bs B --iodepth N --numjobs N --size S\n"
-    "      --runtime S [--direct] [--ioengine E] [--fsync N] [--fdatasync N] [--name N]\n"
-    "      (--job NAME starts another job; options apply to the current job) [-- --fio_opt=V]\n"
-    "  parse pgbench [--log FILE|DIR]... < console-output\n"
-    "  parse fio < fio.json\n"
-    "\n"
-    "connection flags (default: the libpq environment PGHOST PGPORT PGDATABASE PGUSER PGSSLMODE\n"
-    "PGSSLROOTCERT; the password only ever comes from PGPASSWORD or PGPASSFILE):\n"
-    "  --host H --port P --dbname D --user U --sslmode M --sslrootcert FILE\n"
-    "\n"
-    "environment: BENCH_START_AT (Unix time barrier), JOB_COMPLETION_INDEX (worker),\n"
-    "  BENCH_TERMINATION_LOG (compact summary path, default /dev/termination-log), PGBENCH, FIO\n"
-    "\n"
-    "output: the result JSON (schemaVersion 1) is the last line of stdout; a summary goes to\n"
-    "stderr. Exit codes: 0 ok, 1 usage/config error, 2 ran but incomplete, 3 target unreachable.\n";
-
+/* The overview: the synopsis of each subcommand comes from the runner's flag table
+ * (pkg/bench/runner_args.h); `pgbench-runner <command> --help` lists every flag. */
 static void usage(FILE *f)
 {
-    (void)fputs(usage_text, f);
+    static const enum bench_runner_cmd cmds[] = {BENCH_RUNNER_PGBENCH_INIT,
+                                                 BENCH_RUNNER_PGBENCH_RUN, BENCH_RUNNER_FIO};
+    (void)fputs(
+        "usage: pgbench-runner [--log-level debug|info|warn|error] [--log-format json|text] "
+        "<command>\n\ncommands:\n",
+        f);
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char *u = bench_runner_usage(cmds[i], false);
+        if (!u)
+            abort();
+        (void)fputs(u, f);
+        free(u);
+    }
+    char *conn = bench_runner_conn_usage();
+    if (!conn)
+        abort();
+    (void)fprintf(
+        f,
+        "  parse pgbench [--log FILE|DIR]... < console-output\n"
+        "  parse fio < fio.json\n"
+        "\n"
+        "connection flags (default: the libpq environment PGHOST PGPORT PGDATABASE PGUSER "
+        "PGSSLMODE\nPGSSLROOTCERT; the password only ever comes from PGPASSWORD or PGPASSFILE):\n"
+        "  %s\n"
+        "\n"
+        "environment: BENCH_START_AT (Unix time barrier), JOB_COMPLETION_INDEX (worker),\n"
+        "  BENCH_TERMINATION_LOG (compact summary path, default /dev/termination-log), PGBENCH, "
+        "FIO\n"
+        "\n"
+        "output: the result JSON (schemaVersion 1) is the last line of stdout; a summary goes to\n"
+        "stderr. Exit codes: 0 ok, 1 usage/config error, 2 ran but incomplete, 3 target "
+        "unreachable.\n"
+        "`pgbench-runner <command> --help` lists the flags of a command.\n",
+        conn);
+    free(conn);
 }
 
 static int cmd_parse_pgbench(int argc, char **argv)

@@ -2,9 +2,9 @@
  * with live progress parsing and libpq diagnostics, then one result. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,63 +16,12 @@
 #include "cmd/runner/runner.h"
 #include "cmd/runner/txstream.h"
 #include "pkg/bench/bench.h"
+#include "pkg/bench/runner_args.h"
 #include "pkg/pg/pg.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
 
-#define DEFAULT_WAIT_TIMEOUT_S 120.0
-#define DEFAULT_REPLICA_TIMEOUT_S 300.0
-#define MAX_SCRIPTS 64
 #define STDERR_KEEP ((size_t)64 * 1024)
-
-enum {
-    OPT_HOST = 1000,
-    OPT_PORT,
-    OPT_DBNAME,
-    OPT_USER,
-    OPT_SSLMODE,
-    OPT_SSLROOTCERT,
-    OPT_WAIT_TIMEOUT,
-    OPT_CREATE_DB,
-    /* init */
-    OPT_SCALE,
-    OPT_FOREIGN_KEYS,
-    OPT_PARTITIONS,
-    OPT_SKIP,
-    /* run */
-    OPT_CLIENTS,
-    OPT_THREADS,
-    OPT_DURATION,
-    OPT_TRANSACTIONS,
-    OPT_BUILTIN,
-    OPT_SCRIPT,
-    OPT_PROTOCOL,
-    OPT_RATE,
-    OPT_LATENCY_LIMIT,
-    OPT_NO_VACUUM,
-    OPT_CONNECT,
-    OPT_MAX_TRIES,
-    OPT_FAILURES_DETAILED,
-    OPT_PER_STATEMENT,
-    OPT_PROGRESS,
-    OPT_WAIT_EVENTS,
-    OPT_SERVER_SETTINGS,
-    OPT_REPLICA_LAG,
-    OPT_REPLICA_TIMEOUT,
-    OPT_HELP,
-};
-
-#define CONN_OPTIONS                                                                               \
-    {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},      \
-        {"dbname", required_argument, NULL, OPT_DBNAME},                                           \
-        {"user", required_argument, NULL, OPT_USER},                                               \
-        {"sslmode", required_argument, NULL, OPT_SSLMODE},                                         \
-        {"sslrootcert", required_argument, NULL, OPT_SSLROOTCERT},                                 \
-        {"wait-timeout", required_argument, NULL, OPT_WAIT_TIMEOUT},                               \
-        {"create-database", no_argument, NULL, OPT_CREATE_DB},                                     \
-    {                                                                                              \
-        "help", no_argument, NULL, OPT_HELP                                                        \
-    }
 
 /* Options shared by init and run. */
 struct common_opts {
@@ -81,70 +30,40 @@ struct common_opts {
     bool create_db;
 };
 
-/* Returns 1 when the option was a common one, 0 when not, -1 on a bad value (msg filled). */
-static int common_opt(struct common_opts *co, int c, const char *arg, char *msg, size_t n)
+/* The shared flags as parsed from the runner's flag table (pkg/bench/runner_args.h). */
+static struct common_opts common_from(const struct bench_runner_common *c)
 {
-    switch (c) {
-    case OPT_HOST:
-        co->conn.host = arg;
-        return 1;
-    case OPT_PORT:
-        co->conn.port = arg;
-        return 1;
-    case OPT_DBNAME:
-        co->conn.dbname = arg;
-        return 1;
-    case OPT_USER:
-        co->conn.user = arg;
-        return 1;
-    case OPT_SSLMODE:
-        co->conn.sslmode = arg;
-        return 1;
-    case OPT_SSLROOTCERT:
-        co->conn.sslrootcert = arg;
-        return 1;
-    case OPT_CREATE_DB:
-        co->create_db = true;
-        return 1;
-    case OPT_WAIT_TIMEOUT: {
-        char *end;
-        co->wait_timeout_s = strtod(arg, &end);
-        if (*end || end == arg || !(co->wait_timeout_s >= 0) || co->wait_timeout_s > 86400) {
-            (void)snprintf(msg, n, "--wait-timeout: expected seconds 0..86400, got %s", arg);
-            return -1;
-        }
-        return 1;
-    }
-    default:
-        return 0;
-    }
+    struct common_opts co = {
+        .conn = {c->host, c->port, c->dbname, c->user, c->sslmode, c->sslrootcert},
+        .wait_timeout_s = c->wait_timeout_s,
+        .create_db = c->create_database,
+    };
+    return co;
 }
 
-static int parse_int(const char *flag, const char *arg, long lo, long hi, long *out, char *msg,
-                     size_t n)
+/* Parses the options of a subcommand from the flag table. Returns true to go on; false when
+ * the subcommand is done with exit code *exit_code: after --help (its text on stdout) or a
+ * usage failure (emitted). */
+static bool parse_options(enum bench_runner_cmd cmd, const char *kind, double start, int argc,
+                          char **argv, void *args, int *exit_code)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (errno || *end || end == arg || v < lo || v > hi) {
-        (void)snprintf(msg, n, "%s: expected an integer %ld..%ld, got %s", flag, lo, hi, arg);
-        return -1;
+    char msg[1024] = "";
+    int rc = bench_runner_parse(cmd, argc, argv, args, msg, sizeof(msg));
+    if (rc == BENCH_RUNNER_HELP) {
+        char *u = bench_runner_usage(cmd, true);
+        if (!u)
+            abort();
+        (void)fputs(u, stdout);
+        free(u);
+        bench_runner_cleanup(cmd, args);
+        *exit_code = 0;
+        return false;
     }
-    *out = v;
-    return 0;
-}
-
-static int parse_double(const char *flag, const char *arg, double lo, double hi, double *out,
-                        char *msg, size_t n)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (*end || end == arg || !(v >= lo) || !(v <= hi)) {
-        (void)snprintf(msg, n, "%s: expected a number %g..%g, got %s", flag, lo, hi, arg);
-        return -1;
+    if (rc) {
+        *exit_code = runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
+        return false;
     }
-    *out = v;
-    return 0;
+    return true;
 }
 
 /* Connects for the runner's own use (readiness + diagnostics), creating the database when asked.
@@ -488,69 +407,17 @@ static void add_stderr_errors(cJSON *r, const char *text, bool failed)
 
 int runner_cmd_pgbench_init(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CONN_OPTIONS,
-        {"scale", required_argument, NULL, OPT_SCALE},
-        {"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
-        {"partitions", required_argument, NULL, OPT_PARTITIONS},
-        {"skip-if-initialized", no_argument, NULL, OPT_SKIP},
-        {NULL, 0, NULL, 0},
-    };
     const char *kind = "pgbench-init";
     double start = runner_now();
-    struct common_opts co = {.wait_timeout_s = DEFAULT_WAIT_TIMEOUT_S};
-    struct bench_pgbench_init_opts io = {.pgbench_path = pgbench_path()};
-    bool skip = false;
+    struct bench_runner_init ra; /* owns nothing: no cleanup */
+    int parse_rc;
+    if (!parse_options(BENCH_RUNNER_PGBENCH_INIT, kind, start, argc, argv, &ra, &parse_rc))
+        return parse_rc;
+    struct common_opts co = common_from(&ra.common);
+    struct bench_pgbench_init_opts io = ra.pg;
+    io.pgbench_path = pgbench_path();
+    bool skip = ra.skip_if_initialized;
     char msg[1024] = "";
-    long v;
-    optind = 1;
-    opterr = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-        int rc = common_opt(&co, c, optarg, msg, sizeof(msg));
-        if (rc < 0)
-            return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
-        if (rc > 0)
-            continue;
-        switch (c) {
-        case OPT_SCALE:
-            if (parse_int("--scale", optarg, 1, 1000000, &v, msg, sizeof(msg)))
-                return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
-            io.scale = (int)v;
-            break;
-        case OPT_FOREIGN_KEYS:
-            io.foreign_keys = true;
-            break;
-        case OPT_PARTITIONS:
-            if (parse_int("--partitions", optarg, 0, 100000, &v, msg, sizeof(msg)))
-                return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
-            io.partitions = (int)v;
-            break;
-        case OPT_SKIP:
-            skip = true;
-            break;
-        case OPT_HELP:
-            (void)fputs(
-                "usage: pgbench-runner pgbench init --scale N [--foreign-keys] [--partitions N] "
-                "[--skip-if-initialized] [--create-database] [--wait-timeout S] [--host H] "
-                "[--port P] [--dbname D] [--user U] [--sslmode M] [--sslrootcert F] "
-                "[-- extra]\n",
-                stdout);
-            return 0;
-        default:
-            return runner_fail(kind, BENCH_EXIT_USAGE, start,
-                               "bad option for pgbench init (see --help)");
-        }
-    }
-    if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-        return runner_fail(kind, BENCH_EXIT_USAGE, start,
-                           "unexpected argument %s (extra "
-                           "pgbench arguments go after --)",
-                           argv[optind]);
-    if (!io.scale)
-        return runner_fail(kind, BENCH_EXIT_USAGE, start, "--scale is required");
-    io.extra_args = (const char *const *)(argv + optind);
-    io.nextra = (size_t)(argc - optind);
     io.quiet = true;
 
     struct bench_argv av = BENCH_ARGV_INIT;
@@ -671,43 +538,20 @@ static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
 
 int runner_cmd_pgbench_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CONN_OPTIONS,
-        {"clients", required_argument, NULL, OPT_CLIENTS},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"duration", required_argument, NULL, OPT_DURATION},
-        {"transactions", required_argument, NULL, OPT_TRANSACTIONS},
-        {"builtin", required_argument, NULL, OPT_BUILTIN},
-        {"script", required_argument, NULL, OPT_SCRIPT},
-        {"protocol", required_argument, NULL, OPT_PROTOCOL},
-        {"rate", required_argument, NULL, OPT_RATE},
-        {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
-        {"no-vacuum", no_argument, NULL, OPT_NO_VACUUM},
-        {"connect", no_argument, NULL, OPT_CONNECT},
-        {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
-        {"failures-detailed", no_argument, NULL, OPT_FAILURES_DETAILED},
-        {"per-statement", no_argument, NULL, OPT_PER_STATEMENT},
-        {"progress", required_argument, NULL, OPT_PROGRESS},
-        {"wait-events", no_argument, NULL, OPT_WAIT_EVENTS},
-        {"server-settings", no_argument, NULL, OPT_SERVER_SETTINGS},
-        {"replica-lag", no_argument, NULL, OPT_REPLICA_LAG},
-        {"replica-timeout", required_argument, NULL, OPT_REPLICA_TIMEOUT},
-        {NULL, 0, NULL, 0},
-    };
     const char *kind = "pgbench";
     double start = runner_now();
-    struct common_opts co = {.wait_timeout_s = DEFAULT_WAIT_TIMEOUT_S};
-    struct bench_pgbench_run_opts ro = {.pgbench_path = pgbench_path(), .progress_s = 1};
-    struct bench_pgbench_script scripts[MAX_SCRIPTS];
-    char *script_names[MAX_SCRIPTS];
-    char *builtin_name = NULL;
-    size_t nscripts = 0;
-    bool wait_events = false, server_settings = false, replica_lag = false;
-    double replica_timeout = DEFAULT_REPLICA_TIMEOUT_S;
+    struct bench_runner_run ra; /* owns the builtin name and the script paths: cleanup at out */
+    int parse_rc;
+    if (!parse_options(BENCH_RUNNER_PGBENCH_RUN, kind, start, argc, argv, &ra, &parse_rc))
+        return parse_rc;
+    struct common_opts co = common_from(&ra.common);
+    struct bench_pgbench_run_opts ro = ra.pg; /* its scripts point into ra */
+    ro.pgbench_path = pgbench_path();
+    bool wait_events = ra.wait_events, server_settings = ra.server_settings,
+         replica_lag = ra.replica_lag;
+    double replica_timeout = ra.replica_timeout_s;
     char msg[1024] = "";
     int exit_code = BENCH_EXIT_USAGE;
-    long v;
-    double d;
     char *app = NULL, *diag_app = NULL;
     char logdir[4096] = "";
     struct bench_argv av = BENCH_ARGV_INIT;
@@ -727,139 +571,18 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         goto out;                                                                                  \
     } while (0)
 
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-        int rc = common_opt(&co, c, optarg, msg, sizeof(msg));
-        if (rc < 0)
-            USAGE_FAIL("%s", msg);
-        if (rc > 0)
-            continue;
-        switch (c) {
-        case OPT_CLIENTS:
-            if (parse_int("--clients", optarg, 1, 100000, &v, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.clients = (int)v;
-            break;
-        case OPT_THREADS:
-            if (parse_int("--threads", optarg, 1, 10000, &v, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.threads = (int)v;
-            break;
-        case OPT_DURATION:
-            if (parse_int("--duration", optarg, 1, 2592000L, &v, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.duration_s = (int)v;
-            break;
-        case OPT_TRANSACTIONS:
-            if (parse_int("--transactions", optarg, 1, 2000000000L, &v, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.transactions = v;
-            break;
-        case OPT_BUILTIN: {
-            int w = 0;
-            free(builtin_name);
-            builtin_name = NULL;
-            if (bench_weighted_parse(optarg, &builtin_name, &w) != 0)
-                USAGE_FAIL("--builtin: expected tpcb-like|simple-update|select-only[@WEIGHT], "
-                           "got %s",
-                           optarg);
-            ro.builtin = builtin_name;
-            ro.builtin_weight = strchr(optarg, '@') ? w : 0;
-            break;
-        }
-        case OPT_SCRIPT: {
-            if (nscripts == MAX_SCRIPTS)
-                USAGE_FAIL("--script: at most %d scripts", MAX_SCRIPTS);
-            char *name = NULL;
-            int w = 0;
-            if (bench_weighted_parse(optarg, &name, &w) != 0)
-                USAGE_FAIL("--script: expected FILE[@WEIGHT], got %s", optarg);
-            script_names[nscripts] = name;
-            scripts[nscripts].path = name;
-            scripts[nscripts].weight = w;
-            nscripts++;
-            if (access(name, R_OK) != 0)
-                USAGE_FAIL("--script: cannot read %s: %s", name, strerror(errno));
-            break;
-        }
-        case OPT_PROTOCOL:
-            if (bench_protocol_parse(optarg, &ro.protocol) != 0)
-                USAGE_FAIL("--protocol: expected simple|extended|prepared, got %s", optarg);
-            break;
-        case OPT_RATE:
-            if (parse_double("--rate", optarg, 0, 1e9, &d, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.rate = d;
-            break;
-        case OPT_LATENCY_LIMIT:
-            if (parse_double("--latency-limit", optarg, 0, 1e9, &d, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.latency_limit_ms = d;
-            break;
-        case OPT_NO_VACUUM:
-            ro.no_vacuum = true;
-            break;
-        case OPT_CONNECT:
-            ro.connect = true;
-            break;
-        case OPT_MAX_TRIES:
-            if (parse_int("--max-tries", optarg, 0, 1000000, &v, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.max_tries = (int)v;
-            break;
-        case OPT_FAILURES_DETAILED:
-            ro.failures_detailed = true;
-            break;
-        case OPT_PER_STATEMENT:
-            ro.per_statement = true;
-            break;
-        case OPT_PROGRESS:
-            if (parse_int("--progress", optarg, 1, 3600, &v, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            ro.progress_s = (int)v;
-            break;
-        case OPT_WAIT_EVENTS:
-            wait_events = true;
-            break;
-        case OPT_SERVER_SETTINGS:
-            server_settings = true;
-            break;
-        case OPT_REPLICA_LAG:
-            replica_lag = true;
-            break;
-        case OPT_REPLICA_TIMEOUT:
-            if (parse_double("--replica-timeout", optarg, 0, 86400, &d, msg, sizeof(msg)))
-                USAGE_FAIL("%s", msg);
-            replica_timeout = d;
-            break;
-        case OPT_HELP:
-            (void)fputs("usage: pgbench-runner pgbench run --clients N --threads N (--duration S | "
-                        "--transactions N) [options] [-- extra pgbench args]; see pgbench-runner "
-                        "--help\n",
-                        stdout);
-            exit_code = 0;
-            goto out;
-        default:
-            USAGE_FAIL("bad option for pgbench run (see --help)");
-        }
-    }
-    if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-        USAGE_FAIL("unexpected argument %s (extra pgbench arguments go after --)", argv[optind]);
-    ro.scripts = scripts;
-    ro.nscripts = nscripts;
-    ro.extra_args = (const char *const *)(argv + optind);
-    ro.nextra = (size_t)(argc - optind);
-    if (!ro.clients)
-        USAGE_FAIL("--clients is required");
+    for (size_t i = 0; i < ro.nscripts; i++)
+        if (access(ro.scripts[i].path, R_OK) != 0)
+            USAGE_FAIL("--%s: cannot read %s: %s",
+                       bench_runner_flag(BENCH_RUNNER_PGBENCH_RUN,
+                                         offsetof(struct bench_runner_run, pg.scripts)),
+                       ro.scripts[i].path, strerror(errno));
     {
         int share = runner_clients_for_worker(ro.clients, msg, sizeof(msg));
         if (share < 0)
             USAGE_FAIL("%s", msg);
         ro.clients = share;
     }
-    if (!ro.threads)
-        ro.threads = 1;
 
     /* the pgbench binary and its version (decides --max-tries / --failures-detailed) */
     {
@@ -1107,9 +830,7 @@ out:
     cJSON_Delete(r);
     bench_txlog_free(tl);
     bench_argv_free(&av);
-    for (size_t i = 0; i < nscripts; i++)
-        free(script_names[i]);
-    free(builtin_name);
+    bench_runner_cleanup(BENCH_RUNNER_PGBENCH_RUN, &ra);
     free(si);
     free(app);
     free(diag_app);

@@ -1,7 +1,7 @@
 /* Child manifests of a BenchmarkRun: init Job, Indexed run Job, fio PVC, HPA. */
 #include "pkg/controller/manifest.h"
+#include "pkg/bench/runner_args.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,15 +119,15 @@ static void push_str(cJSON *a, const char *v)
     cJSON_AddItemToArray(a, ctrl_must(cJSON_CreateString(v)));
 }
 
-static void push_fmt(cJSON *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void push_fmt(cJSON *a, const char *fmt, ...)
+/* Appends the runner's command line built from the flag table (pkg/bench/runner_args.h). */
+static void push_runner_args(cJSON *args, enum bench_runner_cmd cmd, const void *ra)
 {
-    char b[512];
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(b, sizeof(b), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    va_end(ap);
-    push_str(a, b);
+    struct bench_argv av = BENCH_ARGV_INIT;
+    if (bench_runner_build(cmd, ra, &av) != 0) /* only -ENOMEM */
+        abort();
+    for (size_t i = 0; i < av.argc; i++)
+        push_str(args, av.argv[i]);
+    bench_argv_free(&av);
 }
 
 static cJSON *labels_for(const char *br, const char *role)
@@ -349,21 +349,14 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
     ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_INIT, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "init", &c);
-    cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args");
-    push_str(args, "pgbench");
-    push_str(args, "init");
-    push_str(args, "--scale");
-    push_fmt(args, "%d", s->scale);
-    if (s->foreign_keys)
-        push_str(args, "--foreign-keys");
-    if (s->partitions > 0) {
-        push_str(args, "--partitions");
-        push_fmt(args, "%d", s->partitions);
-    }
-    if (s->skip_if_initialized)
-        push_str(args, "--skip-if-initialized");
-    if (s->create_database)
-        push_str(args, "--create-database");
+    struct bench_runner_init ra;
+    bench_runner_defaults(BENCH_RUNNER_PGBENCH_INIT, &ra);
+    ra.pg.scale = s->scale;
+    ra.pg.foreign_keys = s->foreign_keys;
+    ra.pg.partitions = s->partitions;
+    ra.skip_if_initialized = s->skip_if_initialized;
+    ra.common.create_database = s->create_database;
+    push_runner_args(cJSON_GetObjectItemCaseSensitive(c, "args"), BENCH_RUNNER_PGBENCH_INIT, &ra);
     cJSON *job = job_skeleton(br, name, "init", tmpl, s);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     put_num(spec, "completions", 1);
@@ -373,35 +366,25 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
 
 static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct ctrl_spec *s)
 {
-    push_str(args, "pgbench");
-    push_str(args, "run");
-    /* --clients/--threads are those of worker 0 (the largest share); BENCH_CLIENTS_BY_INDEX
-     * tells each worker its own share when clients do not divide evenly. */
-    int c0 = ctrl_worker_clients(s->clients, s->workers, 0);
-    push_str(args, "--clients");
-    push_fmt(args, "%d", c0);
-    push_str(args, "--threads");
-    push_fmt(args, "%d", ctrl_worker_threads(s->threads, s->clients, s->workers, 0));
-    if (s->duration_s > 0) {
-        push_str(args, "--duration");
-        push_fmt(args, "%ld", s->duration_s);
-    } else {
-        push_str(args, "--transactions");
-        push_fmt(args, "%ld", s->transactions);
-    }
-    if (s->builtin) {
-        push_str(args, "--builtin");
-        if (s->n_scripts > 0)
-            push_fmt(args, "%s@%d", s->builtin, s->builtin_weight);
-        else
-            push_str(args, s->builtin);
-    }
+    struct bench_runner_run ra;
+    bench_runner_defaults(BENCH_RUNNER_PGBENCH_RUN, &ra);
+    /* clients/threads are those of worker 0 (the largest share); BENCH_CLIENTS_BY_INDEX tells
+     * each worker its own share when clients do not divide evenly. */
+    ra.pg.clients = ctrl_worker_clients(s->clients, s->workers, 0);
+    ra.pg.threads = ctrl_worker_threads(s->threads, s->clients, s->workers, 0);
+    ra.pg.duration_s = (int)s->duration_s;
+    ra.pg.transactions = s->transactions;
+    ra.pg.builtin = s->builtin;
+    ra.pg.builtin_weight = s->builtin && s->n_scripts > 0 ? s->builtin_weight : 0;
+    struct bench_pgbench_script scripts[CTRL_MAX_SCRIPTS];
+    char paths[CTRL_MAX_SCRIPTS][320];
     for (int i = 0; i < s->n_scripts; i++) {
         char vname[32], dir[96];
         (void)snprintf(vname, sizeof(vname), "script-%d", i);
         (void)snprintf(dir, sizeof(dir), SCRIPTS_DIR "/%d", i);
-        push_str(args, "--script");
-        push_fmt(args, "%s/%s@%d", dir, s->scripts[i].key, s->scripts[i].weight);
+        (void)snprintf(paths[i], sizeof(paths[i]), "%s/%s", dir, s->scripts[i].key);
+        scripts[i].path = paths[i];
+        scripts[i].weight = s->scripts[i].weight;
         cJSON *v = obj();
         put_str(v, "name", vname);
         cJSON *cm = put(v, "configMap", obj());
@@ -413,81 +396,54 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
         cJSON_AddItemToArray(vols, v);
         volume_mount(mounts, vname, dir, true);
     }
-    push_str(args, "--protocol");
-    push_str(args, s->protocol);
-    if (s->rate > 0) {
-        push_str(args, "--rate");
-        push_fmt(args, "%g", s->rate);
-    }
-    if (s->latency_limit_ms > 0) {
-        push_str(args, "--latency-limit");
-        push_fmt(args, "%g", s->latency_limit_ms);
-    }
-    if (s->no_vacuum)
-        push_str(args, "--no-vacuum");
-    if (s->connect)
-        push_str(args, "--connect");
-    if (s->max_tries != 1) {
-        push_str(args, "--max-tries");
-        push_fmt(args, "%d", s->max_tries);
-    }
-    if (s->failures_detailed)
-        push_str(args, "--failures-detailed");
-    if (s->per_statement)
-        push_str(args, "--per-statement");
-    push_str(args, "--progress");
-    push_fmt(args, "%d", s->progress_s);
-    if (s->wait_events)
-        push_str(args, "--wait-events");
-    if (s->server_settings)
-        push_str(args, "--server-settings");
-    if (s->replica_lag) {
-        push_str(args, "--replica-lag");
-        push_str(args, "--replica-timeout");
-        push_fmt(args, "%d", s->replica_timeout_s);
-    }
-    if (s->n_extra_args > 0) {
-        push_str(args, "--");
-        for (int i = 0; i < s->n_extra_args; i++)
-            push_str(args, s->extra_args[i]);
-    }
+    ra.pg.scripts = scripts;
+    ra.pg.nscripts = (size_t)s->n_scripts;
+    if (bench_protocol_parse(s->protocol, &ra.pg.protocol) != 0)
+        ra.pg.protocol = BENCH_PROTOCOL_DEFAULT; /* the spec parser allows only the three */
+    ra.pg.rate = s->rate;
+    ra.pg.latency_limit_ms = s->latency_limit_ms;
+    ra.pg.no_vacuum = s->no_vacuum;
+    ra.pg.connect = s->connect;
+    ra.pg.max_tries = s->max_tries != 1 ? s->max_tries : 0; /* 1 is pgbench's default */
+    ra.pg.failures_detailed = s->failures_detailed;
+    ra.pg.per_statement = s->per_statement;
+    ra.pg.progress_s = s->progress_s;
+    ra.wait_events = s->wait_events;
+    ra.server_settings = s->server_settings;
+    ra.replica_lag = s->replica_lag;
+    if (s->replica_lag)
+        ra.replica_timeout_s = s->replica_timeout_s;
+    ra.pg.extra_args = s->extra_args;
+    ra.pg.nextra = (size_t)s->n_extra_args;
+    push_runner_args(args, BENCH_RUNNER_PGBENCH_RUN, &ra);
 }
 
 static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
                      const struct ctrl_spec *s)
 {
-    push_str(args, "fio");
-    push_str(args, "--directory");
-    push_str(args, FIO_DIR);
+    struct bench_runner_fio ra;
+    bench_runner_defaults(BENCH_RUNNER_FIO, &ra);
+    struct bench_fio_job_opts jobs[CTRL_MAX_FIO_JOBS];
     for (int i = 0; i < s->n_fio_jobs; i++) {
         const struct ctrl_fio_job *j = &s->fio_jobs[i];
-        push_str(args, i == 0 ? "--name" : "--job"); /* --job starts another job */
-        push_str(args, j->name);
-        push_str(args, "--rw");
-        push_str(args, j->rw);
-        push_str(args, "--bs");
-        push_str(args, j->bs);
-        push_str(args, "--iodepth");
-        push_fmt(args, "%d", j->iodepth);
-        push_str(args, "--numjobs");
-        push_fmt(args, "%d", j->numjobs);
-        push_str(args, "--size");
-        push_str(args, j->size);
-        push_str(args, "--runtime");
-        push_fmt(args, "%d", j->runtime_s);
-        if (j->direct)
-            push_str(args, "--direct");
-        push_str(args, "--ioengine");
-        push_str(args, j->ioengine);
-        if (j->fsync > 0) {
-            push_str(args, "--fsync");
-            push_fmt(args, "%d", j->fsync);
-        }
-        if (j->fdatasync > 0) {
-            push_str(args, "--fdatasync");
-            push_fmt(args, "%d", j->fdatasync);
-        }
+        jobs[i] = (struct bench_fio_job_opts){
+            .name = j->name,
+            .rw = j->rw,
+            .bs = j->bs,
+            .iodepth = j->iodepth,
+            .numjobs = j->numjobs,
+            .size = j->size,
+            .runtime_s = j->runtime_s,
+            .direct = j->direct,
+            .ioengine = j->ioengine,
+            .fsync = j->fsync,
+            .fdatasync = j->fdatasync,
+        };
     }
+    ra.fio.directory = FIO_DIR;
+    ra.fio.jobs = jobs;
+    ra.fio.njobs = (size_t)s->n_fio_jobs;
+    push_runner_args(args, BENCH_RUNNER_FIO, &ra);
     char pvc[300];
     ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, pvc, sizeof(pvc));
     cJSON *v = obj();

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/bench/runner_args.h"
 #include "pkg/controller/manifest.h"
 
 static const char *br_json =
@@ -144,8 +145,8 @@ static void test_run_job(void **state)
     assert_true(has_arg(args, "--threads", "3"));
     assert_true(has_arg(args, "--duration", "60"));
     assert_true(has_arg(args, "--script", "/etc/pgbench/scripts/0/r.sql@2"));
-    assert_false(has_arg(args, "--builtin", NULL)); /* scripts only */
-    assert_true(has_arg(args, "--progress", "1"));
+    assert_false(has_arg(args, "--builtin", NULL));  /* scripts only */
+    assert_false(has_arg(args, "--progress", NULL)); /* the default, left to the runner */
     assert_true(has_arg(args, "--wait-events", NULL));
 
     /* /tmp is an emptyDir (read-only root), the script ConfigMap is mounted */
@@ -283,6 +284,187 @@ static void test_user_security_context_cannot_escalate(void **state)
     cJSON_Delete(br);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The manifests' runner command lines, read back by the runner's own parser: every spec field
+ * arrives, and specs at the edges of the spec's ranges stay inside the runner's (the spec
+ * validation is what keeps the infallible builder's input valid).
+ * ------------------------------------------------------------------------------------------- */
+
+/* The container's args as an argv for bench_runner_parse (argv[0] = the last subcommand word).
+ * The strings are borrowed from job. */
+static int runner_argv(const cJSON *job, enum bench_runner_cmd cmd, char **argv, int cap)
+{
+    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    const cJSON *args = ctrl_jget(c, "args");
+    int skip = cmd == BENCH_RUNNER_FIO ? 0 : 1; /* "pgbench" before "run"/"init" */
+    int n = 0;
+    for (int i = skip; i < cJSON_GetArraySize(args) && n < cap - 1; i++)
+        argv[n++] = cJSON_GetArrayItem(args, i)->valuestring;
+    argv[n] = NULL;
+    return n;
+}
+
+static void parse_back(const cJSON *job, enum bench_runner_cmd cmd, void *out)
+{
+    char *argv[256];
+    int argc = runner_argv(job, cmd, argv, 256);
+    char err[512] = "";
+    int rc = bench_runner_parse(cmd, argc, argv, out, err, sizeof(err));
+    if (rc)
+        fail_msg("the runner refuses the manifest's args: %s", err);
+}
+
+static void check_run_args(const char *json)
+{
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s = spec_of(json);
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    struct bench_runner_run r;
+    parse_back(job, BENCH_RUNNER_PGBENCH_RUN, &r);
+    assert_int_equal(r.pg.clients, ctrl_worker_clients(s.clients, s.workers, 0));
+    assert_int_equal(r.pg.threads, ctrl_worker_threads(s.threads, s.clients, s.workers, 0));
+    assert_int_equal(r.pg.duration_s, s.duration_s);
+    assert_int_equal(r.pg.transactions, s.transactions);
+    if (s.builtin)
+        assert_string_equal(r.pg.builtin, s.builtin);
+    else
+        assert_null(r.pg.builtin);
+    assert_int_equal(r.pg.builtin_weight, s.n_scripts > 0 ? s.builtin_weight : 0);
+    assert_int_equal(r.pg.nscripts, s.n_scripts);
+    for (int i = 0; i < s.n_scripts; i++) {
+        char path[320];
+        (void)snprintf(path, sizeof(path), "/etc/pgbench/scripts/%d/%s", i, s.scripts[i].key);
+        assert_string_equal(r.pg.scripts[i].path, path);
+        assert_int_equal(r.pg.scripts[i].weight, s.scripts[i].weight);
+    }
+    assert_string_equal(bench_protocol_name(r.pg.protocol), s.protocol);
+    assert_true(r.pg.rate == s.rate);
+    assert_true(r.pg.latency_limit_ms == s.latency_limit_ms);
+    assert_int_equal(r.pg.no_vacuum, s.no_vacuum);
+    assert_int_equal(r.pg.connect, s.connect);
+    /* 1 is pgbench's default and not passed. 0 (unlimited) cannot be told from "not given" in
+     * bench_pgbench_run_opts.max_tries, so it is not passed either (a known gap) */
+    assert_int_equal(r.pg.max_tries, s.max_tries == 1 ? 0 : s.max_tries);
+    assert_int_equal(r.pg.failures_detailed, s.failures_detailed);
+    assert_int_equal(r.pg.per_statement, s.per_statement);
+    assert_int_equal(r.pg.progress_s, s.progress_s);
+    assert_int_equal(r.wait_events, s.wait_events);
+    assert_int_equal(r.server_settings, s.server_settings);
+    assert_int_equal(r.replica_lag, s.replica_lag);
+    if (s.replica_lag)
+        assert_true(r.replica_timeout_s == s.replica_timeout_s);
+    assert_int_equal(r.pg.nextra, s.n_extra_args);
+    for (int i = 0; i < s.n_extra_args; i++)
+        assert_string_equal(r.pg.extra_args[i], s.extra_args[i]);
+    bench_runner_cleanup(BENCH_RUNNER_PGBENCH_RUN, &r);
+    cJSON_Delete(job);
+
+    if (s.init) {
+        job = ctrl_manifest_init_job(br, &s, &cfg);
+        struct bench_runner_init in;
+        parse_back(job, BENCH_RUNNER_PGBENCH_INIT, &in);
+        assert_int_equal(in.pg.scale, s.scale);
+        assert_int_equal(in.pg.partitions, s.partitions);
+        assert_int_equal(in.pg.foreign_keys, s.foreign_keys);
+        assert_int_equal(in.skip_if_initialized, s.skip_if_initialized);
+        assert_int_equal(in.common.create_database, s.create_database);
+        assert_int_equal(in.pg.nextra, 0);
+        bench_runner_cleanup(BENCH_RUNNER_PGBENCH_INIT, &in);
+        cJSON_Delete(job);
+    }
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+#define TGT "\"target\":{\"host\":\"pg\",\"user\":\"u\",\"createDatabase\":true}"
+
+static void test_run_args_parse_back(void **state)
+{
+    (void)state;
+    /* every field at the top of its spec range */
+    char json[8192];
+    int n = snprintf(json, sizeof(json),
+                     "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":true,"
+                     "\"serverSettings\":true,\"replicaCatchUpTimeoutSeconds\":86400},"
+                     "\"workload\":{\"pgbench\":{\"init\":{\"scale\":100000,\"partitions\":10000,"
+                     "\"foreignKeys\":true,\"skipIfInitialized\":true},\"run\":{\"clients\":"
+                     "100000,\"threads\":1024,\"durationSeconds\":604800,\"builtin\":"
+                     "\"select-only\",\"builtinWeight\":1000,\"protocol\":\"prepared\",\"rate\":"
+                     "1e9,\"latencyLimitMs\":3.6e6,\"noVacuum\":true,\"connect\":true,"
+                     "\"maxTries\":1000000,\"failuresDetailed\":true,\"perStatementLatencies\":"
+                     "true,\"progressSeconds\":3600,\"scripts\":[");
+    for (int i = 0; i < CTRL_MAX_SCRIPTS; i++)
+        n += snprintf(json + n, sizeof(json) - (size_t)n,
+                      "%s{\"configMapRef\":{\"name\":\"cm\",\"key\":\"s%d.sql\"},\"weight\":1000}",
+                      i ? "," : "", i);
+    n += snprintf(json + n, sizeof(json) - (size_t)n, "],\"extraArgs\":[");
+    for (int i = 0; i < CTRL_MAX_EXTRA_ARGS; i++)
+        n += snprintf(json + n, sizeof(json) - (size_t)n, "%s\"-Dv%d=%d\"", i ? "," : "", i, i);
+    (void)snprintf(json + n, sizeof(json) - (size_t)n, "]}}}}");
+    check_run_args(json);
+
+    /* transactions at the top, odd numbers, several workers */
+    check_run_args("{" TGT ",\"workers\":3,\"workload\":{\"pgbench\":{\"run\":{\"clients\":7,"
+                   "\"threads\":5,\"transactions\":1000000000,\"rate\":0.1,\"latencyLimitMs\":"
+                   "2.75,\"protocol\":\"extended\",\"builtin\":\"simple-update\",\"extraArgs\":["
+                   "\"--define\",\"a=b\",\"--continue-on-error\",\"-s\",\"10\"]}}}}");
+
+    /* every field at the bottom of its range (or off) */
+    check_run_args(
+        "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":false,"
+        "\"serverSettings\":false,\"replicaCatchUpTimeoutSeconds\":0},\"workload\":{\"pgbench\":"
+        "{\"init\":{\"scale\":1,\"partitions\":0},\"run\":{\"clients\":1,\"threads\":1,"
+        "\"durationSeconds\":1,\"builtinWeight\":0,\"maxTries\":0,\"progressSeconds\":1,"
+        "\"scripts\":[{\"configMapRef\":{\"name\":\"cm\",\"key\":\"k\"},\"weight\":0}]}}}}");
+}
+
+static void test_fio_args_parse_back(void **state)
+{
+    (void)state;
+    char json[4096];
+    int n = snprintf(json, sizeof(json), "{\"workload\":{\"fio\":{\"jobs\":[");
+    for (int i = 0; i < CTRL_MAX_FIO_JOBS; i++)
+        n += snprintf(json + n, sizeof(json) - (size_t)n,
+                      "%s{\"name\":\"j%d\",\"rw\":\"%s\",\"bs\":\"%dk\",\"size\":\"%dM\","
+                      "\"ioengine\":\"%s\",\"iodepth\":%d,\"numjobs\":%d,\"runtimeSeconds\":%d,"
+                      "\"fsync\":%d,\"fdatasync\":%d,\"direct\":%s}",
+                      i ? "," : "", i, i % 2 ? "randwrite" : "randrw", 4 << (i % 3), i + 1,
+                      i % 2 ? "io_uring" : "psync", i % 2 ? 4096 : 1, i % 2 ? 256 : 1,
+                      i % 2 ? 86400 : 1, i % 2 ? 1000000 : 0, i % 2 ? 0 : 1000000,
+                      i % 2 ? "true" : "false");
+    (void)snprintf(json + n, sizeof(json) - (size_t)n, "]}}}");
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s = spec_of(json);
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    struct bench_runner_fio f;
+    parse_back(job, BENCH_RUNNER_FIO, &f);
+    assert_string_equal(f.fio.directory, "/data");
+    assert_int_equal(f.fio.njobs, s.n_fio_jobs);
+    for (int i = 0; i < s.n_fio_jobs; i++) {
+        const struct ctrl_fio_job *x = &s.fio_jobs[i];
+        const struct bench_fio_job_opts *y = &f.fio.jobs[i];
+        assert_string_equal(y->name, x->name);
+        assert_string_equal(y->rw, x->rw);
+        assert_string_equal(y->bs, x->bs);
+        assert_string_equal(y->size, x->size);
+        assert_string_equal(y->ioengine, x->ioengine);
+        assert_int_equal(y->iodepth, x->iodepth);
+        assert_int_equal(y->numjobs, x->numjobs);
+        assert_int_equal(y->runtime_s, x->runtime_s);
+        assert_int_equal(y->fsync, x->fsync);
+        assert_int_equal(y->fdatasync, x->fdatasync);
+        assert_int_equal(y->direct, x->direct);
+    }
+    bench_runner_cleanup(BENCH_RUNNER_FIO, &f);
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +472,8 @@ int main(void)
         cmocka_unit_test(test_init_job_and_transactions),
         cmocka_unit_test(test_fio_and_hpa),
         cmocka_unit_test(test_user_security_context_cannot_escalate),
+        cmocka_unit_test(test_run_args_parse_back),
+        cmocka_unit_test(test_fio_args_parse_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
