@@ -12,7 +12,7 @@ FROM debian:${DEBIAN_RELEASE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential make pkg-config \
-      libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev \
+      libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile ./
