@@ -60,11 +60,6 @@ static void fio_signal(uv_signal_t *s, int signum)
     (void)child_kill(&f->child, signum);
 }
 
-static int add_result_error(const char *msg, void *ctx)
-{
-    return bench_result_add_error(ctx, msg);
-}
-
 int runner_cmd_fio(int argc, char **argv)
 {
     const char *kind = "fio";
@@ -154,7 +149,7 @@ int runner_cmd_fio(int argc, char **argv)
         (void)bench_result_add_error(r, msg);
     }
     if (prc == 0) /* failed jobs, jobs without I/O or latencies: the same as `parse fio` */
-        (void)bench_fio_result_errors(res, add_result_error, r);
+        (void)bench_result_add_fio_errors(r, res);
     if (f.signal) {
         (void)snprintf(msg, sizeof(msg), "terminated by signal %d; forwarded to fio", f.signal);
         (void)bench_result_add_error(r, msg);

@@ -166,10 +166,7 @@ static int cmd_parse_fio(int argc, char **argv)
     if (rc)
         return runner_fail("fio", BENCH_EXIT_USAGE, start, "parse fio: %s",
                            err[0] ? err : strerror(-rc));
-    bool complete = fio->njobs > 0;
-    for (size_t i = 0; i < fio->njobs; i++)
-        if (fio->jobs[i].error)
-            complete = false;
+    bool complete = bench_fio_result_complete(fio);
     int exit_code = complete ? BENCH_EXIT_OK : BENCH_EXIT_PARTIAL;
     struct bench_result_meta m = {
         .kind = "fio",
@@ -179,16 +176,8 @@ static int cmd_parse_fio(int argc, char **argv)
         .complete = complete,
     };
     cJSON *r = bench_result_new(&m);
-    if (!r || bench_result_add_fio(r, fio))
+    if (!r || bench_result_add_fio(r, fio) || bench_result_add_fio_errors(r, fio))
         abort();
-    for (size_t i = 0; i < fio->njobs; i++) {
-        if (fio->jobs[i].error) {
-            char msg[256];
-            (void)snprintf(msg, sizeof(msg), "fio job %s failed: %s", fio->jobs[i].name,
-                           strerror(fio->jobs[i].error));
-            (void)bench_result_add_error(r, msg);
-        }
-    }
     runner_emit(r);
     cJSON_Delete(r);
     bench_fio_result_free(fio);

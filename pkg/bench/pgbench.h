@@ -5,7 +5,7 @@
  * sets for the child; the optional host/port/user/dbname fields below add -h/-p/-U/dbname. There
  * is no password field on purpose.
  *
- * Parsers accept the console output of pgbench 12 to 17 (stdout and stderr, in any interleaving
+ * Parsers accept the console output of pgbench 12 to 19 (stdout and stderr, in any interleaving
  * of whole lines), -P progress lines, and -l per-transaction logs. They never print; malformed
  * input is skipped (counted), never fatal. Every buffer has a cap. */
 #ifndef PGBO_BENCH_PGBENCH_H
@@ -172,12 +172,12 @@ struct bench_pgbench_script_stats {
     int script;           /* 0-based */
     char *name;           /* "<builtin: TPC-B (sort of)>" or the file name */
     int weight;           /* -1 when absent */
-    int64_t transactions; /* successful ones: pgbench > 17 " - number of transactions actually
+    int64_t transactions; /* successful ones: pgbench 18+ " - number of transactions actually
                              processed: N", older " - N transactions (...)" */
     int64_t failed;       /* -1 when absent */
     double tps;           /* NAN when absent */
     double latency_avg_ms, latency_stddev_ms; /* NAN when absent */
-    int processed_line; /* private: the > 17 "actually processed" line was seen */
+    int processed_line; /* private: the 18+ "actually processed" line was seen */
 };
 
 /* Caps on collected lists: further entries are counted in the *_dropped fields. */
@@ -208,7 +208,7 @@ struct bench_pgbench_result {
     double failed_pct;
     int64_t serialization_failures; /* "number of serialization failures" (>= 15 detailed) */
     int64_t deadlock_failures;
-    int64_t other_failures; /* "number of other failures" (pgbench > 17, --continue-on-error) */
+    int64_t other_failures; /* "number of other failures" (pgbench 19, --continue-on-error) */
     int64_t retried;        /* "number of transactions retried" */
     int64_t retries;        /* "total number of retries" */
     int64_t skipped;        /* "number of transactions skipped" (-R -L) */

@@ -337,6 +337,16 @@ int bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio)
     return put_item(result, KEY(FIO), bench_fio_result_to_json(fio));
 }
 
+static int add_error_cb(const char *msg, void *ctx)
+{
+    return bench_result_add_error(ctx, msg);
+}
+
+int bench_result_add_fio_errors(cJSON *result, const struct bench_fio_result *fio)
+{
+    return bench_fio_result_errors(fio, add_error_cb, result);
+}
+
 int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
                           double duration_s)
 {

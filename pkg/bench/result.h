@@ -50,6 +50,9 @@ int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *p
                              const struct bench_pgbench_run_opts *run);
 /* Adds "fio": bench_fio_result_to_json(fio). Returns 0 or -ENOMEM. */
 int bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio);
+/* Appends to "errors" what bench_fio_result_errors says of fio's output: failed jobs, jobs
+ * without I/O, latencies missing and why. The `fio` and `parse fio` commands both use it. */
+int bench_result_add_fio_errors(cJSON *result, const struct bench_fio_result *fio);
 /* Adds "init": {"skipped":..,"reason":..,"scale":..,"durationSeconds":..}. reason may be NULL. */
 int bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
                           double duration_s);

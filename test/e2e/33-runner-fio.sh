@@ -67,4 +67,17 @@ j = r["fio"]["jobs"][0]
 assert abs(j["write"]["iops"] - raw["jobs"][0]["write"]["iops"]) < 0.01
 assert j["sync"]["p99"] > 0
 PY
-pass "fio psync+fdatasync and libaio+direct jobs; gtod_reduce refused; parse fio"
+
+# parse fio and fio agree on output without latencies: a real fio run with gtod_reduce=1 keeps
+# its iops, has null latencies and an errors[] entry naming the job and the cause
+fio --output-format=json --name=fast --directory="$TMP/data" --rw=randread --bs=4k --size=1M \
+    --ioengine=psync --gtod_reduce=1 >"$TMP/gtod.json" 2>/dev/null || fail "bare fio (gtod_reduce) failed"
+"$RUNNER" parse fio <"$TMP/gtod.json" >"$TMP/gtod.out" 2>/dev/null || fail "parse fio (gtod_reduce) exited $?"
+python3 - "$TMP/gtod.out" <<'PY' || fail "parse fio on gtod_reduce output"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+j = r["fio"]["jobs"][0]
+assert j["read"]["iops"] > 0 and j["read"]["clatUs"] is None, j
+assert any("fast" in e and "gtod_reduce" in e for e in r["errors"]), r["errors"]
+PY
+pass "fio psync+fdatasync and libaio+direct jobs; gtod_reduce refused; parse fio (also without latencies)"
