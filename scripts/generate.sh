@@ -4,6 +4,7 @@
 #   crds/benchmarkrun.yaml   the status schema of the results and the printer columns
 #   docs/result-schema.md    the field tables
 #   docs/spec.md             the result rows of the status table
+#   docs/design.md           the runner's commands, from `pgbench-runner --help` (its flag table)
 # then copies the CRD into the chart and deploy/install.yaml (scripts/render-install.sh).
 #
 # usage: scripts/generate.sh           regenerate (needs build/bin/pgbench-gen-contract: make)
@@ -53,6 +54,13 @@ sys.stdout.write('\n'.join(out))
 EOF
 }
 
+# the runner's commands as its --help prints them (pkg/bench/runner_args.c)
+runner_commands() {
+    echo '```'
+    "$BUILD/bin/pgbench-runner" --help | sed -n '/^commands:/,/^$/p' | sed '1d;$d'
+    echo '```'
+}
+
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/crds" "$tmp/docs"
@@ -62,9 +70,10 @@ cp "$tmp/crd1" "$tmp/crds.yaml"
 splice "$tmp/crds.yaml" 2 "$GEN" crd-status 16 >"$tmp/crds/benchmarkrun.yaml"
 splice docs/result-schema.md 1 "$GEN" docs-result >"$tmp/docs/result-schema.md"
 splice docs/spec.md 1 "$GEN" docs-status >"$tmp/docs/spec.md"
+splice docs/design.md 1 runner_commands >"$tmp/docs/design.md"
 
 status=0
-for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md; do
+for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md docs/design.md; do
     if [ "$check" = 1 ]; then
         if ! diff -u "$f" "$tmp/$f" >"$tmp/diff"; then
             echo "generate: $f differs from pkg/bench/fields.c; run make generate" >&2
