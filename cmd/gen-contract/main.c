@@ -155,8 +155,11 @@ static void crd_columns(int ind)
         printf("%*s- name: %s\n", ind, "", c->name);
         printf("%*s  type: %s\n", ind, "", c->type);
         printf("%*s  jsonPath: %s\n", ind, "", c->json_path);
-        if (c->description)
-            printf("%*s  description: %s\n", ind, "", c->description);
+        if (c->description) {
+            printf("%*s  description: ", ind, "");
+            yq(c->description);
+            putchar('\n');
+        }
         if (c->priority)
             printf("%*s  priority: %d\n", ind, "", c->priority);
     }

@@ -7,8 +7,8 @@
 #include <string.h>
 
 const struct bench_field bench_fields[] = {
-#define ROW(id, path, type, unit, merge, compact, status, presence, max_items, downsample, desc)  \
-    [BK_##id] = {path,   BF_##type,   unit,       BM_##merge, compact,                                \
+#define ROW(id, path, type, unit, merge, compact, status, presence, max_items, downsample, desc)   \
+    [BK_##id] = {path,   BF_##type,     unit,      BM_##merge, compact,                            \
                  status, BP_##presence, max_items, downsample, desc},
 #include "pkg/bench/fields.def"
 #undef ROW
@@ -19,15 +19,17 @@ const size_t bench_nfields = BK__COUNT;
 const struct bench_column bench_columns[] = {
     {"Phase", "string", ".status.phase", NULL, 0},
     {"Target", "string", ".status.target", NULL, 0},
-    {"Workers", "integer", ".spec.workers", NULL, 0},
-    {"Clients", "integer", ".status.clients", NULL, 0},
-    {"TPS", "number", ".status.summary.tps", "Transactions per second, summed over all workers",
-     0},
-    {"Latency avg", "number", ".status.summary.latencyAvgMs",
-     "Average transaction latency in milliseconds", 0},
-    {"P99", "number", ".status.summary.latencyP99Ms",
-     "99th percentile transaction latency in milliseconds (merged histograms)", 0},
+    {"Result", "string", ".status.display.result",
+     "The result in one line: tps and p99 for pgbench, IOPS and p99 per fio job", 0},
     {"Age", "date", ".metadata.creationTimestamp", NULL, 0},
+    {"Workers", "integer", ".spec.workers", NULL, 1},
+    {"Clients", "integer", ".status.clients", "Clients over all workers (pgbench)", 1},
+    {"TPS", "number", ".status.display.tps",
+     "Transactions per second, summed over all workers, rounded to 0.1", 1},
+    {"P99 (ms)", "number", ".status.display.latencyP99Ms",
+     "99th percentile transaction latency in milliseconds (merged histograms), rounded to 0.01",
+     1},
+    {"Failed", "integer", ".status.display.failed", "Failed transactions and aborted clients", 1},
     {"Message", "string", ".status.message", NULL, 1},
 };
 

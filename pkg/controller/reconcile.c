@@ -495,8 +495,12 @@ static void decide_pending(struct dctx *d)
     set_time(d, "startTime");
     char target[400];
     ctrl_spec_target_string(s, target, sizeof(target));
-    ctrl_jset_str(d->st, "target", s->workload == CTRL_WL_FIO && !s->host[0] ? "fio" : target);
-    ctrl_jset_num(d->st, "clients", s->workload == CTRL_WL_PGBENCH ? s->clients : 0);
+    if (s->workload == CTRL_WL_FIO && !s->host[0]) /* what a storage probe measures */
+        (void)snprintf(target, sizeof(target), "storageclass/%s",
+                       s->storage_class && *s->storage_class ? s->storage_class : "(default)");
+    ctrl_jset_str(d->st, "target", target);
+    if (s->workload == CTRL_WL_PGBENCH)
+        ctrl_jset_num(d->st, "clients", s->clients);
     if (s->init && s->workload == CTRL_WL_PGBENCH) {
         set_phase(d, "Initializing");
         (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);

@@ -182,13 +182,26 @@ static cJSON *project_item(const struct bench_field *list, const cJSON *item)
 
 /* A list in status: at most max_items, kept from the start or, for downsampled lists (long
  * timelines), evenly spaced. */
+/* Items status leaves out: statements that ran no SQL (meta-commands such as \set). */
+static bool left_out(const struct bench_field *list, const cJSON *item)
+{
+    const cJSON *c =
+        list == &bench_fields[BK_STATEMENTS] ? bench_get(item, BK_STATEMENTS_COMMAND) : NULL;
+    return cJSON_IsString(c) && c->valuestring[0] == '\\';
+}
+
 static cJSON *project_list(const struct bench_field *list, const cJSON *src)
 {
     cJSON *a = ctrl_must(cJSON_CreateArray());
     int n = cJSON_GetArraySize(src), max = list->max_items;
     int step = list->downsample && n > max ? (n + max - 1) / max : 1;
-    for (int i = 0, kept = 0; i < n && kept < max; i += step, kept++)
-        cJSON_AddItemToArray(a, project_item(list, cJSON_GetArrayItem(src, i)));
+    for (int i = 0, kept = 0; i < n && kept < max; i += step) {
+        const cJSON *item = cJSON_GetArrayItem(src, i);
+        if (left_out(list, item))
+            continue;
+        cJSON_AddItemToArray(a, project_item(list, item));
+        kept++;
+    }
     return a;
 }
 
@@ -290,9 +303,129 @@ bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t 
     return false;
 }
 
+/* ---- display: the result as a person reads it ---------------------------------------- */
+
+/* v with thousands separators and no decimals: 2,561. */
+static void fmt_grouped(char *out, size_t len, double v)
+{
+    char digits[32];
+    (void)snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+    size_t n = strlen(digits), o = 0;
+    if (v < 0 && o + 1 < len)
+        out[o++] = '-';
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+}
+
+/* Three significant digits (0.412, 1.21, 10.0, 123), grouped above 999. */
+static void fmt_sig3(char *out, size_t len, double v)
+{
+    double a = fabs(v);
+    if (a >= 999.5)
+        fmt_grouped(out, len, v);
+    else
+        (void)snprintf(out, len, "%.*f", a >= 99.95 ? 0 : a >= 9.995 ? 1 : a >= 0.9995 ? 2 : 3, v);
+}
+
+/* A rate with a k/M suffix: 850, 12.3k, 1.20M. */
+static void fmt_rate(char *out, size_t len, double v)
+{
+    if (v >= 1e6)
+        (void)snprintf(out, len, "%.2fM", v / 1e6);
+    else if (v >= 1e4)
+        (void)snprintf(out, len, "%.1fk", v / 1e3);
+    else
+        fmt_grouped(out, len, v);
+}
+
+/* v rounded to that many decimals (by dividing, so 2561.2 prints as 2561.2). */
+static double rounded(double v, int decimals)
+{
+    double p = pow(10, decimals);
+    return round(v * p) / p;
+}
+
+/* "randread 12.3k IOPS · p99 0.41 ms": IOPS of both directions, the sync latency when the job
+ * synced (the commit-latency floor a WAL test is for), else the slower direction's clat. */
+static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
+{
+    char iops[32], lat[32];
+    const cJSON *name = field(j, bench_status_key(BK_FIO_JOBS_NAME));
+    double r = item_num(j, bench_status_key(BK_FIO_JOBS_READ_IOPS));
+    double wr = item_num(j, bench_status_key(BK_FIO_JOBS_WRITE_IOPS));
+    double sync = item_num(j, bench_status_key(BK_FIO_JOBS_SYNC_P99));
+    double rl = item_num(j, bench_status_key(BK_FIO_JOBS_READ_CLAT_US_P99));
+    double wl = item_num(j, bench_status_key(BK_FIO_JOBS_WRITE_CLAT_US_P99));
+    double clat = isfinite(rl) && (!isfinite(wl) || rl > wl) ? rl : wl;
+    fmt_rate(iops, sizeof(iops), (isfinite(r) ? r : 0) + (isfinite(wr) ? wr : 0));
+    int n = snprintf(out, len, "%s%s%s IOPS", named && cJSON_IsString(name) ? name->valuestring : "",
+                     named ? " " : "", iops);
+    if (n >= 0 && (size_t)n < len && (isfinite(sync) || isfinite(clat))) {
+        fmt_sig3(lat, sizeof(lat), (isfinite(sync) ? sync : clat) / 1000.0);
+        n += snprintf(out + n, len - (size_t)n, " · %sp99 %s ms", isfinite(sync) ? "sync " : "",
+                      lat);
+    }
+    return n;
+}
+
+/* status.display from status.summary or status.fio (already projected). */
+static void set_display(cJSON *status)
+{
+    cJSON *d = ctrl_must(cJSON_CreateObject());
+    char line[CTRL_MAX_MESSAGE] = "", a[32], b[32];
+    double tps = status_num(status, BK_SUMMARY_TPS);
+    double avg = status_num(status, BK_SUMMARY_LATENCY_AVG_MS);
+    double p99 = status_num(status, BK_SUMMARY_LATENCY_P99_MS);
+    double failed = status_num(status, BK_SUMMARY_FAILED_TRANSACTIONS);
+    double aborted = status_num(status, BK_SUMMARY_ABORTED_CLIENTS);
+    const cJSON *jobs = bench_status_get(status, BK_FIO_JOBS);
+    if (isfinite(tps)) {
+        double bad = (isfinite(failed) ? failed : 0) + (isfinite(aborted) ? aborted : 0);
+        ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_TPS), cJSON_CreateNumber(rounded(tps, 1)));
+        if (isfinite(avg))
+            ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_AVG_MS),
+                      cJSON_CreateNumber(rounded(avg, 2)));
+        if (isfinite(p99))
+            ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_P99_MS),
+                      cJSON_CreateNumber(rounded(p99, 2)));
+        ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_FAILED), cJSON_CreateNumber(bad));
+        if (tps >= 99.95)
+            fmt_grouped(a, sizeof(a), tps);
+        else
+            (void)snprintf(a, sizeof(a), "%.1f", tps);
+        int n = snprintf(line, sizeof(line), "%s tps", a);
+        if (isfinite(p99) && n >= 0 && (size_t)n < sizeof(line)) {
+            fmt_sig3(b, sizeof(b), p99);
+            n += snprintf(line + n, sizeof(line) - (size_t)n, " · p99 %s ms", b);
+        }
+        if (bad > 0 && n >= 0 && (size_t)n < sizeof(line))
+            (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f failed", bad);
+    } else if (cJSON_GetArraySize(jobs) > 0) {
+        size_t n = 0;
+        const cJSON *j;
+        cJSON_ArrayForEach(j, jobs)
+        {
+            if (n && n + 2 < sizeof(line))
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "; ");
+            int k = fio_job_line(j, cJSON_GetArraySize(jobs) > 1, line + n, sizeof(line) - n);
+            if (k < 0 || (size_t)k >= sizeof(line) - n)
+                break;
+            n += (size_t)k;
+        }
+    }
+    if (line[0])
+        ctrl_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
+    ctrl_jset(status, bench_fields[BK_STATUS_DISPLAY].status, d);
+}
+
 void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n)
 {
     project(status, agg);
+    set_display(status);
 
     /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the
      * controller saw of each pod. */
@@ -348,15 +481,10 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
         if (n >= 0 && (size_t)n < len)
             (void)snprintf(out + n, len - (size_t)n, " (%d worker%s)", workers,
                            workers == 1 ? "" : "s");
-    } else if (cJSON_GetArraySize(fio) > 0) {
-        const cJSON *j = cJSON_GetArrayItem(fio, 0);
-        const cJSON *name = field(j, bench_status_key(BK_FIO_JOBS_NAME));
-        const cJSON *r = field(j, bench_status_key(BK_FIO_JOBS_READ_IOPS));
-        const cJSON *wr = field(j, bench_status_key(BK_FIO_JOBS_WRITE_IOPS));
-        (void)snprintf(out, len, "fio %s: read %.0f IOPS, write %.0f IOPS",
-                       cJSON_IsString(name) ? name->valuestring : "",
-                       cJSON_IsNumber(r) ? r->valuedouble : 0.0,
-                       cJSON_IsNumber(wr) ? wr->valuedouble : 0.0);
+    } else if (cJSON_GetArraySize(fio) > 0 &&
+               cJSON_IsString(bench_status_get(status, BK_STATUS_DISPLAY_RESULT))) {
+        (void)snprintf(out, len, "fio %s",
+                       bench_status_get(status, BK_STATUS_DISPLAY_RESULT)->valuestring);
     } else {
         (void)snprintf(out, len, "finished without a summary");
     }

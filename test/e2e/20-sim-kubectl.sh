@@ -156,7 +156,10 @@ PY
     if [ -f "$ex" ]; then
         kubectl apply -f "$ex" >/dev/null || fail "example BenchmarkRun refused"
         kubectl get benchmarkruns >"$TMP/get"
-        head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +WORKERS' || { cat "$TMP/get" >&2; fail "BenchmarkRun printer columns"; }
+        head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE$' || { cat "$TMP/get" >&2; fail "BenchmarkRun printer columns"; }
+        kubectl get benchmarkruns -o wide >"$TMP/get"
+        head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE +WORKERS +CLIENTS +TPS +P99 \(MS\) +FAILED +MESSAGE$' ||
+            { cat "$TMP/get" >&2; fail "BenchmarkRun printer columns (-o wide)"; }
     fi
     inv="$ROOT/crds/testdata/invalid"
     [ -f "$inv/out-of-range.yaml" ] && expect_fail "BenchmarkRun out of range" 'Invalid value: 70000' apply -f "$inv/out-of-range.yaml"

@@ -103,12 +103,14 @@ out="$(sed -e 's/name: basic/name: both/' -e 's/durationSeconds: 4,/durationSeco
     "$TMP/br.yaml" | env_kubectl apply -f - 2>&1)" && fail "a spec with durationSeconds and transactions was accepted"
 echo "$out" | grep -q "durationSeconds or run.transactions" || fail "CEL refusal message: $out"
 
-# kubectl get br shows the TPS column with a number
+# kubectl get br shows the result in one readable column, -o wide the TPS rounded to 0.1
 out="$(env_kubectl get br basic)"
 note "$out"
-echo "$out" | head -1 | grep -q "TPS" || fail "no TPS column: $out"
-tps_col="$(echo "$out" | awk 'NR==1{for(i=1;i<=NF;i++) if($i=="TPS") c=i} NR==2{print $c}')"
-[ -n "$tps_col" ] && awk -v t="$tps_col" 'BEGIN{exit !(t+0 > 0)}' || fail "TPS column is not a positive number: $out"
+echo "$out" | sed -n 2p | grep -Eq ' [0-9][0-9,.]* tps · p99 [0-9.]+ ms ' || fail "no RESULT column: $out"
+out="$(env_kubectl get br basic -o wide)"
+tps_col="$(echo "$out" | awk 'NR==1{for(i=1;i<=NF;i++) if($i=="TPS") c=i+5} NR==2{print $c}')"
+[ -n "$tps_col" ] && awk -v t="$tps_col" 'BEGIN{exit !(t+0 > 0 && t*10 == int(t*10))}' ||
+    fail "TPS column is not a positive number with one decimal: $out"
 env_kubectl get bench basic >/dev/null || fail "short name bench does not work"
 
 # the children: deterministic names, owner references, restricted pods

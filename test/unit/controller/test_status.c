@@ -220,6 +220,46 @@ static void test_workers_skewed(void **state)
     }
 }
 
+/* What kubectl get prints: rounded numbers and one RESULT line for both workloads; status keeps
+ * only the statements that ran SQL. */
+static void test_display(void **state)
+{
+    (void)state;
+    cJSON *agg = cJSON_Parse("{\"summary\":{\"tps\":2561.233423,\"latencyAvgMs\":3.1234,"
+                             "\"latencyP99Ms\":9.98765,\"failedTransactions\":3,"
+                             "\"abortedClients\":1},\"statements\":[{\"script\":0,"
+                             "\"command\":\"\\\\set aid random(1, 100000)\",\"latencyMs\":0},"
+                             "{\"script\":0,\"command\":\"SELECT 1;\",\"latencyMs\":0.5}]}");
+    assert_non_null(agg);
+    cJSON *st = cJSON_CreateObject();
+    ctrl_status_set_results(st, agg, NULL, 0);
+    assert_string_equal(ctrl_jstr(st, "display.result"), "2,561 tps · p99 9.99 ms · 4 failed");
+    assert_true(ctrl_jnum(st, "display.tps", 0) == 2561.2);
+    assert_true(fabs(ctrl_jnum(st, "display.latencyP99Ms", 0) - 9.99) < 1e-9);
+    assert_int_equal(ctrl_jnum(st, "display.failed", -1), 4);
+    assert_true(ctrl_jnum(st, "summary.tps", 0) == 2561.233423); /* full precision stays */
+    const cJSON *sts = ctrl_jget(st, "statements");
+    assert_int_equal(cJSON_GetArraySize(sts), 1);
+    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(sts, 0), "command"), "SELECT 1;");
+    cJSON_Delete(st);
+    cJSON_Delete(agg);
+
+    /* fio: every job, the sync p99 of a job that synced (the WAL job's commit floor) */
+    agg = cJSON_Parse("{\"fio\":{\"jobs\":[{\"name\":\"randread\",\"read\":{\"iops\":12345.6,"
+                      "\"clatUs\":{\"p99\":412.3}}},{\"name\":\"wal\",\"write\":{\"iops\":"
+                      "2793.7,\"clatUs\":{\"p99\":300}},\"sync\":{\"p99\":1974.272}}]}}");
+    st = cJSON_CreateObject();
+    ctrl_status_set_results(st, agg, NULL, 0);
+    assert_string_equal(ctrl_jstr(st, "display.result"),
+                        "randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
+    char msg[256];
+    ctrl_status_summary_message(st, 1, msg, sizeof(msg));
+    assert_string_equal(msg,
+                        "fio randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
+    cJSON_Delete(st);
+    cJSON_Delete(agg);
+}
+
 static void test_worker_failures(void **state)
 {
     (void)state;
@@ -336,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_results_mapping_and_caps),
         cmocka_unit_test(test_diagnostics_from_runner_results),
         cmocka_unit_test(test_workers_skewed),
+        cmocka_unit_test(test_display),
         cmocka_unit_test(test_worker_failures),
         cmocka_unit_test(test_hpa_timeline),
         cmocka_unit_test(test_transforms),
