@@ -56,10 +56,15 @@ class Faults {
     this.failPath = null; // only requests whose path contains this consume failNext
     this.retryAfter = null;
     this.delayMs = 0;
+    this.watchDelays = {}; // resource plural -> ms: that resource's watch events arrive this late
   }
 
   state() {
-    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs };
+    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays) };
+  }
+
+  watchDelay(plural) {
+    return this.watchDelays[plural] || 0;
   }
 }
 
@@ -986,8 +991,16 @@ class SimServer {
     } else if (!containers.includes(container) && !((pod.spec.initContainers || []).some((c) => c.name === container))) {
       throw S.badRequest(`container ${container} is not valid for pod ${name}`);
     }
+    // ValidatePodLogOptions: 422 Invalid, as the real server
+    const num = (k) => (q.get(k) !== null && q.get(k) !== '' ? Number(q.get(k)) : undefined);
+    const tail = num('tailLines');
+    const limit = num('limitBytes');
+    const causes = [];
+    if (tail !== undefined && !(tail >= 0)) causes.push({ field: 'tailLines', reason: 'FieldValueInvalid', message: `Invalid value: ${q.get('tailLines')}: must be greater than or equal to 0` });
+    if (limit !== undefined && !(limit >= 1)) causes.push({ field: 'limitBytes', reason: 'FieldValueInvalid', message: `Invalid value: ${q.get('limitBytes')}: must be greater than 0` });
+    if (causes.length) throw S.invalid({ kind: 'PodLogOptions', group: '' }, name, causes);
     const wl = this.getWorkload();
-    const opts = { container, tailLines: q.get('tailLines') ? Number(q.get('tailLines')) : undefined, previous: isTrue(q.get('previous')) };
+    const opts = { container, tailLines: tail, limitBytes: limit, previous: isTrue(q.get('previous')) };
     const text = wl && wl.podLog ? wl.podLog(ns, name, opts) : null;
     if (text === null || text === undefined) {
       const cs = ((pod.status && pod.status.containerStatuses) || []).find((c) => c.name === container);
@@ -1045,6 +1058,18 @@ class SimServer {
     if (res.flushHeaders) res.flushHeaders();
     let closed = false;
     let lastRV = this.store.rv();
+    // Fault delayWatch: this resource's events (bookmarks too) reach the client that much later,
+    // in order, as from a watch cache or a connection lagging behind the others'.
+    const late = [];
+    let lateTimer = null;
+    const flushLate = () => {
+      lateTimer = null;
+      while (late.length && late[0].at <= Date.now()) {
+        const line = late.shift().line;
+        if (!closed) res.write(line);
+      }
+      if (late.length && !closed) lateTimer = setTimeout(flushLate, Math.max(1, late[0].at - Date.now()));
+    };
     const write = (type, obj) => {
       if (closed) return;
       let object = obj;
@@ -1052,7 +1077,14 @@ class SimServer {
         object = this._external(info, version, clone(obj));
         if (table) object = toTable(info, version, [object], { resourceVersion: obj.metadata.resourceVersion }, includeObject, true);
       }
-      res.write(JSON.stringify({ type, object }) + '\n');
+      const line = JSON.stringify({ type, object }) + '\n';
+      const delay = type === 'ERROR' ? 0 : this.faults.watchDelay(info.plural);
+      if (!delay && !late.length) {
+        res.write(line);
+        return;
+      }
+      late.push({ at: Date.now() + delay, line });
+      if (!lateTimer) lateTimer = setTimeout(flushLate, Math.max(1, late[0].at - Date.now()));
     };
     const bookmark = (annotations) => {
       const o = { kind: info.kind, apiVersion: info.group ? `${info.group}/${version}` : 'v1', metadata: { resourceVersion: lastRV } };
@@ -1063,6 +1095,7 @@ class SimServer {
       if (closed) return;
       closed = true;
       this.store.removeListener('event', onEvent);
+      clearTimeout(lateTimer);
       clearInterval(bmTimer);
       clearTimeout(toTimer);
       this.watches.delete(handle);
@@ -1144,6 +1177,13 @@ class SimServer {
       const out = {};
       if (f.reset) this.faults.reset();
       if (f.delayMs !== undefined) this.faults.delayMs = Number(f.delayMs) || 0;
+      if (f.delayWatch !== undefined) {
+        if (!f.delayWatch || typeof f.delayWatch !== 'object' || Array.isArray(f.delayWatch)) throw S.badRequest('delayWatch: an object of resource (plural) to milliseconds');
+        for (const [plural, ms] of Object.entries(f.delayWatch)) {
+          if (Number(ms) > 0) this.faults.watchDelays[plural] = Number(ms);
+          else delete this.faults.watchDelays[plural];
+        }
+      }
       if (f.failNext !== undefined || f.code !== undefined) {
         this.faults.failNext = f.failNext !== undefined ? Number(f.failNext) : 1;
         this.faults.failCode = f.code !== undefined ? Number(f.code) : 500;

@@ -8,8 +8,9 @@ const { startServer } = require('../lib/testkit');
 
 let api;
 const logs = {};
+let lastLogOpts = null;
 test.before(async () => {
-  const fakeWorkload = { podLog: (ns, name, o) => (logs[`${ns}/${name}/${o.container}`] ?? null) };
+  const fakeWorkload = { podLog: (ns, name, o) => { lastLogOpts = o; return logs[`${ns}/${name}/${o.container}`] ?? null; } };
   api = await startServer({ workload: () => fakeWorkload });
 });
 test.after(() => api.close());
@@ -203,6 +204,14 @@ test('pod status subresource, pod log, statefulset scale', async () => {
   assert.equal(l.text, 'line1\nline2\n');
   assert.equal((await api.get(`${P}/lp/log?container=zz`)).status, 400);
   assert.equal((await api.get(`${P}/nope/log`)).status, 404);
+  // tailLines and limitBytes reach the kubelet; out-of-range values are ValidatePodLogOptions' 422
+  assert.equal((await api.get(`${P}/lp/log?tailLines=3&limitBytes=7`)).status, 200);
+  assert.equal(lastLogOpts.tailLines, 3);
+  assert.equal(lastLogOpts.limitBytes, 7);
+  const bad = await api.get(`${P}/lp/log?limitBytes=0&tailLines=-1`);
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.reason, 'Invalid');
+  assert.equal(bad.body.message, 'PodLogOptions "lp" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]');
 
   const STS = '/apis/apps/v1/namespaces/default/statefulsets';
   const sts = { metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'pg', image: 'postgres:15' }] } } } };

@@ -127,6 +127,46 @@ test('delayMs delays API responses (not /sim)', async () => {
   }
 });
 
+test('delayWatch: one resource\'s watch events (open and new watches) arrive late and in order; other watches, lists and GETs are current', async () => {
+  const api = await startServer();
+  try {
+    const r = await fault(api, { delayWatch: { configmaps: 600 } });
+    assert.deepEqual(r.delayWatch, { configmaps: 600 });
+    const wc = api.watch(`${CM}?watch=true`);
+    const wn = api.watch('/api/v1/namespaces?watch=true');
+    await wn.waitFor((e) => e.type === 'ADDED'); // namespaces: at once
+    const t0 = Date.now();
+    await api.post(CM, { metadata: { name: 'd1' } });
+    await api.post(CM, { metadata: { name: 'd2' } });
+    assert.equal((await api.get(`${CM}/d2`)).status, 200, 'a GET sees the object at once');
+    assert.equal((await api.get(CM)).body.items.length, 2, 'so does a list');
+    await new Promise((res) => setTimeout(res, 300));
+    assert.equal(wc.events.length, 0, 'nothing on the configmaps watch yet');
+    await wc.waitFor((e) => e.object.metadata.name === 'd2', 3000);
+    assert.ok(Date.now() - t0 >= 550, `arrived after ${Date.now() - t0} ms`);
+    assert.deepEqual(wc.events.map((e) => e.object.metadata.name), ['d1', 'd2'], 'in order');
+    // a new watch's initial events are late too
+    const w2 = api.watch(`${CM}?watch=true`);
+    await new Promise((res) => setTimeout(res, 250));
+    assert.equal(w2.events.length, 0);
+    await w2.waitFor((e) => e.object.metadata.name === 'd2', 3000);
+    // 0 turns it off; reset clears it
+    assert.deepEqual((await fault(api, { delayWatch: { configmaps: 0 } })).delayWatch, {});
+    const t1 = Date.now();
+    await api.post(CM, { metadata: { name: 'd3' } });
+    await wc.waitFor((e) => e.object.metadata.name === 'd3', 3000);
+    assert.ok(Date.now() - t1 < 400);
+    await fault(api, { delayWatch: { pods: 100 } });
+    assert.deepEqual((await fault(api, { reset: true })).delayWatch, {});
+    assert.equal((await api.post('/sim/faults', { delayWatch: [1] })).status, 400);
+    wc.close();
+    wn.close();
+    w2.close();
+  } finally {
+    await api.close();
+  }
+});
+
 test('restart: every connection is closed, the same port serves again, the store is kept', async () => {
   const api = await startServer();
   try {

@@ -129,6 +129,32 @@ test('logs: stdout+stderr, tailLines, limitBytes, unknown pod -> null', async (t
   assert.equal(c.wl.podLog('default', 'logger', { previous: true }), null);
 });
 
+test('logs as containerd stores them: lines over 16 KiB are partial records, tailLines counts records, the output joins them', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  // a 40000-byte line is three records (16384 + 16384 + 7232); an unterminated last line is one
+  const script = 'echo first; head -c 40000 /dev/zero | tr "\\0" x; echo; printf tail';
+  await runPod(c, 'longline', { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', script] }] });
+  const long = 'x'.repeat(40000);
+  assert.equal(c.wl.podLog('default', 'longline'), `first\n${long}\ntail`, 'the whole log joins the records again');
+  assert.equal(c.wl.podLog('default', 'longline', { tailLines: 1 }), 'tail');
+  // the last two records of the long line: its end only, as `kubectl logs --tail` shows it
+  assert.equal(c.wl.podLog('default', 'longline', { tailLines: 3 }), `${'x'.repeat(40000 - 16384)}\ntail`);
+  assert.equal(c.wl.podLog('default', 'longline', { tailLines: 4 }), `${long}\ntail`);
+  assert.equal(c.wl.podLog('default', 'longline', { tailLines: 5 }), `first\n${long}\ntail`);
+  assert.equal(c.wl.podLog('default', 'longline', { tailLines: 50 }), `first\n${long}\ntail`);
+  // limitBytes cuts the output from its start, after the tail
+  assert.equal(c.wl.podLog('default', 'longline', { tailLines: 4, limitBytes: 3 }), 'xxx');
+  assert.equal(c.wl.podLog('default', 'longline', { limitBytes: 8 }), 'first\nxx');
+  const { criTail, CRI_MAX_LOG_LINE } = require('../workload/kubelet');
+  assert.equal(CRI_MAX_LOG_LINE, 16384);
+  const b = (x) => Buffer.from(x);
+  assert.equal(criTail(b('a\n\nb\n'), 2).toString(), '\nb\n', 'an empty line is a record');
+  assert.equal(criTail(b('y'.repeat(16384) + '\n'), 1).length, 16385, 'exactly 16 KiB is one record');
+  assert.equal(criTail(b('y'.repeat(16385) + '\n'), 1).toString(), 'y\n');
+  assert.equal(criTail(b(''), 3).toString(), '');
+});
+
 test('volumes: configMap/secret files (items), emptyDir, mountPath rewritten in args, env and workingDir', async (t) => {
   const c = cluster();
   t.after(() => c.close());

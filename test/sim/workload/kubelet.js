@@ -106,13 +106,30 @@ function makeRewriter(mounts) {
   return (s) => (typeof s === 'string' ? s.replace(re, (all, pre, p) => pre + map.get(p)) : s);
 }
 
-function tailLines(text, n) {
-  if (n === undefined || n === null || n < 0) return text;
-  if (n === 0) return '';
-  const trailing = text.endsWith('\n');
-  const lines = (trailing ? text.slice(0, -1) : text).split('\n');
-  if (text === '') return '';
-  return lines.slice(-n).join('\n') + (trailing ? '\n' : '');
+// The container runtime stores a container's output as records of at most CRI_MAX_LOG_LINE bytes:
+// containerd (max_container_log_line_size, 16 KiB by default) splits a longer line into partial
+// records (tag P) ended by a full one (F), and an unterminated last line is a partial record. The
+// kubelet's reader (pkg/kubelet/kuberuntime/logs/logs.go) counts tailLines in records
+// (tail.FindTailLineStartIndex on the file) but writes a partial record without its newline, so
+// a long line comes out whole, and its last records alone when the tail starts inside it; it
+// stops at limitBytes. Both kubectl logs and the termination message's log fallback read so.
+const CRI_MAX_LOG_LINE = 16384;
+
+// The output of the last n records of buf (a Buffer): the bytes from the start of the n-th
+// record from the end.
+function criTail(buf, n) {
+  if (n === undefined || n === null || n < 0) return buf;
+  if (n === 0) return buf.subarray(0, 0);
+  const starts = [];
+  let s = 0;
+  while (s < buf.length) {
+    let e = buf.indexOf(10, s);
+    const next = e < 0 ? buf.length : e + 1;
+    if (e < 0) e = buf.length;
+    for (let r = s; r === s || r < e; r += CRI_MAX_LOG_LINE) starts.push(r);
+    s = next;
+  }
+  return starts.length <= n ? buf : buf.subarray(starts[starts.length - n]);
 }
 
 function b64(s) {
@@ -795,13 +812,13 @@ class Kubelet {
       data = Buffer.alloc(0);
     }
     if (data.length === 0 && c.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0) {
-      let log = '';
+      let log;
       try {
-        log = fs.readFileSync(c.logFile, 'utf8');
+        log = fs.readFileSync(c.logFile);
       } catch (_) {
-        log = '';
+        log = Buffer.alloc(0);
       }
-      const tail = Buffer.from(tailLines(log, MAX_LOG_LINES), 'utf8');
+      const tail = criTail(log, MAX_LOG_LINES);
       data = tail.length > MAX_LOG_MSG ? tail.subarray(tail.length - MAX_LOG_MSG) : tail;
     }
     return data.toString('utf8');
@@ -1034,18 +1051,15 @@ class Kubelet {
       file = path.join(rt.dir, 'logs', `${cname}-${c.restartCount}.log`);
       if (!fs.existsSync(file) && c.restartCount > 0) file = path.join(rt.dir, 'logs', `${cname}-${c.restartCount - 1}.log`);
     }
-    let text;
+    let b;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      b = fs.readFileSync(file);
     } catch (_) {
       return null;
     }
-    if (opts.tailLines !== undefined && opts.tailLines !== null && opts.tailLines !== '') text = tailLines(text, Number(opts.tailLines));
-    if (opts.limitBytes) {
-      const b = Buffer.from(text, 'utf8');
-      if (b.length > Number(opts.limitBytes)) text = b.subarray(0, Number(opts.limitBytes)).toString('utf8');
-    }
-    return text;
+    if (opts.tailLines !== undefined && opts.tailLines !== null && opts.tailLines !== '') b = criTail(b, Number(opts.tailLines));
+    if (opts.limitBytes && b.length > Number(opts.limitBytes)) b = b.subarray(0, Number(opts.limitBytes));
+    return b.toString('utf8');
   }
 
   // ---------------------------------------------------------------- stop
@@ -1150,4 +1164,4 @@ function qosClass(pod) {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-module.exports = { Kubelet, expand, makeRewriter, tailLines, resolveExecutable, NODE };
+module.exports = { Kubelet, expand, makeRewriter, criTail, CRI_MAX_LOG_LINE, resolveExecutable, NODE };
