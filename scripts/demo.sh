@@ -51,10 +51,13 @@ while :; do
     sleep 1
 done
 
-step "kubectl get benchmarkruns"
+step "kubectl get benchmarkruns (-o wide)"
 env_kubectl get benchmarkruns
+env_kubectl get benchmarkruns -o wide
 step "kubectl describe benchmarkrun $name"
 env_kubectl describe benchmarkrun "$name"
 step "result summary (status.summary)"
 env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.summary}' | python3 -m json.tool
+step "why it is as fast as it is: kubectl get br $name -o jsonpath='{.status.diagnostics.waitEvents}'"
+env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.diagnostics.waitEvents}' | python3 -m json.tool
 [ "$phase" = Succeeded ]
