@@ -14,7 +14,24 @@
 
 #define COMP "controller"
 #define MAX_CONFLICT_RETRIES 5
-#define LOG_TAIL_QUERY "container=" CTRL_CONTAINER "&tailLines=64"
+/* A worker's result is the last line of its log. The runtime stores a line longer than 16 KiB
+ * as several records and tailLines counts records (the kubelet joins them again in its answer),
+ * so the last lines can hold the end of a long result line only: then the log is read from its
+ * start, up to LOG_MAX_BYTES (86400 timeline points take about 11 MiB). */
+#define LOG_TAIL_LINES 64
+#define LOG_MAX_BYTES (32L * 1024 * 1024)
+#define LOG_TIMEOUT_MS 60000
+#define LOG_PARALLEL 4 /* logs read at once by one reconcile */
+/* A transient answer (no answer, 429, 5xx) to a log read or an Event: tried this often in all,
+ * after RETRY_BASE_MS, twice that, ... (jittered). */
+#define LOG_TRIES 4
+#define EVENT_TRIES 4
+#define RETRY_BASE_MS 500
+/* Until every cache has synced a key waits this long, undecided. */
+#define SYNC_WAIT_MS 200
+/* Events this process knows exist, per run (see sent_*). */
+#define SENT_BUCKETS 256
+#define SENT_KEEP 8
 
 static const double lat_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                     0.25,  0.5,    1,     2.5,  5,     10};
@@ -32,6 +49,29 @@ struct expectation {
     uint64_t at;
 };
 
+/* The Events of a run this process has sent (or found already there: 409), by their name's
+ * hash: an Event the run's status implies (ctrl_status_events) but that is not here is sent
+ * again, so a kill between the status write and the Event loses nothing. Memory only: after a
+ * restart every implied Event is sent once more, and is answered 409 AlreadyExists when it
+ * exists. */
+struct sent_entry {
+    struct sent_entry *next;
+    uint64_t h[SENT_KEEP]; /* ring */
+    int n;
+    char key[]; /* namespace/name */
+};
+
+/* One Event on its way: retried after a transient failure. */
+struct ev_send {
+    struct ctrl_controller *c;
+    struct ev_send *next, *prev;
+    cJSON *ev;
+    char key[512];
+    uint64_t h;
+    int attempt;
+    uv_timer_t timer;
+};
+
 struct ctrl_controller {
     uv_loop_t *loop;
     struct kube_client *kc;
@@ -39,7 +79,10 @@ struct ctrl_controller {
     char *ns;
     struct kube_informer *brs, *jobs, *pods;
     struct kube_queue *q;
-    struct rec *recs;           /* in flight, for free() */
+    struct rec *recs;    /* in flight, for free() */
+    struct ev_send *evs; /* Events in flight or waiting to be retried */
+    struct sent_entry *sent[SENT_BUCKETS];
+    uint64_t rng;               /* retry jitter */
     struct expectation *expect; /* grows with a burst of creates, freed once all expired */
     int n_expect, cap_expect;
     int inflight;
@@ -49,6 +92,9 @@ struct ctrl_controller {
     uint64_t lat_buckets[N_LAT + 1];
     double lat_sum;
 };
+
+struct log_fetch;
+static void sent_forget(struct ctrl_controller *c, const char *key);
 
 struct rec {
     struct ctrl_controller *c;
@@ -60,9 +106,12 @@ struct rec {
     int n_pods;
     struct ctrl_observed obs;
     struct ctrl_plan plan;
-    int pending;   /* fetches in flight */
-    int conflicts; /* status write retries */
-    int step;      /* next action */
+    int pending;           /* fetches in flight */
+    bool fetch_failed;     /* one of them failed: retry the reconcile */
+    struct log_fetch *lfs; /* log reads of this reconcile (in flight or waiting) */
+    int log_next;          /* next plan.logs entry to read */
+    int conflicts;         /* status write retries */
+    int step;              /* next action */
     bool error_set;
     char error_message[600];
 };
@@ -142,7 +191,9 @@ void ctrl_transform_job(cJSON *obj, void *ud)
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     static const char *const status[] = {"conditions", "succeeded", "failed", "active", NULL};
     keep_keys(st, status);
-    static const char *const cond[] = {"type", "status", "reason", "message", NULL};
+    /* lastTransitionTime: how long ago the Job finished (its pods' grace, CTRL_POD_SETTLE_S) */
+    static const char *const cond[] = {"type", "status", "reason", "message", "lastTransitionTime",
+                                       NULL};
     cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(st, "conditions")) keep_keys(c, cond);
 }
@@ -250,6 +301,7 @@ static void br_delete(const cJSON *obj, void *ud)
     (void)snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
                    ctrl_jstr(obj, "metadata.name"));
     kube_queue_forget(c->q, key);
+    sent_forget(c, key);
 }
 
 /* ---- reconcile ---------------------------------------------------------------------------- */
@@ -257,6 +309,7 @@ static void br_delete(const cJSON *obj, void *ud)
 static void rec_decide(struct rec *r);
 static void rec_execute(struct rec *r);
 static void rec_next_action(struct rec *r);
+static void lf_free(struct log_fetch *lf);
 
 static void rec_free(struct rec *r)
 {
@@ -268,6 +321,8 @@ static void rec_free(struct rec *r)
     if (r->next)
         r->next->prev = r->prev;
     c->inflight--;
+    while (r->lfs) /* only at ctrl_controller_free: their requests are cancelled */
+        lf_free(r->lfs);
     cJSON_Delete(r->br);
     cJSON_Delete(r->init_job);
     cJSON_Delete(r->run_job);
@@ -329,13 +384,15 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     ctrl_child_name(r->name, CTRL_CHILD_RUN, n, sizeof(n));
     cJSON_Delete(r->run_job);
     r->run_job = kube_informer_copy(c->jobs, r->ns, n);
-    for (int i = 0; i < r->n_pods; i++)
-        cJSON_Delete(r->pods[i]);
-    r->n_pods = 0;
     const char *phase = ctrl_jstr(r->br, "status.phase");
-    if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Running") == 0 ||
-                  strcmp(phase, "Collecting") == 0))
-        kube_informer_foreach_indexed(c->pods, r->key, collect_pod, r);
+    if (!r->obs.pods_fresh) { /* pods read from the API server stay: the cache may lag them */
+        for (int i = 0; i < r->n_pods; i++)
+            cJSON_Delete(r->pods[i]);
+        r->n_pods = 0;
+        if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Running") == 0 ||
+                      strcmp(phase, "Collecting") == 0))
+            kube_informer_foreach_indexed(c->pods, r->key, collect_pod, r);
+    }
     r->obs.br = r->br;
     r->obs.init_job = r->init_job;
     r->obs.run_job = r->run_job;
@@ -350,6 +407,13 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     (void)q;
     const char *slash = strchr(key, '/');
     if (!slash || strlen(key) >= 500) {
+        kube_queue_done(c->q, key);
+        return;
+    }
+    if (!ctrl_controller_synced(c)) {
+        /* nothing is decided from a cache that has not listed yet */
+        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, SYNC_WAIT_MS);
+        kube_queue_add_after(c->q, key, SYNC_WAIT_MS);
         kube_queue_done(c->q, key);
         return;
     }
@@ -380,10 +444,16 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 
 /* -- fetches -- */
 
+static void rec_finish(struct rec *r, bool error);
+
 static void fetch_done(struct rec *r)
 {
     if (--r->pending > 0)
         return;
+    if (r->fetch_failed) {
+        rec_finish(r, true);
+        return;
+    }
     rec_decide(r);
 }
 
@@ -424,9 +494,36 @@ static const struct kube_resource *scale_resource(const char *kind)
     return kind && strcmp(kind, "Deployment") == 0 ? &KUBE_DEPLOYMENTS : &KUBE_STATEFULSETS;
 }
 
+/* Jitter: d scaled into [d/2, d] (xorshift64, as the watch's backoff). */
+static uint64_t jittered(struct ctrl_controller *c, uint64_t d)
+{
+    if (!c->rng)
+        c->rng = (uv_hrtime() ^ (uint64_t)(uintptr_t)c ^ 0x9e3779b97f4a7c15ull) | 1;
+    c->rng ^= c->rng << 13;
+    c->rng ^= c->rng >> 7;
+    c->rng ^= c->rng << 17;
+    return d / 2 + c->rng % (d / 2 + 1);
+}
+
+/* An answer worth trying again: none (timeout, connection), 429, or a 5xx. */
+static bool transient(const struct kube_status *st)
+{
+    if (st->http == 0)
+        return strcmp(st->reason, "TooLarge") != 0;
+    return st->http == 429 || st->http >= 500;
+}
+
+/* One worker's log read: the last LOG_TAIL_LINES records first, then (no whole result line
+ * there) the log from its start up to LOG_MAX_BYTES; each retried after a transient error. */
 struct log_fetch {
     struct rec *r;
+    struct log_fetch *next, *prev;
     int index;
+    const char *pod; /* the plan's */
+    bool whole;      /* reading the log from its start */
+    int attempt;
+    bool timer_on;
+    uv_timer_t timer;
 };
 
 static const char *pod_term_message(const struct rec *r, const char *pod)
@@ -445,8 +542,8 @@ static const char *pod_term_message(const struct rec *r, const char *pod)
     return NULL;
 }
 
-/* A result good enough without the log: a full result (histogram present). */
-static cJSON *full_result_from_text(const char *text)
+/* A result in a text (a termination message: the compact summary, or a log's last lines). */
+static cJSON *result_from_text(const char *text)
 {
     if (!text)
         return NULL;
@@ -465,32 +562,207 @@ static void set_result_error(struct rec *r, int i, const char *why)
         abort();
 }
 
+static void lf_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+/* Unlinks and frees a log read (its timer, if it has one, closes first). */
+static void lf_free(struct log_fetch *lf)
+{
+    struct rec *r = lf->r;
+    if (lf->prev)
+        lf->prev->next = lf->next;
+    else
+        r->lfs = lf->next;
+    if (lf->next)
+        lf->next->prev = lf->prev;
+    if (lf->timer_on) {
+        lf->timer.data = lf;
+        uv_close((uv_handle_t *)&lf->timer, lf_closed);
+    } else {
+        free(lf);
+    }
+}
+
+static void log_request(struct log_fetch *lf);
+static void start_log_reads(struct rec *r);
+
+/* The log gave no (whole) result: the termination message's compact summary stands in for it,
+ * and the worker's detail is reported missing (why). */
+static void log_fallback(struct log_fetch *lf, enum ctrl_detail detail, const char *why)
+{
+    struct rec *r = lf->r;
+    int i = lf->index;
+    cJSON *result = result_from_text(pod_term_message(r, lf->pod));
+    cJSON_Delete(r->obs.results[i]);
+    r->obs.results[i] = result;
+    if (result) {
+        r->obs.result_detail[i] = detail;
+        set_result_error(r, i, why);
+        log_warn(COMP, "%s: worker %d (pod %s): %s; using the summary of its termination message",
+                 r->key, i, lf->pod, why);
+    } else {
+        /* no result anywhere: the termination message's first line says what happened */
+        const char *tm = pod_term_message(r, lf->pod);
+        char msg[600];
+        if (tm && *tm)
+            (void)snprintf(msg, sizeof(msg), "%s; termination message: %.*s", why,
+                           (int)(strcspn(tm, "\n") < 300 ? strcspn(tm, "\n") : 300), tm);
+        else
+            (void)snprintf(msg, sizeof(msg), "%s, and the pod has no termination message", why);
+        set_result_error(r, i, msg);
+    }
+}
+
+static void log_done(struct log_fetch *lf)
+{
+    struct rec *r = lf->r;
+    lf_free(lf);
+    start_log_reads(r);
+    fetch_done(r);
+}
+
+static void on_log_timer(uv_timer_t *t)
+{
+    struct log_fetch *lf = t->data;
+    log_request(lf);
+}
+
 static void on_log(struct kube_result *res, void *ud)
 {
     struct log_fetch *lf = ud;
     struct rec *r = lf->r;
     int i = lf->index;
-    free(lf);
-    cJSON *result = NULL;
-    char err[128] = "";
+    char why[400];
     if (kube_ok(&res->status) && res->text) {
+        cJSON *result = NULL;
+        char err[128] = "";
         int rc = bench_result_from_log(res->text, res->text_len, &result, err, sizeof(err));
-        if (rc == -ENOENT)
-            (void)snprintf(err, sizeof(err), "no result line in the pod log");
-    } else {
-        (void)snprintf(err, sizeof(err), "reading the pod log: HTTP %d %.80s", res->status.http,
+        if (rc == 0) {
+            cJSON_Delete(r->obs.results[i]);
+            r->obs.results[i] = result;
+            r->obs.result_detail[i] = CTRL_DETAIL_FULL;
+            log_done(lf);
+            return;
+        }
+        if (rc == -ENOENT && !lf->whole) {
+            /* maybe the end of a long line only: the whole log */
+            lf->whole = true;
+            lf->attempt = 0;
+            log_request(lf);
+            return;
+        }
+        if (rc == -ENOENT && res->text_len >= (size_t)LOG_MAX_BYTES) {
+            (void)snprintf(why, sizeof(why),
+                           "the pod log is longer than %ld MiB and its result line lies beyond "
+                           "that",
+                           LOG_MAX_BYTES >> 20);
+            log_fallback(lf, CTRL_DETAIL_LOG_TRUNCATED, why);
+        } else {
+            (void)snprintf(why, sizeof(why), "%s",
+                           rc == -ENOENT ? "no result line in the pod log" : err);
+            log_fallback(lf, CTRL_DETAIL_LOG_UNAVAILABLE, why);
+        }
+        log_done(lf);
+        return;
+    }
+    if (transient(&res->status) && lf->attempt + 1 < LOG_TRIES) {
+        uint64_t d = jittered(r->c, (uint64_t)RETRY_BASE_MS << lf->attempt);
+        lf->attempt++;
+        log_info(COMP, "%s: reading the log of pod %s: HTTP %d %s; again in %llu ms", r->key,
+                 lf->pod, res->status.http, res->status.message, (unsigned long long)d);
+        if (!lf->timer_on) {
+            uv_timer_init(r->c->loop, &lf->timer);
+            lf->timer.data = lf;
+            lf->timer_on = true;
+        }
+        uv_timer_start(&lf->timer, on_log_timer, d, 0);
+        return;
+    }
+    if (strcmp(res->status.reason, "TooLarge") == 0) {
+        (void)snprintf(why, sizeof(why), "the pod log's result line was cut: %.200s",
                        res->status.message);
+        log_fallback(lf, CTRL_DETAIL_LOG_TRUNCATED, why);
+    } else {
+        (void)snprintf(why, sizeof(why), "the pod log could not be read: HTTP %d %.300s%s",
+                       res->status.http,
+                       res->status.message[0] ? res->status.message : res->status.reason,
+                       lf->attempt ? " (after retries)" : "");
+        log_fallback(lf, CTRL_DETAIL_LOG_UNAVAILABLE, why);
     }
-    if (!result) {
-        /* fall back to the termination message (compact summary, or the log tail) */
-        for (int k = 0; k < r->plan.n_logs; k++)
-            if (r->plan.logs[k].index == i)
-                result = full_result_from_text(pod_term_message(r, r->plan.logs[k].pod));
-        if (!result)
-            set_result_error(r, i, err);
+    log_done(lf);
+}
+
+static void log_request(struct log_fetch *lf)
+{
+    struct rec *r = lf->r;
+    char q[128];
+    if (lf->whole)
+        (void)snprintf(q, sizeof(q), "container=%s&limitBytes=%ld", CTRL_CONTAINER, LOG_MAX_BYTES);
+    else
+        (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d", CTRL_CONTAINER, LOG_TAIL_LINES);
+    struct kube_opts o = {.subresource = "log", .query = q, .timeout_ms = LOG_TIMEOUT_MS};
+    log_debug(COMP, "%s: reading the log of pod %s (%s)", r->key, lf->pod,
+              lf->whole ? "from its start: no whole result line in its last lines" : "last lines");
+    if (kube_get(r->c->kc, &KUBE_PODS, r->ns, lf->pod, &o, on_log, lf) == 0)
+        return;
+    log_fallback(lf, CTRL_DETAIL_LOG_UNAVAILABLE, "the pod log could not be requested");
+    log_done(lf);
+}
+
+/* Starts log reads of the plan until LOG_PARALLEL are under way. */
+static void start_log_reads(struct rec *r)
+{
+    int running = 0;
+    for (struct log_fetch *lf = r->lfs; lf; lf = lf->next)
+        running++;
+    while (running < LOG_PARALLEL && r->log_next < r->plan.n_logs) {
+        const struct ctrl_fetch_log *l = &r->plan.logs[r->log_next++];
+        struct log_fetch *lf = calloc(1, sizeof(*lf));
+        if (!lf)
+            abort();
+        lf->r = r;
+        lf->index = l->index;
+        lf->pod = l->pod;
+        lf->next = r->lfs;
+        if (r->lfs)
+            r->lfs->prev = lf;
+        r->lfs = lf;
+        running++;
+        log_request(lf);
     }
-    cJSON_Delete(r->obs.results[i]);
-    r->obs.results[i] = result;
+}
+
+/* The run's pods as the API server has them now (CTRL_NEED_PODS), in place of the cache's. */
+static void on_pods(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(res->body, "items");
+    if (!kube_ok(&res->status) || !cJSON_IsArray(items)) {
+        log_warn(COMP, "%s: reading the run's pods: HTTP %d %s", r->key, res->status.http,
+                 res->status.message);
+        r->fetch_failed = true;
+        fetch_done(r);
+        return;
+    }
+    for (int i = 0; i < r->n_pods; i++)
+        cJSON_Delete(r->pods[i]);
+    r->n_pods = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items)
+    {
+        if (r->n_pods >= CTRL_MAX_PODS)
+            break;
+        cJSON *pod = ctrl_must(cJSON_Duplicate(it, 1));
+        ctrl_transform_pod(pod, NULL);
+        r->pods[r->n_pods] = pod;
+        r->obs.pods[r->n_pods] = pod;
+        r->n_pods++;
+    }
+    r->obs.n_pods = r->n_pods;
+    r->obs.pods_fresh = true;
+    log_debug(COMP, "%s: read %d pods from the API server", r->key, r->n_pods);
     fetch_done(r);
 }
 
@@ -516,33 +788,44 @@ static void start_fetches(struct rec *r)
             r->obs.scale = CTRL_FETCH_ERROR;
         }
     }
+    if (needs & CTRL_NEED_PODS) {
+        char sel[400];
+        (void)snprintf(sel, sizeof(sel), "%s=%s", CTRL_LABEL_RUN, r->name);
+        struct kube_opts o = {.label_selector = sel};
+        r->pending++;
+        if (kube_list(c->kc, &KUBE_PODS, r->ns, &o, on_pods, r)) {
+            r->pending--;
+            r->fetch_failed = true;
+        }
+    }
     if (needs & CTRL_NEED_RESULTS) {
         r->obs.results_fetched = true;
+        r->log_next = 0;
         for (int k = 0; k < p->n_logs; k++) {
             int i = p->logs[k].index;
-            if (i < 0 || i >= CTRL_MAX_WORKERS)
+            if (i < 0 || i >= CTRL_MAX_WORKERS) {
+                p->logs[k].index = -1;
                 continue;
-            /* The termination message first; the log when it is only the compact summary. */
-            cJSON *res = full_result_from_text(pod_term_message(r, p->logs[k].pod));
+            }
+            /* A termination message with the full result (a histogram) needs no log. */
+            cJSON *res = result_from_text(pod_term_message(r, p->logs[k].pod));
             if (res && cJSON_GetObjectItemCaseSensitive(res, "histogram")) {
                 cJSON_Delete(r->obs.results[i]);
                 r->obs.results[i] = res;
+                r->obs.result_detail[i] = CTRL_DETAIL_FULL;
+                p->logs[k].index = -1;
                 continue;
             }
             cJSON_Delete(res);
-            struct log_fetch *lf = malloc(sizeof(*lf));
-            if (!lf)
-                abort();
-            lf->r = r;
-            lf->index = i;
-            struct kube_opts o = {.subresource = "log", .query = LOG_TAIL_QUERY};
-            r->pending++;
-            if (kube_get(c->kc, &KUBE_PODS, r->ns, p->logs[k].pod, &o, on_log, lf)) {
-                r->pending--;
-                free(lf);
-                set_result_error(r, i, "could not request the pod log");
-            }
+            r->pending++; /* one per log read, released by log_done */
         }
+        /* entries answered by their termination message are skipped */
+        int kept = 0;
+        for (int k = 0; k < p->n_logs; k++)
+            if (p->logs[k].index >= 0)
+                p->logs[kept++] = p->logs[k];
+        p->n_logs = kept;
+        start_log_reads(r);
     }
     fetch_done(r);
 }
@@ -780,54 +1063,203 @@ static void rec_next_action(struct rec *r)
     rec_finish(r, false);
 }
 
-static void on_event_sent(struct kube_result *res, void *ud)
+/* ---- events ------------------------------------------------------------------------------ */
+
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-    struct ctrl_controller *c = ud;
-    if (kube_ok(&res->status))
-        c->events_sent++;
-    else
-        log_debug(COMP, "event not recorded: HTTP %d %s", res->status.http, res->status.message);
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h;
 }
 
-static void send_events(struct rec *r)
+static struct sent_entry **sent_slot(struct ctrl_controller *c, const char *key)
+{
+    struct sent_entry **e = &c->sent[hash_str(14695981039346656037ULL, key) % SENT_BUCKETS];
+    while (*e && strcmp((*e)->key, key) != 0)
+        e = &(*e)->next;
+    return e;
+}
+
+static bool sent_has(struct ctrl_controller *c, const char *key, uint64_t h)
+{
+    const struct sent_entry *e = *sent_slot(c, key);
+    for (int i = 0; e && i < e->n && i < SENT_KEEP; i++)
+        if (e->h[i] == h)
+            return true;
+    return false;
+}
+
+static void sent_add(struct ctrl_controller *c, const char *key, uint64_t h)
+{
+    struct sent_entry **slot = sent_slot(c, key);
+    if (!*slot) {
+        size_t n = strlen(key) + 1;
+        *slot = calloc(1, sizeof(**slot) + n);
+        if (!*slot)
+            abort();
+        memcpy((*slot)->key, key, n);
+    }
+    if (!sent_has(c, key, h)) {
+        struct sent_entry *e = *slot;
+        e->h[e->n % SENT_KEEP] = h;
+        e->n++;
+    }
+}
+
+static void sent_remove(struct ctrl_controller *c, const char *key, uint64_t h)
+{
+    struct sent_entry *e = *sent_slot(c, key);
+    for (int i = 0; e && i < e->n && i < SENT_KEEP; i++)
+        if (e->h[i] == h)
+            e->h[i] = 0;
+}
+
+static void sent_forget(struct ctrl_controller *c, const char *key)
+{
+    struct sent_entry **slot = sent_slot(c, key);
+    struct sent_entry *e = *slot;
+    if (e) {
+        *slot = e->next;
+        free(e);
+    }
+}
+
+static void ev_closed(uv_handle_t *h)
+{
+    struct ev_send *s = h->data;
+    cJSON_Delete(s->ev);
+    free(s);
+}
+
+static void ev_free(struct ev_send *s)
+{
+    struct ctrl_controller *c = s->c;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        c->evs = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->timer.data = s;
+    uv_close((uv_handle_t *)&s->timer, ev_closed);
+}
+
+static void ev_post(struct ev_send *s);
+
+static void on_ev_timer(uv_timer_t *t)
+{
+    ev_post(t->data);
+}
+
+/* 201: recorded. 409 AlreadyExists: recorded before (the name is the transition's). A transient
+ * failure is tried again EVENT_TRIES times in all, with backoff; then, or at a refusal, the Event
+ * is given up with a warning, and a later reconcile of the run sends it again if its status
+ * implies it. */
+static void on_event_sent(struct kube_result *res, void *ud)
+{
+    struct ev_send *s = ud;
+    struct ctrl_controller *c = s->c;
+    const char *name = ctrl_jstr(s->ev, "metadata.name");
+    if (kube_ok(&res->status) || res->status.http == 409) {
+        if (kube_ok(&res->status))
+            c->events_sent++;
+        else
+            log_debug(COMP, "%s: event %s exists already", s->key, name);
+        ev_free(s);
+        return;
+    }
+    if (transient(&res->status) && s->attempt + 1 < EVENT_TRIES) {
+        uint64_t d = jittered(c, (uint64_t)RETRY_BASE_MS << s->attempt);
+        s->attempt++;
+        log_info(COMP, "%s: event %s %s not recorded: HTTP %d %s; again in %llu ms", s->key,
+                 ctrl_jstr(s->ev, "reason"), name, res->status.http, res->status.message,
+                 (unsigned long long)d);
+        uv_timer_start(&s->timer, on_ev_timer, d, 0);
+        return;
+    }
+    c->api_write_errors++;
+    log_warn(COMP, "%s: event %s %s not recorded after %d tries: HTTP %d %s", s->key,
+             ctrl_jstr(s->ev, "reason"), name, s->attempt + 1, res->status.http,
+             res->status.message);
+    sent_remove(c, s->key, s->h);
+    ev_free(s);
+}
+
+static void ev_post(struct ev_send *s)
+{
+    struct kube_opts o = {.field_validation = "Strict"};
+    if (kube_create(s->c->kc, &KUBE_EVENTS, ctrl_jstr(s->ev, "metadata.namespace"), s->ev, &o,
+                    on_event_sent, s) == 0)
+        return;
+    log_warn(COMP, "%s: event %s not sent", s->key, ctrl_jstr(s->ev, "metadata.name"));
+    sent_remove(s->c, s->key, s->h);
+    ev_free(s);
+}
+
+/* Sends one Event under its deterministic name unless this process knows it exists. */
+static void send_event(struct rec *r, const struct ctrl_event *e, bool again)
 {
     struct ctrl_controller *c = r->c;
-    for (int i = 0; i < r->plan.n_events; i++) {
-        const struct ctrl_event *e = &r->plan.events[i];
-        double now = now_s();
-        char ts[40], name[400];
-        ctrl_time_rfc3339(now, ts, sizeof(ts));
-        (void)snprintf(name, sizeof(name), "%s.%llx%02x", r->name, (unsigned long long)(now * 1e6),
-                       i);
-        cJSON *ev = cJSON_CreateObject();
-        cJSON *md = cJSON_AddObjectToObject(ev, "metadata");
-        cJSON_AddStringToObject(md, "name", name);
-        cJSON_AddStringToObject(md, "namespace", r->ns);
-        cJSON *inv = cJSON_AddObjectToObject(ev, "involvedObject");
-        cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
-        cJSON_AddStringToObject(inv, "kind", "BenchmarkRun");
-        cJSON_AddStringToObject(inv, "name", r->name);
-        cJSON_AddStringToObject(inv, "namespace", r->ns);
-        const char *uid = ctrl_jstr(r->br, "metadata.uid");
-        if (uid)
-            cJSON_AddStringToObject(inv, "uid", uid);
-        cJSON_AddStringToObject(ev, "reason", e->reason);
-        cJSON_AddStringToObject(ev, "message", e->message);
-        cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
-        cJSON *src = cJSON_AddObjectToObject(ev, "source");
-        cJSON_AddStringToObject(src, "component", c->opt.cfg.component);
-        cJSON_AddStringToObject(ev, "firstTimestamp", ts);
-        cJSON_AddStringToObject(ev, "lastTimestamp", ts);
-        cJSON_AddNumberToObject(ev, "count", 1);
-        cJSON_AddStringToObject(ev, "reportingComponent", c->opt.cfg.component);
-        cJSON_AddStringToObject(ev, "reportingInstance", c->opt.cfg.instance);
-        struct kube_opts o = {.field_validation = "Strict"};
-        if (kube_create(c->kc, &KUBE_EVENTS, r->ns, ev, &o, on_event_sent, c))
-            log_debug(COMP, "event not sent");
-        cJSON_Delete(ev);
-        log_info(COMP, "%s: event %s %s: %s", r->key, e->warning ? "Warning" : "Normal", e->reason,
-                 e->message);
-    }
+    char name[400];
+    ctrl_event_name(r->br, e, name, sizeof(name));
+    uint64_t h = hash_str(14695981039346656037ULL, name);
+    if (sent_has(c, r->key, h))
+        return;
+    sent_add(c, r->key, h); /* also while in flight: not sent twice by the next reconcile */
+    char ts[40];
+    ctrl_time_rfc3339(e->time > 0 ? e->time : now_s(), ts, sizeof(ts));
+    cJSON *ev = ctrl_must(cJSON_CreateObject());
+    cJSON *md = ctrl_must(cJSON_AddObjectToObject(ev, "metadata"));
+    cJSON_AddStringToObject(md, "name", name);
+    cJSON_AddStringToObject(md, "namespace", r->ns);
+    cJSON *inv = ctrl_must(cJSON_AddObjectToObject(ev, "involvedObject"));
+    cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
+    cJSON_AddStringToObject(inv, "kind", "BenchmarkRun");
+    cJSON_AddStringToObject(inv, "name", r->name);
+    cJSON_AddStringToObject(inv, "namespace", r->ns);
+    const char *uid = ctrl_jstr(r->br, "metadata.uid");
+    if (uid)
+        cJSON_AddStringToObject(inv, "uid", uid);
+    cJSON_AddStringToObject(ev, "reason", e->reason);
+    cJSON_AddStringToObject(ev, "message", e->message);
+    cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
+    cJSON *src = ctrl_must(cJSON_AddObjectToObject(ev, "source"));
+    cJSON_AddStringToObject(src, "component", c->opt.cfg.component);
+    cJSON_AddStringToObject(ev, "firstTimestamp", ts);
+    cJSON_AddStringToObject(ev, "lastTimestamp", ts);
+    cJSON_AddNumberToObject(ev, "count", 1);
+    cJSON_AddStringToObject(ev, "reportingComponent", c->opt.cfg.component);
+    cJSON_AddStringToObject(ev, "reportingInstance", c->opt.cfg.instance);
+    struct ev_send *s = calloc(1, sizeof(*s));
+    if (!s)
+        abort();
+    s->c = c;
+    s->ev = ev;
+    s->h = h;
+    (void)snprintf(s->key, sizeof(s->key), "%s", r->key);
+    uv_timer_init(c->loop, &s->timer);
+    s->timer.data = s;
+    s->next = c->evs;
+    if (c->evs)
+        c->evs->prev = s;
+    c->evs = s;
+    log_info(COMP, "%s: event %s %s%s: %s", r->key, e->warning ? "Warning" : "Normal", e->reason,
+             again ? " (sent again: its status records it)" : "", e->message);
+    ev_post(s);
+}
+
+/* The plan's Events, and before them those the observed status records but this process has
+ * not seen sent (a kill between a status write and its Event, or an Event given up). */
+static void send_events(struct rec *r)
+{
+    struct ctrl_event implied[8];
+    int n = ctrl_status_events(r->br, now_s(), implied, 8);
+    for (int i = 0; i < n; i++)
+        send_event(r, &implied[i], true);
+    for (int i = 0; i < r->plan.n_events; i++)
+        send_event(r, &r->plan.events[i], false);
     r->plan.n_events = 0;
 }
 
@@ -925,6 +1357,17 @@ void ctrl_controller_free(struct ctrl_controller *c)
         kube_queue_done(c->q, r->key);
         rec_free(r);
     }
+    while (c->evs) { /* their requests are cancelled with the client */
+        log_warn(COMP, "%s: event %s not recorded: shutting down", c->evs->key,
+                 ctrl_jstr(c->evs->ev, "metadata.name"));
+        ev_free(c->evs);
+    }
+    for (int i = 0; i < SENT_BUCKETS; i++)
+        while (c->sent[i]) {
+            struct sent_entry *e = c->sent[i];
+            c->sent[i] = e->next;
+            free(e);
+        }
     kube_informer_free(c->brs);
     kube_informer_free(c->jobs);
     kube_informer_free(c->pods);

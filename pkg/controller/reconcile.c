@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,6 +552,11 @@ static void decide_initializing(struct dctx *d)
         return;
     }
     const cJSON *pod = find_pod(d->obs, "init", -1);
+    if (!terminated_state(pod) && !d->obs->pods_fresh) {
+        /* the pod watch may be behind the Job's: its exit code and error from the API server */
+        d->plan->needs |= CTRL_NEED_PODS;
+        return;
+    }
     struct ctrl_worker w;
     fill_worker(&w, 0, pod);
     char why[400], msg[700];
@@ -579,7 +585,7 @@ static void decide_running(struct dctx *d)
     }
     if (ctrl_job_finished(job)) {
         set_phase(d, "Collecting");
-        set_message(d, "the run Job finished; collecting worker results");
+        set_message(d, CTRL_COLLECTING_MESSAGE);
         d->plan->requeue_ms = 1; /* at once */
         return;
     }
@@ -615,6 +621,116 @@ static void check_skew(struct dctx *d)
     }
 }
 
+/* When the run Job finished (its Complete or Failed condition's lastTransitionTime), or -1. */
+static double job_finished_at(const cJSON *job)
+{
+    const char *fin = ctrl_job_finished(job);
+    return fin ? ctrl_time_parse(ctrl_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
+}
+
+/* Percentiles are merged from the workers' histograms, which only their logs hold: when a
+ * worker's result is its compact summary, the aggregate has none. They are taken from the
+ * workers' own values then: exact for one worker; for several the largest, an upper bound of the
+ * merged percentile (at that latency every worker, so all of them together, have reached the
+ * rank), and for the maximum the exact value. Workers without transactions have none and do not
+ * count. Returns true when an upper bound was written. */
+static bool percentiles_from_workers(cJSON *agg, const cJSON *const *results, int n)
+{
+    bool bounded = false;
+    if (!bench_get(agg, BK_SUMMARY))
+        return false;
+    /* the rows the merged histogram gives that status shows */
+    for (size_t k = 0; k < bench_nfields; k++) {
+        const struct bench_field *f = &bench_fields[k];
+        enum bench_field_id id = (enum bench_field_id)k;
+        if (f->merge != BM_HIST || f->type != BF_NUM || !f->status || bench_get(agg, id))
+            continue;
+        double v = NAN;
+        int from = 0;
+        bool complete = true;
+        for (int i = 0; i < n && complete; i++) {
+            if (!results[i] || !(bench_num(results[i], BK_SUMMARY_TRANSACTIONS_PROCESSED) > 0))
+                continue;
+            double x = bench_num(results[i], id);
+            if (!isfinite(x))
+                complete = false;
+            else if (!(x <= v))
+                v = x;
+            from++;
+        }
+        if (!complete || from == 0)
+            continue;
+        (void)bench_put(agg, id, cJSON_CreateNumber(v));
+        if (from > 1 && id != BK_SUMMARY_LATENCY_MAX_MS)
+            bounded = true;
+    }
+    return bounded;
+}
+
+/* Workers whose result is their compact termination summary (their log could not be read, or
+ * its result line was cut): condition ResultDetailUnavailable names them and why, with a Warning
+ * event; status then lacks what only the log holds. Returns true when there are any. */
+static bool check_detail(struct dctx *d, const struct ctrl_worker *w, int n, bool bounded)
+{
+    const struct ctrl_observed *o = d->obs;
+    char msg[CTRL_MAX_MESSAGE] = "";
+    size_t len = 0;
+    int missing = 0, listed = 0;
+    const char *reason = NULL;
+    bool fio = false;
+    for (int i = 0; i < n; i++) {
+        if (!w[i].result || !w[i].detail_missing)
+            continue;
+        missing++;
+        const cJSON *kind = bench_get(w[i].result, BK_KIND);
+        fio = fio || (cJSON_IsString(kind) && strcmp(kind->valuestring, "fio") == 0);
+        if (!reason)
+            reason = o->result_detail[w[i].index] == CTRL_DETAIL_LOG_TRUNCATED ? "LogTruncated"
+                                                                               : "LogUnavailable";
+        if (listed < 3 && len < sizeof(msg)) {
+            int m = snprintf(msg + len, sizeof(msg) - len, "%sworker %d (pod %s): %.200s",
+                             listed ? "; " : "", w[i].index, w[i].pod ? w[i].pod : "?",
+                             w[i].detail_missing);
+            if (m > 0)
+                len += (size_t)m;
+            listed++;
+        }
+    }
+    const cJSON *c = ctrl_cond_get(d->st, "ResultDetailUnavailable");
+    if (!missing) {
+        if (c)
+            cond(d, "ResultDetailUnavailable", "False", "LogRead",
+                 "every worker's result was read from its log");
+        return false;
+    }
+    if (missing > listed && len < sizeof(msg)) {
+        int m = snprintf(msg + len, sizeof(msg) - len, "; and %d more worker%s", missing - listed,
+                         missing - listed == 1 ? "" : "s");
+        if (m > 0)
+            len += (size_t)m;
+    }
+    if (len < sizeof(msg)) {
+        int m = snprintf(msg + len, sizeof(msg) - len, "%s",
+                         fio ? ". Their results come from the termination message, which keeps "
+                               "each fio job's iops, bandwidth and p99 latencies (status.fio is "
+                               "complete), not fio's full latency distributions"
+                             : ". Their results come from the termination message, which keeps "
+                               "the summary and its percentiles, not the timeline, the "
+                               "per-statement latencies, the histogram or the diagnostics");
+        if (m > 0)
+            len += (size_t)m;
+    }
+    if (bounded && len < sizeof(msg))
+        (void)snprintf(msg + len, sizeof(msg) - len,
+                       "; the latency percentiles are the slowest worker's, an upper bound "
+                       "(merging them needs every worker's histogram)");
+    bool was = c && ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
+    cond(d, "ResultDetailUnavailable", "True", reason, msg);
+    if (!was)
+        event(d, true, "ResultDetailUnavailable", "%s", msg);
+    return true;
+}
+
 static void decide_collecting(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
@@ -627,6 +743,28 @@ static void decide_collecting(struct dctx *d)
         abort();
     for (int i = 0; i < n; i++)
         fill_worker(&w[i], i, find_pod(o, "run", i));
+
+    /* The Job's watch can be ahead of the pods': nothing is concluded from a cached pod that has
+     * not terminated, or is missing, before the API server was asked (a fresh list; the two
+     * caches' resourceVersions say nothing about each other). A pod it still has running is
+     * waited for. */
+    int running = -1;
+    for (int i = 0; i < n && running < 0; i++)
+        if (!w[i].terminated)
+            running = i;
+    if (running >= 0 && o->run_job && !o->pods_fresh) {
+        d->plan->needs |= CTRL_NEED_PODS;
+        free(w);
+        return;
+    }
+    if (running >= 0 && o->run_job && w[running].pod) {
+        double since = job_finished_at(o->run_job);
+        if (since > 0 && o->now - since < CTRL_POD_SETTLE_S) {
+            d->plan->requeue_ms = CTRL_POD_RECHECK_MS;
+            free(w);
+            return;
+        }
+    }
 
     if (!o->results_fetched) {
         d->plan->needs |= CTRL_NEED_RESULTS;
@@ -649,13 +787,18 @@ static void decide_collecting(struct dctx *d)
     for (int i = 0; i < n; i++) {
         w[i].result = o->results[i];
         results[i] = o->results[i];
-        (void)snprintf(w[i].error, sizeof(w[i].error), "%s",
-                       o->result_errors[i] ? o->result_errors[i] : "");
+        const char *why = o->result_errors[i];
+        if (o->results[i] && o->result_detail[i] != CTRL_DETAIL_FULL)
+            w[i].detail_missing = why ? why : "the pod log was not read";
+        else
+            (void)snprintf(w[i].error, sizeof(w[i].error), "%s", why ? why : "");
     }
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
+    bool bounded = percentiles_from_workers(agg, results, n);
     ctrl_status_set_results(d->st, agg, w, n);
     check_skew(d);
+    bool detail_missing = check_detail(d, w, n, bounded);
 
     char msg[700];
     const cJSON *jf = job_condition(o->run_job, "Failed");
@@ -691,6 +834,12 @@ static void decide_collecting(struct dctx *d)
                   "the workers ran %d clients in total, the spec asked for %d "
                   "(is the runner image older than the operator?)",
                   (int)ran, s->clients);
+        }
+        if (detail_missing) {
+            size_t l = strlen(msg);
+            (void)snprintf(msg + l, sizeof(msg) - l,
+                           "; summary only: a worker's log could not be read whole (condition "
+                           "ResultDetailUnavailable)");
         }
         cond(d, "Complete", "True", "Succeeded", msg);
         cond(d, "Running", "False", "Completed", "every worker finished");
@@ -798,4 +947,79 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         plan->status = d.st;
     ctrl_spec_free(&d.spec);
     return 0;
+}
+
+/* ---- the Events a status records --------------------------------------------------------- */
+
+/* The condition whose message a phase's Event carries (NULL: Collecting, a fixed message). */
+static const struct {
+    const char *phase, *cond;
+} PHASE_EVENTS[] = {{"Initializing", "Initialized"},
+                    {"Running", "Running"},
+                    {"Collecting", NULL},
+                    {"Succeeded", "Complete"},
+                    {"Failed", "Failed"}};
+/* Conditions announced by a Warning Event of their own name while True. */
+static const char *const WARNING_CONDITIONS[] = {"WorkersBlocked", "SpecLocked", "WorkersSkewed",
+                                                 "ResultDetailUnavailable", NULL};
+
+static bool implied(struct ctrl_event *e, bool warning, const char *reason, const char *message,
+                    double at, double now)
+{
+    if (at > 0 && now - at > CTRL_EVENT_RESEND_S)
+        return false;
+    memset(e, 0, sizeof(*e));
+    e->warning = warning;
+    (void)snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    (void)snprintf(e->message, sizeof(e->message), "%s", message);
+    e->time = at > 0 ? at : 0;
+    return true;
+}
+
+int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int max)
+{
+    const cJSON *st = ctrl_jget(br, "status");
+    const char *phase = ctrl_jstr(st, "phase");
+    int n = 0;
+    for (size_t i = 0; phase && i < sizeof(PHASE_EVENTS) / sizeof(PHASE_EVENTS[0]); i++) {
+        if (strcmp(phase, PHASE_EVENTS[i].phase) != 0 || n >= max)
+            continue;
+        if (!PHASE_EVENTS[i].cond) {
+            n += implied(&out[n], false, phase, CTRL_COLLECTING_MESSAGE, 0, now);
+            continue;
+        }
+        const cJSON *c = ctrl_cond_get(st, PHASE_EVENTS[i].cond);
+        const char *m = ctrl_jstr(c, "message");
+        double at = ctrl_time_parse(ctrl_jstr(c, "lastTransitionTime"));
+        /* a run that Succeeded went through Collecting just before */
+        if (m && strcmp(phase, "Succeeded") == 0 && n < max)
+            n += implied(&out[n], false, "Collecting", CTRL_COLLECTING_MESSAGE, at, now);
+        if (m && n < max)
+            n += implied(&out[n], strcmp(phase, "Failed") == 0, phase, m, at, now);
+    }
+    for (int i = 0; WARNING_CONDITIONS[i] && n < max; i++) {
+        const cJSON *c = ctrl_cond_get(st, WARNING_CONDITIONS[i]);
+        const char *cs = ctrl_jstr(c, "status"), *m = ctrl_jstr(c, "message");
+        if (cs && strcmp(cs, "True") == 0 && m)
+            n += implied(&out[n], true, WARNING_CONDITIONS[i], m,
+                         ctrl_time_parse(ctrl_jstr(c, "lastTransitionTime")), now);
+    }
+    return n;
+}
+
+void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, size_t len)
+{
+    /* FNV-1a (64 bits) of uid, type, reason and message, each ended by a NUL */
+    uint64_t h = 14695981039346656037ULL;
+    const char *parts[] = {ctrl_jstr(br, "metadata.uid"), e->warning ? "Warning" : "Normal",
+                           e->reason, e->message};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        const char *p = parts[i] ? parts[i] : "";
+        do {
+            h ^= (unsigned char)*p;
+            h *= 1099511628211ULL;
+        } while (*p++);
+    }
+    const char *name = ctrl_jstr(br, "metadata.name");
+    (void)snprintf(out, len, "%.200s.%016llx", name ? name : "", (unsigned long long)h);
 }

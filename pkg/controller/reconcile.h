@@ -19,10 +19,16 @@
  *                 HPA, the fio PVC and the Indexed run Job are created (a create that finds the
  *                 object already there is fine). With an HPA the target's replicas are sampled
  *                 into status.hpaTimeline every few seconds. The run Job finished -> Collecting.
- *   Collecting    Each worker's result is read (termination message, else the pod log's last
- *                 line), aggregated, and written to status -> Succeeded, or Failed naming the
- *                 failed worker's pod and error (partial results are kept). The HPA is deleted
- *                 unless kept; cleanupPolicy Delete removes the Jobs and the PVC.
+ *   Collecting    The caches may disagree: a Job watch can be ahead of the pod watch. So when a
+ *                 worker's cached pod has not terminated (or is missing), its pods are read from
+ *                 the API server first; a pod still running is waited for (requeue), up to
+ *                 CTRL_POD_SETTLE_S after the Job finished. A worker fails only on its pod's own
+ *                 terminated state. Each worker's result is read (the pod log's result line,
+ *                 else the termination message's compact summary: then condition
+ *                 ResultDetailUnavailable says whose detail is missing and why), aggregated, and
+ *                 written to status -> Succeeded, or Failed naming the failed worker's pod and
+ *                 error (partial results are kept). The HPA is deleted unless kept;
+ *                 cleanupPolicy Delete removes the Jobs and the PVC.
  *   Succeeded, Failed  Terminal. Cleanup is re-applied idempotently.
  */
 #ifndef PGBO_CONTROLLER_RECONCILE_H
@@ -44,8 +50,25 @@
  * (condition WorkersBlocked). */
 #define CTRL_BLOCKED_GRACE_S 30
 #define CTRL_SPEC_ANNOTATION "pgbench.dev/spec"
+/* A worker pod still running after its Job finished is waited for this long (the Job controller
+ * deletes the active pods of a failed Job; the kubelet stops them within their grace period),
+ * looked at again every CTRL_POD_RECHECK_MS. */
+#define CTRL_POD_SETTLE_S 300
+#define CTRL_POD_RECHECK_MS 2000
+/* The status of a run in Collecting while its results are read (also its Event's message). */
+#define CTRL_COLLECTING_MESSAGE "the run Job finished; collecting worker results"
+/* Events a status implies are sent again (idempotently) while their transition is this recent:
+ * the API server's default event TTL. */
+#define CTRL_EVENT_RESEND_S 3600
 
 /* The spec snapshot annotated on child Jobs at start (immutability after the start). */
+
+/* How much of a worker's result could be read (ctrl_observed.result_detail). */
+enum ctrl_detail {
+    CTRL_DETAIL_FULL = 0,        /* the result line of the pod log */
+    CTRL_DETAIL_LOG_UNAVAILABLE, /* the log could not be read: the compact termination summary */
+    CTRL_DETAIL_LOG_TRUNCATED,   /* the log's result line was cut: likewise */
+};
 
 enum ctrl_fetch_state {
     CTRL_FETCH_NONE = 0,
@@ -68,9 +91,13 @@ struct ctrl_observed {
     char scale_target_error[256];
     enum ctrl_fetch_state scale; /* GET .../scale of the target during Running */
     int scale_replicas;
+    /* pods[] were read from the API server just now (CTRL_NEED_PODS), not from the cache */
+    bool pods_fresh;
     bool results_fetched;                  /* worker results below are complete */
     cJSON *results[CTRL_MAX_WORKERS];      /* by worker index, owned by the executor */
-    char *result_errors[CTRL_MAX_WORKERS]; /* why a result is missing; owned likewise */
+    char *result_errors[CTRL_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
+                                              missing; owned likewise */
+    enum ctrl_detail result_detail[CTRL_MAX_WORKERS];
     /* A create/delete the executor could not do (terminal API error): reason + message. */
     const char *error_reason;
     const char *error_message;
@@ -79,6 +106,7 @@ struct ctrl_observed {
 #define CTRL_NEED_SCALE_TARGET 0x1
 #define CTRL_NEED_SCALE 0x2
 #define CTRL_NEED_RESULTS 0x4
+#define CTRL_NEED_PODS 0x8 /* the run's pods from the API server, not the cache */
 
 enum ctrl_action_kind { CTRL_ACT_CREATE, CTRL_ACT_DELETE };
 
@@ -93,6 +121,7 @@ struct ctrl_event {
     bool warning;
     char reason[64];
     char message[512];
+    double time; /* when the transition happened; 0 = now */
 };
 
 struct ctrl_fetch_log {
@@ -109,7 +138,7 @@ struct ctrl_plan {
     cJSON *status; /* the new status; NULL = nothing to write */
     struct ctrl_action actions[8];
     int n_actions;
-    struct ctrl_event events[4];
+    struct ctrl_event events[8];
     int n_events;
     long requeue_ms; /* > 0: look again after this long */
     bool retry;      /* a transient problem: requeue with backoff */
@@ -119,6 +148,18 @@ struct ctrl_plan {
 /* Decides; the caller frees the plan with ctrl_plan_free. Returns 0 or -errno. */
 int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan);
 void ctrl_plan_free(struct ctrl_plan *plan);
+
+/* The Events the status of br records transitions for, into out (at most max; returns how many):
+ * the phase's own (reason = the phase, message = its condition's, as ctrl_decide emitted it; a
+ * Succeeded run's Collecting too, whose message is fixed) and one per condition that comes with a
+ * Warning (WorkersBlocked, SpecLocked, WorkersSkewed, ResultDetailUnavailable while True), each
+ * only while its transition is younger than CTRL_EVENT_RESEND_S. With ctrl_event_name the executor
+ * re-sends them after a restart: one that was sent already is answered 409 AlreadyExists. */
+int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int max);
+/* The Event's name: "<run>.<16 hex digits>", a hash of the run's uid, the Event's type, reason
+ * and message. The same transition always gets the same name, so sending it twice creates it
+ * once. */
+void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, size_t len);
 
 /* Worker index of a pod of an Indexed Job (annotation or label
  * batch.kubernetes.io/job-completion-index), -1 if none. */

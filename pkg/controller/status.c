@@ -262,9 +262,22 @@ static bool worker_ok(const struct ctrl_worker *w)
     return w->exit_code <= 0;
 }
 
+/* "ok", or what went wrong; a result that is the compact summary only says so, and why. */
 static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
 {
     const char *err = w->result ? result_error(w->result) : NULL;
+    if (w->result && w->detail_missing) {
+        char first[384];
+        struct ctrl_worker full = *w;
+        full.detail_missing = NULL;
+        worker_message(&full, first, sizeof(first));
+        const cJSON *kind = bench_get(w->result, BK_KIND);
+        bool fio = cJSON_IsString(kind) && strcmp(kind->valuestring, "fio") == 0;
+        (void)snprintf(out, len, "%s; summary only, without %s: %s", first,
+                       fio ? "fio's latency distributions" : "timeline, statements and histogram",
+                       w->detail_missing);
+        return;
+    }
     if (worker_ok(w))
         (void)snprintf(out, len, "ok");
     else if (!w->pod)

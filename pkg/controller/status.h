@@ -28,6 +28,9 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
 
 /* What the controller knows about one worker of the run Job. */
 struct ctrl_worker {
+    /* The result is the compact termination summary only: why the log's was not read (the log
+     * could not be read, or its result line was cut); NULL when it is the log's full result. */
+    const char *detail_missing;
     int index;
     const char *pod;      /* NULL when no pod was seen */
     bool terminated;      /* container terminated */

@@ -4,6 +4,9 @@
 # twice, the start barrier is reused, and the result is complete. Leader election is on: the
 # restarted process takes the Lease over once the dead holder's lease expires, and a graceful
 # shutdown releases it. A spec change after the start is ignored with SpecLocked=True.
+# Events survive: while the run collects and succeeds every Event write fails (500), the operator
+# retries each, gives up with a warning and is killed; its successor sends the Events the status
+# records again, so every transition has exactly one Event.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
@@ -51,7 +54,23 @@ note "killed the operator (SIGKILL) during Running"
 env_kubectl patch br restart --type merge -p '{"spec":{"workers":3,"workload":{"pgbench":{"run":{"clients":6}}}}}' >/dev/null
 sleep 1
 start_operator 3
+env_wait_for "the restarted operator's first reconcile" 30 grep -q 'reconciled default/restart' "$TMP/operator3.log"
+env_sim_fault '{"failNext": 100000, "code": 500, "path": "/events"}'
 env_wait_for "Succeeded" 120 phase_is Succeeded
+env_wait_for "the Succeeded event given up" 30 grep -q 'event Succeeded restart\.[0-9a-f]* not recorded after 4 tries' "$TMP/operator3.log"
+grep -q 'event Succeeded restart\.[0-9a-f]* not recorded: HTTP 500.*again in' "$TMP/operator3.log" ||
+    fail "the Succeeded event was not retried"
+kill -KILL "$OP_PID"
+note "killed the operator (SIGKILL) after its Succeeded event was given up"
+env_sim_fault '{"reset": true}'
+n_events() { env_kubectl get events --field-selector "involvedObject.name=restart,reason=$1" -o name | wc -l; }
+[ "$(n_events Succeeded)" -eq 0 ] || fail "the Succeeded event was recorded despite the fault"
+start_operator 4
+env_wait_for "the Succeeded event, sent again" 30 sh -c "[ \"\$(kubectl --kubeconfig $KUBECONFIG get events --field-selector involvedObject.name=restart,reason=Succeeded -o name | wc -l)\" -eq 1 ]"
+sleep 2 # let it send whatever else it would
+for r in Initializing Running Collecting Succeeded SpecLocked; do
+    [ "$(n_events "$r")" -eq 1 ] || fail "$(n_events "$r") $r events (want 1): $(env_kubectl get events --field-selector involvedObject.name=restart -o custom-columns=R:.reason,N:.metadata.name --no-headers | tr '\n' ' ')"
+done
 
 uid2="$(env_kubectl get job restart-run -o jsonpath='{.metadata.uid}')"
 [ "$uid1" = "$uid2" ] || fail "the run Job was re-created ($uid1 -> $uid2)"
@@ -104,7 +123,7 @@ curl -fsS "http://127.0.0.1:$MPORT/readyz" | grep -q standby || fail "standby /r
 kill -TERM "$LEADER_PID"
 for _ in $(seq 50); do kill -0 "$LEADER_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$LEADER_PID" 2>/dev/null && fail "operator still running after SIGTERM"
-grep -q 'released lease' "$TMP/operator3.log" || fail "the leader did not release the Lease"
+grep -q 'released lease' "$TMP/operator4.log" || fail "the leader did not release the Lease"
 is_leader() { curl -fsS "http://127.0.0.1:$MPORT/metrics" | grep -q '^pgbench_operator_leader 1$'; }
 env_wait_for "standby becomes leader" 10 is_leader
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
@@ -113,4 +132,4 @@ kill -TERM "$STANDBY_PID"
 for _ in $(seq 50); do kill -0 "$STANDBY_PID" 2>/dev/null || break; sleep 0.1; done
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
 [ -z "$holder" ] || fail "Lease not released on shutdown (holder $holder)"
-pass "two SIGKILLs mid-run: one init Job, one run Job, same barrier, complete result"
+pass "three SIGKILLs: one init Job, one run Job, same barrier, complete result, one Event per transition"

@@ -789,6 +789,435 @@ static void test_workers_blocked(void **state)
     free(st);
 }
 
+/* A pod of the run that has not terminated (as a lagging pod cache still has it). */
+static cJSON *running_pod(const char *name, int index)
+{
+    cJSON *p = pod_with(name, index, 0, NULL);
+    cJSON *st = cJSON_GetObjectItem(p, "status");
+    cJSON_ReplaceItemInObject(st, "phase", cJSON_CreateString("Running"));
+    cJSON_DeleteItemFromObject(st, "containerStatuses");
+    return p;
+}
+
+/* The run Job finished at `at` (its condition's lastTransitionTime). */
+static cJSON *job_finished_at(const char *type, double at)
+{
+    cJSON *j = job_with("b1-run", type,
+                        type[0] == 'C' ? "CompletionsReached" : "BackoffLimitExceeded", 2, NULL);
+    char ts[40];
+    ctrl_time_rfc3339(at, ts, sizeof(ts));
+    cJSON_AddStringToObject(cJSON_GetArrayItem(ctrl_jget(j, "status.conditions"), 0),
+                            "lastTransitionTime", ts);
+    return j;
+}
+
+/* Regression (fault scenario, 5 of 30 runs): the Job watch was ahead of the pod watch after a
+ * watch restart, and a run whose pods had Succeeded ended Failed with "pod ... did not finish".
+ * A cached pod that has not terminated, or is missing, is read from the API server first; one
+ * still running is waited for; a worker fails only on its pod's own terminated state. */
+static void test_collecting_stale_pod_cache(void **state)
+{
+    (void)state;
+    char *st = status_collecting();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON *job = job_finished_at("Complete", NOW - 5);
+    cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, NULL);
+    cJSON *p1 = running_pod("b1-run-1-def", 1);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    /* the cache says running: ask the API server, decide nothing yet */
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_PODS);
+    assert_null(p.status);
+    assert_int_equal(p.n_events, 0);
+    ctrl_plan_free(&p);
+    /* a pod missing from the cache likewise */
+    o.n_pods = 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_PODS);
+    ctrl_plan_free(&p);
+
+    /* the API server has it running too: looked at again soon, nothing written */
+    o.n_pods = 2;
+    o.pods_fresh = true;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, 0);
+    assert_null(p.status);
+    assert_int_equal(p.requeue_ms, CTRL_POD_RECHECK_MS);
+    assert_int_equal(p.n_events, 0);
+    ctrl_plan_free(&p);
+
+    /* the API server has it terminated: its result is read */
+    cJSON *p1done = pod_with("b1-run-1-def", 1, 0, NULL);
+    o.pods[1] = p1done;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_RESULTS);
+    assert_int_equal(p.n_logs, 2);
+    ctrl_plan_free(&p);
+    o.results_fetched = true;
+    o.results[0] = result(0, 100, 3000, true, 0, NULL);
+    o.results[1] = result(1, 100, 3000, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++) {
+        cJSON_Delete(o.results[i]);
+        o.results[i] = NULL;
+    }
+
+    /* still running long after the Job ended (a node lost with it): reported, not waited for */
+    o.results_fetched = false;
+    o.pods[1] = p1;
+    o.now = NOW - 5 + CTRL_POD_SETTLE_S + 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_RESULTS);
+    assert_int_equal(p.n_logs, 1); /* the terminated one only */
+    ctrl_plan_free(&p);
+    o.results_fetched = true;
+    o.results[0] = result(0, 100, 3000, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "pod b1-run-1-def did not finish"));
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    o.results[0] = NULL;
+    cJSON_Delete(p1done);
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+
+    /* a failed init Job whose pod the cache still has running: read before the message */
+    char *ist = strdup("{\"phase\":\"Initializing\",\"observedGeneration\":1,\"conditions\":["
+                       "{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\","
+                       "\"message\":\"m\",\"observedGeneration\":1}]}");
+    br = br_new(SPEC_INIT, ist, 1);
+    cJSON *ij = job_with("b1-init", "Failed", "BackoffLimitExceeded", 1, NULL);
+    cJSON *ip = running_pod("b1-init-x", -1);
+    obs_init(&o, br);
+    o.init_job = ij;
+    o.pods[0] = ip;
+    o.n_pods = 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_PODS);
+    assert_null(p.status);
+    ctrl_plan_free(&p);
+    o.pods_fresh = true; /* the API server agrees: fail with what there is */
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    ctrl_plan_free(&p);
+    cJSON_Delete(ip);
+    cJSON_Delete(ij);
+    cJSON_Delete(br);
+    free(ist);
+}
+
+/* A worker's compact termination summary, as bench_result_compact keeps it: the summary with its
+ * percentiles, no histogram, timeline or statements. */
+static cJSON *compact_result(int worker, double tps, long tx, double p99)
+{
+    char buf[1024];
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,\"worker\":%d,"
+                   "\"exitCode\":0,\"summary\":{\"transactionsProcessed\":%ld,"
+                   "\"failedTransactions\":0,\"abortedClients\":0,\"tps\":%g,\"latencyAvgMs\":2.0,"
+                   "\"latencyP50Ms\":1.5,\"latencyP90Ms\":%g,\"latencyP95Ms\":%g,"
+                   "\"latencyP99Ms\":%g,\"latencyP999Ms\":%g,\"latencyMaxMs\":%g},"
+                   "\"pgbench\":{\"clients\":2,\"threads\":1},\"truncated\":false,\"errors\":[]}",
+                   worker, tx, tps, p99 - 2, p99 - 1, p99, p99 + 1, p99 + 5);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+/* Results that are the termination message's compact summary (pods/log denied or failing, or a
+ * result line the log cut): status gets the summary and its percentiles, condition
+ * ResultDetailUnavailable says whose detail is missing and why, worker rows say so. */
+static void test_collecting_summary_only(void **state)
+{
+    (void)state;
+    char *st = status_collecting();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON *job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
+    cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, NULL);
+    cJSON *p1 = pod_with("b1-run-1-def", 1, 0, NULL);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    o.results_fetched = true;
+    o.results[0] = compact_result(0, 100, 3000, 5.0);
+    o.results[1] = compact_result(1, 80, 2400, 7.0);
+    char why0[] = "the pod log could not be read: HTTP 403 pods \"b1-run-0-abc\" is forbidden";
+    char why1[] = "the pod log could not be read: HTTP 500 injected fault (after retries)";
+    o.result_errors[0] = why0;
+    o.result_errors[1] = why1;
+    o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
+    o.result_detail[1] = CTRL_DETAIL_LOG_UNAVAILABLE;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_float_equal(ctrl_jnum(p.status, "summary.tps", 0), 180.0, 1e-9);
+    /* two workers without histograms: the slowest worker's p99, an upper bound */
+    assert_float_equal(ctrl_jnum(p.status, "summary.latencyP99Ms", 0), 7.0, 1e-9);
+    assert_float_equal(ctrl_jnum(p.status, "summary.latencyMaxMs", 0), 12.0, 1e-9);
+    const cJSON *c = cond(&p, "ResultDetailUnavailable");
+    assert_string_equal(ctrl_jstr(c, "status"), "True");
+    assert_string_equal(ctrl_jstr(c, "reason"), "LogUnavailable");
+    const char *m = ctrl_jstr(c, "message");
+    assert_non_null(
+        strstr(m, "worker 0 (pod b1-run-0-abc): the pod log could not be read: HTTP 403"));
+    assert_non_null(strstr(m, "worker 1 (pod b1-run-1-def)"));
+    assert_non_null(strstr(m, "not the timeline, the per-statement latencies"));
+    assert_non_null(strstr(m, "upper bound"));
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "summary only"));
+    const cJSON *row = cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1);
+    assert_true(cJSON_IsTrue(ctrl_jget(row, "complete")));
+    assert_string_equal(ctrl_jstr(row, "message"),
+                        "ok; summary only, without timeline, statements and histogram: the pod "
+                        "log could not be read: HTTP 500 injected fault (after retries)");
+    bool warned = false;
+    for (int i = 0; i < p.n_events; i++)
+        if (strcmp(p.events[i].reason, "ResultDetailUnavailable") == 0) {
+            warned = p.events[i].warning;
+            assert_string_equal(p.events[i].message, m);
+        }
+    assert_true(warned);
+    ctrl_plan_free(&p);
+
+    /* one worker: its own percentiles, exact; a cut result line is LogTruncated */
+    cJSON_Delete(o.results[1]);
+    o.results[1] = result(1, 80, 2400, true, 0, NULL); /* from its log: complete detail */
+    o.result_errors[1] = NULL;
+    o.result_detail[1] = CTRL_DETAIL_FULL;
+    o.result_detail[0] = CTRL_DETAIL_LOG_TRUNCATED;
+    char cut[] = "the pod log is longer than 32 MiB and its result line lies beyond that";
+    o.result_errors[0] = cut;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "reason"), "LogTruncated");
+    assert_null(strstr(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "worker 1"));
+    assert_true(
+        cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1), "complete")));
+    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1), "message"),
+                        "ok");
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++) {
+        cJSON_Delete(o.results[i]);
+        o.results[i] = NULL;
+    }
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+
+    /* a single worker: exact percentiles, no "upper bound" */
+    const char *one = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":1,\"workload\":{"
+                      "\"pgbench\":{\"run\":{\"clients\":2,\"durationSeconds\":30}}}}";
+    br = br_new(one, st, 1);
+    job = job_with("b1-run", "Complete", "CompletionsReached", 1, NULL);
+    p0 = pod_with("b1-run-0-abc", 0, 0, NULL);
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.n_pods = 1;
+    o.results_fetched = true;
+    o.results[0] = compact_result(0, 100, 3000, 5.0);
+    o.result_errors[0] = why0;
+    o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_float_equal(ctrl_jnum(p.status, "summary.latencyP99Ms", 0), 5.0, 1e-9);
+    assert_float_equal(ctrl_jnum(p.status, "summary.latencyP50Ms", 0), 1.5, 1e-9);
+    assert_null(strstr(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "upper bound"));
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "p99 5.00 ms"));
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    cJSON_Delete(p0);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+
+    /* fio: the compact summary keeps every job's status figures */
+    const char *fio = "{\"workers\":1,\"workload\":{\"fio\":{\"jobs\":[{\"name\":\"wal\",\"rw\":"
+                      "\"write\",\"bs\":\"8k\",\"size\":\"1M\",\"runtimeSeconds\":5}]}}}";
+    br = br_new(fio, st, 1);
+    job = job_with("b1-run", "Complete", "CompletionsReached", 1, NULL);
+    p0 = pod_with("b1-run-0-abc", 0, 0, NULL);
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.n_pods = 1;
+    o.results_fetched = true;
+    o.results[0] = cJSON_Parse(
+        "{\"schemaVersion\":1,\"kind\":\"fio\",\"complete\":true,\"worker\":0,\"exitCode\":0,"
+        "\"fio\":{\"jobs\":[{\"name\":\"wal\",\"write\":{\"iops\":2793.7,\"bwKiBs\":22349,"
+        "\"clatUs\":{\"p99\":38.6}},\"sync\":{\"p99\":1974.2}}]},\"truncated\":false,"
+        "\"errors\":[]}");
+    o.result_errors[0] = why0;
+    o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    const cJSON *j0 = cJSON_GetArrayItem(ctrl_jget(p.status, "fio"), 0);
+    assert_string_equal(ctrl_jstr(j0, "job"), "wal");
+    assert_float_equal(ctrl_jnum(j0, "writeIops", 0), 2793.7, 1e-9);
+    assert_float_equal(ctrl_jnum(j0, "syncP99Us", 0), 1974.2, 1e-9);
+    /* the bug: "finished without a summary" although the termination message had one */
+    assert_null(strstr(ctrl_jstr(p.status, "message"), "without a summary"));
+    assert_non_null(strstr(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "message"),
+                           "status.fio is complete"));
+    assert_non_null(
+        strstr(ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 0), "message"),
+               "ok; summary only, without fio's latency distributions"));
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    cJSON_Delete(p0);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+}
+
+/* The Event names of the plan's events, and of the events its status implies, into two sets
+ * of names; returns how many of the plan's are among the implied. */
+static int implied_matches(const struct ctrl_plan *p, const char *uid)
+{
+    char *txt = cJSON_PrintUnformatted(p->status);
+    char meta[256];
+    (void)snprintf(meta, sizeof(meta), "{\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"%s\"}",
+                   uid);
+    cJSON *br = cJSON_CreateObject();
+    cJSON_AddItemToObject(br, "metadata", cJSON_Parse(meta));
+    cJSON_AddItemToObject(br, "status", cJSON_Parse(txt));
+    free(txt);
+    struct ctrl_event ev[8];
+    int n = ctrl_status_events(br, NOW + 1, ev, 8), found = 0;
+    for (int i = 0; i < p->n_events; i++) {
+        char want[400];
+        ctrl_event_name(br, &p->events[i], want, sizeof(want));
+        for (int k = 0; k < n; k++) {
+            char got[400];
+            ctrl_event_name(br, &ev[k], got, sizeof(got));
+            if (strcmp(got, want) == 0)
+                found++;
+        }
+    }
+    cJSON_Delete(br);
+    return found;
+}
+
+/* Events survive a kill between the status write and the Event: the status records every
+ * transition's Event exactly (same type, reason and message, hence the same deterministic
+ * name), so the executor can send them again and a duplicate is refused as AlreadyExists. */
+static void test_status_events(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    /* -> Running */
+    char *st = decide_with(SPEC_BASIC, NULL, NULL, NULL, NULL, NOW, &p);
+    assert_int_equal(p.n_events, 1);
+    assert_int_equal(implied_matches(&p, "u1"), 1);
+    ctrl_plan_free(&p);
+    /* -> Collecting */
+    cJSON *rj = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
+    char *st2 = decide_with(SPEC_BASIC, st, NULL, rj, NULL, NOW + 40, &p);
+    assert_string_equal(phase(&p), "Collecting");
+    assert_int_equal(implied_matches(&p, "u1"), 1);
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(rj);
+    /* -> WorkersBlocked (Warning, with the phase's Running Event still implied) */
+    rj = job_with("b1-run", NULL, NULL, 2, NULL);
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, NULL, NOW + 31, &p);
+    assert_int_equal(p.n_events, 1);
+    assert_string_equal(p.events[0].reason, "WorkersBlocked");
+    assert_int_equal(implied_matches(&p, "u1"), 1);
+    ctrl_plan_free(&p);
+    cJSON_Delete(rj);
+    free(st2);
+    /* -> Failed (Warning) */
+    st2 = decide_with("{\"target\":{\"host\":\"pg\"}}", NULL, NULL, NULL, NULL, NOW, &p);
+    assert_string_equal(phase(&p), "Failed");
+    assert_true(p.events[0].warning);
+    assert_int_equal(implied_matches(&p, "u1"), 1);
+    ctrl_plan_free(&p);
+    free(st2);
+    free(st);
+    /* Collecting -> Succeeded */
+    st = status_collecting();
+    cJSON *br0 = br_new(SPEC_BASIC, st, 1);
+    rj = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
+    cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, NULL), *p1 = pod_with("b1-run-1-def", 1, 0, NULL);
+    struct ctrl_observed o;
+    obs_init(&o, br0);
+    o.run_job = rj;
+    o.pods[0] = p0;
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    o.results_fetched = true;
+    o.results[0] = result(0, 100, 3000, true, 0, NULL);
+    o.results[1] = result(1, 100, 3000, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_int_equal(p.n_events, 1);
+    assert_int_equal(implied_matches(&p, "u1"), 1);
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(o.results[i]);
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(rj);
+    cJSON_Delete(br0);
+    free(st);
+
+    /* names: deterministic, per run (uid) and per content, valid as object names */
+    cJSON *br = br_new(SPEC_BASIC,
+                       "{\"phase\":\"Succeeded\",\"conditions\":[{\"type\":"
+                       "\"Complete\",\"status\":\"True\",\"reason\":\"Succeeded\","
+                       "\"message\":\"12.0 tps\",\"lastTransitionTime\":"
+                       "\"2027-01-15T08:00:00Z\"},{\"type\":\"WorkersSkewed\","
+                       "\"status\":\"True\",\"reason\":\"WorkersNotTogether\","
+                       "\"message\":\"worker 1 started late\",\"lastTransitionTime\":"
+                       "\"2027-01-15T08:00:00Z\"},{\"type\":\"WorkersBlocked\","
+                       "\"status\":\"False\",\"reason\":\"Started\",\"message\":\"x\","
+                       "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}",
+                       1);
+    double t = ctrl_time_parse("2027-01-15T08:00:00Z");
+    struct ctrl_event ev[8];
+    int n = ctrl_status_events(br, t + 60, ev, 8);
+    /* Collecting (every Succeeded run passed it), Succeeded and WorkersSkewed; not WorkersBlocked,
+     * which is False */
+    assert_int_equal(n, 3);
+    assert_string_equal(ev[0].reason, "Collecting");
+    assert_string_equal(ev[0].message, CTRL_COLLECTING_MESSAGE);
+    assert_string_equal(ev[1].reason, "Succeeded");
+    assert_false(ev[1].warning);
+    assert_string_equal(ev[1].message, "12.0 tps");
+    assert_true(ev[1].time == t);
+    assert_string_equal(ev[2].reason, "WorkersSkewed");
+    assert_true(ev[2].warning);
+    char a[400], b[400];
+    ctrl_event_name(br, &ev[1], a, sizeof(a));
+    ctrl_event_name(br, &ev[1], b, sizeof(b));
+    assert_string_equal(a, b);
+    assert_int_equal(strlen(a), strlen("b1.") + 16);
+    assert_memory_equal(a, "b1.", 3);
+    ctrl_event_name(br, &ev[2], b, sizeof(b));
+    assert_string_not_equal(a, b);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(br, "metadata"), "uid", cJSON_CreateString("u2"));
+    ctrl_event_name(br, &ev[1], b, sizeof(b));
+    assert_string_not_equal(a, b); /* a new run of the same name */
+    /* older than the event TTL: not sent again */
+    assert_int_equal(ctrl_status_events(br, t + CTRL_EVENT_RESEND_S + 1, ev, 8), 0);
+    assert_int_equal(ctrl_status_events(br, t + 60, ev, 1), 1);
+    cJSON_Delete(br);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -803,6 +1232,9 @@ int main(void)
         cmocka_unit_test(test_create_refused),
         cmocka_unit_test(test_deleting_does_nothing),
         cmocka_unit_test(test_workers_blocked),
+        cmocka_unit_test(test_collecting_stale_pod_cache),
+        cmocka_unit_test(test_collecting_summary_only),
+        cmocka_unit_test(test_status_events),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -290,6 +290,49 @@ static void test_worker_failures(void **state)
     cJSON_Delete(w[1].result);
 }
 
+/* A result that is the compact termination summary only: the row says so and why, whatever
+ * else it says; the run does not fail for it. */
+static void test_worker_summary_only(void **state)
+{
+    (void)state;
+    struct ctrl_worker w[2];
+    memset(w, 0, sizeof(w));
+    for (int i = 0; i < 2; i++) {
+        w[i].index = i;
+        w[i].pod = i ? "p1" : "p0";
+        w[i].terminated = true;
+        w[i].detail_missing = "the pod log could not be read: HTTP 403 forbidden";
+    }
+    w[0].exit_code = 0;
+    w[0].result = cJSON_Parse("{\"kind\":\"pgbench\",\"complete\":true,\"exitCode\":0}");
+    w[1].exit_code = 2;
+    w[1].result = cJSON_Parse("{\"kind\":\"fio\",\"complete\":false,\"exitCode\":2,"
+                              "\"errors\":[\"job wal: error 5\"]}");
+    cJSON *st = cJSON_CreateObject();
+    ctrl_status_set_results(st, NULL, w, 2);
+    const cJSON *rows = ctrl_jget(st, "workers");
+    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 0), "message"),
+                        "ok; summary only, without timeline, statements and histogram: the pod "
+                        "log could not be read: HTTP 403 forbidden");
+    assert_true(cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(rows, 0), "complete")));
+    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 1), "message"),
+                        "exit code 2: job wal: error 5; summary only, without fio's latency "
+                        "distributions: the pod log could not be read: HTTP 403 forbidden");
+    char msg[512];
+    assert_true(ctrl_workers_failure(w, 2, msg, sizeof(msg)));
+    assert_non_null(strstr(msg, "worker 1 (pod p1) failed: exit code 2: job wal: error 5"));
+    assert_false(ctrl_workers_failure(w, 1, msg, sizeof(msg)));
+    /* without a result the detail note has nothing to qualify */
+    cJSON_Delete(w[1].result);
+    w[1].result = NULL;
+    (void)snprintf(w[1].error, sizeof(w[1].error), "no result line in the pod log");
+    assert_true(ctrl_workers_failure(w, 2, msg, sizeof(msg)));
+    assert_string_equal(msg,
+                        "worker 1 (pod p1) failed: exit code 2: no result line in the pod log");
+    cJSON_Delete(w[0].result);
+    cJSON_Delete(st);
+}
+
 static void test_hpa_timeline(void **state)
 {
     (void)state;
@@ -319,6 +362,24 @@ static void check_transform(void (*transform)(cJSON *, void *), const char *in, 
     free(txt);
     cJSON_Delete(w);
     cJSON_Delete(obj);
+}
+
+/* A Job keeps when it finished: its pods get a grace to report (CTRL_POD_SETTLE_S). */
+static void test_job_transform(void **state)
+{
+    (void)state;
+    check_transform(
+        ctrl_transform_job,
+        "{\"metadata\":{\"name\":\"b-run\",\"namespace\":\"n\",\"uid\":\"u\"},\"spec\":{"
+        "\"completions\":2,\"parallelism\":2},\"status\":{\"succeeded\":2,\"startTime\":\"t\","
+        "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"reason\":\"Done\","
+        "\"message\":\"m\",\"lastProbeTime\":\"x\",\"lastTransitionTime\":"
+        "\"2027-01-15T08:00:00Z\"}]}}",
+        "{\"metadata\":{\"name\":\"b-run\",\"namespace\":\"n\"},\"spec\":{\"completions\":2},"
+        "\"status\":{\"succeeded\":2,\"conditions\":[{\"type\":\"Complete\",\"status\":"
+        "\"True\",\"reason\":\"Done\",\"message\":\"m\",\"lastTransitionTime\":"
+        "\"2027-01-15T08:00:00Z\"}]}}",
+        "job");
 }
 
 static void test_transforms(void **state)
@@ -378,6 +439,8 @@ int main(void)
         cmocka_unit_test(test_workers_skewed),
         cmocka_unit_test(test_display),
         cmocka_unit_test(test_worker_failures),
+        cmocka_unit_test(test_worker_summary_only),
+        cmocka_unit_test(test_job_transform),
         cmocka_unit_test(test_hpa_timeline),
         cmocka_unit_test(test_transforms),
     };

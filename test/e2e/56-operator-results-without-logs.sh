@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Results never depend on pod logs alone.
+#  1. RBAC denies pods/log (the chart's operator role without that rule, used through a
+#     service-account token): a 2-worker run still Succeeds with its summary and p99 in
+#     `kubectl get br` (the slowest worker's, read from the pods' termination messages as a second
+#     oracle), and condition ResultDetailUnavailable (LogUnavailable) names the workers and the 403;
+#     a refusal is not retried; worker rows say what was missing.
+#  2. Every log read answers 500 (the simulated cluster's fault switch): retried with backoff, then
+#     the same fallback, the message says so; one worker, so its p99 is exact.
+#  3. A result line of 1.5 MiB (a real runner's result with a 12000-point timeline: a 3-hour run at
+#     1 s progress; the runner parses recorded pgbench output instead of running pgbench, through
+#     --runner-command): the simulated kubelet stores it as containerd does (16 KiB records, which
+#     tailLines counts), so the last 64 lines hold only its end; the operator still reads it whole:
+#     timeline in status, no ResultDetailUnavailable.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+env_start_sim
+k() { env_kubectl "$@"; }
+k apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+k create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+
+start_operator() { # name kubeconfig [args]
+    local name="$1" kc="$2"
+    shift 2
+    env_bg "$name" "$BIN/pgbench-operator" --kubeconfig "$kc" --start-delay 1 --metrics-addr 0 \
+        --log-level debug "$@" >"$TMP/$name.pid"
+    OP_PID="$(cat "$TMP/$name.pid")"
+}
+stop_operator() {
+    kill -TERM "$OP_PID"
+    for _ in $(seq 50); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
+}
+phase() { k get br "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
+wait_done() { # name timeout
+    local deadline=$((SECONDS + $2)) p
+    while :; do
+        p="$(phase "$1")"
+        case "$p" in Succeeded) return 0 ;; Failed) k get br "$1" -o yaml >&2; fail "$1 failed: $(k get br "$1" -o jsonpath='{.status.message}')" ;; esac
+        [ "$SECONDS" -lt "$deadline" ] || { k get br "$1" -o yaml >&2; fail "$1 not finished after $2 s (phase $p)"; }
+        sleep 0.3
+    done
+}
+run_br() { # name workers [init]
+    cat <<EOF | k apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: $1}
+spec:
+  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
+  workload:
+    pgbench:
+      ${3:-}
+      run: {clients: 4, durationSeconds: 3, builtin: select-only}
+  workers: $2
+EOF
+}
+p99_col() { # name: the P99 column of kubectl get br
+    k get br "$1" | awk 'NR==1{for(i=1;i<=NF;i++) if($i=="P99") c=i} NR==2{print $c}'
+}
+
+# ---- 1. pods/log denied by RBAC --------------------------------------------------------------
+k create serviceaccount op >/dev/null
+python3 - "$ROOT/deploy/install.yaml" >"$TMP/role.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+role = next(d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"] == "pgbench-operator")
+rules = [r for r in role["rules"] if "pods/log" not in r.get("resources", [])]
+assert len(rules) == len(role["rules"]) - 1, "the chart's role has no pods/log rule to take away"
+role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "operator-without-logs"}, "rules": rules}
+print(yaml.safe_dump(role))
+PY
+k apply -f "$TMP/role.yaml" >/dev/null
+k create clusterrolebinding op-without-logs --clusterrole=operator-without-logs --serviceaccount=default:op >/dev/null
+TOKEN="$(k create token op --duration 2h)"
+sed "s#^\(\s*token:\).*#\1 $TOKEN#" "$KUBECONFIG" >"$TMP/op-kubeconfig"
+grep -q "$TOKEN" "$TMP/op-kubeconfig" || fail "no token in the operator's kubeconfig"
+
+start_operator op-nologs "$TMP/op-kubeconfig"
+run_br nolog 2 "init: {scale: 1}"
+wait_done nolog 120
+k get br nolog -o json >"$TMP/nolog.json"
+for i in 0 1; do
+    pod="$(k get pods -l pgbench.dev/benchmarkrun=nolog,pgbench.dev/role=run,batch.kubernetes.io/job-completion-index=$i -o jsonpath='{.items[0].metadata.name}')"
+    k get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.message}' >"$TMP/term$i.json"
+done
+k --token "$TOKEN" logs "$pod" >"$TMP/out" 2>&1 && fail "the operator's account may read logs"
+grep -q 'cannot get resource "pods/log"' "$TMP/out" || { cat "$TMP/out" >&2; fail "log refusal: unexpected message"; }
+python3 - "$TMP/nolog.json" "$TMP/term0.json" "$TMP/term1.json" <<'PY' || fail "status of the run without logs"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+terms = [json.load(open(f)) for f in sys.argv[2:]]
+s = st["summary"]
+assert st["phase"] == "Succeeded", st["phase"]
+assert s["tps"] > 0 and s["transactions"] == sum(t["summary"]["transactionsProcessed"] for t in terms), (s, terms)
+# the merged percentile needs the histograms: the slowest worker's, from the termination messages
+want = max(t["summary"]["latencyP99Ms"] for t in terms)
+assert abs(s["latencyP99Ms"] - want) < 1e-6, (s["latencyP99Ms"], want)
+assert s["latencyP50Ms"] > 0 and s["latencyMaxMs"] >= s["latencyP99Ms"], s
+assert not st.get("timeline"), "a timeline without logs?"
+c = {x["type"]: x for x in st["conditions"]}["ResultDetailUnavailable"]
+assert c["status"] == "True" and c["reason"] == "LogUnavailable", c
+for w in ("worker 0 (pod nolog-run-0-", "worker 1 (pod nolog-run-1-", "HTTP 403", "forbidden", "upper bound"):
+    assert w in c["message"], (w, c["message"])
+for r in st["workers"]:
+    assert r["complete"] is True and r["message"].startswith("ok; summary only"), r
+assert "summary only" in st["message"], st["message"]
+print("p99", s["latencyP99Ms"], "|", c["message"][:160])
+PY
+col="$(p99_col nolog)"
+awk -v p="$col" 'BEGIN{exit !(p+0 > 0)}' || fail "P99 column of kubectl get br: '$col'"
+k get events --field-selector involvedObject.name=nolog,reason=ResultDetailUnavailable -o name | grep -q . ||
+    fail "no ResultDetailUnavailable event"
+grep -q 'reading the log of pod.*again in' "$TMP/op-nologs.log" && fail "a 403 was retried"
+stop_operator
+
+# ---- 2. every log read fails with 500 ---------------------------------------------------------
+start_operator op-500 "$KUBECONFIG"
+env_sim_fault '{"failNext": 100000, "code": 500, "path": "/log"}'
+run_br failing 1
+wait_done failing 120
+env_sim_fault '{"reset": true}'
+k get br failing -o json >"$TMP/failing.json"
+pod="$(k get pods -l pgbench.dev/benchmarkrun=failing,pgbench.dev/role=run -o jsonpath='{.items[0].metadata.name}')"
+k get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.message}' >"$TMP/term.json"
+python3 - "$TMP/failing.json" "$TMP/term.json" <<'PY' || fail "status of the run whose log reads fail"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+t = json.load(open(sys.argv[2]))
+assert st["phase"] == "Succeeded", st["phase"]
+assert st["summary"]["latencyP99Ms"] == t["summary"]["latencyP99Ms"], (st["summary"], t["summary"])
+c = {x["type"]: x for x in st["conditions"]}["ResultDetailUnavailable"]
+assert c["reason"] == "LogUnavailable" and "HTTP 500" in c["message"] and "after retries" in c["message"], c
+assert "upper bound" not in c["message"], c
+PY
+n="$(grep -c 'reading the log of pod failing-run-0-.*HTTP 500.*again in' "$TMP/op-500.log" || true)"
+[ "$n" -eq 3 ] || fail "want 3 retries of the log read (4 tries), saw $n"
+awk -v p="$(p99_col failing)" 'BEGIN{exit !(p+0 > 0)}' || fail "P99 column empty"
+stop_operator
+
+# ---- 3. a result line over 1 MiB --------------------------------------------------------------
+FIX="$ROOT/test/fixtures/pgbench"
+{
+    head -8 "$FIX/v15-log-tpcb.txt"
+    seq 1 12000 | awk '{printf "progress: %d.0 s, 1009.9 tps, lat 0.989 ms stddev 0.345, 0 failed\n", $1}'
+    tail -n +9 "$FIX/v15-log-tpcb.txt"
+} >"$TMP/console.txt"
+# outside /tmp: the runner pod mounts a volume there, and the simulated kubelet maps that path
+FAKE="$BUILD/e2e/56-fake-runner"
+cat >"$FAKE" <<EOF
+#!/bin/sh
+# the operator's arguments are ignored: a real runner parses recorded output
+exec "$BIN/pgbench-runner" parse pgbench --log "$FIX/log-tpcb/pgbench_log.14700" \
+    --log "$FIX/log-tpcb/pgbench_log.14700.1" <"$TMP/console.txt"
+EOF
+chmod +x "$FAKE"
+start_operator op-long "$KUBECONFIG" --runner-command "$FAKE"
+run_br long 1
+wait_done long 120
+pod="$(k get pods -l pgbench.dev/benchmarkrun=long,pgbench.dev/role=run -o jsonpath='{.items[0].metadata.name}')"
+len="$(k logs "$pod" | tail -1 | wc -c)"
+[ "$len" -gt 1048576 ] || fail "the result line is only $len bytes"
+# as on containerd: the last 64 lines are 64 records of 16 KiB, the end of the result line only
+k logs "$pod" --tail=64 >"$TMP/tail.txt"
+[ "$(wc -l <"$TMP/tail.txt")" -eq 1 ] || fail "the tail holds more than the result line's end"
+head -c 16 "$TMP/tail.txt" | grep -q '^{"schemaVersion' && fail "the tail starts with the whole result line"
+last=$(((len - 1) % 16384)); [ "$last" -eq 0 ] && last=16384
+[ "$(wc -c <"$TMP/tail.txt")" -eq $((63 * 16384 + last + 1)) ] || fail "the tail is not 64 records"
+k get br long -o json >"$TMP/long.json"
+python3 - "$TMP/long.json" "$len" <<'PY' || fail "status of the run with a long result line"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+assert st["phase"] == "Succeeded", st["phase"]
+types = [c["type"] for c in st["conditions"]]
+assert "ResultDetailUnavailable" not in types, st["conditions"]
+tl = st["timeline"]
+assert len(tl) == 300 and tl[0]["t"] == 1 and tl[-1]["t"] > 11900, (len(tl), tl[0], tl[-1])
+s = st["summary"]
+assert s["latencyP99Ms"] == 1.819 and s["transactions"] == 3000, s  # the recorded run's, exactly
+assert st["workers"][0]["message"] == "ok", st["workers"]
+print("result line", sys.argv[2], "bytes; timeline", len(tl), "points; p99", s["latencyP99Ms"])
+PY
+grep -q 'using the summary of its termination message' "$TMP/op-long.log" && fail "fell back for the long line"
+grep -q 'reading the log of pod long-run-0-[a-z0-9]* (from its start' "$TMP/op-long.log" ||
+    fail "the operator did not read the log from its start"
+stop_operator
+pass "results from termination messages when logs are denied (403) or failing (500, retried); a 1.5 MiB result line read whole"
