@@ -69,16 +69,22 @@ $(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call l
 
 # test/unit/<pkg>/test_x.c links against <pkg> and its dependencies
 .SECONDEXPANSION:
-$(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $$(call libs_for,$$(firstword $$(subst /, ,%)))
+$(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(BUILD)/obj/test/unit/unit_env.o $$(call libs_for,$$(firstword $$(subst /, ,%)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka
+
+# every unit test binary starts in the source tree (fixtures) and honours TEST_FILTER
+$(BUILD)/obj/test/unit/unit_env.o: CPPFLAGS += -DPGBO_SOURCE_DIR='"$(CURDIR)"'
+
 
 SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_BUILD := build/asan
 
 # One entry point for every test: sanitized build, unit tests, then end-to-end tests.
+# Each layer prints how long it took.
 test:
-	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(SAN)" all unit-bins
+	@start=$$(date +%s); $(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(SAN)" all unit-bins && \
+	    echo "build: $$(($$(date +%s) - start)) s"
 	BUILD=$(ASAN_BUILD) scripts/generate.sh --check
 	BUILD=$(ASAN_BUILD) test/run-unit.sh
 	BUILD=$(ASAN_BUILD) test/run-e2e.sh
@@ -94,7 +100,7 @@ $(BUILD)/itest/%: $(BUILD)/obj/test/integration/%.o $(ALL_LIBS)
 unit-bins: $(UNIT_BINS) $(INTEG_BINS)
 unit: unit-bins
 	BUILD=$(BUILD) test/run-unit.sh
-e2e: all
+e2e: all $(INTEG_BINS)
 	BUILD=$(BUILD) test/run-e2e.sh
 
 deps:

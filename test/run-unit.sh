@@ -7,6 +7,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 failed=()
 count=0
+start=$SECONDS
 for t in $(find "$BUILD/test" -type f -perm -u+x -name 'test_*' 2>/dev/null | sort); do
     count=$((count + 1))
     if ! "$t" >"$t.log" 2>&1; then
@@ -25,5 +26,5 @@ if [ -d test/sim/test ]; then
         failed+=("node --test test/sim/test/")
     fi
 fi
-echo "unit: $((count - ${#failed[@]}))/$count passed"
+echo "unit: $((count - ${#failed[@]}))/$count passed in $((SECONDS - start)) s"
 [ "${#failed[@]}" -eq 0 ] || { printf 'FAILED: %s\n' "${failed[@]}"; exit 1; }

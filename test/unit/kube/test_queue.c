@@ -196,8 +196,10 @@ static void test_add_after(void **state)
     assert_int_equal(t->n, 2); /* each key once: the superseded timers did not fire again */
     assert_string_equal(t->log[0], "ns/early");
     assert_string_equal(t->log[1], "ns/late");
-    assert_true(t->at[0] >= 40 && t->at[0] < 400);
-    assert_true(t->at[1] >= 80 && t->at[1] < 400);
+    /* never sooner than asked; how much later is the machine's business (no wall-clock upper
+     * bounds in unit tests: they fail under ASan on a loaded machine, not on a bug) */
+    assert_true(t->at[0] >= 40);
+    assert_true(t->at[1] >= 80);
     /* add_after(0) is an add */
     kube_queue_add_after(t->q, "ns/now", 0);
     assert_int_equal(kube_queue_len(t->q), 1);
@@ -220,8 +222,8 @@ static void test_backoff_and_forget(void **state)
         assert_int_equal(kube_queue_failures(t->q, "ns/f"), i + 1);
         run_for(t, want[i] + 250);
         assert_int_equal(t->n, before + 1);
-        if (t->at[before] < want[i] || t->at[before] > want[i] + 200)
-            fail_msg("failure %d: processed after %llu ms, want %llu", i + 1,
+        if (t->at[before] < want[i])
+            fail_msg("failure %d: processed after %llu ms, want at least %llu", i + 1,
                      (unsigned long long)t->at[before], (unsigned long long)want[i]);
     }
     kube_queue_forget(t->q, "ns/f");
@@ -229,9 +231,11 @@ static void test_backoff_and_forget(void **state)
     uv_update_time(&t->loop);
     t->start = uv_now(&t->loop);
     kube_queue_add_rate_limited(t->q, "ns/f");
+    /* the backoff starts again at the first step (10 ms, not 160): the key has one failure */
+    assert_int_equal(kube_queue_failures(t->q, "ns/f"), 1);
     run_for(t, 250);
     assert_int_equal(t->n, 7);
-    assert_true(t->at[6] >= 10 && t->at[6] < 120); /* 10 ms again, not 160 */
+    assert_true(t->at[6] >= 10);
     /* backoff is per key */
     assert_int_equal(kube_queue_failures(t->q, "ns/other"), 0);
     teardown_t(t);

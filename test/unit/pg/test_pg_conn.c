@@ -185,7 +185,7 @@ static void test_wait_cancelled(void **state)
     assert_int_equal(pg_wait_ready(&ci, 60, &c, &err), -ECANCELED);
     assert_null(c);
     assert_int_equal(err.cls, PG_ERR_REFUSED);
-    assert_true(time(NULL) - t0 < 5);
+    assert_true(time(NULL) - t0 < 30); /* returned on the cancel flag, not the 60 s deadline */
 }
 
 int main(void)
