@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 packages=(gcc make pkg-config python3 python3-yaml openssl ca-certificates unzip
     libcurl4-openssl-dev libcjson-dev libyaml-dev libpq-dev libuv1-dev libcmocka-dev zlib1g-dev
     postgresql-15 postgresql-client-15 fio
-    clang libclang-rt-14-dev clang-format clang-tidy)
+    clang libclang-rt-14-dev clang-format clang-tidy
+    prometheus) # for promtool (`promtool check metrics` on /metrics: unit test_metrics, e2e 58)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
@@ -25,6 +26,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
     [ -f /etc/postgresql-common/createcluster.conf ] ||
         echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.conf >/dev/null
     $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # only promtool is wanted: a Prometheus server the package started (systemd) is stopped
+    case " ${missing[*]} " in *" prometheus "*)
+        if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+            $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true
+        fi ;;
+    esac
 fi
 
 # The simulated cluster's node modules, reinstalled only when the lock file changes.

@@ -15,6 +15,7 @@
 #include "pkg/controller/controller.h"
 #include "pkg/controller/httpd.h"
 #include "pkg/controller/leader.h"
+#include "pkg/controller/metrics.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
@@ -58,18 +59,6 @@ struct app {
     uint64_t start_failures;
 };
 
-static long rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, rss = 0;
-    if (!f)
-        return 0;
-    if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-        rss = 0;
-    (void)fclose(f);
-    return rss * sysconf(_SC_PAGESIZE);
-}
-
 static void http_handler(const char *method, const char *path, struct buf *body, int *code,
                          const char **ctype, void *ud)
 {
@@ -93,32 +82,7 @@ static void http_handler(const char *method, const char *path, struct buf *body,
         }
     } else if (strcmp(path, "/metrics") == 0) {
         *ctype = "text/plain; version=0.0.4; charset=utf-8";
-        ctrl_controller_metrics(a->started ? a->ctrl : NULL, body);
-        struct kube_client_stats st;
-        kube_client_stats(a->kc, &st);
-        buf_printf(body,
-                   "# HELP pgbench_operator_api_requests_total Kubernetes API requests sent.\n"
-                   "# TYPE pgbench_operator_api_requests_total counter\n"
-                   "pgbench_operator_api_requests_total %llu\n"
-                   "# HELP pgbench_operator_api_errors_total Kubernetes API requests that failed "
-                   "(transport errors and HTTP >= 400).\n"
-                   "# TYPE pgbench_operator_api_errors_total counter\n"
-                   "pgbench_operator_api_errors_total %llu\n"
-                   "# HELP pgbench_operator_watch_restarts_total Watch streams restarted.\n"
-                   "# TYPE pgbench_operator_watch_restarts_total counter\n"
-                   "pgbench_operator_watch_restarts_total %llu\n"
-                   "# HELP pgbench_operator_relists_total Full relists (e.g. after 410 Gone).\n"
-                   "# TYPE pgbench_operator_relists_total counter\n"
-                   "pgbench_operator_relists_total %llu\n"
-                   "# HELP pgbench_operator_leader 1 when this instance leads.\n"
-                   "# TYPE pgbench_operator_leader gauge\n"
-                   "pgbench_operator_leader %d\n"
-                   "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
-                   "# TYPE process_resident_memory_bytes gauge\n"
-                   "process_resident_memory_bytes %ld\n",
-                   (unsigned long long)st.requests, (unsigned long long)st.errors,
-                   (unsigned long long)st.watch_restarts, (unsigned long long)st.relists,
-                   a->started ? 1 : 0, rss_bytes());
+        ctrl_metrics_write(body, a->started ? a->ctrl : NULL, a->kc, a->started);
     } else {
         *code = 404;
         buf_puts(body, "not found\n");

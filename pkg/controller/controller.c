@@ -33,10 +33,6 @@
 #define SENT_BUCKETS 256
 #define SENT_KEEP 8
 
-static const double lat_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                    0.25,  0.5,    1,     2.5,  5,     10};
-#define N_LAT (sizeof(lat_bounds) / sizeof(lat_bounds[0]))
-
 struct rec;
 
 /* Creates this process made recently, so that a reconcile triggered before the informer has
@@ -89,8 +85,7 @@ struct ctrl_controller {
     /* metrics */
     uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes, events_sent,
         api_write_errors;
-    uint64_t lat_buckets[N_LAT + 1];
-    double lat_sum;
+    struct ctrl_metrics_histogram lat;
 };
 
 struct log_fetch;
@@ -157,16 +152,18 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     const char *phase = ctrl_jstr(st, "phase");
     if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
         /* results are never read again by the controller; status writes are merge patches */
-        static const char *const keep[] = {"phase", "observedGeneration", "conditions", "startAt",
-                                           NULL};
+        static const char *const keep[] = {
+            "phase", "observedGeneration", "conditions", "startAt", "summary", NULL};
         keep_keys(st, keep);
     } else {
         /* the rest is written once at a transition, never read back by a decision */
-        static const char *const keep[] = {"phase",   "observedGeneration", "conditions",
-                                           "startAt", "startTime",          "hpaTimeline",
-                                           NULL};
+        static const char *const keep[] = {
+            "phase",     "observedGeneration", "conditions", "startAt",
+            "startTime", "hpaTimeline",        "summary",    NULL};
         keep_keys(st, keep);
     }
+    /* of the results, only the few numbers /metrics shows per run */
+    ctrl_metrics_trim_status(st);
 }
 
 static void keep_label_keys(cJSON *o, const char *const *keys)
@@ -340,11 +337,7 @@ static void rec_finish(struct rec *r, bool error)
 {
     struct ctrl_controller *c = r->c;
     double dt = (double)(uv_hrtime() - r->t0) / 1e9;
-    size_t b = 0;
-    while (b < N_LAT && dt > lat_bounds[b])
-        b++;
-    c->lat_buckets[b]++;
-    c->lat_sum += dt;
+    ctrl_metrics_observe(&c->lat, dt);
     c->reconciles++;
     if (error) {
         c->reconcile_errors++;
@@ -1377,91 +1370,30 @@ void ctrl_controller_free(struct ctrl_controller *c)
     free(c);
 }
 
-struct phase_count {
-    uint64_t n[7];
-};
-
-static const char *const phases[] = {"Pending",   "Initializing", "Running", "Collecting",
-                                     "Succeeded", "Failed",       NULL};
-
-static void count_phase(const cJSON *obj, void *ud)
+static void foreach_run(const void *cache, ctrl_metrics_run_fn fn, void *ctx)
 {
-    struct phase_count *pc = ud;
-    const char *p = ctrl_jstr(obj, "status.phase");
-    if (!p)
-        p = "Pending";
-    for (int i = 0; phases[i]; i++)
-        if (strcmp(p, phases[i]) == 0) {
-            pc->n[i]++;
-            return;
-        }
-    pc->n[6]++;
+    kube_informer_foreach(cache, fn, ctx);
 }
 
-void ctrl_controller_metrics(const struct ctrl_controller *c, struct buf *out)
+void ctrl_controller_metrics_source(const struct ctrl_controller *c,
+                                    struct ctrl_metrics_controller *out)
 {
-    struct phase_count pc = {{0}};
-    if (c && c->brs)
-        kube_informer_foreach(c->brs, count_phase, &pc);
-    buf_puts(out, "# HELP pgbench_operator_benchmarkruns BenchmarkRuns in the cache by phase.\n"
-                  "# TYPE pgbench_operator_benchmarkruns gauge\n");
-    for (int i = 0; phases[i]; i++)
-        buf_printf(out, "pgbench_operator_benchmarkruns{phase=\"%s\"} %llu\n", phases[i],
-                   (unsigned long long)pc.n[i]);
-    if (!c)
-        return;
-    buf_puts(out, "# HELP pgbench_operator_reconcile_duration_seconds Time of one reconcile, "
-                  "including its API requests.\n"
-                  "# TYPE pgbench_operator_reconcile_duration_seconds histogram\n");
-    uint64_t cum = 0;
-    for (size_t i = 0; i < N_LAT; i++) {
-        cum += c->lat_buckets[i];
-        buf_printf(out, "pgbench_operator_reconcile_duration_seconds_bucket{le=\"%g\"} %llu\n",
-                   lat_bounds[i], (unsigned long long)cum);
-    }
-    cum += c->lat_buckets[N_LAT];
-    buf_printf(out,
-               "pgbench_operator_reconcile_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
-               "pgbench_operator_reconcile_duration_seconds_sum %.6f\n"
-               "pgbench_operator_reconcile_duration_seconds_count %llu\n",
-               (unsigned long long)cum, c->lat_sum, (unsigned long long)cum);
-    buf_printf(out,
-               "# HELP pgbench_operator_reconcile_total Reconciles by result.\n"
-               "# TYPE pgbench_operator_reconcile_total counter\n"
-               "pgbench_operator_reconcile_total{result=\"success\"} %llu\n"
-               "pgbench_operator_reconcile_total{result=\"error\"} %llu\n",
-               (unsigned long long)(c->reconciles - c->reconcile_errors),
-               (unsigned long long)c->reconcile_errors);
-    buf_printf(out,
-               "# HELP pgbench_operator_writes_total Successful writes by kind.\n"
-               "# TYPE pgbench_operator_writes_total counter\n"
-               "pgbench_operator_writes_total{kind=\"create\"} %llu\n"
-               "pgbench_operator_writes_total{kind=\"delete\"} %llu\n"
-               "pgbench_operator_writes_total{kind=\"status\"} %llu\n"
-               "pgbench_operator_writes_total{kind=\"event\"} %llu\n"
-               "# HELP pgbench_operator_status_conflicts_total Status writes that met a 409 "
-               "Conflict and were retried.\n"
-               "# TYPE pgbench_operator_status_conflicts_total counter\n"
-               "pgbench_operator_status_conflicts_total %llu\n"
-               "# HELP pgbench_operator_write_errors_total Writes refused or failed.\n"
-               "# TYPE pgbench_operator_write_errors_total counter\n"
-               "pgbench_operator_write_errors_total %llu\n"
-               "# HELP pgbench_operator_queue_depth Keys waiting in the work queue.\n"
-               "# TYPE pgbench_operator_queue_depth gauge\n"
-               "pgbench_operator_queue_depth %zu\n"
-               "# HELP pgbench_operator_reconciles_in_flight Reconciles in progress.\n"
-               "# TYPE pgbench_operator_reconciles_in_flight gauge\n"
-               "pgbench_operator_reconciles_in_flight %d\n",
-               (unsigned long long)c->creates, (unsigned long long)c->deletes,
-               (unsigned long long)c->status_writes, (unsigned long long)c->events_sent,
-               (unsigned long long)c->conflicts, (unsigned long long)c->api_write_errors,
-               kube_queue_len(c->q), c->inflight);
-    buf_printf(out,
-               "# HELP pgbench_operator_cached_objects Objects in the informer caches.\n"
-               "# TYPE pgbench_operator_cached_objects gauge\n"
-               "pgbench_operator_cached_objects{resource=\"benchmarkruns\"} %zu\n"
-               "pgbench_operator_cached_objects{resource=\"jobs\"} %zu\n"
-               "pgbench_operator_cached_objects{resource=\"pods\"} %zu\n",
-               kube_informer_count(c->brs), kube_informer_count(c->jobs),
-               kube_informer_count(c->pods));
+    *out = (struct ctrl_metrics_controller){
+        .reconciles = c->reconciles,
+        .reconcile_errors = c->reconcile_errors,
+        .conflicts = c->conflicts,
+        .creates = c->creates,
+        .deletes = c->deletes,
+        .status_writes = c->status_writes,
+        .events_sent = c->events_sent,
+        .write_errors = c->api_write_errors,
+        .reconcile_seconds = c->lat,
+        .queue_depth = kube_queue_len(c->q),
+        .inflight = c->inflight,
+        .cached_runs = kube_informer_count(c->brs),
+        .cached_jobs = kube_informer_count(c->jobs),
+        .cached_pods = kube_informer_count(c->pods),
+        .foreach_run = foreach_run,
+        .cache = c->brs,
+    };
 }

@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/controller/metrics.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 
@@ -40,9 +41,10 @@ int ctrl_controller_inflight(const struct ctrl_controller *c);
 /* Frees everything; requests still in flight must have been cancelled (kube_client_free). */
 void ctrl_controller_free(struct ctrl_controller *c);
 
-/* Appends Prometheus text (runs by phase, reconcile latency histogram, reconcile results, writes)
- * to out. */
-void ctrl_controller_metrics(const struct ctrl_controller *c, struct buf *out);
+/* The controller's numbers for /metrics (pkg/controller/metrics.h); out->cache is c's
+ * BenchmarkRun informer, valid while c is. */
+void ctrl_controller_metrics_source(const struct ctrl_controller *c,
+                                    struct ctrl_metrics_controller *out);
 
 /* Trims cached objects to what the controller reads (exported for tests). */
 void ctrl_transform_benchmarkrun(cJSON *obj, void *ud);

@@ -1,0 +1,387 @@
+/* /metrics: every metric's name, type and help, and the text format (see metrics.h). */
+#include "pkg/controller/metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkg/bench/fields.h"
+#include "pkg/controller/controller.h"
+#include "pkg/controller/manifest.h"
+
+#define PREFIX "pgbench_operator_"
+
+static const double reconcile_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                          0.25,  0.5,    1,     2.5,  5,     10};
+_Static_assert(sizeof(reconcile_bounds) / sizeof(reconcile_bounds[0]) ==
+                   CTRL_METRICS_RECONCILE_BOUNDS,
+               "CTRL_METRICS_RECONCILE_BOUNDS is the number of bounds");
+
+void ctrl_metrics_observe(struct ctrl_metrics_histogram *h, double seconds)
+{
+    size_t b = 0;
+    while (b < CTRL_METRICS_RECONCILE_BOUNDS && seconds > reconcile_bounds[b])
+        b++;
+    h->bucket[b]++;
+    h->sum += seconds;
+}
+
+/* status.phase values, in the order of their lifecycle (pkg/controller/reconcile.h). A run
+ * without a phase yet counts as Pending. */
+static const char *const phases[] = {"Pending",    "Initializing", "Running",
+                                     "Collecting", "Succeeded",    "Failed"};
+#define N_PHASES (sizeof(phases) / sizeof(phases[0]))
+
+/* The per-run values: one row per sample of a run, rows of one family next to each other (the
+ * first carries the family's type and help). The value is the status field `id`, converted from
+ * its contract unit to the base unit (ms -> s); the help names the status fields it comes from. */
+static const struct run_value {
+    const char *family;
+    const char *type; /* NULL: same family as the row above */
+    const char *help;
+    enum bench_field_id id;
+    const char *quantile; /* summary rows: the quantile label */
+} run_values[] = {
+    {PREFIX "benchmarkrun_tps", "gauge",
+     "Transactions per second of the run, summed over its workers", BK_SUMMARY_TPS, NULL},
+    {PREFIX "benchmarkrun_latency_seconds", "summary",
+     "Transaction latency of the run by quantile, from the merged latency histogram of its "
+     "successful transactions",
+     BK_SUMMARY_LATENCY_P50_MS, "0.5"},
+    {PREFIX "benchmarkrun_latency_seconds", NULL, NULL, BK_SUMMARY_LATENCY_P90_MS, "0.9"},
+    {PREFIX "benchmarkrun_latency_seconds", NULL, NULL, BK_SUMMARY_LATENCY_P95_MS, "0.95"},
+    {PREFIX "benchmarkrun_latency_seconds", NULL, NULL, BK_SUMMARY_LATENCY_P99_MS, "0.99"},
+    {PREFIX "benchmarkrun_latency_seconds", NULL, NULL, BK_SUMMARY_LATENCY_P999_MS, "0.999"},
+    {PREFIX "benchmarkrun_latency_average_seconds", "gauge",
+     "Average transaction latency of the run, as pgbench reports it", BK_SUMMARY_LATENCY_AVG_MS,
+     NULL},
+    {PREFIX "benchmarkrun_failed_transactions", "gauge",
+     "Failed transactions of the run; pgbench 15 and newer count them",
+     BK_SUMMARY_FAILED_TRANSACTIONS, NULL},
+};
+#define N_RUN_VALUES (sizeof(run_values) / sizeof(run_values[0]))
+
+/* What a status value is divided by to be in base units: the contract's unit says. */
+static double unit_divisor(enum bench_field_id id)
+{
+    const char *u = bench_fields[id].unit;
+    if (u && strcmp(u, "ms") == 0)
+        return 1000;
+    if (u && strcmp(u, "us") == 0)
+        return 1000000;
+    return 1;
+}
+
+/* ---- the BenchmarkRun cache, walked once per scrape ----------------------------------------- */
+
+struct run_row {
+    char *ns, *name; /* one allocation: ns, then name */
+    int phase;       /* index in phases[]; -1: a phase not listed */
+    double v[N_RUN_VALUES];
+};
+
+struct run_rows {
+    struct run_row *row;
+    size_t n, cap;
+};
+
+static int phase_index(const char *p)
+{
+    if (!p || !*p)
+        return 0;
+    for (size_t i = 0; i < N_PHASES; i++)
+        if (strcmp(p, phases[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void collect_run(const cJSON *br, void *ctx)
+{
+    struct run_rows *rr = ctx;
+    const char *ns = ctrl_jstr(br, "metadata.namespace"), *name = ctrl_jstr(br, "metadata.name");
+    if (!name)
+        return;
+    if (!ns)
+        ns = "";
+    if (rr->n == rr->cap) {
+        rr->cap = rr->cap ? rr->cap * 2 : 16;
+        rr->row = realloc(rr->row, rr->cap * sizeof(*rr->row));
+        if (!rr->row)
+            abort();
+    }
+    struct run_row *r = &rr->row[rr->n++];
+    size_t lns = strlen(ns), lname = strlen(name);
+    r->ns = malloc(lns + lname + 2);
+    if (!r->ns)
+        abort();
+    memcpy(r->ns, ns, lns + 1);
+    r->name = r->ns + lns + 1;
+    memcpy(r->name, name, lname + 1);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
+    r->phase = phase_index(ctrl_jstr(st, "phase"));
+    for (size_t i = 0; i < N_RUN_VALUES; i++) {
+        const cJSON *v = st ? bench_status_get(st, run_values[i].id) : NULL;
+        r->v[i] = cJSON_IsNumber(v) ? v->valuedouble / unit_divisor(run_values[i].id) : NAN;
+    }
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct run_row *x = a, *y = b;
+    int c = strcmp(x->ns, y->ns);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static void rows_free(struct run_rows *rr)
+{
+    for (size_t i = 0; i < rr->n; i++)
+        free(rr->row[i].ns);
+    free(rr->row);
+}
+
+void ctrl_metrics_trim_status(cJSON *status)
+{
+    cJSON *sum = cJSON_GetObjectItemCaseSensitive(status, bench_status_key(BK_SUMMARY));
+    if (!cJSON_IsObject(sum))
+        return;
+    cJSON *it = sum->child;
+    while (it) {
+        cJSON *next = it->next;
+        bool keep = false;
+        for (size_t i = 0; i < N_RUN_VALUES && !keep; i++)
+            keep = it->string && strcmp(it->string, bench_status_key(run_values[i].id)) == 0;
+        if (!keep)
+            cJSON_Delete(cJSON_DetachItemViaPointer(sum, it));
+        it = next;
+    }
+}
+
+/* ---- text format ------------------------------------------------------------------------------
+ */
+
+/* v with 15 significant digits, or more if needed to read back as v (as cJSON prints numbers). */
+static void put_num(struct buf *out, double v)
+{
+    if (isnan(v)) {
+        buf_puts(out, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        buf_puts(out, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
+    char s[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        (void)snprintf(s, sizeof(s), "%.*g", prec, v);
+        if (strtod(s, NULL) == v)
+            break;
+    }
+    buf_puts(out, s);
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_label_value(struct buf *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            buf_puts(out, "\\\\");
+        else if (*s == '"')
+            buf_puts(out, "\\\"");
+        else if (*s == '\n')
+            buf_puts(out, "\\n");
+        else
+            buf_append(out, s, 1);
+    }
+}
+
+static void put_run_labels(struct buf *out, const struct run_row *r)
+{
+    buf_puts(out, "{namespace=\"");
+    put_label_value(out, r->ns);
+    buf_puts(out, "\",name=\"");
+    put_label_value(out, r->name);
+    buf_puts(out, "\"");
+}
+
+/* HELP and TYPE of run_values[first]'s family: its help, then the status fields it reads. */
+static void put_run_family(struct buf *out, size_t first)
+{
+    const struct run_value *f = &run_values[first];
+    buf_printf(out, "# HELP %s %s (status.%s", f->family, f->help, bench_fields[f->id].status);
+    for (size_t i = first + 1; i < N_RUN_VALUES && !run_values[i].type; i++)
+        buf_printf(out, ", %s", bench_status_key(run_values[i].id));
+    double d = unit_divisor(f->id);
+    if (d != 1)
+        buf_printf(out, " / %g", d);
+    buf_printf(out, ").\n# TYPE %s %s\n", f->family, f->type);
+}
+
+static void put_runs(struct buf *out, const struct run_rows *rr)
+{
+    buf_puts(out, "# HELP " PREFIX "benchmarkrun_phase 1 for the run's current phase "
+                  "(status.phase), 0 for the others.\n"
+                  "# TYPE " PREFIX "benchmarkrun_phase gauge\n");
+    for (size_t i = 0; i < rr->n; i++)
+        for (size_t p = 0; p < N_PHASES; p++) {
+            buf_puts(out, PREFIX "benchmarkrun_phase");
+            put_run_labels(out, &rr->row[i]);
+            buf_printf(out, ",phase=\"%s\"} %d\n", phases[p], rr->row[i].phase == (int)p);
+        }
+    for (size_t v = 0; v < N_RUN_VALUES; v++) {
+        if (run_values[v].type)
+            put_run_family(out, v);
+        for (size_t i = 0; i < rr->n; i++) {
+            const struct run_row *r = &rr->row[i];
+            if (isnan(r->v[v]))
+                continue;
+            buf_puts(out, run_values[v].family);
+            put_run_labels(out, r);
+            if (run_values[v].quantile)
+                buf_printf(out, ",quantile=\"%s\"", run_values[v].quantile);
+            buf_puts(out, "} ");
+            put_num(out, r->v[v]);
+            buf_puts(out, "\n");
+        }
+    }
+}
+
+static void put_controller(struct buf *out, const struct ctrl_metrics_controller *c)
+{
+    buf_puts(out, "# HELP " PREFIX "reconcile_duration_seconds Time of one reconcile, "
+                  "including its API requests.\n"
+                  "# TYPE " PREFIX "reconcile_duration_seconds histogram\n");
+    uint64_t cum = 0;
+    for (size_t i = 0; i < CTRL_METRICS_RECONCILE_BOUNDS; i++) {
+        cum += c->reconcile_seconds.bucket[i];
+        buf_printf(out, PREFIX "reconcile_duration_seconds_bucket{le=\"%g\"} %llu\n",
+                   reconcile_bounds[i], (unsigned long long)cum);
+    }
+    cum += c->reconcile_seconds.bucket[CTRL_METRICS_RECONCILE_BOUNDS];
+    buf_printf(out,
+               PREFIX "reconcile_duration_seconds_bucket{le=\"+Inf\"} %llu\n" PREFIX
+                      "reconcile_duration_seconds_sum %.6f\n" PREFIX
+                      "reconcile_duration_seconds_count %llu\n",
+               (unsigned long long)cum, c->reconcile_seconds.sum, (unsigned long long)cum);
+    buf_printf(out,
+               "# HELP " PREFIX "reconcile_total Reconciles by result.\n"
+               "# TYPE " PREFIX "reconcile_total counter\n" PREFIX
+               "reconcile_total{result=\"success\"} %llu\n" PREFIX
+               "reconcile_total{result=\"error\"} %llu\n",
+               (unsigned long long)(c->reconciles - c->reconcile_errors),
+               (unsigned long long)c->reconcile_errors);
+    buf_printf(
+        out,
+        "# HELP " PREFIX "writes_total Successful writes by kind.\n"
+        "# TYPE " PREFIX "writes_total counter\n" PREFIX
+        "writes_total{kind=\"create\"} %llu\n" PREFIX "writes_total{kind=\"delete\"} %llu\n" PREFIX
+        "writes_total{kind=\"status\"} %llu\n" PREFIX "writes_total{kind=\"event\"} %llu\n"
+        "# HELP " PREFIX "status_conflicts_total Status writes that met a 409 "
+        "Conflict and were retried.\n"
+        "# TYPE " PREFIX "status_conflicts_total counter\n" PREFIX "status_conflicts_total %llu\n"
+        "# HELP " PREFIX "write_errors_total Writes refused or failed.\n"
+        "# TYPE " PREFIX "write_errors_total counter\n" PREFIX "write_errors_total %llu\n"
+        "# HELP " PREFIX "queue_depth Keys waiting in the work queue.\n"
+        "# TYPE " PREFIX "queue_depth gauge\n" PREFIX "queue_depth %zu\n"
+        "# HELP " PREFIX "reconciles_in_flight Reconciles in progress.\n"
+        "# TYPE " PREFIX "reconciles_in_flight gauge\n" PREFIX "reconciles_in_flight %d\n",
+        (unsigned long long)c->creates, (unsigned long long)c->deletes,
+        (unsigned long long)c->status_writes, (unsigned long long)c->events_sent,
+        (unsigned long long)c->conflicts, (unsigned long long)c->write_errors, c->queue_depth,
+        c->inflight);
+    buf_printf(out,
+               "# HELP " PREFIX "cached_objects Objects in the informer caches.\n"
+               "# TYPE " PREFIX "cached_objects gauge\n" PREFIX
+               "cached_objects{resource=\"benchmarkruns\"} %zu\n" PREFIX
+               "cached_objects{resource=\"jobs\"} %zu\n" PREFIX
+               "cached_objects{resource=\"pods\"} %zu\n",
+               c->cached_runs, c->cached_jobs, c->cached_pods);
+}
+
+static void put_client(struct buf *out, const struct kube_client_stats *st)
+{
+    buf_printf(out,
+               "# HELP " PREFIX "api_requests_total Kubernetes API requests sent.\n"
+               "# TYPE " PREFIX "api_requests_total counter\n" PREFIX "api_requests_total %llu\n"
+               "# HELP " PREFIX "api_errors_total Kubernetes API requests that failed "
+               "(transport errors and HTTP >= 400).\n"
+               "# TYPE " PREFIX "api_errors_total counter\n" PREFIX "api_errors_total %llu\n"
+               "# HELP " PREFIX "api_retries_total Kubernetes API requests sent again after a "
+               "429 or 5xx answer with Retry-After.\n"
+               "# TYPE " PREFIX "api_retries_total counter\n" PREFIX "api_retries_total %llu\n"
+               "# HELP " PREFIX "watch_restarts_total Watch streams restarted.\n"
+               "# TYPE " PREFIX "watch_restarts_total counter\n" PREFIX
+               "watch_restarts_total %llu\n"
+               "# HELP " PREFIX "relists_total Full relists (e.g. after 410 Gone).\n"
+               "# TYPE " PREFIX "relists_total counter\n" PREFIX "relists_total %llu\n",
+               (unsigned long long)st->requests, (unsigned long long)st->errors,
+               (unsigned long long)st->retries, (unsigned long long)st->watch_restarts,
+               (unsigned long long)st->relists);
+}
+
+void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
+{
+    const struct ctrl_metrics_controller *c = src->ctrl;
+    struct run_rows rr = {0};
+    if (c && c->foreach_run)
+        c->foreach_run(c->cache, collect_run, &rr);
+    if (rr.n > 1)
+        qsort(rr.row, rr.n, sizeof(*rr.row), row_cmp);
+
+    uint64_t by_phase[N_PHASES] = {0};
+    for (size_t i = 0; i < rr.n; i++)
+        if (rr.row[i].phase >= 0)
+            by_phase[rr.row[i].phase]++;
+    buf_puts(out, "# HELP " PREFIX "benchmarkruns BenchmarkRuns in the cache by phase.\n"
+                  "# TYPE " PREFIX "benchmarkruns gauge\n");
+    for (size_t p = 0; p < N_PHASES; p++)
+        buf_printf(out, PREFIX "benchmarkruns{phase=\"%s\"} %llu\n", phases[p],
+                   (unsigned long long)by_phase[p]);
+    if (c) {
+        put_runs(out, &rr);
+        put_controller(out, c);
+    }
+    rows_free(&rr);
+    if (src->client)
+        put_client(out, src->client);
+    buf_printf(out,
+               "# HELP " PREFIX "leader 1 when this instance leads.\n"
+               "# TYPE " PREFIX "leader gauge\n" PREFIX "leader %d\n",
+               src->leader ? 1 : 0);
+    if (src->rss_bytes >= 0)
+        buf_printf(out,
+                   "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+                   "# TYPE process_resident_memory_bytes gauge\n"
+                   "process_resident_memory_bytes %ld\n",
+                   src->rss_bytes);
+}
+
+static long rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+        rss = -1;
+    (void)fclose(f);
+    return rss < 0 ? -1 : rss * sysconf(_SC_PAGESIZE);
+}
+
+void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
+                        const struct kube_client *kc, bool leader)
+{
+    struct ctrl_metrics_controller mc;
+    struct kube_client_stats st;
+    struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
+    if (ctrl) {
+        ctrl_controller_metrics_source(ctrl, &mc);
+        src.ctrl = &mc;
+    }
+    if (kc) {
+        kube_client_stats(kc, &st);
+        src.client = &st;
+    }
+    ctrl_metrics_format(&src, out);
+}
