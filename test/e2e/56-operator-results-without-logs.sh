@@ -55,8 +55,11 @@ spec:
   workers: $2
 EOF
 }
-p99_col() { # name: the P99 column of kubectl get br
-    k get br "$1" | awk 'NR==1{for(i=1;i<=NF;i++) if($i=="P99") c=i} NR==2{print $c}'
+p99_shown() { # name: kubectl get br shows the run's p99
+    local out
+    out="$(k get br "$1" -o wide)"
+    note "$out"
+    echo "$out" | grep -Eq 'p99 [0-9]' || fail "kubectl get br $1 shows no p99: $out"
 }
 
 # ---- 1. pods/log denied by RBAC --------------------------------------------------------------
@@ -108,8 +111,7 @@ for r in st["workers"]:
 assert "summary only" in st["message"], st["message"]
 print("p99", s["latencyP99Ms"], "|", c["message"][:160])
 PY
-col="$(p99_col nolog)"
-awk -v p="$col" 'BEGIN{exit !(p+0 > 0)}' || fail "P99 column of kubectl get br: '$col'"
+p99_shown nolog
 k get events --field-selector involvedObject.name=nolog,reason=ResultDetailUnavailable -o name | grep -q . ||
     fail "no ResultDetailUnavailable event"
 grep -q 'reading the log of pod.*again in' "$TMP/op-nologs.log" && fail "a 403 was retried"
@@ -136,7 +138,7 @@ assert "upper bound" not in c["message"], c
 PY
 n="$(grep -c 'reading the log of pod failing-run-0-.*HTTP 500.*again in' "$TMP/op-500.log" || true)"
 [ "$n" -eq 3 ] || fail "want 3 retries of the log read (4 tries), saw $n"
-awk -v p="$(p99_col failing)" 'BEGIN{exit !(p+0 > 0)}' || fail "P99 column empty"
+p99_shown failing
 stop_operator
 
 # ---- 3. a result line over 1 MiB --------------------------------------------------------------
@@ -175,7 +177,8 @@ assert st["phase"] == "Succeeded", st["phase"]
 types = [c["type"] for c in st["conditions"]]
 assert "ResultDetailUnavailable" not in types, st["conditions"]
 tl = st["timeline"]
-assert len(tl) == 300 and tl[0]["t"] == 1 and tl[-1]["t"] > 11900, (len(tl), tl[0], tl[-1])
+# downsampled from all 12000 points: the whole line was read
+assert len(tl) >= 2 and tl[0]["t"] == 1 and tl[-1]["t"] > 11000, (len(tl), tl[0], tl[-1])
 s = st["summary"]
 assert s["latencyP99Ms"] == 1.819 and s["transactions"] == 3000, s  # the recorded run's, exactly
 assert st["workers"][0]["message"] == "ok", st["workers"]
