@@ -27,8 +27,7 @@ const struct bench_column bench_columns[] = {
     {"TPS", "number", ".status.display.tps",
      "Transactions per second, summed over all workers, rounded to 0.1", 1},
     {"P99 (ms)", "number", ".status.display.latencyP99Ms",
-     "99th percentile transaction latency in milliseconds (merged histograms), rounded to 0.01",
-     1},
+     "99th percentile transaction latency in milliseconds (merged histograms), rounded to 0.01", 1},
     {"Failed", "integer", ".status.display.failed", "Failed transactions and aborted clients", 1},
     {"Message", "string", ".status.message", NULL, 1},
 };
@@ -94,6 +93,22 @@ int bench_put(cJSON *o, enum bench_field_id id, cJSON *v)
         return -EINVAL;
     }
     return bench_json_put(o, bench_rel(id), v);
+}
+
+int bench_put_key(cJSON *o, enum bench_field_id id, cJSON *v)
+{
+    if (!v)
+        return -ENOMEM;
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(v);
+        return -EINVAL;
+    }
+    const char *k = bench_key(id);
+    if (cJSON_GetObjectItemCaseSensitive(o, k))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
+    else
+        cJSON_AddItemToObject(o, k, v);
+    return 0;
 }
 
 const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id)

@@ -103,6 +103,9 @@ const cJSON *bench_get(const cJSON *o, enum bench_field_id id);
 double bench_num(const cJSON *o, enum bench_field_id id);
 /* Sets the value (bench_json_put); takes ownership of v. Returns 0, -ENOMEM or -EINVAL. */
 int bench_put(cJSON *o, enum bench_field_id id, cJSON *v);
+/* Sets the value under the row's last key directly in o (the object that holds it, e.g. a log
+ * record); takes ownership of v. Returns 0, -ENOMEM or -EINVAL. */
+int bench_put_key(cJSON *o, enum bench_field_id id, cJSON *v);
 /* The same in status, at the row's status path (relative to its list, as above). */
 const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id);
 const char *bench_status_key(enum bench_field_id id);

@@ -2,11 +2,13 @@
 #include "pkg/pg/pg_conn.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "pkg/bench/fields.h"
 #include "pkg/util/log.h"
 
 static const char *const class_names[] = {
@@ -233,9 +235,28 @@ static void sleep_s(double s, const volatile sig_atomic_t *cancel)
     }
 }
 
+/* "waiting for ..., retrying" with the wait record the operator follows (rows "wait.*" of the
+ * result contract): it reports TargetUnreachable from it while the runner retries. */
+static void log_wait(const struct pg_error *err, double waited, double timeout_s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *rec = NULL;
+    if (o && !bench_put_key(o, BK_WAIT_TARGET, cJSON_CreateString(err->target)) &&
+        !bench_put_key(o, BK_WAIT_CAUSE, cJSON_CreateString(pg_error_class_name(err->cls))) &&
+        !bench_put_key(o, BK_WAIT_MESSAGE, cJSON_CreateString(err->message)) &&
+        !bench_put_key(o, BK_WAIT_ELAPSED_SECONDS, cJSON_CreateNumber(round(waited * 10) / 10)) &&
+        !bench_put_key(o, BK_WAIT_TIMEOUT_SECONDS, cJSON_CreateNumber(timeout_s)))
+        rec = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    log_record(LOG_INFO, "pg", bench_key(BK_WAIT), rec, "waiting for %s: %s (%s), retrying",
+               err->target, pg_error_class_name(err->cls), err->message);
+    free(rec);
+}
+
 int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
                   struct pg_error *err)
 {
+    double logged = -1; /* when the last wait record was written */
     double start = now_s();
     double deadline = start + (timeout_s > 0 ? timeout_s : 0);
     double backoff = 0.25;
@@ -272,9 +293,10 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
                       err->message);
             return -ETIMEDOUT;
         }
-        if (attempt == 1 || attempt % 10 == 0)
-            log_info("pg", "waiting for %s: %s (%s), retrying", err->target,
-                     pg_error_class_name(err->cls), err->message);
+        if (logged < 0 || now_s() - logged >= 5) { /* the first failure, then every 5 s */
+            log_wait(err, now_s() - start, timeout_s);
+            logged = now_s();
+        }
         sleep_s(backoff < left ? backoff : left, ci->cancel);
         if (ci->cancel && *ci->cancel)
             return -ECANCELED;

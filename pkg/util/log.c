@@ -32,7 +32,8 @@ int log_level_parse(const char *name, enum log_level *out)
     return -1;
 }
 
-void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap)
+static void emit(enum log_level level, const char *component, const char *key, const char *json,
+                 const char *fmt, va_list ap)
 {
     if (level < min_level)
         return;
@@ -48,7 +49,8 @@ void log_vmsg(enum log_level level, const char *component, const char *fmt, va_l
     (void)snprintf(when + n, sizeof(when) - n, ".%03ldZ", ts.tv_nsec / 1000000);
 
     if (format == LOG_FORMAT_TEXT) {
-        (void)fprintf(stderr, "%s %-5s %s: %s\n", when, level_names[level], component, msg);
+        (void)fprintf(stderr, "%s %-5s %s: %s%s%s\n", when, level_names[level], component, msg,
+                      key ? " " : "", key ? json : "");
         return;
     }
     /* a message is capped at 2 KiB above; the line itself is not capped */
@@ -58,10 +60,29 @@ void log_vmsg(enum log_level level, const char *component, const char *fmt, va_l
     rc = rc ? rc : buf_json_string(&line, component);
     rc = rc ? rc : buf_puts(&line, ",\"msg\":");
     rc = rc ? rc : buf_json_string(&line, msg);
+    if (key) {
+        rc = rc ? rc : buf_puts(&line, ",");
+        rc = rc ? rc : buf_json_string(&line, key);
+        rc = rc ? rc : buf_printf(&line, ":%s", json);
+    }
     rc = rc ? rc : buf_puts(&line, "}\n");
     if (rc == 0)
         (void)fwrite(line.data, 1, line.len, stderr);
     buf_free(&line);
+}
+
+void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap)
+{
+    emit(level, component, NULL, NULL, fmt, ap);
+}
+
+void log_record(enum log_level level, const char *component, const char *key, const char *json,
+                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(level, component, key, json && *json ? json : "null", fmt, ap);
+    va_end(ap);
 }
 
 void log_msg(enum log_level level, const char *component, const char *fmt, ...)

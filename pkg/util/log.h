@@ -19,6 +19,12 @@ void log_msg(enum log_level level, const char *component, const char *fmt, ...)
 void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
+/* log_msg with one more member in the JSON line, "key": json, where json is a JSON text the caller
+ * rendered (e.g. {"t":5,"tps":812.3}): a record another program reads from the log, such as the
+ * runner's live progress that the operator follows. In text format it follows the message. */
+void log_record(enum log_level level, const char *component, const char *key, const char *json,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #define log_debug(comp, ...) log_msg(LOG_DEBUG, comp, __VA_ARGS__)
 #define log_info(comp, ...) log_msg(LOG_INFO, comp, __VA_ARGS__)
 #define log_warn(comp, ...) log_msg(LOG_WARN, comp, __VA_ARGS__)
