@@ -8,6 +8,7 @@
 #   make bench      speed and memory figures
 #   make demo       the README's demo on the simulated cluster
 #   make sim        the simulated cluster in the foreground
+#   make install-plugin   kubectl-pgbench into $(PREFIX)/bin (default /usr/local)
 
 BUILD ?= build
 CC ?= gcc
@@ -23,24 +24,26 @@ CFLAGS ?= -O2 -g
 CPPFLAGS += -I. -I$(PG_INC)
 LIBS := -lcurl -luv -lcjson -lyaml -lpq -lz -lm -lpthread
 
-PKGS := util kube bench pg controller
+PKGS := util kube bench pg controller plugin
 # package -> packages it links against (itself first)
 deps_util := util
 deps_kube := kube util
 deps_bench := bench util
 deps_pg := pg bench util
 deps_controller := controller kube bench util
+deps_plugin := plugin controller kube bench util
 
 pkg_srcs = $(wildcard pkg/$(1)/*.c)
 pkg_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call pkg_srcs,$(1)))
 pkg_lib = $(BUILD)/lib/libpgbo-$(1).a
 libs_for = $(foreach p,$(deps_$(1)),$(call pkg_lib,$(p)))
 
-PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner $(BUILD)/bin/pgbench-gen-contract
+PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner $(BUILD)/bin/pgbench-gen-contract \
+            $(BUILD)/bin/kubectl-pgbench
 UNIT_SRCS := $(wildcard test/unit/*/test_*.c)
 UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate
+.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate install-plugin
 all: $(PROGRAMS)
 
 $(BUILD)/obj/%.o: %.c
@@ -66,6 +69,17 @@ $(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 $(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call libs_for,bench)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+# kubectl finds it on PATH as `kubectl pgbench` (docs/plugin.md)
+PLUGIN_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cmd/kubectl-pgbench/*.c))
+$(BUILD)/bin/kubectl-pgbench: $(PLUGIN_OBJS) $(call libs_for,plugin)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+PREFIX ?= /usr/local
+install-plugin: $(BUILD)/bin/kubectl-pgbench
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $< $(DESTDIR)$(PREFIX)/bin/kubectl-pgbench
 
 # test/unit/<pkg>/test_x.c links against <pkg> and its dependencies
 .SECONDEXPANSION:

@@ -1,0 +1,148 @@
+/* kubectl-pgbench: `kubectl pgbench` — run pgbench and fio as BenchmarkRuns, follow them, compare
+ * and export their results. kubectl finds this program on PATH by its name. Option parsing,
+ * wiring and exit codes (plugin.h); the BenchmarkRun comes from pkg/plugin, the children from the
+ * operator's own manifest code. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkg/util/log.h"
+#include "plugin.h"
+
+static const char usage_text[] =
+    "usage: kubectl pgbench COMMAND [flags]\n"
+    "\n"
+    "  run TARGET [flags] -- PGBENCH-ARGS   a pgbench BenchmarkRun (pgbench's own options after --)\n"
+    "  fio NAME --storage-class SC [--size 10Gi] [--preset wal|random-read|random-rw|all]\n"
+    "  compare A B [C...] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT]\n"
+    "  export NAME -o json|csv [--table timeline|statements|workers|fio]\n"
+    "  logs NAME                            every worker's log, each line prefixed with its index\n"
+    "  report NAME [-o FILE.html]           one self-contained HTML page with plots\n"
+    "\n"
+    "kubectl's flags on every command: --kubeconfig PATH, --context NAME, -n/--namespace NS.\n"
+    "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them all.\n"
+    "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
+    "crossed.\n";
+
+static const char *cmd_name = "";
+
+void emit(const char *s, size_t len)
+{
+    if (len && fwrite(s, 1, len, stdout) != len)
+        exit(EXIT_CLUSTER);
+}
+
+void die_usage(const struct args *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    (void)fprintf(stderr, "kubectl pgbench %s: ", a ? a->cmd : cmd_name);
+    (void)vfprintf(stderr, fmt, ap);
+    (void)fputc('\n', stderr);
+    va_end(ap);
+    exit(EXIT_USAGE);
+}
+
+void die_unknown(const struct args *a)
+{
+    die_usage(a, "unknown flag %s (see kubectl pgbench %s --help%s)", a->argv[a->i], a->cmd,
+              strcmp(a->cmd, "run") == 0 ? "; pgbench's own options go after --" : "");
+}
+
+bool arg_value(struct args *a, const char *lng, const char *shrt, const char **val)
+{
+    const char *s = a->argv[a->i];
+    size_t n = lng ? strlen(lng) : 0;
+    if (lng && strncmp(s, lng, n) == 0 && (s[n] == '=' || s[n] == '\0')) {
+        if (s[n] == '=') {
+            *val = s + n + 1;
+            a->i++;
+            return true;
+        }
+        if (a->i + 1 >= a->argc)
+            die_usage(a, "%s needs a value", lng);
+        *val = a->argv[a->i + 1];
+        a->i += 2;
+        return true;
+    }
+    if (shrt && strncmp(s, shrt, 2) == 0) {
+        if (s[2]) {
+            *val = s + 2 + (s[2] == '=');
+            a->i++;
+            return true;
+        }
+        if (a->i + 1 >= a->argc)
+            die_usage(a, "%s needs a value", shrt);
+        *val = a->argv[a->i + 1];
+        a->i += 2;
+        return true;
+    }
+    return false;
+}
+
+bool arg_flag(struct args *a, const char *lng, const char *shrt)
+{
+    const char *s = a->argv[a->i];
+    if ((lng && strcmp(s, lng) == 0) || (shrt && strcmp(s, shrt) == 0)) {
+        a->i++;
+        return true;
+    }
+    return false;
+}
+
+bool arg_kube(struct args *a, struct kc_flags *f)
+{
+    return arg_value(a, "--kubeconfig", NULL, &f->kubeconfig) ||
+           arg_value(a, "--context", NULL, &f->context) ||
+           arg_value(a, "--namespace", "-n", &f->ns);
+}
+
+int get_run(struct kc *k, const char *name, cJSON **out)
+{
+    struct kc_reply r;
+    char msg[600];
+    *out = NULL;
+    if (kc_call(k, KC_GET, &KUBE_BENCHMARKRUNS, name, NULL, NULL, &r) != 0) {
+        (void)fprintf(stderr, "kubectl pgbench: cannot send the request\n");
+        return EXIT_CLUSTER;
+    }
+    if (!kube_ok(&r.st)) {
+        kc_describe(&r.st, msg, sizeof(msg));
+        (void)fprintf(stderr, "kubectl pgbench: benchmarkrun %s in namespace %s: %s\n", name,
+                      k->ns, msg);
+        kc_reply_free(&r);
+        return EXIT_CLUSTER;
+    }
+    *out = r.body;
+    r.body = NULL;
+    kc_reply_free(&r);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    log_set_level(getenv("KUBECTL_PGBENCH_DEBUG") ? LOG_DEBUG : LOG_ERROR);
+    log_set_format(LOG_FORMAT_TEXT);
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        (void)fputs(usage_text, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {{"run", cmd_run},         {"fio", cmd_fio},   {"compare", cmd_compare},
+                {"export", cmd_export}, {"logs", cmd_logs}, {"report", cmd_report}};
+    cmd_name = argv[1];
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        if (strcmp(argv[1], cmds[i].name) == 0) {
+            int rc = cmds[i].fn(argc - 1, argv + 1);
+            if (fflush(stdout) != 0)
+                return EXIT_CLUSTER;
+            return rc;
+        }
+    (void)fprintf(stderr, "kubectl pgbench: unknown command \"%s\"\n\n%s", argv[1], usage_text);
+    return EXIT_USAGE;
+}

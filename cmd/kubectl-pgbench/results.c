@@ -1,0 +1,315 @@
+/* kubectl pgbench compare / export / logs / report: read finished BenchmarkRuns. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/plugin/present.h"
+#include "pkg/plugin/report.h"
+#include "plugin.h"
+
+#define OUT_CAP (64u << 20)
+#define MAX_RUNS 15
+
+static int open_or_fail(struct kc *k, const struct kc_flags *f, const char *cmd)
+{
+    char err[1024];
+    if (kc_open(k, f, err, sizeof(err))) {
+        (void)fprintf(stderr, "kubectl pgbench %s: %s\n", cmd, err);
+        return EXIT_CLUSTER;
+    }
+    return 0;
+}
+
+static double pct_arg(struct args *a, const char *flag, const char *v)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || end == v || !(d >= 0 && d <= 1e6))
+        die_usage(a, "%s \"%s\": a percentage (0 or more)", flag, v);
+    return d;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "compare"};
+    struct kc_flags kf = {0};
+    struct plugin_thresholds th = {-1, -1};
+    const char *names[MAX_RUNS], *v;
+    size_t n = 0;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)puts("usage: kubectl pgbench compare A B [C...] [--fail-if-tps-drops PCT] "
+                       "[--fail-if-p99-grows PCT]\n"
+                       "  ratios are against the first run; a crossed threshold exits 3");
+            return 0;
+        }
+        if (arg_kube(&a, &kf))
+            continue;
+        if (arg_value(&a, "--fail-if-tps-drops", NULL, &v)) {
+            th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
+            continue;
+        }
+        if (arg_value(&a, "--fail-if-p99-grows", NULL, &v)) {
+            th.p99_grow_pct = pct_arg(&a, "--fail-if-p99-grows", v);
+            continue;
+        }
+        if (s[0] == '-')
+            die_unknown(&a);
+        if (n >= MAX_RUNS)
+            die_usage(&a, "at most %d runs", MAX_RUNS);
+        names[n++] = s;
+        a.i++;
+    }
+    if (n < 2)
+        die_usage(&a, "give at least two BenchmarkRuns: kubectl pgbench compare A B");
+    struct kc k;
+    int rc = open_or_fail(&k, &kf, "compare");
+    if (rc)
+        return rc;
+    cJSON *brs[MAX_RUNS] = {0};
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = get_run(&k, names[i], &brs[i]);
+    if (!rc) {
+        struct buf out = BUF_INIT(OUT_CAP), verdict = BUF_INIT(1 << 20);
+        bool failed = false;
+        (void)plugin_compare_table(&out, (const cJSON *const *)brs, n, &th, &verdict, &failed);
+        emit(out.data, out.len);
+        if (failed) {
+            (void)fflush(stdout);
+            (void)fprintf(stderr, "%s", verdict.data);
+            rc = EXIT_RUN_FAILED;
+        }
+        buf_free(&out);
+        buf_free(&verdict);
+    }
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(brs[i]);
+    kc_close(&k);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "export"};
+    struct kc_flags kf = {0};
+    const char *name = NULL, *format = NULL, *table = NULL;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)puts("usage: kubectl pgbench export NAME -o json|csv "
+                       "[--table timeline|statements|workers|fio]\n"
+                       "  csv without --table: every non-empty table, separated by a blank line");
+            return 0;
+        }
+        if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &format) ||
+            arg_value(&a, "--table", NULL, &table))
+            continue;
+        if (s[0] == '-')
+            die_unknown(&a);
+        if (name)
+            die_usage(&a, "one NAME (\"%s\" is a second)", s);
+        name = s;
+        a.i++;
+    }
+    if (!name)
+        die_usage(&a, "a NAME is required");
+    if (!format)
+        die_usage(&a, "-o json or -o csv is required");
+    if (strcmp(format, "json") && strcmp(format, "csv"))
+        die_usage(&a, "-o \"%s\": json or csv", format);
+    if (table && strcmp(table, "timeline") && strcmp(table, "statements") &&
+        strcmp(table, "workers") && strcmp(table, "fio"))
+        die_usage(&a, "--table \"%s\": timeline, statements, workers or fio", table);
+    struct kc k;
+    int rc = open_or_fail(&k, &kf, "export");
+    if (rc)
+        return rc;
+    cJSON *br = NULL;
+    rc = get_run(&k, name, &br);
+    if (!rc) {
+        struct buf out = BUF_INIT(OUT_CAP);
+        if (plugin_export(&out, br, format, table) != 0) {
+            (void)fprintf(stderr, "kubectl pgbench export: output too large\n");
+            rc = EXIT_CLUSTER;
+        } else {
+            emit(out.data, out.len);
+        }
+        buf_free(&out);
+    }
+    cJSON_Delete(br);
+    kc_close(&k);
+    return rc;
+}
+
+/* ---- logs ------------------------------------------------------------------------------- */
+
+struct pod_ref {
+    const char *name, *role;
+    long index; /* -1 for the init pod */
+    const char *created;
+};
+
+static int pod_cmp(const void *x, const void *y)
+{
+    const struct pod_ref *a = x, *b = y;
+    if (a->index != b->index)
+        return a->index < b->index ? -1 : 1;
+    int c = strcmp(a->created ? a->created : "", b->created ? b->created : "");
+    return c ? c : strcmp(a->name, b->name);
+}
+
+int cmd_logs(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "logs"};
+    struct kc_flags kf = {0};
+    const char *name = NULL;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)puts("usage: kubectl pgbench logs NAME\n"
+                       "  the init pod's log prefixed [init], each worker's with [INDEX]");
+            return 0;
+        }
+        if (arg_kube(&a, &kf))
+            continue;
+        if (s[0] == '-')
+            die_unknown(&a);
+        if (name)
+            die_usage(&a, "one NAME (\"%s\" is a second)", s);
+        name = s;
+        a.i++;
+    }
+    if (!name)
+        die_usage(&a, "a NAME is required");
+    struct kc k;
+    int rc = open_or_fail(&k, &kf, "logs");
+    if (rc)
+        return rc;
+    char sel[400];
+    (void)snprintf(sel, sizeof(sel), CTRL_LABEL_RUN "=%s", name);
+    struct kube_opts lo = {.label_selector = sel};
+    struct kc_reply list;
+    if (kc_call(&k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) != 0 || !kube_ok(&list.st)) {
+        char msg[600];
+        kc_describe(&list.st, msg, sizeof(msg));
+        (void)fprintf(stderr, "kubectl pgbench logs: listing pods: %s\n", msg);
+        kc_reply_free(&list);
+        kc_close(&k);
+        return EXIT_CLUSTER;
+    }
+    const cJSON *items = ctrl_jget(list.body, "items");
+    int n = cJSON_GetArraySize(items);
+    if (n == 0) {
+        (void)fprintf(stderr, "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
+                              "(gone after ttlSecondsAfterFinished, or not started)\n",
+                      name, k.ns);
+        kc_reply_free(&list);
+        kc_close(&k);
+        return EXIT_CLUSTER;
+    }
+    struct pod_ref *pods = calloc((size_t)n, sizeof(*pods));
+    if (!pods)
+        abort();
+    for (int i = 0; i < n; i++) {
+        const cJSON *p = cJSON_GetArrayItem(items, i);
+        const cJSON *labels = ctrl_jget(p, "metadata.labels");
+        const cJSON *ann = ctrl_jget(p, "metadata.annotations");
+        pods[i].name = ctrl_jstr(p, "metadata.name");
+        pods[i].role = ctrl_jkey(labels, CTRL_LABEL_ROLE);
+        pods[i].created = ctrl_jstr(p, "metadata.creationTimestamp");
+        const char *idx = ctrl_jkey(ann, "batch.kubernetes.io/job-completion-index");
+        if (!idx)
+            idx = ctrl_jkey(labels, "batch.kubernetes.io/job-completion-index");
+        pods[i].index = pods[i].role && strcmp(pods[i].role, "init") == 0 ? -1
+                        : idx                                             ? atol(idx)
+                                                                          : 0;
+    }
+    qsort(pods, (size_t)n, sizeof(*pods), pod_cmp);
+    for (int i = 0; i < n; i++) {
+        struct kube_opts o = {.subresource = "log", .query = "container=" CTRL_CONTAINER};
+        struct kc_reply r;
+        char prefix[32];
+        if (pods[i].index < 0)
+            (void)snprintf(prefix, sizeof(prefix), "[init] ");
+        else
+            (void)snprintf(prefix, sizeof(prefix), "[%ld] ", pods[i].index);
+        if (kc_call(&k, KC_GET, &KUBE_PODS, pods[i].name, NULL, &o, &r) != 0 ||
+            !kube_ok(&r.st)) {
+            char msg[600];
+            kc_describe(&r.st, msg, sizeof(msg));
+            (void)fprintf(stderr, "%spod %s: %s\n", prefix, pods[i].name, msg);
+            rc = EXIT_CLUSTER;
+            kc_reply_free(&r);
+            continue;
+        }
+        const char *t = r.text ? r.text : "";
+        while (*t) {
+            const char *nl = strchr(t, '\n');
+            size_t len = nl ? (size_t)(nl - t) : strlen(t);
+            (void)printf("%s%.*s\n", prefix, (int)len, t);
+            t += len + (nl ? 1 : 0);
+        }
+        kc_reply_free(&r);
+    }
+    free(pods);
+    kc_reply_free(&list);
+    kc_close(&k);
+    return rc;
+}
+
+/* ---- report ----------------------------------------------------------------------------- */
+
+int cmd_report(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "report"};
+    struct kc_flags kf = {0};
+    const char *name = NULL, *file = NULL;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)puts("usage: kubectl pgbench report NAME [-o FILE.html]\n"
+                       "  one self-contained HTML page (inline SVG, no scripts); stdout "
+                       "without -o");
+            return 0;
+        }
+        if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &file))
+            continue;
+        if (s[0] == '-')
+            die_unknown(&a);
+        if (name)
+            die_usage(&a, "one NAME (\"%s\" is a second)", s);
+        name = s;
+        a.i++;
+    }
+    if (!name)
+        die_usage(&a, "a NAME is required");
+    struct kc k;
+    int rc = open_or_fail(&k, &kf, "report");
+    if (rc)
+        return rc;
+    cJSON *br = NULL;
+    rc = get_run(&k, name, &br);
+    if (!rc) {
+        struct buf out = BUF_INIT(OUT_CAP);
+        if (plugin_report_html(&out, br) != 0) {
+            (void)fprintf(stderr, "kubectl pgbench report: output too large\n");
+            rc = EXIT_CLUSTER;
+        } else if (file) {
+            FILE *f = fopen(file, "w");
+            if (!f || fwrite(out.data, 1, out.len, f) != out.len || fclose(f) != 0) {
+                (void)fprintf(stderr, "kubectl pgbench report: cannot write %s\n", file);
+                rc = EXIT_CLUSTER;
+            } else {
+                (void)fprintf(stderr, "wrote %s\n", file);
+            }
+        } else {
+            emit(out.data, out.len);
+        }
+        buf_free(&out);
+    }
+    cJSON_Delete(br);
+    kc_close(&k);
+    return rc;
+}

@@ -1,0 +1,683 @@
+/* kubectl pgbench run / fio: build the BenchmarkRun, print it (--dry-run=client), have the API
+ * server check it (--dry-run=server), or create it and follow it (--wait). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/plugin/build.h"
+#include "pkg/plugin/present.h"
+#include "pkg/plugin/target.h"
+#include "pkg/plugin/yaml.h"
+#include "plugin.h"
+
+#define OUT_CAP (64u << 20)
+
+static const struct kube_resource services = {"", "v1", "Service", "services", true};
+
+enum dry { DRY_NONE, DRY_CLIENT, DRY_SERVER };
+
+struct act {
+    struct args *a;
+    struct kc_flags kf;
+    enum dry dry;
+    const char *output; /* yaml, json, name */
+    bool wait;
+    long wait_timeout_s; /* 0: none */
+    long poll_ms;
+};
+
+static const char run_help[] =
+    "usage: kubectl pgbench run TARGET [flags] -- [PGBENCH-ARGS] [DBNAME]\n"
+    "\n"
+    "TARGET (one of):\n"
+    "  --host H --user U [--password-secret SECRET[/KEY]] [--port P]\n"
+    "  --cnpg CLUSTER [--service rw|ro|r]        CloudNativePG (host, user and Secret from it)\n"
+    "  --bitnami RELEASE [--bitnami-arch standalone|replication|ha] [--user U] [--service rw|ro]\n"
+    "  --stackgres CLUSTER [--service rw|ro]\n"
+    "  --zalando CLUSTER [--user U] [--service rw|ro]\n"
+    "  also: --db-name NAME, --sslmode MODE, --create-database\n"
+    "\n"
+    "PGBENCH-ARGS, pgbench's own options, become spec fields: -c -j -T -t -M -b -S -N\n"
+    "  -f CONFIGMAP:KEY[@W] -R -L -n -C -r -P --max-tries --failures-detailed; -D, -s,\n"
+    "  --random-seed, -v, --verbose-errors, --exit-on-abort pass through extraArgs; anything\n"
+    "  else is refused, naming the option.\n"
+    "\n"
+    "flags:\n"
+    "  --name NAME (alias --job-name)   the BenchmarkRun (default pgbench-YYYYMMDD-HHMMSS)\n"
+    "  --init -s N [--foreign-keys] [--partitions N]   initialise the tables first (pgbench -i)\n"
+    "  --workers N  --node-selector K=V (repeatable)  --ttl DURATION  --timeout DURATION\n"
+    "  --image IMAGE  --cleanup Keep|Delete\n"
+    "  --dry-run=client|server   print the BenchmarkRun and the Jobs/PVC/HPA the operator would\n"
+    "                            create (server: also validated by the API server)\n"
+    "  -o yaml|json|name         output of --dry-run and of creation (default yaml / name)\n"
+    "  --wait [--wait-timeout DURATION]   follow the run; exit 3 when it fails\n";
+
+static const char fio_help[] =
+    "usage: kubectl pgbench fio NAME --storage-class SC [--size 10Gi] [flags]\n"
+    "  --preset wal|random-read|random-rw|all   (default all; wal: write, bs 8k, fdatasync 1:\n"
+    "                                            its sync p99 is the commit-latency floor)\n"
+    "  --file-size SIZE (each job's file, default 1g)  --runtime DURATION (each job, default 60s)\n"
+    "  --ioengine libaio|io_uring|psync|sync|posixaio  --buffered (direct: false)\n"
+    "  --keep-volume  --node-selector K=V  --ttl DURATION  --timeout DURATION  --image IMAGE\n"
+    "  --cleanup Keep|Delete  --dry-run=client|server  -o yaml|json|name  --wait\n";
+
+/* Flags both commands take; true when argv[i] was one. */
+static bool common_flag(struct act *x, struct plugin_common_opts *c)
+{
+    struct args *a = x->a;
+    const char *v;
+    if (arg_kube(a, &x->kf))
+        return true;
+    if (arg_value(a, "--name", NULL, &c->name) || arg_value(a, "--job-name", NULL, &c->name) ||
+        arg_value(a, "--image", NULL, &c->image) || arg_value(a, "--output", "-o", &x->output))
+        return true;
+    if (arg_value(a, "--cleanup", NULL, &c->cleanup)) {
+        if (strcmp(c->cleanup, "Keep") && strcmp(c->cleanup, "Delete"))
+            die_usage(a, "--cleanup \"%s\": Keep or Delete", c->cleanup);
+        return true;
+    }
+    if (arg_value(a, "--workers", NULL, &v)) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > 256)
+            die_usage(a, "--workers \"%s\": an integer 1-256", v);
+        c->workers = (int)n;
+        return true;
+    }
+    if (arg_value(a, "--node-selector", NULL, &v)) {
+        if (c->n_node_selector >= PLUGIN_MAX_SELECTORS)
+            die_usage(a, "--node-selector: at most %d", PLUGIN_MAX_SELECTORS);
+        c->node_selector[c->n_node_selector++] = v;
+        return true;
+    }
+    if (arg_value(a, "--ttl", NULL, &v)) {
+        if ((c->ttl_s = plugin_parse_duration(v)) < 0)
+            die_usage(a, "--ttl \"%s\": seconds, or a duration such as 90s, 15m, 2h, 1d", v);
+        return true;
+    }
+    if (arg_value(a, "--timeout", NULL, &v)) {
+        if ((c->timeout_s = plugin_parse_duration(v)) <= 0)
+            die_usage(a, "--timeout \"%s\": a duration such as 90s, 15m, 2h", v);
+        return true;
+    }
+    if (arg_value(a, "--wait-timeout", NULL, &v)) {
+        if ((x->wait_timeout_s = plugin_parse_duration(v)) <= 0)
+            die_usage(a, "--wait-timeout \"%s\": a duration such as 90s, 15m, 2h", v);
+        x->wait = true;
+        return true;
+    }
+    if (arg_flag(a, "--wait", NULL)) {
+        x->wait = true;
+        return true;
+    }
+    const char *s = a->argv[a->i];
+    if (strncmp(s, "--dry-run", 9) == 0 && (s[9] == '\0' || s[9] == '=')) {
+        const char *m = s[9] == '=' ? s + 10 : "client"; /* kubectl: bare --dry-run is client */
+        if (strcmp(m, "client") == 0)
+            x->dry = DRY_CLIENT;
+        else if (strcmp(m, "server") == 0)
+            x->dry = DRY_SERVER;
+        else if (strcmp(m, "none") == 0)
+            x->dry = DRY_NONE;
+        else
+            die_usage(a, "--dry-run=\"%s\": one of none, client, server", m);
+        a->i++;
+        return true;
+    }
+    return false;
+}
+
+static void default_name(struct plugin_common_opts *c, char *buf, size_t len, const char *prefix)
+{
+    if (c->name)
+        return;
+    time_t now = time(NULL);
+    struct tm tm;
+    (void)gmtime_r(&now, &tm);
+    (void)snprintf(buf, len, "%s-", prefix);
+    size_t n = strlen(buf);
+    (void)strftime(buf + n, len - n, "%Y%m%d-%H%M%S", &tm);
+    c->name = buf;
+}
+
+/* ---- printing --------------------------------------------------------------------------- */
+
+static void print_objects(struct act *x, cJSON *objs)
+{
+    struct buf out = BUF_INIT(OUT_CAP);
+    const char *o = x->output ? x->output : "yaml";
+    int rc = 0;
+    if (strcmp(o, "json") == 0) {
+        cJSON *list = cJSON_CreateObject();
+        cJSON_AddStringToObject(list, "apiVersion", "v1");
+        cJSON_AddStringToObject(list, "kind", "List");
+        cJSON_AddItemReferenceToObject(list, "items", objs);
+        char *s = cJSON_Print(list);
+        cJSON_Delete(list);
+        rc = buf_puts(&out, s);
+        rc = rc ? rc : buf_puts(&out, "\n");
+        free(s);
+    } else if (strcmp(o, "name") == 0) {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, objs)
+        {
+            const char *kind = ctrl_jstr(it, "kind");
+            rc = buf_printf(&out, "%s/%s\n",
+                            strcmp(kind, "BenchmarkRun") == 0 ? "benchmarkrun.pgbench.dev"
+                            : strcmp(kind, "Job") == 0        ? "job.batch"
+                            : strcmp(kind, "PersistentVolumeClaim") == 0
+                                ? "persistentvolumeclaim"
+                                : "horizontalpodautoscaler.autoscaling",
+                            ctrl_jstr(it, "metadata.name"));
+        }
+    } else {
+        int first = 1;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, objs)
+        {
+            rc = rc ? rc : plugin_yaml_append(&out, it, !first);
+            first = 0;
+        }
+    }
+    if (rc) {
+        (void)fprintf(stderr, "kubectl pgbench: output too large\n");
+        exit(EXIT_CLUSTER);
+    }
+    emit(out.data, out.len);
+    buf_free(&out);
+}
+
+/* ---- checks against the cluster --------------------------------------------------------- */
+
+static bool exists(struct kc *k, const struct kube_resource *r, const char *name, cJSON **body,
+                   int *code)
+{
+    struct kc_reply rep;
+    if (kc_call(k, KC_GET, r, name, NULL, NULL, &rep) != 0) {
+        *code = EXIT_CLUSTER;
+        return false;
+    }
+    bool ok = kube_ok(&rep.st);
+    if (!ok && rep.st.http != 404) {
+        char msg[600];
+        kc_describe(&rep.st, msg, sizeof(msg));
+        (void)fprintf(stderr, "kubectl pgbench: %s %s: %s\n", r->plural, name, msg);
+        *code = EXIT_CLUSTER;
+    }
+    if (body && ok) {
+        *body = rep.body;
+        rep.body = NULL;
+    }
+    kc_reply_free(&rep);
+    return ok;
+}
+
+/* The Service and Secret (and its key) the target mapping expects; the password is not read. */
+static int check_expect(struct kc *k, const char *flag, const struct plugin_target_expect *e)
+{
+    int code = 0;
+    if (e->service[0] && !exists(k, &services, e->service, NULL, &code)) {
+        if (!code)
+            (void)fprintf(stderr,
+                          "kubectl pgbench run: %s expects Service %s in namespace %s, and it "
+                          "does not exist (kubectl get svc -n %s; the mapping is docs/spec.md's "
+                          "distribution table)\n",
+                          flag, e->service, k->ns, k->ns);
+        return code ? code : EXIT_USAGE;
+    }
+    cJSON *sec = NULL;
+    if (e->secret[0]) {
+        if (!exists(k, &KUBE_SECRETS, e->secret, &sec, &code)) {
+            if (!code)
+                (void)fprintf(stderr,
+                              "kubectl pgbench run: %s expects Secret %s in namespace %s, and "
+                              "it does not exist (the password Secret must be in the run's "
+                              "namespace)\n",
+                              flag, e->secret, k->ns);
+            return code ? code : EXIT_USAGE;
+        }
+        const cJSON *data = ctrl_jget(sec, "data");
+        bool has = data && cJSON_GetObjectItemCaseSensitive(data, e->key);
+        cJSON_Delete(sec); /* only the key's presence was looked at */
+        if (!has) {
+            (void)fprintf(stderr, "kubectl pgbench run: Secret %s has no key \"%s\" (give "
+                                  "another with --password-secret %s/KEY)\n",
+                          e->secret, e->key, e->secret);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* ---- create, dry-run, wait -------------------------------------------------------------- */
+
+static const struct kube_resource *resource_of(const cJSON *o)
+{
+    const char *kind = ctrl_jstr(o, "kind");
+    if (strcmp(kind, "Job") == 0)
+        return &KUBE_JOBS;
+    if (strcmp(kind, "PersistentVolumeClaim") == 0)
+        return &KUBE_PVCS;
+    if (strcmp(kind, "HorizontalPodAutoscaler") == 0)
+        return &KUBE_HPAS;
+    return &KUBE_BENCHMARKRUNS;
+}
+
+static int create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
+{
+    struct kube_opts o = {.field_manager = "kubectl-pgbench", .field_validation = "Strict",
+                          .query = dry ? "dryRun=All" : NULL};
+    struct kc_reply r;
+    if (kc_call(k, KC_CREATE, resource_of(obj), NULL, obj, &o, &r) != 0)
+        return EXIT_CLUSTER;
+    if (!kube_ok(&r.st)) {
+        char msg[600];
+        kc_describe(&r.st, msg, sizeof(msg));
+        (void)fprintf(stderr, "kubectl pgbench: %s%s %s: %s\n", dry ? "(server dry run) " : "",
+                      ctrl_jstr(obj, "kind"), ctrl_jstr(obj, "metadata.name"), msg);
+        kc_reply_free(&r);
+        return r.st.reason[0] && strcmp(r.st.reason, "Invalid") == 0 ? EXIT_USAGE : EXIT_CLUSTER;
+    }
+    *out = r.body;
+    r.body = NULL;
+    kc_reply_free(&r);
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int follow(struct act *x, struct kc *k, const char *name)
+{
+    bool tty = isatty(STDOUT_FILENO);
+    double start = now_s();
+    char last[512] = "";
+    cJSON *br = NULL;
+    int rc;
+    for (;;) {
+        cJSON_Delete(br);
+        rc = get_run(k, name, &br);
+        if (rc)
+            return rc;
+        const char *phase = ctrl_jstr(br, "status.phase");
+        bool done = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+        struct buf line = BUF_INIT(4096);
+        (void)plugin_progress_line(&line, br, now_s());
+        if (line.data && strcmp(line.data, last) != 0) {
+            if (tty)
+                (void)printf("\r\033[K%s", line.data);
+            else if (!done)
+                (void)printf("%s\n", line.data);
+            (void)snprintf(last, sizeof(last), "%s", line.data);
+            (void)fflush(stdout);
+        }
+        buf_free(&line);
+        if (done)
+            break;
+        if (x->wait_timeout_s > 0 && now_s() - start > (double)x->wait_timeout_s) {
+            if (tty)
+                (void)printf("\n");
+            (void)fprintf(stderr, "kubectl pgbench: benchmarkrun %s still %s after --wait-timeout "
+                                  "%lds\n",
+                          name, phase ? phase : "Pending", x->wait_timeout_s);
+            cJSON_Delete(br);
+            return EXIT_RUN_FAILED;
+        }
+        kc_sleep(k, x->poll_ms);
+    }
+    if (tty)
+        (void)printf("\n");
+    struct buf out = BUF_INIT(OUT_CAP);
+    (void)plugin_result_table(&out, br);
+    emit(out.data, out.len);
+    buf_free(&out);
+    rc = strcmp(ctrl_jstr(br, "status.phase"), "Succeeded") == 0 ? 0 : EXIT_RUN_FAILED;
+    cJSON_Delete(br);
+    return rc;
+}
+
+/* After the BenchmarkRun is built: print, validate or create it. k is open unless DRY_CLIENT. */
+static int act(struct act *x, struct kc *k, cJSON *br)
+{
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    char err[1024];
+    int rc = 0;
+    cJSON *objs = cJSON_CreateArray();
+    if (x->dry == DRY_CLIENT) {
+        cJSON *kids = plugin_children(br, &cfg, (long)time(NULL) + cfg.start_delay_s, err,
+                                      sizeof(err));
+        if (!kids)
+            die_usage(x->a, "%s", err);
+        cJSON_AddItemToArray(objs, cJSON_Duplicate(br, 1));
+        while (cJSON_GetArraySize(kids)) {
+            /* the owner's uid exists only once the server has created the BenchmarkRun, and an
+             * ownerReference without one is invalid: the printed children carry none, so that
+             * the output applies as it is (the operator's own children are owned) */
+            cJSON *kid = cJSON_DetachItemFromArray(kids, 0);
+            cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(kid, "metadata"),
+                                                    "ownerReferences");
+            cJSON_AddItemToArray(objs, kid);
+        }
+        cJSON_Delete(kids);
+        print_objects(x, objs);
+        goto out;
+    }
+    cJSON *created = NULL;
+    rc = create(k, br, x->dry == DRY_SERVER, &created);
+    if (rc)
+        goto out;
+    cJSON_AddItemToArray(objs, created);
+    if (x->dry == DRY_SERVER) {
+        /* the children from the object as the server returned it (defaults, uid), each checked */
+        cJSON *kids = plugin_children(created, &cfg, (long)time(NULL) + cfg.start_delay_s, err,
+                                      sizeof(err));
+        if (!kids)
+            die_usage(x->a, "%s", err);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, kids)
+        {
+            cJSON *got = NULL;
+            rc = create(k, it, true, &got);
+            if (rc)
+                break;
+            cJSON_AddItemToArray(objs, got);
+        }
+        cJSON_Delete(kids);
+        if (!rc)
+            print_objects(x, objs);
+        goto out;
+    }
+    const char *name = ctrl_jstr(created, "metadata.name");
+    if (x->output && strcmp(x->output, "name") != 0)
+        print_objects(x, objs);
+    else
+        (void)printf("benchmarkrun.pgbench.dev/%s created\n", name);
+    (void)fflush(stdout);
+    if (x->wait)
+        rc = follow(x, k, name);
+out:
+    cJSON_Delete(objs);
+    return rc;
+}
+
+static void check_output(struct act *x)
+{
+    if (x->output && strcmp(x->output, "yaml") && strcmp(x->output, "json") &&
+        strcmp(x->output, "name"))
+        die_usage(x->a, "-o \"%s\": one of yaml, json, name", x->output);
+    if (x->wait && x->dry != DRY_NONE)
+        die_usage(x->a, "--wait and --dry-run: a dry run creates nothing to wait for");
+}
+
+static void init_act(struct act *x, struct args *a)
+{
+    memset(x, 0, sizeof(*x));
+    x->a = a;
+    const char *p = getenv("KUBECTL_PGBENCH_POLL_MS");
+    x->poll_ms = p ? atol(p) : 1000;
+    if (x->poll_ms < 50)
+        x->poll_ms = 50;
+}
+
+/* ---- run -------------------------------------------------------------------------------- */
+
+int cmd_run(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "run"};
+    struct act x;
+    init_act(&x, &a);
+    struct plugin_run_opts ro = {.c = {.ttl_s = -1}};
+    struct plugin_target_opts to = {0};
+    const char *distro_flag = NULL, *arch = NULL, *v;
+    bool init = false;
+    int ndistro = 0;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "--") == 0) {
+            a.i++;
+            ro.pgbench_args = (const char *const *)a.argv + a.i;
+            ro.npgbench_args = (size_t)(a.argc - a.i);
+            break;
+        }
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)fputs(run_help, stdout);
+            return 0;
+        }
+        if (common_flag(&x, &ro.c))
+            continue;
+        static const struct {
+            const char *flag;
+            enum plugin_distro d;
+        } distros[] = {{"--host", PLUGIN_HOST},
+                       {"--cnpg", PLUGIN_CNPG},
+                       {"--bitnami", PLUGIN_BITNAMI},
+                       {"--stackgres", PLUGIN_STACKGRES},
+                       {"--zalando", PLUGIN_ZALANDO}};
+        bool matched = false;
+        for (size_t d = 0; d < sizeof(distros) / sizeof(distros[0]) && !matched; d++)
+            if (arg_value(&a, distros[d].flag, NULL, &to.name)) {
+                matched = true;
+                to.distro = distros[d].d;
+                if (ndistro++ && strcmp(distro_flag, distros[d].flag))
+                    die_usage(&a, "%s and %s: give one target", distro_flag, distros[d].flag);
+                distro_flag = distros[d].flag;
+            }
+        if (matched)
+            continue;
+        if (arg_value(&a, "--user", NULL, &to.user) ||
+            arg_value(&a, "--password-secret", NULL, &to.password_secret) ||
+            arg_value(&a, "--db-name", NULL, &to.database) ||
+            arg_value(&a, "--database", NULL, &to.database) ||
+            arg_value(&a, "--sslmode", NULL, &to.ssl_mode) ||
+            arg_value(&a, "--service", NULL, &to.service) ||
+            arg_value(&a, "--bitnami-arch", NULL, &arch))
+            continue;
+        if (arg_value(&a, "--port", NULL, &v)) {
+            char *end;
+            long p = strtol(v, &end, 10);
+            if (*end || p < 1 || p > 65535)
+                die_usage(&a, "--port \"%s\": 1-65535", v);
+            to.port = (int)p;
+            continue;
+        }
+        if (arg_value(&a, "--scale", "-s", &v)) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 100000)
+                die_usage(&a, "-s \"%s\": the scale is an integer 1-100000", v);
+            ro.init_scale = (int)n;
+            continue;
+        }
+        if (arg_value(&a, "--partitions", NULL, &v)) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 0 || n > 10000)
+                die_usage(&a, "--partitions \"%s\": an integer 0-10000", v);
+            ro.partitions = (int)n;
+            continue;
+        }
+        if (arg_flag(&a, "--init", "-i")) {
+            init = true;
+            continue;
+        }
+        if (arg_flag(&a, "--foreign-keys", NULL)) {
+            ro.foreign_keys = true;
+            continue;
+        }
+        if (arg_flag(&a, "--create-database", NULL)) {
+            ro.create_database = true;
+            continue;
+        }
+        if (s[0] != '-')
+            die_usage(&a, "unexpected argument \"%s\" (pgbench's options and DBNAME go after --)",
+                      s);
+        die_unknown(&a);
+    }
+    check_output(&x);
+    if (!distro_flag)
+        die_usage(&a, "a target is required: --host, --cnpg, --bitnami, --stackgres or "
+                      "--zalando (kubectl pgbench run --help)");
+    if (init && !ro.init_scale)
+        die_usage(&a, "--init needs -s N (the scale factor)");
+    if (!init && ro.init_scale)
+        die_usage(&a, "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
+                      "after --",
+                  ro.init_scale);
+    if ((ro.foreign_keys || ro.partitions) && !init)
+        die_usage(&a, "--foreign-keys and --partitions need --init");
+    if (arch && to.distro != PLUGIN_BITNAMI)
+        die_usage(&a, "--bitnami-arch goes with --bitnami");
+    if (to.service && to.distro == PLUGIN_HOST)
+        die_usage(&a, "--service goes with --cnpg, --bitnami, --stackgres or --zalando (with "
+                      "--host, name the Service itself)");
+
+    char nsbuf[254], namebuf[64], err[1024];
+    struct kc k = {0};
+    bool open = false;
+    if (x.dry == DRY_CLIENT) {
+        kc_namespace(&x.kf, nsbuf, sizeof(nsbuf));
+    } else {
+        if (kc_open(&k, &x.kf, err, sizeof(err))) {
+            (void)fprintf(stderr, "kubectl pgbench run: %s\n", err);
+            return EXIT_CLUSTER;
+        }
+        open = true;
+        (void)snprintf(nsbuf, sizeof(nsbuf), "%s", k.ns);
+    }
+    ro.c.ns = nsbuf;
+    default_name(&ro.c, namebuf, sizeof(namebuf), "pgbench");
+    if (to.distro == PLUGIN_BITNAMI) {
+        if (arch && strcmp(arch, "ha") == 0)
+            to.distro = PLUGIN_BITNAMI_HA;
+        else if (arch && strcmp(arch, "replication") == 0)
+            to.replication = true;
+        else if (arch && strcmp(arch, "standalone") != 0)
+            die_usage(&a, "--bitnami-arch \"%s\": standalone, replication or ha", arch);
+        else if (!arch && open) {
+            /* which chart and architecture, from the Services the release has */
+            char svc[300];
+            int code = 0;
+            (void)snprintf(svc, sizeof(svc), "%s-postgresql-ha-pgpool", to.name);
+            if (exists(&k, &services, svc, NULL, &code))
+                to.distro = PLUGIN_BITNAMI_HA;
+            (void)snprintf(svc, sizeof(svc), "%s-postgresql-primary", to.name);
+            if (to.distro == PLUGIN_BITNAMI && exists(&k, &services, svc, NULL, &code))
+                to.replication = true;
+        }
+    }
+    int rc = 0;
+    struct plugin_target_expect expect;
+    cJSON *br = NULL;
+    ro.target = plugin_target_build(&to, &expect, err, sizeof(err));
+    if (!ro.target) {
+        (void)fprintf(stderr, "kubectl pgbench run: %s\n", err);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    br = plugin_build_run(&ro, err, sizeof(err));
+    if (!br) {
+        (void)fprintf(stderr, "kubectl pgbench run: %s\n", err);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (open)
+        rc = check_expect(&k, distro_flag, &expect);
+    if (!rc)
+        rc = act(&x, open ? &k : NULL, br);
+out:
+    cJSON_Delete(br);
+    cJSON_Delete(ro.target);
+    if (open)
+        kc_close(&k);
+    return rc;
+}
+
+/* ---- fio -------------------------------------------------------------------------------- */
+
+int cmd_fio(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "fio"};
+    struct act x;
+    init_act(&x, &a);
+    struct plugin_fio_opts fo = {.c = {.ttl_s = -1}};
+    const char *v;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)fputs(fio_help, stdout);
+            return 0;
+        }
+        if (common_flag(&x, &fo.c))
+            continue;
+        if (arg_value(&a, "--storage-class", NULL, &fo.storage_class) ||
+            arg_value(&a, "--size", NULL, &fo.size) ||
+            arg_value(&a, "--preset", NULL, &fo.preset) ||
+            arg_value(&a, "--file-size", NULL, &fo.file_size) ||
+            arg_value(&a, "--ioengine", NULL, &fo.ioengine))
+            continue;
+        if (arg_flag(&a, "--buffered", NULL)) {
+            fo.buffered = true;
+            continue;
+        }
+        if (arg_value(&a, "--runtime", NULL, &v)) {
+            long t = plugin_parse_duration(v);
+            if (t < 1 || t > 86400)
+                die_usage(&a, "--runtime \"%s\": a duration of 1s to 24h", v);
+            fo.runtime_s = (int)t;
+            continue;
+        }
+        if (arg_flag(&a, "--keep-volume", NULL)) {
+            fo.keep_volume = true;
+            continue;
+        }
+        if (s[0] != '-' && !fo.c.name) {
+            fo.c.name = s;
+            a.i++;
+            continue;
+        }
+        if (s[0] != '-')
+            die_usage(&a, "unexpected argument \"%s\" (one NAME)", s);
+        die_unknown(&a);
+    }
+    check_output(&x);
+    if (!fo.c.name)
+        die_usage(&a, "a NAME is required: kubectl pgbench fio NAME --storage-class SC");
+    if (!fo.storage_class)
+        die_usage(&a, "--storage-class is required (--storage-class \"\" for the cluster "
+                      "default)");
+    char nsbuf[254], err[1024];
+    struct kc k = {0};
+    bool open = false;
+    if (x.dry == DRY_CLIENT) {
+        kc_namespace(&x.kf, nsbuf, sizeof(nsbuf));
+    } else {
+        if (kc_open(&k, &x.kf, err, sizeof(err))) {
+            (void)fprintf(stderr, "kubectl pgbench fio: %s\n", err);
+            return EXIT_CLUSTER;
+        }
+        open = true;
+        (void)snprintf(nsbuf, sizeof(nsbuf), "%s", k.ns);
+    }
+    fo.c.ns = nsbuf;
+    int rc;
+    cJSON *br = plugin_build_fio(&fo, err, sizeof(err));
+    if (!br) {
+        (void)fprintf(stderr, "kubectl pgbench fio: %s\n", err);
+        rc = EXIT_USAGE;
+    } else {
+        rc = act(&x, open ? &k : NULL, br);
+    }
+    cJSON_Delete(br);
+    if (open)
+        kc_close(&k);
+    return rc;
+}

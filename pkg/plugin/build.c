@@ -1,0 +1,241 @@
+/* BenchmarkRun objects from the plugin's flags; children from the operator's manifest code. */
+#include "pkg/plugin/build.h"
+#include "pkg/controller/spec.h"
+#include "pkg/plugin/pgbench_args.h"
+#include "pkg/util/err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *must(cJSON *j)
+{
+    if (!j)
+        abort();
+    return j;
+}
+
+static cJSON *add_obj(cJSON *o, const char *k)
+{
+    return must(cJSON_AddObjectToObject(o, k));
+}
+
+long plugin_parse_duration(const char *s)
+{
+    char *end;
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    long mul = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm')
+        mul = 60, end++;
+    else if (*end == 'h')
+        mul = 3600, end++;
+    else if (*end == 'd')
+        mul = 86400, end++;
+    if (*end || v > 100L * 365 * 86400 / mul)
+        return -1;
+    return v * mul;
+}
+
+static cJSON *skeleton(const struct plugin_common_opts *c, cJSON **spec, char *err, size_t errlen)
+{
+    if (!c->name || !*c->name) {
+        (void)util_errf(err, errlen, "a name is required (--name)");
+        return NULL;
+    }
+    if (strlen(c->name) > CTRL_MAX_NAME) {
+        (void)util_errf(err, errlen,
+                        "--name \"%s\": at most %d characters, so that <name>-init and the other "
+                        "children stay valid label values",
+                        c->name, CTRL_MAX_NAME);
+        return NULL;
+    }
+    cJSON *br = must(cJSON_CreateObject());
+    must(cJSON_AddStringToObject(br, "apiVersion", "pgbench.dev/v1alpha1"));
+    must(cJSON_AddStringToObject(br, "kind", "BenchmarkRun"));
+    cJSON *meta = add_obj(br, "metadata");
+    must(cJSON_AddStringToObject(meta, "name", c->name));
+    must(cJSON_AddStringToObject(meta, "namespace", c->ns));
+    cJSON *labels = add_obj(meta, "labels");
+    must(cJSON_AddStringToObject(labels, "app.kubernetes.io/created-by", "kubectl-pgbench"));
+    *spec = add_obj(br, "spec");
+    return br;
+}
+
+static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *err,
+                         size_t errlen)
+{
+    if (c->workers > 0)
+        must(cJSON_AddNumberToObject(spec, "workers", c->workers));
+    if (c->n_node_selector > 0) {
+        cJSON *ns = add_obj(add_obj(spec, "podTemplate"), "nodeSelector");
+        for (int i = 0; i < c->n_node_selector; i++) {
+            const char *kv = c->node_selector[i], *eq = strchr(kv, '=');
+            if (!eq || eq == kv)
+                return util_errf(err, errlen, "--node-selector \"%s\": expected KEY=VALUE", kv);
+            char key[256];
+            (void)snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+            cJSON_DeleteItemFromObjectCaseSensitive(ns, key);
+            must(cJSON_AddStringToObject(ns, key, eq + 1));
+        }
+    }
+    if (c->ttl_s >= 0)
+        must(cJSON_AddNumberToObject(spec, "ttlSecondsAfterFinished", (double)c->ttl_s));
+    if (c->timeout_s > 0)
+        must(cJSON_AddNumberToObject(spec, "timeoutSeconds", (double)c->timeout_s));
+    if (c->image)
+        must(cJSON_AddStringToObject(spec, "image", c->image));
+    if (c->cleanup)
+        must(cJSON_AddStringToObject(spec, "cleanupPolicy", c->cleanup));
+    return 0;
+}
+
+/* The operator's own validation, so a refused spec never reaches the cluster. */
+static int check_spec(const cJSON *br, char *err, size_t errlen)
+{
+    struct ctrl_spec s;
+    char why[512];
+    if (ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why)))
+        return util_errf(err, errlen, "the operator would refuse this run: %s", why);
+    ctrl_spec_free(&s);
+    return 0;
+}
+
+cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errlen)
+{
+    cJSON *spec;
+    cJSON *br = skeleton(&o->c, &spec, err, errlen);
+    if (!br)
+        return NULL;
+    cJSON *target = must(cJSON_Duplicate(o->target, 1));
+    cJSON_AddItemToObject(spec, "target", target);
+    cJSON *pg = add_obj(add_obj(spec, "workload"), "pgbench");
+    if (o->init_scale > 0) {
+        cJSON *init = add_obj(pg, "init");
+        must(cJSON_AddNumberToObject(init, "scale", o->init_scale));
+        if (o->foreign_keys)
+            must(cJSON_AddTrueToObject(init, "foreignKeys"));
+        if (o->partitions > 0)
+            must(cJSON_AddNumberToObject(init, "partitions", o->partitions));
+    }
+    cJSON *run = add_obj(pg, "run");
+    const char *dbname = NULL;
+    if (plugin_pgbench_args(run, o->pgbench_args, o->npgbench_args, &dbname, err, errlen))
+        goto fail;
+    if (dbname) {
+        if (cJSON_GetObjectItemCaseSensitive(target, "database")) {
+            (void)util_errf(err, errlen,
+                            "the database is given twice: --db-name and pgbench's DBNAME \"%s\"",
+                            dbname);
+            goto fail;
+        }
+        must(cJSON_AddStringToObject(target, "database", dbname));
+    }
+    if (o->create_database)
+        must(cJSON_AddTrueToObject(target, "createDatabase"));
+    /* pgbench's own default: 10 transactions per client */
+    if (!cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
+        !cJSON_GetObjectItemCaseSensitive(run, "transactions"))
+        must(cJSON_AddNumberToObject(run, "transactions", 10));
+    if (cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
+        cJSON_GetObjectItemCaseSensitive(run, "transactions")) {
+        (void)util_errf(err, errlen, "pgbench options -T and -t: give one of them");
+        goto fail;
+    }
+    if (common_fields(spec, &o->c, err, errlen) || check_spec(br, err, errlen))
+        goto fail;
+    return br;
+fail:
+    cJSON_Delete(br);
+    return NULL;
+}
+
+struct preset {
+    const char *name, *rw, *bs;
+    int iodepth, fdatasync;
+};
+/* wal: PostgreSQL's commit path, one 8k write and fdatasync at a time: its sync p99 is the
+ * commit-latency floor of the storage. */
+static const struct preset presets[] = {
+    {"wal", "write", "8k", 1, 1},
+    {"random-read", "randread", "8k", 32, 0},
+    {"random-rw", "randrw", "8k", 32, 0},
+};
+
+cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errlen)
+{
+    const char *preset = o->preset ? o->preset : "all";
+    bool known = strcmp(preset, "all") == 0;
+    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+        known = known || strcmp(preset, presets[i].name) == 0;
+    if (!known) {
+        (void)util_errf(err, errlen, "--preset \"%s\": one of wal, random-read, random-rw, all",
+                        preset);
+        return NULL;
+    }
+    cJSON *spec;
+    cJSON *br = skeleton(&o->c, &spec, err, errlen);
+    if (!br)
+        return NULL;
+    cJSON *fio = add_obj(add_obj(spec, "workload"), "fio");
+    if (o->storage_class)
+        must(cJSON_AddStringToObject(fio, "storageClassName", o->storage_class));
+    must(cJSON_AddStringToObject(fio, "volumeSize", o->size ? o->size : "10Gi"));
+    if (o->keep_volume)
+        must(cJSON_AddTrueToObject(fio, "keepVolume"));
+    cJSON *jobs = must(cJSON_AddArrayToObject(fio, "jobs"));
+    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+        const struct preset *p = &presets[i];
+        if (strcmp(preset, "all") && strcmp(preset, p->name))
+            continue;
+        cJSON *j = must(cJSON_CreateObject());
+        must(cJSON_AddStringToObject(j, "name", p->name));
+        must(cJSON_AddStringToObject(j, "rw", p->rw));
+        must(cJSON_AddStringToObject(j, "bs", p->bs));
+        must(cJSON_AddNumberToObject(j, "iodepth", p->iodepth));
+        if (p->fdatasync)
+            must(cJSON_AddNumberToObject(j, "fdatasync", p->fdatasync));
+        if (o->file_size)
+            must(cJSON_AddStringToObject(j, "size", o->file_size));
+        if (o->runtime_s > 0)
+            must(cJSON_AddNumberToObject(j, "runtimeSeconds", o->runtime_s));
+        if (o->ioengine)
+            must(cJSON_AddStringToObject(j, "ioengine", o->ioengine));
+        if (o->buffered)
+            must(cJSON_AddFalseToObject(j, "direct"));
+        cJSON_AddItemToArray(jobs, j);
+    }
+    if (common_fields(spec, &o->c, err, errlen) || check_spec(br, err, errlen)) {
+        cJSON_Delete(br);
+        return NULL;
+    }
+    return br;
+}
+
+cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long start_at, char *err,
+                       size_t errlen)
+{
+    struct ctrl_spec s;
+    char why[512];
+    if (ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why))) {
+        (void)util_errf(err, errlen, "the operator would refuse this run: %s", why);
+        return NULL;
+    }
+    cJSON *out = must(cJSON_CreateArray());
+    if (s.hpa)
+        cJSON_AddItemToArray(out, ctrl_manifest_hpa(br, &s));
+    if (s.workload == CTRL_WL_FIO)
+        cJSON_AddItemToArray(out, ctrl_manifest_fio_pvc(br, &s));
+    if (s.workload == CTRL_WL_PGBENCH && s.init)
+        cJSON_AddItemToArray(out, ctrl_manifest_init_job(br, &s, cfg));
+    cJSON_AddItemToArray(out, ctrl_manifest_run_job(br, &s, cfg, start_at));
+    ctrl_spec_free(&s);
+    return out;
+}

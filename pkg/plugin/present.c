@@ -1,0 +1,514 @@
+/* Result tables, comparisons and exports of BenchmarkRuns, read through the result contract. */
+#include "pkg/plugin/present.h"
+#include "pkg/bench/fields.h"
+#include "pkg/controller/status.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a small aligned text table ---------------------------------------------------------- */
+
+#define TCOLS 16
+#define TROWS 400
+#define TCELL 112
+
+struct table {
+    char cell[TROWS][TCOLS][TCELL];
+    int nrows, ncols;
+    bool right[TCOLS]; /* right-aligned (numbers) */
+};
+
+static struct table *table_new(int ncols)
+{
+    struct table *t = calloc(1, sizeof(*t));
+    if (!t)
+        abort();
+    t->ncols = ncols < TCOLS ? ncols : TCOLS;
+    return t;
+}
+
+static void table_set(struct table *t, int row, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void table_set(struct table *t, int row, int col, const char *fmt, ...)
+{
+    if (row >= TROWS || col >= t->ncols)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(t->cell[row][col], TCELL, fmt, ap);
+    va_end(ap);
+    if (row >= t->nrows)
+        t->nrows = row + 1;
+}
+
+/* display width of UTF-8 text: count the bytes that start a character */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static int table_emit(struct buf *out, const struct table *t, const char *indent)
+{
+    size_t w[TCOLS] = {0};
+    for (int r = 0; r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++)
+            if (width(t->cell[r][c]) > w[c])
+                w[c] = width(t->cell[r][c]);
+    int rc = 0;
+    for (int r = 0; r < t->nrows && !rc; r++) {
+        rc = buf_puts(out, indent);
+        for (int c = 0; c < t->ncols && !rc; c++) {
+            const char *s = t->cell[r][c];
+            size_t pad = w[c] - width(s);
+            bool last = c == t->ncols - 1;
+            if (t->right[c] && r > 0)
+                rc = buf_printf(out, "%*s%s%s", (int)pad, "", s, last ? "" : "  ");
+            else
+                rc = buf_printf(out, "%s%*s", s, last ? 0 : (int)pad + 2, "");
+        }
+        if (!rc) {
+            while (out->len && out->data[out->len - 1] == ' ')
+                out->data[--out->len] = '\0';
+            rc = buf_puts(out, "\n");
+        }
+    }
+    return rc;
+}
+
+/* ---- numbers ---------------------------------------------------------------------------- */
+
+void plugin_fmt_num(char *out, size_t len, double v)
+{
+    if (!isfinite(v))
+        (void)snprintf(out, len, "-");
+    else if (fabs(v) >= 1000 || (v == floor(v) && fabs(v) < 1e15))
+        (void)snprintf(out, len, "%.0f", v);
+    else if (fabs(v) >= 100)
+        (void)snprintf(out, len, "%.1f", v);
+    else if (fabs(v) >= 1)
+        (void)snprintf(out, len, "%.2f", v);
+    else if (v == 0)
+        (void)snprintf(out, len, "0");
+    else
+        (void)snprintf(out, len, "%.3g", v);
+}
+
+static const char *num(char *b, size_t n, double v)
+{
+    plugin_fmt_num(b, n, v);
+    return b;
+}
+
+static const cJSON *status_of(const cJSON *br)
+{
+    return cJSON_GetObjectItemCaseSensitive(br, "status");
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *name_of(const cJSON *br)
+{
+    const char *n = jstr(cJSON_GetObjectItemCaseSensitive(br, "metadata"), "name");
+    return n ? n : "?";
+}
+
+static double snum(const cJSON *st, enum bench_field_id id)
+{
+    const cJSON *v = bench_status_get(st, id);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* ---- the result of one run ------------------------------------------------------------- */
+
+/* wait-event shares, largest first: "CPU 61.2 %, Client:ClientRead 30.1 %, ..." */
+static int shares_line(struct buf *out, const cJSON *st, int max)
+{
+    const cJSON *sh = bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT);
+    if (!cJSON_IsObject(sh))
+        return 0;
+    int n = cJSON_GetArraySize(sh), rc = 0;
+    const cJSON **items = calloc((size_t)n + 1, sizeof(*items));
+    if (!items)
+        abort();
+    int k = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, sh) if (cJSON_IsNumber(it)) items[k++] = it;
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && items[j]->valuedouble > items[j - 1]->valuedouble; j--) {
+            const cJSON *x = items[j];
+            items[j] = items[j - 1];
+            items[j - 1] = x;
+        }
+    for (int i = 0; i < k && i < max && !rc; i++)
+        rc = buf_printf(out, "%s%s %.1f %%", i ? ", " : "", items[i]->string,
+                        items[i]->valuedouble);
+    free(items);
+    return rc;
+}
+
+int plugin_result_table(struct buf *out, const cJSON *br)
+{
+    const cJSON *st = status_of(br);
+    char a[48], b[48], c[48], d[48], e[48];
+    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br),
+                        jstr(st, "phase") ? jstr(st, "phase") : "Pending");
+    if (!rc && jstr(st, "target"))
+        rc = buf_printf(out, " (target %s)", jstr(st, "target"));
+    if (!rc && jstr(st, "message"))
+        rc = buf_printf(out, "\n  %s", jstr(st, "message"));
+    if (!rc)
+        rc = buf_puts(out, "\n");
+    if (rc)
+        return rc;
+    const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
+    if (cJSON_IsArray(fio) && cJSON_GetArraySize(fio) > 0) {
+        struct table *t = table_new(8);
+        static const char *const head[] = {"JOB",         "READ IOPS",   "WRITE IOPS",
+                                           "READ KiB/s",  "WRITE KiB/s", "READ P99 us",
+                                           "WRITE P99 us", "SYNC P99 us"};
+        static const enum bench_field_id ids[] = {
+            BK_FIO_JOBS_READ_IOPS,      BK_FIO_JOBS_WRITE_IOPS,     BK_FIO_JOBS_READ_BW_KI_BS,
+            BK_FIO_JOBS_WRITE_BW_KI_BS, BK_FIO_JOBS_READ_CLAT_US_P99, BK_FIO_JOBS_WRITE_CLAT_US_P99,
+            BK_FIO_JOBS_SYNC_P99};
+        for (int k = 0; k < 8; k++) {
+            table_set(t, 0, k, "%s", head[k]);
+            t->right[k] = k > 0;
+        }
+        int r = 1;
+        const cJSON *j;
+        cJSON_ArrayForEach(j, fio)
+        {
+            const cJSON *nm = bench_status_get(j, BK_FIO_JOBS_NAME);
+            table_set(t, r, 0, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
+            for (int k = 0; k < 7; k++)
+                table_set(t, r, k + 1, "%s", num(a, sizeof(a), snum(j, ids[k])));
+            r++;
+        }
+        rc = table_emit(out, t, "  ");
+        free(t);
+        return rc;
+    }
+    if (!bench_status_get(st, BK_SUMMARY_TPS))
+        return 0;
+    rc = buf_printf(out, "  tps %s   latency avg %s ms   p50 %s   p95 %s   p99 %s ms\n",
+                    num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
+                    num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_AVG_MS)),
+                    num(c, sizeof(c), snum(st, BK_SUMMARY_LATENCY_P50_MS)),
+                    num(d, sizeof(d), snum(st, BK_SUMMARY_LATENCY_P95_MS)),
+                    num(e, sizeof(e), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
+    if (!rc)
+        rc = buf_printf(out, "  transactions %.0f   failed %s   aborted clients %.0f\n",
+                        snum(st, BK_SUMMARY_TRANSACTIONS_PROCESSED),
+                        num(b, sizeof(b), snum(st, BK_SUMMARY_FAILED_TRANSACTIONS)),
+                        isfinite(snum(st, BK_SUMMARY_ABORTED_CLIENTS))
+                            ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
+                            : 0);
+    if (!rc && bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT)) {
+        rc = buf_puts(out, "  wait events: ");
+        rc = rc ? rc : shares_line(out, st, 5);
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    if (!rc && isfinite(snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT)))
+        rc = buf_printf(out, "  Little's law: measured tps deviates %+.1f %% from clients / "
+                             "latency\n",
+                        snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT));
+    const cJSON *workers = bench_status_get(st, BK_WORKERS);
+    if (!rc && cJSON_IsArray(workers) && cJSON_GetArraySize(workers) > 0) {
+        struct table *t = table_new(6);
+        static const char *const head[] = {"WORKER", "POD", "TPS", "TRANSACTIONS", "AVG ms",
+                                           "MESSAGE"};
+        for (int k = 0; k < 6; k++)
+            table_set(t, 0, k, "%s", head[k]);
+        t->right[2] = t->right[3] = t->right[4] = true;
+        int r = 1;
+        const cJSON *w;
+        cJSON_ArrayForEach(w, workers)
+        {
+            const cJSON *pod = bench_status_get(w, BK_STATUS_WORKERS_POD);
+            const cJSON *msg = bench_status_get(w, BK_STATUS_WORKERS_MESSAGE);
+            table_set(t, r, 0, "%.0f", snum(w, BK_WORKERS_INDEX));
+            table_set(t, r, 1, "%s", cJSON_IsString(pod) ? pod->valuestring : "-");
+            table_set(t, r, 2, "%s", num(a, sizeof(a), snum(w, BK_WORKERS_TPS)));
+            table_set(t, r, 3, "%.0f", snum(w, BK_WORKERS_TRANSACTIONS_PROCESSED));
+            table_set(t, r, 4, "%s", num(b, sizeof(b), snum(w, BK_WORKERS_LATENCY_AVG_MS)));
+            table_set(t, r, 5, "%s", cJSON_IsString(msg) ? msg->valuestring : "");
+            r++;
+        }
+        rc = table_emit(out, t, "  ");
+        free(t);
+    }
+    return rc;
+}
+
+int plugin_progress_line(struct buf *out, const cJSON *br, double now)
+{
+    const cJSON *st = status_of(br);
+    const char *phase = jstr(st, "phase") ? jstr(st, "phase") : "Pending";
+    int rc = buf_printf(out, "%s %s", name_of(br), phase);
+    double start = ctrl_time_parse(jstr(st, "startTime"));
+    if (!rc && isfinite(start) && start > 0 && now >= start)
+        rc = buf_printf(out, "  %.0fs", now - start);
+    const cJSON *tl = bench_status_get(st, BK_TIMELINE);
+    int n = cJSON_IsArray(tl) ? cJSON_GetArraySize(tl) : 0;
+    char a[48], b[48];
+    if (!rc && n > 0) {
+        const cJSON *last = cJSON_GetArrayItem(tl, n - 1);
+        rc = buf_printf(out, "  tps %s  latency %s ms",
+                        num(a, sizeof(a), snum(last, BK_TIMELINE_TPS)),
+                        num(b, sizeof(b), snum(last, BK_TIMELINE_LATENCY_MS)));
+    }
+    if (!rc && bench_status_get(st, BK_SUMMARY_TPS))
+        rc = buf_printf(out, "  tps %s  p99 %s ms", num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
+                        num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
+    return rc;
+}
+
+/* ---- compare ---------------------------------------------------------------------------- */
+
+static void ratio_cell(struct table *t, int r, int c, double v, double base, const char *unit)
+{
+    char a[48];
+    plugin_fmt_num(a, sizeof(a), v);
+    if (c > 1 && isfinite(v) && isfinite(base) && base != 0)
+        table_set(t, r, c, "%s%s (%.2fx)", a, unit, v / base);
+    else
+        table_set(t, r, c, "%s%s", a, unit);
+}
+
+int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
+                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed)
+{
+    static const struct {
+        const char *label, *unit;
+        enum bench_field_id id;
+    } rows[] = {
+        {"TPS", "", BK_SUMMARY_TPS},
+        {"latency avg", " ms", BK_SUMMARY_LATENCY_AVG_MS},
+        {"latency p50", " ms", BK_SUMMARY_LATENCY_P50_MS},
+        {"latency p95", " ms", BK_SUMMARY_LATENCY_P95_MS},
+        {"latency p99", " ms", BK_SUMMARY_LATENCY_P99_MS},
+        {"transactions", "", BK_SUMMARY_TRANSACTIONS_PROCESSED},
+        {"failed", "", BK_SUMMARY_FAILED_TRANSACTIONS},
+        {"aborted clients", "", BK_SUMMARY_ABORTED_CLIENTS},
+        {"Little's law deviation", " %", BK_CHECKS_LITTLES_LAW_DEVIATION_PCT},
+    };
+    size_t nr = sizeof(rows) / sizeof(rows[0]);
+    if (n > TCOLS - 1)
+        n = TCOLS - 1;
+    *failed = false;
+    struct table *t = table_new((int)n + 1);
+    table_set(t, 0, 0, "%s", "");
+    for (size_t i = 0; i < n; i++) {
+        table_set(t, 0, (int)i + 1, "%s", name_of(brs[i]));
+        t->right[i + 1] = true;
+    }
+    int r = 1;
+    table_set(t, r, 0, "phase");
+    for (size_t i = 0; i < n; i++) {
+        const char *ph = jstr(status_of(brs[i]), "phase");
+        table_set(t, r, (int)i + 1, "%s", ph ? ph : "Pending");
+    }
+    r++;
+    for (size_t k = 0; k < nr; k++, r++) {
+        table_set(t, r, 0, "%s", rows[k].label);
+        double base = snum(status_of(brs[0]), rows[k].id);
+        for (size_t i = 0; i < n; i++)
+            ratio_cell(t, r, (int)i + 1, snum(status_of(brs[i]), rows[k].id), base,
+                       rows[k].unit);
+    }
+    /* wait events: the union of every run's events, by the first run's share */
+    char seen[32][96];
+    int nseen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
+        const cJSON *it;
+        if (cJSON_IsObject(sh))
+            cJSON_ArrayForEach(it, sh)
+            {
+                bool dup = false;
+                for (int s = 0; s < nseen && !dup; s++)
+                    dup = strcmp(seen[s], it->string) == 0;
+                if (!dup && nseen < 32)
+                    (void)snprintf(seen[nseen++], sizeof(seen[0]), "%s", it->string);
+            }
+    }
+    for (int s = 0; s < nseen; s++, r++) {
+        table_set(t, r, 0, "wait %s", seen[s]);
+        double base = NAN;
+        for (size_t i = 0; i < n; i++) {
+            const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
+            const cJSON *v = cJSON_IsObject(sh) ? cJSON_GetObjectItemCaseSensitive(sh, seen[s])
+                                                : NULL;
+            double x = cJSON_IsNumber(v) ? v->valuedouble : (cJSON_IsObject(sh) ? 0 : NAN);
+            if (i == 0)
+                base = x;
+            ratio_cell(t, r, (int)i + 1, x, base, " %");
+        }
+    }
+    int rc = table_emit(out, t, "");
+    free(t);
+    /* thresholds, against the first run */
+    double tps0 = snum(status_of(brs[0]), BK_SUMMARY_TPS);
+    double p990 = snum(status_of(brs[0]), BK_SUMMARY_LATENCY_P99_MS);
+    for (size_t i = 1; i < n && !rc; i++) {
+        double tps = snum(status_of(brs[i]), BK_SUMMARY_TPS);
+        double p99 = snum(status_of(brs[i]), BK_SUMMARY_LATENCY_P99_MS);
+        if (th->tps_drop_pct >= 0 && isfinite(tps0) && tps0 > 0) {
+            double drop = (tps0 - tps) / tps0 * 100;
+            if (!isfinite(tps) || drop > th->tps_drop_pct) {
+                *failed = true;
+                rc = buf_printf(verdict, "%s: TPS %.1f is %.1f %% below %s's %.1f "
+                                         "(--fail-if-tps-drops %g)\n",
+                                name_of(brs[i]), tps, drop, name_of(brs[0]), tps0,
+                                th->tps_drop_pct);
+            }
+        }
+        if (!rc && th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
+            double grow = (p99 - p990) / p990 * 100;
+            if (!isfinite(p99) || grow > th->p99_grow_pct) {
+                *failed = true;
+                rc = buf_printf(verdict, "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
+                                         "(--fail-if-p99-grows %g)\n",
+                                name_of(brs[i]), p99, grow, name_of(brs[0]), p990,
+                                th->p99_grow_pct);
+            }
+        }
+    }
+    return rc;
+}
+
+/* ---- export ----------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    enum bench_field_id list;
+} tables[] = {
+    {"timeline", BK_TIMELINE},
+    {"statements", BK_STATEMENTS},
+    {"workers", BK_WORKERS},
+    {"fio", BK_FIO_JOBS},
+};
+
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+static int csv_field(struct buf *out, const cJSON *v)
+{
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        return d == floor(d) && fabs(d) < 1e15 ? buf_printf(out, "%.0f", d)
+                                               : buf_printf(out, "%.17g", d);
+    }
+    if (cJSON_IsBool(v))
+        return buf_puts(out, cJSON_IsTrue(v) ? "true" : "false");
+    const char *s = cJSON_IsString(v) ? v->valuestring : "";
+    if (!strpbrk(s, ",\"\r\n"))
+        return buf_puts(out, s);
+    int rc = buf_puts(out, "\"");
+    for (const char *p = s; *p && !rc; p++)
+        rc = *p == '"' ? buf_puts(out, "\"\"") : buf_append(out, p, 1);
+    return rc ? rc : buf_puts(out, "\"");
+}
+
+/* The contract rows that are fields of a status list ("timeline[].x"), in table order. */
+static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int max)
+{
+    const char *lp = bench_fields[list].status;
+    size_t ll = strlen(lp);
+    int n = 0;
+    for (size_t i = 0; i < bench_nfields && n < max; i++) {
+        const char *sp = bench_fields[i].status;
+        if (sp && strncmp(sp, lp, ll) == 0 && strncmp(sp + ll, "[].", 3) == 0 &&
+            !strchr(sp + ll + 3, '.') && bench_fields[i].type != BF_SECTION) {
+            bool dup = false; /* controller-written rows may repeat a result row's key */
+            for (int k = 0; k < n && !dup; k++)
+                dup = strcmp(bench_fields[cols[k]].status, sp) == 0;
+            if (!dup)
+                cols[n++] = (enum bench_field_id)i;
+        }
+    }
+    return n;
+}
+
+static int csv_table(struct buf *out, const cJSON *st, enum bench_field_id list)
+{
+    const cJSON *items = bench_status_get(st, list);
+    enum bench_field_id cols[64];
+    int nc = list_columns(list, cols, 64), rc = 0;
+    for (int c = 0; c < nc && !rc; c++)
+        rc = buf_printf(out, "%s%s", c ? "," : "", bench_status_key(cols[c]));
+    rc = rc ? rc : buf_puts(out, "\n");
+    const cJSON *it;
+    if (cJSON_IsArray(items))
+        cJSON_ArrayForEach(it, items)
+        {
+            for (int c = 0; c < nc && !rc; c++) {
+                if (c)
+                    rc = buf_puts(out, ",");
+                rc = rc ? rc : csv_field(out, bench_status_get(it, cols[c]));
+            }
+            rc = rc ? rc : buf_puts(out, "\n");
+        }
+    return rc;
+}
+
+int plugin_export(struct buf *out, const cJSON *br, const char *format, const char *table)
+{
+    const cJSON *st = status_of(br);
+    size_t nt = sizeof(tables) / sizeof(tables[0]);
+    if (table) {
+        bool ok = false;
+        for (size_t i = 0; i < nt; i++)
+            ok = ok || strcmp(tables[i].name, table) == 0;
+        if (!ok)
+            return -EINVAL;
+    }
+    if (strcmp(format, "json") == 0) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            abort();
+        cJSON_AddStringToObject(o, "name", name_of(br));
+        const char *ph = jstr(st, "phase");
+        cJSON_AddStringToObject(o, "phase", ph ? ph : "Pending");
+        const cJSON *sum = bench_status_get(st, BK_SUMMARY);
+        cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
+                              sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull());
+        for (size_t i = 0; i < nt; i++) {
+            if (table && strcmp(table, tables[i].name))
+                continue;
+            const cJSON *l = bench_status_get(st, tables[i].list);
+            cJSON_AddItemToObject(o, tables[i].name,
+                                  l ? cJSON_Duplicate(l, 1) : cJSON_CreateArray());
+        }
+        char *s = cJSON_Print(o);
+        cJSON_Delete(o);
+        if (!s)
+            abort();
+        int rc = buf_puts(out, s);
+        free(s);
+        return rc ? rc : buf_puts(out, "\n");
+    }
+    if (strcmp(format, "csv") != 0)
+        return -EINVAL;
+    int rc = 0, done = 0;
+    for (size_t i = 0; i < nt && !rc; i++) {
+        if (table ? strcmp(table, tables[i].name) != 0
+                  : cJSON_GetArraySize(bench_status_get(st, tables[i].list)) == 0)
+            continue;
+        if (done++)
+            rc = buf_puts(out, "\n");
+        rc = rc ? rc : csv_table(out, st, tables[i].list);
+    }
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* pkg/plugin/present: BenchmarkRun results as text for people and as JSON/CSV for tools.
+ *
+ * Every result value is read from status through the contract (bench_status_get with a BK_ id);
+ * only the controller's own keys (phase, message, hpaTimeline, startAt) are named here. Output
+ * is appended to a capped buffer; nothing here prints. */
+#ifndef PGBO_PLUGIN_PRESENT_H
+#define PGBO_PLUGIN_PRESENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "pkg/util/buf.h"
+
+/* The result table of one finished (or failed) run: summary, wait events, Little's law, workers,
+ * fio jobs. br is the whole BenchmarkRun. */
+int plugin_result_table(struct buf *out, const cJSON *br);
+
+/* One progress line: phase, elapsed seconds, the last timeline point (TPS, latency) and p99 when
+ * status has them. No newline. */
+int plugin_progress_line(struct buf *out, const cJSON *br, double now);
+
+/* The comparison table of n >= 2 runs: TPS, latency avg/p50/p95/p99, failures, wait-event shares,
+ * Little's law deviation, each with its ratio against the first run. Thresholds (< 0: not
+ * checked): a run whose TPS is more than tps_drop_pct below the first's, or whose p99 is more
+ * than p99_grow_pct above it, is named in `verdict` (one line each) and *failed is set. */
+struct plugin_thresholds {
+    double tps_drop_pct, p99_grow_pct;
+};
+int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
+                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed);
+
+/* export: "json" (one object: name, phase, summary, timeline, statements, workers, fio) or "csv"
+ * (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one, separated
+ * by a blank line, each with a header row). -EINVAL on an unknown format or table. */
+int plugin_export(struct buf *out, const cJSON *br, const char *format, const char *table);
+
+/* Formats a number compactly for tables: 16030.4 -> "16,030.4" style grouping off; digits kept
+ * to the precision that means something (4 significant, at least 1 decimal for < 100). "-" for
+ * NAN. */
+void plugin_fmt_num(char *out, size_t len, double v);
+
+#endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# kubectl pgbench run, as kubectl finds it on PATH, against the simulated cluster and a real
+# PostgreSQL: --init and pgbench's own options become a BenchmarkRun the operator runs; --wait
+# follows it to the result table (exit 0), a run that fails exits 3; every refused flag is named
+# in its message and creates nothing. Then compare (ratios, thresholds), export (json, csv) and
+# logs (every worker's lines prefixed with its index) on the finished runs.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+env_start_sim
+export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
+
+kubectl plugin list 2>/dev/null | grep -q "$BIN/kubectl-pgbench" || fail "kubectl does not find the plugin"
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+env_kubectl create secret generic pg-wrong --from-literal=password=nope >/dev/null
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
+    --metrics-addr 0 >/dev/null
+
+target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
+    --db-name "$PGDATABASE" --sslmode disable)
+
+# ---- refused flags: each names the flag, exits 1 and creates nothing
+refuse() {
+    local want="$1"
+    shift
+    local out rc=0
+    out="$(kubectl pgbench "$@" 2>&1)" || rc=$?
+    [ "$rc" -eq 1 ] || fail "kubectl pgbench $*: exit $rc (want 1): $out"
+    grep -qF -- "$want" <<<"$out" || fail "kubectl pgbench $*: message does not name '$want': $out"
+}
+refuse "--aggregate-interval" run "${target[@]}" --name r -- -c 2 --aggregate-interval 5
+refuse "-l" run "${target[@]}" --name r -- -c 2 -l
+refuse "--log-prefix" run "${target[@]}" --name r -- --log-prefix=x
+refuse "--progress-timestamp" run "${target[@]}" --name r -- --progress-timestamp
+refuse "-d" run "${target[@]}" --name r -- -d
+refuse "--init -s N" run "${target[@]}" --name r -- -i
+refuse "--host" run "${target[@]}" --name r -- -h otherhost
+refuse "--user" run "${target[@]}" --name r -- -U other
+refuse "CONFIGMAP:KEY" run "${target[@]}" --name r -- -f local.sql
+refuse "-c \"0\"" run "${target[@]}" --name r -- -c 0
+refuse "workers" run "${target[@]}" --name r --workers 4 -- -c 2
+refuse "-T and -t" run "${target[@]}" --name r -- -T 5 -t 5
+refuse "unknown flag --frobnicate" run "${target[@]}" --frobnicate
+refuse "a target is required" run --name r -- -c 1
+refuse "--host needs --user" run --host db --name r
+refuse "--init needs -s N" run "${target[@]}" --init
+refuse "--dry-run=\"maybe\"" run "${target[@]}" --dry-run=maybe
+refuse "--cnpg and --host" run --cnpg pg --host db
+refuse "expects Secret missing" run --host db --user u --password-secret missing --name r
+refuse "has no key \"pw\"" run --host db --user u --password-secret pg-pass/pw --name r
+refuse "--ttl \"soon\"" run "${target[@]}" --ttl soon
+refuse "--fail-if-tps-drops" compare a b --fail-if-tps-drops lots
+refuse "-o \"xml\"" export a -o xml
+refuse "unknown command" frobnicate
+[ -z "$(env_kubectl get br -o name)" ] || fail "a refused command created a BenchmarkRun"
+
+# ---- a run followed to its result (not a TTY: plain progress lines, then the table)
+kubectl pgbench run "${target[@]}" --name base --init -s 1 --workers 2 --ttl 10m --wait \
+    -- -c 4 -j 2 -T 3 -P 1 -r -M prepared >"$TMP/base.out" 2>&1 ||
+    { cat "$TMP/base.out" >&2; fail "run --wait failed"; }
+cat "$TMP/base.out" >&2
+grep -q '^benchmarkrun.pgbench.dev/base created$' "$TMP/base.out" || fail "no created line"
+grep -q '^benchmarkrun base: Succeeded' "$TMP/base.out" || fail "no result table"
+grep -Eq '^  tps [0-9.]+ +latency avg [0-9.]+ ms' "$TMP/base.out" || fail "no tps line"
+grep -Eq '^  WORKER +POD +TPS' "$TMP/base.out" || fail "no workers table"
+env_kubectl get br base -o json >"$TMP/base.json"
+python3 - "$TMP/base.json" <<'PY' || fail "the BenchmarkRun does not carry the pgbench options"
+import json, sys
+br = json.load(open(sys.argv[1]))
+run = br["spec"]["workload"]["pgbench"]["run"]
+want = {"clients": 4, "threads": 2, "durationSeconds": 3, "progressSeconds": 1,
+        "perStatementLatencies": True, "protocol": "prepared"}
+assert {k: run.get(k) for k in want} == want, run  # the rest are the CRD's defaults
+assert "transactions" not in run and "builtin" not in run, run
+assert br["spec"]["workload"]["pgbench"]["init"]["scale"] == 1
+assert br["spec"]["workers"] == 2 and br["spec"]["ttlSecondsAfterFinished"] == 600
+assert br["status"]["summary"]["tps"] > 0
+PY
+
+# a second run, pgbench's select-only at a throttled rate: slower than base
+kubectl pgbench run "${target[@]}" --name slow --wait -- -c 2 -T 3 -S -R 50 -n \
+    >"$TMP/slow.out" 2>&1 || { cat "$TMP/slow.out" >&2; fail "second run failed"; }
+
+# ---- a run that fails (authentication): --wait exits 3 with the table
+rc=0
+kubectl pgbench run --host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-wrong \
+    --db-name "$PGDATABASE" --sslmode disable --name broken --wait -- -c 1 -T 2 \
+    >"$TMP/broken.out" 2>&1 || rc=$?
+[ "$rc" -eq 3 ] || { cat "$TMP/broken.out" >&2; fail "failed run: exit $rc, want 3"; }
+grep -q '^benchmarkrun broken: Failed' "$TMP/broken.out" || fail "failed run: no table"
+
+# ---- compare: ratios against the first run; thresholds exit 3 naming the run
+kubectl pgbench compare base slow >"$TMP/cmp.out" || fail "compare failed"
+cat "$TMP/cmp.out" >&2
+grep -Eq '^TPS +[0-9.]+ +[0-9.]+ \(0\.[0-9]+x\)$' "$TMP/cmp.out" || fail "compare: no TPS ratio"
+for row in "latency p50" "latency p95" "latency p99" "failed" "Little's law deviation" "wait [A-Za-z]"; do
+    grep -q "^$row" "$TMP/cmp.out" || fail "compare: no row $row"
+done
+rc=0
+kubectl pgbench compare base slow --fail-if-tps-drops 10 >/dev/null 2>"$TMP/cmp.err" || rc=$?
+[ "$rc" -eq 3 ] || fail "--fail-if-tps-drops: exit $rc, want 3"
+grep -q "^slow: TPS .* below base" "$TMP/cmp.err" || fail "threshold message: $(cat "$TMP/cmp.err")"
+kubectl pgbench compare base slow --fail-if-tps-drops 100 --fail-if-p99-grows 100000 >/dev/null ||
+    fail "thresholds not crossed but compare failed"
+rc=0
+kubectl pgbench compare base nosuch >/dev/null 2>"$TMP/cmp.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'nosuch.*not found' "$TMP/cmp.err" || fail "compare of a missing run: $rc"
+
+# ---- export: json holds status's lists as they are; csv has a header per table
+kubectl pgbench export base -o json >"$TMP/exp.json" || fail "export json"
+kubectl pgbench export base -o csv >"$TMP/exp.csv" || fail "export csv"
+kubectl pgbench export base -o csv --table workers >"$TMP/workers.csv" || fail "export workers"
+python3 - "$TMP/base.json" "$TMP/exp.json" "$TMP/exp.csv" "$TMP/workers.csv" <<'PY' || fail "export"
+import csv, io, json, sys
+st = json.load(open(sys.argv[1]))["status"]
+exp = json.load(open(sys.argv[2]))
+for k in ("timeline", "statements", "workers"):
+    assert exp[k] == st[k], k
+assert exp["summary"] == st["summary"]
+blocks = open(sys.argv[3]).read().split("\n\n")
+assert len(blocks) == 3, len(blocks)
+tl = list(csv.DictReader(io.StringIO(blocks[0])))
+assert [float(r["tps"]) for r in tl] == [p["tps"] for p in st["timeline"]]
+stm = list(csv.DictReader(io.StringIO(blocks[1])))
+assert [r["command"] for r in stm] == [s["command"] for s in st["statements"]]
+w = list(csv.DictReader(open(sys.argv[4])))
+assert [int(r["index"]) for r in w] == [0, 1] and all(r["pod"] for r in w), w
+PY
+
+# ---- logs: the init pod's and each worker's, prefixed
+kubectl pgbench logs base >"$TMP/logs.out" || fail "logs failed"
+for p in '[init] ' '[0] ' '[1] '; do
+    grep -qF "$p" "$TMP/logs.out" || fail "logs: no line prefixed '$p'"
+done
+[ "$(grep -cv '^\[\(init\|0\|1\)\] ' "$TMP/logs.out")" -eq 0 ] || fail "logs: unprefixed lines"
+grep -F '[1] ' "$TMP/logs.out" | grep -q '"schemaVersion":1' || fail "logs: worker 1's result line missing"
+pass "run --wait, refused flags, a failed run, compare, export and logs"
