@@ -1,0 +1,134 @@
+/* A run's live progress from its workers' log records (see progress.h). */
+#include "pkg/controller/progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pkg/bench/fields.h"
+#include "pkg/controller/manifest.h"
+#include "pkg/controller/status.h"
+
+static double num_or_nan(const cJSON *o, enum bench_field_id id)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, bench_key(id));
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void copy_str(char *dst, size_t len, const cJSON *o, enum bench_field_id id)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, bench_key(id));
+    (void)snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+bool ctrl_progress_parse(const char *log, size_t len, struct ctrl_worker_progress *out)
+{
+    memset(out, 0, sizeof(*out));
+    bool wait_seen = false;
+    size_t end = len;
+    while (end > 0 && !out->progress) {
+        size_t start = end;
+        while (start > 0 && log[start - 1] != '\n')
+            start--;
+        const char *line = log + start;
+        size_t n = end - start;
+        end = start ? start - 1 : 0;
+        if (n < 2 || line[0] != '{')
+            continue;
+        cJSON *o = cJSON_ParseWithLength(line, n);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, bench_key(BK_PROGRESS));
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, bench_key(BK_WAIT));
+        if (cJSON_IsObject(p)) {
+            out->progress = true;
+            out->t = num_or_nan(p, BK_PROGRESS_T);
+            out->tps = num_or_nan(p, BK_PROGRESS_TPS);
+            out->latency_ms = num_or_nan(p, BK_PROGRESS_LATENCY_MS);
+            out->failed_total = num_or_nan(p, BK_PROGRESS_FAILED_TOTAL);
+            out->duration_s = num_or_nan(p, BK_PROGRESS_DURATION_SECONDS);
+        } else if (cJSON_IsObject(w) && !wait_seen) {
+            wait_seen = true;
+            out->waiting = true; /* no progress after it (we read from the end) */
+            copy_str(out->wait_target, sizeof(out->wait_target), w, BK_WAIT_TARGET);
+            copy_str(out->wait_cause, sizeof(out->wait_cause), w, BK_WAIT_CAUSE);
+            copy_str(out->wait_message, sizeof(out->wait_message), w, BK_WAIT_MESSAGE);
+            out->wait_elapsed_s = num_or_nan(w, BK_WAIT_ELAPSED_SECONDS);
+            out->wait_timeout_s = num_or_nan(w, BK_WAIT_TIMEOUT_SECONDS);
+        }
+        cJSON_Delete(o);
+    }
+    return out->progress || wait_seen;
+}
+
+bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, double now)
+{
+    double elapsed = NAN, duration = NAN, tps = 0, wlat = 0, failed = 0;
+    int reporting = 0, failed_known = 0;
+    for (int i = 0; i < n; i++) {
+        if (!w[i].progress)
+            continue;
+        reporting++;
+        if (isfinite(w[i].t) && !(w[i].t <= elapsed))
+            elapsed = w[i].t;
+        if (isfinite(w[i].duration_s))
+            duration = w[i].duration_s;
+        if (isfinite(w[i].tps)) {
+            tps += w[i].tps;
+            if (isfinite(w[i].latency_ms))
+                wlat += w[i].tps * w[i].latency_ms;
+        }
+        if (isfinite(w[i].failed_total)) {
+            failed += w[i].failed_total;
+            failed_known++;
+        }
+    }
+    const char *key = bench_fields[BK_STATUS_PROGRESS].status;
+    if (reporting == 0) {
+        bool had = cJSON_GetObjectItemCaseSensitive(status, key) != NULL;
+        cJSON_DeleteItemFromObjectCaseSensitive(status, key);
+        return had;
+    }
+    cJSON *p = ctrl_must(cJSON_CreateObject());
+    if (isfinite(elapsed))
+        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ELAPSED_SECONDS), elapsed);
+    if (isfinite(elapsed) && isfinite(duration))
+        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_REMAINING_SECONDS),
+                      duration > elapsed ? duration - elapsed : 0);
+    ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * 10) / 10);
+    if (tps > 0)
+        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
+                      round(wlat / tps * 1000) / 1000);
+    if (failed_known)
+        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), failed);
+    ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);
+    /* nothing new, nothing written: the time alone is no change */
+    cJSON *old = cJSON_GetObjectItemCaseSensitive(status, key);
+    cJSON *old_copy = old ? cJSON_Duplicate(old, 1) : NULL;
+    if (old_copy)
+        cJSON_DeleteItemFromObjectCaseSensitive(old_copy,
+                                                bench_status_key(BK_STATUS_PROGRESS_TIME));
+    bool same = old_copy && cJSON_Compare(old_copy, p, true);
+    cJSON_Delete(old_copy);
+    if (same) {
+        cJSON_Delete(p);
+        return false;
+    }
+    char ts[40];
+    ctrl_time_rfc3339(now, ts, sizeof(ts));
+    ctrl_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_TIME), ts);
+    ctrl_jset(status, key, p);
+    return true;
+}
+
+bool ctrl_progress_waiting(const struct ctrl_worker_progress *w, int n, char *out, size_t len)
+{
+    for (int i = 0; i < n; i++) {
+        if (!w[i].waiting)
+            continue;
+        (void)snprintf(out, len, "worker %d waits for %s: %s (%s), retrying, %.0f s of %.0f s", i,
+                       w[i].wait_target, w[i].wait_message, w[i].wait_cause,
+                       isfinite(w[i].wait_elapsed_s) ? w[i].wait_elapsed_s : 0,
+                       isfinite(w[i].wait_timeout_s) ? w[i].wait_timeout_s : 0);
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,46 @@
+/* pkg/controller/progress: a run's live progress, from the records its workers log.
+ *
+ * While pgbench runs, the runner logs one "progress" record per -P line and, while it waits for
+ * its target, one "wait" record per retry (rows progress.* and wait.* of the result contract,
+ * pkg/bench/fields.def). The operator reads the tail of each running worker's log once per
+ * progress interval (a bounded request: sinceSeconds and limitBytes) and keeps the last record of
+ * each kind. This module turns those into status.progress and into the message of condition
+ * TargetUnreachable; it does no I/O. */
+#ifndef PGBO_CONTROLLER_PROGRESS_H
+#define PGBO_CONTROLLER_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* What one worker's log tail said. */
+struct ctrl_worker_progress {
+    bool progress; /* a progress record was found */
+    double t, tps, latency_ms;
+    double failed_total; /* NAN when pgbench does not count failures */
+    double duration_s;   /* NAN for a -t run */
+    bool waiting;        /* the last record is a wait record: the worker still waits */
+    char wait_target[256];
+    char wait_cause[32];
+    char wait_message[512];
+    double wait_elapsed_s, wait_timeout_s;
+};
+
+/* Reads the last progress and wait records of a log (JSON lines; anything else is skipped, so
+ * are lines cut by limitBytes). A wait record after the last progress record means the worker is
+ * still waiting. Returns true when any record was found. */
+bool ctrl_progress_parse(const char *log, size_t len, struct ctrl_worker_progress *out);
+
+/* status.progress from the workers that reported (n entries, any of which may have found
+ * nothing): elapsed and remaining seconds, tps summed, latency weighted by tps, failures so far,
+ * how many reported, and when (RFC 3339 of now). Removes status.progress when nobody reported a
+ * progress record. Returns true when status changed. */
+bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, double now);
+
+/* One line for condition TargetUnreachable when a worker still waits for its target, e.g.
+ * "worker 1: could not translate host name "pg-rw" ... (dns), retrying, 40 s of 120 s"; false when
+ * none waits. */
+bool ctrl_progress_waiting(const struct ctrl_worker_progress *w, int n, char *out, size_t len);
+
+#endif

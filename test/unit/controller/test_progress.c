@@ -1,0 +1,102 @@
+/* Live progress: the records the real runner logs (made here with the same logger and keys),
+ * found in a log tail among other lines, summed into status.progress; a worker that still waits
+ * for its target is named with its cause and how long it has waited. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pkg/controller/controller.h"
+#include "pkg/controller/progress.h"
+
+static const char *log0 =
+    "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"runner\",\"msg\":\"starting pgbench\"}\n"
+    "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pgbench\",\"msg\":\"progress t=1s\","
+    "\"progress\":{\"t\":1,\"tps\":500,\"latencyMs\":2,\"failedTotal\":0,\"durationSeconds\":20}}\n"
+    "some pgbench stderr line\n"
+    "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pgbench\",\"msg\":\"progress t=2s\","
+    "\"progress\":{\"t\":2,\"tps\":600,\"latencyMs\":4,\"failedTotal\":3,\"durationSeconds\":20}}\n"
+    "{\"ts\":\"x\",\"level\":\"info\",\"comp"; /* cut by limitBytes */
+
+static const char *log1 =
+    "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pgbench\",\"msg\":\"progress t=3s\","
+    "\"progress\":{\"t\":3,\"tps\":400,\"latencyMs\":1,\"failedTotal\":1,\"durationSeconds\":20}}"
+    "\n";
+
+static const char *log_waiting = "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pg\",\"msg\":"
+                                 "\"waiting\",\"wait\":{\"target\":"
+                                 "\"pg-rw:5432/app\",\"cause\":\"dns\",\"message\":\"could not "
+                                 "translate host name \\\"pg-rw\\\" "
+                                 "to address\",\"elapsedSeconds\":5,\"timeoutSeconds\":120}}\n"
+                                 "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pg\",\"msg\":"
+                                 "\"waiting\",\"wait\":{\"target\":"
+                                 "\"pg-rw:5432/app\",\"cause\":\"dns\",\"message\":\"could not "
+                                 "translate host name \\\"pg-rw\\\" "
+                                 "to address\",\"elapsedSeconds\":40.2,\"timeoutSeconds\":120}}\n";
+
+static void test_sum_and_wait(void **state)
+{
+    (void)state;
+    struct ctrl_worker_progress w[3];
+    assert_true(ctrl_progress_parse(log0, strlen(log0), &w[0]));
+    assert_true(w[0].progress && !w[0].waiting);
+    assert_true(w[0].t == 2 && w[0].tps == 600 && w[0].failed_total == 3);
+    assert_true(ctrl_progress_parse(log1, strlen(log1), &w[1]));
+    assert_true(ctrl_progress_parse(log_waiting, strlen(log_waiting), &w[2]));
+    assert_false(w[2].progress);
+    assert_true(w[2].waiting && w[2].wait_elapsed_s == 40.2);
+
+    cJSON *st = cJSON_CreateObject();
+    assert_true(ctrl_progress_set(st, w, 3, 1700000000));
+    assert_true(ctrl_jnum(st, "progress.elapsedSeconds", 0) == 3);
+    assert_true(ctrl_jnum(st, "progress.remainingSeconds", 0) == 17);
+    assert_true(ctrl_jnum(st, "progress.tps", 0) == 1000);
+    assert_true(fabs(ctrl_jnum(st, "progress.latencyMs", 0) - 2.8) < 1e-9); /* tps-weighted */
+    assert_int_equal(ctrl_jnum(st, "progress.failed", -1), 4);
+    assert_int_equal(ctrl_jnum(st, "progress.workersReporting", 0), 2);
+    assert_string_equal(ctrl_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
+    /* the same numbers later: no change, nothing to write */
+    assert_false(ctrl_progress_set(st, w, 3, 1700000010));
+    assert_string_equal(ctrl_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
+
+    char msg[512];
+    assert_true(ctrl_progress_waiting(w, 3, msg, sizeof(msg)));
+    assert_string_equal(msg, "worker 2 waits for pg-rw:5432/app: could not translate host name "
+                             "\"pg-rw\" to address (dns), retrying, 40 s of 120 s");
+    assert_false(ctrl_progress_waiting(w, 2, msg, sizeof(msg)));
+
+    /* nobody reports any more: progress goes */
+    struct ctrl_worker_progress none[1];
+    assert_false(ctrl_progress_parse("plain text\n", 11, &none[0]));
+    assert_true(ctrl_progress_set(st, none, 1, 1700000020));
+    assert_null(ctrl_jget(st, "progress"));
+    cJSON_Delete(st);
+}
+
+/* a wait followed by progress: the worker no longer waits */
+static void test_wait_then_progress(void **state)
+{
+    (void)state;
+    char buf[2048];
+    (void)snprintf(buf, sizeof(buf), "%s%s", log_waiting, log1);
+    struct ctrl_worker_progress w;
+    assert_true(ctrl_progress_parse(buf, strlen(buf), &w));
+    assert_true(w.progress);
+    assert_false(w.waiting);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sum_and_wait),
+        cmocka_unit_test(test_wait_then_progress),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
