@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "pkg/bench/pgbench.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
 
@@ -45,6 +47,37 @@ void runner_conn_apply_env(const struct runner_conn_flags *f)
         (void)setenv("PGSSLMODE", f->sslmode, 1);
     if (f->sslrootcert)
         (void)setenv("PGSSLROOTCERT", f->sslrootcert, 1);
+}
+
+int runner_conn_check(const struct runner_conn_flags *f, char *msg, size_t n)
+{
+    static const struct {
+        const char *flag, *env;
+        size_t off;
+        bool host;
+    } fields[] = {
+        {"--host", "PGHOST", offsetof(struct runner_conn_flags, host), true},
+        {"--dbname", "PGDATABASE", offsetof(struct runner_conn_flags, dbname), false},
+        {"--user", "PGUSER", offsetof(struct runner_conn_flags, user), false},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        const char *v = *(const char *const *)(const void *)((const char *)f + fields[i].off);
+        const char *from = fields[i].flag;
+        if (!v) { /* libpq and pgbench read the variable; empty is as unset */
+            v = getenv(fields[i].env);
+            from = fields[i].env;
+            if (!v || !*v)
+                continue;
+        }
+        char why[512];
+        int rc = fields[i].host ? bench_conn_check_host(v, true, why, sizeof(why))
+                                : bench_conn_check_name(v, why, sizeof(why));
+        if (rc) {
+            (void)snprintf(msg, n, "%s \"%.200s\": %s", from, v, why);
+            return -EINVAL;
+        }
+    }
+    return 0;
 }
 
 int runner_worker_index(void)

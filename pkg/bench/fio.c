@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,41 @@ int bench_fio_check_extra(const char *arg, char *err, size_t errlen)
         return util_errf(err, errlen, "fio option %s is not in the passthrough allow-list", opt);
     if (!safe_value(eq + 1))
         return util_errf(err, errlen, "fio option %s: invalid value", opt);
+    return 0;
+}
+
+int bench_fio_size_bytes(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -EINVAL;
+    uint64_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (v > (UINT64_C(1) << 62) / 10)
+            return -EINVAL;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    char unit[4] = "";
+    size_t n = strlen(s);
+    if (n > 3)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (!isalpha((unsigned char)s[i]))
+            return -EINVAL;
+        unit[i] = (char)tolower((unsigned char)s[i]);
+    }
+    /* fio's __get_mult_bytes: "kib" .. "pib" first (powers of 1000 under kb_base=1024), then
+     * the first letter k m g t p (powers of 1024); anything else multiplies by 1 */
+    static const char prefixes[] = "kmgtp";
+    const char *at = unit[0] ? strchr(prefixes, unit[0]) : NULL;
+    uint64_t mult = 1;
+    if (at) {
+        uint64_t base = unit[1] == 'i' && unit[2] == 'b' ? 1000 : 1024;
+        for (ptrdiff_t i = 0; i <= at - prefixes; i++)
+            mult *= base;
+    }
+    if (v > (UINT64_MAX >> 1) / mult)
+        return -EINVAL;
+    *out = v * mult;
     return 0;
 }
 

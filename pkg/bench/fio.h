@@ -59,6 +59,13 @@ bool bench_fio_option_zeroes_latency(const char *name);
  * options, --filename/--directory/--exec* and unknown names are refused. Returns 0 or -EINVAL. */
 int bench_fio_check_extra(const char *arg, char *err, size_t errlen);
 
+/* The bytes of a fio size (bs, size) as fio reads it with its default kb_base=1024: decimal
+ * digits, then an optional unit, case-insensitive: k m g t p, alone or with b ("8k", "1GB") or i
+ * ("1Gi"), are powers of 1024; kib mib gib tib pib are powers of 1000 (fio's compatibility mode
+ * gives the IEC names the SI values: 1GiB is 10^9 bytes); no unit, or another letter, counts
+ * bytes. Returns 0 with *out, or -EINVAL for anything else or a value of 2^63 or more. */
+int bench_fio_size_bytes(const char *s, uint64_t *out);
+
 /* Latency distribution in microseconds (fio reports ns; converted). NAN when absent. */
 struct bench_fio_lat {
     bool present;

@@ -40,12 +40,20 @@ const char *bench_protocol_name(enum bench_protocol p); /* static string; "simpl
  * malloc'd copy. Returns 0 or -EINVAL / -ENOMEM. */
 int bench_weighted_parse(const char *s, char **name_out, int *weight_out);
 
+/* An option that was not given, so pgbench's own default applies (weight 1, one try). Where a
+ * field may take it, 0 is a value like any other and is passed on as it is. */
+#define BENCH_PGBENCH_UNSET (-1)
+
 struct bench_pgbench_script {
     const char *path; /* script file (e.g. a mounted ConfigMap key); must not contain '@' */
-    int weight;       /* >= 0; 0 = use 1 (pgbench's default weight) */
+    int weight;       /* >= 0: -f FILE@WEIGHT, as pgbench honours it (0: never chosen);
+                         BENCH_PGBENCH_UNSET: -f FILE (pgbench's weight 1) */
 };
 
-/* Options of `pgbench run`, one to one with pgbench flags. Zero-initialise, then set. */
+/* Options of `pgbench run`, one to one with pgbench flags. Start from BENCH_PGBENCH_RUN_OPTS_INIT
+ * (or zero the struct and set builtin_weight and max_tries, for which 0 is a value), then set. */
+#define BENCH_PGBENCH_RUN_OPTS_INIT                                                                \
+    {.builtin_weight = BENCH_PGBENCH_UNSET, .max_tries = BENCH_PGBENCH_UNSET}
 struct bench_pgbench_run_opts {
     const char *pgbench_path;                /* default "pgbench" */
     const char *host, *port, *user, *dbname; /* optional; NULL = from the libpq environment */
@@ -57,7 +65,7 @@ struct bench_pgbench_run_opts {
 
     const char *builtin; /* -b tpcb-like|simple-update|select-only; NULL = tpcb-like when no
                             scripts are given, none otherwise */
-    int builtin_weight;  /* -b NAME@W when > 0 */
+    int builtin_weight;  /* -b NAME@W when >= 0; BENCH_PGBENCH_UNSET: -b NAME (weight 1) */
     const struct bench_pgbench_script *scripts; /* -f FILE@W each */
     size_t nscripts;
 
@@ -66,7 +74,9 @@ struct bench_pgbench_run_opts {
     double latency_limit_ms;      /* -L ms, 0 = none (pgbench needs it > 0) */
     bool no_vacuum;               /* -n */
     bool connect;                 /* -C */
-    int max_tries;                /* --max-tries, 0 = not given (pgbench default 1); >= 15 only */
+    int max_tries;                /* --max-tries=N when >= 0 (0 = unlimited: pgbench needs -T
+                                     or -L); BENCH_PGBENCH_UNSET = not given (pgbench's 1);
+                                     pgbench >= 15 only */
     bool failures_detailed;       /* --failures-detailed; pgbench >= 15 only */
     bool per_statement;           /* -r */
     int progress_s;               /* -P, 0 = none */
@@ -91,9 +101,10 @@ struct bench_pgbench_init_opts {
     size_t nextra;
 };
 
-/* Builds the argv. Validates every option and combination; on failure returns -EINVAL with a
- * message naming the option(s) in err (may be NULL), and *out is left empty. The log prefix is
- * always "<log_dir>/pgbench_log" (BENCH_PGBENCH_LOG_PREFIX). */
+/* Builds the argv. Validates every option and combination as pgbench would (a total script
+ * weight of 0, --max-tries=0 without -T or -L are refused with pgbench's reason); on failure
+ * returns -EINVAL with a message naming the option(s) in err (may be NULL), and *out is left
+ * empty. The log prefix is always "<log_dir>/pgbench_log" (BENCH_PGBENCH_LOG_PREFIX). */
 #define BENCH_PGBENCH_LOG_PREFIX "pgbench_log"
 int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_argv *out,
                            char *err, size_t errlen);
@@ -130,6 +141,36 @@ int bench_pgbench_check_extra(bool init, const char *const *args, size_t nargs, 
  * as written, without its value ("-c", "--client"). bench_pgbench_check_extra refuses these
  * too; this only lets a caller name the setting to use instead. */
 bool bench_pgbench_extra_managed(bool init, const char *arg, char *flag, size_t flaglen);
+
+/* ---------------------------------------------------------------------------------------------
+ * Connection names
+ *
+ * The database, user and host pgbench connects with are names, never connection strings.
+ * pgbench hands its database (its dbname argument, else PGDATABASE, else PGUSER) to
+ * PQconnectdbParams with expand_dbname, so "dbname=x sslmode=disable" or "postgres://..." there
+ * would override what the runner set (PGSSLMODE, PGHOST, PGAPPNAME) and pgbench would connect
+ * elsewhere, and less safely, than the runner's own connections, which take the value literally.
+ * The operator's spec validation and the runner use these checks, so such a value never reaches
+ * pgbench.
+ * ------------------------------------------------------------------------------------------- */
+
+/* True when libpq would expand s as a connection string (its recognized_connection_string): s
+ * contains '=' or starts with "postgresql://" or "postgres://". */
+bool bench_conn_expands(const char *s);
+
+/* A database or role name as PostgreSQL takes it: 1 to 63 bytes (NAMEDATALEN - 1: the server
+ * truncates a longer name, which then names another database or role) and not a connection
+ * string. Every other character is fine, also those that need quoting in SQL (a C string cannot
+ * hold the NUL PostgreSQL refuses). Returns 0, or -EINVAL with the reason in err, worded to
+ * follow the caller's "<field> \"<value>\": ". */
+int bench_conn_check_name(const char *s, char *err, size_t errlen);
+
+/* A host as libpq takes one: a DNS name (labels of letters, digits, '-' and '_', each 1 to 63
+ * bytes, not starting or ending with '-'; at most 253 bytes, a trailing '.' allowed), an IPv4 or
+ * IPv6 address (without brackets), or, with allow_socket, the directory of a Unix socket (an
+ * absolute path). A list of hosts (',') is refused. Returns 0, or -EINVAL with the reason in err
+ * (as for bench_conn_check_name). */
+int bench_conn_check_host(const char *s, bool allow_socket, char *err, size_t errlen);
 
 /* Parses the output of `pgbench --version` ("pgbench (PostgreSQL) 15.18 (Debian ...)") into a
  * major version number (e.g. 15; 9 for 9.6). Returns the major or -EINVAL. */

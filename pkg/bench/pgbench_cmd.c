@@ -3,6 +3,7 @@
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/err.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -134,17 +135,99 @@ static int push_conn(struct bench_argv *a, const char *host, const char *port, c
     return rc;
 }
 
+bool bench_conn_expands(const char *s)
+{
+    return s && (strchr(s, '=') || !strncmp(s, "postgresql://", 13) ||
+                 !strncmp(s, "postgres://", 11));
+}
+
+#define PG_NAME_MAX 63 /* NAMEDATALEN - 1 */
+
+int bench_conn_check_name(const char *s, char *err, size_t errlen)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0)
+        return util_errf(err, errlen, "must not be empty");
+    if (bench_conn_expands(s))
+        return util_errf(err, errlen,
+                         "libpq would read it as a connection string (%s), whose settings would "
+                         "override the connection's (sslmode, host, application_name): give the "
+                         "name alone",
+                         strchr(s, '=') ? "it contains '='" : "it starts with a postgres:// URI");
+    if (n > PG_NAME_MAX)
+        return util_errf(err, errlen,
+                         "is %zu bytes; PostgreSQL names are at most %d bytes (NAMEDATALEN - 1) "
+                         "and the server would cut it to another name",
+                         n, PG_NAME_MAX);
+    return 0;
+}
+
+static bool dns_label_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '-' || c == '_';
+}
+
+/* A DNS name: labels of [A-Za-z0-9_-], 1..63 bytes, no '-' at either end; a trailing dot. */
+static bool dns_host(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > 0 && s[n - 1] == '.')
+        n--;
+    if (n == 0 || n > 253)
+        return false;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && s[i] != '.') {
+            if (!dns_label_char(s[i]))
+                return false;
+            continue;
+        }
+        size_t len = i - start;
+        if (len == 0 || len > 63 || s[start] == '-' || s[i - 1] == '-')
+            return false;
+        start = i + 1;
+    }
+    return true;
+}
+
+int bench_conn_check_host(const char *s, bool allow_socket, char *err, size_t errlen)
+{
+    unsigned char addr[sizeof(struct in6_addr)];
+    if (!s || !*s)
+        return util_errf(err, errlen, "must not be empty");
+    if (strchr(s, ','))
+        return util_errf(err, errlen, "is a list of hosts; give one host");
+    if (s[0] == '/') {
+        if (allow_socket)
+            return 0;
+        return util_errf(err, errlen,
+                         "is a Unix-socket directory, which a pod cannot reach; give a DNS name "
+                         "or IP address");
+    }
+    if (s[0] == '[')
+        return util_errf(err, errlen, "write an IPv6 address without brackets");
+    if (inet_pton(AF_INET, s, addr) == 1 || inet_pton(AF_INET6, s, addr) == 1 || dns_host(s))
+        return 0;
+    return util_errf(err, errlen,
+                     "is not a DNS name or IP address%s (the port goes in its own setting)",
+                     allow_socket ? " or an absolute Unix-socket directory" : "");
+}
+
 static int check_conn(const char *host, const char *port, const char *user, const char *dbname,
                       char *err, size_t errlen)
 {
     long long p;
-    if (host && (!*host || !safe_text(host) || host[0] == '-'))
+    char why[256];
+    if (host && (bench_conn_check_host(host, true, why, sizeof(why)) || host[0] == '-'))
         return util_errf(err, errlen, "host: invalid value");
     if (port && parse_int(port, 1, 65535, &p))
         return util_errf(err, errlen, "port: must be 1..65535");
-    if (user && (!*user || !safe_text(user) || user[0] == '-'))
+    if (user && (bench_conn_check_name(user, why, sizeof(why)) || !safe_text(user) ||
+                 user[0] == '-'))
         return util_errf(err, errlen, "user: invalid value");
-    if (dbname && (!*dbname || !safe_text(dbname) || dbname[0] == '-'))
+    /* the dbname is pgbench's last argument: it must not look like an option */
+    if (dbname && (bench_conn_check_name(dbname, why, sizeof(why)) || !safe_text(dbname) ||
+                   dbname[0] == '-'))
         return util_errf(err, errlen, "dbname: invalid value");
     return 0;
 }
@@ -405,13 +488,13 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
             err, errlen,
             "builtin (-b) must be tpcb-like, simple-update or select-only, not '%.64s'",
             o->builtin);
-    if (o->builtin_weight < 0)
+    if (o->builtin_weight < BENCH_PGBENCH_UNSET)
         return util_errf(err, errlen, "builtin weight must be >= 0");
     for (size_t i = 0; i < o->nscripts; i++) {
         const char *p = o->scripts[i].path;
         if (!p || !*p || strchr(p, '@') || !safe_text(p) || p[0] == '-')
             return util_errf(err, errlen, "script %zu (-f): invalid path", i);
-        if (o->scripts[i].weight < 0)
+        if (o->scripts[i].weight < BENCH_PGBENCH_UNSET)
             return util_errf(err, errlen, "script %zu (-f): weight must be >= 0", i);
     }
     if (o->protocol < BENCH_PROTOCOL_DEFAULT || o->protocol > BENCH_PROTOCOL_PREPARED)
@@ -420,8 +503,8 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         return util_errf(err, errlen, "rate (-R) must be 0..1e9");
     if (!(o->latency_limit_ms >= 0) || o->latency_limit_ms > 1e9)
         return util_errf(err, errlen, "latency limit (-L) must be 0..1e9 ms");
-    if (o->max_tries < 0)
-        return util_errf(err, errlen, "--max-tries must be >= 0 (0 = unlimited with -T)");
+    if (o->max_tries < BENCH_PGBENCH_UNSET)
+        return util_errf(err, errlen, "--max-tries must be >= 0 (0 = unlimited with -T or -L)");
     if (o->progress_s < 0)
         return util_errf(err, errlen, "progress (-P) must be >= 0");
     if (o->log_dir && (!*o->log_dir || !safe_text(o->log_dir) || o->log_dir[0] == '-'))
@@ -434,12 +517,29 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
     if ((o->duration_s > 0) == (o->transactions > 0))
         return util_errf(err, errlen,
                          "exactly one of duration (-T) and transactions (-t) is needed");
-    if (o->builtin_weight > 0 && !o->builtin)
+    if (o->builtin_weight != BENCH_PGBENCH_UNSET && !o->builtin)
         return util_errf(err, errlen, "builtin weight given without builtin (-b)");
-    if (o->pgbench_major > 0 && o->pgbench_major < 15 && (o->max_tries || o->failures_detailed))
+    {
+        /* pgbench's own check, before it connects; a weight not given counts 1 */
+        long long total = 0;
+        if (o->builtin || o->nscripts == 0)
+            total += o->builtin_weight == BENCH_PGBENCH_UNSET ? 1 : o->builtin_weight;
+        for (size_t i = 0; i < o->nscripts; i++)
+            total += o->scripts[i].weight == BENCH_PGBENCH_UNSET ? 1 : o->scripts[i].weight;
+        if (total == 0)
+            return util_errf(err, errlen,
+                             "total script weight must not be zero, as pgbench requires: every "
+                             "-b and -f has weight 0");
+    }
+    if (o->pgbench_major > 0 && o->pgbench_major < 15 &&
+        (o->max_tries != BENCH_PGBENCH_UNSET || o->failures_detailed))
         return util_errf(err, errlen,
                          "--max-tries and --failures-detailed need pgbench >= 15 (have %d)",
                          o->pgbench_major);
+    if (o->max_tries == 0 && o->duration_s <= 0 && !(o->latency_limit_ms > 0))
+        return util_errf(err, errlen,
+                         "--max-tries=0 (unlimited tries) needs a duration (-T) or a latency limit "
+                         "(-L), as pgbench requires");
     if (o->progress_s > 0 && o->duration_s > 0 && o->progress_s > o->duration_s)
         return util_errf(err, errlen, "progress (-P %d) is longer than duration (-T %d)",
                          o->progress_s, o->duration_s);
@@ -461,13 +561,13 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         rc = push2(&a, "-t", "%lld", (long long)o->transactions);
     if (!rc && (o->builtin || o->nscripts == 0)) {
         const char *b = o->builtin ? o->builtin : "tpcb-like";
-        if (o->builtin_weight > 0)
+        if (o->builtin_weight != BENCH_PGBENCH_UNSET)
             rc = push2(&a, "-b", "%s@%d", b, o->builtin_weight);
         else
             rc = push2(&a, "-b", "%s", b);
     }
     for (size_t i = 0; !rc && i < o->nscripts; i++) {
-        if (o->scripts[i].weight > 0)
+        if (o->scripts[i].weight != BENCH_PGBENCH_UNSET)
             rc = push2(&a, "-f", "%s@%d", o->scripts[i].path, o->scripts[i].weight);
         else
             rc = push2(&a, "-f", "%s", o->scripts[i].path);
@@ -482,7 +582,7 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         rc = bench_argv_push(&a, "-n");
     if (!rc && o->connect)
         rc = bench_argv_push(&a, "-C");
-    if (!rc && o->max_tries > 0)
+    if (!rc && o->max_tries != BENCH_PGBENCH_UNSET)
         rc = bench_argv_pushf(&a, "--max-tries=%d", o->max_tries);
     if (!rc && o->failures_detailed)
         rc = bench_argv_push(&a, "--failures-detailed");

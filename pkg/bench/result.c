@@ -201,9 +201,11 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
     int64_t per_client = pg->transactions_per_client >= 0 ? pg->transactions_per_client
                          : run && run->transactions > 0   ? run->transactions
                                                           : -1;
-    int64_t max_tries = pg->max_tries >= 0          ? pg->max_tries
-                        : run && run->max_tries > 0 ? run->max_tries
-                                                    : -1;
+    /* pgbench prints no "maximum number of tries" for --max-tries=0 (unlimited): 0 from the
+     * options then; not given and not printed (pgbench < 15) stays null */
+    int64_t max_tries = pg->max_tries >= 0           ? pg->max_tries
+                        : run && run->max_tries >= 0 ? run->max_tries
+                                                     : -1;
     const char *mode = pg->query_mode[0] ? pg->query_mode
                        : run             ? bench_protocol_name(run->protocol)
                                          : NULL;

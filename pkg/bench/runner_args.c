@@ -137,14 +137,15 @@ static const struct bench_runner_opt run_rows[] = {
      .off2 = RUN_F(pg.builtin_weight),
      .metavar = "NAME[@W]",
      .expect = "tpcb-like|simple-update|select-only[@WEIGHT]",
-     .help = "builtin script tpcb-like|simple-update|select-only (pgbench -b)"},
+     .help = "builtin script tpcb-like|simple-update|select-only (pgbench -b); @0 = never "
+             "chosen"},
     {.name = "script",
      .kind = BENCH_RK_SCRIPTS,
      .off = RUN_F(pg.scripts),
      .off2 = RUN_F(pg.nscripts),
      .metavar = "FILE[@W]",
      .expect = "FILE[@WEIGHT]",
-     .help = "custom script (pgbench -f), repeatable"},
+     .help = "custom script (pgbench -f), repeatable; @0 = never chosen"},
     {.name = "protocol",
      .kind = BENCH_RK_PROTOCOL,
      .off = RUN_F(pg.protocol),
@@ -178,9 +179,10 @@ static const struct bench_runner_opt run_rows[] = {
      .off = RUN_F(pg.max_tries),
      .lo = 0,
      .hi = 1000000,
+     .dflt = BENCH_PGBENCH_UNSET, /* not given: pgbench's default (1) */
      .metavar = "N",
      .help = "tries of serialization/deadlock failures (pgbench >= 15 --max-tries); 0 = "
-             "pgbench's default"},
+             "unlimited (needs --duration or --latency-limit); not given = pgbench's 1"},
     {.name = "failures-detailed",
      .kind = BENCH_RK_FLAG,
      .off = RUN_F(pg.failures_detailed),
@@ -448,6 +450,9 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
         case BENCH_RK_DOUBLE:
             *FIELD(args, o->off, double) = o->dflt;
             break;
+        case BENCH_RK_WEIGHTED: /* no name, no @W */
+            *FIELD(args, o->off2, int) = BENCH_PGBENCH_UNSET;
+            break;
         default: /* false, NULL, BENCH_PROTOCOL_DEFAULT, no scripts */
             break;
         }
@@ -480,7 +485,8 @@ static int push_weighted(struct bench_argv *out, const struct bench_runner_opt *
 {
     int rc = push_flag(out, o);
     if (!rc)
-        rc = weight > 0 ? bench_argv_pushf(out, "%s@%d", name, weight) : bench_argv_push(out, name);
+        rc = weight != BENCH_PGBENCH_UNSET ? bench_argv_pushf(out, "%s@%d", name, weight)
+                                           : bench_argv_push(out, name);
     return rc;
 }
 
@@ -685,7 +691,7 @@ static char *weighted(const struct bench_runner_opt *o, const char *arg, int *we
         (void)bad_value(o, arg, err, errlen);
         return NULL;
     }
-    *weight = strchr(arg, '@') ? w : 0;
+    *weight = strchr(arg, '@') ? w : BENCH_PGBENCH_UNSET; /* @0 is a weight, honoured */
     return name;
 }
 
@@ -1011,8 +1017,11 @@ static void describe(struct buf *b, const struct bench_runner_opt *o)
         rc = buf_printf(b, " [%lld..%lld", (long long)o->lo, (long long)o->hi);
     else if (o->kind == BENCH_RK_DOUBLE)
         rc = buf_printf(b, " [%.15g..%.15g", o->lo, o->hi);
+    /* a default outside the range stands for "not given" (the tool's own default) */
     if (!rc && (o->kind == BENCH_RK_INT || o->kind == BENCH_RK_INT64 || o->kind == BENCH_RK_DOUBLE))
-        rc = o->dflt != 0 ? buf_printf(b, ", default %.15g]", o->dflt) : buf_puts(b, "]");
+        rc = o->dflt != 0 && o->dflt >= o->lo && o->dflt <= o->hi
+                 ? buf_printf(b, ", default %.15g]", o->dflt)
+                 : buf_puts(b, "]");
     if (!rc && (o->flags & BENCH_RF_REQUIRED))
         rc = buf_puts(b, " (required)");
     if (rc || buf_puts(b, "\n"))

@@ -90,9 +90,9 @@ enum bench_runner_kind {
     BENCH_RK_STRING,   /* const char * field, borrowed from argv */
     BENCH_RK_PROTOCOL, /* enum bench_protocol field: simple|extended|prepared */
     BENCH_RK_WEIGHTED, /* NAME[@W]: const char * field (owned copy), int weight field at off2
-                          (0 = no @W given) */
+                          (BENCH_PGBENCH_UNSET = no @W given; @0 is a weight) */
     BENCH_RK_SCRIPTS,  /* FILE[@W], repeatable: a const struct bench_pgbench_script * field and
-                          its count at off2 (weight 0 = no @W given) */
+                          its count at off2 (weight BENCH_PGBENCH_UNSET = no @W given) */
     BENCH_RK_JOB,      /* fio NAME: starts a new job named NAME */
 };
 
@@ -111,7 +111,9 @@ struct bench_runner_opt {
     size_t off2;         /* BENCH_RK_WEIGHTED: the int weight field; BENCH_RK_SCRIPTS: the size_t
                             count of the script array at off */
     double lo, hi;       /* numeric range */
-    double dflt;         /* numeric default (bools false, strings NULL) */
+    double dflt;         /* numeric default (bools false, strings NULL); outside [lo, hi] it
+                            means "not given" (max-tries: BENCH_PGBENCH_UNSET) and is never
+                            written */
     const char *metavar; /* the argument in usage texts: "N", "S", "NAME[@W]" */
     const char *expect;  /* "expected <expect>, got X" in errors; NULL = from kind and range */
     const char *help;

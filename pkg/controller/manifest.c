@@ -375,7 +375,9 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.pg.duration_s = (int)s->duration_s;
     ra.pg.transactions = s->transactions;
     ra.pg.builtin = s->builtin;
-    ra.pg.builtin_weight = s->builtin && s->n_scripts > 0 ? s->builtin_weight : 0;
+    /* the builtin's weight applies beside scripts only; 0 is passed on as @0 */
+    ra.pg.builtin_weight =
+        s->builtin && s->n_scripts > 0 ? s->builtin_weight : BENCH_PGBENCH_UNSET;
     struct bench_pgbench_script scripts[CTRL_MAX_SCRIPTS];
     char paths[CTRL_MAX_SCRIPTS][320];
     for (int i = 0; i < s->n_scripts; i++) {
@@ -404,7 +406,9 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.pg.latency_limit_ms = s->latency_limit_ms;
     ra.pg.no_vacuum = s->no_vacuum;
     ra.pg.connect = s->connect;
-    ra.pg.max_tries = s->max_tries != 1 ? s->max_tries : 0; /* 1 is pgbench's default */
+    /* 1 is pgbench's default and the CRD's: not written, so that an image whose pgbench is
+     * older than 15 (no --max-tries, one try) still runs; 0 (unlimited) and the others are */
+    ra.pg.max_tries = s->max_tries != 1 ? s->max_tries : BENCH_PGBENCH_UNSET;
     ra.pg.failures_detailed = s->failures_detailed;
     ra.pg.per_statement = s->per_statement;
     ra.pg.progress_s = s->progress_s;

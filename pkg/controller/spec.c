@@ -1,10 +1,12 @@
 /* BenchmarkRun spec parsing: types and ranges field by field, then combinations, then defaults. */
 #include "pkg/controller/spec.h"
+#include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,17 +156,47 @@ static bool dns_name(const char *s)
     return s[0] != '-' && s[0] != '.' && s[n - 1] != '-' && s[n - 1] != '.';
 }
 
-/* A Kubernetes quantity such as 10Gi, 500M, 1e9 (digits, optional fraction, optional suffix). */
-static bool quantity(const char *s)
+/* A Kubernetes quantity of bytes as the CRD's pattern takes it: an optional '+', a decimal
+ * number (10, 1.5, .5), an optional suffix Ki Mi Gi Ti Pi Ei (powers of 1024) or k M G T P E
+ * (powers of 1000). *bytes gets its value (fractions of a byte rounded up). */
+static bool quantity_bytes(const char *s, double *bytes)
 {
-    const char *p = s;
-    if (!(*p >= '0' && *p <= '9'))
+    const char *p = s + (*s == '+');
+    const char *num = p;
+    size_t digits = 0, dots = 0;
+    for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
+        if (*p == '.')
+            dots++;
+        else
+            digits++;
+    }
+    if (digits == 0 || dots > 1 || p - num > 40)
         return false;
-    while ((*p >= '0' && *p <= '9') || *p == '.')
-        p++;
-    static const char *const suffixes[] = {"",  "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
-                                           "k", "M",  "G",  "T",  "P",  "E",  NULL};
-    return one_of(p, suffixes);
+    static const struct {
+        const char *suffix;
+        double mult;
+    } units[] = {{"", 1},
+                 {"Ki", 0x1p10},
+                 {"Mi", 0x1p20},
+                 {"Gi", 0x1p30},
+                 {"Ti", 0x1p40},
+                 {"Pi", 0x1p50},
+                 {"Ei", 0x1p60},
+                 {"k", 1e3},
+                 {"M", 1e6},
+                 {"G", 1e9},
+                 {"T", 1e12},
+                 {"P", 1e15},
+                 {"E", 1e18}};
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(p, units[i].suffix) == 0) {
+            char n[48];
+            (void)snprintf(n, sizeof(n), "%.*s", (int)(p - num), num);
+            *bytes = ceil(strtod(n, NULL) * units[i].mult);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* fio sizes: 8k, 4m, 1g, 512 (fio's own suffixes, case-insensitive, optional trailing b/ib). */
@@ -195,6 +227,16 @@ static void secret_ref(struct pctx *p, const cJSON *ref, const char *path, const
         perr(p, "%s.name: \"%s\" is not a valid object name", path, *name);
     else if (*key && !**key)
         perr(p, "%s.key: must not be empty", path);
+}
+
+/* target.database and target.user: names, never connection strings (bench_conn_check_name). */
+static void conn_name(struct pctx *p, const char *key, const char *v, char *out, size_t outlen)
+{
+    char why[256];
+    if (bench_conn_check_name(v, why, sizeof(why)))
+        perr(p, "spec.target.%s \"%.80s\": %s", key, v, why);
+    else
+        (void)snprintf(out, outlen, "%s", v); /* fits: at most 63 bytes */
 }
 
 static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
@@ -254,31 +296,32 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
                     "them or use target.host instead of target.cnpg");
         bool super = strcmp(secret, "superuser") == 0;
         (void)snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
-        (void)snprintf(s->database, sizeof(s->database), "%s",
-                       str_field(p, t, "database", "spec.target", "app"));
+        conn_name(p, "database", str_field(p, t, "database", "spec.target", "app"), s->database,
+                  sizeof(s->database));
         (void)snprintf(s->user, sizeof(s->user), "%s", super ? "postgres" : "app");
         (void)snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
         return;
     }
 
     const char *host = str_field(p, t, "host", "spec.target", NULL);
-    if (!host || !*host || strlen(host) >= sizeof(s->host) || strpbrk(host, " \t\n/")) {
+    char why[256];
+    if (!host || !*host) {
         perr(p, "spec.target.host: must be a DNS name or IP address, e.g. pg-rw.db.svc");
         return;
     }
+    if (bench_conn_check_host(host, false, why, sizeof(why)) || strlen(host) >= sizeof(s->host)) {
+        perr(p, "spec.target.host \"%.80s\": %s; give a DNS name or IP address, e.g. pg-rw.db.svc",
+             host, strlen(host) >= sizeof(s->host) ? "too long" : why);
+        return;
+    }
     (void)snprintf(s->host, sizeof(s->host), "%s", host);
-    const char *db = str_field(p, t, "database", "spec.target", "postgres");
-    if (!*db || strlen(db) >= sizeof(s->database))
-        perr(p, "spec.target.database: must be 1 to 63 characters");
-    else
-        (void)snprintf(s->database, sizeof(s->database), "%s", db);
+    conn_name(p, "database", str_field(p, t, "database", "spec.target", "postgres"), s->database,
+              sizeof(s->database));
     const char *user = str_field(p, t, "user", "spec.target", NULL);
     if (!user || !*user)
         perr(p, "spec.target.user: required with target.host: the PostgreSQL role to connect as");
-    else if (strlen(user) >= sizeof(s->user))
-        perr(p, "spec.target.user: must be at most 63 characters");
     else
-        (void)snprintf(s->user, sizeof(s->user), "%s", user);
+        conn_name(p, "user", user, s->user, sizeof(s->user));
     const cJSON *pw = obj_field(p, t, "passwordSecretRef", "spec.target");
     if (pw) {
         const char *name = NULL;
@@ -387,6 +430,22 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
         }
         s->n_scripts = i;
     }
+    /* weights are honoured as given, 0 included, so refuse what pgbench would refuse */
+    if (has_field(run, "builtinWeight") && (!s->builtin || s->n_scripts == 0))
+        perr(p,
+             "%s.builtinWeight: the weight of run.builtin beside run.scripts (-b name@weight); "
+             "set both builtin and scripts, or remove builtinWeight",
+             rp);
+    if (s->n_scripts > 0) {
+        long total = s->builtin ? s->builtin_weight : 0;
+        for (int k = 0; k < s->n_scripts; k++)
+            total += s->scripts[k].weight;
+        if (total == 0)
+            perr(p,
+                 "%s: total script weight must not be zero (pgbench refuses to run): %s weight "
+                 "0; give one a weight above 0",
+                 rp, s->builtin ? "every script and the builtin have" : "every script has");
+    }
     if (!s->builtin && s->n_scripts == 0)
         s->builtin = "tpcb-like";
     if (s->threads > s->clients)
@@ -434,6 +493,60 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
     }
 }
 
+/* "1.5 GiB", "512 MiB": for messages about sizes. */
+static void human_bytes(double b, char *out, size_t len)
+{
+    if (b >= 0x1p30)
+        (void)snprintf(out, len, "%.3g GiB", b / 0x1p30);
+    else
+        (void)snprintf(out, len, "%.4g MiB", b / 0x1p20);
+}
+
+/* Room the filesystem keeps for itself on the fio volume: ext4 (mkfs.ext4 defaults) leaves a
+ * non-root user 90.1 % of a 1 GiB volume and 84.8 % of 256 MiB (5 % reserved for root, which
+ * the runner is not, plus the journal and inode tables); XFS keeps less. */
+#define FIO_HEADROOM_PCT 10.0
+#define FIO_HEADROOM_BYTES 0x1p25 /* 32 MiB */
+
+/* The runner passes every job to one fio with --directory=<the volume>: each of a job's numjobs
+ * clones writes its own file of `size` bytes there (<job>.<clone>.0), and fio leaves the files
+ * in place (unlink=0) while the next job runs, so all jobs' files are on the volume at once. */
+static void fio_jobs_fit(struct pctx *p, const struct ctrl_spec *s, double volume)
+{
+    double usable = volume * (1 - FIO_HEADROOM_PCT / 100) - FIO_HEADROOM_BYTES;
+    double total = 0;
+    for (int i = 0; i < s->n_fio_jobs; i++) {
+        const struct ctrl_fio_job *j = &s->fio_jobs[i];
+        uint64_t size;
+        if (bench_fio_size_bytes(j->size, &size)) {
+            perr(p, "spec.workload.fio.jobs[%d].size: \"%s\" is too large", i, j->size);
+            return;
+        }
+        double need = (double)size * j->numjobs;
+        total += need;
+        if (total <= usable)
+            continue;
+        /* the smallest volume that holds them, in whole Gi (Mi below 1 Gi) */
+        double min = (total + FIO_HEADROOM_BYTES) / (1 - FIO_HEADROOM_PCT / 100);
+        double unit = min >= 0x1p30 ? 0x1p30 : 0x1p20;
+        char h_need[32], h_total[32], h_usable[32], before[64] = "";
+        human_bytes(need, h_need, sizeof(h_need));
+        human_bytes(total, h_total, sizeof(h_total));
+        human_bytes(usable > 0 ? usable : 0, h_usable, sizeof(h_usable));
+        if (i > 0)
+            (void)snprintf(before, sizeof(before), ", %s with the jobs before it,", h_total);
+        perr(p,
+             "spec.workload.fio.jobs[%d] (%.40s): size %s x numjobs %d = %s%s does not fit "
+             "volumeSize %s: %s of it are usable after the filesystem's headroom of %g %% + 32 "
+             "MiB (ext4 reserves 5 %% for root, which the runner is not, plus its journal and "
+             "inode tables); fio keeps every job's files on the volume. Raise volumeSize to "
+             "%.0f%s or lower size or numjobs",
+             i, j->name ? j->name : "?", j->size, j->numjobs, h_need, before, s->volume_size,
+             h_usable, FIO_HEADROOM_PCT, ceil(min / unit), unit == 0x1p30 ? "Gi" : "Mi");
+        return;
+    }
+}
+
 static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
 {
     const char *path = "spec.workload.fio";
@@ -442,7 +555,8 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         perr(p, "%s.storageClassName: \"%s\" is not a valid StorageClass name", path,
              s->storage_class);
     s->volume_size = str_field(p, fio, "volumeSize", path, "10Gi");
-    if (!quantity(s->volume_size))
+    double volume = 0;
+    if (!quantity_bytes(s->volume_size, &volume))
         perr(p, "%s.volumeSize: \"%s\" is not a quantity; write e.g. 10Gi", path, s->volume_size);
     s->keep_volume = bool_field(p, fio, "keepVolume", path, false);
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(fio, "jobs");
@@ -504,6 +618,8 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         i++;
     }
     s->n_fio_jobs = i;
+    if (!p->rc)
+        fio_jobs_fit(p, s, volume);
 }
 
 static void parse_hpa(struct pctx *p, const cJSON *hpa, struct ctrl_spec *s)

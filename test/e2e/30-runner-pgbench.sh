@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # pgbench-runner against a real PostgreSQL 15 with the real pgbench: init (and skip on a second
-# init), TPC-B with per-statement latencies, select-only, a weighted custom script; every result
-# JSON checked (percentiles ordered, timeline ~ duration, wait events sampled) and the password
-# never in `ps`, the result or the logs. Also: histogram percentiles within 1 % of the exact
-# percentiles of the same transaction logs.
+# init), TPC-B with per-statement latencies, select-only, a weighted custom script, weight 0 and
+# --max-tries 0 honoured; every result JSON checked (percentiles ordered, timeline ~ duration,
+# wait events sampled) and the password never in `ps`, the result or the logs. Also: histogram
+# percentiles within 1 % of the exact percentiles of the same transaction logs.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
@@ -217,6 +217,31 @@ ordered_percentiles(S)
 assert r["histogram"]["count"] == 600
 '
 note "custom scripts ok"
+
+# --- zero is a value: a script of weight 0 never runs (one that would abort every client), the
+# builtin beside it does all the transactions; --max-tries 0 reaches pgbench as unlimited tries --
+printf 'SELECT 1/0;\n' >"$TMP/never.sql"
+runner weight0 pgbench run --clients 2 --transactions 50 --builtin select-only@1 \
+    --script "$TMP/never.sql@0" --max-tries 0 --latency-limit 1000 --no-vacuum
+[ "$RC" -eq 0 ] || { cat "$TMP/weight0.err" >&2; fail "weight 0 run exited $RC"; }
+grep -q -- "-b select-only@1 -f $TMP/never.sql@0 .*--max-tries=0" "$TMP/weight0.err" ||
+    { grep starting "$TMP/weight0.err" >&2; fail "weight 0 / --max-tries=0 not passed to pgbench"; }
+check weight0 '
+assert r["complete"] is True and not r["errors"], r["errors"]
+assert S["transactionsProcessed"] == 100 and S["failedTransactions"] == 0, S
+assert S["abortedClients"] == 0, S
+w = {s["weight"]: s for s in r["scripts"]}
+assert set(w) == {0, 1}, r["scripts"]
+assert w[0]["transactionsProcessed"] == 0, w[0]
+assert w[1]["transactionsProcessed"] == 100, w[1]
+assert r["pgbench"]["maxTries"] == 0, r["pgbench"]   # pgbench prints no maximum for unlimited
+'
+# weights that are all 0: refused before pgbench starts, with pgbench's own reason
+runner allzero pgbench run --clients 1 --transactions 5 --builtin select-only@0 \
+    --script "$TMP/never.sql@0"
+[ "$RC" -eq 1 ] && grep -q "total script weight must not be zero" "$TMP/allzero.out" ||
+    fail "all weights 0: exit $RC, $(tail -1 "$TMP/allzero.out")"
+note "weight 0 and --max-tries 0 honoured"
 
 # --- parse pgbench: recorded console output + -l logs, histogram vs exact percentiles --------
 mkdir -p "$TMP/logs" && chmod 777 "$TMP/logs"

@@ -3,7 +3,8 @@
 # password -> exit 3 "auth" at once (not retried), the password nowhere in the output; unknown
 # host -> "dns"; sslmode=require against a server without TLS -> "tls"; missing database ->
 # "database-missing"; SIGTERM while waiting -> exit 2 with a result. Each still writes a valid compact
-# termination message.
+# termination message. A database, user or host that is a libpq connection string (flag or PG*
+# variable) -> exit 1 before anything connects.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
@@ -72,4 +73,38 @@ rc=0
 [ "$rc" -eq 1 ] || fail "usage error: exit $rc, want 1"
 python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert r["exitCode"]==1 and r["errors"]' "$TMP/usage.out" ||
     fail "usage error without a JSON result"
-pass "refused, auth, dns, tls, missing database -> exit 3 with the class; SIGTERM while waiting -> exit 2; usage -> exit 1"
+
+# no input is trusted: a database, user or host that libpq would expand as a connection string
+# (pgbench does, with PGDATABASE or PGUSER as its database) is refused before anything connects,
+# so "sslmode=disable" cannot override PGSSLMODE=require for pgbench alone
+refused_name() { # NAME WHAT env... -- runner args: exit 1, the message starts with WHAT
+    local name="$1" what="$2"
+    shift 2
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    local rc=0
+    env "${envs[@]}" "$RUNNER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
+    [ "$rc" -eq 1 ] || { cat "$TMP/$name.err" >&2; fail "$name: exit $rc, want 1"; }
+    python3 - "$TMP/$name.out" "$what" <<'PY' || fail "$name: result check failed"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert r["exitCode"] == 1 and r["complete"] is False, r
+assert r["errors"][0].startswith(sys.argv[2]), r["errors"]
+print(r["errors"][0])
+PY
+    grep -q "cannot connect\|ready after" "$TMP/$name.err" && fail "$name: the runner connected"
+    true
+}
+refused_name pgdatabase 'PGDATABASE "x sslmode=disable": libpq would read it as a connection string' \
+    PGDATABASE='x sslmode=disable' PGSSLMODE=require -- pgbench run --clients 1 --duration 1
+refused_name dbname_flag '--dbname "dbname=bench application_name=x": libpq would read it' \
+    -- pgbench run --clients 1 --duration 1 --dbname 'dbname=bench application_name=x'
+refused_name uri '--dbname "postgresql://127.0.0.1/bench?sslmode=disable": libpq would read' \
+    -- pgbench init --scale 1 --dbname 'postgresql://127.0.0.1/bench?sslmode=disable'
+# pgbench takes PGUSER as its database when PGDATABASE is unset
+refused_name pguser 'PGUSER "bench sslmode=disable": libpq would read it' \
+    PGDATABASE= PGUSER='bench sslmode=disable' -- pgbench run --clients 1 --duration 1
+refused_name pghost 'PGHOST "127.0.0.1 sslmode=disable": is not a DNS name or IP address' \
+    PGHOST='127.0.0.1 sslmode=disable' -- pgbench run --clients 1 --duration 1
+pass "refused, auth, dns, tls, missing database -> exit 3 with the class; SIGTERM while waiting -> exit 2; usage -> exit 1; connection strings as database, user or host -> exit 1"

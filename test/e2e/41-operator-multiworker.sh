@@ -107,9 +107,10 @@ print("aggregate tps %.1f = sum of %s" % (s["tps"], [round(w["tps"], 1) for w in
 PY
 msg="$(env_kubectl get br multi -o jsonpath='{.status.message}')"
 
-# custom scripts from a ConfigMap, mounted into the pods, mixed with a weighted builtin
+# custom scripts from a ConfigMap, mounted into the pods, mixed with a weighted builtin; a script
+# of weight 0 that would abort every client is honoured: never chosen
 env_kubectl create configmap scripts --from-literal=lookup.sql='\set aid random(1, 100000 * :scale)
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;' >/dev/null
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;' --from-literal=never.sql='SELECT 1/0;' >/dev/null
 cat <<YAML | env_kubectl apply -f - >/dev/null
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
@@ -123,7 +124,7 @@ spec:
         transactions: 25
         builtin: select-only
         builtinWeight: 1
-        scripts: [{configMapRef: {name: scripts, key: lookup.sql}, weight: 3}]
+        scripts: [{configMapRef: {name: scripts, key: lookup.sql}, weight: 3}, {configMapRef: {name: scripts, key: never.sql}, weight: 0}]
         perStatementLatencies: true
   workers: 2
 YAML
@@ -135,11 +136,17 @@ until [ "$(env_kubectl get br scripted -o jsonpath='{.status.phase}')" = Succeed
     sleep 0.5
 done
 env_kubectl get br scripted -o json >"$TMP/scripted.json"
-python3 - "$TMP/scripted.json" <<'PY' || fail "custom script check failed"
+env_kubectl get job scripted-run -o json >"$TMP/scripted-job.json"
+python3 - "$TMP/scripted.json" "$TMP/scripted-job.json" <<'PY' || fail "custom script check failed"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
 assert st["summary"]["transactions"] == 100, st["summary"]   # 25 per client, 4 clients
+assert not st["summary"].get("failed") and st["summary"]["aborted"] == 0, st["summary"]
 cmds = " ".join(s["command"] for s in st["statements"])
 assert "pgbench_accounts WHERE aid" in cmds, st["statements"]
+never = [s for s in st["statements"] if "1/0" in s["command"]]
+assert all(s["latencyMs"] == 0 and not s.get("failures") for s in never), never   # never ran
+args = json.load(open(sys.argv[2]))["spec"]["template"]["spec"]["containers"][0]["args"]
+assert "/etc/pgbench/scripts/1/never.sql@0" in args and "select-only@1" in args, args
 PY
-pass "3 workers aggregated: $msg; custom ConfigMap script ran"
+pass "3 workers aggregated: $msg; custom ConfigMap script ran, its weight-0 neighbour never did"

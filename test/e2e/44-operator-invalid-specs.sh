@@ -35,6 +35,16 @@ done <<'TABLE'
   workers: 0\n  workload: {pgbench: {run: {durationSeconds: 5}}}|spec.workers
   workload: {pgbench: {run: {durationSeconds: "five"}}}|spec.workload.pgbench.run.durationSeconds
 TABLE
+# a database that is a libpq connection string would override sslMode for pgbench alone: the
+# CRD's pattern refuses it (the operator and the runner refuse it too: test_spec, e2e 34)
+i=$((i + 1))
+out="$(apply_br "schema$i" "  target: {host: 127.0.0.1, port: $PGPORT, user: $PGUSER, database: 'postgres sslmode=disable', sslMode: require}
+  workload: {pgbench: {run: {durationSeconds: 5}}}")" && fail "a database with sslmode=disable was accepted"
+echo "$out" | grep -q 'spec.target.database in body should match' || fail "schema case $i: $out"
+i=$((i + 1))
+out="$(apply_br "schema$i" "  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: 'postgresql://x', sslMode: require}
+  workload: {pgbench: {run: {durationSeconds: 5}}}")" && fail "a user that is a URI was accepted"
+echo "$out" | grep -q 'spec.target.user in body should match' || fail "schema case $i: $out"
 nschema=$i
 
 # 2. accepted by the schema, refused by the operator with a clear condition. extraArgs the
@@ -60,6 +70,10 @@ done <<'TABLE'
   TGT\n  workload: {pgbench: {run: {durationSeconds: 5, extraArgs: ["--random-seed", "banana"]}}}|spec.workload.pgbench.run.extraArgs[0]: invalid value for '--random-seed'
   TGT\n  workload: {pgbench: {run: {durationSeconds: 5, latencyLimitMs: 10}}}|spec.workload.pgbench.run.latencyLimitMs: only allowed with rate
   TGT\n  workload: {pgbench: {run: {durationSeconds: 5}}}\n  hpa: {scaleTargetRef: {kind: StatefulSet, name: r}, minReplicas: 3, maxReplicas: 2}|spec.hpa.maxReplicas: must be >= minReplicas (3)
+  target: {host: 127.0.0.1, user: u, database: éééééééééééééééééééééééééééééééé}\n  workload: {pgbench: {run: {durationSeconds: 5}}}|spec.target.database "éééééééééééééééééééééééééééééééé": is 64 bytes; PostgreSQL names are at most 63 bytes
+  TGT\n  workload: {pgbench: {run: {durationSeconds: 5, builtin: select-only, builtinWeight: 0, scripts: [{configMapRef: {name: s, key: a.sql}, weight: 0}]}}}|spec.workload.pgbench.run: total script weight must not be zero (pgbench refuses to run)
+  TGT\n  workload: {pgbench: {run: {durationSeconds: 5, builtinWeight: 2, scripts: [{configMapRef: {name: s, key: a.sql}}]}}}|spec.workload.pgbench.run.builtinWeight: the weight of run.builtin beside run.scripts
+  workload: {fio: {volumeSize: 1Gi, jobs: [{name: a, rw: write, size: 600m}, {name: big, rw: write, size: 150m, numjobs: 2}]}}|spec.workload.fio.jobs[1] (big): size 150m x numjobs 2 = 300 MiB, 900 MiB with the jobs before it, does not fit volumeSize 1Gi: 889.6 MiB of it are usable
 TABLE
 n=$i
 phase_is() { [ "$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }

@@ -307,6 +307,37 @@ static void test_errors_whole_runs(void **state)
     assert_int_equal(bench_fio_result_errors(NULL, collect, &c), 0);
 }
 
+/* fio's own reading of sizes: the file sizes fio 3.33 laid out for --size=<value> (kb_base 1024,
+ * its default), recorded with `fio --name=x --directory=D --size=<value> --rw=write --bs=512`. */
+static void test_size_bytes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *size;
+        uint64_t bytes;
+    } recorded[] = {
+        {"1k", 1024},          {"1K", 1024},    {"1kb", 1024},          {"1KiB", 1000},
+        {"1ki", 1024},         {"1Ki", 1024},   {"2m", 2097152},        {"1MiB", 1000000},
+        {"1mb", 1048576},      {"512", 512},    {"1g", UINT64_C(1) << 30},
+        {"1GiB", 1000000000},  {"3T", UINT64_C(3) << 40},
+    };
+    for (size_t i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++) {
+        uint64_t v = 0;
+        assert_int_equal(bench_fio_size_bytes(recorded[i].size, &v), 0);
+        if (v != recorded[i].bytes)
+            fail_msg("%s: %llu, fio reads %llu", recorded[i].size, (unsigned long long)v,
+                     (unsigned long long)recorded[i].bytes);
+    }
+    uint64_t v;
+    assert_int_equal(bench_fio_size_bytes("", &v), -EINVAL);
+    assert_int_equal(bench_fio_size_bytes("k", &v), -EINVAL);
+    assert_int_equal(bench_fio_size_bytes("1.5g", &v), -EINVAL);
+    assert_int_equal(bench_fio_size_bytes("1 g", &v), -EINVAL);
+    assert_int_equal(bench_fio_size_bytes("8388608t", &v), -EINVAL); /* 2^63 */
+    assert_int_equal(bench_fio_size_bytes("8388607t", &v), 0);
+    assert_int_equal(bench_fio_size_bytes("99999999999999999999", &v), -EINVAL);
+}
+
 static void test_argv(void **state)
 {
     (void)state;
@@ -393,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_lat_percentiles),
         cmocka_unit_test(test_argv),
+        cmocka_unit_test(test_size_bytes),
         cmocka_unit_test(test_gtod_reduce),
         cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_errors_whole_runs),

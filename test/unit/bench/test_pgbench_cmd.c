@@ -10,6 +10,7 @@
 #include "pkg/bench/pgbench.h"
 
 #include <errno.h>
+#include <libpq-fe.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,8 @@ static char *joined(const struct bench_pgbench_run_opts *o, int *rc, char *err, 
 static void test_full_run(void **state)
 {
     (void)state;
-    struct bench_pgbench_script scripts[] = {{"/scripts/read.sql", 3}, {"/scripts/w.sql", 0}};
+    struct bench_pgbench_script scripts[] = {
+        {"/scripts/read.sql", 3}, {"/scripts/w.sql", 0}, {"/scripts/x.sql", BENCH_PGBENCH_UNSET}};
     const char *extra[] = {"-D", "k=v", "--random-seed=42", "--verbose-errors"};
     struct bench_pgbench_run_opts o = {.clients = 4,
                                        .threads = 8,
@@ -36,7 +38,7 @@ static void test_full_run(void **state)
                                        .builtin = "select-only",
                                        .builtin_weight = 2,
                                        .scripts = scripts,
-                                       .nscripts = 2,
+                                       .nscripts = 3,
                                        .protocol = BENCH_PROTOCOL_PREPARED,
                                        .rate = 100,
                                        .latency_limit_ms = 5.5,
@@ -57,8 +59,10 @@ static void test_full_run(void **state)
     char err[256];
     char *s = joined(&o, &rc, err, sizeof(err));
     assert_int_equal(rc, 0);
+    /* weight 0 is passed as pgbench honours it; a weight not given is left to pgbench (1) */
     assert_string_equal(s, "pgbench -h db -p 5433 -U bench -c 4 -j 4 -T 60 -b select-only@2 "
-                           "-f /scripts/read.sql@3 -f /scripts/w.sql -M prepared -R 100 -L 5.5 "
+                           "-f /scripts/read.sql@3 -f /scripts/w.sql@0 -f /scripts/x.sql "
+                           "-M prepared -R 100 -L 5.5 "
                            "-n -C --max-tries=3 --failures-detailed -r -P 1 -l "
                            "--log-prefix=/tmp/logs/pgbench_log -D k=v --random-seed=42 "
                            "--verbose-errors app");
@@ -68,7 +72,10 @@ static void test_full_run(void **state)
 static void test_defaults(void **state)
 {
     (void)state;
-    struct bench_pgbench_run_opts o = {.clients = 1, .threads = 1, .transactions = 10};
+    struct bench_pgbench_run_opts o = BENCH_PGBENCH_RUN_OPTS_INIT;
+    o.clients = 1;
+    o.threads = 1;
+    o.transactions = 10;
     int rc;
     char *s = joined(&o, &rc, NULL, 0);
     assert_int_equal(rc, 0);
@@ -83,11 +90,45 @@ static void test_defaults(void **state)
     o.rate = 0;
     o.latency_limit_ms = 0;
     /* scripts only: no builtin */
-    struct bench_pgbench_script sc[] = {{"x.sql", 0}};
+    struct bench_pgbench_script sc[] = {{"x.sql", BENCH_PGBENCH_UNSET}, {"y.sql", 0}};
     o.scripts = sc;
     o.nscripts = 1;
     s = joined(&o, &rc, NULL, 0);
     assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -f x.sql");
+    free(s);
+    /* weight 0 beside a weight not given (1): honoured, the total is 1 */
+    o.nscripts = 2;
+    s = joined(&o, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -f x.sql -f y.sql@0");
+    free(s);
+    /* a builtin of weight 0 beside a script */
+    o.builtin = "select-only";
+    o.builtin_weight = 0;
+    o.nscripts = 1;
+    s = joined(&o, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -t 10 -b select-only@0 -f x.sql");
+    free(s);
+    /* --max-tries: 0 (unlimited, with -T) and 1 are passed; not given is not */
+    struct bench_pgbench_run_opts t = BENCH_PGBENCH_RUN_OPTS_INIT;
+    t.clients = 1;
+    t.threads = 1;
+    t.duration_s = 5;
+    t.max_tries = 0;
+    s = joined(&t, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -T 5 -b tpcb-like --max-tries=0");
+    free(s);
+    t.max_tries = 1;
+    s = joined(&t, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -T 5 -b tpcb-like --max-tries=1");
+    free(s);
+    /* unlimited tries with -t need -L (pgbench: with -R) */
+    t.duration_s = 0;
+    t.transactions = 3;
+    t.max_tries = 0;
+    t.rate = 10;
+    t.latency_limit_ms = 50;
+    s = joined(&t, &rc, NULL, 0);
+    assert_string_equal(s, "pgbench -c 1 -j 1 -t 3 -b tpcb-like -R 10 -L 50 --max-tries=0");
     free(s);
 }
 
@@ -105,7 +146,10 @@ static void expect_invalid(const struct bench_pgbench_run_opts *o, const char *n
 static void test_invalid(void **state)
 {
     (void)state;
-    struct bench_pgbench_run_opts base = {.clients = 2, .threads = 1, .duration_s = 10};
+    struct bench_pgbench_run_opts base = BENCH_PGBENCH_RUN_OPTS_INIT;
+    base.clients = 2;
+    base.threads = 1;
+    base.duration_s = 10;
     struct bench_pgbench_run_opts o;
     o = base;
     o.clients = 0;
@@ -123,6 +167,30 @@ static void test_invalid(void **state)
     o.pgbench_major = 14;
     o.max_tries = 2;
     expect_invalid(&o, "pgbench >= 15");
+    o.max_tries = 0;
+    expect_invalid(&o, "pgbench >= 15");
+    /* pgbench's own checks, with its words: the weights must not all be 0 ... */
+    o = base;
+    o.builtin = "select-only";
+    o.builtin_weight = 0;
+    expect_invalid(&o, "total script weight must not be zero");
+    struct bench_pgbench_script zero[] = {{"a.sql", 0}, {"b.sql", 0}};
+    o.scripts = zero;
+    o.nscripts = 2;
+    expect_invalid(&o, "total script weight must not be zero");
+    o.builtin = NULL;
+    o.builtin_weight = BENCH_PGBENCH_UNSET;
+    expect_invalid(&o, "total script weight must not be zero");
+    o.builtin_weight = 0; /* a weight for no builtin */
+    expect_invalid(&o, "builtin weight given without builtin");
+    /* ... and unlimited tries need -T or -L */
+    o = base;
+    o.duration_s = 0;
+    o.transactions = 10;
+    o.max_tries = 0;
+    expect_invalid(&o, "--max-tries=0 (unlimited tries) needs a duration (-T) or a latency limit");
+    o.max_tries = -2;
+    expect_invalid(&o, "--max-tries must be >= 0");
     o = base;
     o.progress_s = 20;
     expect_invalid(&o, "-P 20");
@@ -252,6 +320,97 @@ static void test_helpers(void **state)
     bench_argv_free(&a);
 }
 
+/* libpq itself decides what it expands: a value given as dbname with expand_dbname, as pgbench
+ * gives its database, is expanded when the connection ends up with another dbname (or none, or
+ * refuses the value as a connection string). The values name no host, so nothing resolves. */
+static bool libpq_expands(const char *value)
+{
+    const char *keys[] = {"host", "dbname", NULL};
+    const char *vals[] = {"/nonexistent-pgbo-socket-dir", value, NULL};
+    PGconn *c = PQconnectStartParams(keys, vals, 1);
+    if (!c)
+        return true;
+    bool expanded = true;
+    PQconninfoOption *opts = PQconninfo(c);
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (!strcmp(o->keyword, "dbname"))
+            expanded = !o->val || strcmp(o->val, value) != 0;
+    if (!opts && strstr(PQerrorMessage(c), "invalid"))
+        expanded = true;
+    PQconninfoFree(opts);
+    PQfinish(c);
+    return expanded;
+}
+
+static void test_conn_names(void **state)
+{
+    (void)state;
+    static const char *const values[] = {
+        "app", "my db", "Über", "it's \"quoted\"", "a;b", "postgres", "postgresql",
+        "postgres:", "postgres:/", "postgresql:/x", "Postgres://x", "POSTGRESQL://x",
+        "x://y", "dbname=x", "dbname=x sslmode=disable", "app application_name=x", "x=",
+        "a=b", " =", "postgres:///x", "postgresql:///x?sslmode=disable", "postgres://",
+        "postgresql://", "x\\=y"};
+    char err[256];
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        bool libpq = libpq_expands(values[i]);
+        if (bench_conn_expands(values[i]) != libpq)
+            fail_msg("'%s': libpq %s it", values[i], libpq ? "expands" : "does not expand");
+        assert_int_equal(bench_conn_check_name(values[i], err, sizeof(err)),
+                         libpq ? -EINVAL : 0);
+        if (libpq && !strstr(err, "connection string"))
+            fail_msg("'%s': %s", values[i], err);
+    }
+    /* NAMEDATALEN - 1 bytes, not characters */
+    char name[80];
+    memset(name, 'a', 63);
+    name[63] = '\0';
+    assert_int_equal(bench_conn_check_name(name, err, sizeof(err)), 0);
+    name[63] = 'a';
+    name[64] = '\0';
+    assert_int_equal(bench_conn_check_name(name, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "is 64 bytes; PostgreSQL names are at most 63 bytes"));
+    name[0] = '\0';
+    for (int i = 0; i < 32; i++) /* 32 characters, 64 bytes */
+        strcat(name, "\xc3\xa9");
+    assert_int_equal(bench_conn_check_name(name, err, sizeof(err)), -EINVAL);
+    assert_int_equal(bench_conn_check_name("", err, sizeof(err)), -EINVAL);
+
+    static const char *const hosts_ok[] = {"pg",          "pg-rw.db.svc", "pg-rw.db.svc.",
+                                           "10.0.0.1",    "::1",          "fe80::1:2",
+                                           "db_1.local",  "a.b-c.d"};
+    for (size_t i = 0; i < sizeof(hosts_ok) / sizeof(hosts_ok[0]); i++)
+        if (bench_conn_check_host(hosts_ok[i], false, err, sizeof(err)))
+            fail_msg("host '%s' refused: %s", hosts_ok[i], err);
+    static const struct {
+        const char *host, *why;
+    } hosts_bad[] = {{"a,b", "list of hosts"},
+                     {"[::1]", "without brackets"},
+                     {"pg:5432", "not a DNS name or IP address"},
+                     {"host=x", "not a DNS name"},
+                     {"-pg", "not a DNS name"},
+                     {"a..b", "not a DNS name"},
+                     {"@abstract", "not a DNS name"},
+                     {"/var/run/postgresql", "Unix-socket directory"},
+                     {"", "empty"}};
+    for (size_t i = 0; i < sizeof(hosts_bad) / sizeof(hosts_bad[0]); i++) {
+        assert_int_equal(bench_conn_check_host(hosts_bad[i].host, false, err, sizeof(err)),
+                         -EINVAL);
+        if (!strstr(err, hosts_bad[i].why))
+            fail_msg("host '%s': '%s' lacks '%s'", hosts_bad[i].host, err, hosts_bad[i].why);
+    }
+    /* the runner also takes a socket directory, as libpq does */
+    assert_int_equal(bench_conn_check_host("/var/run/postgresql", true, err, sizeof(err)), 0);
+    assert_int_equal(bench_conn_check_host("/a,/b", true, err, sizeof(err)), -EINVAL);
+    char longhost[300];
+    memset(longhost, 'a', 63);
+    longhost[63] = '\0';
+    assert_int_equal(bench_conn_check_host(longhost, false, err, sizeof(err)), 0);
+    longhost[63] = 'a';
+    longhost[64] = '\0';
+    assert_int_equal(bench_conn_check_host(longhost, false, err, sizeof(err)), -EINVAL);
+}
+
 /* pgbench 19's --continue-on-error passes; options newer than the binary are refused by the run
  * builder, which knows the version (the operator does not). */
 static void test_extra_versions(void **state)
@@ -263,8 +422,12 @@ static void test_extra_versions(void **state)
     assert_int_equal(bench_pgbench_check_extra(true, coe, 1, &used, NULL, 0), -EINVAL);
     const char *coe_val[] = {"--continue-on-error=1"};
     assert_int_equal(bench_pgbench_check_extra(false, coe_val, 1, &used, NULL, 0), -EINVAL);
-    struct bench_pgbench_run_opts o = {
-        .clients = 1, .threads = 1, .duration_s = 5, .extra_args = coe, .nextra = 1};
+    struct bench_pgbench_run_opts o = BENCH_PGBENCH_RUN_OPTS_INIT;
+    o.clients = 1;
+    o.threads = 1;
+    o.duration_s = 5;
+    o.extra_args = coe;
+    o.nextra = 1;
     int rc;
     char err[256] = "";
     o.pgbench_major = 19;
@@ -377,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_invalid),        cmocka_unit_test(test_extra_forms),
         cmocka_unit_test(test_init),           cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_extra_versions), cmocka_unit_test(test_extra_managed),
+        cmocka_unit_test(test_conn_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,7 +51,8 @@ static void test_run_every_field(void **state)
     (void)state;
     struct bench_runner_run a;
     bench_runner_defaults(BENCH_RUNNER_PGBENCH_RUN, &a);
-    struct bench_pgbench_script scripts[] = {{"/s/read.sql", 3}, {"/s/w.sql", 0}};
+    struct bench_pgbench_script scripts[] = {
+        {"/s/read.sql", 3}, {"/s/w.sql", 0}, {"/s/x.sql", BENCH_PGBENCH_UNSET}};
     const char *extra[] = {"-D", "k=v", "--continue-on-error"};
     a.pg.clients = 7;
     a.pg.threads = 3;
@@ -60,7 +61,7 @@ static void test_run_every_field(void **state)
     a.pg.builtin = "select-only";
     a.pg.builtin_weight = 5;
     a.pg.scripts = scripts;
-    a.pg.nscripts = 2;
+    a.pg.nscripts = 3;
     a.pg.protocol = BENCH_PROTOCOL_EXTENDED;
     a.pg.rate = 0.1;
     a.pg.latency_limit_ms = 1234567.891;
@@ -97,11 +98,15 @@ static void test_run_every_field(void **state)
     assert_int_equal(b.pg.transactions, 2000000000);
     assert_string_equal(b.pg.builtin, "select-only");
     assert_int_equal(b.pg.builtin_weight, 5);
-    assert_int_equal(b.pg.nscripts, 2);
+    assert_int_equal(b.pg.nscripts, 3);
     assert_string_equal(b.pg.scripts[0].path, "/s/read.sql");
     assert_int_equal(b.pg.scripts[0].weight, 3);
     assert_string_equal(b.pg.scripts[1].path, "/s/w.sql");
-    assert_int_equal(b.pg.scripts[1].weight, 0); /* no @W written, none read */
+    assert_int_equal(b.pg.scripts[1].weight, 0); /* @0 written and read: honoured */
+    assert_true(has(&av, "--script", "/s/w.sql@0"));
+    assert_string_equal(b.pg.scripts[2].path, "/s/x.sql");
+    assert_int_equal(b.pg.scripts[2].weight, BENCH_PGBENCH_UNSET); /* no @W written, none read */
+    assert_true(has(&av, "--script", "/s/x.sql"));
     assert_int_equal(b.pg.protocol, BENCH_PROTOCOL_EXTENDED);
     assert_true(b.pg.rate == 0.1);
     assert_true(b.pg.latency_limit_ms == 1234567.891);
@@ -268,7 +273,8 @@ static void *row_base(enum bench_runner_cmd cmd, void *args, const struct bench_
     return args;
 }
 
-/* A value other than the default, inside the range; `which` picks among a few. */
+/* A value other than the default, inside the range; `which` picks among a few (weights: 0, a
+ * weight, none given). */
 static void set_other(const struct bench_runner_opt *o, void *base, int which,
                       struct bench_pgbench_script *script)
 {
@@ -297,11 +303,11 @@ static void set_other(const struct bench_runner_opt *o, void *base, int which,
         break;
     case BENCH_RK_WEIGHTED:
         *AT(base, o->off, const char *) = "simple-update";
-        *AT(base, o->off2, int) = 4;
+        *AT(base, o->off2, int) = (int[]){0, 4, BENCH_PGBENCH_UNSET}[which % 3];
         break;
     case BENCH_RK_SCRIPTS:
         script->path = "/x/y.sql";
-        script->weight = 6;
+        script->weight = (int[]){0, 6, BENCH_PGBENCH_UNSET}[which % 3];
         *AT(base, o->off, const struct bench_pgbench_script *) = script;
         *AT(base, o->off2, size_t) = 1;
         break;
@@ -608,8 +614,25 @@ static void test_parse_details(void **state)
     assert_true(r.common.wait_timeout_s == 120);
     assert_int_equal(r.pg.nextra, 1);
     assert_string_equal(r.pg.extra_args[0], "-Dx=1");
+    assert_int_equal(r.pg.max_tries, BENCH_PGBENCH_UNSET); /* not given: pgbench's default */
     bench_runner_cleanup(BENCH_RUNNER_PGBENCH_RUN, &r);
     assert_null(r.pg.builtin);
+    assert_int_equal(r.pg.builtin_weight, BENCH_PGBENCH_UNSET);
+    /* 0 is a value: a weight pgbench honours, unlimited tries */
+    char *z[] = {(char *)"run",        (char *)"--clients",   (char *)"1",
+                 (char *)"--builtin",  (char *)"select-only", (char *)"--script",
+                 (char *)"/s.sql@0",   (char *)"--max-tries", (char *)"0",
+                 NULL};
+    assert_int_equal(bench_runner_parse(BENCH_RUNNER_PGBENCH_RUN, 9, z, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.pg.builtin_weight, BENCH_PGBENCH_UNSET);
+    assert_int_equal(r.pg.scripts[0].weight, 0);
+    assert_int_equal(r.pg.max_tries, 0);
+    bench_runner_cleanup(BENCH_RUNNER_PGBENCH_RUN, &r);
+    char *neg[] = {(char *)"run", (char *)"--clients", (char *)"1", (char *)"--max-tries",
+                   (char *)"-1", NULL};
+    assert_int_equal(bench_runner_parse(BENCH_RUNNER_PGBENCH_RUN, 5, neg, &r, err, sizeof(err)),
+                     -EINVAL);
+    assert_string_equal(err, "--max-tries: expected an integer 0..1000000, got -1");
 
     /* fio: options before any --job make job 0, unnamed jobs get job<i> */
     struct bench_runner_fio f;

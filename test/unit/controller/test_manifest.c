@@ -331,7 +331,9 @@ static void check_run_args(const char *json)
         assert_string_equal(r.pg.builtin, s.builtin);
     else
         assert_null(r.pg.builtin);
-    assert_int_equal(r.pg.builtin_weight, s.n_scripts > 0 ? s.builtin_weight : 0);
+    /* weights as given, 0 included; the builtin's only beside scripts */
+    assert_int_equal(r.pg.builtin_weight,
+                     s.builtin && s.n_scripts > 0 ? s.builtin_weight : BENCH_PGBENCH_UNSET);
     assert_int_equal(r.pg.nscripts, s.n_scripts);
     for (int i = 0; i < s.n_scripts; i++) {
         char path[320];
@@ -344,9 +346,9 @@ static void check_run_args(const char *json)
     assert_true(r.pg.latency_limit_ms == s.latency_limit_ms);
     assert_int_equal(r.pg.no_vacuum, s.no_vacuum);
     assert_int_equal(r.pg.connect, s.connect);
-    /* 1 is pgbench's default and not passed. 0 (unlimited) cannot be told from "not given" in
-     * bench_pgbench_run_opts.max_tries, so it is not passed either (a known gap) */
-    assert_int_equal(r.pg.max_tries, s.max_tries == 1 ? 0 : s.max_tries);
+    /* 1 is pgbench's default and not passed (images with pgbench < 15 have no --max-tries);
+     * 0 (unlimited) is */
+    assert_int_equal(r.pg.max_tries, s.max_tries == 1 ? BENCH_PGBENCH_UNSET : s.max_tries);
     assert_int_equal(r.pg.failures_detailed, s.failures_detailed);
     assert_int_equal(r.pg.per_statement, s.per_statement);
     assert_int_equal(r.pg.progress_s, s.progress_s);
@@ -416,8 +418,9 @@ static void test_run_args_parse_back(void **state)
         "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":false,"
         "\"serverSettings\":false,\"replicaCatchUpTimeoutSeconds\":0},\"workload\":{\"pgbench\":"
         "{\"init\":{\"scale\":1,\"partitions\":0},\"run\":{\"clients\":1,\"threads\":1,"
-        "\"durationSeconds\":1,\"builtinWeight\":0,\"maxTries\":0,\"progressSeconds\":1,"
-        "\"scripts\":[{\"configMapRef\":{\"name\":\"cm\",\"key\":\"k\"},\"weight\":0}]}}}}");
+        "\"durationSeconds\":1,\"builtin\":\"tpcb-like\",\"builtinWeight\":0,\"maxTries\":0,"
+        "\"progressSeconds\":1,\"scripts\":[{\"configMapRef\":{\"name\":\"cm\",\"key\":\"k\"},"
+        "\"weight\":0},{\"configMapRef\":{\"name\":\"cm\",\"key\":\"l\"},\"weight\":1}]}}}}");
 }
 
 static void test_fio_args_parse_back(void **state)

@@ -108,6 +108,14 @@ static const struct bad bad_specs[] = {
      "spec.target.cnpg.service"},
     {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\"},\"user\":\"u\"}," RUN "}",
      "user and passwordSecretRef come from the CNPG Secret"},
+    /* names, never connection strings (test_no_connection_strings has more) */
+    {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"database\":\"\"}," RUN "}",
+     "spec.target.database \"\": must not be empty"},
+    {"{\"target\":{\"host\":\"pg:5432\",\"user\":\"u\"}," RUN "}",
+     "spec.target.host \"pg:5432\": is not a DNS name or IP address (the port goes in its own "
+     "setting)"},
+    {"{\"target\":{\"host\":\"/var/run/postgresql\",\"user\":\"u\"}," RUN "}",
+     "spec.target.host \"/var/run/postgresql\": is a Unix-socket directory"},
     {"{" TARGET "}", "spec.workload: set exactly one of pgbench or fio"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{}}}", "spec.workload.pgbench.run: required"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{}}}}",
@@ -129,6 +137,24 @@ static const struct bad bad_specs[] = {
      "spec.workload.pgbench.run.latencyLimitMs: only allowed with rate"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"scripts\":[{}]}}}}",
      "spec.workload.pgbench.run.scripts[0].configMapRef.name: required"},
+    /* weights are honoured as given: pgbench's own refusal comes first, from the operator */
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtin\":"
+     "\"select-only\",\"builtinWeight\":0,\"scripts\":[{\"configMapRef\":{\"name\":\"cm\","
+     "\"key\":\"a.sql\"},\"weight\":0}]}}}}",
+     "spec.workload.pgbench.run: total script weight must not be zero (pgbench refuses to run): "
+     "every script and the builtin have weight 0"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"scripts\":[{"
+     "\"configMapRef\":{\"name\":\"cm\",\"key\":\"a.sql\"},\"weight\":0},{\"configMapRef\":{"
+     "\"name\":\"cm\",\"key\":\"b.sql\"},\"weight\":0}]}}}}",
+     "spec.workload.pgbench.run: total script weight must not be zero"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtinWeight\":0"
+     "}}}}",
+     "spec.workload.pgbench.run.builtinWeight: the weight of run.builtin beside run.scripts"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtinWeight\":2,"
+     "\"scripts\":[{\"configMapRef\":{\"name\":\"cm\",\"key\":\"a.sql\"}}]}}}}",
+     "spec.workload.pgbench.run.builtinWeight: the weight of run.builtin beside run.scripts"},
+    {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"transactions\":5,\"maxTries\":0}}}}",
+     "spec.workload.pgbench.run.maxTries: 0 (unlimited) needs durationSeconds or latencyLimitMs"},
     {"{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"scripts\":[{"
      "\"configMapRef\":{\"name\":\"cm\"}}]}}}}",
      "spec.workload.pgbench.run.scripts[0].configMapRef.key: required"},
@@ -373,11 +399,150 @@ static int spec_verdict(const char *const *args, size_t n, char *err, size_t err
     return rc;
 }
 
+/* No input is trusted: pgbench expands its database as a libpq connection string, so a database
+ * or user that is one would override what the spec says (sslMode: require) for pgbench alone. */
+static void test_no_connection_strings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *target, *message;
+    } cases[] = {
+        {"\"host\":\"pg\",\"user\":\"app\",\"sslMode\":\"require\",\"database\":\"postgres "
+         "sslmode=disable\"",
+         "spec.target.database \"postgres sslmode=disable\": libpq would read it as a connection "
+         "string (it contains '='), whose settings would override the connection's (sslmode, "
+         "host, application_name): give the name alone"},
+        {"\"host\":\"pg\",\"user\":\"app\",\"database\":\"dbname=postgres application_name=x\"",
+         "spec.target.database \"dbname=postgres application_name=x\": libpq would read it"},
+        {"\"host\":\"pg\",\"user\":\"app\",\"database\":\"postgresql://evil/db?sslmode=disable\"",
+         "spec.target.database \"postgresql://evil/db?sslmode=disable\": libpq would read it as a "
+         "connection string (it contains '=')"},
+        {"\"host\":\"pg\",\"user\":\"app\",\"database\":\"postgres://evil/db\"",
+         "(it starts with a postgres:// URI)"},
+        {"\"host\":\"pg\",\"user\":\"app sslmode=disable\"",
+         "spec.target.user \"app sslmode=disable\": libpq would read it as a connection string"},
+        {"\"cnpg\":{\"clusterName\":\"pg\"},\"sslMode\":\"require\",\"database\":\"app "
+         "sslmode=disable\"",
+         "spec.target.database \"app sslmode=disable\": libpq would read it"},
+        {"\"host\":\"pg host=evil\",\"user\":\"app\"",
+         "spec.target.host \"pg host=evil\": is not a DNS name or IP address"},
+        /* 32 characters, 64 bytes: the CRD's maxLength counts characters, PostgreSQL bytes */
+        {"\"host\":\"pg\",\"user\":\"app\",\"database\":"
+         "\"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+         "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+         "\u00e9\u00e9\u00e9\u00e9\"",
+         "is 64 bytes; PostgreSQL names are at most 63 bytes (NAMEDATALEN - 1)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char json[1024];
+        (void)snprintf(json, sizeof(json), "{\"target\":{%s}," RUN "}", cases[i].target);
+        cJSON *j = parse(json);
+        struct ctrl_spec s;
+        char err[512] = "";
+        int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
+        if (rc != -22 || !strstr(err, cases[i].message))
+            fail_msg("case %zu: rc=%d err=%s\n  want: %s", i, rc, err, cases[i].message);
+        cJSON_Delete(j);
+    }
+    /* names that need quoting, at most 63 bytes, are PostgreSQL's to take: they pass as they are,
+     * and sslMode stays what the spec says */
+    cJSON *j = parse("{\"target\":{\"host\":\"10.0.0.7\",\"user\":\"bench user\",\"sslMode\":"
+                     "\"require\",\"database\":\"my \\\"db\\\"; postgres:/x\"}," RUN "}");
+    struct ctrl_spec s;
+    char err[512];
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_string_equal(s.database, "my \"db\"; postgres:/x");
+    assert_string_equal(s.user, "bench user");
+    assert_string_equal(s.ssl_mode, "require");
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+}
+
+/* Weight 0 and maxTries 0 are values, kept as given; not given is the documented default. */
+static void test_zero_is_a_value(void **state)
+{
+    (void)state;
+    cJSON *j = parse("{" TARGET ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,"
+                     "\"builtin\":\"select-only\",\"builtinWeight\":0,\"maxTries\":0,\"scripts\":[{"
+                     "\"configMapRef\":{\"name\":\"cm\",\"key\":\"a.sql\"},\"weight\":0},{"
+                     "\"configMapRef\":{\"name\":\"cm\",\"key\":\"b.sql\"}}]}}}}");
+    struct ctrl_spec s;
+    char err[512];
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.builtin_weight, 0);
+    assert_int_equal(s.max_tries, 0);
+    assert_int_equal(s.scripts[0].weight, 0);
+    assert_int_equal(s.scripts[1].weight, 1); /* not given: pgbench's and the CRD's 1 */
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+}
+
+/* fio's files must fit the volume: every job's clones keep a file of `size` there (fio units,
+ * base 1024), with 10 % + 32 MiB of the volume left to the filesystem. Expected values worked
+ * out by hand: 10Gi = 10240 MiB holds 10240 * 0.9 - 32 = 9184 MiB of files. */
+static void test_fio_volume_fits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fio;
+        const char *message; /* NULL = fits */
+    } cases[] = {
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"9184m\"}]", NULL},
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"9185m\"}]",
+         "spec.workload.fio.jobs[0] (a): size 9185m x numjobs 1 = 8.97 GiB does not fit "
+         "volumeSize 10Gi: 8.97 GiB of it are usable after the filesystem's headroom of 10 % + "
+         "32 MiB"},
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"2296m\",\"numjobs\":4}]", NULL},
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"2297m\",\"numjobs\":4}]",
+         "spec.workload.fio.jobs[0] (a): size 2297m x numjobs 4 = 8.97 GiB does not fit"},
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"4592m\"},{\"name\":\"b\",\"size\":\"4592m\"}]",
+         NULL},
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"4592m\"},{\"name\":\"b\",\"size\":\"4593m\"}]",
+         "spec.workload.fio.jobs[1] (b): size 4593m x numjobs 1 = 4.49 GiB, 8.97 GiB with the "
+         "jobs before it, does not fit volumeSize 10Gi"},
+        /* fio reads 9GiB as 9 * 10^9 bytes (8583 MiB) and 9G as 9 * 2^30 */
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"9GiB\"}]", NULL},
+        {"\"jobs\":[{\"name\":\"a\",\"size\":\"9G\"}]", "Raise volumeSize to 11Gi or lower size"},
+        /* decimal and fractional quantities: 10G = 9536.7 MiB holds 8551.1 MiB */
+        {"\"volumeSize\":\"10G\",\"jobs\":[{\"name\":\"a\",\"size\":\"8551m\"}]", NULL},
+        {"\"volumeSize\":\"10G\",\"jobs\":[{\"name\":\"a\",\"size\":\"8552m\"}]",
+         "does not fit volumeSize 10G"},
+        {"\"volumeSize\":\"1.5Gi\",\"jobs\":[{\"name\":\"a\",\"size\":\"1350m\"}]", NULL},
+        {"\"volumeSize\":\"1.5Gi\",\"jobs\":[{\"name\":\"a\",\"size\":\"1351m\"}]",
+         "Raise volumeSize to 2Gi"},
+        /* small volumes: the suggestion in Mi */
+        {"\"volumeSize\":\"100Mi\",\"jobs\":[{\"name\":\"a\",\"size\":\"64m\"}]",
+         "64 MiB does not fit volumeSize 100Mi: 58 MiB of it are usable"},
+        {"\"volumeSize\":\"100Mi\",\"jobs\":[{\"name\":\"a\",\"size\":\"64m\"}]",
+         "Raise volumeSize to 107Mi"},
+        {"\"volumeSize\":\"1.2.3Gi\",\"jobs\":[{\"name\":\"a\"}]", "is not a quantity"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char json[512];
+        (void)snprintf(json, sizeof(json), "{\"workload\":{\"fio\":{%s}}}", cases[i].fio);
+        cJSON *j = parse(json);
+        struct ctrl_spec s;
+        char err[1024] = "";
+        int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
+        if (!cases[i].message && rc != 0)
+            fail_msg("case %zu refused: %s", i, err);
+        if (cases[i].message && (rc != -22 || !strstr(err, cases[i].message)))
+            fail_msg("case %zu: rc=%d err=%s\n  want: %s", i, rc, err, cases[i].message);
+        if (rc == 0)
+            ctrl_spec_free(&s);
+        cJSON_Delete(j);
+    }
+}
+
 /* Returns 0 when the runner accepts them: what it does with the arguments after "--". */
 static int runner_verdict(const char *const *args, size_t n)
 {
-    struct bench_pgbench_run_opts o = {
-        .clients = 1, .threads = 1, .duration_s = 5, .extra_args = args, .nextra = n};
+    struct bench_pgbench_run_opts o = BENCH_PGBENCH_RUN_OPTS_INIT;
+    o.clients = 1;
+    o.threads = 1;
+    o.duration_s = 5;
+    o.extra_args = args;
+    o.nextra = n;
     struct bench_argv a = BENCH_ARGV_INIT;
     int rc = bench_pgbench_run_argv(&o, &a, NULL, 0);
     bench_argv_free(&a);
@@ -448,6 +613,9 @@ int main(void)
         cmocka_unit_test(test_full_pgbench),
         cmocka_unit_test(test_worker_split),
         cmocka_unit_test(test_extra_args_agree_with_runner),
+        cmocka_unit_test(test_no_connection_strings),
+        cmocka_unit_test(test_zero_is_a_value),
+        cmocka_unit_test(test_fio_volume_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
