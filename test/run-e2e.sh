@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every end-to-end test (test/e2e/*.sh) in order; E2E=pattern selects some.
-# Each script gets at most E2E_TIMEOUT seconds (default 300) and all of them together
+# Each script gets at most E2E_TIMEOUT seconds (default 600) and all of them together
 # E2E_BUDGET seconds (default 3600: CI has 90 minutes for everything); a script that would start
 # past the budget is not run and counts as failed.
 set -uo pipefail
@@ -23,7 +23,7 @@ for t in test/e2e/*.sh; do
         continue
     fi
     start=$SECONDS
-    if timeout "${E2E_TIMEOUT:-300}" bash "$t" >"$BUILD/e2e/$name.log" 2>&1; then
+    if timeout "${E2E_TIMEOUT:-600}" bash "$t" >"$BUILD/e2e/$name.log" 2>&1; then
         echo "ok   $name ($((SECONDS - start))s)"
     else
         echo "FAIL $name ($((SECONDS - start))s); last lines of $BUILD/e2e/$name.log:"

@@ -79,7 +79,7 @@ grep -qE "benchmarkruns +br,bench +pgbench.dev/v1alpha1 +true +BenchmarkRun" "$T
 PGHOST=127.0.0.1 PGPORT=5432 scripts/shrink-example.py examples/01-tpcb-baseline.yaml >"$TMP/br.yaml"
 k -n bench-ns apply -f "$TMP/br.yaml" >/dev/null || fail "apply example"
 k -n bench-ns get bench tpcb-baseline >"$TMP/get.txt" || fail "get by short name"
-head -1 "$TMP/get.txt" | grep -qE "^NAME +PHASE +TARGET +WORKERS +CLIENTS +TPS +LATENCY AVG +P99 +AGE" ||
+head -1 "$TMP/get.txt" | grep -qE "^NAME +PHASE +TARGET +RESULT +AGE$" ||
     fail "printer columns: $(head -1 "$TMP/get.txt")"
 [ "$(k -n bench-ns get br tpcb-baseline -o jsonpath='{.spec.workload.pgbench.run.protocol}')" = simple ] ||
     fail "CRD defaults not applied"
