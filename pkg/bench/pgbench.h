@@ -53,7 +53,9 @@ struct bench_pgbench_script {
 /* Options of `pgbench run`, one to one with pgbench flags. Start from BENCH_PGBENCH_RUN_OPTS_INIT
  * (or zero the struct and set builtin_weight and max_tries, for which 0 is a value), then set. */
 #define BENCH_PGBENCH_RUN_OPTS_INIT                                                                \
-    {.builtin_weight = BENCH_PGBENCH_UNSET, .max_tries = BENCH_PGBENCH_UNSET}
+    {                                                                                              \
+        .builtin_weight = BENCH_PGBENCH_UNSET, .max_tries = BENCH_PGBENCH_UNSET                    \
+    }
 struct bench_pgbench_run_opts {
     const char *pgbench_path;                /* default "pgbench" */
     const char *host, *port, *user, *dbname; /* optional; NULL = from the libpq environment */
@@ -249,10 +251,10 @@ struct bench_pgbench_result {
     double failed_pct;
     int64_t serialization_failures; /* "number of serialization failures" (>= 15 detailed) */
     int64_t deadlock_failures;
-    int64_t other_failures; /* "number of other failures" (pgbench 19, --continue-on-error) */
-    int64_t retried;        /* "number of transactions retried" */
-    int64_t retries;        /* "total number of retries" */
-    int64_t skipped;        /* "number of transactions skipped" (-R -L) */
+    int64_t other_failures;      /* "number of other failures" (pgbench 19, --continue-on-error) */
+    int64_t retried;             /* "number of transactions retried" */
+    int64_t retries;             /* "total number of retries" */
+    int64_t skipped;             /* "number of transactions skipped" (-R -L) */
     int64_t above_latency_limit; /* "number of transactions above the X ms latency limit" */
     double latency_limit_ms;     /* the X above */
 

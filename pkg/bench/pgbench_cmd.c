@@ -137,8 +137,8 @@ static int push_conn(struct bench_argv *a, const char *host, const char *port, c
 
 bool bench_conn_expands(const char *s)
 {
-    return s && (strchr(s, '=') || !strncmp(s, "postgresql://", 13) ||
-                 !strncmp(s, "postgres://", 11));
+    return s &&
+           (strchr(s, '=') || !strncmp(s, "postgresql://", 13) || !strncmp(s, "postgres://", 11));
 }
 
 #define PG_NAME_MAX 63 /* NAMEDATALEN - 1 */
@@ -222,12 +222,12 @@ static int check_conn(const char *host, const char *port, const char *user, cons
         return util_errf(err, errlen, "host: invalid value");
     if (port && parse_int(port, 1, 65535, &p))
         return util_errf(err, errlen, "port: must be 1..65535");
-    if (user && (bench_conn_check_name(user, why, sizeof(why)) || !safe_text(user) ||
-                 user[0] == '-'))
+    if (user &&
+        (bench_conn_check_name(user, why, sizeof(why)) || !safe_text(user) || user[0] == '-'))
         return util_errf(err, errlen, "user: invalid value");
     /* the dbname is pgbench's last argument: it must not look like an option */
-    if (dbname && (bench_conn_check_name(dbname, why, sizeof(why)) || !safe_text(dbname) ||
-                   dbname[0] == '-'))
+    if (dbname &&
+        (bench_conn_check_name(dbname, why, sizeof(why)) || !safe_text(dbname) || dbname[0] == '-'))
         return util_errf(err, errlen, "dbname: invalid value");
     return 0;
 }

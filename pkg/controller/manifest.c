@@ -376,8 +376,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.pg.transactions = s->transactions;
     ra.pg.builtin = s->builtin;
     /* the builtin's weight applies beside scripts only; 0 is passed on as @0 */
-    ra.pg.builtin_weight =
-        s->builtin && s->n_scripts > 0 ? s->builtin_weight : BENCH_PGBENCH_UNSET;
+    ra.pg.builtin_weight = s->builtin && s->n_scripts > 0 ? s->builtin_weight : BENCH_PGBENCH_UNSET;
     struct bench_pgbench_script scripts[CTRL_MAX_SCRIPTS];
     char paths[CTRL_MAX_SCRIPTS][320];
     for (int i = 0; i < s->n_scripts; i++) {

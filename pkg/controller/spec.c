@@ -175,19 +175,9 @@ static bool quantity_bytes(const char *s, double *bytes)
     static const struct {
         const char *suffix;
         double mult;
-    } units[] = {{"", 1},
-                 {"Ki", 0x1p10},
-                 {"Mi", 0x1p20},
-                 {"Gi", 0x1p30},
-                 {"Ti", 0x1p40},
-                 {"Pi", 0x1p50},
-                 {"Ei", 0x1p60},
-                 {"k", 1e3},
-                 {"M", 1e6},
-                 {"G", 1e9},
-                 {"T", 1e12},
-                 {"P", 1e15},
-                 {"E", 1e18}};
+    } units[] = {{"", 1},        {"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40},
+                 {"Pi", 0x1p50}, {"Ei", 0x1p60}, {"k", 1e3},     {"M", 1e6},     {"G", 1e9},
+                 {"T", 1e12},    {"P", 1e15},    {"E", 1e18}};
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcmp(p, units[i].suffix) == 0) {
             char n[48];

@@ -345,19 +345,36 @@ static bool libpq_expands(const char *value)
 static void test_conn_names(void **state)
 {
     (void)state;
-    static const char *const values[] = {
-        "app", "my db", "Über", "it's \"quoted\"", "a;b", "postgres", "postgresql",
-        "postgres:", "postgres:/", "postgresql:/x", "Postgres://x", "POSTGRESQL://x",
-        "x://y", "dbname=x", "dbname=x sslmode=disable", "app application_name=x", "x=",
-        "a=b", " =", "postgres:///x", "postgresql:///x?sslmode=disable", "postgres://",
-        "postgresql://", "x\\=y"};
+    static const char *const values[] = {"app",
+                                         "my db",
+                                         "Über",
+                                         "it's \"quoted\"",
+                                         "a;b",
+                                         "postgres",
+                                         "postgresql",
+                                         "postgres:",
+                                         "postgres:/",
+                                         "postgresql:/x",
+                                         "Postgres://x",
+                                         "POSTGRESQL://x",
+                                         "x://y",
+                                         "dbname=x",
+                                         "dbname=x sslmode=disable",
+                                         "app application_name=x",
+                                         "x=",
+                                         "a=b",
+                                         " =",
+                                         "postgres:///x",
+                                         "postgresql:///x?sslmode=disable",
+                                         "postgres://",
+                                         "postgresql://",
+                                         "x\\=y"};
     char err[256];
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         bool libpq = libpq_expands(values[i]);
         if (bench_conn_expands(values[i]) != libpq)
             fail_msg("'%s': libpq %s it", values[i], libpq ? "expands" : "does not expand");
-        assert_int_equal(bench_conn_check_name(values[i], err, sizeof(err)),
-                         libpq ? -EINVAL : 0);
+        assert_int_equal(bench_conn_check_name(values[i], err, sizeof(err)), libpq ? -EINVAL : 0);
         if (libpq && !strstr(err, "connection string"))
             fail_msg("'%s': %s", values[i], err);
     }
@@ -376,9 +393,8 @@ static void test_conn_names(void **state)
     assert_int_equal(bench_conn_check_name(name, err, sizeof(err)), -EINVAL);
     assert_int_equal(bench_conn_check_name("", err, sizeof(err)), -EINVAL);
 
-    static const char *const hosts_ok[] = {"pg",          "pg-rw.db.svc", "pg-rw.db.svc.",
-                                           "10.0.0.1",    "::1",          "fe80::1:2",
-                                           "db_1.local",  "a.b-c.d"};
+    static const char *const hosts_ok[] = {"pg",  "pg-rw.db.svc", "pg-rw.db.svc.", "10.0.0.1",
+                                           "::1", "fe80::1:2",    "db_1.local",    "a.b-c.d"};
     for (size_t i = 0; i < sizeof(hosts_ok) / sizeof(hosts_ok[0]); i++)
         if (bench_conn_check_host(hosts_ok[i], false, err, sizeof(err)))
             fail_msg("host '%s' refused: %s", hosts_ok[i], err);

@@ -619,17 +619,18 @@ static void test_parse_details(void **state)
     assert_null(r.pg.builtin);
     assert_int_equal(r.pg.builtin_weight, BENCH_PGBENCH_UNSET);
     /* 0 is a value: a weight pgbench honours, unlimited tries */
-    char *z[] = {(char *)"run",        (char *)"--clients",   (char *)"1",
-                 (char *)"--builtin",  (char *)"select-only", (char *)"--script",
-                 (char *)"/s.sql@0",   (char *)"--max-tries", (char *)"0",
-                 NULL};
+    char *z[] = {(char *)"run",         (char *)"--clients",
+                 (char *)"1",           (char *)"--builtin",
+                 (char *)"select-only", (char *)"--script",
+                 (char *)"/s.sql@0",    (char *)"--max-tries",
+                 (char *)"0",           NULL};
     assert_int_equal(bench_runner_parse(BENCH_RUNNER_PGBENCH_RUN, 9, z, &r, err, sizeof(err)), 0);
     assert_int_equal(r.pg.builtin_weight, BENCH_PGBENCH_UNSET);
     assert_int_equal(r.pg.scripts[0].weight, 0);
     assert_int_equal(r.pg.max_tries, 0);
     bench_runner_cleanup(BENCH_RUNNER_PGBENCH_RUN, &r);
-    char *neg[] = {(char *)"run", (char *)"--clients", (char *)"1", (char *)"--max-tries",
-                   (char *)"-1", NULL};
+    char *neg[] = {(char *)"run",         (char *)"--clients", (char *)"1",
+                   (char *)"--max-tries", (char *)"-1",        NULL};
     assert_int_equal(bench_runner_parse(BENCH_RUNNER_PGBENCH_RUN, 5, neg, &r, err, sizeof(err)),
                      -EINVAL);
     assert_string_equal(err, "--max-tries: expected an integer 0..1000000, got -1");
