@@ -48,8 +48,7 @@ void kc_namespace(const struct kc_flags *f, char *out, size_t len)
     }
     struct kube_config *cfg = NULL;
     char err[256];
-    if (kube_config_load(f->kubeconfig, f->context, &cfg, err, sizeof(err)) == 0 &&
-        cfg->namespace)
+    if (kube_config_load(f->kubeconfig, f->context, &cfg, err, sizeof(err)) == 0 && cfg->namespace)
         (void)snprintf(out, len, "%s", cfg->namespace);
     else
         (void)snprintf(out, len, "default");

@@ -14,7 +14,8 @@
 static const char usage_text[] =
     "usage: kubectl pgbench COMMAND [flags]\n"
     "\n"
-    "  run TARGET [flags] -- PGBENCH-ARGS   a pgbench BenchmarkRun (pgbench's own options after --)\n"
+    "  run TARGET [flags] -- PGBENCH-ARGS   a pgbench BenchmarkRun (pgbench's own options after "
+    "--)\n"
     "  fio NAME --storage-class SC [--size 10Gi] [--preset wal|random-read|random-rw|all]\n"
     "  compare A B [C...] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT]\n"
     "  export NAME -o json|csv [--table timeline|statements|workers|fio]\n"
@@ -110,8 +111,8 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     }
     if (!kube_ok(&r.st)) {
         kc_describe(&r.st, msg, sizeof(msg));
-        (void)fprintf(stderr, "kubectl pgbench: benchmarkrun %s in namespace %s: %s\n", name,
-                      k->ns, msg);
+        (void)fprintf(stderr, "kubectl pgbench: benchmarkrun %s in namespace %s: %s\n", name, k->ns,
+                      msg);
         kc_reply_free(&r);
         return EXIT_CLUSTER;
     }
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {{"run", cmd_run},         {"fio", cmd_fio},   {"compare", cmd_compare},
+    } cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},   {"compare", cmd_compare},
                 {"export", cmd_export}, {"logs", cmd_logs}, {"report", cmd_report}};
     cmd_name = argv[1];
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -202,8 +202,9 @@ int cmd_logs(int argc, char **argv)
     const cJSON *items = ctrl_jget(list.body, "items");
     int n = cJSON_GetArraySize(items);
     if (n == 0) {
-        (void)fprintf(stderr, "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
-                              "(gone after ttlSecondsAfterFinished, or not started)\n",
+        (void)fprintf(stderr,
+                      "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
+                      "(gone after ttlSecondsAfterFinished, or not started)\n",
                       name, k.ns);
         kc_reply_free(&list);
         kc_close(&k);
@@ -235,8 +236,7 @@ int cmd_logs(int argc, char **argv)
             (void)snprintf(prefix, sizeof(prefix), "[init] ");
         else
             (void)snprintf(prefix, sizeof(prefix), "[%ld] ", pods[i].index);
-        if (kc_call(&k, KC_GET, &KUBE_PODS, pods[i].name, NULL, &o, &r) != 0 ||
-            !kube_ok(&r.st)) {
+        if (kc_call(&k, KC_GET, &KUBE_PODS, pods[i].name, NULL, &o, &r) != 0 || !kube_ok(&r.st)) {
             char msg[600];
             kc_describe(&r.st, msg, sizeof(msg));
             (void)fprintf(stderr, "%spod %s: %s\n", prefix, pods[i].name, msg);

@@ -244,8 +244,9 @@ static int check_expect(struct kc *k, const char *flag, const struct plugin_targ
         bool has = data && cJSON_GetObjectItemCaseSensitive(data, e->key);
         cJSON_Delete(sec); /* only the key's presence was looked at */
         if (!has) {
-            (void)fprintf(stderr, "kubectl pgbench run: Secret %s has no key \"%s\" (give "
-                                  "another with --password-secret %s/KEY)\n",
+            (void)fprintf(stderr,
+                          "kubectl pgbench run: Secret %s has no key \"%s\" (give "
+                          "another with --password-secret %s/KEY)\n",
                           e->secret, e->key, e->secret);
             return EXIT_USAGE;
         }
@@ -269,7 +270,8 @@ static const struct kube_resource *resource_of(const cJSON *o)
 
 static int create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
 {
-    struct kube_opts o = {.field_manager = "kubectl-pgbench", .field_validation = "Strict",
+    struct kube_opts o = {.field_manager = "kubectl-pgbench",
+                          .field_validation = "Strict",
                           .query = dry ? "dryRun=All" : NULL};
     struct kc_reply r;
     if (kc_call(k, KC_CREATE, resource_of(obj), NULL, obj, &o, &r) != 0)
@@ -325,8 +327,9 @@ static int follow(struct act *x, struct kc *k, const char *name)
         if (x->wait_timeout_s > 0 && now_s() - start > (double)x->wait_timeout_s) {
             if (tty)
                 (void)printf("\n");
-            (void)fprintf(stderr, "kubectl pgbench: benchmarkrun %s still %s after --wait-timeout "
-                                  "%lds\n",
+            (void)fprintf(stderr,
+                          "kubectl pgbench: benchmarkrun %s still %s after --wait-timeout "
+                          "%lds\n",
                           name, phase ? phase : "Pending", x->wait_timeout_s);
             cJSON_Delete(br);
             return EXIT_RUN_FAILED;
@@ -353,8 +356,8 @@ static int act(struct act *x, struct kc *k, cJSON *br)
     int rc = 0;
     cJSON *objs = cJSON_CreateArray();
     if (x->dry == DRY_CLIENT) {
-        cJSON *kids = plugin_children(br, &cfg, (long)time(NULL) + cfg.start_delay_s, err,
-                                      sizeof(err));
+        cJSON *kids =
+            plugin_children(br, &cfg, (long)time(NULL) + cfg.start_delay_s, err, sizeof(err));
         if (!kids)
             die_usage(x->a, "%s", err);
         cJSON_AddItemToArray(objs, cJSON_Duplicate(br, 1));
@@ -363,8 +366,8 @@ static int act(struct act *x, struct kc *k, cJSON *br)
              * ownerReference without one is invalid: the printed children carry none, so that
              * the output applies as it is (the operator's own children are owned) */
             cJSON *kid = cJSON_DetachItemFromArray(kids, 0);
-            cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(kid, "metadata"),
-                                                    "ownerReferences");
+            cJSON_DeleteItemFromObjectCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(kid, "metadata"), "ownerReferences");
             cJSON_AddItemToArray(objs, kid);
         }
         cJSON_Delete(kids);
@@ -378,8 +381,8 @@ static int act(struct act *x, struct kc *k, cJSON *br)
     cJSON_AddItemToArray(objs, created);
     if (x->dry == DRY_SERVER) {
         /* the children from the object as the server returned it (defaults, uid), each checked */
-        cJSON *kids = plugin_children(created, &cfg, (long)time(NULL) + cfg.start_delay_s, err,
-                                      sizeof(err));
+        cJSON *kids =
+            plugin_children(created, &cfg, (long)time(NULL) + cfg.start_delay_s, err, sizeof(err));
         if (!kids)
             die_usage(x->a, "%s", err);
         const cJSON *it;
@@ -529,8 +532,9 @@ int cmd_run(int argc, char **argv)
     if (init && !ro.init_scale)
         die_usage(&a, "--init needs -s N (the scale factor)");
     if (!init && ro.init_scale)
-        die_usage(&a, "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
-                      "after --",
+        die_usage(&a,
+                  "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
+                  "after --",
                   ro.init_scale);
     if ((ro.foreign_keys || ro.partitions) && !init)
         die_usage(&a, "--foreign-keys and --partitions need --init");

@@ -69,8 +69,7 @@ static cJSON *skeleton(const struct plugin_common_opts *c, cJSON **spec, char *e
     return br;
 }
 
-static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *err,
-                         size_t errlen)
+static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *err, size_t errlen)
 {
     if (c->workers > 0)
         must(cJSON_AddNumberToObject(spec, "workers", c->workers));

@@ -15,20 +15,20 @@
 
 /* Settings shared by both workloads. */
 struct plugin_common_opts {
-    const char *name; /* metadata.name (required) */
-    const char *ns;   /* metadata.namespace (required) */
-    int workers;      /* 0: spec default */
+    const char *name;                                /* metadata.name (required) */
+    const char *ns;                                  /* metadata.namespace (required) */
+    int workers;                                     /* 0: spec default */
     const char *node_selector[PLUGIN_MAX_SELECTORS]; /* "key=value" */
     int n_node_selector;
-    long ttl_s;        /* -1: spec default */
-    long timeout_s;    /* 0: spec default */
-    const char *image; /* NULL: the operator's */
+    long ttl_s;          /* -1: spec default */
+    long timeout_s;      /* 0: spec default */
+    const char *image;   /* NULL: the operator's */
     const char *cleanup; /* NULL, "Keep" or "Delete" */
 };
 
 struct plugin_run_opts {
     struct plugin_common_opts c;
-    cJSON *target; /* spec.target (plugin_target_build); borrowed, duplicated */
+    cJSON *target;                   /* spec.target (plugin_target_build); borrowed, duplicated */
     const char *const *pgbench_args; /* after "--" */
     size_t npgbench_args;
     int init_scale; /* > 0: spec.workload.pgbench.init with this scale */

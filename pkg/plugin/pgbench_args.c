@@ -145,8 +145,8 @@ static int apply(cJSON *run, const struct row *r, const char *flag, const char *
         errno = 0;
         double d = strtod(v, &end);
         if (errno || end == v || *end || !isfinite(d) || d < 0)
-            return util_errf(err, errlen, "%s \"%s\": must be a number >= 0 (spec field %s)",
-                             flag, v, r->field);
+            return util_errf(err, errlen, "%s \"%s\": must be a number >= 0 (spec field %s)", flag,
+                             v, r->field);
         set(run, r->field, cJSON_CreateNumber(d));
         return 0;
     }
@@ -162,8 +162,8 @@ static int apply(cJSON *run, const struct row *r, const char *flag, const char *
         return 0;
     case K_SELECT:
     case K_SKIP:
-        set(run, "builtin", cJSON_CreateString(r->kind == K_SELECT ? "select-only"
-                                                                   : "simple-update"));
+        set(run, "builtin",
+            cJSON_CreateString(r->kind == K_SELECT ? "select-only" : "simple-update"));
         return 0;
     case K_BUILTIN: {
         char name[64];
@@ -229,8 +229,8 @@ static void add_extra(cJSON *run, const char *arg)
 }
 
 /* An option without a row: extraArgs when the allow-list takes it, else refused naming it. */
-static int passthrough(cJSON *run, const char *const *args, size_t nargs, size_t *used,
-                       char *err, size_t errlen)
+static int passthrough(cJSON *run, const char *const *args, size_t nargs, size_t *used, char *err,
+                       size_t errlen)
 {
     char why[512];
     size_t consumed = 0;
@@ -302,8 +302,8 @@ int plugin_pgbench_args(cJSON *run, const char *const *args, size_t nargs, const
             if (!r) {
                 if (p != a + 1) /* inside a bundle: name the option alone */
                     return util_errf(err, errlen,
-                                     "pgbench option %s (in %s): write it as its own argument", flag,
-                                     a);
+                                     "pgbench option %s (in %s): write it as its own argument",
+                                     flag, a);
                 size_t used;
                 rc = passthrough(run, args + i, nargs - i, &used, err, errlen);
                 if (rc)

@@ -151,8 +151,8 @@ static int shares_line(struct buf *out, const cJSON *st, int max)
             items[j - 1] = x;
         }
     for (int i = 0; i < k && i < max && !rc; i++)
-        rc = buf_printf(out, "%s%s %.1f %%", i ? ", " : "", items[i]->string,
-                        items[i]->valuedouble);
+        rc =
+            buf_printf(out, "%s%s %.1f %%", i ? ", " : "", items[i]->string, items[i]->valuedouble);
     free(items);
     return rc;
 }
@@ -174,11 +174,11 @@ int plugin_result_table(struct buf *out, const cJSON *br)
     const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
     if (cJSON_IsArray(fio) && cJSON_GetArraySize(fio) > 0) {
         struct table *t = table_new(8);
-        static const char *const head[] = {"JOB",         "READ IOPS",   "WRITE IOPS",
-                                           "READ KiB/s",  "WRITE KiB/s", "READ P99 us",
+        static const char *const head[] = {"JOB",          "READ IOPS",   "WRITE IOPS",
+                                           "READ KiB/s",   "WRITE KiB/s", "READ P99 us",
                                            "WRITE P99 us", "SYNC P99 us"};
         static const enum bench_field_id ids[] = {
-            BK_FIO_JOBS_READ_IOPS,      BK_FIO_JOBS_WRITE_IOPS,     BK_FIO_JOBS_READ_BW_KI_BS,
+            BK_FIO_JOBS_READ_IOPS,      BK_FIO_JOBS_WRITE_IOPS,       BK_FIO_JOBS_READ_BW_KI_BS,
             BK_FIO_JOBS_WRITE_BW_KI_BS, BK_FIO_JOBS_READ_CLAT_US_P99, BK_FIO_JOBS_WRITE_CLAT_US_P99,
             BK_FIO_JOBS_SYNC_P99};
         for (int k = 0; k < 8; k++) {
@@ -220,14 +220,15 @@ int plugin_result_table(struct buf *out, const cJSON *br)
         rc = rc ? rc : buf_puts(out, "\n");
     }
     if (!rc && isfinite(snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT)))
-        rc = buf_printf(out, "  Little's law: measured tps deviates %+.1f %% from clients / "
-                             "latency\n",
+        rc = buf_printf(out,
+                        "  Little's law: measured tps deviates %+.1f %% from clients / "
+                        "latency\n",
                         snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT));
     const cJSON *workers = bench_status_get(st, BK_WORKERS);
     if (!rc && cJSON_IsArray(workers) && cJSON_GetArraySize(workers) > 0) {
         struct table *t = table_new(6);
-        static const char *const head[] = {"WORKER", "POD", "TPS", "TRANSACTIONS", "AVG ms",
-                                           "MESSAGE"};
+        static const char *const head[] = {"WORKER",       "POD",    "TPS",
+                                           "TRANSACTIONS", "AVG ms", "MESSAGE"};
         for (int k = 0; k < 6; k++)
             table_set(t, 0, k, "%s", head[k]);
         t->right[2] = t->right[3] = t->right[4] = true;
@@ -324,8 +325,7 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
         table_set(t, r, 0, "%s", rows[k].label);
         double base = snum(status_of(brs[0]), rows[k].id);
         for (size_t i = 0; i < n; i++)
-            ratio_cell(t, r, (int)i + 1, snum(status_of(brs[i]), rows[k].id), base,
-                       rows[k].unit);
+            ratio_cell(t, r, (int)i + 1, snum(status_of(brs[i]), rows[k].id), base, rows[k].unit);
     }
     /* wait events: the union of every run's events, by the first run's share */
     char seen[32][96];
@@ -348,8 +348,8 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
         double base = NAN;
         for (size_t i = 0; i < n; i++) {
             const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
-            const cJSON *v = cJSON_IsObject(sh) ? cJSON_GetObjectItemCaseSensitive(sh, seen[s])
-                                                : NULL;
+            const cJSON *v =
+                cJSON_IsObject(sh) ? cJSON_GetObjectItemCaseSensitive(sh, seen[s]) : NULL;
             double x = cJSON_IsNumber(v) ? v->valuedouble : (cJSON_IsObject(sh) ? 0 : NAN);
             if (i == 0)
                 base = x;
@@ -368,20 +368,22 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
             double drop = (tps0 - tps) / tps0 * 100;
             if (!isfinite(tps) || drop > th->tps_drop_pct) {
                 *failed = true;
-                rc = buf_printf(verdict, "%s: TPS %.1f is %.1f %% below %s's %.1f "
-                                         "(--fail-if-tps-drops %g)\n",
-                                name_of(brs[i]), tps, drop, name_of(brs[0]), tps0,
-                                th->tps_drop_pct);
+                rc =
+                    buf_printf(verdict,
+                               "%s: TPS %.1f is %.1f %% below %s's %.1f "
+                               "(--fail-if-tps-drops %g)\n",
+                               name_of(brs[i]), tps, drop, name_of(brs[0]), tps0, th->tps_drop_pct);
             }
         }
         if (!rc && th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
             double grow = (p99 - p990) / p990 * 100;
             if (!isfinite(p99) || grow > th->p99_grow_pct) {
                 *failed = true;
-                rc = buf_printf(verdict, "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
-                                         "(--fail-if-p99-grows %g)\n",
-                                name_of(brs[i]), p99, grow, name_of(brs[0]), p990,
-                                th->p99_grow_pct);
+                rc =
+                    buf_printf(verdict,
+                               "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
+                               "(--fail-if-p99-grows %g)\n",
+                               name_of(brs[i]), p99, grow, name_of(brs[0]), p990, th->p99_grow_pct);
             }
         }
     }

@@ -17,7 +17,8 @@ static int secret_ref(cJSON *t, const char *ref, const char *def_key,
 {
     const char *slash = strchr(ref, '/');
     size_t n = slash ? (size_t)(slash - ref) : strlen(ref);
-    if (n == 0 || n >= sizeof(e->secret) || (slash && (!slash[1] || strlen(slash + 1) >= sizeof(e->key))))
+    if (n == 0 || n >= sizeof(e->secret) ||
+        (slash && (!slash[1] || strlen(slash + 1) >= sizeof(e->key))))
         return -1;
     memcpy(e->secret, ref, n);
     e->secret[n] = '\0';
@@ -45,8 +46,9 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
         return NULL;
     }
     if (!o->name || !*o->name) {
-        (void)util_errf(err, errlen, "a target is required: --host, --cnpg, --bitnami, "
-                                     "--stackgres or --zalando");
+        (void)util_errf(err, errlen,
+                        "a target is required: --host, --cnpg, --bitnami, "
+                        "--stackgres or --zalando");
         return NULL;
     }
     cJSON *t = cJSON_CreateObject();
@@ -57,8 +59,9 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
     switch (o->distro) {
     case PLUGIN_HOST:
         if (ro) {
-            (void)util_errf(err, errlen, "--service ro: with --host, give the read Service as "
-                                         "--host");
+            (void)util_errf(err, errlen,
+                            "--service ro: with --host, give the read Service as "
+                            "--host");
             goto fail;
         }
         (void)snprintf(host, sizeof(host), "%s", o->name);
@@ -69,9 +72,10 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
         break;
     case PLUGIN_CNPG: {
         if (o->user || o->password_secret) {
-            (void)util_errf(err, errlen, "--cnpg takes the user and password from the Cluster's "
-                                         "app Secret: drop --user/--password-secret, or use "
-                                         "--host");
+            (void)util_errf(err, errlen,
+                            "--cnpg takes the user and password from the Cluster's "
+                            "app Secret: drop --user/--password-secret, or use "
+                            "--host");
             goto fail;
         }
         cJSON *c = cJSON_AddObjectToObject(t, "cnpg");
@@ -90,8 +94,9 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
             (void)snprintf(host, sizeof(host), "%s-postgresql-%s", o->name,
                            ro ? "read" : "primary");
         else if (ro) {
-            (void)util_errf(err, errlen, "--service ro: a standalone Bitnami postgresql has no "
-                                         "read Service (add --bitnami-arch replication)");
+            (void)util_errf(err, errlen,
+                            "--service ro: a standalone Bitnami postgresql has no "
+                            "read Service (add --bitnami-arch replication)");
             goto fail;
         } else
             (void)snprintf(host, sizeof(host), "%s-postgresql", o->name);
@@ -101,8 +106,9 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
         break;
     case PLUGIN_BITNAMI_HA:
         if (ro) {
-            (void)util_errf(err, errlen, "--service ro: postgresql-ha reads go through Pgpool "
-                                         "(load balancing), which is the default host");
+            (void)util_errf(err, errlen,
+                            "--service ro: postgresql-ha reads go through Pgpool "
+                            "(load balancing), which is the default host");
             goto fail;
         }
         (void)snprintf(host, sizeof(host), "%s-postgresql-ha-pgpool", o->name);
@@ -111,9 +117,10 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
     case PLUGIN_STACKGRES:
         (void)snprintf(host, sizeof(host), ro ? "%s-replicas" : "%s", o->name);
         if (o->user && strcmp(o->user, "postgres") && !o->password_secret) {
-            (void)util_errf(err, errlen, "--stackgres with --user %s: give that user's Secret "
-                                         "with --password-secret (the cluster's Secret holds "
-                                         "postgres's password)",
+            (void)util_errf(err, errlen,
+                            "--stackgres with --user %s: give that user's Secret "
+                            "with --password-secret (the cluster's Secret holds "
+                            "postgres's password)",
                             o->user);
             goto fail;
         }

@@ -13,12 +13,12 @@
 #include <cjson/cJSON.h>
 
 enum plugin_distro {
-    PLUGIN_HOST,      /* --host H --user U [--password-secret S[/key]] */
-    PLUGIN_CNPG,      /* --cnpg CLUSTER [--service rw|ro|r] */
-    PLUGIN_BITNAMI,   /* --bitnami RELEASE: postgresql chart, standalone or replication */
+    PLUGIN_HOST,       /* --host H --user U [--password-secret S[/key]] */
+    PLUGIN_CNPG,       /* --cnpg CLUSTER [--service rw|ro|r] */
+    PLUGIN_BITNAMI,    /* --bitnami RELEASE: postgresql chart, standalone or replication */
     PLUGIN_BITNAMI_HA, /* --bitnami RELEASE --bitnami-arch ha: postgresql-ha (Pgpool) */
-    PLUGIN_STACKGRES, /* --stackgres CLUSTER */
-    PLUGIN_ZALANDO,   /* --zalando CLUSTER */
+    PLUGIN_STACKGRES,  /* --stackgres CLUSTER */
+    PLUGIN_ZALANDO,    /* --zalando CLUSTER */
 };
 
 struct plugin_target_opts {

@@ -20,9 +20,9 @@ static int scalar(yaml_emitter_t *em, const char *v, bool plain_ok)
     yaml_event_t ev;
     /* strings that would read back as another type are quoted (plain_implicit = 0 forces it for
      * the resolver's sake: "true", "10", "1e3" stay strings) */
-    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), plain_ok,
-                                 !plain_ok, plain_ok ? YAML_ANY_SCALAR_STYLE
-                                                     : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+    yaml_scalar_event_initialize(
+        &ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), plain_ok, !plain_ok,
+        plain_ok ? YAML_ANY_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
     return yaml_emitter_emit(em, &ev);
 }
 
@@ -30,10 +30,10 @@ static bool looks_typed(const char *s)
 {
     if (!*s)
         return true;
-    static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "null", "~",
-                                        "True", "False", "Yes", "No", "On", "Off", "Null", "NULL",
-                                        "TRUE", "FALSE", "YES", "NO", "ON", "OFF", "y", "n", "Y",
-                                        "N"};
+    static const char *const words[] = {"true", "false", "yes",   "no",    "on",  "off", "null",
+                                        "~",    "True",  "False", "Yes",   "No",  "On",  "Off",
+                                        "Null", "NULL",  "TRUE",  "FALSE", "YES", "NO",  "ON",
+                                        "OFF",  "y",     "n",     "Y",     "N"};
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
         if (strcmp(s, words[i]) == 0)
             return true;

@@ -155,28 +155,57 @@ static void test_targets(void **state)
         struct plugin_target_opts o;
         const char *host, *secret, *key, *user;
     } cases[] = {
-        {{.distro = PLUGIN_BITNAMI, .name = "pg"}, "pg-postgresql", "pg-postgresql",
-         "postgres-password", "postgres"},
-        {{.distro = PLUGIN_BITNAMI, .name = "pg", .user = "app"}, "pg-postgresql",
-         "pg-postgresql", "password", "app"},
-        {{.distro = PLUGIN_BITNAMI, .name = "pg", .replication = true}, "pg-postgresql-primary",
-         "pg-postgresql", "postgres-password", "postgres"},
-        {{.distro = PLUGIN_BITNAMI, .name = "pg", .replication = true, .service = "ro"},
-         "pg-postgresql-read", "pg-postgresql", "postgres-password", "postgres"},
-        {{.distro = PLUGIN_BITNAMI_HA, .name = "pg"}, "pg-postgresql-ha-pgpool",
-         "pg-postgresql-ha-postgresql", "password", "postgres"},
-        {{.distro = PLUGIN_STACKGRES, .name = "pg"}, "pg", "pg", "superuser-password",
+        {{.distro = PLUGIN_BITNAMI, .name = "pg"},
+         "pg-postgresql",
+         "pg-postgresql",
+         "postgres-password",
          "postgres"},
-        {{.distro = PLUGIN_STACKGRES, .name = "pg", .service = "ro"}, "pg-replicas", "pg",
-         "superuser-password", "postgres"},
-        {{.distro = PLUGIN_ZALANDO, .name = "pg"}, "pg",
-         "postgres.pg.credentials.postgresql.acid.zalan.do", "password", "postgres"},
-        {{.distro = PLUGIN_ZALANDO, .name = "pg", .user = "app_user", .service = "ro"}, "pg-repl",
-         "app-user.pg.credentials.postgresql.acid.zalan.do", "password", "app_user"},
+        {{.distro = PLUGIN_BITNAMI, .name = "pg", .user = "app"},
+         "pg-postgresql",
+         "pg-postgresql",
+         "password",
+         "app"},
+        {{.distro = PLUGIN_BITNAMI, .name = "pg", .replication = true},
+         "pg-postgresql-primary",
+         "pg-postgresql",
+         "postgres-password",
+         "postgres"},
+        {{.distro = PLUGIN_BITNAMI, .name = "pg", .replication = true, .service = "ro"},
+         "pg-postgresql-read",
+         "pg-postgresql",
+         "postgres-password",
+         "postgres"},
+        {{.distro = PLUGIN_BITNAMI_HA, .name = "pg"},
+         "pg-postgresql-ha-pgpool",
+         "pg-postgresql-ha-postgresql",
+         "password",
+         "postgres"},
+        {{.distro = PLUGIN_STACKGRES, .name = "pg"}, "pg", "pg", "superuser-password", "postgres"},
+        {{.distro = PLUGIN_STACKGRES, .name = "pg", .service = "ro"},
+         "pg-replicas",
+         "pg",
+         "superuser-password",
+         "postgres"},
+        {{.distro = PLUGIN_ZALANDO, .name = "pg"},
+         "pg",
+         "postgres.pg.credentials.postgresql.acid.zalan.do",
+         "password",
+         "postgres"},
+        {{.distro = PLUGIN_ZALANDO, .name = "pg", .user = "app_user", .service = "ro"},
+         "pg-repl",
+         "app-user.pg.credentials.postgresql.acid.zalan.do",
+         "password",
+         "app_user"},
         {{.distro = PLUGIN_HOST, .name = "db", .user = "app", .password_secret = "pg-app/pw"},
-         "db", "pg-app", "pw", "app"},
-        {{.distro = PLUGIN_HOST, .name = "db", .user = "app", .password_secret = "pg-app"}, "db",
-         "pg-app", "password", "app"},
+         "db",
+         "pg-app",
+         "pw",
+         "app"},
+        {{.distro = PLUGIN_HOST, .name = "db", .user = "app", .password_secret = "pg-app"},
+         "db",
+         "pg-app",
+         "password",
+         "app"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct plugin_target_expect e;
@@ -218,14 +247,18 @@ static void test_targets(void **state)
 static void test_build(void **state)
 {
     (void)state;
-    struct plugin_target_opts to = {.distro = PLUGIN_HOST, .name = "db", .user = "app",
-                                    .password_secret = "pg-app"};
+    struct plugin_target_opts to = {
+        .distro = PLUGIN_HOST, .name = "db", .user = "app", .password_secret = "pg-app"};
     struct plugin_target_expect e;
     char err[512];
     cJSON *target = plugin_target_build(&to, &e, err, sizeof(err));
     const char *args[] = {"-c", "8", "-j", "2", "-T", "30", "-M", "prepared", "-b", "select-only"};
-    struct plugin_run_opts ro = {.c = {.name = "x", .ns = "default", .workers = 2, .ttl_s = 60,
-                                       .node_selector = {"disk=ssd"}, .n_node_selector = 1},
+    struct plugin_run_opts ro = {.c = {.name = "x",
+                                       .ns = "default",
+                                       .workers = 2,
+                                       .ttl_s = 60,
+                                       .node_selector = {"disk=ssd"},
+                                       .n_node_selector = 1},
                                  .target = target,
                                  .pgbench_args = args,
                                  .npgbench_args = 10,
@@ -256,8 +289,8 @@ static void test_build(void **state)
     assert_non_null(strstr(err, "workers"));
     cJSON_Delete(target);
 
-    struct plugin_fio_opts fo = {.c = {.name = "f", .ns = "default", .ttl_s = -1},
-                                 .storage_class = "fast", .preset = "wal"};
+    struct plugin_fio_opts fo = {
+        .c = {.name = "f", .ns = "default", .ttl_s = -1}, .storage_class = "fast", .preset = "wal"};
     br = plugin_build_fio(&fo, err, sizeof(err));
     if (!br)
         fail_msg("%s", err);
