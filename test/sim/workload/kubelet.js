@@ -736,7 +736,12 @@ class Kubelet {
     env.HOME = root;
     for (const [k, v] of Object.entries(userEnv)) env[k] = rewrite(v);
     env.SIM_TERMINATION_MESSAGE_PATH = termFile;
-    const exe = resolveExecutable(command[0], this.binPath, userEnv.PATH || process.env.PATH);
+    // a host path given as the command runs as is, also under a path a volume is mounted at
+    // (/tmp): the sim's pods are host processes, and a repository may live under /tmp
+    const raw0 = spec.command && spec.command.length ? expand(spec.command[0], lookup) : '';
+    const exe = path.isAbsolute(raw0) && isExecutable(raw0)
+      ? raw0
+      : resolveExecutable(command[0], this.binPath, userEnv.PATH || process.env.PATH);
     if (!exe) {
       fail(`failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "${command[0]}": executable file not found in $PATH: unknown`);
       return;
