@@ -297,6 +297,19 @@ test('a Job whose service account does not exist: FailedCreate naming the genera
   await waitFor(() => cond(c.store.get('batch/jobs', 'default', 'nosa'), 'Complete'), 'Job completes once the account exists', 20000);
 });
 
+test('a Job whose pods are all refused still starts (status.startTime) and ends at its activeDeadlineSeconds (syncJob writes status when manageJob fails)', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  c.store.create('batch/jobs', job('refused', { activeDeadlineSeconds: 1, backoffLimit: 0 }, { serviceAccountName: 'ghost', containers: [{ name: 'c', image: 'x', command: ['/bin/true'] }] }));
+  const started = await waitFor(() => { const j = c.store.get('batch/jobs', 'default', 'refused'); return j.status && j.status.startTime && j; }, 'startTime despite FailedCreate');
+  assert.equal(started.status.active, undefined);
+  const failed = await waitFor(() => cond(c.store.get('batch/jobs', 'default', 'refused'), 'Failed'), 'DeadlineExceeded', 15000);
+  assert.equal(failed.reason, 'DeadlineExceeded');
+  assert.equal(failed.message, 'Job was active longer than specified deadline');
+  assert.equal(jobPods(c.store, 'default', 'refused').length, 0);
+  assert.equal(c.store.get('batch/jobs', 'default', 'refused').status.failed, undefined, 'no pod was ever counted');
+});
+
 test('Pod Security admission: a restricted namespace refuses the pods of a non-compliant Job (FailedCreate, upstream message) and admits compliant ones; baseline only refuses privileged', async (t) => {
   const c = cluster();
   t.after(() => c.close());

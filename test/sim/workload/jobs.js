@@ -355,6 +355,7 @@ class JobController {
     }
 
     const deleting = !!job.metadata.deletionTimestamp;
+    let manageErr = null;
     if (!finishing) {
       // ---- manageJob (not while the Job itself is being deleted)
       if (deleting) {
@@ -376,10 +377,17 @@ class JobController {
         const backoffMs = bo.failures > 0 ? Math.min(this.backoffBaseMs * 2 ** (bo.failures - 1), MAX_BACKOFF_MS) : 0;
         const waitMs = bo.failures > 0 ? bo.last + backoffMs - nowMs : 0;
         const terminating = onlyFailed ? pods.filter((p) => p.metadata.deletionTimestamp && !isTerminal(p)) : [];
-        if (indexed) {
-          active = this.manageIndexed(job, active, succeededIdx, completions, parallelism, waitMs, key, terminating);
-        } else {
-          active = this.manageNonIndexed(job, active, status.succeeded, completions, parallelism, waitMs, key, terminating.length);
+        try {
+          if (indexed) {
+            active = this.manageIndexed(job, active, succeededIdx, completions, parallelism, waitMs, key, terminating);
+          } else {
+            active = this.manageNonIndexed(job, active, status.succeeded, completions, parallelism, waitMs, key, terminating.length);
+          }
+        } catch (e) {
+          // syncJob: a failed pod create (FailedCreate) still lets the status (startTime, so
+          // activeDeadlineSeconds counts) be written; the error makes the sync retry with backoff.
+          manageErr = e;
+          active = this.store.list('core/pods', ns, { filter: (p) => owned(p) && !isTerminal(p) && !p.metadata.deletionTimestamp });
         }
       }
       const done = !deleting && (completions === null ? status.succeeded > 0 && active.length === 0 : status.succeeded >= completions && active.length === 0);
@@ -435,6 +443,7 @@ class JobController {
     if (!cur || cur.metadata.uid !== uid) return;
     this.writeStatus(cur, status, JSON.stringify(cur.status || {}));
     if (finishing && status.terminating === 0) this.queue.add(key); // TTL, finalizers
+    if (manageErr) throw manageErr;
   }
 
   // restartPolicy OnFailure: container restarts of running/pending pods count against the limit.
