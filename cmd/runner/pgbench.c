@@ -130,6 +130,8 @@ struct load {
     uv_timer_t watchdog; /* kills a pgbench that outlives its -T duration by far */
     double watchdog_s;   /* 0 = none */
     int watchdog_fired;  /* 1 = SIGTERM sent, 2 = SIGKILL sent */
+    double deadline_at;  /* run mode: BENCH_DEADLINE_AT, 0 = none */
+    bool deadline_armed; /* the watchdog stands for the deadline (it comes first) */
     /* init mode: stderr kept (last STDERR_KEEP bytes) */
     struct buf err;
     double child_start, child_end;
@@ -259,8 +261,17 @@ static void start_child(struct load *l)
         if (ms > 0)
             (void)uv_timer_start(&l->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
     }
-    if (l->watchdog_s > 0)
-        (void)uv_timer_start(&l->watchdog, on_watchdog, (uint64_t)(l->watchdog_s * 1000.0), 0);
+    double limit = l->watchdog_s;
+    if (l->deadline_at > 0) {
+        /* the run's deadline: stop the load there and report what it has */
+        double left = l->deadline_at - l->child_start;
+        if (limit <= 0 || left < limit) {
+            limit = left > 0.001 ? left : 0.001;
+            l->deadline_armed = true;
+        }
+    }
+    if (limit > 0)
+        (void)uv_timer_start(&l->watchdog, on_watchdog, (uint64_t)(limit * 1000.0), 0);
     if (l->diag && pg_diag_start(l->diag) != 0)
         log_warn("runner", "cannot start diagnostics sampling");
 }
@@ -277,9 +288,14 @@ static void on_watchdog(uv_timer_t *t)
     if (!l->child_started || l->child.exited)
         return;
     l->watchdog_fired++;
-    log_error("runner", "%s still running %.0f s after it started (limit %.0f s): sending %s",
-              l->argv[0], runner_now() - l->child_start, l->watchdog_s,
-              l->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL");
+    if (l->deadline_armed)
+        log_error("runner",
+                  "%s still running at the run's deadline (BENCH_DEADLINE_AT): sending %s",
+                  l->argv[0], l->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL");
+    else
+        log_error("runner", "%s still running %.0f s after it started (limit %.0f s): sending %s",
+                  l->argv[0], runner_now() - l->child_start, l->watchdog_s,
+                  l->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL");
     (void)child_kill(&l->child, l->watchdog_fired == 1 ? SIGTERM : SIGKILL);
     if (l->watchdog_fired == 1)
         (void)uv_timer_start(&l->watchdog, on_watchdog, 5000, 0);
@@ -349,6 +365,15 @@ static void load_run(struct load *l)
                 log_warn("runner", "start barrier %s already passed %.3f s ago; starting now", at,
                          -delay);
         }
+    }
+    const char *dl = l->pg ? getenv("BENCH_DEADLINE_AT") : NULL;
+    if (dl && *dl) {
+        char *end;
+        double when = strtod(dl, &end);
+        if (*end || end == dl || !(when > 0))
+            log_warn("runner", "ignoring BENCH_DEADLINE_AT=%s: not a Unix time", dl);
+        else
+            l->deadline_at = when;
     }
     (void)uv_timer_start(&l->barrier, on_barrier, delay > 0 ? (uint64_t)(delay * 1000.0 + 0.5) : 0,
                          0);
@@ -443,8 +468,6 @@ int runner_cmd_pgbench_init(int argc, char **argv)
     bool skip = ra.skip_if_initialized;
     char msg[1024] = "";
     io.quiet = true;
-    if (runner_conn_check(&co.conn, msg, sizeof(msg)))
-        return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
 
     struct bench_argv av = BENCH_ARGV_INIT;
     if (bench_pgbench_init_argv(&io, &av, msg, sizeof(msg)) != 0)
@@ -599,8 +622,6 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         goto out;                                                                                  \
     } while (0)
 
-    if (runner_conn_check(&co.conn, msg, sizeof(msg)))
-        USAGE_FAIL("%s", msg);
     for (size_t i = 0; i < ro.nscripts; i++)
         if (access(ro.scripts[i].path, R_OK) != 0)
             USAGE_FAIL("--%s: cannot read %s: %s",
@@ -789,13 +810,19 @@ int runner_cmd_pgbench_run(int argc, char **argv)
                                         : " before start");
         (void)bench_result_add_error(r, msg);
     }
-    if (l->child_started && !pg->summary_seen && !l->signal && exit_code != BENCH_EXIT_OK &&
-        pg->nerrors == 0) {
+    if (l->child_started && !pg->summary_seen && !l->signal && !l->watchdog_fired &&
+        exit_code != BENCH_EXIT_OK && pg->nerrors == 0) {
         (void)snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary",
                        child_exit);
         (void)bench_result_add_error(r, msg);
     }
-    if (l->watchdog_fired) {
+    if (l->watchdog_fired && l->deadline_armed) {
+        (void)snprintf(msg, sizeof(msg),
+                       "deadline: pgbench was still running at the run's deadline, %.0f s after "
+                       "it started, and was stopped; the result is partial",
+                       l->child_end - l->child_start);
+        (void)bench_result_add_error(r, msg);
+    } else if (l->watchdog_fired) {
         (void)snprintf(msg, sizeof(msg),
                        "watchdog: pgbench was still running %.0f s after its start (duration %d "
                        "s) and was killed",

@@ -73,7 +73,7 @@ struct ctrl_controller {
     struct kube_client *kc;
     struct ctrl_options opt;
     char *ns;
-    struct kube_informer *brs, *jobs, *pods;
+    struct kube_informer *brs, *jobs, *pods, *events;
     struct kube_queue *q;
     struct rec *recs;    /* in flight, for free() */
     struct ev_send *evs; /* Events in flight or waiting to be retried */
@@ -99,6 +99,8 @@ struct rec {
     cJSON *br, *init_job, *run_job;
     cJSON *pods[CTRL_MAX_PODS];
     int n_pods;
+    cJSON *events[CTRL_MAX_EVENTS];
+    int n_events;
     struct ctrl_observed obs;
     struct ctrl_plan plan;
     int pending;           /* fetches in flight */
@@ -242,6 +244,93 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         cJSON_DeleteItemFromObjectCaseSensitive(st, "conditions");
 }
 
+/* Warning events say why a worker waits where its status does not. Only three matter, each about
+ * a child whose name the run decides, so a cluster's other Warnings cost a parse and are dropped:
+ * the kubelet's FailedMount of a worker pod (<br>-init-..., <br>-run-...), the pv controller's
+ * ProvisioningFailed of the fio claim (<br>-fio), the Job controller's FailedCreate of a run's Job
+ * (<br>-init, <br>-run). */
+struct event_kind {
+    const char *reason, *kind;
+};
+static const struct event_kind EVENT_KINDS[] = {{"FailedMount", "Pod"},
+                                                {"ProvisioningFailed", "PersistentVolumeClaim"},
+                                                {"FailedCreate", "Job"},
+                                                {NULL, NULL}};
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n > m && strcmp(s + n - m, suf) == 0;
+}
+
+void ctrl_transform_event(cJSON *obj, void *ud)
+{
+    (void)ud;
+    /* the last time it was seen: core/v1 lastTimestamp, else what events.k8s.io/v1 writers set */
+    const char *when = ctrl_jstr(obj, "lastTimestamp");
+    if (!when)
+        when = ctrl_jstr(obj, "series.lastObservedTime");
+    if (!when)
+        when = ctrl_jstr(obj, "eventTime");
+    if (!when)
+        when = ctrl_jstr(obj, "firstTimestamp");
+    if (!when)
+        when = ctrl_jstr(obj, "metadata.creationTimestamp");
+    cJSON *t = when ? ctrl_must(cJSON_CreateString(when)) : NULL;
+    static const char *const top[] = {"metadata", "involvedObject", "reason", "message", NULL};
+    keep_keys(obj, top);
+    static const char *const meta[] = {"name", "namespace", "resourceVersion", NULL};
+    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    static const char *const inv[] = {"kind", "name", NULL};
+    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "involvedObject"), inv);
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "message");
+    if (cJSON_IsString(m) && strlen(m->valuestring) > CTRL_EVENT_MESSAGE_MAX) {
+        /* cut on a UTF-8 character boundary: the text may end up in status */
+        size_t n = CTRL_EVENT_MESSAGE_MAX;
+        while (n > 0 && ((unsigned char)m->valuestring[n] & 0xC0) == 0x80)
+            n--;
+        char cut[CTRL_EVENT_MESSAGE_MAX + 1];
+        memcpy(cut, m->valuestring, n);
+        cut[n] = '\0';
+        ctrl_jset_str(obj, "message", cut);
+    }
+    if (t)
+        ctrl_jset(obj, "time", t);
+}
+
+bool ctrl_event_relevant(const cJSON *obj, void *ud)
+{
+    (void)ud;
+    const char *reason = ctrl_jstr(obj, "reason");
+    const char *kind = ctrl_jstr(obj, "involvedObject.kind");
+    const char *name = ctrl_jstr(obj, "involvedObject.name");
+    if (!reason || !kind || !name || !ctrl_jstr(obj, "metadata.namespace"))
+        return false;
+    const struct event_kind *k = EVENT_KINDS;
+    while (k->reason && (strcmp(k->reason, reason) != 0 || strcmp(k->kind, kind) != 0))
+        k++;
+    if (!k->reason)
+        return false;
+    if (strcmp(kind, "Pod") == 0)
+        return strstr(name, "-init-") || strstr(name, "-run-");
+    if (strcmp(kind, "Job") == 0)
+        return has_suffix(name, "-init") || has_suffix(name, "-run");
+    return has_suffix(name, "-fio");
+}
+
+/* "ns/Kind/name" of the object an event is about: the events cache's index. */
+static bool event_key(const cJSON *ev, char *buf, size_t n, void *ud)
+{
+    (void)ud;
+    const char *ns = ctrl_jstr(ev, "metadata.namespace");
+    const char *kind = ctrl_jstr(ev, "involvedObject.kind");
+    const char *name = ctrl_jstr(ev, "involvedObject.name");
+    if (!ns || !kind || !name)
+        return false;
+    int len = snprintf(buf, n, "%s/%s/%s", ns, kind, name);
+    return len > 0 && (size_t)len < n;
+}
+
 /* ---- event handlers ----------------------------------------------------------------------- */
 
 static void enqueue_key(struct ctrl_controller *c, const char *ns, const char *name)
@@ -291,6 +380,43 @@ static void child_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
     child_event(new_obj, ud);
 }
 
+/* A Warning event: the run of the pod (through the pod cache), or of the Job or claim (their
+ * names are the run's name plus a suffix, and the run must be cached). */
+static void warning_event(const cJSON *ev, void *ud)
+{
+    struct ctrl_controller *c = ud;
+    const char *ns = ctrl_jstr(ev, "metadata.namespace");
+    const char *kind = ctrl_jstr(ev, "involvedObject.kind");
+    const char *name = ctrl_jstr(ev, "involvedObject.name");
+    if (!ns || !kind || !name)
+        return;
+    char key[512];
+    if (strcmp(kind, "Pod") == 0) {
+        cJSON *pod = kube_informer_copy(c->pods, ns, name);
+        bool ok = pod && owner_key(pod, key, sizeof(key), NULL);
+        cJSON_Delete(pod);
+        if (ok)
+            kube_queue_add(c->q, key);
+        return;
+    }
+    char br[300];
+    (void)snprintf(br, sizeof(br), "%s", name);
+    char *dash = strrchr(br, '-');
+    if (!dash)
+        return;
+    *dash = '\0';
+    cJSON *run = kube_informer_copy(c->brs, ns, br);
+    if (run)
+        enqueue_key(c, ns, br);
+    cJSON_Delete(run);
+}
+
+static void warning_event_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
+{
+    (void)old_obj;
+    warning_event(new_obj, ud);
+}
+
 static void br_delete(const cJSON *obj, void *ud)
 {
     struct ctrl_controller *c = ud;
@@ -325,6 +451,8 @@ static void rec_free(struct rec *r)
     cJSON_Delete(r->run_job);
     for (int i = 0; i < r->n_pods; i++)
         cJSON_Delete(r->pods[i]);
+    for (int i = 0; i < r->n_events; i++)
+        cJSON_Delete(r->events[i]);
     for (int i = 0; i < CTRL_MAX_WORKERS; i++) {
         cJSON_Delete(r->obs.results[i]);
         free(r->obs.result_errors[i]);
@@ -364,6 +492,39 @@ static void collect_pod(const cJSON *pod, void *ud)
     r->n_pods++;
 }
 
+static void collect_event(const cJSON *ev, void *ud)
+{
+    struct rec *r = ud;
+    if (r->n_events >= CTRL_MAX_EVENTS)
+        return;
+    r->events[r->n_events] = ctrl_must(cJSON_Duplicate(ev, 1));
+    r->n_events++;
+}
+
+/* The cached Warning events about the run's pods, fio claim and Jobs. */
+static void collect_events(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    for (int i = 0; i < r->n_events; i++)
+        cJSON_Delete(r->events[i]);
+    r->n_events = 0;
+    char k[700], n[300];
+    for (int i = 0; i < r->n_pods; i++) {
+        (void)snprintf(k, sizeof(k), "%s/Pod/%s", r->ns, ctrl_jstr(r->pods[i], "metadata.name"));
+        kube_informer_foreach_indexed(c->events, k, collect_event, r);
+    }
+    const enum ctrl_child children[] = {CTRL_CHILD_INIT, CTRL_CHILD_RUN, CTRL_CHILD_FIO_PVC};
+    for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++) {
+        ctrl_child_name(r->name, children[i], n, sizeof(n));
+        (void)snprintf(k, sizeof(k), "%s/%s/%s", r->ns,
+                       children[i] == CTRL_CHILD_FIO_PVC ? "PersistentVolumeClaim" : "Job", n);
+        kube_informer_foreach_indexed(c->events, k, collect_event, r);
+    }
+    for (int i = 0; i < r->n_events; i++)
+        r->obs.events[i] = r->events[i];
+    r->obs.n_events = r->n_events;
+}
+
 /* (Re)loads the observed state from the caches; br_fresh (owned) replaces the cached object. */
 static void rec_observe(struct rec *r, cJSON *br_fresh)
 {
@@ -392,6 +553,7 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     for (int i = 0; i < r->n_pods; i++)
         r->obs.pods[i] = r->pods[i];
     r->obs.n_pods = r->n_pods;
+    collect_events(r);
 }
 
 static void process(struct kube_queue *q, const char *key, void *ud)
@@ -1307,6 +1469,15 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, c, &c->pods);
     if (rc)
         goto fail;
+    struct kube_informer_handlers he = {.on_add = warning_event,
+                                        .on_update = warning_event_update,
+                                        .transform = ctrl_transform_event,
+                                        .filter = ctrl_event_relevant,
+                                        .index = event_key};
+    struct kube_informer_opts eo = {.field_selector = "type=Warning"};
+    rc = kube_informer_new_opts(kc, &KUBE_EVENTS, c->ns, &eo, &he, c, &c->events);
+    if (rc)
+        goto fail;
     *out = c;
     return 0;
 fail:
@@ -1319,6 +1490,8 @@ int ctrl_controller_start(struct ctrl_controller *c)
     int rc = kube_informer_start(c->jobs);
     if (!rc)
         rc = kube_informer_start(c->pods);
+    if (!rc) /* advisory: readiness (ctrl_controller_synced) does not wait for it */
+        rc = kube_informer_start(c->events);
     if (!rc)
         rc = kube_informer_start(c->brs);
     return rc;
@@ -1364,6 +1537,7 @@ void ctrl_controller_free(struct ctrl_controller *c)
     kube_informer_free(c->brs);
     kube_informer_free(c->jobs);
     kube_informer_free(c->pods);
+    kube_informer_free(c->events);
     kube_queue_free(c->q);
     free(c->expect);
     free(c->ns);

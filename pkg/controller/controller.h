@@ -1,7 +1,10 @@
 /* pkg/controller/controller: informers + work queue + the executor of reconcile plans.
  *
  * Watches BenchmarkRuns (one namespace or all), and Jobs and Pods carrying the label
- * pgbench.dev/benchmarkrun; every event enqueues the owning BenchmarkRun's key. A reconcile reads
+ * pgbench.dev/benchmarkrun; every event enqueues the owning BenchmarkRun's key. It also watches
+ * Warning Events (field selector type=Warning), keeping only the few that say why a worker cannot
+ * start (ctrl_event_relevant: FailedMount of a run's pod, ProvisioningFailed of a fio claim,
+ * FailedCreate of a run's Job), trimmed to a few fields. A reconcile reads
  * the caches, asks ctrl_decide() for a plan, fetches what the plan needs (scale target, pod logs),
  * then writes: status first (merge patch on /status with the observed resourceVersion; a 409
  * Conflict re-reads the object and decides again), then creates (AlreadyExists is success) and
@@ -50,5 +53,13 @@ void ctrl_controller_metrics_source(const struct ctrl_controller *c,
 void ctrl_transform_benchmarkrun(cJSON *obj, void *ud);
 void ctrl_transform_job(cJSON *obj, void *ud);
 void ctrl_transform_pod(cJSON *obj, void *ud);
+/* Events: {metadata: {name, namespace, resourceVersion}, involvedObject: {kind, name}, reason,
+ * message (at most CTRL_EVENT_MESSAGE_MAX bytes), time (the last time it was seen)}. */
+void ctrl_transform_event(cJSON *obj, void *ud);
+/* A (transformed) event the reconciler reads: FailedMount of a pod named like a worker
+ * (<br>-init-..., <br>-run-...), ProvisioningFailed of a claim <br>-fio, FailedCreate of a Job
+ * <br>-init or <br>-run. */
+bool ctrl_event_relevant(const cJSON *obj, void *ud);
+#define CTRL_EVENT_MESSAGE_MAX 512
 
 #endif

@@ -15,7 +15,7 @@ void ctrl_config_defaults(struct ctrl_config *cfg)
     cfg->runner_image = "ghcr.io/pgbench-operator/runner:0.1.0";
     cfg->runner_command = "/usr/local/bin/pgbench-runner";
     cfg->start_delay_s = 10;
-    cfg->deadline_margin_s = 120;
+    cfg->deadline_margin_s = 600;
     cfg->component = "pgbench-operator";
     cfg->instance = "pgbench-operator";
 }
@@ -331,15 +331,27 @@ static cJSON *job_skeleton(const cJSON *br, const char *name, const char *role, 
     return job;
 }
 
-long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg)
+long ctrl_init_timeout(const struct ctrl_spec *s)
 {
+    return s->timeout_s > 0 ? s->timeout_s : CTRL_INIT_TIMEOUT_S;
+}
+
+long ctrl_run_timeout(const struct ctrl_spec *s, const struct ctrl_config *cfg)
+{
+    if (s->timeout_s > 0)
+        return s->timeout_s;
     long expected = ctrl_spec_expected_seconds(s);
     if (expected <= 0)
-        return 0;
-    long d = expected + cfg->start_delay_s + cfg->deadline_margin_s;
+        return CTRL_TRANSACTIONS_TIMEOUT_S;
+    long t = expected + cfg->deadline_margin_s;
     if (s->workload == CTRL_WL_PGBENCH && s->replica_lag) /* the runner's catch-up wait */
-        d += s->replica_timeout_s;
-    return d;
+        t += s->replica_timeout_s;
+    return t;
+}
+
+long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg)
+{
+    return cfg->start_delay_s + ctrl_run_timeout(s, cfg) + CTRL_DEADLINE_REPORT_S;
 }
 
 cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
@@ -361,6 +373,7 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     put_num(spec, "completions", 1);
     put_num(spec, "parallelism", 1);
+    put_num(spec, "activeDeadlineSeconds", (double)ctrl_init_timeout(s));
     return job;
 }
 
@@ -468,6 +481,8 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
     cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
     cJSON *vols = (cJSON *)ctrl_jget(tmpl, "spec.volumes");
     env_num(env, "BENCH_START_AT", start_at);
+    if (s->workload == CTRL_WL_PGBENCH) /* the runner stops its load there and reports */
+        env_num(env, "BENCH_DEADLINE_AT", start_at + ctrl_run_timeout(s, cfg));
     if (s->workload == CTRL_WL_PGBENCH) {
         pgbench_args(args, vols, mounts, s);
         if (s->workers > 1) {
@@ -486,9 +501,7 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
     put_str(spec, "completionMode", "Indexed");
     put_num(spec, "completions", s->workers);
     put_num(spec, "parallelism", s->workers);
-    long deadline = ctrl_run_deadline(s, cfg);
-    if (deadline > 0)
-        put_num(spec, "activeDeadlineSeconds", (double)deadline);
+    put_num(spec, "activeDeadlineSeconds", (double)ctrl_run_deadline(s, cfg));
     return job;
 }
 

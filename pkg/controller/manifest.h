@@ -23,7 +23,7 @@ struct ctrl_config {
     const char *runner_image;   /* default image when spec.image is empty */
     const char *runner_command; /* absolute path of the runner inside the image */
     long start_delay_s;         /* BENCH_START_AT = start + this */
-    long deadline_margin_s;     /* activeDeadlineSeconds = expected runtime + this */
+    long deadline_margin_s;     /* default run timeout = expected runtime + this (600) */
     const char *component;      /* events' reporting component */
     const char *instance;       /* events' reporting instance (pod or host name) */
 };
@@ -43,7 +43,23 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
 cJSON *ctrl_manifest_fio_pvc(const cJSON *br, const struct ctrl_spec *s);
 cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s);
 
-/* activeDeadlineSeconds of the run Job; 0 = none (transactions mode). */
+/* Deadlines: spec.timeoutSeconds, else a generous default per phase. The one source of the
+ * operator's own check, the Jobs' activeDeadlineSeconds and the runner's BENCH_DEADLINE_AT. */
+#define CTRL_INIT_TIMEOUT_S (6L * 3600)
+#define CTRL_TRANSACTIONS_TIMEOUT_S (24L * 3600)
+/* Between the runner's deadline and its Job's: time to stop pgbench (SIGTERM, SIGKILL 5 s later)
+ * and report what it has, before the Job controller deletes the pod. */
+#define CTRL_DEADLINE_REPORT_S 15
+/* Seconds the init phase may take from the init Job's creation (its activeDeadlineSeconds):
+ * spec.timeoutSeconds, else CTRL_INIT_TIMEOUT_S. */
+long ctrl_init_timeout(const struct ctrl_spec *s);
+/* Seconds the run may take from its start barrier: spec.timeoutSeconds, else the expected runtime
+ * (durationSeconds, or the fio jobs' runtimes summed) plus the runner's replica catch-up wait plus
+ * cfg->deadline_margin_s; CTRL_TRANSACTIONS_TIMEOUT_S for a transactions run. A pgbench runner
+ * stops its load at barrier + this (BENCH_DEADLINE_AT) and reports a partial result. */
+long ctrl_run_timeout(const struct ctrl_spec *s, const struct ctrl_config *cfg);
+/* activeDeadlineSeconds of the run Job (counted from the Job's start, the start delay before the
+ * barrier): start delay + run timeout + CTRL_DEADLINE_REPORT_S. */
 long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg);
 
 /* Small JSON helpers shared by the package. */

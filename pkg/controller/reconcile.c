@@ -334,12 +334,87 @@ static bool blocked_reason(const char *reason)
     return false;
 }
 
+/* The newest cached Warning event with this reason about kind/name. Events outlive their objects
+ * (an hour by default), so one last seen more than a second before `since` (the phase's start) is
+ * about an earlier run of the same name and is ignored. */
+static const cJSON *find_event(const struct ctrl_observed *obs, const char *reason,
+                               const char *kind, const char *name, double since)
+{
+    const cJSON *best = NULL;
+    double best_t = -1;
+    for (int i = 0; i < obs->n_events; i++) {
+        const cJSON *e = obs->events[i];
+        const char *r = ctrl_jstr(e, "reason"), *k = ctrl_jstr(e, "involvedObject.kind");
+        const char *n = ctrl_jstr(e, "involvedObject.name");
+        if (!r || !k || !n || strcmp(r, reason) != 0 || strcmp(k, kind) != 0 ||
+            strcmp(n, name) != 0)
+            continue;
+        double t = ctrl_time_parse(ctrl_jstr(e, "time"));
+        if (since > 0 && t >= 0 && t < since - 1)
+            continue;
+        if (!best || t > best_t) {
+            best = e;
+            best_t = t;
+        }
+    }
+    return best;
+}
+
+/* The spec field behind a volume the kubelet cannot mount (the names manifest.c gives them). */
+static const char *volume_field(const char *msg, char *buf, size_t len)
+{
+    const char *v = msg ? strstr(msg, "for volume \"") : NULL;
+    if (!v)
+        return NULL;
+    v += strlen("for volume \"");
+    int idx;
+    if (sscanf(v, "script-%d\"", &idx) == 1) {
+        (void)snprintf(buf, len, "spec.workload.pgbench.run.scripts[%d].configMapRef", idx);
+        return buf;
+    }
+    if (strncmp(v, "ca\"", 3) == 0)
+        return "spec.target.caSecretRef";
+    return NULL;
+}
+
+/* A fio claim that is not bound: the pv controller's ProvisioningFailed on it, in the user's
+ * words when it is the usual one (a StorageClass that does not exist). */
+static bool claim_unbound(const struct dctx *d, double since, char *out, size_t len)
+{
+    if (!d->have_spec || d->spec.workload != CTRL_WL_FIO)
+        return false;
+    char claim[300];
+    ctrl_child_name(d->name, CTRL_CHILD_FIO_PVC, claim, sizeof(claim));
+    const cJSON *e =
+        find_event(d->obs, "ProvisioningFailed", "PersistentVolumeClaim", claim, since);
+    const char *m = ctrl_jstr(e, "message");
+    if (!m)
+        return false;
+    char sc[256];
+    if (sscanf(m, "storageclass.storage.k8s.io \"%255[^\"]\" not found", sc) == 1)
+        (void)snprintf(out, len,
+                       "PersistentVolumeClaim %s is not bound: StorageClass \"%s\" does not exist "
+                       "(spec.workload.fio.storageClassName; kubectl get storageclass)",
+                       claim, sc);
+    else
+        (void)snprintf(
+            out, len,
+            "PersistentVolumeClaim %s is not bound: ProvisioningFailed: %s (StorageClass "
+            "\"%s\")",
+            claim, m,
+            d->spec.storage_class && *d->spec.storage_class ? d->spec.storage_class
+                                                            : "(cluster default)");
+    return true;
+}
+
 /* Why the workers of a role (init or run) have not started CTRL_BLOCKED_GRACE_S after the phase
  * began, into reason/why ("" when they have, or it is too early to say): a container waiting for
- * one of the reasons above, a pod the scheduler cannot place, or no pod at all (the API server
- * refused them: a ResourceQuota, Pod Security, a missing ServiceAccount; the Job's FailedCreate
- * events say which). The grace keeps quiet what mends itself: a Secret another controller is
- * about to create, a node the cluster autoscaler is adding. */
+ * one of the reasons above; a pod waiting for a volume the kubelet cannot mount (its FailedMount
+ * event: a ConfigMap, key or Secret that does not exist); a pod the scheduler cannot place (for a
+ * fio claim that is not bound, the claim's ProvisioningFailed event names the StorageClass); or
+ * no pod at all (the API server refused them; the Job's FailedCreate event says why: a missing
+ * ServiceAccount, Pod Security, a ResourceQuota). The grace keeps quiet what mends itself: a
+ * Secret another controller is about to create, a node the cluster autoscaler is adding. */
 static void workers_blocked(const struct dctx *d, const char *role, double since, char *reason,
                             size_t rlen, char *why, size_t wlen)
 {
@@ -370,13 +445,50 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
         const char *cr = ctrl_jstr(c, "reason");
         if (cr && strcmp(cr, "Unschedulable") == 0) {
             const char *cm = ctrl_jstr(c, "message");
-            (void)snprintf(reason, rlen, "Unschedulable");
-            (void)snprintf(why, wlen, "%s pod %s cannot be scheduled%s%s", role, pod,
-                           cm ? ": " : "", cm ? cm : "");
+            char claim[700];
+            if (claim_unbound(d, since, claim, sizeof(claim))) {
+                (void)snprintf(reason, rlen, "ProvisioningFailed");
+                (void)snprintf(why, wlen, "%s pod %s cannot be scheduled: %s", role, pod, claim);
+            } else {
+                (void)snprintf(reason, rlen, "Unschedulable");
+                (void)snprintf(why, wlen, "%s pod %s cannot be scheduled%s%s", role, pod,
+                               cm ? ": " : "", cm ? cm : "");
+            }
+            return;
+        }
+        /* scheduled but not started: a volume the kubelet cannot mount says so only in events */
+        const char *phase = ctrl_jstr(p, "status.phase");
+        const char *wr = ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(p, "status.containerStatuses"), 0),
+                                   "state.waiting.reason");
+        const cJSON *fm = find_event(d->obs, "FailedMount", "Pod", pod, since);
+        if (fm && phase && strcmp(phase, "Pending") == 0 &&
+            (!wr || strcmp(wr, "ContainerCreating") == 0)) {
+            char fb[96];
+            const char *fm_msg = ctrl_jstr(fm, "message");
+            const char *field = volume_field(fm_msg, fb, sizeof(fb));
+            (void)snprintf(reason, rlen, "FailedMount");
+            (void)snprintf(why, wlen, "%s pod %s cannot start: FailedMount: %s%s%s%s", role, pod,
+                           fm_msg ? fm_msg : "", field ? " (" : "", field ? field : "",
+                           field ? ")" : "");
             return;
         }
     }
     if (!any) {
+        char job[300];
+        ctrl_child_name(d->name, strcmp(role, "init") == 0 ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job,
+                        sizeof(job));
+        const char *fc =
+            ctrl_jstr(find_event(d->obs, "FailedCreate", "Job", job, since), "message");
+        if (fc) {
+            bool sa = strstr(fc, "error looking up service account") != NULL;
+            (void)snprintf(reason, rlen, "FailedCreate");
+            (void)snprintf(why, wlen,
+                           "no %s pod exists %.0f s after the %s Job was created: the API server "
+                           "refuses them: %s%s",
+                           role, d->obs->now - since, role, fc,
+                           sa ? " (spec.podTemplate.serviceAccountName)" : "");
+            return;
+        }
         (void)snprintf(reason, rlen, "NoPods");
         (void)snprintf(why, wlen,
                        "no %s pod exists %.0f s after the %s Job was created: the API server "
@@ -384,6 +496,54 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
                        "FailedCreate events of kubectl describe job %s-%s",
                        role, d->obs->now - since, role, d->name, role);
     }
+}
+
+/* The deadline in force, in words for a message. */
+static void deadline_words(const struct dctx *d, bool init, char *out, size_t len)
+{
+    const struct ctrl_spec *s = &d->spec;
+    if (s->timeout_s > 0)
+        (void)snprintf(out, len, "spec.timeoutSeconds %ld s", s->timeout_s);
+    else if (init)
+        (void)snprintf(out, len, "the default %ld s of an init; set spec.timeoutSeconds",
+                       CTRL_INIT_TIMEOUT_S);
+    else if (ctrl_spec_expected_seconds(s) <= 0)
+        (void)snprintf(out, len, "the default %ld s of a transactions run; set spec.timeoutSeconds",
+                       CTRL_TRANSACTIONS_TIMEOUT_S);
+    else
+        (void)snprintf(out, len,
+                       "the default %ld s, the expected runtime + %ld s; set spec.timeoutSeconds",
+                       ctrl_run_timeout(s, d->obs->cfg), d->obs->cfg->deadline_margin_s);
+}
+
+/* The operator's own check of a phase's deadline, behind the Job's activeDeadlineSeconds (which a
+ * Job made by an operator before deadlines existed does not have): CTRL_DEADLINE_GRACE_S after
+ * the Job should have ended, the run fails DeadlineExceeded and the Job is deleted so that its
+ * pods stop loading the database. Before that, asks to look again by then. `since` is where the
+ * timeout counts from (init: startTime; run: the start barrier). */
+static bool past_deadline(struct dctx *d, double since, long timeout, bool init)
+{
+    if (since <= 0)
+        return false;
+    double at = since + (double)timeout + CTRL_DEADLINE_REPORT_S + CTRL_DEADLINE_GRACE_S;
+    if (d->obs->now < at) {
+        long ms = (long)((at - d->obs->now) * 1000) + 100;
+        if (!d->plan->requeue_ms || ms < d->plan->requeue_ms)
+            d->plan->requeue_ms = ms;
+        return false;
+    }
+    char words[200], msg[700], job[300];
+    deadline_words(d, init, words, sizeof(words));
+    ctrl_child_name(d->name, init ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job, sizeof(job));
+    (void)snprintf(msg, sizeof(msg),
+                   "the %s phase exceeded its deadline (%s) and Job %s did not end at its "
+                   "activeDeadlineSeconds; the Job was deleted",
+                   init ? "init" : "run", words, job);
+    if (init)
+        cond(d, "Initialized", "False", "DeadlineExceeded", msg);
+    fail(d, "DeadlineExceeded", msg, true);
+    action(d, CTRL_ACT_DELETE, &KUBE_JOBS, job, NULL);
+    return true;
 }
 
 /* Reports workers that cannot start as condition WorkersBlocked, the message and one Warning
@@ -542,8 +702,11 @@ static void decide_initializing(struct dctx *d)
     }
     const char *fin = ctrl_job_finished(job);
     if (!fin) {
+        double since = ctrl_time_parse(ctrl_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
-        check_blocked(d, "init", ctrl_time_parse(ctrl_jstr(d->st, "startTime")), "Initialized");
+        if (past_deadline(d, since, ctrl_init_timeout(&d->spec), true))
+            return;
+        check_blocked(d, "init", since, "Initialized");
         return;
     }
     if (strcmp(fin, "Complete") == 0) {
@@ -571,6 +734,15 @@ static void decide_initializing(struct dctx *d)
                        d->name, w.pod, w.exit_code, why);
     else
         (void)snprintf(msg, sizeof(msg), "init Job %s-init failed: %s", d->name, why);
+    const char *jr = ctrl_jstr(job_condition(job, "Failed"), "reason");
+    if (jr && strcmp(jr, "DeadlineExceeded") == 0) {
+        char words[200], m2[CTRL_MAX_MESSAGE];
+        deadline_words(d, true, words, sizeof(words));
+        (void)snprintf(m2, sizeof(m2), "the init phase exceeded its deadline (%s): %s", words, msg);
+        cond(d, "Initialized", "False", "DeadlineExceeded", m2);
+        fail(d, "DeadlineExceeded", m2, true);
+        return;
+    }
     cond(d, "Initialized", "False", "InitFailed", msg);
     fail(d, "InitFailed", msg, true);
 }
@@ -602,7 +774,47 @@ static void decide_running(struct dctx *d)
     } else {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
     }
+    if (past_deadline(d, ctrl_jnum(d->st, "startAt", 0), ctrl_run_timeout(s, d->obs->cfg), false))
+        return;
     check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s, "Running");
+}
+
+/* Workers stopped by their runner at the run's deadline (BENCH_DEADLINE_AT = start barrier + run
+ * timeout): a result that ended there, or none to tell and the deadline has passed. */
+static bool stopped_at_deadline(const struct dctx *d, const struct ctrl_worker *w, int n)
+{
+    double at = ctrl_jnum(d->st, "startAt", 0) + (double)ctrl_run_timeout(&d->spec, d->obs->cfg);
+    for (int i = 0; i < n; i++) {
+        const cJSON *end = w[i].result ? bench_get(w[i].result, BK_END_TIME) : NULL;
+        double t = cJSON_IsString(end) ? ctrl_time_parse(end->valuestring) : -1;
+        if (t >= 0 ? t >= at - 2 : d->obs->now >= at)
+            return true;
+    }
+    return false;
+}
+
+/* Why a worker has no pod when its results are collected, into out; "" when the run Job never
+ * made one and no event says why (worker_message's "no pod was created for this worker"). */
+static void missing_pod(const struct dctx *d, char *out, size_t len)
+{
+    const cJSON *job = d->obs->run_job;
+    double made = ctrl_jnum(job, "status.succeeded", 0) + ctrl_jnum(job, "status.failed", 0) +
+                  ctrl_jnum(job, "status.active", 0);
+    if (made > 0) {
+        const cJSON *jf = job_condition(job, "Failed");
+        const char *jr = ctrl_jstr(jf, "reason"), *jm = ctrl_jstr(jf, "message");
+        (void)snprintf(out, len,
+                       "no pod of this worker is left to read: the run Job made %.0f pod%s%s%s%s%s",
+                       made, made == 1 ? "" : "s", jr ? ", then failed: " : "", jr ? jr : "",
+                       jr && jm ? ": " : "", jr && jm ? jm : "");
+        return;
+    }
+    char name[300];
+    ctrl_child_name(d->name, CTRL_CHILD_RUN, name, sizeof(name));
+    double since = ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s;
+    const char *fc = ctrl_jstr(find_event(d->obs, "FailedCreate", "Job", name, since), "message");
+    if (fc)
+        (void)snprintf(out, len, "no pod was created for this worker: %s", fc);
 }
 
 /* Workers that did not run together: the summed tps then covers only their common window. */
@@ -793,6 +1005,9 @@ static void decide_collecting(struct dctx *d)
         else
             (void)snprintf(w[i].error, sizeof(w[i].error), "%s", why ? why : "");
     }
+    for (int i = 0; i < n; i++)
+        if (!w[i].pod)
+            missing_pod(d, w[i].error, sizeof(w[i].error));
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
     bool bounded = percentiles_from_workers(agg, results, n);
@@ -808,9 +1023,13 @@ static void decide_collecting(struct dctx *d)
     if (!o->run_job) {
         fail(d, "ResultsLost", "the run Job disappeared before its results were collected", true);
     } else if (ctrl_workers_failure(w, n, msg, sizeof(msg))) {
-        if (job_failed && jreason && strcmp(jreason, "DeadlineExceeded") == 0) {
-            char m2[900];
-            (void)snprintf(m2, sizeof(m2), "run Job exceeded activeDeadlineSeconds: %s", msg);
+        if ((job_failed && jreason && strcmp(jreason, "DeadlineExceeded") == 0) ||
+            stopped_at_deadline(d, w, n)) {
+            char words[200], m2[CTRL_MAX_MESSAGE];
+            deadline_words(d, false, words, sizeof(words));
+            (void)snprintf(m2, sizeof(m2),
+                           "the run exceeded its deadline (%s, from the start barrier): %s", words,
+                           msg);
             fail(d, "DeadlineExceeded", m2, true);
         } else {
             fail(d, "WorkerFailed", msg, true);
@@ -868,6 +1087,57 @@ static void decide_terminal(struct dctx *d)
         }
         (void)s;
     }
+}
+
+/* Appends s (NULL = nothing) to out[0..at), cut to fit on a UTF-8 character boundary; returns the
+ * new length. Messages are joined with it where a format would warn of the (wanted) cut. */
+static size_t append_cut(char *out, size_t len, size_t at, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (at >= len)
+        return at;
+    if (n > len - 1 - at) {
+        n = len - 1 - at;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    if (n)
+        memcpy(out + at, s, n);
+    out[at + n] = '\0';
+    return at + n;
+}
+
+/* A run that ended while its workers were blocked: WorkersBlocked turns False (the workers will
+ * never start now), and a run that fails now says what it waited on. */
+static void end_blocked(struct dctx *d)
+{
+    const char *np = phase_of(d->st);
+    bool failed = strcmp(np, "Failed") == 0;
+    if (!failed && strcmp(np, "Succeeded") != 0)
+        return;
+    const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
+    const char *cs = ctrl_jstr(c, "status");
+    if (!cs || strcmp(cs, "True") != 0)
+        return;
+    char was[CTRL_MAX_MESSAGE], msg[CTRL_MAX_MESSAGE];
+    size_t n = 0;
+    (void)append_cut(was, sizeof(was), 0, ctrl_jstr(c, "message"));
+    if (failed && strcmp(d->old_phase, "Failed") != 0) {
+        const cJSON *f = ctrl_cond_get(d->st, "Failed");
+        char reason[64];
+        (void)append_cut(reason, sizeof(reason), 0,
+                         ctrl_jstr(f, "reason") ? ctrl_jstr(f, "reason") : "Failed");
+        n = append_cut(msg, sizeof(msg), 0, ctrl_jstr(d->st, "message"));
+        n = append_cut(msg, sizeof(msg), n, "; the workers were blocked: ");
+        (void)append_cut(msg, sizeof(msg), n, was);
+        cond(d, "Failed", "True", reason, msg);
+        set_message(d, msg);
+    }
+    n = append_cut(msg, sizeof(msg), 0, "the run ended (");
+    n = append_cut(msg, sizeof(msg), n, np);
+    n = append_cut(msg, sizeof(msg), n, ") while the workers were blocked: ");
+    (void)append_cut(msg, sizeof(msg), n, was);
+    cond(d, "WorkersBlocked", "False", failed ? "RunFailed" : "RunSucceeded", msg);
 }
 
 int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
@@ -934,6 +1204,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         return 0;
     }
 
+    end_blocked(&d);
     ctrl_jset_num(d.st, "observedGeneration", (double)d.gen);
     const char *np = phase_of(d.st);
     if (strcmp(np, d.old_phase) != 0 || !old) {

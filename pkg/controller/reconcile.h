@@ -44,11 +44,17 @@
 #include "pkg/kube/kube.h"
 
 #define CTRL_MAX_PODS 600
+/* Warning events read by one decision (FailedMount, ProvisioningFailed, FailedCreate of the run's
+ * pods, fio claim and Jobs); more are ignored. */
+#define CTRL_MAX_EVENTS 32
 #define CTRL_HPA_POLL_MS 2000
 #define CTRL_RESYNC_MS 60000
 /* Workers not started this long after their phase began are reported, with the reason
  * (condition WorkersBlocked). */
 #define CTRL_BLOCKED_GRACE_S 30
+/* A phase whose Job has not ended this long after its deadline (and activeDeadlineSeconds) is
+ * failed by the operator itself, and the Job deleted (a Job made before deadlines existed). */
+#define CTRL_DEADLINE_GRACE_S 60
 #define CTRL_SPEC_ANNOTATION "pgbench.dev/spec"
 /* A worker pod still running after its Job finished is waited for this long (the Job controller
  * deletes the active pods of a failed Job; the kubelet stops them within their grace period),
@@ -83,6 +89,12 @@ struct ctrl_observed {
     const cJSON *run_job;             /* cached <br>-run or NULL */
     const cJSON *pods[CTRL_MAX_PODS]; /* cached pods labelled with this run */
     int n_pods;
+    /* Cached Warning events about those pods, the fio claim and the Jobs, as
+     * ctrl_transform_event leaves them: {metadata, involvedObject: {kind, name}, reason, message,
+     * time}. They say why a pod waits where its status does not (a volume that cannot be mounted,
+     * a claim that cannot be provisioned, pods the API server refused). */
+    const cJSON *events[CTRL_MAX_EVENTS];
+    int n_events;
     double now; /* Unix seconds */
     const struct ctrl_config *cfg;
 

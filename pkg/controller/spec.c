@@ -710,6 +710,7 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
     enum_check(&p, s->pull_policy, "spec", "imagePullPolicy", pulls);
     s->pod_template = obj_field(&p, spec, "podTemplate", "spec");
     s->ttl_s = int_field(&p, spec, "ttlSecondsAfterFinished", "spec", 3600, 0, 365L * 86400);
+    s->timeout_s = int_field(&p, spec, "timeoutSeconds", "spec", 0, 1, CTRL_MAX_TIMEOUT_S);
     static const char *const policies[] = {"Keep", "Delete", NULL};
     const char *cp = str_field(&p, spec, "cleanupPolicy", "spec", "Keep");
     enum_check(&p, cp, "spec", "cleanupPolicy", policies);

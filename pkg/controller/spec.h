@@ -16,6 +16,8 @@
 #define CTRL_MAX_SCRIPTS 16
 #define CTRL_MAX_EXTRA_ARGS 32
 #define CTRL_MAX_FIO_JOBS 8
+/* spec.timeoutSeconds at most (the CRD's maximum too) */
+#define CTRL_MAX_TIMEOUT_S (30L * 86400)
 
 enum ctrl_workload { CTRL_WL_PGBENCH, CTRL_WL_FIO };
 
@@ -92,6 +94,7 @@ struct ctrl_spec {
     const char *pull_policy;
     const cJSON *pod_template; /* NULL or object: resources, nodeSelector, ... */
     long ttl_s;
+    long timeout_s; /* spec.timeoutSeconds; 0 = each phase's default (manifest.h) */
     bool cleanup_delete;
 };
 

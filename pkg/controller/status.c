@@ -280,8 +280,9 @@ static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
     }
     if (worker_ok(w))
         (void)snprintf(out, len, "ok");
-    else if (!w->pod)
-        (void)snprintf(out, len, "no pod was created for this worker");
+    else if (!w->pod) /* the reconciler says why when a pod existed, or a Job event says why not */
+        (void)snprintf(out, len, "%s",
+                       w->error[0] ? w->error : "no pod was created for this worker");
     else if (!w->terminated)
         (void)snprintf(out, len, "pod %s did not finish", w->pod);
     else if (err)
@@ -375,8 +376,9 @@ static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
     double wl = item_num(j, bench_status_key(BK_FIO_JOBS_WRITE_CLAT_US_P99));
     double clat = isfinite(rl) && (!isfinite(wl) || rl > wl) ? rl : wl;
     fmt_rate(iops, sizeof(iops), (isfinite(r) ? r : 0) + (isfinite(wr) ? wr : 0));
-    int n = snprintf(out, len, "%s%s%s IOPS", named && cJSON_IsString(name) ? name->valuestring : "",
-                     named ? " " : "", iops);
+    int n =
+        snprintf(out, len, "%s%s%s IOPS", named && cJSON_IsString(name) ? name->valuestring : "",
+                 named ? " " : "", iops);
     if (n >= 0 && (size_t)n < len && (isfinite(sync) || isfinite(clat))) {
         fmt_sig3(lat, sizeof(lat), (isfinite(sync) ? sync : clat) / 1000.0);
         n += snprintf(out + n, len - (size_t)n, " · %sp99 %s ms", isfinite(sync) ? "sync " : "",

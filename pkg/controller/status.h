@@ -38,7 +38,8 @@ struct ctrl_worker {
     const char *reason;   /* terminated.reason (Error, OOMKilled, DeadlineExceeded...) */
     const char *term_msg; /* terminated.message (compact result, or log tail) */
     cJSON *result;        /* parsed full result, owned by whoever filled it; NULL if none */
-    char error[256];      /* why no result (log fetch failed, unparseable...) */
+    char error[256];      /* why no result (log fetch failed, unparseable...); without a pod: why
+                           * there is none ("" = the Job never made one) */
 };
 
 /* Writes summary, statements, timeline, workers, diagnostics and fio from agg (the aggregate of

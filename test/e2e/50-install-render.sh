@@ -107,7 +107,7 @@ def allowed(group, res, verb):
 for g, res, verbs in [("pgbench.dev", "benchmarkruns", "get list watch"), ("pgbench.dev", "benchmarkruns/status", "update patch"),
                       ("batch", "jobs", "create get list watch delete"), ("", "pods", "get list watch"), ("", "pods/log", "get"),
                       ("", "persistentvolumeclaims", "create get delete"), ("autoscaling", "horizontalpodautoscalers", "create get delete"),
-                      ("apps", "statefulsets", "get"), ("", "events", "create")]:
+                      ("apps", "statefulsets", "get"), ("", "events", "create list watch")]:
     for v in verbs.split():
         if not allowed(g, res, v):
             die(f"operator lacks {v} on {g or 'core'}/{res}")

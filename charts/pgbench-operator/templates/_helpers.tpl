@@ -86,7 +86,9 @@ No Secrets: pods receive the password through secretKeyRef, the operator never r
 - apiGroups: ["apps"]
   resources: ["statefulsets", "deployments", "statefulsets/scale", "deployments/scale"]
   verbs: ["get"]
+# events: the run's own (create), and the Warnings that say why a worker cannot start (list,
+# watch: FailedMount, ProvisioningFailed, FailedCreate)
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create"]
+  verbs: ["create", "list", "watch"]
 {{- end -}}

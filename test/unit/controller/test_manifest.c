@@ -101,8 +101,12 @@ static void test_run_job(void **state)
     assert_int_equal(ctrl_jnum(job, "spec.ttlSecondsAfterFinished", 0), 600);
     /* replicaLag is on by default: the runner may wait that long for replay to catch up */
     assert_true(s.replica_lag);
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0),
-                     60 + cfg.start_delay_s + cfg.deadline_margin_s + s.replica_timeout_s);
+    /* the run's timeout from the barrier: 60 s + 300 s catch-up + 10 min = 960 s; the Job's
+     * deadline counts from its start, 10 s earlier, and leaves the runner 15 s to report */
+    assert_int_equal(ctrl_run_timeout(&s, &cfg), 960);
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 960 + 15);
+    const cJSON *c0 = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    assert_string_equal(ctrl_jstr(env_var(c0, "BENCH_DEADLINE_AT"), "value"), "1700000960");
 
     const cJSON *pod = ctrl_jget(job, "spec.template.spec");
     const cJSON *tl = ctrl_jget(job, "spec.template.metadata.labels");
@@ -184,6 +188,7 @@ static void test_init_job_and_transactions(void **state)
     cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
     assert_string_equal(str_at(job, "metadata.name"), "b1-init");
     assert_int_equal(ctrl_jnum(job, "spec.completions", 0), 1);
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 6 * 3600); /* default */
     assert_int_equal(ctrl_jnum(job, "spec.backoffLimit", -1), 0);
     const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
     const cJSON *args = ctrl_jget(c, "args");
@@ -196,11 +201,36 @@ static void test_init_job_and_transactions(void **state)
     cJSON_Delete(job);
 
     job = ctrl_manifest_run_job(br, &s, &cfg, 5);
-    assert_null(ctrl_jget(job, "spec.activeDeadlineSeconds")); /* transactions: unknown */
+    /* a transactions run has no expected end: 24 h from the barrier (5) */
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 86400 + 15);
     c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    assert_string_equal(ctrl_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "86405");
     assert_true(has_arg(ctrl_jget(c, "args"), "--transactions", "100"));
     assert_true(has_arg(ctrl_jget(c, "args"), "--builtin", "tpcb-like"));
     assert_null(env_var(c, "BENCH_CLIENTS_BY_INDEX"));
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+/* spec.timeoutSeconds replaces every phase's default */
+static void test_timeout_seconds(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_spec s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"timeoutSeconds\":"
+                                 "90,\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
+                                 "\"run\":{\"transactions\":100000000}}}}");
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    assert_int_equal(s.timeout_s, 90);
+    cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 90);
+    cJSON_Delete(job);
+    job = ctrl_manifest_run_job(br, &s, &cfg, 1000);
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 90 + 15);
+    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    assert_string_equal(ctrl_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "1090");
     cJSON_Delete(job);
     ctrl_spec_free(&s);
     cJSON_Delete(br);
@@ -223,9 +253,10 @@ static void test_fio_and_hpa(void **state)
     assert_non_null(ctrl_jget(pvc, "metadata.ownerReferences"));
     cJSON_Delete(pvc);
     cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0),
-                     50 + cfg.start_delay_s + cfg.deadline_margin_s);
+    /* the fio jobs' 30 + 20 s + 10 min, no replica wait; fio stops by itself (no deadline env) */
+    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 650 + 15);
     const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    assert_null(env_var(c, "BENCH_DEADLINE_AT"));
     const cJSON *args = ctrl_jget(c, "args");
     assert_true(has_arg(args, "fio", NULL));
     assert_true(has_arg(args, "--directory", "/data"));
@@ -473,6 +504,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_job),
         cmocka_unit_test(test_init_job_and_transactions),
+        cmocka_unit_test(test_timeout_seconds),
         cmocka_unit_test(test_fio_and_hpa),
         cmocka_unit_test(test_user_security_context_cannot_escalate),
         cmocka_unit_test(test_run_args_parse_back),

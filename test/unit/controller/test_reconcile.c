@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/controller/controller.h"
 #include "pkg/controller/reconcile.h"
 
 #define NOW 1800000000.0
@@ -1218,6 +1219,436 @@ static void test_status_events(void **state)
     cJSON_Delete(br);
 }
 
+/* A Warning event as ctrl_transform_event leaves it. */
+static cJSON *warning(const char *kind, const char *name, const char *reason, const char *msg,
+                      double when)
+{
+    char ts[40], buf[2048];
+    ctrl_time_rfc3339(when, ts, sizeof(ts));
+    cJSON *j = cJSON_CreateObject();
+    cJSON *md = cJSON_AddObjectToObject(j, "metadata");
+    (void)snprintf(buf, sizeof(buf), "%s.%s", name, reason);
+    cJSON_AddStringToObject(md, "name", buf);
+    cJSON_AddStringToObject(md, "namespace", "ns");
+    cJSON *inv = cJSON_AddObjectToObject(j, "involvedObject");
+    cJSON_AddStringToObject(inv, "kind", kind);
+    cJSON_AddStringToObject(inv, "name", name);
+    cJSON_AddStringToObject(j, "reason", reason);
+    cJSON_AddStringToObject(j, "message", msg);
+    cJSON_AddStringToObject(j, "time", ts);
+    return j;
+}
+
+/* Decides with pods and events; returns the plan's status as text (caller frees). */
+static char *decide_ev(const char *spec, const char *st, cJSON *init_job, cJSON *run_job,
+                       cJSON *pod, cJSON *const *events, int n_events, double now,
+                       struct ctrl_plan *p)
+{
+    cJSON *br = br_new(spec, st, 1);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = now;
+    o.init_job = init_job;
+    o.run_job = run_job;
+    if (pod) {
+        o.pods[0] = pod;
+        o.n_pods = 1;
+    }
+    for (int i = 0; i < n_events; i++)
+        o.events[i] = events[i];
+    o.n_events = n_events;
+    o.pods_fresh = true; /* as read from the API server */
+    o.results_fetched = true;
+    assert_int_equal(ctrl_decide(&o, p), 0);
+    char *out = p->status ? cJSON_PrintUnformatted(p->status) : strdup(st ? st : "{}");
+    cJSON_Delete(br);
+    return out;
+}
+
+#define SPEC_SCRIPTS                                                                               \
+    "{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"caSecretRef\":{\"name\":\"pg-ca\"}},"           \
+    "\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":30,\"scripts\":[{\"configMapRef\":"   \
+    "{\"name\":\"my-scripts\",\"key\":\"read.sql\"}}]}}}}"
+#define SPEC_FIO                                                                                   \
+    "{\"workload\":{\"fio\":{\"storageClassName\":\"nope\",\"jobs\":[{\"name\":\"a\","             \
+    "\"runtimeSeconds\":10}]}}}"
+#define UNBOUND                                                                                    \
+    "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 "  \
+    "nodes are available: 1 Preemption is not helpful for scheduling."
+
+/* What only events say: a volume the kubelet cannot mount, a claim that cannot be provisioned, pods
+ * the API server refuses. Events of an earlier run of the same name are not read. */
+static void test_blocked_by_events(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    char *st = decide_ev(SPEC_SCRIPTS, NULL, NULL, NULL, NULL, NULL, 0, NOW, &p);
+    assert_string_equal(phase(&p), "Running");
+    ctrl_plan_free(&p);
+    cJSON *rj = job_with("b1-run", NULL, NULL, 1, NULL);
+    cJSON *pod = stuck_pod("b1-run-0-x", "run", "ContainerCreating", "");
+    cJSON *ev[2];
+    ev[0] = warning("Pod", "b1-run-0-x", "FailedMount",
+                    "MountVolume.SetUp failed for volume \"script-0\" : configmap \"my-scripts\" "
+                    "not found",
+                    NOW + 8);
+    char *st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, pod, ev, 1, NOW + 31, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "FailedMount");
+    assert_string_equal(ctrl_jstr(p.status, "message"),
+                        "run pod b1-run-0-x cannot start: FailedMount: MountVolume.SetUp failed "
+                        "for volume \"script-0\" : configmap \"my-scripts\" not found "
+                        "(spec.workload.pgbench.run.scripts[0].configMapRef)");
+    assert_int_equal(p.n_events, 1);
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ev[0]);
+
+    /* the CA Secret */
+    ev[0] =
+        warning("Pod", "b1-run-0-x", "FailedMount",
+                "MountVolume.SetUp failed for volume \"ca\" : secret \"pg-ca\" not found", NOW + 8);
+    st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, pod, ev, 1, NOW + 31, &p);
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"),
+                           "secret \"pg-ca\" not found (spec.target.caSecretRef)"));
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ev[0]);
+
+    /* an event of an earlier run named b1 (before this phase began): ContainerCreating heals */
+    ev[0] = warning("Pod", "b1-run-0-x", "FailedMount", "MountVolume.SetUp failed", NOW - 100);
+    st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, pod, ev, 1, NOW + 31, &p);
+    assert_null(cond(&p, "WorkersBlocked"));
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ev[0]);
+    cJSON_Delete(pod);
+
+    /* no pod: the Job's FailedCreate says why */
+    ev[0] = warning("Job", "b1-run", "FailedCreate",
+                    "Error creating: pods \"b1-run-0-\" is forbidden: error looking up service "
+                    "account ns/bench: serviceaccount \"bench\" not found",
+                    NOW + 1);
+    st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, NULL, ev, 1, NOW + 31, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "FailedCreate");
+    assert_string_equal(ctrl_jstr(p.status, "message"),
+                        "no run pod exists 31 s after the run Job was created: the API server "
+                        "refuses them: Error creating: pods \"b1-run-0-\" is forbidden: error "
+                        "looking up service account ns/bench: serviceaccount \"bench\" not found "
+                        "(spec.podTemplate.serviceAccountName)");
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ev[0]);
+    cJSON_Delete(rj);
+    free(st);
+
+    /* fio: the claim's StorageClass does not exist */
+    st = decide_ev(SPEC_FIO, NULL, NULL, NULL, NULL, NULL, 0, NOW, &p);
+    ctrl_plan_free(&p);
+    rj = job_with("b1-run", NULL, NULL, 1, NULL);
+    pod = stuck_pod("b1-run-0-x", "run", NULL, UNBOUND);
+    ev[0] = warning("PersistentVolumeClaim", "b1-fio", "ProvisioningFailed",
+                    "storageclass.storage.k8s.io \"nope\" not found", NOW + 1);
+    ev[1] = warning("Pod", "b1-run-0-x", "FailedScheduling", UNBOUND, NOW + 1); /* not read */
+    st2 = decide_ev(SPEC_FIO, st, NULL, rj, pod, ev, 2, NOW + 31, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "ProvisioningFailed");
+    assert_string_equal(ctrl_jstr(p.status, "message"),
+                        "run pod b1-run-0-x cannot be scheduled: PersistentVolumeClaim b1-fio is "
+                        "not bound: StorageClass \"nope\" does not exist "
+                        "(spec.workload.fio.storageClassName; kubectl get storageclass)");
+    ctrl_plan_free(&p);
+    free(st2);
+    /* without the event: the scheduler's words */
+    st2 = decide_ev(SPEC_FIO, st, NULL, rj, pod, ev + 1, 1, NOW + 31, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "Unschedulable");
+    assert_string_equal(ctrl_jstr(p.status, "message"),
+                        "run pod b1-run-0-x cannot be scheduled: " UNBOUND);
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ev[0]);
+    cJSON_Delete(ev[1]);
+    cJSON_Delete(pod);
+    cJSON_Delete(rj);
+    free(st);
+}
+
+/* A run Job as the cache keeps it: counts and the terminal condition with its message. */
+static cJSON *job_status(const char *cond_type, const char *reason, const char *msg, int failed)
+{
+    char buf[1024];
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"metadata\":{\"name\":\"b1-run\",\"namespace\":\"ns\",\"labels\":{"
+                   "\"pgbench.dev/benchmarkrun\":\"b1\"}},\"spec\":{\"completions\":1},"
+                   "\"status\":{\"failed\":%d,\"conditions\":[{\"type\":\"%s\",\"status\":"
+                   "\"True\",\"reason\":\"%s\",\"message\":\"%s\"}]}}",
+                   failed, cond_type, reason, msg);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+/* Every run has a deadline: a Job that hit its activeDeadlineSeconds, workers their runner stopped
+ * at BENCH_DEADLINE_AT, a Job that did not end (the operator's own check). WorkersBlocked is
+ * cleared when the run ends, and a failure says what the workers were blocked on. Workers without
+ * a pod say why. */
+static void test_deadlines(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    /* fio blocked on its claim until the Job's deadline deleted the pod */
+    char *st = decide_ev(SPEC_FIO, NULL, NULL, NULL, NULL, NULL, 0, NOW, &p);
+    ctrl_plan_free(&p);
+    cJSON *rj = job_with("b1-run", NULL, NULL, 1, NULL);
+    cJSON *pod = stuck_pod("b1-run-0-x", "run", NULL, UNBOUND);
+    cJSON *ev = warning("PersistentVolumeClaim", "b1-fio", "ProvisioningFailed",
+                        "storageclass.storage.k8s.io \"nope\" not found", NOW + 1);
+    char *st2 = decide_ev(SPEC_FIO, st, NULL, rj, pod, &ev, 1, NOW + 31, &p);
+    ctrl_plan_free(&p);
+    cJSON_Delete(rj);
+    cJSON_Delete(pod);
+    rj = job_status("Failed", "DeadlineExceeded", "Job was active longer than specified deadline",
+                    1);
+    char *st3 = decide_ev(SPEC_FIO, st2, NULL, rj, NULL, &ev, 1, NOW + 640, &p);
+    assert_string_equal(phase(&p), "Collecting");
+    ctrl_plan_free(&p);
+    char *st4 = decide_ev(SPEC_FIO, st3, NULL, rj, NULL, &ev, 1, NOW + 641, &p);
+    assert_string_equal(phase(&p), "Failed");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    const char *m = ctrl_jstr(cond(&p, "Failed"), "message");
+    assert_non_null(strstr(m, "the run exceeded its deadline (the default 610 s, the expected "
+                              "runtime + 600 s; set spec.timeoutSeconds, from the start barrier)"));
+    assert_non_null(strstr(m, "worker 0 failed: no pod of this worker is left to read: the run Job "
+                              "made 1 pod, then failed: DeadlineExceeded: Job was active longer "
+                              "than specified deadline"));
+    assert_non_null(strstr(m, "; the workers were blocked: run pod b1-run-0-x cannot be "
+                              "scheduled: PersistentVolumeClaim b1-fio is not bound: StorageClass "
+                              "\"nope\" does not exist"));
+    assert_string_equal(ctrl_jstr(p.status, "message"), m);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunFailed");
+    assert_non_null(strstr(ctrl_jstr(cond(&p, "WorkersBlocked"), "message"),
+                           "the run ended (Failed) while the workers were blocked: run pod"));
+    ctrl_plan_free(&p);
+    /* a Failed run read again: nothing changes */
+    char *st5 = decide_ev(SPEC_FIO, st4, NULL, rj, NULL, &ev, 1, NOW + 700, &p);
+    assert_null(p.status);
+    ctrl_plan_free(&p);
+    free(st5);
+    free(st4);
+    free(st3);
+    free(st2);
+    cJSON_Delete(rj);
+    cJSON_Delete(ev);
+    free(st);
+
+    /* a worker the Job never made a pod for: said so, with the Job's FailedCreate when there is */
+    const char *coll = "{\"phase\":\"Collecting\",\"startAt\":1800000005,\"conditions\":[{\"type\":"
+                       "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":"
+                       "\"m\",\"observedGeneration\":1}]}";
+    rj = job_status("Failed", "DeadlineExceeded", "Job was active longer than specified deadline",
+                    0);
+    st2 = decide_ev(SPEC_FIO, coll, NULL, rj, NULL, NULL, 0, NOW + 700, &p);
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"),
+                           "worker 0 failed: no pod was created for this worker"));
+    ctrl_plan_free(&p);
+    free(st2);
+    ev = warning("Job", "b1-run", "FailedCreate", "Error creating: pods \"b1-run-0-\" is forbidden",
+                 NOW + 2);
+    st2 = decide_ev(SPEC_FIO, coll, NULL, rj, NULL, &ev, 1, NOW + 700, &p);
+    assert_non_null(strstr(ctrl_jstr(p.status, "message"),
+                           "worker 0 failed: no pod was created for this worker: Error creating: "
+                           "pods \"b1-run-0-\" is forbidden"));
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ev);
+    cJSON_Delete(rj);
+
+    /* a transactions run its runner stopped at BENCH_DEADLINE_AT: partial results kept */
+    const char *spec_tx = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"timeoutSeconds\":20,"
+                          "\"workload\":{\"pgbench\":{\"run\":{\"transactions\":100000000}}}}";
+    rj = job_status("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit",
+                    1);
+    pod = pod_with("b1-run-0-x", 0, 2, NULL);
+    cJSON *br = br_new(spec_tx, coll, 1);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = NOW + 40;
+    o.run_job = rj;
+    o.pods[0] = pod;
+    o.n_pods = 1;
+    o.pods_fresh = true; /* as read from the API server */
+    o.results_fetched = true;
+    o.results[0] = result(0, 50, 1000, false, 2,
+                          "deadline: pgbench was still running at the run's deadline, 20 s after "
+                          "it started, and was stopped; the result is partial");
+    char ts[40];
+    ctrl_time_rfc3339(NOW + 5 + 20, ts, sizeof(ts));
+    cJSON_AddStringToObject(o.results[0], "endTime", ts);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Failed");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+                           "the run exceeded its deadline (spec.timeoutSeconds 20 s, from the "
+                           "start barrier): worker 0 (pod b1-run-0-x) failed: exit code 2: "
+                           "deadline: pgbench was still running"));
+    assert_int_equal(ctrl_jnum(p.status, "summary.transactions", 0), 1000);
+    ctrl_plan_free(&p);
+    /* the same failure well before the deadline is the worker's */
+    ctrl_time_rfc3339(NOW + 5 + 3, ts, sizeof(ts));
+    cJSON_ReplaceItemInObject(o.results[0], "endTime", cJSON_CreateString(ts));
+    o.now = NOW + 10;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    cJSON_Delete(br);
+    cJSON_Delete(pod);
+    cJSON_Delete(rj);
+
+    /* the operator's own check: a run Job that outlives its deadline (made without one) */
+    st = decide_ev(spec_tx, NULL, NULL, NULL, NULL, NULL, 0, NOW, &p);
+    ctrl_plan_free(&p);
+    rj = job_with("b1-run", NULL, NULL, 1, NULL);
+    st2 = decide_ev(spec_tx, st, NULL, rj, NULL, NULL, 0, NOW + 50, &p);
+    /* barrier NOW+5, + 20 s + 15 s + 60 s grace = NOW+100: looked at again by then */
+    assert_true(p.requeue_ms > 0 && p.requeue_ms <= 50100);
+    ctrl_plan_free(&p);
+    free(st2);
+    st2 = decide_ev(spec_tx, st, NULL, rj, NULL, NULL, 0, NOW + 101, &p);
+    assert_string_equal(phase(&p), "Failed");
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+                           "Job b1-run did not end at its activeDeadlineSeconds"));
+    bool deleted = false;
+    for (int i = 0; i < p.n_actions; i++)
+        deleted |= p.actions[i].kind == CTRL_ACT_DELETE && strcmp(p.actions[i].name, "b1-run") == 0;
+    assert_true(deleted);
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(rj);
+    free(st);
+
+    /* init: its Job's deadline */
+    st = decide_ev(SPEC_INIT, NULL, NULL, NULL, NULL, NULL, 0, NOW, &p);
+    ctrl_plan_free(&p);
+    cJSON *ij = job_with("b1-init", "Failed", "DeadlineExceeded", 1, NULL);
+    st2 = decide_ev(SPEC_INIT, st, ij, NULL, NULL, NULL, 0, NOW + 21700, &p);
+    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    assert_string_equal(ctrl_jstr(cond(&p, "Initialized"), "reason"), "DeadlineExceeded");
+    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+                           "the init phase exceeded its deadline (the default 21600 s of an init; "
+                           "set spec.timeoutSeconds)"));
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(ij);
+    free(st);
+}
+
+/* The events cache keeps a few fields of the few events the reconciler reads. */
+static void test_event_transform_and_filter(void **state)
+{
+    (void)state;
+    cJSON *e = cJSON_Parse(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"b1-run-0-x.17\","
+        "\"namespace\":\"ns\",\"uid\":\"u\",\"resourceVersion\":\"9\",\"creationTimestamp\":"
+        "\"2027-01-15T08:00:00Z\",\"managedFields\":[]},\"involvedObject\":{\"apiVersion\":\"v1\","
+        "\"kind\":\"Pod\",\"name\":\"b1-run-0-x\",\"namespace\":\"ns\",\"uid\":\"p\","
+        "\"resourceVersion\":\"3\"},\"reason\":\"FailedMount\",\"message\":\"MountVolume.SetUp "
+        "failed\",\"type\":\"Warning\",\"source\":{\"component\":\"kubelet\",\"host\":\"n1\"},"
+        "\"firstTimestamp\":\"2027-01-15T08:00:01Z\",\"lastTimestamp\":\"2027-01-15T08:00:09Z\","
+        "\"count\":4,\"reportingComponent\":\"kubelet\",\"reportingInstance\":\"n1\"}");
+    assert_non_null(e);
+    ctrl_transform_event(e, NULL);
+    cJSON *want = cJSON_Parse(
+        "{\"metadata\":{\"name\":\"b1-run-0-x.17\",\"namespace\":\"ns\",\"resourceVersion\":\"9\"},"
+        "\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"b1-run-0-x\"},\"reason\":\"FailedMount\","
+        "\"message\":\"MountVolume.SetUp failed\",\"time\":\"2027-01-15T08:00:09Z\"}");
+    assert_true(cJSON_Compare(e, want, 1));
+    assert_true(ctrl_event_relevant(e, NULL));
+    cJSON_Delete(want);
+    cJSON_Delete(e);
+
+    /* an events.k8s.io writer: eventTime / series; a long message is cut */
+    char big[2000];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    char buf[3000];
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"metadata\":{\"name\":\"e\",\"namespace\":\"ns\"},\"involvedObject\":{"
+                   "\"kind\":\"PersistentVolumeClaim\",\"name\":\"b1-fio\"},\"reason\":"
+                   "\"ProvisioningFailed\",\"message\":\"%s\",\"eventTime\":"
+                   "\"2027-01-15T08:00:00.000001Z\",\"series\":{\"count\":2,\"lastObservedTime\":"
+                   "\"2027-01-15T08:05:00.000001Z\"}}",
+                   big);
+    e = cJSON_Parse(buf);
+    ctrl_transform_event(e, NULL);
+    assert_string_equal(ctrl_jstr(e, "time"), "2027-01-15T08:05:00.000001Z");
+    assert_int_equal(strlen(ctrl_jstr(e, "message")), CTRL_EVENT_MESSAGE_MAX);
+    assert_true(ctrl_event_relevant(e, NULL));
+    cJSON_Delete(e);
+
+    /* only the three that matter, about children named like ours */
+    const char *cases[][3] = {
+        {"Pod", "b1-init-abcde", "FailedMount"},
+        {"Job", "b1-run", "FailedCreate"},
+        {"Job", "b1-init", "FailedCreate"},
+        {"Pod", "web-7d9f", "FailedMount"},
+        {"Pod", "b1-run-0-x", "BackOff"},
+        {"Pod", "b1-run-0-x", "FailedScheduling"},
+        {"Job", "nightly", "FailedCreate"},
+        {"PersistentVolumeClaim", "data", "ProvisioningFailed"},
+        {"Job", "b1-run", "FailedMount"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        (void)snprintf(buf, sizeof(buf),
+                       "{\"metadata\":{\"name\":\"e\",\"namespace\":\"ns\"},\"involvedObject\":{"
+                       "\"kind\":\"%s\",\"name\":\"%s\"},\"reason\":\"%s\"}",
+                       cases[i][0], cases[i][1], cases[i][2]);
+        e = cJSON_Parse(buf);
+        assert_int_equal(ctrl_event_relevant(e, NULL), i < 3);
+        cJSON_Delete(e);
+    }
+}
+
+/* A run that succeeds after its workers were blocked ends with WorkersBlocked False. */
+static void test_blocked_then_succeeded(void **state)
+{
+    (void)state;
+    const char *st = "{\"phase\":\"Running\",\"startAt\":1800000005,\"conditions\":[{\"type\":"
+                     "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
+                     "\"observedGeneration\":1},{\"type\":\"WorkersBlocked\",\"status\":\"True\","
+                     "\"reason\":\"FailedMount\",\"message\":\"run pod x cannot start\","
+                     "\"observedGeneration\":1}]}";
+    const char *spec = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{"
+                       "\"run\":{\"durationSeconds\":30}}}}";
+    cJSON *rj = job_with("b1-run", "Complete", "CompletionsReached", 1, NULL);
+    struct ctrl_plan p;
+    char *st2 = decide_ev(spec, st, NULL, rj, NULL, NULL, 0, NOW + 60, &p);
+    assert_string_equal(phase(&p), "Collecting");
+    ctrl_plan_free(&p);
+    cJSON *br = br_new(spec, st2, 1);
+    cJSON *pod = pod_with("b1-run-0-x", 0, 0, NULL);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = NOW + 61;
+    o.run_job = rj;
+    o.pods[0] = pod;
+    o.n_pods = 1;
+    o.pods_fresh = true; /* as read from the API server */
+    o.results_fetched = true;
+    o.results[0] = result(0, 100, 3000, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunSucceeded");
+    ctrl_plan_free(&p);
+    cJSON_Delete(o.results[0]);
+    cJSON_Delete(pod);
+    cJSON_Delete(br);
+    cJSON_Delete(rj);
+    free(st2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1235,6 +1666,10 @@ int main(void)
         cmocka_unit_test(test_collecting_stale_pod_cache),
         cmocka_unit_test(test_collecting_summary_only),
         cmocka_unit_test(test_status_events),
+        cmocka_unit_test(test_blocked_by_events),
+        cmocka_unit_test(test_deadlines),
+        cmocka_unit_test(test_blocked_then_succeeded),
+        cmocka_unit_test(test_event_transform_and_filter),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -50,6 +50,7 @@ static void test_defaults(void **state)
     assert_false(s.hpa);
     assert_true(s.wait_events);
     assert_int_equal(s.ttl_s, 3600);
+    assert_int_equal(s.timeout_s, 0); /* each phase's default */
     assert_false(s.cleanup_delete);
     assert_string_equal(s.pull_policy, "IfNotPresent");
     assert_null(s.image);
@@ -200,6 +201,10 @@ static const struct bad bad_specs[] = {
     {"{" TARGET "," RUN ",\"cleanupPolicy\":\"Always\"}", "spec.cleanupPolicy: \"Always\""},
     {"{" TARGET "," RUN ",\"imagePullPolicy\":\"Sometimes\"}", "spec.imagePullPolicy"},
     {"{" TARGET "," RUN ",\"ttlSecondsAfterFinished\":-1}", "spec.ttlSecondsAfterFinished"},
+    {"{" TARGET "," RUN ",\"timeoutSeconds\":0}",
+     "spec.timeoutSeconds: must be between 1 and 2592000 (got 0)"},
+    {"{" TARGET "," RUN ",\"timeoutSeconds\":2592001}", "spec.timeoutSeconds: must be between"},
+    {"{" TARGET "," RUN ",\"timeoutSeconds\":1.5}", "spec.timeoutSeconds: must be an integer"},
     {"{" TARGET "," RUN ",\"podTemplate\":{\"hostNetwork\":true}}",
      "spec.podTemplate.hostNetwork: unknown field"},
     {"{" TARGET "," RUN ",\"podTemplate\":{\"securityContext\":{\"runAsUser\":0}}}",

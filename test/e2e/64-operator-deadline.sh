@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Every run has a deadline: a `transactions` run against a target that cannot finish in time (here
+# 100 million transactions per client, timeoutSeconds 15) no longer waits forever. At the
+# deadline the runner stops pgbench (BENCH_DEADLINE_AT) and reports what it measured; the run
+# ends Failed with reason DeadlineExceeded and the partial results stay in status. The run Job
+# carries the same deadline (activeDeadlineSeconds = start delay + timeout + 15 s), and so does the
+# init Job (timeoutSeconds applies to each phase).
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+env_start_sim
+
+[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
+    --metrics-addr 0 --log-level debug >/dev/null
+env_kubectl create secret generic forever-pass --from-literal=password="$PGPASSWORD" >/dev/null
+
+cat <<YAML | env_kubectl apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: forever}
+spec:
+  timeoutSeconds: 15
+  target:
+    host: 127.0.0.1
+    port: $PGPORT
+    database: $PGDATABASE
+    user: $PGUSER
+    passwordSecretRef: {name: forever-pass}
+    sslMode: disable
+  workload:
+    pgbench:
+      init: {scale: 1}
+      run: {clients: 2, transactions: 100000000, builtin: select-only, progressSeconds: 1}
+  diagnostics: {replicaLag: false}
+YAML
+
+jp() { env_kubectl get br forever -o jsonpath="$1" 2>/dev/null; }
+env_wait_for "init Job" 30 env_kubectl get job forever-init
+[ "$(env_kubectl get job forever-init -o jsonpath='{.spec.activeDeadlineSeconds}')" = 15 ] ||
+    fail "init Job activeDeadlineSeconds: $(env_kubectl get job forever-init -o jsonpath='{.spec.activeDeadlineSeconds}')"
+env_wait_for "run Job" 60 env_kubectl get job forever-run
+[ "$(env_kubectl get job forever-run -o jsonpath='{.spec.activeDeadlineSeconds}')" = $((1 + 15 + 15)) ] ||
+    fail "run Job activeDeadlineSeconds: $(env_kubectl get job forever-run -o jsonpath='{.spec.activeDeadlineSeconds}')"
+start_at="$(jp '{.status.startAt}')"
+env_kubectl get job forever-run -o json >"$TMP/run-job.json"
+python3 - "$TMP/run-job.json" "$start_at" <<'PY' || fail "BENCH_DEADLINE_AT is not start barrier + 15"
+import json, sys
+job, start_at = json.load(open(sys.argv[1])), int(sys.argv[2])
+env = {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+assert env["BENCH_DEADLINE_AT"] == str(start_at + 15), (env, start_at)
+PY
+sleep 5
+[ "$(jp '{.status.phase}')" = Running ] || fail "phase $(jp '{.status.phase}') 5 s into a 15 s deadline"
+
+ended() { case "$(jp '{.status.phase}')" in Succeeded | Failed) return 0 ;; *) return 1 ;; esac; }
+env_wait_for "the run to end at its deadline" 60 ended
+env_kubectl get br forever -o json >"$TMP/br.json"
+python3 - "$TMP/br.json" <<'PY' || { env_kubectl get br forever -o yaml >&2; fail "status after the deadline"; }
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+conds = {c["type"]: c for c in st["conditions"]}
+assert st["phase"] == "Failed", st["phase"]
+assert conds["Failed"]["reason"] == "DeadlineExceeded", conds["Failed"]
+msg = conds["Failed"]["message"]
+assert msg.startswith("the run exceeded its deadline (spec.timeoutSeconds 15 s, from the start barrier): worker 0 (pod forever-run-0-"), msg
+assert "deadline: pgbench was still running at the run's deadline" in msg, msg
+assert st["message"] == msg
+w = st["workers"][0]
+assert w["exitCode"] == 2 and w["complete"] is False, w
+# the partial results: what pgbench did before it was stopped (its progress lines and the
+# percentiles of its transaction logs; a stopped pgbench prints no final report)
+assert st["summary"]["latencyP99Ms"] > 0, st.get("summary")
+assert len(st.get("timeline", [])) >= 5, st.get("timeline")
+assert all(p["tps"] > 0 for p in st["timeline"][1:-1]), st["timeline"]
+assert "WorkersBlocked" not in conds, conds
+print(msg)
+PY
+pass "a transactions run that cannot finish ends Failed DeadlineExceeded at timeoutSeconds, partial results kept"
