@@ -468,6 +468,8 @@ int runner_cmd_pgbench_init(int argc, char **argv)
     bool skip = ra.skip_if_initialized;
     char msg[1024] = "";
     io.quiet = true;
+    if (runner_conn_check(&co.conn, msg, sizeof(msg)))
+        return runner_fail(kind, BENCH_EXIT_USAGE, start, "%s", msg);
 
     struct bench_argv av = BENCH_ARGV_INIT;
     if (bench_pgbench_init_argv(&io, &av, msg, sizeof(msg)) != 0)
@@ -622,6 +624,8 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         goto out;                                                                                  \
     } while (0)
 
+    if (runner_conn_check(&co.conn, msg, sizeof(msg)))
+        USAGE_FAIL("%s", msg);
     for (size_t i = 0; i < ro.nscripts; i++)
         if (access(ro.scripts[i].path, R_OK) != 0)
             USAGE_FAIL("--%s: cannot read %s: %s",
