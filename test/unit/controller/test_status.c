@@ -254,8 +254,8 @@ static void test_display(void **state)
                         "randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
     char msg[256];
     ctrl_status_summary_message(st, 1, msg, sizeof(msg));
-    assert_string_equal(msg,
-                        "fio randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
+    assert_string_equal(
+        msg, "fio randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
     cJSON_Delete(st);
     cJSON_Delete(agg);
 }
