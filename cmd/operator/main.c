@@ -16,6 +16,7 @@
 #include "pkg/controller/httpd.h"
 #include "pkg/controller/leader.h"
 #include "pkg/controller/metrics.h"
+#include "pkg/controller/sweep.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
@@ -47,6 +48,7 @@ struct app {
     struct kube_config *cfg;
     struct kube_client *kc;
     struct ctrl_controller *ctrl;
+    struct ctrl_sweeper *sweeper; /* BenchmarkSweeps (pkg/controller/sweep.h) */
     struct ctrl_leader *leader;
     struct ctrl_httpd *http;
     uv_signal_t sigterm, sigint;
@@ -96,6 +98,10 @@ static int start_controller(struct app *a)
     int rc = ctrl_controller_new(a->loop, a->kc, &a->copt, &a->ctrl);
     if (!rc)
         rc = ctrl_controller_start(a->ctrl);
+    if (!rc)
+        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, &a->sweeper);
+    if (!rc)
+        rc = ctrl_sweeper_start(a->sweeper);
     if (rc) {
         log_error(COMP, "cannot start the controller: %s", strerror(-rc));
         return rc;
@@ -153,6 +159,7 @@ static void begin_shutdown(struct app *a, int code)
     a->exit_code = code;
     log_info(COMP, "shutting down");
     ctrl_controller_stop(a->ctrl);
+    ctrl_sweeper_stop(a->sweeper);
     uv_timer_stop(&a->trim_timer);
     uv_signal_stop(&a->sigterm);
     uv_signal_stop(&a->sigint);
@@ -400,6 +407,8 @@ out:
     /* Teardown: cancel requests, free caches, close every handle, let libuv finish. */
     ctrl_controller_stop(a->ctrl);
     ctrl_controller_free(a->ctrl); /* requests still in flight are cancelled below */
+    ctrl_sweeper_stop(a->sweeper);
+    ctrl_sweeper_free(a->sweeper);
     ctrl_leader_free(a->leader);
     ctrl_httpd_close(a->http);
     kube_client_free(a->kc);

@@ -15,11 +15,15 @@ CHART=charts/pgbench-operator
 # 1. generated files are up to date and the chart's CRD is the repository's CRD
 scripts/render-install.sh --check || fail "deploy/install.yaml or the chart's CRD copy is stale"
 cmp -s crds/benchmarkrun.yaml "$CHART/crds/benchmarkrun.yaml" || fail "chart CRD differs from crds/"
+cmp -s crds/benchmarksweep.yaml "$CHART/crds/benchmarksweep.yaml" || fail "chart sweep CRD differs from crds/"
 
 # 2. the CRD: structural schema, printer columns, examples valid, invalid fixtures refused
 python3 scripts/validate-crd.py examples/*.yaml || fail "CRD or examples invalid"
 scripts/fetch-cel.sh || fail "cannot install the CEL evaluator"
-scripts/validate-cel.mjs examples/*.yaml >"$TMP/cel-ok.txt" || { cat "$TMP/cel-ok.txt"; fail "an example breaks a CEL rule"; }
+# the CEL check knows the BenchmarkRun CRD; the sweep example is checked by the sim in e2e 59
+run_examples=$(grep -L '^kind: BenchmarkSweep' examples/*.yaml)
+# shellcheck disable=SC2086
+scripts/validate-cel.mjs $run_examples >"$TMP/cel-ok.txt" || { cat "$TMP/cel-ok.txt"; fail "an example breaks a CEL rule"; }
 n_ok=$(grep -c '^ok ' "$TMP/cel-ok.txt")
 n_ex=$(cat examples/*.yaml | grep -c '^kind: BenchmarkRun')
 [ "$n_ok" -eq "$n_ex" ] || fail "expected $n_ex valid BenchmarkRuns in examples/, got $n_ok"
@@ -85,8 +89,9 @@ if sorted(r["metadata"]["name"] for r in people) != ["pgbench-operator-edit", "p
     die(f"user-facing roles: {[r['metadata']['name'] for r in people]}")
 for r in people:
     for rule in r["rules"]:
-        if rule["apiGroups"] != ["pgbench.dev"] or not set(rule["resources"]) <= {"benchmarkruns", "benchmarkruns/status"}:
-            die(f"user-facing role {r['metadata']['name']} reaches beyond BenchmarkRuns: {rule}")
+        if rule["apiGroups"] != ["pgbench.dev"] or not set(rule["resources"]) <= {"benchmarkruns", "benchmarkruns/status",
+                                                                     "benchmarksweeps", "benchmarksweeps/status"}:
+            die(f"user-facing role {r['metadata']['name']} reaches beyond BenchmarkRuns and BenchmarkSweeps: {rule}")
         if r["metadata"]["name"].endswith("-view") and not set(rule["verbs"]) <= {"get", "list", "watch"}:
             die(f"the view role writes: {rule}")
 rules = []
@@ -104,7 +109,8 @@ for r in rules:
         die(f"dangerous verb in {r}")
 def allowed(group, res, verb):
     return any(group in r["apiGroups"] and res in r["resources"] and verb in r["verbs"] for r in rules)
-for g, res, verbs in [("pgbench.dev", "benchmarkruns", "get list watch"), ("pgbench.dev", "benchmarkruns/status", "update patch"),
+for g, res, verbs in [("pgbench.dev", "benchmarkruns", "get list watch create"), ("pgbench.dev", "benchmarkruns/status", "update patch"),
+                      ("pgbench.dev", "benchmarksweeps", "get list watch"), ("pgbench.dev", "benchmarksweeps/status", "update patch"),
                       ("batch", "jobs", "create get list watch delete"), ("", "pods", "get list watch"), ("", "pods/log", "get"),
                       ("", "persistentvolumeclaims", "create get delete"), ("autoscaling", "horizontalpodautoscalers", "create get delete"),
                       ("apps", "statefulsets", "get"), ("", "events", "create list watch")]:
@@ -153,7 +159,8 @@ rest = [d for d in inst if d["kind"] not in ("Namespace", "CustomResourceDefinit
 assert len(ns) == 1 and ns[0]["metadata"]["name"] == "pgbench-system", "namespace"
 assert rest == chart, "objects differ"
 crd = [d for d in inst if d["kind"] == "CustomResourceDefinition"]
-assert len(crd) == 1 and crd[0] == yaml.safe_load(open("crds/benchmarkrun.yaml")), "CRD"
-print(f"install.yaml: namespace + CRD + {len(rest)} chart objects")
+want = [yaml.safe_load(open(f"crds/{n}.yaml")) for n in ("benchmarkrun", "benchmarksweep")]
+assert sorted(crd, key=lambda d: d["metadata"]["name"]) == want, "CRDs"
+print(f"install.yaml: namespace + CRDs + {len(rest)} chart objects")
 PY
 pass "CRD, chart and install YAML consistent; $n_inv invalid specs refused"

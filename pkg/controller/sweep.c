@@ -1,0 +1,1079 @@
+/* BenchmarkSweep: spec, step planning, analysis, and its small controller. */
+#include "pkg/controller/sweep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pkg/bench/fields.h"
+#include "pkg/bench/usl.h"
+#include "pkg/controller/manifest.h"
+#include "pkg/controller/spec.h"
+#include "pkg/controller/status.h"
+#include "pkg/util/log.h"
+
+#define COMP "sweep"
+
+const struct kube_resource CTRL_BENCHMARKSWEEPS = {"pgbench.dev", "v1alpha1", "BenchmarkSweep",
+                                                   "benchmarksweeps", true};
+
+static const char *const field_names[] = {"clients", "rate", "workers"};
+
+const char *ctrl_sweep_field_name(enum ctrl_sweep_field f)
+{
+    return field_names[f];
+}
+
+/* ---- spec --------------------------------------------------------------------------------- */
+
+int ctrl_sweep_range(double from, double to, double factor, bool whole, double *out, int max)
+{
+    int n = 0;
+    double v = from;
+    for (int guard = 0; v <= to * (1 + 1e-9) && guard < 10000; guard++, v *= factor) {
+        double x = whole ? round(v) : v;
+        if (n > 0 && x <= out[n - 1])
+            continue;
+        if (n >= max)
+            return -E2BIG;
+        out[n++] = x;
+    }
+    double last = whole ? round(to) : to;
+    if (n == 0 || out[n - 1] < last * (1 - 1e-9)) {
+        if (n >= max)
+            return -E2BIG;
+        out[n++] = last;
+    }
+    return n;
+}
+
+static bool is_whole(double v)
+{
+    return v == floor(v);
+}
+
+int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(spec, "template");
+    if (!cJSON_IsObject(tmpl)) {
+        (void)snprintf(err, errlen, "spec.template: required (a BenchmarkRun spec)");
+        return -EINVAL;
+    }
+    out->template = tmpl;
+    if (!ctrl_jget(tmpl, "workload.pgbench")) {
+        (void)snprintf(err, errlen,
+                       "spec.template.workload.pgbench: required (a sweep varies a pgbench run)");
+        return -EINVAL;
+    }
+    const cJSON *vary = cJSON_GetObjectItemCaseSensitive(spec, "vary");
+    const char *field = ctrl_jstr(vary, "field");
+    int f = -1;
+    for (int i = 0; field && i < 3; i++)
+        if (strcmp(field, field_names[i]) == 0)
+            f = i;
+    if (f < 0) {
+        (void)snprintf(err, errlen, "spec.vary.field: one of clients, rate, workers");
+        return -EINVAL;
+    }
+    out->field = (enum ctrl_sweep_field)f;
+    bool whole = out->field != CTRL_SWEEP_RATE;
+    const cJSON *values = cJSON_GetObjectItemCaseSensitive(vary, "values");
+    const cJSON *range = cJSON_GetObjectItemCaseSensitive(vary, "range");
+    if ((values != NULL) == (range != NULL)) {
+        (void)snprintf(err, errlen, "spec.vary: set exactly one of values or range");
+        return -EINVAL;
+    }
+    if (values) {
+        int n = cJSON_GetArraySize(values);
+        if (!cJSON_IsArray(values) || n < 1 || n > CTRL_SWEEP_MAX_STEPS) {
+            (void)snprintf(err, errlen, "spec.vary.values: 1 to %d numbers", CTRL_SWEEP_MAX_STEPS);
+            return -EINVAL;
+        }
+        for (int i = 0; i < n; i++) {
+            const cJSON *v = cJSON_GetArrayItem(values, i);
+            if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+                (whole && (v->valuedouble < 1 || !is_whole(v->valuedouble)))) {
+                (void)snprintf(err, errlen, "spec.vary.values[%d]: %s", i,
+                               whole ? "a whole number >= 1" : "a number >= 0");
+                return -EINVAL;
+            }
+            out->values[i] = v->valuedouble;
+        }
+        out->n_values = n;
+    } else {
+        double from = ctrl_jnum(range, "from", NAN), to = ctrl_jnum(range, "to", NAN);
+        double factor = ctrl_jnum(range, "factor", 2);
+        if (!(from > 0) || !(to >= from) || (whole && from < 1)) {
+            (void)snprintf(err, errlen, "spec.vary.range: need 0 < from <= to%s",
+                           whole ? " (and from >= 1)" : "");
+            return -EINVAL;
+        }
+        if (!(factor >= 1.1)) {
+            (void)snprintf(err, errlen, "spec.vary.range.factor: at least 1.1");
+            return -EINVAL;
+        }
+        int n = ctrl_sweep_range(from, to, factor, whole, out->values, CTRL_SWEEP_MAX_STEPS);
+        if (n < 0) {
+            (void)snprintf(err, errlen, "spec.vary.range: more than %d steps; raise factor",
+                           CTRL_SWEEP_MAX_STEPS);
+            return -EINVAL;
+        }
+        out->n_values = n;
+    }
+    out->repeats = (int)ctrl_jnum(spec, "repeats", 1);
+    if (out->repeats < 1 || out->repeats > CTRL_SWEEP_MAX_REPEATS) {
+        (void)snprintf(err, errlen, "spec.repeats: 1 to %d", CTRL_SWEEP_MAX_REPEATS);
+        return -EINVAL;
+    }
+    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(spec, "stopWhen");
+    if (ctrl_jget(stop, "failedPct")) {
+        out->stop_failed = true;
+        out->stop_failed_pct = ctrl_jnum(stop, "failedPct", 0);
+    }
+    if (ctrl_jget(stop, "abortedClients")) {
+        out->stop_aborted = true;
+        out->stop_aborted_clients = (long)ctrl_jnum(stop, "abortedClients", 1);
+        if (out->stop_aborted_clients < 1) {
+            (void)snprintf(err, errlen, "spec.stopWhen.abortedClients: at least 1");
+            return -EINVAL;
+        }
+    }
+    if (ctrl_jget(stop, "p99Ms")) {
+        out->stop_p99 = true;
+        out->stop_p99_ms = ctrl_jnum(stop, "p99Ms", 0);
+    }
+    /* every step's run spec, as the BenchmarkRun controller will read it */
+    for (int i = 0; i < out->n_values; i++) {
+        cJSON *rs = ctrl_sweep_run_spec(out, i, i == 0);
+        struct ctrl_spec parsed;
+        char e[512];
+        int rc = ctrl_spec_parse(rs, &parsed, e, sizeof(e));
+        cJSON_Delete(rs);
+        if (rc) {
+            (void)snprintf(err, errlen, "spec.template (step %d, %s=%g): %s", i + 1, field,
+                           out->values[i], e);
+            return -EINVAL;
+        }
+        ctrl_spec_free(&parsed);
+    }
+    return 0;
+}
+
+void ctrl_sweep_run_name(const char *sweep, int step, int repeat, char *out, size_t len)
+{
+    (void)snprintf(out, len, "%s-s%d-r%d", sweep, step, repeat);
+}
+
+static cJSON *obj_at(cJSON *o, const char *a, const char *b)
+{
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (!cJSON_IsObject(x)) {
+        x = ctrl_must(cJSON_CreateObject());
+        ctrl_jset(o, a, x);
+    }
+    if (!b)
+        return x;
+    return obj_at(x, b, NULL);
+}
+
+cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first)
+{
+    cJSON *spec = ctrl_must(cJSON_Duplicate(s->template, 1));
+    double v = s->values[step];
+    cJSON *pg = obj_at(obj_at(spec, "workload", NULL), "pgbench", NULL);
+    switch (s->field) {
+    case CTRL_SWEEP_CLIENTS:
+        ctrl_jset_num(obj_at(pg, "run", NULL), "clients", v);
+        break;
+    case CTRL_SWEEP_RATE:
+        ctrl_jset_num(obj_at(pg, "run", NULL), "rate", v);
+        break;
+    case CTRL_SWEEP_WORKERS:
+        ctrl_jset_num(spec, "workers", v);
+        break;
+    }
+    if (!first)
+        cJSON_DeleteItemFromObjectCaseSensitive(pg, "init");
+    return spec;
+}
+
+cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s, int step,
+                             int repeat)
+{
+    const char *sname = ctrl_jstr(sweep, "metadata.name");
+    char name[320], stepv[16];
+    ctrl_sweep_run_name(sname, step, repeat, name, sizeof(name));
+    (void)snprintf(stepv, sizeof(stepv), "%d", step);
+    cJSON *br = ctrl_must(cJSON_CreateObject());
+    ctrl_jset_str(br, "apiVersion", "pgbench.dev/v1alpha1");
+    ctrl_jset_str(br, "kind", "BenchmarkRun");
+    cJSON *md = obj_at(br, "metadata", NULL);
+    ctrl_jset_str(md, "name", name);
+    const char *ns = ctrl_jstr(sweep, "metadata.namespace");
+    if (ns)
+        ctrl_jset_str(md, "namespace", ns);
+    cJSON *labels = obj_at(md, "labels", NULL);
+    ctrl_jset_str(labels, CTRL_LABEL_SWEEP, sname);
+    ctrl_jset_str(labels, CTRL_LABEL_SWEEP_STEP, stepv);
+    cJSON *refs = ctrl_must(cJSON_CreateArray());
+    cJSON *ref = ctrl_must(cJSON_CreateObject());
+    ctrl_jset_str(ref, "apiVersion", "pgbench.dev/v1alpha1");
+    ctrl_jset_str(ref, "kind", "BenchmarkSweep");
+    ctrl_jset_str(ref, "name", sname);
+    const char *uid = ctrl_jstr(sweep, "metadata.uid");
+    ctrl_jset_str(ref, "uid", uid ? uid : "");
+    ctrl_jset(ref, "controller", cJSON_CreateTrue());
+    ctrl_jset(ref, "blockOwnerDeletion", cJSON_CreateTrue());
+    cJSON_AddItemToArray(refs, ref);
+    ctrl_jset(md, "ownerReferences", refs);
+    ctrl_jset(br, "spec", ctrl_sweep_run_spec(s, step, step == 0 && repeat == 0));
+    return br;
+}
+
+/* ---- merge diff --------------------------------------------------------------------------- */
+
+cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj)
+{
+    if (!cJSON_IsObject(old_obj) || !cJSON_IsObject(new_obj))
+        return cJSON_Compare(old_obj, new_obj, true) ? NULL
+                                                     : ctrl_must(cJSON_Duplicate(new_obj, 1));
+    cJSON *patch = ctrl_must(cJSON_CreateObject());
+    const cJSON *it;
+    cJSON_ArrayForEach(it, new_obj)
+    {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(old_obj, it->string);
+        cJSON *d;
+        if (!o)
+            d = ctrl_must(cJSON_Duplicate(it, 1));
+        else if (cJSON_IsObject(o) && cJSON_IsObject(it))
+            d = ctrl_merge_diff(o, it);
+        else
+            d = cJSON_Compare(o, it, true) ? NULL : ctrl_must(cJSON_Duplicate(it, 1));
+        if (d)
+            cJSON_AddItemToObject(patch, it->string, d);
+    }
+    cJSON_ArrayForEach(it, old_obj)
+    {
+        if (!cJSON_GetObjectItemCaseSensitive(new_obj, it->string))
+            cJSON_AddItemToObject(patch, it->string, ctrl_must(cJSON_CreateNull()));
+    }
+    if (!patch->child) {
+        cJSON_Delete(patch);
+        return NULL;
+    }
+    return patch;
+}
+
+/* ---- decide ------------------------------------------------------------------------------- */
+
+static bool str_is(const char *a, const char *b)
+{
+    return a && strcmp(a, b) == 0;
+}
+
+static bool run_finished(const char *phase)
+{
+    return str_is(phase, "Succeeded") || str_is(phase, "Failed");
+}
+
+/* Rounded to a few significant digits, so that status compares equal from one decision to the
+ * next and reads well. */
+static double round_sig(double v, int digits)
+{
+    if (v == 0 || !isfinite(v))
+        return v;
+    double p = pow(10, digits - (int)ceil(log10(fabs(v))));
+    return round(v * p) / p;
+}
+
+static void put_num(cJSON *o, const char *k, double v, int digits)
+{
+    if (isfinite(v))
+        ctrl_jset_num(o, k, round_sig(v, digits));
+}
+
+/* The dominant wait event of a run (largest share). */
+static const char *top_wait(const cJSON *shares, double *pct)
+{
+    const char *best = NULL;
+    *pct = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, shares)
+    {
+        if (cJSON_IsNumber(it) && (!best || it->valuedouble > *pct)) {
+            best = it->string;
+            *pct = it->valuedouble;
+        }
+    }
+    return best;
+}
+
+/* One repeat's entry of status.steps[].runs[] from a finished cached run. */
+static cJSON *entry_from_run(const cJSON *run, const char *name)
+{
+    cJSON *e = ctrl_must(cJSON_CreateObject());
+    ctrl_jset_str(e, "name", name);
+    const char *phase = ctrl_jstr(run, "status.phase");
+    ctrl_jset_str(e, "phase", phase ? phase : "Pending");
+    const cJSON *st = ctrl_jget(run, "status");
+    const cJSON *v;
+    if ((v = bench_status_get(st, BK_SUMMARY_TPS)) && cJSON_IsNumber(v))
+        put_num(e, "tps", v->valuedouble, 8);
+    if ((v = bench_status_get(st, BK_SUMMARY_LATENCY_P99_MS)) && cJSON_IsNumber(v))
+        put_num(e, "latencyP99Ms", v->valuedouble, 8);
+    if ((v = bench_status_get(st, BK_SUMMARY_TRANSACTIONS_PROCESSED)) && cJSON_IsNumber(v))
+        ctrl_jset_num(e, "transactions", v->valuedouble);
+    if ((v = bench_status_get(st, BK_SUMMARY_FAILED_TRANSACTIONS)) && cJSON_IsNumber(v))
+        ctrl_jset_num(e, "failed", v->valuedouble);
+    if ((v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS)) && cJSON_IsNumber(v))
+        ctrl_jset_num(e, "aborted", v->valuedouble);
+    if ((v = bench_status_get(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT)) && cJSON_IsNumber(v))
+        put_num(e, "littlesLawDeviationPct", v->valuedouble, 6);
+    double pct;
+    const char *w = top_wait(bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT), &pct);
+    if (w) {
+        ctrl_jset_str(e, "waitEvent", w);
+        put_num(e, "waitPct", pct, 6);
+    }
+    const char *msg = ctrl_jstr(run, "status.message");
+    if (msg && str_is(phase, "Failed"))
+        ctrl_jset_str(e, "message", msg);
+    return e;
+}
+
+/* The recorded (finished) entry of a run in the old status, or NULL. */
+static const cJSON *recorded(const cJSON *old_status, int step, const char *name)
+{
+    const cJSON *runs = ctrl_jget(cJSON_GetArrayItem(ctrl_jget(old_status, "steps"), step), "runs");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs)
+    {
+        if (str_is(ctrl_jstr(e, "name"), name) && run_finished(ctrl_jstr(e, "phase")))
+            return e;
+    }
+    return NULL;
+}
+
+/* stopWhen against a finished run's entry: writes why into out and returns true. */
+static bool stop_check(const struct ctrl_sweep_spec *s, const cJSON *e, char *out, size_t len)
+{
+    const char *name = ctrl_jstr(e, "name");
+    double failed = ctrl_jnum(e, "failed", 0), tx = ctrl_jnum(e, "transactions", 0);
+    double aborted = ctrl_jnum(e, "aborted", 0), p99 = ctrl_jnum(e, "latencyP99Ms", NAN);
+    if (s->stop_failed && failed > 0) {
+        double pct = 100.0 * failed / (tx + failed);
+        if (pct > s->stop_failed_pct) {
+            (void)snprintf(out, len,
+                           "stopWhen.failedPct: run %s failed %.2f %% of transactions (> %g %%)",
+                           name, pct, s->stop_failed_pct);
+            return true;
+        }
+    }
+    if (s->stop_aborted && aborted >= (double)s->stop_aborted_clients) {
+        (void)snprintf(out, len,
+                       "stopWhen.abortedClients: run %s had %.0f aborted clients (>= %ld)", name,
+                       aborted, s->stop_aborted_clients);
+        return true;
+    }
+    if (s->stop_p99 && p99 > s->stop_p99_ms) {
+        (void)snprintf(out, len, "stopWhen.p99Ms: run %s had p99 %.2f ms (> %g ms)", name, p99,
+                       s->stop_p99_ms);
+        return true;
+    }
+    return false;
+}
+
+static void mean_sd(const double *x, int n, double *mean, double *sd)
+{
+    double m = 0, q = 0;
+    for (int i = 0; i < n; i++)
+        m += x[i];
+    m = n ? m / n : NAN;
+    for (int i = 0; i < n; i++)
+        q += (x[i] - m) * (x[i] - m);
+    *mean = m;
+    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+}
+
+/* Fills a step's phase, means and spreads from its runs. */
+static void step_summarise(cJSON *step)
+{
+    const cJSON *runs = ctrl_jget(step, "runs");
+    double tps[CTRL_SWEEP_MAX_REPEATS], p99[CTRL_SWEEP_MAX_REPEATS], ll[CTRL_SWEEP_MAX_REPEATS];
+    int nt = 0, np = 0, nl = 0;
+    bool running = false, failed = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs)
+    {
+        const char *ph = ctrl_jstr(e, "phase");
+        if (!run_finished(ph))
+            running = true;
+        else if (str_is(ph, "Failed"))
+            failed = true;
+        if (!str_is(ph, "Succeeded"))
+            continue;
+        double v;
+        if ((v = ctrl_jnum(e, "tps", NAN)) > 0 && nt < CTRL_SWEEP_MAX_REPEATS)
+            tps[nt++] = v;
+        if ((v = ctrl_jnum(e, "latencyP99Ms", NAN)) > 0 && np < CTRL_SWEEP_MAX_REPEATS)
+            p99[np++] = v;
+        if (isfinite(v = ctrl_jnum(e, "littlesLawDeviationPct", NAN)) &&
+            nl < CTRL_SWEEP_MAX_REPEATS)
+            ll[nl++] = v;
+    }
+    ctrl_jset_str(step, "phase", running ? "Running" : failed ? "Failed" : "Succeeded");
+    double m, sd;
+    if (nt) {
+        mean_sd(tps, nt, &m, &sd);
+        put_num(step, "tpsMean", m, 8);
+        put_num(step, "tpsStddev", sd, 6);
+    }
+    if (np) {
+        mean_sd(p99, np, &m, &sd);
+        put_num(step, "latencyP99MsMean", m, 8);
+        put_num(step, "latencyP99MsStddev", sd, 6);
+    }
+    if (nl) {
+        mean_sd(ll, nl, &m, &sd);
+        put_num(step, "littlesLawDeviationPct", m, 6);
+    }
+}
+
+/* status.analysis from status.steps (nothing when no step has a tps yet). */
+static void analyse(cJSON *status, enum ctrl_sweep_field field)
+{
+    const cJSON *steps = ctrl_jget(status, "steps");
+    int n = cJSON_GetArraySize(steps);
+    int order[CTRL_SWEEP_MAX_STEPS], k = 0;
+    double peak = -1, peak_at = NAN;
+    for (int i = 0; i < n && i < CTRL_SWEEP_MAX_STEPS; i++) {
+        const cJSON *st = cJSON_GetArrayItem(steps, i);
+        double t = ctrl_jnum(st, "tpsMean", NAN);
+        if (!(t > 0))
+            continue;
+        if (t > peak) {
+            peak = t;
+            peak_at = ctrl_jnum(st, "value", NAN);
+        }
+        /* insertion by value */
+        int j = k++;
+        while (j > 0 && ctrl_jnum(cJSON_GetArrayItem(steps, order[j - 1]), "value", 0) >
+                            ctrl_jnum(st, "value", 0)) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    if (k == 0)
+        return;
+    cJSON *a = ctrl_must(cJSON_CreateObject());
+    put_num(a, "peakTps", peak, 8);
+    ctrl_jset_num(a, "peakAt", peak_at);
+    double tps[CTRL_SWEEP_MAX_STEPS], p99[CTRL_SWEEP_MAX_STEPS];
+    for (int i = 0; i < k; i++) {
+        const cJSON *st = cJSON_GetArrayItem(steps, order[i]);
+        tps[i] = ctrl_jnum(st, "tpsMean", NAN);
+        p99[i] = ctrl_jnum(st, "latencyP99MsMean", NAN);
+    }
+    int knee = bench_latency_knee(tps, p99, (size_t)k);
+    if (knee >= 0)
+        ctrl_jset_num(a, "kneeAt", ctrl_jnum(cJSON_GetArrayItem(steps, order[knee]), "value", 0));
+
+    /* the dominant wait event at the largest value measured: mean share over its runs */
+    const cJSON *last = cJSON_GetArrayItem(steps, order[k - 1]);
+    const char *wait = NULL;
+    double wait_pct = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ctrl_jget(last, "runs"))
+    {
+        const char *w = ctrl_jstr(e, "waitEvent");
+        if (!w)
+            continue;
+        double sum = 0;
+        int cnt = 0;
+        const cJSON *o;
+        cJSON_ArrayForEach(o, ctrl_jget(last, "runs"))
+        {
+            cnt++;
+            if (str_is(ctrl_jstr(o, "waitEvent"), w))
+                sum += ctrl_jnum(o, "waitPct", 0);
+        }
+        if (cnt && sum / cnt > wait_pct) {
+            wait_pct = sum / cnt;
+            wait = w;
+        }
+    }
+    if (wait) {
+        ctrl_jset_str(a, "dominantWaitEvent", wait);
+        put_num(a, "dominantWaitPct", wait_pct, 4);
+    }
+
+    char verdict[400];
+    double max_n = ctrl_jnum(last, "value", 0);
+    if (field == CTRL_SWEEP_CLIENTS) {
+        struct bench_usl_point pts[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
+        size_t np = 0;
+        const cJSON *st;
+        cJSON_ArrayForEach(st, steps)
+        {
+            cJSON_ArrayForEach(e, ctrl_jget(st, "runs"))
+            {
+                double x = ctrl_jnum(e, "tps", NAN);
+                if (str_is(ctrl_jstr(e, "phase"), "Succeeded") && x > 0 &&
+                    np < sizeof(pts) / sizeof(pts[0]))
+                    pts[np++] = (struct bench_usl_point){ctrl_jnum(st, "value", 0), x};
+            }
+        }
+        struct bench_usl_fit fit;
+        bench_usl_fit(pts, np, &fit);
+        cJSON *u = ctrl_must(cJSON_CreateObject());
+        ctrl_jset(u, "ok", cJSON_CreateBool(fit.ok));
+        if (!fit.ok) {
+            ctrl_jset_str(u, "reason", fit.reason);
+        } else {
+            put_num(u, "lambda", fit.lambda, 6);
+            put_num(u, "sigma", fit.sigma, 6);
+            put_num(u, "kappa", fit.kappa, 6);
+            put_num(u, "r2", fit.r2, 6);
+            put_num(u, "peakClients", fit.peak_n, 6);
+            put_num(u, "peakTps", fit.peak_x, 6);
+        }
+        ctrl_jset(a, "usl", u);
+        bench_usl_verdict(&fit, max_n, wait, wait_pct, verdict, sizeof(verdict));
+    } else {
+        char why[96] = "";
+        if (wait)
+            (void)snprintf(why, sizeof(why), "; %s %.0f %% of wait time at %s=%g", wait, wait_pct,
+                           field_names[field], max_n);
+        (void)snprintf(verdict, sizeof(verdict), "peak %.1f tps at %s=%g%s", peak,
+                       field_names[field], peak_at, why);
+    }
+    ctrl_jset_str(a, "verdict", verdict);
+    ctrl_jset(status, "analysis", a);
+}
+
+static const cJSON *find_run(const cJSON *const *runs, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (str_is(ctrl_jstr(runs[i], "metadata.name"), name))
+            return runs[i];
+    return NULL;
+}
+
+static void copy_member(cJSON *to, const cJSON *from, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, k);
+    if (v)
+        ctrl_jset(to, k, ctrl_must(cJSON_Duplicate(v, 1)));
+}
+
+void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
+                       struct ctrl_sweep_plan *plan)
+{
+    memset(plan, 0, sizeof(*plan));
+    const cJSON *old = ctrl_jget(sweep, "status");
+    const char *old_phase = ctrl_jstr(old, "phase");
+    if (str_is(old_phase, "Succeeded") || str_is(old_phase, "Stopped") ||
+        str_is(old_phase, "Failed")) {
+        (void)snprintf(plan->phase, sizeof(plan->phase), "%s", old_phase);
+        return;
+    }
+    long gen = (long)ctrl_jnum(sweep, "metadata.generation", 0);
+    long obs_gen = (long)ctrl_jnum(old, "observedGeneration", (double)gen);
+    cJSON *st = ctrl_must(cJSON_CreateObject());
+    copy_member(st, old, "conditions");
+    copy_member(st, old, "startTime");
+    ctrl_jset_num(st, "observedGeneration", (double)obs_gen);
+
+    struct ctrl_sweep_spec s;
+    char err[700];
+    if (ctrl_sweep_spec_parse(ctrl_jget(sweep, "spec"), &s, err, sizeof(err))) {
+        ctrl_jset_str(st, "phase", "Failed");
+        ctrl_jset_str(st, "message", err);
+        char ts[40];
+        ctrl_time_rfc3339(now, ts, sizeof(ts));
+        ctrl_jset_str(st, "completionTime", ts);
+        ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
+        (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
+        plan->status = st;
+        return;
+    }
+    const char *sname = ctrl_jstr(sweep, "metadata.name");
+    ctrl_jset_str(st, "field", field_names[s.field]);
+    cJSON *vals = ctrl_must(cJSON_CreateArray());
+    for (int i = 0; i < s.n_values; i++)
+        cJSON_AddItemToArray(vals, ctrl_must(cJSON_CreateNumber(s.values[i])));
+    ctrl_jset(st, "values", vals);
+    ctrl_jset_num(st, "totalSteps", s.n_values);
+    cJSON *steps = ctrl_must(cJSON_CreateArray());
+    ctrl_jset(st, "steps", steps);
+
+    int total = s.n_values * s.repeats, current = -1, last_step = 0;
+    char stop_reason[400] = "", current_name[320] = "";
+    bool stopped = false;
+    for (int k = 0; k < total; k++) {
+        int i = k / s.repeats, j = k % s.repeats;
+        last_step = i;
+        char name[320];
+        ctrl_sweep_run_name(sname, i, j, name, sizeof(name));
+        cJSON *step = cJSON_GetArrayItem(steps, i);
+        if (!step) {
+            step = ctrl_must(cJSON_CreateObject());
+            ctrl_jset_num(step, "index", i);
+            ctrl_jset_num(step, "value", s.values[i]);
+            ctrl_jset(step, "runs", ctrl_must(cJSON_CreateArray()));
+            cJSON_AddItemToArray(steps, step);
+        }
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(step, "runs");
+        const cJSON *run = find_run(runs, n_runs, name);
+        const cJSON *rec = recorded(old, i, name);
+        cJSON *e;
+        if (run && run_finished(ctrl_jstr(run, "status.phase")))
+            e = entry_from_run(run, name);
+        else if (rec)
+            e = ctrl_must(cJSON_Duplicate(rec, 1));
+        else {
+            e = ctrl_must(cJSON_CreateObject());
+            ctrl_jset_str(e, "name", name);
+            const char *ph = ctrl_jstr(run, "status.phase");
+            ctrl_jset_str(e, "phase", ph ? ph : "Pending");
+            cJSON_AddItemToArray(list, e);
+            current = k;
+            (void)snprintf(current_name, sizeof(current_name), "%s", name);
+            if (!run)
+                plan->create = ctrl_sweep_run_object(sweep, &s, i, j);
+            break;
+        }
+        cJSON_AddItemToArray(list, e);
+        if (stop_check(&s, e, stop_reason, sizeof(stop_reason))) {
+            stopped = true;
+            break;
+        }
+    }
+    cJSON *step;
+    cJSON_ArrayForEach(step, steps) step_summarise(step);
+    analyse(st, s.field);
+
+    char msg[CTRL_MAX_MESSAGE], ts[40], text[32];
+    ctrl_time_rfc3339(now, ts, sizeof(ts));
+    ctrl_jset_num(st, "currentStep", last_step);
+    (void)snprintf(text, sizeof(text), "%d/%d", last_step + 1, s.n_values);
+    ctrl_jset_str(st, "stepText", text);
+    const char *verdict = ctrl_jstr(st, "analysis.verdict");
+    if (stopped) {
+        ctrl_jset_str(st, "phase", "Stopped");
+        ctrl_jset_str(st, "stopReason", stop_reason);
+        (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", last_step + 1, s.n_values,
+                       stop_reason);
+        ctrl_jset_str(st, "message", msg);
+        copy_member(st, old, "completionTime");
+        if (!ctrl_jget(st, "completionTime"))
+            ctrl_jset_str(st, "completionTime", ts);
+        ctrl_cond_set(st, "Stopped", "True", "StopWhen", stop_reason, obs_gen, now);
+    } else if (current >= 0) {
+        ctrl_jset_str(st, "phase", "Running");
+        ctrl_jset_str(st, "currentRun", current_name);
+        (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", last_step + 1, s.n_values,
+                       field_names[s.field], s.values[last_step], current_name);
+        ctrl_jset_str(st, "message", msg);
+        if (!ctrl_jget(st, "startTime"))
+            ctrl_jset_str(st, "startTime", ts);
+        plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
+    } else {
+        ctrl_jset_str(st, "phase", "Succeeded");
+        (void)snprintf(msg, sizeof(msg), "%d steps: %s", s.n_values,
+                       verdict ? verdict : "no step measured a tps");
+        ctrl_jset_str(st, "message", msg);
+        copy_member(st, old, "completionTime");
+        if (!ctrl_jget(st, "completionTime"))
+            ctrl_jset_str(st, "completionTime", ts);
+        ctrl_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
+    }
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_jstr(st, "phase"));
+    if (old && cJSON_Compare(old, st, true))
+        cJSON_Delete(st);
+    else
+        plan->status = st;
+}
+
+void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan)
+{
+    cJSON_Delete(plan->status);
+    cJSON_Delete(plan->create);
+    plan->status = plan->create = NULL;
+}
+
+/* ---- transforms --------------------------------------------------------------------------- */
+
+static void keep_keys(cJSON *o, const char *const *keys)
+{
+    if (!cJSON_IsObject(o))
+        return;
+    cJSON *it = o->child;
+    while (it) {
+        cJSON *next = it->next;
+        bool keep = false;
+        for (const char *const *k = keys; *k; k++)
+            if (it->string && strcmp(it->string, *k) == 0)
+                keep = true;
+        if (!keep)
+            cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
+        it = next;
+    }
+}
+
+void ctrl_transform_sweep_run(cJSON *obj, void *ud)
+{
+    (void)ud;
+    static const char *const top[] = {"metadata", "status", NULL};
+    static const char *const meta[] = {"name", "namespace", "labels", "resourceVersion", NULL};
+    static const char *const status[] = {"phase", "message", "summary", "diagnostics", NULL};
+    static const char *const diag[] = {"littlesLaw", "waitEvents", NULL};
+    static const char *const waits[] = {"sharesPct", NULL};
+    keep_keys(obj, top);
+    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    keep_keys(st, status);
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(st, "diagnostics");
+    keep_keys(d, diag);
+    keep_keys(cJSON_GetObjectItemCaseSensitive(d, "waitEvents"), waits);
+}
+
+static void transform_sweep(cJSON *obj, void *ud)
+{
+    (void)ud;
+    static const char *const top[] = {"metadata", "spec", "status", NULL};
+    static const char *const meta[] = {
+        "name", "namespace", "uid", "generation", "resourceVersion", "deletionTimestamp", NULL};
+    keep_keys(obj, top);
+    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+}
+
+/* ---- the controller ----------------------------------------------------------------------- */
+
+struct sw_rec;
+
+struct ctrl_sweeper {
+    uv_loop_t *loop;
+    struct kube_client *kc;
+    char *ns;
+    struct kube_informer *sweeps, *runs;
+    struct kube_queue *q;
+    struct sw_rec *recs; /* in flight */
+};
+
+struct sw_rec {
+    struct ctrl_sweeper *s;
+    struct sw_rec *next, *prev;
+    char key[512], ns[256], name[256];
+    struct ctrl_sweep_plan plan;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sweep_event(const cJSON *obj, void *ud)
+{
+    struct ctrl_sweeper *s = ud;
+    const char *ns = ctrl_jstr(obj, "metadata.namespace"), *name = ctrl_jstr(obj, "metadata.name");
+    if (!ns || !name)
+        return;
+    char key[512];
+    (void)snprintf(key, sizeof(key), "%s/%s", ns, name);
+    kube_queue_add(s->q, key);
+}
+
+static void sweep_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
+{
+    (void)old_obj;
+    sweep_event(new_obj, ud);
+}
+
+static void sweep_delete(const cJSON *obj, void *ud)
+{
+    struct ctrl_sweeper *s = ud;
+    char key[512];
+    (void)snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
+                   ctrl_jstr(obj, "metadata.name"));
+    kube_queue_forget(s->q, key);
+}
+
+/* "namespace/sweep" of a run, by its sweep label; also the run cache's index. */
+static bool run_owner(const cJSON *run, char *buf, size_t n, void *ud)
+{
+    (void)ud;
+    const char *ns = ctrl_jstr(run, "metadata.namespace");
+    const char *owner = ctrl_jkey(ctrl_jget(run, "metadata.labels"), CTRL_LABEL_SWEEP);
+    if (!ns || !owner)
+        return false;
+    int len = snprintf(buf, n, "%s/%s", ns, owner);
+    return len > 0 && (size_t)len < n;
+}
+
+static void run_event(const cJSON *obj, void *ud)
+{
+    struct ctrl_sweeper *s = ud;
+    char key[512];
+    if (run_owner(obj, key, sizeof(key), NULL))
+        kube_queue_add(s->q, key);
+}
+
+static void run_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
+{
+    (void)old_obj;
+    run_event(new_obj, ud);
+}
+
+static void rec_free(struct sw_rec *r)
+{
+    struct ctrl_sweeper *s = r->s;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        s->recs = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    ctrl_sweep_plan_free(&r->plan);
+    free(r);
+}
+
+static void rec_finish(struct sw_rec *r, bool error, long requeue_ms)
+{
+    struct ctrl_sweeper *s = r->s;
+    if (error) {
+        kube_queue_add_rate_limited(s->q, r->key);
+    } else {
+        kube_queue_forget(s->q, r->key);
+        if (requeue_ms > 0)
+            kube_queue_add_after(s->q, r->key, requeue_ms);
+    }
+    log_debug(COMP, "reconciled %s phase=%s%s", r->key, r->plan.phase, error ? " (retry)" : "");
+    kube_queue_done(s->q, r->key);
+    rec_free(r);
+}
+
+static void on_failed_written(struct kube_result *res, void *ud)
+{
+    struct sw_rec *r = ud;
+    if (!kube_ok(&res->status))
+        log_warn(COMP, "%s: status not written: HTTP %d %s", r->key, res->status.http,
+                 res->status.message);
+    rec_finish(r, !kube_ok(&res->status), 0);
+}
+
+/* A run the API server will never accept: the sweep fails with the server's words. */
+static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
+{
+    char msg[CTRL_MAX_MESSAGE], ts[40];
+    (void)snprintf(msg, sizeof(msg), "creating BenchmarkRun %.300s: %.600s", run, why);
+    ctrl_time_rfc3339(now_s(), ts, sizeof(ts));
+    cJSON *patch = ctrl_must(cJSON_CreateObject());
+    cJSON *st = ctrl_must(cJSON_AddObjectToObject(patch, "status"));
+    ctrl_jset_str(st, "phase", "Failed");
+    ctrl_jset_str(st, "message", msg);
+    ctrl_jset_str(st, "completionTime", ts);
+    (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "Failed");
+    struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
+    if (kube_patch(r->s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+                   on_failed_written, r) != 0)
+        rec_finish(r, true, 0);
+    cJSON_Delete(patch);
+}
+
+static void on_created(struct kube_result *res, void *ud)
+{
+    struct sw_rec *r = ud;
+    const char *run = ctrl_jstr(r->plan.create, "metadata.name");
+    int http = res->status.http;
+    if (kube_ok(&res->status) || http == 409) {
+        log_info(COMP, "%s: %s BenchmarkRun %s", r->key, http == 409 ? "found existing" : "created",
+                 run);
+        rec_finish(r, false, r->plan.requeue_ms);
+        return;
+    }
+    log_warn(COMP, "%s: create BenchmarkRun %s: HTTP %d %s: %s", r->key, run, http,
+             res->status.reason, res->status.message);
+    if (http == 400 || http == 403 || http == 422) {
+        fail_sweep(r, run, res->status.message);
+        return;
+    }
+    rec_finish(r, true, 0);
+}
+
+static void do_create(struct sw_rec *r)
+{
+    if (!r->plan.create) {
+        rec_finish(r, false, r->plan.requeue_ms);
+        return;
+    }
+    struct kube_opts o = {.field_validation = "Strict"};
+    if (kube_create(r->s->kc, &KUBE_BENCHMARKRUNS, r->ns, r->plan.create, &o, on_created, r) != 0)
+        rec_finish(r, true, 0);
+}
+
+static void on_status_written(struct kube_result *res, void *ud)
+{
+    struct sw_rec *r = ud;
+    if (!kube_ok(&res->status)) {
+        if (res->status.http == 409)
+            log_debug(COMP, "%s: status conflict; deciding again", r->key);
+        else
+            log_warn(COMP, "%s: status not written: HTTP %d %s", r->key, res->status.http,
+                     res->status.message);
+        rec_finish(r, true, 0);
+        return;
+    }
+    log_info(COMP, "%s: phase %s: %s", r->key, r->plan.phase, ctrl_jstr(r->plan.status, "message"));
+    do_create(r);
+}
+
+struct run_list {
+    cJSON *items[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
+    int n;
+};
+
+static void collect_run(const cJSON *obj, void *ud)
+{
+    struct run_list *l = ud;
+    if (l->n < (int)(sizeof(l->items) / sizeof(l->items[0])))
+        l->items[l->n++] = ctrl_must(cJSON_Duplicate(obj, 1));
+}
+
+static void process(struct kube_queue *q, const char *key, void *ud)
+{
+    struct ctrl_sweeper *s = ud;
+    (void)q;
+    struct sw_rec *r = calloc(1, sizeof(*r));
+    if (!r)
+        abort();
+    r->s = s;
+    (void)snprintf(r->key, sizeof(r->key), "%s", key);
+    r->next = s->recs;
+    if (s->recs)
+        s->recs->prev = r;
+    s->recs = r;
+    const char *slash = strchr(key, '/');
+    if (!slash) {
+        rec_finish(r, false, 0);
+        return;
+    }
+    (void)snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
+    (void)snprintf(r->name, sizeof(r->name), "%s", slash + 1);
+    if (!ctrl_sweeper_synced(s)) { /* a partial run cache would look like missing runs */
+        rec_finish(r, false, 200);
+        return;
+    }
+    cJSON *sweep = kube_informer_copy(s->sweeps, r->ns, r->name);
+    if (!sweep || ctrl_jget(sweep, "metadata.deletionTimestamp")) {
+        cJSON_Delete(sweep);
+        rec_finish(r, false, 0);
+        return;
+    }
+    struct run_list *l = calloc(1, sizeof(*l));
+    if (!l)
+        abort();
+    kube_informer_foreach_indexed(s->runs, key, collect_run, l);
+    ctrl_sweep_decide(sweep, (const cJSON *const *)l->items, l->n, now_s(), &r->plan);
+    for (int i = 0; i < l->n; i++)
+        cJSON_Delete(l->items[i]);
+    free(l);
+    if (!r->plan.status) {
+        cJSON_Delete(sweep);
+        do_create(r);
+        return;
+    }
+    cJSON *patch = ctrl_must(cJSON_CreateObject());
+    cJSON *md = ctrl_must(cJSON_AddObjectToObject(patch, "metadata"));
+    const char *rv = ctrl_jstr(sweep, "metadata.resourceVersion");
+    if (rv)
+        ctrl_jset_str(md, "resourceVersion", rv); /* the status decided from is the current one */
+    cJSON *diff = ctrl_merge_diff(ctrl_jget(sweep, "status"), r->plan.status);
+    cJSON_Delete(sweep);
+    ctrl_jset(patch, "status", diff ? diff : ctrl_must(cJSON_CreateObject()));
+    struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
+    int rc = kube_patch(s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+                        on_status_written, r);
+    cJSON_Delete(patch);
+    if (rc)
+        rec_finish(r, true, 0);
+}
+
+int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
+                     struct ctrl_sweeper **out)
+{
+    struct ctrl_sweeper *s = calloc(1, sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    s->loop = loop;
+    s->kc = kc;
+    if (ns && *ns)
+        s->ns = strdup(ns);
+    struct kube_queue_opts qo = {
+        .workers = workers > 0 ? workers : 2, .base_ms = 50, .max_ms = 60000};
+    int rc = kube_queue_new(loop, &qo, process, s, &s->q);
+    if (rc)
+        goto fail;
+    struct kube_informer_handlers hs = {.on_add = sweep_event,
+                                        .on_update = sweep_update,
+                                        .on_delete = sweep_delete,
+                                        .transform = transform_sweep};
+    rc = kube_informer_new(kc, &CTRL_BENCHMARKSWEEPS, s->ns, NULL, &hs, s, &s->sweeps);
+    if (rc)
+        goto fail;
+    struct kube_informer_handlers hr = {.on_add = run_event,
+                                        .on_update = run_update,
+                                        .on_delete = run_event,
+                                        .transform = ctrl_transform_sweep_run,
+                                        .index = run_owner};
+    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, s->ns, CTRL_LABEL_SWEEP, &hr, s, &s->runs);
+    if (rc)
+        goto fail;
+    *out = s;
+    return 0;
+fail:
+    ctrl_sweeper_free(s);
+    return rc;
+}
+
+int ctrl_sweeper_start(struct ctrl_sweeper *s)
+{
+    int rc = kube_informer_start(s->runs);
+    if (!rc)
+        rc = kube_informer_start(s->sweeps);
+    return rc;
+}
+
+bool ctrl_sweeper_synced(const struct ctrl_sweeper *s)
+{
+    return s && kube_informer_synced(s->sweeps) && kube_informer_synced(s->runs);
+}
+
+void ctrl_sweeper_stop(struct ctrl_sweeper *s)
+{
+    if (s && s->q)
+        kube_queue_shutdown(s->q);
+}
+
+void ctrl_sweeper_free(struct ctrl_sweeper *s)
+{
+    if (!s)
+        return;
+    while (s->recs) {
+        struct sw_rec *r = s->recs;
+        kube_queue_done(s->q, r->key);
+        rec_free(r);
+    }
+    kube_informer_free(s->sweeps);
+    kube_informer_free(s->runs);
+    kube_queue_free(s->q);
+    free(s->ns);
+    free(s);
+}

@@ -1,0 +1,105 @@
+/* pkg/controller/sweep: BenchmarkSweep, a series of BenchmarkRuns that vary one field, run one at
+ * a time, and their analysis (peak, USL fit, latency knee, verdict).
+ *
+ * The sweep owns one BenchmarkRun per step and repeat, named <sweep>-s<i>-r<j>, labelled
+ * pgbench.dev/sweep=<sweep> and with an ownerReference (controller: true) to the sweep, so the
+ * garbage collector deletes them with it. ctrl_sweep_decide() is a pure function of the sweep (its
+ * spec and status) and its runs as cached: it walks the steps in order, takes each finished run's
+ * numbers (from the run, else from what status recorded before: a run deleted later is not run
+ * again), and stops at the first run that has not finished (wait for it) or does not exist (create
+ * it). So two runs never go at once, and an operator restarted mid-sweep resumes at the right step;
+ * a create that races the cache is answered 409 AlreadyExists, which is fine.
+ *
+ * Phases (status.phase): Pending (nothing created yet) -> Running -> Succeeded (every step ran),
+ * Stopped (a finished run crossed spec.stopWhen: status.stopReason), or Failed (a refused spec,
+ * condition Failed/InvalidSpec, or a run the API server refused). A failed run is recorded in its
+ * step and the sweep goes on. Terminal phases are not left again.
+ *
+ * Only the first run keeps spec.template.workload.pgbench.init (init runs once). */
+#ifndef PGBO_CONTROLLER_SWEEP_H
+#define PGBO_CONTROLLER_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "pkg/kube/kube.h"
+
+#define CTRL_LABEL_SWEEP "pgbench.dev/sweep"
+#define CTRL_LABEL_SWEEP_STEP "pgbench.dev/sweep-step"
+#define CTRL_SWEEP_MAX_STEPS 32
+#define CTRL_SWEEP_MAX_REPEATS 10
+/* Longest sweep name whose runs' names (<sweep>-s31-r10) are valid BenchmarkRun names. */
+#define CTRL_SWEEP_MAX_NAME 49
+/* A running sweep is looked at again this often even without an event. */
+#define CTRL_SWEEP_RESYNC_MS 30000
+
+extern const struct kube_resource CTRL_BENCHMARKSWEEPS;
+
+enum ctrl_sweep_field { CTRL_SWEEP_CLIENTS, CTRL_SWEEP_RATE, CTRL_SWEEP_WORKERS };
+
+struct ctrl_sweep_spec {
+    enum ctrl_sweep_field field;
+    double values[CTRL_SWEEP_MAX_STEPS];
+    int n_values;
+    int repeats;
+    bool stop_failed, stop_aborted, stop_p99;
+    double stop_failed_pct, stop_p99_ms;
+    long stop_aborted_clients;
+    const cJSON *template; /* borrowed from the parsed spec */
+};
+
+/* Parses and validates a sweep's spec (values expanded from a range, every step's run spec checked
+ * with ctrl_spec_parse). Returns 0, or -EINVAL with a message in err naming the field. out borrows
+ * from spec. */
+int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *err, size_t errlen);
+/* The values of a geometric range: from, from*factor, ... while <= to, and to as the last value
+ * when the series does not land on it; whole rounds each value (duplicates dropped). Returns how
+ * many, or -E2BIG when more than max. */
+int ctrl_sweep_range(double from, double to, double factor, bool whole, double *out, int max);
+const char *ctrl_sweep_field_name(enum ctrl_sweep_field f);
+/* "<sweep>-s<step>-r<repeat>". */
+void ctrl_sweep_run_name(const char *sweep, int step, int repeat, char *out, size_t len);
+/* The spec of a step's run: the template with the field set; init dropped unless first is true.
+ * The caller frees it. */
+cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first);
+/* The whole BenchmarkRun of step/repeat of sweep (metadata.name, namespace, uid are used). */
+cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s, int step,
+                             int repeat);
+
+struct ctrl_sweep_plan {
+    cJSON *status;   /* the new status; NULL = unchanged */
+    cJSON *create;   /* a BenchmarkRun to create (owned), or NULL */
+    long requeue_ms; /* > 0: look again after this long */
+    char phase[16];  /* phase after this plan */
+};
+
+/* Decides; runs are the sweep's BenchmarkRuns as cached (any order, n_runs of them). now is Unix
+ * seconds (used only for transition times). Free the plan with ctrl_sweep_plan_free. */
+void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
+                       struct ctrl_sweep_plan *plan);
+void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan);
+
+/* A JSON merge patch (RFC 7386) that turns old into new: changed members, null for removed
+ * ones, objects recursively, arrays whole. NULL when they are equal. */
+cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj);
+
+/* Trims a cached run of a sweep to what ctrl_sweep_decide reads (exported for tests). */
+void ctrl_transform_sweep_run(cJSON *obj, void *ud);
+
+/* The controller of BenchmarkSweeps: its own informers (sweeps; BenchmarkRuns labelled
+ * pgbench.dev/sweep) and its own queue, beside the BenchmarkRun controller. Status first (merge
+ * patch with the observed resourceVersion; 409 -> again), then the create. */
+struct ctrl_sweeper;
+/* ns NULL or "" = all namespaces. */
+int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
+                     struct ctrl_sweeper **out);
+int ctrl_sweeper_start(struct ctrl_sweeper *s);
+bool ctrl_sweeper_synced(const struct ctrl_sweeper *s);
+void ctrl_sweeper_stop(struct ctrl_sweeper *s);
+/* Requests still in flight must have been cancelled (kube_client_free) or be none. */
+void ctrl_sweeper_free(struct ctrl_sweeper *s);
+
+#endif

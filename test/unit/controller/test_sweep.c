@@ -1,0 +1,465 @@
+/* BenchmarkSweep planning: the spec (values, ranges, validation through the BenchmarkRun parser),
+ * the runs it creates (names, init once, ownerReference), the step walk (one run at a time,
+ * resuming from status after a restart, failed steps recorded, stopWhen), the numbers of status
+ * (means and spreads computed here by hand) and the merge patch of a status change. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/controller/sweep.h"
+
+#define NOW 1800000000.0
+
+static const char *TEMPLATE =
+    "{\"target\":{\"host\":\"db\",\"user\":\"app\"},"
+    "\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},\"run\":{\"clients\":1,"
+    "\"durationSeconds\":2}}}}";
+
+/* A sweep named "sw" with vary/stopWhen/repeats from extra (JSON members, no braces). */
+static cJSON *make_sweep(const char *extra, const char *status)
+{
+    char buf[4096];
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"metadata\":{\"name\":\"sw\",\"namespace\":\"ns\",\"uid\":\"u-1\","
+                   "\"generation\":1,\"resourceVersion\":\"5\"},"
+                   "\"spec\":{\"template\":%s,%s}%s%s}",
+                   TEMPLATE, extra, status ? ",\"status\":" : "", status ? status : "");
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+static cJSON *make_run(const char *name, const char *phase, double tps, double p99, long failed,
+                       long aborted)
+{
+    char buf[1024];
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":"
+                   "{\"pgbench.dev/sweep\":\"sw\"}},\"status\":{\"phase\":\"%s\","
+                   "\"message\":\"m-%s\",\"summary\":{\"tps\":%g,\"latencyP99Ms\":%g,"
+                   "\"transactions\":1000,\"failed\":%ld,\"aborted\":%ld},"
+                   "\"diagnostics\":{\"littlesLaw\":{\"deviationPct\":1.5},"
+                   "\"waitEvents\":{\"sharesPct\":{\"CPU\":30,\"IO:WALSync\":61}}}}}",
+                   name, phase, name, tps, p99, failed, aborted);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+static void test_range(void **state)
+{
+    (void)state;
+    double v[CTRL_SWEEP_MAX_STEPS];
+    assert_int_equal(ctrl_sweep_range(1, 64, 2, true, v, CTRL_SWEEP_MAX_STEPS), 7);
+    assert_true(v[0] == 1 && v[3] == 8 && v[6] == 64);
+    /* the last value is always `to` */
+    assert_int_equal(ctrl_sweep_range(1, 10, 2, true, v, CTRL_SWEEP_MAX_STEPS), 5);
+    assert_true(v[3] == 8 && v[4] == 10);
+    /* rounding to whole numbers drops duplicates: 1, 1.5->2, 2.25->2, 3.375->3, then 5 */
+    assert_int_equal(ctrl_sweep_range(1, 5, 1.5, true, v, CTRL_SWEEP_MAX_STEPS), 4);
+    assert_true(v[0] == 1 && v[1] == 2 && v[2] == 3 && v[3] == 5);
+    /* rate: not rounded */
+    assert_int_equal(ctrl_sweep_range(100, 250, 1.5, false, v, CTRL_SWEEP_MAX_STEPS), 4);
+    assert_true(v[1] == 150 && v[2] == 225 && v[3] == 250);
+    assert_int_equal(ctrl_sweep_range(1, 1e9, 1.1, true, v, CTRL_SWEEP_MAX_STEPS), -E2BIG);
+}
+
+static void expect_refused(const char *extra, const char *needle)
+{
+    cJSON *sw = make_sweep(extra, NULL);
+    struct ctrl_sweep_spec s;
+    char err[700] = "";
+    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
+    if (!strstr(err, needle))
+        fail_msg("%s: error \"%s\" lacks \"%s\"", extra, err, needle);
+    cJSON_Delete(sw);
+}
+
+static void test_spec(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"range\":{\"from\":1,\"to\":8}},"
+                           "\"repeats\":2,\"stopWhen\":{\"p99Ms\":50,\"abortedClients\":1}",
+                           NULL);
+    struct ctrl_sweep_spec s;
+    char err[700] = "";
+    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), 0);
+    assert_int_equal(s.field, CTRL_SWEEP_CLIENTS);
+    assert_int_equal(s.n_values, 4); /* factor defaults to 2 */
+    assert_true(s.values[3] == 8);
+    assert_int_equal(s.repeats, 2);
+    assert_true(s.stop_p99 && s.stop_p99_ms == 50 && s.stop_aborted && !s.stop_failed);
+    cJSON_Delete(sw);
+
+    expect_refused("\"vary\":{\"field\":\"clients\",\"values\":[1,2],\"range\":{\"from\":1,"
+                   "\"to\":2}}",
+                   "exactly one of values or range");
+    expect_refused("\"vary\":{\"field\":\"threads\",\"values\":[1]}", "spec.vary.field");
+    expect_refused("\"vary\":{\"field\":\"clients\",\"values\":[1,2.5]}",
+                   "spec.vary.values[1]: a whole number");
+    expect_refused("\"vary\":{\"field\":\"clients\",\"values\":[1]},\"repeats\":11",
+                   "spec.repeats");
+}
+
+static void test_step_spec_checked_by_run_parser(void **state)
+{
+    (void)state;
+    /* workers 3 with 2 clients: refused by ctrl_spec_parse, named with the step */
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"workers\",\"values\":[1,3]}", NULL);
+    struct ctrl_sweep_spec s;
+    char err[700] = "";
+    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "spec.template (step 2, workers=3)"));
+    cJSON_Delete(sw);
+}
+
+static void test_run_object(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[2,4]},\"repeats\":2", NULL);
+    struct ctrl_sweep_spec s;
+    char err[700];
+    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), 0);
+    cJSON *r0 = ctrl_sweep_run_object(sw, &s, 0, 0);
+    assert_string_equal(ctrl_jstr(r0, "metadata.name"), "sw-s0-r0");
+    assert_string_equal(ctrl_jstr(r0, "metadata.namespace"), "ns");
+    assert_string_equal(ctrl_jkey(ctrl_jget(r0, "metadata.labels"), CTRL_LABEL_SWEEP), "sw");
+    assert_true(ctrl_jnum(r0, "spec.workload.pgbench.run.clients", 0) == 2);
+    assert_non_null(ctrl_jget(r0, "spec.workload.pgbench.init")); /* init runs once: first run */
+    const cJSON *ref = cJSON_GetArrayItem(ctrl_jget(r0, "metadata.ownerReferences"), 0);
+    assert_string_equal(ctrl_jstr(ref, "kind"), "BenchmarkSweep");
+    assert_string_equal(ctrl_jstr(ref, "uid"), "u-1");
+    assert_true(cJSON_IsTrue(ctrl_jget(ref, "controller")));
+    cJSON *r1 = ctrl_sweep_run_object(sw, &s, 0, 1);
+    assert_string_equal(ctrl_jstr(r1, "metadata.name"), "sw-s0-r1");
+    assert_null(ctrl_jget(r1, "spec.workload.pgbench.init"));
+    cJSON *r2 = ctrl_sweep_run_object(sw, &s, 1, 0);
+    assert_string_equal(ctrl_jstr(r2, "metadata.name"), "sw-s1-r0");
+    assert_true(ctrl_jnum(r2, "spec.workload.pgbench.run.clients", 0) == 4);
+    assert_null(ctrl_jget(r2, "spec.workload.pgbench.init"));
+    /* the template itself is untouched */
+    assert_true(ctrl_jnum(sw, "spec.template.workload.pgbench.run.clients", 0) == 1);
+    cJSON_Delete(r0);
+    cJSON_Delete(r1);
+    cJSON_Delete(r2);
+    cJSON_Delete(sw);
+}
+
+/* Decides with runs, applies the status to the sweep (as the API server would), returns the
+ * name of the run the plan creates ("" when none) in out. */
+static void step(cJSON *sw, cJSON **runs, int n, struct ctrl_sweep_plan *p)
+{
+    ctrl_sweep_decide(sw, (const cJSON *const *)runs, n, NOW, p);
+    if (p->status)
+        ctrl_jset(sw, "status", cJSON_Duplicate(p->status, 1));
+}
+
+static const char *created(const struct ctrl_sweep_plan *p)
+{
+    return p->create ? ctrl_jstr(p->create, "metadata.name") : "";
+}
+
+static void test_walk_one_at_a_time(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2,4]}", NULL);
+    cJSON *runs[3] = {0};
+    struct ctrl_sweep_plan p;
+
+    step(sw, runs, 0, &p);
+    assert_string_equal(created(&p), "sw-s0-r0");
+    assert_string_equal(p.phase, "Running");
+    assert_string_equal(ctrl_jstr(sw, "status.stepText"), "1/3");
+    assert_string_equal(ctrl_jstr(sw, "status.currentRun"), "sw-s0-r0");
+    assert_true(p.requeue_ms > 0);
+    ctrl_sweep_plan_free(&p);
+
+    /* the cache has not seen the create yet: the same run again (409 is fine), never the next */
+    step(sw, runs, 0, &p);
+    assert_string_equal(created(&p), "sw-s0-r0");
+    assert_null(p.status); /* nothing changed */
+    ctrl_sweep_plan_free(&p);
+
+    runs[0] = make_run("sw-s0-r0", "Running", 0, 0, 0, 0);
+    step(sw, runs, 1, &p);
+    assert_string_equal(created(&p), "");
+    ctrl_sweep_plan_free(&p);
+
+    cJSON_Delete(runs[0]);
+    runs[0] = make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0);
+    step(sw, runs, 1, &p);
+    assert_string_equal(created(&p), "sw-s1-r0");
+    assert_null(ctrl_jget(p.create, "spec.workload.pgbench.init"));
+    assert_string_equal(ctrl_jstr(sw, "status.stepText"), "2/3");
+    const cJSON *s0 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 0);
+    assert_string_equal(ctrl_jstr(s0, "phase"), "Succeeded");
+    assert_true(ctrl_jnum(s0, "tpsMean", 0) == 100);
+    assert_true(ctrl_jnum(s0, "littlesLawDeviationPct", 0) == 1.5);
+    ctrl_sweep_plan_free(&p);
+
+    /* a failed step is recorded and the sweep goes on */
+    runs[1] = make_run("sw-s1-r0", "Failed", 0, 0, 0, 2);
+    step(sw, runs, 2, &p);
+    assert_string_equal(created(&p), "sw-s2-r0");
+    const cJSON *s1 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 1);
+    assert_string_equal(ctrl_jstr(s1, "phase"), "Failed");
+    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(s1, "runs"), 0), "message"),
+                        "m-sw-s1-r0");
+    ctrl_sweep_plan_free(&p);
+
+    runs[2] = make_run("sw-s2-r0", "Succeeded", 300, 9, 0, 0);
+    step(sw, runs, 3, &p);
+    assert_string_equal(created(&p), "");
+    assert_string_equal(p.phase, "Succeeded");
+    assert_null(ctrl_jget(sw, "status.currentRun"));
+    assert_non_null(ctrl_jget(sw, "status.completionTime"));
+    assert_true(ctrl_jnum(sw, "status.analysis.peakTps", 0) == 300);
+    assert_true(ctrl_jnum(sw, "status.analysis.peakAt", 0) == 4);
+    ctrl_sweep_plan_free(&p);
+
+    /* terminal: nothing more, whatever happens to the runs */
+    step(sw, runs, 0, &p);
+    assert_null(p.status);
+    assert_null(p.create);
+    ctrl_sweep_plan_free(&p);
+    for (int i = 0; i < 3; i++)
+        cJSON_Delete(runs[i]);
+    cJSON_Delete(sw);
+}
+
+static void test_restart_resumes_from_status(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2,4]}", NULL);
+    cJSON *runs[2] = {make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0), NULL};
+    struct ctrl_sweep_plan p;
+    step(sw, runs, 1, &p);
+    assert_string_equal(created(&p), "sw-s1-r0");
+    ctrl_sweep_plan_free(&p);
+    /* a new process: the first run has been deleted since (its numbers are in status), the second
+     * is running: no run is created again, the recorded numbers stay */
+    cJSON_Delete(runs[0]);
+    runs[0] = make_run("sw-s1-r0", "Running", 0, 0, 0, 0);
+    step(sw, runs, 1, &p);
+    assert_string_equal(created(&p), "");
+    assert_string_equal(p.phase, "Running");
+    assert_string_equal(ctrl_jstr(sw, "status.currentRun"), "sw-s1-r0");
+    const cJSON *s0 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 0);
+    assert_true(ctrl_jnum(s0, "tpsMean", 0) == 100);
+    ctrl_sweep_plan_free(&p);
+    cJSON_Delete(runs[0]);
+    cJSON_Delete(sw);
+}
+
+static void test_repeats_mean_and_spread(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2]},\"repeats\":2", NULL);
+    cJSON *runs[4] = {make_run("sw-s0-r0", "Succeeded", 100, 4, 0, 0),
+                      make_run("sw-s0-r1", "Succeeded", 110, 6, 0, 0), NULL, NULL};
+    struct ctrl_sweep_plan p;
+    step(sw, runs, 2, &p);
+    assert_string_equal(created(&p), "sw-s1-r0");
+    assert_null(ctrl_jget(p.create, "spec.workload.pgbench.init"));
+    const cJSON *s0 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 0);
+    /* mean 105, sample standard deviation sqrt(((-5)^2 + 5^2) / 1) = 7.0711 */
+    assert_true(ctrl_jnum(s0, "tpsMean", 0) == 105);
+    assert_true(fabs(ctrl_jnum(s0, "tpsStddev", 0) - 7.0711) < 1e-3);
+    assert_true(ctrl_jnum(s0, "latencyP99MsMean", 0) == 5);
+    assert_int_equal(cJSON_GetArraySize(ctrl_jget(s0, "runs")), 2);
+    ctrl_sweep_plan_free(&p);
+    for (int i = 0; i < 4; i++)
+        cJSON_Delete(runs[i]);
+    cJSON_Delete(sw);
+}
+
+static void test_stop_when(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *stop;
+        double p99;
+        long failed, aborted;
+        const char *want;
+    } cases[] = {
+        {"{\"p99Ms\":20}", 25, 0, 0, "stopWhen.p99Ms: run sw-s1-r0 had p99 25.00 ms"},
+        {"{\"failedPct\":1}", 5, 20, 0, "stopWhen.failedPct: run sw-s1-r0 failed 1.96 %"},
+        {"{\"abortedClients\":2}", 5, 0, 2, "stopWhen.abortedClients: run sw-s1-r0 had 2"},
+        {"{\"p99Ms\":20,\"failedPct\":5,\"abortedClients\":3}", 5, 20, 2, NULL},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        char extra[256];
+        (void)snprintf(extra, sizeof(extra),
+                       "\"vary\":{\"field\":\"clients\",\"values\":[1,2,4]},\"stopWhen\":%s",
+                       cases[c].stop);
+        cJSON *sw = make_sweep(extra, NULL);
+        cJSON *runs[2] = {make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0),
+                          make_run("sw-s1-r0", cases[c].aborted ? "Failed" : "Succeeded", 150,
+                                   cases[c].p99, cases[c].failed, cases[c].aborted)};
+        struct ctrl_sweep_plan p;
+        step(sw, runs, 2, &p);
+        if (cases[c].want) {
+            assert_string_equal(p.phase, "Stopped");
+            assert_string_equal(created(&p), "");
+            const char *why = ctrl_jstr(sw, "status.stopReason");
+            if (!why || !strstr(why, cases[c].want))
+                fail_msg("case %zu: stopReason \"%s\"", c, why ? why : "(none)");
+            assert_string_equal(ctrl_jstr(sw, "status.stepText"), "2/3");
+        } else {
+            assert_string_equal(p.phase, "Running");
+            assert_string_equal(created(&p), "sw-s2-r0");
+        }
+        ctrl_sweep_plan_free(&p);
+        cJSON_Delete(runs[0]);
+        cJSON_Delete(runs[1]);
+        cJSON_Delete(sw);
+    }
+}
+
+/* X(N) = lambda N / (1 + sigma (N - 1) + kappa N (N - 1)) at N = 1 .. 64 */
+static double usl(double n)
+{
+    return 1000 * n / (1 + 0.05 * (n - 1) + 0.002 * n * (n - 1));
+}
+
+static void test_analysis(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2,4,8,16,32,64]}", NULL);
+    cJSON *runs[7];
+    static const double p99[7] = {2, 2.1, 2.3, 2.6, 3, 20, 80};
+    for (int i = 0; i < 7; i++) {
+        char name[32];
+        (void)snprintf(name, sizeof(name), "sw-s%d-r0", i);
+        runs[i] = make_run(name, "Succeeded", usl(1 << i), p99[i], 0, 0);
+    }
+    struct ctrl_sweep_plan p;
+    step(sw, runs, 7, &p);
+    assert_string_equal(p.phase, "Succeeded");
+    const cJSON *a = ctrl_jget(sw, "status.analysis");
+    /* the peak measured: the largest of the seven values, found by scanning them here */
+    double best = 0, at = 0;
+    for (int i = 0; i < 7; i++)
+        if (usl(1 << i) > best) {
+            best = usl(1 << i);
+            at = 1 << i;
+        }
+    assert_true(fabs(ctrl_jnum(a, "peakTps", 0) - best) < best * 1e-5); /* %g in make_run */
+    assert_true(ctrl_jnum(a, "peakAt", 0) == at);
+    assert_true(cJSON_IsTrue(ctrl_jget(a, "usl.ok")));
+    assert_true(fabs(ctrl_jnum(a, "usl.lambda", 0) - 1000) < 20);
+    assert_true(fabs(ctrl_jnum(a, "usl.kappa", 0) - 0.002) < 0.0001);
+    /* N* = sqrt((1 - 0.05) / 0.002) = 21.79 */
+    assert_true(fabs(ctrl_jnum(a, "usl.peakClients", 0) - 21.79) < 0.5);
+    /* p99 2.6 -> 3 at 16 is +15 % for +(usl16/usl8 - 1) tps; 3 -> 20 at 32 is the knee */
+    assert_true(ctrl_jnum(a, "kneeAt", 0) == 32);
+    assert_string_equal(ctrl_jstr(a, "dominantWaitEvent"), "IO:WALSync");
+    const char *verdict = ctrl_jstr(a, "verdict");
+    assert_non_null(verdict);
+    assert_non_null(strstr(verdict, "scales to ~22 clients"));
+    assert_non_null(strstr(verdict, "IO:WALSync 61 %"));
+    assert_non_null(strstr(ctrl_jstr(sw, "status.message"), "7 steps: scales to"));
+    ctrl_sweep_plan_free(&p);
+    for (int i = 0; i < 7; i++)
+        cJSON_Delete(runs[i]);
+    cJSON_Delete(sw);
+}
+
+static void test_two_points_no_fit(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2]}", NULL);
+    cJSON *runs[2] = {make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0),
+                      make_run("sw-s1-r0", "Succeeded", 180, 6, 0, 0)};
+    struct ctrl_sweep_plan p;
+    step(sw, runs, 2, &p);
+    assert_string_equal(p.phase, "Succeeded");
+    assert_false(cJSON_IsTrue(ctrl_jget(sw, "status.analysis.usl.ok")));
+    assert_non_null(strstr(ctrl_jstr(sw, "status.analysis.usl.reason"), "not enough data"));
+    assert_non_null(strstr(ctrl_jstr(sw, "status.analysis.verdict"), "not enough data"));
+    ctrl_sweep_plan_free(&p);
+    cJSON_Delete(runs[0]);
+    cJSON_Delete(runs[1]);
+    cJSON_Delete(sw);
+}
+
+static void test_invalid_spec_fails(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[0]}", NULL);
+    struct ctrl_sweep_plan p;
+    step(sw, NULL, 0, &p);
+    assert_string_equal(p.phase, "Failed");
+    assert_null(p.create);
+    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(sw, "status.conditions"), 0);
+    assert_string_equal(ctrl_jstr(c, "type"), "Failed");
+    assert_string_equal(ctrl_jstr(c, "reason"), "InvalidSpec");
+    assert_non_null(strstr(ctrl_jstr(sw, "status.message"), "spec.vary.values[0]"));
+    ctrl_sweep_plan_free(&p);
+    cJSON_Delete(sw);
+}
+
+static void test_merge_diff(void **state)
+{
+    (void)state;
+    cJSON *a = cJSON_Parse("{\"x\":1,\"gone\":2,\"o\":{\"k\":1,\"q\":[1]},\"l\":[1,2]}");
+    cJSON *b = cJSON_Parse("{\"x\":1,\"o\":{\"k\":2,\"q\":[1]},\"l\":[1,3],\"new\":\"n\"}");
+    cJSON *d = ctrl_merge_diff(a, b);
+    char *s = cJSON_PrintUnformatted(d);
+    assert_string_equal(s, "{\"o\":{\"k\":2},\"l\":[1,3],\"new\":\"n\",\"gone\":null}");
+    free(s);
+    cJSON_Delete(d);
+    assert_null(ctrl_merge_diff(a, a));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static void test_transform(void **state)
+{
+    (void)state;
+    cJSON *r = make_run("sw-s0-r0", "Succeeded", 1, 1, 0, 0);
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "status");
+    cJSON_AddItemToObject(st, "timeline", cJSON_CreateArray());
+    cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(st, "diagnostics"), "server",
+                          cJSON_CreateObject());
+    cJSON_AddItemToObject(r, "spec", cJSON_CreateObject());
+    ctrl_transform_sweep_run(r, NULL);
+    assert_null(ctrl_jget(r, "spec"));
+    assert_null(ctrl_jget(r, "status.timeline"));
+    assert_null(ctrl_jget(r, "status.diagnostics.server"));
+    assert_non_null(ctrl_jget(r, "status.diagnostics.waitEvents.sharesPct"));
+    assert_non_null(ctrl_jget(r, "status.diagnostics.littlesLaw.deviationPct"));
+    assert_non_null(ctrl_jget(r, "status.summary.tps"));
+    cJSON_Delete(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_range),
+        cmocka_unit_test(test_spec),
+        cmocka_unit_test(test_step_spec_checked_by_run_parser),
+        cmocka_unit_test(test_run_object),
+        cmocka_unit_test(test_walk_one_at_a_time),
+        cmocka_unit_test(test_restart_resumes_from_status),
+        cmocka_unit_test(test_repeats_mean_and_spread),
+        cmocka_unit_test(test_stop_when),
+        cmocka_unit_test(test_analysis),
+        cmocka_unit_test(test_two_points_no_fit),
+        cmocka_unit_test(test_invalid_spec_fails),
+        cmocka_unit_test(test_merge_diff),
+        cmocka_unit_test(test_transform),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
