@@ -33,6 +33,7 @@ static const char usage_text[] =
     "  --runner-command PATH   runner path inside the image (default "
     "/usr/local/bin/pgbench-runner)\n"
     "  --start-delay S         start barrier: workers begin S seconds after the run starts (10)\n"
+    "  --progress-interval S   status.progress while a run goes, every S seconds (10; 0 = off)\n"
     "  --metrics-addr ADDR     /healthz /readyz /metrics listen address (default :8080; 0 = off)\n"
     "  --leader-elect          elect a leader with a coordination.k8s.io/v1 Lease\n"
     "  --lease-name NAME       Lease name (default pgbench-operator)\n"
@@ -202,6 +203,7 @@ int main(int argc, char **argv)
         O_IMAGE,
         O_COMMAND,
         O_DELAY,
+        O_PROGRESS,
         O_METRICS,
         O_ELECT,
         O_LEASE_NAME,
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
         {"runner-image", required_argument, NULL, O_IMAGE},
         {"runner-command", required_argument, NULL, O_COMMAND},
         {"start-delay", required_argument, NULL, O_DELAY},
+        {"progress-interval", required_argument, NULL, O_PROGRESS},
         {"metrics-addr", required_argument, NULL, O_METRICS},
         {"leader-elect", no_argument, NULL, O_ELECT},
         {"lease-name", required_argument, NULL, O_LEASE_NAME},
@@ -251,6 +254,15 @@ int main(int argc, char **argv)
             a->copt.cfg.start_delay_s = strtol(optarg, &end, 10);
             if (*end || a->copt.cfg.start_delay_s < 0 || a->copt.cfg.start_delay_s > 3600) {
                 (void)fprintf(stderr, "pgbench-operator: --start-delay: 0 to 3600 seconds\n");
+                return 1;
+            }
+            break;
+        case O_PROGRESS:
+            a->copt.cfg.progress_interval_s = strtol(optarg, &end, 10);
+            if (*end || a->copt.cfg.progress_interval_s < 0 ||
+                a->copt.cfg.progress_interval_s > 3600) {
+                (void)fprintf(stderr,
+                              "pgbench-operator: --progress-interval: 0 (off) to 3600 seconds\n");
                 return 1;
             }
             break;

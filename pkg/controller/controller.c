@@ -108,7 +108,11 @@ struct rec {
     struct log_fetch *lfs; /* log reads of this reconcile (in flight or waiting) */
     int log_next;          /* next plan.logs entry to read */
     int conflicts;         /* status write retries */
-    int step;              /* next action */
+    struct progress_fetch {
+        struct rec *r;
+        int index;
+    } pf[CTRL_MAX_WORKERS]; /* progress reads in flight, by plan.progress entry */
+    int step;               /* next action */
     bool error_set;
     char error_message[600];
 };
@@ -158,10 +162,11 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
             "phase", "observedGeneration", "conditions", "startAt", "summary", NULL};
         keep_keys(st, keep);
     } else {
-        /* the rest is written once at a transition, never read back by a decision */
-        static const char *const keep[] = {
-            "phase",     "observedGeneration", "conditions", "startAt",
-            "startTime", "hpaTimeline",        "summary",    NULL};
+        /* the rest is written once at a transition, never read back by a decision; the live
+         * progress is read back (when it was last read, whether it changed) */
+        static const char *const keep[] = {"phase",   "observedGeneration", "conditions",
+                                           "startAt", "startTime",          "hpaTimeline",
+                                           "summary", "progress",           NULL};
         keep_keys(st, keep);
     }
     /* of the results, only the few numbers /metrics shows per run */
@@ -457,6 +462,7 @@ static void rec_free(struct rec *r)
         cJSON_Delete(r->obs.results[i]);
         free(r->obs.result_errors[i]);
     }
+    free(r->obs.progress);
     ctrl_plan_free(&r->plan);
     free(r);
 }
@@ -642,6 +648,43 @@ static void on_scale(struct kube_result *res, void *ud)
         r->obs.scale = res->status.http == 404 ? CTRL_FETCH_NOT_FOUND : CTRL_FETCH_ERROR;
     }
     fetch_done(r);
+}
+
+/* A worker's log tail for its progress: a missed sample is no error (the next interval reads
+ * again), so there is no retry. */
+static void on_progress_log(struct kube_result *res, void *ud)
+{
+    struct progress_fetch *pf = ud;
+    struct rec *r = pf->r;
+    if (kube_ok(&res->status) && res->text && pf->index >= 0 && pf->index < r->obs.n_progress)
+        (void)ctrl_progress_parse(res->text, res->text_len, &r->obs.progress[pf->index]);
+    fetch_done(r);
+}
+
+static void start_progress_reads(struct rec *r)
+{
+    struct ctrl_controller *c = r->c;
+    struct ctrl_plan *p = &r->plan;
+    char q[160];
+    (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d&limitBytes=%d", CTRL_CONTAINER,
+                   CTRL_PROGRESS_TAIL_LINES, CTRL_PROGRESS_MAX_BYTES);
+    int workers = 0;
+    for (int k = 0; k < p->n_progress; k++)
+        if (p->progress[k].index + 1 > workers)
+            workers = p->progress[k].index + 1;
+    free(r->obs.progress);
+    r->obs.progress = calloc((size_t)(workers > 0 ? workers : 1), sizeof(*r->obs.progress));
+    if (!r->obs.progress)
+        abort();
+    r->obs.n_progress = workers;
+    r->obs.progress_fetched = true;
+    for (int k = 0; k < p->n_progress && k < CTRL_MAX_WORKERS; k++) {
+        struct kube_opts o = {.subresource = "log", .query = q};
+        r->pf[k] = (struct progress_fetch){.r = r, .index = p->progress[k].index};
+        r->pending++;
+        if (kube_get(c->kc, &KUBE_PODS, r->ns, p->progress[k].pod, &o, on_progress_log, &r->pf[k]))
+            r->pending--;
+    }
 }
 
 static const struct kube_resource *scale_resource(const char *kind)
@@ -953,6 +996,8 @@ static void start_fetches(struct rec *r)
             r->fetch_failed = true;
         }
     }
+    if (needs & CTRL_NEED_PROGRESS)
+        start_progress_reads(r);
     if (needs & CTRL_NEED_RESULTS) {
         r->obs.results_fetched = true;
         r->log_next = 0;

@@ -16,6 +16,7 @@ void ctrl_config_defaults(struct ctrl_config *cfg)
     cfg->runner_command = "/usr/local/bin/pgbench-runner";
     cfg->start_delay_s = 10;
     cfg->deadline_margin_s = 600;
+    cfg->progress_interval_s = 10;
     cfg->component = "pgbench-operator";
     cfg->instance = "pgbench-operator";
 }

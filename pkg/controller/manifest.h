@@ -24,6 +24,7 @@ struct ctrl_config {
     const char *runner_command; /* absolute path of the runner inside the image */
     long start_delay_s;         /* BENCH_START_AT = start + this */
     long deadline_margin_s;     /* default run timeout = expected runtime + this (600) */
+    long progress_interval_s;   /* status.progress while a run goes, every this often; 0 = off */
     const char *component;      /* events' reporting component */
     const char *instance;       /* events' reporting instance (pod or host name) */
 };

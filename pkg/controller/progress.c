@@ -82,10 +82,12 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
         }
     }
     const char *key = bench_fields[BK_STATUS_PROGRESS].status;
-    if (reporting == 0) {
-        bool had = cJSON_GetObjectItemCaseSensitive(status, key) != NULL;
-        cJSON_DeleteItemFromObjectCaseSensitive(status, key);
-        return had;
+    if (reporting == 0) { /* null: status is written as a merge patch */
+        const cJSON *had = cJSON_GetObjectItemCaseSensitive(status, key);
+        if (!had || cJSON_IsNull(had))
+            return false;
+        ctrl_jset(status, key, cJSON_CreateNull());
+        return true;
     }
     cJSON *p = ctrl_must(cJSON_CreateObject());
     if (isfinite(elapsed))
@@ -117,6 +119,31 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     ctrl_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_TIME), ts);
     ctrl_jset(status, key, p);
     return true;
+}
+
+void ctrl_progress_display(cJSON *status)
+{
+    const cJSON *tps = bench_status_get(status, BK_STATUS_PROGRESS_TPS);
+    const cJSON *el = bench_status_get(status, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
+    const cJSON *rem = bench_status_get(status, BK_STATUS_PROGRESS_REMAINING_SECONDS);
+    if (!cJSON_IsNumber(tps))
+        return;
+    char line[128];
+    int n = snprintf(line, sizeof(line), "%.0f tps now", tps->valuedouble);
+    if (cJSON_IsNumber(el) && n > 0 && (size_t)n < sizeof(line)) {
+        if (cJSON_IsNumber(rem))
+            (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f s of %.0f s",
+                           el->valuedouble, el->valuedouble + rem->valuedouble);
+        else
+            (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f s", el->valuedouble);
+    }
+    const char *key = bench_fields[BK_STATUS_DISPLAY].status;
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(status, key);
+    if (!cJSON_IsObject(d)) {
+        d = ctrl_must(cJSON_CreateObject());
+        ctrl_jset(status, key, d);
+    }
+    ctrl_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
 }
 
 bool ctrl_progress_waiting(const struct ctrl_worker_progress *w, int n, char *out, size_t len)

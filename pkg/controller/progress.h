@@ -34,9 +34,14 @@ bool ctrl_progress_parse(const char *log, size_t len, struct ctrl_worker_progres
 
 /* status.progress from the workers that reported (n entries, any of which may have found
  * nothing): elapsed and remaining seconds, tps summed, latency weighted by tps, failures so far,
- * how many reported, and when (RFC 3339 of now). Removes status.progress when nobody reported a
- * progress record. Returns true when status changed. */
+ * how many reported, and when (RFC 3339 of now). Sets status.progress to null (removed by the
+ * merge patch that writes status) when nobody reported a progress record. Returns true when
+ * status changed. */
 bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, double now);
+
+/* status.display.result while the run goes, from status.progress: "2,480 tps now · 12 s of 30 s"
+ * (kubectl get br -w shows it move); the final result replaces it. */
+void ctrl_progress_display(cJSON *status);
 
 /* One line for condition TargetUnreachable when a worker still waits for its target, e.g.
  * "worker 1: could not translate host name "pg-rw" ... (dns), retrying, 40 s of 120 s"; false when

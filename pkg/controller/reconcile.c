@@ -64,6 +64,7 @@ void ctrl_plan_free(struct ctrl_plan *plan)
     for (int i = 0; i < plan->n_actions; i++)
         cJSON_Delete(plan->actions[i].object);
     free(plan->logs);
+    free(plan->progress);
     memset(plan, 0, sizeof(*plan));
 }
 
@@ -119,8 +120,27 @@ static const char *phase_of(const cJSON *st)
     return p ? p : "Pending";
 }
 
+static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
+                 const char *message);
+
+/* Live progress belongs to a phase whose pods run: it goes when the run leaves them (null: the
+ * status is written as a merge patch, where only null removes a member). */
+static void end_progress(struct dctx *d)
+{
+    const char *key = bench_fields[BK_STATUS_PROGRESS].status;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(d->st, key);
+    if (p && !cJSON_IsNull(p))
+        ctrl_jset(d->st, key, cJSON_CreateNull());
+    const cJSON *c = ctrl_cond_get(d->st, "TargetUnreachable");
+    const char *st = c ? ctrl_jstr(c, "status") : NULL;
+    if (st && strcmp(st, "True") == 0)
+        cond(d, "TargetUnreachable", "False", "WaitEnded", "the workers no longer wait");
+}
+
 static void set_phase(struct dctx *d, const char *phase)
 {
+    if (strcmp(phase, "Initializing") != 0 && strcmp(phase, "Running") != 0)
+        end_progress(d);
     ctrl_jset_str(d->st, "phase", phase);
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
 }
@@ -650,7 +670,9 @@ static void decide_pending(struct dctx *d)
     (void)snprintf(msg, sizeof(msg),
                    "the run uses the spec of generation %ld; later changes are ignored", d->gen);
     ctrl_cond_set(d->st, "SpecLocked", "False", "Started", msg, d->gen, d->obs->now);
-    cJSON_DeleteItemFromObjectCaseSensitive(d->st, "completionTime");
+    if (cJSON_GetObjectItemCaseSensitive(d->st,
+                                         "completionTime")) /* null: removed by the merge patch */
+        ctrl_jset(d->st, "completionTime", cJSON_CreateNull());
     if (ctrl_cond_get(d->st, "Failed"))
         cond(d, "Failed", "False", "Retrying", "the spec was changed; evaluating it again");
     set_time(d, "startTime");
@@ -692,6 +714,8 @@ static void check_spec_locked(struct dctx *d)
         event(d, true, "SpecLocked", "%s", msg);
 }
 
+static void follow_progress(struct dctx *d, const char *role, int workers);
+
 static void decide_initializing(struct dctx *d)
 {
     const cJSON *job = d->obs->init_job;
@@ -705,6 +729,9 @@ static void decide_initializing(struct dctx *d)
         double since = ctrl_time_parse(ctrl_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
         if (past_deadline(d, since, ctrl_init_timeout(&d->spec), true))
+            return;
+        follow_progress(d, "init", 1);
+        if (d->plan->needs)
             return;
         check_blocked(d, "init", since, "Initialized");
         return;
@@ -776,7 +803,71 @@ static void decide_running(struct dctx *d)
     }
     if (past_deadline(d, ctrl_jnum(d->st, "startAt", 0), ctrl_run_timeout(s, d->obs->cfg), false))
         return;
+    follow_progress(d, "run", s->workers);
+    if (d->plan->needs)
+        return; /* decided again with the workers' progress */
     check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s, "Running");
+}
+
+static void requeue_within(struct dctx *d, long ms)
+{
+    if (d->plan->requeue_ms <= 0 || d->plan->requeue_ms > ms)
+        d->plan->requeue_ms = ms;
+}
+
+/* While the pods of a phase run, every progress interval: the tails of their logs give
+ * status.progress (the workers' last progress records, summed) and condition TargetUnreachable
+ * while a worker retries its target (its wait records). A log tail is read at most once per
+ * worker per interval, bounded by tailLines and limitBytes, and only of running pods. */
+static void follow_progress(struct dctx *d, const char *role, int workers)
+{
+    long every = d->obs->cfg->progress_interval_s;
+    if (every <= 0)
+        return;
+    if (d->obs->progress_fetched) {
+        if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
+            ctrl_progress_display(d->st);
+        char msg[900];
+        const cJSON *c = ctrl_cond_get(d->st, "TargetUnreachable");
+        const char *st = c ? ctrl_jstr(c, "status") : NULL;
+        if (ctrl_progress_waiting(d->obs->progress, d->obs->n_progress, msg, sizeof(msg))) {
+            if (!st || strcmp(st, "True") != 0)
+                event(d, true, "TargetUnreachable", "%s", msg);
+            cond(d, "TargetUnreachable", "True", "Retrying", msg);
+        } else if (st && strcmp(st, "True") == 0) {
+            cond(d, "TargetUnreachable", "False", "Reached", "the workers reached the target");
+        }
+        requeue_within(d, every * 1000);
+        return;
+    }
+    const cJSON *t = bench_status_get(d->st, BK_STATUS_PROGRESS_TIME);
+    double last = cJSON_IsString(t) ? ctrl_time_parse(t->valuestring) : -1;
+    if (last >= 0 && d->obs->now - last < (double)every) {
+        requeue_within(d, (long)((last + (double)every - d->obs->now) * 1000) + 1);
+        return;
+    }
+    struct ctrl_fetch_log *logs = calloc((size_t)workers, sizeof(*logs));
+    if (!logs)
+        abort();
+    int n = 0;
+    for (int i = 0; i < workers; i++) {
+        const cJSON *pod = find_pod(d->obs, role, workers > 1 || strcmp(role, "run") == 0 ? i : -1);
+        const char *ph = pod ? ctrl_jstr(pod, "status.phase") : NULL;
+        const char *name = pod ? ctrl_jstr(pod, "metadata.name") : NULL;
+        if (!ph || !name || strcmp(ph, "Running") != 0)
+            continue;
+        logs[n].index = i;
+        (void)snprintf(logs[n].pod, sizeof(logs[n].pod), "%s", name);
+        n++;
+    }
+    if (n == 0) { /* a pod that starts running brings the run back (its watch event) */
+        free(logs);
+        return;
+    }
+    free(d->plan->progress);
+    d->plan->progress = logs;
+    d->plan->n_progress = n;
+    d->plan->needs |= CTRL_NEED_PROGRESS;
 }
 
 /* Workers stopped by their runner at the run's deadline (BENCH_DEADLINE_AT = start barrier + run

@@ -18,7 +18,10 @@
  *   Running       On entry the start barrier startAt = now + delay is stored in status, then the
  *                 HPA, the fio PVC and the Indexed run Job are created (a create that finds the
  *                 object already there is fine). With an HPA the target's replicas are sampled
- *                 into status.hpaTimeline every few seconds. The run Job finished -> Collecting.
+ *                 into status.hpaTimeline every few seconds. Every progress interval the
+ *                 running workers' log tails are read (CTRL_NEED_PROGRESS): status.progress and,
+ *                 while a worker retries its target, condition TargetUnreachable (also during
+ *                 Initializing, for the init pod). The run Job finished -> Collecting.
  *   Collecting    The caches may disagree: a Job watch can be ahead of the pod watch. So when a
  *                 worker's cached pod has not terminated (or is missing), its pods are read from
  *                 the API server first; a pod still running is waited for (requeue), up to
@@ -40,6 +43,7 @@
 #include <cjson/cJSON.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/controller/progress.h"
 #include "pkg/controller/status.h"
 #include "pkg/kube/kube.h"
 
@@ -110,6 +114,11 @@ struct ctrl_observed {
     char *result_errors[CTRL_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
                                               missing; owned likewise */
     enum ctrl_detail result_detail[CTRL_MAX_WORKERS];
+    /* With CTRL_NEED_PROGRESS: what each worker's log tail said (by worker index; n_progress
+     * entries, owned by the executor). */
+    bool progress_fetched;
+    struct ctrl_worker_progress *progress;
+    int n_progress;
     /* A create/delete the executor could not do (terminal API error): reason + message. */
     const char *error_reason;
     const char *error_message;
@@ -118,7 +127,12 @@ struct ctrl_observed {
 #define CTRL_NEED_SCALE_TARGET 0x1
 #define CTRL_NEED_SCALE 0x2
 #define CTRL_NEED_RESULTS 0x4
-#define CTRL_NEED_PODS 0x8 /* the run's pods from the API server, not the cache */
+#define CTRL_NEED_PODS 0x8      /* the run's pods from the API server, not the cache */
+#define CTRL_NEED_PROGRESS 0x10 /* the tails of the running workers' logs (plan.progress) */
+/* A progress read asks for the last records of a log (the runner logs about one a second; the
+ * kubelet counts them as tailLines), at most this many bytes. */
+#define CTRL_PROGRESS_TAIL_LINES 64
+#define CTRL_PROGRESS_MAX_BYTES 65536
 
 enum ctrl_action_kind { CTRL_ACT_CREATE, CTRL_ACT_DELETE };
 
@@ -145,6 +159,9 @@ struct ctrl_plan {
     unsigned needs;              /* fetch these, fill the observed fields, decide again */
     struct ctrl_fetch_log *logs; /* with CTRL_NEED_RESULTS: pods to read (n_logs of them) */
     int n_logs;
+    struct ctrl_fetch_log *progress; /* with CTRL_NEED_PROGRESS: running pods whose log tail to
+                                        read (n_progress of them) */
+    int n_progress;
     char scale_kind[32]; /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
     cJSON *status; /* the new status; NULL = nothing to write */

@@ -76,7 +76,8 @@ static void test_sum_and_wait(void **state)
     struct ctrl_worker_progress none[1];
     assert_false(ctrl_progress_parse("plain text\n", 11, &none[0]));
     assert_true(ctrl_progress_set(st, none, 1, 1700000020));
-    assert_null(ctrl_jget(st, "progress"));
+    assert_true(cJSON_IsNull(ctrl_jget(st, "progress")));
+    assert_false(ctrl_progress_set(st, none, 1, 1700000030));
     cJSON_Delete(st);
 }
 

@@ -69,6 +69,7 @@ static int setup(void **state)
     (void)state;
     ctrl_config_defaults(&cfg);
     cfg.start_delay_s = 5;
+    cfg.progress_interval_s = 0; /* test_live_progress turns it on */
     return 0;
 }
 
@@ -1649,6 +1650,88 @@ static void test_blocked_then_succeeded(void **state)
     free(st2);
 }
 
+/* While Running: the running workers' log tails are asked for, their records become
+ * status.progress and, while one retries its target, TargetUnreachable; both go when the run
+ * leaves Running. */
+static void test_live_progress(void **state)
+{
+    (void)state;
+    cfg.progress_interval_s = 10;
+    struct ctrl_plan p;
+    char *st = decide_with(SPEC_BASIC, NULL, NULL, NULL, NULL, NOW, &p);
+    ctrl_plan_free(&p);
+    cJSON *rj = job_with("b1-run", NULL, NULL, 2, NULL);
+    cJSON *pod = running_pod("b1-run-0-x", 0);
+    /* 1: the log tail of the running worker is asked for */
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = NOW + 20;
+    o.run_job = rj;
+    o.pods[0] = pod;
+    o.n_pods = 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_true(p.needs & CTRL_NEED_PROGRESS);
+    assert_int_equal(p.n_progress, 1);
+    assert_int_equal(p.progress[0].index, 0);
+    assert_string_equal(p.progress[0].pod, "b1-run-0-x");
+    ctrl_plan_free(&p);
+    /* 2: what it said: progress summed, and worker 1 is not running (no record) */
+    struct ctrl_worker_progress wp[2] = {{.progress = true,
+                                          .t = 12,
+                                          .tps = 800,
+                                          .latency_ms = 5,
+                                          .failed_total = 0,
+                                          .duration_s = 30},
+                                         {0}};
+    o.progress_fetched = true;
+    o.progress = wp;
+    o.n_progress = 2;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, 0);
+    assert_true(ctrl_jnum(p.status, "progress.tps", 0) == 800);
+    assert_true(ctrl_jnum(p.status, "progress.remainingSeconds", 0) == 18);
+    assert_null(cond(&p, "TargetUnreachable"));
+    assert_true(p.requeue_ms > 0 && p.requeue_ms <= 10000);
+    char *st2 = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    /* 3: a worker that retries its target: the condition, with one Warning event */
+    wp[1] =
+        (struct ctrl_worker_progress){.waiting = true, .wait_elapsed_s = 40, .wait_timeout_s = 120};
+    (void)snprintf(wp[1].wait_target, sizeof(wp[1].wait_target), "pg:5432/postgres");
+    (void)snprintf(wp[1].wait_cause, sizeof(wp[1].wait_cause), "dns");
+    (void)snprintf(wp[1].wait_message, sizeof(wp[1].wait_message), "could not translate host name");
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(ctrl_jstr(cond(&p, "TargetUnreachable"), "status"), "True");
+    assert_string_equal(ctrl_jstr(cond(&p, "TargetUnreachable"), "message"),
+                        "worker 1 waits for pg:5432/postgres: could not translate host name (dns), "
+                        "retrying, 40 s of 120 s");
+    assert_int_equal(p.n_events, 1);
+    assert_string_equal(p.events[0].reason, "TargetUnreachable");
+    char *st3 = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    /* 4: the run Job finished: Collecting, no progress, the condition False */
+    cJSON_Delete(rj);
+    rj = job_with("b1-run", "Complete", NULL, 2, NULL);
+    br = br_new(SPEC_BASIC, st3, 1);
+    obs_init(&o, br);
+    o.now = NOW + 40;
+    o.run_job = rj;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Collecting");
+    assert_true(cJSON_IsNull(ctrl_jget(p.status, "progress"))); /* removed by the merge patch */
+    assert_string_equal(ctrl_jstr(cond(&p, "TargetUnreachable"), "status"), "False");
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
+    cJSON_Delete(rj);
+    cJSON_Delete(pod);
+    free(st);
+    free(st2);
+    free(st3);
+    cfg.progress_interval_s = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1666,6 +1749,7 @@ int main(void)
         cmocka_unit_test(test_collecting_stale_pod_cache),
         cmocka_unit_test(test_collecting_summary_only),
         cmocka_unit_test(test_status_events),
+        cmocka_unit_test(test_live_progress),
         cmocka_unit_test(test_blocked_by_events),
         cmocka_unit_test(test_deadlines),
         cmocka_unit_test(test_blocked_then_succeeded),

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Live progress through the real runner and the simulated API server: while a 14 s run goes,
+# status.progress (read from the workers' log records every 2 s) shows a tps that kubectl get's
+# RESULT column follows, and it is gone when the run ends. A target whose host does not resolve
+# shows condition TargetUnreachable (the runner's cause and how long it has waited) while the
+# runner retries, long before the wait ends.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+env_start_pg
+env_start_sim
+
+env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
+env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 2 \
+    --progress-interval 2 --metrics-addr 0 >/dev/null
+
+cat <<EOF | env_kubectl apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: live}
+spec:
+  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
+           passwordSecretRef: {name: pg-pass}, sslMode: disable}
+  workload:
+    pgbench:
+      init: {scale: 1}
+      run: {clients: 2, durationSeconds: 14, builtin: select-only}
+  workers: 2
+EOF
+
+seen=()
+deadline=$((SECONDS + 150))
+while :; do
+    env_kubectl get br live -o json >"$TMP/br.json" 2>/dev/null || true
+    read -r phase tps result <<<"$(python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1])).get("status", {})
+p = st.get("progress", {})
+print(st.get("phase", "-"), p.get("tps", "-"), st.get("display", {}).get("result", "-").replace(" ", "_"))' "$TMP/br.json")"
+    if [ "$phase" = Running ] && [ "$tps" != - ]; then
+        seen+=("$tps")
+        case "$result" in *tps_now*) live_result="$result" ;; esac
+    fi
+    case "$phase" in Succeeded | Failed) break ;; esac
+    [ "$SECONDS" -lt "$deadline" ] || fail "not finished in time (phase $phase)"
+    sleep 1
+done
+[ "$phase" = Succeeded ] || { env_kubectl get br live -o yaml >&2; fail "run $phase"; }
+[ "${#seen[@]}" -ge 2 ] || fail "status.progress seen ${#seen[@]} times while Running: ${seen[*]:-none}"
+[ "$(printf '%s\n' "${seen[@]}" | sort -u | wc -l)" -ge 2 ] || fail "the live tps never moved: ${seen[*]}"
+[ -n "${live_result:-}" ] || fail "the RESULT column did not follow the run"
+python3 - "$TMP/br.json" <<'PY' || fail "after the run"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+assert "progress" not in st, st.get("progress")
+assert "tps now" not in st["display"]["result"], st["display"]
+PY
+note "live tps while running: ${seen[*]}; RESULT then: ${live_result//_/ }"
+
+# a host that does not resolve: TargetUnreachable while the runner retries (120 s by default)
+cat <<EOF | env_kubectl apply -f - >/dev/null
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: nowhere}
+spec:
+  target: {host: no-such-host.invalid, database: $PGDATABASE, user: $PGUSER,
+           passwordSecretRef: {name: pg-pass}, sslMode: disable}
+  workload:
+    pgbench:
+      run: {clients: 1, durationSeconds: 5}
+EOF
+deadline=$((SECONDS + 60))
+until [ "$(env_kubectl get br nowhere -o jsonpath='{.status.conditions[?(@.type=="TargetUnreachable")].status}')" = True ]; do
+    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br nowhere -o yaml >&2; fail "no TargetUnreachable within 60 s"; }
+    sleep 1
+done
+msg="$(env_kubectl get br nowhere -o jsonpath='{.status.conditions[?(@.type=="TargetUnreachable")].message}')"
+echo "$msg" | grep -q 'no-such-host.invalid' || fail "message does not name the host: $msg"
+echo "$msg" | grep -Eq '\(dns\), retrying, [0-9]+ s of 120 s' || fail "message: $msg"
+[ "$(env_kubectl get br nowhere -o jsonpath='{.status.phase}')" = Running ] || fail "not Running while retrying"
+env_kubectl get events --field-selector reason=TargetUnreachable -o name | grep -q . || fail "no TargetUnreachable event"
+env_kubectl delete br nowhere >/dev/null
+pass "live progress (${#seen[@]} samples) and TargetUnreachable: $msg"
