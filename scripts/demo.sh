@@ -25,7 +25,7 @@ helm --kubeconfig "$KUBECONFIG" install pgbench-operator charts/pgbench-operator
 # The simulated cluster stores the operator's Deployment but runs only Job pods as processes,
 # so the operator itself runs here, out of cluster, with the same flags.
 env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 127.0.0.1:0 \
-    --log-level info >/dev/null
+    --progress-interval 2 --log-level info >/dev/null
 
 step "a database Secret and $EXAMPLE (shrunk for a laptop: DEMO sizes)"
 env_kubectl create secret generic pg-app --from-literal=password="$PGPASSWORD" >/dev/null
@@ -43,9 +43,8 @@ while :; do
         last="$phase"
     fi
     case "$phase" in Succeeded | Failed) break ;; esac
-    if [ "$phase" = Running ]; then # the workers' live pgbench progress, from their pod logs
-        env_kubectl logs -l "job-name=$name-run" --tail=1 --prefix 2>/dev/null |
-            sed -n 's#^\[pod/\([^/]*\)/.*"msg":"\(progress [^"]*\)".*#  \1: \2#p' || true
+    if [ "$phase" = Running ]; then # live progress: status.progress, in kubectl get's RESULT
+        env_kubectl get benchmarkrun "$name" --no-headers 2>/dev/null | sed 's/^/  /' || true
     fi
     [ "$SECONDS" -lt "$deadline" ] || { echo "timed out; operator log:"; tail -20 "$TMP/operator.log"; exit 1; }
     sleep 1
