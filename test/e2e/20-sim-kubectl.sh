@@ -146,6 +146,10 @@ PY
     kubectl get crd benchmarkruns.pgbench.dev >/dev/null 2>&1 && fail "a CRD over the CEL cost budget was stored"
     kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null || fail "BenchmarkRun CRD apply"
     kubectl wait --for condition=established --timeout=10s crd/benchmarkruns.pgbench.dev >/dev/null
+    if [ -f "$ROOT/crds/benchmarksweep.yaml" ]; then # the examples include a sweep
+        kubectl apply -f "$ROOT/crds/benchmarksweep.yaml" >/dev/null || fail "BenchmarkSweep CRD apply"
+        kubectl wait --for condition=established --timeout=10s crd/benchmarksweeps.pgbench.dev >/dev/null
+    fi
     # kubectl explain reads the published schema: hand-written spec and generated status alike
     for f in spec.target.cnpg.service status.diagnostics.waitEvents.sharesPct status.window.coveragePct; do
         kubectl explain "benchmarkrun.$f" >"$TMP/explain" 2>&1 || { cat "$TMP/explain" >&2; fail "kubectl explain $f"; }
