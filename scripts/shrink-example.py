@@ -26,7 +26,7 @@ override (see examples/README.md) is controlled by environment variables:
   size caps (a value is only ever lowered):
     SHRINK_SCALE 1, SHRINK_CLIENTS 4, SHRINK_WORKERS 2, SHRINK_DURATION 3 (s),
     SHRINK_TRANSACTIONS 50, SHRINK_CATCHUP 30 (s, replicaCatchUpTimeoutSeconds),
-    SHRINK_VOLUME 64Mi, SHRINK_FIO_SIZE 16m, SHRINK_FIO_RUNTIME 2 (s), SHRINK_IODEPTH 8,
+    SHRINK_VOLUME 128Mi, SHRINK_FIO_SIZE 16m, SHRINK_FIO_RUNTIME 2 (s), SHRINK_IODEPTH 8,
     SHRINK_STORAGECLASS (unset: unchanged)
   Clients stay >= workers and threads <= clients per worker, so the result is still valid.
 Each rewritten object gets the annotation pgbench.dev/shrunk: "true".
@@ -114,7 +114,7 @@ def shrink(obj, index, nruns):
             run["progressSeconds"] = 1
     fio = wl.get("fio")
     if fio:
-        fio["volumeSize"] = env("SHRINK_VOLUME", "64Mi")
+        fio["volumeSize"] = env("SHRINK_VOLUME", "128Mi")
         if env("SHRINK_STORAGECLASS") is not None:
             fio["storageClassName"] = env("SHRINK_STORAGECLASS")
         for j in fio.get("jobs", []):
