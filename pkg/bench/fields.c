@@ -44,6 +44,14 @@ const struct bench_field *bench_field_find(const char *path, bool by_status)
     return NULL;
 }
 
+const char *bench_field_under(const char *path, const char *list)
+{
+    size_t n = strlen(list);
+    if (strncmp(path, list, n) != 0 || strncmp(path + n, "[].", 3) != 0)
+        return NULL;
+    return path + n + 3;
+}
+
 const char *bench_field_key(const char *path)
 {
     const char *dot = strrchr(path, '.');

@@ -89,6 +89,10 @@ extern const size_t bench_nfields;
 /* The row whose result path (by_status false) or status path (true) is path, or NULL. */
 const struct bench_field *bench_field_find(const char *path, bool by_status);
 
+/* The rest of path after "list[]." ("fio[].readIops" under "fio" -> "readIops"), or NULL when
+ * path is not an item field of that list. Borrowed from path. */
+const char *bench_field_under(const char *path, const char *list);
+
 /* The last key of a path ("summary.tps" -> "tps", "fio[].job" -> "job"). Borrowed from path. */
 const char *bench_field_key(const char *path);
 

@@ -452,15 +452,6 @@ cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes)
 
 /* ---- compact summary ---- */
 
-/* The rest of path after "list[].", or NULL when path is not an item field of list. */
-static const char *item_field(const char *path, const char *list)
-{
-    size_t n = strlen(list);
-    if (strncmp(path, list, n) != 0 || strncmp(path + n, "[].", 3) != 0)
-        return NULL;
-    return path + n + 3;
-}
-
 static bool scalar(const cJSON *v)
 {
     return v && (cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v) || cJSON_IsString(v));
@@ -474,7 +465,9 @@ static void compact_copy(cJSON *dst, const cJSON *src, const char *list)
         const struct bench_field *f = &bench_fields[i];
         if (!f->compact || !f->path || f->type == BF_SECTION || f->type == BF_STRLIST)
             continue;
-        const char *rel = list ? item_field(f->path, list) : strstr(f->path, "[]") ? NULL : f->path;
+        const char *rel = list                    ? bench_field_under(f->path, list)
+                          : strstr(f->path, "[]") ? NULL
+                                                  : f->path;
         if (!rel)
             continue;
         if (f->type == BF_LIST) {

@@ -142,15 +142,6 @@ static cJSON *status_value(const struct bench_field *f, const cJSON *v)
     return NULL;
 }
 
-/* Status path of a row, relative to its list ("fio[].readIops" under "fio" -> "readIops"). */
-static const char *under(const char *path, const char *list)
-{
-    size_t n = strlen(list);
-    if (strncmp(path, list, n) != 0 || strncmp(path + n, "[].", 3) != 0)
-        return NULL;
-    return path + n + 3;
-}
-
 /* A row covered by an ancestor that is copied whole (a BF_OBJECT with a status path). */
 static bool copied_whole(const struct bench_field *f)
 {
@@ -170,8 +161,8 @@ static cJSON *project_item(const struct bench_field *list, const cJSON *item)
     cJSON *o = ctrl_must(cJSON_CreateObject());
     for (size_t i = 0; i < bench_nfields; i++) {
         const struct bench_field *f = &bench_fields[i];
-        const char *src = f->path ? under(f->path, list->path) : NULL;
-        const char *dst = f->status ? under(f->status, list->status) : NULL;
+        const char *src = f->path ? bench_field_under(f->path, list->path) : NULL;
+        const char *dst = f->status ? bench_field_under(f->status, list->status) : NULL;
         const cJSON *v = src && dst ? bench_json_at(item, src) : NULL;
         cJSON *sv = v && !cJSON_IsNull(v) ? status_value(f, v) : NULL;
         if (sv)
