@@ -7,18 +7,13 @@ set -euo pipefail
 env_start_pg
 env_start_sim
 
-[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
 [ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
 [ -f "$ROOT/crds/benchmarkrun.yaml" ] || fail "crds/benchmarkrun.yaml is missing"
 
 env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
 env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 
-MPORT="$(env_free_port)"
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr "127.0.0.1:$MPORT" --log-level debug >"$TMP/operator.pid"
-OP_PID="$(cat "$TMP/operator.pid")"
-env_wait_for "operator /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
+env_start_operator
 
 cat >"$TMP/br.yaml" <<EOF
 apiVersion: pgbench.dev/v1alpha1
@@ -42,24 +37,11 @@ EOF
 # The first two status writes meet 409 Conflict (as when someone else wrote in between): the
 # operator reads the object again, decides again and writes; nothing is lost or repeated.
 env_sim_fault '{"failNext": 2, "code": 409, "path": "/benchmarkruns/basic/status"}'
-env_kubectl apply -f "$TMP/br.yaml" >/dev/null
+env_apply "$TMP/br.yaml"
 
-phase() { env_kubectl get br basic -o jsonpath='{.status.phase}' 2>/dev/null; }
-seen=""
-deadline=$((SECONDS + 120))
-while :; do
-    p="$(phase)"
-    case " $seen " in *" $p "*) ;; *) seen="$seen $p" ;; esac
-    [ "$p" = Succeeded ] && break
-    if [ "$p" = Failed ]; then
-        env_kubectl get br basic -o yaml >&2
-        tail -30 "$TMP/operator.log" >&2
-        fail "the run failed: $(env_kubectl get br basic -o jsonpath='{.status.message}')"
-    fi
-    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br basic -o yaml >&2; fail "not Succeeded after 120 s (phases:$seen)"; }
-    sleep 0.3
-done
-note "phases seen:$seen"
+env_wait_phase basic Succeeded 120
+seen="$ENV_PHASES"
+note "phases seen: $seen"
 case "$seen" in *Running*) ;; *) fail "never saw Running (phases:$seen)" ;; esac
 
 env_kubectl get br basic -o json >"$TMP/br.json"
@@ -136,8 +118,8 @@ for r in ("Initializing", "Running", "Collecting", "Succeeded"):
 PY
 
 # probes and metrics
-curl -fsS "http://127.0.0.1:$MPORT/healthz" | grep -q ok || fail "/healthz"
-curl -fsS "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" || fail "/metrics"
+curl -fsS "$OP_URL/healthz" | grep -q ok || fail "/healthz"
+curl -fsS "$OP_URL/metrics" >"$TMP/metrics.txt" || fail "/metrics"
 grep -q '^pgbench_operator_benchmarkruns{phase="Succeeded"} 1$' "$TMP/metrics.txt" || fail "runs by phase missing: $(head -20 "$TMP/metrics.txt")"
 grep -q '^pgbench_operator_reconcile_duration_seconds_count [1-9]' "$TMP/metrics.txt" || fail "reconcile latency histogram missing"
 grep -q '^pgbench_operator_api_errors_total ' "$TMP/metrics.txt" || fail "api errors counter missing"
@@ -155,4 +137,4 @@ for _ in $(seq 50); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$OP_PID" 2>/dev/null && fail "operator still running 5 s after SIGTERM"
 wait "$OP_PID" 2>/dev/null && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || fail "operator exit code $rc after SIGTERM"
-pass "BenchmarkRun Succeeded: $(env_kubectl get br basic -o jsonpath='{.status.message}')"
+pass "BenchmarkRun Succeeded: $(env_status basic .status.message)"

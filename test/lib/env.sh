@@ -170,3 +170,118 @@ env_bg() {
     _env_pids+=("$!")
     echo "$!"
 }
+
+# env_start_operator [operator flags]: the operator against the sim (env_start_sim first), with
+# --kubeconfig "$KUBECONFIG" --start-delay 1 --log-level debug and /readyz on a free port; the
+# given flags come after these and win (getopt: the last one counts). Logs to $TMP/$OP_NAME.log
+# (OP_NAME, default operator); stopped with SIGTERM when the test exits. Waits (OP_TIMEOUT s,
+# default 30) until /readyz says "ok": its informers synced and, with --leader-elect, it leads.
+# OP_WAIT=standby waits for a standby candidate instead, OP_WAIT=none does not wait.
+# Sets OP_PID, OP_LOG, OP_MPORT and OP_URL (http://127.0.0.1:port) of the operator it started.
+env_start_operator() {
+    local name="${OP_NAME:-operator}" want="${OP_WAIT:-ready}" addr="" a prev=""
+    [ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
+    [ -n "${KUBECONFIG:-}" ] || fail "env_start_operator: start the sim first (env_start_sim)"
+    for a in "$@"; do
+        [ "$prev" = --metrics-addr ] && addr="$a"
+        case "$a" in --metrics-addr=*) addr="${a#--metrics-addr=}" ;; esac
+        prev="$a"
+    done
+    local flags=()
+    if [ -z "$addr" ]; then
+        OP_MPORT="$(env_free_port)"
+        flags=(--metrics-addr "127.0.0.1:$OP_MPORT")
+    else
+        OP_MPORT="${addr##*:}"
+    fi
+    OP_LOG="$TMP/$name.log"
+    "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 --log-level debug \
+        "${flags[@]}" "$@" >"$OP_LOG" 2>&1 &
+    OP_PID=$!
+    _env_pids+=("$OP_PID")
+    OP_URL="http://127.0.0.1:$OP_MPORT"
+    export OP_PID OP_LOG OP_MPORT OP_URL
+    [ "$want" != none ] || return 0
+    [ "$OP_MPORT" != 0 ] || fail "env_start_operator: --metrics-addr 0 leaves nothing to wait on (OP_WAIT=none)"
+    local deadline=$((SECONDS + ${OP_TIMEOUT:-30})) body
+    while :; do
+        body="$(curl -fsS "$OP_URL/readyz" 2>/dev/null || true)"
+        case "$want:$body" in ready:ok | standby:*standby*) return 0 ;; esac
+        kill -0 "$OP_PID" 2>/dev/null || { tail -30 "$OP_LOG" >&2; fail "$name exited before it was ready"; }
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            tail -30 "$OP_LOG" >&2
+            fail "$name not $want after ${OP_TIMEOUT:-30}s (/readyz: ${body:-no answer})"
+        fi
+        sleep 0.1
+    done
+}
+
+# env_apply [FILE|-] [kubectl apply flags]: kubectl apply -f FILE (without FILE: stdin); quiet;
+# a refusal fails the test with kubectl's message.
+env_apply() {
+    local src=- out
+    if [ $# -gt 0 ] && [ "${1:0:1}" != - ] || [ "${1:-}" = - ]; then
+        src="$1"
+        shift
+    fi
+    out="$(env_kubectl apply -f "$src" "$@" 2>&1)" || fail "kubectl apply -f $src refused: $out"
+}
+
+# _env_br NAME: kubectl arguments for BenchmarkRun NAME, which may be NAMESPACE/NAME.
+_env_br() {
+    case "$1" in */*) echo "-n ${1%%/*} br ${1#*/}" ;; *) echo "br $1" ;; esac
+}
+
+# env_status NAME JSONPATH: prints a field of BenchmarkRun NAME (NAMESPACE/NAME); JSONPATH with
+# or without braces (.status.message, {.status.summary.tps}); empty when absent.
+env_status() {
+    local path="$2"
+    [ "${path:0:1}" = "{" ] || path="{$path}"
+    # shellcheck disable=SC2046
+    env_kubectl get $(_env_br "$1") -o jsonpath="$path" 2>/dev/null || true
+}
+
+# env_dump_run NAME: what a failed wait shows on stderr: the status, the Events, the tail of each
+# of its pods' logs and of the operator's log.
+env_dump_run() {
+    local n="${1#*/}" ns=() pod
+    case "$1" in */*) ns=(-n "${1%%/*}") ;; esac
+    {
+        echo "--- BenchmarkRun $1 status"
+        env_kubectl get "${ns[@]}" br "$n" -o jsonpath='{.status}' 2>&1 | python3 -m json.tool 2>/dev/null ||
+            env_kubectl get "${ns[@]}" br "$n" -o yaml 2>&1
+        echo "--- Events of $1"
+        env_kubectl get "${ns[@]}" events --field-selector "involvedObject.name=$n" 2>&1
+        for pod in $(env_kubectl get "${ns[@]}" pods -l "pgbench.dev/benchmarkrun=$n" -o name 2>/dev/null); do
+            echo "--- $pod (last 15 lines)"
+            env_kubectl logs "${ns[@]}" "$pod" --tail 15 2>&1
+        done
+        if [ -n "${OP_LOG:-}" ] && [ -f "$OP_LOG" ]; then
+            echo "--- $OP_LOG (last 20 lines)"
+            tail -20 "$OP_LOG"
+        fi
+    } >&2
+}
+
+# env_wait_phase NAME PHASE [TIMEOUT]: polls BenchmarkRun NAME (NAMESPACE/NAME) until its phase is
+# PHASE (within TIMEOUT s, default 120); fails with env_dump_run on timeout or when it ends in the
+# other terminal phase (Succeeded or Failed). Sets ENV_PHASES: the phases it saw, in order.
+env_wait_phase() {
+    local name="$1" want="$2" timeout="${3:-120}" p
+    local deadline=$((SECONDS + timeout))
+    ENV_PHASES=""
+    while :; do
+        p="$(env_status "$name" .status.phase)"
+        case " $ENV_PHASES " in *" ${p:-none} "*) ;; *) ENV_PHASES="${ENV_PHASES:+$ENV_PHASES }${p:-none}" ;; esac
+        [ "$p" = "$want" ] && return 0
+        case "$p" in Succeeded | Failed)
+            env_dump_run "$name"
+            fail "$name ended $p, want $want: $(env_status "$name" .status.message)" ;;
+        esac
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            env_dump_run "$name"
+            fail "$name not $want after ${timeout}s (phases: $ENV_PHASES)"
+        fi
+        sleep 0.3
+    done
+}
