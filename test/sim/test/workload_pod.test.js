@@ -422,3 +422,64 @@ test('a process ignoring SIGTERM is SIGKILLed after the (capped) grace period; e
   assert.equal(last.status.phase, 'Failed');
   assert.equal(last.status.containerStatuses[0].state.terminated.exitCode, 137);
 });
+
+test('downwardAPI volume: ..data symlink layout, refreshed atomically when the annotations change', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  // the container prints the file's content whenever it changes, until it says "go"
+  const script = 'last=; for i in $(seq 1 200); do v="$(cat /etc/podinfo/start-at)"; '
+    + 'if [ "$v" != "$last" ]; then echo "seen:$v"; last="$v"; fi; '
+    + '[ "$v" = go ] && { cat /etc/podinfo/annotations > /dev/termination-log; exit 0; }; sleep 0.05; done; exit 1';
+  c.store.create('core/pods', pod('dapi', {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', script], volumeMounts: [{ name: 'podinfo', mountPath: '/etc/podinfo' }] }],
+    volumes: [{ name: 'podinfo', downwardAPI: { items: [
+      { path: 'start-at', fieldRef: { fieldPath: "metadata.annotations['x.dev/start-at']" } },
+      { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } },
+    ] } }],
+  }, 'default', { annotations: { 'z.dev/b': 'say "hi"', 'a.dev/a': '1' } }));
+  await waitFor(() => { const p = getPod(c, 'dapi'); return p && p.status && p.status.phase === 'Running'; }, 'running');
+  const rt = [...c.wl._kubelet.pods.values()].find((r) => r.name === 'dapi');
+  const dir = rt.volumes.get('podinfo');
+  assert.ok(fs.readlinkSync(path.join(dir, '..data')).startsWith('..'), '..data is a symlink to a timestamped dir');
+  assert.equal(fs.readlinkSync(path.join(dir, 'start-at')), '..data/start-at');
+  const first = fs.readlinkSync(path.join(dir, '..data'));
+  for (const v of ['later', 'go']) {
+    const p = getPod(c, 'dapi');
+    p.metadata.annotations['x.dev/start-at'] = v;
+    c.store.update('core/pods', p);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const p = await waitFor(() => { const x = getPod(c, 'dapi'); return terminal(x) && x; }, 'pod to finish');
+  assert.equal(p.status.phase, 'Succeeded', c.wl.podLog('default', 'dapi'));
+  assert.deepEqual(c.wl.podLog('default', 'dapi').trim().split('\n'), ['seen:later', 'seen:go'], 'empty first (no annotation), then each value');
+  // fieldpath.FormatMap: keys sorted, values quoted as Go's %q
+  assert.equal(term(p).message, 'a.dev/a="1"\nx.dev/start-at="go"\nz.dev/b="say \\"hi\\""');
+  assert.notEqual(fs.readlinkSync(path.join(dir, '..data')), first, 'a new payload directory');
+  assert.equal(fs.readdirSync(dir).filter((f) => f.startsWith('..') && f !== '..data').length, 1, 'the old payload is removed');
+});
+
+test('start delay (/sim/start-delay): the matching pod waits in ContainerCreating, not Ready, then starts', async (t) => {
+  const c = cluster();
+  t.after(() => c.close());
+  assert.equal(c.wl.handleSim('POST', '/sim/start-delay', { rules: [{ ms: 'x' }] }).code, 400);
+  const r = c.wl.handleSim('POST', '/sim/start-delay', { rules: [{ labels: { slow: 'yes' }, ms: 1500 }] });
+  assert.equal(r.code, 200);
+  const t0 = Date.now();
+  const spec = { containers: [{ name: 'c', image: 'img:1', command: ['/bin/sh', '-c', 'sleep 0.3'] }] };
+  c.store.create('core/pods', pod('slow', spec, 'default', { labels: { slow: 'yes' } }));
+  c.store.create('core/pods', pod('fast', spec, 'default', { labels: { slow: 'no' } }));
+  const ready = (n) => { const p = getPod(c, n); return cond(p, 'Ready') && cond(p, 'Ready').status === 'True'; };
+  await waitFor(() => ready('fast'), 'fast Ready');
+  assert.ok(Date.now() - t0 < 1000, 'the other pod is not delayed');
+  let p = getPod(c, 'slow');
+  assert.equal(cond(p, 'Ready').status, 'False');
+  assert.equal(p.status.containerStatuses[0].state.waiting.reason, 'ContainerCreating');
+  assert.equal(p.status.phase, 'Pending');
+  await waitFor(() => ready('slow'), 'slow Ready', 5000);
+  assert.ok(Date.now() - t0 >= 1500, `slow became Ready after ${Date.now() - t0} ms`);
+  p = await waitFor(() => { const x = getPod(c, 'slow'); return terminal(x) && x; }, 'slow to finish');
+  assert.equal(p.status.phase, 'Succeeded');
+  const reasons = c.store.list('core/events', 'default').filter((e) => e.involvedObject.name === 'slow').map((e) => e.reason);
+  assert.ok(reasons.includes('Pulling') && reasons.includes('Pulled'), reasons.join(','));
+  assert.deepEqual(c.wl.handleSim('POST', '/sim/start-delay', { rules: [] }).body, { rules: [] });
+});

@@ -74,6 +74,11 @@ function start(store, opts = {}) {
       if (method === 'GET') return hpa.listScripts();
       return { code: 405, body: { message: `method ${method} not allowed on ${p}` } };
     }
+    if (p === '/sim/start-delay') {
+      if (method === 'POST') return kubelet.setStartDelays(typeof body === 'string' ? safeJSON(body) : body);
+      if (method === 'GET') return { code: 200, body: { rules: kubelet.startDelays || [] } };
+      return { code: 405, body: { message: `method ${method} not allowed on ${p}` } };
+    }
     return null;
   }
 

@@ -371,7 +371,86 @@ class Kubelet {
       if (!rt) return;
     }
     rt.pod = pod;
+    if (rt.volumes) this.refreshDownwardAPI(rt);
     this.advance(rt);
+  }
+
+  // A downwardAPI volume follows the pod's labels and annotations: the real kubelet's syncPod
+  // (run on every pod update) calls volumeManager.WaitForAttachAndMount, whose ReprocessPod
+  // remounts the volumes that RequiresRemount ("Atomically updating volumes, like Downward API,
+  // depend on this"); the AtomicWriter then swaps the ..data symlink. Same here, on every sync of a
+  // running pod, when the payload changed.
+  refreshDownwardAPI(rt) {
+    if (rt.final || rt.killing) return;
+    for (const v of rt.pod.spec.volumes || []) {
+      if (!v.downwardAPI || !rt.volumes.has(v.name)) continue;
+      try {
+        writeAtomic(rt.volumes.get(v.name), downwardPayload(rt.pod, v.downwardAPI));
+      } catch (e) {
+        this.log(`kubelet: downwardAPI volume ${v.name} of ${rt.ns}/${rt.name}: ${e.message}`);
+      }
+    }
+  }
+
+  // The start delay configured for this pod (POST /sim/start-delay): a cold image pull.
+  startDelayMs(pod) {
+    const md = pod.metadata || {};
+    for (const r of this.startDelays || []) {
+      if (r.namespace && r.namespace !== md.namespace) continue;
+      if (r.namePrefix && !(md.name || '').startsWith(r.namePrefix)) continue;
+      const labels = md.labels || {};
+      if (r.labels && Object.entries(r.labels).some(([k, v]) => labels[k] !== v)) continue;
+      return r.ms;
+    }
+    return 0;
+  }
+
+  // POST /sim/start-delay {rules: [{namespace?, namePrefix?, labels?: {k: v}, ms}]}: pods created
+  // afterwards that match a rule (the first one) wait that long in ContainerCreating before their
+  // containers start (a cold image pull: Pulling, then Pulled "Successfully pulled image"). An
+  // empty list ends it.
+  setStartDelays(body) {
+    const rules = body && Array.isArray(body.rules) ? body.rules : null;
+    if (!rules) return { code: 400, body: { message: 'start-delay: body must be {"rules": [{"namePrefix"|"labels"|"namespace", "ms"}]}' } };
+    for (const r of rules) {
+      const ok = r && typeof r === 'object' && Number.isFinite(Number(r.ms)) && Number(r.ms) >= 0
+        && (r.labels === undefined || (r.labels && typeof r.labels === 'object' && !Array.isArray(r.labels)));
+      if (!ok) return { code: 400, body: { message: `start-delay: invalid rule ${JSON.stringify(r)}` } };
+    }
+    this.startDelays = rules.map((r) => ({ namespace: r.namespace, namePrefix: r.namePrefix, labels: r.labels, ms: Number(r.ms) }));
+    return { code: 200, body: { rules: this.startDelays } };
+  }
+
+  // True while the pod's simulated image pull lasts (the sync is queued again at its end).
+  pulling(rt) {
+    if (rt.pullUntil === undefined) {
+      const ms = this.startDelayMs(rt.pod);
+      rt.pullUntil = ms > 0 ? Date.now() + ms : 0;
+      if (ms > 0) {
+        const ref = Object.assign({ apiVersion: 'v1', kind: 'Pod' }, rt.pod);
+        const image = ((rt.pod.spec.containers || [])[0] || {}).image || '';
+        U.recordEvent(this.store, ref, 'Normal', 'Pulling', `Pulling image "${image}"`, 'kubelet');
+        rt.pullMs = ms;
+      }
+    }
+    const left = rt.pullUntil - Date.now();
+    if (left <= 0) {
+      if (rt.pullMs) {
+        const ref = Object.assign({ apiVersion: 'v1', kind: 'Pod' }, rt.pod);
+        const image = ((rt.pod.spec.containers || [])[0] || {}).image || '';
+        U.recordEvent(this.store, ref, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${(rt.pullMs / 1000).toFixed(3)}s`, 'kubelet');
+        rt.pullMs = 0;
+      }
+      return false;
+    }
+    if (!rt.pullTimer) {
+      rt.pullTimer = setTimeout(() => {
+        rt.pullTimer = null;
+        this.queue.add(podKey(rt.ns, rt.name));
+      }, left);
+      rt.pullTimer.unref();
+    }
+    return true;
   }
 
   newRuntime(pod) {
@@ -463,6 +542,10 @@ class Kubelet {
         return;
       }
       rt.volumes = r.volumes;
+    }
+    if (this.pulling(rt)) {
+      this.writeStatus(rt);
+      return;
     }
     const policy = rt.pod.spec.restartPolicy || 'Always';
     for (const c of rt.init) {
@@ -556,9 +639,12 @@ class Kubelet {
         const err = writeItems(dir, secData(s), v.secret.items, v.secret.optional, 'secret');
         if (err) return { error: `MountVolume.SetUp failed for volume "${v.name}" : ${err}` };
         volumes.set(v.name, dir);
-      } else if (v.downwardAPI || v.projected) {
+      } else if (v.downwardAPI) {
+        writeAtomic(dir, downwardPayload(pod, v.downwardAPI));
+        volumes.set(v.name, dir);
+      } else if (v.projected) {
         fs.mkdirSync(dir, { recursive: true });
-        const sources = v.projected ? v.projected.sources || [] : [{ downwardAPI: v.downwardAPI }];
+        const sources = v.projected.sources || [];
         for (const src of sources) {
           if (src.downwardAPI) {
             for (const it of src.downwardAPI.items || []) {
@@ -968,6 +1054,7 @@ class Kubelet {
       rt.killing = true;
       rt.killDeadline = Date.now() + ms;
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
+      if (rt.pullTimer) clearTimeout(rt.pullTimer);
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) {
           clearTimeout(c.timer);
@@ -1081,6 +1168,7 @@ class Kubelet {
     const waits = [];
     for (const rt of this.pods.values()) {
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
+      if (rt.pullTimer) clearTimeout(rt.pullTimer);
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) clearTimeout(c.timer);
         if (c.proc) {
@@ -1110,6 +1198,65 @@ function killTree(child, sig) {
   }
 }
 
+// fieldpath.FormatMap: one key="value" line per entry (Go %q quoting), keys sorted.
+function formatMap(m) {
+  return Object.keys(m || {}).sort().map((k) => `${k}=${JSON.stringify(m[k])}`).join('\n');
+}
+
+// The files of a downwardAPI volume: {path: content}.
+function downwardPayload(pod, src) {
+  const out = {};
+  for (const it of src.items || []) {
+    if (!it.fieldRef) continue;
+    const val = fieldRefValue(pod, it.fieldRef.fieldPath);
+    out[it.path] = val === undefined ? '' : val;
+  }
+  return out;
+}
+
+// volume/util.AtomicWriter: the payload lives in a timestamped directory ..<ts>, ..data is a
+// symlink to it and every file a symlink through ..data; an update writes a new directory and
+// renames a new symlink over ..data, so a reader sees the old payload or the new one, never a
+// mix. Nothing is written when the payload did not change.
+function writeAtomic(dir, payload) {
+  fs.mkdirSync(dir, { recursive: true });
+  const dataLink = path.join(dir, '..data');
+  let oldDir = null;
+  try {
+    oldDir = fs.readlinkSync(dataLink);
+  } catch (_) {
+    oldDir = null;
+  }
+  if (oldDir) {
+    const same = Object.entries(payload).every(([p, v]) => {
+      try {
+        return fs.readFileSync(path.join(dir, oldDir, p), 'utf8') === v;
+      } catch (_) {
+        return false;
+      }
+    });
+    if (same) return false;
+  }
+  const ts = `..${new Date().toISOString().replace(/[-:]/g, '_')}.${U.randomHex(4)}`;
+  for (const [p, v] of Object.entries(payload)) {
+    const f = path.join(dir, ts, p);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, v);
+  }
+  fs.mkdirSync(path.join(dir, ts), { recursive: true });
+  const tmp = path.join(dir, '..data_tmp');
+  fs.rmSync(tmp, { force: true });
+  fs.symlinkSync(ts, tmp);
+  fs.renameSync(tmp, dataLink);
+  for (const p of Object.keys(payload)) {
+    const top = p.split('/')[0];
+    const link = path.join(dir, top);
+    if (!fs.existsSync(link)) fs.symlinkSync(path.join('..data', top), link);
+  }
+  if (oldDir) fs.rmSync(path.join(dir, oldDir), { recursive: true, force: true });
+  return true;
+}
+
 function fieldRefValue(pod, fp) {
   const md = pod.metadata;
   const m = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(fp);
@@ -1121,8 +1268,8 @@ function fieldRefValue(pod, fp) {
     case 'metadata.name': return md.name;
     case 'metadata.namespace': return md.namespace;
     case 'metadata.uid': return md.uid;
-    case 'metadata.labels': return Object.entries(md.labels || {}).map(([k, v]) => `${k}="${v}"`).join('\n');
-    case 'metadata.annotations': return Object.entries(md.annotations || {}).map(([k, v]) => `${k}="${v}"`).join('\n');
+    case 'metadata.labels': return formatMap(md.labels);
+    case 'metadata.annotations': return formatMap(md.annotations);
     case 'spec.nodeName': return pod.spec.nodeName || NODE;
     case 'spec.serviceAccountName': return pod.spec.serviceAccountName || 'default';
     case 'status.hostIP':
