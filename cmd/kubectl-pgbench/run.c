@@ -13,6 +13,7 @@
 #include "pkg/plugin/target.h"
 #include "pkg/plugin/yaml.h"
 #include "plugin.h"
+#include "pkg/util/clock.h"
 
 #define OUT_CAP (64u << 20)
 
@@ -290,17 +291,10 @@ static int create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    (void)clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int follow(struct act *x, struct kc *k, const char *name)
 {
     bool tty = isatty(STDOUT_FILENO);
-    double start = now_s();
+    double start = util_wall_s();
     char last[512] = "";
     cJSON *br = NULL;
     int rc;
@@ -312,7 +306,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
         const char *phase = ctrl_jstr(br, "status.phase");
         bool done = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
         struct buf line = BUF_INIT(4096);
-        (void)plugin_progress_line(&line, br, now_s());
+        (void)plugin_progress_line(&line, br, util_wall_s());
         if (line.data && strcmp(line.data, last) != 0) {
             if (tty)
                 (void)printf("\r\033[K%s", line.data);
@@ -324,7 +318,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
         buf_free(&line);
         if (done)
             break;
-        if (x->wait_timeout_s > 0 && now_s() - start > (double)x->wait_timeout_s) {
+        if (x->wait_timeout_s > 0 && util_wall_s() - start > (double)x->wait_timeout_s) {
             if (tty)
                 (void)printf("\n");
             (void)fprintf(stderr,

@@ -15,6 +15,7 @@
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
 
 struct fio_run {
     uv_loop_t *loop;
@@ -63,7 +64,7 @@ static void fio_signal(uv_signal_t *s, int signum)
 int runner_cmd_fio(int argc, char **argv)
 {
     const char *kind = "fio";
-    double start = runner_now();
+    double start = util_wall_s();
     char msg[1024];
     int exit_code;
     struct bench_runner_fio ra; /* borrows from argv, owns nothing */
@@ -133,7 +134,7 @@ int runner_cmd_fio(int argc, char **argv)
         .kind = kind,
         .worker = runner_worker_index(),
         .start_time = start,
-        .end_time = runner_now(),
+        .end_time = util_wall_s(),
         .exit_code = exit_code,
         .child_exit = child_exit,
         .complete = complete,

@@ -16,6 +16,7 @@
 #include "pkg/bench/bench.h"
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
 
 /* The overview: the synopsis of each subcommand comes from the runner's flag table
  * (pkg/bench/runner_args.h); `pgbench-runner <command> --help` lists every flag. */
@@ -68,7 +69,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
     };
     const char *logs[256];
     size_t nlogs = 0;
-    double start = runner_now();
+    double start = util_wall_s();
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+l:h", opts, NULL)) != -1) {
@@ -147,7 +148,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
 
 static int cmd_parse_fio(int argc, char **argv)
 {
-    double start = runner_now();
+    double start = util_wall_s();
     if (argc > 1) {
         if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
             usage(stdout);

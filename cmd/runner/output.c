@@ -14,6 +14,8 @@
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/redact.h"
 
 volatile sig_atomic_t runner_stop_signal = 0;
 
@@ -125,13 +127,6 @@ int runner_clients_for_worker(int clients, char *msg, size_t n)
     }
 }
 
-double runner_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *runner_termination_path(void)
 {
     const char *p = getenv("BENCH_TERMINATION_LOG");
@@ -145,19 +140,10 @@ const char *runner_termination_path(void)
     return NULL;
 }
 
-/* Replaces every occurrence of the password in s (in place; "***" is never longer than a
- * password of 3+ bytes). Defence in depth: nothing should carry it in the first place. */
+/* The password never leaves the runner, whatever a server or pgbench echoed. */
 static void redact(char *s)
 {
-    const char *pw = getenv("PGPASSWORD");
-    if (!s || !pw || strlen(pw) < 3)
-        return;
-    size_t pl = strlen(pw);
-    char *p;
-    while ((p = strstr(s, pw)) != NULL) {
-        p[0] = p[1] = p[2] = '*';
-        memmove(p + 3, p + pl, strlen(p + pl) + 1);
-    }
+    util_redact(s, getenv("PGPASSWORD"));
 }
 
 static void write_termination(const char *text)
@@ -265,7 +251,7 @@ int runner_fail(const char *kind, int exit_code, double start_time, const char *
         .kind = kind,
         .worker = runner_worker_index(),
         .start_time = start_time,
-        .end_time = runner_now(),
+        .end_time = util_wall_s(),
         .exit_code = exit_code,
         .child_exit = -1,
         .complete = false,

@@ -20,6 +20,7 @@
 #include "pkg/pg/pg.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
 
 #define STDERR_KEEP ((size_t)64 * 1024)
 
@@ -225,7 +226,7 @@ static void on_child_data(struct child *c, int stream, const char *data, size_t 
 static void on_child_done(struct child *c, void *ctx)
 {
     struct load *l = ctx;
-    l->child_end = runner_now();
+    l->child_end = util_wall_s();
     if (c->term_signal)
         log_warn("runner", "%s killed by signal %d", l->argv[0], c->term_signal);
     else
@@ -245,7 +246,7 @@ static void start_child(struct load *l)
     char *cmd = bench_argv_join(&view);
     log_info("runner", "starting %s", cmd ? cmd : l->argv[0]);
     free(cmd);
-    l->child_start = runner_now();
+    l->child_start = util_wall_s();
     int rc = child_spawn(&l->child, l->loop, l->argv, NULL, on_child_data, on_child_done, l);
     if (rc < 0) {
         l->spawn_error = rc;
@@ -294,7 +295,7 @@ static void on_watchdog(uv_timer_t *t)
                   l->argv[0], l->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL");
     else
         log_error("runner", "%s still running %.0f s after it started (limit %.0f s): sending %s",
-                  l->argv[0], runner_now() - l->child_start, l->watchdog_s,
+                  l->argv[0], util_wall_s() - l->child_start, l->watchdog_s,
                   l->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL");
     (void)child_kill(&l->child, l->watchdog_fired == 1 ? SIGTERM : SIGKILL);
     if (l->watchdog_fired == 1)
@@ -358,7 +359,7 @@ static void load_run(struct load *l)
             log_warn("runner", "ignoring BENCH_START_AT=%s: not a Unix time", at);
         } else {
             l->barrier_at = when;
-            delay = when - runner_now();
+            delay = when - util_wall_s();
             if (delay > 0)
                 log_info("runner", "start barrier: waiting %.3f s until %s", delay, at);
             else
@@ -404,7 +405,7 @@ static char *make_appname(const char *what)
     static unsigned token;
     if (!token) {
         if (getentropy(&token, sizeof(token)) != 0)
-            token = (unsigned)(runner_now() * 1e6) ^ ((unsigned)getpid() << 16);
+            token = (unsigned)(util_wall_s() * 1e6) ^ ((unsigned)getpid() << 16);
         token |= 1;
     }
     char *s = malloc(96);
@@ -457,7 +458,7 @@ static void add_stderr_errors(cJSON *r, const char *text, bool failed)
 int runner_cmd_pgbench_init(int argc, char **argv)
 {
     const char *kind = "pgbench-init";
-    double start = runner_now();
+    double start = util_wall_s();
     struct bench_runner_init ra; /* owns nothing: no cleanup */
     int parse_rc;
     if (!parse_options(BENCH_RUNNER_PGBENCH_INIT, kind, start, argc, argv, &ra, &parse_rc))
@@ -501,7 +502,7 @@ int runner_cmd_pgbench_init(int argc, char **argv)
     int exit_code = BENCH_EXIT_OK;
     if (initialized) {
         log_info("runner", "skipping init: %s", reason);
-        m.end_time = runner_now();
+        m.end_time = util_wall_s();
         m.complete = true;
         m.exit_code = BENCH_EXIT_OK;
         r = bench_result_new(&m);
@@ -518,7 +519,7 @@ int runner_cmd_pgbench_init(int argc, char **argv)
         abort();
     l.lag = unused_lag;
     load_run(&l);
-    m.end_time = runner_now();
+    m.end_time = util_wall_s();
     if (l.spawn_error) {
         m.exit_code = exit_code = BENCH_EXIT_USAGE;
     } else if (l.child.term_signal || l.child.exit_status != 0 || l.signal) {
@@ -592,7 +593,7 @@ static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
 int runner_cmd_pgbench_run(int argc, char **argv)
 {
     const char *kind = "pgbench";
-    double start = runner_now();
+    double start = util_wall_s();
     struct bench_runner_run ra; /* owns the builtin name and the script paths: cleanup at out */
     int parse_rc;
     if (!parse_options(BENCH_RUNNER_PGBENCH_RUN, kind, start, argc, argv, &ra, &parse_rc))
@@ -788,7 +789,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         .kind = kind,
         .worker = runner_worker_index(),
         .start_time = start,
-        .end_time = runner_now(),
+        .end_time = util_wall_s(),
         .exit_code = exit_code,
         .child_exit = child_exit,
         .complete = complete,

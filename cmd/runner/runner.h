@@ -36,8 +36,6 @@ int runner_worker_index(void);
  * the share, `clients` itself when the variable is unset, or -1 with msg set when the list is
  * malformed or has no entry for this worker. */
 int runner_clients_for_worker(int clients, char *msg, size_t n);
-/* Unix time now (fractional seconds). */
-double runner_now(void);
 /* Where the compact summary goes: BENCH_TERMINATION_LOG, else SIM_TERMINATION_MESSAGE_PATH,
  * else /dev/termination-log when it exists and is writable; NULL when none. */
 const char *runner_termination_path(void);

@@ -4,6 +4,7 @@
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
 #include "pkg/bench/text.h"
+#include "pkg/util/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,18 +61,8 @@ static int put_time(cJSON *o, const char *key, double t)
 {
     if (!(t > 0))
         return put_str(o, key, NULL);
-    char buf[40];
-    time_t secs = (time_t)t;
-    int ms = (int)((t - (double)secs) * 1000.0);
-    if (ms < 0)
-        ms = 0;
-    if (ms > 999)
-        ms = 999;
-    struct tm tm;
-    if (!gmtime_r(&secs, &tm))
-        return put_str(o, key, NULL);
-    size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-    (void)snprintf(buf + n, sizeof(buf) - n, ".%03dZ", ms);
+    char buf[UTIL_RFC3339_LEN];
+    util_rfc3339(t, 3, buf, sizeof(buf));
     return put_str(o, key, buf);
 }
 

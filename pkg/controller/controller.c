@@ -12,6 +12,7 @@
 #include "pkg/controller/status.h"
 #include "pkg/util/log.h"
 
+#include "pkg/util/clock.h"
 #define COMP "controller"
 #define MAX_CONFLICT_RETRIES 5
 /* A worker's result is the last line of its log. The runtime stores a line longer than 16 KiB
@@ -116,13 +117,6 @@ struct rec {
     bool error_set;
     char error_message[600];
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- transforms --------------------------------------------------------------------------- */
 
@@ -1033,7 +1027,7 @@ static void start_fetches(struct rec *r)
 static void rec_decide(struct rec *r)
 {
     ctrl_plan_free(&r->plan);
-    r->obs.now = now_s();
+    r->obs.now = util_wall_s();
     if (r->error_set) {
         r->obs.error_reason = "CreateFailed";
         r->obs.error_message = r->error_message;
@@ -1409,7 +1403,7 @@ static void send_event(struct rec *r, const struct ctrl_event *e, bool again)
         return;
     sent_add(c, r->key, h); /* also while in flight: not sent twice by the next reconcile */
     char ts[40];
-    ctrl_time_rfc3339(e->time > 0 ? e->time : now_s(), ts, sizeof(ts));
+    util_rfc3339(e->time > 0 ? e->time : util_wall_s(), 0, ts, sizeof(ts));
     cJSON *ev = ctrl_must(cJSON_CreateObject());
     cJSON *md = ctrl_must(cJSON_AddObjectToObject(ev, "metadata"));
     cJSON_AddStringToObject(md, "name", name);
@@ -1455,7 +1449,7 @@ static void send_event(struct rec *r, const struct ctrl_event *e, bool again)
 static void send_events(struct rec *r)
 {
     struct ctrl_event implied[8];
-    int n = ctrl_status_events(r->br, now_s(), implied, 8);
+    int n = ctrl_status_events(r->br, util_wall_s(), implied, 8);
     for (int i = 0; i < n; i++)
         send_event(r, &implied[i], true);
     for (int i = 0; i < r->plan.n_events; i++)

@@ -9,6 +9,7 @@
 
 #include "pkg/controller/manifest.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
 
 #define COMP "leader"
 
@@ -29,28 +30,6 @@ struct ctrl_leader {
     uv_idle_t idle; /* to call release_done asynchronously */
     bool idle_active;
 };
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void ctrl_micro_time(double t, char *out, size_t len)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    char b[32];
-    (void)strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-    long us = (long)((t - (double)s) * 1e6);
-    if (us < 0)
-        us = 0;
-    if (us > 999999)
-        us = 999999;
-    (void)snprintf(out, len, "%s.%06ldZ", b, us);
-}
 
 static uint64_t now_ms(const struct ctrl_leader *l)
 {
@@ -84,7 +63,7 @@ static cJSON *lease_spec(struct ctrl_leader *l, const cJSON *old_spec, bool rele
 {
     cJSON *spec = cJSON_CreateObject();
     char now[40];
-    ctrl_micro_time(wall(), now, sizeof(now));
+    util_rfc3339(util_wall_s(), 6, now, sizeof(now));
     const char *holder = old_spec ? ctrl_jstr(old_spec, "holderIdentity") : NULL;
     bool ours = holder && strcmp(holder, l->id) == 0;
     double transitions = old_spec ? ctrl_jnum(old_spec, "leaseTransitions", 0) : 0;

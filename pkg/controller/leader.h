@@ -49,7 +49,4 @@ void ctrl_leader_release(struct ctrl_leader *l, void (*done)(void *ud), void *ud
 /* Closes the timer; free happens in the close callback. */
 void ctrl_leader_free(struct ctrl_leader *l);
 
-/* "2026-12-03T07:00:00.123456Z" (metav1.MicroTime). */
-void ctrl_micro_time(double t, char *out, size_t len);
-
 #endif

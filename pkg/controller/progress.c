@@ -8,6 +8,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/controller/status.h"
+#include "pkg/util/clock.h"
 
 static double num_or_nan(const cJSON *o, enum bench_field_id id)
 {
@@ -115,7 +116,7 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
         return false;
     }
     char ts[40];
-    ctrl_time_rfc3339(now, ts, sizeof(ts));
+    util_rfc3339(now, 0, ts, sizeof(ts));
     ctrl_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_TIME), ts);
     ctrl_jset(status, key, p);
     return true;

@@ -13,6 +13,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/spec.h"
+#include "pkg/util/clock.h"
 
 int ctrl_pod_index(const cJSON *pod)
 {
@@ -155,7 +156,7 @@ static void set_message(struct dctx *d, const char *msg)
 static void set_time(struct dctx *d, const char *key)
 {
     char ts[40];
-    ctrl_time_rfc3339(d->obs->now, ts, sizeof(ts));
+    util_rfc3339(d->obs->now, 0, ts, sizeof(ts));
     ctrl_jset_str(d->st, key, ts);
 }
 
@@ -252,7 +253,7 @@ static void start_running(struct dctx *d)
     }
     set_phase(d, "Running");
     char when[40], msg[256];
-    ctrl_time_rfc3339((double)start_at, when, sizeof(when));
+    util_rfc3339((double)start_at, 0, when, sizeof(when));
     (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", s->workers,
                    s->workers == 1 ? "" : "s", when);
     cond(d, "Running", "True", "Started", msg);
@@ -369,7 +370,7 @@ static const cJSON *find_event(const struct ctrl_observed *obs, const char *reas
         if (!r || !k || !n || strcmp(r, reason) != 0 || strcmp(k, kind) != 0 ||
             strcmp(n, name) != 0)
             continue;
-        double t = ctrl_time_parse(ctrl_jstr(e, "time"));
+        double t = util_rfc3339_parse(ctrl_jstr(e, "time"));
         if (since > 0 && t >= 0 && t < since - 1)
             continue;
         if (!best || t > best_t) {
@@ -726,7 +727,7 @@ static void decide_initializing(struct dctx *d)
     }
     const char *fin = ctrl_job_finished(job);
     if (!fin) {
-        double since = ctrl_time_parse(ctrl_jstr(d->st, "startTime"));
+        double since = util_rfc3339_parse(ctrl_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
         if (past_deadline(d, since, ctrl_init_timeout(&d->spec), true))
             return;
@@ -841,7 +842,7 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
         return;
     }
     const cJSON *t = bench_status_get(d->st, BK_STATUS_PROGRESS_TIME);
-    double last = cJSON_IsString(t) ? ctrl_time_parse(t->valuestring) : -1;
+    double last = cJSON_IsString(t) ? util_rfc3339_parse(t->valuestring) : -1;
     if (last >= 0 && d->obs->now - last < (double)every) {
         requeue_within(d, (long)((last + (double)every - d->obs->now) * 1000) + 1);
         return;
@@ -877,7 +878,7 @@ static bool stopped_at_deadline(const struct dctx *d, const struct ctrl_worker *
     double at = ctrl_jnum(d->st, "startAt", 0) + (double)ctrl_run_timeout(&d->spec, d->obs->cfg);
     for (int i = 0; i < n; i++) {
         const cJSON *end = w[i].result ? bench_get(w[i].result, BK_END_TIME) : NULL;
-        double t = cJSON_IsString(end) ? ctrl_time_parse(end->valuestring) : -1;
+        double t = cJSON_IsString(end) ? util_rfc3339_parse(end->valuestring) : -1;
         if (t >= 0 ? t >= at - 2 : d->obs->now >= at)
             return true;
     }
@@ -928,7 +929,7 @@ static void check_skew(struct dctx *d)
 static double job_finished_at(const cJSON *job)
 {
     const char *fin = ctrl_job_finished(job);
-    return fin ? ctrl_time_parse(ctrl_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
+    return fin ? util_rfc3339_parse(ctrl_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
 }
 
 /* Percentiles are merged from the workers' histograms, which only their logs hold: when a
@@ -1352,7 +1353,7 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
         }
         const cJSON *c = ctrl_cond_get(st, PHASE_EVENTS[i].cond);
         const char *m = ctrl_jstr(c, "message");
-        double at = ctrl_time_parse(ctrl_jstr(c, "lastTransitionTime"));
+        double at = util_rfc3339_parse(ctrl_jstr(c, "lastTransitionTime"));
         /* a run that Succeeded went through Collecting just before */
         if (m && strcmp(phase, "Succeeded") == 0 && n < max)
             n += implied(&out[n], false, "Collecting", CTRL_COLLECTING_MESSAGE, at, now);
@@ -1364,7 +1365,7 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
         const char *cs = ctrl_jstr(c, "status"), *m = ctrl_jstr(c, "message");
         if (cs && strcmp(cs, "True") == 0 && m)
             n += implied(&out[n], true, WARNING_CONDITIONS[i], m,
-                         ctrl_time_parse(ctrl_jstr(c, "lastTransitionTime")), now);
+                         util_rfc3339_parse(ctrl_jstr(c, "lastTransitionTime")), now);
     }
     return n;
 }

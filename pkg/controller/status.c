@@ -9,34 +9,7 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/controller/manifest.h"
-
-void ctrl_time_rfc3339(double t, char *out, size_t len)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    (void)strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-double ctrl_time_parse(const char *s)
-{
-    if (!s)
-        return -1;
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!p)
-        return -1;
-    double frac = 0;
-    if (*p == '.') {
-        char *end;
-        frac = strtod(p, &end);
-        p = end;
-    }
-    if (*p != 'Z' && *p != '\0')
-        return -1;
-    return (double)timegm(&tm) + frac;
-}
+#include "pkg/util/clock.h"
 
 const cJSON *ctrl_cond_get(const cJSON *status, const char *type)
 {
@@ -88,7 +61,7 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
     ctrl_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
     if (transition || !cJSON_GetObjectItemCaseSensitive(c, "lastTransitionTime")) {
         char ts[40];
-        ctrl_time_rfc3339(now, ts, sizeof(ts));
+        util_rfc3339(now, 0, ts, sizeof(ts));
         ctrl_jset_str(c, "lastTransitionTime", ts);
     }
     return true;
@@ -554,7 +527,7 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
         cJSON_DeleteItemFromArray(tl, 1); /* keep the first sample */
     cJSON *o = ctrl_must(cJSON_CreateObject());
     char ts[40];
-    ctrl_time_rfc3339(now, ts, sizeof(ts));
+    util_rfc3339(now, 0, ts, sizeof(ts));
     ctrl_jset_str(o, "time", ts);
     ctrl_jset(o, "replicas", cJSON_CreateNumber(replicas));
     cJSON_AddItemToArray(tl, o);

@@ -15,11 +15,6 @@
 /* A worker that starts or ends this much apart from the others is reported (WorkersSkewed). */
 #define CTRL_SKEW_LIMIT_S 1.0
 
-/* "2026-12-03T07:00:00Z" (seconds precision, as metav1.Time). */
-void ctrl_time_rfc3339(double t, char *out, size_t len);
-/* Parses RFC 3339 (with optional fraction and Z); returns Unix seconds or -1. */
-double ctrl_time_parse(const char *s);
-
 const cJSON *ctrl_cond_get(const cJSON *status, const char *type);
 /* Sets or updates a condition; lastTransitionTime changes only when status changes. Returns true
  * when anything changed. */

@@ -15,6 +15,7 @@
 #include "pkg/controller/status.h"
 #include "pkg/util/log.h"
 
+#include "pkg/util/clock.h"
 #define COMP "sweep"
 
 const struct kube_resource CTRL_BENCHMARKSWEEPS = {"pgbench.dev", "v1alpha1", "BenchmarkSweep",
@@ -595,7 +596,7 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
         ctrl_jset_str(st, "phase", "Failed");
         ctrl_jset_str(st, "message", err);
         char ts[40];
-        ctrl_time_rfc3339(now, ts, sizeof(ts));
+        util_rfc3339(now, 0, ts, sizeof(ts));
         ctrl_jset_str(st, "completionTime", ts);
         ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
         (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
@@ -659,7 +660,7 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     analyse(st, s.field);
 
     char msg[CTRL_MAX_MESSAGE], ts[40], text[32];
-    ctrl_time_rfc3339(now, ts, sizeof(ts));
+    util_rfc3339(now, 0, ts, sizeof(ts));
     ctrl_jset_num(st, "currentStep", last_step);
     (void)snprintf(text, sizeof(text), "%d/%d", last_step + 1, s.n_values);
     ctrl_jset_str(st, "stepText", text);
@@ -773,13 +774,6 @@ struct sw_rec {
     struct ctrl_sweep_plan plan;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sweep_event(const cJSON *obj, void *ud)
 {
     struct ctrl_sweeper *s = ud;
@@ -874,7 +868,7 @@ static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
 {
     char msg[CTRL_MAX_MESSAGE], ts[40];
     (void)snprintf(msg, sizeof(msg), "creating BenchmarkRun %.300s: %.600s", run, why);
-    ctrl_time_rfc3339(now_s(), ts, sizeof(ts));
+    util_rfc3339(util_wall_s(), 0, ts, sizeof(ts));
     cJSON *patch = ctrl_must(cJSON_CreateObject());
     cJSON *st = ctrl_must(cJSON_AddObjectToObject(patch, "status"));
     ctrl_jset_str(st, "phase", "Failed");
@@ -981,7 +975,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     if (!l)
         abort();
     kube_informer_foreach_indexed(s->runs, key, collect_run, l);
-    ctrl_sweep_decide(sweep, (const cJSON *const *)l->items, l->n, now_s(), &r->plan);
+    ctrl_sweep_decide(sweep, (const cJSON *const *)l->items, l->n, util_wall_s(), &r->plan);
     for (int i = 0; i < l->n; i++)
         cJSON_Delete(l->items[i]);
     free(l);

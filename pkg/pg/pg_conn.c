@@ -10,6 +10,8 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/redact.h"
 
 static const char *const class_names[] = {
     [PG_ERR_NONE] = "",
@@ -89,17 +91,16 @@ void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secre
 {
     if (!n)
         return;
-    size_t slen = secret ? strlen(secret) : 0;
+    /* redacted whole before it is cut to n, so that no prefix of the secret survives the cut */
+    char *text = strdup(src ? src : "");
+    if (!text) {
+        dst[0] = '\0';
+        return;
+    }
+    util_redact(text, secret);
     size_t o = 0;
-    if (!src)
-        src = "";
+    src = text;
     while (*src && o + 1 < n) {
-        if (slen && strncmp(src, secret, slen) == 0) {
-            for (const char *r = "***"; *r && o + 1 < n; r++)
-                dst[o++] = *r;
-            src += slen;
-            continue;
-        }
         if (*src == '\n' || *src == '\r') {
             while (*src == '\n' || *src == '\r' || *src == '\t')
                 src++;
@@ -113,6 +114,7 @@ void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secre
         dst[o++] = *src == '\t' ? ' ' : *src;
         src++;
     }
+    free(text);
     while (o > 0 && (dst[o - 1] == ' ' || dst[o - 1] == ';'))
         o--;
     dst[o] = '\0';
@@ -217,24 +219,6 @@ int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out, s
     return conn ? -ECONNREFUSED : -ENOMEM;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s, const volatile sig_atomic_t *cancel)
-{
-    if (s <= 0)
-        return;
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
-        if (cancel && *cancel)
-            return;
-    }
-}
-
 /* "waiting for ..., retrying" with the wait record the operator follows (rows "wait.*" of the
  * result contract): it reports TargetUnreachable from it while the runner retries. */
 static void log_wait(const struct pg_error *err, double waited, double timeout_s)
@@ -257,14 +241,14 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
                   struct pg_error *err)
 {
     double logged = -1; /* when the last wait record was written */
-    double start = now_s();
+    double start = util_mono_s();
     double deadline = start + (timeout_s > 0 ? timeout_s : 0);
     double backoff = 0.25;
     int attempt = 0;
     for (;;) {
         attempt++;
         struct pg_conninfo tmp = *ci;
-        double left = deadline - now_s();
+        double left = deadline - util_mono_s();
         if (tmp.connect_timeout_s <= 0)
             tmp.connect_timeout_s = left > 10 ? 10 : (left > 2 ? (int)left : 2);
         int rc = pg_connect(&tmp, NULL, out, err);
@@ -273,7 +257,7 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
                 char target[256];
                 pg_conninfo_target(ci, target, sizeof(target));
                 log_info("pg", "target %s ready after %d attempts (%.1f s)", target, attempt,
-                         now_s() - start);
+                         util_mono_s() - start);
             }
             return 0;
         }
@@ -286,18 +270,18 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
         }
         if (ci->cancel && *ci->cancel)
             return -ECANCELED;
-        left = deadline - now_s();
+        left = deadline - util_mono_s();
         if (left <= 0) {
             log_error("pg", "target %s not ready after %.1f s (%d attempts): %s error: %s",
-                      err->target, now_s() - start, attempt, pg_error_class_name(err->cls),
+                      err->target, util_mono_s() - start, attempt, pg_error_class_name(err->cls),
                       err->message);
             return -ETIMEDOUT;
         }
-        if (logged < 0 || now_s() - logged >= 5) { /* the first failure, then every 5 s */
-            log_wait(err, now_s() - start, timeout_s);
-            logged = now_s();
+        if (logged < 0 || util_mono_s() - logged >= 5) { /* the first failure, then every 5 s */
+            log_wait(err, util_mono_s() - start, timeout_s);
+            logged = util_mono_s();
         }
-        sleep_s(backoff < left ? backoff : left, ci->cancel);
+        util_sleep_s(backoff < left ? backoff : left, ci->cancel);
         if (ci->cancel && *ci->cancel)
             return -ECANCELED;
         backoff = backoff * 2 > 2.0 ? 2.0 : backoff * 2;

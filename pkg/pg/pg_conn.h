@@ -59,7 +59,7 @@ enum pg_error_class pg_classify_error(const char *message, bool needs_password);
 bool pg_error_retryable(enum pg_error_class cls);
 
 /* Copies src into dst (size n) as one line: newlines become "; ", trailing blanks dropped, and
- * every occurrence of secret (when non-empty) replaced by "***". */
+ * every occurrence of secret (when non-empty) replaced as util_redact does. */
 void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secret);
 
 /* Writes "host:port/db" for these options (resolving NULLs through PG* env and libpq defaults). */

@@ -11,6 +11,7 @@
 
 #include "pkg/pg/pg_conn.h"
 #include "pkg/util/log.h"
+#include "pkg/util/clock.h"
 
 const char *const pg_result_settings[] = {
     "shared_buffers",
@@ -243,25 +244,11 @@ int pg_lsn_parse(const char *s, uint64_t *out)
     return 0;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void nap(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
-    }
-}
-
 int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic_t *cancel,
                        struct pg_replica_wait *out, char *msg, size_t msglen)
 {
     memset(out, 0, sizeof(*out));
-    double start = mono_s();
+    double start = util_mono_s();
     PGresult *res = query(conn,
                           "SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN "
                           "greatest(pg_last_wal_receive_lsn(), (SELECT latest_end_lsn FROM "
@@ -300,7 +287,7 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic
         long long behind = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
         out->standbys = atoi(PQgetvalue(res, 0, 3));
         PQclear(res);
-        double now = mono_s();
+        double now = util_mono_s();
         out->waited_s = now - start;
         if (done) {
             out->caught_up = true;
@@ -331,6 +318,6 @@ int pg_replica_catchup(PGconn *conn, double timeout_s, const volatile sig_atomic
                      out->target_lsn, behind, state);
             last_log = now;
         }
-        nap(0.2);
+        util_sleep_s(0.2, NULL);
     }
 }

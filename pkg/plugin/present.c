@@ -2,6 +2,7 @@
 #include "pkg/plugin/present.h"
 #include "pkg/bench/fields.h"
 #include "pkg/controller/status.h"
+#include "pkg/util/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -257,7 +258,7 @@ int plugin_progress_line(struct buf *out, const cJSON *br, double now)
     const cJSON *st = status_of(br);
     const char *phase = jstr(st, "phase") ? jstr(st, "phase") : "Pending";
     int rc = buf_printf(out, "%s %s", name_of(br), phase);
-    double start = ctrl_time_parse(jstr(st, "startTime"));
+    double start = util_rfc3339_parse(jstr(st, "startTime"));
     if (!rc && isfinite(start) && start > 0 && now >= start)
         rc = buf_printf(out, "  %.0fs", now - start);
     const cJSON *tl = bench_status_get(st, BK_TIMELINE);

@@ -4,6 +4,7 @@
 #include "pkg/controller/status.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/yaml.h"
+#include "pkg/util/clock.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -419,8 +420,8 @@ int plugin_report_html(struct buf *o, const cJSON *br)
         cJSON_ArrayForEach(it, hpa)
         {
             const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "replicas");
-            double t =
-                ctrl_time_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "time")));
+            double t = util_rfc3339_parse(
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "time")));
             if (nh < MAXPTS && cJSON_IsNumber(r) && isfinite(t)) {
                 hx[nh] = fmax(0, t - start);
                 hy[nh++] = r->valuedouble;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "pkg/util/buf.h"
+#include "pkg/util/clock.h"
 
 static enum log_level min_level = LOG_INFO;
 static enum log_format format = LOG_FORMAT_JSON;
@@ -40,13 +41,8 @@ static void emit(enum log_level level, const char *component, const char *key, c
     char msg[2048];
     (void)vsnprintf(msg, sizeof(msg), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
 
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    char when[40];
-    size_t n = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-    (void)snprintf(when + n, sizeof(when) - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    char when[UTIL_RFC3339_LEN];
+    util_rfc3339(util_wall_s(), 3, when, sizeof(when));
 
     if (format == LOG_FORMAT_TEXT) {
         (void)fprintf(stderr, "%s %-5s %s: %s%s%s\n", when, level_names[level], component, msg,

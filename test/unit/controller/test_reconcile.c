@@ -14,6 +14,7 @@
 
 #include "pkg/controller/controller.h"
 #include "pkg/controller/reconcile.h"
+#include "pkg/util/clock.h"
 
 #define NOW 1800000000.0
 
@@ -807,7 +808,7 @@ static cJSON *job_finished_at(const char *type, double at)
     cJSON *j = job_with("b1-run", type,
                         type[0] == 'C' ? "CompletionsReached" : "BackoffLimitExceeded", 2, NULL);
     char ts[40];
-    ctrl_time_rfc3339(at, ts, sizeof(ts));
+    util_rfc3339(at, 0, ts, sizeof(ts));
     cJSON_AddStringToObject(cJSON_GetArrayItem(ctrl_jget(j, "status.conditions"), 0),
                             "lastTransitionTime", ts);
     return j;
@@ -1189,7 +1190,7 @@ static void test_status_events(void **state)
                        "\"status\":\"False\",\"reason\":\"Started\",\"message\":\"x\","
                        "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}",
                        1);
-    double t = ctrl_time_parse("2027-01-15T08:00:00Z");
+    double t = util_rfc3339_parse("2027-01-15T08:00:00Z");
     struct ctrl_event ev[8];
     int n = ctrl_status_events(br, t + 60, ev, 8);
     /* Collecting (every Succeeded run passed it), Succeeded and WorkersSkewed; not WorkersBlocked,
@@ -1225,7 +1226,7 @@ static cJSON *warning(const char *kind, const char *name, const char *reason, co
                       double when)
 {
     char ts[40], buf[2048];
-    ctrl_time_rfc3339(when, ts, sizeof(ts));
+    util_rfc3339(when, 0, ts, sizeof(ts));
     cJSON *j = cJSON_CreateObject();
     cJSON *md = cJSON_AddObjectToObject(j, "metadata");
     (void)snprintf(buf, sizeof(buf), "%s.%s", name, reason);
@@ -1483,7 +1484,7 @@ static void test_deadlines(void **state)
                           "deadline: pgbench was still running at the run's deadline, 20 s after "
                           "it started, and was stopped; the result is partial");
     char ts[40];
-    ctrl_time_rfc3339(NOW + 5 + 20, ts, sizeof(ts));
+    util_rfc3339(NOW + 5 + 20, 0, ts, sizeof(ts));
     cJSON_AddStringToObject(o.results[0], "endTime", ts);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
@@ -1495,7 +1496,7 @@ static void test_deadlines(void **state)
     assert_int_equal(ctrl_jnum(p.status, "summary.transactions", 0), 1000);
     ctrl_plan_free(&p);
     /* the same failure well before the deadline is the worker's */
-    ctrl_time_rfc3339(NOW + 5 + 3, ts, sizeof(ts));
+    util_rfc3339(NOW + 5 + 3, 0, ts, sizeof(ts));
     cJSON_ReplaceItemInObject(o.results[0], "endTime", cJSON_CreateString(ts));
     o.now = NOW + 10;
     assert_int_equal(ctrl_decide(&o, &p), 0);

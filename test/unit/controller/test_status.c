@@ -18,6 +18,7 @@
 #include "pkg/bench/result.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/status.h"
+#include "pkg/util/clock.h"
 
 static void test_conditions(void **state)
 {
@@ -51,11 +52,11 @@ static void test_time(void **state)
 {
     (void)state;
     char b[40];
-    ctrl_time_rfc3339(1700000000.7, b, sizeof(b));
+    util_rfc3339(1700000000.7, 0, b, sizeof(b));
     assert_string_equal(b, "2023-11-14T22:13:20Z");
-    assert_true(ctrl_time_parse("2023-11-14T22:13:20Z") == 1700000000.0);
-    assert_true(ctrl_time_parse("2023-11-14T22:13:20.5Z") == 1700000000.5);
-    assert_true(ctrl_time_parse("garbage") < 0);
+    assert_true(util_rfc3339_parse("2023-11-14T22:13:20Z") == 1700000000.0);
+    assert_true(util_rfc3339_parse("2023-11-14T22:13:20.5Z") == 1700000000.5);
+    assert_true(util_rfc3339_parse("garbage") < 0);
 }
 
 static void test_results_mapping_and_caps(void **state)

@@ -113,6 +113,11 @@ static void test_sanitize(void **state)
     char small[8];
     pg_sanitize_message(small, sizeof(small), "0123456789", "");
     assert_string_equal(small, "0123456");
+    /* a secret cut by the size limit leaves no prefix of itself behind */
+    pg_sanitize_message(small, sizeof(small), "pw: s3cr3t-pw", "s3cr3t-pw");
+    assert_string_equal(small, "pw: ***");
+    pg_sanitize_message(small, 6, "pw: s3cr3t-pw", "s3cr3t-pw");
+    assert_string_equal(small, "pw: *");
     pg_sanitize_message(out, sizeof(out), NULL, NULL);
     assert_string_equal(out, "");
 }
