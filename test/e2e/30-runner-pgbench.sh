@@ -145,7 +145,8 @@ assert term["complete"] is True
 read -r files bytes released < <(sed -n \
     's/.*transaction logs: \([0-9]*\) files, \([0-9]*\) bytes read, \([0-9]*\) bytes released early.*/\1 \2 \3/p' \
     "$TMP/tpcb.err") || fail "no transaction log summary"
-if [ "$files" -lt 2 ] || [ "$bytes" -le 100000 ] || [ "$released" -le 0 ]; then
+# (how many bytes depends on the machine's speed: only their consistency is checked)
+if [ "$files" -lt 2 ] || [ "$released" -le 0 ] || [ "$released" -gt "$bytes" ]; then
     fail "transaction logs: $files files, $bytes bytes, $released released"
 fi
 note "tpcb ok"
