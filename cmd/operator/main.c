@@ -85,7 +85,8 @@ static void http_handler(const char *method, const char *path, struct buf *body,
         }
     } else if (strcmp(path, "/metrics") == 0) {
         *ctype = "text/plain; version=0.0.4; charset=utf-8";
-        ctrl_metrics_write(body, a->started ? a->ctrl : NULL, a->kc, a->started);
+        ctrl_metrics_write(body, a->started ? a->ctrl : NULL, a->started ? a->sweeper : NULL, a->kc,
+                           a->started);
     } else {
         *code = 404;
         buf_puts(body, "not found\n");
@@ -100,7 +101,7 @@ static int start_controller(struct app *a)
     if (!rc)
         rc = ctrl_controller_start(a->ctrl);
     if (!rc)
-        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, &a->sweeper);
+        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, a->ctrl, &a->sweeper);
     if (!rc)
         rc = ctrl_sweeper_start(a->sweeper);
     if (rc) {
@@ -417,10 +418,10 @@ int main(int argc, char **argv)
 
 out:
     /* Teardown: cancel requests, free caches, close every handle, let libuv finish. */
+    ctrl_sweeper_stop(a->sweeper);
+    ctrl_sweeper_free(a->sweeper); /* before the controller: it sends the sweeps' Events */
     ctrl_controller_stop(a->ctrl);
     ctrl_controller_free(a->ctrl); /* requests still in flight are cancelled below */
-    ctrl_sweeper_stop(a->sweeper);
-    ctrl_sweeper_free(a->sweeper);
     ctrl_leader_free(a->leader);
     ctrl_httpd_close(a->http);
     kube_client_free(a->kc);

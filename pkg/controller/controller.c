@@ -1392,28 +1392,30 @@ static void ev_post(struct ev_send *s)
     ev_free(s);
 }
 
-/* Sends one Event under its deterministic name unless this process knows it exists. */
-static void send_event(struct rec *r, const struct ctrl_event *e, bool again)
+/* Sends one Event about obj (a kind of pgbench.dev/v1alpha1) under its deterministic name unless
+ * this process knows it exists; key groups what was sent (forgotten with the object). */
+static void post_event(struct ctrl_controller *c, const char *key, const char *kind,
+                       const cJSON *obj, const struct ctrl_event *e, bool again)
 {
-    struct ctrl_controller *c = r->c;
+    const char *ns = ctrl_jstr(obj, "metadata.namespace"), *oname = ctrl_jstr(obj, "metadata.name");
     char name[400];
-    ctrl_event_name(r->br, e, name, sizeof(name));
+    ctrl_event_name(obj, e, name, sizeof(name));
     uint64_t h = hash_str(14695981039346656037ULL, name);
-    if (sent_has(c, r->key, h))
+    if (!ns || !oname || sent_has(c, key, h))
         return;
-    sent_add(c, r->key, h); /* also while in flight: not sent twice by the next reconcile */
+    sent_add(c, key, h); /* also while in flight: not sent twice by the next reconcile */
     char ts[40];
     util_rfc3339(e->time > 0 ? e->time : util_wall_s(), 0, ts, sizeof(ts));
     cJSON *ev = ctrl_must(cJSON_CreateObject());
     cJSON *md = ctrl_must(cJSON_AddObjectToObject(ev, "metadata"));
     cJSON_AddStringToObject(md, "name", name);
-    cJSON_AddStringToObject(md, "namespace", r->ns);
+    cJSON_AddStringToObject(md, "namespace", ns);
     cJSON *inv = ctrl_must(cJSON_AddObjectToObject(ev, "involvedObject"));
     cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
-    cJSON_AddStringToObject(inv, "kind", "BenchmarkRun");
-    cJSON_AddStringToObject(inv, "name", r->name);
-    cJSON_AddStringToObject(inv, "namespace", r->ns);
-    const char *uid = ctrl_jstr(r->br, "metadata.uid");
+    cJSON_AddStringToObject(inv, "kind", kind);
+    cJSON_AddStringToObject(inv, "name", oname);
+    cJSON_AddStringToObject(inv, "namespace", ns);
+    const char *uid = ctrl_jstr(obj, "metadata.uid");
     if (uid)
         cJSON_AddStringToObject(inv, "uid", uid);
     cJSON_AddStringToObject(ev, "reason", e->reason);
@@ -1432,16 +1434,44 @@ static void send_event(struct rec *r, const struct ctrl_event *e, bool again)
     s->c = c;
     s->ev = ev;
     s->h = h;
-    (void)snprintf(s->key, sizeof(s->key), "%s", r->key);
+    (void)snprintf(s->key, sizeof(s->key), "%s", key);
     uv_timer_init(c->loop, &s->timer);
     s->timer.data = s;
     s->next = c->evs;
     if (c->evs)
         c->evs->prev = s;
     c->evs = s;
-    log_info(COMP, "%s: event %s %s%s: %s", r->key, e->warning ? "Warning" : "Normal", e->reason,
+    log_info(COMP, "%s: event %s %s%s: %s", key, e->warning ? "Warning" : "Normal", e->reason,
              again ? " (sent again: its status records it)" : "", e->message);
     ev_post(s);
+}
+
+static void send_event(struct rec *r, const struct ctrl_event *e, bool again)
+{
+    post_event(r->c, r->key, "BenchmarkRun", r->br, e, again);
+}
+
+/* The sent-set key of an object of another kind than BenchmarkRun. */
+static void kind_key(const char *kind, const char *ns, const char *name, char *out, size_t len)
+{
+    (void)snprintf(out, len, "%s:%s/%s", kind, ns ? ns : "", name ? name : "");
+}
+
+void ctrl_controller_event(struct ctrl_controller *c, const char *kind, const cJSON *obj,
+                           const struct ctrl_event *e)
+{
+    char key[512];
+    kind_key(kind, ctrl_jstr(obj, "metadata.namespace"), ctrl_jstr(obj, "metadata.name"), key,
+             sizeof(key));
+    post_event(c, key, kind, obj, e, false);
+}
+
+void ctrl_controller_event_forget(struct ctrl_controller *c, const char *kind, const char *ns,
+                                  const char *name)
+{
+    char key[512];
+    kind_key(kind, ns, name, key, sizeof(key));
+    sent_forget(c, key);
 }
 
 /* The plan's Events, and before them those the observed status records but this process has

@@ -44,6 +44,17 @@ int ctrl_controller_inflight(const struct ctrl_controller *c);
 /* Frees everything; requests still in flight must have been cancelled (kube_client_free). */
 void ctrl_controller_free(struct ctrl_controller *c);
 
+struct ctrl_event;
+/* Sends an Event about obj (kind, e.g. "BenchmarkSweep", of pgbench.dev/v1alpha1; its metadata
+ * name, namespace and uid) as the controller sends its runs' Events: named by ctrl_event_name (a
+ * transition sent twice is created once), not sent again by this process, retried with backoff
+ * after a transient failure. */
+void ctrl_controller_event(struct ctrl_controller *c, const char *kind, const cJSON *obj,
+                           const struct ctrl_event *e);
+/* Forgets what was sent about an object (it was deleted). */
+void ctrl_controller_event_forget(struct ctrl_controller *c, const char *kind, const char *ns,
+                                  const char *name);
+
 /* The controller's numbers for /metrics (pkg/controller/metrics.h); out->cache is c's
  * BenchmarkRun informer, valid while c is. */
 void ctrl_controller_metrics_source(const struct ctrl_controller *c,

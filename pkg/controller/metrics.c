@@ -10,6 +10,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/manifest.h"
+#include "pkg/controller/sweep.h"
 
 #define PREFIX "pgbench_operator_"
 
@@ -247,6 +248,142 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
     }
 }
 
+/* ---- BenchmarkSweeps ------------------------------------------------------------------------ */
+
+static const char *const sweep_phases[] = {"Pending", "Running", "Succeeded", "Stopped", "Failed"};
+#define N_SWEEP_PHASES (sizeof(sweep_phases) / sizeof(sweep_phases[0]))
+
+/* One gauge per row, from a status path; the field label (the varied field) where it says. */
+static const struct sweep_value {
+    const char *family, *help, *path;
+    bool field_label;
+} sweep_values[] = {
+    {PREFIX "benchmarksweep_step",
+     "Step the sweep runs (or ran last), from 1 (status.currentStep + 1)", "currentStep", false},
+    {PREFIX "benchmarksweep_steps", "Steps the sweep has in all (status.totalSteps)", "totalSteps",
+     false},
+    {PREFIX "benchmarksweep_peak_tps", "Highest mean tps of a step (status.analysis.peakTps)",
+     "analysis.peakTps", false},
+    {PREFIX "benchmarksweep_peak_at",
+     "Value of the varied field at the highest mean tps (status.analysis.peakAt)",
+     "analysis.peakAt", true},
+    {PREFIX "benchmarksweep_knee",
+     "Value of the varied field at the latency knee (status.analysis.kneeAt)", "analysis.kneeAt",
+     true},
+    {PREFIX "benchmarksweep_usl_peak_clients",
+     "Clients N* at which the fitted USL curve peaks (status.analysis.usl.peakClients)",
+     "analysis.usl.peakClients", false},
+};
+#define N_SWEEP_VALUES (sizeof(sweep_values) / sizeof(sweep_values[0]))
+
+struct sweep_row {
+    char *ns, *name, *field; /* one allocation */
+    int phase;               /* index in sweep_phases[], -1: not listed */
+    double v[N_SWEEP_VALUES];
+};
+
+struct sweep_rows {
+    struct sweep_row *row;
+    size_t n, cap;
+};
+
+static void collect_sweep(const cJSON *sw, void *ctx)
+{
+    struct sweep_rows *rr = ctx;
+    const char *ns = ctrl_jstr(sw, "metadata.namespace"), *name = ctrl_jstr(sw, "metadata.name");
+    const cJSON *st = ctrl_jget(sw, "status");
+    const char *field = ctrl_jstr(st, "field"), *phase = ctrl_jstr(st, "phase");
+    if (!name)
+        return;
+    if (rr->n == rr->cap) {
+        rr->cap = rr->cap ? rr->cap * 2 : 8;
+        rr->row = realloc(rr->row, rr->cap * sizeof(*rr->row));
+        if (!rr->row)
+            abort();
+    }
+    struct sweep_row *r = &rr->row[rr->n++];
+    ns = ns ? ns : "";
+    field = field ? field : "";
+    size_t a = strlen(ns) + 1, b = strlen(name) + 1, c = strlen(field) + 1;
+    r->ns = malloc(a + b + c);
+    if (!r->ns)
+        abort();
+    r->name = r->ns + a;
+    r->field = r->name + b;
+    memcpy(r->ns, ns, a);
+    memcpy(r->name, name, b);
+    memcpy(r->field, field, c);
+    r->phase = phase ? -1 : 0;
+    for (size_t p = 0; phase && p < N_SWEEP_PHASES; p++)
+        if (strcmp(phase, sweep_phases[p]) == 0)
+            r->phase = (int)p;
+    for (size_t i = 0; i < N_SWEEP_VALUES; i++)
+        r->v[i] = ctrl_jnum(st, sweep_values[i].path, NAN);
+    if (isfinite(r->v[0]))
+        r->v[0] += 1; /* currentStep counts from 0 */
+}
+
+static int sweep_cmp(const void *a, const void *b)
+{
+    const struct sweep_row *x = a, *y = b;
+    int c = strcmp(x->ns, y->ns);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static void put_sweep_labels(struct buf *out, const struct sweep_row *r)
+{
+    buf_puts(out, "{namespace=\"");
+    put_label_value(out, r->ns);
+    buf_puts(out, "\",name=\"");
+    put_label_value(out, r->name);
+    buf_puts(out, "\"");
+}
+
+static void put_sweeps(struct buf *out, const struct sweep_rows *rr)
+{
+    buf_puts(out, "# HELP " PREFIX "benchmarksweep_phase 1 for the sweep's current phase "
+                  "(status.phase), 0 for the others.\n"
+                  "# TYPE " PREFIX "benchmarksweep_phase gauge\n");
+    for (size_t i = 0; i < rr->n; i++)
+        for (size_t p = 0; p < N_SWEEP_PHASES; p++) {
+            buf_puts(out, PREFIX "benchmarksweep_phase");
+            put_sweep_labels(out, &rr->row[i]);
+            buf_printf(out, ",phase=\"%s\"} %d\n", sweep_phases[p], rr->row[i].phase == (int)p);
+        }
+    for (size_t v = 0; v < N_SWEEP_VALUES; v++) {
+        const struct sweep_value *f = &sweep_values[v];
+        buf_printf(out, "# HELP %s %s.\n# TYPE %s gauge\n", f->family, f->help, f->family);
+        for (size_t i = 0; i < rr->n; i++) {
+            const struct sweep_row *r = &rr->row[i];
+            if (isnan(r->v[v]))
+                continue;
+            buf_puts(out, f->family);
+            put_sweep_labels(out, r);
+            if (f->field_label) {
+                buf_puts(out, ",field=\"");
+                put_label_value(out, r->field);
+                buf_puts(out, "\"");
+            }
+            buf_puts(out, "} ");
+            put_num(out, r->v[v]);
+            buf_puts(out, "\n");
+        }
+    }
+}
+
+static void format_sweeps(const struct ctrl_metrics_source *src, struct buf *out)
+{
+    struct sweep_rows rr = {0};
+    if (src->foreach_sweep)
+        src->foreach_sweep(src->sweeps, collect_sweep, &rr);
+    if (rr.n > 1)
+        qsort(rr.row, rr.n, sizeof(*rr.row), sweep_cmp);
+    put_sweeps(out, &rr);
+    for (size_t i = 0; i < rr.n; i++)
+        free(rr.row[i].ns);
+    free(rr.row);
+}
+
 static void put_controller(struct buf *out, const struct ctrl_metrics_controller *c)
 {
     buf_puts(out, "# HELP " PREFIX "reconcile_duration_seconds Time of one reconcile, "
@@ -340,6 +477,7 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
                    (unsigned long long)by_phase[p]);
     if (c) {
         put_runs(out, &rr);
+        format_sweeps(src, out);
         put_controller(out, c);
     }
     rows_free(&rr);
@@ -369,12 +507,21 @@ static long rss_bytes(void)
     return rss < 0 ? -1 : rss * sysconf(_SC_PAGESIZE);
 }
 
+static void foreach_sweep(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx)
+{
+    ctrl_sweeper_foreach(sweeps, fn, ctx);
+}
+
 void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct kube_client *kc, bool leader)
+                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader)
 {
     struct ctrl_metrics_controller mc;
     struct kube_client_stats st;
     struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
+    if (sw) {
+        src.foreach_sweep = foreach_sweep;
+        src.sweeps = sw;
+    }
     if (ctrl) {
         ctrl_controller_metrics_source(ctrl, &mc);
         src.ctrl = &mc;

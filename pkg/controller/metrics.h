@@ -6,7 +6,9 @@
  * computed from the BenchmarkRun cache at each scrape, so a deleted run's series disappear with
  * it; they read status through the result contract's ids (pkg/bench/fields.h), in base units
  * (seconds, not the status' milliseconds). A value the status lacks (a fio run has no tps, pgbench
- * 14 counts no failures) has no series rather than a 0. */
+ * 14 counts no failures) has no series rather than a 0. The per-sweep series
+ * (pgbench_operator_benchmarksweep_*) come the same way from the BenchmarkSweep cache: phase,
+ * current step, peak tps, knee and the USL's N* from status.analysis. */
 #ifndef PGBO_CONTROLLER_METRICS_H
 #define PGBO_CONTROLLER_METRICS_H
 
@@ -49,9 +51,13 @@ struct ctrl_metrics_controller {
 
 struct ctrl_metrics_source {
     const struct ctrl_metrics_controller *ctrl; /* NULL: no controller runs here (a standby) */
-    const struct kube_client_stats *client;     /* NULL: no client counters */
-    bool leader;                                /* this instance runs the controller */
-    long rss_bytes;                             /* < 0: unknown, not shown */
+    /* Calls fn(sweep, ctx) for each cached BenchmarkSweep; NULL: none (with ctrl NULL, the sweep
+     * families are left out too) */
+    void (*foreach_sweep)(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx);
+    const void *sweeps;
+    const struct kube_client_stats *client; /* NULL: no client counters */
+    bool leader;                            /* this instance runs the controller */
+    long rss_bytes;                         /* < 0: unknown, not shown */
 };
 
 /* Appends the Prometheus text of src to out. Every family of a running operator is there, with
@@ -59,10 +65,11 @@ struct ctrl_metrics_source {
 void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out);
 
 struct ctrl_controller;
-/* /metrics of this process: the controller's numbers (ctrl NULL: none runs here), kc's counters
- * and the resident memory, formatted by ctrl_metrics_format. */
+struct ctrl_sweeper;
+/* /metrics of this process: the controller's numbers (ctrl NULL: none runs here), the sweeps in
+ * sw's cache, kc's counters and the resident memory, formatted by ctrl_metrics_format. */
 void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct kube_client *kc, bool leader);
+                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader);
 
 /* For the cache transform: trims the summary of a BenchmarkRun status (status.summary) to the
  * keys the per-run series read, a few numbers per finished run. */

@@ -10,12 +10,13 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/bench/usl.h"
+#include "pkg/controller/controller.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/controller/spec.h"
 #include "pkg/controller/status.h"
 #include "pkg/util/log.h"
-
 #include "pkg/util/clock.h"
+
 #define COMP "sweep"
 
 const struct kube_resource CTRL_BENCHMARKSWEEPS = {"pgbench.dev", "v1alpha1", "BenchmarkSweep",
@@ -600,6 +601,7 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
         ctrl_jset_str(st, "completionTime", ts);
         ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
         (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
+        plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
         plan->status = st;
         return;
     }
@@ -695,10 +697,95 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
         ctrl_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
     }
     (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_jstr(st, "phase"));
-    if (old && cJSON_Compare(old, st, true))
+    if (old && cJSON_Compare(old, st, true)) {
         cJSON_Delete(st);
-    else
-        plan->status = st;
+        return;
+    }
+    plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
+    plan->status = st;
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+static int add_event(struct ctrl_event *out, int n, int max, bool warning, const char *reason,
+                     const char *msg)
+{
+    if (n >= max)
+        return n;
+    memset(&out[n], 0, sizeof(out[n]));
+    out[n].warning = warning;
+    (void)snprintf(out[n].reason, sizeof(out[n].reason), "%s", reason);
+    (void)snprintf(out[n].message, sizeof(out[n].message), "%.500s", msg);
+    return n + 1;
+}
+
+/* "step 3/5 clients=4" */
+static void step_label(const cJSON *st, const cJSON *step, char *out, size_t len)
+{
+    const char *field = ctrl_jstr(st, "field");
+    (void)snprintf(out, len, "step %d/%d %s=%g", (int)ctrl_jnum(step, "index", 0) + 1,
+                   (int)ctrl_jnum(st, "totalSteps", 0), field ? field : "value",
+                   ctrl_jnum(step, "value", 0));
+}
+
+/* The events of one step whose phase moved from old_phase (NULL: the step is new). */
+static int step_events(const cJSON *st, const cJSON *step, const char *old_phase,
+                       struct ctrl_event *out, int n, int max)
+{
+    char label[96], msg[512];
+    const char *phase = ctrl_jstr(step, "phase");
+    const cJSON *first = cJSON_GetArrayItem(ctrl_jget(step, "runs"), 0);
+    step_label(st, step, label, sizeof(label));
+    if (!old_phase) {
+        (void)snprintf(msg, sizeof(msg), "%s: run %s", label, ctrl_jstr(first, "name"));
+        n = add_event(out, n, max, false, "StepStarted", msg);
+    }
+    if ((old_phase && str_is(phase, old_phase)) || !run_finished(phase))
+        return n;
+    int runs = cJSON_GetArraySize(ctrl_jget(step, "runs"));
+    if (str_is(phase, "Succeeded")) {
+        (void)snprintf(msg, sizeof(msg), "%s: %.1f tps, p99 %.2f ms%s", label,
+                       ctrl_jnum(step, "tpsMean", NAN), ctrl_jnum(step, "latencyP99MsMean", NAN),
+                       runs > 1 ? " (means over its runs)" : "");
+        return add_event(out, n, max, false, "StepCompleted", msg);
+    }
+    const char *why = NULL, *name = NULL;
+    const cJSON *e;
+    cJSON_ArrayForEach(e,
+                       ctrl_jget(step, "runs")) if (!why && str_is(ctrl_jstr(e, "phase"), "Failed"))
+    {
+        name = ctrl_jstr(e, "name");
+        why = ctrl_jstr(e, "message");
+    }
+    (void)snprintf(msg, sizeof(msg), "%s: run %s failed: %.380s", label, name ? name : "?",
+                   why ? why : "no message");
+    return add_event(out, n, max, true, "StepFailed", msg);
+}
+
+int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_event *out, int max)
+{
+    int n = 0;
+    const cJSON *step;
+    cJSON_ArrayForEach(step, ctrl_jget(new_st, "steps"))
+    {
+        int i = (int)ctrl_jnum(step, "index", -1);
+        const cJSON *old_step = cJSON_GetArrayItem(ctrl_jget(old_st, "steps"), i);
+        const char *old_phase = old_step ? ctrl_jstr(old_step, "phase") : NULL;
+        if (old_step && !old_phase)
+            old_phase = "Pending";
+        n = step_events(new_st, step, old_phase, out, n, max);
+    }
+    const char *phase = ctrl_jstr(new_st, "phase"), *msg = ctrl_jstr(new_st, "message");
+    const char *old_phase = ctrl_jstr(old_st, "phase");
+    if (old_phase && str_is(phase, old_phase))
+        return n;
+    if (str_is(phase, "Succeeded"))
+        n = add_event(out, n, max, false, "SweepSucceeded", msg ? msg : "");
+    else if (str_is(phase, "Stopped"))
+        n = add_event(out, n, max, false, "SweepStopped", msg ? msg : "");
+    else if (str_is(phase, "Failed"))
+        n = add_event(out, n, max, true, "SweepFailed", msg ? msg : "");
+    return n;
 }
 
 void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan)
@@ -764,7 +851,8 @@ struct ctrl_sweeper {
     char *ns;
     struct kube_informer *sweeps, *runs;
     struct kube_queue *q;
-    struct sw_rec *recs; /* in flight */
+    struct sw_rec *recs;        /* in flight */
+    struct ctrl_controller *ev; /* the Event sender, or NULL */
 };
 
 struct sw_rec {
@@ -772,6 +860,7 @@ struct sw_rec {
     struct sw_rec *next, *prev;
     char key[512], ns[256], name[256];
     struct ctrl_sweep_plan plan;
+    cJSON *obj; /* metadata of the sweep (name, namespace, uid), for its Events */
 };
 
 static void sweep_event(const cJSON *obj, void *ud)
@@ -798,6 +887,9 @@ static void sweep_delete(const cJSON *obj, void *ud)
     (void)snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
                    ctrl_jstr(obj, "metadata.name"));
     kube_queue_forget(s->q, key);
+    if (s->ev)
+        ctrl_controller_event_forget(s->ev, "BenchmarkSweep", ctrl_jstr(obj, "metadata.namespace"),
+                                     ctrl_jstr(obj, "metadata.name"));
 }
 
 /* "namespace/sweep" of a run, by its sweep label; also the run cache's index. */
@@ -836,6 +928,7 @@ static void rec_free(struct sw_rec *r)
     if (r->next)
         r->next->prev = r->prev;
     ctrl_sweep_plan_free(&r->plan);
+    cJSON_Delete(r->obj);
     free(r);
 }
 
@@ -854,12 +947,22 @@ static void rec_finish(struct sw_rec *r, bool error, long requeue_ms)
     rec_free(r);
 }
 
+/* The plan's Events, once the status that records their transitions is written. */
+static void send_events(struct sw_rec *r)
+{
+    for (int i = 0; r->s->ev && i < r->plan.n_events; i++)
+        ctrl_controller_event(r->s->ev, "BenchmarkSweep", r->obj, &r->plan.events[i]);
+    r->plan.n_events = 0;
+}
+
 static void on_failed_written(struct kube_result *res, void *ud)
 {
     struct sw_rec *r = ud;
     if (!kube_ok(&res->status))
         log_warn(COMP, "%s: status not written: HTTP %d %s", r->key, res->status.http,
                  res->status.message);
+    else
+        send_events(r);
     rec_finish(r, !kube_ok(&res->status), 0);
 }
 
@@ -875,6 +978,8 @@ static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
     ctrl_jset_str(st, "message", msg);
     ctrl_jset_str(st, "completionTime", ts);
     (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "Failed");
+    r->plan.n_events =
+        add_event(r->plan.events, 0, CTRL_SWEEP_MAX_EVENTS, true, "SweepFailed", msg);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
     if (kube_patch(r->s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                    on_failed_written, r) != 0)
@@ -926,6 +1031,7 @@ static void on_status_written(struct kube_result *res, void *ud)
         return;
     }
     log_info(COMP, "%s: phase %s: %s", r->key, r->plan.phase, ctrl_jstr(r->plan.status, "message"));
+    send_events(r);
     do_create(r);
 }
 
@@ -979,6 +1085,8 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     for (int i = 0; i < l->n; i++)
         cJSON_Delete(l->items[i]);
     free(l);
+    r->obj = ctrl_must(cJSON_CreateObject());
+    ctrl_jset(r->obj, "metadata", ctrl_must(cJSON_Duplicate(ctrl_jget(sweep, "metadata"), 1)));
     if (!r->plan.status) {
         cJSON_Delete(sweep);
         do_create(r);
@@ -1001,12 +1109,13 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 }
 
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
-                     struct ctrl_sweeper **out)
+                     struct ctrl_controller *ev, struct ctrl_sweeper **out)
 {
     struct ctrl_sweeper *s = calloc(1, sizeof(*s));
     if (!s)
         return -ENOMEM;
     s->loop = loop;
+    s->ev = ev;
     s->kc = kc;
     if (ns && *ns)
         s->ns = strdup(ns);
@@ -1043,6 +1152,13 @@ int ctrl_sweeper_start(struct ctrl_sweeper *s)
     if (!rc)
         rc = kube_informer_start(s->sweeps);
     return rc;
+}
+
+void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *sweep, void *ctx),
+                          void *ctx)
+{
+    if (s && s->sweeps)
+        kube_informer_foreach(s->sweeps, fn, ctx);
 }
 
 bool ctrl_sweeper_synced(const struct ctrl_sweeper *s)

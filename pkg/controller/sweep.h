@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
+#include "pkg/controller/reconcile.h"
 #include "pkg/kube/kube.h"
 
 #define CTRL_LABEL_SWEEP "pgbench.dev/sweep"
@@ -69,11 +70,16 @@ cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first
 cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s, int step,
                              int repeat);
 
+#define CTRL_SWEEP_MAX_EVENTS 8
+
 struct ctrl_sweep_plan {
     cJSON *status;   /* the new status; NULL = unchanged */
     cJSON *create;   /* a BenchmarkRun to create (owned), or NULL */
     long requeue_ms; /* > 0: look again after this long */
     char phase[16];  /* phase after this plan */
+    /* sent once the status is written (ctrl_sweep_events) */
+    struct ctrl_event events[CTRL_SWEEP_MAX_EVENTS];
+    int n_events;
 };
 
 /* Decides; runs are the sweep's BenchmarkRuns as cached (any order, n_runs of them). now is Unix
@@ -81,6 +87,14 @@ struct ctrl_sweep_plan {
 void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
                        struct ctrl_sweep_plan *plan);
 void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan);
+
+/* The Events of the transition from the status old_st to new_st (either may be NULL), at most max
+ * into out; returns how many. Normal StepStarted (a step got its first run), StepCompleted (a
+ * step's runs all finished, one or more Succeeded: mean tps and p99), Warning StepFailed (every
+ * run of a step Failed: the first run's message), and at a terminal phase Normal SweepSucceeded
+ * or SweepStopped, Warning SweepFailed, each with status.message. Sent under ctrl_event_name's
+ * deterministic name, so a repeated transition creates its Event once. */
+int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_event *out, int max);
 
 /* A JSON merge patch (RFC 7386) that turns old into new: changed members, null for removed
  * ones, objects recursively, arrays whole. NULL when they are equal. */
@@ -93,9 +107,14 @@ void ctrl_transform_sweep_run(cJSON *obj, void *ud);
  * pgbench.dev/sweep) and its own queue, beside the BenchmarkRun controller. Status first (merge
  * patch with the observed resourceVersion; 409 -> again), then the create. */
 struct ctrl_sweeper;
-/* ns NULL or "" = all namespaces. */
+struct ctrl_controller;
+/* ns NULL or "" = all namespaces. Events go through ev's sender (ctrl_controller_event; NULL: no
+ * Events), which must outlive the sweeper. */
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
-                     struct ctrl_sweeper **out);
+                     struct ctrl_controller *ev, struct ctrl_sweeper **out);
+/* Calls fn(sweep, ctx) for each cached BenchmarkSweep (metadata, spec, status), for /metrics. */
+void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *sweep, void *ctx),
+                          void *ctx);
 int ctrl_sweeper_start(struct ctrl_sweeper *s);
 bool ctrl_sweeper_synced(const struct ctrl_sweeper *s);
 void ctrl_sweeper_stop(struct ctrl_sweeper *s);

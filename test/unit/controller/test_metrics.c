@@ -430,10 +430,51 @@ static void test_label_escaping(void **state)
     cJSON_Delete(cache);
 }
 
+/* Per-sweep series from a fake BenchmarkSweep cache: phase, step from 1, analysis values with
+ * the varied field as a label; a sweep without analysis has no value series. */
+static void test_sweep_series(void **state)
+{
+    (void)state;
+    cJSON *runs = cJSON_Parse("[]");
+    cJSON *sweeps = cJSON_Parse(
+        "[{\"metadata\":{\"name\":\"s1\",\"namespace\":\"n\"},\"status\":{\"phase\":"
+        "\"Succeeded\",\"field\":\"clients\",\"currentStep\":4,\"totalSteps\":5,\"analysis\":"
+        "{\"peakTps\":2345.5,\"peakAt\":8,\"kneeAt\":4,\"usl\":{\"ok\":true,\"peakClients\":"
+        "11.5}}}},"
+        "{\"metadata\":{\"name\":\"s0\",\"namespace\":\"n\"},\"spec\":{}}]");
+    assert_non_null(sweeps);
+    struct ctrl_metrics_controller c = {.foreach_run = foreach_item, .cache = runs};
+    struct ctrl_metrics_source src = {
+        .ctrl = &c, .foreach_sweep = foreach_item, .sweeps = sweeps, .rss_bytes = -1};
+    char *t = format(&src);
+    assert_line(t, "pgbench_operator_benchmarksweep_phase{namespace=\"n\",name=\"s1\","
+                   "phase=\"Succeeded\"} 1");
+    assert_line(t, "pgbench_operator_benchmarksweep_phase{namespace=\"n\",name=\"s1\","
+                   "phase=\"Running\"} 0");
+    assert_line(t, "pgbench_operator_benchmarksweep_phase{namespace=\"n\",name=\"s0\","
+                   "phase=\"Pending\"} 1");
+    assert_line(t, "pgbench_operator_benchmarksweep_step{namespace=\"n\",name=\"s1\"} 5");
+    assert_line(t, "pgbench_operator_benchmarksweep_steps{namespace=\"n\",name=\"s1\"} 5");
+    assert_line(t, "pgbench_operator_benchmarksweep_peak_tps{namespace=\"n\",name=\"s1\"} "
+                   "2345.5");
+    assert_line(t, "pgbench_operator_benchmarksweep_knee{namespace=\"n\",name=\"s1\","
+                   "field=\"clients\"} 4");
+    assert_line(t, "pgbench_operator_benchmarksweep_usl_peak_clients{namespace=\"n\",name=\"s1\"} "
+                   "11.5");
+    assert_no_line_starting(t, "pgbench_operator_benchmarksweep_step{namespace=\"n\",name=\"s0\"");
+    /* the phase series of s0 come before s1's (sorted) */
+    assert_true(strstr(t, "name=\"s0\"") < strstr(t, "name=\"s1\""));
+    promtool_check(t);
+    free(t);
+    cJSON_Delete(sweeps);
+    cJSON_Delete(runs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_series),
+        cmocka_unit_test(test_sweep_series),
         cmocka_unit_test(test_operator_families_kept),
         cmocka_unit_test(test_reconcile_histogram),
         cmocka_unit_test(test_standby),

@@ -444,6 +444,87 @@ static void test_transform(void **state)
     cJSON_Delete(r);
 }
 
+/* "Reason: message" of the plan's Events, one per line. */
+static void events_text(const struct ctrl_sweep_plan *p, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < p->n_events && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%s %s: %s\n",
+                              p->events[i].warning ? "Warning" : "Normal", p->events[i].reason,
+                              p->events[i].message);
+}
+
+/* The Events of a walk: each transition once, in order (texts written out by hand). */
+static void test_events(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2,4]}", NULL);
+    cJSON *runs[3] = {0};
+    struct ctrl_sweep_plan p;
+    char got[4096];
+
+    step(sw, runs, 0, &p);
+    events_text(&p, got, sizeof(got));
+    assert_string_equal(got, "Normal StepStarted: step 1/3 clients=1: run sw-s0-r0\n");
+    ctrl_sweep_plan_free(&p);
+
+    runs[0] = make_run("sw-s0-r0", "Running", 0, 0, 0, 0);
+    step(sw, runs, 1, &p);
+    assert_int_equal(p.n_events, 0);
+    ctrl_sweep_plan_free(&p);
+
+    cJSON_Delete(runs[0]);
+    runs[0] = make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0);
+    step(sw, runs, 1, &p);
+    events_text(&p, got, sizeof(got));
+    assert_string_equal(got, "Normal StepCompleted: step 1/3 clients=1: 100.0 tps, p99 5.00 ms\n"
+                             "Normal StepStarted: step 2/3 clients=2: run sw-s1-r0\n");
+    ctrl_sweep_plan_free(&p);
+
+    runs[1] = make_run("sw-s1-r0", "Failed", 0, 0, 0, 2);
+    step(sw, runs, 2, &p);
+    events_text(&p, got, sizeof(got));
+    assert_string_equal(got, "Warning StepFailed: step 2/3 clients=2: run sw-s1-r0 failed: "
+                             "m-sw-s1-r0\n"
+                             "Normal StepStarted: step 3/3 clients=4: run sw-s2-r0\n");
+    ctrl_sweep_plan_free(&p);
+
+    runs[2] = make_run("sw-s2-r0", "Succeeded", 300, 9, 0, 0);
+    step(sw, runs, 3, &p);
+    events_text(&p, got, sizeof(got));
+    assert_non_null(strstr(got, "Normal StepCompleted: step 3/3 clients=4: 300.0 tps, p99 9.00 "
+                                "ms\nNormal SweepSucceeded: 3 steps: "));
+    ctrl_sweep_plan_free(&p);
+
+    /* nothing changes any more: no Event twice */
+    step(sw, runs, 3, &p);
+    assert_int_equal(p.n_events, 0);
+    ctrl_sweep_plan_free(&p);
+    for (int i = 0; i < 3; i++)
+        cJSON_Delete(runs[i]);
+    cJSON_Delete(sw);
+
+    /* stopped, and an invalid spec */
+    sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2]},"
+                    "\"stopWhen\":{\"p99Ms\":1}",
+                    NULL);
+    runs[0] = make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0);
+    step(sw, runs, 1, &p);
+    events_text(&p, got, sizeof(got));
+    assert_non_null(strstr(got, "Normal SweepStopped: stopped at step 1/2: stopWhen.p99Ms"));
+    ctrl_sweep_plan_free(&p);
+    cJSON_Delete(runs[0]);
+    cJSON_Delete(sw);
+    sw = make_sweep("\"vary\":{\"field\":\"nope\",\"values\":[1]}", NULL);
+    step(sw, runs, 0, &p);
+    events_text(&p, got, sizeof(got));
+    assert_string_equal(got,
+                        "Warning SweepFailed: spec.vary.field: one of clients, rate, workers\n");
+    ctrl_sweep_plan_free(&p);
+    cJSON_Delete(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_invalid_spec_fails),
         cmocka_unit_test(test_merge_diff),
         cmocka_unit_test(test_transform),
+        cmocka_unit_test(test_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
