@@ -2,7 +2,6 @@
  * in pkg/controller. One libuv loop runs the API client, informers, work queue, leader election,
  * and the probe/metrics HTTP server. Exit codes: 0 clean shutdown, 1 usage/config, 2 runtime. */
 #include <errno.h>
-#include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 
 #include <uv.h>
 
+#include "pkg/controller/cmdline.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/httpd.h"
 #include "pkg/controller/leader.h"
@@ -22,27 +22,6 @@
 #include "pkg/util/log.h"
 
 #define COMP "operator"
-
-static const char usage_text[] =
-    "usage: pgbench-operator [options]\n"
-    "  --kubeconfig PATH       kubeconfig (default: in-cluster, else $KUBECONFIG, ~/.kube/config)\n"
-    "  --context NAME          kubeconfig context (default: current-context)\n"
-    "  --namespace NS          watch one namespace (default: all namespaces)\n"
-    "  --runner-image IMAGE    default runner image (default "
-    "ghcr.io/pgbench-operator/runner:0.1.0)\n"
-    "  --runner-command PATH   runner path inside the image (default "
-    "/usr/local/bin/pgbench-runner)\n"
-    "  --start-delay S         start barrier: workers begin S seconds after the run starts (10)\n"
-    "  --progress-interval S   status.progress while a run goes, every S seconds (10; 0 = off)\n"
-    "  --metrics-addr ADDR     /healthz /readyz /metrics listen address (default :8080; 0 = off)\n"
-    "  --leader-elect          elect a leader with a coordination.k8s.io/v1 Lease\n"
-    "  --lease-name NAME       Lease name (default pgbench-operator)\n"
-    "  --lease-namespace NS    Lease namespace (default: the kubeconfig's namespace)\n"
-    "  --lease-duration S      Lease duration (default 15)\n"
-    "  --log-level LEVEL       debug, info, warn, error (default info)\n"
-    "  --log-format FORMAT     json or text (default json)\n"
-    "  --workers N             concurrent reconciles (default 8)\n"
-    "  -h, --help\n";
 
 struct app {
     uv_loop_t *loop;
@@ -192,142 +171,32 @@ int main(int argc, char **argv)
     struct app app;
     memset(&app, 0, sizeof(app));
     struct app *a = &app;
-    const char *kubeconfig = NULL, *context = NULL, *metrics_addr = ":8080";
-    const char *lease_name = "pgbench-operator", *lease_ns = NULL;
-    int lease_duration = 15;
-    ctrl_config_defaults(&a->copt.cfg);
-    a->copt.workers = 8;
-    enum {
-        O_KUBECONFIG = 256,
-        O_CONTEXT,
-        O_NAMESPACE,
-        O_IMAGE,
-        O_COMMAND,
-        O_DELAY,
-        O_PROGRESS,
-        O_METRICS,
-        O_ELECT,
-        O_LEASE_NAME,
-        O_LEASE_NS,
-        O_LEASE_DUR,
-        O_LEVEL,
-        O_FORMAT,
-        O_WORKERS
-    };
-    static const struct option longopts[] = {
-        {"kubeconfig", required_argument, NULL, O_KUBECONFIG},
-        {"context", required_argument, NULL, O_CONTEXT},
-        {"namespace", required_argument, NULL, O_NAMESPACE},
-        {"runner-image", required_argument, NULL, O_IMAGE},
-        {"runner-command", required_argument, NULL, O_COMMAND},
-        {"start-delay", required_argument, NULL, O_DELAY},
-        {"progress-interval", required_argument, NULL, O_PROGRESS},
-        {"metrics-addr", required_argument, NULL, O_METRICS},
-        {"leader-elect", no_argument, NULL, O_ELECT},
-        {"lease-name", required_argument, NULL, O_LEASE_NAME},
-        {"lease-namespace", required_argument, NULL, O_LEASE_NS},
-        {"lease-duration", required_argument, NULL, O_LEASE_DUR},
-        {"log-level", required_argument, NULL, O_LEVEL},
-        {"log-format", required_argument, NULL, O_FORMAT},
-        {"workers", required_argument, NULL, O_WORKERS},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    int ch;
-    char *end;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case O_KUBECONFIG:
-            kubeconfig = optarg;
-            break;
-        case O_CONTEXT:
-            context = optarg;
-            break;
-        case O_NAMESPACE:
-            a->copt.namespace = optarg;
-            break;
-        case O_IMAGE:
-            a->copt.cfg.runner_image = optarg;
-            break;
-        case O_COMMAND:
-            a->copt.cfg.runner_command = optarg;
-            break;
-        case O_DELAY:
-            a->copt.cfg.start_delay_s = strtol(optarg, &end, 10);
-            if (*end || a->copt.cfg.start_delay_s < 0 || a->copt.cfg.start_delay_s > 3600) {
-                (void)fprintf(stderr, "pgbench-operator: --start-delay: 0 to 3600 seconds\n");
-                return 1;
-            }
-            break;
-        case O_PROGRESS:
-            a->copt.cfg.progress_interval_s = strtol(optarg, &end, 10);
-            if (*end || a->copt.cfg.progress_interval_s < 0 ||
-                a->copt.cfg.progress_interval_s > 3600) {
-                (void)fprintf(stderr,
-                              "pgbench-operator: --progress-interval: 0 (off) to 3600 seconds\n");
-                return 1;
-            }
-            break;
-        case O_METRICS:
-            metrics_addr = optarg;
-            break;
-        case O_ELECT:
-            a->leader_elect = true;
-            break;
-        case O_LEASE_NAME:
-            lease_name = optarg;
-            break;
-        case O_LEASE_NS:
-            lease_ns = optarg;
-            break;
-        case O_LEASE_DUR:
-            lease_duration = (int)strtol(optarg, &end, 10);
-            if (*end || lease_duration < 2 || lease_duration > 3600) {
-                (void)fprintf(stderr, "pgbench-operator: --lease-duration: 2 to 3600 seconds\n");
-                return 1;
-            }
-            break;
-        case O_LEVEL: {
-            enum log_level lvl;
-            if (log_level_parse(optarg, &lvl)) {
-                (void)fprintf(stderr,
-                              "pgbench-operator: --log-level: debug, info, warn or error\n");
-                return 1;
-            }
-            log_set_level(lvl);
-            break;
-        }
-        case O_FORMAT:
-            if (strcmp(optarg, "json") == 0)
-                log_set_format(LOG_FORMAT_JSON);
-            else if (strcmp(optarg, "text") == 0)
-                log_set_format(LOG_FORMAT_TEXT);
-            else {
-                (void)fprintf(stderr, "pgbench-operator: --log-format: json or text\n");
-                return 1;
-            }
-            break;
-        case O_WORKERS:
-            a->copt.workers = (int)strtol(optarg, &end, 10);
-            if (*end || a->copt.workers < 1 || a->copt.workers > 256) {
-                (void)fprintf(stderr, "pgbench-operator: --workers: 1 to 256\n");
-                return 1;
-            }
-            break;
-        case 'h':
-            (void)fputs(usage_text, stdout);
-            return 0;
-        default:
-            (void)fputs(usage_text, stderr);
-            return 1;
-        }
+    struct ctrl_cmdline opt;
+    char err[512];
+    int rc = ctrl_cmdline_parse(argc, argv, &opt, err, sizeof(err));
+    if (rc == CTRL_CMDLINE_HELP) {
+        struct buf usage = BUF_INIT(0);
+        rc = ctrl_cmdline_usage(&usage);
+        if (!rc)
+            (void)fputs(usage.data, stdout);
+        buf_free(&usage);
+        return rc ? 1 : 0;
     }
-    if (optind < argc) {
-        (void)fprintf(stderr, "pgbench-operator: unexpected argument %s\n", argv[optind]);
+    if (rc) {
+        (void)fprintf(stderr, "pgbench-operator: %s (--help lists the flags)\n", err);
         return 1;
     }
+    enum log_level level = LOG_INFO;
+    (void)log_level_parse(opt.log_level, &level); /* one of the table's words */
+    log_set_level(level);
+    log_set_format(strcmp(opt.log_format, "text") == 0 ? LOG_FORMAT_TEXT : LOG_FORMAT_JSON);
+    a->copt = opt.copt;
+    a->leader_elect = opt.leader_elect;
+    const char *metrics_addr = opt.metrics_addr, *lease_name = opt.lease_name;
+    const char *lease_ns = opt.lease_ns;
+    int lease_duration = opt.lease_duration_s;
 
-    char err[512];
-    int rc = kube_config_load(kubeconfig, context, &a->cfg, err, sizeof(err));
+    rc = kube_config_load(opt.kubeconfig, opt.context, &a->cfg, err, sizeof(err));
     if (rc) {
         log_error(COMP, "configuration: %s", err);
         return 1;
