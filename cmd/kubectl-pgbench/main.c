@@ -16,6 +16,8 @@ static const char usage_text[] =
     "\n"
     "  run TARGET [flags] -- PGBENCH-ARGS   a pgbench BenchmarkRun (pgbench's own options after "
     "--)\n"
+    "  sweep TARGET --clients 1,2,4,8 [flags] -- PGBENCH-ARGS   a BenchmarkSweep: one run per "
+    "value\n"
     "  fio NAME --storage-class SC [--size 10Gi] [--preset wal|random-read|random-rw|all]\n"
     "  compare A B [C...] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT]\n"
     "  export NAME -o json|csv [--table timeline|statements|workers|fio]\n"
@@ -135,7 +137,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},   {"compare", cmd_compare},
-                {"export", cmd_export}, {"logs", cmd_logs}, {"report", cmd_report}};
+                {"export", cmd_export}, {"logs", cmd_logs}, {"report", cmd_report},
+                {"sweep", cmd_sweep}};
     cmd_name = argv[1];
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0) {

@@ -8,28 +8,18 @@
 #include <unistd.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/controller/sweep.h"
 #include "pkg/plugin/build.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/target.h"
 #include "pkg/plugin/yaml.h"
 #include "plugin.h"
+#include "run.h"
 #include "pkg/util/clock.h"
 
 #define OUT_CAP (64u << 20)
 
 static const struct kube_resource services = {"", "v1", "Service", "services", true};
-
-enum dry { DRY_NONE, DRY_CLIENT, DRY_SERVER };
-
-struct act {
-    struct args *a;
-    struct kc_flags kf;
-    enum dry dry;
-    const char *output; /* yaml, json, name */
-    bool wait;
-    long wait_timeout_s; /* 0: none */
-    long poll_ms;
-};
 
 static const char run_help[] =
     "usage: kubectl pgbench run TARGET [flags] -- [PGBENCH-ARGS] [DBNAME]\n"
@@ -147,7 +137,7 @@ static void default_name(struct plugin_common_opts *c, char *buf, size_t len, co
 
 /* ---- printing --------------------------------------------------------------------------- */
 
-static void print_objects(struct act *x, cJSON *objs)
+void act_print(struct act *x, cJSON *objs)
 {
     struct buf out = BUF_INIT(OUT_CAP);
     const char *o = x->output ? x->output : "yaml";
@@ -168,8 +158,9 @@ static void print_objects(struct act *x, cJSON *objs)
         {
             const char *kind = ctrl_jstr(it, "kind");
             rc = buf_printf(&out, "%s/%s\n",
-                            strcmp(kind, "BenchmarkRun") == 0 ? "benchmarkrun.pgbench.dev"
-                            : strcmp(kind, "Job") == 0        ? "job.batch"
+                            strcmp(kind, "BenchmarkRun") == 0     ? "benchmarkrun.pgbench.dev"
+                            : strcmp(kind, "BenchmarkSweep") == 0 ? "benchmarksweep.pgbench.dev"
+                            : strcmp(kind, "Job") == 0            ? "job.batch"
                             : strcmp(kind, "PersistentVolumeClaim") == 0
                                 ? "persistentvolumeclaim"
                                 : "horizontalpodautoscaler.autoscaling",
@@ -266,10 +257,12 @@ static const struct kube_resource *resource_of(const cJSON *o)
         return &KUBE_PVCS;
     if (strcmp(kind, "HorizontalPodAutoscaler") == 0)
         return &KUBE_HPAS;
+    if (strcmp(kind, "BenchmarkSweep") == 0)
+        return &CTRL_BENCHMARKSWEEPS;
     return &KUBE_BENCHMARKRUNS;
 }
 
-static int create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
+int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
 {
     struct kube_opts o = {.field_manager = "kubectl-pgbench",
                           .field_validation = "Strict",
@@ -365,11 +358,11 @@ static int act(struct act *x, struct kc *k, cJSON *br)
             cJSON_AddItemToArray(objs, kid);
         }
         cJSON_Delete(kids);
-        print_objects(x, objs);
+        act_print(x, objs);
         goto out;
     }
     cJSON *created = NULL;
-    rc = create(k, br, x->dry == DRY_SERVER, &created);
+    rc = act_create(k, br, x->dry == DRY_SERVER, &created);
     if (rc)
         goto out;
     cJSON_AddItemToArray(objs, created);
@@ -383,19 +376,19 @@ static int act(struct act *x, struct kc *k, cJSON *br)
         cJSON_ArrayForEach(it, kids)
         {
             cJSON *got = NULL;
-            rc = create(k, it, true, &got);
+            rc = act_create(k, it, true, &got);
             if (rc)
                 break;
             cJSON_AddItemToArray(objs, got);
         }
         cJSON_Delete(kids);
         if (!rc)
-            print_objects(x, objs);
+            act_print(x, objs);
         goto out;
     }
     const char *name = ctrl_jstr(created, "metadata.name");
     if (x->output && strcmp(x->output, "name") != 0)
-        print_objects(x, objs);
+        act_print(x, objs);
     else
         (void)printf("benchmarkrun.pgbench.dev/%s created\n", name);
     (void)fflush(stdout);
@@ -427,175 +420,214 @@ static void init_act(struct act *x, struct args *a)
 
 /* ---- run -------------------------------------------------------------------------------- */
 
+void run_cli_init(struct run_cli *r, struct act *x, struct args *a)
+{
+    init_act(x, a);
+    memset(r, 0, sizeof(*r));
+    r->x = x;
+    r->ro.c.ttl_s = -1;
+}
+
+/* The TARGET flags; true when argv[i] was one. */
+static bool target_flag(struct run_cli *r)
+{
+    struct args *a = r->x->a;
+    struct plugin_target_opts *to = &r->to;
+    static const struct {
+        const char *flag;
+        enum plugin_distro d;
+    } distros[] = {{"--host", PLUGIN_HOST},
+                   {"--cnpg", PLUGIN_CNPG},
+                   {"--bitnami", PLUGIN_BITNAMI},
+                   {"--stackgres", PLUGIN_STACKGRES},
+                   {"--zalando", PLUGIN_ZALANDO}};
+    for (size_t d = 0; d < sizeof(distros) / sizeof(distros[0]); d++)
+        if (arg_value(a, distros[d].flag, NULL, &to->name)) {
+            to->distro = distros[d].d;
+            if (r->ndistro++ && strcmp(r->distro_flag, distros[d].flag))
+                die_usage(a, "%s and %s: give one target", r->distro_flag, distros[d].flag);
+            r->distro_flag = distros[d].flag;
+            return true;
+        }
+    if (arg_value(a, "--user", NULL, &to->user) ||
+        arg_value(a, "--password-secret", NULL, &to->password_secret) ||
+        arg_value(a, "--db-name", NULL, &to->database) ||
+        arg_value(a, "--database", NULL, &to->database) ||
+        arg_value(a, "--sslmode", NULL, &to->ssl_mode) ||
+        arg_value(a, "--service", NULL, &to->service) ||
+        arg_value(a, "--bitnami-arch", NULL, &r->arch))
+        return true;
+    const char *v;
+    if (arg_value(a, "--port", NULL, &v)) {
+        char *end;
+        long p = strtol(v, &end, 10);
+        if (*end || p < 1 || p > 65535)
+            die_usage(a, "--port \"%s\": 1-65535", v);
+        to->port = (int)p;
+        return true;
+    }
+    return false;
+}
+
+bool run_cli_flag(struct run_cli *r)
+{
+    struct args *a = r->x->a;
+    const char *s = a->argv[a->i], *v;
+    if (strcmp(s, "--") == 0) {
+        a->i++;
+        r->ro.pgbench_args = (const char *const *)a->argv + a->i;
+        r->ro.npgbench_args = (size_t)(a->argc - a->i);
+        a->i = a->argc;
+        return true;
+    }
+    if (common_flag(r->x, &r->ro.c) || target_flag(r))
+        return true;
+    if (arg_value(a, "--scale", "-s", &v)) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > 100000)
+            die_usage(a, "-s \"%s\": the scale is an integer 1-100000", v);
+        r->ro.init_scale = (int)n;
+        return true;
+    }
+    if (arg_value(a, "--partitions", NULL, &v)) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 0 || n > 10000)
+            die_usage(a, "--partitions \"%s\": an integer 0-10000", v);
+        r->ro.partitions = (int)n;
+        return true;
+    }
+    if (arg_flag(a, "--init", "-i"))
+        return r->init = true;
+    if (arg_flag(a, "--foreign-keys", NULL))
+        return r->ro.foreign_keys = true;
+    if (arg_flag(a, "--create-database", NULL))
+        return r->ro.create_database = true;
+    if (s[0] != '-')
+        die_usage(a, "unexpected argument \"%s\" (pgbench's options and DBNAME go after --)", s);
+    return false;
+}
+
+/* Combinations of flags, checked once all are read. */
+static void run_cli_check(struct run_cli *r)
+{
+    struct args *a = r->x->a;
+    check_output(r->x);
+    if (!r->distro_flag)
+        die_usage(a,
+                  "a target is required: --host, --cnpg, --bitnami, --stackgres or "
+                  "--zalando (kubectl pgbench %s --help)",
+                  a->cmd);
+    if (r->init && !r->ro.init_scale)
+        die_usage(a, "--init needs -s N (the scale factor)");
+    if (!r->init && r->ro.init_scale)
+        die_usage(a,
+                  "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
+                  "after --",
+                  r->ro.init_scale);
+    if ((r->ro.foreign_keys || r->ro.partitions) && !r->init)
+        die_usage(a, "--foreign-keys and --partitions need --init");
+    if (r->arch && r->to.distro != PLUGIN_BITNAMI)
+        die_usage(a, "--bitnami-arch goes with --bitnami");
+    if (r->to.service && r->to.distro == PLUGIN_HOST)
+        die_usage(a, "--service goes with --cnpg, --bitnami, --stackgres or --zalando (with "
+                     "--host, name the Service itself)");
+}
+
+/* Which Bitnami chart and architecture: --bitnami-arch, else the Services the release has. */
+static void bitnami_arch(struct run_cli *r, struct kc *k)
+{
+    struct plugin_target_opts *to = &r->to;
+    const char *arch = r->arch;
+    if (arch && strcmp(arch, "ha") == 0)
+        to->distro = PLUGIN_BITNAMI_HA;
+    else if (arch && strcmp(arch, "replication") == 0)
+        to->replication = true;
+    else if (arch && strcmp(arch, "standalone") != 0)
+        die_usage(r->x->a, "--bitnami-arch \"%s\": standalone, replication or ha", arch);
+    else if (!arch && k) {
+        char svc[300];
+        int code = 0;
+        (void)snprintf(svc, sizeof(svc), "%s-postgresql-ha-pgpool", to->name);
+        if (exists(k, &services, svc, NULL, &code))
+            to->distro = PLUGIN_BITNAMI_HA;
+        (void)snprintf(svc, sizeof(svc), "%s-postgresql-primary", to->name);
+        if (to->distro == PLUGIN_BITNAMI && exists(k, &services, svc, NULL, &code))
+            to->replication = true;
+    }
+}
+
+int run_cli_build(struct run_cli *r, const char *name_prefix, cJSON **out)
+{
+    struct act *x = r->x;
+    const char *cmd = x->a->cmd;
+    char err[1024];
+    *out = NULL;
+    run_cli_check(r);
+    if (x->dry == DRY_CLIENT) {
+        kc_namespace(&x->kf, r->ns, sizeof(r->ns));
+    } else {
+        if (kc_open(&r->k, &x->kf, err, sizeof(err))) {
+            (void)fprintf(stderr, "kubectl pgbench %s: %s\n", cmd, err);
+            return EXIT_CLUSTER;
+        }
+        r->open = true;
+        (void)snprintf(r->ns, sizeof(r->ns), "%s", r->k.ns);
+    }
+    r->ro.c.ns = r->ns;
+    default_name(&r->ro.c, r->name, sizeof(r->name), name_prefix);
+    if (r->to.distro == PLUGIN_BITNAMI)
+        bitnami_arch(r, r->open ? &r->k : NULL);
+    struct plugin_target_expect expect;
+    r->ro.target = plugin_target_build(&r->to, &expect, err, sizeof(err));
+    if (!r->ro.target) {
+        (void)fprintf(stderr, "kubectl pgbench %s: %s\n", cmd, err);
+        return EXIT_USAGE;
+    }
+    cJSON *br = plugin_build_run(&r->ro, err, sizeof(err));
+    if (!br) {
+        (void)fprintf(stderr, "kubectl pgbench %s: %s\n", cmd, err);
+        return EXIT_USAGE;
+    }
+    int rc = r->open ? check_expect(&r->k, r->distro_flag, &expect) : 0;
+    if (rc)
+        cJSON_Delete(br);
+    else
+        *out = br;
+    return rc;
+}
+
+void run_cli_free(struct run_cli *r)
+{
+    cJSON_Delete(r->ro.target);
+    r->ro.target = NULL;
+    if (r->open)
+        kc_close(&r->k);
+    r->open = false;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "run"};
     struct act x;
-    init_act(&x, &a);
-    struct plugin_run_opts ro = {.c = {.ttl_s = -1}};
-    struct plugin_target_opts to = {0};
-    const char *distro_flag = NULL, *arch = NULL, *v;
-    bool init = false;
-    int ndistro = 0;
+    struct run_cli r;
+    run_cli_init(&r, &x, &a);
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
-        if (strcmp(s, "--") == 0) {
-            a.i++;
-            ro.pgbench_args = (const char *const *)a.argv + a.i;
-            ro.npgbench_args = (size_t)(a.argc - a.i);
-            break;
-        }
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
             (void)fputs(run_help, stdout);
             return 0;
         }
-        if (common_flag(&x, &ro.c))
-            continue;
-        static const struct {
-            const char *flag;
-            enum plugin_distro d;
-        } distros[] = {{"--host", PLUGIN_HOST},
-                       {"--cnpg", PLUGIN_CNPG},
-                       {"--bitnami", PLUGIN_BITNAMI},
-                       {"--stackgres", PLUGIN_STACKGRES},
-                       {"--zalando", PLUGIN_ZALANDO}};
-        bool matched = false;
-        for (size_t d = 0; d < sizeof(distros) / sizeof(distros[0]) && !matched; d++)
-            if (arg_value(&a, distros[d].flag, NULL, &to.name)) {
-                matched = true;
-                to.distro = distros[d].d;
-                if (ndistro++ && strcmp(distro_flag, distros[d].flag))
-                    die_usage(&a, "%s and %s: give one target", distro_flag, distros[d].flag);
-                distro_flag = distros[d].flag;
-            }
-        if (matched)
-            continue;
-        if (arg_value(&a, "--user", NULL, &to.user) ||
-            arg_value(&a, "--password-secret", NULL, &to.password_secret) ||
-            arg_value(&a, "--db-name", NULL, &to.database) ||
-            arg_value(&a, "--database", NULL, &to.database) ||
-            arg_value(&a, "--sslmode", NULL, &to.ssl_mode) ||
-            arg_value(&a, "--service", NULL, &to.service) ||
-            arg_value(&a, "--bitnami-arch", NULL, &arch))
-            continue;
-        if (arg_value(&a, "--port", NULL, &v)) {
-            char *end;
-            long p = strtol(v, &end, 10);
-            if (*end || p < 1 || p > 65535)
-                die_usage(&a, "--port \"%s\": 1-65535", v);
-            to.port = (int)p;
-            continue;
-        }
-        if (arg_value(&a, "--scale", "-s", &v)) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 100000)
-                die_usage(&a, "-s \"%s\": the scale is an integer 1-100000", v);
-            ro.init_scale = (int)n;
-            continue;
-        }
-        if (arg_value(&a, "--partitions", NULL, &v)) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 0 || n > 10000)
-                die_usage(&a, "--partitions \"%s\": an integer 0-10000", v);
-            ro.partitions = (int)n;
-            continue;
-        }
-        if (arg_flag(&a, "--init", "-i")) {
-            init = true;
-            continue;
-        }
-        if (arg_flag(&a, "--foreign-keys", NULL)) {
-            ro.foreign_keys = true;
-            continue;
-        }
-        if (arg_flag(&a, "--create-database", NULL)) {
-            ro.create_database = true;
-            continue;
-        }
-        if (s[0] != '-')
-            die_usage(&a, "unexpected argument \"%s\" (pgbench's options and DBNAME go after --)",
-                      s);
-        die_unknown(&a);
+        if (!run_cli_flag(&r))
+            die_unknown(&a);
     }
-    check_output(&x);
-    if (!distro_flag)
-        die_usage(&a, "a target is required: --host, --cnpg, --bitnami, --stackgres or "
-                      "--zalando (kubectl pgbench run --help)");
-    if (init && !ro.init_scale)
-        die_usage(&a, "--init needs -s N (the scale factor)");
-    if (!init && ro.init_scale)
-        die_usage(&a,
-                  "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
-                  "after --",
-                  ro.init_scale);
-    if ((ro.foreign_keys || ro.partitions) && !init)
-        die_usage(&a, "--foreign-keys and --partitions need --init");
-    if (arch && to.distro != PLUGIN_BITNAMI)
-        die_usage(&a, "--bitnami-arch goes with --bitnami");
-    if (to.service && to.distro == PLUGIN_HOST)
-        die_usage(&a, "--service goes with --cnpg, --bitnami, --stackgres or --zalando (with "
-                      "--host, name the Service itself)");
-
-    char nsbuf[254], namebuf[64], err[1024];
-    struct kc k = {0};
-    bool open = false;
-    if (x.dry == DRY_CLIENT) {
-        kc_namespace(&x.kf, nsbuf, sizeof(nsbuf));
-    } else {
-        if (kc_open(&k, &x.kf, err, sizeof(err))) {
-            (void)fprintf(stderr, "kubectl pgbench run: %s\n", err);
-            return EXIT_CLUSTER;
-        }
-        open = true;
-        (void)snprintf(nsbuf, sizeof(nsbuf), "%s", k.ns);
-    }
-    ro.c.ns = nsbuf;
-    default_name(&ro.c, namebuf, sizeof(namebuf), "pgbench");
-    if (to.distro == PLUGIN_BITNAMI) {
-        if (arch && strcmp(arch, "ha") == 0)
-            to.distro = PLUGIN_BITNAMI_HA;
-        else if (arch && strcmp(arch, "replication") == 0)
-            to.replication = true;
-        else if (arch && strcmp(arch, "standalone") != 0)
-            die_usage(&a, "--bitnami-arch \"%s\": standalone, replication or ha", arch);
-        else if (!arch && open) {
-            /* which chart and architecture, from the Services the release has */
-            char svc[300];
-            int code = 0;
-            (void)snprintf(svc, sizeof(svc), "%s-postgresql-ha-pgpool", to.name);
-            if (exists(&k, &services, svc, NULL, &code))
-                to.distro = PLUGIN_BITNAMI_HA;
-            (void)snprintf(svc, sizeof(svc), "%s-postgresql-primary", to.name);
-            if (to.distro == PLUGIN_BITNAMI && exists(&k, &services, svc, NULL, &code))
-                to.replication = true;
-        }
-    }
-    int rc = 0;
-    struct plugin_target_expect expect;
     cJSON *br = NULL;
-    ro.target = plugin_target_build(&to, &expect, err, sizeof(err));
-    if (!ro.target) {
-        (void)fprintf(stderr, "kubectl pgbench run: %s\n", err);
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    br = plugin_build_run(&ro, err, sizeof(err));
-    if (!br) {
-        (void)fprintf(stderr, "kubectl pgbench run: %s\n", err);
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    if (open)
-        rc = check_expect(&k, distro_flag, &expect);
+    int rc = run_cli_build(&r, "pgbench", &br);
     if (!rc)
-        rc = act(&x, open ? &k : NULL, br);
-out:
+        rc = act(&x, r.open ? &r.k : NULL, br);
     cJSON_Delete(br);
-    cJSON_Delete(ro.target);
-    if (open)
-        kc_close(&k);
+    run_cli_free(&r);
     return rc;
 }
 

@@ -148,7 +148,8 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
         (void)util_errf(err, errlen, "pgbench options -T and -t: give one of them");
         goto fail;
     }
-    if (common_fields(spec, &o->c, err, errlen) || check_spec(br, err, errlen))
+    if (common_fields(spec, &o->c, err, errlen) ||
+        (!o->template && check_spec(br, err, errlen)))
         goto fail;
     return br;
 fail:

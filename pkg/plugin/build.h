@@ -35,6 +35,7 @@ struct plugin_run_opts {
     bool foreign_keys;
     int partitions;
     bool create_database;
+    bool template; /* a sweep's template: not checked alone (the sweep checks each step's spec) */
 };
 
 struct plugin_fio_opts {

@@ -515,3 +515,41 @@ int plugin_export(struct buf *out, const cJSON *br, const char *format, const ch
     }
     return rc;
 }
+
+/* ---- the text table for the other presenters (present.h) --------------------------------- */
+
+struct plugin_table {
+    struct table t;
+};
+
+struct plugin_table *plugin_table_new(int ncols)
+{
+    return (struct plugin_table *)table_new(ncols);
+}
+
+void plugin_table_set(struct plugin_table *t, int row, int col, const char *s)
+{
+    table_set(&t->t, row, col, "%s", s);
+}
+
+void plugin_table_right(struct plugin_table *t, int col)
+{
+    if (col >= 0 && col < TCOLS)
+        t->t.right[col] = true;
+}
+
+void plugin_table_ratio(struct plugin_table *t, int row, int col, double v, double base,
+                        const char *unit)
+{
+    ratio_cell(&t->t, row, col, v, base, unit);
+}
+
+int plugin_table_emit(struct buf *out, const struct plugin_table *t, const char *indent)
+{
+    return table_emit(out, &t->t, indent);
+}
+
+void plugin_table_free(struct plugin_table *t)
+{
+    free(t);
+}

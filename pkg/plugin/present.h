@@ -41,4 +41,17 @@ int plugin_export(struct buf *out, const cJSON *br, const char *format, const ch
  * NAN. */
 void plugin_fmt_num(char *out, size_t len, double v);
 
+/* An aligned text table (at most 16 columns, 400 rows; longer cells are cut), as the tables
+ * above are written: plugin_table_set copies s; a column marked right is right-aligned below its
+ * header row; plugin_table_ratio writes v with unit and, from column 2 on, "(0.93x)" against
+ * base. */
+struct plugin_table;
+struct plugin_table *plugin_table_new(int ncols);
+void plugin_table_set(struct plugin_table *t, int row, int col, const char *s);
+void plugin_table_right(struct plugin_table *t, int col);
+void plugin_table_ratio(struct plugin_table *t, int row, int col, double v, double base,
+                        const char *unit);
+int plugin_table_emit(struct buf *out, const struct plugin_table *t, const char *indent);
+void plugin_table_free(struct plugin_table *t);
+
 #endif

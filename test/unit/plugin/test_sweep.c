@@ -1,0 +1,197 @@
+/* kubectl pgbench sweep: the varied field's lists and ranges, the BenchmarkSweep built from a
+ * BenchmarkRun (refusals naming both flags), the step lines and the comparison of sweeps. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/plugin/sweep.h"
+
+static void test_vary_parse(void **state)
+{
+    (void)state;
+    struct plugin_vary v;
+    char err[256];
+    assert_int_equal(
+        plugin_vary_parse("1,2,4,8,16", CTRL_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
+    assert_int_equal(v.n, 5);
+    assert_false(v.range);
+    assert_true(v.values[4] == 16);
+    /* a range: 1 2 4 8 16 32 64 */
+    assert_int_equal(
+        plugin_vary_parse("1..64", CTRL_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
+    assert_true(v.range && v.from == 1 && v.to == 64 && v.factor == 0);
+    assert_int_equal(v.n, 7);
+    /* 2 3 4.5->5 ... with a factor, and the last value added when the series misses it */
+    assert_int_equal(
+        plugin_vary_parse("2..10x1.5", CTRL_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
+    assert_true(v.factor == 1.5);
+    assert_true(v.values[v.n - 1] == 10);
+    /* rate takes fractions and 0 */
+    assert_int_equal(
+        plugin_vary_parse("0,12.5,100", CTRL_SWEEP_RATE, "--rate", &v, err, sizeof(err)), 0);
+    assert_true(v.values[1] == 12.5);
+    static const struct {
+        const char *s;
+        enum ctrl_sweep_field f;
+        const char *want;
+    } bad[] = {
+        {"1,2.5", CTRL_SWEEP_CLIENTS, "whole numbers >= 1"},
+        {"0,1", CTRL_SWEEP_WORKERS, "whole numbers >= 1"},
+        {"4,2", CTRL_SWEEP_CLIENTS, "increasing order"},
+        {"1,,2", CTRL_SWEEP_CLIENTS, "a list such as"},
+        {"8..2", CTRL_SWEEP_CLIENTS, "FROM <= TO"},
+        {"1..8x1.01", CTRL_SWEEP_CLIENTS, "FACTOR >= 1.1"},
+        {"1..100000x1.1", CTRL_SWEEP_CLIENTS, "more than 32 steps"},
+        {"-5,1", CTRL_SWEEP_RATE, "numbers >= 0"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        assert_int_not_equal(plugin_vary_parse(bad[i].s, bad[i].f, "--x", &v, err, sizeof(err)), 0);
+        if (!strstr(err, bad[i].want) || !strstr(err, "--x"))
+            fail_msg("%s: \"%s\"", bad[i].s, err);
+    }
+    assert_true(plugin_vary_is_list("1,2"));
+    assert_true(plugin_vary_is_list("1..4"));
+    assert_false(plugin_vary_is_list("4"));
+}
+
+static cJSON *run_object(const char *spec)
+{
+    char buf[1024];
+    (void)snprintf(buf, sizeof(buf),
+                   "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\","
+                   "\"metadata\":{\"name\":\"gp3\",\"namespace\":\"ns\"},\"spec\":%s}",
+                   spec);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    return j;
+}
+
+static void test_build_sweep(void **state)
+{
+    (void)state;
+    char err[512];
+    cJSON *br =
+        run_object("{\"target\":{\"host\":\"db\",\"user\":\"app\"},\"workload\":"
+                   "{\"pgbench\":{\"init\":{\"scale\":1},\"run\":{\"durationSeconds\":5}}}}");
+    struct plugin_sweep_opts o = {
+        .repeats = 2, .stop_failed_pct = 1, .stop_p99_ms = -1, .stop_aborted = 1};
+    assert_int_equal(
+        plugin_vary_parse("1,2,4", CTRL_SWEEP_CLIENTS, "--clients", &o.vary, err, sizeof(err)), 0);
+    cJSON *sw = plugin_build_sweep(br, &o, err, sizeof(err));
+    assert_non_null(sw);
+    char *got = cJSON_PrintUnformatted(ctrl_jget(sw, "spec"));
+    assert_string_equal(got, "{\"template\":{\"target\":{\"host\":\"db\",\"user\":\"app\"},"
+                             "\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},\"run\":"
+                             "{\"durationSeconds\":5}}}},\"vary\":{\"field\":\"clients\","
+                             "\"values\":[1,2,4]},\"repeats\":2,\"stopWhen\":{\"failedPct\":1,"
+                             "\"abortedClients\":1}}");
+    free(got);
+    assert_string_equal(ctrl_jstr(sw, "kind"), "BenchmarkSweep");
+    assert_string_equal(ctrl_jstr(sw, "metadata.name"), "gp3");
+    cJSON_Delete(sw);
+    cJSON_Delete(br);
+
+    /* the template sets the varied field already */
+    br = run_object("{\"target\":{\"host\":\"db\",\"user\":\"app\"},\"workload\":{\"pgbench\":"
+                    "{\"run\":{\"clients\":8,\"durationSeconds\":5}}}}");
+    assert_null(plugin_build_sweep(br, &o, err, sizeof(err)));
+    assert_non_null(strstr(err, "pgbench's -c and --clients"));
+    /* a step the operator would refuse: 2 workers and 1 client */
+    cJSON_Delete(br);
+    br = run_object("{\"workers\":2,\"target\":{\"host\":\"db\",\"user\":\"app\"},\"workload\":"
+                    "{\"pgbench\":{\"run\":{\"durationSeconds\":5}}}}");
+    assert_null(plugin_build_sweep(br, &o, err, sizeof(err)));
+    assert_non_null(strstr(err, "step 1, clients=1"));
+    /* and without a varied field */
+    struct plugin_sweep_opts none = {.stop_failed_pct = -1, .stop_p99_ms = -1};
+    assert_null(plugin_build_sweep(br, &none, err, sizeof(err)));
+    assert_non_null(strstr(err, "--clients, --rate or --workers"));
+    cJSON_Delete(br);
+}
+
+/* A finished clients sweep: steps 1, 2, 4, 8 with two runs each (tps and p99 given), the USL fit
+ * lambda 100, sigma 0.05, kappa 0.006 (N* = sqrt(0.95 / 0.006) = 12.58, X(N*) = 512.8). */
+static const char sweep_json[] =
+    "{\"metadata\":{\"name\":\"gp3\"},\"status\":{\"phase\":\"Succeeded\",\"field\":\"clients\","
+    "\"totalSteps\":4,\"steps\":["
+    "{\"index\":0,\"value\":1,\"phase\":\"Succeeded\",\"tpsMean\":100,\"latencyP99MsMean\":2,"
+    "\"runs\":[{\"name\":\"gp3-s0-r0\",\"phase\":\"Succeeded\",\"tps\":98,\"latencyP99Ms\":2},"
+    "{\"name\":\"gp3-s0-r1\",\"phase\":\"Succeeded\",\"tps\":102,\"latencyP99Ms\":2}]},"
+    "{\"index\":1,\"value\":2,\"phase\":\"Succeeded\",\"tpsMean\":190,\"latencyP99MsMean\":2.5,"
+    "\"runs\":[{\"name\":\"gp3-s1-r0\",\"phase\":\"Succeeded\",\"tps\":185,\"latencyP99Ms\":2.4},"
+    "{\"name\":\"gp3-s1-r1\",\"phase\":\"Succeeded\",\"tps\":195,\"latencyP99Ms\":2.6}]},"
+    "{\"index\":2,\"value\":4,\"phase\":\"Succeeded\",\"tpsMean\":350,\"latencyP99MsMean\":3,"
+    "\"runs\":[{\"name\":\"gp3-s2-r0\",\"phase\":\"Succeeded\",\"tps\":340,\"latencyP99Ms\":3},"
+    "{\"name\":\"gp3-s2-r1\",\"phase\":\"Succeeded\",\"tps\":360,\"latencyP99Ms\":3}]},"
+    "{\"index\":3,\"value\":8,\"phase\":\"Succeeded\",\"tpsMean\":560,\"latencyP99MsMean\":9,"
+    "\"runs\":[{\"name\":\"gp3-s3-r0\",\"phase\":\"Succeeded\",\"tps\":550,\"latencyP99Ms\":8},"
+    "{\"name\":\"gp3-s3-r1\",\"phase\":\"Failed\",\"message\":\"boom\"}]}],"
+    "\"analysis\":{\"peakTps\":560,\"peakAt\":8,\"kneeAt\":8,\"verdict\":\"scales to ~8 "
+    "clients\",\"usl\":{\"ok\":true,\"lambda\":100,\"sigma\":0.05,\"kappa\":0.006,\"r2\":0.99,"
+    "\"peakClients\":12.58,\"peakTps\":512.8}}}}";
+
+static void test_step_line_and_compare(void **state)
+{
+    (void)state;
+    cJSON *a = cJSON_Parse(sweep_json), *b = cJSON_Parse(sweep_json);
+    assert_non_null(a);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(b, "metadata"), "name",
+                              cJSON_CreateString("nvme"));
+    /* nvme: twice gp3's tps at 4 clients, no step at 8 */
+    cJSON *s2 = cJSON_GetArrayItem(ctrl_jget(b, "status.steps"), 2);
+    cJSON_ReplaceItemInObject(s2, "tpsMean", cJSON_CreateNumber(700));
+    cJSON_DeleteItemFromArray(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "status"), "steps"),
+        3);
+    struct buf out = BUF_INIT(1 << 20);
+    assert_int_equal(
+        plugin_sweep_step_line(&out, a, cJSON_GetArrayItem(ctrl_jget(a, "status.steps"), 1)), 0);
+    assert_string_equal(out.data, "step 2/4 clients=2: 190 tps p99 2.50 ms (mean of 2 runs)");
+    buf_free(&out);
+    out = (struct buf)BUF_INIT(1 << 20);
+    (void)plugin_sweep_step_line(&out, a, cJSON_GetArrayItem(ctrl_jget(a, "status.steps"), 3));
+    assert_non_null(strstr(out.data, "; run gp3-s3-r1 Failed: boom"));
+    buf_free(&out);
+
+    const cJSON *sws[2] = {a, b};
+    char err[256];
+    out = (struct buf)BUF_INIT(1 << 20);
+    assert_int_equal(plugin_sweep_compare(&out, sws, 2, err, sizeof(err)), 0);
+    /* the row of 4 clients: 700 / 350 = 2.00x */
+    const char *row = strstr(out.data, "\n4 ");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "700 (2.00x)"));
+    assert_non_null(strstr(out.data, "USL N* (clients)"));
+    assert_non_null(strstr(out.data, "nvme: scales to ~8 clients"));
+    buf_free(&out);
+    /* different fields are refused */
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(b, "status"), "field",
+                              cJSON_CreateString("rate"));
+    out = (struct buf)BUF_INIT(1 << 20);
+    assert_int_not_equal(plugin_sweep_compare(&out, sws, 2, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "vary different fields"));
+    buf_free(&out);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vary_parse),
+        cmocka_unit_test(test_build_sweep),
+        cmocka_unit_test(test_step_line_and_compare),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
