@@ -136,9 +136,11 @@ struct load {
     /* init mode: stderr kept (last STDERR_KEEP bytes) */
     struct buf err;
     double child_start, child_end;
-    int duration_s;       /* -T, 0 for a -t run: in the progress records */
-    int64_t failed_total; /* failed transactions in the progress lines so far */
-    double barrier_at;    /* BENCH_START_AT, 0 = none */
+    int duration_s;         /* -T, 0 for a -t run: in the progress records */
+    int64_t failed_total;   /* failed transactions in the progress lines so far */
+    double barrier_at;      /* BENCH_START_AT (or the time in BENCH_START_AT_FILE), 0 = none */
+    const char *start_file; /* BENCH_START_AT_FILE while it is polled, else NULL */
+    bool start_never;       /* the deadline came before the start time did */
 };
 
 static void load_finish(struct load *l)
@@ -309,6 +311,77 @@ static void on_barrier(uv_timer_t *t)
         start_child(l);
 }
 
+/* The start time in a BENCH_START_AT_FILE: RFC 3339 or Unix seconds, surrounding white space
+ * ignored. 0 while the file is missing or empty (not published yet), -1 when it holds something
+ * else. */
+static double start_file_read(const char *path)
+{
+    char text[128];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    (void)fclose(f);
+    text[n] = '\0';
+    char *b = text, *e = text + n;
+    while (*b && strchr(" \t\r\n", *b))
+        b++;
+    while (e > b && strchr(" \t\r\n", e[-1]))
+        *--e = '\0';
+    if (!*b)
+        return 0;
+    double t = util_rfc3339_parse(b);
+    if (t > 0)
+        return t;
+    char *end;
+    t = strtod(b, &end);
+    return *end || !(t > 0) ? -1 : t;
+}
+
+/* Arms the barrier timer for the start time `when` (Unix seconds, from where). */
+static void barrier_arm(struct load *l, double when, const char *where)
+{
+    l->barrier_at = when;
+    double delay = when - util_wall_s();
+    char ts[40];
+    util_rfc3339(when, 3, ts, sizeof(ts));
+    if (delay > 0)
+        log_info("runner", "start barrier: waiting %.3f s until %s (%s)", delay, ts, where);
+    else
+        log_warn("runner", "start barrier %s (%s) already passed %.3f s ago; starting now", ts,
+                 where, -delay);
+    (void)uv_timer_start(&l->barrier, on_barrier, delay > 0 ? (uint64_t)(delay * 1000.0 + 0.5) : 0,
+                         0);
+}
+
+/* Polls BENCH_START_AT_FILE (a downwardAPI file of the pod's start-at annotation, which the
+ * operator sets once every worker is ready) until it holds the start time, or the run's deadline
+ * passes. */
+static void on_start_poll(uv_timer_t *t)
+{
+    struct load *l = t->data;
+    if (l->finished)
+        return;
+    double when = start_file_read(l->start_file);
+    if (when > 0) {
+        barrier_arm(l, when, l->start_file);
+        l->start_file = NULL;
+        return;
+    }
+    if (when < 0) {
+        log_warn("runner",
+                 "BENCH_START_AT_FILE %s does not hold a time (RFC 3339 or Unix "
+                 "seconds); waiting for another",
+                 l->start_file);
+    }
+    if (l->deadline_at > 0 && util_wall_s() >= l->deadline_at) {
+        log_error("runner", "no start time in %s by the run's deadline (BENCH_DEADLINE_AT)",
+                  l->start_file);
+        l->start_never = true;
+        load_finish(l);
+    }
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     struct load *l = s->data;
@@ -350,34 +423,38 @@ static void load_run(struct load *l)
         return;
     }
 
-    double delay = 0;
+    double when = 0;
     const char *at = getenv("BENCH_START_AT");
     if (at && *at) {
         char *end;
-        double when = strtod(at, &end);
+        when = strtod(at, &end);
         if (*end || end == at || !(when > 0)) {
             log_warn("runner", "ignoring BENCH_START_AT=%s: not a Unix time", at);
-        } else {
-            l->barrier_at = when;
-            delay = when - util_wall_s();
-            if (delay > 0)
-                log_info("runner", "start barrier: waiting %.3f s until %s", delay, at);
-            else
-                log_warn("runner", "start barrier %s already passed %.3f s ago; starting now", at,
-                         -delay);
+            when = 0;
         }
     }
+    const char *file = getenv("BENCH_START_AT_FILE");
     const char *dl = l->pg ? getenv("BENCH_DEADLINE_AT") : NULL;
     if (dl && *dl) {
         char *end;
-        double when = strtod(dl, &end);
-        if (*end || end == dl || !(when > 0))
+        double dlv = strtod(dl, &end);
+        if (*end || end == dl || !(dlv > 0))
             log_warn("runner", "ignoring BENCH_DEADLINE_AT=%s: not a Unix time", dl);
         else
-            l->deadline_at = when;
+            l->deadline_at = dlv;
     }
-    (void)uv_timer_start(&l->barrier, on_barrier, delay > 0 ? (uint64_t)(delay * 1000.0 + 0.5) : 0,
-                         0);
+    if (when > 0) {
+        barrier_arm(l, when, "BENCH_START_AT");
+    } else if (file && *file) {
+        /* BENCH_START_POLL_MS: how often the file is read (default 100) */
+        const char *e = getenv("BENCH_START_POLL_MS");
+        long ms = e && *e ? strtol(e, NULL, 10) : 100;
+        l->start_file = file;
+        log_info("runner", "waiting for the start time in %s", file);
+        (void)uv_timer_start(&l->barrier, on_start_poll, 0, (uint64_t)(ms > 0 ? ms : 100));
+    } else {
+        (void)uv_timer_start(&l->barrier, on_barrier, 0, 0);
+    }
     (void)uv_run(l->loop, UV_RUN_DEFAULT);
 }
 
@@ -486,6 +563,8 @@ int runner_cmd_pgbench_init(int argc, char **argv)
         bench_argv_free(&av);
         return runner_fail(kind, rc, start, "%s", msg);
     }
+    char user[64]; /* the role libpq connected as (PGUSER, maybe from a Secret) */
+    (void)snprintf(user, sizeof(user), "%s", PQuser(conn) ? PQuser(conn) : "");
     char reason[512] = "";
     bool initialized = false;
     if (skip) {
@@ -496,8 +575,11 @@ int runner_cmd_pgbench_init(int argc, char **argv)
     }
     PQfinish(conn);
 
-    struct bench_result_meta m = {
-        .kind = kind, .worker = runner_worker_index(), .start_time = start, .child_exit = -1};
+    struct bench_result_meta m = {.kind = kind,
+                                  .worker = runner_worker_index(),
+                                  .start_time = start,
+                                  .child_exit = -1,
+                                  .user = user[0] ? user : NULL};
     cJSON *r = NULL;
     int exit_code = BENCH_EXIT_OK;
     if (initialized) {
@@ -782,7 +864,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
             exit_code = BENCH_EXIT_PARTIAL;
         }
     } else {
-        exit_code = BENCH_EXIT_PARTIAL; /* signalled before the start */
+        exit_code = BENCH_EXIT_PARTIAL; /* signalled, or the deadline, before the start */
     }
 
     struct bench_result_meta m = {
@@ -793,6 +875,7 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         .exit_code = exit_code,
         .child_exit = child_exit,
         .complete = complete,
+        .user = PQuser(conn) && *PQuser(conn) ? PQuser(conn) : NULL, /* conn is open here */
     };
     r = bench_result_new(&m);
     if (!r)
@@ -819,6 +902,12 @@ int runner_cmd_pgbench_run(int argc, char **argv)
         exit_code != BENCH_EXIT_OK && pg->nerrors == 0) {
         (void)snprintf(msg, sizeof(msg), "pgbench exited with status %d without a summary",
                        child_exit);
+        (void)bench_result_add_error(r, msg);
+    }
+    if (l->start_never) {
+        (void)snprintf(msg, sizeof(msg),
+                       "deadline: no start time was published (BENCH_START_AT_FILE stayed "
+                       "empty) by the run's deadline; the load never started");
         (void)bench_result_add_error(r, msg);
     }
     if (l->watchdog_fired && l->deadline_armed) {
