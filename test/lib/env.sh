@@ -128,11 +128,21 @@ env_start_replica() {
 }
 
 # env_start_sim [args]: the simulated cluster; exports KUBECONFIG SIM_URL SIM_PID SIM_LOG.
+# SIM_HOSTS=FILE (lines "ADDRESS NAME..."): a stand-in for cluster DNS, as the sim's pods are host
+# processes that resolve no Service names: the sim, and so its pods, run in a private user and
+# mount namespace (unshare -rm) where /etc/hosts is this machine's plus FILE.
 env_start_sim() {
     export SIM_BIN_PATH="$BIN"
     export SIM_KUBECONFIG="$TMP/kubeconfig"
     SIM_LOG="$TMP/sim.log"
-    node "$ROOT/test/sim/main.js" --port 0 --kubeconfig "$SIM_KUBECONFIG" "$@" \
+    local wrap=()
+    if [ -n "${SIM_HOSTS:-}" ]; then
+        cat /etc/hosts "$SIM_HOSTS" >"$TMP/sim-hosts"
+        unshare -rm true 2>/dev/null || fail "SIM_HOSTS needs user namespaces (unshare -rm)"
+        # shellcheck disable=SC2016
+        wrap=(unshare -rm sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$TMP/sim-hosts")
+    fi
+    "${wrap[@]}" node "$ROOT/test/sim/main.js" --port 0 --kubeconfig "$SIM_KUBECONFIG" "$@" \
         >"$TMP/sim.out" 2>"$SIM_LOG" &
     SIM_PID=$!
     _env_pids+=("$SIM_PID")
@@ -162,6 +172,14 @@ env_tools() {
     export PATH="$ROOT/build/tools/bin:$PATH"
 }
 
+# env_helm: HELM, the helm that scripts/render-install.sh picks, and a function helm that runs
+# it against the sim ($KUBECONFIG).
+env_helm() {
+    HELM="$(cd "$ROOT" && scripts/render-install.sh --which-helm)" && [ -x "$HELM" ] || fail "no helm"
+    export HELM
+    helm() { "$HELM" --kubeconfig "$KUBECONFIG" "$@"; }
+}
+
 # env_bg name command...: runs a command in the background, logged to $TMP/name.log, stopped at exit.
 env_bg() {
     local name="$1"
@@ -173,7 +191,9 @@ env_bg() {
 
 # env_start_operator [operator flags]: the operator against the sim (env_start_sim first), with
 # --kubeconfig "$KUBECONFIG" --start-delay 1 --log-level debug and /readyz on a free port; the
-# given flags come after these and win (getopt: the last one counts). Logs to $TMP/$OP_NAME.log
+# given flags come after these and win (getopt: the last one counts). First, as an install would,
+# the CRDs (crds/*.yaml) are applied, and after env_start_pg the Secret pg-pass (key password)
+# with the test database's password is created unless it exists. Logs to $TMP/$OP_NAME.log
 # (OP_NAME, default operator); stopped with SIGTERM when the test exits. Waits (OP_TIMEOUT s,
 # default 30) until /readyz says "ok": its informers synced and, with --leader-elect, it leads.
 # OP_WAIT=standby waits for a standby candidate instead, OP_WAIT=none does not wait.
@@ -193,6 +213,12 @@ env_start_operator() {
         flags=(--metrics-addr "127.0.0.1:$OP_MPORT")
     else
         OP_MPORT="${addr##*:}"
+    fi
+    local out
+    out="$(env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" -f "$ROOT/crds/benchmarksweep.yaml" 2>&1)" ||
+        fail "env_start_operator: the CRDs: $out"
+    if [ -n "${PGPASSWORD:-}" ] && ! env_kubectl get secret pg-pass >/dev/null 2>&1; then
+        env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
     fi
     OP_LOG="$TMP/$name.log"
     "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 --log-level debug \
@@ -216,6 +242,17 @@ env_start_operator() {
     done
 }
 
+# env_stop_operator [PID [TIMEOUT]]: SIGTERM to the operator (default $OP_PID), waits up to
+# TIMEOUT s (default 10) for it to exit (fails if it does not); sets OP_RC to its exit code.
+env_stop_operator() {
+    local pid="${1:-$OP_PID}" timeout="${2:-10}"
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq $((timeout * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && fail "operator $pid still running $timeout s after SIGTERM"
+    OP_RC=0
+    wait "$pid" 2>/dev/null || OP_RC=$?
+}
+
 # env_apply [FILE|-] [kubectl apply flags]: kubectl apply -f FILE (without FILE: stdin); quiet;
 # a refusal fails the test with kubectl's message.
 env_apply() {
@@ -227,31 +264,36 @@ env_apply() {
     out="$(env_kubectl apply -f "$src" "$@" 2>&1)" || fail "kubectl apply -f $src refused: $out"
 }
 
-# _env_br NAME: kubectl arguments for BenchmarkRun NAME, which may be NAMESPACE/NAME.
-_env_br() {
-    case "$1" in */*) echo "-n ${1%%/*} br ${1#*/}" ;; *) echo "br $1" ;; esac
+# _env_obj NAME: kubectl arguments for the object NAME (NAMESPACE/NAME) of kind $ENV_KIND (br:
+# a BenchmarkRun; bsw for a BenchmarkSweep).
+_env_obj() {
+    case "$1" in */*) echo "-n ${1%%/*} ${ENV_KIND:-br} ${1#*/}" ;; *) echo "${ENV_KIND:-br} $1" ;; esac
 }
 
-# env_status NAME JSONPATH: prints a field of BenchmarkRun NAME (NAMESPACE/NAME); JSONPATH with
-# or without braces (.status.message, {.status.summary.tps}); empty when absent.
+# env_status NAME JSONPATH: prints a field of BenchmarkRun NAME (NAMESPACE/NAME; ENV_KIND=bsw for
+# a sweep); JSONPATH with or without braces (.status.message, {.status.summary.tps}); empty when
+# absent.
 env_status() {
     local path="$2"
     [ "${path:0:1}" = "{" ] || path="{$path}"
     # shellcheck disable=SC2046
-    env_kubectl get $(_env_br "$1") -o jsonpath="$path" 2>/dev/null || true
+    env_kubectl get $(_env_obj "$1") -o jsonpath="$path" 2>/dev/null || true
 }
 
-# env_dump_run NAME: what a failed wait shows on stderr: the status, the Events, the tail of each
-# of its pods' logs and of the operator's log.
+# env_dump_run NAME: what a failed wait shows on stderr: the status, the Events, the runs of a
+# sweep, the tail of each pod's log and of the operator's log.
 env_dump_run() {
-    local n="${1#*/}" ns=() pod
+    local n="${1#*/}" ns=() pod obj
     case "$1" in */*) ns=(-n "${1%%/*}") ;; esac
+    obj="$(_env_obj "$1")"
     {
-        echo "--- BenchmarkRun $1 status"
-        env_kubectl get "${ns[@]}" br "$n" -o jsonpath='{.status}' 2>&1 | python3 -m json.tool 2>/dev/null ||
-            env_kubectl get "${ns[@]}" br "$n" -o yaml 2>&1
+        echo "--- $obj: status"
+        # shellcheck disable=SC2086
+        env_kubectl get $obj -o jsonpath='{.status}' 2>&1 | python3 -m json.tool 2>/dev/null ||
+            env_kubectl get $obj -o yaml 2>&1
         echo "--- Events of $1"
         env_kubectl get "${ns[@]}" events --field-selector "involvedObject.name=$n" 2>&1
+        [ "${ENV_KIND:-br}" = br ] || env_kubectl get "${ns[@]}" br -l "pgbench.dev/sweep=$n" 2>&1
         for pod in $(env_kubectl get "${ns[@]}" pods -l "pgbench.dev/benchmarkrun=$n" -o name 2>/dev/null); do
             echo "--- $pod (last 15 lines)"
             env_kubectl logs "${ns[@]}" "$pod" --tail 15 2>&1
@@ -263,18 +305,22 @@ env_dump_run() {
     } >&2
 }
 
-# env_wait_phase NAME PHASE [TIMEOUT]: polls BenchmarkRun NAME (NAMESPACE/NAME) until its phase is
-# PHASE (within TIMEOUT s, default 120); fails with env_dump_run on timeout or when it ends in the
-# other terminal phase (Succeeded or Failed). Sets ENV_PHASES: the phases it saw, in order.
+# env_wait_phase NAME PHASE [TIMEOUT]: polls BenchmarkRun NAME (NAMESPACE/NAME; ENV_KIND=bsw for a
+# sweep) until its phase is PHASE (within TIMEOUT s, default 120); fails with env_dump_run on
+# timeout or when it ends in another terminal phase (Succeeded, Failed, Stopped) for the current
+# generation (a Failed run whose spec was just fixed is waited on). Sets ENV_PHASES: the phases it
+# saw, in order.
 env_wait_phase() {
-    local name="$1" want="$2" timeout="${3:-120}" p
+    local name="$1" want="$2" timeout="${3:-120}" p gen
     local deadline=$((SECONDS + timeout))
     ENV_PHASES=""
     while :; do
-        p="$(env_status "$name" .status.phase)"
+        gen="$(env_status "$name" '{.status.phase}/{.status.observedGeneration}/{.metadata.generation}')"
+        p="${gen%%/*}"
+        gen="${gen#*/}"
         case " $ENV_PHASES " in *" ${p:-none} "*) ;; *) ENV_PHASES="${ENV_PHASES:+$ENV_PHASES }${p:-none}" ;; esac
         [ "$p" = "$want" ] && return 0
-        case "$p" in Succeeded | Failed)
+        case "$p:${gen%/*}" in Succeeded:"${gen#*/}" | Failed:"${gen#*/}" | Stopped:"${gen#*/}" | Succeeded: | Failed: | Stopped:)
             env_dump_run "$name"
             fail "$name ended $p, want $want: $(env_status "$name" .status.message)" ;;
         esac
