@@ -19,10 +19,8 @@ set -euo pipefail
 cd "$ROOT"
 env_start_sim
 
-HELM="$(scripts/render-install.sh --which-helm)" || fail "no helm"
-[ -x "$HELM" ] || fail "no helm"
+env_helm
 k() { env_kubectl "$@"; }
-helm() { "$HELM" --kubeconfig "$KUBECONFIG" "$@"; }
 export HELM_DRIVER="${HELM_DRIVER:-secret}"
 NS=pgbench-system
 LEASE=pgbench-operator-leader
@@ -109,7 +107,9 @@ if ! wait_until 30 lease_owned_by "$NS" "$LEASE" "$POD" "$POD_UID"; then
     fail "the operator pod does not hold a Lease it owns"
 fi
 note "lease $NS/$LEASE held by $(k -n "$NS" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}'), owned by pod $POD"
-k -n "$NS" logs "$POD" | grep -q "lease $NS/$LEASE is owned by pod $POD (uid $POD_UID)" ||
+# (the log in a file: grep -q ending the pipe early would fail it under pipefail)
+k -n "$NS" logs "$POD" >"$TMP/pod.log"
+grep -q "lease $NS/$LEASE is owned by pod $POD (uid $POD_UID)" "$TMP/pod.log" ||
     fail "the operator did not read its pod identity from the downward API"
 
 # what is in the release namespace besides what every namespace has
@@ -156,18 +156,15 @@ spec:
   containers: [{name: c, image: busybox, command: [sleep, "300"]}]
 EOF
 OP_UID="$(k -n ops get pod op-pod -o jsonpath='{.metadata.uid}')"
-# (not in $(...): env_bg must record the pid in this shell, to stop it if the test fails)
-POD_NAME=op-pod POD_NAMESPACE=ops POD_UID="$OP_UID" env_bg operator "$BIN/pgbench-operator" \
-    --kubeconfig "$TMP/op.kubeconfig" --namespace ops --metrics-addr 0 --log-format text \
-    --leader-elect --lease-name op-lease --lease-namespace ops --lease-duration 6 >"$TMP/op.pid"
-OP_PID="$(cat "$TMP/op.pid")"
+# not waiting for /readyz: the account may not list BenchmarkRuns, so its caches never sync
+POD_NAME=op-pod POD_NAMESPACE=ops POD_UID="$OP_UID" OP_WAIT=none env_start_operator \
+    --kubeconfig "$TMP/op.kubeconfig" --namespace ops --log-level info --log-format text \
+    --leader-elect --lease-name op-lease --lease-namespace ops --lease-duration 6
 owned() { lease_owned_by ops op-lease op-pod "$OP_UID"; }
 env_wait_for "the local operator to hold op-lease, owned by op-pod" 20 owned
 # as helm uninstall does: the leader-election RBAC goes first, then the process gets SIGTERM
 k -n ops delete role op-leader-lease >/dev/null
-kill -TERM "$OP_PID"
-for _ in $(seq 100); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$OP_PID" 2>/dev/null && fail "operator still running 10 s after SIGTERM"
+env_stop_operator
 line="$(grep 'lease ops/op-lease not released' "$TMP/operator.log" || true)"
 [ -n "$line" ] || { tail -20 "$TMP/operator.log" >&2; fail "the refused release was not logged"; }
 note "$line"
