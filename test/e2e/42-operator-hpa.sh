@@ -8,9 +8,7 @@ set -euo pipefail
 env_start_pg
 env_start_sim
 
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-env_kubectl apply -f - >/dev/null <<EOF
+env_apply <<EOF
 apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: pg-replicas}
@@ -23,8 +21,7 @@ spec:
     spec:
       containers: [{name: postgres, image: postgres:15}]
 EOF
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr 0 --log-level debug >/dev/null
+env_start_operator
 
 br() { # name duration keep target
     cat <<EOF
@@ -46,23 +43,10 @@ spec:
     keep: $3
 EOF
 }
-wait_phase() { # name phase timeout
-    local deadline=$((SECONDS + $3)) p
-    while :; do
-        p="$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')"
-        [ "$p" = "$2" ] && return 0
-        if [ "$p" = Failed ] && [ "$2" != Failed ]; then
-            env_kubectl get br "$1" -o yaml >&2
-            fail "$1 failed: $(env_kubectl get br "$1" -o jsonpath='{.status.message}')"
-        fi
-        [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br "$1" -o yaml >&2; fail "$1 not $2 in time (is $p)"; }
-        sleep 0.3
-    done
-}
 
 # 1. scale target missing: refused with a clear condition, no children
-br nohpa 5 false does-not-exist | env_kubectl apply -f - >/dev/null
-wait_phase nohpa Failed 30
+br nohpa 5 false does-not-exist | env_apply
+env_wait_phase nohpa Failed 30
 reason="$(env_kubectl get br nohpa -o jsonpath='{.status.conditions[?(@.type=="Failed")].reason}')"
 msg="$(env_kubectl get br nohpa -o jsonpath='{.status.conditions[?(@.type=="Failed")].message}')"
 [ "$reason" = ScaleTargetNotFound ] || fail "reason $reason"
@@ -71,9 +55,9 @@ env_kubectl get job nohpa-init >/dev/null 2>&1 && fail "a Job was created for a 
 env_kubectl get hpa nohpa-hpa >/dev/null 2>&1 && fail "an HPA was created for a refused run"
 
 # 2. lifecycle: HPA exists during the run, replicas 1 -> 2 -> 3 recorded, HPA deleted after
-br scaled 14 false pg-replicas | env_kubectl apply -f - >/dev/null
+br scaled 14 false pg-replicas | env_apply
 env_wait_for "HPA scaled-hpa" 60 env_kubectl get hpa scaled-hpa
-phase="$(env_kubectl get br scaled -o jsonpath='{.status.phase}')"
+phase="$(env_status scaled .status.phase)"
 [ "$phase" = Running ] || fail "HPA exists but the run is $phase"
 kind="$(env_kubectl get hpa scaled-hpa -o jsonpath='{.spec.scaleTargetRef.kind}/{.spec.scaleTargetRef.name}/{.spec.maxReplicas}/{.metadata.ownerReferences[0].kind}')"
 [ "$kind" = "StatefulSet/pg-replicas/3/BenchmarkRun" ] || fail "HPA spec: $kind"
@@ -81,7 +65,7 @@ env_kubectl get hpa scaled-hpa -o jsonpath='{.spec.metrics[0].resource.target.av
 env_kubectl create --raw /sim/hpa-script -f - >/dev/null <<EOF
 {"namespace":"default","name":"scaled-hpa","steps":[{"afterSeconds":3,"replicas":2},{"afterSeconds":7,"replicas":3}]}
 EOF
-wait_phase scaled Succeeded 90
+env_wait_phase scaled Succeeded 90
 env_kubectl get br scaled -o json >"$TMP/scaled.json"
 python3 - "$TMP/scaled.json" <<'PY' || fail "hpaTimeline check failed"
 import json, sys
@@ -99,8 +83,8 @@ env_wait_for "HPA deleted after the run" 20 hpa_gone scaled-hpa
 
 # 3. keep: true leaves the HPA in place
 env_kubectl patch statefulset pg-replicas --type merge -p '{"spec":{"replicas":1}}' >/dev/null
-br kept 3 true pg-replicas | env_kubectl apply -f - >/dev/null
-wait_phase kept Succeeded 90
+br kept 3 true pg-replicas | env_apply
+env_wait_phase kept Succeeded 90
 sleep 1
 env_kubectl get hpa kept-hpa >/dev/null 2>&1 || fail "HPA with keep: true was deleted"
 pass "HPA created before the load, replicas recorded, deleted after (kept when asked)"

@@ -16,11 +16,8 @@ EOF
 chmod +x "$TMP/wbin/pgbench-runner"
 BIN="$TMP/wbin" env_start_sim
 
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 env_kubectl create secret generic bad-pass --from-literal=password=wrong-secret >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr 0 --log-level debug >/dev/null
+env_start_operator
 
 br() { # name secret workers
     cat <<EOF
@@ -39,19 +36,8 @@ env_psql_super -d "$PGDATABASE" -c 'SELECT 1' >/dev/null
 # tables for select-only (as the bench role, through the runner's own init)
 "$BIN/pgbench-runner" pgbench init --scale 1 >/dev/null 2>&1 || fail "init failed"
 
-wait_failed() {
-    local deadline=$((SECONDS + $2)) p
-    while :; do
-        p="$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')"
-        [ "$p" = Failed ] && return 0
-        [ "$p" = Succeeded ] && fail "$1 Succeeded although a worker failed"
-        [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br "$1" -o yaml >&2; fail "$1 not Failed in time (is $p)"; }
-        sleep 0.3
-    done
-}
-
-br partial pg-pass 2 | env_kubectl apply -f - >/dev/null
-wait_failed partial 120
+br partial pg-pass 2 | env_apply
+env_wait_phase partial Failed 120
 env_kubectl get br partial -o json >"$TMP/partial.json"
 python3 - "$TMP/partial.json" <<'PY' || fail "partial-results check failed"
 import json, sys
@@ -74,8 +60,8 @@ PY
 ev="$(env_kubectl get events --field-selector involvedObject.name=partial,reason=Failed -o jsonpath='{.items[0].type}/{.items[0].message}')"
 echo "$ev" | grep -q '^Warning/worker 1 (pod partial-run-1-' || fail "no Warning event naming the pod: $ev"
 
-br allbad bad-pass 1 | env_kubectl apply -f - >/dev/null
-wait_failed allbad 60
+br allbad bad-pass 1 | env_apply
+env_wait_phase allbad Failed 60
 msg="$(env_kubectl get br allbad -o jsonpath='{.status.conditions[?(@.type=="Failed")].message}')"
 echo "$msg" | grep -q 'worker 0 (pod allbad-run-0-.*password authentication failed' || fail "message: $msg"
 if env_kubectl get br allbad -o json | grep -q wrong-secret; then fail "the password leaked into status"; fi
