@@ -3,8 +3,8 @@
  * Definitions (also in docs/result-schema.md, "Aggregate"):
  *  - counts (transactionsProcessed, failedTransactions, abortedClients, retried, retries,
  *    skipped, serialization/deadlock failures, aboveLatencyLimit) are summed;
- *  - tps is the sum of the workers' tps: workers start together on the BENCH_START_AT barrier and
- *    run the same duration, so each worker's tps is over the same common window;
+ *  - tps is the sum of the workers' tps: workers start together on one start barrier and run the
+ *    same duration, so each worker's tps is over the same common window;
  *  - latencyAvgMs is the transaction-weighted mean; latencyStddevMs the pooled standard deviation;
  *    initialConnectionMs the largest worker's value;
  *  - percentiles and latencyMaxMs come from the merged histogram (exact merge); null when any
