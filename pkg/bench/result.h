@@ -31,13 +31,15 @@ struct bench_result_meta {
     int worker;        /* JOB_COMPLETION_INDEX, -1 = standalone (JSON null) */
     double start_time; /* Unix seconds (fractional), 0 = unknown (null) */
     double end_time;
-    int exit_code;  /* the runner's exit code (enum bench_exit) */
-    int child_exit; /* pgbench/fio exit status, -1 = did not run / unknown */
-    bool complete;  /* the benchmark ran to the end and every client finished */
+    int exit_code;    /* the runner's exit code (enum bench_exit) */
+    int child_exit;   /* pgbench/fio exit status, -1 = did not run / unknown */
+    bool complete;    /* the benchmark ran to the end and every client finished */
+    const char *user; /* the role it connected as; NULL = never connected (absent) */
 };
 
 /* Creates the top-level object: schemaVersion, kind, complete, worker, startTime, endTime
- * (RFC 3339 UTC with milliseconds), exitCode, childExitCode, errors: []. NULL on ENOMEM. */
+ * (RFC 3339 UTC with milliseconds), exitCode, childExitCode, user (when set), errors: []. NULL
+ * on ENOMEM. */
 cJSON *bench_result_new(const struct bench_result_meta *m);
 
 /* Adds "pgbench" (configuration), "summary", "statements", "scripts", "timeline", "histogram"
