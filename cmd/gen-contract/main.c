@@ -120,6 +120,8 @@ static void schema_node(int ind, const struct bench_field *f, const char *key)
     case BF_STRLIST:
         printf("%*stype: array\n", ind, "");
         description(ind, f);
+        if (f->max_items)
+            printf("%*smaxItems: %d\n", ind, "", f->max_items);
         printf("%*sitems: {type: %s}\n", ind, "", f->type == BF_NUMLIST ? "number" : "string");
         break;
     case BF_INT:

@@ -58,6 +58,11 @@ const char *bench_field_key(const char *path)
     return dot ? dot + 1 : path;
 }
 
+int bench_downsample_step(int n, int max)
+{
+    return max >= 1 && n > max ? (n + max - 1) / max : 1;
+}
+
 /* path after its innermost "[]." */
 static const char *relative(const char *path)
 {

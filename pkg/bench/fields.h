@@ -120,6 +120,10 @@ const cJSON *bench_json_at(const cJSON *o, const char *path);
  * on failure). Returns 0 or -ENOMEM / -EINVAL (a segment is not an object). */
 int bench_json_put(cJSON *o, const char *path, cJSON *v);
 
+/* Lists reduced evenly spaced (status' timeline, the result ConfigMap's timelines): keeping items
+ * 0, step, 2*step, ... of n leaves at most max (max >= 1); 1 when n <= max. */
+int bench_downsample_step(int n, int max);
+
 /* Printer columns of `kubectl get benchmarkruns`, generated into the CRD. */
 struct bench_column {
     const char *name;

@@ -144,8 +144,6 @@ static cJSON *project_item(const struct bench_field *list, const cJSON *item)
     return o;
 }
 
-/* A list in status: at most max_items, kept from the start or, for downsampled lists (long
- * timelines), evenly spaced. */
 /* Items status leaves out: statements that ran no SQL (meta-commands such as \set). */
 static bool left_out(const struct bench_field *list, const cJSON *item)
 {
@@ -154,16 +152,20 @@ static bool left_out(const struct bench_field *list, const cJSON *item)
     return cJSON_IsString(c) && c->valuestring[0] == '\\';
 }
 
+/* A list in status: at most max_items, kept from the start or, for downsampled lists (long
+ * timelines, replica lag samples), evenly spaced; a list of numbers keeps its numbers. */
 static cJSON *project_list(const struct bench_field *list, const cJSON *src)
 {
     cJSON *a = ctrl_must(cJSON_CreateArray());
     int n = cJSON_GetArraySize(src), max = list->max_items;
-    int step = list->downsample && n > max ? (n + max - 1) / max : 1;
+    int step = list->downsample ? bench_downsample_step(n, max) : 1;
     for (int i = 0, kept = 0; i < n && kept < max; i += step) {
         const cJSON *item = cJSON_GetArrayItem(src, i);
-        if (left_out(list, item))
+        if (left_out(list, item) || (list->type == BF_NUMLIST && !cJSON_IsNumber(item)))
             continue;
-        cJSON_AddItemToArray(a, project_item(list, item));
+        cJSON_AddItemToArray(a, list->type == BF_NUMLIST
+                                    ? cJSON_CreateNumber(status_precision(item->valuedouble))
+                                    : project_item(list, item));
         kept++;
     }
     return a;
@@ -180,7 +182,7 @@ static void project(cJSON *status, const cJSON *agg)
         const cJSON *v = bench_json_at(agg, f->path);
         if (!v || cJSON_IsNull(v))
             continue;
-        if (f->type == BF_LIST) {
+        if (f->type == BF_LIST || (f->type == BF_NUMLIST && f->max_items > 0)) {
             if (cJSON_GetArraySize(v) > 0)
                 (void)bench_json_put(status, f->status, project_list(f, v));
             continue;
@@ -507,6 +509,16 @@ bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t 
                        "; the totals cover the common window of %.1f s, %.1f %% of the run", secs,
                        cover);
     return true;
+}
+
+double ctrl_status_start_at(const cJSON *status)
+{
+    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(status, "startAt");
+    if (cJSON_IsString(sa))
+        return util_rfc3339_parse(sa->valuestring);
+    if (cJSON_IsNumber(sa) && sa->valuedouble > 0)
+        return sa->valuedouble;
+    return -1;
 }
 
 bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)

@@ -11,38 +11,16 @@
 #     1 s progress; the runner parses recorded pgbench output instead of running pgbench, through
 #     --runner-command): the simulated kubelet stores it as containerd does (16 KiB records, which
 #     tailLines counts), so the last 64 lines hold only its end; the operator still reads it whole:
-#     timeline in status, no ResultDetailUnavailable.
+#     timeline in status, no ResultDetailUnavailable; its result ConfigMap stays under 900 KiB with
+#     the timelines downsampled, and says so.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim
 k() { env_kubectl "$@"; }
-k apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-k create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 
-start_operator() { # name kubeconfig [args]
-    local name="$1" kc="$2"
-    shift 2
-    env_bg "$name" "$BIN/pgbench-operator" --kubeconfig "$kc" --start-delay 1 --metrics-addr 0 \
-        --log-level debug "$@" >"$TMP/$name.pid"
-    OP_PID="$(cat "$TMP/$name.pid")"
-}
-stop_operator() {
-    kill -TERM "$OP_PID"
-    for _ in $(seq 50); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
-}
-phase() { k get br "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
-wait_done() { # name timeout
-    local deadline=$((SECONDS + $2)) p
-    while :; do
-        p="$(phase "$1")"
-        case "$p" in Succeeded) return 0 ;; Failed) k get br "$1" -o yaml >&2; fail "$1 failed: $(k get br "$1" -o jsonpath='{.status.message}')" ;; esac
-        [ "$SECONDS" -lt "$deadline" ] || { k get br "$1" -o yaml >&2; fail "$1 not finished after $2 s (phase $p)"; }
-        sleep 0.3
-    done
-}
 run_br() { # name workers [init]
-    cat <<EOF | k apply -f - >/dev/null
+    cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: $1}
@@ -80,9 +58,9 @@ TOKEN="$(k create token op --duration 2h)"
 sed "s#^\(\s*token:\).*#\1 $TOKEN#" "$KUBECONFIG" >"$TMP/op-kubeconfig"
 grep -q "$TOKEN" "$TMP/op-kubeconfig" || fail "no token in the operator's kubeconfig"
 
-start_operator op-nologs "$TMP/op-kubeconfig"
+OP_NAME=op-nologs env_start_operator --kubeconfig "$TMP/op-kubeconfig"
 run_br nolog 2 "init: {scale: 1}"
-wait_done nolog 120
+env_wait_phase nolog Succeeded 120
 k get br nolog -o json >"$TMP/nolog.json"
 for i in 0 1; do
     pod="$(k get pods -l pgbench.dev/benchmarkrun=nolog,pgbench.dev/role=run,batch.kubernetes.io/job-completion-index=$i -o jsonpath='{.items[0].metadata.name}')"
@@ -115,13 +93,13 @@ p99_shown nolog
 k get events --field-selector involvedObject.name=nolog,reason=ResultDetailUnavailable -o name | grep -q . ||
     fail "no ResultDetailUnavailable event"
 grep -q 'reading the log of pod.*again in' "$TMP/op-nologs.log" && fail "a 403 was retried"
-stop_operator
+env_stop_operator
 
 # ---- 2. every log read fails with 500 ---------------------------------------------------------
-start_operator op-500 "$KUBECONFIG"
+OP_NAME=op-500 env_start_operator
 env_sim_fault '{"failNext": 100000, "code": 500, "path": "/log"}'
 run_br failing 1
-wait_done failing 120
+env_wait_phase failing Succeeded 120
 env_sim_fault '{"reset": true}'
 k get br failing -o json >"$TMP/failing.json"
 pod="$(k get pods -l pgbench.dev/benchmarkrun=failing,pgbench.dev/role=run -o jsonpath='{.items[0].metadata.name}')"
@@ -139,7 +117,7 @@ PY
 n="$(grep -c 'reading the log of pod failing-run-0-.*HTTP 500.*again in' "$TMP/op-500.log" || true)"
 [ "$n" -eq 3 ] || fail "want 3 retries of the log read (4 tries), saw $n"
 p99_shown failing
-stop_operator
+env_stop_operator
 
 # ---- 3. a result line over 1 MiB --------------------------------------------------------------
 FIX="$ROOT/test/fixtures/pgbench"
@@ -157,9 +135,9 @@ exec "$BIN/pgbench-runner" parse pgbench --log "$FIX/log-tpcb/pgbench_log.14700"
     --log "$FIX/log-tpcb/pgbench_log.14700.1" <"$TMP/console.txt"
 EOF
 chmod +x "$FAKE"
-start_operator op-long "$KUBECONFIG" --runner-command "$FAKE"
+OP_NAME=op-long env_start_operator --runner-command "$FAKE"
 run_br long 1
-wait_done long 120
+env_wait_phase long Succeeded 120
 pod="$(k get pods -l pgbench.dev/benchmarkrun=long,pgbench.dev/role=run -o jsonpath='{.items[0].metadata.name}')"
 len="$(k logs "$pod" | tail -1 | wc -c)"
 [ "$len" -gt 1048576 ] || fail "the result line is only $len bytes"
@@ -178,14 +156,29 @@ types = [c["type"] for c in st["conditions"]]
 assert "ResultDetailUnavailable" not in types, st["conditions"]
 tl = st["timeline"]
 # downsampled from all 12000 points: the whole line was read
-assert len(tl) >= 2 and tl[0]["t"] == 1 and tl[-1]["t"] > 11000, (len(tl), tl[0], tl[-1])
+assert len(tl) >= 2 and tl[0]["elapsedSeconds"] == 1 and tl[-1]["elapsedSeconds"] > 11000, (len(tl), tl[0], tl[-1])
 s = st["summary"]
 assert s["latencyP99Ms"] == 1.819 and s["transactions"] == 3000, s  # the recorded run's, exactly
 assert st["workers"][0]["message"] == "ok", st["workers"]
 print("result line", sys.argv[2], "bytes; timeline", len(tl), "points; p99", s["latencyP99Ms"])
 PY
+# the result ConfigMap keeps it under 900 KiB, the timelines evenly thinned, and says so
+k get configmap long-result -o json >"$TMP/long-cm.json" || fail "no result ConfigMap long-result"
+python3 - "$TMP/long-cm.json" <<'PY' || fail "the result ConfigMap of the run with a long result line"
+import json, sys
+text = open(sys.argv[1]).read()
+assert len(text.encode()) < 900 * 1024, len(text.encode())
+res = json.loads(json.loads(text)["data"]["result.json"])
+d = res["downsampled"]
+assert d["timelinePoints"]["from"] == 12000 and d["timelinePoints"]["to"] == len(res["timeline"]), d
+assert 60 <= len(res["timeline"]) < 12000 and res["timeline"][0]["t"] == 1, len(res["timeline"])
+w = res["workerResults"][0]
+assert d["workerTimelines"] == {"from": 12000, "to": len(w["timeline"])}, (d, len(w["timeline"]))
+assert res["summary"]["latencyP99Ms"] == 1.819 and w["histogram"]["count"] == 3000, res["summary"]
+print("ConfigMap", len(text), "bytes;", d)
+PY
 grep -q 'using the summary of its termination message' "$TMP/op-long.log" && fail "fell back for the long line"
 grep -q 'reading the log of pod long-run-0-[a-z0-9]* (from its start' "$TMP/op-long.log" ||
     fail "the operator did not read the log from its start"
-stop_operator
+env_stop_operator
 pass "results from termination messages when logs are denied (403) or failing (500, retried); a 1.5 MiB result line read whole"

@@ -97,6 +97,14 @@ static void test_results_mapping_and_caps(void **state)
     int ntl = cJSON_GetArraySize(ctrl_jget(st, "timeline"));
     int max_tl = bench_fields[BK_TIMELINE].max_items;
     assert_true(ntl <= max_tl && ntl >= max_tl / 2);
+    /* a sketch over the whole run: first and late points, three members each (describe prints a
+     * line per member), seconds under a key with its unit */
+    const cJSON *p0 = cJSON_GetArrayItem(ctrl_jget(st, "timeline"), 0);
+    const cJSON *pn = cJSON_GetArrayItem(ctrl_jget(st, "timeline"), ntl - 1);
+    assert_int_equal(ctrl_jnum(p0, "elapsedSeconds", 0), 1);
+    assert_true(ctrl_jnum(pn, "elapsedSeconds", 0) > 900);
+    assert_null(ctrl_jget(p0, "t"));
+    assert_int_equal(cJSON_GetArraySize(p0), 2); /* the input has t and tps only */
     assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")),
                      bench_fields[BK_STATEMENTS].max_items);
     const cJSON *row = cJSON_GetArrayItem(ctrl_jget(st, "workers"), 0);
@@ -147,10 +155,11 @@ static void test_diagnostics_from_runner_results(void **state)
         assert_int_equal(bench_result_set_diagnostic(rs[i], BK_CHECKS_DATASET,
                                                      bench_check_dataset(1 << 20, 128 << 20)),
                          0);
-        assert_int_equal(
-            bench_result_set_diagnostic(rs[i], BK_CHECKS_REPLICA,
-                                        cJSON_Parse("{\"caughtUp\":true,\"lagSamplesMs\":[1,2]}")),
-            0);
+        assert_int_equal(bench_result_set_diagnostic(
+                             rs[i], BK_CHECKS_REPLICA,
+                             cJSON_Parse("{\"caughtUp\":true,\"lagSamplesMs\":[1,2,3,4,5,6,"
+                                         "7,8,9,10,11,12,13,14,15,16,17,18,19,20]}")),
+                         0);
     }
     char err[256];
     cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
@@ -162,13 +171,20 @@ static void test_diagnostics_from_runner_results(void **state)
     cJSON *st = cJSON_CreateObject();
     ctrl_status_set_results(st, agg, w, 2);
     assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.samples", 0), 20);
-    assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.events.IO:WALSync", 0), 8);
+    assert_null(ctrl_jget(st, "diagnostics.waitEvents.events")); /* the shares say it */
     assert_true(ctrl_jnum(st, "diagnostics.waitEvents.sharesPct.CPU", 0) == 60);
     assert_string_equal(ctrl_jstr(st, "diagnostics.server.version"), "15.18");
     assert_string_equal(ctrl_jstr(st, "diagnostics.server.shared_buffers"), "128MB");
     assert_true(cJSON_IsTrue(ctrl_jget(st, "diagnostics.dataset.fitsInSharedBuffers")));
     assert_true(cJSON_IsTrue(ctrl_jget(st, "diagnostics.replica.caughtUp")));
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "diagnostics.replica.lagSamplesMs")), 4);
+    /* 40 samples (20 per worker), at most 12 kept evenly spaced: both workers' samples are there */
+    const cJSON *lag = ctrl_jget(st, "diagnostics.replica.lagSamplesMs");
+    int nlag = cJSON_GetArraySize(lag);
+    assert_true(nlag <= bench_fields[BK_CHECKS_REPLICA_LAG_SAMPLES_MS].max_items && nlag >= 6);
+    assert_true(cJSON_GetArrayItem(lag, 0)->valuedouble == 1);
+    assert_true(cJSON_GetArrayItem(lag, nlag - 1)->valuedouble >= 10);
+    assert_null(ctrl_jget(st, "diagnostics.dataset.databaseBytes")); /* diagnostics.server has it */
+    assert_null(ctrl_jget(st, "diagnostics.littlesLaw.measuredTps")); /* summary.tps */
     /* Little's law from the aggregate: 2 clients / 10 ms = 200 tps, measured 200 */
     assert_true(ctrl_jnum(st, "diagnostics.littlesLaw.predictedTps", 0) == 200);
     assert_true(ctrl_jnum(st, "diagnostics.littlesLaw.deviationPct", 1) == 0);
@@ -392,13 +408,16 @@ static void test_transforms(void **state)
         "\"uid\":\"u\",\"resourceVersion\":\"5\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\","
         "\"pgbench.dev/role\":\"run\",\"batch.kubernetes.io/job-completion-index\":\"1\","
         "\"job-name\":\"b-run\"},\"annotations\":{\"batch.kubernetes.io/job-completion-index\":"
-        "\"1\",\"x\":\"y\"},\"ownerReferences\":[{}]},\"spec\":{\"containers\":[{\"name\":"
+        "\"1\",\"x\":\"y\",\"pgbench.dev/start-at\":\"2027-01-15T08:00:01.000Z\"},"
+        "\"ownerReferences\":[{}]},\"spec\":{\"containers\":[{\"name\":"
         "\"runner\"}]},\"status\":{\"phase\":\"Failed\",\"podIP\":\"1.2.3.4\","
         "\"containerStatuses\":[{\"name\":\"runner\",\"image\":\"i\",\"state\":{\"terminated\":{"
         "\"exitCode\":3,\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}",
         "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"resourceVersion\":\"5\","
         "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\",\"pgbench.dev/role\":\"run\","
-        "\"batch.kubernetes.io/job-completion-index\":\"1\"}},\"status\":{\"phase\":"
+        "\"batch.kubernetes.io/job-completion-index\":\"1\"},"
+        "\"annotations\":{\"pgbench.dev/start-at\":\"2027-01-15T08:00:01.000Z\"}},"
+        "\"status\":{\"phase\":"
         "\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":3,"
         "\"reason\":\"Error\",\"message\":\"m\"}}}]}}",
         "pod");
@@ -408,10 +427,12 @@ static void test_transforms(void **state)
         ctrl_transform_pod,
         "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
         "{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"ContainersNotReady\"},"
+        "{\"type\":\"Initialized\",\"status\":\"True\"},"
         "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
         "\"message\":\"0/1 nodes\",\"lastProbeTime\":null}],\"containerStatuses\":[{\"name\":"
         "\"runner\",\"state\":{\"waiting\":{\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}",
         "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
+        "{\"type\":\"Ready\",\"status\":\"False\"},"
         "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
         "\"message\":\"0/1 nodes\"}],\"containerStatuses\":[{\"state\":{\"waiting\":{"
         "\"reason\":\"ErrImagePull\",\"message\":\"no\"}}}]}}",
