@@ -6,18 +6,16 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_sim
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl apply -f - >/dev/null <<EOF
+env_apply <<EOF
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: fast}
 provisioner: sim.pgbench.dev/hostpath
 EOF
 # namespace-scoped: --namespace default (a run in another namespace is not this operator's)
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 0 \
-    --namespace default --metrics-addr 0 --log-level debug >/dev/null
+env_start_operator --start-delay 0 --namespace default
 env_kubectl create namespace other >/dev/null
-cat <<EOF | env_kubectl apply -n other -f - >/dev/null
+cat <<EOF | env_apply - -n other
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: elsewhere}
@@ -25,7 +23,7 @@ spec:
   workload: {fio: {jobs: [{name: a, rw: read, size: 1m, runtimeSeconds: 1}]}}
 EOF
 
-cat <<EOF | env_kubectl apply -f - >/dev/null
+cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: disk}
@@ -42,13 +40,7 @@ EOF
 env_wait_for "PVC disk-fio" 30 env_kubectl get pvc disk-fio
 sc="$(env_kubectl get pvc disk-fio -o jsonpath='{.spec.storageClassName}/{.spec.resources.requests.storage}/{.metadata.ownerReferences[0].kind}')"
 [ "$sc" = "fast/1Gi/BenchmarkRun" ] || fail "PVC: $sc"
-phase_is() { [ "$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }
-deadline=$((SECONDS + 120))
-until phase_is disk Succeeded; do
-    if phase_is disk Failed; then env_kubectl get br disk -o yaml >&2; fail "fio run failed"; fi
-    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br disk -o yaml >&2; fail "fio run not Succeeded"; }
-    sleep 0.5
-done
+env_wait_phase disk Succeeded 120
 env_kubectl get br disk -o json >"$TMP/disk.json"
 python3 - "$TMP/disk.json" <<'PY' || fail "fio status check failed"
 import json, sys
@@ -63,11 +55,11 @@ PY
 gone() { ! env_kubectl get "$1" "$2" >/dev/null 2>&1; }
 env_wait_for "run Job deleted (cleanupPolicy Delete)" 30 gone job disk-run
 env_wait_for "PVC deleted (cleanupPolicy Delete)" 30 gone pvc disk-fio
-phase_is disk Succeeded || fail "status lost after cleanup"
-[ -n "$(env_kubectl get br disk -o jsonpath='{.status.fio[0].job}')" ] || fail "results lost after cleanup"
+[ "$(env_status disk .status.phase)" = Succeeded ] || fail "status lost after cleanup"
+[ -n "$(env_status disk .status.fio[0].job)" ] || fail "results lost after cleanup"
 
 # a missing StorageClass: the pod cannot be scheduled, the run waits (Running), nothing fails
-cat <<EOF | env_kubectl apply -f - >/dev/null
+cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: noclass}
@@ -77,10 +69,10 @@ spec:
       storageClassName: does-not-exist
       jobs: [{name: a, rw: read, size: 1m, runtimeSeconds: 1}]
 EOF
-env_wait_for "noclass Running" 30 phase_is noclass Running
+env_wait_phase noclass Running 30
 sleep 3
-phase_is noclass Running || fail "noclass left Running: $(env_kubectl get br noclass -o jsonpath='{.status.phase}')"
-[ -z "$(env_kubectl get br elsewhere -n other -o jsonpath='{.status.phase}')" ] ||
+[ "$(env_status noclass .status.phase)" = Running ] || fail "noclass left Running: $(env_status noclass .status.phase)"
+[ -z "$(env_status other/elsewhere .status.phase)" ] ||
     fail "a run outside --namespace was reconciled"
 env_kubectl get jobs -n other -o name | grep -q . && fail "a Job was created outside --namespace"
 pass "fio: PVC + Job, results in status, cleaned up; namespace-scoped"

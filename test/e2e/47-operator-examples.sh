@@ -10,10 +10,7 @@ set -euo pipefail
 env_start_pg
 env_start_replica
 env_start_sim
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr 0 --log-level debug >/dev/null
+env_start_operator
 # pgbench tables for examples without init (and for the replica, through streaming)
 "$BIN/pgbench-runner" pgbench init --scale 1 >/dev/null 2>&1 || fail "init failed"
 
@@ -79,18 +76,9 @@ print(" ".join(b["metadata"]["name"] for b in brs))
 PY
     names="$(python3 -c 'import sys,yaml; print(" ".join(d["metadata"]["name"] for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind")=="BenchmarkRun"))' "$TMP/adapted.yaml")"
     [ -s "$TMP/extra.yaml" ] && env_kubectl apply -f "$TMP/extra.yaml" >/dev/null 2>&1 || true
-    env_kubectl apply -f "$TMP/adapted.yaml" >/dev/null || fail "$(basename "$ex"): refused by the API server"
+    env_apply "$TMP/adapted.yaml"
     for name in $names; do
-        deadline=$((SECONDS + 120))
-        while :; do
-            p="$(env_kubectl get br "$name" -o jsonpath='{.status.phase}')"
-            [ "$p" = Succeeded ] && break
-            if [ "$p" = Failed ] || [ "$SECONDS" -ge "$deadline" ]; then
-                env_kubectl get br "$name" -o yaml >&2
-                fail "$(basename "$ex") $name: $p: $(env_kubectl get br "$name" -o jsonpath='{.status.message}')"
-            fi
-            sleep 0.3
-        done
+        env_wait_phase "$name" Succeeded 120
         env_kubectl get br "$name" -o json >"$TMP/$name.json"
         python3 - "$TMP/$name.json" <<'PY' || fail "$(basename "$ex") $name: implausible numbers"
 import json, sys
@@ -110,7 +98,7 @@ else:
     if spec.get("hpa"):
         assert st.get("hpaTimeline"), "no hpaTimeline"
 PY
-        note "$(basename "$ex") $name: $(env_kubectl get br "$name" -o jsonpath='{.status.message}')"
+        note "$(basename "$ex") $name: $(env_status "$name" .status.message)"
         n=$((n + 1))
     done
 done
