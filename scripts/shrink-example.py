@@ -15,9 +15,9 @@ override (see examples/README.md) is controlled by environment variables:
                       or cnpg.service ro / r)
     SHRINK_DATABASE   target.database                  default $PGDATABASE (unset: unchanged)
     SHRINK_USER       target.user                      default $PGUSER (unset: unchanged)
-    SHRINK_CNPG       host: rewrite target.cnpg into the equivalent host form (host, user,
-                      passwordSecretRef <cluster>-app key password); keep: leave it (for a
-                      cluster that resolves <cluster>-rw)                        default host
+    SHRINK_CNPG       host: rewrite target.cnpg into the equivalent host form (host, user:
+                      target.user or app, passwordSecretRef <cluster>-app key password); keep:
+                      leave it (for a cluster that resolves <cluster>-rw)        default host
     SHRINK_TLS        disable: sslMode disable, no caSecretRef (the test PostgreSQL has no
                       TLS); keep: leave TLS settings as they are                 default disable
     SHRINK_DB_PER_RUN 1: in files with several BenchmarkRuns give each its own database
@@ -64,7 +64,7 @@ def shrink_target(t, index, nruns):
         c = t.pop("cnpg")
         secret = f"{c['clusterName']}-{c.get('secret', 'app')}"
         t.setdefault("database", "app")
-        t["user"] = "app"
+        t.setdefault("user", "app")  # the Secret's username is not read: its default owner
         t["passwordSecretRef"] = {"name": secret, "key": "password"}
         t["host"] = c["clusterName"] + "-" + c.get("service", "rw")
     if "host" in t:
