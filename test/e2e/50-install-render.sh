@@ -103,17 +103,24 @@ for k in ("ClusterRole", "Role"):
 for r in rules:
     if "*" in r["verbs"] or "*" in r["resources"] or "*" in r["apiGroups"]:
         die(f"wildcard in RBAC rule {r}")
-    if "secrets" in r["resources"] or "configmaps" in r["resources"]:
+    if "secrets" in r["resources"]:
         die(f"operator must not read {r['resources']}")
+    # ConfigMaps: only its result ConfigMaps, written by name (no list or watch of anyone's)
+    if "configmaps" in r["resources"] and set(r["verbs"]) - {"get", "create", "update"}:
+        die(f"operator may only get, create and update configmaps: {r}")
+    # Pods: read, and patched with the start barrier annotation only (no create, update, delete)
+    if "pods" in r["resources"] and set(r["verbs"]) - {"get", "list", "watch", "patch"}:
+        die(f"operator may only read and patch pods: {r}")
     if set(r["verbs"]) & {"escalate", "bind", "impersonate", "deletecollection"}:
         die(f"dangerous verb in {r}")
 def allowed(group, res, verb):
     return any(group in r["apiGroups"] and res in r["resources"] and verb in r["verbs"] for r in rules)
 for g, res, verbs in [("pgbench.dev", "benchmarkruns", "get list watch create"), ("pgbench.dev", "benchmarkruns/status", "update patch"),
                       ("pgbench.dev", "benchmarksweeps", "get list watch"), ("pgbench.dev", "benchmarksweeps/status", "update patch"),
-                      ("batch", "jobs", "create get list watch delete"), ("", "pods", "get list watch"), ("", "pods/log", "get"),
+                      ("batch", "jobs", "create get list watch delete"), ("", "pods", "get list watch patch"), ("", "pods/log", "get"),
                       ("", "persistentvolumeclaims", "create get delete"), ("autoscaling", "horizontalpodautoscalers", "create get delete"),
-                      ("apps", "statefulsets", "get"), ("", "events", "create list watch")]:
+                      ("apps", "statefulsets", "get"), ("", "events", "create list watch"),
+                      ("", "configmaps", "create get update")]:
     for v in verbs.split():
         if not allowed(g, res, v):
             die(f"operator lacks {v} on {g or 'core'}/{res}")

@@ -52,9 +52,12 @@ The permissions the operator uses on the namespaces it watches, and nothing more
     what setting blockOwnerDeletion in the children's ownerReferences requires where the
     OwnerReferencesPermissionEnforcement admission plugin is on;
   - Jobs (init and run) and their Pods: create, watch by label, delete on cleanupPolicy Delete;
-    the result is read from the pod log (pods/log get);
+    the result is read from the pod log (pods/log get); the run's worker pods are patched once
+    with the start barrier annotation (pgbench.dev/start-at) when all of them are ready;
   - PVCs for fio, HPAs for scale-out runs; the HPA's scale target is only read;
   - core/v1 Events for every phase transition;
+  - one ConfigMap per finished run, <run>-result (the whole result): create, and get + update
+    only when a create finds one left by an earlier run of that name; never listed or watched;
   - BenchmarkRun status is written with merge patches (update kept for a PUT fallback).
 No Secrets: pods receive the password through secretKeyRef, the operator never reads it.
 */}}
@@ -81,15 +84,21 @@ No Secrets: pods receive the password through secretKeyRef, the operator never r
 - apiGroups: ["batch"]
   resources: ["jobs"]
   verbs: ["get", "list", "watch", "create", "delete"]
+# patch: the start barrier annotation on the run's worker pods
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["get", "create", "delete"]
+# the result ConfigMap <run>-result: created before the status that ends a run; on 409 read back
+# and replaced when it differs
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "create", "update"]
 - apiGroups: ["autoscaling"]
   resources: ["horizontalpodautoscalers"]
   verbs: ["get", "create", "delete"]
