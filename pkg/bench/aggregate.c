@@ -653,6 +653,9 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
                                   .worker = -1,
                                   .child_exit = -1,
                                   .complete = true};
+    for (size_t i = 0; i < n && !m.user; i++) /* the first worker that connected */
+        if (results[i] && cJSON_IsString(get(results[i], KEY(USER))))
+            m.user = get(results[i], KEY(USER))->valuestring;
     cJSON *out = bench_result_new(&m);
     if (!out) {
         util_errf(err, errlen, "out of memory");

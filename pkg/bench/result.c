@@ -86,6 +86,8 @@ cJSON *bench_result_new(const struct bench_result_meta *m)
         rc = put_num(o, KEY(EXIT_CODE), m->exit_code);
     if (!rc)
         rc = put_count(o, KEY(CHILD_EXIT_CODE), m->child_exit);
+    if (!rc && m->user)
+        rc = put_str(o, KEY(USER), m->user);
     if (!rc)
         rc = put_item(o, KEY(ERRORS), cJSON_CreateArray());
     if (rc) {

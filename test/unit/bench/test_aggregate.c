@@ -227,12 +227,35 @@ static void test_fio_aggregate(void **state)
     free(text);
 }
 
+/* The role a run connected as (issue 15.6): kept from the first worker that connected, in the
+ * compact summary too; absent when no worker connected. */
+static void test_user(void **state)
+{
+    (void)state;
+    struct bench_result_meta none = {.kind = "pgbench", .worker = 0, .child_exit = -1};
+    struct bench_result_meta bench = {.kind = "pgbench", .worker = 1, .user = "bench"};
+    cJSON *w[2] = {bench_result_new(&none), bench_result_new(&bench)};
+    assert_null(cJSON_GetObjectItemCaseSensitive(w[0], "user"));
+    char *compact = bench_result_compact(w[1], 4096);
+    assert_non_null(strstr(compact, "\"user\":\"bench\""));
+    free(compact);
+    const cJSON *const both[3] = {NULL, w[0], w[1]};
+    cJSON *a = bench_aggregate(both, 3, NULL, 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(a, "user")->valuestring, "bench");
+    cJSON_Delete(a);
+    a = bench_aggregate((const cJSON *const *)w, 1, NULL, 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(a, "user"));
+    cJSON_Delete(a);
+    cJSON_Delete(w[0]);
+    cJSON_Delete(w[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_workers),         cmocka_unit_test(test_timeline_alignment),
         cmocka_unit_test(test_statements_weighted), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_fio_aggregate),
+        cmocka_unit_test(test_fio_aggregate),       cmocka_unit_test(test_user),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
