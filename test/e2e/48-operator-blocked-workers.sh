@@ -8,12 +8,7 @@ set -euo pipefail
 env_start_pg
 env_start_sim
 
-[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-MPORT="$(env_free_port)"
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr "127.0.0.1:$MPORT" --log-level debug >/dev/null
-env_wait_for "operator /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
+env_start_operator
 
 cat >"$TMP/br.yaml" <<YAML
 apiVersion: pgbench.dev/v1alpha1
@@ -33,9 +28,9 @@ spec:
       init: {scale: 1}
       run: {clients: 2, durationSeconds: 2, builtin: select-only}
 YAML
-env_kubectl apply -f "$TMP/br.yaml" >/dev/null
+env_apply "$TMP/br.yaml"
 
-jp() { env_kubectl get br later -o jsonpath="$1" 2>/dev/null; }
+jp() { env_status later "$1"; }
 blocked() { jp '{.status.message}' | grep -qF 'cannot start: CreateContainerConfigError: secret "later-pass" not found'; }
 env_wait_for "the missing Secret in status.message (after the 30 s grace)" 50 blocked
 [ "$(jp '{.status.phase}')" = Initializing ] || fail "phase $(jp '{.status.phase}'), want Initializing while blocked"
@@ -48,11 +43,6 @@ n="$(env_kubectl get events --field-selector involvedObject.name=later,reason=Wo
 [ "$n" -eq 1 ] || { env_kubectl get events >&2; fail "$n WorkersBlocked events, want 1"; }
 
 env_kubectl create secret generic later-pass --from-literal=password="$PGPASSWORD" >/dev/null
-deadline=$((SECONDS + 90))
-until [ "$(jp '{.status.phase}')" = Succeeded ]; do
-    [ "$(jp '{.status.phase}')" != Failed ] || { env_kubectl get br later -o yaml >&2; fail "the run failed"; }
-    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br later -o yaml >&2; fail "not Succeeded 90 s after the Secret appeared"; }
-    sleep 0.5
-done
+env_wait_phase later Succeeded 90
 [ "$(jp '{.status.conditions[?(@.type=="WorkersBlocked")].status}')" = False ] || fail "WorkersBlocked not cleared"
 pass "blocked by a missing Secret: reported while waiting, succeeded once it was created"

@@ -9,17 +9,10 @@ set -euo pipefail
 env_start_pg
 env_start_sim
 
-[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
 DASHBOARD="$ROOT/charts/pgbench-operator/dashboards/pgbench-operator.json"
 
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-
-MPORT="$(env_free_port)"
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr "127.0.0.1:$MPORT" >/dev/null
-env_wait_for "operator /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
-scrape() { curl -fsS "http://127.0.0.1:$MPORT/metrics" >"$1" || fail "GET /metrics"; }
+env_start_operator --log-level info
+scrape() { curl -fsS "$OP_URL/metrics" >"$1" || fail "GET /metrics"; }
 
 run_yaml() { # name, run: settings
     cat <<EOF
@@ -34,25 +27,15 @@ spec:
       $2
 EOF
 }
-wait_succeeded() { # name
-    local deadline=$((SECONDS + 120)) p
-    while :; do
-        p="$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')"
-        [ "$p" = Succeeded ] && return 0
-        [ "$p" != Failed ] || { env_kubectl get br "$1" -o yaml >&2; fail "$1 failed"; }
-        [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br "$1" -o yaml >&2; fail "$1 not Succeeded in 120 s"; }
-        sleep 0.3
-    done
-}
 
 # The first status write of run m1 is answered 429 with Retry-After: 1; the client retries it.
 env_sim_fault '{"failNext": 1, "code": 429, "retryAfter": 1, "path": "/benchmarkruns/m1/status"}'
 run_yaml m1 "init: {scale: 1}
-      run: {clients: 2, threads: 1, durationSeconds: 2}" | env_kubectl apply -f - >/dev/null
-wait_succeeded m1
+      run: {clients: 2, threads: 1, durationSeconds: 2}" | env_apply
+env_wait_phase m1 Succeeded
 # m2 uses the tables m1 created
-run_yaml m2 "run: {clients: 1, threads: 1, transactions: 50}" | env_kubectl apply -f - >/dev/null
-wait_succeeded m2
+run_yaml m2 "run: {clients: 1, threads: 1, transactions: 50}" | env_apply
+env_wait_phase m2 Succeeded
 env_kubectl get br m1 -o json >"$TMP/m1.json"
 env_kubectl get br m2 -o json >"$TMP/m2.json"
 scrape "$TMP/metrics.txt"
