@@ -12,29 +12,8 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl apply -f "$ROOT/crds/benchmarksweep.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 
-start_operator() {
-    env_bg "operator$1" "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-        --metrics-addr 0 --log-level debug >"$TMP/op.pid"
-    OP_PID="$(cat "$TMP/op.pid")"
-}
-phase() { env_kubectl get bsw "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
-wait_phase() { # sweep phase timeout
-    local deadline=$((SECONDS + $3)) p
-    while :; do
-        p="$(phase "$1")"
-        [ "$p" = "$2" ] && return 0
-        if [ "$SECONDS" -ge "$deadline" ] || { [ "$p" != Running ] && [ "$p" != Pending ] && [ -n "$p" ]; }; then
-            env_kubectl get bsw "$1" -o yaml >&2
-            env_kubectl get br -l "pgbench.dev/sweep=$1" >&2 || true
-            fail "sweep $1: phase '$p', want $2"
-        fi
-        sleep 0.5
-    done
-}
+wait_phase() { ENV_KIND=bsw env_wait_phase "$@"; } # sweep phase timeout
 # adapt TEMPLATE_FILE NAME VALUES STOPWHEN(json or "") DURATION > yaml: the example's sweep with
 # this machine's target
 adapt() {
@@ -59,11 +38,11 @@ print(yaml.safe_dump(d))
 PY
 }
 
-start_operator 1
+OP_NAME=operator1 env_start_operator
 
 # ---- 1. the example, shrunk: four steps to Succeeded -------------------------------------------
 adapt "$ROOT/examples/09-sweep-clients.yaml" sweep1 1,2,4,8 "" 2 >"$TMP/s1.yaml"
-env_kubectl apply -f "$TMP/s1.yaml" >/dev/null || fail "the sweep was refused"
+env_apply "$TMP/s1.yaml"
 wait_phase sweep1 Succeeded 200
 env_kubectl get bsw sweep1 -o json >"$TMP/s1.json"
 env_kubectl get br -l pgbench.dev/sweep=sweep1 -o json >"$TMP/s1-runs.json"
@@ -109,7 +88,7 @@ grep -q 'sweep1 *Succeeded *4/4 *[0-9.]' "$TMP/get.txt" || fail "kubectl get: $(
 
 # ---- 2. stopWhen ----------------------------------------------------------------------------------
 adapt "$ROOT/examples/09-sweep-clients.yaml" sweep2 1,2,4 '{"p99Ms": 0.001}' 2 >"$TMP/s2.yaml"
-env_kubectl apply -f "$TMP/s2.yaml" >/dev/null || fail "sweep2 refused"
+env_apply "$TMP/s2.yaml"
 wait_phase sweep2 Stopped 90
 reason="$(env_kubectl get bsw sweep2 -o jsonpath='{.status.stopReason}')"
 [[ "$reason" == "stopWhen.p99Ms: run sweep2-s0-r0 had p99 "* ]] || fail "stopReason: $reason"
@@ -120,14 +99,14 @@ note "sweep2: $reason"
 
 # ---- 3. restart mid-sweep -------------------------------------------------------------------------
 adapt "$ROOT/examples/09-sweep-clients.yaml" sweep3 1,2,3 "" 3 >"$TMP/s3.yaml"
-env_kubectl apply -f "$TMP/s3.yaml" >/dev/null || fail "sweep3 refused"
+env_apply "$TMP/s3.yaml"
 env_wait_for "sweep3's second run" 90 env_kubectl get br sweep3-s1-r0
 uid0="$(env_kubectl get br sweep3-s0-r0 -o jsonpath='{.metadata.uid}')"
 uid1="$(env_kubectl get br sweep3-s1-r0 -o jsonpath='{.metadata.uid}')"
 kill -KILL "$OP_PID"
 note "killed the operator (SIGKILL) during step 2 of sweep3"
 sleep 2
-start_operator 2
+OP_NAME=operator2 env_start_operator
 wait_phase sweep3 Succeeded 120
 [ "$(env_kubectl get br sweep3-s0-r0 -o jsonpath='{.metadata.uid}')" = "$uid0" ] || fail "run s0 re-created"
 [ "$(env_kubectl get br sweep3-s1-r0 -o jsonpath='{.metadata.uid}')" = "$uid1" ] || fail "run s1 re-created"

@@ -11,14 +11,11 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_sim
 
-[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
 env_kubectl create configmap keyless --from-literal=other.sql='SELECT 1;' >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr 0 --log-level debug >/dev/null
+env_start_operator
 
 run() { # name, extra target YAML, extra run YAML, extra spec YAML
-    cat <<YAML | env_kubectl apply -f - >/dev/null
+    cat <<YAML | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: $1}
@@ -35,7 +32,7 @@ run nocm ", sslMode: disable" ", scripts: [{configMapRef: {name: nope-scripts, k
 run nokey ", sslMode: disable" ", scripts: [{configMapRef: {name: keyless, key: read.sql}}]" ""
 run noca ", sslMode: verify-full, caSecretRef: {name: pg-ca}" "" ""
 run nosa ", sslMode: disable" "" "  podTemplate: {serviceAccountName: ghost}"
-cat <<YAML | env_kubectl apply -f - >/dev/null
+cat <<YAML | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: noclass}
@@ -47,7 +44,7 @@ spec:
       jobs: [{name: a, rw: read, size: 1m, runtimeSeconds: 1}]
 YAML
 
-jp() { env_kubectl get br "$1" -o jsonpath="$2" 2>/dev/null; }
+jp() { env_status "$@"; }
 blocked_reason() { jp "$1" '{.status.conditions[?(@.type=="WorkersBlocked")].reason}'; }
 says() { [ "$(blocked_reason "$1")" = "$2" ] && jp "$1" '{.status.message}' | grep -qF -- "$3"; }
 expect_blocked() { # name, reason, words
@@ -67,9 +64,8 @@ n="$(env_kubectl get events --field-selector involvedObject.name=nocm,reason=Wor
 [ "$n" -eq 1 ] || { env_kubectl get events >&2; fail "$n WorkersBlocked events for nocm, want 1"; }
 
 # the deadline ends each of them, with a clear condition
-failed() { [ "$(jp "$1" '{.status.phase}')" = Failed ]; }
 for br in nocm nokey noca nosa noclass; do
-    env_wait_for "$br Failed at its deadline" 90 failed "$br"
+    env_wait_phase "$br" Failed 90
     [ "$(jp "$br" '{.status.conditions[?(@.type=="Failed")].reason}')" = DeadlineExceeded ] ||
         { env_kubectl get br "$br" -o yaml >&2; fail "$br: Failed reason is not DeadlineExceeded"; }
     msg="$(jp "$br" '{.status.conditions[?(@.type=="Failed")].message}')"
