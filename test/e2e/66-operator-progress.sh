@@ -9,12 +9,9 @@ set -euo pipefail
 env_start_pg
 env_start_sim
 
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 2 \
-    --progress-interval 2 --metrics-addr 0 >/dev/null
+env_start_operator --start-delay 2 --progress-interval 2 --log-level info
 
-cat <<EOF | env_kubectl apply -f - >/dev/null
+cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: live}
@@ -58,7 +55,7 @@ PY
 note "live tps while running: ${seen[*]}; RESULT then: ${live_result//_/ }"
 
 # a host that does not resolve: TargetUnreachable while the runner retries (120 s by default)
-cat <<EOF | env_kubectl apply -f - >/dev/null
+cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: nowhere}
@@ -69,15 +66,12 @@ spec:
     pgbench:
       run: {clients: 1, durationSeconds: 5}
 EOF
-deadline=$((SECONDS + 60))
-until [ "$(env_kubectl get br nowhere -o jsonpath='{.status.conditions[?(@.type=="TargetUnreachable")].status}')" = True ]; do
-    [ "$SECONDS" -lt "$deadline" ] || { env_kubectl get br nowhere -o yaml >&2; fail "no TargetUnreachable within 60 s"; }
-    sleep 1
-done
-msg="$(env_kubectl get br nowhere -o jsonpath='{.status.conditions[?(@.type=="TargetUnreachable")].message}')"
+unreachable() { [ "$(env_status nowhere '.status.conditions[?(@.type=="TargetUnreachable")].status')" = True ]; }
+env_wait_for "TargetUnreachable" 60 unreachable
+msg="$(env_status nowhere '.status.conditions[?(@.type=="TargetUnreachable")].message')"
 echo "$msg" | grep -q 'no-such-host.invalid' || fail "message does not name the host: $msg"
 echo "$msg" | grep -Eq '\(dns\), retrying, [0-9]+ s of 120 s' || fail "message: $msg"
-[ "$(env_kubectl get br nowhere -o jsonpath='{.status.phase}')" = Running ] || fail "not Running while retrying"
+[ "$(env_status nowhere .status.phase)" = Running ] || fail "not Running while retrying"
 env_kubectl get events --field-selector reason=TargetUnreachable -o name | grep -q . || fail "no TargetUnreachable event"
 env_kubectl delete br nowhere >/dev/null
 pass "live progress (${#seen[@]} samples) and TargetUnreachable: $msg"
