@@ -129,8 +129,9 @@ void ctrl_progress_display(cJSON *status)
     const cJSON *rem = bench_status_get(status, BK_STATUS_PROGRESS_REMAINING_SECONDS);
     if (!cJSON_IsNumber(tps))
         return;
-    char line[128];
-    int n = snprintf(line, sizeof(line), "%.0f tps now", tps->valuedouble);
+    char line[128], t[32];
+    ctrl_status_fmt_tps(t, sizeof(t), tps->valuedouble);
+    int n = snprintf(line, sizeof(line), "%s tps now", t);
     if (cJSON_IsNumber(el) && n > 0 && (size_t)n < sizeof(line)) {
         if (cJSON_IsNumber(rem))
             (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f s of %.0f s",

@@ -322,6 +322,14 @@ static void fmt_rate(char *out, size_t len, double v)
         fmt_grouped(out, len, v);
 }
 
+void ctrl_status_fmt_tps(char *out, size_t len, double tps)
+{
+    if (tps >= 99.95)
+        fmt_grouped(out, len, tps);
+    else
+        (void)snprintf(out, len, "%.1f", tps);
+}
+
 /* v rounded to that many decimals (by dividing, so 2561.2 prints as 2561.2). */
 static double rounded(double v, int decimals)
 {
@@ -374,10 +382,7 @@ static void set_display(cJSON *status)
             ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_P99_MS),
                       cJSON_CreateNumber(rounded(p99, 2)));
         ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_FAILED), cJSON_CreateNumber(bad));
-        if (tps >= 99.95)
-            fmt_grouped(a, sizeof(a), tps);
-        else
-            (void)snprintf(a, sizeof(a), "%.1f", tps);
+        ctrl_status_fmt_tps(a, sizeof(a), tps);
         int n = snprintf(line, sizeof(line), "%s tps", a);
         if (isfinite(p99) && n >= 0 && (size_t)n < sizeof(line)) {
             fmt_sig3(b, sizeof(b), p99);

@@ -53,6 +53,14 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
  * status.workers[] and status.window). False when the workers ran together. */
 bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t len);
 
+/* The run's start barrier (Unix seconds) from status.startAt: an RFC 3339 string, or the Unix
+ * seconds an operator before issue 18 wrote; -1 when absent (not published yet) or unreadable. */
+double ctrl_status_start_at(const cJSON *status);
+
+/* tps as status.display.result and the live RESULT spell it: grouped, without decimals from 100
+ * (2,561), one decimal below (45.3). */
+void ctrl_status_fmt_tps(char *out, size_t len, double tps);
+
 /* Appends {time, replicas} to status.hpaTimeline when replicas differ from the last entry.
  * Returns true when appended. */
 bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now);
