@@ -148,8 +148,7 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
         (void)util_errf(err, errlen, "pgbench options -T and -t: give one of them");
         goto fail;
     }
-    if (common_fields(spec, &o->c, err, errlen) ||
-        (!o->template && check_spec(br, err, errlen)))
+    if (common_fields(spec, &o->c, err, errlen) || (!o->template && check_spec(br, err, errlen)))
         goto fail;
     return br;
 fail:
@@ -219,7 +218,7 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
     return br;
 }
 
-cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long start_at, char *err,
+cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_from, char *err,
                        size_t errlen)
 {
     struct ctrl_spec s;
@@ -235,7 +234,7 @@ cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long star
         cJSON_AddItemToArray(out, ctrl_manifest_fio_pvc(br, &s));
     if (s.workload == CTRL_WL_PGBENCH && s.init)
         cJSON_AddItemToArray(out, ctrl_manifest_init_job(br, &s, cfg));
-    cJSON_AddItemToArray(out, ctrl_manifest_run_job(br, &s, cfg, start_at));
+    cJSON_AddItemToArray(out, ctrl_manifest_run_job(br, &s, cfg, run_from));
     ctrl_spec_free(&s);
     return out;
 }

@@ -56,9 +56,10 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
 cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errlen);
 
 /* The objects the operator creates for br, in its order: HPA, fio PVC, init Job, run Job (those
- * that apply). start_at is the start barrier written into the run Job. A new array, or NULL with
- * err. */
-cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long start_at, char *err,
+ * that apply). run_from is where the run Job's deadline counts from (Unix seconds: now + the start
+ * delay, as the operator's Running entry would); the start barrier itself is published later, on
+ * the pods. A new array, or NULL with err. */
+cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_from, char *err,
                        size_t errlen);
 
 /* "30", "90s", "15m", "2h", "1d" -> seconds; -1 when malformed. */
