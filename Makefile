@@ -22,7 +22,9 @@ endif
 PG_INC := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 CFLAGS ?= -O2 -g
 CPPFLAGS += -I. -I$(PG_INC)
-LIBS := -lcurl -luv -lcjson -lyaml -lpq -lz -lm -lpthread
+LIBS := -lcurl -luv -lcjson -lyaml -lz -lm -lpthread
+# libpq: only pkg/pg needs it (the runner, and the tests); the operator and the plugin do not link it
+PQ_LIBS := -lpq
 
 PKGS := util kube bench pg controller plugin
 # package -> packages it links against (itself first)
@@ -57,14 +59,14 @@ $(call pkg_lib,$(1)): $(call pkg_objs,$(1))
 endef
 $(foreach p,$(PKGS),$(eval $(call pkg_rule,$(p))))
 
-$(BUILD)/bin/pgbench-operator: $(BUILD)/obj/cmd/operator/main.o $(call libs_for,controller) $(call pkg_lib,pg)
+$(BUILD)/bin/pgbench-operator: $(BUILD)/obj/cmd/operator/main.o $(call libs_for,controller)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 RUNNER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,cmd/runner/main.c cmd/runner/pgbench.c cmd/runner/fio.c cmd/runner/output.c cmd/runner/child.c cmd/runner/txstream.c)
 $(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS)
 
 $(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call libs_for,bench)
 	@mkdir -p $(dir $@)
@@ -85,7 +87,7 @@ install-plugin: $(BUILD)/bin/kubectl-pgbench
 .SECONDEXPANSION:
 $(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(BUILD)/obj/test/unit/unit_env.o $$(call libs_for,$$(firstword $$(subst /, ,%)))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS) -lcmocka
 
 # every unit test binary starts in the source tree (fixtures) and honours TEST_FILTER
 $(BUILD)/obj/test/unit/unit_env.o: CPPFLAGS += -DPGBO_SOURCE_DIR='"$(CURDIR)"'
@@ -109,7 +111,7 @@ INTEG_BINS := $(patsubst test/integration/%.c,$(BUILD)/itest/%,$(INTEG_SRCS))
 ALL_LIBS := $(foreach p,controller kube pg bench util,$(call pkg_lib,$(p)))
 $(BUILD)/itest/%: $(BUILD)/obj/test/integration/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS)
 
 unit-bins: $(UNIT_BINS) $(INTEG_BINS)
 unit: unit-bins

@@ -23,6 +23,11 @@ for want in "operator  *pgbench-operator  *libuv.so.1  *libuv1  *listed" \
     grep -qE -- "$want" "$TMP/images.txt" || { cat "$TMP/images.txt"; fail "no row matching '$want'"; }
 done
 
+# the operator does not link libpq (only the runner talks to PostgreSQL) and its image has no libpq5
+grep -qE "^operator +pgbench-operator +libpq" "$TMP/images.txt" && { cat "$TMP/images.txt"; fail "the operator links libpq"; }
+readelf -d build/images/bin/pgbench-operator | grep -q 'NEEDED.*libpq' && fail "pgbench-operator needs libpq.so"
+grep -qE "(^| )libpq5( |$)" images/operator.Dockerfile && fail "the operator image installs libpq5"
+
 # the check must fail when a runtime package is missing
 mkdir -p "$TMP/images"
 sed 's/ libuv1 / /' images/operator.Dockerfile >"$TMP/images/operator.Dockerfile"
