@@ -7,10 +7,8 @@ set -euo pipefail
 cd "$ROOT"
 env_start_sim
 
-HELM="$(scripts/render-install.sh --which-helm)" || fail "no helm"
-[ -x "$HELM" ] || fail "no helm"
+env_helm
 k() { env_kubectl "$@"; }
-helm() { "$HELM" --kubeconfig "$KUBECONFIG" "$@"; }
 note "$("$HELM" version --short 2>/dev/null || true)"
 
 # Helm keeps its release records in Secrets (HELM_DRIVER=secret, the default), written with
