@@ -12,7 +12,6 @@ env_start_pg
 env_start_replica
 env_start_sim
 
-[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator is not built"
 [ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
 k() { env_kubectl "$@"; }
 
@@ -60,26 +59,7 @@ spec:
           resources: {requests: {cpu: 500m}}
 YAML
 
-MPORT="$(env_free_port)"
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr "127.0.0.1:$MPORT" --log-level info >/dev/null
-env_wait_for "operator /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
-
-wait_done() { # name timeout
-    local deadline=$((SECONDS + $2)) p
-    while :; do
-        p="$(k get br "$1" -o jsonpath='{.status.phase}' 2>/dev/null || true)"
-        case "$p" in
-        Succeeded) return 0 ;;
-        Failed)
-            k get br "$1" -o yaml >&2
-            tail -20 "$TMP/operator.log" >&2
-            fail "$1 Failed: $(k get br "$1" -o jsonpath='{.status.message}')" ;;
-        esac
-        [ "$SECONDS" -lt "$deadline" ] || { k get br "$1" -o yaml >&2; fail "$1 not Succeeded after $2 s (phase '$p')"; }
-        sleep 0.3
-    done
-}
+env_start_operator --log-level info
 
 check() { # example-file shrunk-file: plausibility of every BenchmarkRun in it
     python3 - "$@" <<'PY'
@@ -153,7 +133,7 @@ for ex in examples/[0-9]*.yaml; do
     python3 scripts/validate-crd.py "$TMP/$base.yaml" 2>"$TMP/$base.validate" ||
         { cat "$TMP/$base.validate"; fail "shrunk $ex is invalid"; }
     names="$(python3 -c 'import sys,yaml; print(" ".join(d["metadata"]["name"] for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"]=="BenchmarkRun"))' "$TMP/$base.yaml")"
-    k apply -f "$TMP/$base.yaml" >/dev/null || fail "kubectl apply $ex"
+    env_apply "$TMP/$base.yaml"
     if [ "$base" = 03-scale-out-hpa ]; then
         # the sim has no metrics-server: its scripted scaler plays the HPA's decisions
         env_wait_for "HPA scale-out-hpa-hpa" 60 k get hpa scale-out-hpa-hpa
@@ -161,7 +141,7 @@ for ex in examples/[0-9]*.yaml; do
 {"namespace":"default","name":"scale-out-hpa-hpa","steps":[{"afterSeconds":1,"replicas":2}]}
 JSON
     fi
-    for name in $names; do wait_done "$name" 180; done
+    for name in $names; do env_wait_phase "$name" Succeeded 180; done
     out="$(check "$ex" "$TMP/$base.yaml")" || { echo "$out" >&2; fail "$ex: implausible result"; }
     note "$base:"$'\n'"$out"
     case "$base" in

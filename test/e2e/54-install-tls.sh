@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$ROOT"
 env_start_pg
 env_start_sim
-[ -x "$BIN/pgbench-operator" ] && [ -x "$BIN/pgbench-runner" ] || fail "operator/runner not built"
+[ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
 k() { env_kubectl "$@"; }
 
 # a private CA and a server certificate for "localhost"
@@ -42,37 +42,25 @@ k create secret generic managed-pg --from-literal=password="$PGPASSWORD" --dry-r
 k create secret generic managed-pg-ca --from-file=ca.crt="$TMP/tls/ca.crt" --dry-run=client -o yaml | k apply -f - >/dev/null
 k create secret generic wrong-ca --from-file=ca.crt="$TMP/tls/other.crt" --dry-run=client -o yaml | k apply -f - >/dev/null
 
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 --metrics-addr 0 \
-    --log-level info >/dev/null
+env_start_operator --log-level info
 
 SHRINK_TLS=keep SHRINK_HOST=localhost scripts/shrink-example.py examples/06-managed-tls.yaml >"$TMP/tls.yaml"
 grep -q "sslMode: verify-full" "$TMP/tls.yaml" && grep -q "name: managed-pg-ca" "$TMP/tls.yaml" ||
     fail "override dropped the TLS settings: $(cat "$TMP/tls.yaml")"
 sed -e 's/name: managed-tls$/name: managed-tls-wrong-ca/' -e 's/name: managed-pg-ca$/name: wrong-ca/' \
     "$TMP/tls.yaml" >"$TMP/wrong.yaml"
-k apply -f "$TMP/tls.yaml" >/dev/null
-k apply -f "$TMP/wrong.yaml" >/dev/null
+env_apply "$TMP/tls.yaml"
+env_apply "$TMP/wrong.yaml"
 
-final_phase() { # name timeout -> prints Succeeded/Failed
-    local deadline=$((SECONDS + $2)) p
-    while :; do
-        p="$(k get br "$1" -o jsonpath='{.status.phase}' 2>/dev/null || true)"
-        case "$p" in Succeeded | Failed) echo "$p"; return 0 ;; esac
-        [ "$SECONDS" -lt "$deadline" ] || { k get br "$1" -o yaml >&2; fail "$1 did not finish (phase '$p')"; }
-        sleep 0.3
-    done
-}
-p="$(final_phase managed-tls 180)"
-[ "$p" = Succeeded ] || { k get br managed-tls -o yaml >&2; fail "verify-full run $p: $(k get br managed-tls -o jsonpath='{.status.message}')"; }
-tps="$(k get br managed-tls -o jsonpath='{.status.summary.tps}')"
+env_wait_phase managed-tls Succeeded 180
+tps="$(env_status managed-tls .status.summary.tps)"
 awk -v t="$tps" 'BEGIN{exit !(t > 0)}' || fail "no TPS over TLS"
 mode="$(k get job managed-tls-run -o jsonpath='{.spec.template.spec.containers[0].env[?(@.name=="PGSSLMODE")].value}')"
 [ "$mode" = verify-full ] || fail "PGSSLMODE in the Job: $mode"
 k get job managed-tls-run -o json | grep -q PGSSLROOTCERT || fail "no PGSSLROOTCERT in the Job"
 
-p="$(final_phase managed-tls-wrong-ca 180)"
-[ "$p" = Failed ] || fail "a run with the wrong CA ended $p"
-msg="$(k get br managed-tls-wrong-ca -o jsonpath='{.status.message}')"
+env_wait_phase managed-tls-wrong-ca Failed 180
+msg="$(env_status managed-tls-wrong-ca .status.message)"
 note "wrong CA: $msg"
-grep -qiE "certificate verify failed|certificate" <<<"$msg" || fail "the failure does not name the TLS problem: $(k get br managed-tls-wrong-ca -o jsonpath='{.status.message}')"
-pass "verify-full with caSecretRef: $tps tps over TLS; a wrong CA fails with: $(k get br managed-tls-wrong-ca -o jsonpath='{.status.message}' | head -c 200)"
+grep -qiE "certificate verify failed|certificate" <<<"$msg" || fail "the failure does not name the TLS problem: $msg"
+pass "verify-full with caSecretRef: $tps tps over TLS; a wrong CA fails with: ${msg:0:200}"

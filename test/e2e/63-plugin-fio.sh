@@ -40,15 +40,13 @@ refuse "unknown flag --rw" fio d --storage-class fast --rw read --dry-run=client
 refuse '--runtime "0"' fio d --storage-class fast --runtime 0 --dry-run=client
 refuse "volumeSize" fio d --storage-class fast --size 1Mi --dry-run=client
 
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
 env_kubectl apply -f - >/dev/null <<EOF
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: fast}
 provisioner: sim.pgbench.dev/hostpath
 EOF
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 0 \
-    --metrics-addr 0 >/dev/null
+env_start_operator --start-delay 0 --log-level info
 # tmpfs has no O_DIRECT: buffered, psync
 kubectl pgbench fio disk --storage-class fast --size 1Gi --file-size 16m --runtime 2 \
     --ioengine psync --buffered --wait >"$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "fio --wait"; }

@@ -10,10 +10,7 @@ env_start_pg
 env_start_replica
 env_start_sim
 export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr 0 >/dev/null
+env_start_operator --log-level info
 kubectl pgbench run --host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass \
     --db-name "$PGDATABASE" --sslmode disable --name rep --init -s 2 --workers 2 --wait \
     -- -c 4 -j 2 -T 6 -P 1 >"$TMP/run.out" 2>&1 || { cat "$TMP/run.out" >&2; fail "run"; }
