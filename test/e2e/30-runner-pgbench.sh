@@ -176,6 +176,38 @@ python3 -c 'import sys,time; sys.exit(0 if time.time() - float(sys.argv[1]) >= 4
 grep -q "start barrier: waiting" "$TMP/sel.err" || fail "the start barrier is not logged"
 note "select-only, barrier, worker ok"
 
+# --- start barrier from a file (as the operator's downwardAPI item of the pods' start-at
+# annotation): empty at first; 1.5 s later the time, 1 s ahead, swapped in by a rename ------------
+: >"$TMP/start-at"
+T0=$(date +%s.%N)
+(sleep 1.5 && python3 -c 'import datetime as d; t = d.datetime.now(d.timezone.utc) + d.timedelta(seconds=1)
+print(t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (t.microsecond // 1000))' >"$TMP/start-at.new" &&
+    mv "$TMP/start-at.new" "$TMP/start-at") &
+BENCH_START_AT_FILE="$TMP/start-at" runner file pgbench run --clients 1 --duration 1 --builtin select-only
+wait
+[ "$RC" -eq 0 ] || { cat "$TMP/file.err" >&2; fail "run with BENCH_START_AT_FILE exited $RC"; }
+python3 - "$T0" "$TMP/start-at" "$TMP/file.out" <<'PY' || fail "the start barrier from the file"
+import json, sys
+from datetime import datetime
+t0, at = float(sys.argv[1]), open(sys.argv[2]).read().strip()
+r = json.loads(open(sys.argv[3]).read().splitlines()[-1])
+barrier = datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+assert barrier - t0 >= 2.4, (barrier - t0)   # the file was empty for 1.5 s, the time 1 s ahead
+assert r["window"]["barrier"] == at, (r["window"], at)
+assert 0 <= r["window"]["lateSeconds"] < 0.5, r["window"]
+PY
+grep -q "start barrier: waiting .* (.*start-at)" "$TMP/file.err" || fail "the barrier from the file is not logged"
+# never published: the run's deadline ends the wait, no load, exit 2 with the reason
+: >"$TMP/never"
+BENCH_START_AT_FILE="$TMP/never" BENCH_DEADLINE_AT="$(($(date +%s) + 2))" \
+    runner never pgbench run --clients 1 --duration 1 --builtin select-only
+[ "$RC" -eq 2 ] || { cat "$TMP/never.err" >&2; fail "a start time never published: exit $RC, want 2"; }
+check never '
+assert r["complete"] is False and r["summary"].get("transactionsProcessed") in (None, 0), r["summary"]
+assert any("no start time was published" in e for e in r["errors"]), r["errors"]
+'
+note "start barrier from a file ok"
+
 # --- flags: extended protocol, rate + latency limit, reconnect, retries ---------------------
 runner flags pgbench run --clients 2 --threads 2 --duration 3 --builtin simple-update \
     --protocol extended --rate 100 --latency-limit 200 --connect --max-tries 3 --failures-detailed \
