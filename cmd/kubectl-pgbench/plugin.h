@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "kc.h"
+#include "pkg/util/buf.h"
 
 #define EXIT_USAGE 1
 #define EXIT_CLUSTER 2
@@ -45,5 +46,13 @@ int cmd_export(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+
+/* report and compare of BenchmarkSweeps (sweep.c). sweep_ref: name is "sweep/NAME" (also bsw/,
+ * benchmarksweep/...; *name is moved past the prefix), or a plain NAME that no BenchmarkRun has
+ * and a BenchmarkSweep has. sweep_report and sweep_compare write the page or table into out and
+ * return 0 or an exit code, having printed why. */
+bool sweep_ref(struct kc *k, const char **name);
+int sweep_report(struct kc *k, const char *name, struct buf *out);
+int sweep_compare(struct kc *k, const char *const *names, size_t n, bool html, struct buf *out);
 
 #endif

@@ -9,7 +9,8 @@
 #include "plugin.h"
 
 #define OUT_CAP (64u << 20)
-#define MAX_RUNS 15
+#define MAX_RUNS PLUGIN_MAX_RUNS
+#define RESULT_KEY "result.json" /* the data key when status.resultRef names none */
 
 static int open_or_fail(struct kc *k, const struct kc_flags *f, const char *cmd)
 {
@@ -19,6 +20,108 @@ static int open_or_fail(struct kc *k, const struct kc_flags *f, const char *cmd)
         return EXIT_CLUSTER;
     }
     return 0;
+}
+
+/* The run's full result from the ConfigMap status.resultRef names, parsed into *out (owned), or
+ * NULL with why in note: no resultRef (an operator that writes none, or the run has not ended),
+ * the ConfigMap is gone, not readable, not the run's own (ownerReferences), or its key is missing
+ * or not JSON. Never fails the command: the pages and export then use status. */
+static void get_result(struct kc *k, const cJSON *br, cJSON **out, char *note, size_t len)
+{
+    const char *key = NULL, *cm = plugin_result_ref(br, &key);
+    const char *uid = ctrl_jstr(br, "metadata.uid");
+    *out = NULL;
+    if (!cm) {
+        (void)snprintf(note, len, "status.resultRef is not set");
+        return;
+    }
+    struct kc_reply r;
+    if (kc_call(k, KC_GET, &KUBE_CONFIGMAPS, cm, NULL, NULL, &r) != 0 || !kube_ok(&r.st)) {
+        char msg[600];
+        kc_describe(&r.st, msg, sizeof(msg));
+        (void)snprintf(note, len, "ConfigMap %s: %s", cm, msg);
+        kc_reply_free(&r);
+        return;
+    }
+    bool owned = false;
+    const cJSON *ref;
+    cJSON_ArrayForEach(ref, ctrl_jget(r.body, "metadata.ownerReferences"))
+    {
+        const char *u = ctrl_jstr(ref, "uid");
+        owned = owned || (u && uid && strcmp(u, uid) == 0);
+    }
+    const char *text = ctrl_jkey(ctrl_jget(r.body, "data"), key ? key : RESULT_KEY);
+    if (!owned)
+        (void)snprintf(note, len, "ConfigMap %s is not owned by this run", cm);
+    else if (!text)
+        (void)snprintf(note, len, "ConfigMap %s has no key %s", cm, key ? key : RESULT_KEY);
+    else if (!cJSON_IsObject(*out = cJSON_Parse(text))) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        (void)snprintf(note, len, "ConfigMap %s: key %s is not a JSON object", cm,
+                       key ? key : RESULT_KEY);
+    }
+    kc_reply_free(&r);
+}
+
+/* Writes the page to file, or to stdout when file is NULL. Returns 0 or an exit code. */
+static int write_page(const char *cmd, const struct buf *page, const char *file)
+{
+    if (!file) {
+        emit(page->data, page->len);
+        return 0;
+    }
+    FILE *f = fopen(file, "w");
+    if (!f || fwrite(page->data, 1, page->len, f) != page->len || fclose(f) != 0) {
+        (void)fprintf(stderr, "kubectl pgbench %s: cannot write %s\n", cmd, file);
+        return EXIT_CLUSTER;
+    }
+    (void)fprintf(stderr, "wrote %s\n", file);
+    return 0;
+}
+
+/* compare's output: the text table, or with -o html one page (to FILE, else stdout). */
+static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th, struct kc *k,
+                       const char *html_file, bool html)
+{
+    struct buf out = BUF_INIT(OUT_CAP), verdict = BUF_INIT(1 << 20);
+    bool failed = false;
+    cJSON *res[MAX_RUNS] = {0};
+    int rc = 0;
+    if (html) {
+        for (size_t i = 0; i < n; i++) {
+            char note[700];
+            get_result(k, brs[i], &res[i], note, sizeof(note));
+        }
+        if (plugin_compare_html(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n, th,
+                                &verdict, &failed) != 0) {
+            (void)fprintf(stderr, "kubectl pgbench compare: output too large\n");
+            rc = EXIT_CLUSTER;
+        }
+        rc = rc ? rc : write_page("compare", &out, html_file);
+    } else {
+        (void)plugin_compare_table(&out, (const cJSON *const *)brs, n, th, &verdict, &failed);
+        emit(out.data, out.len);
+    }
+    if (failed && !rc) {
+        (void)fflush(stdout);
+        (void)fprintf(stderr, "%s", verdict.data);
+        rc = EXIT_RUN_FAILED;
+    }
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(res[i]);
+    buf_free(&out);
+    buf_free(&verdict);
+    return rc;
+}
+
+/* FILE after "-o html": a path ending in .html or .htm, or holding a '/' (a run's name can hold
+ * dots but neither). */
+static bool html_file_arg(const char *s)
+{
+    size_t l = strlen(s);
+    return s[0] != '-' && (strchr(s, '/') || (l > 5 && strcmp(s + l - 5, ".html") == 0) ||
+                           (l > 4 && strcmp(s + l - 4, ".htm") == 0));
 }
 
 static double pct_arg(struct args *a, const char *flag, const char *v)
@@ -35,18 +138,27 @@ int cmd_compare(int argc, char **argv)
     struct args a = {argc, argv, 1, "compare"};
     struct kc_flags kf = {0};
     struct plugin_thresholds th = {-1, -1};
-    const char *names[MAX_RUNS], *v;
+    const char *names[MAX_RUNS], *v, *format = NULL, *html_file = NULL;
     size_t n = 0;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
             (void)puts("usage: kubectl pgbench compare A B [C...] [--fail-if-tps-drops PCT] "
-                       "[--fail-if-p99-grows PCT]\n"
-                       "  ratios are against the first run; a crossed threshold exits 3");
+                       "[--fail-if-p99-grows PCT] [-o html [FILE.html]]\n"
+                       "  ratios are against the first run; a crossed threshold exits 3\n"
+                       "  -o html: one self-contained page (the table, TPS, latency and "
+                       "percentile curves overlaid); stdout without FILE");
             return 0;
         }
         if (arg_kube(&a, &kf))
             continue;
+        if (arg_value(&a, "--output", "-o", &format)) {
+            if (strcmp(format, "html") != 0)
+                die_usage(&a, "-o \"%s\": html (the table alone is the default)", format);
+            if (a.i < a.argc && html_file_arg(a.argv[a.i]))
+                html_file = a.argv[a.i++];
+            continue;
+        }
         if (arg_value(&a, "--fail-if-tps-drops", NULL, &v)) {
             th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
             continue;
@@ -68,22 +180,23 @@ int cmd_compare(int argc, char **argv)
     int rc = open_or_fail(&k, &kf, "compare");
     if (rc)
         return rc;
+    const char *first = names[0];
+    if (sweep_ref(&k, &first)) { /* BenchmarkSweeps: one row per varied value */
+        struct buf out = BUF_INIT(OUT_CAP);
+        rc = sweep_compare(&k, names, n, format != NULL, &out);
+        if (!rc && format)
+            rc = write_page("compare", &out, html_file);
+        else if (!rc)
+            emit(out.data, out.len);
+        buf_free(&out);
+        kc_close(&k);
+        return rc;
+    }
     cJSON *brs[MAX_RUNS] = {0};
     for (size_t i = 0; i < n && !rc; i++)
         rc = get_run(&k, names[i], &brs[i]);
-    if (!rc) {
-        struct buf out = BUF_INIT(OUT_CAP), verdict = BUF_INIT(1 << 20);
-        bool failed = false;
-        (void)plugin_compare_table(&out, (const cJSON *const *)brs, n, &th, &verdict, &failed);
-        emit(out.data, out.len);
-        if (failed) {
-            (void)fflush(stdout);
-            (void)fprintf(stderr, "%s", verdict.data);
-            rc = EXIT_RUN_FAILED;
-        }
-        buf_free(&out);
-        buf_free(&verdict);
-    }
+    if (!rc)
+        rc = compare_out(brs, n, &th, &k, html_file, format != NULL);
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(brs[i]);
     kc_close(&k);
@@ -128,9 +241,13 @@ int cmd_export(int argc, char **argv)
         return rc;
     cJSON *br = NULL;
     rc = get_run(&k, name, &br);
+    cJSON *res = NULL;
+    char note[700];
+    if (!rc)
+        get_result(&k, br, &res, note, sizeof(note));
     if (!rc) {
         struct buf out = BUF_INIT(OUT_CAP);
-        if (plugin_export(&out, br, format, table) != 0) {
+        if (plugin_export(&out, br, res, format, table) != 0) {
             (void)fprintf(stderr, "kubectl pgbench export: output too large\n");
             rc = EXIT_CLUSTER;
         } else {
@@ -138,6 +255,7 @@ int cmd_export(int argc, char **argv)
         }
         buf_free(&out);
     }
+    cJSON_Delete(res);
     cJSON_Delete(br);
     kc_close(&k);
     return rc;
@@ -289,26 +407,30 @@ int cmd_report(int argc, char **argv)
     int rc = open_or_fail(&k, &kf, "report");
     if (rc)
         return rc;
+    if (sweep_ref(&k, &name)) { /* a BenchmarkSweep's page (report_sweep.c) */
+        struct buf out = BUF_INIT(OUT_CAP);
+        rc = sweep_report(&k, name, &out);
+        rc = rc ? rc : write_page("report", &out, file);
+        buf_free(&out);
+        kc_close(&k);
+        return rc;
+    }
     cJSON *br = NULL;
     rc = get_run(&k, name, &br);
+    cJSON *res = NULL;
+    char note[700];
     if (!rc) {
         struct buf out = BUF_INIT(OUT_CAP);
-        if (plugin_report_html(&out, br) != 0) {
+        get_result(&k, br, &res, note, sizeof(note));
+        if (plugin_report_html(&out, br, res, note) != 0) {
             (void)fprintf(stderr, "kubectl pgbench report: output too large\n");
             rc = EXIT_CLUSTER;
-        } else if (file) {
-            FILE *f = fopen(file, "w");
-            if (!f || fwrite(out.data, 1, out.len, f) != out.len || fclose(f) != 0) {
-                (void)fprintf(stderr, "kubectl pgbench report: cannot write %s\n", file);
-                rc = EXIT_CLUSTER;
-            } else {
-                (void)fprintf(stderr, "wrote %s\n", file);
-            }
         } else {
-            emit(out.data, out.len);
+            rc = write_page("report", &out, file);
         }
         buf_free(&out);
     }
+    cJSON_Delete(res);
     cJSON_Delete(br);
     kc_close(&k);
     return rc;

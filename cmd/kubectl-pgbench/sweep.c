@@ -9,6 +9,8 @@
 
 #include "pkg/controller/manifest.h"
 #include "pkg/plugin/present.h"
+#include "pkg/plugin/report.h"
+#include "pkg/plugin/report_sweep.h"
 #include "pkg/plugin/sweep.h"
 #include "pkg/util/clock.h"
 #include "plugin.h"
@@ -284,5 +286,63 @@ int cmd_sweep(int argc, char **argv)
     cJSON_Delete(sw);
     cJSON_Delete(br);
     run_cli_free(&r);
+    return rc;
+}
+
+/* ---- report and compare of sweeps ------------------------------------------------------- */
+
+bool sweep_ref(struct kc *k, const char **name)
+{
+    static const char *const prefixes[] = {
+        "sweep/",          "sweeps/",          "bsw/",
+        "benchmarksweep/", "benchmarksweeps/", "benchmarksweep.pgbench.dev/"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(*name, prefixes[i], strlen(prefixes[i])) == 0) {
+            *name += strlen(prefixes[i]);
+            return true;
+        }
+    /* a plain NAME: a BenchmarkSweep when no BenchmarkRun has it and a sweep does */
+    struct kc_reply r;
+    bool sweep = false;
+    if (kc_call(k, KC_GET, &KUBE_BENCHMARKRUNS, *name, NULL, NULL, &r) == 0 && r.st.http == 404) {
+        struct kc_reply s;
+        sweep =
+            kc_call(k, KC_GET, &CTRL_BENCHMARKSWEEPS, *name, NULL, NULL, &s) == 0 && kube_ok(&s.st);
+        kc_reply_free(&s);
+    }
+    kc_reply_free(&r);
+    return sweep;
+}
+
+int sweep_report(struct kc *k, const char *name, struct buf *out)
+{
+    cJSON *sw = NULL;
+    int rc = get_sweep(k, name, &sw);
+    if (!rc && plugin_sweep_report_html(out, sw) != 0) {
+        (void)fprintf(stderr, "kubectl pgbench report: output too large\n");
+        rc = EXIT_CLUSTER;
+    }
+    cJSON_Delete(sw);
+    return rc;
+}
+
+int sweep_compare(struct kc *k, const char *const *names, size_t n, bool html, struct buf *out)
+{
+    cJSON *sws[PLUGIN_MAX_RUNS] = {0};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const char *name = names[i];
+        (void)sweep_ref(k, &name);
+        rc = get_sweep(k, name, &sws[i]);
+    }
+    char err[600] = "output too large";
+    if (!rc &&
+        (html ? plugin_sweep_compare_html(out, (const cJSON *const *)sws, n, err, sizeof(err))
+              : plugin_sweep_compare(out, (const cJSON *const *)sws, n, err, sizeof(err))) != 0) {
+        (void)fprintf(stderr, "kubectl pgbench compare: %s\n", err);
+        rc = EXIT_USAGE;
+    }
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(sws[i]);
     return rc;
 }

@@ -444,9 +444,23 @@ static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int
     return n;
 }
 
-static int csv_table(struct buf *out, const cJSON *st, enum bench_field_id list)
+/* The items of an export table: the result's (its full timeline) when there is a result and it
+ * holds the list, else status'. *from_result says which form the items are in. */
+static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench_field_id list,
+                                bool *from_result)
 {
-    const cJSON *items = bench_status_get(st, list);
+    const cJSON *l = list == BK_TIMELINE ? bench_get(result, list) : NULL;
+    *from_result = l != NULL;
+    return l ? l : bench_status_get(st, list);
+}
+
+/* A table's columns are the status rows of the list; an item of the result is read at the same
+ * row's result path. */
+static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
+                     enum bench_field_id list)
+{
+    bool res;
+    const cJSON *items = table_items(st, result, list, &res);
     enum bench_field_id cols[64];
     int nc = list_columns(list, cols, 64), rc = 0;
     for (int c = 0; c < nc && !rc; c++)
@@ -459,14 +473,48 @@ static int csv_table(struct buf *out, const cJSON *st, enum bench_field_id list)
             for (int c = 0; c < nc && !rc; c++) {
                 if (c)
                     rc = buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, bench_status_get(it, cols[c]));
+                rc = rc ? rc
+                        : csv_field(out,
+                                    res ? bench_get(it, cols[c]) : bench_status_get(it, cols[c]));
             }
             rc = rc ? rc : buf_puts(out, "\n");
         }
     return rc;
 }
 
-int plugin_export(struct buf *out, const cJSON *br, const char *format, const char *table)
+/* A list for the JSON export, its items keyed as in status (a result's items are projected on
+ * the status columns, so both sources export the same keys). */
+static cJSON *export_list(const cJSON *items, bool from_result, enum bench_field_id list)
+{
+    if (!from_result) {
+        cJSON *d = cJSON_Duplicate(items, 1);
+        if (!d)
+            abort();
+        return d;
+    }
+    enum bench_field_id cols[64];
+    int nc = list_columns(list, cols, 64);
+    cJSON *a = cJSON_CreateArray();
+    const cJSON *it;
+    if (!a)
+        abort();
+    cJSON_ArrayForEach(it, items)
+    {
+        cJSON *row = cJSON_CreateObject();
+        if (!row)
+            abort();
+        for (int c = 0; c < nc; c++) {
+            const cJSON *v = bench_get(it, cols[c]);
+            if (v)
+                cJSON_AddItemToObject(row, bench_status_key(cols[c]), cJSON_Duplicate(v, 1));
+        }
+        cJSON_AddItemToArray(a, row);
+    }
+    return a;
+}
+
+int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
+                  const char *table)
 {
     const cJSON *st = status_of(br);
     size_t nt = sizeof(tables) / sizeof(tables[0]);
@@ -484,15 +532,17 @@ int plugin_export(struct buf *out, const cJSON *br, const char *format, const ch
         cJSON_AddStringToObject(o, "name", name_of(br));
         const char *ph = jstr(st, "phase");
         cJSON_AddStringToObject(o, "phase", ph ? ph : "Pending");
+        cJSON_AddStringToObject(o, "source", result ? "result" : "status");
         const cJSON *sum = bench_status_get(st, BK_SUMMARY);
         cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
                               sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull());
         for (size_t i = 0; i < nt; i++) {
             if (table && strcmp(table, tables[i].name))
                 continue;
-            const cJSON *l = bench_status_get(st, tables[i].list);
+            bool res;
+            const cJSON *l = table_items(st, result, tables[i].list, &res);
             cJSON_AddItemToObject(o, tables[i].name,
-                                  l ? cJSON_Duplicate(l, 1) : cJSON_CreateArray());
+                                  l ? export_list(l, res, tables[i].list) : cJSON_CreateArray());
         }
         char *s = cJSON_Print(o);
         cJSON_Delete(o);
@@ -506,12 +556,13 @@ int plugin_export(struct buf *out, const cJSON *br, const char *format, const ch
         return -EINVAL;
     int rc = 0, done = 0;
     for (size_t i = 0; i < nt && !rc; i++) {
+        bool res;
         if (table ? strcmp(table, tables[i].name) != 0
-                  : cJSON_GetArraySize(bench_status_get(st, tables[i].list)) == 0)
+                  : cJSON_GetArraySize(table_items(st, result, tables[i].list, &res)) == 0)
             continue;
         if (done++)
             rc = buf_puts(out, "\n");
-        rc = rc ? rc : csv_table(out, st, tables[i].list);
+        rc = rc ? rc : csv_table(out, st, result, tables[i].list);
     }
     return rc;
 }

@@ -31,10 +31,14 @@ struct plugin_thresholds {
 int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
                          const struct plugin_thresholds *th, struct buf *verdict, bool *failed);
 
-/* export: "json" (one object: name, phase, summary, timeline, statements, workers, fio) or "csv"
- * (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one, separated
- * by a blank line, each with a header row). -EINVAL on an unknown format or table. */
-int plugin_export(struct buf *out, const cJSON *br, const char *format, const char *table);
+/* export: "json" (one object: name, phase, source, summary, timeline, statements, workers, fio)
+ * or "csv" (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one,
+ * separated by a blank line, each with a header row). result is the run's full result (the
+ * ConfigMap status.resultRef names) or NULL: with it the timeline is the full one, not the
+ * points status keeps (same columns; "source" says "result" or "status"). -EINVAL on an unknown
+ * format or table. */
+int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
+                  const char *table);
 
 /* Formats a number compactly for tables: 16030.4 -> "16,030.4" style grouping off; digits kept
  * to the precision that means something (4 significant, at least 1 decimal for < 100). "-" for

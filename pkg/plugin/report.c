@@ -1,11 +1,13 @@
 /* The HTML report: inline SVG plots drawn here (no scripts, no external assets). */
 #include "pkg/plugin/report.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/histogram.h"
 #include "pkg/controller/status.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,9 +20,14 @@
 #define MR 70
 #define MT 44
 #define MB 48
-#define MAXPTS 4096
+#define LEGEND_ROW 16 /* px per further legend row: the plot grows, the legend never overlaps */
+#define MAXPTS 4096   /* points per line; longer timelines are drawn evenly spaced */
+#define DOTS_MAX 400  /* a line with more points than this is drawn without a circle per point */
+#define MAX_WORKER_LINES 16 /* per-worker lines drawn beside the total */
 
-static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"};
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+#define NCOLORS ((int)(sizeof(colors) / sizeof(colors[0])))
 
 static int esc(struct buf *o, const char *s)
 {
@@ -68,16 +75,52 @@ static void tick_label(char *b, size_t n, double v, double step)
     (void)snprintf(b, n, "%.*f", dec, v);
 }
 
+/* The percentile at `nines` whole nines: 0 -> "0", 1 -> "90", 2 -> "99", 3 -> "99.9". */
+static void nines_label(char *b, size_t n, double nines)
+{
+    int k = (int)lround(nines);
+    (void)snprintf(b, n, "%.*f", k > 2 ? k - 2 : 0, k > 0 ? 100 - 100 * pow(10, -k) : 0.0);
+}
+
 struct series {
     const char *label;
     const double *x, *y;
     int n;
     bool right; /* on the second y axis */
     bool step;  /* drawn as steps (replica counts) */
+    bool thin;  /* a thinner, dashed line (one worker beside the total) */
+};
+
+/* How plugin_line_chart's series differ from a plain one (report.h: dots, nodots). */
+enum { STYLE_DOTS = 1, STYLE_NODOTS = 2 };
+
+/* A labelled point on a chart (p50, p95, p99 on the percentile curve). */
+struct mark {
+    const char *label;
+    double x, y;
+};
+
+/* What a line chart shows besides its series. */
+struct chart {
+    const char *id, *title, *xlabel, *ylabel;
+    const char *rlabel; /* the second y axis (series with `right`), or NULL */
+    const char *empty;  /* said instead of the plot when no series has a point */
+    bool nines;         /* x in nines, -log10(1 - p): a tick per whole nine, labelled as the
+                         * percentile (0, 90, 99, 99.9 ...) */
+    const struct mark *marks;
+    int nmarks;
 };
 
 struct axis {
     double lo, hi, step;
+};
+
+/* Where a chart's plot area lies and its axes' ranges. */
+struct frame {
+    struct axis ax, ay, ar;
+    bool has_right;
+    double x0, x1, y0, y1; /* plot area: x0 left, y0 bottom (pixels grow downwards) */
+    int h;                 /* svg height */
 };
 
 static struct axis axis_for(double lo, double hi, int max_ticks, bool from_zero)
@@ -100,134 +143,232 @@ static double px(const struct axis *a, double v, double p0, double p1)
     return p0 + (v - a->lo) / (a->hi - a->lo) * (p1 - p0);
 }
 
-/* A line chart: x axis (xlabel with unit), left y axis for the series that are not `right`, a
- * second y axis for those that are (rlabel). Each point is also a small circle (class "pt"). */
-static int line_chart(struct buf *o, const char *id, const char *title, const char *xlabel,
-                      const char *ylabel, const char *rlabel, const struct series *s, int ns)
+static bool pt_ok(const struct series *s, int i)
 {
-    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY, rlo = INFINITY,
-           rhi = -INFINITY;
+    return isfinite(s->x[i]) && isfinite(s->y[i]);
+}
+
+/* Legend entries flow left to right over the plot's width and wrap into rows. */
+static double legend_w(const char *label)
+{
+    return 18 + 7.0 * (double)strlen(label) + 22;
+}
+
+static int legend_rows(const struct series *s, int ns)
+{
+    int rows = 1;
+    double x = ML + 10;
+    for (int k = 0; k < ns; k++) {
+        if (x + legend_w(s[k].label) > W - MR && x > ML + 10)
+            rows++, x = ML + 10;
+        x += legend_w(s[k].label);
+    }
+    return rows;
+}
+
+/* The frame of a chart; returns how many drawable points its series have. */
+static int frame_for(const struct chart *c, const struct series *s, int ns, struct frame *f)
+{
+    double xlo = INFINITY, xhi = -INFINITY, lo[2] = {INFINITY, INFINITY},
+           hi[2] = {-INFINITY, -INFINITY};
     int pts = 0;
     for (int k = 0; k < ns; k++)
         for (int i = 0; i < s[k].n; i++) {
-            if (!isfinite(s[k].x[i]) || !isfinite(s[k].y[i]))
+            if (!pt_ok(&s[k], i))
                 continue;
             pts++;
             xlo = fmin(xlo, s[k].x[i]);
             xhi = fmax(xhi, s[k].x[i]);
-            if (s[k].right) {
-                rlo = fmin(rlo, s[k].y[i]);
-                rhi = fmax(rhi, s[k].y[i]);
-            } else {
-                ylo = fmin(ylo, s[k].y[i]);
-                yhi = fmax(yhi, s[k].y[i]);
-            }
+            lo[s[k].right] = fmin(lo[s[k].right], s[k].y[i]);
+            hi[s[k].right] = fmax(hi[s[k].right], s[k].y[i]);
         }
-    if (pts == 0)
-        return buf_printf(o, "<p class=\"none\">%s: no data in status.</p>\n", title);
-    struct axis ax = axis_for(xlo, xhi, (W - ML - MR) / 70, true);
-    struct axis ay = axis_for(isfinite(ylo) ? ylo : 0, isfinite(yhi) ? yhi : 1, 6, true);
-    struct axis ar = axis_for(isfinite(rlo) ? rlo : 0, isfinite(rhi) ? rhi : 1, 6, true);
-    if (ar.step < 1 && rlabel)
-        ar = axis_for(0, fmax(1, rhi), 6, true), ar.step = fmax(1, ar.step);
-    double x0 = ML, x1 = W - MR, y0 = H - MB, y1 = MT;
-    int rc =
-        buf_printf(o,
-                   "<figure><svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
-                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">"
-                   "<title>",
-                   id, W, H, W, H);
-    rc = rc ? rc : esc(o, title);
-    rc = rc ? rc : buf_printf(o, "</title><text class=\"t\" x=\"%d\" y=\"18\">", ML);
-    rc = rc ? rc : esc(o, title);
-    rc = rc ? rc : buf_puts(o, "</text>");
+    if (c->nines)
+        f->ax = (struct axis){0, fmax(1, ceil(xhi - 1e-9)), 1};
+    else
+        f->ax = axis_for(xlo, xhi, (W - ML - MR) / 70, true);
+    f->ay = axis_for(isfinite(lo[0]) ? lo[0] : 0, isfinite(hi[0]) ? hi[0] : 1, 6, true);
+    f->ar = axis_for(isfinite(lo[1]) ? lo[1] : 0, isfinite(hi[1]) ? hi[1] : 1, 6, true);
+    if (f->ar.step < 1 && c->rlabel)
+        f->ar = axis_for(0, fmax(1, hi[1]), 6, true), f->ar.step = fmax(1, f->ar.step);
+    f->has_right = isfinite(lo[1]);
+    int extra = (legend_rows(s, ns) - 1) * LEGEND_ROW;
+    f->h = H + extra;
+    f->x0 = ML, f->x1 = W - MR, f->y0 = f->h - MB, f->y1 = MT + extra;
+    return pts;
+}
+
+/* Grid lines and tick labels of the x axis and both y axes. */
+static int draw_ticks(struct buf *o, const struct chart *c, const struct frame *f)
+{
     char b[64];
-    /* grid and tick labels */
-    for (double v = ax.lo; v <= ax.hi + ax.step / 2 && !rc; v += ax.step) {
-        double X = px(&ax, v, x0, x1);
-        tick_label(b, sizeof(b), v, ax.step);
+    int rc = 0;
+    const struct axis *ax = &f->ax, *ay = &f->ay, *ar = &f->ar;
+    for (double v = ax->lo; v <= ax->hi + ax->step / 2 && !rc; v += ax->step) {
+        double X = px(ax, v, f->x0, f->x1);
+        if (c->nines)
+            nines_label(b, sizeof(b), v);
+        else
+            tick_label(b, sizeof(b), v, ax->step);
         rc = buf_printf(o,
                         "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                         "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                        X, y0, X, y1, X, y0 + 16, b);
+                        X, f->y0, X, f->y1, X, f->y0 + 16, b);
     }
-    for (double v = ay.lo; v <= ay.hi + ay.step / 2 && !rc; v += ay.step) {
-        double Y = px(&ay, v, y0, y1);
-        tick_label(b, sizeof(b), v, ay.step);
+    for (double v = ay->lo; v <= ay->hi + ay->step / 2 && !rc; v += ay->step) {
+        double Y = px(ay, v, f->y0, f->y1);
+        tick_label(b, sizeof(b), v, ay->step);
         rc = buf_printf(o,
                         "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                         "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                        x0, Y, x1, Y, x0 - 6, Y + 4, b);
+                        f->x0, Y, f->x1, Y, f->x0 - 6, Y + 4, b);
     }
-    bool has_right = isfinite(rlo);
-    for (double v = ar.lo; has_right && v <= ar.hi + ar.step / 2 && !rc; v += ar.step) {
-        tick_label(b, sizeof(b), v, ar.step);
-        rc = buf_printf(o, "<text class=\"rt\" x=\"%.1f\" y=\"%.1f\">%s</text>", x1 + 6,
-                        px(&ar, v, y0, y1) + 4, b);
+    for (double v = ar->lo; f->has_right && v <= ar->hi + ar->step / 2 && !rc; v += ar->step) {
+        tick_label(b, sizeof(b), v, ar->step);
+        rc = buf_printf(o, "<text class=\"rt\" x=\"%.1f\" y=\"%.1f\">%s</text>", f->x1 + 6,
+                        px(ar, v, f->y0, f->y1) + 4, b);
     }
-    /* axes and their labels */
-    rc = rc ? rc
-            : buf_printf(o,
-                         "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                         "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                         "<text class=\"xl\" x=\"%.1f\" y=\"%d\">",
-                         x0, y0, x1, y0, x0, y0, x0, y1, (x0 + x1) / 2, H - 8);
-    rc = rc ? rc : esc(o, xlabel);
+    return rc;
+}
+
+/* The axis lines and their labels (with units). */
+static int draw_axes(struct buf *o, const struct chart *c, const struct frame *f)
+{
+    int rc = buf_printf(o,
+                        "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                        "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                        "<text class=\"xl\" x=\"%.1f\" y=\"%d\">",
+                        f->x0, f->y0, f->x1, f->y0, f->x0, f->y0, f->x0, f->y1, (f->x0 + f->x1) / 2,
+                        f->h - 8);
+    rc = rc ? rc : esc(o, c->xlabel);
     rc = rc ? rc
             : buf_printf(o,
                          "</text><text class=\"yl\" transform=\"translate(16 %.1f) rotate(-90)\">",
-                         (y0 + y1) / 2);
-    rc = rc ? rc : esc(o, ylabel);
+                         (f->y0 + f->y1) / 2);
+    rc = rc ? rc : esc(o, c->ylabel);
     rc = rc ? rc : buf_puts(o, "</text>");
-    if (has_right && rlabel && !rc) {
+    if (f->has_right && c->rlabel && !rc) {
         rc = buf_printf(o,
                         "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                         "<text class=\"yl\" transform=\"translate(%d %.1f) rotate(90)\">",
-                        x1, y0, x1, y1, W - 12, (y0 + y1) / 2);
-        rc = rc ? rc : esc(o, rlabel);
+                        f->x1, f->y0, f->x1, f->y1, W - 12, (f->y0 + f->y1) / 2);
+        rc = rc ? rc : esc(o, c->rlabel);
         rc = rc ? rc : buf_puts(o, "</text>");
     }
-    /* series and legend */
+    return rc;
+}
+
+/* One series: a polyline through its points (steps for `step`), a circle (class "pt") per point
+ * unless there are more than DOTS_MAX. */
+static int draw_series(struct buf *o, const struct frame *f, const struct series *s, const char *c,
+                       unsigned style)
+{
+    const struct axis *ya = s->right ? &f->ar : &f->ay;
+    int rc = buf_printf(o, "<g class=\"series\" data-label=\"");
+    rc = rc ? rc : esc(o, s->label);
+    rc = rc ? rc
+            : buf_printf(o,
+                         "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s "
+                         "points=\"",
+                         style & STYLE_DOTS ? "none" : c, s->thin ? "1.2" : "2",
+                         s->thin ? " stroke-dasharray=\"4 2\"" : "");
+    double prevY = NAN;
+    int n = 0;
+    for (int i = 0; i < s->n && !rc; i++) {
+        if (!pt_ok(s, i))
+            continue;
+        double X = px(&f->ax, s->x[i], f->x0, f->x1), Y = px(ya, s->y[i], f->y0, f->y1);
+        if (s->step && isfinite(prevY))
+            rc = buf_printf(o, "%.1f,%.1f ", X, prevY);
+        rc = rc ? rc : buf_printf(o, "%.1f,%.1f ", X, Y);
+        prevY = Y;
+        n++;
+    }
+    if (s->step && isfinite(prevY) && !rc) /* the last count holds to the end */
+        rc = buf_printf(o, "%.1f,%.1f", f->x1, prevY);
+    rc = rc ? rc : buf_puts(o, "\"/>");
+    for (int i = 0; i < s->n && n <= DOTS_MAX && !(style & STYLE_NODOTS) && !rc; i++) {
+        if (pt_ok(s, i))
+            rc =
+                buf_printf(o, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>",
+                           px(&f->ax, s->x[i], f->x0, f->x1), px(ya, s->y[i], f->y0, f->y1),
+                           s->thin ? "1.8" : "2.5", c);
+    }
+    return rc ? rc : buf_puts(o, "</g>");
+}
+
+static int draw_legend(struct buf *o, const struct series *s, int ns)
+{
+    double x = ML + 10;
+    int row = 0, rc = 0;
     for (int k = 0; k < ns && !rc; k++) {
-        const char *c = colors[k % 5];
-        const struct axis *ya = s[k].right ? &ar : &ay;
-        rc = buf_printf(o, "<g class=\"series\" data-label=\"");
-        rc = rc ? rc : esc(o, s[k].label);
-        rc =
-            rc ? rc
-               : buf_printf(
-                     o, "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
-        double prevY = NAN;
-        for (int i = 0; i < s[k].n && !rc; i++) {
-            if (!isfinite(s[k].x[i]) || !isfinite(s[k].y[i]))
-                continue;
-            double X = px(&ax, s[k].x[i], x0, x1), Y = px(ya, s[k].y[i], y0, y1);
-            if (s[k].step && isfinite(prevY))
-                rc = buf_printf(o, "%.1f,%.1f ", X, prevY);
-            rc = rc ? rc : buf_printf(o, "%.1f,%.1f ", X, Y);
-            prevY = Y;
-        }
-        if (s[k].step && isfinite(prevY) && !rc) /* the last count holds to the end */
-            rc = buf_printf(o, "%.1f,%.1f", x1, prevY);
-        rc = rc ? rc : buf_puts(o, "\"/>");
-        for (int i = 0; i < s[k].n && !rc; i++) {
-            if (!isfinite(s[k].x[i]) || !isfinite(s[k].y[i]))
-                continue;
-            rc = buf_printf(o,
-                            "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
-                            px(&ax, s[k].x[i], x0, x1), px(ya, s[k].y[i], y0, y1), c);
-        }
-        rc = rc ? rc : buf_puts(o, "</g>");
-        double lx = x0 + 10 + k * 190;
-        rc = rc ? rc
-                : buf_printf(o,
-                             "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" "
-                             "height=\"4\" fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
-                             lx, MT - 18, c, lx + 18, MT - 13);
+        if (x + legend_w(s[k].label) > W - MR && x > ML + 10)
+            row++, x = ML + 10;
+        int y = MT - 18 + row * LEGEND_ROW;
+        rc = buf_printf(o,
+                        "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" "
+                        "height=\"4\" fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
+                        x, y, colors[k % NCOLORS], x + 18, y + 5);
         rc = rc ? rc : esc(o, s[k].label);
         rc = rc ? rc : buf_puts(o, "</text></g>");
+        x += legend_w(s[k].label);
     }
+    return rc;
+}
+
+/* Marks: a dot on the curve, a dashed drop line to the x axis, and the label in its own row at
+ * the top of the plot (rows never overlap; near the right edge the label ends at the line). */
+static int draw_marks(struct buf *o, const struct chart *c, const struct frame *f)
+{
+    int rc = 0;
+    for (int i = 0; i < c->nmarks && !rc; i++) {
+        const struct mark *m = &c->marks[i];
+        if (!isfinite(m->x) || !isfinite(m->y))
+            continue;
+        double X = px(&f->ax, m->x, f->x0, f->x1), Y = px(&f->ay, m->y, f->y0, f->y1);
+        bool end = X > f->x1 - 120;
+        rc = buf_printf(o,
+                        "<g class=\"mark\" data-x=\"%.6g\" data-y=\"%.6g\"><line class=\"mk\" "
+                        "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><circle cx=\"%.1f\" "
+                        "cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"#222\"/>"
+                        "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">",
+                        m->x, m->y, X, f->y0, X, f->y1 + 10 + 14.0 * i, X, Y, end ? "mkl e" : "mkl",
+                        end ? X - 4 : X + 4, f->y1 + 14 + 14.0 * i);
+        rc = rc ? rc : esc(o, m->label);
+        rc = rc ? rc : buf_puts(o, "</text></g>");
+    }
+    return rc;
+}
+
+/* A line chart: x axis (xlabel with unit), left y axis for the series that are not `right`, a
+ * second y axis for those that are (rlabel), a legend above the plot. */
+static int styled_chart(struct buf *o, const struct chart *c, const struct series *s, int ns,
+                        const unsigned *style)
+{
+    struct frame f;
+    if (frame_for(c, s, ns, &f) == 0)
+        return buf_printf(o, "<p class=\"none\">%s: %s</p>\n", c->title,
+                          c->empty ? c->empty : "no data in status.");
+    int rc =
+        buf_printf(o,
+                   "<figure><svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
+                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
+                   c->id, W, f.h, W, f.h);
+    rc = rc ? rc : esc(o, c->title);
+    rc = rc ? rc : buf_printf(o, "</title><text class=\"t\" x=\"%d\" y=\"18\">", ML);
+    rc = rc ? rc : esc(o, c->title);
+    rc = rc ? rc : buf_puts(o, "</text>");
+    rc = rc ? rc : draw_ticks(o, c, &f);
+    rc = rc ? rc : draw_axes(o, c, &f);
+    for (int k = 0; k < ns && !rc; k++)
+        rc = draw_series(o, &f, &s[k], colors[k % NCOLORS], style ? style[k] : 0);
+    rc = rc ? rc : draw_marks(o, c, &f);
+    rc = rc ? rc : draw_legend(o, s, ns);
     return rc ? rc : buf_puts(o, "</svg></figure>\n");
+}
+
+static int line_chart(struct buf *o, const struct chart *c, const struct series *s, int ns)
+{
+    return styled_chart(o, c, s, ns, NULL);
 }
 
 /* Horizontal bars: one row per label, values on an x axis with its unit. */
@@ -287,7 +428,7 @@ static int bar_chart(struct buf *o, const char *id, const char *title, const cha
                             "<rect class=\"pt bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                             "height=\"12\" fill=\"%s\"/><text class=\"bv\" x=\"%.1f\" "
                             "y=\"%.1f\">%s</text>",
-                            x0, ry + 14 * k, fmax(1, px(&ax, x, x0, x1) - x0), colors[k % 5],
+                            x0, ry + 14 * k, fmax(1, px(&ax, x, x0, x1) - x0), colors[k % NCOLORS],
                             px(&ax, x, x0, x1) + 4, ry + 14 * k + 10, b);
         }
     }
@@ -296,7 +437,7 @@ static int bar_chart(struct buf *o, const char *id, const char *title, const cha
         rc = buf_printf(o,
                         "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"4\" "
                         "fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
-                        lx, 14, colors[k % 5], lx + 18, 18);
+                        lx, 14, colors[k % NCOLORS], lx + 18, 18);
         rc = rc ? rc : esc(o, series_names[k]);
         rc = rc ? rc : buf_puts(o, "</text></g>");
     }
@@ -350,22 +491,104 @@ static int summary_table(struct buf *o, const cJSON *st)
     return rc ? rc : buf_puts(o, "</table>\n");
 }
 
-/* x/y arrays from a status list. */
-static int take(const cJSON *list, enum bench_field_id xid, enum bench_field_id yid, double *x,
-                double *y)
+/* Points of one timeline metric from a list in status form (result false) or in the result's
+ * (true); evenly spaced when the list is longer than MAXPTS. */
+static int take(const cJSON *list, bool result, enum bench_field_id xid, enum bench_field_id yid,
+                double *x, double *y)
 {
-    int n = 0;
+    int len = cJSON_GetArraySize(list), step = len > MAXPTS ? (len + MAXPTS - 1) / MAXPTS : 1;
+    int n = 0, i = 0;
     const cJSON *it;
     if (cJSON_IsArray(list))
         cJSON_ArrayForEach(it, list)
         {
-            if (n >= MAXPTS)
-                break;
-            x[n] = num_at(it, xid);
-            y[n] = num_at(it, yid);
+            if (i++ % step || n >= MAXPTS)
+                continue;
+            x[n] = result ? bench_num(it, xid) : num_at(it, xid);
+            y[n] = result ? bench_num(it, yid) : num_at(it, yid);
             n++;
         }
     return n;
+}
+
+struct pts {
+    double x[MAXPTS], y[MAXPTS];
+};
+
+static struct pts *pts_new(size_t n)
+{
+    struct pts *p = calloc(n ? n : 1, sizeof(*p));
+    if (!p)
+        abort();
+    return p;
+}
+
+/* The aggregate's timeline: the result's full one when there is a result, else status'. */
+static int total_line(const cJSON *st, const cJSON *res, enum bench_field_id yid, struct pts *p)
+{
+    if (res)
+        return take(bench_get(res, BK_TIMELINE), true, BK_TIMELINE_T, yid, p->x, p->y);
+    return take(bench_status_get(st, BK_TIMELINE), false, BK_TIMELINE_T, yid, p->x, p->y);
+}
+
+/* One line per worker of the result (at most MAX_WORKER_LINES), thin, labelled "worker N" (N its
+ * index; a worker that left no result has a legend entry and no line), into s, p and labels.
+ * Returns the number of lines. */
+static int worker_lines(const cJSON *res, enum bench_field_id yid, struct pts *p,
+                        char (*labels)[32], struct series *s)
+{
+    const cJSON *wr, *ws = bench_get(res, BK_WORKER_RESULTS);
+    int n = 0;
+    if (cJSON_IsArray(ws))
+        cJSON_ArrayForEach(wr, ws)
+        {
+            if (n >= MAX_WORKER_LINES)
+                break;
+            double idx = bench_num(wr, BK_WORKER);
+            (void)snprintf(labels[n], sizeof(labels[n]), "worker %d",
+                           isfinite(idx) && idx >= 0 && idx < 1e6 ? (int)idx : n);
+            int np = take(bench_get(wr, BK_TIMELINE), true, BK_TIMELINE_T, yid, p[n].x, p[n].y);
+            s[n] = (struct series){labels[n], p[n].x, p[n].y, np, false, false, true};
+            n++;
+        }
+    return n;
+}
+
+/* Decodes a result histogram; NULL when it is absent or not valid. */
+static struct bench_hist *hist_of(const cJSON *json)
+{
+    if (!json)
+        return NULL;
+    struct bench_hist *h = bench_hist_new();
+    if (!h)
+        abort();
+    if (bench_hist_from_json(h, json) != 0) {
+        bench_hist_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+int plugin_percentile_curve(const cJSON *hist, double *x, double *y, int max)
+{
+    struct bench_hist *h = hist_of(hist);
+    if (!h)
+        return -EINVAL;
+    uint64_t count = bench_hist_count(h);
+    double top = count > 0 ? log10((double)count) + 1e-9 : -1;
+    int n = 0;
+    for (int k = 0; n < max && (double)k / PLUGIN_CURVE_STEPS_PER_NINE <= top; k++) {
+        double nines = (double)k / PLUGIN_CURVE_STEPS_PER_NINE;
+        x[n] = nines;
+        y[n++] = (double)bench_hist_percentile(h, 100 - 100 * pow(10, -nines)) / 1000.0;
+    }
+    bench_hist_free(h);
+    return n;
+}
+
+static double nines_of(double pct)
+{
+    return -log10(1 - pct / 100);
 }
 
 static const char css[] =
@@ -377,24 +600,160 @@ static const char css[] =
     "svg text{font:12px sans-serif;fill:#222}.t{font-weight:bold;font-size:13px}"
     ".xt{text-anchor:middle}.yt{text-anchor:end}.rt{text-anchor:start}.bl{text-anchor:end}"
     ".xl,.yl{text-anchor:middle;font-style:italic}.g{stroke:#e4e4e4}.ax{stroke:#444}"
+    ".mk{stroke:#444;stroke-dasharray:3 3}svg text.mkl{font-size:11px;paint-order:stroke;"
+    "stroke:#fff;stroke-width:3px}svg text.e{text-anchor:end}.verdict{color:#b00}"
     "figure{margin:8px 0}.none{color:#888}";
 
-int plugin_report_html(struct buf *o, const cJSON *br)
+static int page_start(struct buf *o, const char *title)
+{
+    int rc =
+        buf_puts(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+    rc = rc ? rc : esc(o, title);
+    rc = rc ? rc : buf_printf(o, "</title><style>%s</style></head><body>\n<h1>", css);
+    rc = rc ? rc : esc(o, title);
+    return rc ? rc : buf_puts(o, "</h1>\n");
+}
+
+/* The percentile curve of each run's merged histogram (names[i] its legend; hists[i] may be
+ * NULL); with one run, p50, p95 and p99 are marked. */
+static int percentile_chart(struct buf *o, const char *const *names, const cJSON *const *hists,
+                            size_t n, const char *empty)
+{
+    struct pts *p = pts_new(n);
+    struct series s[PLUGIN_MAX_RUNS];
+    struct mark m[3];
+    char lab[3][64];
+    int ns = 0, nm = 0;
+    for (size_t i = 0; i < n && i < PLUGIN_MAX_RUNS; i++) {
+        int np = plugin_percentile_curve(hists[i], p[ns].x, p[ns].y, MAXPTS);
+        if (np > 0)
+            s[ns] = (struct series){names[i], p[ns].x, p[ns].y, np, false, false, false}, ns++;
+    }
+    struct bench_hist *h = n == 1 ? hist_of(hists[0]) : NULL;
+    static const double pcts[] = {50, 95, 99};
+    for (int k = 0; h && bench_hist_count(h) > 0 && k < 3; k++, nm++) {
+        double ms = (double)bench_hist_percentile(h, pcts[k]) / 1000.0;
+        char v[32];
+        plugin_fmt_num(v, sizeof(v), ms);
+        (void)snprintf(lab[k], sizeof(lab[k]), "p%g %s ms", pcts[k], v);
+        m[k] = (struct mark){lab[k], nines_of(pcts[k]), ms};
+    }
+    bench_hist_free(h);
+    struct chart c = {"percentiles",
+                      "Latency by percentile (merged histogram of every transaction)",
+                      "percentile (%, log scale: one tick per nine)",
+                      "latency (ms)",
+                      NULL,
+                      empty,
+                      true,
+                      m,
+                      nm};
+    int rc = line_chart(o, &c, s, ns);
+    free(p);
+    return rc;
+}
+
+/* TPS (with the HPA's replicas on the same time axis) and latency over time: the total and one
+ * line per worker of the result. */
+static int timeline_charts(struct buf *o, const cJSON *st, const cJSON *res)
+{
+    struct pts *p = pts_new(2 + MAX_WORKER_LINES);
+    struct series s[2 + MAX_WORKER_LINES];
+    char labels[MAX_WORKER_LINES][32];
+    int nt = total_line(st, res, BK_TIMELINE_TPS, &p[0]), nh = 0;
+    s[0] = (struct series){"TPS, all workers (1/s)", p[0].x, p[0].y, nt, false, false, false};
+    int ns = 1 + worker_lines(res, BK_TIMELINE_TPS, &p[1], labels, &s[1]);
+    const cJSON *hpa = cJSON_GetObjectItemCaseSensitive(st, "hpaTimeline"), *it;
+    double start = ctrl_status_start_at(st), *hx = p[ns].x, *hy = p[ns].y;
+    if (start <= 0)
+        start = NAN;
+    if (cJSON_IsArray(hpa) && isfinite(start))
+        cJSON_ArrayForEach(it, hpa)
+        {
+            const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "replicas");
+            double t = util_rfc3339_parse(
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "time")));
+            if (nh < MAXPTS && cJSON_IsNumber(r) && t >= 0) {
+                hx[nh] = fmax(0, t - start);
+                hy[nh++] = r->valuedouble;
+            }
+        }
+    if (nh)
+        s[ns++] = (struct series){"HPA replicas", hx, hy, nh, true, true, false};
+    struct chart c = {"tps",
+                      "TPS and HPA replicas over time",
+                      "time since start (s)",
+                      "TPS (1/s)",
+                      nh ? "replicas" : NULL,
+                      NULL,
+                      false,
+                      NULL,
+                      0};
+    int rc = buf_puts(o, "<h2>Throughput over time</h2>\n");
+    rc = rc ? rc : line_chart(o, &c, s, ns);
+    nt = total_line(st, res, BK_TIMELINE_LATENCY_MS, &p[0]);
+    s[0] = (struct series){
+        "average latency, all workers (ms)", p[0].x, p[0].y, nt, false, false, false};
+    ns = 1 + worker_lines(res, BK_TIMELINE_LATENCY_MS, &p[1], labels, &s[1]);
+    struct chart lc = {"latency",
+                       "Latency over time",
+                       "time since start (s)",
+                       "latency (ms)",
+                       NULL,
+                       NULL,
+                       false,
+                       NULL,
+                       0};
+    rc = rc ? rc : buf_puts(o, "<h2>Latency over time</h2>\n");
+    rc = rc ? rc : line_chart(o, &lc, s, ns);
+    free(p);
+    return rc;
+}
+
+const char *plugin_result_ref(const cJSON *br, const char **key)
+{
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
+    const cJSON *name = bench_status_get(st, BK_STATUS_RESULT_REF_NAME);
+    const cJSON *k = bench_status_get(st, BK_STATUS_RESULT_REF_KEY);
+    if (key)
+        *key = cJSON_IsString(k) && k->valuestring[0] ? k->valuestring : NULL;
+    return cJSON_IsString(name) && name->valuestring[0] ? name->valuestring : NULL;
+}
+
+/* Which data the page shows: the full result (how many points, workers, what was reduced) or
+ * status only, and why. */
+static int source_row(struct buf *o, const cJSON *br, const cJSON *res, const char *note)
+{
+    char b[600];
+    if (res) {
+        const char *cm = plugin_result_ref(br, NULL);
+        (void)snprintf(b, sizeof(b),
+                       "the full result, ConfigMap %s: %d timeline points, %d worker "
+                       "results%s",
+                       cm ? cm : "?", cJSON_GetArraySize(bench_get(res, BK_TIMELINE)),
+                       cJSON_GetArraySize(bench_get(res, BK_WORKER_RESULTS)),
+                       bench_get(res, BK_DOWNSAMPLED)
+                           ? " (the operator reduced it to fit the ConfigMap: see downsampled)"
+                           : "");
+    } else {
+        (void)snprintf(b, sizeof(b),
+                       "status only (%s): at most %d timeline points, no per-worker "
+                       "lines, no percentile curve",
+                       note ? note : "no result ConfigMap", bench_fields[BK_TIMELINE].max_items);
+    }
+    return kv_row(o, "data", b);
+}
+
+static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const char *note)
 {
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(br, "metadata");
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
     const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
-    double *x = calloc(4 * MAXPTS, sizeof(double));
-    if (!x)
-        abort();
-    double *y = x + MAXPTS, *hx = x + 2 * MAXPTS, *hy = x + 3 * MAXPTS;
-    int rc = buf_puts(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                         "<title>BenchmarkRun ");
-    rc = rc ? rc : esc(o, name);
-    rc = rc ? rc : buf_printf(o, "</title><style>%s</style></head><body>\n<h1>BenchmarkRun ", css);
-    rc = rc ? rc : esc(o, name);
-    rc = rc ? rc : buf_puts(o, "</h1>\n<table class=\"kv\">\n");
+    char title[320];
+    (void)snprintf(title, sizeof(title), "BenchmarkRun %s", name ? name : "");
+    int rc = page_start(o, title);
+    rc = rc ? rc : buf_puts(o, "<table class=\"kv\">\n");
     rc = rc ? rc : kv_row(o, "phase", phase ? phase : "Pending");
     static const char *const keys[] = {"target", "message", "startTime", "completionTime"};
     for (size_t i = 0; i < 4 && !rc; i++) {
@@ -405,43 +764,15 @@ int plugin_report_html(struct buf *o, const cJSON *br)
     const cJSON *disp = bench_status_get(st, BK_STATUS_DISPLAY_RESULT);
     if (cJSON_IsString(disp) && !rc)
         rc = kv_row(o, "result", disp->valuestring);
+    rc = rc ? rc : source_row(o, br, res, note);
     rc = rc ? rc : buf_puts(o, "</table>\n<h2>Summary</h2>\n");
-    rc = rc ? rc : summary_table(o, st);
+    return rc ? rc : summary_table(o, st);
+}
 
-    /* TPS over time, with the HPA's replicas on the same time axis */
-    const cJSON *tl = bench_status_get(st, BK_TIMELINE);
-    int n = take(tl, BK_TIMELINE_T, BK_TIMELINE_TPS, x, y);
-    int nh = 0;
-    const cJSON *hpa = cJSON_GetObjectItemCaseSensitive(st, "hpaTimeline");
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(st, "startAt");
-    double start = cJSON_IsNumber(sa) ? sa->valuedouble : NAN;
-    const cJSON *it;
-    if (cJSON_IsArray(hpa) && isfinite(start))
-        cJSON_ArrayForEach(it, hpa)
-        {
-            const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "replicas");
-            double t = util_rfc3339_parse(
-                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "time")));
-            if (nh < MAXPTS && cJSON_IsNumber(r) && isfinite(t)) {
-                hx[nh] = fmax(0, t - start);
-                hy[nh++] = r->valuedouble;
-            }
-        }
-    struct series s[2] = {{"TPS (transactions/s)", x, y, n, false, false},
-                          {"HPA replicas", hx, hy, nh, true, true}};
-    rc = rc ? rc : buf_puts(o, "<h2>Throughput over time</h2>\n");
-    rc = rc ? rc
-            : line_chart(o, "tps", "TPS and HPA replicas over time", "time since start (s)",
-                         "TPS (1/s)", nh ? "replicas" : NULL, s, nh ? 2 : 1);
-    n = take(tl, BK_TIMELINE_T, BK_TIMELINE_LATENCY_MS, x, y);
-    struct series ls = {"average latency per interval (ms)", x, y, n, false, false};
-    rc = rc ? rc : buf_puts(o, "<h2>Latency over time</h2>\n");
-    rc = rc ? rc
-            : line_chart(o, "latency", "Latency over time", "time since start (s)", "latency (ms)",
-                         NULL, &ls, 1);
-
-    /* wait events */
-    const cJSON *sh = bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT);
+/* Wait-event shares, replica lag samples and fio's p99 per job, from status. */
+static int diagnostic_charts(struct buf *o, const cJSON *st)
+{
+    const cJSON *sh = bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT), *it;
     const char *labels[64];
     double vals[64 * 3];
     int nl = 0;
@@ -451,27 +782,32 @@ int plugin_report_html(struct buf *o, const cJSON *br)
             labels[nl] = it->string;
             vals[nl++] = it->valuedouble;
         }
-    rc = rc ? rc : buf_puts(o, "<h2>Wait events</h2>\n");
+    int rc = buf_puts(o, "<h2>Wait events</h2>\n");
     rc = rc ? rc
             : bar_chart(o, "waits", "Wait-event shares of the load's backends",
                         "share of backend samples (%)", labels, vals, nl, 1, NULL);
-
-    /* replica lag */
     const cJSON *lag = bench_status_get(st, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);
+    struct pts *p = pts_new(1);
     int nlag = 0;
     if (cJSON_IsArray(lag))
         cJSON_ArrayForEach(it, lag) if (nlag < MAXPTS)
         {
-            x[nlag] = nlag + 1;
-            y[nlag++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+            p->x[nlag] = nlag + 1;
+            p->y[nlag++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
         }
-    struct series rs = {"replay lag (ms)", x, y, nlag, false, false};
+    struct series rs = {"replay lag (ms)", p->x, p->y, nlag, false, false, false};
+    struct chart c = {"lag",
+                      "Replica replay lag during the run",
+                      "sample (one per tick)",
+                      "lag (ms)",
+                      NULL,
+                      NULL,
+                      false,
+                      NULL,
+                      0};
     rc = rc ? rc : buf_puts(o, "<h2>Replica lag</h2>\n");
-    rc = rc ? rc
-            : line_chart(o, "lag", "Replica replay lag during the run", "sample (one per tick)",
-                         "lag (ms)", NULL, &rs, 1);
-
-    /* fio */
+    rc = rc ? rc : line_chart(o, &c, &rs, 1);
+    free(p);
     const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
     nl = 0;
     if (cJSON_IsArray(fio))
@@ -486,13 +822,16 @@ int plugin_report_html(struct buf *o, const cJSON *br)
         }
     static const char *const fio_series[] = {"read p99", "write p99", "sync p99"};
     rc = rc ? rc : buf_puts(o, "<h2>fio latency per job</h2>\n");
-    rc = rc ? rc
-            : bar_chart(o, "fio", "fio 99th percentile latency per job", "latency p99 (µs)", labels,
-                        vals, nl, 3, fio_series);
+    return rc ? rc
+              : bar_chart(o, "fio", "fio 99th percentile latency per job", "latency p99 (µs)",
+                          labels, vals, nl, 3, fio_series);
+}
 
-    /* the server and the spec */
-    const cJSON *srv = bench_status_get(st, BK_SERVER);
-    rc = rc ? rc : buf_puts(o, "<h2>Server settings</h2>\n");
+/* The server's settings and the spec as YAML. */
+static int settings(struct buf *o, const cJSON *br, const cJSON *st)
+{
+    const cJSON *srv = bench_status_get(st, BK_SERVER), *it;
+    int rc = buf_puts(o, "<h2>Server settings</h2>\n");
     if (cJSON_IsObject(srv) && !rc) {
         rc = buf_puts(o, "<table class=\"kv\" id=\"server\">\n");
         cJSON_ArrayForEach(it, srv)
@@ -522,7 +861,154 @@ int plugin_report_html(struct buf *o, const cJSON *br)
         rc = rc ? rc : buf_puts(o, "</pre>\n");
         buf_free(&y2);
     }
-    rc = rc ? rc : buf_puts(o, "</body></html>\n");
-    free(x);
     return rc;
+}
+
+int plugin_report_html(struct buf *o, const cJSON *br, const cJSON *result, const char *note)
+{
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
+    int rc = report_head(o, br, result, note);
+    rc = rc ? rc : timeline_charts(o, st, result);
+    const cJSON *hist = bench_get(result, BK_HISTOGRAM);
+    const char *label = "latency at percentile (ms)";
+    rc = rc ? rc : buf_puts(o, "<h2>Latency percentiles</h2>\n");
+    rc = rc ? rc
+            : percentile_chart(o, &label, &hist, 1,
+                               result ? "no histogram in the result (pgbench wrote no -l log)."
+                                      : "needs the result ConfigMap (status keeps no histogram).");
+    rc = rc ? rc : diagnostic_charts(o, st);
+    rc = rc ? rc : settings(o, br, st);
+    return rc ? rc : buf_puts(o, "</body></html>\n");
+}
+
+/* ---- compare ---------------------------------------------------------------------------- */
+
+static const char *run_name(const cJSON *br)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(br, "metadata");
+    const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
+    return n ? n : "?";
+}
+
+/* One timeline metric of every run on one chart, one line per run. */
+static int overlay_chart(struct buf *o, const struct chart *c, const cJSON *const *brs,
+                         const cJSON *const *results, size_t n, enum bench_field_id yid)
+{
+    struct pts *p = pts_new(n);
+    struct series s[PLUGIN_MAX_RUNS];
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(brs[i], "status");
+        int np = total_line(st, results[i], yid, &p[i]);
+        s[i] = (struct series){run_name(brs[i]), p[i].x, p[i].y, np, false, false, false};
+    }
+    int rc = line_chart(o, c, s, (int)n);
+    free(p);
+    return rc;
+}
+
+/* Which runs the page read from their result ConfigMap and which from status only. */
+static int compare_sources(struct buf *o, const cJSON *const *brs, const cJSON *const *results,
+                           size_t n)
+{
+    int rc = buf_puts(o, "<table class=\"kv\" id=\"runs\">\n");
+    for (size_t i = 0; i < n && !rc; i++) {
+        char b[400];
+        const char *cm = plugin_result_ref(brs[i], NULL);
+        if (results[i])
+            (void)snprintf(b, sizeof(b), "full result (ConfigMap %s, %d timeline points)",
+                           cm ? cm : "?", cJSON_GetArraySize(bench_get(results[i], BK_TIMELINE)));
+        else
+            (void)snprintf(b, sizeof(b),
+                           "status only (at most %d timeline points, no percentile "
+                           "curve)",
+                           bench_fields[BK_TIMELINE].max_items);
+        rc = kv_row(o, run_name(brs[i]), b);
+    }
+    return rc ? rc : buf_puts(o, "</table>\n");
+}
+
+int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *const *results,
+                        size_t n, const struct plugin_thresholds *th, struct buf *verdict,
+                        bool *failed)
+{
+    if (n > PLUGIN_MAX_RUNS)
+        return -EINVAL;
+    struct buf table = BUF_INIT(4u << 20);
+    int rc = plugin_compare_table(&table, brs, n, th, verdict, failed);
+    char title[200];
+    (void)snprintf(title, sizeof(title), "Comparison of %zu BenchmarkRuns (ratios against %s)", n,
+                   run_name(brs[0]));
+    rc = rc ? rc : page_start(o, title);
+    rc = rc ? rc : compare_sources(o, brs, results, n);
+    rc = rc ? rc : buf_puts(o, "<h2>Results</h2>\n<pre id=\"compare\">");
+    rc = rc ? rc : esc(o, table.data);
+    rc = rc ? rc : buf_puts(o, "</pre>\n");
+    if (*failed && !rc) {
+        rc = buf_puts(o, "<pre class=\"verdict\" id=\"verdict\">");
+        rc = rc ? rc : esc(o, verdict->data);
+        rc = rc ? rc : buf_puts(o, "</pre>\n");
+    }
+    buf_free(&table);
+    struct chart tc = {
+        "tps", "TPS over time", "time since start (s)", "TPS (1/s)", NULL, NULL, false, NULL, 0};
+    struct chart lc = {"latency",
+                       "Average latency over time",
+                       "time since start (s)",
+                       "latency (ms)",
+                       NULL,
+                       NULL,
+                       false,
+                       NULL,
+                       0};
+    rc = rc ? rc : buf_puts(o, "<h2>Throughput over time</h2>\n");
+    rc = rc ? rc : overlay_chart(o, &tc, brs, results, n, BK_TIMELINE_TPS);
+    rc = rc ? rc : buf_puts(o, "<h2>Latency over time</h2>\n");
+    rc = rc ? rc : overlay_chart(o, &lc, brs, results, n, BK_TIMELINE_LATENCY_MS);
+    const char *names[PLUGIN_MAX_RUNS];
+    const cJSON *hists[PLUGIN_MAX_RUNS];
+    for (size_t i = 0; i < n; i++) {
+        names[i] = run_name(brs[i]);
+        hists[i] = bench_get(results[i], BK_HISTOGRAM);
+    }
+    rc = rc ? rc : buf_puts(o, "<h2>Latency percentiles</h2>\n");
+    rc = rc ? rc
+            : percentile_chart(o, names, hists, n,
+                               "no run has a histogram (it is in the result ConfigMap only).");
+    return rc ? rc : buf_puts(o, "</body></html>\n");
+}
+
+/* ---- for the other pages (report.h) ----------------------------------------------------- */
+
+int plugin_html_esc(struct buf *o, const char *s)
+{
+    return esc(o, s);
+}
+
+int plugin_page_start(struct buf *o, const char *title)
+{
+    return page_start(o, title);
+}
+
+int plugin_line_chart(struct buf *o, const struct plugin_chart *pc, const struct plugin_series *ps,
+                      int ns)
+{
+    struct series s[PLUGIN_CHART_SERIES];
+    unsigned style[PLUGIN_CHART_SERIES];
+    struct mark m[PLUGIN_CHART_MARKS];
+    int nm = pc->nmarks < PLUGIN_CHART_MARKS ? pc->nmarks : PLUGIN_CHART_MARKS;
+    ns = ns < PLUGIN_CHART_SERIES ? ns : PLUGIN_CHART_SERIES;
+    for (int i = 0; i < ns; i++) {
+        s[i] = (struct series){.label = ps[i].label, .x = ps[i].x, .y = ps[i].y, .n = ps[i].n};
+        style[i] = (ps[i].dots ? STYLE_DOTS : 0) | (ps[i].nodots ? STYLE_NODOTS : 0);
+    }
+    for (int i = 0; i < nm; i++)
+        m[i] = (struct mark){pc->marks[i].label, pc->marks[i].x, pc->marks[i].y};
+    struct chart c = {.id = pc->id,
+                      .title = pc->title,
+                      .xlabel = pc->xlabel,
+                      .ylabel = pc->ylabel,
+                      .empty = pc->empty,
+                      .marks = m,
+                      .nmarks = nm};
+    return styled_chart(o, &c, s, ns, style);
 }

@@ -1,16 +1,80 @@
-/* pkg/plugin/report: one BenchmarkRun as a self-contained HTML page: inline SVG plots (no scripts,
- * no external assets), every value read from status through the result contract.
+/* pkg/plugin/report: BenchmarkRuns as self-contained HTML pages: inline SVG plots (no scripts,
+ * no external assets), every value read through the result contract.
  *
- * Plots: TPS over time with the HPA's replicas on the same time axis, latency over time, wait-event
- * shares, replica lag samples, fio p99 per job; then the spec and the server settings. Each plot
- * has axes with units and a legend; tick labels are spaced so they do not overlap. */
+ * A run's report: TPS over time with the HPA's replicas on the same time axis, latency over time
+ * (both with one line per worker beside the total), the latency percentile curve of the merged
+ * histogram (p50, p95, p99 marked), wait-event shares, replica lag samples, fio p99 per job; then
+ * the spec and the server settings. Timelines, the workers' lines and the histogram come from the
+ * run's full result (the ConfigMap status.resultRef names) when the caller read it; without it
+ * the page says so and draws what status holds (its few timeline points, no per-worker lines,
+ * no percentile curve). Each plot has axes with units and a legend; tick labels, legend entries
+ * and marks are spaced so they do not overlap. */
 #ifndef PGBO_PLUGIN_REPORT_H
 #define PGBO_PLUGIN_REPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
+#include "pkg/plugin/present.h"
 #include "pkg/util/buf.h"
 
-int plugin_report_html(struct buf *out, const cJSON *br);
+/* Most runs one compare page overlays. */
+#define PLUGIN_MAX_RUNS 15
+/* Percentile curve: points per nine (0.05 nines apart; every whole nine is a point). */
+#define PLUGIN_CURVE_STEPS_PER_NINE 20
+
+/* The ConfigMap holding br's full result (status.resultRef.name) and, in *key when key is not
+ * NULL, its data key (NULL when status names none); NULL when status has no resultRef. Borrowed
+ * from br. */
+const char *plugin_result_ref(const cJSON *br, const char **key);
+
+/* br is the whole BenchmarkRun; result its full result (the ConfigMap's JSON,
+ * docs/result-schema.md) or NULL, and then note says why in a few words ("status.resultRef is not
+ * set"). */
+int plugin_report_html(struct buf *out, const cJSON *br, const cJSON *result, const char *note);
+
+/* The compare page of n (2 to PLUGIN_MAX_RUNS) runs: the text table of plugin_compare_table
+ * (ratios against brs[0]; thresholds, verdict and *failed as there), then the runs' TPS and
+ * latency over time overlaid on one chart each, and their percentile curves overlaid (runs whose
+ * results[i] is NULL or has no histogram have none). -EINVAL for too many runs. */
+int plugin_compare_html(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
+                        size_t n, const struct plugin_thresholds *th, struct buf *verdict,
+                        bool *failed);
+
+/* The latency percentile curve of a histogram in the result's JSON form: x[i] in nines,
+ * -log10(1 - p/100) (0 is p0, 1 p90, 2 p99, 3 p99.9), y[i] the latency in ms at that percentile
+ * (nearest rank, bench_hist_percentile), one point every 1/PLUGIN_CURVE_STEPS_PER_NINE nines from
+ * p0 up to log10(count) nines (the highest percentile the count resolves). Returns the number of
+ * points (at most max; 0 for an empty histogram) or -EINVAL when hist is absent or not valid. */
+int plugin_percentile_curve(const cJSON *hist, double *x, double *y, int max);
+
+/* For the other pages (report_sweep.c): the HTML escape, the page's head (title, style, <h1>),
+ * and a line chart drawn as the report's are (axes with units, 1/2/5 ticks, a legend that wraps,
+ * marks with a drop line and a label in their own row). A series is a line through its points
+ * with a circle per point; dots: the circles only; nodots: the line only. */
+#define PLUGIN_CHART_SERIES 8
+#define PLUGIN_CHART_MARKS 4
+struct plugin_series {
+    const char *label;
+    const double *x, *y;
+    int n;
+    bool dots, nodots;
+};
+struct plugin_mark {
+    const char *label;
+    double x, y;
+};
+struct plugin_chart {
+    const char *id, *title, *xlabel, *ylabel;
+    const char *empty; /* said instead of the plot when no series has a point */
+    const struct plugin_mark *marks;
+    int nmarks;
+};
+int plugin_html_esc(struct buf *o, const char *s);
+int plugin_page_start(struct buf *o, const char *title);
+int plugin_line_chart(struct buf *o, const struct plugin_chart *c, const struct plugin_series *s,
+                      int ns);
 
 #endif

@@ -1,5 +1,7 @@
 /* kubectl pgbench sweep: the varied field's lists and ranges, the BenchmarkSweep built from a
- * BenchmarkRun (refusals naming both flags), the step lines and the comparison of sweeps. */
+ * BenchmarkRun (refusals naming both flags), the step lines and the comparison of sweeps, and the
+ * report's SVG read back through its own tick labels: the USL path follows the formula evaluated
+ * here, and every run is a point where its tps is. */
 /* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/plugin/report_sweep.h"
 #include "pkg/plugin/sweep.h"
 
 static void test_vary_parse(void **state)
@@ -186,12 +189,116 @@ static void test_step_line_and_compare(void **state)
     cJSON_Delete(b);
 }
 
+/* ---- reading the SVG back --------------------------------------------------------------- */
+
+/* The svg element with this id (a copy, caller frees). */
+static char *svg_of(const char *html, const char *id)
+{
+    char key[64];
+    (void)snprintf(key, sizeof(key), "<svg id=\"%s\"", id);
+    const char *s = strstr(html, key);
+    assert_non_null(s);
+    const char *e = strstr(s, "</svg>");
+    assert_non_null(e);
+    return strndup(s, (size_t)(e - s));
+}
+
+/* The linear map from pixels to values of an axis, from its first and last tick labels
+ * (class cls, the coordinate attribute attr, minus off for the y labels' baseline). */
+struct lin {
+    double p0, v0, p1, v1;
+};
+
+static struct lin axis_of(const char *svg, const char *cls, const char *attr, double off)
+{
+    char key[64];
+    (void)snprintf(key, sizeof(key), "<text class=\"%s\" ", cls);
+    struct lin l = {NAN, NAN, NAN, NAN};
+    for (const char *p = svg; (p = strstr(p, key)) != NULL; p++) {
+        const char *a = strstr(p, attr), *gt = strchr(p, '>');
+        double pos = strtod(a + strlen(attr), NULL) - off, v = strtod(gt + 1, NULL);
+        if (isnan(l.p0))
+            l.p0 = pos, l.v0 = v;
+        l.p1 = pos, l.v1 = v;
+    }
+    assert_true(isfinite(l.p0) && l.p1 != l.p0);
+    return l;
+}
+
+static double value_at(const struct lin *l, double p)
+{
+    return l->v0 + (p - l->p0) * (l->v1 - l->v0) / (l->p1 - l->p0);
+}
+
+static double usl(double n)
+{
+    return 100 * n / (1 + 0.05 * (n - 1) + 0.006 * n * (n - 1));
+}
+
+static void test_report_usl_path(void **state)
+{
+    (void)state;
+    cJSON *sw = cJSON_Parse(sweep_json);
+    struct buf out = BUF_INIT(8u << 20);
+    assert_int_equal(plugin_sweep_report_html(&out, sw), 0);
+    assert_null(strstr(out.data, "<script"));
+    char *svg = svg_of(out.data, "sweep-tps");
+    struct lin lx = axis_of(svg, "xt", "x=\"", 0), ly = axis_of(svg, "yt", "y=\"", 4);
+    /* the fitted curve: every point on X(N) within a pixel's rounding */
+    const char *g = strstr(svg, "data-label=\"USL fit\"");
+    assert_non_null(g);
+    const char *p = strstr(g, "points=\"") + 8;
+    int n = 0;
+    double first = NAN, last = NAN;
+    while (*p != '"') {
+        char *end;
+        double X = strtod(p, &end), Y = strtod(end + 1, &end);
+        double nv = value_at(&lx, X), tps = value_at(&ly, Y);
+        double want = usl(nv), tol = fabs(ly.v1 - ly.v0) / fabs(ly.p1 - ly.p0) * 0.15;
+        if (fabs(tps - want) > tol)
+            fail_msg("USL point %d: N %.3f tps %.2f, formula %.2f", n, nv, tps, want);
+        first = isnan(first) ? nv : first;
+        last = nv;
+        n++;
+        p = end;
+        while (*p == ' ')
+            p++;
+    }
+    assert_int_equal(n, PLUGIN_SWEEP_CURVE_POINTS);
+    /* drawn from the smallest value to N* (within 2x the largest) */
+    assert_true(fabs(first - 1) < 0.05);
+    assert_true(fabs(last - 12.58) < 0.05);
+    /* the runs: one circle per succeeded run, at (value, tps) */
+    g = strstr(svg, "data-label=\"TPS of each run\"");
+    assert_non_null(g);
+    const char *gend = strstr(g, "</g>");
+    static const double want[][2] = {{1, 98},  {1, 102}, {2, 185}, {2, 195},
+                                     {4, 340}, {4, 360}, {8, 550}};
+    int k = 0;
+    for (const char *c = g; (c = strstr(c, "<circle")) != NULL && c < gend; c++, k++) {
+        double cx = strtod(strstr(c, "cx=\"") + 4, NULL), cy = strtod(strstr(c, "cy=\"") + 4, NULL);
+        assert_true(k < 7);
+        assert_true(fabs(value_at(&lx, cx) - want[k][0]) < 0.05);
+        assert_true(fabs(value_at(&ly, cy) - want[k][1]) < 2);
+    }
+    assert_int_equal(k, 7);
+    /* the knee and N* are marked, the verdict is on the page */
+    assert_non_null(strstr(svg, "latency knee: clients=8"));
+    assert_non_null(strstr(svg, "N* = 12.6 clients (USL peak 513 tps)"));
+    assert_non_null(strstr(out.data, "scales to ~8 clients"));
+    assert_non_null(strstr(out.data, "<svg id=\"sweep-p99\""));
+    free(svg);
+    buf_free(&out);
+    cJSON_Delete(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vary_parse),
         cmocka_unit_test(test_build_sweep),
         cmocka_unit_test(test_step_line_and_compare),
+        cmocka_unit_test(test_report_usl_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

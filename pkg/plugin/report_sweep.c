@@ -1,0 +1,270 @@
+/* The HTML report of a BenchmarkSweep: TPS and p99 against the varied value, with the USL fit,
+ * the knee and N*, drawn with report.c's line chart. */
+#include "pkg/plugin/report_sweep.h"
+#include "pkg/bench/usl.h"
+#include "pkg/controller/status.h"
+#include "pkg/plugin/present.h"
+#include "pkg/plugin/report.h"
+#include "pkg/plugin/sweep.h"
+#include "pkg/plugin/yaml.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXRUNS (CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS)
+
+/* The measured points of a sweep: every succeeded run (x = its step's value), and each step's
+ * mean. */
+struct sweep_pts {
+    double rx[MAXRUNS], rtps[MAXRUNS], rp99[MAXRUNS];
+    int nr;
+    double sx[CTRL_SWEEP_MAX_STEPS], stps[CTRL_SWEEP_MAX_STEPS], sp99[CTRL_SWEEP_MAX_STEPS];
+    int ns;
+    double ux[PLUGIN_SWEEP_CURVE_POINTS], uy[PLUGIN_SWEEP_CURVE_POINTS];
+    int nu;
+};
+
+static void take_points(const cJSON *st, struct sweep_pts *p)
+{
+    const cJSON *step, *e;
+    cJSON_ArrayForEach(step, ctrl_jget(st, "steps"))
+    {
+        double v = ctrl_jnum(step, "value", NAN);
+        if (p->ns < CTRL_SWEEP_MAX_STEPS && isfinite(ctrl_jnum(step, "tpsMean", NAN))) {
+            p->sx[p->ns] = v;
+            p->stps[p->ns] = ctrl_jnum(step, "tpsMean", NAN);
+            p->sp99[p->ns++] = ctrl_jnum(step, "latencyP99MsMean", NAN);
+        }
+        cJSON_ArrayForEach(e, ctrl_jget(step, "runs"))
+        {
+            const char *ph = ctrl_jstr(e, "phase");
+            if (p->nr >= MAXRUNS || !ph || strcmp(ph, "Succeeded") != 0)
+                continue;
+            p->rx[p->nr] = v;
+            p->rtps[p->nr] = ctrl_jnum(e, "tps", NAN);
+            p->rp99[p->nr++] = ctrl_jnum(e, "latencyP99Ms", NAN);
+        }
+    }
+}
+
+int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, double *x, double *y, int max)
+{
+    if (!cJSON_IsTrue(ctrl_jget(usl, "ok")) || !(hi > lo) || max < 2)
+        return 0;
+    struct bench_usl_fit f = {.ok = true,
+                              .lambda = ctrl_jnum(usl, "lambda", NAN),
+                              .sigma = ctrl_jnum(usl, "sigma", NAN),
+                              .kappa = ctrl_jnum(usl, "kappa", NAN)};
+    if (!isfinite(f.lambda) || !isfinite(f.sigma) || !isfinite(f.kappa))
+        return 0;
+    for (int i = 0; i < max; i++) {
+        x[i] = lo + (hi - lo) * i / (max - 1);
+        y[i] = bench_usl_predict(&f, x[i]);
+    }
+    return max;
+}
+
+/* The x range the fitted curve is drawn over: from the smallest value measured to the largest,
+ * or to N* when it lies not far beyond (so the peak shows). */
+static void curve_range(const struct sweep_pts *p, const cJSON *usl, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < p->ns; i++) {
+        *lo = fmin(*lo, p->sx[i]);
+        *hi = fmax(*hi, p->sx[i]);
+    }
+    double peak = ctrl_jnum(usl, "peakClients", NAN);
+    if (isfinite(peak) && peak > *hi && peak <= 2 * *hi)
+        *hi = peak;
+}
+
+static int kv(struct buf *o, const char *k, const char *v, const char *cls)
+{
+    int rc =
+        buf_printf(o, "<tr%s%s%s><th>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+    rc = rc ? rc : plugin_html_esc(o, k);
+    rc = rc ? rc : buf_puts(o, "</th><td>");
+    rc = rc ? rc : plugin_html_esc(o, v);
+    return rc ? rc : buf_puts(o, "</td></tr>\n");
+}
+
+static int head_table(struct buf *o, const cJSON *sw)
+{
+    const cJSON *st = ctrl_jget(sw, "status");
+    const char *phase = ctrl_jstr(st, "phase");
+    char b[160];
+    int rc = buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
+    rc = rc ? rc : kv(o, "phase", phase ? phase : "Pending", NULL);
+    (void)snprintf(b, sizeof(b), "%s (%d steps)",
+                   ctrl_jstr(st, "field") ? ctrl_jstr(st, "field") : "?",
+                   (int)ctrl_jnum(st, "totalSteps", 0));
+    rc = rc ? rc : kv(o, "varied", b, NULL);
+    static const char *const keys[] = {"message", "stopReason", "startTime", "completionTime"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && !rc; i++)
+        if (ctrl_jstr(st, keys[i]))
+            rc = kv(o, keys[i], ctrl_jstr(st, keys[i]), NULL);
+    const char *verdict = ctrl_jstr(st, "analysis.verdict");
+    if (verdict && !rc)
+        rc = kv(o, "verdict", verdict, "verdict");
+    rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\">");
+    struct buf sum = BUF_INIT(1 << 16);
+    rc = rc ? rc : plugin_sweep_summary(&sum, sw);
+    rc = rc ? rc : plugin_html_esc(o, sum.data);
+    buf_free(&sum);
+    return rc ? rc : buf_puts(o, "</pre>\n");
+}
+
+/* The mean at value v among the steps' points, or NAN. */
+static double mean_at(const double *sx, const double *sy, int n, double v)
+{
+    for (int i = 0; i < n; i++)
+        if (sx[i] == v)
+            return sy[i];
+    return NAN;
+}
+
+static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
+{
+    const cJSON *st = ctrl_jget(sw, "status"), *usl = ctrl_jget(st, "analysis.usl");
+    const char *field = ctrl_jstr(st, "field");
+    field = field ? field : "value";
+    char xlabel[64], knee[64], nstar[96], title[96];
+    (void)snprintf(xlabel, sizeof(xlabel), "%s%s", field,
+                   strcmp(field, "rate") == 0 ? " (target tps per worker)" : "");
+    double lo, hi, kx = ctrl_jnum(st, "analysis.kneeAt", NAN);
+    curve_range(p, usl, &lo, &hi);
+    p->nu = plugin_sweep_usl_curve(usl, lo, hi, p->ux, p->uy, PLUGIN_SWEEP_CURVE_POINTS);
+    struct plugin_mark marks[2];
+    int nm = 0;
+    (void)snprintf(knee, sizeof(knee), "latency knee: %s=%g", field, kx);
+    if (isfinite(kx))
+        marks[nm++] = (struct plugin_mark){knee, kx, mean_at(p->sx, p->stps, p->ns, kx)};
+    double px = ctrl_jnum(usl, "peakClients", NAN), py = ctrl_jnum(usl, "peakTps", NAN);
+    (void)snprintf(nstar, sizeof(nstar), "N* = %.1f clients (USL peak %.0f tps)", px, py);
+    if (p->nu && isfinite(px) && px <= hi)
+        marks[nm++] = (struct plugin_mark){nstar, px, py};
+    struct plugin_series ts[3] = {
+        {"TPS of each run", p->rx, p->rtps, p->nr, true, false},
+        {"mean TPS per step", p->sx, p->stps, p->ns, false, true},
+        {"USL fit", p->ux, p->uy, p->nu, false, true},
+    };
+    (void)snprintf(title, sizeof(title), "TPS against %s", field);
+    struct plugin_chart tc = {
+        "sweep-tps", title, xlabel, "TPS (transactions/s)", "no step measured a tps yet.",
+        marks,       nm};
+    int rc = buf_puts(o, "<h2>Throughput</h2>\n");
+    rc = rc ? rc : plugin_line_chart(o, &tc, ts, p->nu ? 3 : 2);
+    if (!p->nu && !rc)
+        rc = buf_printf(o, "<p class=\"none\">no USL curve: %s</p>\n",
+                        usl ? (ctrl_jstr(usl, "reason") ? ctrl_jstr(usl, "reason") : "no fit")
+                            : "the USL is fitted to a clients sweep only");
+    struct plugin_series ls[2] = {
+        {"p99 of each run", p->rx, p->rp99, p->nr, true, false},
+        {"mean p99 per step", p->sx, p->sp99, p->ns, false, true},
+    };
+    struct plugin_mark lm = {knee, kx, mean_at(p->sx, p->sp99, p->ns, kx)};
+    (void)snprintf(title, sizeof(title), "p99 latency against %s", field);
+    struct plugin_chart lc = {
+        "sweep-p99",         title, xlabel, "latency p99 (ms)", "no step measured a p99 yet.", &lm,
+        isfinite(kx) ? 1 : 0};
+    rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
+    return rc ? rc : plugin_line_chart(o, &lc, ls, 2);
+}
+
+static int steps_table(struct buf *o, const cJSON *sw)
+{
+    int rc = buf_printf(o,
+                        "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>%s</th><th>phase</th>"
+                        "<th>runs</th><th>TPS mean</th><th>TPS stddev</th><th>p99 mean "
+                        "(ms)</th><th>Little's law deviation (%%)</th></tr>\n",
+                        ctrl_jstr(sw, "status.field") ? ctrl_jstr(sw, "status.field") : "value");
+    const cJSON *step;
+    cJSON_ArrayForEach(step, ctrl_jget(sw, "status.steps"))
+    {
+        static const char *const nums[] = {"tpsMean", "tpsStddev", "latencyP99MsMean",
+                                           "littlesLawDeviationPct"};
+        char b[48];
+        plugin_fmt_num(b, sizeof(b), ctrl_jnum(step, "value", NAN));
+        rc = rc ? rc : buf_printf(o, "<tr><td>%s</td><td>", b);
+        rc = rc ? rc : plugin_html_esc(o, ctrl_jstr(step, "phase"));
+        rc = rc ? rc
+                : buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(ctrl_jget(step, "runs")));
+        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !rc; i++) {
+            plugin_fmt_num(b, sizeof(b), ctrl_jnum(step, nums[i], NAN));
+            rc = buf_printf(o, "<td>%s</td>", b);
+        }
+        rc = rc ? rc : buf_puts(o, "</tr>\n");
+    }
+    return rc ? rc : buf_puts(o, "</table>\n");
+}
+
+int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
+{
+    char title[320];
+    (void)snprintf(title, sizeof(title), "BenchmarkSweep %s", ctrl_jstr(sw, "metadata.name"));
+    struct sweep_pts *p = calloc(1, sizeof(*p));
+    if (!p)
+        abort();
+    take_points(ctrl_jget(sw, "status"), p);
+    int rc = plugin_page_start(o, title);
+    rc = rc ? rc : head_table(o, sw);
+    rc = rc ? rc : charts(o, sw, p);
+    rc = rc ? rc : steps_table(o, sw);
+    const cJSON *spec = ctrl_jget(sw, "spec");
+    if (spec && !rc) {
+        struct buf y = BUF_INIT(8u << 20);
+        rc = plugin_yaml_append(&y, spec, 0);
+        rc = rc ? rc : buf_puts(o, "<h2>Spec</h2>\n<pre id=\"spec\">");
+        rc = rc ? rc : plugin_html_esc(o, y.data);
+        rc = rc ? rc : buf_puts(o, "</pre>\n");
+        buf_free(&y);
+    }
+    free(p);
+    return rc ? rc : buf_puts(o, "</body></html>\n");
+}
+
+int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, char *err,
+                              size_t errlen)
+{
+    struct buf table = BUF_INIT(1 << 20);
+    int rc = plugin_sweep_compare(&table, sws, n, err, errlen);
+    if (rc) {
+        buf_free(&table);
+        return rc;
+    }
+    if (n > PLUGIN_CHART_SERIES)
+        n = PLUGIN_CHART_SERIES;
+    struct sweep_pts *p = calloc(n, sizeof(*p));
+    if (!p)
+        abort();
+    struct plugin_series ts[PLUGIN_CHART_SERIES], ls[PLUGIN_CHART_SERIES];
+    for (size_t i = 0; i < n; i++) {
+        take_points(ctrl_jget(sws[i], "status"), &p[i]);
+        const char *name = ctrl_jstr(sws[i], "metadata.name");
+        ts[i] = (struct plugin_series){name, p[i].sx, p[i].stps, p[i].ns, false, false};
+        ls[i] = (struct plugin_series){name, p[i].sx, p[i].sp99, p[i].ns, false, false};
+    }
+    const char *field = ctrl_jstr(sws[0], "status.field");
+    field = field ? field : "value";
+    char title[96];
+    rc = plugin_page_start(o, "BenchmarkSweeps compared");
+    rc = rc ? rc : buf_puts(o, "<pre id=\"compare\">");
+    rc = rc ? rc : plugin_html_esc(o, table.data);
+    rc = rc ? rc : buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
+    (void)snprintf(title, sizeof(title), "mean TPS per step against %s", field);
+    struct plugin_chart tc = {
+        "compare-tps", title, field, "TPS (transactions/s)", "no sweep measured a tps yet.",
+        NULL,          0};
+    rc = rc ? rc : plugin_line_chart(o, &tc, ts, (int)n);
+    rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
+    (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s", field);
+    struct plugin_chart lc = {
+        "compare-p99", title, field, "latency p99 (ms)", "no sweep measured a p99 yet.", NULL, 0};
+    rc = rc ? rc : plugin_line_chart(o, &lc, ls, (int)n);
+    free(p);
+    buf_free(&table);
+    return rc ? rc : buf_puts(o, "</body></html>\n");
+}

@@ -1,0 +1,29 @@
+/* pkg/plugin/report_sweep: a BenchmarkSweep as one self-contained HTML page (inline SVG, no
+ * scripts): its phase, analysis and verdict; TPS against the varied value (every run as a point,
+ * the step means as a line, the fitted USL curve, the latency knee and N* marked); p99 against the
+ * value (knee marked); the steps' table and the spec. Read from status (steps[], analysis). */
+#ifndef PGBO_PLUGIN_REPORT_SWEEP_H
+#define PGBO_PLUGIN_REPORT_SWEEP_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "pkg/util/buf.h"
+
+/* Points of the drawn USL curve. */
+#define PLUGIN_SWEEP_CURVE_POINTS 97
+
+int plugin_sweep_report_html(struct buf *out, const cJSON *sw);
+
+/* The USL curve of status.analysis.usl (lambda, sigma, kappa; ok true) at max points evenly from
+ * lo to hi (x[0] = lo, x[max-1] = hi). Returns max, or 0 without a fit. */
+int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, double *x, double *y, int max);
+
+/* Sweeps compared on one page: plugin_sweep_compare's table, then each sweep's mean TPS and
+ * mean p99 against the varied value as one line each (the first 8) on a chart each. -EINVAL with
+ * err as plugin_sweep_compare. */
+int plugin_sweep_compare_html(struct buf *out, const cJSON *const *sws, size_t n, char *err,
+                              size_t errlen);
+
+#endif
