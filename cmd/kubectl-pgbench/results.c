@@ -147,7 +147,9 @@ int cmd_compare(int argc, char **argv)
                        "[--fail-if-p99-grows PCT] [-o html [FILE.html]]\n"
                        "  ratios are against the first run; a crossed threshold exits 3\n"
                        "  -o html: one self-contained page (the table, TPS, latency and "
-                       "percentile curves overlaid); stdout without FILE");
+                       "percentile curves overlaid); stdout without FILE\n"
+                       "  sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per "
+                       "varied value, ratios to the first sweep; -o html: their curves");
             return 0;
         }
         if (arg_kube(&a, &kf))
@@ -387,9 +389,11 @@ int cmd_report(int argc, char **argv)
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench report NAME [-o FILE.html]\n"
+            (void)puts("usage: kubectl pgbench report NAME|sweep/NAME [-o FILE.html]\n"
                        "  one self-contained HTML page (inline SVG, no scripts); stdout "
-                       "without -o");
+                       "without -o\n"
+                       "  sweep/NAME (or a NAME no BenchmarkRun has): a BenchmarkSweep's TPS and "
+                       "p99\n  against the varied value, with the USL fit, knee and N*");
             return 0;
         }
         if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &file))
