@@ -7,12 +7,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/controller/status.h"
 #include "pkg/util/log.h"
-
 #include "pkg/util/clock.h"
+
 #define COMP "controller"
 #define MAX_CONFLICT_RETRIES 5
 /* A worker's result is the last line of its log. The runtime stores a line longer than 16 KiB
@@ -114,6 +115,7 @@ struct rec {
         int index;
     } pf[CTRL_MAX_WORKERS]; /* progress reads in flight, by plan.progress entry */
     int step;               /* next action */
+    int ann_step;           /* next plan.annotate pod, once the actions are done */
     bool error_set;
     char error_message[600];
 };
@@ -205,13 +207,17 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     keep_keys(md, meta_keys);
     static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE,
                                          "batch.kubernetes.io/job-completion-index", NULL};
-    static const char *const ann[] = {"batch.kubernetes.io/job-completion-index", NULL};
+    static const char *const ann[] = {CTRL_START_ANNOTATION,
+                                      "batch.kubernetes.io/job-completion-index", NULL};
+    static const char *const ann_start[] = {CTRL_START_ANNOTATION, NULL};
     cJSON *lab = cJSON_GetObjectItemCaseSensitive(md, "labels");
     keep_label_keys(lab, labels);
-    if (ctrl_jkey(lab, "batch.kubernetes.io/job-completion-index")) /* the label suffices */
+    /* the index: the label suffices when there is one; the start barrier published on the pod */
+    keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"),
+                    ctrl_jkey(lab, "batch.kubernetes.io/job-completion-index") ? ann_start : ann);
+    cJSON *annotations = cJSON_GetObjectItemCaseSensitive(md, "annotations");
+    if (annotations && !annotations->child)
         cJSON_DeleteItemFromObjectCaseSensitive(md, "annotations");
-    else
-        keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     static const char *const status[] = {"phase", "containerStatuses", "conditions", NULL};
     keep_keys(st, status);
@@ -228,14 +234,18 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         keep_keys(cJSON_GetObjectItemCaseSensitive(state, "terminated"), term_keys);
         keep_keys(cJSON_GetObjectItemCaseSensitive(state, "waiting"), why_keys);
     }
-    /* of the conditions only an unscheduled pod's PodScheduled says why a worker does not start */
+    /* of the conditions only an unscheduled pod's PodScheduled says why a worker does not start,
+     * and Ready when the workers start together (its type and status) */
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(st, "conditions");
     static const char *const cond_keys[] = {"type", "status", "reason", "message", NULL};
+    static const char *const ready_keys[] = {"type", "status", NULL};
     for (int i = cJSON_GetArraySize(conds) - 1; i >= 0; i--) {
         cJSON *c = cJSON_GetArrayItem(conds, i);
         const char *type = ctrl_jstr(c, "type"), *cstatus = ctrl_jstr(c, "status");
         if (type && strcmp(type, "PodScheduled") == 0 && cstatus && strcmp(cstatus, "False") == 0)
             keep_keys(c, cond_keys);
+        else if (type && strcmp(type, "Ready") == 0)
+            keep_keys(c, ready_keys);
         else
             cJSON_DeleteItemFromArray(conds, i);
     }
@@ -1130,6 +1140,7 @@ static void on_status_written(struct kube_result *res, void *ud)
 }
 
 static void send_events(struct rec *r);
+static void annotate_pod(struct rec *r);
 static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len);
 static void expect_add(struct ctrl_controller *c, const char *key);
 
@@ -1253,8 +1264,49 @@ static void rec_next_action(struct rec *r)
         rec_finish(r, true);
         return;
     }
+    if (r->ann_step < r->plan.n_annotate) {
+        annotate_pod(r);
+        return;
+    }
     send_events(r);
     rec_finish(r, false);
+}
+
+static void on_annotated(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    struct ctrl_controller *c = r->c;
+    const char *pod = r->plan.annotate[r->ann_step].pod;
+    if (kube_ok(&res->status) || res->status.http == 404) { /* a pod gone needs no start */
+        if (kube_ok(&res->status))
+            log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
+        r->ann_step++;
+        rec_next_action(r);
+        return;
+    }
+    c->api_write_errors++;
+    log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
+             res->status.reason, res->status.message);
+    send_events(r);
+    rec_finish(r, true);
+}
+
+/* Publishes the start barrier on the next pod of plan.annotate: a merge patch of its
+ * CTRL_START_ANNOTATION (the same value for every pod of the run). */
+static void annotate_pod(struct rec *r)
+{
+    cJSON *patch = ctrl_must(cJSON_CreateObject());
+    cJSON *ann = ctrl_must(cJSON_CreateObject());
+    ctrl_jset_str(ann, CTRL_START_ANNOTATION, r->plan.start_at);
+    ctrl_jset(ctrl_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
+    struct kube_opts o = {.field_validation = "Strict"};
+    int rc = kube_patch(r->c->kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann_step].pod,
+                        KUBE_PATCH_MERGE, patch, &o, on_annotated, r);
+    cJSON_Delete(patch);
+    if (rc) {
+        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
+        rec_finish(r, true);
+    }
 }
 
 /* ---- events ------------------------------------------------------------------------------ */
@@ -1487,14 +1539,126 @@ static void send_events(struct rec *r)
     r->plan.n_events = 0;
 }
 
+/* -- the result ConfigMap, written before the status that ends the run -- */
+
+static void after_result_cm(struct rec *r)
+{
+    if (r->plan.status)
+        write_status(r);
+    else
+        rec_next_action(r);
+}
+
+/* Refused for good: the run ends without it (no status.resultRef), a Warning Event says why. */
+static void result_cm_refused(struct rec *r, const char *why)
+{
+    struct ctrl_plan *p = &r->plan;
+    const char *name = ctrl_jstr(p->result_cm, "metadata.name");
+    log_warn(COMP, "%s: result ConfigMap %s not written: %s", r->key, name, why);
+    cJSON_DeleteItemFromObjectCaseSensitive(p->status, bench_status_key(BK_STATUS_RESULT_REF));
+    if (p->n_events < (int)(sizeof(p->events) / sizeof(p->events[0]))) {
+        struct ctrl_event *e = &p->events[p->n_events++];
+        memset(e, 0, sizeof(*e));
+        e->warning = true;
+        (void)snprintf(e->reason, sizeof(e->reason), "ResultConfigMapFailed");
+        (void)snprintf(e->message, sizeof(e->message),
+                       "the result ConfigMap %.120s is not written (status keeps the summary): "
+                       "%.300s",
+                       name, why);
+    }
+    after_result_cm(r);
+}
+
+/* An answer that is not a success: refused for good, or try the whole reconcile again. */
+static void result_cm_error(struct rec *r, const char *verb, const struct kube_status *st)
+{
+    char why[700];
+    (void)snprintf(why, sizeof(why), "%s: HTTP %d %s: %s", verb, st->http, st->reason, st->message);
+    r->c->api_write_errors++;
+    int h = st->http;
+    if (h == 400 || h == 403 || h == 404 || h == 413 || h == 422) {
+        result_cm_refused(r, why);
+        return;
+    }
+    log_warn(COMP, "%s: result ConfigMap: %s; trying again", r->key, why);
+    rec_finish(r, true);
+}
+
+static void on_result_cm_replaced(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    if (!kube_ok(&res->status)) {
+        result_cm_error(r, "update", &res->status);
+        return;
+    }
+    log_info(COMP, "%s: updated ConfigMap %s", r->key,
+             ctrl_jstr(r->plan.result_cm, "metadata.name"));
+    after_result_cm(r);
+}
+
+/* The ConfigMap exists (409 on create): left when it holds the same, replaced when it is an
+ * earlier one of a run of this name (the operator's label), refused when it is someone else's. */
+static void on_result_cm_got(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    cJSON *mine = r->plan.result_cm;
+    if (!kube_ok(&res->status) || !res->body) {
+        result_cm_error(r, "get", &res->status);
+        return;
+    }
+    const cJSON *old = res->body;
+    const char *run = ctrl_jkey(ctrl_jget(old, "metadata.labels"), CTRL_LABEL_RUN);
+    if (!run || strcmp(run, r->name) != 0) {
+        result_cm_refused(
+            r, "a ConfigMap of that name exists and is not this run's (no label " CTRL_LABEL_RUN
+               "=<run>)");
+        return;
+    }
+    if (cJSON_Compare(ctrl_jget(old, "data"), ctrl_jget(mine, "data"), 1) &&
+        cJSON_Compare(ctrl_jget(old, "metadata.ownerReferences"),
+                      ctrl_jget(mine, "metadata.ownerReferences"), 1)) {
+        after_result_cm(r);
+        return;
+    }
+    const char *rv = ctrl_jstr(old, "metadata.resourceVersion");
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(mine, "metadata");
+    ctrl_jset_str(md, "resourceVersion", rv ? rv : "");
+    struct kube_opts o = {.field_validation = "Strict"};
+    if (kube_replace(r->c->kc, &KUBE_CONFIGMAPS, r->ns, ctrl_jstr(mine, "metadata.name"), mine, &o,
+                     on_result_cm_replaced, r) != 0)
+        rec_finish(r, true);
+}
+
+static void on_result_cm_created(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    const char *name = ctrl_jstr(r->plan.result_cm, "metadata.name");
+    if (kube_ok(&res->status)) {
+        r->c->creates++;
+        log_info(COMP, "%s: created ConfigMap %s", r->key, name);
+        after_result_cm(r);
+        return;
+    }
+    if (res->status.http != 409) {
+        result_cm_error(r, "create", &res->status);
+        return;
+    }
+    if (kube_get(r->c->kc, &KUBE_CONFIGMAPS, r->ns, name, NULL, on_result_cm_got, r) != 0)
+        rec_finish(r, true);
+}
+
 static void rec_execute(struct rec *r)
 {
     r->step = 0;
-    if (r->plan.status) {
-        write_status(r);
+    r->ann_step = 0;
+    if (r->plan.result_cm) {
+        struct kube_opts o = {.field_validation = "Strict"};
+        if (kube_create(r->c->kc, &KUBE_CONFIGMAPS, r->ns, r->plan.result_cm, &o,
+                        on_result_cm_created, r) != 0)
+            rec_finish(r, true);
         return;
     }
-    rec_next_action(r);
+    after_result_cm(r);
 }
 
 /* ---- lifecycle ---------------------------------------------------------------------------- */

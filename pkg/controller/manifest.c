@@ -23,7 +23,7 @@ void ctrl_config_defaults(struct ctrl_config *cfg)
 
 void ctrl_child_name(const char *br, enum ctrl_child which, char *out, size_t len)
 {
-    static const char *const suffix[] = {"init", "run", "fio", "hpa"};
+    static const char *const suffix[] = {"init", "run", "fio", "hpa", "result"};
     (void)snprintf(out, len, "%s-%s", br, suffix[which]);
 }
 
@@ -177,6 +177,17 @@ static void env_num(cJSON *env, const char *name, long v)
     env_value(env, name, b);
 }
 
+/* An env var the kubelet fills from a Secret's key: the operator never reads the Secret. */
+static void env_secret(cJSON *env, const char *name, const char *secret, const char *key)
+{
+    cJSON *e = obj();
+    put_str(e, "name", name);
+    cJSON *ref = put(put(e, "valueFrom", obj()), "secretKeyRef", obj());
+    put_str(ref, "name", secret);
+    put_str(ref, "key", key);
+    cJSON_AddItemToArray(env, e);
+}
+
 static cJSON *connection_env(const struct ctrl_spec *s)
 {
     cJSON *env = arr();
@@ -185,18 +196,15 @@ static cJSON *connection_env(const struct ctrl_spec *s)
     env_value(env, "PGHOST", s->host);
     env_num(env, "PGPORT", s->port);
     env_value(env, "PGDATABASE", s->database);
-    env_value(env, "PGUSER", s->user);
+    if (s->user_key) /* the CloudNativePG Secret's role, as `kubectl cnpg pgbench` does */
+        env_secret(env, "PGUSER", s->password_secret, s->user_key);
+    else
+        env_value(env, "PGUSER", s->user);
     env_value(env, "PGSSLMODE", s->ssl_mode);
     if (s->ca_secret)
         env_value(env, "PGSSLROOTCERT", CA_DIR "/ca.crt");
-    if (s->password_secret[0]) {
-        cJSON *e = obj();
-        put_str(e, "name", "PGPASSWORD");
-        cJSON *ref = put(put(e, "valueFrom", obj()), "secretKeyRef", obj());
-        put_str(ref, "name", s->password_secret);
-        put_str(ref, "key", s->password_key);
-        cJSON_AddItemToArray(env, e);
-    }
+    if (s->password_secret[0])
+        env_secret(env, "PGPASSWORD", s->password_secret, s->password_key);
     env_value(env, "PGAPPNAME", "pgbench-runner");
 common:
     env_value(env, "HOME", "/tmp");
@@ -470,8 +478,27 @@ static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
     volume_mount(mounts, "data", FIO_DIR, false);
 }
 
+/* The start barrier's file: a downwardAPI volume of the pod's CTRL_START_ANNOTATION (empty until
+ * the operator sets it; the kubelet rewrites the volume when the pod's annotations change). */
+static void start_file(cJSON *env, cJSON *vols, cJSON *mounts)
+{
+    char dir[sizeof(CTRL_START_FILE)];
+    (void)snprintf(dir, sizeof(dir), "%s", CTRL_START_FILE);
+    *strrchr(dir, '/') = '\0';
+    cJSON *v = obj();
+    put_str(v, "name", "start");
+    cJSON *item = obj();
+    put_str(item, "path", strrchr(CTRL_START_FILE, '/') + 1);
+    put_str(put(item, "fieldRef", obj()), "fieldPath",
+            "metadata.annotations['" CTRL_START_ANNOTATION "']");
+    cJSON_AddItemToArray(put(put(v, "downwardAPI", obj()), "items", arr()), item);
+    cJSON_AddItemToArray(vols, v);
+    volume_mount(mounts, "start", dir, true);
+    env_value(env, "BENCH_START_AT_FILE", CTRL_START_FILE);
+}
+
 cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
-                             const struct ctrl_config *cfg, long start_at)
+                             const struct ctrl_config *cfg, long run_from)
 {
     char name[300];
     ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_RUN, name, sizeof(name));
@@ -481,9 +508,9 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
     cJSON *env = cJSON_GetObjectItemCaseSensitive(c, "env");
     cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
     cJSON *vols = (cJSON *)ctrl_jget(tmpl, "spec.volumes");
-    env_num(env, "BENCH_START_AT", start_at);
+    start_file(env, vols, mounts);
     if (s->workload == CTRL_WL_PGBENCH) /* the runner stops its load there and reports */
-        env_num(env, "BENCH_DEADLINE_AT", start_at + ctrl_run_timeout(s, cfg));
+        env_num(env, "BENCH_DEADLINE_AT", run_from + ctrl_run_timeout(s, cfg));
     if (s->workload == CTRL_WL_PGBENCH) {
         pgbench_args(args, vols, mounts, s);
         if (s->workers > 1) {
@@ -548,4 +575,16 @@ cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s)
     if (s->hpa_behavior && cJSON_GetArraySize(s->hpa_behavior) > 0)
         put(spec, "behavior", cJSON_Duplicate(s->hpa_behavior, 1));
     return h;
+}
+
+cJSON *ctrl_manifest_result_configmap(const cJSON *br, const char *key, const char *value)
+{
+    char name[300];
+    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_RESULT, name, sizeof(name));
+    cJSON *cm = obj();
+    put_str(cm, "apiVersion", "v1");
+    put_str(cm, "kind", "ConfigMap");
+    put(cm, "metadata", metadata_for(br, name, "result", true));
+    put_str(put(cm, "data", obj()), key, value);
+    return cm;
 }

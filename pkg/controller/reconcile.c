@@ -62,10 +62,12 @@ void ctrl_plan_free(struct ctrl_plan *plan)
     if (!plan)
         return;
     cJSON_Delete(plan->status);
+    cJSON_Delete(plan->result_cm);
     for (int i = 0; i < plan->n_actions; i++)
         cJSON_Delete(plan->actions[i].object);
     free(plan->logs);
     free(plan->progress);
+    free(plan->annotate);
     memset(plan, 0, sizeof(*plan));
 }
 
@@ -239,30 +241,38 @@ static void create_init_job(struct dctx *d)
     action(d, CTRL_ACT_CREATE, &KUBE_JOBS, ctrl_jstr(job, "metadata.name"), job);
 }
 
-/* Enters (or re-enters after a restart) Running: start barrier, HPA, PVC, run Job. */
+/* Where the run's timeout counts from (Unix seconds): the Running entry (the Running condition's
+ * lastTransitionTime) plus the start delay, the time the workers are given to become ready. The
+ * run Job's BENCH_DEADLINE_AT and the operator's own deadline check count from here, so a worker
+ * that never becomes ready cannot hold the run past its deadline. 0 before Running. */
+static double run_from(const struct dctx *d)
+{
+    const cJSON *c = ctrl_cond_get(d->st, "Running");
+    double t = util_rfc3339_parse(ctrl_jstr(c, "lastTransitionTime"));
+    return t > 0 ? t + (double)d->obs->cfg->start_delay_s : 0;
+}
+
+/* Enters (or re-enters after a restart) Running: HPA, PVC, run Job. The start barrier comes once
+ * the run Job's pods are ready (publish_start). */
 static void start_running(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
-    long start_at;
-    if (cJSON_IsNumber(sa)) {
-        start_at = (long)sa->valuedouble;
-    } else {
-        start_at = (long)ceil(d->obs->now) + d->obs->cfg->start_delay_s;
-        ctrl_jset_num(d->st, "startAt", (double)start_at);
-    }
     set_phase(d, "Running");
-    char when[40], msg[256];
-    util_rfc3339((double)start_at, 0, when, sizeof(when));
-    (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", s->workers,
-                   s->workers == 1 ? "" : "s", when);
+    /* the same words on a re-entry (a restart, a Job missing from the cache): the Running Event
+     * is named after them */
+    char msg[256];
+    (void)snprintf(
+        msg, sizeof(msg), "%d worker%s start together once %s ready (%.0f ms after the last)",
+        s->workers, s->workers == 1 ? "" : "s",
+        s->workers == 1 ? "its pod is" : "all their pods are", (double)CTRL_START_MARGIN_MS);
     cond(d, "Running", "True", "Started", msg);
-    set_message(d, msg);
+    if (ctrl_status_start_at(d->st) <= 0)
+        set_message(d, msg);
     if (s->hpa)
         action(d, CTRL_ACT_CREATE, &KUBE_HPAS, "", ctrl_manifest_hpa(d->obs->br, s));
     if (s->workload == CTRL_WL_FIO)
         action(d, CTRL_ACT_CREATE, &KUBE_PVCS, "", ctrl_manifest_fio_pvc(d->obs->br, s));
-    cJSON *job = ctrl_manifest_run_job(d->obs->br, s, d->obs->cfg, start_at);
+    cJSON *job = ctrl_manifest_run_job(d->obs->br, s, d->obs->cfg, (long)run_from(d));
     annotate_spec(job, s);
     action(d, CTRL_ACT_CREATE, &KUBE_JOBS, "", job);
     for (int i = 0; i < d->plan->n_actions; i++)
@@ -541,7 +551,7 @@ static void deadline_words(const struct dctx *d, bool init, char *out, size_t le
  * Job made by an operator before deadlines existed does not have): CTRL_DEADLINE_GRACE_S after
  * the Job should have ended, the run fails DeadlineExceeded and the Job is deleted so that its
  * pods stop loading the database. Before that, asks to look again by then. `since` is where the
- * timeout counts from (init: startTime; run: the start barrier). */
+ * timeout counts from (init: startTime; run: run_from, the Running entry + the start delay). */
 static bool past_deadline(struct dctx *d, double since, long timeout, bool init)
 {
     if (since <= 0)
@@ -683,6 +693,11 @@ static void decide_pending(struct dctx *d)
         (void)snprintf(target, sizeof(target), "storageclass/%s",
                        s->storage_class && *s->storage_class ? s->storage_class : "(default)");
     ctrl_jset_str(d->st, "target", target);
+    if (s->host[0]) { /* the role; a result that names it replaces this */
+        char user[300];
+        ctrl_spec_user_string(s, user, sizeof(user));
+        ctrl_jset_str(d->st, bench_fields[BK_USER].status, user);
+    }
     if (s->workload == CTRL_WL_PGBENCH)
         ctrl_jset_num(d->st, "clients", s->clients);
     if (s->init && s->workload == CTRL_WL_PGBENCH) {
@@ -775,6 +790,104 @@ static void decide_initializing(struct dctx *d)
     fail(d, "InitFailed", msg, true);
 }
 
+/* True when the pod runs and its Ready condition is True. */
+static bool pod_ready(const cJSON *pod)
+{
+    const char *ph = ctrl_jstr(pod, "status.phase");
+    if (!ph || strcmp(ph, "Running") != 0 || ctrl_jget(pod, "metadata.deletionTimestamp"))
+        return false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, ctrl_jget(pod, "status.conditions"))
+    {
+        const char *t = ctrl_jstr(c, "type"), *st = ctrl_jstr(c, "status");
+        if (t && st && strcmp(t, "Ready") == 0)
+            return strcmp(st, "True") == 0;
+    }
+    return false;
+}
+
+/* The start barrier already published: status.startAt, else (a restart that lost the status
+ * write cannot, as status goes first; a pod annotated by hand or an older status) the first run
+ * pod that carries it. NULL when there is none. */
+static const char *published_start(const struct dctx *d)
+{
+    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
+    if (cJSON_IsString(sa) && util_rfc3339_parse(sa->valuestring) > 0)
+        return sa->valuestring;
+    for (int i = 0; i < d->obs->n_pods; i++) {
+        const cJSON *p = d->obs->pods[i];
+        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *a = ctrl_jkey(ctrl_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION);
+        if (r && strcmp(r, "run") == 0 && a && util_rfc3339_parse(a) > 0)
+            return a;
+    }
+    return NULL;
+}
+
+/* True when every worker index of the run has a ready pod. */
+static bool workers_ready(const struct dctx *d)
+{
+    bool ready[CTRL_MAX_WORKERS] = {false};
+    int n = 0;
+    for (int i = 0; i < d->obs->n_pods; i++) {
+        const cJSON *p = d->obs->pods[i];
+        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        int idx = d->spec.workers > 1 ? ctrl_pod_index(p) : 0;
+        if (!r || strcmp(r, "run") != 0 || idx < 0 || idx >= d->spec.workers || ready[idx] ||
+            !pod_ready(p))
+            continue;
+        ready[idx] = true;
+        n++;
+    }
+    return n == d->spec.workers;
+}
+
+/* The start barrier (level-triggered): once every worker index has a Ready pod, startAt = now +
+ * CTRL_START_MARGIN_MS (RFC 3339, milliseconds) goes into status, and (after the status write,
+ * plan.annotate) onto every run pod as CTRL_START_ANNOTATION, which the runners read through
+ * their downwardAPI file. A published time is never replaced: pods without it (the rest after a
+ * restart, a replacement pod) get the same value; a pod that has one keeps it. */
+static void publish_start(struct dctx *d)
+{
+    char at[40];
+    const char *pub = published_start(d);
+    if (!pub) {
+        if (!workers_ready(d))
+            return; /* a pod that becomes ready brings the run back (its watch event) */
+        util_rfc3339(d->obs->now + CTRL_START_MARGIN_MS / 1000.0, 3, at, sizeof(at));
+        pub = at;
+    }
+    (void)snprintf(d->plan->start_at, sizeof(d->plan->start_at), "%s", pub);
+    const char *cur = ctrl_jstr(d->st, "startAt");
+    if (!cur || strcmp(cur, d->plan->start_at) != 0) {
+        char msg[256];
+        ctrl_jset_str(d->st, "startAt", d->plan->start_at);
+        (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
+                       d->spec.workers == 1 ? "" : "s", d->plan->start_at);
+        /* the Running condition keeps its message: the Running Event is named after it */
+        set_message(d, msg);
+    }
+    struct ctrl_fetch_log *pods = calloc((size_t)d->obs->n_pods + 1, sizeof(*pods));
+    if (!pods)
+        abort();
+    int n = 0;
+    for (int i = 0; i < d->obs->n_pods; i++) {
+        const cJSON *p = d->obs->pods[i];
+        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *ph = ctrl_jstr(p, "status.phase"), *name = ctrl_jstr(p, "metadata.name");
+        if (!r || strcmp(r, "run") != 0 || !name || ctrl_jget(p, "metadata.deletionTimestamp") ||
+            (ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0)) ||
+            ctrl_jkey(ctrl_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION))
+            continue;
+        pods[n].index = ctrl_pod_index(p);
+        (void)snprintf(pods[n].pod, sizeof(pods[n].pod), "%s", name);
+        n++;
+    }
+    free(d->plan->annotate);
+    d->plan->annotate = pods;
+    d->plan->n_annotate = n;
+}
+
 static void decide_running(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
@@ -789,6 +902,7 @@ static void decide_running(struct dctx *d)
         d->plan->requeue_ms = 1; /* at once */
         return;
     }
+    publish_start(d);
     if (s->hpa) {
         if (d->obs->scale == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE;
@@ -802,12 +916,12 @@ static void decide_running(struct dctx *d)
     } else {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
     }
-    if (past_deadline(d, ctrl_jnum(d->st, "startAt", 0), ctrl_run_timeout(s, d->obs->cfg), false))
+    if (past_deadline(d, run_from(d), ctrl_run_timeout(s, d->obs->cfg), false))
         return;
     follow_progress(d, "run", s->workers);
     if (d->plan->needs)
         return; /* decided again with the workers' progress */
-    check_blocked(d, "run", ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s, "Running");
+    check_blocked(d, "run", run_from(d) - (double)d->obs->cfg->start_delay_s, "Running");
 }
 
 static void requeue_within(struct dctx *d, long ms)
@@ -871,11 +985,14 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
     d->plan->needs |= CTRL_NEED_PROGRESS;
 }
 
-/* Workers stopped by their runner at the run's deadline (BENCH_DEADLINE_AT = start barrier + run
+/* Workers stopped by their runner at the run's deadline (BENCH_DEADLINE_AT = run_from + run
  * timeout): a result that ended there, or none to tell and the deadline has passed. */
 static bool stopped_at_deadline(const struct dctx *d, const struct ctrl_worker *w, int n)
 {
-    double at = ctrl_jnum(d->st, "startAt", 0) + (double)ctrl_run_timeout(&d->spec, d->obs->cfg);
+    double from = run_from(d);
+    if (from <= 0)
+        return false;
+    double at = from + (double)ctrl_run_timeout(&d->spec, d->obs->cfg);
     for (int i = 0; i < n; i++) {
         const cJSON *end = w[i].result ? bench_get(w[i].result, BK_END_TIME) : NULL;
         double t = cJSON_IsString(end) ? util_rfc3339_parse(end->valuestring) : -1;
@@ -903,7 +1020,7 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
     }
     char name[300];
     ctrl_child_name(d->name, CTRL_CHILD_RUN, name, sizeof(name));
-    double since = ctrl_jnum(d->st, "startAt", 0) - d->obs->cfg->start_delay_s;
+    double since = run_from(d) - (double)d->obs->cfg->start_delay_s;
     const char *fc = ctrl_jstr(find_event(d->obs, "FailedCreate", "Job", name, since), "message");
     if (fc)
         (void)snprintf(out, len, "no pod was created for this worker: %s", fc);
@@ -1035,6 +1152,27 @@ static bool check_detail(struct dctx *d, const struct ctrl_worker *w, int n, boo
     return true;
 }
 
+/* The whole result in the ConfigMap <run>-result, written before this status (plan.result_cm),
+ * named by status.resultRef. Not made again once the run has ended: the logs it comes from may be
+ * gone by then, and status holds only the trimmed form (docs/spec.md, status.resultRef). */
+static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *const *results, int n)
+{
+    char err[256];
+    cJSON *cm =
+        ctrl_result_configmap(d->obs->br, agg, results, n, CTRL_RESULT_MAX_BYTES, err, sizeof(err));
+    if (!cm) {
+        if (agg)
+            event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
+        return;
+    }
+    cJSON *ref = ctrl_must(cJSON_CreateObject());
+    ctrl_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_NAME), ctrl_jstr(cm, "metadata.name"));
+    ctrl_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), CTRL_RESULT_KEY);
+    ctrl_jset(d->st, bench_status_key(BK_STATUS_RESULT_REF), ref);
+    cJSON_Delete(d->plan->result_cm);
+    d->plan->result_cm = cm;
+}
+
 static void decide_collecting(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
@@ -1104,6 +1242,7 @@ static void decide_collecting(struct dctx *d)
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
     bool bounded = percentiles_from_workers(agg, results, n);
     ctrl_status_set_results(d->st, agg, w, n);
+    result_configmap(d, agg, results, n);
     check_skew(d);
     bool detail_missing = check_detail(d, w, n, bounded);
 
@@ -1120,7 +1259,7 @@ static void decide_collecting(struct dctx *d)
             char words[200], m2[CTRL_MAX_MESSAGE];
             deadline_words(d, false, words, sizeof(words));
             (void)snprintf(m2, sizeof(m2),
-                           "the run exceeded its deadline (%s, from the start barrier): %s", words,
+                           "the run exceeded its deadline (%s, from the run's start): %s", words,
                            msg);
             fail(d, "DeadlineExceeded", m2, true);
         } else {
@@ -1250,6 +1389,12 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
                                       : ctrl_must(cJSON_CreateObject());
     d.old_phase = phase_of(old);
     (void)snprintf(plan->phase, sizeof(plan->phase), "%s", d.old_phase);
+    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d.st, "startAt");
+    if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
+        char ts[40];
+        util_rfc3339(sa->valuedouble, 3, ts, sizeof(ts));
+        ctrl_jset_str(d.st, "startAt", ts);
+    }
     if (!ctrl_jstr(d.st, "phase"))
         set_phase(&d, "Pending");
 
@@ -1291,6 +1436,11 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
             cJSON_Delete(plan->actions[i].object);
         plan->n_actions = 0;
         plan->n_events = 0;
+        free(plan->annotate);
+        plan->annotate = NULL;
+        plan->n_annotate = 0;
+        cJSON_Delete(plan->result_cm);
+        plan->result_cm = NULL;
         cJSON_Delete(d.st);
         ctrl_spec_free(&d.spec);
         return 0;

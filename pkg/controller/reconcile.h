@@ -15,9 +15,14 @@
  *                 later spec changes are ignored and reported by condition SpecLocked.
  *   Initializing  The init Job <br>-init runs once. Complete -> Running; Failed -> Failed with the
  *                 init pod's error.
- *   Running       On entry the start barrier startAt = now + delay is stored in status, then the
- *                 HPA, the fio PVC and the Indexed run Job are created (a create that finds the
- *                 object already there is fine). With an HPA the target's replicas are sampled
+ *   Running       On entry the HPA, the fio PVC and the Indexed run Job are created (a create
+ *                 that finds the object already there is fine). Once every worker index has a
+ *                 Ready pod, the start barrier startAt = now + CTRL_START_MARGIN_MS is stored in
+ *                 status, then set on every run pod as annotation pgbench.dev/start-at (plan.
+ *                 annotate), which the runners read from a downwardAPI file; a published barrier
+ *                 is never replaced, pods lacking it get the same value. The run's deadline and
+ *                 WorkersBlocked count from the Running entry (+ the start delay for the
+ *                 deadline), not from the barrier. With an HPA the target's replicas are sampled
  *                 into status.hpaTimeline every few seconds. Every progress interval the
  *                 running workers' log tails are read (CTRL_NEED_PROGRESS): status.progress and,
  *                 while a worker retries its target, condition TargetUnreachable (also during
@@ -44,6 +49,7 @@
 
 #include "pkg/controller/manifest.h"
 #include "pkg/controller/progress.h"
+#include "pkg/controller/resultcm.h"
 #include "pkg/controller/status.h"
 #include "pkg/kube/kube.h"
 
@@ -56,6 +62,10 @@
 /* Workers not started this long after their phase began are reported, with the reason
  * (condition WorkersBlocked). */
 #define CTRL_BLOCKED_GRACE_S 30
+/* The start barrier is this long after the operator sees the last worker pod ready: time for the
+ * pod patches, the kubelet's downwardAPI refresh (its syncPod on the pod update) and the runner's
+ * 100 ms poll (docs/design.md, "Start barrier"). */
+#define CTRL_START_MARGIN_MS 1000
 /* A phase whose Job has not ended this long after its deadline (and activeDeadlineSeconds) is
  * failed by the operator itself, and the Job deleted (a Job made before deadlines existed). */
 #define CTRL_DEADLINE_GRACE_S 60
@@ -165,6 +175,11 @@ struct ctrl_plan {
     char scale_kind[32]; /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
     cJSON *status; /* the new status; NULL = nothing to write */
+    /* The result ConfigMap (pkg/controller/resultcm.h), written before the status: created, or on
+     * 409 AlreadyExists replaced when its data differ (left when identical). A refusal for good
+     * (403, 422, ...) ends the run without it: status.resultRef is dropped, a Warning Event
+     * says why; anything else retries the reconcile with nothing written. */
+    cJSON *result_cm;
     struct ctrl_action actions[8];
     int n_actions;
     struct ctrl_event events[8];
@@ -172,6 +187,11 @@ struct ctrl_plan {
     long requeue_ms; /* > 0: look again after this long */
     bool retry;      /* a transient problem: requeue with backoff */
     char phase[16];  /* phase after this plan (for logs/metrics) */
+    /* After the status write and the actions: the run pods to annotate with CTRL_START_ANNOTATION
+     * = start_at (n_annotate of them; a pod gone meanwhile is fine). */
+    struct ctrl_fetch_log *annotate;
+    int n_annotate;
+    char start_at[40];
 };
 
 /* Decides; the caller frees the plan with ctrl_plan_free. Returns 0 or -errno. */

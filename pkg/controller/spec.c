@@ -281,14 +281,24 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
         enum_check(p, secret, "spec.target.cnpg", "secret", sec);
         if (p->rc)
             return;
-        if (has_field(t, "user") || has_field(t, "passwordSecretRef"))
-            perr(p, "spec.target: user and passwordSecretRef come from the CNPG Secret; remove "
-                    "them or use target.host instead of target.cnpg");
-        bool super = strcmp(secret, "superuser") == 0;
+        if (has_field(t, "passwordSecretRef"))
+            perr(p,
+                 "spec.target.passwordSecretRef: the password comes from the CloudNativePG "
+                 "Secret %s-%s (key password); remove it or use target.host instead of "
+                 "target.cnpg",
+                 cluster, secret);
         (void)snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
         conn_name(p, "database", str_field(p, t, "database", "spec.target", "app"), s->database,
                   sizeof(s->database));
-        (void)snprintf(s->user, sizeof(s->user), "%s", super ? "postgres" : "app");
+        /* the role: target.user when set (an override), else the Secret's username key, read
+         * by the pods (PGUSER from a secretKeyRef), never by the operator */
+        const char *user = str_field(p, t, "user", "spec.target", NULL);
+        if (user && *user)
+            conn_name(p, "user", user, s->user, sizeof(s->user));
+        else if (user)
+            perr(p, "spec.target.user: must not be empty; omit it to use the Secret's username");
+        else
+            s->user_key = "username";
         (void)snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
         return;
     }
@@ -779,6 +789,14 @@ int ctrl_worker_threads(int threads, int clients, int workers, int index)
 void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len)
 {
     (void)snprintf(out, len, "%s:%d/%s", s->host, s->port, s->database);
+}
+
+void ctrl_spec_user_string(const struct ctrl_spec *s, char *out, size_t len)
+{
+    if (s->user_key)
+        (void)snprintf(out, len, "from Secret %s", s->password_secret);
+    else
+        (void)snprintf(out, len, "%s", s->user);
 }
 
 long ctrl_spec_expected_seconds(const struct ctrl_spec *s)

@@ -42,7 +42,9 @@ struct ctrl_spec {
     char host[256];
     int port;
     char database[64];
-    char user[64];
+    char user[64];             /* "" when the pods read it from a Secret (user_key) */
+    const char *user_key;      /* cnpg without target.user: PGUSER from password_secret's key
+                                * "username" (a secretKeyRef); NULL: user above */
     char password_secret[256]; /* "" = no password */
     const char *password_key;
     const char *ssl_mode;
@@ -111,6 +113,10 @@ int ctrl_worker_threads(int threads, int clients, int workers, int index);
 
 /* "host:port/database", for status.target. */
 void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len);
+
+/* The role for status.targetUser before a result names it: the user, or "from Secret <name>"
+ * when the pods read it from a Secret (the operator never does). */
+void ctrl_spec_user_string(const struct ctrl_spec *s, char *out, size_t len);
 
 /* Seconds the run is expected to take at most (duration or fio runtimes), 0 when unknown
  * (transactions mode). */

@@ -139,7 +139,10 @@ static void test_run_job(void **state)
     assert_null(cJSON_GetObjectItemCaseSensitive(pw, "value"));
     assert_string_equal(str_at(pw, "valueFrom.secretKeyRef.name"), "pg-app");
     assert_string_equal(str_at(pw, "valueFrom.secretKeyRef.key"), "pw");
-    assert_string_equal(str_at(env_var(c, "BENCH_START_AT"), "value"), "1700000000");
+    /* the start barrier comes later, in a downwardAPI file of the pod's annotation */
+    assert_null(env_var(c, "BENCH_START_AT"));
+    assert_string_equal(str_at(env_var(c, "BENCH_START_AT_FILE"), "value"),
+                        "/etc/pgbench/start/start-at");
     assert_string_equal(str_at(env_var(c, "BENCH_CLIENTS_BY_INDEX"), "value"), "3,2,2");
 
     const cJSON *args = ctrl_jget(c, "args");
@@ -165,6 +168,16 @@ static void test_run_job(void **state)
     }
     assert_true(tmp);
     assert_true(script);
+    /* the start barrier's file: a downwardAPI volume of the annotation, mounted read-only */
+    char *vt = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pod, "volumes"));
+    assert_non_null(strstr(vt, "{\"name\":\"start\",\"downwardAPI\":{\"items\":[{\"path\":"
+                               "\"start-at\",\"fieldRef\":{\"fieldPath\":\"metadata.annotations["
+                               "'pgbench.dev/start-at']\"}}]}}"));
+    free(vt);
+    vt = cJSON_PrintUnformatted(ctrl_jget(c, "volumeMounts"));
+    assert_non_null(strstr(vt, "{\"name\":\"start\",\"mountPath\":\"/etc/pgbench/start\","
+                               "\"readOnly\":true}"));
+    free(vt);
     /* no secret value anywhere in the manifest */
     char *txt = cJSON_PrintUnformatted(job);
     assert_null(strstr(txt, "\"value\":\"secret"));
@@ -172,6 +185,65 @@ static void test_run_job(void **state)
 
     cJSON_Delete(job);
     ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+/* The env var's secretKeyRef as "secret/key"; fails when it also has a literal value. */
+static const char *secret_key_of(const cJSON *container, const char *name, char *out, size_t n)
+{
+    const cJSON *e = env_var(container, name);
+    assert_non_null(e);
+    assert_null(cJSON_GetObjectItemCaseSensitive(e, "value"));
+    (void)snprintf(out, n, "%s/%s", str_at(e, "valueFrom.secretKeyRef.name"),
+                   str_at(e, "valueFrom.secretKeyRef.key"));
+    return out;
+}
+
+/* Issue 15.6: with target.cnpg the role is the Secret's username (a Cluster bootstrapped with
+ * another owner), never a literal app/postgres; the operator never reads the Secret. */
+static void test_cnpg_user_from_secret(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    static const struct {
+        const char *target, *user_ref, *password_ref, *user;
+    } cases[] = {
+        {"{\"cnpg\":{\"clusterName\":\"pg\"}}", "pg-app/username", "pg-app/password", NULL},
+        {"{\"cnpg\":{\"clusterName\":\"pg\",\"secret\":\"superuser\"}}", "pg-superuser/username",
+         "pg-superuser/password", NULL},
+        {"{\"cnpg\":{\"clusterName\":\"pg\"},\"user\":\"bench\"}", NULL, "pg-app/password",
+         "bench"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char json[512], ref[600];
+        (void)snprintf(json, sizeof(json),
+                       "{\"target\":%s,\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
+                       "\"run\":{\"durationSeconds\":5}}}}",
+                       cases[i].target);
+        struct ctrl_spec s = spec_of(json);
+        cJSON *jobs[] = {ctrl_manifest_init_job(br, &s, &cfg),
+                         ctrl_manifest_run_job(br, &s, &cfg, 1700000000)};
+        for (size_t j = 0; j < 2; j++) {
+            const cJSON *c =
+                cJSON_GetArrayItem(ctrl_jget(jobs[j], "spec.template.spec.containers"), 0);
+            if (cases[i].user_ref)
+                assert_string_equal(secret_key_of(c, "PGUSER", ref, sizeof(ref)),
+                                    cases[i].user_ref);
+            else
+                assert_string_equal(str_at(env_var(c, "PGUSER"), "value"), cases[i].user);
+            assert_string_equal(secret_key_of(c, "PGPASSWORD", ref, sizeof(ref)),
+                                cases[i].password_ref);
+            assert_string_equal(str_at(env_var(c, "PGDATABASE"), "value"), "app");
+            assert_false(has_arg(ctrl_jget(c, "args"), "--user", NULL));
+            char *text = cJSON_PrintUnformatted(jobs[j]);
+            assert_null(strstr(text, "\"value\":\"postgres\"")); /* no guessed role */
+            free(text);
+            cJSON_Delete(jobs[j]);
+        }
+        ctrl_spec_free(&s);
+    }
     cJSON_Delete(br);
 }
 
@@ -504,6 +576,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_job),
         cmocka_unit_test(test_init_job_and_transactions),
+        cmocka_unit_test(test_cnpg_user_from_secret),
         cmocka_unit_test(test_timeout_seconds),
         cmocka_unit_test(test_fio_and_hpa),
         cmocka_unit_test(test_user_security_context_cannot_escalate),

@@ -74,7 +74,8 @@ static int setup(void **state)
     return 0;
 }
 
-/* Pending -> Running: status first (startAt), then the run Job with that barrier. */
+/* Pending -> Running: status first (the Running condition, whose lastTransitionTime the run's
+ * deadline counts from), then the run Job; no barrier yet (it comes when the pods are ready). */
 static void test_pending_to_running(void **state)
 {
     (void)state;
@@ -86,7 +87,7 @@ static void test_pending_to_running(void **state)
     assert_int_equal(p.needs, 0);
     assert_non_null(p.status);
     assert_string_equal(phase(&p), "Running");
-    assert_int_equal(ctrl_jnum(p.status, "startAt", 0), (long)NOW + 5);
+    assert_null(ctrl_jget(p.status, "startAt"));
     assert_int_equal(ctrl_jnum(p.status, "observedGeneration", 0), 1);
     assert_int_equal(ctrl_jnum(p.status, "clients", 0), 4);
     assert_string_equal(ctrl_jstr(p.status, "target"), "pg:5432/postgres");
@@ -101,10 +102,14 @@ static void test_pending_to_running(void **state)
         "env");
     bool found = false;
     const cJSON *e;
-    cJSON_ArrayForEach(e, env) if (strcmp(ctrl_jstr(e, "name"), "BENCH_START_AT") == 0)
+    cJSON_ArrayForEach(e, env)
     {
-        assert_string_equal(ctrl_jstr(e, "value"), "1800000005");
-        found = true;
+        assert_string_not_equal(ctrl_jstr(e, "name"), "BENCH_START_AT");
+        if (strcmp(ctrl_jstr(e, "name"), "BENCH_DEADLINE_AT") == 0) {
+            /* the Running entry + start delay 5 + run timeout (30 + 600 + replica catch-up 300) */
+            assert_string_equal(ctrl_jstr(e, "value"), "1800000935");
+            found = true;
+        }
     }
     assert_true(found);
     /* the spec snapshot travels with the Job */
@@ -116,7 +121,7 @@ static void test_pending_to_running(void **state)
     assert_true(p.requeue_ms > 0);
 
     /* Level-triggered: the same decision on the written status changes nothing but recreates
-     * the (missing in cache) Job with the SAME barrier, e.g. after an operator restart. */
+     * the (missing in cache) Job with the SAME deadline, e.g. after an operator restart. */
     char *st1 = cJSON_PrintUnformatted(p.status);
     cJSON *br2 = br_new(SPEC_BASIC, st1, 1);
     free(st1);
@@ -128,9 +133,23 @@ static void test_pending_to_running(void **state)
     assert_int_equal(p.n_events, 0);
     assert_int_equal(p.n_actions, 1);
     char *txt = cJSON_PrintUnformatted(p.actions[0].object);
-    assert_non_null(strstr(txt, "\"BENCH_START_AT\",\"value\":\"1800000005\""));
+    assert_non_null(strstr(txt, "\"BENCH_DEADLINE_AT\",\"value\":\"1800000935\""));
     free(txt);
     ctrl_plan_free(&p);
+    /* the same once the barrier is published: the Running condition (the Running Event's name)
+     * keeps its words, so the Event the status records is not sent a second time */
+    cJSON *st2 = cJSON_Duplicate(cJSON_GetObjectItem(br2, "status"), 1);
+    cJSON_AddStringToObject(st2, "startAt", "2027-01-15T08:00:07.000Z");
+    char *st2s = cJSON_PrintUnformatted(st2);
+    cJSON *br3 = br_new(SPEC_BASIC, st2s, 1);
+    obs_init(&o, br3);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    assert_int_equal(p.n_actions, 1);
+    ctrl_plan_free(&p);
+    cJSON_Delete(br3);
+    free(st2s);
+    cJSON_Delete(st2);
     cJSON_Delete(br);
     cJSON_Delete(br2);
 }
@@ -157,12 +176,13 @@ static cJSON *job_with(const char *name, const char *cond_type, const char *reas
 
 static char *status_running(void)
 {
-    return strdup("{\"phase\":\"Running\",\"startAt\":1800000005,\"observedGeneration\":1,"
-                  "\"conditions\":[{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":"
-                  "\"Started\",\"message\":\"m\",\"observedGeneration\":1,"
-                  "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\","
-                  "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
-                  "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
+    return strdup(
+        "{\"phase\":\"Running\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"observedGeneration\":1,"
+        "\"conditions\":[{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":"
+        "\"Started\",\"message\":\"m\",\"observedGeneration\":1,"
+        "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\","
+        "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
+        "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
 }
 
 static void test_running_states(void **state)
@@ -241,12 +261,43 @@ static cJSON *result(int worker, double tps, long tx, bool complete, int exit_co
 
 static char *status_collecting(void)
 {
-    return strdup("{\"phase\":\"Collecting\",\"startAt\":1800000005,\"observedGeneration\":1,"
+    return strdup("{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\","
+                  "\"observedGeneration\":1,"
                   "\"conditions\":[{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":"
                   "\"Started\",\"message\":\"m\",\"observedGeneration\":1,"
                   "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\","
                   "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
                   "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
+}
+
+/* The plan ending a run carries the result ConfigMap b1-result, owned by the run, and status
+ * names it; its result.json holds the aggregate (summary.tps) and every worker's result in order.
+ */
+static void check_result_cm(const struct ctrl_plan *p, int workers, double tps)
+{
+    const cJSON *cm = p->result_cm;
+    assert_non_null(cm);
+    assert_string_equal(ctrl_jstr(cm, "kind"), "ConfigMap");
+    assert_string_equal(ctrl_jstr(cm, "metadata.name"), "b1-result");
+    assert_string_equal(ctrl_jstr(cm, "metadata.namespace"), "ns");
+    assert_string_equal(ctrl_jkey(ctrl_jget(cm, "metadata.labels"), "pgbench.dev/benchmarkrun"),
+                        "b1");
+    const cJSON *ref = cJSON_GetArrayItem(ctrl_jget(cm, "metadata.ownerReferences"), 0);
+    assert_string_equal(ctrl_jstr(ref, "uid"), "u1");
+    assert_string_equal(ctrl_jstr(ref, "kind"), "BenchmarkRun");
+    assert_true(cJSON_IsTrue(ctrl_jget(ref, "controller")));
+    assert_true(cJSON_IsTrue(ctrl_jget(ref, "blockOwnerDeletion")));
+    assert_string_equal(ctrl_jstr(p->status, "resultRef.name"), "b1-result");
+    assert_string_equal(ctrl_jstr(p->status, "resultRef.key"), "result.json");
+    cJSON *doc = cJSON_Parse(ctrl_jkey(ctrl_jget(cm, "data"), "result.json"));
+    assert_non_null(doc);
+    assert_float_equal(ctrl_jnum(doc, "summary.tps", 0), tps, 1e-9);
+    const cJSON *wr = ctrl_jget(doc, "workerResults");
+    assert_int_equal(cJSON_GetArraySize(wr), workers);
+    for (int i = 0; i < workers; i++)
+        assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(wr, i), "worker", -1), i, 0);
+    assert_null(ctrl_jget(doc, "downsampled"));
+    cJSON_Delete(doc);
 }
 
 static void test_collecting_success(void **state)
@@ -270,6 +321,7 @@ static void test_collecting_success(void **state)
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_null(p.status);
+    assert_null(p.result_cm);
     assert_int_equal(p.n_logs, 2);
     assert_string_equal(p.logs[0].pod, "b1-run-0-abc");
     assert_int_equal(p.logs[1].index, 1);
@@ -300,6 +352,7 @@ static void test_collecting_success(void **state)
     assert_string_equal(p.actions[0].name, "b1-run");
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "Succeeded");
+    check_result_cm(&p, 2, 200.0);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++)
         cJSON_Delete(o.results[i]);
@@ -548,7 +601,7 @@ static void test_init_flow(void **state)
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(ctrl_jstr(cond(&p, "Initialized"), "status"), "True");
-    assert_int_equal(ctrl_jnum(p.status, "startAt", 0), (long)NOW + 5);
+    assert_null(ctrl_jget(p.status, "startAt")); /* once the run's pods are ready */
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-run");
     ctrl_plan_free(&p);
@@ -800,6 +853,134 @@ static cJSON *running_pod(const char *name, int index)
     cJSON_ReplaceItemInObject(st, "phase", cJSON_CreateString("Running"));
     cJSON_DeleteItemFromObject(st, "containerStatuses");
     return p;
+}
+
+/* A running worker pod, Ready or not, with the start barrier annotation when start_at. */
+static cJSON *worker_pod(const char *name, int index, bool ready, const char *start_at)
+{
+    cJSON *p = running_pod(name, index);
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "type", "Ready");
+    cJSON_AddStringToObject(c, "status", ready ? "True" : "False");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(cJSON_GetObjectItem(p, "status"), "conditions"), c);
+    if (start_at)
+        cJSON_AddStringToObject(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(p, "metadata"), "annotations"),
+            CTRL_START_ANNOTATION, start_at);
+    return p;
+}
+
+#define STATUS_RUNNING_NO_BARRIER                                                                  \
+    "{\"phase\":\"Running\",\"observedGeneration\":1,\"conditions\":[{\"type\":\"SpecLocked\","    \
+    "\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,"      \
+    "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\",\"status\":\"True\","  \
+    "\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,\"lastTransitionTime\":"    \
+    "\"2027-01-15T08:00:00Z\"}]}"
+
+/* Decides Running for b1 (2 workers) with these pods at `now`; returns the plan in p. */
+static void decide_pods(const char *status, cJSON **pods, int n, double now, struct ctrl_plan *p)
+{
+    cJSON *br = br_new(SPEC_BASIC, status, 1);
+    cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = now;
+    o.run_job = job;
+    for (int i = 0; i < n; i++)
+        o.pods[i] = pods[i];
+    o.n_pods = n;
+    assert_int_equal(ctrl_decide(&o, p), 0);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+}
+
+/* Issue 18.6: the workers start together once every worker pod is Ready: startAt = the moment
+ * the last one is seen ready + 1 s (RFC 3339, ms) in status, then as an annotation on every pod.
+ * Level-triggered: a published barrier is never replaced, pods lacking it get the same one. */
+static void test_start_barrier(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    cJSON *pods[3];
+    pods[0] = worker_pod("b1-run-0-a", 0, true, NULL);
+    pods[1] = worker_pod("b1-run-1-b", 1, false, NULL);
+    decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20, &p);
+    assert_null(p.status); /* one worker is not ready: no barrier */
+    assert_int_equal(p.n_annotate, 0);
+    ctrl_plan_free(&p);
+    /* a second ready pod of index 0 does not stand for index 1 */
+    pods[2] = worker_pod("b1-run-0-c", 0, true, NULL);
+    decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 3, NOW + 20, &p);
+    assert_null(p.status);
+    assert_int_equal(p.n_annotate, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(pods[2]);
+
+    /* both ready at NOW + 20.25: the barrier is 1 s later, in status and on both pods */
+    cJSON_Delete(pods[1]);
+    pods[1] = worker_pod("b1-run-1-b", 1, true, NULL);
+    decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, &p);
+    assert_non_null(p.status);
+    assert_string_equal(ctrl_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
+    assert_true(ctrl_status_start_at(p.status) == NOW + 21.25);
+    assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
+    assert_int_equal(p.n_annotate, 2);
+    assert_string_equal(p.annotate[0].pod, "b1-run-0-a");
+    assert_string_equal(p.annotate[1].pod, "b1-run-1-b");
+    const cJSON *rc = cond(&p, "Running");
+    assert_string_equal(ctrl_jstr(p.status, "message"),
+                        "2 workers start together at 2027-01-15T08:00:21.250Z");
+    assert_string_equal(ctrl_jstr(rc, "message"), "m"); /* the Running Event's, unchanged */
+    /* the run's deadline keeps counting from the Running entry */
+    assert_string_equal(ctrl_jstr(rc, "lastTransitionTime"), "2027-01-15T08:00:00Z");
+    char *st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+
+    /* decided again later (a restart) with one pod annotated: the same value for the other */
+    cJSON_Delete(pods[0]);
+    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:21.250Z");
+    decide_pods(st, pods, 2, NOW + 30, &p);
+    assert_null(p.status);
+    assert_int_equal(p.n_annotate, 1);
+    assert_string_equal(p.annotate[0].pod, "b1-run-1-b");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
+    ctrl_plan_free(&p);
+    free(st);
+
+    /* a status without the barrier while a pod has it (restored from a backup): that value */
+    decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 40, &p);
+    assert_string_equal(ctrl_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
+    assert_int_equal(p.n_annotate, 1);
+    assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
+    ctrl_plan_free(&p);
+
+    /* a startAt in Unix seconds (an operator before issue 18): the same time, now RFC 3339 */
+    cJSON *old = cJSON_Parse(STATUS_RUNNING_NO_BARRIER);
+    cJSON_AddNumberToObject(old, "startAt", NOW + 5);
+    char *ost = cJSON_PrintUnformatted(old);
+    cJSON_Delete(old);
+    decide_pods(ost, pods, 2, NOW + 50, &p);
+    assert_string_equal(ctrl_jstr(p.status, "startAt"), "2027-01-15T08:00:05.000Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:05.000Z");
+    assert_int_equal(p.n_annotate, 1); /* the pod annotated keeps its own value */
+    ctrl_plan_free(&p);
+    free(ost);
+    cJSON_Delete(pods[0]);
+    cJSON_Delete(pods[1]);
+
+    /* a worker that never becomes ready: no barrier, and WorkersBlocked after the grace counted
+     * from the Running entry */
+    pods[0] = worker_pod("b1-run-0-a", 0, true, NULL);
+    pods[1] = stuck_pod("b1-run-1-b", "run", "ErrImagePull", "pull access denied");
+    cJSON_AddStringToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(pods[1], "metadata"), "labels"),
+                            "batch.kubernetes.io/job-completion-index", "1");
+    decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + CTRL_BLOCKED_GRACE_S + 1, &p);
+    assert_null(ctrl_jget(p.status, "startAt"));
+    assert_int_equal(p.n_annotate, 0);
+    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
+    ctrl_plan_free(&p);
+    cJSON_Delete(pods[0]);
+    cJSON_Delete(pods[1]);
 }
 
 /* The run Job finished at `at` (its condition's lastTransitionTime). */
@@ -1418,7 +1599,7 @@ static void test_deadlines(void **state)
     assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
     const char *m = ctrl_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(m, "the run exceeded its deadline (the default 610 s, the expected "
-                              "runtime + 600 s; set spec.timeoutSeconds, from the start barrier)"));
+                              "runtime + 600 s; set spec.timeoutSeconds, from the run's start)"));
     assert_non_null(strstr(m, "worker 0 failed: no pod of this worker is left to read: the run Job "
                               "made 1 pod, then failed: DeadlineExceeded: Job was active longer "
                               "than specified deadline"));
@@ -1444,9 +1625,11 @@ static void test_deadlines(void **state)
     free(st);
 
     /* a worker the Job never made a pod for: said so, with the Job's FailedCreate when there is */
-    const char *coll = "{\"phase\":\"Collecting\",\"startAt\":1800000005,\"conditions\":[{\"type\":"
-                       "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":"
-                       "\"m\",\"observedGeneration\":1}]}";
+    const char *coll =
+        "{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"conditions\":[{"
+        "\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
+        "\"observedGeneration\":1},{\"type\":\"Running\",\"status\":\"True\",\"reason\":"
+        "\"Started\",\"message\":\"m\",\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}";
     rj = job_status("Failed", "DeadlineExceeded", "Job was active longer than specified deadline",
                     0);
     st2 = decide_ev(SPEC_FIO, coll, NULL, rj, NULL, NULL, 0, NOW + 700, &p);
@@ -1491,7 +1674,7 @@ static void test_deadlines(void **state)
     assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
     assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
                            "the run exceeded its deadline (spec.timeoutSeconds 20 s, from the "
-                           "start barrier): worker 0 (pod b1-run-0-x) failed: exit code 2: "
+                           "run's start): worker 0 (pod b1-run-0-x) failed: exit code 2: "
                            "deadline: pgbench was still running"));
     assert_int_equal(ctrl_jnum(p.status, "summary.transactions", 0), 1000);
     ctrl_plan_free(&p);
@@ -1616,11 +1799,12 @@ static void test_event_transform_and_filter(void **state)
 static void test_blocked_then_succeeded(void **state)
 {
     (void)state;
-    const char *st = "{\"phase\":\"Running\",\"startAt\":1800000005,\"conditions\":[{\"type\":"
-                     "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
-                     "\"observedGeneration\":1},{\"type\":\"WorkersBlocked\",\"status\":\"True\","
-                     "\"reason\":\"FailedMount\",\"message\":\"run pod x cannot start\","
-                     "\"observedGeneration\":1}]}";
+    const char *st =
+        "{\"phase\":\"Running\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"conditions\":[{\"type\":"
+        "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
+        "\"observedGeneration\":1},{\"type\":\"WorkersBlocked\",\"status\":\"True\","
+        "\"reason\":\"FailedMount\",\"message\":\"run pod x cannot start\","
+        "\"observedGeneration\":1}]}";
     const char *spec = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{"
                        "\"run\":{\"durationSeconds\":30}}}}";
     cJSON *rj = job_with("b1-run", "Complete", "CompletionsReached", 1, NULL);
@@ -1748,6 +1932,7 @@ int main(void)
         cmocka_unit_test(test_deleting_does_nothing),
         cmocka_unit_test(test_workers_blocked),
         cmocka_unit_test(test_collecting_stale_pod_cache),
+        cmocka_unit_test(test_start_barrier),
         cmocka_unit_test(test_collecting_summary_only),
         cmocka_unit_test(test_status_events),
         cmocka_unit_test(test_live_progress),

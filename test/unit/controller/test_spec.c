@@ -72,16 +72,34 @@ static void test_cnpg(void **state)
     assert_true(s.cnpg);
     assert_string_equal(s.host, "pg-ro");
     assert_string_equal(s.database, "app");
-    assert_string_equal(s.user, "postgres");
+    /* the role is the Secret's username, read by the pods: the operator does not guess it */
+    assert_string_equal(s.user, "");
+    assert_string_equal(s.user_key, "username");
     assert_string_equal(s.password_secret, "pg-superuser");
+    char u[300];
+    ctrl_spec_user_string(&s, u, sizeof(u));
+    assert_string_equal(u, "from Secret pg-superuser");
     ctrl_spec_free(&s);
     cJSON_Delete(j);
 
-    j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"db\"}}," RUN "}");
+    j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"db\"},\"database\":\"bench\"}," RUN "}");
     assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_string_equal(s.host, "db-rw");
-    assert_string_equal(s.user, "app");
+    assert_string_equal(s.database, "bench");
+    assert_string_equal(s.user_key, "username");
     assert_string_equal(s.password_secret, "db-app");
+    assert_string_equal(s.password_key, "password");
+    ctrl_spec_free(&s);
+    cJSON_Delete(j);
+
+    /* target.user beside cnpg: an override that wins over the Secret's username */
+    j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"db\"},\"user\":\"bench\"}," RUN "}");
+    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_string_equal(s.user, "bench");
+    assert_null(s.user_key);
+    assert_string_equal(s.password_secret, "db-app");
+    ctrl_spec_user_string(&s, u, sizeof(u));
+    assert_string_equal(u, "bench");
     ctrl_spec_free(&s);
     cJSON_Delete(j);
 }
@@ -107,8 +125,13 @@ static const struct bad bad_specs[] = {
     {"{\"target\":{\"cnpg\":{}}," RUN "}", "spec.target.cnpg.clusterName: required"},
     {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\",\"service\":\"x\"}}," RUN "}",
      "spec.target.cnpg.service"},
-    {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\"},\"user\":\"u\"}," RUN "}",
-     "user and passwordSecretRef come from the CNPG Secret"},
+    {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\"},\"passwordSecretRef\":{\"name\":\"s\"}}," RUN
+     "}",
+     "spec.target.passwordSecretRef: the password comes from the CloudNativePG Secret pg-app"},
+    {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\"},\"user\":\"\"}," RUN "}",
+     "spec.target.user: must not be empty"},
+    {"{\"target\":{\"cnpg\":{\"clusterName\":\"pg\"},\"user\":\"a=b\"}," RUN "}",
+     "spec.target.user \"a=b\""},
     /* names, never connection strings (test_no_connection_strings has more) */
     {"{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"database\":\"\"}," RUN "}",
      "spec.target.database \"\": must not be empty"},
