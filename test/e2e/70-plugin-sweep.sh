@@ -10,6 +10,7 @@
 #   4. compare of the two sweeps: a row per clients value with ratios to the first; -o html.
 #   5. the sweep's Events (StepStarted/StepCompleted x3, SweepSucceeded) and its /metrics series
 #      (promtool check metrics), which go with the sweep.
+#   6. --wait-timeout passing first: exit 3.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
@@ -157,5 +158,13 @@ if command -v promtool >/dev/null; then
 fi
 env_kubectl delete bsw nvme >/dev/null
 env_wait_for "nvme's series gone" 30 sh -c "! curl -fsS $OP_URL/metrics | grep -q 'benchmarksweep_phase{namespace=\"default\",name=\"nvme\"'"
+
+# ---- 6. --wait that gives up: exit 3 ---------------------------------------------------------
+rc=0
+kubectl pgbench sweep "${target[@]}" --clients 1,2 --name slow --wait-timeout 2s -- -T 30 \
+    >"$TMP/slow.out" 2>&1 || rc=$?
+[ "$rc" -eq 3 ] && grep -q 'benchmarksweep slow not finished after --wait-timeout 2s' "$TMP/slow.out" ||
+    fail "--wait-timeout: exit $rc: $(cat "$TMP/slow.out")"
+env_kubectl delete bsw slow --wait=false >/dev/null
 
 pass "sweep: dry runs apply as created, 2 sweeps followed, report with the USL path in Chromium, compare with ratios, Events and metrics"
