@@ -8,10 +8,6 @@ env_start_pg
 env_start_sim
 
 [ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
-[ -f "$ROOT/crds/benchmarkrun.yaml" ] || fail "crds/benchmarkrun.yaml is missing"
-
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 
 env_start_operator
 
@@ -46,7 +42,7 @@ case "$seen" in *Running*) ;; *) fail "never saw Running (phases:$seen)" ;; esac
 
 env_kubectl get br basic -o json >"$TMP/br.json"
 python3 - "$TMP/br.json" <<'PY' || fail "status check failed"
-import json, sys
+import json, re, sys
 br = json.load(open(sys.argv[1]))
 st = br["status"]
 s = st["summary"]
@@ -64,7 +60,7 @@ predicted = 4 / (s["latencyAvgMs"] / 1000.0)
 assert 0.3 < s["tps"] / predicted < 3, (s["tps"], predicted)
 assert st["clients"] == 4
 assert st["target"].startswith("127.0.0.1:")
-assert isinstance(st["startAt"], int)
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", st["startAt"]), st["startAt"]
 assert len(st["timeline"]) >= 2, st.get("timeline")
 w = st["workers"]
 assert len(w) == 1 and w[0]["complete"] is True and w[0]["exitCode"] == 0, w
@@ -132,9 +128,6 @@ grep -q '^pgbench_operator_status_conflicts_total 2$' "$TMP/metrics.txt" ||
 head -1 "$TMP/operator.log" | python3 -c 'import json,sys; json.loads(sys.stdin.readline())' || fail "operator log is not JSON"
 
 # graceful shutdown on SIGTERM
-kill -TERM "$OP_PID"
-for _ in $(seq 50); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$OP_PID" 2>/dev/null && fail "operator still running 5 s after SIGTERM"
-wait "$OP_PID" 2>/dev/null && rc=0 || rc=$?
-[ "$rc" -eq 0 ] || fail "operator exit code $rc after SIGTERM"
+env_stop_operator "$OP_PID" 5
+[ "$OP_RC" -eq 0 ] || fail "operator exit code $OP_RC after SIGTERM"
 pass "BenchmarkRun Succeeded: $(env_status basic .status.message)"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The operator is killed with SIGKILL mid-run (during Initializing, then during Running) and
 # restarted: decisions come from the BenchmarkRun's status and the cluster, so no Job is created
-# twice, the start barrier is reused, and the result is complete. Leader election is on: the
-# restarted process takes the Lease over once the dead holder's lease expires, and a graceful
-# shutdown releases it. A spec change after the start is ignored with SpecLocked=True.
+# twice, the start barrier is published once (by the successor, as a worker pod was still pulling
+# its image when its predecessor died) on every pod, and the result is complete. Leader election
+# is on: the restarted process takes the Lease over once the dead holder's lease expires, and a
+# graceful shutdown releases it. A spec change after the start is ignored with SpecLocked=True.
 # Events survive: while the run collects and succeeds every Event write fails (500), the operator
 # retries each, gives up with a warning and is killed; its successor sends the Events the status
 # records again, so every transition has exactly one Event.
@@ -11,20 +12,18 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 
-start_operator() {
-    env_bg "operator$1" "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 2 \
-        --metrics-addr 0 --log-level debug --leader-elect --lease-name pgbench-operator \
-        --lease-namespace default --lease-duration 4 >"$TMP/op.pid"
-    OP_PID="$(cat "$TMP/op.pid")"
-}
-phase() { env_kubectl get br restart -o jsonpath='{.status.phase}'; }
-phase_is() { [ "$(phase)" = "$1" ]; }
+LEASE=(--leader-elect --lease-name pgbench-operator --lease-namespace default --lease-duration 4)
+start_operator() { OP_NAME="operator$1" env_start_operator --start-delay 2 "${LEASE[@]}"; }
 
 start_operator 1
-cat <<EOF | env_kubectl apply -f - >/dev/null
+# worker 1's pod pulls its image for 15 s: the operator killed during Running has not published
+# the start barrier yet; its successor derives it from the cluster (every pod ready) and sets it
+env_kubectl create --raw /sim/start-delay -f - >/dev/null <<'JSON'
+{"rules": [{"labels": {"pgbench.dev/benchmarkrun": "restart", "pgbench.dev/role": "run",
+  "batch.kubernetes.io/job-completion-index": "1"}, "ms": 15000}]}
+JSON
+cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: restart}
@@ -37,26 +36,27 @@ spec:
   workers: 2
 EOF
 
-env_wait_for "Initializing" 30 phase_is Initializing
+env_wait_phase restart Initializing 30
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
 [ -n "$holder" ] || fail "no Lease holder"
 kill -KILL "$OP_PID"
 note "killed the operator (SIGKILL) during Initializing"
 sleep 1
 start_operator 2
-env_wait_for "Running after restart" 60 phase_is Running
+env_wait_phase restart Running 60
 env_wait_for "run Job" 20 env_kubectl get job restart-run
 uid1="$(env_kubectl get job restart-run -o jsonpath='{.metadata.uid}')"
-startat1="$(env_kubectl get br restart -o jsonpath='{.status.startAt}')"
+startat1="$(env_status restart .status.startAt)"
 kill -KILL "$OP_PID"
 note "killed the operator (SIGKILL) during Running"
+[ -z "$startat1" ] || fail "start barrier $startat1 published while worker 1 was not ready"
 # a spec change while the run goes: must be ignored
 env_kubectl patch br restart --type merge -p '{"spec":{"workers":3,"workload":{"pgbench":{"run":{"clients":6}}}}}' >/dev/null
 sleep 1
 start_operator 3
 env_wait_for "the restarted operator's first reconcile" 30 grep -q 'reconciled default/restart' "$TMP/operator3.log"
 env_sim_fault '{"failNext": 100000, "code": 500, "path": "/events"}'
-env_wait_for "Succeeded" 120 phase_is Succeeded
+env_wait_phase restart Succeeded 120
 env_wait_for "the Succeeded event given up" 30 grep -q 'event Succeeded restart\.[0-9a-f]* not recorded after 4 tries' "$TMP/operator3.log"
 grep -q 'event Succeeded restart\.[0-9a-f]* not recorded: HTTP 500.*again in' "$TMP/operator3.log" ||
     fail "the Succeeded event was not retried"
@@ -74,8 +74,11 @@ done
 
 uid2="$(env_kubectl get job restart-run -o jsonpath='{.metadata.uid}')"
 [ "$uid1" = "$uid2" ] || fail "the run Job was re-created ($uid1 -> $uid2)"
-startat2="$(env_kubectl get br restart -o jsonpath='{.status.startAt}')"
-[ "$startat1" = "$startat2" ] || fail "startAt changed across the restart: $startat1 -> $startat2"
+startat2="$(env_status restart .status.startAt)"
+[ -n "$startat2" ] || fail "no start barrier after the restart"
+# one start time in the run: every worker pod got the one in status
+anns="$(env_kubectl get pods -l pgbench.dev/benchmarkrun=restart,pgbench.dev/role=run -o jsonpath='{range .items[*]}{.metadata.annotations.pgbench\.dev/start-at}{"\n"}{end}' | sort -u)"
+[ "$anns" = "$startat2" ] || fail "pods' start-at annotations ($anns) differ from status.startAt $startat2"
 njobs="$(env_kubectl get jobs -l pgbench.dev/benchmarkrun=restart -o name | wc -l)"
 [ "$njobs" -eq 2 ] || fail "expected 2 Jobs (init, run), found $njobs"
 npods="$(env_kubectl get pods -l pgbench.dev/benchmarkrun=restart,pgbench.dev/role=run -o name | wc -l)"
@@ -109,27 +112,20 @@ compl="$(env_kubectl get job restart-run -o jsonpath='{.spec.completions}')"
 
 # a second candidate stays standby while the leader holds the Lease
 LEADER_PID="$OP_PID"
-MPORT="$(env_free_port)"
-env_bg standby "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr "127.0.0.1:$MPORT" \
-    --log-level debug --leader-elect --lease-name pgbench-operator --lease-namespace default \
-    --lease-duration 4 >"$TMP/standby.pid"
-STANDBY_PID="$(cat "$TMP/standby.pid")"
-env_wait_for "standby /readyz" 20 curl -fsS "http://127.0.0.1:$MPORT/readyz"
+OP_NAME=standby OP_WAIT=standby env_start_operator "${LEASE[@]}"
+STANDBY_PID="$OP_PID"
 sleep 3
-curl -fsS "http://127.0.0.1:$MPORT/metrics" | grep -q '^pgbench_operator_leader 0$' || fail "standby claims leadership"
-curl -fsS "http://127.0.0.1:$MPORT/readyz" | grep -q standby || fail "standby /readyz"
+curl -fsS "$OP_URL/metrics" | grep -q '^pgbench_operator_leader 0$' || fail "standby claims leadership"
+curl -fsS "$OP_URL/readyz" | grep -q standby || fail "standby /readyz"
 
 # graceful shutdown releases the Lease: the standby takes over without waiting for expiry
-kill -TERM "$LEADER_PID"
-for _ in $(seq 50); do kill -0 "$LEADER_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$LEADER_PID" 2>/dev/null && fail "operator still running after SIGTERM"
+env_stop_operator "$LEADER_PID"
 grep -q 'released lease' "$TMP/operator4.log" || fail "the leader did not release the Lease"
-is_leader() { curl -fsS "http://127.0.0.1:$MPORT/metrics" | grep -q '^pgbench_operator_leader 1$'; }
+is_leader() { curl -fsS "$OP_URL/metrics" | grep -q '^pgbench_operator_leader 1$'; }
 env_wait_for "standby becomes leader" 10 is_leader
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
 case "$holder" in *"_$STANDBY_PID") ;; *) fail "Lease holder after the handover: $holder" ;; esac
-kill -TERM "$STANDBY_PID"
-for _ in $(seq 50); do kill -0 "$STANDBY_PID" 2>/dev/null || break; sleep 0.1; done
+env_stop_operator "$STANDBY_PID"
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"
 [ -z "$holder" ] || fail "Lease not released on shutdown (holder $holder)"
 pass "three SIGKILLs: one init Job, one run Job, same barrier, complete result, one Event per transition"

@@ -98,10 +98,9 @@ def norm(job):
             del labels[k]
     env = spec["template"]["spec"]["containers"][0]["env"]
     at = {e["name"]: e.get("value") for e in env}
-    if "BENCH_START_AT" in at:  # the barrier differs; the deadline is the same distance after it
-        spec["_deadline_after_start"] = int(at["BENCH_DEADLINE_AT"]) - int(at["BENCH_START_AT"])
+    if "BENCH_DEADLINE_AT" in at:  # counts from when each Job was made (the start delay later)
         for e in env:
-            if e["name"] in ("BENCH_START_AT", "BENCH_DEADLINE_AT"):
+            if e["name"] == "BENCH_DEADLINE_AT":
                 e["value"] = "?"
     meta = job["metadata"]
     # the dry run's children have no ownerReference (no uid before the server creates the run)
