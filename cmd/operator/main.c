@@ -166,14 +166,12 @@ static void on_signal(uv_signal_t *s, int signum)
     begin_shutdown(a, 0);
 }
 
-int main(int argc, char **argv)
+/* Parses the flags and sets up logging. Returns -1 to go on, else the exit code (0 after --help).
+ */
+static int options(int argc, char **argv, struct ctrl_cmdline *o)
 {
-    struct app app;
-    memset(&app, 0, sizeof(app));
-    struct app *a = &app;
-    struct ctrl_cmdline opt;
     char err[512];
-    int rc = ctrl_cmdline_parse(argc, argv, &opt, err, sizeof(err));
+    int rc = ctrl_cmdline_parse(argc, argv, o, err, sizeof(err));
     if (rc == CTRL_CMDLINE_HELP) {
         struct buf usage = BUF_INIT(0);
         rc = ctrl_cmdline_usage(&usage);
@@ -187,20 +185,15 @@ int main(int argc, char **argv)
         return 1;
     }
     enum log_level level = LOG_INFO;
-    (void)log_level_parse(opt.log_level, &level); /* one of the table's words */
+    (void)log_level_parse(o->log_level, &level); /* one of the table's words */
     log_set_level(level);
-    log_set_format(strcmp(opt.log_format, "text") == 0 ? LOG_FORMAT_TEXT : LOG_FORMAT_JSON);
-    a->copt = opt.copt;
-    a->leader_elect = opt.leader_elect;
-    const char *metrics_addr = opt.metrics_addr, *lease_name = opt.lease_name;
-    const char *lease_ns = opt.lease_ns;
-    int lease_duration = opt.lease_duration_s;
+    log_set_format(strcmp(o->log_format, "text") == 0 ? LOG_FORMAT_TEXT : LOG_FORMAT_JSON);
+    return -1;
+}
 
-    rc = kube_config_load(opt.kubeconfig, opt.context, &a->cfg, err, sizeof(err));
-    if (rc) {
-        log_error(COMP, "configuration: %s", err);
-        return 1;
-    }
+/* "<pod or host>_<pid>": the Lease holder and the Events' reporting instance. */
+static void set_identity(struct app *a)
+{
     char host[256] = "pgbench-operator";
     const char *pod = getenv("POD_NAME");
     if (pod && *pod)
@@ -209,18 +202,52 @@ int main(int argc, char **argv)
         (void)gethostname(host, sizeof(host) - 1);
     (void)snprintf(a->identity, sizeof(a->identity), "%s_%ld", host, (long)getpid());
     a->copt.cfg.instance = a->identity;
+}
 
-    (void)signal(SIGPIPE, SIG_IGN);
-    a->loop = uv_default_loop();
-    rc = kube_client_new(a->loop, a->cfg, &a->kc);
-    if (rc) {
-        log_error(COMP, "API client: %s", strerror(-rc));
-        kube_config_free(a->cfg);
-        return 1;
-    }
-    log_info(COMP, "pgbench-operator starting: server %s (%s), identity %s", a->cfg->server,
-             a->cfg->source ? a->cfg->source : "?", a->identity);
+/* Campaigns for the Lease; the controller starts when this process leads. 0 or a negative errno. */
+static int start_election(struct app *a, const struct ctrl_cmdline *o)
+{
+    const char *ns =
+        o->lease_ns ? o->lease_ns : (a->cfg->namespace ? a->cfg->namespace : "default");
+    /* The pod owns the Lease (downward API: POD_NAME, POD_NAMESPACE, POD_UID), so it goes
+     * with the pod even when the release cannot be written (the Role deleted first). */
+    const char *pod = getenv("POD_NAME"), *pod_ns = getenv("POD_NAMESPACE");
+    const char *pod_uid = getenv("POD_UID");
+    bool owned = pod && *pod && pod_uid && *pod_uid && pod_ns && strcmp(pod_ns, ns) == 0;
+    if (owned)
+        log_info(COMP, "lease %s/%s is owned by pod %s (uid %s)", ns, o->lease_name, pod, pod_uid);
+    else if (pod && *pod)
+        log_info(COMP,
+                 "lease %s/%s has no owner pod (%s): it outlives the operator when not "
+                 "released",
+                 ns, o->lease_name,
+                 !pod_uid || !*pod_uid ? "POD_UID not set"
+                                       : "POD_NAMESPACE is not the lease namespace");
+    int duration = o->lease_duration_s;
+    struct ctrl_leader_opts lo = {
+        .name = o->lease_name,
+        .namespace = ns,
+        .identity = a->identity,
+        .owner_pod_name = owned ? pod : NULL,
+        .owner_pod_uid = owned ? pod_uid : NULL,
+        .lease_duration_s = duration,
+        .renew_deadline_s = duration * 2 / 3,
+        .retry_period_s = duration / 7 > 0 ? duration / 7 : 1,
+        .on_started = on_started_leading,
+        .on_stopped = on_stopped_leading,
+        .ud = a,
+    };
+    int rc = ctrl_leader_new(a->loop, a->kc, &lo, &a->leader);
+    if (!rc)
+        rc = ctrl_leader_start(a->leader);
+    if (rc)
+        log_error(COMP, "leader election: %s", strerror(-rc));
+    return rc;
+}
 
+/* Signals, the shutdown timer and the heap trimmer on a->loop. */
+static void init_handles(struct app *a)
+{
     uv_signal_init(a->loop, &a->sigterm);
     uv_signal_init(a->loop, &a->sigint);
     a->sigterm.data = a->sigint.data = a;
@@ -231,62 +258,11 @@ int main(int argc, char **argv)
     uv_timer_init(a->loop, &a->trim_timer);
     uv_timer_start(&a->trim_timer, on_trim, 5000, 5000);
     uv_unref((uv_handle_t *)&a->trim_timer);
+}
 
-    if (strcmp(metrics_addr, "0") != 0 && *metrics_addr) {
-        rc = ctrl_httpd_start(a->loop, metrics_addr, http_handler, a, &a->http);
-        if (rc) {
-            log_error(COMP, "--metrics-addr %s: %s", metrics_addr, uv_strerror(rc));
-            a->exit_code = 1;
-            goto out;
-        }
-        log_info(COMP, "serving /healthz /readyz /metrics on port %d", ctrl_httpd_port(a->http));
-    }
-
-    if (a->leader_elect) {
-        const char *ns = lease_ns ? lease_ns : (a->cfg->namespace ? a->cfg->namespace : "default");
-        /* The pod owns the Lease (downward API: POD_NAME, POD_NAMESPACE, POD_UID), so it goes
-         * with the pod even when the release cannot be written (the Role deleted first). */
-        const char *pod_ns = getenv("POD_NAMESPACE"), *pod_uid = getenv("POD_UID");
-        bool owned = pod && *pod && pod_uid && *pod_uid && pod_ns && strcmp(pod_ns, ns) == 0;
-        if (owned)
-            log_info(COMP, "lease %s/%s is owned by pod %s (uid %s)", ns, lease_name, pod, pod_uid);
-        else if (pod && *pod)
-            log_info(COMP,
-                     "lease %s/%s has no owner pod (%s): it outlives the operator when not "
-                     "released",
-                     ns, lease_name,
-                     !pod_uid || !*pod_uid ? "POD_UID not set"
-                                           : "POD_NAMESPACE is not the lease namespace");
-        struct ctrl_leader_opts lo = {
-            .name = lease_name,
-            .namespace = ns,
-            .identity = a->identity,
-            .owner_pod_name = owned ? pod : NULL,
-            .owner_pod_uid = owned ? pod_uid : NULL,
-            .lease_duration_s = lease_duration,
-            .renew_deadline_s = lease_duration * 2 / 3,
-            .retry_period_s = lease_duration / 7 > 0 ? lease_duration / 7 : 1,
-            .on_started = on_started_leading,
-            .on_stopped = on_stopped_leading,
-            .ud = a,
-        };
-        rc = ctrl_leader_new(a->loop, a->kc, &lo, &a->leader);
-        if (!rc)
-            rc = ctrl_leader_start(a->leader);
-        if (rc) {
-            log_error(COMP, "leader election: %s", strerror(-rc));
-            a->exit_code = 2;
-            goto out;
-        }
-    } else if (start_controller(a)) {
-        a->exit_code = 2;
-        goto out;
-    }
-
-    uv_run(a->loop, UV_RUN_DEFAULT);
-
-out:
-    /* Teardown: cancel requests, free caches, close every handle, let libuv finish. */
+/* Cancels requests, frees caches, closes every handle and lets libuv finish. */
+static void teardown(struct app *a)
+{
     ctrl_sweeper_stop(a->sweeper);
     ctrl_sweeper_free(a->sweeper); /* before the controller: it sends the sweeps' Events */
     ctrl_controller_stop(a->ctrl);
@@ -300,6 +276,58 @@ out:
     uv_run(a->loop, UV_RUN_DEFAULT);
     uv_loop_close(a->loop);
     kube_config_free(a->cfg);
+}
+
+int main(int argc, char **argv)
+{
+    struct app app;
+    memset(&app, 0, sizeof(app));
+    struct app *a = &app;
+    struct ctrl_cmdline opt;
+    int rc = options(argc, argv, &opt);
+    if (rc >= 0)
+        return rc;
+    a->copt = opt.copt;
+    a->leader_elect = opt.leader_elect;
+
+    char err[512];
+    rc = kube_config_load(opt.kubeconfig, opt.context, &a->cfg, err, sizeof(err));
+    if (rc) {
+        log_error(COMP, "configuration: %s", err);
+        return 1;
+    }
+    set_identity(a);
+
+    (void)signal(SIGPIPE, SIG_IGN);
+    a->loop = uv_default_loop();
+    rc = kube_client_new(a->loop, a->cfg, &a->kc);
+    if (rc) {
+        log_error(COMP, "API client: %s", strerror(-rc));
+        kube_config_free(a->cfg);
+        return 1;
+    }
+    log_info(COMP, "pgbench-operator starting: server %s (%s), identity %s", a->cfg->server,
+             a->cfg->source ? a->cfg->source : "?", a->identity);
+    init_handles(a);
+
+    const char *metrics_addr = opt.metrics_addr;
+    if (strcmp(metrics_addr, "0") != 0 && *metrics_addr) {
+        rc = ctrl_httpd_start(a->loop, metrics_addr, http_handler, a, &a->http);
+        if (rc) {
+            log_error(COMP, "--metrics-addr %s: %s", metrics_addr, uv_strerror(rc));
+            a->exit_code = 1;
+            goto out;
+        }
+        log_info(COMP, "serving /healthz /readyz /metrics on port %d", ctrl_httpd_port(a->http));
+    }
+    if (a->leader_elect ? start_election(a, &opt) != 0 : start_controller(a) != 0) {
+        a->exit_code = 2;
+        goto out;
+    }
+    uv_run(a->loop, UV_RUN_DEFAULT);
+
+out:
+    teardown(a);
     log_info(COMP, "stopped");
     return a->exit_code;
 }
