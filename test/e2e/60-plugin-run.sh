@@ -11,11 +11,8 @@ env_start_sim
 export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
 
 kubectl plugin list 2>/dev/null | grep -q "$BIN/kubectl-pgbench" || fail "kubectl does not find the plugin"
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 env_kubectl create secret generic pg-wrong --from-literal=password=nope >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 \
-    --metrics-addr 0 >/dev/null
+env_start_operator --log-level info
 
 target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
     --db-name "$PGDATABASE" --sslmode disable)
@@ -107,21 +104,27 @@ rc=0
 kubectl pgbench compare base nosuch >/dev/null 2>"$TMP/cmp.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'nosuch.*not found' "$TMP/cmp.err" || fail "compare of a missing run: $rc"
 
-# ---- export: json holds status's lists as they are; csv has a header per table
+# ---- export: json holds status's lists as they are, but the timeline: the full one of the
+# result ConfigMap (status.resultRef); csv has a header per table
 kubectl pgbench export base -o json >"$TMP/exp.json" || fail "export json"
 kubectl pgbench export base -o csv >"$TMP/exp.csv" || fail "export csv"
 kubectl pgbench export base -o csv --table workers >"$TMP/workers.csv" || fail "export workers"
-python3 - "$TMP/base.json" "$TMP/exp.json" "$TMP/exp.csv" "$TMP/workers.csv" <<'PY' || fail "export"
+env_kubectl get cm base-result -o jsonpath='{.data.result\.json}' >"$TMP/result.json" ||
+    fail "no result ConfigMap base-result"
+python3 - "$TMP/base.json" "$TMP/exp.json" "$TMP/exp.csv" "$TMP/workers.csv" "$TMP/result.json" <<'PY' || fail "export"
 import csv, io, json, sys
 st = json.load(open(sys.argv[1]))["status"]
 exp = json.load(open(sys.argv[2]))
-for k in ("timeline", "statements", "workers"):
+full = json.load(open(sys.argv[5]))["timeline"]
+for k in ("statements", "workers"):
     assert exp[k] == st[k], k
 assert exp["summary"] == st["summary"]
+assert exp["source"] == "result", exp["source"]
+assert [p["tps"] for p in exp["timeline"]] == [p["tps"] for p in full], "timeline"
 blocks = open(sys.argv[3]).read().split("\n\n")
 assert len(blocks) == 3, len(blocks)
 tl = list(csv.DictReader(io.StringIO(blocks[0])))
-assert [float(r["tps"]) for r in tl] == [p["tps"] for p in st["timeline"]]
+assert [float(r["tps"]) for r in tl] == [p["tps"] for p in full]
 stm = list(csv.DictReader(io.StringIO(blocks[1])))
 assert [r["command"] for r in stm] == [s["command"] for s in st["statements"]]
 w = list(csv.DictReader(open(sys.argv[4])))
