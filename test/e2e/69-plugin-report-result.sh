@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# kubectl pgbench report and compare -o html from the runs' full results (the ConfigMap that
+# status.resultRef names): two 2-worker runs against real PostgreSQL; the report, rendered by real
+# headless Chromium, draws one TPS and one latency line per worker beside the total, over the
+# result's whole timeline, and the latency percentile curve (labelled axes, ticks 0/90/99, p50,
+# p95 and p99 marked at the run's own percentiles); `compare A B -o html FILE` overlays both runs'
+# curves under the text compare's table; export reads the full timeline; without the ConfigMap the
+# report says it fell back to status. No script and no external asset in either page.
+set -euo pipefail
+. "$(dirname "$0")/../lib/env.sh"
+command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
+env_start_pg
+env_start_sim
+export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
+env_start_operator --log-level info
+target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
+    --db-name "$PGDATABASE" --sslmode disable)
+kubectl pgbench run "${target[@]}" --name fast --init -s 2 --workers 2 --wait \
+    -- -c 4 -j 2 -T 6 -P 1 >"$TMP/fast.out" 2>&1 || { cat "$TMP/fast.out" >&2; fail "run fast"; }
+kubectl pgbench run "${target[@]}" --name slow --workers 2 --wait \
+    -- -c 2 -j 1 -T 6 -P 1 -R 150 >"$TMP/slow.out" 2>&1 || { cat "$TMP/slow.out" >&2; fail "run slow"; }
+
+# the operator names each run's result ConfigMap in status
+for run in fast slow; do
+    [ "$(env_status $run .status.resultRef.name)" = "$run-result" ] ||
+        fail "$run: status.resultRef is $(env_status $run .status.resultRef)"
+    env_kubectl get cm "$(env_status $run .status.resultRef.name)" \
+        -o jsonpath='{.data.result\.json}' >"$TMP/$run-result.json"
+    env_kubectl get br "$run" -o json >"$TMP/$run.json"
+done
+
+kubectl pgbench report fast -o "$TMP/report.html" 2>"$TMP/err" || fail "report: $(cat "$TMP/err")"
+kubectl pgbench compare fast slow -o html "$TMP/cmp.html" 2>"$TMP/err" || fail "compare: $(cat "$TMP/err")"
+kubectl pgbench compare fast slow >"$TMP/cmp.txt" || fail "compare (text)"
+kubectl pgbench compare fast slow -o html >"$TMP/cmp-stdout.html" || fail "compare -o html to stdout"
+cmp -s "$TMP/cmp.html" "$TMP/cmp-stdout.html" || fail "compare: FILE and stdout differ"
+rc=0
+kubectl pgbench compare fast slow -o yaml 2>"$TMP/err" || rc=$?
+if [ "$rc" -ne 1 ] || ! grep -q html "$TMP/err"; then fail "compare -o yaml: $rc $(cat "$TMP/err")"; fi
+kubectl pgbench export fast -o csv --table timeline >"$TMP/timeline.csv" || fail "export"
+
+chrome=(chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
+    --user-data-dir="$TMP/chrome" --hide-scrollbars)
+for page in report:2800 cmp:1660; do
+    h="${page#*:}" page="${page%:*}"
+    timeout 120 "${chrome[@]}" --dump-dom "file://$TMP/$page.html" >"$TMP/$page-dom.html" \
+        2>/dev/null || fail "chromium --dump-dom $page"
+    timeout 120 "${chrome[@]}" --window-size=900,"$h" --screenshot="$TMP/$page.png" \
+        "file://$TMP/$page.html" >/dev/null 2>&1 || fail "chromium --screenshot $page"
+    [ -s "$TMP/$page.png" ] || fail "no screenshot of $page"
+done
+[ -z "${SAVE_SCREENSHOT:-}" ] || cp "$TMP/report.png" "$SAVE_SCREENSHOT"
+[ -z "${SAVE_COMPARE_SCREENSHOT:-}" ] || cp "$TMP/cmp.png" "$SAVE_COMPARE_SCREENSHOT"
+
+python3 - "$TMP" <<'PY' || fail "page check"
+import json, re, sys
+from html.parser import HTMLParser
+tmp = sys.argv[1]
+res = {r: json.load(open("%s/%s-result.json" % (tmp, r))) for r in ("fast", "slow")}
+brs = {r: json.load(open("%s/%s.json" % (tmp, r))) for r in ("fast", "slow")}
+
+class P(HTMLParser):
+    """Per svg: its series (label -> polyline points, circles), axis labels, tick labels, marks."""
+    def __init__(self):
+        super().__init__()
+        self.svgs, self.cur, self.ser, self.tag, self.pre, self.text = {}, None, None, [], None, {}
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tag.append(a.get("class", ""))
+        if tag == "pre" and a.get("id"):
+            self.pre = a["id"]; self.text[self.pre] = ""
+        if tag == "svg":
+            self.cur = self.svgs[a.get("id")] = {"series": {}, "labels": [], "ticks": [], "marks": {}}
+        elif self.cur is None:
+            return
+        elif tag == "g" and a.get("class") == "series":
+            self.ser = self.cur["series"][a["data-label"]] = {"points": 0, "dots": 0}
+        elif tag == "polyline" and self.ser is not None:
+            self.ser["points"] = len(a["points"].split())
+        elif tag == "circle" and "pt" in a.get("class", "").split() and self.ser is not None:
+            self.ser["dots"] += 1
+        elif tag == "g" and a.get("class") == "mark":
+            self.mark = float(a["data-y"])
+    def handle_endtag(self, tag):
+        self.tag.pop()
+        if tag == "svg":
+            self.cur = None
+        if tag == "g":
+            self.ser = None
+        if tag == "pre":
+            self.pre = None
+    def handle_data(self, d):
+        if self.pre:
+            self.text[self.pre] += d
+        if self.cur is None or not self.tag:
+            return
+        c = self.tag[-1].split()
+        if "xl" in c or "yl" in c:
+            self.cur["labels"].append(d)
+        if "xt" in c:
+            self.cur["ticks"].append(d)
+        if "mkl" in c:
+            self.cur["marks"][d.split()[0]] = self.mark
+
+def parse(text):
+    assert "<script" not in text.lower(), "a script"
+    assert not re.search(r'\b(src|href)\s*=', text), "an external reference"
+    assert "url(" not in text and "@import" not in text
+    p = P(); p.feed(text); return p
+
+def labelled(svg, what):
+    assert len(svg["labels"]) == 2 and all(re.search(r"\(.+\)", l) for l in svg["labels"]), \
+        (what, svg["labels"])
+
+st = brs["fast"]["status"]
+for name in ("report.html", "report-dom.html"):
+    text = open("%s/%s" % (tmp, name)).read()
+    assert "ConfigMap fast-result" in text, "the page does not say it read the result"
+    p = parse(text)
+    n = len(res["fast"]["timeline"])
+    for sid, total in (("tps", "TPS, all workers (1/s)"), ("latency", "average latency, all workers (ms)")):
+        s = p.svgs[sid]
+        labelled(s, sid)
+        assert s["series"][total]["points"] == n, (sid, s["series"][total], n)
+        for w in range(2):
+            ws = s["series"]["worker %d" % w]
+            want = len(res["fast"]["workerResults"][w]["timeline"])
+            assert ws["points"] == want >= 4 and ws["dots"] == want, (sid, w, ws, want)
+    pc = p.svgs["percentiles"]
+    labelled(pc, "percentiles")
+    assert pc["ticks"][:3] == ["0", "90", "99"], pc["ticks"]
+    (curve,) = pc["series"].values()
+    assert curve["points"] >= 40, curve
+    for k, f in (("p50", "latencyP50Ms"), ("p95", "latencyP95Ms"), ("p99", "latencyP99Ms")):
+        want = st["summary"][f]
+        assert abs(pc["marks"][k] - want) <= 0.01 * want, (k, pc["marks"][k], want)
+
+text_cmp = open("%s/cmp.txt" % tmp).read()
+for name in ("cmp.html", "cmp-dom.html"):
+    p = parse(open("%s/%s" % (tmp, name)).read())
+    assert p.text["compare"].strip() == text_cmp.strip(), "compare table differs from the text one"
+    for sid in ("tps", "latency", "percentiles"):
+        s = p.svgs[sid]
+        labelled(s, sid)
+        assert sorted(s["series"]) == ["fast", "slow"], (sid, s["series"])
+        for r in ("fast", "slow"):
+            assert s["series"][r]["points"] >= (4 if sid != "percentiles" else 40), (sid, r, s)
+    assert p.svgs["tps"]["series"]["slow"]["points"] == len(res["slow"]["timeline"])
+
+rows = open("%s/timeline.csv" % tmp).read().strip().split("\n")
+assert "tps" in rows[0].split(",") and len(rows) == 1 + len(res["fast"]["timeline"]), rows[:3]
+print("pages ok")
+PY
+
+# without the ConfigMap the report falls back to status and says so
+env_kubectl delete cm "$(env_status slow .status.resultRef.name)" >/dev/null
+kubectl pgbench report slow >"$TMP/slow.html" || fail "report without the ConfigMap"
+grep -q "status only (ConfigMap slow-result: NotFound" "$TMP/slow.html" || fail "no fallback note"
+grep -q 'id="percentiles"' "$TMP/slow.html" && fail "a percentile curve without a histogram"
+grep -q 'data-label="worker 0"' "$TMP/slow.html" && fail "worker lines without the result"
+pass "report and compare -o html: per-worker lines, percentile curves, full timelines, fallback"

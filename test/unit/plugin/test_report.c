@@ -1,0 +1,347 @@
+/* The HTML pages of pkg/plugin/report.c and the export of a full result: the percentile curve
+ * against sorted raw latencies, one line per worker from the result ConfigMap's JSON, the status
+ * fallback, and the compare page's structure. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/bench/fields.h"
+#include "pkg/bench/histogram.h"
+#include "pkg/plugin/present.h"
+#include "pkg/plugin/report.h"
+
+#define NLAT 20000
+
+static uint64_t rng = 88172645463325252ull;
+
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* NLAT latencies in us, log-normal around 2 ms with a slow tail: sorted into lat, and their
+ * histogram in the result's JSON form. */
+static cJSON *latencies(int64_t *lat)
+{
+    struct bench_hist *h = bench_hist_new();
+    assert_non_null(h);
+    for (int i = 0; i < NLAT; i++) {
+        double z = sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+        lat[i] = (int64_t)(2000 * exp(0.5 * z)) + (uniform() < 0.02 ? 40000 : 0);
+        bench_hist_add(h, lat[i]);
+    }
+    qsort(lat, NLAT, sizeof(*lat), cmp_i64);
+    cJSON *j = bench_hist_to_json(h);
+    bench_hist_free(h);
+    assert_non_null(j);
+    return j;
+}
+
+/* The sorted value of nearest rank ceil(p * n) (p as a fraction num/den, exact). */
+static double rank_ms(const int64_t *lat, uint64_t num, uint64_t den)
+{
+    uint64_t r = (num * NLAT + den - 1) / den;
+    return (double)lat[r - 1] / 1000.0;
+}
+
+static void test_percentile_curve_matches_sorted_ranks(void **state)
+{
+    (void)state;
+    int64_t *lat = malloc(NLAT * sizeof(*lat));
+    double *x = malloc(4096 * sizeof(double)), *y = malloc(4096 * sizeof(double));
+    cJSON *hist = latencies(lat);
+    int n = plugin_percentile_curve(hist, x, y, 4096);
+    /* from p0 to log10(20000) = 4.3 nines, 20 points per nine */
+    assert_int_equal(n, 87);
+    assert_true(x[0] == 0 && fabs(y[0] - (double)lat[0] / 1000.0) < 1e-9);
+    assert_true(x[n - 1] <= log10(NLAT));
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        if (i)
+            assert_true(x[i] > x[i - 1] && y[i] >= y[i - 1]);
+        double want = NAN;
+        if (fabs(x[i] - 1) < 1e-12)
+            want = rank_ms(lat, 9, 10);
+        else if (fabs(x[i] - 2) < 1e-12)
+            want = rank_ms(lat, 99, 100);
+        else if (fabs(x[i] - 3) < 1e-12)
+            want = rank_ms(lat, 999, 1000);
+        else if (fabs(x[i] - 4) < 1e-12)
+            want = rank_ms(lat, 9999, 10000);
+        if (isnan(want))
+            continue;
+        found++;
+        /* the histogram's bucket midpoint: within 0.4 % of the sorted value */
+        if (fabs(y[i] - want) > 0.004 * want)
+            fail_msg("nines %g: curve %.4f ms, sorted %.4f ms", x[i], y[i], want);
+    }
+    assert_int_equal(found, 4);
+    assert_int_equal(plugin_percentile_curve(NULL, x, y, 4096), -EINVAL);
+    cJSON *bad = cJSON_Parse("{\"unit\":\"ms\"}");
+    assert_int_equal(plugin_percentile_curve(bad, x, y, 4096), -EINVAL);
+    cJSON_Delete(bad);
+    cJSON_Delete(hist);
+    free(lat);
+    free(x);
+    free(y);
+}
+
+/* The text of svg#id in page ("" when absent). Caller frees. */
+static char *svg_of(const char *page, const char *id)
+{
+    char open[64];
+    (void)snprintf(open, sizeof(open), "<svg id=\"%s\"", id);
+    const char *a = strstr(page, open);
+    const char *b = a ? strstr(a, "</svg>") : NULL;
+    size_t n = a && b ? (size_t)(b - a) : 0;
+    char *s = malloc(n + 1);
+    memcpy(s, a ? a : "", n);
+    s[n] = 0;
+    return s;
+}
+
+/* The number of x,y pairs of the polyline of the series labelled label in svg; -1 when absent. */
+static int line_points(const char *svg, const char *label)
+{
+    char g[128];
+    (void)snprintf(g, sizeof(g), "<g class=\"series\" data-label=\"%s\">", label);
+    const char *p = strstr(svg, g);
+    if (!p)
+        return -1;
+    p = strstr(p, "points=\"") + 8;
+    int n = 0;
+    for (; *p != '"'; p++)
+        n += *p == ',';
+    return n;
+}
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* A timeline of n points, t = 1..n, tps = base + t, latency = 1 + t / 100, keyed as in status or
+ * as in the result (the contract's keys). */
+static cJSON *timeline(int n, double base, bool status)
+{
+    cJSON *a = cJSON_CreateArray();
+    const char *(*key)(enum bench_field_id) = status ? bench_status_key : bench_key;
+    for (int i = 1; i <= n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, key(BK_TIMELINE_T), i);
+        cJSON_AddNumberToObject(p, key(BK_TIMELINE_TPS), base + i);
+        cJSON_AddNumberToObject(p, key(BK_TIMELINE_LATENCY_MS), 1 + i / 100.0);
+        cJSON_AddItemToArray(a, p);
+    }
+    return a;
+}
+
+/* How many timeline points status keeps. */
+#define NST (bench_fields[BK_TIMELINE].max_items)
+
+/* A finished run named name whose status keeps its timeline points and names its ConfigMap. */
+static cJSON *run(const char *name, double tps, double p99)
+{
+    char js[1024];
+    (void)snprintf(js, sizeof(js),
+                   "{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\"},\"spec\":{\"workers\":2},"
+                   "\"status\":{\"phase\":\"Succeeded\",\"resultRef\":{\"name\":\"%s-result\","
+                   "\"key\":\"result.json\"},\"summary\":{\"tps\":%g,\"latencyAvgMs\":2,"
+                   "\"latencyP99Ms\":%g}}}",
+                   name, name, name, tps, p99);
+    cJSON *br = cJSON_Parse(js);
+    cJSON_AddItemToObject(cJSON_GetObjectItem(br, "status"), "timeline", timeline(NST, tps, true));
+    return br;
+}
+
+/* The result ConfigMap's JSON: 150 timeline points, two workers with their own, a histogram. */
+static cJSON *result(double tps, const cJSON *hist)
+{
+    cJSON *r = cJSON_CreateObject(), *ws = cJSON_CreateArray();
+    cJSON_AddItemToObject(r, "timeline", timeline(150, tps, false));
+    for (int w = 0; w < 2; w++) {
+        cJSON *wr = cJSON_CreateObject();
+        cJSON_AddNumberToObject(wr, "worker", w);
+        cJSON_AddItemToObject(wr, "timeline", timeline(150 - w * 10, tps / 2, false));
+        cJSON_AddItemToArray(ws, wr);
+    }
+    cJSON_AddItemToObject(r, "workerResults", ws);
+    if (hist)
+        cJSON_AddItemToObject(r, "histogram", cJSON_Duplicate(hist, 1));
+    return r;
+}
+
+static void test_report_per_worker_lines_and_percentiles(void **state)
+{
+    (void)state;
+    int64_t *lat = malloc(NLAT * sizeof(*lat));
+    cJSON *hist = latencies(lat), *br = run("a", 1000, 5), *res = result(1000, hist);
+    struct buf o = BUF_INIT(64u << 20);
+    assert_int_equal(plugin_report_html(&o, br, res, NULL), 0);
+    assert_null(strstr(o.data, "<script"));
+    assert_non_null(strstr(o.data, "ConfigMap a-result: 150 timeline points, 2 worker results"));
+    char *tps = svg_of(o.data, "tps"), *lt = svg_of(o.data, "latency");
+    /* the full timeline, not status' few points; one line per worker beside the total */
+    assert_int_equal(line_points(tps, "TPS, all workers (1/s)"), 150);
+    assert_int_equal(line_points(tps, "worker 0"), 150);
+    assert_int_equal(line_points(tps, "worker 1"), 140);
+    assert_int_equal(line_points(lt, "average latency, all workers (ms)"), 150);
+    assert_int_equal(line_points(lt, "worker 1"), 140);
+    assert_int_equal(count(tps, "<g class=\"legend\">"), 3);
+    assert_non_null(strstr(tps, ">worker 1</text></g>"));
+    /* the percentile curve: whole nines as tick labels, p50/p95/p99 marked at the sorted ranks */
+    char *pc = svg_of(o.data, "percentiles");
+    assert_int_equal(line_points(pc, "latency at percentile (ms)"), 87);
+    for (int k = 0; k < 4; k++) {
+        static const char *const ticks[] = {">0</text>", ">90</text>", ">99</text>",
+                                            ">99.9</text>"};
+        assert_non_null(strstr(pc, ticks[k]));
+    }
+    assert_non_null(strstr(pc, "percentile (%"));
+    assert_non_null(strstr(pc, "latency (ms)"));
+    const char *m = strstr(pc, "<g class=\"mark\" data-x=\"2\" data-y=\"");
+    assert_non_null(m);
+    double p99 = strtod(m + strlen("<g class=\"mark\" data-x=\"2\" data-y=\""), NULL);
+    double want = rank_ms(lat, 99, 100);
+    if (fabs(p99 - want) > 0.004 * want)
+        fail_msg("marked p99 %.4f ms, sorted %.4f ms", p99, want);
+    assert_non_null(strstr(pc, ">p50 "));
+    assert_non_null(strstr(pc, ">p95 "));
+    assert_non_null(strstr(pc, ">p99 "));
+    free(tps);
+    free(lt);
+    free(pc);
+    buf_free(&o);
+    cJSON_Delete(res);
+    cJSON_Delete(br);
+    cJSON_Delete(hist);
+    free(lat);
+}
+
+static void test_report_falls_back_to_status(void **state)
+{
+    (void)state;
+    cJSON *br = run("a", 1000, 5);
+    struct buf o = BUF_INIT(64u << 20);
+    assert_int_equal(plugin_report_html(&o, br, NULL, "ConfigMap a-result: NotFound"), 0);
+    assert_non_null(strstr(o.data, "status only (ConfigMap a-result: NotFound)"));
+    char *tps = svg_of(o.data, "tps");
+    assert_int_equal(line_points(tps, "TPS, all workers (1/s)"), NST);
+    assert_int_equal(count(tps, "<g class=\"series\""), 1);
+    assert_null(strstr(o.data, "<svg id=\"percentiles\""));
+    assert_non_null(strstr(o.data, "needs the result ConfigMap"));
+    free(tps);
+    buf_free(&o);
+    cJSON_Delete(br);
+}
+
+static void test_compare_html(void **state)
+{
+    (void)state;
+    int64_t *lat = malloc(NLAT * sizeof(*lat));
+    cJSON *hist = latencies(lat);
+    cJSON *brs[3] = {run("base", 1000, 5), run("slow", 500, 9), run("old", 990, 5)};
+    cJSON *res[3] = {result(1000, hist), result(500, hist), NULL};
+    struct buf o = BUF_INIT(64u << 20), v = BUF_INIT(1 << 20), t = BUF_INIT(1 << 20),
+               v2 = BUF_INIT(1 << 20);
+    struct plugin_thresholds th = {10, -1};
+    bool failed = false, failed2 = false;
+    assert_int_equal(plugin_compare_html(&o, (const cJSON *const *)brs, (const cJSON *const *)res,
+                                         3, &th, &v, &failed),
+                     0);
+    assert_true(failed);
+    assert_non_null(strstr(v.data, "slow"));
+    assert_null(strstr(o.data, "<script"));
+    /* the same table as the text compare */
+    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, 3, &th, &v2, &failed2), 0);
+    const char *pre = strstr(o.data, "<pre id=\"compare\">");
+    assert_non_null(pre);
+    const char *line = strtok(t.data, "\n");
+    assert_non_null(line);
+    for (; line; line = strtok(NULL, "\n"))
+        if (!strchr(line, '<') && !strchr(line, '>') && !strchr(line, '&'))
+            assert_non_null(strstr(pre, line));
+    assert_non_null(strstr(o.data, "id=\"verdict\""));
+    /* overlaid curves, one line per run, the full timeline where the run has a result */
+    char *tps = svg_of(o.data, "tps"), *lt = svg_of(o.data, "latency"),
+         *pc = svg_of(o.data, "percentiles");
+    assert_int_equal(line_points(tps, "base"), 150);
+    assert_int_equal(line_points(tps, "slow"), 150);
+    assert_int_equal(line_points(tps, "old"), NST);
+    assert_int_equal(line_points(lt, "old"), NST);
+    assert_int_equal(count(tps, "<g class=\"legend\">"), 3);
+    assert_int_equal(line_points(pc, "base"), 87);
+    assert_int_equal(line_points(pc, "slow"), 87);
+    assert_int_equal(line_points(pc, "old"), -1);
+    assert_non_null(strstr(o.data, "status only"));
+    free(tps);
+    free(lt);
+    free(pc);
+    buf_free(&o);
+    buf_free(&v);
+    buf_free(&t);
+    buf_free(&v2);
+    for (int i = 0; i < 3; i++) {
+        cJSON_Delete(brs[i]);
+        cJSON_Delete(res[i]);
+    }
+    cJSON_Delete(hist);
+    free(lat);
+}
+
+static void test_export_full_timeline(void **state)
+{
+    (void)state;
+    cJSON *br = run("a", 1000, 5), *res = result(1000, NULL);
+    struct buf o = BUF_INIT(64u << 20), j = BUF_INIT(64u << 20), s = BUF_INIT(64u << 20);
+    assert_int_equal(plugin_export(&o, br, res, "csv", "timeline"), 0);
+    assert_int_equal(count(o.data, "\n"), 151);
+    assert_non_null(strstr(o.data, "\n150,1150,2.5"));
+    assert_int_equal(plugin_export(&j, br, res, "json", NULL), 0);
+    cJSON *e = cJSON_Parse(j.data);
+    assert_string_equal(cJSON_GetObjectItem(e, "source")->valuestring, "result");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(e, "timeline")), 150);
+    cJSON_Delete(e);
+    assert_int_equal(plugin_export(&s, br, NULL, "csv", "timeline"), 0);
+    assert_int_equal(count(s.data, "\n"), NST + 1);
+    buf_free(&o);
+    buf_free(&j);
+    buf_free(&s);
+    cJSON_Delete(res);
+    cJSON_Delete(br);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_percentile_curve_matches_sorted_ranks),
+        cmocka_unit_test(test_report_per_worker_lines_and_percentiles),
+        cmocka_unit_test(test_report_falls_back_to_status),
+        cmocka_unit_test(test_compare_html),
+        cmocka_unit_test(test_export_full_timeline),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
