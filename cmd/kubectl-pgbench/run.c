@@ -26,7 +26,8 @@ static const char run_help[] =
     "\n"
     "TARGET (one of):\n"
     "  --host H --user U [--password-secret SECRET[/KEY]] [--port P]\n"
-    "  --cnpg CLUSTER [--service rw|ro|r]        CloudNativePG (host, user and Secret from it)\n"
+    "  --cnpg CLUSTER [--service rw|ro|r] [--user U]  CloudNativePG (host from it; user and\n"
+    "                                            password from its <CLUSTER>-app Secret)\n"
     "  --bitnami RELEASE [--bitnami-arch standalone|replication|ha] [--user U] [--service rw|ro]\n"
     "  --stackgres CLUSTER [--service rw|ro]\n"
     "  --zalando CLUSTER [--user U] [--service rw|ro]\n"
@@ -234,12 +235,21 @@ static int check_expect(struct kc *k, const char *flag, const struct plugin_targ
         }
         const cJSON *data = ctrl_jget(sec, "data");
         bool has = data && cJSON_GetObjectItemCaseSensitive(data, e->key);
-        cJSON_Delete(sec); /* only the key's presence was looked at */
+        bool has_user =
+            !e->user_key[0] || (data && cJSON_GetObjectItemCaseSensitive(data, e->user_key));
+        cJSON_Delete(sec); /* only the keys' presence was looked at */
         if (!has) {
             (void)fprintf(stderr,
                           "kubectl pgbench run: Secret %s has no key \"%s\" (give "
                           "another with --password-secret %s/KEY)\n",
                           e->secret, e->key, e->secret);
+            return EXIT_USAGE;
+        }
+        if (!has_user) {
+            (void)fprintf(stderr,
+                          "kubectl pgbench run: Secret %s has no key \"%s\" (the role to "
+                          "connect as; give it with --user)\n",
+                          e->secret, e->user_key);
             return EXIT_USAGE;
         }
     }

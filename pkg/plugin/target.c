@@ -71,11 +71,10 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
         }
         break;
     case PLUGIN_CNPG: {
-        if (o->user || o->password_secret) {
+        if (o->password_secret) {
             (void)util_errf(err, errlen,
-                            "--cnpg takes the user and password from the Cluster's "
-                            "app Secret: drop --user/--password-secret, or use "
-                            "--host");
+                            "--cnpg takes the password from the Cluster's app Secret: "
+                            "drop --password-secret, or use --host");
             goto fail;
         }
         cJSON *c = cJSON_AddObjectToObject(t, "cnpg");
@@ -86,6 +85,10 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
         (void)snprintf(e->service, sizeof(e->service), "%s-%s", o->name, svc);
         (void)snprintf(e->secret, sizeof(e->secret), "%s-app", o->name);
         (void)snprintf(e->key, sizeof(e->key), "password");
+        if (o->user) /* an override of the Secret's username */
+            put_str(t, "user", o->user);
+        else
+            (void)snprintf(e->user_key, sizeof(e->user_key), "username");
         goto common;
     }
     case PLUGIN_BITNAMI:

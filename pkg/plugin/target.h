@@ -14,7 +14,7 @@
 
 enum plugin_distro {
     PLUGIN_HOST,       /* --host H --user U [--password-secret S[/key]] */
-    PLUGIN_CNPG,       /* --cnpg CLUSTER [--service rw|ro|r] */
+    PLUGIN_CNPG,       /* --cnpg CLUSTER [--service rw|ro|r] [--user U] */
     PLUGIN_BITNAMI,    /* --bitnami RELEASE: postgresql chart, standalone or replication */
     PLUGIN_BITNAMI_HA, /* --bitnami RELEASE --bitnami-arch ha: postgresql-ha (Pgpool) */
     PLUGIN_STACKGRES,  /* --stackgres CLUSTER */
@@ -38,6 +38,7 @@ struct plugin_target_expect {
     char service[256]; /* the Service behind host ("" for cnpg: the operator resolves it) */
     char secret[256];  /* "" when no password */
     char key[128];
+    char user_key[128]; /* the Secret's key naming the role ("" when the user is given) */
 };
 
 /* Builds spec.target (a new object, caller frees) and fills *expect. Returns NULL with a message

@@ -68,9 +68,22 @@ python3 -c '
 import json, sys
 items = json.load(open(sys.argv[1]))["items"]
 assert items[0]["spec"]["target"]["cnpg"] == {"clusterName": "cn", "service": "ro", "secret": "app"}, items[0]["spec"]["target"]
+assert "user" not in items[0]["spec"]["target"], items[0]["spec"]["target"]
 env = {e["name"]: e for e in items[1]["spec"]["template"]["spec"]["containers"][0]["env"]}
-assert env["PGHOST"]["value"] == "cn-ro" and env["PGUSER"]["value"] == "app"
-assert env["PGPASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == "cn-app"' "$TMP/out.json" || fail "--cnpg mapping"
+assert env["PGHOST"]["value"] == "cn-ro"
+# the role is the Secret'"'"'s username, read by the kubelet, as kubectl cnpg pgbench does
+assert "value" not in env["PGUSER"], env["PGUSER"]
+assert env["PGUSER"]["valueFrom"]["secretKeyRef"] == {"name": "cn-app", "key": "username"}, env["PGUSER"]
+assert env["PGPASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "cn-app", "key": "password"}' "$TMP/out.json" || fail "--cnpg mapping"
+# --user with --cnpg overrides the Secret's username
+kubectl pgbench run --cnpg cn --user bench --name t --dry-run=server -o json -- -T 5 >"$TMP/out.json" ||
+    fail "--cnpg --user"
+python3 -c '
+import json, sys
+items = json.load(open(sys.argv[1]))["items"]
+assert items[0]["spec"]["target"]["user"] == "bench", items[0]["spec"]["target"]
+env = {e["name"]: e for e in items[1]["spec"]["template"]["spec"]["containers"][0]["env"]}
+assert env["PGUSER"] == {"name": "PGUSER", "value": "bench"}, env["PGUSER"]' "$TMP/out.json" || fail "--cnpg --user mapping"
 [ -z "$(env_kubectl get br,jobs -o name)" ] || fail "--dry-run=server created objects"
 
 # missing objects and keys are named
@@ -89,5 +102,8 @@ refuse "expects Secret other.zl.credentials.postgresql.acid.zalan.do" run --zala
 refuse 'Secret sg has no key "password"' run --stackgres sg --password-secret sg --name t -- -T 5
 refuse "a standalone Bitnami postgresql has no read Service" run --bitnami bn --service ro --name t -- -T 5
 refuse "--service \"r\": one of rw (the primary), ro" run --stackgres sg --service r --name t -- -T 5
-refuse "takes the user and password from the Cluster" run --cnpg cn --user x --name t -- -T 5
+refuse "takes the password from the Cluster's app Secret" run --cnpg cn --password-secret x --name t -- -T 5
+secret cn2-app password
+svc cn2-rw
+refuse 'Secret cn2-app has no key "username"' run --cnpg cn2 --name t -- -T 5
 pass "distribution targets as docs/spec.md's table, checked against the cluster's objects"

@@ -229,9 +229,19 @@ static void test_targets(void **state)
     assert_string_equal(tstr(t, "cnpg.clusterName"), "pg");
     assert_string_equal(tstr(t, "cnpg.service"), "ro");
     assert_string_equal(e.service, "pg-ro");
+    /* the role comes from the Secret's username (no user in the spec), checked before creating */
+    assert_null(cJSON_GetObjectItemCaseSensitive(t, "user"));
+    assert_string_equal(e.secret, "pg-app");
+    assert_string_equal(e.user_key, "username");
+    cJSON_Delete(t);
+    cn.user = "bench"; /* --user with --cnpg: an override of the Secret's username */
+    t = plugin_target_build(&cn, &e, err, sizeof(err));
+    assert_non_null(t);
+    assert_string_equal(tstr(t, "user"), "bench");
+    assert_string_equal(e.user_key, "");
     cJSON_Delete(t);
     struct plugin_target_opts bad[] = {
-        {.distro = PLUGIN_CNPG, .name = "pg", .user = "x"},
+        {.distro = PLUGIN_CNPG, .name = "pg", .password_secret = "x"},
         {.distro = PLUGIN_HOST, .name = "db"},
         {.distro = PLUGIN_BITNAMI, .name = "pg", .service = "ro"},
         {.distro = PLUGIN_STACKGRES, .name = "pg", .service = "r"},
