@@ -9,10 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim --no-cel
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 0 \
-    --metrics-addr 0 --log-level debug >/dev/null
+env_start_operator --start-delay 0
 
 T="target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}"
 apply_br() { # name spec-body (YAML lines, indented 2)
@@ -63,6 +60,7 @@ done <<'TABLE'
   TGT\n  workload: {pgbench: {run: {clients: 1}}}|spec.workload.pgbench.run: set exactly one of durationSeconds or transactions
   target: {host: 127.0.0.1, user: u, cnpg: {clusterName: pg}}\n  workload: {pgbench: {run: {durationSeconds: 5}}}|spec.target: set exactly one of host or cnpg
   target: {host: 127.0.0.1}\n  workload: {pgbench: {run: {durationSeconds: 5}}}|spec.target.user: required with target.host
+  target: {cnpg: {clusterName: pg}, user: bench, passwordSecretRef: {name: other}}\n  workload: {pgbench: {run: {durationSeconds: 5}}}|spec.target.passwordSecretRef: the password comes from the CloudNativePG Secret pg-app
   TGT\n  workers: 4\n  workload: {pgbench: {run: {clients: 2, durationSeconds: 5}}}|spec.workload.pgbench.run.clients: 2 clients cannot be split over 4 workers
   target: {host: 127.0.0.1, user: u, sslMode: verify-full}\n  workload: {pgbench: {run: {durationSeconds: 5}}}|spec.target.caSecretRef: required with sslMode verify-full
   TGT\n  workload: {pgbench: {run: {durationSeconds: 5, extraArgs: ["-c", "50"]}}}|spec.workload.pgbench.run.extraArgs[0]: -c is set by the operator
@@ -76,12 +74,11 @@ done <<'TABLE'
   workload: {fio: {volumeSize: 1Gi, jobs: [{name: a, rw: write, size: 600m}, {name: big, rw: write, size: 150m, numjobs: 2}]}}|spec.workload.fio.jobs[1] (big): size 150m x numjobs 2 = 300 MiB, 900 MiB with the jobs before it, does not fit volumeSize 1Gi: 889.6 MiB of it are usable
 TABLE
 n=$i
-phase_is() { [ "$(env_kubectl get br "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }
 for i in $(seq 1 "$n"); do
     expect="$(cat "$TMP/expect$i")"
-    env_wait_for "op$i Failed" 30 phase_is "op$i" Failed
-    reason="$(env_kubectl get br "op$i" -o jsonpath='{.status.conditions[?(@.type=="Failed")].reason}')"
-    msg="$(env_kubectl get br "op$i" -o jsonpath='{.status.conditions[?(@.type=="Failed")].message}')"
+    env_wait_phase "op$i" Failed 30
+    reason="$(env_status "op$i" '.status.conditions[?(@.type=="Failed")].reason')"
+    msg="$(env_status "op$i" '.status.conditions[?(@.type=="Failed")].message')"
     [ "$reason" = InvalidSpec ] || fail "op$i: reason $reason ($msg)"
     case "$msg" in "$expect"*) ;; *) fail "op$i: message '$msg', expected '$expect'" ;; esac
     for j in init run; do
@@ -94,14 +91,14 @@ done
 long="a-benchmark-run-name-that-is-much-too-long-for-child-job-names"
 apply_br "$long" "  $T
   workload: {pgbench: {run: {durationSeconds: 5}}}" >/dev/null
-env_wait_for "$long Failed" 30 phase_is "$long" Failed
-env_kubectl get br "$long" -o jsonpath='{.status.message}' | grep -q 'metadata.name: at most 57 characters' || fail "long name message"
+env_wait_phase "$long" Failed 30
+env_status "$long" .status.message | grep -q 'metadata.name: at most 57 characters' || fail "long name message"
 
 # 4. fixing the spec of a refused run evaluates it again, and it runs
 "$BIN/pgbench-runner" pgbench init --scale 1 >/dev/null 2>&1 || fail "init failed"
 apply_br op1 "  $T
   workload: {pgbench: {run: {transactions: 20, builtin: select-only}}}" >/dev/null
-env_wait_for "fixed run Succeeded" 60 phase_is op1 Succeeded
-st="$(env_kubectl get br op1 -o jsonpath='{.status.conditions[?(@.type=="Failed")].status}/{.status.observedGeneration}')"
+env_wait_phase op1 Succeeded 60
+st="$(env_status op1 '{.status.conditions[?(@.type=="Failed")].status}/{.status.observedGeneration}')"
 [ "$st" = "False/2" ] || fail "after the fix: Failed condition / observedGeneration = $st"
 pass "$n operator-refused specs and $nschema schema-refused specs, each with a clear message"
