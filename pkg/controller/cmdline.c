@@ -45,7 +45,7 @@ static const struct row rows[] = {
     {"runner-command", ROW_STRING, F(copt.cfg.runner_command), 0, 0, NULL, "PATH", NULL,
      "runner path inside the image (default /usr/local/bin/pgbench-runner)"},
     {"start-delay", ROW_LONG, F(copt.cfg.start_delay_s), 0, 3600, NULL, "S", "0 to 3600 seconds",
-     "start barrier: workers begin S seconds after the run starts (10)"},
+     "time the run's pods get to become ready, added to its deadline (10)"},
     {"progress-interval", ROW_LONG, F(copt.cfg.progress_interval_s), 0, 3600, NULL, "S",
      "0 (off) to 3600 seconds", "status.progress while a run goes, every S seconds (10; 0 = off)"},
     {"metrics-addr", ROW_STRING, F(metrics_addr), 0, 0, NULL, "ADDR", NULL,
