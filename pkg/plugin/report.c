@@ -852,16 +852,7 @@ static int settings(struct buf *o, const cJSON *br, const cJSON *st)
     } else if (!rc) {
         rc = buf_puts(o, "<p class=\"none\">not recorded (diagnostics.serverSettings).</p>\n");
     }
-    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(br, "spec");
-    if (spec && !rc) {
-        struct buf y2 = BUF_INIT(8u << 20);
-        rc = plugin_yaml_append(&y2, spec, 0);
-        rc = rc ? rc : buf_puts(o, "<h2>Spec</h2>\n<pre id=\"spec\">");
-        rc = rc ? rc : esc(o, y2.data);
-        rc = rc ? rc : buf_puts(o, "</pre>\n");
-        buf_free(&y2);
-    }
-    return rc;
+    return rc ? rc : plugin_spec_section(o, cJSON_GetObjectItemCaseSensitive(br, "spec"));
 }
 
 int plugin_report_html(struct buf *o, const cJSON *br, const cJSON *result, const char *note)
@@ -987,6 +978,19 @@ int plugin_html_esc(struct buf *o, const char *s)
 int plugin_page_start(struct buf *o, const char *title)
 {
     return page_start(o, title);
+}
+
+int plugin_spec_section(struct buf *o, const cJSON *spec)
+{
+    if (!spec)
+        return 0;
+    struct buf y = BUF_INIT(8u << 20);
+    int rc = plugin_yaml_append(&y, spec, 0);
+    rc = rc ? rc : buf_puts(o, "<h2>Spec</h2>\n<pre id=\"spec\">");
+    rc = rc ? rc : esc(o, y.data);
+    rc = rc ? rc : buf_puts(o, "</pre>\n");
+    buf_free(&y);
+    return rc;
 }
 
 int plugin_line_chart(struct buf *o, const struct plugin_chart *pc, const struct plugin_series *ps,

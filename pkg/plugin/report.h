@@ -74,6 +74,8 @@ struct plugin_chart {
 };
 int plugin_html_esc(struct buf *o, const char *s);
 int plugin_page_start(struct buf *o, const char *title);
+/* "Spec" heading and the object's spec as YAML in <pre id="spec">; nothing when spec is NULL. */
+int plugin_spec_section(struct buf *o, const cJSON *spec);
 int plugin_line_chart(struct buf *o, const struct plugin_chart *c, const struct plugin_series *s,
                       int ns);
 

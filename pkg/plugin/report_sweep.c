@@ -6,7 +6,6 @@
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
 #include "pkg/plugin/sweep.h"
-#include "pkg/plugin/yaml.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -213,15 +212,7 @@ int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
     rc = rc ? rc : head_table(o, sw);
     rc = rc ? rc : charts(o, sw, p);
     rc = rc ? rc : steps_table(o, sw);
-    const cJSON *spec = ctrl_jget(sw, "spec");
-    if (spec && !rc) {
-        struct buf y = BUF_INIT(8u << 20);
-        rc = plugin_yaml_append(&y, spec, 0);
-        rc = rc ? rc : buf_puts(o, "<h2>Spec</h2>\n<pre id=\"spec\">");
-        rc = rc ? rc : plugin_html_esc(o, y.data);
-        rc = rc ? rc : buf_puts(o, "</pre>\n");
-        buf_free(&y);
-    }
+    rc = rc ? rc : plugin_spec_section(o, ctrl_jget(sw, "spec"));
     free(p);
     return rc ? rc : buf_puts(o, "</body></html>\n");
 }
