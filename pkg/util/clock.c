@@ -40,7 +40,11 @@ void util_rfc3339(double t, int digits, char *out, size_t len)
 {
     if (len == 0)
         return;
-    double whole = floor(t);
+    /* to whole units of the last digit, rounded: a time parsed from "...14.972Z" is a double a
+     * hair below .972, and truncating it would write it back as .971 */
+    long long scale = digits == 3 ? 1000 : digits == 6 ? 1000000 : 1;
+    long long units = scale == 1 ? (long long)floor(t) : llround(t * (double)scale);
+    long long whole = units / scale - (units % scale < 0), frac = units - whole * scale;
     time_t secs = (time_t)whole;
     struct tm tm;
     char date[32];
@@ -48,14 +52,10 @@ void util_rfc3339(double t, int digits, char *out, size_t len)
         out[0] = '\0';
         return;
     }
-    if (digits != 3 && digits != 6) {
+    if (scale == 1)
         (void)snprintf(out, len, "%sZ", date);
-        return;
-    }
-    long scale = digits == 3 ? 1000L : 1000000L;
-    long frac = (long)((t - whole) * (double)scale);
-    frac = frac < 0 ? 0 : frac >= scale ? scale - 1 : frac;
-    (void)snprintf(out, len, "%s.%0*ldZ", date, digits, frac);
+    else
+        (void)snprintf(out, len, "%s.%0*lldZ", date, digits, frac);
 }
 
 double util_rfc3339_parse(const char *s)

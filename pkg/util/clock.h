@@ -18,8 +18,8 @@ void util_sleep_s(double s, const volatile sig_atomic_t *cancel);
 /* Longest text util_rfc3339 writes, NUL included ("YYYY-MM-DDTHH:MM:SS.ffffffZ" + slack). */
 #define UTIL_RFC3339_LEN 40
 /* Formats t as RFC 3339 UTC with `digits` fraction digits: 0 ("2026-12-05T04:55:53Z", Kubernetes
- * Time), 3 (milliseconds, results and logs) or 6 (Kubernetes MicroTime). The fraction is
- * truncated, never rounded up into the next second. */
+ * Time, truncated to the second), 3 (milliseconds, results and logs) or 6 (Kubernetes
+ * MicroTime), rounded to the last digit so that a parsed time formats back to the same text. */
 void util_rfc3339(double t, int digits, char *out, size_t len);
 /* Parses RFC 3339 UTC ("...Z", any fraction, or no zone); -1 when s is NULL or not such a time. */
 double util_rfc3339_parse(const char *s);

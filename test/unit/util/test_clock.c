@@ -7,6 +7,7 @@
 /* clang-format on */
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pkg/util/clock.h"
@@ -24,9 +25,14 @@ static void test_rfc3339_digits(void **state)
     assert_string_equal(b, "2026-12-04T14:46:04.500000Z");
     util_rfc3339(0, 3, b, sizeof(b));
     assert_string_equal(b, "1970-01-01T00:00:00.000Z");
-    /* truncated, never rounded into the next second */
+    /* a fraction rounds to its last digit, carrying into the next second; whole seconds are
+     * truncated, as Kubernetes' Time is */
     util_rfc3339(1796395564.9996, 3, b, sizeof(b));
-    assert_string_equal(b, "2026-12-04T14:46:04.999Z");
+    assert_string_equal(b, "2026-12-04T14:46:05.000Z");
+    util_rfc3339(1796395564.9996, 0, b, sizeof(b));
+    assert_string_equal(b, "2026-12-04T14:46:04Z");
+    util_rfc3339(-0.25, 3, b, sizeof(b));
+    assert_string_equal(b, "1969-12-31T23:59:59.750Z");
     /* a short buffer is cut, still terminated */
     char small[8];
     util_rfc3339(1796395564.0, 0, small, sizeof(small));
@@ -48,6 +54,19 @@ static void test_rfc3339_parse(void **state)
     char b[UTIL_RFC3339_LEN];
     util_rfc3339(1796395564.125, 3, b, sizeof(b));
     assert_true(fabs(util_rfc3339_parse(b) - 1796395564.125) < 1e-6);
+    /* every millisecond and a spread of microseconds of a 2026 second format back to the text
+     * they were parsed from (e2e 30 once saw .972Z come back as .971Z) */
+    char want[UTIL_RFC3339_LEN];
+    for (int ms = 0; ms < 1000; ms++) {
+        (void)snprintf(want, sizeof(want), "2026-12-05T07:35:14.%03dZ", ms);
+        util_rfc3339(util_rfc3339_parse(want), 3, b, sizeof(b));
+        assert_string_equal(b, want);
+    }
+    for (int us = 0; us < 1000000; us += 997) {
+        (void)snprintf(want, sizeof(want), "2026-12-05T07:35:14.%06dZ", us);
+        util_rfc3339(util_rfc3339_parse(want), 6, b, sizeof(b));
+        assert_string_equal(b, want);
+    }
 }
 
 static void test_clocks_move(void **state)
