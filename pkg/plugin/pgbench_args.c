@@ -127,91 +127,115 @@ static const char *builtin_name(const char *v)
     return found;
 }
 
+static int apply_int(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
+                     size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || end == v || *end || n < r->min || n > 2147483647LL)
+        return util_errf(err, errlen, "%s \"%s\": must be an integer >= %ld (spec field %s)", flag,
+                         v, r->min, r->field);
+    set(run, r->field, cJSON_CreateNumber((double)n));
+    return 0;
+}
+
+static int apply_num(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
+                     size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(d) || d < 0)
+        return util_errf(err, errlen, "%s \"%s\": must be a number >= 0 (spec field %s)", flag, v,
+                         r->field);
+    set(run, r->field, cJSON_CreateNumber(d));
+    return 0;
+}
+
+static int apply_protocol(cJSON *run, const struct row *r, const char *flag, const char *v,
+                          char *err, size_t errlen)
+{
+    if (strcmp(v, "simple") && strcmp(v, "extended") && strcmp(v, "prepared"))
+        return util_errf(err, errlen,
+                         "%s \"%s\": the protocol is one of simple, extended, prepared", flag, v);
+    set(run, r->field, cJSON_CreateString(v));
+    return 0;
+}
+
+static int apply_builtin(cJSON *run, const char *flag, const char *v, char *err, size_t errlen)
+{
+    char name[64];
+    long w;
+    int rc = split_weight(flag, v, name, sizeof(name), &w, err, errlen);
+    if (rc)
+        return rc;
+    const char *b = builtin_name(name);
+    if (!b)
+        return util_errf(err, errlen,
+                         "%s \"%s\": the builtin scripts are tpcb-like, simple-update and "
+                         "select-only (custom scripts: -f configmap:key)",
+                         flag, v);
+    set(run, "builtin", cJSON_CreateString(b));
+    if (w >= 0)
+        set(run, "builtinWeight", cJSON_CreateNumber((double)w));
+    return 0;
+}
+
+static int apply_script(cJSON *run, const char *flag, const char *v, char *err, size_t errlen)
+{
+    char ref[512];
+    long w;
+    int rc = split_weight(flag, v, ref, sizeof(ref), &w, err, errlen);
+    if (rc)
+        return rc;
+    char *colon = strchr(ref, ':');
+    if (!colon || colon == ref || !colon[1])
+        return util_errf(err, errlen,
+                         "%s \"%s\": a script is CONFIGMAP:KEY[@WEIGHT], the ConfigMap in the "
+                         "run's namespace holding it (kubectl create configmap NAME "
+                         "--from-file=KEY=script.sql); local files are not sent",
+                         flag, v);
+    *colon = '\0';
+    cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
+    if (!scripts) {
+        scripts = cJSON_CreateArray();
+        set(run, "scripts", scripts);
+    }
+    cJSON *s = cJSON_CreateObject(), *cm = cJSON_CreateObject();
+    if (!s || !cm)
+        abort();
+    set(cm, "name", cJSON_CreateString(ref));
+    set(cm, "key", cJSON_CreateString(colon + 1));
+    set(s, "configMapRef", cm);
+    if (w >= 0)
+        set(s, "weight", cJSON_CreateNumber((double)w));
+    cJSON_AddItemToArray(scripts, s);
+    return 0;
+}
+
 static int apply(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
                  size_t errlen)
 {
-    char *end;
     switch (r->kind) {
-    case K_INT: {
-        errno = 0;
-        long long n = strtoll(v, &end, 10);
-        if (errno || end == v || *end || n < r->min || n > 2147483647LL)
-            return util_errf(err, errlen, "%s \"%s\": must be an integer >= %ld (spec field %s)",
-                             flag, v, r->min, r->field);
-        set(run, r->field, cJSON_CreateNumber((double)n));
-        return 0;
-    }
-    case K_NUM: {
-        errno = 0;
-        double d = strtod(v, &end);
-        if (errno || end == v || *end || !isfinite(d) || d < 0)
-            return util_errf(err, errlen, "%s \"%s\": must be a number >= 0 (spec field %s)", flag,
-                             v, r->field);
-        set(run, r->field, cJSON_CreateNumber(d));
-        return 0;
-    }
+    case K_INT:
+        return apply_int(run, r, flag, v, err, errlen);
+    case K_NUM:
+        return apply_num(run, r, flag, v, err, errlen);
     case K_TRUE:
         set(run, r->field, cJSON_CreateTrue());
         return 0;
     case K_PROTOCOL:
-        if (strcmp(v, "simple") && strcmp(v, "extended") && strcmp(v, "prepared"))
-            return util_errf(err, errlen,
-                             "%s \"%s\": the protocol is one of simple, extended, prepared", flag,
-                             v);
-        set(run, r->field, cJSON_CreateString(v));
-        return 0;
+        return apply_protocol(run, r, flag, v, err, errlen);
     case K_SELECT:
     case K_SKIP:
         set(run, "builtin",
             cJSON_CreateString(r->kind == K_SELECT ? "select-only" : "simple-update"));
         return 0;
-    case K_BUILTIN: {
-        char name[64];
-        long w;
-        int rc = split_weight(flag, v, name, sizeof(name), &w, err, errlen);
-        if (rc)
-            return rc;
-        const char *b = builtin_name(name);
-        if (!b)
-            return util_errf(err, errlen,
-                             "%s \"%s\": the builtin scripts are tpcb-like, simple-update and "
-                             "select-only (custom scripts: -f configmap:key)",
-                             flag, v);
-        set(run, "builtin", cJSON_CreateString(b));
-        if (w >= 0)
-            set(run, "builtinWeight", cJSON_CreateNumber((double)w));
-        return 0;
-    }
-    case K_SCRIPT: {
-        char ref[512];
-        long w;
-        int rc = split_weight(flag, v, ref, sizeof(ref), &w, err, errlen);
-        if (rc)
-            return rc;
-        char *colon = strchr(ref, ':');
-        if (!colon || colon == ref || !colon[1])
-            return util_errf(err, errlen,
-                             "%s \"%s\": a script is CONFIGMAP:KEY[@WEIGHT], the ConfigMap in the "
-                             "run's namespace holding it (kubectl create configmap NAME "
-                             "--from-file=KEY=script.sql); local files are not sent",
-                             flag, v);
-        *colon = '\0';
-        cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
-        if (!scripts) {
-            scripts = cJSON_CreateArray();
-            set(run, "scripts", scripts);
-        }
-        cJSON *s = cJSON_CreateObject(), *cm = cJSON_CreateObject();
-        if (!s || !cm)
-            abort();
-        set(cm, "name", cJSON_CreateString(ref));
-        set(cm, "key", cJSON_CreateString(colon + 1));
-        set(s, "configMapRef", cm);
-        if (w >= 0)
-            set(s, "weight", cJSON_CreateNumber((double)w));
-        cJSON_AddItemToArray(scripts, s);
-        return 0;
-    }
+    case K_BUILTIN:
+        return apply_builtin(run, flag, v, err, errlen);
+    case K_SCRIPT:
+        return apply_script(run, flag, v, err, errlen);
     case K_REFUSE:
         return util_errf(err, errlen, "pgbench option %s is not taken here: %s", flag, r->field);
     }
@@ -252,6 +276,75 @@ static int passthrough(cJSON *run, const char *const *args, size_t nargs, size_t
     return 0;
 }
 
+/* An option without a row at args[*i]: passed through, *i moved to the last argument it took. */
+static int unknown_option(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
+                          size_t errlen)
+{
+    size_t used;
+    int rc = passthrough(run, args + *i, nargs - *i, &used, err, errlen);
+    if (!rc)
+        *i += used - 1;
+    return rc;
+}
+
+/* --long[=value] at args[*i]; *i moves past a separate value. */
+static int long_option(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
+                       size_t errlen)
+{
+    const char *name = args[*i] + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    const struct row *r = find_long(name, n);
+    if (!r)
+        return unknown_option(run, args, nargs, i, err, errlen);
+    char flag[64];
+    (void)snprintf(flag, sizeof(flag), "--%s", r->long_name);
+    const char *v = NULL;
+    if (r->has_arg) {
+        if (eq)
+            v = eq + 1;
+        else if (*i + 1 < nargs)
+            v = args[++*i];
+        else
+            return util_errf(err, errlen, "pgbench option %s needs a value", flag);
+    } else if (eq) {
+        return util_errf(err, errlen, "pgbench option %s takes no value", flag);
+    }
+    return apply(run, r, flag, v, err, errlen);
+}
+
+/* -x, -xVALUE, -x VALUE, bundles such as -nr at args[*i]; *i moves past a separate value. */
+static int short_options(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
+                         size_t errlen)
+{
+    const char *a = args[*i];
+    for (const char *p = a + 1; *p; p++) {
+        const struct row *r = find_short(*p);
+        char flag[3] = {'-', *p, '\0'};
+        if (!r) {
+            if (p != a + 1) /* inside a bundle: name the option alone */
+                return util_errf(err, errlen,
+                                 "pgbench option %s (in %s): write it as its own argument", flag,
+                                 a);
+            return unknown_option(run, args, nargs, i, err, errlen);
+        }
+        if (!r->has_arg) {
+            int rc = apply(run, r, flag, NULL, err, errlen);
+            if (rc)
+                return rc;
+            continue;
+        }
+        const char *v;
+        if (p[1])
+            v = p + 1;
+        else if (*i + 1 < nargs)
+            v = args[++*i];
+        else
+            return util_errf(err, errlen, "pgbench option %s needs a value", flag);
+        return apply(run, r, flag, v, err, errlen);
+    }
+    return 0;
+}
+
 int plugin_pgbench_args(cJSON *run, const char *const *args, size_t nargs, const char **dbname,
                         char *err, size_t errlen)
 {
@@ -265,70 +358,12 @@ int plugin_pgbench_args(cJSON *run, const char *const *args, size_t nargs, const
             *dbname = a;
             continue;
         }
-        if (a[1] == '-') { /* --long[=value] */
-            const char *name = a + 2, *eq = strchr(name, '=');
-            size_t n = eq ? (size_t)(eq - name) : strlen(name);
-            const struct row *r = find_long(name, n);
-            if (!r) {
-                size_t used;
-                rc = passthrough(run, args + i, nargs - i, &used, err, errlen);
-                if (rc)
-                    return rc;
-                i += used - 1;
-                continue;
-            }
-            char flag[64];
-            (void)snprintf(flag, sizeof(flag), "--%s", r->long_name);
-            const char *v = NULL;
-            if (r->has_arg) {
-                if (eq)
-                    v = eq + 1;
-                else if (i + 1 < nargs)
-                    v = args[++i];
-                else
-                    return util_errf(err, errlen, "pgbench option %s needs a value", flag);
-            } else if (eq) {
-                return util_errf(err, errlen, "pgbench option %s takes no value", flag);
-            }
-            rc = apply(run, r, flag, v, err, errlen);
-            if (rc)
-                return rc;
-            continue;
-        }
-        /* -x, -xVALUE, -x VALUE, bundles such as -nr */
-        for (const char *p = a + 1; *p; p++) {
-            const struct row *r = find_short(*p);
-            char flag[3] = {'-', *p, '\0'};
-            if (!r) {
-                if (p != a + 1) /* inside a bundle: name the option alone */
-                    return util_errf(err, errlen,
-                                     "pgbench option %s (in %s): write it as its own argument",
-                                     flag, a);
-                size_t used;
-                rc = passthrough(run, args + i, nargs - i, &used, err, errlen);
-                if (rc)
-                    return rc;
-                i += used - 1;
-                break;
-            }
-            if (!r->has_arg) {
-                rc = apply(run, r, flag, NULL, err, errlen);
-                if (rc)
-                    return rc;
-                continue;
-            }
-            const char *v;
-            if (p[1])
-                v = p + 1;
-            else if (i + 1 < nargs)
-                v = args[++i];
-            else
-                return util_errf(err, errlen, "pgbench option %s needs a value", flag);
-            rc = apply(run, r, flag, v, err, errlen);
-            if (rc)
-                return rc;
-            break;
-        }
+        if (a[1] == '-')
+            rc = long_option(run, args, nargs, &i, err, errlen);
+        else
+            rc = short_options(run, args, nargs, &i, err, errlen);
+        if (rc)
+            return rc;
     }
     return 0;
 }
