@@ -31,20 +31,166 @@ static int secret_ref(cJSON *t, const char *ref, const char *def_key,
     return 0;
 }
 
+/* What a distribution's flags name: the host (its Service), the Secret holding the password and
+ * its key; secret "" when none. */
+struct names {
+    char host[256], secret[200];
+    const char *key;
+};
+
+typedef int (*names_fn)(const struct plugin_target_opts *o, bool ro, struct names *n, char *err,
+                        size_t errlen);
+
+static int host_names(const struct plugin_target_opts *o, bool ro, struct names *n, char *err,
+                      size_t errlen)
+{
+    if (ro)
+        return util_errf(err, errlen, "--service ro: with --host, give the read Service as --host");
+    (void)snprintf(n->host, sizeof(n->host), "%s", o->name);
+    if (!o->user)
+        return util_errf(err, errlen, "--host needs --user (the role to connect as)");
+    return 0;
+}
+
+/* standalone: <r>-postgresql; replication: -primary and -read */
+static int bitnami_names(const struct plugin_target_opts *o, bool ro, struct names *n, char *err,
+                         size_t errlen)
+{
+    if (o->replication)
+        (void)snprintf(n->host, sizeof(n->host), "%s-postgresql-%s", o->name,
+                       ro ? "read" : "primary");
+    else if (ro)
+        return util_errf(err, errlen,
+                         "--service ro: a standalone Bitnami postgresql has no read Service (add "
+                         "--bitnami-arch replication)");
+    else
+        (void)snprintf(n->host, sizeof(n->host), "%s-postgresql", o->name);
+    (void)snprintf(n->secret, sizeof(n->secret), "%s-postgresql", o->name);
+    /* auth.username's password is key "password"; postgres's is "postgres-password" */
+    n->key = o->user && strcmp(o->user, "postgres") ? "password" : "postgres-password";
+    return 0;
+}
+
+static int bitnami_ha_names(const struct plugin_target_opts *o, bool ro, struct names *n, char *err,
+                            size_t errlen)
+{
+    if (ro)
+        return util_errf(err, errlen,
+                         "--service ro: postgresql-ha reads go through Pgpool (load balancing), "
+                         "which is the default host");
+    (void)snprintf(n->host, sizeof(n->host), "%s-postgresql-ha-pgpool", o->name);
+    (void)snprintf(n->secret, sizeof(n->secret), "%s-postgresql-ha-postgresql", o->name);
+    return 0;
+}
+
+static int stackgres_names(const struct plugin_target_opts *o, bool ro, struct names *n, char *err,
+                           size_t errlen)
+{
+    (void)snprintf(n->host, sizeof(n->host), ro ? "%s-replicas" : "%s", o->name);
+    if (o->user && strcmp(o->user, "postgres") && !o->password_secret)
+        return util_errf(err, errlen,
+                         "--stackgres with --user %s: give that user's Secret with "
+                         "--password-secret (the cluster's Secret holds postgres's password)",
+                         o->user);
+    (void)snprintf(n->secret, sizeof(n->secret), "%s", o->name);
+    n->key = "superuser-password";
+    return 0;
+}
+
+static int zalando_names(const struct plugin_target_opts *o, bool ro, struct names *n, char *err,
+                         size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    (void)snprintf(n->host, sizeof(n->host), ro ? "%s-repl" : "%s", o->name);
+    /* the operator names credentials <user with _ as ->.<cluster>.credentials... */
+    char uu[128];
+    (void)snprintf(uu, sizeof(uu), "%s", o->user ? o->user : "postgres");
+    for (char *p = uu; *p; p++)
+        if (*p == '_')
+            *p = '-';
+    (void)snprintf(n->secret, sizeof(n->secret), "%s.%s.credentials.postgresql.acid.zalan.do", uu,
+                   o->name);
+    return 0;
+}
+
+/* By enum plugin_distro; CloudNativePG is the spec's own cnpg shortcut (cnpg_target). */
+static const names_fn distro_names[] = {
+    [PLUGIN_HOST] = host_names,
+    [PLUGIN_BITNAMI] = bitnami_names,
+    [PLUGIN_BITNAMI_HA] = bitnami_ha_names,
+    [PLUGIN_STACKGRES] = stackgres_names,
+    [PLUGIN_ZALANDO] = zalando_names,
+};
+
+static int cnpg_target(cJSON *t, const struct plugin_target_opts *o, const char *svc,
+                       struct plugin_target_expect *e, char *err, size_t errlen)
+{
+    if (o->password_secret)
+        return util_errf(err, errlen,
+                         "--cnpg takes the password from the Cluster's app Secret: drop "
+                         "--password-secret, or use --host");
+    cJSON *c = cJSON_AddObjectToObject(t, "cnpg");
+    if (!c)
+        abort();
+    put_str(c, "clusterName", o->name);
+    put_str(c, "service", svc);
+    (void)snprintf(e->service, sizeof(e->service), "%s-%s", o->name, svc);
+    (void)snprintf(e->secret, sizeof(e->secret), "%s-app", o->name);
+    (void)snprintf(e->key, sizeof(e->key), "password");
+    if (o->user) /* an override of the Secret's username */
+        put_str(t, "user", o->user);
+    else
+        (void)snprintf(e->user_key, sizeof(e->user_key), "username");
+    return 0;
+}
+
+/* host + user + passwordSecretRef, from the distribution's names. */
+static int plain_target(cJSON *t, const struct plugin_target_opts *o, bool ro,
+                        struct plugin_target_expect *e, char *err, size_t errlen)
+{
+    struct names n = {.key = "password"};
+    int rc = distro_names[o->distro](o, ro, &n, err, errlen);
+    if (rc)
+        return rc;
+    put_str(t, "host", n.host);
+    if (o->distro != PLUGIN_HOST) /* a plain host may be external or an IP: not checked */
+        (void)snprintf(e->service, sizeof(e->service), "%s", n.host);
+    char user[128];
+    (void)snprintf(user, sizeof(user), "%s", o->user ? o->user : "postgres");
+    put_str(t, "user", user);
+    if (o->password_secret) {
+        if (secret_ref(t, o->password_secret, "password", e))
+            return util_errf(err, errlen, "--password-secret \"%s\": expected NAME or NAME/KEY",
+                             o->password_secret);
+    } else if (n.secret[0]) {
+        char ref[512];
+        (void)snprintf(ref, sizeof(ref), "%s/%s", n.secret, n.key);
+        (void)secret_ref(t, ref, n.key, e);
+    }
+    return 0;
+}
+
+static int check_service(const struct plugin_target_opts *o, const char *svc, char *err,
+                         size_t errlen)
+{
+    if (strcmp(svc, "rw") == 0 || strcmp(svc, "ro") == 0 ||
+        (strcmp(svc, "r") == 0 && o->distro == PLUGIN_CNPG))
+        return 0;
+    return util_errf(err, errlen,
+                     o->distro == PLUGIN_CNPG
+                         ? "--service \"%s\": one of rw, ro, r"
+                         : "--service \"%s\": one of rw (the primary), ro (the read Service)",
+                     svc);
+}
+
 cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_target_expect *e,
                            char *err, size_t errlen)
 {
     memset(e, 0, sizeof(*e));
     const char *svc = o->service ? o->service : "rw";
-    bool ro = strcmp(svc, "ro") == 0;
-    if (strcmp(svc, "rw") && !ro && !(strcmp(svc, "r") == 0 && o->distro == PLUGIN_CNPG)) {
-        (void)util_errf(err, errlen,
-                        o->distro == PLUGIN_CNPG ? "--service \"%s\": one of rw, ro, r"
-                                                 : "--service \"%s\": one of rw (the primary), ro "
-                                                   "(the read Service)",
-                        svc);
+    if (check_service(o, svc, err, errlen))
         return NULL;
-    }
     if (!o->name || !*o->name) {
         (void)util_errf(err, errlen,
                         "a target is required: --host, --cnpg, --bitnami, "
@@ -54,113 +200,12 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
     cJSON *t = cJSON_CreateObject();
     if (!t)
         abort();
-    char host[256] = "", user[128] = "", secret[200] = "";
-    const char *key = "password";
-    switch (o->distro) {
-    case PLUGIN_HOST:
-        if (ro) {
-            (void)util_errf(err, errlen,
-                            "--service ro: with --host, give the read Service as "
-                            "--host");
-            goto fail;
-        }
-        (void)snprintf(host, sizeof(host), "%s", o->name);
-        if (!o->user) {
-            (void)util_errf(err, errlen, "--host needs --user (the role to connect as)");
-            goto fail;
-        }
-        break;
-    case PLUGIN_CNPG: {
-        if (o->password_secret) {
-            (void)util_errf(err, errlen,
-                            "--cnpg takes the password from the Cluster's app Secret: "
-                            "drop --password-secret, or use --host");
-            goto fail;
-        }
-        cJSON *c = cJSON_AddObjectToObject(t, "cnpg");
-        if (!c)
-            abort();
-        put_str(c, "clusterName", o->name);
-        put_str(c, "service", svc);
-        (void)snprintf(e->service, sizeof(e->service), "%s-%s", o->name, svc);
-        (void)snprintf(e->secret, sizeof(e->secret), "%s-app", o->name);
-        (void)snprintf(e->key, sizeof(e->key), "password");
-        if (o->user) /* an override of the Secret's username */
-            put_str(t, "user", o->user);
-        else
-            (void)snprintf(e->user_key, sizeof(e->user_key), "username");
-        goto common;
+    int rc = o->distro == PLUGIN_CNPG ? cnpg_target(t, o, svc, e, err, errlen)
+                                      : plain_target(t, o, strcmp(svc, "ro") == 0, e, err, errlen);
+    if (rc) {
+        cJSON_Delete(t);
+        return NULL;
     }
-    case PLUGIN_BITNAMI:
-        /* standalone: <r>-postgresql; replication: -primary and -read */
-        if (o->replication)
-            (void)snprintf(host, sizeof(host), "%s-postgresql-%s", o->name,
-                           ro ? "read" : "primary");
-        else if (ro) {
-            (void)util_errf(err, errlen,
-                            "--service ro: a standalone Bitnami postgresql has no "
-                            "read Service (add --bitnami-arch replication)");
-            goto fail;
-        } else
-            (void)snprintf(host, sizeof(host), "%s-postgresql", o->name);
-        (void)snprintf(secret, sizeof(secret), "%s-postgresql", o->name);
-        /* auth.username's password is key "password"; postgres's is "postgres-password" */
-        key = o->user && strcmp(o->user, "postgres") ? "password" : "postgres-password";
-        break;
-    case PLUGIN_BITNAMI_HA:
-        if (ro) {
-            (void)util_errf(err, errlen,
-                            "--service ro: postgresql-ha reads go through Pgpool "
-                            "(load balancing), which is the default host");
-            goto fail;
-        }
-        (void)snprintf(host, sizeof(host), "%s-postgresql-ha-pgpool", o->name);
-        (void)snprintf(secret, sizeof(secret), "%s-postgresql-ha-postgresql", o->name);
-        break;
-    case PLUGIN_STACKGRES:
-        (void)snprintf(host, sizeof(host), ro ? "%s-replicas" : "%s", o->name);
-        if (o->user && strcmp(o->user, "postgres") && !o->password_secret) {
-            (void)util_errf(err, errlen,
-                            "--stackgres with --user %s: give that user's Secret "
-                            "with --password-secret (the cluster's Secret holds "
-                            "postgres's password)",
-                            o->user);
-            goto fail;
-        }
-        (void)snprintf(secret, sizeof(secret), "%s", o->name);
-        key = "superuser-password";
-        break;
-    case PLUGIN_ZALANDO: {
-        const char *u = o->user ? o->user : "postgres";
-        (void)snprintf(host, sizeof(host), ro ? "%s-repl" : "%s", o->name);
-        /* the operator names credentials <user with _ as ->.<cluster>.credentials... */
-        char uu[128];
-        (void)snprintf(uu, sizeof(uu), "%s", u);
-        for (char *p = uu; *p; p++)
-            if (*p == '_')
-                *p = '-';
-        (void)snprintf(secret, sizeof(secret), "%s.%s.credentials.postgresql.acid.zalan.do", uu,
-                       o->name);
-        break;
-    }
-    }
-    put_str(t, "host", host);
-    if (o->distro != PLUGIN_HOST) /* a plain host may be external or an IP: not checked */
-        (void)snprintf(e->service, sizeof(e->service), "%s", host);
-    (void)snprintf(user, sizeof(user), "%s", o->user ? o->user : "postgres");
-    put_str(t, "user", user);
-    if (o->password_secret) {
-        if (secret_ref(t, o->password_secret, "password", e)) {
-            (void)util_errf(err, errlen, "--password-secret \"%s\": expected NAME or NAME/KEY",
-                            o->password_secret);
-            goto fail;
-        }
-    } else if (secret[0]) {
-        char ref[512];
-        (void)snprintf(ref, sizeof(ref), "%s/%s", secret, key);
-        (void)secret_ref(t, ref, key, e);
-    }
-common:
     if (o->port)
         cJSON_AddNumberToObject(t, "port", o->port);
     if (o->database)
@@ -168,7 +213,4 @@ common:
     if (o->ssl_mode)
         put_str(t, "sslMode", o->ssl_mode);
     return t;
-fail:
-    cJSON_Delete(t);
-    return NULL;
 }
