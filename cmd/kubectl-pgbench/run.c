@@ -57,16 +57,57 @@ static const char fio_help[] =
     "  --keep-volume  --node-selector K=V  --ttl DURATION  --timeout DURATION  --image IMAGE\n"
     "  --cleanup Keep|Delete  --dry-run=client|server  -o yaml|json|name  --wait\n";
 
-/* Flags both commands take; true when argv[i] was one. */
-static bool common_flag(struct act *x, struct plugin_common_opts *c)
+/* --ttl, --timeout, --wait-timeout: a duration (plugin_parse_duration), refused below min. */
+static bool duration_flag(struct act *x, struct plugin_common_opts *c)
+{
+    const struct {
+        const char *flag;
+        long *out;
+        long min;
+        const char *what;
+    } flags[] = {
+        {"--ttl", &c->ttl_s, 0, "seconds, or a duration such as 90s, 15m, 2h, 1d"},
+        {"--timeout", &c->timeout_s, 1, "a duration such as 90s, 15m, 2h"},
+        {"--wait-timeout", &x->wait_timeout_s, 1, "a duration such as 90s, 15m, 2h"},
+    };
+    const char *v;
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        if (!arg_value(x->a, flags[i].flag, NULL, &v))
+            continue;
+        if ((*flags[i].out = plugin_parse_duration(v)) < flags[i].min)
+            die_usage(x->a, "%s \"%s\": %s", flags[i].flag, v, flags[i].what);
+        if (flags[i].out == &x->wait_timeout_s)
+            x->wait = true;
+        return true;
+    }
+    return false;
+}
+
+/* --dry-run[=client|server|none]; kubectl: a bare --dry-run is client. */
+static bool dry_run_flag(struct act *x)
 {
     struct args *a = x->a;
+    const char *s = a->argv[a->i];
+    if (strncmp(s, "--dry-run", 9) != 0 || (s[9] != '\0' && s[9] != '='))
+        return false;
+    static const struct {
+        const char *name;
+        enum dry dry;
+    } modes[] = {{"client", DRY_CLIENT}, {"server", DRY_SERVER}, {"none", DRY_NONE}};
+    const char *m = s[9] == '=' ? s + 10 : "client";
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+        if (strcmp(m, modes[i].name) == 0) {
+            x->dry = modes[i].dry;
+            a->i++;
+            return true;
+        }
+    die_usage(a, "--dry-run=\"%s\": one of none, client, server", m);
+}
+
+/* --cleanup, --workers, --node-selector: checked values. */
+static bool checked_flag(struct args *a, struct plugin_common_opts *c)
+{
     const char *v;
-    if (arg_kube(a, &x->kf))
-        return true;
-    if (arg_value(a, "--name", NULL, &c->name) || arg_value(a, "--job-name", NULL, &c->name) ||
-        arg_value(a, "--image", NULL, &c->image) || arg_value(a, "--output", "-o", &x->output))
-        return true;
     if (arg_value(a, "--cleanup", NULL, &c->cleanup)) {
         if (strcmp(c->cleanup, "Keep") && strcmp(c->cleanup, "Delete"))
             die_usage(a, "--cleanup \"%s\": Keep or Delete", c->cleanup);
@@ -86,38 +127,22 @@ static bool common_flag(struct act *x, struct plugin_common_opts *c)
         c->node_selector[c->n_node_selector++] = v;
         return true;
     }
-    if (arg_value(a, "--ttl", NULL, &v)) {
-        if ((c->ttl_s = plugin_parse_duration(v)) < 0)
-            die_usage(a, "--ttl \"%s\": seconds, or a duration such as 90s, 15m, 2h, 1d", v);
+    return false;
+}
+
+/* Flags both commands take; true when argv[i] was one. */
+static bool common_flag(struct act *x, struct plugin_common_opts *c)
+{
+    struct args *a = x->a;
+    if (arg_kube(a, &x->kf))
         return true;
-    }
-    if (arg_value(a, "--timeout", NULL, &v)) {
-        if ((c->timeout_s = plugin_parse_duration(v)) <= 0)
-            die_usage(a, "--timeout \"%s\": a duration such as 90s, 15m, 2h", v);
+    if (arg_value(a, "--name", NULL, &c->name) || arg_value(a, "--job-name", NULL, &c->name) ||
+        arg_value(a, "--image", NULL, &c->image) || arg_value(a, "--output", "-o", &x->output))
         return true;
-    }
-    if (arg_value(a, "--wait-timeout", NULL, &v)) {
-        if ((x->wait_timeout_s = plugin_parse_duration(v)) <= 0)
-            die_usage(a, "--wait-timeout \"%s\": a duration such as 90s, 15m, 2h", v);
-        x->wait = true;
+    if (checked_flag(a, c) || duration_flag(x, c) || dry_run_flag(x))
         return true;
-    }
     if (arg_flag(a, "--wait", NULL)) {
         x->wait = true;
-        return true;
-    }
-    const char *s = a->argv[a->i];
-    if (strncmp(s, "--dry-run", 9) == 0 && (s[9] == '\0' || s[9] == '=')) {
-        const char *m = s[9] == '=' ? s + 10 : "client"; /* kubectl: bare --dry-run is client */
-        if (strcmp(m, "client") == 0)
-            x->dry = DRY_CLIENT;
-        else if (strcmp(m, "server") == 0)
-            x->dry = DRY_SERVER;
-        else if (strcmp(m, "none") == 0)
-            x->dry = DRY_NONE;
-        else
-            die_usage(a, "--dry-run=\"%s\": one of none, client, server", m);
-        a->i++;
         return true;
     }
     return false;
