@@ -22,6 +22,19 @@ static int open_or_fail(struct kc *k, const struct kc_flags *f, const char *cmd)
     return 0;
 }
 
+/* A positional argument at argv[i]: the one NAME (a second, or an unknown flag, is a usage
+ * error). Advances. */
+static void one_name(struct args *a, const char **name)
+{
+    const char *s = a->argv[a->i];
+    if (s[0] == '-')
+        die_unknown(a);
+    if (*name)
+        die_usage(a, "one NAME (\"%s\" is a second)", s);
+    *name = s;
+    a->i++;
+}
+
 /* The run's full result from the ConfigMap status.resultRef names, parsed into *out (owned), or
  * NULL with why in note: no resultRef (an operator that writes none, or the run has not ended),
  * the ConfigMap is gone, not readable, not the run's own (ownerReferences), or its key is missing
@@ -221,12 +234,7 @@ int cmd_export(int argc, char **argv)
         if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &format) ||
             arg_value(&a, "--table", NULL, &table))
             continue;
-        if (s[0] == '-')
-            die_unknown(&a);
-        if (name)
-            die_usage(&a, "one NAME (\"%s\" is a second)", s);
-        name = s;
-        a.i++;
+        one_name(&a, &name);
     }
     if (!name)
         die_usage(&a, "a NAME is required");
@@ -280,57 +288,13 @@ static int pod_cmp(const void *x, const void *y)
     return c ? c : strcmp(a->name, b->name);
 }
 
-int cmd_logs(int argc, char **argv)
+/* The run's pods, the init pod first, then by worker index and creation (owned by the caller), in
+ * *out; their strings point into list. Returns their number, or -1 having printed why. */
+static int run_pods(const cJSON *list, struct pod_ref **out)
 {
-    struct args a = {argc, argv, 1, "logs"};
-    struct kc_flags kf = {0};
-    const char *name = NULL;
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench logs NAME\n"
-                       "  the init pod's log prefixed [init], each worker's with [INDEX]");
-            return 0;
-        }
-        if (arg_kube(&a, &kf))
-            continue;
-        if (s[0] == '-')
-            die_unknown(&a);
-        if (name)
-            die_usage(&a, "one NAME (\"%s\" is a second)", s);
-        name = s;
-        a.i++;
-    }
-    if (!name)
-        die_usage(&a, "a NAME is required");
-    struct kc k;
-    int rc = open_or_fail(&k, &kf, "logs");
-    if (rc)
-        return rc;
-    char sel[400];
-    (void)snprintf(sel, sizeof(sel), CTRL_LABEL_RUN "=%s", name);
-    struct kube_opts lo = {.label_selector = sel};
-    struct kc_reply list;
-    if (kc_call(&k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) != 0 || !kube_ok(&list.st)) {
-        char msg[600];
-        kc_describe(&list.st, msg, sizeof(msg));
-        (void)fprintf(stderr, "kubectl pgbench logs: listing pods: %s\n", msg);
-        kc_reply_free(&list);
-        kc_close(&k);
-        return EXIT_CLUSTER;
-    }
-    const cJSON *items = ctrl_jget(list.body, "items");
+    const cJSON *items = ctrl_jget(list, "items");
     int n = cJSON_GetArraySize(items);
-    if (n == 0) {
-        (void)fprintf(stderr,
-                      "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
-                      "(gone after ttlSecondsAfterFinished, or not started)\n",
-                      name, k.ns);
-        kc_reply_free(&list);
-        kc_close(&k);
-        return EXIT_CLUSTER;
-    }
-    struct pod_ref *pods = calloc((size_t)n, sizeof(*pods));
+    struct pod_ref *pods = calloc((size_t)n + 1, sizeof(*pods));
     if (!pods)
         abort();
     for (int i = 0; i < n; i++) {
@@ -348,22 +312,27 @@ int cmd_logs(int argc, char **argv)
                                                                           : 0;
     }
     qsort(pods, (size_t)n, sizeof(*pods), pod_cmp);
-    for (int i = 0; i < n; i++) {
-        struct kube_opts o = {.subresource = "log", .query = "container=" CTRL_CONTAINER};
-        struct kc_reply r;
-        char prefix[32];
-        if (pods[i].index < 0)
-            (void)snprintf(prefix, sizeof(prefix), "[init] ");
-        else
-            (void)snprintf(prefix, sizeof(prefix), "[%ld] ", pods[i].index);
-        if (kc_call(&k, KC_GET, &KUBE_PODS, pods[i].name, NULL, &o, &r) != 0 || !kube_ok(&r.st)) {
-            char msg[600];
-            kc_describe(&r.st, msg, sizeof(msg));
-            (void)fprintf(stderr, "%spod %s: %s\n", prefix, pods[i].name, msg);
-            rc = EXIT_CLUSTER;
-            kc_reply_free(&r);
-            continue;
-        }
+    *out = pods;
+    return n;
+}
+
+/* One pod's log, each line prefixed "[init] " or "[INDEX] ". Returns 0 or an exit code. */
+static int print_pod_log(struct kc *k, const struct pod_ref *pod)
+{
+    struct kube_opts o = {.subresource = "log", .query = "container=" CTRL_CONTAINER};
+    struct kc_reply r;
+    char prefix[32];
+    if (pod->index < 0)
+        (void)snprintf(prefix, sizeof(prefix), "[init] ");
+    else
+        (void)snprintf(prefix, sizeof(prefix), "[%ld] ", pod->index);
+    int rc = 0;
+    if (kc_call(k, KC_GET, &KUBE_PODS, pod->name, NULL, &o, &r) != 0 || !kube_ok(&r.st)) {
+        char msg[600];
+        kc_describe(&r.st, msg, sizeof(msg));
+        (void)fprintf(stderr, "%spod %s: %s\n", prefix, pod->name, msg);
+        rc = EXIT_CLUSTER;
+    } else {
         const char *t = r.text ? r.text : "";
         while (*t) {
             const char *nl = strchr(t, '\n');
@@ -371,9 +340,63 @@ int cmd_logs(int argc, char **argv)
             (void)printf("%s%.*s\n", prefix, (int)len, t);
             t += len + (nl ? 1 : 0);
         }
-        kc_reply_free(&r);
     }
+    kc_reply_free(&r);
+    return rc;
+}
+
+/* The logs of the pods in list (the run's), in order. Returns 0 or an exit code. */
+static int print_logs(struct kc *k, const char *name, const struct kc_reply *list)
+{
+    struct pod_ref *pods;
+    int n = run_pods(list->body, &pods), rc = 0;
+    if (n == 0) {
+        (void)fprintf(stderr,
+                      "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
+                      "(gone after ttlSecondsAfterFinished, or not started)\n",
+                      name, k->ns);
+        rc = EXIT_CLUSTER;
+    }
+    for (int i = 0; i < n; i++)
+        if (print_pod_log(k, &pods[i]))
+            rc = EXIT_CLUSTER;
     free(pods);
+    return rc;
+}
+
+int cmd_logs(int argc, char **argv)
+{
+    struct args a = {argc, argv, 1, "logs"};
+    struct kc_flags kf = {0};
+    const char *name = NULL;
+    while (a.i < a.argc) {
+        const char *s = a.argv[a.i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            (void)puts("usage: kubectl pgbench logs NAME\n"
+                       "  the init pod's log prefixed [init], each worker's with [INDEX]");
+            return 0;
+        }
+        if (!arg_kube(&a, &kf))
+            one_name(&a, &name);
+    }
+    if (!name)
+        die_usage(&a, "a NAME is required");
+    struct kc k;
+    int rc = open_or_fail(&k, &kf, "logs");
+    if (rc)
+        return rc;
+    char sel[400];
+    (void)snprintf(sel, sizeof(sel), CTRL_LABEL_RUN "=%s", name);
+    struct kube_opts lo = {.label_selector = sel};
+    struct kc_reply list;
+    if (kc_call(&k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) != 0 || !kube_ok(&list.st)) {
+        char msg[600];
+        kc_describe(&list.st, msg, sizeof(msg));
+        (void)fprintf(stderr, "kubectl pgbench logs: listing pods: %s\n", msg);
+        rc = EXIT_CLUSTER;
+    } else {
+        rc = print_logs(&k, name, &list);
+    }
     kc_reply_free(&list);
     kc_close(&k);
     return rc;
@@ -398,12 +421,7 @@ int cmd_report(int argc, char **argv)
         }
         if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &file))
             continue;
-        if (s[0] == '-')
-            die_unknown(&a);
-        if (name)
-            die_usage(&a, "one NAME (\"%s\" is a second)", s);
-        name = s;
-        a.i++;
+        one_name(&a, &name);
     }
     if (!name)
         die_usage(&a, "a NAME is required");
