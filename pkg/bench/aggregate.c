@@ -167,89 +167,118 @@ static bool summary_row(size_t id, enum bench_merge m)
     return bench_fields[id].merge == m && p && strncmp(p, sec, n) == 0 && p[n] == '.';
 }
 
+/* What the summary gathers over the workers before it writes the merged section. */
+struct sum_acc {
+    struct acc sums[BK__COUNT]; /* by field id: the summed counts */
+    struct acc init_conn, lag_max;
+    struct pool lat, conn, lag;
+    int incl_fail, nsum, hist_ok, nhist;
+    struct bench_hist *h, *tmp; /* the merged histogram, one worker's */
+};
+
+static void summary_add(struct sum_acc *a, const cJSON *r)
+{
+    const cJSON *ws = get(r, KEY(SUMMARY));
+    if (!cJSON_IsObject(ws)) {
+        a->hist_ok = 0;
+        return;
+    }
+    a->nsum++;
+    for (size_t k = 0; k < BK__COUNT; k++)
+        if (summary_row(k, BM_SUM))
+            acc_add(&a->sums[k], num(ws, bench_key(k)));
+    double tx = num(ws, KEY(SUMMARY_TRANSACTIONS_PROCESSED));
+    pool_add(&a->lat, num(ws, KEY(SUMMARY_LATENCY_AVG_MS)), num(ws, KEY(SUMMARY_LATENCY_STDDEV_MS)),
+             tx);
+    pool_add(&a->conn, num(ws, KEY(SUMMARY_AVERAGE_CONNECTION_MS)), 0, tx);
+    pool_add(&a->lag, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS)), 0, tx);
+    acc_add(&a->init_conn, num(ws, KEY(SUMMARY_INITIAL_CONNECTION_MS)));
+    acc_add(&a->lag_max, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS)));
+    if (cJSON_IsTrue(get(ws, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES))))
+        a->incl_fail = 1;
+    const cJSON *hj = get(r, KEY(HISTOGRAM));
+    if (a->h && a->tmp && cJSON_IsObject(hj) && !bench_hist_from_json(a->tmp, hj)) {
+        bench_hist_merge(a->h, a->tmp);
+        a->nhist++;
+    } else if (tx != 0) {
+        a->hist_ok = 0; /* a worker with transactions but no histogram */
+    }
+}
+
+/* The summed counts, failedPct over them, and the weighted and pooled latencies. */
+static void summary_put_sums(cJSON *s, const struct sum_acc *a)
+{
+    for (size_t k = 0; k < BK__COUNT; k++) {
+        if (!summary_row(k, BM_SUM))
+            continue;
+        /* tpsIncludingConnect only when every worker has it */
+        if (k == BK_SUMMARY_TPS_INCLUDING_CONNECT && a->sums[k].n != a->nsum)
+            set_num(s, bench_key(k), NAN);
+        else
+            set_num(s, bench_key(k), acc_sum(&a->sums[k]));
+    }
+    double processed = acc_sum(&a->sums[BK_SUMMARY_TRANSACTIONS_PROCESSED]);
+    double failed = acc_sum(&a->sums[BK_SUMMARY_FAILED_TRANSACTIONS]);
+    double skipped = acc_sum(&a->sums[BK_SUMMARY_SKIPPED]);
+    double total = processed + failed + (isfinite(skipped) ? skipped : 0);
+    set_num(s, KEY(SUMMARY_FAILED_PCT),
+            isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
+    cJSON_AddBoolToObject(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), a->incl_fail);
+    set_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pool_mean(&a->lat));
+    set_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pool_sd(&a->lat));
+    set_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), acc_max(&a->init_conn));
+    set_num(s, KEY(SUMMARY_AVERAGE_CONNECTION_MS), pool_mean(&a->conn));
+    set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS), pool_mean(&a->lag));
+    set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), acc_max(&a->lag_max));
+}
+
+/* The summary rows read from the merged histogram: a percentile, or (pct < 0) its max/min. */
+static const struct {
+    enum bench_field_id id;
+    double pct;
+} hist_rows[] = {
+    {BK_SUMMARY_LATENCY_P50_MS, 50},    {BK_SUMMARY_LATENCY_P90_MS, 90},
+    {BK_SUMMARY_LATENCY_P95_MS, 95},    {BK_SUMMARY_LATENCY_P99_MS, 99},
+    {BK_SUMMARY_LATENCY_P999_MS, 99.9}, {BK_SUMMARY_LATENCY_MAX_MS, -1},
+    {BK_SUMMARY_LATENCY_MIN_MS, -2},
+};
+
+/* Percentiles, max, min and count from the merged histogram, which goes in the result; all null
+ * when a worker with transactions had no histogram. */
+static void summary_put_hist(cJSON *out, cJSON *s, const struct sum_acc *a)
+{
+    const struct bench_hist *h = a->h;
+    int have = h && a->hist_ok && a->nhist > 0 && h->count > 0;
+    for (size_t i = 0; i < sizeof(hist_rows) / sizeof(hist_rows[0]); i++) {
+        double us = NAN;
+        if (have && hist_rows[i].pct >= 0)
+            us = (double)bench_hist_percentile(h, hist_rows[i].pct);
+        else if (have)
+            us = (double)(hist_rows[i].pct == -1 ? bench_hist_max(h) : bench_hist_min(h));
+        set_num(s, bench_key(hist_rows[i].id), us / 1000.0);
+    }
+    set_num(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (double)h->count : NAN);
+    set_item(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
+}
+
 static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
 {
     cJSON *s = cJSON_CreateObject();
     if (!s)
         return;
     cJSON_AddItemToObject(out, KEY(SUMMARY), s);
-    struct acc sums[BK__COUNT]; /* by field id: the summed counts */
-    memset(sums, 0, sizeof(sums));
-    struct acc init_conn = {0}, lag_max = {0};
-    struct pool lat = {0}, conn = {0}, lag = {0};
-    int incl_fail = 0, nsum = 0, hist_ok = 1, nhist = 0;
-    size_t tips = 0;
-    struct bench_hist *h = bench_hist_new(), *tmp = bench_hist_new();
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *ws = get(rs[i], KEY(SUMMARY));
-        if (!rs[i])
-            continue;
-        if (!cJSON_IsObject(ws)) {
-            hist_ok = 0;
-            continue;
-        }
-        nsum++;
-        for (size_t k = 0; k < BK__COUNT; k++)
-            if (summary_row(k, BM_SUM))
-                acc_add(&sums[k], num(ws, bench_key(k)));
-        double tx = num(ws, KEY(SUMMARY_TRANSACTIONS_PROCESSED));
-        pool_add(&lat, num(ws, KEY(SUMMARY_LATENCY_AVG_MS)),
-                 num(ws, KEY(SUMMARY_LATENCY_STDDEV_MS)), tx);
-        pool_add(&conn, num(ws, KEY(SUMMARY_AVERAGE_CONNECTION_MS)), 0, tx);
-        pool_add(&lag, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS)), 0, tx);
-        acc_add(&init_conn, num(ws, KEY(SUMMARY_INITIAL_CONNECTION_MS)));
-        acc_add(&lag_max, num(ws, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS)));
-        if (cJSON_IsTrue(get(ws, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES))))
-            incl_fail = 1;
-        const cJSON *hj = get(rs[i], KEY(HISTOGRAM));
-        if (h && tmp && cJSON_IsObject(hj) && !bench_hist_from_json(tmp, hj)) {
-            bench_hist_merge(h, tmp);
-            nhist++;
-        } else if (!(cJSON_IsObject(ws) && num(ws, KEY(SUMMARY_TRANSACTIONS_PROCESSED)) == 0)) {
-            hist_ok = 0; /* a worker with transactions but no histogram */
-        }
-        tips++;
-    }
-    (void)tips;
-    for (size_t k = 0; k < BK__COUNT; k++) {
-        if (!summary_row(k, BM_SUM))
-            continue;
-        /* tpsIncludingConnect only when every worker has it */
-        if (k == BK_SUMMARY_TPS_INCLUDING_CONNECT && sums[k].n != nsum)
-            set_num(s, bench_key(k), NAN);
-        else
-            set_num(s, bench_key(k), acc_sum(&sums[k]));
-    }
-    double processed = acc_sum(&sums[BK_SUMMARY_TRANSACTIONS_PROCESSED]);
-    double failed = acc_sum(&sums[BK_SUMMARY_FAILED_TRANSACTIONS]);
-    double skipped = acc_sum(&sums[BK_SUMMARY_SKIPPED]);
-    double total = processed + failed + (isfinite(skipped) ? skipped : 0);
-    set_num(s, KEY(SUMMARY_FAILED_PCT),
-            isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
-    cJSON_AddBoolToObject(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), incl_fail);
-    set_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pool_mean(&lat));
-    set_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pool_sd(&lat));
-    set_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), acc_max(&init_conn));
-    set_num(s, KEY(SUMMARY_AVERAGE_CONNECTION_MS), pool_mean(&conn));
-    set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS), pool_mean(&lag));
-    set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), acc_max(&lag_max));
-    int have = h && hist_ok && nhist > 0 && h->count > 0;
-    set_num(s, KEY(SUMMARY_LATENCY_P50_MS),
-            have ? (double)bench_hist_percentile(h, 50) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P90_MS),
-            have ? (double)bench_hist_percentile(h, 90) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P95_MS),
-            have ? (double)bench_hist_percentile(h, 95) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P99_MS),
-            have ? (double)bench_hist_percentile(h, 99) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_P999_MS),
-            have ? (double)bench_hist_percentile(h, 99.9) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? (double)bench_hist_max(h) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? (double)bench_hist_min(h) / 1000.0 : NAN);
-    set_num(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (double)h->count : NAN);
-    set_item(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
-    bench_hist_free(h);
-    bench_hist_free(tmp);
+    struct sum_acc a;
+    memset(&a, 0, sizeof(a));
+    a.hist_ok = 1;
+    a.h = bench_hist_new();
+    a.tmp = bench_hist_new();
+    for (size_t i = 0; i < n; i++)
+        if (rs[i])
+            summary_add(&a, rs[i]);
+    summary_put_sums(s, &a);
+    summary_put_hist(out, s, &a);
+    bench_hist_free(a.h);
+    bench_hist_free(a.tmp);
 }
 
 /* ---- timeline ---- */
@@ -624,7 +653,9 @@ static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
 
 /* ---- top level ---- */
 
-cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen)
+/* The first valid result, or NULL with err filled: a result that fails validation, kinds that
+ * differ, or none at all. */
+static const cJSON *check_inputs(const cJSON *const *results, size_t n, char *err, size_t errlen)
 {
     const cJSON *first = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -636,19 +667,269 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
             util_errf(err, errlen, "worker result %zu: %s", i, inner);
             return NULL;
         }
-        if (!first)
+        const char *k0 = first ? get(first, KEY(KIND))->valuestring : NULL;
+        const char *k = get(results[i], KEY(KIND))->valuestring;
+        if (!first) {
             first = results[i];
-        else if (strcmp(get(first, KEY(KIND))->valuestring,
-                        get(results[i], KEY(KIND))->valuestring) != 0) {
-            util_errf(err, errlen, "worker results have different kinds (%s, %s)",
-                      get(first, KEY(KIND))->valuestring, get(results[i], KEY(KIND))->valuestring);
+        } else if (strcmp(k0, k) != 0) {
+            util_errf(err, errlen, "worker results have different kinds (%s, %s)", k0, k);
             return NULL;
         }
     }
-    if (!first) {
+    if (!first)
         util_errf(err, errlen, "no worker result to aggregate");
-        return NULL;
+    return first;
+}
+
+/* What the workers loop gathers for the top-level fields. */
+struct top_acc {
+    bool complete;
+    double exit_code;
+    const char *start, *end; /* borrowed from the inputs */
+    size_t nerr, dropped;
+};
+
+/* Worker i's entry in "workers" (r may be NULL: no result). */
+static void worker_entry(cJSON *w, const cJSON *r, size_t i)
+{
+    double idx = r ? num(r, KEY(WORKER)) : NAN;
+    set_num(w, KEY(WORKERS_INDEX), isfinite(idx) ? idx : (double)i);
+    if (!r) {
+        cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), false);
+        cJSON_AddStringToObject(w, KEY(WORKERS_MESSAGE), "no result");
+        return;
     }
+    const cJSON *s = get(r, KEY(SUMMARY));
+    cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), cJSON_IsTrue(get(r, KEY(COMPLETE))));
+    set_num(w, KEY(WORKERS_EXIT_CODE), num(r, KEY(EXIT_CODE)));
+    set_num(w, KEY(WORKERS_TPS), num(s, KEY(SUMMARY_TPS)));
+    set_num(w, KEY(WORKERS_TRANSACTIONS_PROCESSED), num(s, KEY(SUMMARY_TRANSACTIONS_PROCESSED)));
+    set_num(w, KEY(WORKERS_FAILED_TRANSACTIONS), num(s, KEY(SUMMARY_FAILED_TRANSACTIONS)));
+    set_num(w, KEY(WORKERS_ABORTED_CLIENTS), num(s, KEY(SUMMARY_ABORTED_CLIENTS)));
+    set_num(w, KEY(WORKERS_LATENCY_AVG_MS), num(s, KEY(SUMMARY_LATENCY_AVG_MS)));
+    set_num(w, KEY(WORKERS_LATE_SECONDS), bench_num(r, BK_WINDOW_LATE_SECONDS));
+    set_num(w, KEY(WORKERS_END_SECONDS), bench_num(r, BK_WINDOW_END_SECONDS));
+}
+
+/* Worker i's result into the top-level fields, its errors prefixed "worker N: " (capped). */
+static void worker_top(cJSON *out, struct top_acc *t, const cJSON *r, size_t i)
+{
+    if (!cJSON_IsTrue(get(r, KEY(COMPLETE))))
+        t->complete = false;
+    double ec = num(r, KEY(EXIT_CODE));
+    if (isfinite(ec) && ec > t->exit_code)
+        t->exit_code = ec;
+    const cJSON *st = get(r, KEY(START_TIME)), *et = get(r, KEY(END_TIME));
+    if (cJSON_IsString(st) && (!t->start || strcmp(st->valuestring, t->start) < 0))
+        t->start = st->valuestring;
+    if (cJSON_IsString(et) && (!t->end || strcmp(et->valuestring, t->end) > 0))
+        t->end = et->valuestring;
+    double idx = num(r, KEY(WORKER));
+    const cJSON *e;
+    cJSON_ArrayForEach(e, get(r, KEY(ERRORS)))
+    {
+        if (!cJSON_IsString(e))
+            continue;
+        if (t->nerr >= AGG_MAX_ERRORS) {
+            t->dropped++;
+            continue;
+        }
+        char buf[600];
+        (void)snprintf(buf, sizeof(buf), "worker %g: %s", isfinite(idx) ? idx : (double)i,
+                       e->valuestring);
+        bench_result_add_error(out, buf);
+        t->nerr++;
+    }
+}
+
+/* "workers", complete, exitCode, startTime/endTime, workerCount, errors and dropped.errors. */
+static void aggregate_workers(cJSON *out, const cJSON *const *results, size_t n)
+{
+    struct top_acc t = {.complete = true};
+    cJSON *workers = cJSON_CreateArray();
+    if (workers)
+        cJSON_AddItemToObject(out, KEY(WORKERS), workers);
+    for (size_t i = 0; i < n; i++) {
+        cJSON *w = cJSON_CreateObject();
+        if (w && workers) {
+            cJSON_AddItemToArray(workers, w);
+            worker_entry(w, results[i], i);
+        } else {
+            cJSON_Delete(w);
+        }
+        if (results[i])
+            worker_top(out, &t, results[i], i);
+        else
+            t.complete = false;
+    }
+    set_item(out, KEY(COMPLETE), cJSON_CreateBool(t.complete));
+    set_num(out, KEY(EXIT_CODE), t.exit_code);
+    if (t.start)
+        set_item(out, KEY(START_TIME), cJSON_CreateString(t.start));
+    if (t.end)
+        set_item(out, KEY(END_TIME), cJSON_CreateString(t.end));
+    set_num(out, KEY(WORKER_COUNT), (double)n);
+    if (t.dropped) {
+        cJSON *d = cJSON_CreateObject();
+        if (d) {
+            set_num(d, KEY(DROPPED_ERRORS), (double)t.dropped);
+            set_item(out, KEY(DROPPED), d);
+        }
+    }
+}
+
+/* pgbench configuration: the first worker's, clients and threads summed. */
+static void aggregate_config(cJSON *out, const cJSON *first, const cJSON *const *rs, size_t n)
+{
+    const cJSON *cfg = get(first, KEY(PGBENCH));
+    if (!cJSON_IsObject(cfg))
+        return;
+    cJSON *c = cJSON_Duplicate(cfg, 1);
+    struct acc clients = {0}, threads = {0};
+    for (size_t i = 0; i < n; i++) {
+        acc_add(&clients, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
+        acc_add(&threads, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
+    }
+    if (c) {
+        set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
+        set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
+        cJSON_AddItemToObject(out, KEY(PGBENCH), c);
+    }
+}
+
+/* checks: the first worker's dataset check, the replica checks merged worst-case. *checks is
+ * made when first needed. */
+static void merge_checks(cJSON **checks, const cJSON *ck)
+{
+    const cJSON *ds = get(ck, KEY(CHECKS_DATASET)), *rep = get(ck, KEY(CHECKS_REPLICA));
+    if (!cJSON_IsObject(ds) && !cJSON_IsObject(rep))
+        return;
+    if (!*checks)
+        *checks = cJSON_CreateObject();
+    if (!*checks)
+        return;
+    if (cJSON_IsObject(ds) && !get(*checks, KEY(CHECKS_DATASET)))
+        set_item(*checks, KEY(CHECKS_DATASET), cJSON_Duplicate(ds, 1));
+    if (!cJSON_IsObject(rep))
+        return;
+    cJSON *have = cJSON_GetObjectItemCaseSensitive(*checks, KEY(CHECKS_REPLICA));
+    if (have)
+        merge_worst(have, rep);
+    else
+        set_item(*checks, KEY(CHECKS_REPLICA), cJSON_Duplicate(rep, 1));
+}
+
+/* Little's law over the merged summary, into *checks (made when needed). */
+static void add_littles_law(cJSON **checks, const cJSON *out)
+{
+    const cJSON *s = get(out, KEY(SUMMARY));
+    const cJSON *c = get(out, KEY(PGBENCH));
+    if (!cJSON_IsObject(s) || !isfinite(num(c, KEY(PGBENCH_CLIENTS))))
+        return;
+    cJSON *ll = bench_check_littles_law(
+        (int)num(c, KEY(PGBENCH_CLIENTS)), num(s, KEY(SUMMARY_LATENCY_AVG_MS)),
+        num(s, KEY(SUMMARY_TPS)), isfinite(num(c, KEY(PGBENCH_RATE))));
+    if (!ll)
+        return;
+    if (!*checks)
+        *checks = cJSON_CreateObject();
+    if (*checks)
+        set_item(*checks, KEY(CHECKS_LITTLES_LAW), ll);
+    else
+        cJSON_Delete(ll);
+}
+
+/* server (the first worker's), waitEvents summed with their shares, checks. */
+static void aggregate_diagnostics(cJSON *out, const cJSON *const *rs, size_t n)
+{
+    const cJSON *server = NULL;
+    cJSON *wait = NULL, *checks = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!rs[i])
+            continue;
+        if (!server && cJSON_IsObject(get(rs[i], KEY(SERVER))))
+            server = get(rs[i], KEY(SERVER));
+        const cJSON *we = get(rs[i], KEY(WAIT_EVENTS));
+        if (cJSON_IsObject(we) && !wait)
+            wait = cJSON_Duplicate(we, 1);
+        else if (cJSON_IsObject(we))
+            merge_sum(wait, we);
+        merge_checks(&checks, get(rs[i], KEY(CHECKS)));
+    }
+    if (server)
+        set_item(out, KEY(SERVER), cJSON_Duplicate(server, 1));
+    if (wait) {
+        add_wait_shares(wait);
+        set_item(out, KEY(WAIT_EVENTS), wait);
+    }
+    add_littles_law(&checks, out);
+    if (checks)
+        set_item(out, KEY(CHECKS), checks);
+}
+
+/* The rows percentiles_from_workers fills: merged from the histogram, shown in status. */
+static bool from_workers_row(size_t k)
+{
+    const struct bench_field *f = &bench_fields[k];
+    return f->merge == BM_HIST && f->type == BF_NUM && f->status;
+}
+
+/* Percentiles are merged from the workers' histograms, which only their logs hold: when a
+ * worker's result is its compact summary, the merge gives none. They are taken from the
+ * workers' own values then: exact for one worker; for several the largest, an upper bound of the
+ * merged percentile (at that latency every worker, so all of them together, have reached the
+ * rank), and for the maximum the exact value. Workers without transactions have none and do not
+ * count. Only the rows status shows are filled. */
+static void percentiles_from_workers(cJSON *out, const cJSON *const *rs, size_t n)
+{
+    if (!bench_get(out, BK_SUMMARY))
+        return;
+    for (size_t k = 0; k < bench_nfields; k++) {
+        enum bench_field_id id = (enum bench_field_id)k;
+        if (!from_workers_row(k) || bench_get(out, id))
+            continue;
+        double v = NAN;
+        int from = 0;
+        bool complete = true;
+        for (size_t i = 0; i < n && complete; i++) {
+            if (!rs[i] || !(bench_num(rs[i], BK_SUMMARY_TRANSACTIONS_PROCESSED) > 0))
+                continue;
+            double x = bench_num(rs[i], id);
+            if (!isfinite(x))
+                complete = false;
+            else if (!(x <= v))
+                v = x;
+            from++;
+        }
+        if (complete && from > 0)
+            (void)bench_put(out, id, cJSON_CreateNumber(v));
+    }
+}
+
+bool bench_aggregate_bounded(const cJSON *agg)
+{
+    bool filled = false;
+    if (bench_get(agg, BK_HISTOGRAM))
+        return false; /* merged: exact */
+    for (size_t k = 0; k < bench_nfields; k++)
+        if (from_workers_row(k) && k != BK_SUMMARY_LATENCY_MAX_MS &&
+            bench_get(agg, (enum bench_field_id)k))
+            filled = true;
+    int with_tx = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, bench_get(agg, BK_WORKERS))
+    {
+        if (bench_num(w, BK_WORKERS_TRANSACTIONS_PROCESSED) > 0)
+            with_tx++;
+    }
+    return filled && with_tx > 1;
+}
+
+cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen)
+{
+    const cJSON *first = check_inputs(results, n, err, errlen);
+    if (!first)
+        return NULL;
     struct bench_result_meta m = {.kind = get(first, KEY(KIND))->valuestring,
                                   .worker = -1,
                                   .child_exit = -1,
@@ -661,100 +942,8 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         util_errf(err, errlen, "out of memory");
         return NULL;
     }
-    bool complete = true;
-    double exit_code = 0;
-    const char *start = NULL, *end = NULL;
-    cJSON *workers = cJSON_CreateArray();
-    if (workers)
-        cJSON_AddItemToObject(out, KEY(WORKERS), workers);
-    size_t nerr = 0, dropped = 0;
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *r = results[i];
-        cJSON *w = cJSON_CreateObject();
-        if (w && workers)
-            cJSON_AddItemToArray(workers, w);
-        else
-            cJSON_Delete(w);
-        double idx = r ? num(r, KEY(WORKER)) : NAN;
-        if (w)
-            set_num(w, KEY(WORKERS_INDEX), isfinite(idx) ? idx : (double)i);
-        if (!r) {
-            complete = false;
-            if (w) {
-                cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), false);
-                cJSON_AddStringToObject(w, KEY(WORKERS_MESSAGE), "no result");
-            }
-            continue;
-        }
-        if (!cJSON_IsTrue(get(r, KEY(COMPLETE))))
-            complete = false;
-        double ec = num(r, KEY(EXIT_CODE));
-        if (isfinite(ec) && ec > exit_code)
-            exit_code = ec;
-        const cJSON *st = get(r, KEY(START_TIME)), *et = get(r, KEY(END_TIME));
-        if (cJSON_IsString(st) && (!start || strcmp(st->valuestring, start) < 0))
-            start = st->valuestring;
-        if (cJSON_IsString(et) && (!end || strcmp(et->valuestring, end) > 0))
-            end = et->valuestring;
-        const cJSON *s = get(r, KEY(SUMMARY));
-        if (w) {
-            cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), cJSON_IsTrue(get(r, KEY(COMPLETE))));
-            set_num(w, KEY(WORKERS_EXIT_CODE), ec);
-            set_num(w, KEY(WORKERS_TPS), num(s, KEY(SUMMARY_TPS)));
-            set_num(w, KEY(WORKERS_TRANSACTIONS_PROCESSED),
-                    num(s, KEY(SUMMARY_TRANSACTIONS_PROCESSED)));
-            set_num(w, KEY(WORKERS_FAILED_TRANSACTIONS), num(s, KEY(SUMMARY_FAILED_TRANSACTIONS)));
-            set_num(w, KEY(WORKERS_ABORTED_CLIENTS), num(s, KEY(SUMMARY_ABORTED_CLIENTS)));
-            set_num(w, KEY(WORKERS_LATENCY_AVG_MS), num(s, KEY(SUMMARY_LATENCY_AVG_MS)));
-            set_num(w, KEY(WORKERS_LATE_SECONDS), bench_num(r, BK_WINDOW_LATE_SECONDS));
-            set_num(w, KEY(WORKERS_END_SECONDS), bench_num(r, BK_WINDOW_END_SECONDS));
-        }
-        const cJSON *e;
-        cJSON_ArrayForEach(e, get(r, KEY(ERRORS)))
-        {
-            if (!cJSON_IsString(e))
-                continue;
-            if (nerr >= AGG_MAX_ERRORS) {
-                dropped++;
-                continue;
-            }
-            char buf[600];
-            (void)snprintf(buf, sizeof(buf), "worker %g: %s", isfinite(idx) ? idx : (double)i,
-                           e->valuestring);
-            bench_result_add_error(out, buf);
-            nerr++;
-        }
-    }
-    set_item(out, KEY(COMPLETE), cJSON_CreateBool(complete));
-    set_num(out, KEY(EXIT_CODE), exit_code);
-    if (start)
-        set_item(out, KEY(START_TIME), cJSON_CreateString(start));
-    if (end)
-        set_item(out, KEY(END_TIME), cJSON_CreateString(end));
-    set_num(out, KEY(WORKER_COUNT), (double)n);
-    if (dropped) {
-        cJSON *d = cJSON_CreateObject();
-        if (d) {
-            set_num(d, KEY(DROPPED_ERRORS), (double)dropped);
-            set_item(out, KEY(DROPPED), d);
-        }
-    }
-
-    /* pgbench configuration: first worker's, clients and threads summed */
-    const cJSON *cfg = get(first, KEY(PGBENCH));
-    if (cJSON_IsObject(cfg)) {
-        cJSON *c = cJSON_Duplicate(cfg, 1);
-        struct acc clients = {0}, threads = {0};
-        for (size_t i = 0; i < n; i++) {
-            acc_add(&clients, num(get(results[i], KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
-            acc_add(&threads, num(get(results[i], KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
-        }
-        if (c) {
-            set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
-            set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
-            cJSON_AddItemToObject(out, KEY(PGBENCH), c);
-        }
-    }
+    aggregate_workers(out, results, n);
+    aggregate_config(out, first, results, n);
     bool any_summary = false;
     for (size_t i = 0; i < n; i++)
         if (cJSON_IsObject(get(results[i], KEY(SUMMARY))))
@@ -770,64 +959,7 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
     const cJSON *init = get(first, KEY(INIT));
     if (cJSON_IsObject(init))
         set_item(out, KEY(INIT), cJSON_Duplicate(init, 1));
-    const cJSON *server = NULL;
-    cJSON *wait = NULL;
-    cJSON *checks = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *r = results[i];
-        if (!r)
-            continue;
-        if (!server && cJSON_IsObject(get(r, KEY(SERVER))))
-            server = get(r, KEY(SERVER));
-        if (cJSON_IsObject(get(r, KEY(WAIT_EVENTS)))) {
-            if (!wait)
-                wait = cJSON_Duplicate(get(r, KEY(WAIT_EVENTS)), 1);
-            else
-                merge_sum(wait, get(r, KEY(WAIT_EVENTS)));
-        }
-        const cJSON *ck = get(r, KEY(CHECKS));
-        if (cJSON_IsObject(get(ck, KEY(CHECKS_DATASET))) &&
-            (!checks || !get(checks, KEY(CHECKS_DATASET)))) {
-            if (!checks)
-                checks = cJSON_CreateObject();
-            if (checks)
-                set_item(checks, KEY(CHECKS_DATASET),
-                         cJSON_Duplicate(get(ck, KEY(CHECKS_DATASET)), 1));
-        }
-        if (cJSON_IsObject(get(ck, KEY(CHECKS_REPLICA)))) {
-            if (!checks)
-                checks = cJSON_CreateObject();
-            cJSON *rep =
-                checks ? cJSON_GetObjectItemCaseSensitive(checks, KEY(CHECKS_REPLICA)) : NULL;
-            if (checks && !rep)
-                set_item(checks, KEY(CHECKS_REPLICA),
-                         cJSON_Duplicate(get(ck, KEY(CHECKS_REPLICA)), 1));
-            else if (rep)
-                merge_worst(rep, get(ck, KEY(CHECKS_REPLICA)));
-        }
-    }
-    if (server)
-        set_item(out, KEY(SERVER), cJSON_Duplicate(server, 1));
-    if (wait) {
-        add_wait_shares(wait);
-        set_item(out, KEY(WAIT_EVENTS), wait);
-    }
-    const cJSON *s = get(out, KEY(SUMMARY));
-    const cJSON *c = get(out, KEY(PGBENCH));
-    if (cJSON_IsObject(s) && isfinite(num(c, KEY(PGBENCH_CLIENTS)))) {
-        cJSON *ll = bench_check_littles_law(
-            (int)num(c, KEY(PGBENCH_CLIENTS)), num(s, KEY(SUMMARY_LATENCY_AVG_MS)),
-            num(s, KEY(SUMMARY_TPS)), isfinite(num(c, KEY(PGBENCH_RATE))));
-        if (ll) {
-            if (!checks)
-                checks = cJSON_CreateObject();
-            if (checks)
-                set_item(checks, KEY(CHECKS_LITTLES_LAW), ll);
-            else
-                cJSON_Delete(ll);
-        }
-    }
-    if (checks)
-        set_item(out, KEY(CHECKS), checks);
+    aggregate_diagnostics(out, results, n);
+    percentiles_from_workers(out, results, n);
     return out;
 }

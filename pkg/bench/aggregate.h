@@ -7,8 +7,11 @@
  *    same duration, so each worker's tps is over the same common window;
  *  - latencyAvgMs is the transaction-weighted mean; latencyStddevMs the pooled standard deviation;
  *    initialConnectionMs the largest worker's value;
- *  - percentiles and latencyMaxMs come from the merged histogram (exact merge); null when any
- *    worker lacks a histogram;
+ *  - percentiles and latencyMaxMs come from the merged histogram (exact merge); when a worker
+ *    with transactions lacks a histogram (its result is the compact termination summary), the
+ *    rows status shows are the workers' own values instead: exact for one worker, the largest
+ *    for several (an upper bound of the merged percentile; for latencyMaxMs the exact value),
+ *    null when such a worker lacks that value; latencyMinMs and the histogram stay null;
  *  - timeline points are aligned by t (rounded to the progress interval): tps and failed summed,
  *    latency weighted by each worker's tps at that point, stddev pooled, lag the max; "workers"
  *    says how many workers contributed to a point;
@@ -26,11 +29,16 @@
 #define PGBO_BENCH_AGGREGATE_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* results[i] may be NULL (a worker without a result): it is listed in "workers" with
  * complete=false and makes the aggregate incomplete. Returns a new object (caller owns) or NULL
  * with a message in err (no valid result at all, kinds differ, or ENOMEM). */
 cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen);
+
+/* True when agg's latency percentiles are the slowest worker's (an upper bound), not merged:
+ * no histogram, and more than one worker with transactions gave its own. */
+bool bench_aggregate_bounded(const cJSON *agg);
 
 #endif

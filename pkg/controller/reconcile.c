@@ -84,21 +84,42 @@ struct dctx {
     bool have_spec;
 };
 
+static bool plan_event_v(struct ctrl_plan *p, bool warning, const char *reason, const char *fmt,
+                         va_list ap) __attribute__((format(printf, 4, 0)));
+
+static bool plan_event_v(struct ctrl_plan *p, bool warning, const char *reason, const char *fmt,
+                         va_list ap)
+{
+    if (p->n_events >= CTRL_PLAN_MAX_EVENTS) {
+        p->dropped_events++;
+        return false;
+    }
+    struct ctrl_event *e = &p->events[p->n_events++];
+    memset(e, 0, sizeof(*e));
+    e->warning = warning;
+    (void)snprintf(e->reason, sizeof(e->reason), "%s", reason);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    (void)vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    return true;
+}
+
+bool ctrl_plan_event(struct ctrl_plan *plan, bool warning, const char *reason, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = plan_event_v(plan, warning, reason, fmt, ap);
+    va_end(ap);
+    return ok;
+}
+
 static void event(struct dctx *d, bool warning, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static void event(struct dctx *d, bool warning, const char *reason, const char *fmt, ...)
 {
-    struct ctrl_plan *p = d->plan;
-    if (p->n_events >= (int)(sizeof(p->events) / sizeof(p->events[0])))
-        return;
-    struct ctrl_event *e = &p->events[p->n_events++];
-    e->warning = warning;
-    (void)snprintf(e->reason, sizeof(e->reason), "%s", reason);
     va_list ap;
     va_start(ap, fmt);
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    (void)vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    (void)plan_event_v(d->plan, warning, reason, fmt, ap);
     va_end(ap);
 }
 
@@ -106,7 +127,8 @@ static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube
                    const char *name, cJSON *obj)
 {
     struct ctrl_plan *p = d->plan;
-    if (p->n_actions >= (int)(sizeof(p->actions) / sizeof(p->actions[0]))) {
+    if (p->n_actions >= CTRL_PLAN_MAX_ACTIONS) {
+        p->dropped_actions++;
         cJSON_Delete(obj);
         return;
     }
@@ -1049,45 +1071,6 @@ static double job_finished_at(const cJSON *job)
     return fin ? util_rfc3339_parse(ctrl_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
 }
 
-/* Percentiles are merged from the workers' histograms, which only their logs hold: when a
- * worker's result is its compact summary, the aggregate has none. They are taken from the
- * workers' own values then: exact for one worker; for several the largest, an upper bound of the
- * merged percentile (at that latency every worker, so all of them together, have reached the
- * rank), and for the maximum the exact value. Workers without transactions have none and do not
- * count. Returns true when an upper bound was written. */
-static bool percentiles_from_workers(cJSON *agg, const cJSON *const *results, int n)
-{
-    bool bounded = false;
-    if (!bench_get(agg, BK_SUMMARY))
-        return false;
-    /* the rows the merged histogram gives that status shows */
-    for (size_t k = 0; k < bench_nfields; k++) {
-        const struct bench_field *f = &bench_fields[k];
-        enum bench_field_id id = (enum bench_field_id)k;
-        if (f->merge != BM_HIST || f->type != BF_NUM || !f->status || bench_get(agg, id))
-            continue;
-        double v = NAN;
-        int from = 0;
-        bool complete = true;
-        for (int i = 0; i < n && complete; i++) {
-            if (!results[i] || !(bench_num(results[i], BK_SUMMARY_TRANSACTIONS_PROCESSED) > 0))
-                continue;
-            double x = bench_num(results[i], id);
-            if (!isfinite(x))
-                complete = false;
-            else if (!(x <= v))
-                v = x;
-            from++;
-        }
-        if (!complete || from == 0)
-            continue;
-        (void)bench_put(agg, id, cJSON_CreateNumber(v));
-        if (from > 1 && id != BK_SUMMARY_LATENCY_MAX_MS)
-            bounded = true;
-    }
-    return bounded;
-}
-
 /* Workers whose result is their compact termination summary (their log could not be read, or
  * its result line was cut): condition ResultDetailUnavailable names them and why, with a Warning
  * event; status then lacks what only the log holds. Returns true when there are any. */
@@ -1240,7 +1223,7 @@ static void decide_collecting(struct dctx *d)
             missing_pod(d, w[i].error, sizeof(w[i].error));
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
-    bool bounded = percentiles_from_workers(agg, results, n);
+    bool bounded = bench_aggregate_bounded(agg);
     ctrl_status_set_results(d->st, agg, w, n);
     result_configmap(d, agg, results, n);
     check_skew(d);
@@ -1409,9 +1392,10 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
 
     char err[512];
     if (obs->error_reason) {
-        /* a child the API server refuses for good (e.g. 422 Invalid) fails the run */
-        if (load_spec(&d, started, err, sizeof(err)) == 0 || true)
-            fail(&d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
+        /* a child the API server refuses for good (e.g. 422 Invalid) fails the run; the spec,
+         * when it can be read, tells fail()'s cleanup which children to delete (have_spec) */
+        (void)load_spec(&d, started, err, sizeof(err));
+        fail(&d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
     } else if (strcmp(phase, "Pending") == 0) {
         decide_pending(&d);
     } else if (load_spec(&d, started, err, sizeof(err)) != 0) {
@@ -1436,6 +1420,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
             cJSON_Delete(plan->actions[i].object);
         plan->n_actions = 0;
         plan->n_events = 0;
+        plan->dropped_actions = plan->dropped_events = 0;
         free(plan->annotate);
         plan->annotate = NULL;
         plan->n_annotate = 0;

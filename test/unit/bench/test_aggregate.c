@@ -101,6 +101,7 @@ static void test_two_workers(void **state)
                 1e-9);
     assert_true(fabs(num(s, "latencyMaxMs") - (double)all->hist->max / 1000) < 1e-9);
     assert_int_equal((int)num(cJSON_GetObjectItem(a, "histogram"), "count"), 3000);
+    assert_false(bench_aggregate_bounded(a)); /* merged: exact */
     bench_txlog_free(all);
     /* clients summed, workers listed, wait events summed */
     assert_int_equal((int)num(cJSON_GetObjectItem(a, "pgbench"), "clients"), 8);
@@ -250,12 +251,61 @@ static void test_user(void **state)
     cJSON_Delete(w[1]);
 }
 
+/* Compact results (no histogram): the aggregate's percentiles are the workers' own, the largest
+ * of those with transactions (an upper bound of the merged value), maxima exact; a worker with
+ * transactions but without a value leaves that row null. Expected values written by hand. */
+static void test_percentiles_from_workers(void **state)
+{
+    (void)state;
+    const char *json[3] = {
+        "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,\"summary\":{"
+        "\"transactionsProcessed\":100,\"latencyP50Ms\":2.5,\"latencyP90Ms\":4,"
+        "\"latencyP99Ms\":10,\"latencyMaxMs\":30,\"latencyMinMs\":0.5}}",
+        "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,\"summary\":{"
+        "\"transactionsProcessed\":50,\"latencyP50Ms\":3,\"latencyP99Ms\":8,"
+        "\"latencyMaxMs\":40,\"latencyMinMs\":0.1}}",
+        /* no transactions: its 99 ms does not count */
+        "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,\"summary\":{"
+        "\"transactionsProcessed\":0,\"latencyP50Ms\":99,\"latencyP99Ms\":99}}",
+    };
+    cJSON *w[3];
+    for (int i = 0; i < 3; i++)
+        assert_non_null(w[i] = cJSON_Parse(json[i]));
+    char err[200];
+    cJSON *a = bench_aggregate((const cJSON *const *)w, 3, err, sizeof(err));
+    assert_non_null(a);
+    const cJSON *s = cJSON_GetObjectItem(a, "summary");
+    assert_true(num(s, "latencyP50Ms") == 3);
+    assert_true(num(s, "latencyP99Ms") == 10);
+    assert_true(num(s, "latencyMaxMs") == 40);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(s, "latencyP90Ms"))); /* worker 1 lacks it */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(s, "latencyMinMs"))); /* not in status */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(a, "histogram")));
+    assert_true(bench_aggregate_bounded(a));
+    cJSON_Delete(a);
+    /* one worker with transactions: its own values, exact */
+    const cJSON *one[2] = {w[0], w[2]};
+    a = bench_aggregate(one, 2, err, sizeof(err));
+    s = cJSON_GetObjectItem(a, "summary");
+    assert_true(num(s, "latencyP50Ms") == 2.5);
+    assert_true(num(s, "latencyP90Ms") == 4);
+    assert_true(num(s, "latencyMaxMs") == 30);
+    assert_false(bench_aggregate_bounded(a));
+    cJSON_Delete(a);
+    for (int i = 0; i < 3; i++)
+        cJSON_Delete(w[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_two_workers),         cmocka_unit_test(test_timeline_alignment),
-        cmocka_unit_test(test_statements_weighted), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_fio_aggregate),       cmocka_unit_test(test_user),
+        cmocka_unit_test(test_two_workers),
+        cmocka_unit_test(test_timeline_alignment),
+        cmocka_unit_test(test_statements_weighted),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fio_aggregate),
+        cmocka_unit_test(test_user),
+        cmocka_unit_test(test_percentiles_from_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
