@@ -11,38 +11,22 @@ env_start_sim
 
 env_start_operator --start-delay 2 --progress-interval 2 --log-level info
 
-cat <<EOF | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: live}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
-           passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 2, durationSeconds: 14, builtin: select-only}
-  workers: 2
-EOF
+env_br_yaml live 'pgbench: {init: {scale: 1}, run: {clients: 2, durationSeconds: 14, builtin: select-only}}' \
+    'workers: 2' | env_apply
 
 seen=()
-deadline=$((SECONDS + 150))
-while :; do
-    env_kubectl get br live -o json >"$TMP/br.json" 2>/dev/null || true
-    read -r phase tps result <<<"$(python3 -c '
-import json, sys
-st = json.load(open(sys.argv[1])).get("status", {})
-p = st.get("progress", {})
-print(st.get("phase", "-"), p.get("tps", "-"), st.get("display", {}).get("result", "-").replace(" ", "_"))' "$TMP/br.json")"
-    if [ "$phase" = Running ] && [ "$tps" != - ]; then
+live_ended() { # samples status.progress.tps and the RESULT column while Running; true once ended
+    local phase tps result
+    IFS='|' read -r phase tps result <<<"$(env_status live '{.status.phase}|{.status.progress.tps}|{.status.display.result}')"
+    if [ "$phase" = Running ] && [ -n "$tps" ]; then
         seen+=("$tps")
-        case "$result" in *tps_now*) live_result="$result" ;; esac
+        case "$result" in *"tps now"*) live_result="$result" ;; esac
     fi
-    case "$phase" in Succeeded | Failed) break ;; esac
-    [ "$SECONDS" -lt "$deadline" ] || fail "not finished in time (phase $phase)"
-    sleep 1
-done
-[ "$phase" = Succeeded ] || { env_kubectl get br live -o yaml >&2; fail "run $phase"; }
+    case "$phase" in Succeeded | Failed) return 0 ;; *) return 1 ;; esac
+}
+env_wait_for "the run to end" 150 live_ended
+env_wait_phase live Succeeded 1
+env_kubectl get br live -o json >"$TMP/br.json"
 [ "${#seen[@]}" -ge 2 ] || fail "status.progress seen ${#seen[@]} times while Running: ${seen[*]:-none}"
 [ "$(printf '%s\n' "${seen[@]}" | sort -u | wc -l)" -ge 2 ] || fail "the live tps never moved: ${seen[*]}"
 [ -n "${live_result:-}" ] || fail "the RESULT column did not follow the run"
@@ -52,7 +36,7 @@ st = json.load(open(sys.argv[1]))["status"]
 assert "progress" not in st, st.get("progress")
 assert "tps now" not in st["display"]["result"], st["display"]
 PY
-note "live tps while running: ${seen[*]}; RESULT then: ${live_result//_/ }"
+note "live tps while running: $(printf '%s\n' "${seen[@]}" | uniq | xargs); RESULT then: $live_result"
 
 # a host that does not resolve: TargetUnreachable while the runner retries (120 s by default)
 cat <<EOF | env_apply

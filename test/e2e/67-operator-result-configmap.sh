@@ -21,19 +21,8 @@ HDR="$ROOT/test/sim/node_modules/hdr-histogram-js"
 env_start_operator # with the CRDs and Secret pg-pass
 
 run_br() { # name workers [init]
-    env_apply - <<EOF
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: $1}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
-           passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      ${3:-}
-      run: {clients: 4, threads: 2, durationSeconds: 4, progressSeconds: 1, builtin: select-only}
-  workers: $2
-EOF
+    env_br_yaml "$1" "pgbench: {${3:+$3, }run: {clients: 4, threads: 2, durationSeconds: 4, progressSeconds: 1, builtin: select-only}}" \
+        "workers: $2" | env_apply
 }
 
 # the ConfigMaps of case 3 exist before their runs
@@ -114,20 +103,14 @@ note "ConfigMap keep-result holds the run's result"
 
 # ---- 2. it outlives the Jobs, not the run ----------------------------------------------------
 k delete job keep-run keep-init --wait=true >/dev/null
-deadline=$((SECONDS + 30))
-while [ -n "$(k get pods -l pgbench.dev/benchmarkrun=keep -o name 2>/dev/null)" ]; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "the run's pods are still there 30 s after their Jobs were deleted"
-    sleep 0.3
-done
+no_pods() { [ -z "$(k get pods -l pgbench.dev/benchmarkrun=keep -o name 2>/dev/null)" ]; }
+env_wait_for "the run's pods to go after their Jobs were deleted" 30 no_pods
 sleep 2 # a reconcile of the run after its Jobs went
 k get configmap keep-result >/dev/null 2>&1 || fail "ConfigMap keep-result went with the Jobs"
 [ "$(env_status keep .status.phase)" = Succeeded ] || fail "the run changed after its Jobs were deleted"
 k delete br keep --wait=true >/dev/null
-deadline=$((SECONDS + 30))
-while k get configmap keep-result >/dev/null 2>&1; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "ConfigMap keep-result still there 30 s after its run was deleted"
-    sleep 0.3
-done
+no_cm() { ! k get configmap keep-result >/dev/null 2>&1; }
+env_wait_for "ConfigMap keep-result to go with its run" 30 no_cm
 note "the ConfigMap survived the Jobs and was collected with the run"
 
 # ---- 3. a ConfigMap already there ------------------------------------------------------------

@@ -17,19 +17,8 @@ env_kubectl create --raw /sim/start-delay -f - >/dev/null <<'JSON'
   "batch.kubernetes.io/job-completion-index": "2"}, "ms": 12000}]}
 JSON
 
-cat <<YAML | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: together}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 3, threads: 1, durationSeconds: 4, builtin: select-only}
-  workers: 3
-  diagnostics: {replicaLag: false}
-YAML
+env_br_yaml together 'pgbench: {init: {scale: 1}, run: {clients: 3, threads: 1, durationSeconds: 4, builtin: select-only}}' \
+    'workers: 3' 'diagnostics: {replicaLag: false}' | env_apply
 env_wait_phase together Running 60
 env_wait_for "3 run pods" 30 sh -c "[ \"\$(kubectl --kubeconfig $KUBECONFIG get pods -l pgbench.dev/benchmarkrun=together,pgbench.dev/role=run -o name | wc -l)\" -eq 3 ]"
 sleep 4

@@ -264,6 +264,27 @@ env_apply() {
     out="$(env_kubectl apply -f "$src" "$@" 2>&1)" || fail "kubectl apply -f $src refused: $out"
 }
 
+# env_br_yaml NAME WORKLOAD [SPEC_LINE...]: prints BenchmarkRun NAME against env_start_pg's
+# database (127.0.0.1:$PGPORT, $PGDATABASE as $PGUSER, the password in Secret $ENV_BR_SECRET,
+# default pg-pass, no TLS). WORKLOAD is spec.workload ('pgbench: {run: {clients: 2, ...}}', or
+# several lines indented among themselves); each SPEC_LINE is one more entry of spec ('workers:
+# 2'); further lines of spec (indented 2) may follow it. Pipe it to env_apply.
+env_br_yaml() {
+    local name="$1" workload="$2" line
+    shift 2
+    cat <<EOF
+apiVersion: pgbench.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: $name}
+spec:
+  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
+           passwordSecretRef: {name: ${ENV_BR_SECRET:-pg-pass}}, sslMode: disable}
+  workload:
+EOF
+    sed 's/^/    /' <<<"$workload"
+    for line in "$@"; do sed 's/^/  /' <<<"$line"; done
+}
+
 # _env_obj NAME: kubectl arguments for the object NAME (NAMESPACE/NAME) of kind $ENV_KIND (br:
 # a BenchmarkRun; bsw for a BenchmarkSweep).
 _env_obj() {
