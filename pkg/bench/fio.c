@@ -185,58 +185,100 @@ static int one_of(const char *s, const char *const *list)
     return 0;
 }
 
-int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err, size_t errlen)
+static int check_directory(const char *dir, char *err, size_t errlen)
+{
+    if (!dir || dir[0] != '/' || strchr(dir, ':') || strlen(dir) > 1024)
+        return util_errf(err, errlen, "fio directory must be an absolute path without ':'");
+    for (const char *c = dir; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return util_errf(err, errlen, "fio directory has control characters");
+    return 0;
+}
+
+/* Job i's options, one by one; its name must differ from the jobs before it. */
+static int check_job(const struct bench_fio_opts *o, size_t i, char *err, size_t errlen)
 {
     static const char *const rws[] = {"read", "write",  "randread",  "randwrite",
                                       "rw",   "randrw", "readwrite", NULL};
     static const char *const engines[] = {"libaio",   "io_uring", "psync",   "sync",
                                           "posixaio", "pvsync",   "pvsync2", NULL};
+    const struct bench_fio_job_opts *j = &o->jobs[i];
+    if (!valid_name(j->name))
+        return util_errf(err, errlen, "fio job %zu: name must match [A-Za-z0-9_.-]{1,63}", i);
+    for (size_t k = 0; k < i; k++)
+        if (!strcmp(o->jobs[k].name, j->name))
+            return util_errf(err, errlen, "fio job %zu: duplicate name %s", i, j->name);
+    if (j->rw && !one_of(j->rw, rws))
+        return util_errf(err, errlen,
+                         "fio job %s: rw must be read|write|randread|randwrite|rw|randrw", j->name);
+    if (j->bs && !valid_size(j->bs))
+        return util_errf(err, errlen, "fio job %s: invalid bs '%.32s'", j->name, j->bs);
+    if (!j->size || !valid_size(j->size))
+        return util_errf(err, errlen, "fio job %s: size is required (e.g. 1G)", j->name);
+    if (j->iodepth < 0 || j->iodepth > 65536)
+        return util_errf(err, errlen, "fio job %s: iodepth must be 1..65536", j->name);
+    if (j->numjobs < 0 || j->numjobs > 1024)
+        return util_errf(err, errlen, "fio job %s: numjobs must be 1..1024", j->name);
+    if (j->runtime_s < 0)
+        return util_errf(err, errlen, "fio job %s: runtime must be >= 0", j->name);
+    if (j->ioengine && !one_of(j->ioengine, engines))
+        return util_errf(
+            err, errlen,
+            "fio job %s: ioengine must be libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2",
+            j->name);
+    if (j->fsync < 0 || j->fdatasync < 0)
+        return util_errf(err, errlen, "fio job %s: fsync/fdatasync must be >= 0", j->name);
+    if (j->fsync > 0 && j->fdatasync > 0)
+        return util_errf(err, errlen, "fio job %s: fsync and fdatasync are exclusive", j->name);
+    return 0;
+}
+
+/* One job's section: --name=J --stonewall and its options, defaults filled in. */
+static int push_job(struct bench_argv *a, const struct bench_fio_job_opts *j)
+{
+    int rc = bench_argv_pushf(a, "--name=%s", j->name);
+    if (!rc)
+        rc = bench_argv_push(a, "--stonewall");
+    if (!rc)
+        rc = bench_argv_pushf(a, "--rw=%s", j->rw ? j->rw : "randrw");
+    if (!rc)
+        rc = bench_argv_pushf(a, "--bs=%s", j->bs ? j->bs : "4k");
+    if (!rc)
+        rc = bench_argv_pushf(a, "--iodepth=%d", j->iodepth > 0 ? j->iodepth : 1);
+    if (!rc)
+        rc = bench_argv_pushf(a, "--numjobs=%d", j->numjobs > 0 ? j->numjobs : 1);
+    if (!rc)
+        rc = bench_argv_pushf(a, "--size=%s", j->size);
+    if (!rc && j->runtime_s > 0) {
+        rc = bench_argv_pushf(a, "--runtime=%d", j->runtime_s);
+        if (!rc)
+            rc = bench_argv_push(a, "--time_based");
+    }
+    if (!rc)
+        rc = bench_argv_pushf(a, "--direct=%d", j->direct ? 1 : 0);
+    if (!rc)
+        rc = bench_argv_pushf(a, "--ioengine=%s", j->ioengine ? j->ioengine : "psync");
+    if (!rc && j->fsync > 0)
+        rc = bench_argv_pushf(a, "--fsync=%d", j->fsync);
+    if (!rc && j->fdatasync > 0)
+        rc = bench_argv_pushf(a, "--fdatasync=%d", j->fdatasync);
+    return rc;
+}
+
+int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err, size_t errlen)
+{
     struct bench_argv a = BENCH_ARGV_INIT;
-    int rc;
-    if (!o->directory || o->directory[0] != '/' || strchr(o->directory, ':') ||
-        strlen(o->directory) > 1024)
-        return util_errf(err, errlen, "fio directory must be an absolute path without ':'");
-    for (const char *c = o->directory; *c; c++)
-        if ((unsigned char)*c < 0x20)
-            return util_errf(err, errlen, "fio directory has control characters");
+    int rc = check_directory(o->directory, err, errlen);
+    if (rc)
+        return rc;
     if (o->njobs < 1 || o->njobs > FIO_MAX_JOBS)
         return util_errf(err, errlen, "fio needs 1..%d jobs", FIO_MAX_JOBS);
-    for (size_t i = 0; i < o->njobs; i++) {
-        const struct bench_fio_job_opts *j = &o->jobs[i];
-        if (!valid_name(j->name))
-            return util_errf(err, errlen, "fio job %zu: name must match [A-Za-z0-9_.-]{1,63}", i);
-        for (size_t k = 0; k < i; k++)
-            if (!strcmp(o->jobs[k].name, j->name))
-                return util_errf(err, errlen, "fio job %zu: duplicate name %s", i, j->name);
-        if (j->rw && !one_of(j->rw, rws))
-            return util_errf(err, errlen,
-                             "fio job %s: rw must be read|write|randread|randwrite|rw|randrw",
-                             j->name);
-        if (j->bs && !valid_size(j->bs))
-            return util_errf(err, errlen, "fio job %s: invalid bs '%.32s'", j->name, j->bs);
-        if (!j->size || !valid_size(j->size))
-            return util_errf(err, errlen, "fio job %s: size is required (e.g. 1G)", j->name);
-        if (j->iodepth < 0 || j->iodepth > 65536)
-            return util_errf(err, errlen, "fio job %s: iodepth must be 1..65536", j->name);
-        if (j->numjobs < 0 || j->numjobs > 1024)
-            return util_errf(err, errlen, "fio job %s: numjobs must be 1..1024", j->name);
-        if (j->runtime_s < 0)
-            return util_errf(err, errlen, "fio job %s: runtime must be >= 0", j->name);
-        if (j->ioengine && !one_of(j->ioengine, engines))
-            return util_errf(
-                err, errlen,
-                "fio job %s: ioengine must be libaio|io_uring|psync|sync|posixaio|pvsync|pvsync2",
-                j->name);
-        if (j->fsync < 0 || j->fdatasync < 0)
-            return util_errf(err, errlen, "fio job %s: fsync/fdatasync must be >= 0", j->name);
-        if (j->fsync > 0 && j->fdatasync > 0)
-            return util_errf(err, errlen, "fio job %s: fsync and fdatasync are exclusive", j->name);
-    }
-    for (size_t i = 0; i < o->nextra; i++) {
+    for (size_t i = 0; !rc && i < o->njobs; i++)
+        rc = check_job(o, i, err, errlen);
+    for (size_t i = 0; !rc && i < o->nextra; i++)
         rc = bench_fio_check_extra(o->extra_args[i], err, errlen);
-        if (rc)
-            return rc;
-    }
+    if (rc)
+        return rc;
     rc = bench_argv_push(&a, o->fio_path ? o->fio_path : "fio");
     if (!rc)
         rc = bench_argv_push(&a, "--output-format=json");
@@ -248,35 +290,8 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
         rc = bench_argv_push(&a, "--lat_percentiles=1");
     for (size_t i = 0; !rc && i < o->nextra; i++)
         rc = bench_argv_push(&a, o->extra_args[i]);
-    for (size_t i = 0; !rc && i < o->njobs; i++) {
-        const struct bench_fio_job_opts *j = &o->jobs[i];
-        rc = bench_argv_pushf(&a, "--name=%s", j->name);
-        if (!rc)
-            rc = bench_argv_push(&a, "--stonewall");
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--rw=%s", j->rw ? j->rw : "randrw");
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--bs=%s", j->bs ? j->bs : "4k");
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--iodepth=%d", j->iodepth > 0 ? j->iodepth : 1);
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--numjobs=%d", j->numjobs > 0 ? j->numjobs : 1);
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--size=%s", j->size);
-        if (!rc && j->runtime_s > 0) {
-            rc = bench_argv_pushf(&a, "--runtime=%d", j->runtime_s);
-            if (!rc)
-                rc = bench_argv_push(&a, "--time_based");
-        }
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--direct=%d", j->direct ? 1 : 0);
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--ioengine=%s", j->ioengine ? j->ioengine : "psync");
-        if (!rc && j->fsync > 0)
-            rc = bench_argv_pushf(&a, "--fsync=%d", j->fsync);
-        if (!rc && j->fdatasync > 0)
-            rc = bench_argv_pushf(&a, "--fdatasync=%d", j->fdatasync);
-    }
+    for (size_t i = 0; !rc && i < o->njobs; i++)
+        rc = push_job(&a, &o->jobs[i]);
     if (rc) {
         bench_argv_free(&a);
         util_errf(err, errlen, "out of memory");
@@ -397,19 +412,46 @@ static void parse_job_options(const cJSON *job, const cJSON *root, struct bench_
     }
 }
 
+/* The offset of the first line that starts a JSON object (fio may print lines before it), or
+ * len when there is none. */
+static size_t json_start(const char *text, size_t len)
+{
+    size_t off = 0;
+    while (off < len && text[off] != '{') {
+        const char *nl = memchr(text + off, '\n', len - off);
+        if (!nl)
+            return len;
+        off = (size_t)(nl - text) + 1;
+    }
+    return off;
+}
+
+/* One entry of fio's "jobs" array. */
+static void parse_job(const cJSON *job, const cJSON *root, struct bench_fio_job_result *j)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "jobname");
+    if (cJSON_IsString(name))
+        bench__copy_clean(j->name, sizeof(j->name), name->valuestring, strlen(name->valuestring));
+    double e = num(job, "error");
+    j->error = e >= INT32_MIN && e <= INT32_MAX ? (int)e : 0;
+    parse_dir(cJSON_GetObjectItemCaseSensitive(job, "read"), &j->read);
+    parse_dir(cJSON_GetObjectItemCaseSensitive(job, "write"), &j->write);
+    parse_dir(cJSON_GetObjectItemCaseSensitive(job, "trim"), &j->trim);
+    const cJSON *sync = cJSON_GetObjectItemCaseSensitive(job, "sync");
+    parse_lat(cJSON_GetObjectItemCaseSensitive(sync, "lat_ns"), &j->sync);
+    /* fio 3.x leaves sync.total_ios at 0; the latency sample count is the real number */
+    j->sync_total_ios = unum(sync, "total_ios");
+    if (j->sync.samples > j->sync_total_ios)
+        j->sync_total_ios = j->sync.samples;
+    parse_job_options(job, root, j);
+}
+
 int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out, char *err,
                     size_t errlen)
 {
     if (len > FIO_MAX_INPUT)
         return util_errf(err, errlen, "fio output larger than %u bytes", FIO_MAX_INPUT);
-    /* skip leading non-JSON lines */
-    size_t off = 0;
-    while (off < len && text[off] != '{') {
-        const char *nl = memchr(text + off, '\n', len - off);
-        if (!nl)
-            return util_errf(err, errlen, "no JSON object in fio output");
-        off = (size_t)(nl - text) + 1;
-    }
+    size_t off = json_start(text, len);
     if (off >= len)
         return util_errf(err, errlen, "no JSON object in fio output");
     const char *end = NULL;
@@ -451,23 +493,7 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
     {
         if (!cJSON_IsObject(job) || !r->jobs || r->njobs >= (size_t)n)
             continue;
-        struct bench_fio_job_result *j = &r->jobs[r->njobs++];
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(job, "jobname");
-        if (cJSON_IsString(name))
-            bench__copy_clean(j->name, sizeof(j->name), name->valuestring,
-                              strlen(name->valuestring));
-        double e = num(job, "error");
-        j->error = e >= INT32_MIN && e <= INT32_MAX ? (int)e : 0;
-        parse_dir(cJSON_GetObjectItemCaseSensitive(job, "read"), &j->read);
-        parse_dir(cJSON_GetObjectItemCaseSensitive(job, "write"), &j->write);
-        parse_dir(cJSON_GetObjectItemCaseSensitive(job, "trim"), &j->trim);
-        const cJSON *sync = cJSON_GetObjectItemCaseSensitive(job, "sync");
-        parse_lat(cJSON_GetObjectItemCaseSensitive(sync, "lat_ns"), &j->sync);
-        /* fio 3.x leaves sync.total_ios at 0; the latency sample count is the real number */
-        j->sync_total_ios = unum(sync, "total_ios");
-        if (j->sync.samples > j->sync_total_ios)
-            j->sync_total_ios = j->sync.samples;
-        parse_job_options(job, root, j);
+        parse_job(job, root, &r->jobs[r->njobs++]);
     }
 out:
     cJSON_Delete(root);
