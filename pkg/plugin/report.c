@@ -339,6 +339,20 @@ static int draw_marks(struct buf *o, const struct chart *c, const struct frame *
     return rc;
 }
 
+/* A chart's figure and svg (W wide, h high) with its title, as a tooltip and written at x. */
+static int svg_open(struct buf *o, const char *id, int h, const char *title, int x)
+{
+    int rc =
+        buf_printf(o,
+                   "<figure><svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
+                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
+                   id, W, h, W, h);
+    rc = rc ? rc : esc(o, title);
+    rc = rc ? rc : buf_printf(o, "</title><text class=\"t\" x=\"%d\" y=\"18\">", x);
+    rc = rc ? rc : esc(o, title);
+    return rc ? rc : buf_puts(o, "</text>");
+}
+
 /* A line chart: x axis (xlabel with unit), left y axis for the series that are not `right`, a
  * second y axis for those that are (rlabel), a legend above the plot. */
 static int styled_chart(struct buf *o, const struct chart *c, const struct series *s, int ns,
@@ -348,15 +362,7 @@ static int styled_chart(struct buf *o, const struct chart *c, const struct serie
     if (frame_for(c, s, ns, &f) == 0)
         return buf_printf(o, "<p class=\"none\">%s: %s</p>\n", c->title,
                           c->empty ? c->empty : "no data in status.");
-    int rc =
-        buf_printf(o,
-                   "<figure><svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
-                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
-                   c->id, W, f.h, W, f.h);
-    rc = rc ? rc : esc(o, c->title);
-    rc = rc ? rc : buf_printf(o, "</title><text class=\"t\" x=\"%d\" y=\"18\">", ML);
-    rc = rc ? rc : esc(o, c->title);
-    rc = rc ? rc : buf_puts(o, "</text>");
+    int rc = svg_open(o, c->id, f.h, c->title, ML);
     rc = rc ? rc : draw_ticks(o, c, &f);
     rc = rc ? rc : draw_axes(o, c, &f);
     for (int k = 0; k < ns && !rc; k++)
@@ -371,69 +377,67 @@ static int line_chart(struct buf *o, const struct chart *c, const struct series 
     return styled_chart(o, c, s, ns, NULL);
 }
 
-/* Horizontal bars: one row per label, values on an x axis with its unit. */
-static int bar_chart(struct buf *o, const char *id, const char *title, const char *xlabel,
-                     const char *const *labels, const double *v, int n, int nseries,
-                     const char *const *series_names)
+/* A bar chart's geometry: rows of nseries bars, x from x0 to x1 on ax, the x axis at y0. */
+struct bars {
+    struct axis ax;
+    double x0, x1, y0;
+    int row, nseries;
+};
+
+/* The x axis: grid lines with their tick labels, both axis lines and xlabel under them. */
+static int bar_axes(struct buf *o, const struct bars *g, int h, const char *xlabel)
 {
-    if (n == 0)
-        return buf_printf(o, "<p class=\"none\">%s: no data in status.</p>\n", title);
-    int row = 14 * nseries + 10, lm = 190;
-    int h = MT + n * row + MB;
-    double hi = 0;
-    for (int i = 0; i < n * nseries; i++)
-        if (isfinite(v[i]))
-            hi = fmax(hi, v[i]);
-    struct axis ax = axis_for(0, hi > 0 ? hi : 1, (W - lm - 40) / 70, true);
-    double x0 = lm, x1 = W - 40;
-    int rc =
-        buf_printf(o,
-                   "<figure><svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
-                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
-                   id, W, h, W, h);
-    rc = rc ? rc : esc(o, title);
-    rc = rc ? rc : buf_printf(o, "</title><text class=\"t\" x=\"%d\" y=\"18\">", lm);
-    rc = rc ? rc : esc(o, title);
-    rc = rc ? rc : buf_puts(o, "</text>");
     char b[64];
-    double y0 = h - MB;
-    for (double x = ax.lo; x <= ax.hi + ax.step / 2 && !rc; x += ax.step) {
-        double X = px(&ax, x, x0, x1);
-        tick_label(b, sizeof(b), x, ax.step);
+    int rc = 0;
+    const struct axis *ax = &g->ax;
+    for (double x = ax->lo; x <= ax->hi + ax->step / 2 && !rc; x += ax->step) {
+        double X = px(ax, x, g->x0, g->x1);
+        tick_label(b, sizeof(b), x, ax->step);
         rc = buf_printf(o,
                         "<line class=\"g\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"/>"
                         "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                        X, MT, X, y0, X, y0 + 16, b);
+                        X, MT, X, g->y0, X, g->y0 + 16, b);
     }
     rc = rc ? rc
             : buf_printf(o,
                          "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                          "<line class=\"ax\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"/>"
                          "<text class=\"xl\" x=\"%.1f\" y=\"%d\">",
-                         x0, y0, x1, y0, x0, MT, x0, y0, (x0 + x1) / 2, h - 8);
+                         g->x0, g->y0, g->x1, g->y0, g->x0, MT, g->x0, g->y0, (g->x0 + g->x1) / 2,
+                         h - 8);
     rc = rc ? rc : esc(o, xlabel);
+    return rc ? rc : buf_puts(o, "</text>");
+}
+
+/* Row i: its label, then a bar with its value for each series that has one (v[k]). */
+static int bar_row(struct buf *o, const struct bars *g, int i, const char *label, const double *v)
+{
+    double ry = MT + i * g->row + 5;
+    int rc = buf_printf(o, "<text class=\"bl\" x=\"%.1f\" y=\"%.1f\">", g->x0 - 6,
+                        ry + 7 * g->nseries + 4);
+    rc = rc ? rc : esc(o, label);
     rc = rc ? rc : buf_puts(o, "</text>");
-    for (int i = 0; i < n && !rc; i++) {
-        double ry = MT + i * row + 5;
-        rc = buf_printf(o, "<text class=\"bl\" x=\"%.1f\" y=\"%.1f\">", x0 - 6,
-                        ry + 7 * nseries + 4);
-        rc = rc ? rc : esc(o, labels[i]);
-        rc = rc ? rc : buf_puts(o, "</text>");
-        for (int k = 0; k < nseries && !rc; k++) {
-            double x = v[i * nseries + k];
-            if (!isfinite(x))
-                continue;
-            plugin_fmt_num(b, sizeof(b), x);
-            rc = buf_printf(o,
-                            "<rect class=\"pt bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                            "height=\"12\" fill=\"%s\"/><text class=\"bv\" x=\"%.1f\" "
-                            "y=\"%.1f\">%s</text>",
-                            x0, ry + 14 * k, fmax(1, px(&ax, x, x0, x1) - x0), colors[k % NCOLORS],
-                            px(&ax, x, x0, x1) + 4, ry + 14 * k + 10, b);
-        }
+    char b[64];
+    for (int k = 0; k < g->nseries && !rc; k++) {
+        if (!isfinite(v[k]))
+            continue;
+        double X = px(&g->ax, v[k], g->x0, g->x1);
+        plugin_fmt_num(b, sizeof(b), v[k]);
+        rc = buf_printf(o,
+                        "<rect class=\"pt bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                        "height=\"12\" fill=\"%s\"/><text class=\"bv\" x=\"%.1f\" "
+                        "y=\"%.1f\">%s</text>",
+                        g->x0, ry + 14 * k, fmax(1, X - g->x0), colors[k % NCOLORS], X + 4,
+                        ry + 14 * k + 10, b);
     }
-    for (int k = 0; k < nseries && series_names && !rc; k++) {
-        double lx = x0 + 180 + k * 130;
+    return rc;
+}
+
+static int bar_legend(struct buf *o, const struct bars *g, const char *const *series_names)
+{
+    int rc = 0;
+    for (int k = 0; k < g->nseries && series_names && !rc; k++) {
+        double lx = g->x0 + 180 + k * 130;
         rc = buf_printf(o,
                         "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"4\" "
                         "fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
@@ -441,6 +445,30 @@ static int bar_chart(struct buf *o, const char *id, const char *title, const cha
         rc = rc ? rc : esc(o, series_names[k]);
         rc = rc ? rc : buf_puts(o, "</text></g>");
     }
+    return rc;
+}
+
+/* Horizontal bars: one row per label, values on an x axis with its unit. */
+static int bar_chart(struct buf *o, const char *id, const char *title, const char *xlabel,
+                     const char *const *labels, const double *v, int n, int nseries,
+                     const char *const *series_names)
+{
+    if (n == 0)
+        return buf_printf(o, "<p class=\"none\">%s: no data in status.</p>\n", title);
+    const int lm = 190;
+    struct bars g = {.row = 14 * nseries + 10, .nseries = nseries, .x0 = lm, .x1 = W - 40};
+    int h = MT + n * g.row + MB;
+    g.y0 = h - MB;
+    double hi = 0;
+    for (int i = 0; i < n * nseries; i++)
+        if (isfinite(v[i]))
+            hi = fmax(hi, v[i]);
+    g.ax = axis_for(0, hi > 0 ? hi : 1, (W - lm - 40) / 70, true);
+    int rc = svg_open(o, id, h, title, lm);
+    rc = rc ? rc : bar_axes(o, &g, h, xlabel);
+    for (int i = 0; i < n && !rc; i++)
+        rc = bar_row(o, &g, i, labels[i], &v[i * nseries]);
+    rc = rc ? rc : bar_legend(o, &g, series_names);
     return rc ? rc : buf_puts(o, "</svg></figure>\n");
 }
 
