@@ -434,6 +434,13 @@ static void put_controller(struct buf *out, const struct ctrl_metrics_controller
                "cached_objects{resource=\"jobs\"} %zu\n" PREFIX
                "cached_objects{resource=\"pods\"} %zu\n",
                c->cached_runs, c->cached_jobs, c->cached_pods);
+    buf_printf(out,
+               "# HELP " PREFIX "plan_dropped_total Events and actions a reconcile plan had no "
+               "room for (past its caps), dropped.\n"
+               "# TYPE " PREFIX "plan_dropped_total counter\n" PREFIX
+               "plan_dropped_total{kind=\"event\"} %llu\n" PREFIX
+               "plan_dropped_total{kind=\"action\"} %llu\n",
+               (unsigned long long)c->dropped_events, (unsigned long long)c->dropped_actions);
 }
 
 static void put_client(struct buf *out, const struct kube_client_stats *st)

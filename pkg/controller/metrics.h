@@ -40,6 +40,7 @@ struct ctrl_metrics_controller {
     uint64_t reconciles, reconcile_errors; /* reconciles ended, those that ended in an error */
     uint64_t conflicts;                    /* status writes answered 409 and retried */
     uint64_t creates, deletes, status_writes, events_sent, write_errors;
+    uint64_t dropped_events, dropped_actions; /* a plan's, past its caps (reconcile.h) */
     struct ctrl_metrics_histogram reconcile_seconds;
     size_t queue_depth;
     int inflight;

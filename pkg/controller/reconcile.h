@@ -165,6 +165,8 @@ struct ctrl_fetch_log {
     char pod[256];
 };
 
+#define CTRL_PLAN_MAX_ACTIONS 8
+#define CTRL_PLAN_MAX_EVENTS 8
 struct ctrl_plan {
     unsigned needs;              /* fetch these, fill the observed fields, decide again */
     struct ctrl_fetch_log *logs; /* with CTRL_NEED_RESULTS: pods to read (n_logs of them) */
@@ -180,10 +182,12 @@ struct ctrl_plan {
      * (403, 422, ...) ends the run without it: status.resultRef is dropped, a Warning Event
      * says why; anything else retries the reconcile with nothing written. */
     cJSON *result_cm;
-    struct ctrl_action actions[8];
+    struct ctrl_action actions[CTRL_PLAN_MAX_ACTIONS];
     int n_actions;
-    struct ctrl_event events[8];
+    struct ctrl_event events[CTRL_PLAN_MAX_EVENTS];
     int n_events;
+    /* Actions and Events past the caps, not in the plan: the executor logs and counts them. */
+    int dropped_actions, dropped_events;
     long requeue_ms; /* > 0: look again after this long */
     bool retry;      /* a transient problem: requeue with backoff */
     char phase[16];  /* phase after this plan (for logs/metrics) */
@@ -197,6 +201,10 @@ struct ctrl_plan {
 /* Decides; the caller frees the plan with ctrl_plan_free. Returns 0 or -errno. */
 int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan);
 void ctrl_plan_free(struct ctrl_plan *plan);
+/* Adds an Event (reason, printf message) to plan; past CTRL_PLAN_MAX_EVENTS it is counted in
+ * plan->dropped_events instead and false is returned. */
+bool ctrl_plan_event(struct ctrl_plan *plan, bool warning, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* The Events the status of br records transitions for, into out (at most max; returns how many):
  * the phase's own (reason = the phase, message = its condition's, as ctrl_decide emitted it; a

@@ -1,0 +1,122 @@
+/* pkg/controller/executor: carries out the reconciles of BenchmarkRun keys, one plan at a time.
+ *
+ * Owns the reconciles in flight: what each one observed (copies from the caches, then what it
+ * fetched), its plan (ctrl_decide, reconcile.h) and the requests that carry it out, the retries
+ * of its log reads, and the create expectations. It must not know what to decide (reconcile.c),
+ * how the caches are filled (controller.c's informers) or how an Event is named and sent (the
+ * controller's sender, env.send_event).
+ *
+ * A reconcile goes through these states (enum ctrl_exec_state), in this order, skipping those
+ * its plan does not need:
+ *
+ * CTRL_EXEC_DECIDE: the observed state is loaded from the caches (or from the API server's
+ *   answers) and ctrl_decide() gives a plan. A plan that needs reads goes to FETCH; one that
+ *   says retry, or an object without name, ends the reconcile (DONE); any other goes to
+ *   RESULT_CM when it has a result ConfigMap, else to STATUS when it has a status, else to
+ *   ACTIONS.
+ *
+ * CTRL_EXEC_FETCH: the reads the plan asked for (scale target, scale, the run's pods, progress
+ *   log tails, result logs at most LOG_PARALLEL at a time) are in flight; `pending` counts them.
+ *   When the last one answers the reconcile decides again (DECIDE) with what they returned; a
+ *   failed pod list ends it with an error (DONE, requeued with backoff).
+ *
+ * CTRL_EXEC_RESULT_CM: the result ConfigMap is created; on 409 it is read back, left when
+ *   identical, replaced when it is an earlier run's, refused when it is someone else's. Refused
+ *   for good (400, 403, 404, 413, 422) the run ends without it and a Warning Event says why; any
+ *   other failure ends the reconcile with an error and nothing written. Then STATUS or ACTIONS.
+ *
+ * CTRL_EXEC_STATUS: the status is merge-patched on /status with the observed resourceVersion.
+ *   409 Conflict (at most MAX_CONFLICT_RETRIES times) re-reads the object and decides again
+ *   (DECIDE); 404 ends the reconcile (the run is gone); any other failure ends it with an error.
+ *   Written, it goes to ACTIONS.
+ *
+ * CTRL_EXEC_ACTIONS: the plan's creates and deletes, one at a time (`action` is the next one).
+ *   A create this process made moments ago (an expectation) is skipped. AlreadyExists on create
+ *   and NotFound on delete are success. A create refused for good fails the run: the reconcile
+ *   decides again with the server's words as the error (DECIDE); any other failure sends the
+ *   Events and ends with an error. Then ANNOTATE.
+ *
+ * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, one at a time
+ *   (`ann` is the next one); a pod gone is fine. Then EVENTS.
+ *
+ * CTRL_EXEC_EVENTS: the Events the observed status implies but this process has not seen sent,
+ *   then the plan's own, are handed to env.send_event (which sends and retries them on its own);
+ *   the reconcile ends (DONE).
+ *
+ * CTRL_EXEC_DONE: the key is handed back to the queue (requeued after plan.requeue_ms, or with
+ *   backoff after an error) and the reconcile is freed. */
+#ifndef PGBO_CONTROLLER_EXECUTOR_H
+#define PGBO_CONTROLLER_EXECUTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "pkg/controller/manifest.h"
+#include "pkg/controller/metrics.h"
+#include "pkg/controller/reconcile.h"
+#include "pkg/kube/kube.h"
+
+enum ctrl_exec_state {
+    CTRL_EXEC_DECIDE,
+    CTRL_EXEC_FETCH,
+    CTRL_EXEC_RESULT_CM,
+    CTRL_EXEC_STATUS,
+    CTRL_EXEC_ACTIONS,
+    CTRL_EXEC_ANNOTATE,
+    CTRL_EXEC_EVENTS,
+    CTRL_EXEC_DONE,
+};
+/* "decide", "fetch", ... (for logs); "?" for a value outside the enum. */
+const char *ctrl_exec_state_name(enum ctrl_exec_state s);
+
+/* Sends one Event about the run br (valid during the call) whose queue key is key; again: the
+ * observed status implies it, it is not the plan's. */
+typedef void (*ctrl_exec_event_fn)(void *ctx, const char *key, const cJSON *br,
+                                   const struct ctrl_event *e, bool again);
+
+/* What the executor reads and writes through; borrowed, they outlive the executor. */
+struct ctrl_exec_env {
+    uv_loop_t *loop;
+    struct kube_client *kc;
+    struct kube_queue *q; /* the keys' queue: ctrl_exec_run ends every key with kube_queue_done */
+    struct kube_informer *brs, *jobs, *pods, *events;
+    const struct ctrl_config *cfg;
+    ctrl_exec_event_fn send_event;
+    void *ctx;
+};
+
+/* The executor's counters for /metrics. */
+struct ctrl_exec_stats {
+    uint64_t reconciles, reconcile_errors, conflicts, creates, deletes, status_writes;
+    uint64_t write_errors;
+    /* a plan's Events and actions past their caps (reconcile.h), dropped: counted and logged */
+    uint64_t dropped_events, dropped_actions;
+    struct ctrl_metrics_histogram lat;
+};
+
+struct ctrl_exec;
+
+/* Never fails (out of memory aborts). */
+struct ctrl_exec *ctrl_exec_new(const struct ctrl_exec_env *env);
+/* Reconciles key ("namespace/name", handed out by env.q): from the caches, which must have
+ * synced. Ends with kube_queue_done(env.q, key), possibly after this returns. */
+void ctrl_exec_run(struct ctrl_exec *x, const char *key);
+/* Reconciles in flight. */
+int ctrl_exec_inflight(const struct ctrl_exec *x);
+const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x);
+/* Frees the reconciles in flight (their keys are handed back to env.q as done) and x; their
+ * requests must have been cancelled (kube_client_free). NULL: nothing. */
+void ctrl_exec_free(struct ctrl_exec *x);
+
+/* Retries of a transient answer (log reads, Events): after CTRL_RETRY_BASE_MS, twice that, ...,
+ * each jittered into [d/2, d]. */
+#define CTRL_RETRY_BASE_MS 500
+/* An answer worth trying again: none (timeout, connection; not a reply cut as TooLarge), 429,
+ * or a 5xx. */
+bool ctrl_transient(const struct kube_status *st);
+/* d scaled into [d/2, d] with the xorshift64 state *rng (seeded when 0). */
+uint64_t ctrl_jittered(uint64_t *rng, uint64_t d);
+
+#endif
