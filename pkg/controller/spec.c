@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,80 +230,124 @@ static void conn_name(struct pctx *p, const char *key, const char *v, char *out,
         (void)snprintf(out, outlen, "%s", v); /* fits: at most 63 bytes */
 }
 
-static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+/* One scalar field of an object, as a row: its key, its type with its range or allowed words,
+ * its default, and where it goes (an offset into the struct being filled). parse_fields() reads
+ * the rows in order, so the first error is the one field-by-field code would report. */
+enum fkind {
+    FK_INT,  /* int, an integer in [min, max] */
+    FK_LONG, /* long, an integer in [min, max] */
+    FK_NUM,  /* double in [min, max] */
+    FK_BOOL, /* bool, default def != 0 */
+    FK_STR,  /* const char *, default sdef; one of choices when set; valid() when set */
+};
+
+struct field {
+    const char *key;
+    enum fkind kind;
+    size_t off;
+    double def, min, max;
+    const char *sdef;
+    const char *const *choices; /* NULL-terminated */
+    bool (*valid)(const char *v);
+    const char *invalid; /* "<path>.<key>: \"<v>\" <invalid>" when valid() refuses v */
+};
+
+#define SPEC(f) offsetof(struct ctrl_spec, f)
+#define JOB(f) offsetof(struct ctrl_fio_job, f)
+#define NFIELDS(rows) (sizeof(rows) / sizeof(rows[0]))
+#define FIELD_AT(base, off, type) ((type *)(void *)((char *)(base) + (off)))
+
+static void parse_str_row(struct pctx *p, const cJSON *o, const char *path, const struct field *f,
+                          void *base)
 {
-    const cJSON *t = obj_field(p, spec, "target", "spec");
-    if (!t) {
-        perr(p, "spec.target: required: set target.host (with user and passwordSecretRef) or "
-                "target.cnpg.clusterName");
-        return;
-    }
-    const cJSON *cnpg = obj_field(p, t, "cnpg", "spec.target");
-    bool host_set = has_field(t, "host");
-    if (host_set == (cnpg != NULL)) {
-        perr(p, "spec.target: set exactly one of host or cnpg");
-        return;
-    }
-    static const char *const ssl[] = {"disable",   "allow",       "prefer", "require",
-                                      "verify-ca", "verify-full", NULL};
-    s->ssl_mode = str_field(p, t, "sslMode", "spec.target", "prefer");
-    enum_check(p, s->ssl_mode, "spec.target", "sslMode", ssl);
-    s->port = (int)int_field(p, t, "port", "spec.target", 5432, 1, 65535);
-    s->create_database = bool_field(p, t, "createDatabase", "spec.target", false);
-    s->password_key = "password";
+    const char *v = str_field(p, o, f->key, path, f->sdef);
+    *FIELD_AT(base, f->off, const char *) = v;
+    if (f->choices)
+        enum_check(p, v, path, f->key, f->choices);
+    if (v && f->valid && !f->valid(v))
+        perr(p, "%s.%s: \"%s\" %s", path, f->key, v, f->invalid);
+}
 
-    const cJSON *ca = obj_field(p, t, "caSecretRef", "spec.target");
-    if (ca)
-        secret_ref(p, ca, "spec.target.caSecretRef", "ca.crt", &s->ca_secret, &s->ca_key);
-    if (!ca && s->ssl_mode &&
-        (strcmp(s->ssl_mode, "verify-ca") == 0 || strcmp(s->ssl_mode, "verify-full") == 0))
+static void parse_fields(struct pctx *p, const cJSON *o, const char *path, const struct field *rows,
+                         size_t n, void *base)
+{
+    for (const struct field *f = rows; f < rows + n; f++) {
+        switch (f->kind) {
+        case FK_INT:
+            *FIELD_AT(base, f->off, int) =
+                (int)int_field(p, o, f->key, path, (long)f->def, (long)f->min, (long)f->max);
+            break;
+        case FK_LONG:
+            *FIELD_AT(base, f->off, long) =
+                int_field(p, o, f->key, path, (long)f->def, (long)f->min, (long)f->max);
+            break;
+        case FK_NUM:
+            *FIELD_AT(base, f->off, double) = num_field(p, o, f->key, path, f->def, f->min, f->max);
+            break;
+        case FK_BOOL:
+            *FIELD_AT(base, f->off, bool) = bool_field(p, o, f->key, path, f->def != 0);
+            break;
+        case FK_STR:
+            parse_str_row(p, o, path, f, base);
+            break;
+        }
+    }
+}
+
+static const char *const ssl_modes[] = {"disable",   "allow",       "prefer", "require",
+                                        "verify-ca", "verify-full", NULL};
+static const struct field target_rows[] = {
+    {"sslMode", FK_STR, SPEC(ssl_mode), 0, 0, 0, "prefer", ssl_modes, NULL, NULL},
+    {"port", FK_INT, SPEC(port), 5432, 1, 65535, NULL, NULL, NULL, NULL},
+    {"createDatabase", FK_BOOL, SPEC(create_database), 0, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+/* target.cnpg: host, database, user and password Secret from the CloudNativePG conventions. */
+static void target_cnpg(struct pctx *p, const cJSON *t, const cJSON *cnpg, struct ctrl_spec *s)
+{
+    s->cnpg = true;
+    const char *cluster = str_field(p, cnpg, "clusterName", "spec.target.cnpg", NULL);
+    if (!cluster || !*cluster) {
+        perr(p, "spec.target.cnpg.clusterName: required: the CloudNativePG Cluster's name");
+        return;
+    }
+    if (!dns_name(cluster) || strlen(cluster) > 200) {
+        perr(p, "spec.target.cnpg.clusterName: \"%s\" is not a valid object name", cluster);
+        return;
+    }
+    s->cnpg_cluster = cluster;
+    static const char *const svc[] = {"rw", "ro", "r", NULL};
+    static const char *const sec[] = {"app", "superuser", NULL};
+    const char *service = str_field(p, cnpg, "service", "spec.target.cnpg", "rw");
+    const char *secret = str_field(p, cnpg, "secret", "spec.target.cnpg", "app");
+    enum_check(p, service, "spec.target.cnpg", "service", svc);
+    enum_check(p, secret, "spec.target.cnpg", "secret", sec);
+    if (p->rc)
+        return;
+    if (has_field(t, "passwordSecretRef"))
         perr(p,
-             "spec.target.caSecretRef: required with sslMode %s: name the Secret holding the "
-             "CA certificate",
-             s->ssl_mode);
+             "spec.target.passwordSecretRef: the password comes from the CloudNativePG "
+             "Secret %s-%s (key password); remove it or use target.host instead of "
+             "target.cnpg",
+             cluster, secret);
+    (void)snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
+    conn_name(p, "database", str_field(p, t, "database", "spec.target", "app"), s->database,
+              sizeof(s->database));
+    /* the role: target.user when set (an override), else the Secret's username key, read
+     * by the pods (PGUSER from a secretKeyRef), never by the operator */
+    const char *user = str_field(p, t, "user", "spec.target", NULL);
+    if (user && *user)
+        conn_name(p, "user", user, s->user, sizeof(s->user));
+    else if (user)
+        perr(p, "spec.target.user: must not be empty; omit it to use the Secret's username");
+    else
+        s->user_key = "username";
+    (void)snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
+}
 
-    if (cnpg) {
-        s->cnpg = true;
-        const char *cluster = str_field(p, cnpg, "clusterName", "spec.target.cnpg", NULL);
-        if (!cluster || !*cluster) {
-            perr(p, "spec.target.cnpg.clusterName: required: the CloudNativePG Cluster's name");
-            return;
-        }
-        if (!dns_name(cluster) || strlen(cluster) > 200) {
-            perr(p, "spec.target.cnpg.clusterName: \"%s\" is not a valid object name", cluster);
-            return;
-        }
-        s->cnpg_cluster = cluster;
-        static const char *const svc[] = {"rw", "ro", "r", NULL};
-        static const char *const sec[] = {"app", "superuser", NULL};
-        const char *service = str_field(p, cnpg, "service", "spec.target.cnpg", "rw");
-        const char *secret = str_field(p, cnpg, "secret", "spec.target.cnpg", "app");
-        enum_check(p, service, "spec.target.cnpg", "service", svc);
-        enum_check(p, secret, "spec.target.cnpg", "secret", sec);
-        if (p->rc)
-            return;
-        if (has_field(t, "passwordSecretRef"))
-            perr(p,
-                 "spec.target.passwordSecretRef: the password comes from the CloudNativePG "
-                 "Secret %s-%s (key password); remove it or use target.host instead of "
-                 "target.cnpg",
-                 cluster, secret);
-        (void)snprintf(s->host, sizeof(s->host), "%s-%s", cluster, service);
-        conn_name(p, "database", str_field(p, t, "database", "spec.target", "app"), s->database,
-                  sizeof(s->database));
-        /* the role: target.user when set (an override), else the Secret's username key, read
-         * by the pods (PGUSER from a secretKeyRef), never by the operator */
-        const char *user = str_field(p, t, "user", "spec.target", NULL);
-        if (user && *user)
-            conn_name(p, "user", user, s->user, sizeof(s->user));
-        else if (user)
-            perr(p, "spec.target.user: must not be empty; omit it to use the Secret's username");
-        else
-            s->user_key = "username";
-        (void)snprintf(s->password_secret, sizeof(s->password_secret), "%s-%s", cluster, secret);
-        return;
-    }
-
+/* target.host with its database, user and passwordSecretRef. */
+static void target_host(struct pctx *p, const cJSON *t, struct ctrl_spec *s)
+{
     const char *host = str_field(p, t, "host", "spec.target", NULL);
     char why[256];
     if (!host || !*host) {
@@ -331,106 +376,131 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
     }
 }
 
-static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
+static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
 {
-    const char *path = "spec.workload.pgbench";
-    const cJSON *init = obj_field(p, pg, "init", path);
-    if (init) {
-        s->init = true;
-        s->scale = (int)int_field(p, init, "scale", "spec.workload.pgbench.init", 1, 1, 100000);
-        s->foreign_keys = bool_field(p, init, "foreignKeys", "spec.workload.pgbench.init", false);
-        s->skip_if_initialized =
-            bool_field(p, init, "skipIfInitialized", "spec.workload.pgbench.init", true);
-        s->partitions =
-            (int)int_field(p, init, "partitions", "spec.workload.pgbench.init", 0, 0, 10000);
-    }
-    const cJSON *run = obj_field(p, pg, "run", path);
-    if (!run) {
-        perr(p, "spec.workload.pgbench.run: required: set at least run.durationSeconds or "
-                "run.transactions");
+    const cJSON *t = obj_field(p, spec, "target", "spec");
+    if (!t) {
+        perr(p, "spec.target: required: set target.host (with user and passwordSecretRef) or "
+                "target.cnpg.clusterName");
         return;
     }
-    const char *rp = "spec.workload.pgbench.run";
-    bool has_d = has_field(run, "durationSeconds"), has_t = has_field(run, "transactions");
-    if (has_d == has_t) {
-        perr(p, "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions");
+    const cJSON *cnpg = obj_field(p, t, "cnpg", "spec.target");
+    bool host_set = has_field(t, "host");
+    if (host_set == (cnpg != NULL)) {
+        perr(p, "spec.target: set exactly one of host or cnpg");
         return;
     }
-    s->duration_s = int_field(p, run, "durationSeconds", rp, 0, 1, 7L * 86400);
-    s->transactions = int_field(p, run, "transactions", rp, 0, 1, 1000000000L);
-    s->clients = (int)int_field(p, run, "clients", rp, 1, 1, 100000);
-    s->threads = (int)int_field(p, run, "threads", rp, 1, 1, 1024);
-    s->builtin_weight = (int)int_field(p, run, "builtinWeight", rp, 1, 0, 1000);
-    static const char *const builtins[] = {"tpcb-like", "simple-update", "select-only", NULL};
-    static const char *const protos[] = {"simple", "extended", "prepared", NULL};
-    s->builtin = str_field(p, run, "builtin", rp, NULL);
-    enum_check(p, s->builtin, rp, "builtin", builtins);
-    s->protocol = str_field(p, run, "protocol", rp, "simple");
-    enum_check(p, s->protocol, rp, "protocol", protos);
-    s->rate = num_field(p, run, "rate", rp, 0, 0, 1e9);
-    s->latency_limit_ms = num_field(p, run, "latencyLimitMs", rp, 0, 0, 3.6e6);
-    if (s->latency_limit_ms > 0 && s->rate <= 0)
-        perr(p, "spec.workload.pgbench.run.latencyLimitMs: only allowed with rate (pgbench -L "
-                "needs -R): set run.rate or remove latencyLimitMs");
-    s->no_vacuum = bool_field(p, run, "noVacuum", rp, false);
-    s->connect = bool_field(p, run, "connect", rp, false);
-    s->max_tries = (int)int_field(p, run, "maxTries", rp, 1, 0, 1000000);
-    s->failures_detailed = bool_field(p, run, "failuresDetailed", rp, false);
-    s->per_statement = bool_field(p, run, "perStatementLatencies", rp, false);
-    s->progress_s = (int)int_field(p, run, "progressSeconds", rp, 1, 1, 3600);
-    if (s->max_tries == 0 && !has_d && s->latency_limit_ms <= 0)
-        perr(p, "spec.workload.pgbench.run.maxTries: 0 (unlimited) needs durationSeconds or "
-                "latencyLimitMs, as in pgbench");
+    parse_fields(p, t, "spec.target", target_rows, NFIELDS(target_rows), s);
+    s->password_key = "password";
 
-    const cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
-    if (scripts && !cJSON_IsNull(scripts)) {
-        if (!cJSON_IsArray(scripts)) {
-            perr(p, "%s.scripts: must be a list of {configMapRef: {name, key}, weight}", rp);
-            return;
-        }
-        int i = 0;
-        const cJSON *it;
-        cJSON_ArrayForEach(it, scripts)
-        {
-            char ip[96];
-            (void)snprintf(ip, sizeof(ip), "%s.scripts[%d]", rp, i);
-            if (i >= CTRL_MAX_SCRIPTS) {
-                perr(p, "%s.scripts: at most %d scripts", rp, CTRL_MAX_SCRIPTS);
-                return;
-            }
-            if (!cJSON_IsObject(it)) {
-                perr(p, "%s: must be an object {configMapRef: {name, key}, weight}", ip);
-                return;
-            }
-            const cJSON *ref = obj_field(p, it, "configMapRef", ip);
-            char rp2[128];
-            (void)snprintf(rp2, sizeof(rp2), "%s.configMapRef", ip);
-            const char *name = str_field(p, ref, "name", rp2, NULL);
-            const char *key = str_field(p, ref, "key", rp2, NULL);
-            if (!ref || !name || !*name) {
-                perr(p, "%s.configMapRef.name: required: the ConfigMap holding the script", ip);
-                return;
-            }
-            if (!dns_name(name)) {
-                perr(p, "%s.configMapRef.name: \"%s\" is not a valid object name", ip, name);
-                return;
-            }
-            if (!key || !*key || strchr(key, '/') || strcmp(key, ".") == 0 ||
-                strcmp(key, "..") == 0) {
-                perr(p,
-                     "%s.configMapRef.key: required: the ConfigMap key (a file name) of the "
-                     "script",
-                     ip);
-                return;
-            }
-            s->scripts[i].configmap = name;
-            s->scripts[i].key = key;
-            s->scripts[i].weight = (int)int_field(p, it, "weight", ip, 1, 0, 1000);
-            i++;
-        }
-        s->n_scripts = i;
+    const cJSON *ca = obj_field(p, t, "caSecretRef", "spec.target");
+    if (ca)
+        secret_ref(p, ca, "spec.target.caSecretRef", "ca.crt", &s->ca_secret, &s->ca_key);
+    if (!ca && s->ssl_mode &&
+        (strcmp(s->ssl_mode, "verify-ca") == 0 || strcmp(s->ssl_mode, "verify-full") == 0))
+        perr(p,
+             "spec.target.caSecretRef: required with sslMode %s: name the Secret holding the "
+             "CA certificate",
+             s->ssl_mode);
+
+    if (cnpg)
+        target_cnpg(p, t, cnpg, s);
+    else
+        target_host(p, t, s);
+}
+
+static const struct field init_rows[] = {
+    {"scale", FK_INT, SPEC(scale), 1, 1, 100000, NULL, NULL, NULL, NULL},
+    {"foreignKeys", FK_BOOL, SPEC(foreign_keys), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"skipIfInitialized", FK_BOOL, SPEC(skip_if_initialized), 1, 0, 0, NULL, NULL, NULL, NULL},
+    {"partitions", FK_INT, SPEC(partitions), 0, 0, 10000, NULL, NULL, NULL, NULL},
+};
+
+static const char *const builtins[] = {"tpcb-like", "simple-update", "select-only", NULL};
+static const char *const protocols[] = {"simple", "extended", "prepared", NULL};
+/* run's fields up to latencyLimitMs, checked against rate before the rest are read */
+static const struct field run_rows[] = {
+    {"durationSeconds", FK_LONG, SPEC(duration_s), 0, 1, 7L * 86400, NULL, NULL, NULL, NULL},
+    {"transactions", FK_LONG, SPEC(transactions), 0, 1, 1000000000L, NULL, NULL, NULL, NULL},
+    {"clients", FK_INT, SPEC(clients), 1, 1, 100000, NULL, NULL, NULL, NULL},
+    {"threads", FK_INT, SPEC(threads), 1, 1, 1024, NULL, NULL, NULL, NULL},
+    {"builtinWeight", FK_INT, SPEC(builtin_weight), 1, 0, 1000, NULL, NULL, NULL, NULL},
+    {"builtin", FK_STR, SPEC(builtin), 0, 0, 0, NULL, builtins, NULL, NULL},
+    {"protocol", FK_STR, SPEC(protocol), 0, 0, 0, "simple", protocols, NULL, NULL},
+    {"rate", FK_NUM, SPEC(rate), 0, 0, 1e9, NULL, NULL, NULL, NULL},
+    {"latencyLimitMs", FK_NUM, SPEC(latency_limit_ms), 0, 0, 3.6e6, NULL, NULL, NULL, NULL},
+};
+static const struct field run_rows2[] = {
+    {"noVacuum", FK_BOOL, SPEC(no_vacuum), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"connect", FK_BOOL, SPEC(connect), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"maxTries", FK_INT, SPEC(max_tries), 1, 0, 1000000, NULL, NULL, NULL, NULL},
+    {"failuresDetailed", FK_BOOL, SPEC(failures_detailed), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"perStatementLatencies", FK_BOOL, SPEC(per_statement), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"progressSeconds", FK_INT, SPEC(progress_s), 1, 1, 3600, NULL, NULL, NULL, NULL},
+};
+
+/* run.scripts[i] (path ip): its ConfigMap reference and weight; false after an error. */
+static bool script_ref(struct pctx *p, const cJSON *it, const char *ip, struct ctrl_script *out)
+{
+    if (!cJSON_IsObject(it)) {
+        perr(p, "%s: must be an object {configMapRef: {name, key}, weight}", ip);
+        return false;
     }
-    /* weights are honoured as given, 0 included, so refuse what pgbench would refuse */
+    const cJSON *ref = obj_field(p, it, "configMapRef", ip);
+    char rp2[128];
+    (void)snprintf(rp2, sizeof(rp2), "%s.configMapRef", ip);
+    const char *name = str_field(p, ref, "name", rp2, NULL);
+    const char *key = str_field(p, ref, "key", rp2, NULL);
+    if (!ref || !name || !*name) {
+        perr(p, "%s.configMapRef.name: required: the ConfigMap holding the script", ip);
+        return false;
+    }
+    if (!dns_name(name)) {
+        perr(p, "%s.configMapRef.name: \"%s\" is not a valid object name", ip, name);
+        return false;
+    }
+    if (!key || !*key || strchr(key, '/') || strcmp(key, ".") == 0 || strcmp(key, "..") == 0) {
+        perr(p, "%s.configMapRef.key: required: the ConfigMap key (a file name) of the script", ip);
+        return false;
+    }
+    out->configmap = name;
+    out->key = key;
+    out->weight = (int)int_field(p, it, "weight", ip, 1, 0, 1000);
+    return true;
+}
+
+/* run.scripts; false after an error that ends the pgbench section. */
+static bool pgbench_scripts(struct pctx *p, const cJSON *run, const char *rp, struct ctrl_spec *s)
+{
+    const cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
+    if (!scripts || cJSON_IsNull(scripts))
+        return true;
+    if (!cJSON_IsArray(scripts)) {
+        perr(p, "%s.scripts: must be a list of {configMapRef: {name, key}, weight}", rp);
+        return false;
+    }
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, scripts)
+    {
+        char ip[96];
+        (void)snprintf(ip, sizeof(ip), "%s.scripts[%d]", rp, i);
+        if (i >= CTRL_MAX_SCRIPTS) {
+            perr(p, "%s.scripts: at most %d scripts", rp, CTRL_MAX_SCRIPTS);
+            return false;
+        }
+        if (!script_ref(p, it, ip, &s->scripts[i]))
+            return false;
+        i++;
+    }
+    s->n_scripts = i;
+    return true;
+}
+
+/* weights are honoured as given, 0 included, so refuse what pgbench would refuse */
+static void pgbench_weights(struct pctx *p, const cJSON *run, const char *rp,
+                            const struct ctrl_spec *s)
+{
     if (has_field(run, "builtinWeight") && (!s->builtin || s->n_scripts == 0))
         perr(p,
              "%s.builtinWeight: the weight of run.builtin beside run.scripts (-b name@weight); "
@@ -446,51 +516,96 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
                  "0; give one a weight above 0",
                  rp, s->builtin ? "every script and the builtin have" : "every script has");
     }
+}
+
+/* The runner's allow-list (pkg/bench) over the n collected extraArgs, so that what it would
+ * refuse never starts; false after an error. */
+static bool extra_args_allowed(struct pctx *p, const char *rp, const struct ctrl_spec *s, int n)
+{
+    for (int k = 0; k < n;) {
+        char flag[64], e[768];
+        size_t used = 1;
+        if (bench_pgbench_extra_managed(false, s->extra_args[k], flag, sizeof(flag))) {
+            perr(p,
+                 "%s.extraArgs[%d]: %s is set by the operator; use the matching field of "
+                 "spec.workload.pgbench.run instead",
+                 rp, k, flag);
+            return false;
+        }
+        if (bench_pgbench_check_extra(false, s->extra_args + k, (size_t)(n - k), &used, e,
+                                      sizeof(e))) {
+            perr(p, "%s.extraArgs[%d]: %s", rp, k, e);
+            return false;
+        }
+        k += (int)used;
+    }
+    return true;
+}
+
+static void pgbench_extra_args(struct pctx *p, const cJSON *run, const char *rp,
+                               struct ctrl_spec *s)
+{
+    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(run, "extraArgs");
+    if (!extra || cJSON_IsNull(extra))
+        return;
+    if (!cJSON_IsArray(extra)) {
+        perr(p, "%s.extraArgs: must be a list of strings", rp);
+        return;
+    }
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, extra)
+    {
+        if (i >= CTRL_MAX_EXTRA_ARGS) {
+            perr(p, "%s.extraArgs: at most %d arguments", rp, CTRL_MAX_EXTRA_ARGS);
+            return;
+        }
+        if (!cJSON_IsString(it) || !it->valuestring[0]) {
+            perr(p, "%s.extraArgs[%d]: must be a non-empty string", rp, i);
+            return;
+        }
+        s->extra_args[i++] = it->valuestring;
+    }
+    if (extra_args_allowed(p, rp, s, i))
+        s->n_extra_args = i;
+}
+
+static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
+{
+    const char *path = "spec.workload.pgbench";
+    const cJSON *init = obj_field(p, pg, "init", path);
+    if (init) {
+        s->init = true;
+        parse_fields(p, init, "spec.workload.pgbench.init", init_rows, NFIELDS(init_rows), s);
+    }
+    const cJSON *run = obj_field(p, pg, "run", path);
+    if (!run) {
+        perr(p, "spec.workload.pgbench.run: required: set at least run.durationSeconds or "
+                "run.transactions");
+        return;
+    }
+    const char *rp = "spec.workload.pgbench.run";
+    bool has_d = has_field(run, "durationSeconds"), has_t = has_field(run, "transactions");
+    if (has_d == has_t) {
+        perr(p, "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions");
+        return;
+    }
+    parse_fields(p, run, rp, run_rows, NFIELDS(run_rows), s);
+    if (s->latency_limit_ms > 0 && s->rate <= 0)
+        perr(p, "spec.workload.pgbench.run.latencyLimitMs: only allowed with rate (pgbench -L "
+                "needs -R): set run.rate or remove latencyLimitMs");
+    parse_fields(p, run, rp, run_rows2, NFIELDS(run_rows2), s);
+    if (s->max_tries == 0 && !has_d && s->latency_limit_ms <= 0)
+        perr(p, "spec.workload.pgbench.run.maxTries: 0 (unlimited) needs durationSeconds or "
+                "latencyLimitMs, as in pgbench");
+    if (!pgbench_scripts(p, run, rp, s))
+        return;
+    pgbench_weights(p, run, rp, s);
     if (!s->builtin && s->n_scripts == 0)
         s->builtin = "tpcb-like";
     if (s->threads > s->clients)
         s->threads = s->clients;
-
-    const cJSON *extra = cJSON_GetObjectItemCaseSensitive(run, "extraArgs");
-    if (extra && !cJSON_IsNull(extra)) {
-        if (!cJSON_IsArray(extra)) {
-            perr(p, "%s.extraArgs: must be a list of strings", rp);
-            return;
-        }
-        int i = 0;
-        const cJSON *it;
-        cJSON_ArrayForEach(it, extra)
-        {
-            if (i >= CTRL_MAX_EXTRA_ARGS) {
-                perr(p, "%s.extraArgs: at most %d arguments", rp, CTRL_MAX_EXTRA_ARGS);
-                return;
-            }
-            if (!cJSON_IsString(it) || !it->valuestring[0]) {
-                perr(p, "%s.extraArgs[%d]: must be a non-empty string", rp, i);
-                return;
-            }
-            s->extra_args[i++] = it->valuestring;
-        }
-        /* the runner's allow-list (pkg/bench), so that what it would refuse never starts */
-        for (int k = 0; k < i;) {
-            char flag[64], e[768];
-            size_t used = 1;
-            if (bench_pgbench_extra_managed(false, s->extra_args[k], flag, sizeof(flag))) {
-                perr(p,
-                     "%s.extraArgs[%d]: %s is set by the operator; use the matching field of "
-                     "spec.workload.pgbench.run instead",
-                     rp, k, flag);
-                return;
-            }
-            if (bench_pgbench_check_extra(false, s->extra_args + k, (size_t)(i - k), &used, e,
-                                          sizeof(e))) {
-                perr(p, "%s.extraArgs[%d]: %s", rp, k, e);
-                return;
-            }
-            k += (int)used;
-        }
-        s->n_extra_args = i;
-    }
+    pgbench_extra_args(p, run, rp, s);
 }
 
 /* "1.5 GiB", "512 MiB": for messages about sizes. */
@@ -547,6 +662,43 @@ static void fio_jobs_fit(struct pctx *p, const struct ctrl_spec *s, double volum
     }
 }
 
+static const char *const fio_rws[] = {"read", "write",  "randread", "randwrite",
+                                      "rw",   "randrw", NULL};
+static const char *const fio_engines[] = {"libaio", "io_uring", "psync", "sync", "posixaio", NULL};
+static const struct field job_rows[] = {
+    {"rw", FK_STR, JOB(rw), 0, 0, 0, "randrw", fio_rws, NULL, NULL},
+    {"bs", FK_STR, JOB(bs), 0, 0, 0, "8k", NULL, fio_size, "is not a block size; write e.g. 8k"},
+    {"size", FK_STR, JOB(size), 0, 0, 0, "1g", NULL, fio_size, "is not a size; write e.g. 1G"},
+    {"ioengine", FK_STR, JOB(ioengine), 0, 0, 0, "libaio", fio_engines, NULL, NULL},
+    {"iodepth", FK_INT, JOB(iodepth), 1, 1, 4096, NULL, NULL, NULL, NULL},
+    {"numjobs", FK_INT, JOB(numjobs), 1, 1, 256, NULL, NULL, NULL, NULL},
+    {"runtimeSeconds", FK_INT, JOB(runtime_s), 60, 1, 86400, NULL, NULL, NULL, NULL},
+    {"fsync", FK_INT, JOB(fsync), 0, 0, 1000000, NULL, NULL, NULL, NULL},
+    {"fdatasync", FK_INT, JOB(fdatasync), 0, 0, 1000000, NULL, NULL, NULL, NULL},
+    {"direct", FK_BOOL, JOB(direct), 1, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+/* One of fio.jobs (path jp), an object. */
+static void parse_fio_job(struct pctx *p, const cJSON *it, const char *jp, struct ctrl_fio_job *j)
+{
+    j->name = str_field(p, it, "name", jp, NULL);
+    if (j->name) {
+        for (const char *c = j->name; *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+                perr(p, "%s.name: use letters, digits, - and _ only", jp);
+    } else {
+        perr(p, "%s.name: required: a short name for the job, e.g. randrw", jp);
+    }
+    parse_fields(p, it, jp, job_rows, NFIELDS(job_rows), j);
+    if ((j->fsync > 0 || j->fdatasync > 0) && j->rw && !strstr(j->rw, "write") &&
+        strcmp(j->rw, "rw") != 0 && strcmp(j->rw, "randrw") != 0)
+        perr(p,
+             "%s: fsync/fdatasync only apply to jobs that write; set rw to write, "
+             "randwrite, rw or randrw",
+             jp);
+}
+
 static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
 {
     const char *path = "spec.workload.fio";
@@ -564,9 +716,6 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         perr(p, "%s.jobs: required: a list of at least one fio job {name, rw, bs, ...}", path);
         return;
     }
-    static const char *const rws[] = {"read", "write",  "randread", "randwrite",
-                                      "rw",   "randrw", NULL};
-    static const char *const engines[] = {"libaio", "io_uring", "psync", "sync", "posixaio", NULL};
     int i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, jobs)
@@ -581,40 +730,7 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
             perr(p, "%s: must be an object", jp);
             return;
         }
-        struct ctrl_fio_job *j = &s->fio_jobs[i];
-        char defname[16];
-        (void)snprintf(defname, sizeof(defname), "job%d", i);
-        j->name = str_field(p, it, "name", jp, NULL);
-        if (j->name) {
-            for (const char *c = j->name; *c; c++)
-                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
-                    perr(p, "%s.name: use letters, digits, - and _ only", jp);
-        } else {
-            perr(p, "%s.name: required: a short name for the job, e.g. randrw", jp);
-        }
-        j->rw = str_field(p, it, "rw", jp, "randrw");
-        enum_check(p, j->rw, jp, "rw", rws);
-        j->bs = str_field(p, it, "bs", jp, "8k");
-        if (!fio_size(j->bs))
-            perr(p, "%s.bs: \"%s\" is not a block size; write e.g. 8k", jp, j->bs);
-        j->size = str_field(p, it, "size", jp, "1g");
-        if (!fio_size(j->size))
-            perr(p, "%s.size: \"%s\" is not a size; write e.g. 1G", jp, j->size);
-        j->ioengine = str_field(p, it, "ioengine", jp, "libaio");
-        enum_check(p, j->ioengine, jp, "ioengine", engines);
-        j->iodepth = (int)int_field(p, it, "iodepth", jp, 1, 1, 4096);
-        j->numjobs = (int)int_field(p, it, "numjobs", jp, 1, 1, 256);
-        j->runtime_s = (int)int_field(p, it, "runtimeSeconds", jp, 60, 1, 86400);
-        j->fsync = (int)int_field(p, it, "fsync", jp, 0, 0, 1000000);
-        j->fdatasync = (int)int_field(p, it, "fdatasync", jp, 0, 0, 1000000);
-        j->direct = bool_field(p, it, "direct", jp, true);
-        if ((j->fsync > 0 || j->fdatasync > 0) && j->rw && !strstr(j->rw, "write") &&
-            strcmp(j->rw, "rw") != 0 && strcmp(j->rw, "randrw") != 0)
-            perr(p,
-                 "%s: fsync/fdatasync only apply to jobs that write; set rw to write, "
-                 "randwrite, rw or randrw",
-                 jp);
+        parse_fio_job(p, it, jp, &s->fio_jobs[i]);
         i++;
     }
     s->n_fio_jobs = i;
@@ -655,6 +771,99 @@ static void parse_hpa(struct pctx *p, const cJSON *hpa, struct ctrl_spec *s)
     s->hpa_keep = bool_field(p, hpa, "keep", path, false);
 }
 
+/* spec.target (unless a fio-only spec leaves it out), spec.workload and spec.workers. */
+static void spec_workload(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+{
+    const cJSON *wl = obj_field(p, spec, "workload", "spec");
+    bool fio_only = wl && has_field(wl, "fio") && !has_field(wl, "pgbench");
+    if (!fio_only || has_field(spec, "target"))
+        parse_target(p, spec, s);
+
+    const cJSON *pg = obj_field(p, wl, "pgbench", "spec.workload");
+    const cJSON *fio = obj_field(p, wl, "fio", "spec.workload");
+    if (!p->rc && (!wl || (pg != NULL) == (fio != NULL)))
+        perr(p, "spec.workload: set exactly one of pgbench or fio");
+    else if (pg) {
+        s->workload = CTRL_WL_PGBENCH;
+        parse_pgbench(p, pg, s);
+    } else if (fio) {
+        s->workload = CTRL_WL_FIO;
+        parse_fio(p, fio, s);
+    }
+
+    s->workers = (int)int_field(p, spec, "workers", "spec", 1, 1, CTRL_MAX_WORKERS);
+    if (!p->rc && s->workload == CTRL_WL_PGBENCH && s->clients < s->workers)
+        perr(p,
+             "spec.workload.pgbench.run.clients: %d clients cannot be split over %d workers "
+             "(clients are the total across workers); set clients >= workers or lower "
+             "spec.workers",
+             s->clients, s->workers);
+    if (!p->rc && s->workload == CTRL_WL_FIO && s->workers != 1)
+        perr(p, "spec.workers: a fio workload runs in one pod on its own volume; set workers "
+                "to 1");
+}
+
+static const struct field diag_rows[] = {
+    {"waitEvents", FK_BOOL, SPEC(wait_events), 1, 0, 0, NULL, NULL, NULL, NULL},
+    {"serverSettings", FK_BOOL, SPEC(server_settings), 1, 0, 0, NULL, NULL, NULL, NULL},
+    {"replicaLag", FK_BOOL, SPEC(replica_lag), 1, 0, 0, NULL, NULL, NULL, NULL},
+    {"replicaCatchUpTimeoutSeconds", FK_INT, SPEC(replica_timeout_s), 300, 0, 86400, NULL, NULL,
+     NULL, NULL},
+};
+
+/* The pods' image, pull policy and template, and the run's lifetime fields. */
+static void spec_pods(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+{
+    s->image = str_field(p, spec, "image", "spec", NULL);
+    if (s->image && (!*s->image || strpbrk(s->image, " \t\n")))
+        perr(p, "spec.image: must be an image reference such as "
+                "ghcr.io/pgbench-operator/runner:0.1.0");
+    static const char *const pulls[] = {"Always", "IfNotPresent", "Never", NULL};
+    s->pull_policy = str_field(p, spec, "imagePullPolicy", "spec", "IfNotPresent");
+    enum_check(p, s->pull_policy, "spec", "imagePullPolicy", pulls);
+    s->pod_template = obj_field(p, spec, "podTemplate", "spec");
+    s->ttl_s = int_field(p, spec, "ttlSecondsAfterFinished", "spec", 3600, 0, 365L * 86400);
+    s->timeout_s = int_field(p, spec, "timeoutSeconds", "spec", 0, 1, CTRL_MAX_TIMEOUT_S);
+    static const char *const policies[] = {"Keep", "Delete", NULL};
+    const char *cp = str_field(p, spec, "cleanupPolicy", "spec", "Keep");
+    enum_check(p, cp, "spec", "cleanupPolicy", policies);
+    s->cleanup_delete = cp && strcmp(cp, "Delete") == 0;
+}
+
+/* spec.podTemplate: only the fields the manifests copy, and never root. */
+static void pod_template_check(struct pctx *p, const cJSON *pt)
+{
+    static const char *const known[] = {"resources",
+                                        "nodeSelector",
+                                        "tolerations",
+                                        "affinity",
+                                        "securityContext",
+                                        "serviceAccountName",
+                                        "imagePullSecrets",
+                                        "annotations",
+                                        "labels",
+                                        "priorityClassName",
+                                        NULL};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, pt)
+    {
+        if (!one_of(it->string, known)) {
+            perr(p,
+                 "spec.podTemplate.%s: unknown field; allowed: resources, nodeSelector, "
+                 "tolerations, affinity, securityContext, serviceAccountName, "
+                 "imagePullSecrets, annotations, labels, priorityClassName",
+                 it->string);
+            break;
+        }
+    }
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(pt, "securityContext");
+    const cJSON *nonroot = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsNonRoot") : NULL;
+    const cJSON *uid = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsUser") : NULL;
+    if (cJSON_IsFalse(nonroot) || (uid && cJSON_IsNumber(uid) && uid->valuedouble == 0))
+        perr(p, "spec.podTemplate.securityContext: runner pods must not run as root; remove "
+                "runAsNonRoot: false / runAsUser: 0");
+}
+
 int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof(*s));
@@ -670,93 +879,17 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
         abort();
     const cJSON *spec = s->json;
 
-    const cJSON *wl = obj_field(&p, spec, "workload", "spec");
-    bool fio_only = wl && has_field(wl, "fio") && !has_field(wl, "pgbench");
-    if (!fio_only || has_field(spec, "target"))
-        parse_target(&p, spec, s);
-
-    const cJSON *pg = obj_field(&p, wl, "pgbench", "spec.workload");
-    const cJSON *fio = obj_field(&p, wl, "fio", "spec.workload");
-    if (!p.rc && (!wl || (pg != NULL) == (fio != NULL)))
-        perr(&p, "spec.workload: set exactly one of pgbench or fio");
-    else if (pg) {
-        s->workload = CTRL_WL_PGBENCH;
-        parse_pgbench(&p, pg, s);
-    } else if (fio) {
-        s->workload = CTRL_WL_FIO;
-        parse_fio(&p, fio, s);
-    }
-
-    s->workers = (int)int_field(&p, spec, "workers", "spec", 1, 1, CTRL_MAX_WORKERS);
-    if (!p.rc && s->workload == CTRL_WL_PGBENCH && s->clients < s->workers)
-        perr(&p,
-             "spec.workload.pgbench.run.clients: %d clients cannot be split over %d workers "
-             "(clients are the total across workers); set clients >= workers or lower "
-             "spec.workers",
-             s->clients, s->workers);
-    if (!p.rc && s->workload == CTRL_WL_FIO && s->workers != 1)
-        perr(&p, "spec.workers: a fio workload runs in one pod on its own volume; set workers "
-                 "to 1");
-
+    spec_workload(&p, spec, s);
     const cJSON *hpa = obj_field(&p, spec, "hpa", "spec");
     if (hpa && s->workload == CTRL_WL_FIO)
         perr(&p, "spec.hpa: only meaningful with a pgbench workload; remove spec.hpa");
     else if (hpa)
         parse_hpa(&p, hpa, s);
-
     const cJSON *diag = obj_field(&p, spec, "diagnostics", "spec");
-    s->wait_events = bool_field(&p, diag, "waitEvents", "spec.diagnostics", true);
-    s->server_settings = bool_field(&p, diag, "serverSettings", "spec.diagnostics", true);
-    s->replica_lag = bool_field(&p, diag, "replicaLag", "spec.diagnostics", true);
-    s->replica_timeout_s =
-        (int)int_field(&p, diag, "replicaCatchUpTimeoutSeconds", "spec.diagnostics", 300, 0, 86400);
-
-    s->image = str_field(&p, spec, "image", "spec", NULL);
-    if (s->image && (!*s->image || strpbrk(s->image, " \t\n")))
-        perr(&p, "spec.image: must be an image reference such as "
-                 "ghcr.io/pgbench-operator/runner:0.1.0");
-    static const char *const pulls[] = {"Always", "IfNotPresent", "Never", NULL};
-    s->pull_policy = str_field(&p, spec, "imagePullPolicy", "spec", "IfNotPresent");
-    enum_check(&p, s->pull_policy, "spec", "imagePullPolicy", pulls);
-    s->pod_template = obj_field(&p, spec, "podTemplate", "spec");
-    s->ttl_s = int_field(&p, spec, "ttlSecondsAfterFinished", "spec", 3600, 0, 365L * 86400);
-    s->timeout_s = int_field(&p, spec, "timeoutSeconds", "spec", 0, 1, CTRL_MAX_TIMEOUT_S);
-    static const char *const policies[] = {"Keep", "Delete", NULL};
-    const char *cp = str_field(&p, spec, "cleanupPolicy", "spec", "Keep");
-    enum_check(&p, cp, "spec", "cleanupPolicy", policies);
-    s->cleanup_delete = cp && strcmp(cp, "Delete") == 0;
-
-    if (s->pod_template) {
-        static const char *const known[] = {"resources",
-                                            "nodeSelector",
-                                            "tolerations",
-                                            "affinity",
-                                            "securityContext",
-                                            "serviceAccountName",
-                                            "imagePullSecrets",
-                                            "annotations",
-                                            "labels",
-                                            "priorityClassName",
-                                            NULL};
-        const cJSON *it;
-        cJSON_ArrayForEach(it, s->pod_template)
-        {
-            if (!one_of(it->string, known)) {
-                perr(&p,
-                     "spec.podTemplate.%s: unknown field; allowed: resources, nodeSelector, "
-                     "tolerations, affinity, securityContext, serviceAccountName, "
-                     "imagePullSecrets, annotations, labels, priorityClassName",
-                     it->string);
-                break;
-            }
-        }
-        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(s->pod_template, "securityContext");
-        const cJSON *nonroot = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsNonRoot") : NULL;
-        const cJSON *uid = sc ? cJSON_GetObjectItemCaseSensitive(sc, "runAsUser") : NULL;
-        if (cJSON_IsFalse(nonroot) || (uid && cJSON_IsNumber(uid) && uid->valuedouble == 0))
-            perr(&p, "spec.podTemplate.securityContext: runner pods must not run as root; remove "
-                     "runAsNonRoot: false / runAsUser: 0");
-    }
+    parse_fields(&p, diag, "spec.diagnostics", diag_rows, NFIELDS(diag_rows), s);
+    spec_pods(&p, spec, s);
+    if (s->pod_template)
+        pod_template_check(&p, s->pod_template);
 
     if (p.rc) {
         ctrl_spec_free(s);
