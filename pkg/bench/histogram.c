@@ -273,16 +273,58 @@ static int json_u64(const cJSON *o, const char *key, uint64_t *out, int required
     return 0;
 }
 
+/* The histogram was written with this layout: unit "us", our subBucketBits. */
+static bool same_layout(const cJSON *json)
+{
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(json, "unit");
+    const cJSON *bits = cJSON_GetObjectItemCaseSensitive(json, "subBucketBits");
+    return cJSON_IsString(unit) && strcmp(unit->valuestring, "us") == 0 && cJSON_IsNumber(bits) &&
+           bits->valuedouble == BENCH_HIST_SUB_BITS;
+}
+
+/* A whole number from 0 to max: below max when below, else at most max. */
+static bool whole_in(const cJSON *v, double max, bool below)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble == floor(v->valuedouble) &&
+           (below ? v->valuedouble < max : v->valuedouble <= max);
+}
+
+/* Adds the [index, count] pairs of buckets into h, their counts into *total. */
+static int add_buckets(struct bench_hist *h, const cJSON *buckets, uint64_t *total)
+{
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, buckets)
+    {
+        if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
+            return -EINVAL;
+        const cJSON *i = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+        if (!whole_in(i, BENCH_HIST_BUCKETS, true) || !whole_in(c, 1.8e19, false))
+            return -EINVAL;
+        uint64_t n = (uint64_t)c->valuedouble;
+        h->counts[(int)i->valuedouble] += n;
+        *total += n;
+    }
+    return 0;
+}
+
+/* For older writers without "sum": an estimate from the bucket midpoints. */
+static double midpoint_sum(const struct bench_hist *h)
+{
+    double sum = 0;
+    for (int i = 0; i < BENCH_HIST_BUCKETS; i++)
+        if (h->counts[i])
+            sum += (double)h->counts[i] *
+                   (double)(bench_hist_bucket_low(i) + bench_hist_bucket_high(i)) / 2.0;
+    return sum;
+}
+
 int bench_hist_from_json(struct bench_hist *h, const cJSON *json)
 {
     bench_hist_init(h);
     if (!cJSON_IsObject(json))
         return -EINVAL;
-    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(json, "unit");
-    const cJSON *bits = cJSON_GetObjectItemCaseSensitive(json, "subBucketBits");
     const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(json, "buckets");
-    if (!cJSON_IsString(unit) || strcmp(unit->valuestring, "us") != 0 || !cJSON_IsNumber(bits) ||
-        bits->valuedouble != BENCH_HIST_SUB_BITS || !cJSON_IsArray(buckets))
+    if (!same_layout(json) || !cJSON_IsArray(buckets))
         goto bad;
     uint64_t count, min, max, clamped;
     if (json_u64(json, "count", &count, 1) || json_u64(json, "min", &min, 0) ||
@@ -292,36 +334,15 @@ int bench_hist_from_json(struct bench_hist *h, const cJSON *json)
     if (sum && (!cJSON_IsNumber(sum) || !(sum->valuedouble >= 0)))
         goto bad;
     uint64_t total = 0;
-    const cJSON *pair;
-    cJSON_ArrayForEach(pair, buckets)
-    {
-        if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
-            goto bad;
-        const cJSON *i = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
-        if (!cJSON_IsNumber(i) || !cJSON_IsNumber(c) || i->valuedouble < 0 ||
-            i->valuedouble >= BENCH_HIST_BUCKETS || i->valuedouble != floor(i->valuedouble) ||
-            c->valuedouble < 0 || c->valuedouble > 1.8e19 ||
-            c->valuedouble != floor(c->valuedouble))
-            goto bad;
-        uint64_t n = (uint64_t)c->valuedouble;
-        h->counts[(int)i->valuedouble] += n;
-        total += n;
-    }
+    if (add_buckets(h, buckets, &total))
+        goto bad;
     if (total != count || min > max || max > (uint64_t)BENCH_HIST_MAX_VALUE)
         goto bad;
     h->count = count;
     h->clamped = clamped;
     h->min = count ? (int64_t)min : 0;
     h->max = count ? (int64_t)max : 0;
-    if (sum)
-        h->sum = sum->valuedouble;
-    else {
-        /* Older writers without "sum": estimate from bucket midpoints. */
-        for (int i = 0; i < BENCH_HIST_BUCKETS; i++)
-            if (h->counts[i])
-                h->sum += (double)h->counts[i] *
-                          (double)(bench_hist_bucket_low(i) + bench_hist_bucket_high(i)) / 2.0;
-    }
+    h->sum = sum ? sum->valuedouble : midpoint_sum(h);
     return 0;
 bad:
     bench_hist_init(h);

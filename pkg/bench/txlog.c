@@ -19,6 +19,55 @@ struct bench_txlog_line {
     int overflow;
 };
 
+/* One integer within lo..hi at *p, after a space when spaced. */
+static bool take_int(const char **p, bool spaced, int64_t lo, int64_t hi, int64_t *v)
+{
+    if (spaced && !bench__take(p, " "))
+        return false;
+    return !bench__int64(p, v) && *v >= lo && *v <= hi;
+}
+
+/* The third column: "skipped", a failure word, or the latency in microseconds. */
+static int take_status(const char **p, struct bench_txlog_entry *e)
+{
+    if (bench__take(p, "skipped")) {
+        e->status = BENCH_TX_SKIPPED;
+    } else if (bench__take(p, "failed") || bench__take(p, "serialization") ||
+               bench__take(p, "deadlock") || bench__take(p, "other")) {
+        e->status = BENCH_TX_FAILED;
+    } else {
+        if (bench__int64(p, &e->latency_us) || e->latency_us < 0)
+            return -EINVAL;
+        e->status = BENCH_TX_OK;
+    }
+    return 0;
+}
+
+/* The optional last columns: schedule lag (with -R) then retries (with --max-tries != 1); one
+ * alone is the lag when rate_limited. */
+static int take_extras(const char *p, bool rate_limited, struct bench_txlog_entry *e)
+{
+    int64_t extra[2];
+    int nextra = 0;
+    while (*p == ' ' && nextra < 2) {
+        p++;
+        if (!take_int(&p, false, 0, INT64_MAX, &extra[nextra]))
+            return -EINVAL;
+        nextra++;
+    }
+    if (*p)
+        return -EINVAL;
+    if (nextra == 2) {
+        e->lag_us = extra[0];
+        e->retries = extra[1];
+    } else if (nextra == 1 && rate_limited) {
+        e->lag_us = extra[0];
+    } else if (nextra == 1) {
+        e->retries = extra[0];
+    }
+    return 0;
+}
+
 int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
                            struct bench_txlog_entry *out)
 {
@@ -31,48 +80,17 @@ int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
     buf[len] = '\0';
     const char *p = buf;
     struct bench_txlog_entry e = {0};
-    int64_t client, tx, script, epoch, us, v;
+    int64_t client, tx, script, epoch, us;
     e.latency_us = -1;
     e.lag_us = -1;
     e.retries = -1;
-    if (bench__int64(&p, &client) || client < 0 || client > INT32_MAX || !bench__take(&p, " ") ||
-        bench__int64(&p, &tx) || tx < 0 || !bench__take(&p, " "))
+    if (!take_int(&p, false, 0, INT32_MAX, &client) || !take_int(&p, true, 0, INT64_MAX, &tx) ||
+        !bench__take(&p, " ") || take_status(&p, &e))
         return -EINVAL;
-    if (bench__take(&p, "skipped")) {
-        e.status = BENCH_TX_SKIPPED;
-    } else if (bench__take(&p, "failed") || bench__take(&p, "serialization") ||
-               bench__take(&p, "deadlock") || bench__take(&p, "other")) {
-        e.status = BENCH_TX_FAILED;
-    } else {
-        if (bench__int64(&p, &e.latency_us) || e.latency_us < 0)
-            return -EINVAL;
-        e.status = BENCH_TX_OK;
-    }
-    if (!bench__take(&p, " ") || bench__int64(&p, &script) || script < 0 || script > INT32_MAX ||
-        !bench__take(&p, " ") || bench__int64(&p, &epoch) || epoch < 0 ||
-        epoch > INT64_MAX / 1000000 - 1 || !bench__take(&p, " ") || bench__int64(&p, &us) ||
-        us < 0 || us >= 1000000)
+    if (!take_int(&p, true, 0, INT32_MAX, &script) ||
+        !take_int(&p, true, 0, INT64_MAX / 1000000 - 1, &epoch) ||
+        !take_int(&p, true, 0, 999999, &us) || take_extras(p, rate_limited, &e))
         return -EINVAL;
-    /* optional schedule lag (with -R) then retries (with --max-tries != 1) */
-    int64_t extra[2];
-    int nextra = 0;
-    while (*p == ' ' && nextra < 2) {
-        p++;
-        if (bench__int64(&p, &v) || v < 0)
-            return -EINVAL;
-        extra[nextra++] = v;
-    }
-    if (*p)
-        return -EINVAL;
-    if (nextra == 2) {
-        e.lag_us = extra[0];
-        e.retries = extra[1];
-    } else if (nextra == 1) {
-        if (rate_limited)
-            e.lag_us = extra[0];
-        else
-            e.retries = extra[0];
-    }
     e.client = (int)client;
     e.transaction = tx;
     e.script = (int)script;
