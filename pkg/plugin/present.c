@@ -158,56 +158,58 @@ static int shares_line(struct buf *out, const cJSON *st, int max)
     return rc;
 }
 
-int plugin_result_table(struct buf *out, const cJSON *br)
+/* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own. */
+static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
-    const cJSON *st = status_of(br);
-    char a[48], b[48], c[48], d[48], e[48];
     int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br),
                         jstr(st, "phase") ? jstr(st, "phase") : "Pending");
     if (!rc && jstr(st, "target"))
         rc = buf_printf(out, " (target %s)", jstr(st, "target"));
     if (!rc && jstr(st, "message"))
         rc = buf_printf(out, "\n  %s", jstr(st, "message"));
-    if (!rc)
-        rc = buf_puts(out, "\n");
-    if (rc)
-        return rc;
-    const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
-    if (cJSON_IsArray(fio) && cJSON_GetArraySize(fio) > 0) {
-        struct table *t = table_new(8);
-        static const char *const head[] = {"JOB",          "READ IOPS",   "WRITE IOPS",
-                                           "READ KiB/s",   "WRITE KiB/s", "READ P99 us",
-                                           "WRITE P99 us", "SYNC P99 us"};
-        static const enum bench_field_id ids[] = {
-            BK_FIO_JOBS_READ_IOPS,      BK_FIO_JOBS_WRITE_IOPS,       BK_FIO_JOBS_READ_BW_KI_BS,
-            BK_FIO_JOBS_WRITE_BW_KI_BS, BK_FIO_JOBS_READ_CLAT_US_P99, BK_FIO_JOBS_WRITE_CLAT_US_P99,
-            BK_FIO_JOBS_SYNC_P99};
-        for (int k = 0; k < 8; k++) {
-            table_set(t, 0, k, "%s", head[k]);
-            t->right[k] = k > 0;
-        }
-        int r = 1;
-        const cJSON *j;
-        cJSON_ArrayForEach(j, fio)
-        {
-            const cJSON *nm = bench_status_get(j, BK_FIO_JOBS_NAME);
-            table_set(t, r, 0, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
-            for (int k = 0; k < 7; k++)
-                table_set(t, r, k + 1, "%s", num(a, sizeof(a), snum(j, ids[k])));
-            r++;
-        }
-        rc = table_emit(out, t, "  ");
-        free(t);
-        return rc;
+    return rc ? rc : buf_puts(out, "\n");
+}
+
+/* One row per fio job. */
+static int fio_table(struct buf *out, const cJSON *fio)
+{
+    struct table *t = table_new(8);
+    static const char *const head[] = {"JOB",         "READ IOPS",   "WRITE IOPS",   "READ KiB/s",
+                                       "WRITE KiB/s", "READ P99 us", "WRITE P99 us", "SYNC P99 us"};
+    static const enum bench_field_id ids[] = {
+        BK_FIO_JOBS_READ_IOPS,      BK_FIO_JOBS_WRITE_IOPS,       BK_FIO_JOBS_READ_BW_KI_BS,
+        BK_FIO_JOBS_WRITE_BW_KI_BS, BK_FIO_JOBS_READ_CLAT_US_P99, BK_FIO_JOBS_WRITE_CLAT_US_P99,
+        BK_FIO_JOBS_SYNC_P99};
+    for (int k = 0; k < 8; k++) {
+        table_set(t, 0, k, "%s", head[k]);
+        t->right[k] = k > 0;
     }
-    if (!bench_status_get(st, BK_SUMMARY_TPS))
-        return 0;
-    rc = buf_printf(out, "  tps %s   latency avg %s ms   p50 %s   p95 %s   p99 %s ms\n",
-                    num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
-                    num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_AVG_MS)),
-                    num(c, sizeof(c), snum(st, BK_SUMMARY_LATENCY_P50_MS)),
-                    num(d, sizeof(d), snum(st, BK_SUMMARY_LATENCY_P95_MS)),
-                    num(e, sizeof(e), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
+    int r = 1;
+    char a[48];
+    const cJSON *j;
+    cJSON_ArrayForEach(j, fio)
+    {
+        const cJSON *nm = bench_status_get(j, BK_FIO_JOBS_NAME);
+        table_set(t, r, 0, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
+        for (int k = 0; k < 7; k++)
+            table_set(t, r, k + 1, "%s", num(a, sizeof(a), snum(j, ids[k])));
+        r++;
+    }
+    int rc = table_emit(out, t, "  ");
+    free(t);
+    return rc;
+}
+
+/* tps and latency, transactions, the largest wait-event shares, Little's law. */
+static int pgbench_summary(struct buf *out, const cJSON *st)
+{
+    char a[48], b[48], c[48], d[48], e[48];
+    int rc = buf_printf(out, "  tps %s   latency avg %s ms   p50 %s   p95 %s   p99 %s ms\n",
+                        num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
+                        num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_AVG_MS)),
+                        num(c, sizeof(c), snum(st, BK_SUMMARY_LATENCY_P50_MS)),
+                        num(d, sizeof(d), snum(st, BK_SUMMARY_LATENCY_P95_MS)),
+                        num(e, sizeof(e), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
     if (!rc)
         rc = buf_printf(out, "  transactions %.0f   failed %s   aborted clients %.0f\n",
                         snum(st, BK_SUMMARY_TRANSACTIONS_PROCESSED),
@@ -225,31 +227,57 @@ int plugin_result_table(struct buf *out, const cJSON *br)
                         "  Little's law: measured tps deviates %+.1f %% from clients / "
                         "latency\n",
                         snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT));
-    const cJSON *workers = bench_status_get(st, BK_WORKERS);
-    if (!rc && cJSON_IsArray(workers) && cJSON_GetArraySize(workers) > 0) {
-        struct table *t = table_new(6);
-        static const char *const head[] = {"WORKER",       "POD",    "TPS",
-                                           "TRANSACTIONS", "AVG ms", "MESSAGE"};
-        for (int k = 0; k < 6; k++)
-            table_set(t, 0, k, "%s", head[k]);
-        t->right[2] = t->right[3] = t->right[4] = true;
-        int r = 1;
-        const cJSON *w;
-        cJSON_ArrayForEach(w, workers)
-        {
-            const cJSON *pod = bench_status_get(w, BK_STATUS_WORKERS_POD);
-            const cJSON *msg = bench_status_get(w, BK_STATUS_WORKERS_MESSAGE);
-            table_set(t, r, 0, "%.0f", snum(w, BK_WORKERS_INDEX));
-            table_set(t, r, 1, "%s", cJSON_IsString(pod) ? pod->valuestring : "-");
-            table_set(t, r, 2, "%s", num(a, sizeof(a), snum(w, BK_WORKERS_TPS)));
-            table_set(t, r, 3, "%.0f", snum(w, BK_WORKERS_TRANSACTIONS_PROCESSED));
-            table_set(t, r, 4, "%s", num(b, sizeof(b), snum(w, BK_WORKERS_LATENCY_AVG_MS)));
-            table_set(t, r, 5, "%s", cJSON_IsString(msg) ? msg->valuestring : "");
-            r++;
-        }
-        rc = table_emit(out, t, "  ");
-        free(t);
+    return rc;
+}
+
+/* One row per worker: its pod, tps, transactions, average latency and message. */
+static int workers_table(struct buf *out, const cJSON *workers)
+{
+    struct table *t = table_new(6);
+    static const char *const head[] = {"WORKER", "POD", "TPS", "TRANSACTIONS", "AVG ms", "MESSAGE"};
+    for (int k = 0; k < 6; k++)
+        table_set(t, 0, k, "%s", head[k]);
+    t->right[2] = t->right[3] = t->right[4] = true;
+    int r = 1;
+    char a[48], b[48];
+    const cJSON *w;
+    cJSON_ArrayForEach(w, workers)
+    {
+        const cJSON *pod = bench_status_get(w, BK_STATUS_WORKERS_POD);
+        const cJSON *msg = bench_status_get(w, BK_STATUS_WORKERS_MESSAGE);
+        table_set(t, r, 0, "%.0f", snum(w, BK_WORKERS_INDEX));
+        table_set(t, r, 1, "%s", cJSON_IsString(pod) ? pod->valuestring : "-");
+        table_set(t, r, 2, "%s", num(a, sizeof(a), snum(w, BK_WORKERS_TPS)));
+        table_set(t, r, 3, "%.0f", snum(w, BK_WORKERS_TRANSACTIONS_PROCESSED));
+        table_set(t, r, 4, "%s", num(b, sizeof(b), snum(w, BK_WORKERS_LATENCY_AVG_MS)));
+        table_set(t, r, 5, "%s", cJSON_IsString(msg) ? msg->valuestring : "");
+        r++;
     }
+    int rc = table_emit(out, t, "  ");
+    free(t);
+    return rc;
+}
+
+static bool nonempty_array(const cJSON *a)
+{
+    return cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0;
+}
+
+int plugin_result_table(struct buf *out, const cJSON *br)
+{
+    const cJSON *st = status_of(br);
+    int rc = result_head(out, br, st);
+    if (rc)
+        return rc;
+    const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
+    if (nonempty_array(fio))
+        return fio_table(out, fio);
+    if (!bench_status_get(st, BK_SUMMARY_TPS))
+        return 0;
+    rc = pgbench_summary(out, st);
+    const cJSON *workers = bench_status_get(st, BK_WORKERS);
+    if (!rc && nonempty_array(workers))
+        rc = workers_table(out, workers);
     return rc;
 }
 
@@ -288,8 +316,22 @@ static void ratio_cell(struct table *t, int r, int c, double v, double base, con
         table_set(t, r, c, "%s%s", a, unit);
 }
 
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
-                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed)
+/* The header row (the runs' names) and their phases. Returns the next row. */
+static int compare_head(struct table *t, const cJSON *const *brs, size_t n)
+{
+    table_set(t, 0, 0, "%s", "");
+    table_set(t, 1, 0, "phase");
+    for (size_t i = 0; i < n; i++) {
+        const char *ph = jstr(status_of(brs[i]), "phase");
+        table_set(t, 0, (int)i + 1, "%s", name_of(brs[i]));
+        t->right[i + 1] = true;
+        table_set(t, 1, (int)i + 1, "%s", ph ? ph : "Pending");
+    }
+    return 2;
+}
+
+/* The summary's numbers, a row each with ratios to the first run, from row r. Returns the next. */
+static int compare_metrics(struct table *t, int r, const cJSON *const *brs, size_t n)
 {
     static const struct {
         const char *label, *unit;
@@ -305,31 +347,21 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
         {"aborted clients", "", BK_SUMMARY_ABORTED_CLIENTS},
         {"Little's law deviation", " %", BK_CHECKS_LITTLES_LAW_DEVIATION_PCT},
     };
-    size_t nr = sizeof(rows) / sizeof(rows[0]);
-    if (n > TCOLS - 1)
-        n = TCOLS - 1;
-    *failed = false;
-    struct table *t = table_new((int)n + 1);
-    table_set(t, 0, 0, "%s", "");
-    for (size_t i = 0; i < n; i++) {
-        table_set(t, 0, (int)i + 1, "%s", name_of(brs[i]));
-        t->right[i + 1] = true;
-    }
-    int r = 1;
-    table_set(t, r, 0, "phase");
-    for (size_t i = 0; i < n; i++) {
-        const char *ph = jstr(status_of(brs[i]), "phase");
-        table_set(t, r, (int)i + 1, "%s", ph ? ph : "Pending");
-    }
-    r++;
-    for (size_t k = 0; k < nr; k++, r++) {
+    for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++, r++) {
         table_set(t, r, 0, "%s", rows[k].label);
         double base = snum(status_of(brs[0]), rows[k].id);
         for (size_t i = 0; i < n; i++)
             ratio_cell(t, r, (int)i + 1, snum(status_of(brs[i]), rows[k].id), base, rows[k].unit);
     }
-    /* wait events: the union of every run's events, by the first run's share */
-    char seen[32][96];
+    return r;
+}
+
+#define MAX_WAITS 32
+
+/* The union of every run's wait events, in the order first seen (the first run's first), into
+ * seen. Returns their number. */
+static int wait_union(const cJSON *const *brs, size_t n, char seen[MAX_WAITS][96])
+{
     int nseen = 0;
     for (size_t i = 0; i < n; i++) {
         const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
@@ -340,10 +372,19 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
                 bool dup = false;
                 for (int s = 0; s < nseen && !dup; s++)
                     dup = strcmp(seen[s], it->string) == 0;
-                if (!dup && nseen < 32)
+                if (!dup && nseen < MAX_WAITS)
                     (void)snprintf(seen[nseen++], sizeof(seen[0]), "%s", it->string);
             }
     }
+    return nseen;
+}
+
+/* A row per wait event of any run, its share in each (0 when the run sampled others), from row r.
+ */
+static void compare_waits(struct table *t, int r, const cJSON *const *brs, size_t n)
+{
+    char seen[MAX_WAITS][96];
+    int nseen = wait_union(brs, n, seen);
     for (int s = 0; s < nseen; s++, r++) {
         table_set(t, r, 0, "wait %s", seen[s]);
         double base = NAN;
@@ -357,11 +398,16 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
             ratio_cell(t, r, (int)i + 1, x, base, " %");
         }
     }
-    int rc = table_emit(out, t, "");
-    free(t);
-    /* thresholds, against the first run */
+}
+
+/* --fail-if-tps-drops and --fail-if-p99-grows against the first run: a line in verdict for each
+ * run that crosses one, and *failed. */
+static int compare_thresholds(const cJSON *const *brs, size_t n, const struct plugin_thresholds *th,
+                              struct buf *verdict, bool *failed)
+{
     double tps0 = snum(status_of(brs[0]), BK_SUMMARY_TPS);
     double p990 = snum(status_of(brs[0]), BK_SUMMARY_LATENCY_P99_MS);
+    int rc = 0;
     for (size_t i = 1; i < n && !rc; i++) {
         double tps = snum(status_of(brs[i]), BK_SUMMARY_TPS);
         double p99 = snum(status_of(brs[i]), BK_SUMMARY_LATENCY_P99_MS);
@@ -389,6 +435,21 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
         }
     }
     return rc;
+}
+
+int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
+                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed)
+{
+    if (n > TCOLS - 1)
+        n = TCOLS - 1;
+    *failed = false;
+    struct table *t = table_new((int)n + 1);
+    int r = compare_head(t, brs, n);
+    r = compare_metrics(t, r, brs, n);
+    compare_waits(t, r, brs, n);
+    int rc = table_emit(out, t, "");
+    free(t);
+    return rc ? rc : compare_thresholds(brs, n, th, verdict, failed);
 }
 
 /* ---- export ----------------------------------------------------------------------------- */
