@@ -235,17 +235,43 @@ static bool parse_bool(const char *v)
     return v && (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE"));
 }
 
-static int parse_tree(struct kcparse *p, const char *context, struct kube_config *cfg)
+/* Reads the scalar fields keys[0..] (NULL-terminated) of map into out[0..], in order; the first
+ * that is not a scalar is the error. */
+static int get_strs(struct kcparse *p, yaml_node_t *map, const char *path, const char *const *keys,
+                    const char **out)
+{
+    for (size_t i = 0; keys[i]; i++) {
+        int rc = get_str(p, map, keys[i], path, &out[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* `<key>-data` (base64, into *data) wins over `<key>` (a file path, into *file). */
+static int data_or_file(struct kcparse *p, const char *field, const char *key, const char *data_val,
+                        const char *file_val, char **data, char **file)
+{
+    char sub[600];
+    if (data_val) {
+        (void)snprintf(sub, sizeof(sub), "%s.%s-data", field, key);
+        return data_field(p, data_val, sub, data);
+    }
+    if (file_val) {
+        (void)snprintf(sub, sizeof(sub), "%s.%s", field, key);
+        return file_field(p, file_val, sub, file);
+    }
+    return 0;
+}
+
+/* The context (the named one, else current-context) and the cluster and user it names: sets
+ * cfg->context and cfg->namespace, *user stays NULL when the context names none. */
+static int parse_context(struct kcparse *p, yaml_node_t *root, const char *ctxname,
+                         struct kube_config *cfg, yaml_node_t **cluster, const char **cluster_name,
+                         yaml_node_t **user, const char **user_name)
 {
     int rc;
-    char field[512];
-    yaml_node_t *root = yaml_document_get_root_node(&p->doc);
-    if (!root)
-        return fail(p, -EINVAL, "empty document");
-    if (root->type != YAML_MAPPING_NODE)
-        return fail(p, -EINVAL, "expected a mapping at the top level");
-
-    const char *ctxname = context;
+    char field[512], ref[600];
     if (!ctxname) {
         if ((rc = get_str(p, root, "current-context", "", &ctxname)) < 0)
             return rc;
@@ -254,36 +280,44 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
     }
     cfg->context = kube__xstrdup(ctxname);
 
-    yaml_node_t *ctx, *cluster, *user = NULL;
+    yaml_node_t *ctx;
     if ((rc = find_named(p, root, "contexts", "context", ctxname, "contexts", &ctx)) < 0)
         return rc;
-    const char *cluster_name, *user_name, *ns;
+    static const char *const keys[] = {"cluster", "user", "namespace", NULL};
+    const char *v[3];
     (void)snprintf(field, sizeof(field), "contexts[%s].context", ctxname);
-    if ((rc = get_str(p, ctx, "cluster", field, &cluster_name)) < 0 ||
-        (rc = get_str(p, ctx, "user", field, &user_name)) < 0 ||
-        (rc = get_str(p, ctx, "namespace", field, &ns)) < 0)
+    if ((rc = get_strs(p, ctx, field, keys, v)) < 0)
         return rc;
-    if (!cluster_name || !*cluster_name)
+    *cluster_name = v[0];
+    *user_name = v[1];
+    if (!v[0] || !*v[0])
         return fail(p, -EINVAL, "%s.cluster: missing", field);
-    char ref[600];
     (void)snprintf(ref, sizeof(ref), "%s.cluster", field);
-    if ((rc = find_named(p, root, "clusters", "cluster", cluster_name, ref, &cluster)) < 0)
+    if ((rc = find_named(p, root, "clusters", "cluster", v[0], ref, cluster)) < 0)
         return rc;
-    if (user_name && *user_name) {
+    if (v[1] && *v[1]) {
         (void)snprintf(ref, sizeof(ref), "%s.user", field);
-        if ((rc = find_named(p, root, "users", "user", user_name, ref, &user)) < 0)
+        if ((rc = find_named(p, root, "users", "user", v[1], ref, user)) < 0)
             return rc;
     }
-    cfg->namespace = kube__xstrdup(ns && *ns ? ns : "default");
+    cfg->namespace = kube__xstrdup(v[2] && *v[2] ? v[2] : "default");
+    return 0;
+}
 
-    /* cluster */
-    const char *server, *ca, *ca_data, *insecure;
-    (void)snprintf(field, sizeof(field), "clusters[%s].cluster", cluster_name);
-    if ((rc = get_str(p, cluster, "server", field, &server)) < 0 ||
-        (rc = get_str(p, cluster, "certificate-authority", field, &ca)) < 0 ||
-        (rc = get_str(p, cluster, "certificate-authority-data", field, &ca_data)) < 0 ||
-        (rc = get_str(p, cluster, "insecure-skip-tls-verify", field, &insecure)) < 0)
+/* clusters[name].cluster: server, TLS verification. */
+static int parse_cluster(struct kcparse *p, yaml_node_t *cluster, const char *name,
+                         struct kube_config *cfg)
+{
+    static const char *const keys[] = {"server", "certificate-authority",
+                                       "certificate-authority-data", "insecure-skip-tls-verify",
+                                       NULL};
+    const char *v[4];
+    char field[512];
+    (void)snprintf(field, sizeof(field), "clusters[%s].cluster", name);
+    int rc = get_strs(p, cluster, field, keys, v);
+    if (rc < 0)
         return rc;
+    const char *server = v[0];
     if (!server || !*server)
         return fail(p, -EINVAL, "%s.server: missing", field);
     if (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
@@ -292,55 +326,40 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
     while (sl > 0 && server[sl - 1] == '/')
         sl--;
     cfg->server = kube__xstrndup(server, sl);
-    cfg->insecure_skip_tls_verify = parse_bool(insecure);
-    char sub[600];
-    if (ca_data) {
-        (void)snprintf(sub, sizeof(sub), "%s.certificate-authority-data", field);
-        if ((rc = data_field(p, ca_data, sub, &cfg->ca_data)) < 0)
-            return rc;
-    } else if (ca) {
-        (void)snprintf(sub, sizeof(sub), "%s.certificate-authority", field);
-        if ((rc = file_field(p, ca, sub, &cfg->ca_file)) < 0)
-            return rc;
-    }
+    cfg->insecure_skip_tls_verify = parse_bool(v[3]);
+    return data_or_file(p, field, "certificate-authority", v[2], v[1], &cfg->ca_data,
+                        &cfg->ca_file);
+}
 
-    if (!user)
-        return 0;
-    /* user */
-    const char *token, *token_file, *cert, *cert_data, *key, *key_data;
-    (void)snprintf(field, sizeof(field), "users[%s].user", user_name);
-    if ((rc = get_str(p, user, "token", field, &token)) < 0 ||
-        (rc = get_str(p, user, "tokenFile", field, &token_file)) < 0 ||
-        (rc = get_str(p, user, "client-certificate", field, &cert)) < 0 ||
-        (rc = get_str(p, user, "client-certificate-data", field, &cert_data)) < 0 ||
-        (rc = get_str(p, user, "client-key", field, &key)) < 0 ||
-        (rc = get_str(p, user, "client-key-data", field, &key_data)) < 0)
+/* users[name].user: a token, a token file and/or a client certificate; credential plugins and
+ * basic authentication are refused by name. */
+static int parse_user(struct kcparse *p, yaml_node_t *user, const char *name,
+                      struct kube_config *cfg)
+{
+    static const char *const keys[] = {"token",
+                                       "tokenFile",
+                                       "client-certificate",
+                                       "client-certificate-data",
+                                       "client-key",
+                                       "client-key-data",
+                                       NULL};
+    const char *v[6];
+    char field[512], sub[600];
+    (void)snprintf(field, sizeof(field), "users[%s].user", name);
+    int rc = get_strs(p, user, field, keys, v);
+    if (rc < 0)
         return rc;
-    if (token)
-        cfg->token = kube__xstrdup(token);
-    if (token_file) {
+    if (v[0])
+        cfg->token = kube__xstrdup(v[0]);
+    if (v[1]) {
         (void)snprintf(sub, sizeof(sub), "%s.tokenFile", field);
-        if ((rc = file_field(p, token_file, sub, &cfg->token_file)) < 0)
+        if ((rc = file_field(p, v[1], sub, &cfg->token_file)) < 0)
             return rc;
     }
-    if (cert_data) {
-        (void)snprintf(sub, sizeof(sub), "%s.client-certificate-data", field);
-        if ((rc = data_field(p, cert_data, sub, &cfg->cert_data)) < 0)
-            return rc;
-    } else if (cert) {
-        (void)snprintf(sub, sizeof(sub), "%s.client-certificate", field);
-        if ((rc = file_field(p, cert, sub, &cfg->cert_file)) < 0)
-            return rc;
-    }
-    if (key_data) {
-        (void)snprintf(sub, sizeof(sub), "%s.client-key-data", field);
-        if ((rc = data_field(p, key_data, sub, &cfg->key_data)) < 0)
-            return rc;
-    } else if (key) {
-        (void)snprintf(sub, sizeof(sub), "%s.client-key", field);
-        if ((rc = file_field(p, key, sub, &cfg->key_file)) < 0)
-            return rc;
-    }
+    if ((rc = data_or_file(p, field, "client-certificate", v[3], v[2], &cfg->cert_data,
+                           &cfg->cert_file)) < 0 ||
+        (rc = data_or_file(p, field, "client-key", v[5], v[4], &cfg->key_data, &cfg->key_file)) < 0)
+        return rc;
     bool has_cert = cfg->cert_data || cfg->cert_file, has_key = cfg->key_data || cfg->key_file;
     if (has_cert != has_key)
         return fail(p, -EINVAL, "%s.%s: missing (client-certificate and client-key go together)",
@@ -354,6 +373,23 @@ static int parse_tree(struct kcparse *p, const char *context, struct kube_config
             return fail(p, -ENOTSUP, "%s.username: basic authentication is not supported", field);
     }
     return 0;
+}
+
+static int parse_tree(struct kcparse *p, const char *context, struct kube_config *cfg)
+{
+    yaml_node_t *root = yaml_document_get_root_node(&p->doc);
+    if (!root)
+        return fail(p, -EINVAL, "empty document");
+    if (root->type != YAML_MAPPING_NODE)
+        return fail(p, -EINVAL, "expected a mapping at the top level");
+    yaml_node_t *cluster = NULL, *user = NULL;
+    const char *cluster_name = NULL, *user_name = NULL;
+    int rc = parse_context(p, root, context, cfg, &cluster, &cluster_name, &user, &user_name);
+    if (rc < 0)
+        return rc;
+    if ((rc = parse_cluster(p, cluster, cluster_name, cfg)) < 0)
+        return rc;
+    return user ? parse_user(p, user, user_name, cfg) : 0;
 }
 
 static int config_parse(const char *yaml, size_t len, const char *name, const char *dir,
