@@ -326,31 +326,37 @@ bool bench_pgbench_extra_managed(bool init, const char *arg, char *flag, size_t 
     return false;
 }
 
+/* -D NAME=VALUE: an identifier, '=', printable text. */
+static bool valid_define(const char *v)
+{
+    const char *eq = v ? strchr(v, '=') : NULL;
+    return eq && is_ident(v, (size_t)(eq - v)) && safe_text(v);
+}
+
+/* --init-steps: 1..32 of pgbench's step letters. */
+static bool valid_steps(const char *v)
+{
+    return v && *v && strspn(v, "dtgGvpf") == strlen(v) && strlen(v) <= 32;
+}
+
 static int check_value(enum xval kind, const char *v)
 {
     long long n;
-    const char *eq;
     switch (kind) {
     case XV_NONE:
         return v ? -EINVAL : 0;
     case XV_DEFINE:
-        if (!v || !(eq = strchr(v, '=')) || !is_ident(v, (size_t)(eq - v)) || !safe_text(v))
-            return -EINVAL;
-        return 0;
+        return valid_define(v) ? 0 : -EINVAL;
     case XV_SEED:
-        if (!v)
-            return -EINVAL;
-        if (!strcmp(v, "time") || !strcmp(v, "rand"))
+        if (v && (!strcmp(v, "time") || !strcmp(v, "rand")))
             return 0;
-        return parse_int(v, LLONG_MIN, LLONG_MAX, &n);
+        return v ? parse_int(v, LLONG_MIN, LLONG_MAX, &n) : -EINVAL;
     case XV_NAME:
         return v && is_ident(v, strlen(v)) ? 0 : -EINVAL;
     case XV_METHOD:
         return v && (!strcmp(v, "range") || !strcmp(v, "hash")) ? 0 : -EINVAL;
     case XV_STEPS:
-        if (!v || !*v || strspn(v, "dtgGvpf") != strlen(v) || strlen(v) > 32)
-            return -EINVAL;
-        return 0;
+        return valid_steps(v) ? 0 : -EINVAL;
     case XV_FILLFACTOR:
         return parse_int(v, 10, 100, &n);
     case XV_SCALE:
@@ -377,6 +383,29 @@ static void allowed_list(bool init, char *out, size_t n)
     }
 }
 
+/* The row of option a ("--name[=value]" or "-X[value]") in mode init, or NULL; *val is the
+ * value attached to it, or NULL. */
+static const struct xopt *find_xopt(bool init, const char *a, const char **val)
+{
+    const struct xopt *opt = NULL;
+    if (a[1] == '-') {
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        for (size_t i = 0; i < NXOPTS; i++)
+            if (xopts[i].init == init && strlen(xopts[i].lng) == n &&
+                !strncmp(xopts[i].lng, name, n))
+                opt = &xopts[i];
+        *val = eq ? eq + 1 : NULL;
+    } else {
+        for (size_t i = 0; i < NXOPTS; i++)
+            if (xopts[i].init == init && xopts[i].shrt == a[1])
+                opt = &xopts[i];
+        *val = a[2] ? a + 2 : NULL;
+    }
+    return opt;
+}
+
 /* bench_pgbench_check_extra, also returning the row of the option. */
 static int check_extra(bool init, const char *const *args, size_t nargs, size_t *consumed,
                        const struct xopt **row, char *err, size_t errlen)
@@ -388,30 +417,9 @@ static int check_extra(bool init, const char *const *args, size_t nargs, size_t 
         return util_errf(err, errlen, "argument with control characters or too long");
     if (a[0] != '-' || a[1] == '\0')
         return util_errf(err, errlen, "'%.64s' is not an option", a);
-    const struct xopt *opt = NULL;
     const char *val = NULL;
-    int attached = 0;
-    if (a[1] == '-') {
-        const char *name = a + 2;
-        const char *eq = strchr(name, '=');
-        size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        for (size_t i = 0; i < NXOPTS; i++)
-            if (xopts[i].init == init && strlen(xopts[i].lng) == n &&
-                !strncmp(xopts[i].lng, name, n))
-                opt = &xopts[i];
-        if (eq) {
-            val = eq + 1;
-            attached = 1;
-        }
-    } else {
-        for (size_t i = 0; i < NXOPTS; i++)
-            if (xopts[i].init == init && xopts[i].shrt == a[1])
-                opt = &xopts[i];
-        if (a[2]) {
-            val = a + 2;
-            attached = 1;
-        }
-    }
+    const struct xopt *opt = find_xopt(init, a, &val);
+    int attached = val != NULL;
     if (!opt) {
         char allowed[512];
         allowed_list(init, allowed, sizeof(allowed));
@@ -468,13 +476,9 @@ static int push_extra(struct bench_argv *out, bool init, const char *const *args
     return 0;
 }
 
-int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_argv *out,
-                           char *err, size_t errlen)
+/* What runs and how long: clients, threads, -T/-t, -b and -f with their weights. */
+static int check_run_workload(const struct bench_pgbench_run_opts *o, char *err, size_t errlen)
 {
-    int rc;
-    struct bench_argv a = BENCH_ARGV_INIT;
-
-    /* options one by one */
     if (o->clients < 1)
         return util_errf(err, errlen, "clients (-c) must be >= 1");
     if (o->threads < 1)
@@ -497,6 +501,12 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         if (o->scripts[i].weight < BENCH_PGBENCH_UNSET)
             return util_errf(err, errlen, "script %zu (-f): weight must be >= 0", i);
     }
+    return 0;
+}
+
+/* How it runs and reports: -M, -R, -L, --max-tries, -P, -l. */
+static int check_run_limits(const struct bench_pgbench_run_opts *o, char *err, size_t errlen)
+{
     if (o->protocol < BENCH_PROTOCOL_DEFAULT || o->protocol > BENCH_PROTOCOL_PREPARED)
         return util_errf(err, errlen, "protocol (-M) must be simple, extended or prepared");
     if (!(o->rate >= 0) || o->rate > 1e9)
@@ -509,28 +519,33 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         return util_errf(err, errlen, "progress (-P) must be >= 0");
     if (o->log_dir && (!*o->log_dir || !safe_text(o->log_dir) || o->log_dir[0] == '-'))
         return util_errf(err, errlen, "log directory (-l): invalid path");
-    rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
-    if (rc)
-        return rc;
+    return 0;
+}
 
-    /* combinations */
+/* The sum of the -b and -f weights, a weight not given counting 1 (pgbench's own check, before
+ * it connects, refuses 0). */
+static long long total_weight(const struct bench_pgbench_run_opts *o)
+{
+    long long total = 0;
+    if (o->builtin || o->nscripts == 0)
+        total += o->builtin_weight == BENCH_PGBENCH_UNSET ? 1 : o->builtin_weight;
+    for (size_t i = 0; i < o->nscripts; i++)
+        total += o->scripts[i].weight == BENCH_PGBENCH_UNSET ? 1 : o->scripts[i].weight;
+    return total;
+}
+
+/* Options that are valid alone but not together (messages name both). */
+static int check_run_combinations(const struct bench_pgbench_run_opts *o, char *err, size_t errlen)
+{
     if ((o->duration_s > 0) == (o->transactions > 0))
         return util_errf(err, errlen,
                          "exactly one of duration (-T) and transactions (-t) is needed");
     if (o->builtin_weight != BENCH_PGBENCH_UNSET && !o->builtin)
         return util_errf(err, errlen, "builtin weight given without builtin (-b)");
-    {
-        /* pgbench's own check, before it connects; a weight not given counts 1 */
-        long long total = 0;
-        if (o->builtin || o->nscripts == 0)
-            total += o->builtin_weight == BENCH_PGBENCH_UNSET ? 1 : o->builtin_weight;
-        for (size_t i = 0; i < o->nscripts; i++)
-            total += o->scripts[i].weight == BENCH_PGBENCH_UNSET ? 1 : o->scripts[i].weight;
-        if (total == 0)
-            return util_errf(err, errlen,
-                             "total script weight must not be zero, as pgbench requires: every "
-                             "-b and -f has weight 0");
-    }
+    if (total_weight(o) == 0)
+        return util_errf(err, errlen,
+                         "total script weight must not be zero, as pgbench requires: every "
+                         "-b and -f has weight 0");
     if (o->pgbench_major > 0 && o->pgbench_major < 15 &&
         (o->max_tries != BENCH_PGBENCH_UNSET || o->failures_detailed))
         return util_errf(err, errlen,
@@ -545,56 +560,86 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
                          o->progress_s, o->duration_s);
     if (o->latency_limit_ms > 0 && o->latency_limit_ms < 0.001)
         return util_errf(err, errlen, "latency limit (-L) below 1 us");
+    return 0;
+}
 
+/* -c -j, -T or -t, then -b (tpcb-like when no -f) and the -f scripts, with their weights. */
+static int push_run_workload(struct bench_argv *a, const struct bench_pgbench_run_opts *o)
+{
     int threads = o->threads > o->clients ? o->clients : o->threads;
+    int rc = push2(a, "-c", "%d", o->clients);
+    if (!rc)
+        rc = push2(a, "-j", "%d", threads);
+    if (!rc && o->duration_s > 0)
+        rc = push2(a, "-T", "%d", o->duration_s);
+    if (!rc && o->transactions > 0)
+        rc = push2(a, "-t", "%lld", (long long)o->transactions);
+    if (!rc && (o->builtin || o->nscripts == 0)) {
+        const char *b = o->builtin ? o->builtin : "tpcb-like";
+        if (o->builtin_weight != BENCH_PGBENCH_UNSET)
+            rc = push2(a, "-b", "%s@%d", b, o->builtin_weight);
+        else
+            rc = push2(a, "-b", "%s", b);
+    }
+    for (size_t i = 0; !rc && i < o->nscripts; i++) {
+        if (o->scripts[i].weight != BENCH_PGBENCH_UNSET)
+            rc = push2(a, "-f", "%s@%d", o->scripts[i].path, o->scripts[i].weight);
+        else
+            rc = push2(a, "-f", "%s", o->scripts[i].path);
+    }
+    return rc;
+}
 
+/* -M -R -L -n -C --max-tries --failures-detailed -r -P -l, each only when set. */
+static int push_run_options(struct bench_argv *a, const struct bench_pgbench_run_opts *o)
+{
+    int rc = 0;
+    if (o->protocol != BENCH_PROTOCOL_DEFAULT)
+        rc = push2(a, "-M", "%s", bench_protocol_name(o->protocol));
+    if (!rc && o->rate > 0)
+        rc = push2(a, "-R", "%.15g", o->rate);
+    if (!rc && o->latency_limit_ms > 0)
+        rc = push2(a, "-L", "%.15g", o->latency_limit_ms);
+    if (!rc && o->no_vacuum)
+        rc = bench_argv_push(a, "-n");
+    if (!rc && o->connect)
+        rc = bench_argv_push(a, "-C");
+    if (!rc && o->max_tries != BENCH_PGBENCH_UNSET)
+        rc = bench_argv_pushf(a, "--max-tries=%d", o->max_tries);
+    if (!rc && o->failures_detailed)
+        rc = bench_argv_push(a, "--failures-detailed");
+    if (!rc && o->per_statement)
+        rc = bench_argv_push(a, "-r");
+    if (!rc && o->progress_s > 0)
+        rc = push2(a, "-P", "%d", o->progress_s);
+    if (!rc && o->log_dir) {
+        rc = bench_argv_push(a, "-l");
+        if (!rc)
+            rc = bench_argv_pushf(a, "--log-prefix=%s/%s", o->log_dir, BENCH_PGBENCH_LOG_PREFIX);
+    }
+    return rc;
+}
+
+int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_argv *out,
+                           char *err, size_t errlen)
+{
+    struct bench_argv a = BENCH_ARGV_INIT;
+    int rc = check_run_workload(o, err, errlen);
+    if (!rc)
+        rc = check_run_limits(o, err, errlen);
+    if (!rc)
+        rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
+    if (!rc)
+        rc = check_run_combinations(o, err, errlen);
+    if (rc)
+        return rc;
     rc = bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
     if (!rc)
         rc = push_conn(&a, o->host, o->port, o->user);
     if (!rc)
-        rc = push2(&a, "-c", "%d", o->clients);
+        rc = push_run_workload(&a, o);
     if (!rc)
-        rc = push2(&a, "-j", "%d", threads);
-    if (!rc && o->duration_s > 0)
-        rc = push2(&a, "-T", "%d", o->duration_s);
-    if (!rc && o->transactions > 0)
-        rc = push2(&a, "-t", "%lld", (long long)o->transactions);
-    if (!rc && (o->builtin || o->nscripts == 0)) {
-        const char *b = o->builtin ? o->builtin : "tpcb-like";
-        if (o->builtin_weight != BENCH_PGBENCH_UNSET)
-            rc = push2(&a, "-b", "%s@%d", b, o->builtin_weight);
-        else
-            rc = push2(&a, "-b", "%s", b);
-    }
-    for (size_t i = 0; !rc && i < o->nscripts; i++) {
-        if (o->scripts[i].weight != BENCH_PGBENCH_UNSET)
-            rc = push2(&a, "-f", "%s@%d", o->scripts[i].path, o->scripts[i].weight);
-        else
-            rc = push2(&a, "-f", "%s", o->scripts[i].path);
-    }
-    if (!rc && o->protocol != BENCH_PROTOCOL_DEFAULT)
-        rc = push2(&a, "-M", "%s", bench_protocol_name(o->protocol));
-    if (!rc && o->rate > 0)
-        rc = push2(&a, "-R", "%.15g", o->rate);
-    if (!rc && o->latency_limit_ms > 0)
-        rc = push2(&a, "-L", "%.15g", o->latency_limit_ms);
-    if (!rc && o->no_vacuum)
-        rc = bench_argv_push(&a, "-n");
-    if (!rc && o->connect)
-        rc = bench_argv_push(&a, "-C");
-    if (!rc && o->max_tries != BENCH_PGBENCH_UNSET)
-        rc = bench_argv_pushf(&a, "--max-tries=%d", o->max_tries);
-    if (!rc && o->failures_detailed)
-        rc = bench_argv_push(&a, "--failures-detailed");
-    if (!rc && o->per_statement)
-        rc = bench_argv_push(&a, "-r");
-    if (!rc && o->progress_s > 0)
-        rc = push2(&a, "-P", "%d", o->progress_s);
-    if (!rc && o->log_dir) {
-        rc = bench_argv_push(&a, "-l");
-        if (!rc)
-            rc = bench_argv_pushf(&a, "--log-prefix=%s/%s", o->log_dir, BENCH_PGBENCH_LOG_PREFIX);
-    }
+        rc = push_run_options(&a, o);
     if (!rc && o->nextra)
         rc = push_extra(&a, false, o->extra_args, o->nextra, o->pgbench_major, err, errlen);
     if (!rc && o->dbname)
