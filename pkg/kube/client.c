@@ -863,32 +863,11 @@ int kube__query_add(struct buf *b, const char *key, const char *value)
     return rc;
 }
 
-static int submit(struct kube_client *c, const char *method, const char *path,
-                  const char *content_type, const char *body, long timeout_ms,
-                  kube__data_fn on_data, kube__done_fn done, void *ud, void (*ud_free)(void *),
-                  struct kube__req **out)
+/* The request's method, body and transfer options (URL, callbacks, keepalive, timeouts). */
+static void easy_request(struct kube__req *r, const char *url, const char *method, const char *body)
 {
-    if (!c || c->free_pending || !method || !path || path[0] != '/' || !done)
-        return -EINVAL;
-    struct kube__req *r = kube__xcalloc(1, sizeof(*r));
-    struct buf url = BUF_INIT(0);
-    int rc = -ENOMEM;
-    r->c = c;
-    r->done = done;
-    r->on_data = on_data;
-    r->ud = ud;
-    r->resp.limit = c->max_body;
-    r->pending.limit = c->max_body;
-    r->method = kube__xstrdup(method);
-    r->key = kube__xstrndup(path, strcspn(path, "?"));
-    r->timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS;
-    r->easy = curl_easy_init();
-    if (!r->easy)
-        goto fail;
-    if (buf_puts(&url, c->server) < 0 || buf_puts(&url, path) < 0)
-        goto fail;
     CURL *e = r->easy;
-    curl_easy_setopt(e, CURLOPT_URL, url.data);
+    curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
@@ -914,7 +893,12 @@ static int submit(struct kube_client *c, const char *method, const char *path,
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(r->body));
     }
-    /* TLS */
+}
+
+/* The client's credentials: CA, client certificate and key (PEM data over files), and the
+ * bearer token as it is now (re-read from its file when that changed). */
+static void easy_credentials(struct kube_client *c, CURL *e)
+{
     if (c->ca_data) {
         struct curl_blob blob = {c->ca_data, strlen(c->ca_data), CURL_BLOB_COPY};
         curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
@@ -944,7 +928,11 @@ static int submit(struct kube_client *c, const char *method, const char *path,
         curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
         curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->token);
     }
-    /* headers */
+}
+
+/* Accept, Content-Type (when given) and an empty Expect; NULL when out of memory. */
+static struct curl_slist *req_header_list(const char *content_type)
+{
     struct curl_slist *h = NULL, *t;
     char ct[160];
     h = curl_slist_append(NULL, "Accept: application/json, */*");
@@ -957,11 +945,13 @@ static int submit(struct kube_client *c, const char *method, const char *path,
         t = curl_slist_append(h, "Expect:");
         h = t ? t : (curl_slist_free_all(h), NULL);
     }
-    if (!h)
-        goto fail;
-    r->headers = h;
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+    return h;
+}
 
+/* Sends r now, or holds it back while its path is under a Retry-After; then links it into the
+ * client's list. -EIO when it could not be handed to curl (r is not linked then). */
+static int req_start(struct kube_client *c, struct kube__req *r, const char *method)
+{
     /* a path the server asked us to leave alone waits, outside its timeout (as client-go
      * throttles before the timeout starts) */
     uint64_t now = uv_now(c->loop), due = hold_due(c, r->key, now);
@@ -971,8 +961,7 @@ static int submit(struct kube_client *c, const char *method, const char *path,
         log_debug("kube", "%s %s: held back %llu ms (Retry-After)", method, r->key,
                   (unsigned long long)(due - now));
     } else if (req_send(r) < 0) {
-        rc = -EIO;
-        goto fail;
+        return -EIO;
     }
     r->next = c->reqs;
     if (c->reqs)
@@ -980,6 +969,42 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     c->reqs = r;
     if (r->waiting)
         arm_retry_timer(c);
+    return 0;
+}
+
+static int submit(struct kube_client *c, const char *method, const char *path,
+                  const char *content_type, const char *body, long timeout_ms,
+                  kube__data_fn on_data, kube__done_fn done, void *ud, void (*ud_free)(void *),
+                  struct kube__req **out)
+{
+    if (!c || c->free_pending || !method || !path || path[0] != '/' || !done)
+        return -EINVAL;
+    struct kube__req *r = kube__xcalloc(1, sizeof(*r));
+    struct buf url = BUF_INIT(0);
+    int rc = -ENOMEM;
+    r->c = c;
+    r->done = done;
+    r->on_data = on_data;
+    r->ud = ud;
+    r->resp.limit = c->max_body;
+    r->pending.limit = c->max_body;
+    r->method = kube__xstrdup(method);
+    r->key = kube__xstrndup(path, strcspn(path, "?"));
+    r->timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS;
+    r->easy = curl_easy_init();
+    if (!r->easy)
+        goto fail;
+    if (buf_puts(&url, c->server) < 0 || buf_puts(&url, path) < 0)
+        goto fail;
+    easy_request(r, url.data, method, body);
+    easy_credentials(c, r->easy);
+    r->headers = req_header_list(content_type);
+    if (!r->headers)
+        goto fail;
+    curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, r->headers);
+    rc = req_start(c, r, method);
+    if (rc < 0)
+        goto fail;
     buf_free(&url);
     r->ud_free = ud_free;
     if (out)
