@@ -1,0 +1,59 @@
+/* cJSON path reads and member setters (json.h). */
+#include "pkg/util/json.h"
+#include "pkg/util/mem.h"
+
+#include <string.h>
+
+const cJSON *util_jget(const cJSON *o, const char *path)
+{
+    char key[128];
+    const char *p = path;
+    while (o && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (n >= sizeof(key))
+            return NULL;
+        memcpy(key, p, n);
+        key[n] = '\0';
+        o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+        p += n + (dot ? 1 : 0);
+    }
+    return o;
+}
+
+const char *util_jstr(const cJSON *o, const char *path)
+{
+    const cJSON *v = util_jget(o, path);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *util_jkey(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return v && cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double util_jnum(const cJSON *o, const char *path, double def)
+{
+    const cJSON *v = util_jget(o, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+void util_jset(cJSON *o, const char *k, cJSON *v)
+{
+    util_must(v);
+    if (cJSON_GetObjectItemCaseSensitive(o, k))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
+    else
+        cJSON_AddItemToObject(o, k, v);
+}
+
+void util_jset_str(cJSON *o, const char *k, const char *v)
+{
+    util_jset(o, k, cJSON_CreateString(v));
+}
+
+void util_jset_num(cJSON *o, const char *k, double v)
+{
+    util_jset(o, k, cJSON_CreateNumber(v));
+}

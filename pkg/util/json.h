@@ -1,0 +1,28 @@
+/* Small helpers over cJSON trees: read a member by a dotted path, set a member whether or not it
+ * exists. Every package that reads or builds JSON uses these instead of its own copies.
+ *
+ * Owns: path lookup and typed reads with a default; replacing-or-adding a member. Knows nothing
+ * of Kubernetes objects, BenchmarkRuns or result keys (those are pkg/kube, pkg/controller and
+ * pkg/bench/fields.h). Setters follow mem.h's policy: a NULL value (cJSON's only failure is
+ * allocation) aborts. Returned pointers are borrowed from the tree, valid while it is. */
+#ifndef PGBO_UTIL_JSON_H
+#define PGBO_UTIL_JSON_H
+
+#include <cjson/cJSON.h>
+
+/* The member at path "a.b.c" (each part an object member, case-sensitive); NULL when absent, when
+ * an intermediate is not an object, or when a part is 128 bytes or longer. */
+const cJSON *util_jget(const cJSON *o, const char *path);
+/* The string at path; NULL when absent or not a string. */
+const char *util_jstr(const cJSON *o, const char *path);
+/* The number at path; def when absent or not a number. */
+double util_jnum(const cJSON *o, const char *path, double def);
+/* A string member whose key may contain dots (labels, annotations); NULL when absent. */
+const char *util_jkey(const cJSON *o, const char *key);
+
+/* Sets member k of object o to v (takes ownership), replacing the member when it exists. */
+void util_jset(cJSON *o, const char *k, cJSON *v);
+void util_jset_str(cJSON *o, const char *k, const char *v);
+void util_jset_num(cJSON *o, const char *k, double v);
+
+#endif
