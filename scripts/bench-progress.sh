@@ -51,38 +51,19 @@ export NODE_OPTIONS="--require $TMP/count-logs.js"
 env_start_pg
 env_start_sim
 unset NODE_OPTIONS
-env_kubectl apply -f crds/benchmarkrun.yaml >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{n += $1} END {printf "%d", n}'; }
 
 for iv in $INTERVALS; do
     name="progress-$iv"
-    op="$(env_bg "operator-$iv" "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" \
-        --metrics-addr 0 --start-delay 1 --progress-interval "$iv" --log-level warn)"
-    sleep 0.5
-    c0="$(cpu_ns "$op")"
-    cat <<EOF | env_kubectl apply -f - >/dev/null
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: $name}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
-           passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 2, durationSeconds: $DURATION, builtin: select-only, progressSeconds: 1}
-  workers: 2
-EOF
-    deadline=$((SECONDS + DURATION + 120))
-    until case "$(env_kubectl get br "$name" -o jsonpath='{.status.phase}')" in
-        Succeeded) true ;; Failed) fail "$name failed" ;; *) false ;; esac; do
-        [ "$SECONDS" -lt "$deadline" ] || fail "$name did not end in time"
-        sleep 0.5
-    done
-    c1="$(cpu_ns "$op")"
+    OP_NAME="operator-$iv" env_start_operator --progress-interval "$iv" --log-level warn
+    c0="$(cpu_ns "$OP_PID")"
+    env_br_yaml "$name" "pgbench:
+  init: {scale: 1}
+  run: {clients: 2, durationSeconds: $DURATION, builtin: select-only, progressSeconds: 1}" 'workers: 2' | env_apply
+    env_wait_phase "$name" Succeeded $((DURATION + 120))
+    c1="$(cpu_ns "$OP_PID")"
     sleep 0.5 # the hook writes its counts every 200 ms
-    kill -TERM "$op" && wait "$op" 2>/dev/null || true
+    env_stop_operator
     echo "$iv $(((c1 - c0) / 1000000))" >>"$TMP/cpu"
 done
 

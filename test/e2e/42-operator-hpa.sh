@@ -24,16 +24,8 @@ EOF
 env_start_operator
 
 br() { # name duration keep target
+    env_br_yaml "$1" "pgbench: {init: {scale: 1}, run: {clients: 2, durationSeconds: $2, builtin: select-only, connect: true}}"
     cat <<EOF
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: $1}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 2, durationSeconds: $2, builtin: select-only, connect: true}
   hpa:
     scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: $4}
     minReplicas: 1

@@ -20,17 +20,7 @@ env_kubectl create secret generic bad-pass --from-literal=password=wrong-secret 
 env_start_operator
 
 br() { # name secret workers
-    cat <<EOF
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: $1}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: $2}, sslMode: disable}
-  workload:
-    pgbench:
-      run: {clients: $3, durationSeconds: 3, builtin: select-only}
-  workers: $3
-EOF
+    ENV_BR_SECRET="$2" env_br_yaml "$1" "pgbench: {run: {clients: $3, durationSeconds: 3, builtin: select-only}}" "workers: $3"
 }
 env_psql_super -d "$PGDATABASE" -c 'SELECT 1' >/dev/null
 # tables for select-only (as the bench role, through the runner's own init)

@@ -23,18 +23,8 @@ env_kubectl create --raw /sim/start-delay -f - >/dev/null <<'JSON'
 {"rules": [{"labels": {"pgbench.dev/benchmarkrun": "restart", "pgbench.dev/role": "run",
   "batch.kubernetes.io/job-completion-index": "1"}, "ms": 15000}]}
 JSON
-cat <<EOF | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: restart}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 10}
-      run: {clients: 4, durationSeconds: 10, builtin: tpcb-like}
-  workers: 2
-EOF
+env_br_yaml restart 'pgbench: {init: {scale: 10}, run: {clients: 4, durationSeconds: 10, builtin: tpcb-like}}' \
+    'workers: 2' | env_apply
 
 env_wait_phase restart Initializing 30
 holder="$(env_kubectl get lease pgbench-operator -o jsonpath='{.spec.holderIdentity}')"

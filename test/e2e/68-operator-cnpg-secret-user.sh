@@ -49,16 +49,11 @@ EOF
 run owner cn | env_apply -
 
 # until a result names the role, status says where it comes from, never a guessed name
-first_user() { # NAME: the first status.targetUser written
-    local u="" deadline=$((SECONDS + 60))
-    while [ -z "$u" ]; do
-        u="$(env_status "$1" .status.targetUser)"
-        [ "$SECONDS" -lt "$deadline" ] || { env_dump_run "$1"; fail "$1: status.targetUser never set"; }
-        [ -n "$u" ] || sleep 0.1
-    done
-    echo "$u"
+user_set() { # NAME: sets first to status.targetUser; true once it is written
+    first="$(env_status "$1" .status.targetUser)"
+    [ -n "$first" ]
 }
-first="$(first_user owner)"
+env_wait_for "owner's status.targetUser" 60 user_set owner
 [ "$first" = "from Secret cn-app" ] || fail "status.targetUser before any result: '$first', want 'from Secret cn-app'"
 
 env_wait_phase owner Succeeded 120
@@ -86,7 +81,7 @@ note "cnpg cn: PGUSER from cn-app/username, tables owned by $owner, status.targe
 
 # target.user beside cnpg: the override wins over the Secret's username (app, no such role here)
 run override ov bench | env_apply -
-first="$(first_user override)"
+env_wait_for "override's status.targetUser" 60 user_set override
 [ "$first" = bench ] || fail "override: status.targetUser '$first' at the start, want bench"
 env_wait_phase override Succeeded 120
 [ "$(env_status override .status.targetUser)" = bench ] || fail "override: targetUser $(env_status override .status.targetUser)"

@@ -47,14 +47,15 @@ env_free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# env_wait_for "what" timeout_s command...: polls the command every 0.2 s until it succeeds.
+# env_wait_for "what" timeout_s command...: polls the command every $ENV_POLL s (default 0.2)
+# until it succeeds.
 env_wait_for() {
     local what="$1" timeout="$2"
     shift 2
     local deadline=$((SECONDS + timeout))
     until "$@" >/dev/null 2>&1; do
         [ "$SECONDS" -lt "$deadline" ] || fail "timed out after ${timeout}s waiting for $what"
-        sleep 0.2
+        sleep "${ENV_POLL:-0.2}"
     done
 }
 
@@ -329,8 +330,8 @@ env_dump_run() {
 # env_wait_phase NAME PHASE [TIMEOUT]: polls BenchmarkRun NAME (NAMESPACE/NAME; ENV_KIND=bsw for a
 # sweep) until its phase is PHASE (within TIMEOUT s, default 120); fails with env_dump_run on
 # timeout or when it ends in another terminal phase (Succeeded, Failed, Stopped) for the current
-# generation (a Failed run whose spec was just fixed is waited on). Sets ENV_PHASES: the phases it
-# saw, in order.
+# generation (a Failed run whose spec was just fixed is waited on). Polls every $ENV_POLL s
+# (default 0.3). Sets ENV_PHASES: the phases it saw, in order.
 env_wait_phase() {
     local name="$1" want="$2" timeout="${3:-120}" p gen
     local deadline=$((SECONDS + timeout))
@@ -349,6 +350,6 @@ env_wait_phase() {
             env_dump_run "$name"
             fail "$name not $want after ${timeout}s (phases: $ENV_PHASES)"
         fi
-        sleep 0.3
+        sleep "${ENV_POLL:-0.3}"
     done
 }
