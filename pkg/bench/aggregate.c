@@ -232,32 +232,13 @@ static void summary_put_sums(cJSON *s, const struct sum_acc *a)
     set_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), acc_max(&a->lag_max));
 }
 
-/* The summary rows read from the merged histogram: a percentile, or (pct < 0) its max/min. */
-static const struct {
-    enum bench_field_id id;
-    double pct;
-} hist_rows[] = {
-    {BK_SUMMARY_LATENCY_P50_MS, 50},    {BK_SUMMARY_LATENCY_P90_MS, 90},
-    {BK_SUMMARY_LATENCY_P95_MS, 95},    {BK_SUMMARY_LATENCY_P99_MS, 99},
-    {BK_SUMMARY_LATENCY_P999_MS, 99.9}, {BK_SUMMARY_LATENCY_MAX_MS, -1},
-    {BK_SUMMARY_LATENCY_MIN_MS, -2},
-};
-
 /* Percentiles, max, min and count from the merged histogram, which goes in the result; all null
  * when a worker with transactions had no histogram. */
 static void summary_put_hist(cJSON *out, cJSON *s, const struct sum_acc *a)
 {
     const struct bench_hist *h = a->h;
     int have = h && a->hist_ok && a->nhist > 0 && h->count > 0;
-    for (size_t i = 0; i < sizeof(hist_rows) / sizeof(hist_rows[0]); i++) {
-        double us = NAN;
-        if (have && hist_rows[i].pct >= 0)
-            us = (double)bench_hist_percentile(h, hist_rows[i].pct);
-        else if (have)
-            us = (double)(hist_rows[i].pct == -1 ? bench_hist_max(h) : bench_hist_min(h));
-        set_num(s, bench_key(hist_rows[i].id), us / 1000.0);
-    }
-    set_num(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (double)h->count : NAN);
+    (void)bench_result_put_hist(s, have ? h : NULL);
     set_item(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
 }
 

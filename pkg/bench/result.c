@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,58 +124,228 @@ bool bench_pgbench_complete(const struct bench_pgbench_result *pg, int exit_stat
            pg->aborted_clients == 0;
 }
 
-static double us_to_ms(int64_t us)
-{
-    return (double)us / 1000.0;
-}
+/* How a row's value sits in a C struct: put_rows writes it at its key, null for NAN/negative. */
+enum put_kind {
+    PUT_NUM,       /* double */
+    PUT_INT,       /* int, as is */
+    PUT_COUNT,     /* int64_t, negative: null */
+    PUT_COUNT_INT, /* int, negative: null */
+    PUT_BOOL,      /* bool */
+    PUT_STR,       /* char *, NULL or empty: null */
+};
 
-static int summary_json(cJSON *s, const struct bench_pgbench_result *pg,
-                        const struct bench_hist *hist)
+struct put_row {
+    enum bench_field_id id;
+    enum put_kind kind;
+    size_t off; /* in the struct */
+};
+
+#define PG_ROW(id, kind, f)                                                                        \
+    {                                                                                              \
+        BK_##id, kind, offsetof(struct bench_pgbench_result, f)                                    \
+    }
+#define ST_ROW(id, kind, f)                                                                        \
+    {                                                                                              \
+        BK_##id, kind, offsetof(struct bench_pgbench_statement, f)                                 \
+    }
+#define SC_ROW(id, kind, f)                                                                        \
+    {                                                                                              \
+        BK_##id, kind, offsetof(struct bench_pgbench_script_stats, f)                              \
+    }
+#define TL_ROW(id, kind, f)                                                                        \
+    {                                                                                              \
+        BK_##id, kind, offsetof(struct bench_timeline_point, f)                                    \
+    }
+#define NROWS(rows) (sizeof(rows) / sizeof(rows[0]))
+
+static int put_rows(cJSON *o, const void *src, const struct put_row *rows, size_t n)
 {
     int rc = 0;
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_TRANSACTIONS_PROCESSED), pg->transactions);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_TRANSACTIONS_TARGET), pg->transactions_target);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_FAILED_TRANSACTIONS), pg->failed);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_FAILED_PCT), pg->failed_pct);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_SERIALIZATION_FAILURES), pg->serialization_failures);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_DEADLOCK_FAILURES), pg->deadlock_failures);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_OTHER_FAILURES), pg->other_failures);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_RETRIED), pg->retried);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_RETRIES), pg->retries);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_SKIPPED), pg->skipped);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_ABOVE_LATENCY_LIMIT), pg->above_latency_limit);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_ABORTED_CLIENTS), pg->aborted_clients);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_TPS), pg->tps);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_TPS_INCLUDING_CONNECT), pg->tps_including_connect);
-    rc = rc ? rc
-            : put_bool(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), pg->latency_includes_failures);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pg->latency_avg_ms);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pg->latency_stddev_ms);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), pg->initial_connection_ms);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_AVERAGE_CONNECTION_MS), pg->average_connection_ms);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_AVG_MS), pg->rate_lag_avg_ms);
-    rc = rc ? rc : put_num(s, KEY(SUMMARY_RATE_LIMIT_LAG_MAX_MS), pg->rate_lag_max_ms);
+    for (size_t i = 0; !rc && i < n; i++) {
+        const char *f = (const char *)src + rows[i].off;
+        const char *k = bench_key(rows[i].id);
+        switch (rows[i].kind) {
+        case PUT_NUM:
+            rc = put_num(o, k, *(const double *)(const void *)f);
+            break;
+        case PUT_INT:
+            rc = put_num(o, k, *(const int *)(const void *)f);
+            break;
+        case PUT_COUNT:
+            rc = put_count(o, k, *(const int64_t *)(const void *)f);
+            break;
+        case PUT_COUNT_INT:
+            rc = put_count(o, k, *(const int *)(const void *)f);
+            break;
+        case PUT_BOOL:
+            rc = put_bool(o, k, *(const bool *)(const void *)f);
+            break;
+        case PUT_STR:
+            rc = put_str(o, k, *(char *const *)(const void *)f);
+            break;
+        }
+    }
+    return rc;
+}
+
+/* The array key of result: one object per item of items (n of size bytes), rows from each. */
+static int put_list(cJSON *result, const char *key, const void *items, size_t n, size_t size,
+                    const struct put_row *rows, size_t nrows)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (put_item(result, key, arr))
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            return -ENOMEM;
+        cJSON_AddItemToArray(arr, o);
+        int rc = put_rows(o, (const char *)items + i * size, rows, nrows);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The summary's rows from pgbench's final report (the histogram's are bench_result_put_hist). */
+static const struct put_row summary_rows[] = {
+    PG_ROW(SUMMARY_TRANSACTIONS_PROCESSED, PUT_COUNT, transactions),
+    PG_ROW(SUMMARY_TRANSACTIONS_TARGET, PUT_COUNT, transactions_target),
+    PG_ROW(SUMMARY_FAILED_TRANSACTIONS, PUT_COUNT, failed),
+    PG_ROW(SUMMARY_FAILED_PCT, PUT_NUM, failed_pct),
+    PG_ROW(SUMMARY_SERIALIZATION_FAILURES, PUT_COUNT, serialization_failures),
+    PG_ROW(SUMMARY_DEADLOCK_FAILURES, PUT_COUNT, deadlock_failures),
+    PG_ROW(SUMMARY_OTHER_FAILURES, PUT_COUNT, other_failures),
+    PG_ROW(SUMMARY_RETRIED, PUT_COUNT, retried),
+    PG_ROW(SUMMARY_RETRIES, PUT_COUNT, retries),
+    PG_ROW(SUMMARY_SKIPPED, PUT_COUNT, skipped),
+    PG_ROW(SUMMARY_ABOVE_LATENCY_LIMIT, PUT_COUNT, above_latency_limit),
+    PG_ROW(SUMMARY_ABORTED_CLIENTS, PUT_INT, aborted_clients),
+    PG_ROW(SUMMARY_TPS, PUT_NUM, tps),
+    PG_ROW(SUMMARY_TPS_INCLUDING_CONNECT, PUT_NUM, tps_including_connect),
+    PG_ROW(SUMMARY_LATENCY_INCLUDES_FAILURES, PUT_BOOL, latency_includes_failures),
+    PG_ROW(SUMMARY_LATENCY_AVG_MS, PUT_NUM, latency_avg_ms),
+    PG_ROW(SUMMARY_LATENCY_STDDEV_MS, PUT_NUM, latency_stddev_ms),
+    PG_ROW(SUMMARY_INITIAL_CONNECTION_MS, PUT_NUM, initial_connection_ms),
+    PG_ROW(SUMMARY_AVERAGE_CONNECTION_MS, PUT_NUM, average_connection_ms),
+    PG_ROW(SUMMARY_RATE_LIMIT_LAG_AVG_MS, PUT_NUM, rate_lag_avg_ms),
+    PG_ROW(SUMMARY_RATE_LIMIT_LAG_MAX_MS, PUT_NUM, rate_lag_max_ms),
+};
+
+static const struct put_row statement_rows[] = {
+    ST_ROW(STATEMENTS_SCRIPT, PUT_INT, script),
+    ST_ROW(STATEMENTS_COMMAND, PUT_STR, command),
+    ST_ROW(STATEMENTS_LATENCY_MS, PUT_NUM, latency_ms),
+    ST_ROW(STATEMENTS_FAILURES, PUT_COUNT, failures),
+    ST_ROW(STATEMENTS_RETRIES, PUT_COUNT, retries),
+};
+
+static const struct put_row script_rows[] = {
+    SC_ROW(SCRIPTS_SCRIPT, PUT_INT, script),
+    SC_ROW(SCRIPTS_NAME, PUT_STR, name),
+    SC_ROW(SCRIPTS_WEIGHT, PUT_COUNT_INT, weight),
+    SC_ROW(SCRIPTS_TRANSACTIONS_PROCESSED, PUT_COUNT, transactions),
+    SC_ROW(SCRIPTS_FAILED_TRANSACTIONS, PUT_COUNT, failed),
+    SC_ROW(SCRIPTS_TPS, PUT_NUM, tps),
+    SC_ROW(SCRIPTS_LATENCY_AVG_MS, PUT_NUM, latency_avg_ms),
+    SC_ROW(SCRIPTS_LATENCY_STDDEV_MS, PUT_NUM, latency_stddev_ms),
+};
+
+static const struct put_row timeline_rows[] = {
+    TL_ROW(TIMELINE_T, PUT_NUM, t),
+    TL_ROW(TIMELINE_TPS, PUT_NUM, tps),
+    TL_ROW(TIMELINE_LATENCY_MS, PUT_NUM, latency_ms),
+    TL_ROW(TIMELINE_STDDEV_MS, PUT_NUM, stddev_ms),
+    TL_ROW(TIMELINE_FAILED, PUT_COUNT, failed),
+    TL_ROW(TIMELINE_LAG_MS, PUT_NUM, lag_ms),
+    TL_ROW(TIMELINE_SKIPPED, PUT_COUNT, skipped),
+    TL_ROW(TIMELINE_RETRIED, PUT_COUNT, retried),
+    TL_ROW(TIMELINE_RETRIES, PUT_COUNT, retries),
+};
+
+/* The summary rows read from a latency histogram: a percentile, or (pct < 0) its max/min. */
+static const struct {
+    enum bench_field_id id;
+    double pct;
+} hist_rows[] = {
+    {BK_SUMMARY_LATENCY_P50_MS, 50},    {BK_SUMMARY_LATENCY_P90_MS, 90},
+    {BK_SUMMARY_LATENCY_P95_MS, 95},    {BK_SUMMARY_LATENCY_P99_MS, 99},
+    {BK_SUMMARY_LATENCY_P999_MS, 99.9}, {BK_SUMMARY_LATENCY_MAX_MS, -1},
+    {BK_SUMMARY_LATENCY_MIN_MS, -2},
+};
+
+int bench_result_put_hist(cJSON *summary, const struct bench_hist *hist)
+{
     int have = hist && hist->count > 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < NROWS(hist_rows); i++) {
+        double us = NAN;
+        if (have && hist_rows[i].pct >= 0)
+            us = (double)bench_hist_percentile(hist, hist_rows[i].pct);
+        else if (have)
+            us = (double)(hist_rows[i].pct == -1 ? bench_hist_max(hist) : bench_hist_min(hist));
+        rc = put_num(summary, bench_key(hist_rows[i].id), us / 1000.0);
+    }
+    return rc ? rc
+              : put_count(summary, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (int64_t)hist->count : -1);
+}
+
+/* What the run's options say, for the config fields pgbench's report does not print: -1, NULL or
+ * NAN when unknown (no options). */
+struct run_cfg {
+    int clients, threads, duration;
+    int64_t per_client, max_tries;
+    const char *mode;
+    double rate, latency_limit_ms;
+};
+
+static struct run_cfg run_cfg(const struct bench_pgbench_run_opts *run)
+{
+    struct run_cfg d = {-1, -1, -1, -1, -1, NULL, NAN, NAN};
+    if (!run)
+        return d;
+    d.clients = run->clients;
+    d.threads = run->threads > run->clients ? run->clients : run->threads;
+    d.duration = run->duration_s > 0 ? run->duration_s : -1;
+    d.per_client = run->transactions > 0 ? run->transactions : -1;
+    /* pgbench prints no "maximum number of tries" for --max-tries=0 (unlimited): 0 from the
+     * options then; not given and not printed (pgbench < 15) stays null */
+    d.max_tries = run->max_tries >= 0 ? run->max_tries : -1;
+    d.mode = bench_protocol_name(run->protocol);
+    d.rate = run->rate > 0 ? run->rate : NAN;
+    d.latency_limit_ms = run->latency_limit_ms > 0 ? run->latency_limit_ms : NAN;
+    return d;
+}
+
+/* What pgbench printed wins over the options. */
+static void printed_wins(struct run_cfg *d, const struct bench_pgbench_result *pg)
+{
+    if (pg->clients >= 0)
+        d->clients = pg->clients;
+    if (pg->threads >= 0)
+        d->threads = pg->threads;
+    if (pg->duration_s >= 0)
+        d->duration = pg->duration_s;
+    if (pg->transactions_per_client >= 0)
+        d->per_client = pg->transactions_per_client;
+    if (pg->max_tries >= 0)
+        d->max_tries = pg->max_tries;
+    if (pg->query_mode[0])
+        d->mode = pg->query_mode;
+    if (isfinite(pg->latency_limit_ms))
+        d->latency_limit_ms = pg->latency_limit_ms;
+}
+
+/* The switches only the options know. */
+static int put_run_switches(cJSON *c, const struct bench_pgbench_run_opts *run)
+{
+    int rc = put_bool(c, KEY(PGBENCH_CONNECT), run->connect);
+    rc = rc ? rc : put_bool(c, KEY(PGBENCH_NO_VACUUM), run->no_vacuum);
+    rc = rc ? rc : put_bool(c, KEY(PGBENCH_FAILURES_DETAILED), run->failures_detailed);
+    rc = rc ? rc : put_bool(c, KEY(PGBENCH_PER_STATEMENT), run->per_statement);
     rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P50_MS),
-                      have ? us_to_ms(bench_hist_percentile(hist, 50)) : NAN);
-    rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P90_MS),
-                      have ? us_to_ms(bench_hist_percentile(hist, 90)) : NAN);
-    rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P95_MS),
-                      have ? us_to_ms(bench_hist_percentile(hist, 95)) : NAN);
-    rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P99_MS),
-                      have ? us_to_ms(bench_hist_percentile(hist, 99)) : NAN);
-    rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_P999_MS),
-                      have ? us_to_ms(bench_hist_percentile(hist, 99.9)) : NAN);
-    rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_MAX_MS), have ? us_to_ms(bench_hist_max(hist)) : NAN);
-    rc = rc ? rc
-            : put_num(s, KEY(SUMMARY_LATENCY_MIN_MS), have ? us_to_ms(bench_hist_min(hist)) : NAN);
-    rc = rc ? rc : put_count(s, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (int64_t)hist->count : -1);
+            : put_count(c, KEY(PGBENCH_PROGRESS_SECONDS),
+                        run->progress_s > 0 ? run->progress_s : -1);
     return rc;
 }
 
@@ -184,26 +355,9 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
     cJSON *c = cJSON_CreateObject();
     if (!c)
         return NULL;
-    int clients = pg->clients >= 0 ? pg->clients : run ? run->clients : -1;
-    int threads = pg->threads >= 0 ? pg->threads
-                  : run            ? (run->threads > run->clients ? run->clients : run->threads)
-                                   : -1;
-    int duration = pg->duration_s >= 0          ? pg->duration_s
-                   : run && run->duration_s > 0 ? run->duration_s
-                                                : -1;
-    int64_t per_client = pg->transactions_per_client >= 0 ? pg->transactions_per_client
-                         : run && run->transactions > 0   ? run->transactions
-                                                          : -1;
-    /* pgbench prints no "maximum number of tries" for --max-tries=0 (unlimited): 0 from the
-     * options then; not given and not printed (pgbench < 15) stays null */
-    int64_t max_tries = pg->max_tries >= 0           ? pg->max_tries
-                        : run && run->max_tries >= 0 ? run->max_tries
-                                                     : -1;
-    const char *mode = pg->query_mode[0] ? pg->query_mode
-                       : run             ? bench_protocol_name(run->protocol)
-                                         : NULL;
-    int rc = 0;
-    rc = rc ? rc : put_str(c, KEY(PGBENCH_VERSION), pg->version);
+    struct run_cfg v = run_cfg(run);
+    printed_wins(&v, pg);
+    int rc = put_str(c, KEY(PGBENCH_VERSION), pg->version);
     rc = rc ? rc
             : put_str(c, KEY(PGBENCH_SERVER_VERSION),
                       pg->server_version[0] ? pg->server_version : NULL);
@@ -211,32 +365,37 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
     rc = rc ? rc : put_count(c, KEY(PGBENCH_SCALE_FACTOR), pg->scale_factor);
     rc = rc ? rc : put_str(c, KEY(PGBENCH_PARTITION_METHOD), pg->partition_method);
     rc = rc ? rc : put_count(c, KEY(PGBENCH_PARTITIONS), pg->partitions);
-    rc = rc ? rc : put_str(c, KEY(PGBENCH_QUERY_MODE), mode);
-    rc = rc ? rc : put_count(c, KEY(PGBENCH_CLIENTS), clients);
-    rc = rc ? rc : put_count(c, KEY(PGBENCH_THREADS), threads);
-    rc = rc ? rc : put_count(c, KEY(PGBENCH_DURATION_SECONDS), duration);
-    rc = rc ? rc : put_count(c, KEY(PGBENCH_TRANSACTIONS_PER_CLIENT), per_client);
-    rc = rc ? rc : put_count(c, KEY(PGBENCH_MAX_TRIES), max_tries);
-    rc = rc ? rc : put_num(c, KEY(PGBENCH_RATE), run && run->rate > 0 ? run->rate : NAN);
-    rc = rc ? rc
-            : put_num(c, KEY(PGBENCH_LATENCY_LIMIT_MS),
-                      isfinite(pg->latency_limit_ms)     ? pg->latency_limit_ms
-                      : run && run->latency_limit_ms > 0 ? run->latency_limit_ms
-                                                         : NAN);
-    if (run) {
-        rc = rc ? rc : put_bool(c, KEY(PGBENCH_CONNECT), run->connect);
-        rc = rc ? rc : put_bool(c, KEY(PGBENCH_NO_VACUUM), run->no_vacuum);
-        rc = rc ? rc : put_bool(c, KEY(PGBENCH_FAILURES_DETAILED), run->failures_detailed);
-        rc = rc ? rc : put_bool(c, KEY(PGBENCH_PER_STATEMENT), run->per_statement);
-        rc = rc ? rc
-                : put_count(c, KEY(PGBENCH_PROGRESS_SECONDS),
-                            run->progress_s > 0 ? run->progress_s : -1);
-    }
+    rc = rc ? rc : put_str(c, KEY(PGBENCH_QUERY_MODE), v.mode);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_CLIENTS), v.clients);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_THREADS), v.threads);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_DURATION_SECONDS), v.duration);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_TRANSACTIONS_PER_CLIENT), v.per_client);
+    rc = rc ? rc : put_count(c, KEY(PGBENCH_MAX_TRIES), v.max_tries);
+    rc = rc ? rc : put_num(c, KEY(PGBENCH_RATE), v.rate);
+    rc = rc ? rc : put_num(c, KEY(PGBENCH_LATENCY_LIMIT_MS), v.latency_limit_ms);
+    if (run && !rc)
+        rc = put_run_switches(c, run);
     if (rc) {
         cJSON_Delete(c);
         return NULL;
     }
     return c;
+}
+
+/* pgbench's error lines, and what the caps dropped. */
+static int put_pgbench_errors(cJSON *result, const struct bench_pgbench_result *pg)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < pg->nerrors; i++)
+        rc = bench_result_add_error(result, pg->errors[i]);
+    if (!rc && (pg->errors_dropped || pg->statements_dropped || pg->timeline_dropped)) {
+        cJSON *d = cJSON_CreateObject();
+        rc = put_item(result, KEY(DROPPED), d);
+        rc = rc ? rc : put_num(d, KEY(DROPPED_ERRORS), (double)pg->errors_dropped);
+        rc = rc ? rc : put_num(d, KEY(DROPPED_STATEMENTS), (double)pg->statements_dropped);
+        rc = rc ? rc : put_num(d, KEY(DROPPED_TIMELINE), (double)pg->timeline_dropped);
+    }
+    return rc;
 }
 
 int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *pg,
@@ -249,82 +408,24 @@ int bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *p
     cJSON *s = cJSON_CreateObject();
     if (put_item(result, KEY(SUMMARY), s))
         return -ENOMEM;
-    rc = summary_json(s, pg, hist);
+    rc = put_rows(s, pg, summary_rows, NROWS(summary_rows));
+    rc = rc ? rc : bench_result_put_hist(s, hist);
+    rc = rc ? rc
+            : put_list(result, KEY(STATEMENTS), pg->statements, pg->nstatements,
+                       sizeof(*pg->statements), statement_rows, NROWS(statement_rows));
+    rc = rc ? rc
+            : put_list(result, KEY(SCRIPTS), pg->scripts, pg->nscripts, sizeof(*pg->scripts),
+                       script_rows, NROWS(script_rows));
+    rc = rc ? rc
+            : put_list(result, KEY(TIMELINE), pg->timeline, pg->ntimeline, sizeof(*pg->timeline),
+                       timeline_rows, NROWS(timeline_rows));
     if (rc)
         return rc;
-
-    cJSON *st = cJSON_CreateArray();
-    if (put_item(result, KEY(STATEMENTS), st))
-        return -ENOMEM;
-    for (size_t i = 0; i < pg->nstatements; i++) {
-        const struct bench_pgbench_statement *x = &pg->statements[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            return -ENOMEM;
-        cJSON_AddItemToArray(st, o);
-        rc = rc ? rc : put_num(o, KEY(STATEMENTS_SCRIPT), x->script);
-        rc = rc ? rc : put_str(o, KEY(STATEMENTS_COMMAND), x->command);
-        rc = rc ? rc : put_num(o, KEY(STATEMENTS_LATENCY_MS), x->latency_ms);
-        rc = rc ? rc : put_count(o, KEY(STATEMENTS_FAILURES), x->failures);
-        rc = rc ? rc : put_count(o, KEY(STATEMENTS_RETRIES), x->retries);
-        if (rc)
-            return rc;
-    }
-    cJSON *sc = cJSON_CreateArray();
-    if (put_item(result, KEY(SCRIPTS), sc))
-        return -ENOMEM;
-    for (size_t i = 0; i < pg->nscripts; i++) {
-        const struct bench_pgbench_script_stats *x = &pg->scripts[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            return -ENOMEM;
-        cJSON_AddItemToArray(sc, o);
-        rc = rc ? rc : put_num(o, KEY(SCRIPTS_SCRIPT), x->script);
-        rc = rc ? rc : put_str(o, KEY(SCRIPTS_NAME), x->name);
-        rc = rc ? rc : put_count(o, KEY(SCRIPTS_WEIGHT), x->weight);
-        rc = rc ? rc : put_count(o, KEY(SCRIPTS_TRANSACTIONS_PROCESSED), x->transactions);
-        rc = rc ? rc : put_count(o, KEY(SCRIPTS_FAILED_TRANSACTIONS), x->failed);
-        rc = rc ? rc : put_num(o, KEY(SCRIPTS_TPS), x->tps);
-        rc = rc ? rc : put_num(o, KEY(SCRIPTS_LATENCY_AVG_MS), x->latency_avg_ms);
-        rc = rc ? rc : put_num(o, KEY(SCRIPTS_LATENCY_STDDEV_MS), x->latency_stddev_ms);
-        if (rc)
-            return rc;
-    }
-    cJSON *tl = cJSON_CreateArray();
-    if (put_item(result, KEY(TIMELINE), tl))
-        return -ENOMEM;
-    for (size_t i = 0; i < pg->ntimeline; i++) {
-        const struct bench_timeline_point *x = &pg->timeline[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            return -ENOMEM;
-        cJSON_AddItemToArray(tl, o);
-        rc = rc ? rc : put_num(o, KEY(TIMELINE_T), x->t);
-        rc = rc ? rc : put_num(o, KEY(TIMELINE_TPS), x->tps);
-        rc = rc ? rc : put_num(o, KEY(TIMELINE_LATENCY_MS), x->latency_ms);
-        rc = rc ? rc : put_num(o, KEY(TIMELINE_STDDEV_MS), x->stddev_ms);
-        rc = rc ? rc : put_count(o, KEY(TIMELINE_FAILED), x->failed);
-        rc = rc ? rc : put_num(o, KEY(TIMELINE_LAG_MS), x->lag_ms);
-        rc = rc ? rc : put_count(o, KEY(TIMELINE_SKIPPED), x->skipped);
-        rc = rc ? rc : put_count(o, KEY(TIMELINE_RETRIED), x->retried);
-        rc = rc ? rc : put_count(o, KEY(TIMELINE_RETRIES), x->retries);
-        if (rc)
-            return rc;
-    }
     if (hist && hist->count > 0)
         rc = put_item(result, KEY(HISTOGRAM), bench_hist_to_json(hist));
     else
         rc = put_item(result, KEY(HISTOGRAM), cJSON_CreateNull());
-    for (size_t i = 0; !rc && i < pg->nerrors; i++)
-        rc = bench_result_add_error(result, pg->errors[i]);
-    if (!rc && (pg->errors_dropped || pg->statements_dropped || pg->timeline_dropped)) {
-        cJSON *d = cJSON_CreateObject();
-        rc = put_item(result, KEY(DROPPED), d);
-        rc = rc ? rc : put_num(d, KEY(DROPPED_ERRORS), (double)pg->errors_dropped);
-        rc = rc ? rc : put_num(d, KEY(DROPPED_STATEMENTS), (double)pg->statements_dropped);
-        rc = rc ? rc : put_num(d, KEY(DROPPED_TIMELINE), (double)pg->timeline_dropped);
-    }
-    return rc;
+    return rc ? rc : put_pgbench_errors(result, pg);
 }
 
 int bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio)
@@ -484,42 +585,35 @@ static void compact_copy(cJSON *dst, const cJSON *src, const char *list)
     }
 }
 
-char *bench_result_compact(const cJSON *result, size_t limit)
+/* The optional top-level sections of the compact rows, the table's last first, dropped from c
+ * until it prints shorter than limit (only pathological inputs need this). Returns 0 with the
+ * printed form in *out, -E2BIG when even the base does not fit, or -ENOMEM. */
+static int compact_fit(cJSON *c, size_t limit, char **out)
 {
-    if (limit < 256)
-        limit = 256;
-    cJSON *c = cJSON_CreateObject();
-    char *out = NULL;
-    if (!c)
-        return NULL;
-    compact_copy(c, result, NULL);
-    cJSON_AddBoolToObject(c, KEY(TRUNCATED), false);
-    cJSON *errs = cJSON_AddArrayToObject(c, KEY(ERRORS));
-
-    /* Drop optional sections, the table's last first, until the base fits (only pathological
-     * inputs get here). */
     size_t di = bench_nfields;
     for (;;) {
-        out = cJSON_PrintUnformatted(c);
-        if (!out)
-            goto out;
+        *out = cJSON_PrintUnformatted(c);
+        if (!*out)
+            return -ENOMEM;
         while (di > 0 &&
                !(bench_fields[di - 1].compact && bench_fields[di - 1].type == BF_SECTION &&
                  !strchr(bench_fields[di - 1].path, '.')))
             di--;
-        if (strlen(out) < limit || di == 0)
-            break;
-        free(out);
-        out = NULL;
+        if (strlen(*out) < limit)
+            return 0;
+        free(*out);
+        *out = NULL;
+        if (di == 0)
+            return -E2BIG; /* strings inside still too long */
         cJSON_DeleteItemFromObjectCaseSensitive(c, bench_fields[--di].path);
         cJSON_ReplaceItemInObjectCaseSensitive(c, KEY(TRUNCATED), cJSON_CreateTrue());
     }
-    if (strlen(out) >= limit) { /* strings inside still too long: minimal object */
-        free(out);
-        out = NULL;
-        goto minimal;
-    }
-    /* Add errors (each cut to 240 bytes) while they fit. */
+}
+
+/* Adds result's errors (each cut to 240 bytes) to c's errs while c prints shorter than limit;
+ * truncated when some did not fit. Returns the printed form (out, or a newer one). */
+static char *compact_errors(cJSON *c, cJSON *errs, const cJSON *result, char *out, size_t limit)
+{
     const cJSON *errors = bench_get(result, BK_ERRORS), *e;
     int total = cJSON_GetArraySize(errors), added = 0;
     cJSON_ArrayForEach(e, errors)
@@ -527,9 +621,7 @@ char *bench_result_compact(const cJSON *result, size_t limit)
         if (!cJSON_IsString(e))
             continue;
         char *msg = bench__strndup_clean(e->valuestring, strlen(e->valuestring), 240);
-        if (!msg)
-            break;
-        cJSON *item = cJSON_CreateString(msg);
+        cJSON *item = msg ? cJSON_CreateString(msg) : NULL;
         free(msg);
         if (!item)
             break;
@@ -554,23 +646,40 @@ char *bench_result_compact(const cJSON *result, size_t limit)
             free(next);
         }
     }
-    goto out;
-minimal:
-    cJSON_Delete(c);
-    c = NULL;
-    {
-        cJSON *m = cJSON_CreateObject();
-        double ec = bench_num(result, BK_EXIT_CODE);
-        if (m && cJSON_AddNumberToObject(m, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION) &&
-            cJSON_AddBoolToObject(m, KEY(COMPLETE), cJSON_IsTrue(bench_get(result, BK_COMPLETE))) &&
-            cJSON_AddNumberToObject(m, KEY(EXIT_CODE), isfinite(ec) ? (int)ec : 1) &&
-            cJSON_AddTrueToObject(m, KEY(TRUNCATED)))
-            out = cJSON_PrintUnformatted(m);
-        cJSON_Delete(m);
-    }
-out:
-    cJSON_Delete(c);
     return out;
+}
+
+/* When nothing else fits: schemaVersion, complete, exitCode, truncated. */
+static char *compact_minimal(const cJSON *result)
+{
+    char *out = NULL;
+    cJSON *m = cJSON_CreateObject();
+    double ec = bench_num(result, BK_EXIT_CODE);
+    if (m && cJSON_AddNumberToObject(m, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION) &&
+        cJSON_AddBoolToObject(m, KEY(COMPLETE), cJSON_IsTrue(bench_get(result, BK_COMPLETE))) &&
+        cJSON_AddNumberToObject(m, KEY(EXIT_CODE), isfinite(ec) ? (int)ec : 1) &&
+        cJSON_AddTrueToObject(m, KEY(TRUNCATED)))
+        out = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    return out;
+}
+
+char *bench_result_compact(const cJSON *result, size_t limit)
+{
+    if (limit < 256)
+        limit = 256;
+    cJSON *c = cJSON_CreateObject();
+    if (!c)
+        return NULL;
+    compact_copy(c, result, NULL);
+    cJSON_AddBoolToObject(c, KEY(TRUNCATED), false);
+    cJSON *errs = cJSON_AddArrayToObject(c, KEY(ERRORS));
+    char *out = NULL;
+    int rc = compact_fit(c, limit, &out);
+    if (!rc)
+        out = compact_errors(c, errs, result, out, limit);
+    cJSON_Delete(c);
+    return rc == -E2BIG ? compact_minimal(result) : out;
 }
 
 /* ---- human summary ---- */
@@ -582,76 +691,82 @@ static int hnum(struct buf *h, const char *label, double v, const char *unit)
     return 0;
 }
 
-char *bench_result_human(const cJSON *result)
+/* A number of result, when it is there: before, the number with prec decimals, after. */
+static int hopt(struct buf *h, const cJSON *result, const char *before, int prec,
+                enum bench_field_id id, const char *after)
 {
-    struct buf h = BUF_INIT(0);
-    int oom = 0;
-    const cJSON *kind = bench_get(result, BK_KIND);
-    const cJSON *complete = bench_get(result, BK_COMPLETE);
-    const cJSON *cfg = bench_get(result, BK_PGBENCH);
-    const cJSON *s = bench_get(result, BK_SUMMARY);
-    oom |= buf_printf(
-        &h, "%s: %s (exit code %d)\n", cJSON_IsString(kind) ? kind->valuestring : "result",
-        cJSON_IsTrue(complete) ? "complete" : "INCOMPLETE",
-        isfinite(bench_num(result, BK_EXIT_CODE)) ? (int)bench_num(result, BK_EXIT_CODE) : -1);
-    if (cJSON_IsObject(cfg)) {
-        const cJSON *tt = bench_get(result, BK_PGBENCH_TRANSACTION_TYPE);
-        const cJSON *ver = bench_get(result, BK_PGBENCH_VERSION);
-        oom |= buf_printf(&h, "pgbench %s: %s", cJSON_IsString(ver) ? ver->valuestring : "?",
-                          cJSON_IsString(tt) ? tt->valuestring : "?");
-        if (isfinite(bench_num(result, BK_PGBENCH_SCALE_FACTOR)))
-            oom |= buf_printf(&h, ", scale %.0f", bench_num(result, BK_PGBENCH_SCALE_FACTOR));
-        if (isfinite(bench_num(result, BK_PGBENCH_CLIENTS)))
-            oom |= buf_printf(&h, ", %.0f clients", bench_num(result, BK_PGBENCH_CLIENTS));
-        if (isfinite(bench_num(result, BK_PGBENCH_THREADS)))
-            oom |= buf_printf(&h, ", %.0f threads", bench_num(result, BK_PGBENCH_THREADS));
-        if (isfinite(bench_num(result, BK_PGBENCH_DURATION_SECONDS)))
-            oom |= buf_printf(&h, ", %.0f s", bench_num(result, BK_PGBENCH_DURATION_SECONDS));
-        oom |= buf_printf(&h, "\n");
-    }
-    if (cJSON_IsObject(s)) {
-        oom |= buf_printf(&h, "transactions %.0f",
-                          isfinite(bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED))
-                              ? bench_num(result, BK_SUMMARY_TRANSACTIONS_PROCESSED)
-                              : 0);
-        if (isfinite(bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS)))
-            oom |=
-                buf_printf(&h, ", failed %.0f", bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS));
-        else
-            oom |= buf_printf(&h, ", failed n/a (pgbench < 15)");
-        oom |= buf_printf(&h, ", aborted clients %.0f",
-                          isfinite(bench_num(result, BK_SUMMARY_ABORTED_CLIENTS))
-                              ? bench_num(result, BK_SUMMARY_ABORTED_CLIENTS)
-                              : 0);
-        if (isfinite(bench_num(result, BK_SUMMARY_RETRIED)))
-            oom |= buf_printf(&h, ", retried %.0f", bench_num(result, BK_SUMMARY_RETRIED));
-        if (isfinite(bench_num(result, BK_SUMMARY_SKIPPED)))
-            oom |= buf_printf(&h, ", skipped %.0f", bench_num(result, BK_SUMMARY_SKIPPED));
-        oom |= buf_printf(&h, "\n");
-        if (isfinite(bench_num(result, BK_SUMMARY_TPS)))
-            oom |= buf_printf(&h, "tps %.3f\n", bench_num(result, BK_SUMMARY_TPS));
-        oom |= buf_printf(&h, "latency ms:");
-        oom |= hnum(&h, "avg", bench_num(result, BK_SUMMARY_LATENCY_AVG_MS), "");
-        oom |= hnum(&h, "stddev", bench_num(result, BK_SUMMARY_LATENCY_STDDEV_MS), "");
-        oom |= hnum(&h, "p50", bench_num(result, BK_SUMMARY_LATENCY_P50_MS), "");
-        oom |= hnum(&h, "p90", bench_num(result, BK_SUMMARY_LATENCY_P90_MS), "");
-        oom |= hnum(&h, "p95", bench_num(result, BK_SUMMARY_LATENCY_P95_MS), "");
-        oom |= hnum(&h, "p99", bench_num(result, BK_SUMMARY_LATENCY_P99_MS), "");
-        oom |= hnum(&h, "p99.9", bench_num(result, BK_SUMMARY_LATENCY_P999_MS), "");
-        oom |= hnum(&h, "max", bench_num(result, BK_SUMMARY_LATENCY_MAX_MS), "");
-        oom |= buf_printf(&h, "\n");
-        if (isfinite(bench_num(result, BK_SUMMARY_INITIAL_CONNECTION_MS)))
-            oom |= buf_printf(&h, "initial connection time %.3f ms\n",
-                              bench_num(result, BK_SUMMARY_INITIAL_CONNECTION_MS));
-    }
-    const cJSON *init = bench_get(result, BK_INIT);
-    if (cJSON_IsObject(init)) {
-        const cJSON *reason = bench_get(result, BK_INIT_REASON);
-        oom |= buf_printf(&h, "init: scale %.0f%s\n", bench_num(result, BK_INIT_SCALE),
-                          cJSON_IsTrue(bench_get(result, BK_INIT_SKIPPED)) ? ", skipped" : "");
-        if (cJSON_IsString(reason))
-            oom |= buf_printf(&h, "  %s\n", reason->valuestring);
-    }
+    double v = bench_num(result, id);
+    return isfinite(v) ? buf_printf(h, "%s%.*f%s", before, prec, v, after) : 0;
+}
+
+/* A count of result, 0 when absent. */
+static double count_or_0(const cJSON *result, enum bench_field_id id)
+{
+    double v = bench_num(result, id);
+    return isfinite(v) ? v : 0;
+}
+
+/* "pgbench 16.4: <builtin: TPC-B (sort of)>, scale 10, 8 clients, 2 threads, 60 s" */
+static int human_config(struct buf *h, const cJSON *result)
+{
+    const cJSON *tt = bench_get(result, BK_PGBENCH_TRANSACTION_TYPE);
+    const cJSON *ver = bench_get(result, BK_PGBENCH_VERSION);
+    int oom = buf_printf(h, "pgbench %s: %s", cJSON_IsString(ver) ? ver->valuestring : "?",
+                         cJSON_IsString(tt) ? tt->valuestring : "?");
+    oom |= hopt(h, result, ", scale ", 0, BK_PGBENCH_SCALE_FACTOR, "");
+    oom |= hopt(h, result, ", ", 0, BK_PGBENCH_CLIENTS, " clients");
+    oom |= hopt(h, result, ", ", 0, BK_PGBENCH_THREADS, " threads");
+    oom |= hopt(h, result, ", ", 0, BK_PGBENCH_DURATION_SECONDS, " s");
+    return oom | buf_printf(h, "\n");
+}
+
+/* The latency line's fields, in order. */
+static const struct {
+    const char *label;
+    enum bench_field_id id;
+} human_latency[] = {
+    {"avg", BK_SUMMARY_LATENCY_AVG_MS},    {"stddev", BK_SUMMARY_LATENCY_STDDEV_MS},
+    {"p50", BK_SUMMARY_LATENCY_P50_MS},    {"p90", BK_SUMMARY_LATENCY_P90_MS},
+    {"p95", BK_SUMMARY_LATENCY_P95_MS},    {"p99", BK_SUMMARY_LATENCY_P99_MS},
+    {"p99.9", BK_SUMMARY_LATENCY_P999_MS}, {"max", BK_SUMMARY_LATENCY_MAX_MS},
+};
+
+/* Transactions and failures, tps, the latency line, the initial connection time. */
+static int human_summary(struct buf *h, const cJSON *result)
+{
+    int oom =
+        buf_printf(h, "transactions %.0f", count_or_0(result, BK_SUMMARY_TRANSACTIONS_PROCESSED));
+    if (isfinite(bench_num(result, BK_SUMMARY_FAILED_TRANSACTIONS)))
+        oom |= hopt(h, result, ", failed ", 0, BK_SUMMARY_FAILED_TRANSACTIONS, "");
+    else
+        oom |= buf_printf(h, ", failed n/a (pgbench < 15)");
+    oom |= buf_printf(h, ", aborted clients %.0f", count_or_0(result, BK_SUMMARY_ABORTED_CLIENTS));
+    oom |= hopt(h, result, ", retried ", 0, BK_SUMMARY_RETRIED, "");
+    oom |= hopt(h, result, ", skipped ", 0, BK_SUMMARY_SKIPPED, "");
+    oom |= buf_printf(h, "\n");
+    oom |= hopt(h, result, "tps ", 3, BK_SUMMARY_TPS, "\n");
+    oom |= buf_printf(h, "latency ms:");
+    for (size_t i = 0; i < sizeof(human_latency) / sizeof(human_latency[0]); i++)
+        oom |= hnum(h, human_latency[i].label, bench_num(result, human_latency[i].id), "");
+    oom |= buf_printf(h, "\n");
+    oom |=
+        hopt(h, result, "initial connection time ", 3, BK_SUMMARY_INITIAL_CONNECTION_MS, " ms\n");
+    return oom;
+}
+
+static int human_init(struct buf *h, const cJSON *result)
+{
+    const cJSON *reason = bench_get(result, BK_INIT_REASON);
+    int oom = buf_printf(h, "init: scale %.0f%s\n", bench_num(result, BK_INIT_SCALE),
+                         cJSON_IsTrue(bench_get(result, BK_INIT_SKIPPED)) ? ", skipped" : "");
+    if (cJSON_IsString(reason))
+        oom |= buf_printf(h, "  %s\n", reason->valuestring);
+    return oom;
+}
+
+/* One line per fio job: each direction's iops, bandwidth and clat p99, then sync p99. */
+static int human_fio(struct buf *h, const cJSON *result)
+{
     static const struct {
         const char *label;
         enum bench_field_id iops, bw, p99;
@@ -660,40 +775,68 @@ char *bench_result_human(const cJSON *result)
         {"write", BK_FIO_JOBS_WRITE_IOPS, BK_FIO_JOBS_WRITE_BW_KI_BS,
          BK_FIO_JOBS_WRITE_CLAT_US_P99},
     };
+    int oom = 0;
     const cJSON *j;
     cJSON_ArrayForEach(j, bench_get(result, BK_FIO_JOBS))
     {
         const cJSON *name = bench_get(j, BK_FIO_JOBS_NAME);
-        oom |= buf_printf(&h, "fio %s:", cJSON_IsString(name) ? name->valuestring : "?");
+        oom |= buf_printf(h, "fio %s:", cJSON_IsString(name) ? name->valuestring : "?");
         for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
             if (!isfinite(bench_num(j, dirs[i].iops)))
                 continue;
-            oom |= buf_printf(&h, " %s", dirs[i].label);
-            oom |= hnum(&h, "iops", bench_num(j, dirs[i].iops), "");
-            oom |= hnum(&h, "bw", bench_num(j, dirs[i].bw), " KiB/s");
-            oom |= hnum(&h, "clat p99", bench_num(j, dirs[i].p99), " us");
-            oom |= buf_printf(&h, ";");
+            oom |= buf_printf(h, " %s", dirs[i].label);
+            oom |= hnum(h, "iops", bench_num(j, dirs[i].iops), "");
+            oom |= hnum(h, "bw", bench_num(j, dirs[i].bw), " KiB/s");
+            oom |= hnum(h, "clat p99", bench_num(j, dirs[i].p99), " us");
+            oom |= buf_printf(h, ";");
         }
-        oom |= hnum(&h, "sync p99", bench_num(j, BK_FIO_JOBS_SYNC_P99), " us");
-        oom |= buf_printf(&h, "\n");
+        oom |= hnum(h, "sync p99", bench_num(j, BK_FIO_JOBS_SYNC_P99), " us");
+        oom |= buf_printf(h, "\n");
     }
+    return oom;
+}
+
+/* The dataset warning, Little's law, the first 10 errors. */
+static int human_checks(struct buf *h, const cJSON *result)
+{
+    int oom = 0;
     const cJSON *warn = bench_get(result, BK_CHECKS_DATASET_WARNING);
     if (cJSON_IsString(warn))
-        oom |= buf_printf(&h, "warning: %s\n", warn->valuestring);
+        oom |= buf_printf(h, "warning: %s\n", warn->valuestring);
     if (bench_get(result, BK_CHECKS_LITTLES_LAW))
-        oom |= buf_printf(&h, "Little's law: predicted %.1f tps, measured %.1f tps (%+.1f%%)\n",
+        oom |= buf_printf(h, "Little's law: predicted %.1f tps, measured %.1f tps (%+.1f%%)\n",
                           bench_num(result, BK_CHECKS_LITTLES_LAW_PREDICTED_TPS),
                           bench_num(result, BK_CHECKS_LITTLES_LAW_MEASURED_TPS),
                           bench_num(result, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT));
-    const cJSON *errors = bench_get(result, BK_ERRORS), *e;
+    const cJSON *e;
     int n = 0;
-    cJSON_ArrayForEach(e, errors)
+    cJSON_ArrayForEach(e, bench_get(result, BK_ERRORS))
     {
         if (cJSON_IsString(e) && n++ < 10)
-            oom |= buf_printf(&h, "error: %s\n", e->valuestring);
+            oom |= buf_printf(h, "error: %s\n", e->valuestring);
     }
     if (n > 10)
-        oom |= buf_printf(&h, "... %d more errors\n", n - 10);
+        oom |= buf_printf(h, "... %d more errors\n", n - 10);
+    return oom;
+}
+
+char *bench_result_human(const cJSON *result)
+{
+    struct buf h = BUF_INIT(0);
+    const cJSON *kind = bench_get(result, BK_KIND);
+    double ec = bench_num(result, BK_EXIT_CODE);
+    int oom = buf_printf(&h, "%s: %s (exit code %d)\n",
+                         cJSON_IsString(kind) ? kind->valuestring : "result",
+                         cJSON_IsTrue(bench_get(result, BK_COMPLETE)) ? "complete" : "INCOMPLETE",
+                         isfinite(ec) ? (int)ec : -1);
+    if (cJSON_IsObject(bench_get(result, BK_PGBENCH)))
+        oom |= human_config(&h, result);
+    if (cJSON_IsObject(bench_get(result, BK_SUMMARY)))
+        oom |= human_summary(&h, result);
+    if (cJSON_IsObject(bench_get(result, BK_INIT)))
+        oom |= human_init(&h, result);
+    oom |= human_fio(&h, result);
+    oom |= human_checks(&h, result);
     if (oom || !h.data) {
         buf_free(&h);
         return NULL;

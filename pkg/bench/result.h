@@ -42,6 +42,11 @@ struct bench_result_meta {
  * on ENOMEM. */
 cJSON *bench_result_new(const struct bench_result_meta *m);
 
+/* The summary rows a latency histogram gives (latencyP50Ms .. latencyP999Ms, latencyMaxMs,
+ * latencyMinMs in ms, histogramCount) into summary; null when hist is NULL or empty. Returns 0 or
+ * -ENOMEM. */
+int bench_result_put_hist(cJSON *summary, const struct bench_hist *hist);
+
 /* Adds "pgbench" (configuration), "summary", "statements", "scripts", "timeline", "histogram"
  * and the parser's error lines (appended to "errors") from a parsed run. hist (may be NULL) gives
  * the percentile fields latencyP50Ms..latencyP999Ms and latencyMaxMs; without it they are null. run
