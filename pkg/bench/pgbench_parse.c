@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,98 +391,151 @@ static int script_line(struct bench_pgbench_result *r, const char *p)
     return -EINVAL;
 }
 
+/* ---- the final report: one row per line prefix ---- */
+
+static int type_line(struct bench_pgbench_result *r, const char *p)
+{
+    bench__copy_clean(r->transaction_type, sizeof(r->transaction_type), p, strlen(p));
+    r->summary_seen = true;
+    return 0;
+}
+
+/* "N" or "N/M" (-t) */
+static int processed_line(struct bench_pgbench_result *r, const char *p)
+{
+    if (bench__int64(&p, &r->transactions))
+        return -EINVAL;
+    if (bench__take(&p, "/"))
+        return bench__int64(&p, &r->transactions_target);
+    return 0;
+}
+
+static int failed_line(struct bench_pgbench_result *r, const char *p)
+{
+    return count_pct(p, &r->failed, &r->failed_pct);
+}
+
+/* "X ms latency limit: N" */
+static int above_limit_line(struct bench_pgbench_result *r, const char *p)
+{
+    if (bench__double(&p, &r->latency_limit_ms) || !bench__take(&p, " ms latency limit: "))
+        return -EINVAL;
+    return bench__int64(&p, &r->above_latency_limit);
+}
+
+static int latency_avg_line(struct bench_pgbench_result *r, const char *p)
+{
+    if (bench__double(&p, &r->latency_avg_ms))
+        return -EINVAL;
+    if (strstr(p, "(including failures)"))
+        r->latency_includes_failures = true;
+    return 0;
+}
+
+/* "X (max Y) ms" */
+static int rate_lag_line(struct bench_pgbench_result *r, const char *p)
+{
+    double d;
+    if (bench__double(&p, &r->rate_lag_avg_ms))
+        return -EINVAL;
+    if (bench__take(&p, " (max ") && !bench__double(&p, &d))
+        r->rate_lag_max_ms = d;
+    return 0;
+}
+
+/* "X (without initial connection time)" and its older and -C forms */
+static int tps_line(struct bench_pgbench_result *r, const char *p)
+{
+    double d;
+    if (bench__double(&p, &d))
+        return -EINVAL;
+    if (!strcmp(p, " (without initial connection time)") ||
+        !strcmp(p, " (excluding connections establishing)")) {
+        r->tps = d;
+    } else if (!strcmp(p, " (including connections establishing)")) {
+        r->tps_including_connect = d;
+    } else if (!strcmp(p, " (including reconnection times)")) {
+        r->tps = d;
+        r->tps_including_connect = d;
+    } else {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* How a summary row's value is read: into the field at off, or by fn. */
+enum sum_kind { SK_TEXT, SK_INT64, SK_COUNT, SK_DOUBLE, SK_COUNT_PCT, SK_FN };
+
+struct sum_row {
+    const char *prefix;
+    enum sum_kind kind;
+    size_t off, cap; /* the field; cap for text */
+    int (*fn)(struct bench_pgbench_result *r, const char *p);
+};
+
+#define SUM_FIELD(prefix, kind, f)                                                                 \
+    {                                                                                              \
+        prefix, kind, offsetof(struct bench_pgbench_result, f),                                    \
+            sizeof(((struct bench_pgbench_result *)0)->f), NULL                                    \
+    }
+#define SUM_FN(prefix, fn)                                                                         \
+    {                                                                                              \
+        prefix, SK_FN, 0, 0, fn                                                                    \
+    }
+
+static const struct sum_row sum_rows[] = {
+    SUM_FN("transaction type: ", type_line),
+    SUM_FIELD("scaling factor: ", SK_INT64, scale_factor),
+    SUM_FIELD("partition method: ", SK_TEXT, partition_method),
+    SUM_FIELD("partitions: ", SK_INT64, partitions),
+    SUM_FIELD("query mode: ", SK_TEXT, query_mode),
+    SUM_FIELD("number of clients: ", SK_COUNT, clients),
+    SUM_FIELD("number of threads: ", SK_COUNT, threads),
+    SUM_FIELD("maximum number of tries: ", SK_INT64, max_tries),
+    SUM_FIELD("duration: ", SK_COUNT, duration_s),
+    SUM_FIELD("number of transactions per client: ", SK_INT64, transactions_per_client),
+    SUM_FN("number of transactions actually processed: ", processed_line),
+    SUM_FN("number of failed transactions: ", failed_line),
+    SUM_FIELD("number of serialization failures: ", SK_COUNT_PCT, serialization_failures),
+    SUM_FIELD("number of deadlock failures: ", SK_COUNT_PCT, deadlock_failures),
+    SUM_FIELD("number of other failures: ", SK_COUNT_PCT, other_failures),
+    SUM_FIELD("number of transactions retried: ", SK_COUNT_PCT, retried),
+    SUM_FIELD("total number of retries: ", SK_INT64, retries),
+    SUM_FIELD("number of transactions skipped: ", SK_COUNT_PCT, skipped),
+    SUM_FN("number of transactions above the ", above_limit_line),
+    SUM_FN("latency average = ", latency_avg_line),
+    SUM_FN("latency average: ", latency_avg_line),
+    SUM_FIELD("latency stddev = ", SK_DOUBLE, latency_stddev_ms),
+    SUM_FN("rate limit schedule lag: avg ", rate_lag_line),
+    SUM_FIELD("initial connection time = ", SK_DOUBLE, initial_connection_ms),
+    SUM_FIELD("average connection time = ", SK_DOUBLE, average_connection_ms),
+    SUM_FN("tps = ", tps_line),
+};
+
+/* One line of the final report, by the first row whose prefix it starts with. */
 static int summary_line(struct bench_pgbench_result *r, const char *line)
 {
-    const char *p = line;
-    double d;
-    if (bench__take(&p, "transaction type: ")) {
-        bench__copy_clean(r->transaction_type, sizeof(r->transaction_type), p, strlen(p));
-        r->summary_seen = true;
-        return 0;
-    }
-    if (bench__take(&p, "scaling factor: "))
-        return bench__int64(&p, &r->scale_factor);
-    if (bench__take(&p, "partition method: ")) {
-        bench__copy_clean(r->partition_method, sizeof(r->partition_method), p, strlen(p));
-        return 0;
-    }
-    if (bench__take(&p, "partitions: "))
-        return bench__int64(&p, &r->partitions);
-    if (bench__take(&p, "query mode: ")) {
-        bench__copy_clean(r->query_mode, sizeof(r->query_mode), p, strlen(p));
-        return 0;
-    }
-    if (bench__take(&p, "number of clients: "))
-        return bench__count(&p, &r->clients);
-    if (bench__take(&p, "number of threads: "))
-        return bench__count(&p, &r->threads);
-    if (bench__take(&p, "maximum number of tries: "))
-        return bench__int64(&p, &r->max_tries);
-    if (bench__take(&p, "duration: "))
-        return bench__count(&p, &r->duration_s);
-    if (bench__take(&p, "number of transactions per client: "))
-        return bench__int64(&p, &r->transactions_per_client);
-    if (bench__take(&p, "number of transactions actually processed: ")) {
-        if (bench__int64(&p, &r->transactions))
-            return -EINVAL;
-        if (bench__take(&p, "/"))
-            return bench__int64(&p, &r->transactions_target);
-        return 0;
-    }
-    if (bench__take(&p, "number of failed transactions: "))
-        return count_pct(p, &r->failed, &r->failed_pct);
-    if (bench__take(&p, "number of serialization failures: "))
-        return count_pct(p, &r->serialization_failures, NULL);
-    if (bench__take(&p, "number of deadlock failures: "))
-        return count_pct(p, &r->deadlock_failures, NULL);
-    if (bench__take(&p, "number of other failures: "))
-        return count_pct(p, &r->other_failures, NULL);
-    if (bench__take(&p, "number of transactions retried: "))
-        return count_pct(p, &r->retried, NULL);
-    if (bench__take(&p, "total number of retries: "))
-        return bench__int64(&p, &r->retries);
-    if (bench__take(&p, "number of transactions skipped: "))
-        return count_pct(p, &r->skipped, NULL);
-    if (bench__take(&p, "number of transactions above the ")) {
-        if (bench__double(&p, &r->latency_limit_ms) || !bench__take(&p, " ms latency limit: "))
-            return -EINVAL;
-        return bench__int64(&p, &r->above_latency_limit);
-    }
-    if (bench__take(&p, "latency average = ") || bench__take(&p, "latency average: ")) {
-        if (bench__double(&p, &r->latency_avg_ms))
-            return -EINVAL;
-        if (strstr(p, "(including failures)"))
-            r->latency_includes_failures = true;
-        return 0;
-    }
-    if (bench__take(&p, "latency stddev = "))
-        return bench__double(&p, &r->latency_stddev_ms);
-    if (bench__take(&p, "rate limit schedule lag: avg ")) {
-        if (bench__double(&p, &r->rate_lag_avg_ms))
-            return -EINVAL;
-        if (bench__take(&p, " (max ") && !bench__double(&p, &d))
-            r->rate_lag_max_ms = d;
-        return 0;
-    }
-    if (bench__take(&p, "initial connection time = "))
-        return bench__double(&p, &r->initial_connection_ms);
-    if (bench__take(&p, "average connection time = "))
-        return bench__double(&p, &r->average_connection_ms);
-    if (bench__take(&p, "tps = ")) {
-        if (bench__double(&p, &d))
-            return -EINVAL;
-        if (!strcmp(p, " (without initial connection time)") ||
-            !strcmp(p, " (excluding connections establishing)")) {
-            r->tps = d;
-        } else if (!strcmp(p, " (including connections establishing)")) {
-            r->tps_including_connect = d;
-        } else if (!strcmp(p, " (including reconnection times)")) {
-            r->tps = d;
-            r->tps_including_connect = d;
-        } else {
-            return -EINVAL;
+    for (size_t i = 0; i < sizeof(sum_rows) / sizeof(sum_rows[0]); i++) {
+        const struct sum_row *row = &sum_rows[i];
+        const char *p = line;
+        if (!bench__take(&p, row->prefix))
+            continue;
+        void *f = (char *)r + row->off;
+        switch (row->kind) {
+        case SK_TEXT:
+            bench__copy_clean(f, row->cap, p, strlen(p));
+            return 0;
+        case SK_INT64:
+            return bench__int64(&p, f);
+        case SK_COUNT:
+            return bench__count(&p, f);
+        case SK_DOUBLE:
+            return bench__double(&p, f);
+        case SK_COUNT_PCT:
+            return count_pct(p, f, NULL);
+        case SK_FN:
+            return row->fn(r, p);
         }
-        return 0;
     }
     return -EINVAL;
 }
@@ -500,6 +554,111 @@ static int parse_version(struct bench_pgbench_result *r, const char *p)
         s += 9;
         bench__copy_clean(r->server_version, sizeof(r->server_version), s, strcspn(s, " )"));
     }
+    return 0;
+}
+
+/* A row of the per-statement block while it lasts (lines that start with whitespace and parse);
+ * true when p was one (*rc set), false when the block has ended. */
+static bool statement_row(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
+                          const char *p, int *rc)
+{
+    if (!st->in_statements)
+        return false;
+    if (p[0] == ' ' || p[0] == '\t') {
+        int prc = parse_statement(r, p);
+        if (prc == 0 || prc == -ENOMEM) {
+            *rc = prc;
+            return true;
+        }
+    }
+    st->in_statements = 0;
+    return false;
+}
+
+/* Error, fatal, warning and abort lines, with or without the "pgbench: " prefix (kept in
+ * errors), and pgbench's informational lines (dropped); true when p was one (*rc set). */
+static bool error_line(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
+                       const char *p, int *rc)
+{
+    const char *q = p;
+    int prefixed = bench__take(&q, "pgbench: ");
+    int level = bench__take(&q, "error: ") || bench__take(&q, "fatal: ") ||
+                bench__take(&q, "FATAL: ") || bench__take(&q, "ERROR: ");
+    bool keep = false;
+    if (prefixed && !level &&
+        (bench__take(&q, "warning: ") || bench__take(&q, "detail: ") || bench__take(&q, "hint: ")))
+        keep = true;
+    int64_t id = keep ? -1 : aborted_client(q);
+    if (id >= 0) {
+        if (note_aborted(st, id))
+            r->aborted_clients++;
+        keep = true;
+    } else if (!keep && strstr(q, "Run was aborted")) {
+        r->run_aborted = true;
+        keep = true;
+    } else if (!keep && prefixed && !level) { /* e.g. "pgbench: setting random seed to 42" */
+        return true;
+    }
+    if (keep || level || !strncmp(p, "FATAL:", 6) || !strncmp(p, "ERROR:", 6) ||
+        !strncmp(p, "server closed the connection", 28) ||
+        !strncmp(p, "connection to server", 20)) {
+        *rc = add_error(r, p, strlen(p));
+        return true;
+    }
+    return false;
+}
+
+/* "SQL script N: name" and its " - " lines (or, before any script, a statement header); true
+ * when p was one (*rc set). */
+static bool script_lines(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
+                         const char *p, int *rc)
+{
+    const char *q = p;
+    int64_t n;
+    if (bench__take(&q, "SQL script ")) {
+        if (!bench__int64(&q, &n) && n >= 1 && n <= 1000000 && bench__take(&q, ": ")) {
+            st->cur_script = (int)(n - 1);
+            *rc = add_script(r, st->cur_script, q, strlen(q));
+        } else {
+            r->lines_unknown++;
+        }
+        return true;
+    }
+    q = p;
+    if (!bench__take(&q, " - "))
+        return false;
+    if (st->cur_script >= 0 ? script_line(r, q) : !stmt_header(st, q))
+        r->lines_unknown++;
+    return true;
+}
+
+/* One line, NUL-terminated and without its line end, by what it is. */
+static int feed_text(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
+                     const char *p)
+{
+    struct bench_timeline_point pt;
+    int rc = 0;
+    if (statement_row(r, st, p, &rc))
+        return rc;
+    if (!*p)
+        return 0;
+    if (!bench_pgbench_parse_progress(p, strlen(p), &pt))
+        return add_timeline(r, &pt);
+    if (!strncmp(p, "pgbench (", 9)) {
+        if (parse_version(r, p))
+            r->lines_unknown++;
+        return 0;
+    }
+    if (!strncmp(p, "starting vacuum", 15))
+        return 0;
+    if (error_line(r, st, p, &rc))
+        return rc;
+    if (script_lines(r, st, p, &rc))
+        return rc;
+    if (stmt_header(st, p))
+        return 0;
+    if (summary_line(r, p))
+        r->lines_unknown++;
     return 0;
 }
 
@@ -525,109 +684,18 @@ static int feed_line(struct bench_pgbench_result *r, enum bench_stream stream, c
     buf[len] = '\0';
     /* NUL bytes inside a line end it */
     r->lines++;
-
-    const char *p = buf;
-    struct bench_timeline_point pt;
-
     /* libpq's messages go on in tab-indented lines ("server closed the connection unexpectedly"
      * "\tThis probably means the server terminated abnormally" "\tbefore or while processing
      * the request."): one error, joined with single spaces */
-    if (p[0] == '\t' && *cont != ERR_NONE) {
+    if (buf[0] == '\t' && *cont != ERR_NONE) {
         if (*cont >= 0)
-            rc = continue_error(r, (size_t)*cont, p);
-        goto out_continued;
+            rc = continue_error(r, (size_t)*cont, buf);
+    } else {
+        rc = feed_text(r, st, buf);
+        *cont = r->nerrors > nerrors          ? (long)r->nerrors - 1
+                : r->errors_dropped > dropped ? ERR_DROPPED
+                                              : ERR_NONE;
     }
-
-    /* statement block continues while lines start with whitespace + number */
-    if (st->in_statements) {
-        if ((p[0] == ' ' || p[0] == '\t')) {
-            int prc = parse_statement(r, p);
-            if (prc == 0)
-                goto out;
-            if (prc == -ENOMEM) {
-                rc = prc;
-                goto out;
-            }
-        }
-        st->in_statements = 0;
-    }
-
-    if (!*p)
-        goto out;
-    if (!bench_pgbench_parse_progress(p, strlen(p), &pt)) {
-        rc = add_timeline(r, &pt);
-        goto out;
-    }
-    if (!strncmp(p, "pgbench (", 9)) {
-        if (parse_version(r, p))
-            r->lines_unknown++;
-        goto out;
-    }
-    if (!strncmp(p, "starting vacuum", 15))
-        goto out;
-
-    /* error / fatal lines (with or without the "pgbench: " prefix) */
-    {
-        const char *q = p;
-        int prefixed = bench__take(&q, "pgbench: ");
-        int level = bench__take(&q, "error: ") || bench__take(&q, "fatal: ") ||
-                    bench__take(&q, "FATAL: ") || bench__take(&q, "ERROR: ");
-        if (prefixed && !level &&
-            (bench__take(&q, "warning: ") || bench__take(&q, "detail: ") ||
-             bench__take(&q, "hint: "))) {
-            rc = add_error(r, p, strlen(p));
-            goto out;
-        }
-        int64_t id = aborted_client(q);
-        if (id >= 0) {
-            if (note_aborted(st, id))
-                r->aborted_clients++;
-            rc = add_error(r, p, strlen(p));
-            goto out;
-        }
-        if (strstr(q, "Run was aborted")) {
-            r->run_aborted = true;
-            rc = add_error(r, p, strlen(p));
-            goto out;
-        }
-        if (prefixed && !level) /* informational, e.g. "pgbench: setting random seed to 42" */
-            goto out;
-        if (level || !strncmp(p, "FATAL:", 6) || !strncmp(p, "ERROR:", 6) ||
-            !strncmp(p, "server closed the connection", 28) ||
-            !strncmp(p, "connection to server", 20)) {
-            rc = add_error(r, p, strlen(p));
-            goto out;
-        }
-    }
-
-    {
-        const char *q = p;
-        int64_t n;
-        if (bench__take(&q, "SQL script ")) {
-            if (!bench__int64(&q, &n) && n >= 1 && n <= 1000000 && bench__take(&q, ": ")) {
-                st->cur_script = (int)(n - 1);
-                rc = add_script(r, st->cur_script, q, strlen(q));
-            } else {
-                r->lines_unknown++;
-            }
-            goto out;
-        }
-        q = p;
-        if (bench__take(&q, " - ")) {
-            if (st->cur_script >= 0 ? script_line(r, q) : !stmt_header(st, q))
-                r->lines_unknown++;
-            goto out;
-        }
-    }
-    if (stmt_header(st, p))
-        goto out;
-    if (summary_line(r, p))
-        r->lines_unknown++;
-out:
-    *cont = r->nerrors > nerrors          ? (long)r->nerrors - 1
-            : r->errors_dropped > dropped ? ERR_DROPPED
-                                          : ERR_NONE;
-out_continued:
     if (buf != stackbuf)
         free(buf);
     return rc;
