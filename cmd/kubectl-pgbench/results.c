@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
 #include "plugin.h"
@@ -42,7 +43,7 @@ static void one_name(struct args *a, const char **name)
 static void get_result(struct kc *k, const cJSON *br, cJSON **out, char *note, size_t len)
 {
     const char *key = NULL, *cm = plugin_result_ref(br, &key);
-    const char *uid = ctrl_jstr(br, "metadata.uid");
+    const char *uid = util_jstr(br, "metadata.uid");
     *out = NULL;
     if (!cm) {
         (void)snprintf(note, len, "status.resultRef is not set");
@@ -58,12 +59,12 @@ static void get_result(struct kc *k, const cJSON *br, cJSON **out, char *note, s
     }
     bool owned = false;
     const cJSON *ref;
-    cJSON_ArrayForEach(ref, ctrl_jget(r.body, "metadata.ownerReferences"))
+    cJSON_ArrayForEach(ref, util_jget(r.body, "metadata.ownerReferences"))
     {
-        const char *u = ctrl_jstr(ref, "uid");
+        const char *u = util_jstr(ref, "uid");
         owned = owned || (u && uid && strcmp(u, uid) == 0);
     }
-    const char *text = ctrl_jkey(ctrl_jget(r.body, "data"), key ? key : RESULT_KEY);
+    const char *text = util_jkey(util_jget(r.body, "data"), key ? key : RESULT_KEY);
     if (!owned)
         (void)snprintf(note, len, "ConfigMap %s is not owned by this run", cm);
     else if (!text)
@@ -292,21 +293,21 @@ static int pod_cmp(const void *x, const void *y)
  * *out; their strings point into list. Returns their number, or -1 having printed why. */
 static int run_pods(const cJSON *list, struct pod_ref **out)
 {
-    const cJSON *items = ctrl_jget(list, "items");
+    const cJSON *items = util_jget(list, "items");
     int n = cJSON_GetArraySize(items);
     struct pod_ref *pods = calloc((size_t)n + 1, sizeof(*pods));
     if (!pods)
         abort();
     for (int i = 0; i < n; i++) {
         const cJSON *p = cJSON_GetArrayItem(items, i);
-        const cJSON *labels = ctrl_jget(p, "metadata.labels");
-        const cJSON *ann = ctrl_jget(p, "metadata.annotations");
-        pods[i].name = ctrl_jstr(p, "metadata.name");
-        pods[i].role = ctrl_jkey(labels, CTRL_LABEL_ROLE);
-        pods[i].created = ctrl_jstr(p, "metadata.creationTimestamp");
-        const char *idx = ctrl_jkey(ann, "batch.kubernetes.io/job-completion-index");
+        const cJSON *labels = util_jget(p, "metadata.labels");
+        const cJSON *ann = util_jget(p, "metadata.annotations");
+        pods[i].name = util_jstr(p, "metadata.name");
+        pods[i].role = util_jkey(labels, CTRL_LABEL_ROLE);
+        pods[i].created = util_jstr(p, "metadata.creationTimestamp");
+        const char *idx = util_jkey(ann, "batch.kubernetes.io/job-completion-index");
         if (!idx)
-            idx = ctrl_jkey(labels, "batch.kubernetes.io/job-completion-index");
+            idx = util_jkey(labels, "batch.kubernetes.io/job-completion-index");
         pods[i].index = pods[i].role && strcmp(pods[i].role, "init") == 0 ? -1
                         : idx                                             ? atol(idx)
                                                                           : 0;

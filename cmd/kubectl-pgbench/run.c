@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/controller/sweep.h"
 #include "pkg/plugin/build.h"
 #include "pkg/plugin/present.h"
@@ -182,7 +183,7 @@ void act_print(struct act *x, cJSON *objs)
         const cJSON *it;
         cJSON_ArrayForEach(it, objs)
         {
-            const char *kind = ctrl_jstr(it, "kind");
+            const char *kind = util_jstr(it, "kind");
             rc = buf_printf(&out, "%s/%s\n",
                             strcmp(kind, "BenchmarkRun") == 0     ? "benchmarkrun.pgbench.dev"
                             : strcmp(kind, "BenchmarkSweep") == 0 ? "benchmarksweep.pgbench.dev"
@@ -190,7 +191,7 @@ void act_print(struct act *x, cJSON *objs)
                             : strcmp(kind, "PersistentVolumeClaim") == 0
                                 ? "persistentvolumeclaim"
                                 : "horizontalpodautoscaler.autoscaling",
-                            ctrl_jstr(it, "metadata.name"));
+                            util_jstr(it, "metadata.name"));
         }
     } else {
         int first = 1;
@@ -258,7 +259,7 @@ static int check_expect(struct kc *k, const char *flag, const struct plugin_targ
                               flag, e->secret, k->ns);
             return code ? code : EXIT_USAGE;
         }
-        const cJSON *data = ctrl_jget(sec, "data");
+        const cJSON *data = util_jget(sec, "data");
         bool has = data && cJSON_GetObjectItemCaseSensitive(data, e->key);
         bool has_user =
             !e->user_key[0] || (data && cJSON_GetObjectItemCaseSensitive(data, e->user_key));
@@ -285,7 +286,7 @@ static int check_expect(struct kc *k, const char *flag, const struct plugin_targ
 
 static const struct kube_resource *resource_of(const cJSON *o)
 {
-    const char *kind = ctrl_jstr(o, "kind");
+    const char *kind = util_jstr(o, "kind");
     if (strcmp(kind, "Job") == 0)
         return &KUBE_JOBS;
     if (strcmp(kind, "PersistentVolumeClaim") == 0)
@@ -309,7 +310,7 @@ int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
         char msg[600];
         kc_describe(&r.st, msg, sizeof(msg));
         (void)fprintf(stderr, "kubectl pgbench: %s%s %s: %s\n", dry ? "(server dry run) " : "",
-                      ctrl_jstr(obj, "kind"), ctrl_jstr(obj, "metadata.name"), msg);
+                      util_jstr(obj, "kind"), util_jstr(obj, "metadata.name"), msg);
         kc_reply_free(&r);
         return r.st.reason[0] && strcmp(r.st.reason, "Invalid") == 0 ? EXIT_USAGE : EXIT_CLUSTER;
     }
@@ -331,7 +332,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
         rc = get_run(k, name, &br);
         if (rc)
             return rc;
-        const char *phase = ctrl_jstr(br, "status.phase");
+        const char *phase = util_jstr(br, "status.phase");
         bool done = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
         struct buf line = BUF_INIT(4096);
         (void)plugin_progress_line(&line, br, util_wall_s());
@@ -364,7 +365,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
     (void)plugin_result_table(&out, br);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = strcmp(ctrl_jstr(br, "status.phase"), "Succeeded") == 0 ? 0 : EXIT_RUN_FAILED;
+    rc = strcmp(util_jstr(br, "status.phase"), "Succeeded") == 0 ? 0 : EXIT_RUN_FAILED;
     cJSON_Delete(br);
     return rc;
 }
@@ -421,7 +422,7 @@ static int act(struct act *x, struct kc *k, cJSON *br)
             act_print(x, objs);
         goto out;
     }
-    const char *name = ctrl_jstr(created, "metadata.name");
+    const char *name = util_jstr(created, "metadata.name");
     if (x->output && strcmp(x->output, "name") != 0)
         act_print(x, objs);
     else

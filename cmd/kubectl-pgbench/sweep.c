@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
 #include "pkg/plugin/report_sweep.h"
@@ -139,10 +140,10 @@ static bool terminal(const char *phase)
 /* Prints the steps that finished since the last call (*printed of them so far). */
 static void print_steps(const cJSON *sw, int *printed, bool tty)
 {
-    const cJSON *steps = ctrl_jget(sw, "status.steps");
+    const cJSON *steps = util_jget(sw, "status.steps");
     for (int i = *printed; i < cJSON_GetArraySize(steps); i++) {
         const cJSON *step = cJSON_GetArrayItem(steps, i);
-        const char *ph = ctrl_jstr(step, "phase");
+        const char *ph = util_jstr(step, "phase");
         if (!ph || (strcmp(ph, "Succeeded") != 0 && strcmp(ph, "Failed") != 0))
             break;
         struct buf line = BUF_INIT(4096);
@@ -156,7 +157,7 @@ static void print_steps(const cJSON *sw, int *printed, bool tty)
 /* The line of the step that runs: its run's progress. */
 static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool tty)
 {
-    const char *run = ctrl_jstr(sw, "status.currentRun");
+    const char *run = util_jstr(sw, "status.currentRun");
     if (!run)
         return;
     cJSON *br = NULL;
@@ -166,13 +167,13 @@ static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool
         r.body = NULL;
     }
     kc_reply_free(&r);
-    const char *field = ctrl_jstr(sw, "status.field");
-    const cJSON *v = cJSON_GetArrayItem(ctrl_jget(sw, "status.values"),
-                                        (int)ctrl_jnum(sw, "status.currentStep", 0));
+    const char *field = util_jstr(sw, "status.field");
+    const cJSON *v = cJSON_GetArrayItem(util_jget(sw, "status.values"),
+                                        (int)util_jnum(sw, "status.currentStep", 0));
     char val[48];
     plugin_fmt_num(val, sizeof(val), cJSON_IsNumber(v) ? v->valuedouble : NAN);
     struct buf line = BUF_INIT(4096);
-    (void)buf_printf(&line, "step %s %s=%s: ", ctrl_jstr(sw, "status.stepText"),
+    (void)buf_printf(&line, "step %s %s=%s: ", util_jstr(sw, "status.stepText"),
                      field ? field : "value", val);
     if (br)
         (void)plugin_progress_line(&line, br, util_wall_s());
@@ -199,7 +200,7 @@ static int follow_sweep(struct act *x, struct kc *k, const char *name)
         if ((rc = get_sweep(k, name, &sw)) != 0)
             return rc;
         print_steps(sw, &printed, tty);
-        if (terminal(ctrl_jstr(sw, "status.phase")))
+        if (terminal(util_jstr(sw, "status.phase")))
             break;
         progress(k, sw, last, sizeof(last), tty);
         if (x->wait_timeout_s > 0 && util_wall_s() - start > (double)x->wait_timeout_s) {
@@ -218,7 +219,7 @@ static int follow_sweep(struct act *x, struct kc *k, const char *name)
     (void)plugin_sweep_summary(&out, sw);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = strcmp(ctrl_jstr(sw, "status.phase"), "Failed") == 0 ? EXIT_RUN_FAILED : 0;
+    rc = strcmp(util_jstr(sw, "status.phase"), "Failed") == 0 ? EXIT_RUN_FAILED : 0;
     cJSON_Delete(sw);
     return rc;
 }
@@ -238,7 +239,7 @@ static int sweep_act(struct act *x, struct kc *k, const cJSON *sw)
     if (rc)
         goto out;
     cJSON_AddItemToArray(objs, created);
-    const char *name = ctrl_jstr(created, "metadata.name");
+    const char *name = util_jstr(created, "metadata.name");
     if (x->dry == DRY_SERVER || (x->output && strcmp(x->output, "name") != 0))
         act_print(x, objs);
     else

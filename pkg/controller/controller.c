@@ -1,6 +1,7 @@
 /* The controller: caches, queue, and the Events it sends; the executor (executor.c) carries out
  * the reconciles. */
 #include "pkg/controller/controller.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -92,7 +93,7 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     keep_keys(obj, top);
     keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    const char *phase = ctrl_jstr(st, "phase");
+    const char *phase = util_jstr(st, "phase");
     if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
         /* results are never read again by the controller; status writes are merge patches */
         static const char *const keep[] = {
@@ -155,7 +156,7 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     keep_label_keys(lab, labels);
     /* the index: the label suffices when there is one; the start barrier published on the pod */
     keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"),
-                    ctrl_jkey(lab, "batch.kubernetes.io/job-completion-index") ? ann_start : ann);
+                    util_jkey(lab, "batch.kubernetes.io/job-completion-index") ? ann_start : ann);
     cJSON *annotations = cJSON_GetObjectItemCaseSensitive(md, "annotations");
     if (annotations && !annotations->child)
         cJSON_DeleteItemFromObjectCaseSensitive(md, "annotations");
@@ -182,7 +183,7 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     static const char *const ready_keys[] = {"type", "status", NULL};
     for (int i = cJSON_GetArraySize(conds) - 1; i >= 0; i--) {
         cJSON *c = cJSON_GetArrayItem(conds, i);
-        const char *type = ctrl_jstr(c, "type"), *cstatus = ctrl_jstr(c, "status");
+        const char *type = util_jstr(c, "type"), *cstatus = util_jstr(c, "status");
         if (type && strcmp(type, "PodScheduled") == 0 && cstatus && strcmp(cstatus, "False") == 0)
             keep_keys(c, cond_keys);
         else if (type && strcmp(type, "Ready") == 0)
@@ -217,15 +218,15 @@ void ctrl_transform_event(cJSON *obj, void *ud)
 {
     (void)ud;
     /* the last time it was seen: core/v1 lastTimestamp, else what events.k8s.io/v1 writers set */
-    const char *when = ctrl_jstr(obj, "lastTimestamp");
+    const char *when = util_jstr(obj, "lastTimestamp");
     if (!when)
-        when = ctrl_jstr(obj, "series.lastObservedTime");
+        when = util_jstr(obj, "series.lastObservedTime");
     if (!when)
-        when = ctrl_jstr(obj, "eventTime");
+        when = util_jstr(obj, "eventTime");
     if (!when)
-        when = ctrl_jstr(obj, "firstTimestamp");
+        when = util_jstr(obj, "firstTimestamp");
     if (!when)
-        when = ctrl_jstr(obj, "metadata.creationTimestamp");
+        when = util_jstr(obj, "metadata.creationTimestamp");
     cJSON *t = when ? ctrl_must(cJSON_CreateString(when)) : NULL;
     static const char *const top[] = {"metadata", "involvedObject", "reason", "message", NULL};
     keep_keys(obj, top);
@@ -242,19 +243,19 @@ void ctrl_transform_event(cJSON *obj, void *ud)
         char cut[CTRL_EVENT_MESSAGE_MAX + 1];
         memcpy(cut, m->valuestring, n);
         cut[n] = '\0';
-        ctrl_jset_str(obj, "message", cut);
+        util_jset_str(obj, "message", cut);
     }
     if (t)
-        ctrl_jset(obj, "time", t);
+        util_jset(obj, "time", t);
 }
 
 bool ctrl_event_relevant(const cJSON *obj, void *ud)
 {
     (void)ud;
-    const char *reason = ctrl_jstr(obj, "reason");
-    const char *kind = ctrl_jstr(obj, "involvedObject.kind");
-    const char *name = ctrl_jstr(obj, "involvedObject.name");
-    if (!reason || !kind || !name || !ctrl_jstr(obj, "metadata.namespace"))
+    const char *reason = util_jstr(obj, "reason");
+    const char *kind = util_jstr(obj, "involvedObject.kind");
+    const char *name = util_jstr(obj, "involvedObject.name");
+    if (!reason || !kind || !name || !util_jstr(obj, "metadata.namespace"))
         return false;
     const struct event_kind *k = EVENT_KINDS;
     while (k->reason && (strcmp(k->reason, reason) != 0 || strcmp(k->kind, kind) != 0))
@@ -272,9 +273,9 @@ bool ctrl_event_relevant(const cJSON *obj, void *ud)
 static bool event_key(const cJSON *ev, char *buf, size_t n, void *ud)
 {
     (void)ud;
-    const char *ns = ctrl_jstr(ev, "metadata.namespace");
-    const char *kind = ctrl_jstr(ev, "involvedObject.kind");
-    const char *name = ctrl_jstr(ev, "involvedObject.name");
+    const char *ns = util_jstr(ev, "metadata.namespace");
+    const char *kind = util_jstr(ev, "involvedObject.kind");
+    const char *name = util_jstr(ev, "involvedObject.name");
     if (!ns || !kind || !name)
         return false;
     int len = snprintf(buf, n, "%s/%s/%s", ns, kind, name);
@@ -294,7 +295,7 @@ static void enqueue_key(struct ctrl_controller *c, const char *ns, const char *n
 
 static void br_add(const cJSON *obj, void *ud)
 {
-    enqueue_key(ud, ctrl_jstr(obj, "metadata.namespace"), ctrl_jstr(obj, "metadata.name"));
+    enqueue_key(ud, util_jstr(obj, "metadata.namespace"), util_jstr(obj, "metadata.name"));
 }
 
 static void br_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
@@ -308,8 +309,8 @@ static void br_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
 static bool owner_key(const cJSON *child, char *buf, size_t n, void *ud)
 {
     (void)ud;
-    const char *ns = ctrl_jstr(child, "metadata.namespace");
-    const char *owner = ctrl_jkey(ctrl_jget(child, "metadata.labels"), CTRL_LABEL_RUN);
+    const char *ns = util_jstr(child, "metadata.namespace");
+    const char *owner = util_jkey(util_jget(child, "metadata.labels"), CTRL_LABEL_RUN);
     if (!ns || !owner)
         return false;
     int len = snprintf(buf, n, "%s/%s", ns, owner);
@@ -335,9 +336,9 @@ static void child_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
 static void warning_event(const cJSON *ev, void *ud)
 {
     struct ctrl_controller *c = ud;
-    const char *ns = ctrl_jstr(ev, "metadata.namespace");
-    const char *kind = ctrl_jstr(ev, "involvedObject.kind");
-    const char *name = ctrl_jstr(ev, "involvedObject.name");
+    const char *ns = util_jstr(ev, "metadata.namespace");
+    const char *kind = util_jstr(ev, "involvedObject.kind");
+    const char *name = util_jstr(ev, "involvedObject.name");
     if (!ns || !kind || !name)
         return;
     char key[512];
@@ -371,8 +372,8 @@ static void br_delete(const cJSON *obj, void *ud)
 {
     struct ctrl_controller *c = ud;
     char key[512];
-    (void)snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
-                   ctrl_jstr(obj, "metadata.name"));
+    (void)snprintf(key, sizeof(key), "%s/%s", util_jstr(obj, "metadata.namespace"),
+                   util_jstr(obj, "metadata.name"));
     kube_queue_forget(c->q, key);
     sent_forget(c, key);
 }
@@ -490,7 +491,7 @@ static void on_event_sent(struct kube_result *res, void *ud)
 {
     struct ev_send *s = ud;
     struct ctrl_controller *c = s->c;
-    const char *name = ctrl_jstr(s->ev, "metadata.name");
+    const char *name = util_jstr(s->ev, "metadata.name");
     if (kube_ok(&res->status) || res->status.http == 409) {
         if (kube_ok(&res->status))
             c->events_sent++;
@@ -503,14 +504,14 @@ static void on_event_sent(struct kube_result *res, void *ud)
         uint64_t d = ctrl_jittered(&c->rng, (uint64_t)CTRL_RETRY_BASE_MS << s->attempt);
         s->attempt++;
         log_info(COMP, "%s: event %s %s not recorded: HTTP %d %s; again in %llu ms", s->key,
-                 ctrl_jstr(s->ev, "reason"), name, res->status.http, res->status.message,
+                 util_jstr(s->ev, "reason"), name, res->status.http, res->status.message,
                  (unsigned long long)d);
         uv_timer_start(&s->timer, on_ev_timer, d, 0);
         return;
     }
     c->event_errors++;
     log_warn(COMP, "%s: event %s %s not recorded after %d tries: HTTP %d %s", s->key,
-             ctrl_jstr(s->ev, "reason"), name, s->attempt + 1, res->status.http,
+             util_jstr(s->ev, "reason"), name, s->attempt + 1, res->status.http,
              res->status.message);
     sent_remove(c, s->key, s->h);
     ev_free(s);
@@ -519,10 +520,10 @@ static void on_event_sent(struct kube_result *res, void *ud)
 static void ev_post(struct ev_send *s)
 {
     struct kube_opts o = {.field_validation = "Strict"};
-    if (kube_create(s->c->kc, &KUBE_EVENTS, ctrl_jstr(s->ev, "metadata.namespace"), s->ev, &o,
+    if (kube_create(s->c->kc, &KUBE_EVENTS, util_jstr(s->ev, "metadata.namespace"), s->ev, &o,
                     on_event_sent, s) == 0)
         return;
-    log_warn(COMP, "%s: event %s not sent", s->key, ctrl_jstr(s->ev, "metadata.name"));
+    log_warn(COMP, "%s: event %s not sent", s->key, util_jstr(s->ev, "metadata.name"));
     sent_remove(s->c, s->key, s->h);
     ev_free(s);
 }
@@ -532,7 +533,7 @@ static void ev_post(struct ev_send *s)
 static void post_event(struct ctrl_controller *c, const char *key, const char *kind,
                        const cJSON *obj, const struct ctrl_event *e, bool again)
 {
-    const char *ns = ctrl_jstr(obj, "metadata.namespace"), *oname = ctrl_jstr(obj, "metadata.name");
+    const char *ns = util_jstr(obj, "metadata.namespace"), *oname = util_jstr(obj, "metadata.name");
     char name[400];
     ctrl_event_name(obj, e, name, sizeof(name));
     uint64_t h = hash_str(14695981039346656037ULL, name);
@@ -550,7 +551,7 @@ static void post_event(struct ctrl_controller *c, const char *key, const char *k
     cJSON_AddStringToObject(inv, "kind", kind);
     cJSON_AddStringToObject(inv, "name", oname);
     cJSON_AddStringToObject(inv, "namespace", ns);
-    const char *uid = ctrl_jstr(obj, "metadata.uid");
+    const char *uid = util_jstr(obj, "metadata.uid");
     if (uid)
         cJSON_AddStringToObject(inv, "uid", uid);
     cJSON_AddStringToObject(ev, "reason", e->reason);
@@ -598,7 +599,7 @@ void ctrl_controller_event(struct ctrl_controller *c, const char *kind, const cJ
                            const struct ctrl_event *e)
 {
     char key[512];
-    kind_key(kind, ctrl_jstr(obj, "metadata.namespace"), ctrl_jstr(obj, "metadata.name"), key,
+    kind_key(kind, util_jstr(obj, "metadata.namespace"), util_jstr(obj, "metadata.name"), key,
              sizeof(key));
     post_event(c, key, kind, obj, e, false);
 }
@@ -714,7 +715,7 @@ void ctrl_controller_free(struct ctrl_controller *c)
     ctrl_exec_free(c->x);
     while (c->evs) { /* their requests are cancelled with the client */
         log_warn(COMP, "%s: event %s not recorded: shutting down", c->evs->key,
-                 ctrl_jstr(c->evs->ev, "metadata.name"));
+                 util_jstr(c->evs->ev, "metadata.name"));
         ev_free(c->evs);
     }
     for (int i = 0; i < SENT_BUCKETS; i++)

@@ -1,6 +1,7 @@
 /* The executor of ctrl_decide() plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -188,7 +189,7 @@ static void collect_events(struct rec *r)
     r->n_events = 0;
     char k[700], n[300];
     for (int i = 0; i < r->n_pods; i++) {
-        (void)snprintf(k, sizeof(k), "%s/Pod/%s", r->ns, ctrl_jstr(r->pods[i], "metadata.name"));
+        (void)snprintf(k, sizeof(k), "%s/Pod/%s", r->ns, util_jstr(r->pods[i], "metadata.name"));
         kube_informer_foreach_indexed(x->env.events, k, collect_event, r);
     }
     const enum ctrl_child children[] = {CTRL_CHILD_INIT, CTRL_CHILD_RUN, CTRL_CHILD_FIO_PVC};
@@ -216,7 +217,7 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     ctrl_child_name(r->name, CTRL_CHILD_RUN, n, sizeof(n));
     cJSON_Delete(r->run_job);
     r->run_job = kube_informer_copy(x->env.jobs, r->ns, n);
-    const char *phase = ctrl_jstr(r->br, "status.phase");
+    const char *phase = util_jstr(r->br, "status.phase");
     if (!r->obs.pods_fresh) { /* pods read from the API server stay: the cache may lag them */
         for (int i = 0; i < r->n_pods; i++)
             cJSON_Delete(r->pods[i]);
@@ -302,9 +303,9 @@ static void on_scale(struct kube_result *res, void *ud)
 {
     struct rec *r = ud;
     if (kube_ok(&res->status)) {
-        double v = ctrl_jnum(res->body, "status.replicas", -1);
+        double v = util_jnum(res->body, "status.replicas", -1);
         if (v < 0)
-            v = ctrl_jnum(res->body, "spec.replicas", -1);
+            v = util_jnum(res->body, "spec.replicas", -1);
         r->obs.scale = v >= 0 ? CTRL_FETCH_OK : CTRL_FETCH_ERROR;
         r->obs.scale_replicas = (int)v;
     } else {
@@ -389,12 +390,12 @@ struct log_fetch {
 static const char *pod_term_message(const struct rec *r, const char *pod)
 {
     for (int i = 0; i < r->n_pods; i++) {
-        if (strcmp(ctrl_jstr(r->pods[i], "metadata.name"), pod) != 0)
+        if (strcmp(util_jstr(r->pods[i], "metadata.name"), pod) != 0)
             continue;
         const cJSON *cs;
-        cJSON_ArrayForEach(cs, ctrl_jget(r->pods[i], "status.containerStatuses"))
+        cJSON_ArrayForEach(cs, util_jget(r->pods[i], "status.containerStatuses"))
         {
-            const char *m = ctrl_jstr(cs, "state.terminated.message");
+            const char *m = util_jstr(cs, "state.terminated.message");
             if (m)
                 return m;
         }
@@ -748,7 +749,7 @@ static void write_status(struct rec *r)
     set_state(r, CTRL_EXEC_STATUS);
     cJSON *patch = cJSON_CreateObject();
     cJSON *md = cJSON_AddObjectToObject(patch, "metadata");
-    const char *rv = ctrl_jstr(r->br, "metadata.resourceVersion");
+    const char *rv = util_jstr(r->br, "metadata.resourceVersion");
     if (!patch || !md)
         abort();
     if (rv)
@@ -774,7 +775,7 @@ static void on_status_written(struct kube_result *res, void *ud)
         /* The cache learns of this write from the watch, maybe only after the next reconcile
          * of the key has read the old object and written again into a 409. The answer is that
          * object already; the key is queued again as its watch event would have done. */
-        const char *rv = ctrl_jstr(r->br, "metadata.resourceVersion");
+        const char *rv = util_jstr(r->br, "metadata.resourceVersion");
         if (res->body && rv) {
             cJSON *written = res->body;
             res->body = NULL;
@@ -973,8 +974,8 @@ static void annotate_pod(struct rec *r)
 {
     cJSON *patch = ctrl_must(cJSON_CreateObject());
     cJSON *ann = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_str(ann, CTRL_START_ANNOTATION, r->plan.start_at);
-    ctrl_jset(ctrl_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
+    util_jset_str(ann, CTRL_START_ANNOTATION, r->plan.start_at);
+    util_jset(ctrl_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
     int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann].pod,
                         KUBE_PATCH_MERGE, patch, &o, on_annotated, r);
@@ -1014,7 +1015,7 @@ static void after_result_cm(struct rec *r)
 static void result_cm_refused(struct rec *r, const char *why)
 {
     struct ctrl_plan *p = &r->plan;
-    const char *name = ctrl_jstr(p->result_cm, "metadata.name");
+    const char *name = util_jstr(p->result_cm, "metadata.name");
     log_warn(COMP, "%s: result ConfigMap %s not written: %s", r->key, name, why);
     cJSON_DeleteItemFromObjectCaseSensitive(p->status, bench_status_key(BK_STATUS_RESULT_REF));
     if (!ctrl_plan_event(p, true, "ResultConfigMapFailed",
@@ -1051,7 +1052,7 @@ static void on_result_cm_replaced(struct kube_result *res, void *ud)
         return;
     }
     log_info(COMP, "%s: updated ConfigMap %s", r->key,
-             ctrl_jstr(r->plan.result_cm, "metadata.name"));
+             util_jstr(r->plan.result_cm, "metadata.name"));
     after_result_cm(r);
 }
 
@@ -1066,24 +1067,24 @@ static void on_result_cm_got(struct kube_result *res, void *ud)
         return;
     }
     const cJSON *old = res->body;
-    const char *run = ctrl_jkey(ctrl_jget(old, "metadata.labels"), CTRL_LABEL_RUN);
+    const char *run = util_jkey(util_jget(old, "metadata.labels"), CTRL_LABEL_RUN);
     if (!run || strcmp(run, r->name) != 0) {
         result_cm_refused(
             r, "a ConfigMap of that name exists and is not this run's (no label " CTRL_LABEL_RUN
                "=<run>)");
         return;
     }
-    if (cJSON_Compare(ctrl_jget(old, "data"), ctrl_jget(mine, "data"), 1) &&
-        cJSON_Compare(ctrl_jget(old, "metadata.ownerReferences"),
-                      ctrl_jget(mine, "metadata.ownerReferences"), 1)) {
+    if (cJSON_Compare(util_jget(old, "data"), util_jget(mine, "data"), 1) &&
+        cJSON_Compare(util_jget(old, "metadata.ownerReferences"),
+                      util_jget(mine, "metadata.ownerReferences"), 1)) {
         after_result_cm(r);
         return;
     }
-    const char *rv = ctrl_jstr(old, "metadata.resourceVersion");
+    const char *rv = util_jstr(old, "metadata.resourceVersion");
     cJSON *md = cJSON_GetObjectItemCaseSensitive(mine, "metadata");
-    ctrl_jset_str(md, "resourceVersion", rv ? rv : "");
+    util_jset_str(md, "resourceVersion", rv ? rv : "");
     struct kube_opts o = {.field_validation = "Strict"};
-    if (kube_replace(r->x->env.kc, &KUBE_CONFIGMAPS, r->ns, ctrl_jstr(mine, "metadata.name"), mine,
+    if (kube_replace(r->x->env.kc, &KUBE_CONFIGMAPS, r->ns, util_jstr(mine, "metadata.name"), mine,
                      &o, on_result_cm_replaced, r) != 0)
         rec_finish(r, true);
 }
@@ -1091,7 +1092,7 @@ static void on_result_cm_got(struct kube_result *res, void *ud)
 static void on_result_cm_created(struct kube_result *res, void *ud)
 {
     struct rec *r = ud;
-    const char *name = ctrl_jstr(r->plan.result_cm, "metadata.name");
+    const char *name = util_jstr(r->plan.result_cm, "metadata.name");
     if (kube_ok(&res->status)) {
         r->x->stats.creates++;
         log_info(COMP, "%s: created ConfigMap %s", r->key, name);

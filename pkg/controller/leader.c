@@ -1,5 +1,6 @@
 /* Lease-based leader election (see leader.h). */
 #include "pkg/controller/leader.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -64,14 +65,14 @@ static cJSON *lease_spec(struct ctrl_leader *l, const cJSON *old_spec, bool rele
     cJSON *spec = cJSON_CreateObject();
     char now[40];
     util_rfc3339(util_wall_s(), 6, now, sizeof(now));
-    const char *holder = old_spec ? ctrl_jstr(old_spec, "holderIdentity") : NULL;
+    const char *holder = old_spec ? util_jstr(old_spec, "holderIdentity") : NULL;
     bool ours = holder && strcmp(holder, l->id) == 0;
-    double transitions = old_spec ? ctrl_jnum(old_spec, "leaseTransitions", 0) : 0;
+    double transitions = old_spec ? util_jnum(old_spec, "leaseTransitions", 0) : 0;
     if (old_spec && !ours && !release)
         transitions += 1;
     cJSON_AddStringToObject(spec, "holderIdentity", release ? "" : l->id);
     cJSON_AddNumberToObject(spec, "leaseDurationSeconds", release ? 1 : l->o.lease_duration_s);
-    const char *acq = old_spec ? ctrl_jstr(old_spec, "acquireTime") : NULL;
+    const char *acq = old_spec ? util_jstr(old_spec, "acquireTime") : NULL;
     cJSON_AddStringToObject(spec, "acquireTime", ours && acq ? acq : now);
     cJSON_AddStringToObject(spec, "renewTime", now);
     cJSON_AddNumberToObject(spec, "leaseTransitions", transitions);
@@ -142,7 +143,7 @@ static void write_lease(struct ctrl_leader *l, const cJSON *current, bool releas
     cJSON *md = cJSON_AddObjectToObject(obj, "metadata");
     cJSON_AddStringToObject(md, "name", l->name);
     cJSON_AddStringToObject(md, "namespace", l->ns);
-    const char *rv = current ? ctrl_jstr(current, "metadata.resourceVersion") : NULL;
+    const char *rv = current ? util_jstr(current, "metadata.resourceVersion") : NULL;
     if (rv)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     if (l->owner_name) {
@@ -154,7 +155,7 @@ static void write_lease(struct ctrl_leader *l, const cJSON *current, bool releas
         cJSON_AddItemToArray(cJSON_AddArrayToObject(md, "ownerReferences"), ref);
     }
     cJSON_AddItemToObject(obj, "spec",
-                          lease_spec(l, current ? ctrl_jget(current, "spec") : NULL, release));
+                          lease_spec(l, current ? util_jget(current, "spec") : NULL, release));
     struct kube_opts o = {.field_validation = "Strict", .timeout_ms = lease_timeout_ms(l)};
     int rc = current ? kube_replace(l->kc, &KUBE_LEASES, l->ns, l->name, obj, &o, on_write, l)
                      : kube_create(l->kc, &KUBE_LEASES, l->ns, obj, &o, on_write, l);
@@ -185,10 +186,10 @@ static void on_get(struct kube_result *res, void *ud)
         finish_round(l, false);
         return;
     }
-    const cJSON *spec = ctrl_jget(res->body, "spec");
-    const char *holder = ctrl_jstr(spec, "holderIdentity");
-    const char *renew = ctrl_jstr(spec, "renewTime");
-    double dur = ctrl_jnum(spec, "leaseDurationSeconds", l->o.lease_duration_s);
+    const cJSON *spec = util_jget(res->body, "spec");
+    const char *holder = util_jstr(spec, "holderIdentity");
+    const char *renew = util_jstr(spec, "renewTime");
+    double dur = util_jnum(spec, "leaseDurationSeconds", l->o.lease_duration_s);
     char h[256], rn[64];
     (void)snprintf(h, sizeof(h), "%s", holder ? holder : "");
     (void)snprintf(rn, sizeof(rn), "%s", renew ? renew : "");
@@ -278,7 +279,7 @@ bool ctrl_leader_is_leader(const struct ctrl_leader *l)
 static void on_release_get(struct kube_result *res, void *ud)
 {
     struct ctrl_leader *l = ud;
-    const char *holder = ctrl_jstr(ctrl_jget(res->body, "spec"), "holderIdentity");
+    const char *holder = util_jstr(util_jget(res->body, "spec"), "holderIdentity");
     if (kube_ok(&res->status) && holder && strcmp(holder, l->id) == 0) {
         write_lease(l, res->body, true);
         return;

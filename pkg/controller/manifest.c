@@ -1,5 +1,6 @@
 /* Child manifests of a BenchmarkRun: init Job, Indexed run Job, fio PVC, HPA. */
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/bench/runner_args.h"
 
 #include <stdio.h>
@@ -27,65 +28,11 @@ void ctrl_child_name(const char *br, enum ctrl_child which, char *out, size_t le
     (void)snprintf(out, len, "%s-%s", br, suffix[which]);
 }
 
-const cJSON *ctrl_jget(const cJSON *o, const char *path)
-{
-    char key[128];
-    const char *p = path;
-    while (o && *p) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (n >= sizeof(key))
-            return NULL;
-        memcpy(key, p, n);
-        key[n] = '\0';
-        o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-        p += n + (dot ? 1 : 0);
-    }
-    return o;
-}
-
-const char *ctrl_jstr(const cJSON *o, const char *path)
-{
-    const cJSON *v = ctrl_jget(o, path);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-const char *ctrl_jkey(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    return v && cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-double ctrl_jnum(const cJSON *o, const char *path, double def)
-{
-    const cJSON *v = ctrl_jget(o, path);
-    return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
-
 cJSON *ctrl_must(cJSON *j)
 {
     if (!j)
         abort();
     return j;
-}
-
-void ctrl_jset(cJSON *o, const char *k, cJSON *v)
-{
-    ctrl_must(v);
-    if (cJSON_GetObjectItemCaseSensitive(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
-    else
-        cJSON_AddItemToObject(o, k, v);
-}
-
-void ctrl_jset_str(cJSON *o, const char *k, const char *v)
-{
-    ctrl_jset(o, k, cJSON_CreateString(v));
-}
-
-void ctrl_jset_num(cJSON *o, const char *k, double v)
-{
-    ctrl_jset(o, k, cJSON_CreateNumber(v));
 }
 
 static cJSON *obj(void)
@@ -143,10 +90,10 @@ static cJSON *labels_for(const char *br, const char *role)
 
 static cJSON *metadata_for(const cJSON *br, const char *name, const char *role, bool owned)
 {
-    const char *brname = ctrl_jstr(br, "metadata.name");
+    const char *brname = util_jstr(br, "metadata.name");
     cJSON *m = obj();
     put_str(m, "name", name);
-    put_str(m, "namespace", ctrl_jstr(br, "metadata.namespace"));
+    put_str(m, "namespace", util_jstr(br, "metadata.namespace"));
     put(m, "labels", labels_for(brname, role));
     if (owned) {
         cJSON *refs = put(m, "ownerReferences", arr());
@@ -154,7 +101,7 @@ static cJSON *metadata_for(const cJSON *br, const char *name, const char *role, 
         put_str(r, "apiVersion", "pgbench.dev/v1alpha1");
         put_str(r, "kind", "BenchmarkRun");
         put_str(r, "name", brname);
-        put_str(r, "uid", ctrl_jstr(br, "metadata.uid") ? ctrl_jstr(br, "metadata.uid") : "");
+        put_str(r, "uid", util_jstr(br, "metadata.uid") ? util_jstr(br, "metadata.uid") : "");
         put_bool(r, "controller", true);
         put_bool(r, "blockOwnerDeletion", true);
         cJSON_AddItemToArray(refs, r);
@@ -234,7 +181,7 @@ static void copy_key(cJSON *dst, const cJSON *tmpl, const char *key)
 static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
                            const struct ctrl_config *cfg, const char *role, cJSON **container)
 {
-    const char *brname = ctrl_jstr(br, "metadata.name");
+    const char *brname = util_jstr(br, "metadata.name");
     const cJSON *pt = s->pod_template;
     cJSON *tmpl = obj();
     cJSON *meta = put(tmpl, "metadata", obj());
@@ -367,7 +314,7 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
                               const struct ctrl_config *cfg)
 {
     char name[300];
-    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_INIT, name, sizeof(name));
+    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_INIT, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "init", &c);
     struct bench_runner_init ra;
@@ -470,7 +417,7 @@ static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
     ra.fio.njobs = (size_t)s->n_fio_jobs;
     push_runner_args(args, BENCH_RUNNER_FIO, &ra);
     char pvc[300];
-    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, pvc, sizeof(pvc));
+    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, pvc, sizeof(pvc));
     cJSON *v = obj();
     put_str(v, "name", "data");
     put_str(put(v, "persistentVolumeClaim", obj()), "claimName", pvc);
@@ -501,13 +448,13 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
                              const struct ctrl_config *cfg, long run_from)
 {
     char name[300];
-    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_RUN, name, sizeof(name));
+    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_RUN, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "run", &c);
     cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args");
     cJSON *env = cJSON_GetObjectItemCaseSensitive(c, "env");
     cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
-    cJSON *vols = (cJSON *)ctrl_jget(tmpl, "spec.volumes");
+    cJSON *vols = (cJSON *)util_jget(tmpl, "spec.volumes");
     start_file(env, vols, mounts);
     if (s->workload == CTRL_WL_PGBENCH) /* the runner stops its load there and reports */
         env_num(env, "BENCH_DEADLINE_AT", run_from + ctrl_run_timeout(s, cfg));
@@ -536,7 +483,7 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
 cJSON *ctrl_manifest_fio_pvc(const cJSON *br, const struct ctrl_spec *s)
 {
     char name[300];
-    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, name, sizeof(name));
+    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, name, sizeof(name));
     cJSON *pvc = obj();
     put_str(pvc, "apiVersion", "v1");
     put_str(pvc, "kind", "PersistentVolumeClaim");
@@ -552,7 +499,7 @@ cJSON *ctrl_manifest_fio_pvc(const cJSON *br, const struct ctrl_spec *s)
 cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s)
 {
     char name[300];
-    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_HPA, name, sizeof(name));
+    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_HPA, name, sizeof(name));
     cJSON *h = obj();
     put_str(h, "apiVersion", "autoscaling/v2");
     put_str(h, "kind", "HorizontalPodAutoscaler");
@@ -580,7 +527,7 @@ cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s)
 cJSON *ctrl_manifest_result_configmap(const cJSON *br, const char *key, const char *value)
 {
     char name[300];
-    ctrl_child_name(ctrl_jstr(br, "metadata.name"), CTRL_CHILD_RESULT, name, sizeof(name));
+    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_RESULT, name, sizeof(name));
     cJSON *cm = obj();
     put_str(cm, "apiVersion", "v1");
     put_str(cm, "kind", "ConfigMap");

@@ -80,17 +80,7 @@ long ctrl_run_timeout(const struct ctrl_spec *s, const struct ctrl_config *cfg);
  * start delay + run timeout + CTRL_DEADLINE_REPORT_S. */
 long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg);
 
-/* Small JSON helpers shared by the package. */
-const char *ctrl_jstr(const cJSON *o, const char *path); /* "a.b.c"; NULL when absent */
-double ctrl_jnum(const cJSON *o, const char *path, double def);
-const cJSON *ctrl_jget(const cJSON *o, const char *path);
-/* A string member whose key may contain dots (labels, annotations); NULL when absent. */
-const char *ctrl_jkey(const cJSON *o, const char *key);
 /* Returns j; aborts when it is NULL (cJSON's only failure is allocation). */
 cJSON *ctrl_must(cJSON *j);
-/* Sets member k of o to v (owned), replacing the member when it exists. */
-void ctrl_jset(cJSON *o, const char *k, cJSON *v);
-void ctrl_jset_str(cJSON *o, const char *k, const char *v);
-void ctrl_jset_num(cJSON *o, const char *k, double v);
 
 #endif

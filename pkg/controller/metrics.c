@@ -1,5 +1,6 @@
 /* /metrics: every metric's name, type and help, and the text format (see metrics.h). */
 #include "pkg/controller/metrics.h"
+#include "pkg/util/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ static int phase_index(const char *p)
 static void collect_run(const cJSON *br, void *ctx)
 {
     struct run_rows *rr = ctx;
-    const char *ns = ctrl_jstr(br, "metadata.namespace"), *name = ctrl_jstr(br, "metadata.name");
+    const char *ns = util_jstr(br, "metadata.namespace"), *name = util_jstr(br, "metadata.name");
     if (!name)
         return;
     if (!ns)
@@ -121,7 +122,7 @@ static void collect_run(const cJSON *br, void *ctx)
     r->name = r->ns + lns + 1;
     memcpy(r->name, name, lname + 1);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
-    r->phase = phase_index(ctrl_jstr(st, "phase"));
+    r->phase = phase_index(util_jstr(st, "phase"));
     for (size_t i = 0; i < N_RUN_VALUES; i++) {
         const cJSON *v = st ? bench_status_get(st, run_values[i].id) : NULL;
         r->v[i] = cJSON_IsNumber(v) ? v->valuedouble / unit_divisor(run_values[i].id) : NAN;
@@ -290,9 +291,9 @@ struct sweep_rows {
 static void collect_sweep(const cJSON *sw, void *ctx)
 {
     struct sweep_rows *rr = ctx;
-    const char *ns = ctrl_jstr(sw, "metadata.namespace"), *name = ctrl_jstr(sw, "metadata.name");
-    const cJSON *st = ctrl_jget(sw, "status");
-    const char *field = ctrl_jstr(st, "field"), *phase = ctrl_jstr(st, "phase");
+    const char *ns = util_jstr(sw, "metadata.namespace"), *name = util_jstr(sw, "metadata.name");
+    const cJSON *st = util_jget(sw, "status");
+    const char *field = util_jstr(st, "field"), *phase = util_jstr(st, "phase");
     if (!name)
         return;
     if (rr->n == rr->cap) {
@@ -318,7 +319,7 @@ static void collect_sweep(const cJSON *sw, void *ctx)
         if (strcmp(phase, sweep_phases[p]) == 0)
             r->phase = (int)p;
     for (size_t i = 0; i < N_SWEEP_VALUES; i++)
-        r->v[i] = ctrl_jnum(st, sweep_values[i].path, NAN);
+        r->v[i] = util_jnum(st, sweep_values[i].path, NAN);
     if (isfinite(r->v[0]))
         r->v[0] += 1; /* currentStep counts from 0 */
 }

@@ -1,5 +1,6 @@
 /* A run's live progress from its workers' log records (see progress.h). */
 #include "pkg/controller/progress.h"
+#include "pkg/util/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,22 +88,22 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
         const cJSON *had = cJSON_GetObjectItemCaseSensitive(status, key);
         if (!had || cJSON_IsNull(had))
             return false;
-        ctrl_jset(status, key, cJSON_CreateNull());
+        util_jset(status, key, cJSON_CreateNull());
         return true;
     }
     cJSON *p = ctrl_must(cJSON_CreateObject());
     if (isfinite(elapsed))
-        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ELAPSED_SECONDS), elapsed);
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ELAPSED_SECONDS), elapsed);
     if (isfinite(elapsed) && isfinite(duration))
-        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_REMAINING_SECONDS),
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_REMAINING_SECONDS),
                       duration > elapsed ? duration - elapsed : 0);
-    ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * 10) / 10);
+    util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * 10) / 10);
     if (tps > 0)
-        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
                       round(wlat / tps * 1000) / 1000);
     if (failed_known)
-        ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), failed);
-    ctrl_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), failed);
+    util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);
     /* nothing new, nothing written: the time alone is no change */
     cJSON *old = cJSON_GetObjectItemCaseSensitive(status, key);
     cJSON *old_copy = old ? cJSON_Duplicate(old, 1) : NULL;
@@ -117,8 +118,8 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     }
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    ctrl_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_TIME), ts);
-    ctrl_jset(status, key, p);
+    util_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_TIME), ts);
+    util_jset(status, key, p);
     return true;
 }
 
@@ -143,9 +144,9 @@ void ctrl_progress_display(cJSON *status)
     cJSON *d = cJSON_GetObjectItemCaseSensitive(status, key);
     if (!cJSON_IsObject(d)) {
         d = ctrl_must(cJSON_CreateObject());
-        ctrl_jset(status, key, d);
+        util_jset(status, key, d);
     }
-    ctrl_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
+    util_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
 }
 
 bool ctrl_progress_waiting(const struct ctrl_worker_progress *w, int n, char *out, size_t len)

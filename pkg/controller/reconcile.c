@@ -1,5 +1,6 @@
 /* The BenchmarkRun state machine (see reconcile.h for the states and transitions). */
 #include "pkg/controller/reconcile.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,10 +18,10 @@
 
 int ctrl_pod_index(const cJSON *pod)
 {
-    const char *s = ctrl_jkey(ctrl_jget(pod, "metadata.annotations"),
+    const char *s = util_jkey(util_jget(pod, "metadata.annotations"),
                               "batch.kubernetes.io/job-completion-index");
     if (!s)
-        s = ctrl_jkey(ctrl_jget(pod, "metadata.labels"),
+        s = util_jkey(util_jget(pod, "metadata.labels"),
                       "batch.kubernetes.io/job-completion-index");
     if (!s)
         return -1;
@@ -32,9 +33,9 @@ int ctrl_pod_index(const cJSON *pod)
 const char *ctrl_job_finished(const cJSON *job)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, ctrl_jget(job, "status.conditions"))
+    cJSON_ArrayForEach(c, util_jget(job, "status.conditions"))
     {
-        const char *type = ctrl_jstr(c, "type"), *st = ctrl_jstr(c, "status");
+        const char *type = util_jstr(c, "type"), *st = util_jstr(c, "status");
         if (!type || !st || strcmp(st, "True") != 0)
             continue;
         if (strcmp(type, "Complete") == 0)
@@ -48,9 +49,9 @@ const char *ctrl_job_finished(const cJSON *job)
 static const cJSON *job_condition(const cJSON *job, const char *type)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, ctrl_jget(job, "status.conditions"))
+    cJSON_ArrayForEach(c, util_jget(job, "status.conditions"))
     {
-        const char *t = ctrl_jstr(c, "type");
+        const char *t = util_jstr(c, "type");
         if (t && strcmp(t, type) == 0)
             return c;
     }
@@ -141,7 +142,7 @@ static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube
 
 static const char *phase_of(const cJSON *st)
 {
-    const char *p = ctrl_jstr(st, "phase");
+    const char *p = util_jstr(st, "phase");
     return p ? p : "Pending";
 }
 
@@ -155,9 +156,9 @@ static void end_progress(struct dctx *d)
     const char *key = bench_fields[BK_STATUS_PROGRESS].status;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(d->st, key);
     if (p && !cJSON_IsNull(p))
-        ctrl_jset(d->st, key, cJSON_CreateNull());
+        util_jset(d->st, key, cJSON_CreateNull());
     const cJSON *c = ctrl_cond_get(d->st, "TargetUnreachable");
-    const char *st = c ? ctrl_jstr(c, "status") : NULL;
+    const char *st = c ? util_jstr(c, "status") : NULL;
     if (st && strcmp(st, "True") == 0)
         cond(d, "TargetUnreachable", "False", "WaitEnded", "the workers no longer wait");
 }
@@ -166,7 +167,7 @@ static void set_phase(struct dctx *d, const char *phase)
 {
     if (strcmp(phase, "Initializing") != 0 && strcmp(phase, "Running") != 0)
         end_progress(d);
-    ctrl_jset_str(d->st, "phase", phase);
+    util_jset_str(d->st, "phase", phase);
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
 }
 
@@ -174,14 +175,14 @@ static void set_message(struct dctx *d, const char *msg)
 {
     char m[CTRL_MAX_MESSAGE];
     (void)snprintf(m, sizeof(m), "%s", msg);
-    ctrl_jset_str(d->st, "message", m);
+    util_jset_str(d->st, "message", m);
 }
 
 static void set_time(struct dctx *d, const char *key)
 {
     char ts[40];
     util_rfc3339(d->obs->now, 0, ts, sizeof(ts));
-    ctrl_jset_str(d->st, key, ts);
+    util_jset_str(d->st, key, ts);
 }
 
 /* The generation the run started with (SpecLocked's observedGeneration), 0 if not started. */
@@ -252,7 +253,7 @@ static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
     char *txt = cJSON_PrintUnformatted(s->json);
     if (!txt)
         abort();
-    ctrl_jset_str(ann, CTRL_SPEC_ANNOTATION, txt);
+    util_jset_str(ann, CTRL_SPEC_ANNOTATION, txt);
     free(txt);
 }
 
@@ -260,7 +261,7 @@ static void create_init_job(struct dctx *d)
 {
     cJSON *job = ctrl_manifest_init_job(d->obs->br, &d->spec, d->obs->cfg);
     annotate_spec(job, &d->spec);
-    action(d, CTRL_ACT_CREATE, &KUBE_JOBS, ctrl_jstr(job, "metadata.name"), job);
+    action(d, CTRL_ACT_CREATE, &KUBE_JOBS, util_jstr(job, "metadata.name"), job);
 }
 
 /* Where the run's timeout counts from (Unix seconds): the Running entry (the Running condition's
@@ -270,7 +271,7 @@ static void create_init_job(struct dctx *d)
 static double run_from(const struct dctx *d)
 {
     const cJSON *c = ctrl_cond_get(d->st, "Running");
-    double t = util_rfc3339_parse(ctrl_jstr(c, "lastTransitionTime"));
+    double t = util_rfc3339_parse(util_jstr(c, "lastTransitionTime"));
     return t > 0 ? t + (double)d->obs->cfg->start_delay_s : 0;
 }
 
@@ -300,7 +301,7 @@ static void start_running(struct dctx *d)
     for (int i = 0; i < d->plan->n_actions; i++)
         if (d->plan->actions[i].object && !d->plan->actions[i].name[0])
             (void)snprintf(d->plan->actions[i].name, sizeof(d->plan->actions[i].name), "%s",
-                           ctrl_jstr(d->plan->actions[i].object, "metadata.name"));
+                           util_jstr(d->plan->actions[i].object, "metadata.name"));
     d->plan->requeue_ms = s->hpa ? CTRL_HPA_POLL_MS : CTRL_RESYNC_MS;
 }
 
@@ -313,7 +314,7 @@ static int load_spec(struct dctx *d, bool started, char *err, size_t errlen)
         const cJSON *jobs[2] = {d->obs->run_job, d->obs->init_job};
         for (int i = 0; i < 2 && !snap; i++) {
             const char *a =
-                ctrl_jkey(ctrl_jget(jobs[i], "metadata.annotations"), CTRL_SPEC_ANNOTATION);
+                util_jkey(util_jget(jobs[i], "metadata.annotations"), CTRL_SPEC_ANNOTATION);
             if (a)
                 snap = cJSON_Parse(a);
         }
@@ -331,12 +332,12 @@ static const cJSON *find_pod(const struct ctrl_observed *obs, const char *role, 
     const cJSON *best = NULL;
     for (int i = 0; i < obs->n_pods; i++) {
         const cJSON *p = obs->pods[i];
-        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
         if (!r || strcmp(r, role) != 0)
             continue;
         if (index >= 0 && ctrl_pod_index(p) != index)
             continue;
-        const char *ph = ctrl_jstr(p, "status.phase");
+        const char *ph = util_jstr(p, "status.phase");
         bool done = ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
         if (!best || done)
             best = p;
@@ -347,9 +348,9 @@ static const cJSON *find_pod(const struct ctrl_observed *obs, const char *role, 
 static const cJSON *terminated_state(const cJSON *pod)
 {
     const cJSON *cs;
-    cJSON_ArrayForEach(cs, ctrl_jget(pod, "status.containerStatuses"))
+    cJSON_ArrayForEach(cs, util_jget(pod, "status.containerStatuses"))
     {
-        const cJSON *t = ctrl_jget(cs, "state.terminated");
+        const cJSON *t = util_jget(cs, "state.terminated");
         if (t)
             return t;
     }
@@ -363,13 +364,13 @@ static void fill_worker(struct ctrl_worker *w, int index, const cJSON *pod)
     w->exit_code = -1;
     if (!pod)
         return;
-    w->pod = ctrl_jstr(pod, "metadata.name");
+    w->pod = util_jstr(pod, "metadata.name");
     const cJSON *t = terminated_state(pod);
     if (t) {
         w->terminated = true;
-        w->exit_code = (int)ctrl_jnum(t, "exitCode", -1);
-        w->reason = ctrl_jstr(t, "reason");
-        w->term_msg = ctrl_jstr(t, "message");
+        w->exit_code = (int)util_jnum(t, "exitCode", -1);
+        w->reason = util_jstr(t, "reason");
+        w->term_msg = util_jstr(t, "message");
     }
 }
 
@@ -397,12 +398,12 @@ static const cJSON *find_event(const struct ctrl_observed *obs, const char *reas
     double best_t = -1;
     for (int i = 0; i < obs->n_events; i++) {
         const cJSON *e = obs->events[i];
-        const char *r = ctrl_jstr(e, "reason"), *k = ctrl_jstr(e, "involvedObject.kind");
-        const char *n = ctrl_jstr(e, "involvedObject.name");
+        const char *r = util_jstr(e, "reason"), *k = util_jstr(e, "involvedObject.kind");
+        const char *n = util_jstr(e, "involvedObject.name");
         if (!r || !k || !n || strcmp(r, reason) != 0 || strcmp(k, kind) != 0 ||
             strcmp(n, name) != 0)
             continue;
-        double t = util_rfc3339_parse(ctrl_jstr(e, "time"));
+        double t = util_rfc3339_parse(util_jstr(e, "time"));
         if (since > 0 && t >= 0 && t < since - 1)
             continue;
         if (!best || t > best_t) {
@@ -440,7 +441,7 @@ static bool claim_unbound(const struct dctx *d, double since, char *out, size_t 
     ctrl_child_name(d->name, CTRL_CHILD_FIO_PVC, claim, sizeof(claim));
     const cJSON *e =
         find_event(d->obs, "ProvisioningFailed", "PersistentVolumeClaim", claim, since);
-    const char *m = ctrl_jstr(e, "message");
+    const char *m = util_jstr(e, "message");
     if (!m)
         return false;
     char sc[256];
@@ -477,27 +478,27 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
     bool any = false;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
         if (!r || strcmp(r, role) != 0)
             continue;
         any = true;
-        const char *pod = ctrl_jstr(p, "metadata.name");
+        const char *pod = util_jstr(p, "metadata.name");
         const cJSON *cs;
-        cJSON_ArrayForEach(cs, ctrl_jget(p, "status.containerStatuses"))
+        cJSON_ArrayForEach(cs, util_jget(p, "status.containerStatuses"))
         {
-            const char *wr = ctrl_jstr(cs, "state.waiting.reason");
+            const char *wr = util_jstr(cs, "state.waiting.reason");
             if (blocked_reason(wr)) {
-                const char *wm = ctrl_jstr(cs, "state.waiting.message");
+                const char *wm = util_jstr(cs, "state.waiting.message");
                 (void)snprintf(reason, rlen, "%s", wr);
                 (void)snprintf(why, wlen, "%s pod %s cannot start: %s%s%s", role, pod, wr,
                                wm ? ": " : "", wm ? wm : "");
                 return;
             }
         }
-        const cJSON *c = cJSON_GetArrayItem(ctrl_jget(p, "status.conditions"), 0);
-        const char *cr = ctrl_jstr(c, "reason");
+        const cJSON *c = cJSON_GetArrayItem(util_jget(p, "status.conditions"), 0);
+        const char *cr = util_jstr(c, "reason");
         if (cr && strcmp(cr, "Unschedulable") == 0) {
-            const char *cm = ctrl_jstr(c, "message");
+            const char *cm = util_jstr(c, "message");
             char claim[700];
             if (claim_unbound(d, since, claim, sizeof(claim))) {
                 (void)snprintf(reason, rlen, "ProvisioningFailed");
@@ -510,14 +511,14 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
             return;
         }
         /* scheduled but not started: a volume the kubelet cannot mount says so only in events */
-        const char *phase = ctrl_jstr(p, "status.phase");
-        const char *wr = ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(p, "status.containerStatuses"), 0),
+        const char *phase = util_jstr(p, "status.phase");
+        const char *wr = util_jstr(cJSON_GetArrayItem(util_jget(p, "status.containerStatuses"), 0),
                                    "state.waiting.reason");
         const cJSON *fm = find_event(d->obs, "FailedMount", "Pod", pod, since);
         if (fm && phase && strcmp(phase, "Pending") == 0 &&
             (!wr || strcmp(wr, "ContainerCreating") == 0)) {
             char fb[96];
-            const char *fm_msg = ctrl_jstr(fm, "message");
+            const char *fm_msg = util_jstr(fm, "message");
             const char *field = volume_field(fm_msg, fb, sizeof(fb));
             (void)snprintf(reason, rlen, "FailedMount");
             (void)snprintf(why, wlen, "%s pod %s cannot start: FailedMount: %s%s%s%s", role, pod,
@@ -531,7 +532,7 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
         ctrl_child_name(d->name, strcmp(role, "init") == 0 ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job,
                         sizeof(job));
         const char *fc =
-            ctrl_jstr(find_event(d->obs, "FailedCreate", "Job", job, since), "message");
+            util_jstr(find_event(d->obs, "FailedCreate", "Job", job, since), "message");
         if (fc) {
             bool sa = strstr(fc, "error looking up service account") != NULL;
             (void)snprintf(reason, rlen, "FailedCreate");
@@ -610,7 +611,7 @@ static void check_blocked(struct dctx *d, const char *role, double since, const 
     char reason[64], why[CTRL_MAX_MESSAGE];
     workers_blocked(d, role, since, reason, sizeof(reason), why, sizeof(why));
     const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
-    const char *cs = ctrl_jstr(c, "status"), *cm = ctrl_jstr(c, "message");
+    const char *cs = util_jstr(c, "status"), *cm = util_jstr(c, "message");
     bool was = cs && strcmp(cs, "True") == 0;
     if (why[0]) {
         /* written at a change only: the cached status does not keep the message */
@@ -621,7 +622,7 @@ static void check_blocked(struct dctx *d, const char *role, double since, const 
         }
     } else {
         if (was) {
-            const char *usual = ctrl_jstr(ctrl_cond_get(d->st, phase_cond), "message");
+            const char *usual = util_jstr(ctrl_cond_get(d->st, phase_cond), "message");
             cond(d, "WorkersBlocked", "False", "Started", "the worker pods have started");
             set_message(d, usual ? usual : "");
         }
@@ -705,7 +706,7 @@ static void decide_pending(struct dctx *d)
     ctrl_cond_set(d->st, "SpecLocked", "False", "Started", msg, d->gen, d->obs->now);
     if (cJSON_GetObjectItemCaseSensitive(d->st,
                                          "completionTime")) /* null: removed by the merge patch */
-        ctrl_jset(d->st, "completionTime", cJSON_CreateNull());
+        util_jset(d->st, "completionTime", cJSON_CreateNull());
     if (ctrl_cond_get(d->st, "Failed"))
         cond(d, "Failed", "False", "Retrying", "the spec was changed; evaluating it again");
     set_time(d, "startTime");
@@ -714,14 +715,14 @@ static void decide_pending(struct dctx *d)
     if (s->workload == CTRL_WL_FIO && !s->host[0]) /* what a storage probe measures */
         (void)snprintf(target, sizeof(target), "storageclass/%s",
                        s->storage_class && *s->storage_class ? s->storage_class : "(default)");
-    ctrl_jset_str(d->st, "target", target);
+    util_jset_str(d->st, "target", target);
     if (s->host[0]) { /* the role; a result that names it replaces this */
         char user[300];
         ctrl_spec_user_string(s, user, sizeof(user));
-        ctrl_jset_str(d->st, bench_fields[BK_USER].status, user);
+        util_jset_str(d->st, bench_fields[BK_USER].status, user);
     }
     if (s->workload == CTRL_WL_PGBENCH)
-        ctrl_jset_num(d->st, "clients", s->clients);
+        util_jset_num(d->st, "clients", s->clients);
     if (s->init && s->workload == CTRL_WL_PGBENCH) {
         set_phase(d, "Initializing");
         (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
@@ -745,8 +746,8 @@ static void check_spec_locked(struct dctx *d)
                    "change is ignored: create a new BenchmarkRun to run a different benchmark",
                    d->gen, sg);
     const cJSON *c = ctrl_cond_get(d->st, "SpecLocked");
-    bool was = c && ctrl_jstr(c, "status") && strcmp(ctrl_jstr(c, "status"), "True") == 0 &&
-               ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
+    bool was = c && util_jstr(c, "status") && strcmp(util_jstr(c, "status"), "True") == 0 &&
+               util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
     ctrl_cond_set(d->st, "SpecLocked", "True", "SpecChangedAfterStart", msg, sg, d->obs->now);
     if (!was)
         event(d, true, "SpecLocked", "%s", msg);
@@ -764,7 +765,7 @@ static void decide_initializing(struct dctx *d)
     }
     const char *fin = ctrl_job_finished(job);
     if (!fin) {
-        double since = util_rfc3339_parse(ctrl_jstr(d->st, "startTime"));
+        double since = util_rfc3339_parse(util_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
         if (past_deadline(d, since, ctrl_init_timeout(&d->spec), true))
             return;
@@ -792,14 +793,14 @@ static void decide_initializing(struct dctx *d)
     if (!why[0]) {
         const cJSON *c = job_condition(job, "Failed");
         (void)snprintf(why, sizeof(why), "%s",
-                       ctrl_jstr(c, "message") ? ctrl_jstr(c, "message") : "");
+                       util_jstr(c, "message") ? util_jstr(c, "message") : "");
     }
     if (w.pod)
         (void)snprintf(msg, sizeof(msg), "init Job %s-init failed: pod %s exit code %d: %s",
                        d->name, w.pod, w.exit_code, why);
     else
         (void)snprintf(msg, sizeof(msg), "init Job %s-init failed: %s", d->name, why);
-    const char *jr = ctrl_jstr(job_condition(job, "Failed"), "reason");
+    const char *jr = util_jstr(job_condition(job, "Failed"), "reason");
     if (jr && strcmp(jr, "DeadlineExceeded") == 0) {
         char words[200], m2[CTRL_MAX_MESSAGE];
         deadline_words(d, true, words, sizeof(words));
@@ -815,13 +816,13 @@ static void decide_initializing(struct dctx *d)
 /* True when the pod runs and its Ready condition is True. */
 static bool pod_ready(const cJSON *pod)
 {
-    const char *ph = ctrl_jstr(pod, "status.phase");
-    if (!ph || strcmp(ph, "Running") != 0 || ctrl_jget(pod, "metadata.deletionTimestamp"))
+    const char *ph = util_jstr(pod, "status.phase");
+    if (!ph || strcmp(ph, "Running") != 0 || util_jget(pod, "metadata.deletionTimestamp"))
         return false;
     const cJSON *c;
-    cJSON_ArrayForEach(c, ctrl_jget(pod, "status.conditions"))
+    cJSON_ArrayForEach(c, util_jget(pod, "status.conditions"))
     {
-        const char *t = ctrl_jstr(c, "type"), *st = ctrl_jstr(c, "status");
+        const char *t = util_jstr(c, "type"), *st = util_jstr(c, "status");
         if (t && st && strcmp(t, "Ready") == 0)
             return strcmp(st, "True") == 0;
     }
@@ -838,8 +839,8 @@ static const char *published_start(const struct dctx *d)
         return sa->valuestring;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
-        const char *a = ctrl_jkey(ctrl_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *a = util_jkey(util_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION);
         if (r && strcmp(r, "run") == 0 && a && util_rfc3339_parse(a) > 0)
             return a;
     }
@@ -853,7 +854,7 @@ static bool workers_ready(const struct dctx *d)
     int n = 0;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
         int idx = d->spec.workers > 1 ? ctrl_pod_index(p) : 0;
         if (!r || strcmp(r, "run") != 0 || idx < 0 || idx >= d->spec.workers || ready[idx] ||
             !pod_ready(p))
@@ -880,10 +881,10 @@ static void publish_start(struct dctx *d)
         pub = at;
     }
     (void)snprintf(d->plan->start_at, sizeof(d->plan->start_at), "%s", pub);
-    const char *cur = ctrl_jstr(d->st, "startAt");
+    const char *cur = util_jstr(d->st, "startAt");
     if (!cur || strcmp(cur, d->plan->start_at) != 0) {
         char msg[256];
-        ctrl_jset_str(d->st, "startAt", d->plan->start_at);
+        util_jset_str(d->st, "startAt", d->plan->start_at);
         (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
                        d->spec.workers == 1 ? "" : "s", d->plan->start_at);
         /* the Running condition keeps its message: the Running Event is named after it */
@@ -895,11 +896,11 @@ static void publish_start(struct dctx *d)
     int n = 0;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = ctrl_jkey(ctrl_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
-        const char *ph = ctrl_jstr(p, "status.phase"), *name = ctrl_jstr(p, "metadata.name");
-        if (!r || strcmp(r, "run") != 0 || !name || ctrl_jget(p, "metadata.deletionTimestamp") ||
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *ph = util_jstr(p, "status.phase"), *name = util_jstr(p, "metadata.name");
+        if (!r || strcmp(r, "run") != 0 || !name || util_jget(p, "metadata.deletionTimestamp") ||
             (ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0)) ||
-            ctrl_jkey(ctrl_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION))
+            util_jkey(util_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION))
             continue;
         pods[n].index = ctrl_pod_index(p);
         (void)snprintf(pods[n].pod, sizeof(pods[n].pod), "%s", name);
@@ -966,7 +967,7 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
             ctrl_progress_display(d->st);
         char msg[900];
         const cJSON *c = ctrl_cond_get(d->st, "TargetUnreachable");
-        const char *st = c ? ctrl_jstr(c, "status") : NULL;
+        const char *st = c ? util_jstr(c, "status") : NULL;
         if (ctrl_progress_waiting(d->obs->progress, d->obs->n_progress, msg, sizeof(msg))) {
             if (!st || strcmp(st, "True") != 0)
                 event(d, true, "TargetUnreachable", "%s", msg);
@@ -989,8 +990,8 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
     int n = 0;
     for (int i = 0; i < workers; i++) {
         const cJSON *pod = find_pod(d->obs, role, workers > 1 || strcmp(role, "run") == 0 ? i : -1);
-        const char *ph = pod ? ctrl_jstr(pod, "status.phase") : NULL;
-        const char *name = pod ? ctrl_jstr(pod, "metadata.name") : NULL;
+        const char *ph = pod ? util_jstr(pod, "status.phase") : NULL;
+        const char *name = pod ? util_jstr(pod, "metadata.name") : NULL;
         if (!ph || !name || strcmp(ph, "Running") != 0)
             continue;
         logs[n].index = i;
@@ -1029,11 +1030,11 @@ static bool stopped_at_deadline(const struct dctx *d, const struct ctrl_worker *
 static void missing_pod(const struct dctx *d, char *out, size_t len)
 {
     const cJSON *job = d->obs->run_job;
-    double made = ctrl_jnum(job, "status.succeeded", 0) + ctrl_jnum(job, "status.failed", 0) +
-                  ctrl_jnum(job, "status.active", 0);
+    double made = util_jnum(job, "status.succeeded", 0) + util_jnum(job, "status.failed", 0) +
+                  util_jnum(job, "status.active", 0);
     if (made > 0) {
         const cJSON *jf = job_condition(job, "Failed");
-        const char *jr = ctrl_jstr(jf, "reason"), *jm = ctrl_jstr(jf, "message");
+        const char *jr = util_jstr(jf, "reason"), *jm = util_jstr(jf, "message");
         (void)snprintf(out, len,
                        "no pod of this worker is left to read: the run Job made %.0f pod%s%s%s%s%s",
                        made, made == 1 ? "" : "s", jr ? ", then failed: " : "", jr ? jr : "",
@@ -1043,7 +1044,7 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
     char name[300];
     ctrl_child_name(d->name, CTRL_CHILD_RUN, name, sizeof(name));
     double since = run_from(d) - (double)d->obs->cfg->start_delay_s;
-    const char *fc = ctrl_jstr(find_event(d->obs, "FailedCreate", "Job", name, since), "message");
+    const char *fc = util_jstr(find_event(d->obs, "FailedCreate", "Job", name, since), "message");
     if (fc)
         (void)snprintf(out, len, "no pod was created for this worker: %s", fc);
 }
@@ -1054,7 +1055,7 @@ static void check_skew(struct dctx *d)
     char msg[600];
     const cJSON *c = ctrl_cond_get(d->st, "WorkersSkewed");
     if (ctrl_workers_skewed(d->st, CTRL_SKEW_LIMIT_S, msg, sizeof(msg))) {
-        bool was = c && ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
+        bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
         cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
         if (!was)
             event(d, true, "WorkersSkewed", "%s", msg);
@@ -1068,7 +1069,7 @@ static void check_skew(struct dctx *d)
 static double job_finished_at(const cJSON *job)
 {
     const char *fin = ctrl_job_finished(job);
-    return fin ? util_rfc3339_parse(ctrl_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
+    return fin ? util_rfc3339_parse(util_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
 }
 
 /* Workers whose result is their compact termination summary (their log could not be read, or
@@ -1128,7 +1129,7 @@ static bool check_detail(struct dctx *d, const struct ctrl_worker *w, int n, boo
         (void)snprintf(msg + len, sizeof(msg) - len,
                        "; the latency percentiles are the slowest worker's, an upper bound "
                        "(merging them needs every worker's histogram)");
-    bool was = c && ctrl_jstr(c, "message") && strcmp(ctrl_jstr(c, "message"), msg) == 0;
+    bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
     cond(d, "ResultDetailUnavailable", "True", reason, msg);
     if (!was)
         event(d, true, "ResultDetailUnavailable", "%s", msg);
@@ -1149,9 +1150,9 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
         return;
     }
     cJSON *ref = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_NAME), ctrl_jstr(cm, "metadata.name"));
-    ctrl_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), CTRL_RESULT_KEY);
-    ctrl_jset(d->st, bench_status_key(BK_STATUS_RESULT_REF), ref);
+    util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_NAME), util_jstr(cm, "metadata.name"));
+    util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), CTRL_RESULT_KEY);
+    util_jset(d->st, bench_status_key(BK_STATUS_RESULT_REF), ref);
     cJSON_Delete(d->plan->result_cm);
     d->plan->result_cm = cm;
 }
@@ -1160,7 +1161,7 @@ static void decide_collecting(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
     const struct ctrl_observed *o = d->obs;
-    int n = (int)ctrl_jnum(o->run_job, "spec.completions", s->workers);
+    int n = (int)util_jnum(o->run_job, "spec.completions", s->workers);
     if (n < 1 || n > CTRL_MAX_WORKERS)
         n = s->workers;
     struct ctrl_worker *w = calloc((size_t)n, sizeof(*w));
@@ -1231,7 +1232,7 @@ static void decide_collecting(struct dctx *d)
 
     char msg[700];
     const cJSON *jf = job_condition(o->run_job, "Failed");
-    const char *jreason = ctrl_jstr(jf, "reason");
+    const char *jreason = util_jstr(jf, "reason");
     bool job_failed = o->run_job && ctrl_job_finished(o->run_job) &&
                       strcmp(ctrl_job_finished(o->run_job), "Failed") == 0;
     if (!o->run_job) {
@@ -1250,7 +1251,7 @@ static void decide_collecting(struct dctx *d)
         }
     } else if (job_failed) {
         (void)snprintf(msg, sizeof(msg), "run Job failed: %s",
-                       ctrl_jstr(jf, "message") ? ctrl_jstr(jf, "message") : "unknown reason");
+                       util_jstr(jf, "message") ? util_jstr(jf, "message") : "unknown reason");
         fail(d, jreason ? jreason : "JobFailed", msg, true);
     } else {
         set_phase(d, "Succeeded");
@@ -1330,18 +1331,18 @@ static void end_blocked(struct dctx *d)
     if (!failed && strcmp(np, "Succeeded") != 0)
         return;
     const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
-    const char *cs = ctrl_jstr(c, "status");
+    const char *cs = util_jstr(c, "status");
     if (!cs || strcmp(cs, "True") != 0)
         return;
     char was[CTRL_MAX_MESSAGE], msg[CTRL_MAX_MESSAGE];
     size_t n = 0;
-    (void)append_cut(was, sizeof(was), 0, ctrl_jstr(c, "message"));
+    (void)append_cut(was, sizeof(was), 0, util_jstr(c, "message"));
     if (failed && strcmp(d->old_phase, "Failed") != 0) {
         const cJSON *f = ctrl_cond_get(d->st, "Failed");
         char reason[64];
         (void)append_cut(reason, sizeof(reason), 0,
-                         ctrl_jstr(f, "reason") ? ctrl_jstr(f, "reason") : "Failed");
-        n = append_cut(msg, sizeof(msg), 0, ctrl_jstr(d->st, "message"));
+                         util_jstr(f, "reason") ? util_jstr(f, "reason") : "Failed");
+        n = append_cut(msg, sizeof(msg), 0, util_jstr(d->st, "message"));
         n = append_cut(msg, sizeof(msg), n, "; the workers were blocked: ");
         (void)append_cut(msg, sizeof(msg), n, was);
         cond(d, "Failed", "True", reason, msg);
@@ -1359,12 +1360,12 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     memset(plan, 0, sizeof(*plan));
     const cJSON *br = obs->br;
     struct dctx d = {.obs = obs, .plan = plan};
-    d.name = ctrl_jstr(br, "metadata.name");
-    d.ns = ctrl_jstr(br, "metadata.namespace");
+    d.name = util_jstr(br, "metadata.name");
+    d.ns = util_jstr(br, "metadata.namespace");
     if (!d.name || !d.ns)
         return -EINVAL;
-    d.gen = (long)ctrl_jnum(br, "metadata.generation", 1);
-    if (ctrl_jget(br, "metadata.deletionTimestamp"))
+    d.gen = (long)util_jnum(br, "metadata.generation", 1);
+    if (util_jget(br, "metadata.deletionTimestamp"))
         return 0; /* garbage collection removes the children */
 
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(br, "status");
@@ -1376,9 +1377,9 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
         char ts[40];
         util_rfc3339(sa->valuedouble, 3, ts, sizeof(ts));
-        ctrl_jset_str(d.st, "startAt", ts);
+        util_jset_str(d.st, "startAt", ts);
     }
-    if (!ctrl_jstr(d.st, "phase"))
+    if (!util_jstr(d.st, "phase"))
         set_phase(&d, "Pending");
 
     const char *phase = d.old_phase;
@@ -1432,11 +1433,11 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     }
 
     end_blocked(&d);
-    ctrl_jset_num(d.st, "observedGeneration", (double)d.gen);
+    util_jset_num(d.st, "observedGeneration", (double)d.gen);
     const char *np = phase_of(d.st);
     if (strcmp(np, d.old_phase) != 0 || !old) {
         bool warn = strcmp(np, "Failed") == 0;
-        const char *m = ctrl_jstr(d.st, "message");
+        const char *m = util_jstr(d.st, "message");
         event(&d, warn, np, "%s", m ? m : np);
     }
     if (old && cJSON_Compare(d.st, old, 1))
@@ -1476,8 +1477,8 @@ static bool implied(struct ctrl_event *e, bool warning, const char *reason, cons
 
 int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int max)
 {
-    const cJSON *st = ctrl_jget(br, "status");
-    const char *phase = ctrl_jstr(st, "phase");
+    const cJSON *st = util_jget(br, "status");
+    const char *phase = util_jstr(st, "phase");
     int n = 0;
     for (size_t i = 0; phase && i < sizeof(PHASE_EVENTS) / sizeof(PHASE_EVENTS[0]); i++) {
         if (strcmp(phase, PHASE_EVENTS[i].phase) != 0 || n >= max)
@@ -1487,8 +1488,8 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
             continue;
         }
         const cJSON *c = ctrl_cond_get(st, PHASE_EVENTS[i].cond);
-        const char *m = ctrl_jstr(c, "message");
-        double at = util_rfc3339_parse(ctrl_jstr(c, "lastTransitionTime"));
+        const char *m = util_jstr(c, "message");
+        double at = util_rfc3339_parse(util_jstr(c, "lastTransitionTime"));
         /* a run that Succeeded went through Collecting just before */
         if (m && strcmp(phase, "Succeeded") == 0 && n < max)
             n += implied(&out[n], false, "Collecting", CTRL_COLLECTING_MESSAGE, at, now);
@@ -1497,10 +1498,10 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
     }
     for (int i = 0; WARNING_CONDITIONS[i] && n < max; i++) {
         const cJSON *c = ctrl_cond_get(st, WARNING_CONDITIONS[i]);
-        const char *cs = ctrl_jstr(c, "status"), *m = ctrl_jstr(c, "message");
+        const char *cs = util_jstr(c, "status"), *m = util_jstr(c, "message");
         if (cs && strcmp(cs, "True") == 0 && m)
             n += implied(&out[n], true, WARNING_CONDITIONS[i], m,
-                         util_rfc3339_parse(ctrl_jstr(c, "lastTransitionTime")), now);
+                         util_rfc3339_parse(util_jstr(c, "lastTransitionTime")), now);
     }
     return n;
 }
@@ -1509,7 +1510,7 @@ void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, siz
 {
     /* FNV-1a (64 bits) of uid, type, reason and message, each ended by a NUL */
     uint64_t h = 14695981039346656037ULL;
-    const char *parts[] = {ctrl_jstr(br, "metadata.uid"), e->warning ? "Warning" : "Normal",
+    const char *parts[] = {util_jstr(br, "metadata.uid"), e->warning ? "Warning" : "Normal",
                            e->reason, e->message};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         const char *p = parts[i] ? parts[i] : "";
@@ -1518,6 +1519,6 @@ void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, siz
             h *= 1099511628211ULL;
         } while (*p++);
     }
-    const char *name = ctrl_jstr(br, "metadata.name");
+    const char *name = util_jstr(br, "metadata.name");
     (void)snprintf(out, len, "%.200s.%016llx", name ? name : "", (unsigned long long)h);
 }

@@ -1,5 +1,6 @@
 /* The result ConfigMap: the whole result of a run, brought under the size limit (resultcm.h). */
 #include "pkg/controller/resultcm.h"
+#include "pkg/util/json.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,10 +44,10 @@ static cJSON *document(const cJSON *agg, const cJSON *const *results, int n)
     for (int i = 0; i < n; i++)
         cJSON_AddItemToArray(
             wr, ctrl_must(results[i] ? cJSON_Duplicate(results[i], 1) : cJSON_CreateNull()));
-    ctrl_jset(doc, KEY(WORKER_RESULTS), wr);
+    util_jset(doc, KEY(WORKER_RESULTS), wr);
     char *hdr = hdr_of(agg);
     if (hdr)
-        ctrl_jset_str(doc, KEY(HISTOGRAM_HDR), hdr);
+        util_jset_str(doc, KEY(HISTOGRAM_HDR), hdr);
     free(hdr);
     return doc;
 }
@@ -74,8 +75,8 @@ static void thin_timeline(cJSON *result, int max)
 static cJSON *from_to(int from, int to)
 {
     cJSON *o = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_num(o, "from", from);
-    ctrl_jset_num(o, "to", to);
+    util_jset_num(o, "from", from);
+    util_jset_num(o, "to", to);
     return o;
 }
 
@@ -95,19 +96,19 @@ static int longest_worker_timeline(const cJSON *doc)
 static void record(cJSON *doc, const struct reduction *r, size_t limit)
 {
     cJSON *d = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_num(d, bench_key(BK_DOWNSAMPLED_LIMIT_BYTES), (double)limit);
+    util_jset_num(d, bench_key(BK_DOWNSAMPLED_LIMIT_BYTES), (double)limit);
     if (r->points && r->timeline_from > timeline_len(doc))
-        ctrl_jset(d, bench_key(BK_DOWNSAMPLED_TIMELINE_POINTS),
+        util_jset(d, bench_key(BK_DOWNSAMPLED_TIMELINE_POINTS),
                   from_to(r->timeline_from, timeline_len(doc)));
     int wl = longest_worker_timeline(doc);
     if (r->timelines_gone || (r->points && r->worker_from > wl))
-        ctrl_jset(d, bench_key(BK_DOWNSAMPLED_WORKER_TIMELINES),
+        util_jset(d, bench_key(BK_DOWNSAMPLED_WORKER_TIMELINES),
                   from_to(r->worker_from, r->timelines_gone ? 0 : wl));
     if (r->histograms)
-        ctrl_jset_num(d, bench_key(BK_DOWNSAMPLED_WORKER_HISTOGRAMS), r->histograms);
+        util_jset_num(d, bench_key(BK_DOWNSAMPLED_WORKER_HISTOGRAMS), r->histograms);
     if (r->results_removed)
-        ctrl_jset_num(d, bench_key(BK_DOWNSAMPLED_WORKER_RESULTS), r->results_removed);
-    ctrl_jset(doc, KEY(DOWNSAMPLED), d);
+        util_jset_num(d, bench_key(BK_DOWNSAMPLED_WORKER_RESULTS), r->results_removed);
+    util_jset(doc, KEY(DOWNSAMPLED), d);
 }
 
 /* Removes member key from every worker result; returns how many had it. */

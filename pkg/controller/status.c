@@ -1,5 +1,6 @@
 /* BenchmarkRun status: conditions and results. */
 #include "pkg/controller/status.h"
+#include "pkg/util/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(status, "conditions");
     if (!cJSON_IsArray(conds)) {
         conds = ctrl_must(cJSON_CreateArray());
-        ctrl_jset(status, "conditions", conds);
+        util_jset(status, "conditions", conds);
     }
     cJSON *c = (cJSON *)ctrl_cond_get(status, type);
     char msg[CTRL_MAX_MESSAGE];
@@ -46,23 +47,23 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "observedGeneration");
         if (cJSON_IsNumber(g) && (long)g->valuedouble == generation)
             return false;
-        ctrl_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
+        util_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
         return true;
     }
     bool transition = !c || !str_eq(c, "status", cstatus);
     if (!c) {
         c = ctrl_must(cJSON_CreateObject());
         cJSON_AddItemToArray(conds, c);
-        ctrl_jset_str(c, "type", type);
+        util_jset_str(c, "type", type);
     }
-    ctrl_jset_str(c, "status", cstatus);
-    ctrl_jset_str(c, "reason", reason);
-    ctrl_jset_str(c, "message", msg);
-    ctrl_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
+    util_jset_str(c, "status", cstatus);
+    util_jset_str(c, "reason", reason);
+    util_jset_str(c, "message", msg);
+    util_jset(c, "observedGeneration", cJSON_CreateNumber((double)generation));
     if (transition || !cJSON_GetObjectItemCaseSensitive(c, "lastTransitionTime")) {
         char ts[40];
         util_rfc3339(now, 0, ts, sizeof(ts));
-        ctrl_jset_str(c, "lastTransitionTime", ts);
+        util_jset_str(c, "lastTransitionTime", ts);
     }
     return true;
 }
@@ -374,14 +375,14 @@ static void set_display(cJSON *status)
     const cJSON *jobs = bench_status_get(status, BK_FIO_JOBS);
     if (isfinite(tps)) {
         double bad = (isfinite(failed) ? failed : 0) + (isfinite(aborted) ? aborted : 0);
-        ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_TPS), cJSON_CreateNumber(rounded(tps, 1)));
+        util_jset(d, bench_status_key(BK_STATUS_DISPLAY_TPS), cJSON_CreateNumber(rounded(tps, 1)));
         if (isfinite(avg))
-            ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_AVG_MS),
+            util_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_AVG_MS),
                       cJSON_CreateNumber(rounded(avg, 2)));
         if (isfinite(p99))
-            ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_P99_MS),
+            util_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_P99_MS),
                       cJSON_CreateNumber(rounded(p99, 2)));
-        ctrl_jset(d, bench_status_key(BK_STATUS_DISPLAY_FAILED), cJSON_CreateNumber(bad));
+        util_jset(d, bench_status_key(BK_STATUS_DISPLAY_FAILED), cJSON_CreateNumber(bad));
         ctrl_status_fmt_tps(a, sizeof(a), tps);
         int n = snprintf(line, sizeof(line), "%s tps", a);
         if (isfinite(p99) && n >= 0 && (size_t)n < sizeof(line)) {
@@ -404,8 +405,8 @@ static void set_display(cJSON *status)
         }
     }
     if (line[0])
-        ctrl_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
-    ctrl_jset(status, bench_fields[BK_STATUS_DISPLAY].status, d);
+        util_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
+    util_jset(status, bench_fields[BK_STATUS_DISPLAY].status, d);
 }
 
 void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n)
@@ -431,25 +432,25 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
         }
         if (!o) {
             o = ctrl_must(cJSON_CreateObject());
-            ctrl_jset(o, k_index, cJSON_CreateNumber(w[i].index));
+            util_jset(o, k_index, cJSON_CreateNumber(w[i].index));
         }
         if (w[i].pod)
-            ctrl_jset_str(o, bench_status_key(BK_STATUS_WORKERS_POD), w[i].pod);
+            util_jset_str(o, bench_status_key(BK_STATUS_WORKERS_POD), w[i].pod);
         if (w[i].exit_code >= 0)
-            ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE),
+            util_jset(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE),
                       cJSON_CreateNumber(w[i].exit_code));
         else
             cJSON_DeleteItemFromObjectCaseSensitive(o,
                                                     bench_status_key(BK_STATUS_WORKERS_EXIT_CODE));
-        ctrl_jset(o, bench_status_key(BK_STATUS_WORKERS_COMPLETE),
+        util_jset(o, bench_status_key(BK_STATUS_WORKERS_COMPLETE),
                   cJSON_CreateBool(worker_ok(&w[i])));
         char msg[512];
         worker_message(&w[i], msg, sizeof(msg));
-        ctrl_jset_str(o, bench_status_key(BK_STATUS_WORKERS_MESSAGE), msg);
+        util_jset_str(o, bench_status_key(BK_STATUS_WORKERS_MESSAGE), msg);
         cJSON_AddItemToArray(rows, o);
     }
     cJSON_Delete(projected);
-    ctrl_jset(status, list->status, rows);
+    util_jset(status, list->status, rows);
 }
 
 void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
@@ -531,7 +532,7 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(status, "hpaTimeline");
     if (!cJSON_IsArray(tl)) {
         tl = ctrl_must(cJSON_CreateArray());
-        ctrl_jset(status, "hpaTimeline", tl);
+        util_jset(status, "hpaTimeline", tl);
     }
     int n = cJSON_GetArraySize(tl);
     if (n > 0) {
@@ -545,8 +546,8 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
     cJSON *o = ctrl_must(cJSON_CreateObject());
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    ctrl_jset_str(o, "time", ts);
-    ctrl_jset(o, "replicas", cJSON_CreateNumber(replicas));
+    util_jset_str(o, "time", ts);
+    util_jset(o, "replicas", cJSON_CreateNumber(replicas));
     cJSON_AddItemToArray(tl, o);
     return true;
 }

@@ -1,5 +1,6 @@
 /* BenchmarkSweep: spec, step planning, analysis, and its small controller. */
 #include "pkg/controller/sweep.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -66,13 +67,13 @@ int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *
         return -EINVAL;
     }
     out->template = tmpl;
-    if (!ctrl_jget(tmpl, "workload.pgbench")) {
+    if (!util_jget(tmpl, "workload.pgbench")) {
         (void)snprintf(err, errlen,
                        "spec.template.workload.pgbench: required (a sweep varies a pgbench run)");
         return -EINVAL;
     }
     const cJSON *vary = cJSON_GetObjectItemCaseSensitive(spec, "vary");
-    const char *field = ctrl_jstr(vary, "field");
+    const char *field = util_jstr(vary, "field");
     int f = -1;
     for (int i = 0; field && i < 3; i++)
         if (strcmp(field, field_names[i]) == 0)
@@ -107,8 +108,8 @@ int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *
         }
         out->n_values = n;
     } else {
-        double from = ctrl_jnum(range, "from", NAN), to = ctrl_jnum(range, "to", NAN);
-        double factor = ctrl_jnum(range, "factor", 2);
+        double from = util_jnum(range, "from", NAN), to = util_jnum(range, "to", NAN);
+        double factor = util_jnum(range, "factor", 2);
         if (!(from > 0) || !(to >= from) || (whole && from < 1)) {
             (void)snprintf(err, errlen, "spec.vary.range: need 0 < from <= to%s",
                            whole ? " (and from >= 1)" : "");
@@ -126,27 +127,27 @@ int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *
         }
         out->n_values = n;
     }
-    out->repeats = (int)ctrl_jnum(spec, "repeats", 1);
+    out->repeats = (int)util_jnum(spec, "repeats", 1);
     if (out->repeats < 1 || out->repeats > CTRL_SWEEP_MAX_REPEATS) {
         (void)snprintf(err, errlen, "spec.repeats: 1 to %d", CTRL_SWEEP_MAX_REPEATS);
         return -EINVAL;
     }
     const cJSON *stop = cJSON_GetObjectItemCaseSensitive(spec, "stopWhen");
-    if (ctrl_jget(stop, "failedPct")) {
+    if (util_jget(stop, "failedPct")) {
         out->stop_failed = true;
-        out->stop_failed_pct = ctrl_jnum(stop, "failedPct", 0);
+        out->stop_failed_pct = util_jnum(stop, "failedPct", 0);
     }
-    if (ctrl_jget(stop, "abortedClients")) {
+    if (util_jget(stop, "abortedClients")) {
         out->stop_aborted = true;
-        out->stop_aborted_clients = (long)ctrl_jnum(stop, "abortedClients", 1);
+        out->stop_aborted_clients = (long)util_jnum(stop, "abortedClients", 1);
         if (out->stop_aborted_clients < 1) {
             (void)snprintf(err, errlen, "spec.stopWhen.abortedClients: at least 1");
             return -EINVAL;
         }
     }
-    if (ctrl_jget(stop, "p99Ms")) {
+    if (util_jget(stop, "p99Ms")) {
         out->stop_p99 = true;
-        out->stop_p99_ms = ctrl_jnum(stop, "p99Ms", 0);
+        out->stop_p99_ms = util_jnum(stop, "p99Ms", 0);
     }
     /* every step's run spec, as the BenchmarkRun controller will read it */
     for (int i = 0; i < out->n_values; i++) {
@@ -175,7 +176,7 @@ static cJSON *obj_at(cJSON *o, const char *a, const char *b)
     cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
     if (!cJSON_IsObject(x)) {
         x = ctrl_must(cJSON_CreateObject());
-        ctrl_jset(o, a, x);
+        util_jset(o, a, x);
     }
     if (!b)
         return x;
@@ -189,13 +190,13 @@ cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first
     cJSON *pg = obj_at(obj_at(spec, "workload", NULL), "pgbench", NULL);
     switch (s->field) {
     case CTRL_SWEEP_CLIENTS:
-        ctrl_jset_num(obj_at(pg, "run", NULL), "clients", v);
+        util_jset_num(obj_at(pg, "run", NULL), "clients", v);
         break;
     case CTRL_SWEEP_RATE:
-        ctrl_jset_num(obj_at(pg, "run", NULL), "rate", v);
+        util_jset_num(obj_at(pg, "run", NULL), "rate", v);
         break;
     case CTRL_SWEEP_WORKERS:
-        ctrl_jset_num(spec, "workers", v);
+        util_jset_num(spec, "workers", v);
         break;
     }
     if (!first)
@@ -206,33 +207,33 @@ cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first
 cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s, int step,
                              int repeat)
 {
-    const char *sname = ctrl_jstr(sweep, "metadata.name");
+    const char *sname = util_jstr(sweep, "metadata.name");
     char name[320], stepv[16];
     ctrl_sweep_run_name(sname, step, repeat, name, sizeof(name));
     (void)snprintf(stepv, sizeof(stepv), "%d", step);
     cJSON *br = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_str(br, "apiVersion", "pgbench.dev/v1alpha1");
-    ctrl_jset_str(br, "kind", "BenchmarkRun");
+    util_jset_str(br, "apiVersion", "pgbench.dev/v1alpha1");
+    util_jset_str(br, "kind", "BenchmarkRun");
     cJSON *md = obj_at(br, "metadata", NULL);
-    ctrl_jset_str(md, "name", name);
-    const char *ns = ctrl_jstr(sweep, "metadata.namespace");
+    util_jset_str(md, "name", name);
+    const char *ns = util_jstr(sweep, "metadata.namespace");
     if (ns)
-        ctrl_jset_str(md, "namespace", ns);
+        util_jset_str(md, "namespace", ns);
     cJSON *labels = obj_at(md, "labels", NULL);
-    ctrl_jset_str(labels, CTRL_LABEL_SWEEP, sname);
-    ctrl_jset_str(labels, CTRL_LABEL_SWEEP_STEP, stepv);
+    util_jset_str(labels, CTRL_LABEL_SWEEP, sname);
+    util_jset_str(labels, CTRL_LABEL_SWEEP_STEP, stepv);
     cJSON *refs = ctrl_must(cJSON_CreateArray());
     cJSON *ref = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_str(ref, "apiVersion", "pgbench.dev/v1alpha1");
-    ctrl_jset_str(ref, "kind", "BenchmarkSweep");
-    ctrl_jset_str(ref, "name", sname);
-    const char *uid = ctrl_jstr(sweep, "metadata.uid");
-    ctrl_jset_str(ref, "uid", uid ? uid : "");
-    ctrl_jset(ref, "controller", cJSON_CreateTrue());
-    ctrl_jset(ref, "blockOwnerDeletion", cJSON_CreateTrue());
+    util_jset_str(ref, "apiVersion", "pgbench.dev/v1alpha1");
+    util_jset_str(ref, "kind", "BenchmarkSweep");
+    util_jset_str(ref, "name", sname);
+    const char *uid = util_jstr(sweep, "metadata.uid");
+    util_jset_str(ref, "uid", uid ? uid : "");
+    util_jset(ref, "controller", cJSON_CreateTrue());
+    util_jset(ref, "blockOwnerDeletion", cJSON_CreateTrue());
     cJSON_AddItemToArray(refs, ref);
-    ctrl_jset(md, "ownerReferences", refs);
-    ctrl_jset(br, "spec", ctrl_sweep_run_spec(s, step, step == 0 && repeat == 0));
+    util_jset(md, "ownerReferences", refs);
+    util_jset(br, "spec", ctrl_sweep_run_spec(s, step, step == 0 && repeat == 0));
     return br;
 }
 
@@ -295,7 +296,7 @@ static double round_sig(double v, int digits)
 static void put_num(cJSON *o, const char *k, double v, int digits)
 {
     if (isfinite(v))
-        ctrl_jset_num(o, k, round_sig(v, digits));
+        util_jset_num(o, k, round_sig(v, digits));
 }
 
 /* The dominant wait event of a run (largest share). */
@@ -318,43 +319,43 @@ static const char *top_wait(const cJSON *shares, double *pct)
 static cJSON *entry_from_run(const cJSON *run, const char *name)
 {
     cJSON *e = ctrl_must(cJSON_CreateObject());
-    ctrl_jset_str(e, "name", name);
-    const char *phase = ctrl_jstr(run, "status.phase");
-    ctrl_jset_str(e, "phase", phase ? phase : "Pending");
-    const cJSON *st = ctrl_jget(run, "status");
+    util_jset_str(e, "name", name);
+    const char *phase = util_jstr(run, "status.phase");
+    util_jset_str(e, "phase", phase ? phase : "Pending");
+    const cJSON *st = util_jget(run, "status");
     const cJSON *v;
     if ((v = bench_status_get(st, BK_SUMMARY_TPS)) && cJSON_IsNumber(v))
         put_num(e, "tps", v->valuedouble, 8);
     if ((v = bench_status_get(st, BK_SUMMARY_LATENCY_P99_MS)) && cJSON_IsNumber(v))
         put_num(e, "latencyP99Ms", v->valuedouble, 8);
     if ((v = bench_status_get(st, BK_SUMMARY_TRANSACTIONS_PROCESSED)) && cJSON_IsNumber(v))
-        ctrl_jset_num(e, "transactions", v->valuedouble);
+        util_jset_num(e, "transactions", v->valuedouble);
     if ((v = bench_status_get(st, BK_SUMMARY_FAILED_TRANSACTIONS)) && cJSON_IsNumber(v))
-        ctrl_jset_num(e, "failed", v->valuedouble);
+        util_jset_num(e, "failed", v->valuedouble);
     if ((v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS)) && cJSON_IsNumber(v))
-        ctrl_jset_num(e, "aborted", v->valuedouble);
+        util_jset_num(e, "aborted", v->valuedouble);
     if ((v = bench_status_get(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT)) && cJSON_IsNumber(v))
         put_num(e, "littlesLawDeviationPct", v->valuedouble, 6);
     double pct;
     const char *w = top_wait(bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT), &pct);
     if (w) {
-        ctrl_jset_str(e, "waitEvent", w);
+        util_jset_str(e, "waitEvent", w);
         put_num(e, "waitPct", pct, 6);
     }
-    const char *msg = ctrl_jstr(run, "status.message");
+    const char *msg = util_jstr(run, "status.message");
     if (msg && str_is(phase, "Failed"))
-        ctrl_jset_str(e, "message", msg);
+        util_jset_str(e, "message", msg);
     return e;
 }
 
 /* The recorded (finished) entry of a run in the old status, or NULL. */
 static const cJSON *recorded(const cJSON *old_status, int step, const char *name)
 {
-    const cJSON *runs = ctrl_jget(cJSON_GetArrayItem(ctrl_jget(old_status, "steps"), step), "runs");
+    const cJSON *runs = util_jget(cJSON_GetArrayItem(util_jget(old_status, "steps"), step), "runs");
     const cJSON *e;
     cJSON_ArrayForEach(e, runs)
     {
-        if (str_is(ctrl_jstr(e, "name"), name) && run_finished(ctrl_jstr(e, "phase")))
+        if (str_is(util_jstr(e, "name"), name) && run_finished(util_jstr(e, "phase")))
             return e;
     }
     return NULL;
@@ -363,9 +364,9 @@ static const cJSON *recorded(const cJSON *old_status, int step, const char *name
 /* stopWhen against a finished run's entry: writes why into out and returns true. */
 static bool stop_check(const struct ctrl_sweep_spec *s, const cJSON *e, char *out, size_t len)
 {
-    const char *name = ctrl_jstr(e, "name");
-    double failed = ctrl_jnum(e, "failed", 0), tx = ctrl_jnum(e, "transactions", 0);
-    double aborted = ctrl_jnum(e, "aborted", 0), p99 = ctrl_jnum(e, "latencyP99Ms", NAN);
+    const char *name = util_jstr(e, "name");
+    double failed = util_jnum(e, "failed", 0), tx = util_jnum(e, "transactions", 0);
+    double aborted = util_jnum(e, "aborted", 0), p99 = util_jnum(e, "latencyP99Ms", NAN);
     if (s->stop_failed && failed > 0) {
         double pct = 100.0 * failed / (tx + failed);
         if (pct > s->stop_failed_pct) {
@@ -404,14 +405,14 @@ static void mean_sd(const double *x, int n, double *mean, double *sd)
 /* Fills a step's phase, means and spreads from its runs. */
 static void step_summarise(cJSON *step)
 {
-    const cJSON *runs = ctrl_jget(step, "runs");
+    const cJSON *runs = util_jget(step, "runs");
     double tps[CTRL_SWEEP_MAX_REPEATS], p99[CTRL_SWEEP_MAX_REPEATS], ll[CTRL_SWEEP_MAX_REPEATS];
     int nt = 0, np = 0, nl = 0;
     bool running = false, failed = false;
     const cJSON *e;
     cJSON_ArrayForEach(e, runs)
     {
-        const char *ph = ctrl_jstr(e, "phase");
+        const char *ph = util_jstr(e, "phase");
         if (!run_finished(ph))
             running = true;
         else if (str_is(ph, "Failed"))
@@ -419,15 +420,15 @@ static void step_summarise(cJSON *step)
         if (!str_is(ph, "Succeeded"))
             continue;
         double v;
-        if ((v = ctrl_jnum(e, "tps", NAN)) > 0 && nt < CTRL_SWEEP_MAX_REPEATS)
+        if ((v = util_jnum(e, "tps", NAN)) > 0 && nt < CTRL_SWEEP_MAX_REPEATS)
             tps[nt++] = v;
-        if ((v = ctrl_jnum(e, "latencyP99Ms", NAN)) > 0 && np < CTRL_SWEEP_MAX_REPEATS)
+        if ((v = util_jnum(e, "latencyP99Ms", NAN)) > 0 && np < CTRL_SWEEP_MAX_REPEATS)
             p99[np++] = v;
-        if (isfinite(v = ctrl_jnum(e, "littlesLawDeviationPct", NAN)) &&
+        if (isfinite(v = util_jnum(e, "littlesLawDeviationPct", NAN)) &&
             nl < CTRL_SWEEP_MAX_REPEATS)
             ll[nl++] = v;
     }
-    ctrl_jset_str(step, "phase", running ? "Running" : failed ? "Failed" : "Succeeded");
+    util_jset_str(step, "phase", running ? "Running" : failed ? "Failed" : "Succeeded");
     double m, sd;
     if (nt) {
         mean_sd(tps, nt, &m, &sd);
@@ -448,23 +449,23 @@ static void step_summarise(cJSON *step)
 /* status.analysis from status.steps (nothing when no step has a tps yet). */
 static void analyse(cJSON *status, enum ctrl_sweep_field field)
 {
-    const cJSON *steps = ctrl_jget(status, "steps");
+    const cJSON *steps = util_jget(status, "steps");
     int n = cJSON_GetArraySize(steps);
     int order[CTRL_SWEEP_MAX_STEPS], k = 0;
     double peak = -1, peak_at = NAN;
     for (int i = 0; i < n && i < CTRL_SWEEP_MAX_STEPS; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, i);
-        double t = ctrl_jnum(st, "tpsMean", NAN);
+        double t = util_jnum(st, "tpsMean", NAN);
         if (!(t > 0))
             continue;
         if (t > peak) {
             peak = t;
-            peak_at = ctrl_jnum(st, "value", NAN);
+            peak_at = util_jnum(st, "value", NAN);
         }
         /* insertion by value */
         int j = k++;
-        while (j > 0 && ctrl_jnum(cJSON_GetArrayItem(steps, order[j - 1]), "value", 0) >
-                            ctrl_jnum(st, "value", 0)) {
+        while (j > 0 && util_jnum(cJSON_GetArrayItem(steps, order[j - 1]), "value", 0) >
+                            util_jnum(st, "value", 0)) {
             order[j] = order[j - 1];
             j--;
         }
@@ -474,35 +475,35 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
         return;
     cJSON *a = ctrl_must(cJSON_CreateObject());
     put_num(a, "peakTps", peak, 8);
-    ctrl_jset_num(a, "peakAt", peak_at);
+    util_jset_num(a, "peakAt", peak_at);
     double tps[CTRL_SWEEP_MAX_STEPS], p99[CTRL_SWEEP_MAX_STEPS];
     for (int i = 0; i < k; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, order[i]);
-        tps[i] = ctrl_jnum(st, "tpsMean", NAN);
-        p99[i] = ctrl_jnum(st, "latencyP99MsMean", NAN);
+        tps[i] = util_jnum(st, "tpsMean", NAN);
+        p99[i] = util_jnum(st, "latencyP99MsMean", NAN);
     }
     int knee = bench_latency_knee(tps, p99, (size_t)k);
     if (knee >= 0)
-        ctrl_jset_num(a, "kneeAt", ctrl_jnum(cJSON_GetArrayItem(steps, order[knee]), "value", 0));
+        util_jset_num(a, "kneeAt", util_jnum(cJSON_GetArrayItem(steps, order[knee]), "value", 0));
 
     /* the dominant wait event at the largest value measured: mean share over its runs */
     const cJSON *last = cJSON_GetArrayItem(steps, order[k - 1]);
     const char *wait = NULL;
     double wait_pct = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, ctrl_jget(last, "runs"))
+    cJSON_ArrayForEach(e, util_jget(last, "runs"))
     {
-        const char *w = ctrl_jstr(e, "waitEvent");
+        const char *w = util_jstr(e, "waitEvent");
         if (!w)
             continue;
         double sum = 0;
         int cnt = 0;
         const cJSON *o;
-        cJSON_ArrayForEach(o, ctrl_jget(last, "runs"))
+        cJSON_ArrayForEach(o, util_jget(last, "runs"))
         {
             cnt++;
-            if (str_is(ctrl_jstr(o, "waitEvent"), w))
-                sum += ctrl_jnum(o, "waitPct", 0);
+            if (str_is(util_jstr(o, "waitEvent"), w))
+                sum += util_jnum(o, "waitPct", 0);
         }
         if (cnt && sum / cnt > wait_pct) {
             wait_pct = sum / cnt;
@@ -510,32 +511,32 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
         }
     }
     if (wait) {
-        ctrl_jset_str(a, "dominantWaitEvent", wait);
+        util_jset_str(a, "dominantWaitEvent", wait);
         put_num(a, "dominantWaitPct", wait_pct, 4);
     }
 
     char verdict[400];
-    double max_n = ctrl_jnum(last, "value", 0);
+    double max_n = util_jnum(last, "value", 0);
     if (field == CTRL_SWEEP_CLIENTS) {
         struct bench_usl_point pts[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
         size_t np = 0;
         const cJSON *st;
         cJSON_ArrayForEach(st, steps)
         {
-            cJSON_ArrayForEach(e, ctrl_jget(st, "runs"))
+            cJSON_ArrayForEach(e, util_jget(st, "runs"))
             {
-                double x = ctrl_jnum(e, "tps", NAN);
-                if (str_is(ctrl_jstr(e, "phase"), "Succeeded") && x > 0 &&
+                double x = util_jnum(e, "tps", NAN);
+                if (str_is(util_jstr(e, "phase"), "Succeeded") && x > 0 &&
                     np < sizeof(pts) / sizeof(pts[0]))
-                    pts[np++] = (struct bench_usl_point){ctrl_jnum(st, "value", 0), x};
+                    pts[np++] = (struct bench_usl_point){util_jnum(st, "value", 0), x};
             }
         }
         struct bench_usl_fit fit;
         bench_usl_fit(pts, np, &fit);
         cJSON *u = ctrl_must(cJSON_CreateObject());
-        ctrl_jset(u, "ok", cJSON_CreateBool(fit.ok));
+        util_jset(u, "ok", cJSON_CreateBool(fit.ok));
         if (!fit.ok) {
-            ctrl_jset_str(u, "reason", fit.reason);
+            util_jset_str(u, "reason", fit.reason);
         } else {
             put_num(u, "lambda", fit.lambda, 6);
             put_num(u, "sigma", fit.sigma, 6);
@@ -544,7 +545,7 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
             put_num(u, "peakClients", fit.peak_n, 6);
             put_num(u, "peakTps", fit.peak_x, 6);
         }
-        ctrl_jset(a, "usl", u);
+        util_jset(a, "usl", u);
         bench_usl_verdict(&fit, max_n, wait, wait_pct, verdict, sizeof(verdict));
     } else {
         char why[96] = "";
@@ -554,14 +555,14 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
         (void)snprintf(verdict, sizeof(verdict), "peak %.1f tps at %s=%g%s", peak,
                        field_names[field], peak_at, why);
     }
-    ctrl_jset_str(a, "verdict", verdict);
-    ctrl_jset(status, "analysis", a);
+    util_jset_str(a, "verdict", verdict);
+    util_jset(status, "analysis", a);
 }
 
 static const cJSON *find_run(const cJSON *const *runs, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
-        if (str_is(ctrl_jstr(runs[i], "metadata.name"), name))
+        if (str_is(util_jstr(runs[i], "metadata.name"), name))
             return runs[i];
     return NULL;
 }
@@ -570,50 +571,50 @@ static void copy_member(cJSON *to, const cJSON *from, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, k);
     if (v)
-        ctrl_jset(to, k, ctrl_must(cJSON_Duplicate(v, 1)));
+        util_jset(to, k, ctrl_must(cJSON_Duplicate(v, 1)));
 }
 
 void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
                        struct ctrl_sweep_plan *plan)
 {
     memset(plan, 0, sizeof(*plan));
-    const cJSON *old = ctrl_jget(sweep, "status");
-    const char *old_phase = ctrl_jstr(old, "phase");
+    const cJSON *old = util_jget(sweep, "status");
+    const char *old_phase = util_jstr(old, "phase");
     if (str_is(old_phase, "Succeeded") || str_is(old_phase, "Stopped") ||
         str_is(old_phase, "Failed")) {
         (void)snprintf(plan->phase, sizeof(plan->phase), "%s", old_phase);
         return;
     }
-    long gen = (long)ctrl_jnum(sweep, "metadata.generation", 0);
-    long obs_gen = (long)ctrl_jnum(old, "observedGeneration", (double)gen);
+    long gen = (long)util_jnum(sweep, "metadata.generation", 0);
+    long obs_gen = (long)util_jnum(old, "observedGeneration", (double)gen);
     cJSON *st = ctrl_must(cJSON_CreateObject());
     copy_member(st, old, "conditions");
     copy_member(st, old, "startTime");
-    ctrl_jset_num(st, "observedGeneration", (double)obs_gen);
+    util_jset_num(st, "observedGeneration", (double)obs_gen);
 
     struct ctrl_sweep_spec s;
     char err[700];
-    if (ctrl_sweep_spec_parse(ctrl_jget(sweep, "spec"), &s, err, sizeof(err))) {
-        ctrl_jset_str(st, "phase", "Failed");
-        ctrl_jset_str(st, "message", err);
+    if (ctrl_sweep_spec_parse(util_jget(sweep, "spec"), &s, err, sizeof(err))) {
+        util_jset_str(st, "phase", "Failed");
+        util_jset_str(st, "message", err);
         char ts[40];
         util_rfc3339(now, 0, ts, sizeof(ts));
-        ctrl_jset_str(st, "completionTime", ts);
+        util_jset_str(st, "completionTime", ts);
         ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
         (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
         plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
         plan->status = st;
         return;
     }
-    const char *sname = ctrl_jstr(sweep, "metadata.name");
-    ctrl_jset_str(st, "field", field_names[s.field]);
+    const char *sname = util_jstr(sweep, "metadata.name");
+    util_jset_str(st, "field", field_names[s.field]);
     cJSON *vals = ctrl_must(cJSON_CreateArray());
     for (int i = 0; i < s.n_values; i++)
         cJSON_AddItemToArray(vals, ctrl_must(cJSON_CreateNumber(s.values[i])));
-    ctrl_jset(st, "values", vals);
-    ctrl_jset_num(st, "totalSteps", s.n_values);
+    util_jset(st, "values", vals);
+    util_jset_num(st, "totalSteps", s.n_values);
     cJSON *steps = ctrl_must(cJSON_CreateArray());
-    ctrl_jset(st, "steps", steps);
+    util_jset(st, "steps", steps);
 
     int total = s.n_values * s.repeats, current = -1, last_step = 0;
     char stop_reason[400] = "", current_name[320] = "";
@@ -626,24 +627,24 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
         cJSON *step = cJSON_GetArrayItem(steps, i);
         if (!step) {
             step = ctrl_must(cJSON_CreateObject());
-            ctrl_jset_num(step, "index", i);
-            ctrl_jset_num(step, "value", s.values[i]);
-            ctrl_jset(step, "runs", ctrl_must(cJSON_CreateArray()));
+            util_jset_num(step, "index", i);
+            util_jset_num(step, "value", s.values[i]);
+            util_jset(step, "runs", ctrl_must(cJSON_CreateArray()));
             cJSON_AddItemToArray(steps, step);
         }
         cJSON *list = cJSON_GetObjectItemCaseSensitive(step, "runs");
         const cJSON *run = find_run(runs, n_runs, name);
         const cJSON *rec = recorded(old, i, name);
         cJSON *e;
-        if (run && run_finished(ctrl_jstr(run, "status.phase")))
+        if (run && run_finished(util_jstr(run, "status.phase")))
             e = entry_from_run(run, name);
         else if (rec)
             e = ctrl_must(cJSON_Duplicate(rec, 1));
         else {
             e = ctrl_must(cJSON_CreateObject());
-            ctrl_jset_str(e, "name", name);
-            const char *ph = ctrl_jstr(run, "status.phase");
-            ctrl_jset_str(e, "phase", ph ? ph : "Pending");
+            util_jset_str(e, "name", name);
+            const char *ph = util_jstr(run, "status.phase");
+            util_jset_str(e, "phase", ph ? ph : "Pending");
             cJSON_AddItemToArray(list, e);
             current = k;
             (void)snprintf(current_name, sizeof(current_name), "%s", name);
@@ -663,40 +664,40 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
 
     char msg[CTRL_MAX_MESSAGE], ts[40], text[32];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    ctrl_jset_num(st, "currentStep", last_step);
+    util_jset_num(st, "currentStep", last_step);
     (void)snprintf(text, sizeof(text), "%d/%d", last_step + 1, s.n_values);
-    ctrl_jset_str(st, "stepText", text);
-    const char *verdict = ctrl_jstr(st, "analysis.verdict");
+    util_jset_str(st, "stepText", text);
+    const char *verdict = util_jstr(st, "analysis.verdict");
     if (stopped) {
-        ctrl_jset_str(st, "phase", "Stopped");
-        ctrl_jset_str(st, "stopReason", stop_reason);
+        util_jset_str(st, "phase", "Stopped");
+        util_jset_str(st, "stopReason", stop_reason);
         (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", last_step + 1, s.n_values,
                        stop_reason);
-        ctrl_jset_str(st, "message", msg);
+        util_jset_str(st, "message", msg);
         copy_member(st, old, "completionTime");
-        if (!ctrl_jget(st, "completionTime"))
-            ctrl_jset_str(st, "completionTime", ts);
+        if (!util_jget(st, "completionTime"))
+            util_jset_str(st, "completionTime", ts);
         ctrl_cond_set(st, "Stopped", "True", "StopWhen", stop_reason, obs_gen, now);
     } else if (current >= 0) {
-        ctrl_jset_str(st, "phase", "Running");
-        ctrl_jset_str(st, "currentRun", current_name);
+        util_jset_str(st, "phase", "Running");
+        util_jset_str(st, "currentRun", current_name);
         (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", last_step + 1, s.n_values,
                        field_names[s.field], s.values[last_step], current_name);
-        ctrl_jset_str(st, "message", msg);
-        if (!ctrl_jget(st, "startTime"))
-            ctrl_jset_str(st, "startTime", ts);
+        util_jset_str(st, "message", msg);
+        if (!util_jget(st, "startTime"))
+            util_jset_str(st, "startTime", ts);
         plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
     } else {
-        ctrl_jset_str(st, "phase", "Succeeded");
+        util_jset_str(st, "phase", "Succeeded");
         (void)snprintf(msg, sizeof(msg), "%d steps: %s", s.n_values,
                        verdict ? verdict : "no step measured a tps");
-        ctrl_jset_str(st, "message", msg);
+        util_jset_str(st, "message", msg);
         copy_member(st, old, "completionTime");
-        if (!ctrl_jget(st, "completionTime"))
-            ctrl_jset_str(st, "completionTime", ts);
+        if (!util_jget(st, "completionTime"))
+            util_jset_str(st, "completionTime", ts);
         ctrl_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
     }
-    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_jstr(st, "phase"));
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", util_jstr(st, "phase"));
     if (old && cJSON_Compare(old, st, true)) {
         cJSON_Delete(st);
         return;
@@ -722,10 +723,10 @@ static int add_event(struct ctrl_event *out, int n, int max, bool warning, const
 /* "step 3/5 clients=4" */
 static void step_label(const cJSON *st, const cJSON *step, char *out, size_t len)
 {
-    const char *field = ctrl_jstr(st, "field");
-    (void)snprintf(out, len, "step %d/%d %s=%g", (int)ctrl_jnum(step, "index", 0) + 1,
-                   (int)ctrl_jnum(st, "totalSteps", 0), field ? field : "value",
-                   ctrl_jnum(step, "value", 0));
+    const char *field = util_jstr(st, "field");
+    (void)snprintf(out, len, "step %d/%d %s=%g", (int)util_jnum(step, "index", 0) + 1,
+                   (int)util_jnum(st, "totalSteps", 0), field ? field : "value",
+                   util_jnum(step, "value", 0));
 }
 
 /* The events of one step whose phase moved from old_phase (NULL: the step is new). */
@@ -733,29 +734,29 @@ static int step_events(const cJSON *st, const cJSON *step, const char *old_phase
                        struct ctrl_event *out, int n, int max)
 {
     char label[96], msg[512];
-    const char *phase = ctrl_jstr(step, "phase");
-    const cJSON *first = cJSON_GetArrayItem(ctrl_jget(step, "runs"), 0);
+    const char *phase = util_jstr(step, "phase");
+    const cJSON *first = cJSON_GetArrayItem(util_jget(step, "runs"), 0);
     step_label(st, step, label, sizeof(label));
     if (!old_phase) {
-        (void)snprintf(msg, sizeof(msg), "%s: run %s", label, ctrl_jstr(first, "name"));
+        (void)snprintf(msg, sizeof(msg), "%s: run %s", label, util_jstr(first, "name"));
         n = add_event(out, n, max, false, "StepStarted", msg);
     }
     if ((old_phase && str_is(phase, old_phase)) || !run_finished(phase))
         return n;
-    int runs = cJSON_GetArraySize(ctrl_jget(step, "runs"));
+    int runs = cJSON_GetArraySize(util_jget(step, "runs"));
     if (str_is(phase, "Succeeded")) {
         (void)snprintf(msg, sizeof(msg), "%s: %.1f tps, p99 %.2f ms%s", label,
-                       ctrl_jnum(step, "tpsMean", NAN), ctrl_jnum(step, "latencyP99MsMean", NAN),
+                       util_jnum(step, "tpsMean", NAN), util_jnum(step, "latencyP99MsMean", NAN),
                        runs > 1 ? " (means over its runs)" : "");
         return add_event(out, n, max, false, "StepCompleted", msg);
     }
     const char *why = NULL, *name = NULL;
     const cJSON *e;
     cJSON_ArrayForEach(e,
-                       ctrl_jget(step, "runs")) if (!why && str_is(ctrl_jstr(e, "phase"), "Failed"))
+                       util_jget(step, "runs")) if (!why && str_is(util_jstr(e, "phase"), "Failed"))
     {
-        name = ctrl_jstr(e, "name");
-        why = ctrl_jstr(e, "message");
+        name = util_jstr(e, "name");
+        why = util_jstr(e, "message");
     }
     (void)snprintf(msg, sizeof(msg), "%s: run %s failed: %.380s", label, name ? name : "?",
                    why ? why : "no message");
@@ -766,17 +767,17 @@ int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_even
 {
     int n = 0;
     const cJSON *step;
-    cJSON_ArrayForEach(step, ctrl_jget(new_st, "steps"))
+    cJSON_ArrayForEach(step, util_jget(new_st, "steps"))
     {
-        int i = (int)ctrl_jnum(step, "index", -1);
-        const cJSON *old_step = cJSON_GetArrayItem(ctrl_jget(old_st, "steps"), i);
-        const char *old_phase = old_step ? ctrl_jstr(old_step, "phase") : NULL;
+        int i = (int)util_jnum(step, "index", -1);
+        const cJSON *old_step = cJSON_GetArrayItem(util_jget(old_st, "steps"), i);
+        const char *old_phase = old_step ? util_jstr(old_step, "phase") : NULL;
         if (old_step && !old_phase)
             old_phase = "Pending";
         n = step_events(new_st, step, old_phase, out, n, max);
     }
-    const char *phase = ctrl_jstr(new_st, "phase"), *msg = ctrl_jstr(new_st, "message");
-    const char *old_phase = ctrl_jstr(old_st, "phase");
+    const char *phase = util_jstr(new_st, "phase"), *msg = util_jstr(new_st, "message");
+    const char *old_phase = util_jstr(old_st, "phase");
     if (old_phase && str_is(phase, old_phase))
         return n;
     if (str_is(phase, "Succeeded"))
@@ -866,7 +867,7 @@ struct sw_rec {
 static void sweep_event(const cJSON *obj, void *ud)
 {
     struct ctrl_sweeper *s = ud;
-    const char *ns = ctrl_jstr(obj, "metadata.namespace"), *name = ctrl_jstr(obj, "metadata.name");
+    const char *ns = util_jstr(obj, "metadata.namespace"), *name = util_jstr(obj, "metadata.name");
     if (!ns || !name)
         return;
     char key[512];
@@ -884,20 +885,20 @@ static void sweep_delete(const cJSON *obj, void *ud)
 {
     struct ctrl_sweeper *s = ud;
     char key[512];
-    (void)snprintf(key, sizeof(key), "%s/%s", ctrl_jstr(obj, "metadata.namespace"),
-                   ctrl_jstr(obj, "metadata.name"));
+    (void)snprintf(key, sizeof(key), "%s/%s", util_jstr(obj, "metadata.namespace"),
+                   util_jstr(obj, "metadata.name"));
     kube_queue_forget(s->q, key);
     if (s->ev)
-        ctrl_controller_event_forget(s->ev, "BenchmarkSweep", ctrl_jstr(obj, "metadata.namespace"),
-                                     ctrl_jstr(obj, "metadata.name"));
+        ctrl_controller_event_forget(s->ev, "BenchmarkSweep", util_jstr(obj, "metadata.namespace"),
+                                     util_jstr(obj, "metadata.name"));
 }
 
 /* "namespace/sweep" of a run, by its sweep label; also the run cache's index. */
 static bool run_owner(const cJSON *run, char *buf, size_t n, void *ud)
 {
     (void)ud;
-    const char *ns = ctrl_jstr(run, "metadata.namespace");
-    const char *owner = ctrl_jkey(ctrl_jget(run, "metadata.labels"), CTRL_LABEL_SWEEP);
+    const char *ns = util_jstr(run, "metadata.namespace");
+    const char *owner = util_jkey(util_jget(run, "metadata.labels"), CTRL_LABEL_SWEEP);
     if (!ns || !owner)
         return false;
     int len = snprintf(buf, n, "%s/%s", ns, owner);
@@ -974,9 +975,9 @@ static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
     util_rfc3339(util_wall_s(), 0, ts, sizeof(ts));
     cJSON *patch = ctrl_must(cJSON_CreateObject());
     cJSON *st = ctrl_must(cJSON_AddObjectToObject(patch, "status"));
-    ctrl_jset_str(st, "phase", "Failed");
-    ctrl_jset_str(st, "message", msg);
-    ctrl_jset_str(st, "completionTime", ts);
+    util_jset_str(st, "phase", "Failed");
+    util_jset_str(st, "message", msg);
+    util_jset_str(st, "completionTime", ts);
     (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "Failed");
     r->plan.n_events =
         add_event(r->plan.events, 0, CTRL_SWEEP_MAX_EVENTS, true, "SweepFailed", msg);
@@ -990,7 +991,7 @@ static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
 static void on_created(struct kube_result *res, void *ud)
 {
     struct sw_rec *r = ud;
-    const char *run = ctrl_jstr(r->plan.create, "metadata.name");
+    const char *run = util_jstr(r->plan.create, "metadata.name");
     int http = res->status.http;
     if (kube_ok(&res->status) || http == 409) {
         log_info(COMP, "%s: %s BenchmarkRun %s", r->key, http == 409 ? "found existing" : "created",
@@ -1030,7 +1031,7 @@ static void on_status_written(struct kube_result *res, void *ud)
         rec_finish(r, true, 0);
         return;
     }
-    log_info(COMP, "%s: phase %s: %s", r->key, r->plan.phase, ctrl_jstr(r->plan.status, "message"));
+    log_info(COMP, "%s: phase %s: %s", r->key, r->plan.phase, util_jstr(r->plan.status, "message"));
     send_events(r);
     do_create(r);
 }
@@ -1072,7 +1073,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         return;
     }
     cJSON *sweep = kube_informer_copy(s->sweeps, r->ns, r->name);
-    if (!sweep || ctrl_jget(sweep, "metadata.deletionTimestamp")) {
+    if (!sweep || util_jget(sweep, "metadata.deletionTimestamp")) {
         cJSON_Delete(sweep);
         rec_finish(r, false, 0);
         return;
@@ -1086,7 +1087,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         cJSON_Delete(l->items[i]);
     free(l);
     r->obj = ctrl_must(cJSON_CreateObject());
-    ctrl_jset(r->obj, "metadata", ctrl_must(cJSON_Duplicate(ctrl_jget(sweep, "metadata"), 1)));
+    util_jset(r->obj, "metadata", ctrl_must(cJSON_Duplicate(util_jget(sweep, "metadata"), 1)));
     if (!r->plan.status) {
         cJSON_Delete(sweep);
         do_create(r);
@@ -1094,12 +1095,12 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     }
     cJSON *patch = ctrl_must(cJSON_CreateObject());
     cJSON *md = ctrl_must(cJSON_AddObjectToObject(patch, "metadata"));
-    const char *rv = ctrl_jstr(sweep, "metadata.resourceVersion");
+    const char *rv = util_jstr(sweep, "metadata.resourceVersion");
     if (rv)
-        ctrl_jset_str(md, "resourceVersion", rv); /* the status decided from is the current one */
-    cJSON *diff = ctrl_merge_diff(ctrl_jget(sweep, "status"), r->plan.status);
+        util_jset_str(md, "resourceVersion", rv); /* the status decided from is the current one */
+    cJSON *diff = ctrl_merge_diff(util_jget(sweep, "status"), r->plan.status);
     cJSON_Delete(sweep);
-    ctrl_jset(patch, "status", diff ? diff : ctrl_must(cJSON_CreateObject()));
+    util_jset(patch, "status", diff ? diff : ctrl_must(cJSON_CreateObject()));
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
     int rc = kube_patch(s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);

@@ -1,6 +1,7 @@
 /* The HTML report of a BenchmarkSweep: TPS and p99 against the varied value, with the USL fit,
  * the knee and N*, drawn with report.c's line chart. */
 #include "pkg/plugin/report_sweep.h"
+#include "pkg/util/json.h"
 #include "pkg/bench/usl.h"
 #include "pkg/controller/status.h"
 #include "pkg/plugin/present.h"
@@ -28,34 +29,34 @@ struct sweep_pts {
 static void take_points(const cJSON *st, struct sweep_pts *p)
 {
     const cJSON *step, *e;
-    cJSON_ArrayForEach(step, ctrl_jget(st, "steps"))
+    cJSON_ArrayForEach(step, util_jget(st, "steps"))
     {
-        double v = ctrl_jnum(step, "value", NAN);
-        if (p->ns < CTRL_SWEEP_MAX_STEPS && isfinite(ctrl_jnum(step, "tpsMean", NAN))) {
+        double v = util_jnum(step, "value", NAN);
+        if (p->ns < CTRL_SWEEP_MAX_STEPS && isfinite(util_jnum(step, "tpsMean", NAN))) {
             p->sx[p->ns] = v;
-            p->stps[p->ns] = ctrl_jnum(step, "tpsMean", NAN);
-            p->sp99[p->ns++] = ctrl_jnum(step, "latencyP99MsMean", NAN);
+            p->stps[p->ns] = util_jnum(step, "tpsMean", NAN);
+            p->sp99[p->ns++] = util_jnum(step, "latencyP99MsMean", NAN);
         }
-        cJSON_ArrayForEach(e, ctrl_jget(step, "runs"))
+        cJSON_ArrayForEach(e, util_jget(step, "runs"))
         {
-            const char *ph = ctrl_jstr(e, "phase");
+            const char *ph = util_jstr(e, "phase");
             if (p->nr >= MAXRUNS || !ph || strcmp(ph, "Succeeded") != 0)
                 continue;
             p->rx[p->nr] = v;
-            p->rtps[p->nr] = ctrl_jnum(e, "tps", NAN);
-            p->rp99[p->nr++] = ctrl_jnum(e, "latencyP99Ms", NAN);
+            p->rtps[p->nr] = util_jnum(e, "tps", NAN);
+            p->rp99[p->nr++] = util_jnum(e, "latencyP99Ms", NAN);
         }
     }
 }
 
 int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, double *x, double *y, int max)
 {
-    if (!cJSON_IsTrue(ctrl_jget(usl, "ok")) || !(hi > lo) || max < 2)
+    if (!cJSON_IsTrue(util_jget(usl, "ok")) || !(hi > lo) || max < 2)
         return 0;
     struct bench_usl_fit f = {.ok = true,
-                              .lambda = ctrl_jnum(usl, "lambda", NAN),
-                              .sigma = ctrl_jnum(usl, "sigma", NAN),
-                              .kappa = ctrl_jnum(usl, "kappa", NAN)};
+                              .lambda = util_jnum(usl, "lambda", NAN),
+                              .sigma = util_jnum(usl, "sigma", NAN),
+                              .kappa = util_jnum(usl, "kappa", NAN)};
     if (!isfinite(f.lambda) || !isfinite(f.sigma) || !isfinite(f.kappa))
         return 0;
     for (int i = 0; i < max; i++) {
@@ -75,7 +76,7 @@ static void curve_range(const struct sweep_pts *p, const cJSON *usl, double *lo,
         *lo = fmin(*lo, p->sx[i]);
         *hi = fmax(*hi, p->sx[i]);
     }
-    double peak = ctrl_jnum(usl, "peakClients", NAN);
+    double peak = util_jnum(usl, "peakClients", NAN);
     if (isfinite(peak) && peak > *hi && peak <= 2 * *hi)
         *hi = peak;
 }
@@ -92,20 +93,20 @@ static int kv(struct buf *o, const char *k, const char *v, const char *cls)
 
 static int head_table(struct buf *o, const cJSON *sw)
 {
-    const cJSON *st = ctrl_jget(sw, "status");
-    const char *phase = ctrl_jstr(st, "phase");
+    const cJSON *st = util_jget(sw, "status");
+    const char *phase = util_jstr(st, "phase");
     char b[160];
     int rc = buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
     rc = rc ? rc : kv(o, "phase", phase ? phase : "Pending", NULL);
     (void)snprintf(b, sizeof(b), "%s (%d steps)",
-                   ctrl_jstr(st, "field") ? ctrl_jstr(st, "field") : "?",
-                   (int)ctrl_jnum(st, "totalSteps", 0));
+                   util_jstr(st, "field") ? util_jstr(st, "field") : "?",
+                   (int)util_jnum(st, "totalSteps", 0));
     rc = rc ? rc : kv(o, "varied", b, NULL);
     static const char *const keys[] = {"message", "stopReason", "startTime", "completionTime"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && !rc; i++)
-        if (ctrl_jstr(st, keys[i]))
-            rc = kv(o, keys[i], ctrl_jstr(st, keys[i]), NULL);
-    const char *verdict = ctrl_jstr(st, "analysis.verdict");
+        if (util_jstr(st, keys[i]))
+            rc = kv(o, keys[i], util_jstr(st, keys[i]), NULL);
+    const char *verdict = util_jstr(st, "analysis.verdict");
     if (verdict && !rc)
         rc = kv(o, "verdict", verdict, "verdict");
     rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\">");
@@ -127,13 +128,13 @@ static double mean_at(const double *sx, const double *sy, int n, double v)
 
 static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
 {
-    const cJSON *st = ctrl_jget(sw, "status"), *usl = ctrl_jget(st, "analysis.usl");
-    const char *field = ctrl_jstr(st, "field");
+    const cJSON *st = util_jget(sw, "status"), *usl = util_jget(st, "analysis.usl");
+    const char *field = util_jstr(st, "field");
     field = field ? field : "value";
     char xlabel[64], knee[64], nstar[96], title[96];
     (void)snprintf(xlabel, sizeof(xlabel), "%s%s", field,
                    strcmp(field, "rate") == 0 ? " (target tps per worker)" : "");
-    double lo, hi, kx = ctrl_jnum(st, "analysis.kneeAt", NAN);
+    double lo, hi, kx = util_jnum(st, "analysis.kneeAt", NAN);
     curve_range(p, usl, &lo, &hi);
     p->nu = plugin_sweep_usl_curve(usl, lo, hi, p->ux, p->uy, PLUGIN_SWEEP_CURVE_POINTS);
     struct plugin_mark marks[2];
@@ -141,7 +142,7 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     (void)snprintf(knee, sizeof(knee), "latency knee: %s=%g", field, kx);
     if (isfinite(kx))
         marks[nm++] = (struct plugin_mark){knee, kx, mean_at(p->sx, p->stps, p->ns, kx)};
-    double px = ctrl_jnum(usl, "peakClients", NAN), py = ctrl_jnum(usl, "peakTps", NAN);
+    double px = util_jnum(usl, "peakClients", NAN), py = util_jnum(usl, "peakTps", NAN);
     (void)snprintf(nstar, sizeof(nstar), "N* = %.1f clients (USL peak %.0f tps)", px, py);
     if (p->nu && isfinite(px) && px <= hi)
         marks[nm++] = (struct plugin_mark){nstar, px, py};
@@ -158,7 +159,7 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     rc = rc ? rc : plugin_line_chart(o, &tc, ts, p->nu ? 3 : 2);
     if (!p->nu && !rc)
         rc = buf_printf(o, "<p class=\"none\">no USL curve: %s</p>\n",
-                        usl ? (ctrl_jstr(usl, "reason") ? ctrl_jstr(usl, "reason") : "no fit")
+                        usl ? (util_jstr(usl, "reason") ? util_jstr(usl, "reason") : "no fit")
                             : "the USL is fitted to a clients sweep only");
     struct plugin_series ls[2] = {
         {"p99 of each run", p->rx, p->rp99, p->nr, true, false},
@@ -179,20 +180,20 @@ static int steps_table(struct buf *o, const cJSON *sw)
                         "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>%s</th><th>phase</th>"
                         "<th>runs</th><th>TPS mean</th><th>TPS stddev</th><th>p99 mean "
                         "(ms)</th><th>Little's law deviation (%%)</th></tr>\n",
-                        ctrl_jstr(sw, "status.field") ? ctrl_jstr(sw, "status.field") : "value");
+                        util_jstr(sw, "status.field") ? util_jstr(sw, "status.field") : "value");
     const cJSON *step;
-    cJSON_ArrayForEach(step, ctrl_jget(sw, "status.steps"))
+    cJSON_ArrayForEach(step, util_jget(sw, "status.steps"))
     {
         static const char *const nums[] = {"tpsMean", "tpsStddev", "latencyP99MsMean",
                                            "littlesLawDeviationPct"};
         char b[48];
-        plugin_fmt_num(b, sizeof(b), ctrl_jnum(step, "value", NAN));
+        plugin_fmt_num(b, sizeof(b), util_jnum(step, "value", NAN));
         rc = rc ? rc : buf_printf(o, "<tr><td>%s</td><td>", b);
-        rc = rc ? rc : plugin_html_esc(o, ctrl_jstr(step, "phase"));
+        rc = rc ? rc : plugin_html_esc(o, util_jstr(step, "phase"));
         rc = rc ? rc
-                : buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(ctrl_jget(step, "runs")));
+                : buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(util_jget(step, "runs")));
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !rc; i++) {
-            plugin_fmt_num(b, sizeof(b), ctrl_jnum(step, nums[i], NAN));
+            plugin_fmt_num(b, sizeof(b), util_jnum(step, nums[i], NAN));
             rc = buf_printf(o, "<td>%s</td>", b);
         }
         rc = rc ? rc : buf_puts(o, "</tr>\n");
@@ -203,16 +204,16 @@ static int steps_table(struct buf *o, const cJSON *sw)
 int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
 {
     char title[320];
-    (void)snprintf(title, sizeof(title), "BenchmarkSweep %s", ctrl_jstr(sw, "metadata.name"));
+    (void)snprintf(title, sizeof(title), "BenchmarkSweep %s", util_jstr(sw, "metadata.name"));
     struct sweep_pts *p = calloc(1, sizeof(*p));
     if (!p)
         abort();
-    take_points(ctrl_jget(sw, "status"), p);
+    take_points(util_jget(sw, "status"), p);
     int rc = plugin_page_start(o, title);
     rc = rc ? rc : head_table(o, sw);
     rc = rc ? rc : charts(o, sw, p);
     rc = rc ? rc : steps_table(o, sw);
-    rc = rc ? rc : plugin_spec_section(o, ctrl_jget(sw, "spec"));
+    rc = rc ? rc : plugin_spec_section(o, util_jget(sw, "spec"));
     free(p);
     return rc ? rc : buf_puts(o, "</body></html>\n");
 }
@@ -233,12 +234,12 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
         abort();
     struct plugin_series ts[PLUGIN_CHART_SERIES], ls[PLUGIN_CHART_SERIES];
     for (size_t i = 0; i < n; i++) {
-        take_points(ctrl_jget(sws[i], "status"), &p[i]);
-        const char *name = ctrl_jstr(sws[i], "metadata.name");
+        take_points(util_jget(sws[i], "status"), &p[i]);
+        const char *name = util_jstr(sws[i], "metadata.name");
         ts[i] = (struct plugin_series){name, p[i].sx, p[i].stps, p[i].ns, false, false};
         ls[i] = (struct plugin_series){name, p[i].sx, p[i].sp99, p[i].ns, false, false};
     }
-    const char *field = ctrl_jstr(sws[0], "status.field");
+    const char *field = util_jstr(sws[0], "status.field");
     field = field ? field : "value";
     char title[96];
     rc = plugin_page_start(o, "BenchmarkSweeps compared");

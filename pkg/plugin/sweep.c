@@ -1,5 +1,6 @@
 /* The BenchmarkSweep of `kubectl pgbench sweep`, from a BenchmarkRun built by run's flags. */
 #include "pkg/plugin/sweep.h"
+#include "pkg/util/json.h"
 #include "pkg/controller/spec.h"
 #include "pkg/plugin/present.h"
 #include "pkg/util/err.h"
@@ -101,11 +102,11 @@ static const char *preset_flag(const cJSON *spec, enum ctrl_sweep_field f)
 {
     switch (f) {
     case CTRL_SWEEP_CLIENTS:
-        return ctrl_jget(spec, "workload.pgbench.run.clients") ? "pgbench's -c" : NULL;
+        return util_jget(spec, "workload.pgbench.run.clients") ? "pgbench's -c" : NULL;
     case CTRL_SWEEP_RATE:
-        return ctrl_jget(spec, "workload.pgbench.run.rate") ? "pgbench's -R" : NULL;
+        return util_jget(spec, "workload.pgbench.run.rate") ? "pgbench's -R" : NULL;
     case CTRL_SWEEP_WORKERS:
-        return ctrl_jget(spec, "workers") ? "--workers N" : NULL;
+        return util_jget(spec, "workers") ? "--workers N" : NULL;
     }
     return NULL;
 }
@@ -145,8 +146,8 @@ static cJSON *stop_json(const struct plugin_sweep_opts *o)
 cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, char *err,
                           size_t errlen)
 {
-    const char *name = ctrl_jstr(br, "metadata.name");
-    const cJSON *tmpl = ctrl_jget(br, "spec");
+    const char *name = util_jstr(br, "metadata.name");
+    const cJSON *tmpl = util_jget(br, "spec");
     if (!o->vary.set) {
         (void)util_errf(err, errlen,
                         "the varied field is required: --clients, --rate or "
@@ -170,7 +171,7 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
     cJSON *sw = must(cJSON_CreateObject());
     must(cJSON_AddStringToObject(sw, "apiVersion", "pgbench.dev/v1alpha1"));
     must(cJSON_AddStringToObject(sw, "kind", "BenchmarkSweep"));
-    cJSON_AddItemToObject(sw, "metadata", must(cJSON_Duplicate(ctrl_jget(br, "metadata"), 1)));
+    cJSON_AddItemToObject(sw, "metadata", must(cJSON_Duplicate(util_jget(br, "metadata"), 1)));
     cJSON *spec = must(cJSON_AddObjectToObject(sw, "spec"));
     cJSON_AddItemToObject(spec, "template", must(cJSON_Duplicate(tmpl, 1)));
     cJSON_AddItemToObject(spec, "vary", vary_json(&o->vary));
@@ -193,8 +194,8 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
 
 static const char *field_of(const cJSON *sw)
 {
-    const char *f = ctrl_jstr(sw, "status.field");
-    return f ? f : ctrl_jstr(sw, "spec.vary.field");
+    const char *f = util_jstr(sw, "status.field");
+    return f ? f : util_jstr(sw, "spec.vary.field");
 }
 
 static const char *num(char *b, size_t n, double v)
@@ -206,18 +207,18 @@ static const char *num(char *b, size_t n, double v)
 int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
 {
     char a[48], b[48], c[48];
-    const char *field = field_of(sw), *phase = ctrl_jstr(step, "phase");
-    int rc = buf_printf(out, "step %d/%d %s=%s: ", (int)ctrl_jnum(step, "index", 0) + 1,
-                        (int)ctrl_jnum(sw, "status.totalSteps", 0), field ? field : "value",
-                        num(a, sizeof(a), ctrl_jnum(step, "value", NAN)));
-    const cJSON *runs = ctrl_jget(step, "runs");
+    const char *field = field_of(sw), *phase = util_jstr(step, "phase");
+    int rc = buf_printf(out, "step %d/%d %s=%s: ", (int)util_jnum(step, "index", 0) + 1,
+                        (int)util_jnum(sw, "status.totalSteps", 0), field ? field : "value",
+                        num(a, sizeof(a), util_jnum(step, "value", NAN)));
+    const cJSON *runs = util_jget(step, "runs");
     int nruns = cJSON_GetArraySize(runs);
-    double tps = ctrl_jnum(step, "tpsMean", NAN);
+    double tps = util_jnum(step, "tpsMean", NAN);
     if (isfinite(tps)) {
         rc = rc ? rc
                 : buf_printf(out, "%s tps p99 %s ms", num(a, sizeof(a), tps),
-                             num(b, sizeof(b), ctrl_jnum(step, "latencyP99MsMean", NAN)));
-        double sd = ctrl_jnum(step, "tpsStddev", NAN);
+                             num(b, sizeof(b), util_jnum(step, "latencyP99MsMean", NAN)));
+        double sd = util_jnum(step, "tpsStddev", NAN);
         if (nruns > 1 && !rc)
             rc = isfinite(sd)
                      ? buf_printf(out, " (mean of %d runs, tps ±%s)", nruns, num(c, sizeof(c), sd))
@@ -226,11 +227,11 @@ int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
     const cJSON *e;
     cJSON_ArrayForEach(e, runs)
     {
-        const char *ph = ctrl_jstr(e, "phase");
+        const char *ph = util_jstr(e, "phase");
         if (!rc && ph && strcmp(ph, "Failed") == 0)
             rc = buf_printf(out, "%srun %s Failed: %s", isfinite(tps) ? "; " : "",
-                            ctrl_jstr(e, "name"),
-                            ctrl_jstr(e, "message") ? ctrl_jstr(e, "message") : "no message");
+                            util_jstr(e, "name"),
+                            util_jstr(e, "message") ? util_jstr(e, "message") : "no message");
     }
     if (!rc && !isfinite(tps) && phase && strcmp(phase, "Succeeded") == 0)
         rc = buf_puts(out, "no tps measured");
@@ -240,45 +241,45 @@ int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
 int plugin_sweep_summary(struct buf *out, const cJSON *sw)
 {
     char a[48], b[48], c[48], d[48], e[48], f[48];
-    const cJSON *st = ctrl_jget(sw, "status");
-    const char *phase = ctrl_jstr(st, "phase"), *field = field_of(sw);
+    const cJSON *st = util_jget(sw, "status");
+    const char *phase = util_jstr(st, "phase"), *field = field_of(sw);
     field = field ? field : "value";
     int rc =
-        buf_printf(out, "benchmarksweep %s: %s (%d of %d steps)\n", ctrl_jstr(sw, "metadata.name"),
-                   phase ? phase : "Pending", cJSON_GetArraySize(ctrl_jget(st, "steps")),
-                   (int)ctrl_jnum(st, "totalSteps", 0));
-    const cJSON *an = ctrl_jget(st, "analysis");
+        buf_printf(out, "benchmarksweep %s: %s (%d of %d steps)\n", util_jstr(sw, "metadata.name"),
+                   phase ? phase : "Pending", cJSON_GetArraySize(util_jget(st, "steps")),
+                   (int)util_jnum(st, "totalSteps", 0));
+    const cJSON *an = util_jget(st, "analysis");
     if (an && !rc) {
         rc = buf_printf(out, "  peak %s tps at %s=%s",
-                        num(a, sizeof(a), ctrl_jnum(an, "peakTps", NAN)), field,
-                        num(b, sizeof(b), ctrl_jnum(an, "peakAt", NAN)));
-        if (!rc && ctrl_jget(an, "kneeAt"))
+                        num(a, sizeof(a), util_jnum(an, "peakTps", NAN)), field,
+                        num(b, sizeof(b), util_jnum(an, "peakAt", NAN)));
+        if (!rc && util_jget(an, "kneeAt"))
             rc = buf_printf(out, "   latency knee at %s=%s", field,
-                            num(a, sizeof(a), ctrl_jnum(an, "kneeAt", NAN)));
+                            num(a, sizeof(a), util_jnum(an, "kneeAt", NAN)));
         rc = rc ? rc : buf_puts(out, "\n");
     }
-    const cJSON *usl = ctrl_jget(an, "usl");
+    const cJSON *usl = util_jget(an, "usl");
     if (usl && !rc) {
-        if (cJSON_IsTrue(ctrl_jget(usl, "ok")))
+        if (cJSON_IsTrue(util_jget(usl, "ok")))
             rc = buf_printf(out,
                             "  USL fit: lambda %s tps/client  sigma %s  kappa %s  R² %s  N* %s "
                             "clients (%s tps)\n",
-                            num(a, sizeof(a), ctrl_jnum(usl, "lambda", NAN)),
-                            num(b, sizeof(b), ctrl_jnum(usl, "sigma", NAN)),
-                            num(c, sizeof(c), ctrl_jnum(usl, "kappa", NAN)),
-                            num(d, sizeof(d), ctrl_jnum(usl, "r2", NAN)),
-                            num(e, sizeof(e), ctrl_jnum(usl, "peakClients", NAN)),
-                            num(f, sizeof(f), ctrl_jnum(usl, "peakTps", NAN)));
+                            num(a, sizeof(a), util_jnum(usl, "lambda", NAN)),
+                            num(b, sizeof(b), util_jnum(usl, "sigma", NAN)),
+                            num(c, sizeof(c), util_jnum(usl, "kappa", NAN)),
+                            num(d, sizeof(d), util_jnum(usl, "r2", NAN)),
+                            num(e, sizeof(e), util_jnum(usl, "peakClients", NAN)),
+                            num(f, sizeof(f), util_jnum(usl, "peakTps", NAN)));
         else
-            rc = buf_printf(out, "  USL fit: none (%s)\n", ctrl_jstr(usl, "reason"));
+            rc = buf_printf(out, "  USL fit: none (%s)\n", util_jstr(usl, "reason"));
     }
-    const char *verdict = ctrl_jstr(an, "verdict"), *stop = ctrl_jstr(st, "stopReason");
+    const char *verdict = util_jstr(an, "verdict"), *stop = util_jstr(st, "stopReason");
     if (verdict && !rc)
         rc = buf_printf(out, "  verdict: %s\n", verdict);
     if (stop && !rc)
         rc = buf_printf(out, "  stopped: %s\n", stop);
     if (!rc && phase && strcmp(phase, "Failed") == 0)
-        rc = buf_printf(out, "  %s\n", ctrl_jstr(st, "message") ? ctrl_jstr(st, "message") : "");
+        rc = buf_printf(out, "  %s\n", util_jstr(st, "message") ? util_jstr(st, "message") : "");
     return rc;
 }
 
@@ -288,7 +289,7 @@ static const cJSON *step_at(const cJSON *sw, double v)
 {
     const cJSON *s;
     cJSON_ArrayForEach(s,
-                       ctrl_jget(sw, "status.steps")) if (ctrl_jnum(s, "value", NAN) == v) return s;
+                       util_jget(sw, "status.steps")) if (util_jnum(s, "value", NAN) == v) return s;
     return NULL;
 }
 
@@ -304,9 +305,9 @@ static int all_values(const cJSON *const *sws, size_t n, double *out, int max)
     int k = 0;
     for (size_t i = 0; i < n; i++) {
         const cJSON *s;
-        cJSON_ArrayForEach(s, ctrl_jget(sws[i], "status.steps"))
+        cJSON_ArrayForEach(s, util_jget(sws[i], "status.steps"))
         {
-            double v = ctrl_jnum(s, "value", NAN);
+            double v = util_jnum(s, "value", NAN);
             bool dup = false;
             for (int j = 0; j < k && !dup; j++)
                 dup = out[j] == v;
@@ -324,9 +325,9 @@ static void analysis_row(struct plugin_table *t, int row, const char *label,
                          const cJSON *const *sws, size_t n, const char *path, bool ratio)
 {
     plugin_table_set(t, row, 0, label);
-    double base = ratio ? ctrl_jnum(sws[0], path, NAN) : NAN;
+    double base = ratio ? util_jnum(sws[0], path, NAN) : NAN;
     for (size_t i = 0; i < n; i++)
-        plugin_table_ratio(t, row, 1 + 2 * (int)i, ctrl_jnum(sws[i], path, NAN), i ? base : NAN,
+        plugin_table_ratio(t, row, 1 + 2 * (int)i, util_jnum(sws[i], path, NAN), i ? base : NAN,
                            "");
 }
 
@@ -339,7 +340,7 @@ int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, cha
             return util_errf(err, errlen,
                              "benchmarksweeps %s and %s vary different fields (%s, %s): "
                              "nothing to compare step by step",
-                             ctrl_jstr(sws[0], "metadata.name"), ctrl_jstr(sws[i], "metadata.name"),
+                             util_jstr(sws[0], "metadata.name"), util_jstr(sws[i], "metadata.name"),
                              field ? field : "?", field_of(sws[i]) ? field_of(sws[i]) : "?");
     if (n > 7)
         n = 7; /* 1 + 2 columns each in a table of 16 */
@@ -349,7 +350,7 @@ int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, cha
     char b[160];
     plugin_table_set(t, 0, 0, field);
     for (size_t i = 0; i < n; i++) {
-        const char *name = ctrl_jstr(sws[i], "metadata.name");
+        const char *name = util_jstr(sws[i], "metadata.name");
         (void)snprintf(b, sizeof(b), "%s tps", name);
         plugin_table_set(t, 0, 1 + 2 * (int)i, b);
         (void)snprintf(b, sizeof(b), "%s p99", name);
@@ -364,10 +365,10 @@ int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, cha
         const cJSON *s0 = step_at(sws[0], vals[v]);
         for (size_t i = 0; i < n; i++) {
             const cJSON *s = step_at(sws[i], vals[v]);
-            plugin_table_ratio(t, row, 1 + 2 * (int)i, ctrl_jnum(s, "tpsMean", NAN),
-                               i ? ctrl_jnum(s0, "tpsMean", NAN) : NAN, "");
-            plugin_table_ratio(t, row, 2 + 2 * (int)i, ctrl_jnum(s, "latencyP99MsMean", NAN),
-                               i ? ctrl_jnum(s0, "latencyP99MsMean", NAN) : NAN, " ms");
+            plugin_table_ratio(t, row, 1 + 2 * (int)i, util_jnum(s, "tpsMean", NAN),
+                               i ? util_jnum(s0, "tpsMean", NAN) : NAN, "");
+            plugin_table_ratio(t, row, 2 + 2 * (int)i, util_jnum(s, "latencyP99MsMean", NAN),
+                               i ? util_jnum(s0, "latencyP99MsMean", NAN) : NAN, " ms");
         }
     }
     row++; /* a blank row */
@@ -384,8 +385,8 @@ int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, cha
     int rc = plugin_table_emit(out, t, "");
     plugin_table_free(t);
     for (size_t i = 0; i < n && !rc; i++) {
-        const char *v = ctrl_jstr(sws[i], "status.analysis.verdict");
-        rc = buf_printf(out, "%s: %s\n", ctrl_jstr(sws[i], "metadata.name"),
+        const char *v = util_jstr(sws[i], "status.analysis.verdict");
+        rc = buf_printf(out, "%s: %s\n", util_jstr(sws[i], "metadata.name"),
                         v ? v : "no analysis yet");
     }
     return rc;

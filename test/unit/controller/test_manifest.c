@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pkg/bench/runner_args.h"
+#include "pkg/util/json.h"
 #include "pkg/controller/manifest.h"
 
 static const char *br_json =
@@ -34,7 +35,7 @@ static struct ctrl_spec spec_of(const char *json)
 
 static const char *str_at(const cJSON *o, const char *path)
 {
-    const char *s = ctrl_jstr(o, path);
+    const char *s = util_jstr(o, path);
     if (!s)
         (void)fprintf(stderr, "missing %s\n", path);
     assert_non_null(s);
@@ -46,7 +47,7 @@ static const cJSON *env_var(const cJSON *container, const char *name)
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(container, "env"))
     {
-        if (strcmp(ctrl_jstr(e, "name"), name) == 0)
+        if (strcmp(util_jstr(e, "name"), name) == 0)
             return e;
     }
     return NULL;
@@ -85,46 +86,46 @@ static void test_run_job(void **state)
     assert_string_equal(str_at(job, "apiVersion"), "batch/v1");
     assert_string_equal(str_at(job, "metadata.name"), "b1-run");
     assert_string_equal(str_at(job, "metadata.namespace"), "ns");
-    const cJSON *labels = ctrl_jget(job, "metadata.labels");
+    const cJSON *labels = util_jget(job, "metadata.labels");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN)->valuestring,
                         "b1");
-    const cJSON *own = cJSON_GetArrayItem(ctrl_jget(job, "metadata.ownerReferences"), 0);
+    const cJSON *own = cJSON_GetArrayItem(util_jget(job, "metadata.ownerReferences"), 0);
     assert_string_equal(str_at(own, "kind"), "BenchmarkRun");
     assert_string_equal(str_at(own, "uid"), "u-1");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(own, "controller")));
     assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(own, "blockOwnerDeletion")));
 
     assert_string_equal(str_at(job, "spec.completionMode"), "Indexed");
-    assert_int_equal(ctrl_jnum(job, "spec.completions", 0), 3);
-    assert_int_equal(ctrl_jnum(job, "spec.parallelism", 0), 3);
-    assert_int_equal(ctrl_jnum(job, "spec.backoffLimit", -1), 0);
-    assert_int_equal(ctrl_jnum(job, "spec.ttlSecondsAfterFinished", 0), 600);
+    assert_int_equal(util_jnum(job, "spec.completions", 0), 3);
+    assert_int_equal(util_jnum(job, "spec.parallelism", 0), 3);
+    assert_int_equal(util_jnum(job, "spec.backoffLimit", -1), 0);
+    assert_int_equal(util_jnum(job, "spec.ttlSecondsAfterFinished", 0), 600);
     /* replicaLag is on by default: the runner may wait that long for replay to catch up */
     assert_true(s.replica_lag);
     /* the run's timeout from the barrier: 60 s + 300 s catch-up + 10 min = 960 s; the Job's
      * deadline counts from its start, 10 s earlier, and leaves the runner 15 s to report */
     assert_int_equal(ctrl_run_timeout(&s, &cfg), 960);
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 960 + 15);
-    const cJSON *c0 = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
-    assert_string_equal(ctrl_jstr(env_var(c0, "BENCH_DEADLINE_AT"), "value"), "1700000960");
+    assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 960 + 15);
+    const cJSON *c0 = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    assert_string_equal(util_jstr(env_var(c0, "BENCH_DEADLINE_AT"), "value"), "1700000960");
 
-    const cJSON *pod = ctrl_jget(job, "spec.template.spec");
-    const cJSON *tl = ctrl_jget(job, "spec.template.metadata.labels");
+    const cJSON *pod = util_jget(job, "spec.template.spec");
+    const cJSON *tl = util_jget(job, "spec.template.metadata.labels");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(tl, CTRL_LABEL_RUN)->valuestring, "b1");
     assert_string_equal(str_at(pod, "restartPolicy"), "Never");
-    assert_true(cJSON_IsTrue(ctrl_jget(pod, "securityContext.runAsNonRoot")));
-    assert_int_equal(ctrl_jnum(pod, "securityContext.runAsUser", 0), CTRL_RUNNER_UID);
+    assert_true(cJSON_IsTrue(util_jget(pod, "securityContext.runAsNonRoot")));
+    assert_int_equal(util_jnum(pod, "securityContext.runAsUser", 0), CTRL_RUNNER_UID);
     assert_string_equal(str_at(pod, "securityContext.seccompProfile.type"), "RuntimeDefault");
     assert_string_equal(str_at(pod, "nodeSelector.pool"), "bench");
     const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pod, "containers"), 0);
     assert_string_equal(str_at(c, "name"), "runner");
     assert_string_equal(str_at(c, "image"), cfg.runner_image);
-    assert_string_equal(cJSON_GetArrayItem(ctrl_jget(c, "command"), 0)->valuestring,
+    assert_string_equal(cJSON_GetArrayItem(util_jget(c, "command"), 0)->valuestring,
                         "/usr/local/bin/pgbench-runner");
-    assert_true(cJSON_IsFalse(ctrl_jget(c, "securityContext.allowPrivilegeEscalation")));
-    assert_true(cJSON_IsTrue(ctrl_jget(c, "securityContext.readOnlyRootFilesystem")));
+    assert_true(cJSON_IsFalse(util_jget(c, "securityContext.allowPrivilegeEscalation")));
+    assert_true(cJSON_IsTrue(util_jget(c, "securityContext.readOnlyRootFilesystem")));
     assert_string_equal(
-        cJSON_GetArrayItem(ctrl_jget(c, "securityContext.capabilities.drop"), 0)->valuestring,
+        cJSON_GetArrayItem(util_jget(c, "securityContext.capabilities.drop"), 0)->valuestring,
         "ALL");
     assert_string_equal(str_at(c, "terminationMessagePolicy"), "FallbackToLogsOnError");
     assert_string_equal(str_at(c, "resources.limits.cpu"), "1");
@@ -145,7 +146,7 @@ static void test_run_job(void **state)
                         "/etc/pgbench/start/start-at");
     assert_string_equal(str_at(env_var(c, "BENCH_CLIENTS_BY_INDEX"), "value"), "3,2,2");
 
-    const cJSON *args = ctrl_jget(c, "args");
+    const cJSON *args = util_jget(c, "args");
     assert_string_equal(cJSON_GetArrayItem(args, 0)->valuestring, "pgbench");
     assert_string_equal(cJSON_GetArrayItem(args, 1)->valuestring, "run");
     assert_true(has_arg(args, "--clients", "3"));
@@ -161,9 +162,9 @@ static void test_run_job(void **state)
     const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(pod, "volumes"))
     {
-        if (strcmp(str_at(v, "name"), "tmp") == 0 && ctrl_jget(v, "emptyDir"))
+        if (strcmp(str_at(v, "name"), "tmp") == 0 && util_jget(v, "emptyDir"))
             tmp = true;
-        if (ctrl_jstr(v, "configMap.name") && strcmp(ctrl_jstr(v, "configMap.name"), "cm") == 0)
+        if (util_jstr(v, "configMap.name") && strcmp(util_jstr(v, "configMap.name"), "cm") == 0)
             script = true;
     }
     assert_true(tmp);
@@ -174,7 +175,7 @@ static void test_run_job(void **state)
                                "\"start-at\",\"fieldRef\":{\"fieldPath\":\"metadata.annotations["
                                "'pgbench.dev/start-at']\"}}]}}"));
     free(vt);
-    vt = cJSON_PrintUnformatted(ctrl_jget(c, "volumeMounts"));
+    vt = cJSON_PrintUnformatted(util_jget(c, "volumeMounts"));
     assert_non_null(strstr(vt, "{\"name\":\"start\",\"mountPath\":\"/etc/pgbench/start\","
                                "\"readOnly\":true}"));
     free(vt);
@@ -227,7 +228,7 @@ static void test_cnpg_user_from_secret(void **state)
                          ctrl_manifest_run_job(br, &s, &cfg, 1700000000)};
         for (size_t j = 0; j < 2; j++) {
             const cJSON *c =
-                cJSON_GetArrayItem(ctrl_jget(jobs[j], "spec.template.spec.containers"), 0);
+                cJSON_GetArrayItem(util_jget(jobs[j], "spec.template.spec.containers"), 0);
             if (cases[i].user_ref)
                 assert_string_equal(secret_key_of(c, "PGUSER", ref, sizeof(ref)),
                                     cases[i].user_ref);
@@ -236,7 +237,7 @@ static void test_cnpg_user_from_secret(void **state)
             assert_string_equal(secret_key_of(c, "PGPASSWORD", ref, sizeof(ref)),
                                 cases[i].password_ref);
             assert_string_equal(str_at(env_var(c, "PGDATABASE"), "value"), "app");
-            assert_false(has_arg(ctrl_jget(c, "args"), "--user", NULL));
+            assert_false(has_arg(util_jget(c, "args"), "--user", NULL));
             char *text = cJSON_PrintUnformatted(jobs[j]);
             assert_null(strstr(text, "\"value\":\"postgres\"")); /* no guessed role */
             free(text);
@@ -259,11 +260,11 @@ static void test_init_job_and_transactions(void **state)
     ctrl_config_defaults(&cfg);
     cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
     assert_string_equal(str_at(job, "metadata.name"), "b1-init");
-    assert_int_equal(ctrl_jnum(job, "spec.completions", 0), 1);
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 6 * 3600); /* default */
-    assert_int_equal(ctrl_jnum(job, "spec.backoffLimit", -1), 0);
-    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
-    const cJSON *args = ctrl_jget(c, "args");
+    assert_int_equal(util_jnum(job, "spec.completions", 0), 1);
+    assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 6 * 3600); /* default */
+    assert_int_equal(util_jnum(job, "spec.backoffLimit", -1), 0);
+    const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    const cJSON *args = util_jget(c, "args");
     assert_true(has_arg(args, "init", NULL));
     assert_true(has_arg(args, "--scale", "20"));
     assert_true(has_arg(args, "--foreign-keys", NULL));
@@ -274,11 +275,11 @@ static void test_init_job_and_transactions(void **state)
 
     job = ctrl_manifest_run_job(br, &s, &cfg, 5);
     /* a transactions run has no expected end: 24 h from the barrier (5) */
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 86400 + 15);
-    c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
-    assert_string_equal(ctrl_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "86405");
-    assert_true(has_arg(ctrl_jget(c, "args"), "--transactions", "100"));
-    assert_true(has_arg(ctrl_jget(c, "args"), "--builtin", "tpcb-like"));
+    assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 86400 + 15);
+    c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    assert_string_equal(util_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "86405");
+    assert_true(has_arg(util_jget(c, "args"), "--transactions", "100"));
+    assert_true(has_arg(util_jget(c, "args"), "--builtin", "tpcb-like"));
     assert_null(env_var(c, "BENCH_CLIENTS_BY_INDEX"));
     cJSON_Delete(job);
     ctrl_spec_free(&s);
@@ -297,12 +298,12 @@ static void test_timeout_seconds(void **state)
     ctrl_config_defaults(&cfg);
     assert_int_equal(s.timeout_s, 90);
     cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 90);
+    assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 90);
     cJSON_Delete(job);
     job = ctrl_manifest_run_job(br, &s, &cfg, 1000);
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 90 + 15);
-    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
-    assert_string_equal(ctrl_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "1090");
+    assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 90 + 15);
+    const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    assert_string_equal(util_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "1090");
     cJSON_Delete(job);
     ctrl_spec_free(&s);
     cJSON_Delete(br);
@@ -322,14 +323,14 @@ static void test_fio_and_hpa(void **state)
     assert_string_equal(str_at(pvc, "metadata.name"), "b1-fio");
     assert_string_equal(str_at(pvc, "spec.storageClassName"), "fast");
     assert_string_equal(str_at(pvc, "spec.resources.requests.storage"), "5Gi");
-    assert_non_null(ctrl_jget(pvc, "metadata.ownerReferences"));
+    assert_non_null(util_jget(pvc, "metadata.ownerReferences"));
     cJSON_Delete(pvc);
     cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
     /* the fio jobs' 30 + 20 s + 10 min, no replica wait; fio stops by itself (no deadline env) */
-    assert_int_equal(ctrl_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 650 + 15);
-    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
+    assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 650 + 15);
+    const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
     assert_null(env_var(c, "BENCH_DEADLINE_AT"));
-    const cJSON *args = ctrl_jget(c, "args");
+    const cJSON *args = util_jget(c, "args");
     assert_true(has_arg(args, "fio", NULL));
     assert_true(has_arg(args, "--directory", "/data"));
     assert_true(has_arg(args, "--name", "wal"));
@@ -341,8 +342,8 @@ static void test_fio_and_hpa(void **state)
 
     s = spec_of("{\"workload\":{\"fio\":{\"keepVolume\":true,\"jobs\":[{\"name\":\"a\"}]}}}");
     pvc = ctrl_manifest_fio_pvc(br, &s);
-    assert_null(ctrl_jget(pvc, "metadata.ownerReferences")); /* kept after the run */
-    assert_null(ctrl_jget(pvc, "spec.storageClassName"));    /* cluster default */
+    assert_null(util_jget(pvc, "metadata.ownerReferences")); /* kept after the run */
+    assert_null(util_jget(pvc, "spec.storageClassName"));    /* cluster default */
     cJSON_Delete(pvc);
     ctrl_spec_free(&s);
 
@@ -356,11 +357,11 @@ static void test_fio_and_hpa(void **state)
     assert_string_equal(str_at(h, "metadata.name"), "b1-hpa");
     assert_string_equal(str_at(h, "spec.scaleTargetRef.kind"), "StatefulSet");
     assert_string_equal(str_at(h, "spec.scaleTargetRef.name"), "pg-replicas");
-    assert_int_equal(ctrl_jnum(h, "spec.maxReplicas", 0), 4);
-    const cJSON *m = cJSON_GetArrayItem(ctrl_jget(h, "spec.metrics"), 0);
+    assert_int_equal(util_jnum(h, "spec.maxReplicas", 0), 4);
+    const cJSON *m = cJSON_GetArrayItem(util_jget(h, "spec.metrics"), 0);
     assert_string_equal(str_at(m, "resource.name"), "cpu");
-    assert_int_equal(ctrl_jnum(m, "resource.target.averageUtilization", 0), 60);
-    assert_int_equal(ctrl_jnum(h, "spec.behavior.scaleUp.stabilizationWindowSeconds", -1), 0);
+    assert_int_equal(util_jnum(m, "resource.target.averageUtilization", 0), 60);
+    assert_int_equal(util_jnum(h, "spec.behavior.scaleUp.stabilizationWindowSeconds", -1), 0);
     cJSON_Delete(h);
     ctrl_spec_free(&s);
     cJSON_Delete(br);
@@ -377,9 +378,9 @@ static void test_user_security_context_cannot_escalate(void **state)
     struct ctrl_config cfg;
     ctrl_config_defaults(&cfg);
     cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
-    const cJSON *psc = ctrl_jget(job, "spec.template.spec.securityContext");
-    assert_int_equal(ctrl_jnum(psc, "runAsUser", 0), 1000);
-    assert_int_equal(ctrl_jnum(psc, "fsGroup", 0), 2000);
+    const cJSON *psc = util_jget(job, "spec.template.spec.securityContext");
+    assert_int_equal(util_jnum(psc, "runAsUser", 0), 1000);
+    assert_int_equal(util_jnum(psc, "fsGroup", 0), 2000);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(psc, "runAsNonRoot")));
     assert_string_equal(str_at(psc, "seccompProfile.type"), "RuntimeDefault");
     cJSON_Delete(job);
@@ -397,8 +398,8 @@ static void test_user_security_context_cannot_escalate(void **state)
  * The strings are borrowed from job. */
 static int runner_argv(const cJSON *job, enum bench_runner_cmd cmd, char **argv, int cap)
 {
-    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(job, "spec.template.spec.containers"), 0);
-    const cJSON *args = ctrl_jget(c, "args");
+    const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    const cJSON *args = util_jget(c, "args");
     int skip = cmd == BENCH_RUNNER_FIO ? 0 : 1; /* "pgbench" before "run"/"init" */
     int n = 0;
     for (int i = skip; i < cJSON_GetArraySize(args) && n < cap - 1; i++)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pkg/controller/controller.h"
+#include "pkg/util/json.h"
 #include "pkg/controller/progress.h"
 
 static const char *log0 =
@@ -55,19 +56,19 @@ static void test_sum_and_wait(void **state)
 
     cJSON *st = cJSON_CreateObject();
     assert_true(ctrl_progress_set(st, w, 3, 1700000000));
-    assert_true(ctrl_jnum(st, "progress.elapsedSeconds", 0) == 3);
-    assert_true(ctrl_jnum(st, "progress.remainingSeconds", 0) == 17);
-    assert_true(ctrl_jnum(st, "progress.tps", 0) == 1000);
-    assert_true(fabs(ctrl_jnum(st, "progress.latencyMs", 0) - 2.8) < 1e-9); /* tps-weighted */
-    assert_int_equal(ctrl_jnum(st, "progress.failed", -1), 4);
-    assert_int_equal(ctrl_jnum(st, "progress.workersReporting", 0), 2);
-    assert_string_equal(ctrl_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
+    assert_true(util_jnum(st, "progress.elapsedSeconds", 0) == 3);
+    assert_true(util_jnum(st, "progress.remainingSeconds", 0) == 17);
+    assert_true(util_jnum(st, "progress.tps", 0) == 1000);
+    assert_true(fabs(util_jnum(st, "progress.latencyMs", 0) - 2.8) < 1e-9); /* tps-weighted */
+    assert_int_equal(util_jnum(st, "progress.failed", -1), 4);
+    assert_int_equal(util_jnum(st, "progress.workersReporting", 0), 2);
+    assert_string_equal(util_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
     /* the RESULT column while it runs: tps spelled as the final one is (grouped) */
     ctrl_progress_display(st);
-    assert_string_equal(ctrl_jstr(st, "display.result"), "1,000 tps now · 3 s of 20 s");
+    assert_string_equal(util_jstr(st, "display.result"), "1,000 tps now · 3 s of 20 s");
     /* the same numbers later: no change, nothing to write */
     assert_false(ctrl_progress_set(st, w, 3, 1700000010));
-    assert_string_equal(ctrl_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
+    assert_string_equal(util_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
 
     char msg[512];
     assert_true(ctrl_progress_waiting(w, 3, msg, sizeof(msg)));
@@ -79,7 +80,7 @@ static void test_sum_and_wait(void **state)
     struct ctrl_worker_progress none[1];
     assert_false(ctrl_progress_parse("plain text\n", 11, &none[0]));
     assert_true(ctrl_progress_set(st, none, 1, 1700000020));
-    assert_true(cJSON_IsNull(ctrl_jget(st, "progress")));
+    assert_true(cJSON_IsNull(util_jget(st, "progress")));
     assert_false(ctrl_progress_set(st, none, 1, 1700000030));
     cJSON_Delete(st);
 }

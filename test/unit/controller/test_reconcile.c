@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pkg/controller/controller.h"
+#include "pkg/util/json.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/clock.h"
 
@@ -57,7 +58,7 @@ static void obs_init(struct ctrl_observed *o, const cJSON *br)
 
 static const char *phase(const struct ctrl_plan *p)
 {
-    return ctrl_jstr(p->status, "phase");
+    return util_jstr(p->status, "phase");
 }
 
 static const cJSON *cond(const struct ctrl_plan *p, const char *type)
@@ -87,34 +88,34 @@ static void test_pending_to_running(void **state)
     assert_int_equal(p.needs, 0);
     assert_non_null(p.status);
     assert_string_equal(phase(&p), "Running");
-    assert_null(ctrl_jget(p.status, "startAt"));
-    assert_int_equal(ctrl_jnum(p.status, "observedGeneration", 0), 1);
-    assert_int_equal(ctrl_jnum(p.status, "clients", 0), 4);
-    assert_string_equal(ctrl_jstr(p.status, "target"), "pg:5432/postgres");
-    assert_string_equal(ctrl_jstr(cond(&p, "Running"), "status"), "True");
-    assert_string_equal(ctrl_jstr(cond(&p, "SpecLocked"), "status"), "False");
+    assert_null(util_jget(p.status, "startAt"));
+    assert_int_equal(util_jnum(p.status, "observedGeneration", 0), 1);
+    assert_int_equal(util_jnum(p.status, "clients", 0), 4);
+    assert_string_equal(util_jstr(p.status, "target"), "pg:5432/postgres");
+    assert_string_equal(util_jstr(cond(&p, "Running"), "status"), "True");
+    assert_string_equal(util_jstr(cond(&p, "SpecLocked"), "status"), "False");
     assert_int_equal(p.n_actions, 1);
     assert_int_equal(p.actions[0].kind, CTRL_ACT_CREATE);
     assert_ptr_equal(p.actions[0].resource, &KUBE_JOBS);
     assert_string_equal(p.actions[0].name, "b1-run");
-    const cJSON *env = ctrl_jget(
-        cJSON_GetArrayItem(ctrl_jget(p.actions[0].object, "spec.template.spec.containers"), 0),
+    const cJSON *env = util_jget(
+        cJSON_GetArrayItem(util_jget(p.actions[0].object, "spec.template.spec.containers"), 0),
         "env");
     bool found = false;
     const cJSON *e;
     cJSON_ArrayForEach(e, env)
     {
-        assert_string_not_equal(ctrl_jstr(e, "name"), "BENCH_START_AT");
-        if (strcmp(ctrl_jstr(e, "name"), "BENCH_DEADLINE_AT") == 0) {
+        assert_string_not_equal(util_jstr(e, "name"), "BENCH_START_AT");
+        if (strcmp(util_jstr(e, "name"), "BENCH_DEADLINE_AT") == 0) {
             /* the Running entry + start delay 5 + run timeout (30 + 600 + replica catch-up 300) */
-            assert_string_equal(ctrl_jstr(e, "value"), "1800000935");
+            assert_string_equal(util_jstr(e, "value"), "1800000935");
             found = true;
         }
     }
     assert_true(found);
     /* the spec snapshot travels with the Job */
     assert_non_null(
-        ctrl_jkey(ctrl_jget(p.actions[0].object, "metadata.annotations"), CTRL_SPEC_ANNOTATION));
+        util_jkey(util_jget(p.actions[0].object, "metadata.annotations"), CTRL_SPEC_ANNOTATION));
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "Running");
     assert_false(p.events[0].warning);
@@ -277,26 +278,26 @@ static void check_result_cm(const struct ctrl_plan *p, int workers, double tps)
 {
     const cJSON *cm = p->result_cm;
     assert_non_null(cm);
-    assert_string_equal(ctrl_jstr(cm, "kind"), "ConfigMap");
-    assert_string_equal(ctrl_jstr(cm, "metadata.name"), "b1-result");
-    assert_string_equal(ctrl_jstr(cm, "metadata.namespace"), "ns");
-    assert_string_equal(ctrl_jkey(ctrl_jget(cm, "metadata.labels"), "pgbench.dev/benchmarkrun"),
+    assert_string_equal(util_jstr(cm, "kind"), "ConfigMap");
+    assert_string_equal(util_jstr(cm, "metadata.name"), "b1-result");
+    assert_string_equal(util_jstr(cm, "metadata.namespace"), "ns");
+    assert_string_equal(util_jkey(util_jget(cm, "metadata.labels"), "pgbench.dev/benchmarkrun"),
                         "b1");
-    const cJSON *ref = cJSON_GetArrayItem(ctrl_jget(cm, "metadata.ownerReferences"), 0);
-    assert_string_equal(ctrl_jstr(ref, "uid"), "u1");
-    assert_string_equal(ctrl_jstr(ref, "kind"), "BenchmarkRun");
-    assert_true(cJSON_IsTrue(ctrl_jget(ref, "controller")));
-    assert_true(cJSON_IsTrue(ctrl_jget(ref, "blockOwnerDeletion")));
-    assert_string_equal(ctrl_jstr(p->status, "resultRef.name"), "b1-result");
-    assert_string_equal(ctrl_jstr(p->status, "resultRef.key"), "result.json");
-    cJSON *doc = cJSON_Parse(ctrl_jkey(ctrl_jget(cm, "data"), "result.json"));
+    const cJSON *ref = cJSON_GetArrayItem(util_jget(cm, "metadata.ownerReferences"), 0);
+    assert_string_equal(util_jstr(ref, "uid"), "u1");
+    assert_string_equal(util_jstr(ref, "kind"), "BenchmarkRun");
+    assert_true(cJSON_IsTrue(util_jget(ref, "controller")));
+    assert_true(cJSON_IsTrue(util_jget(ref, "blockOwnerDeletion")));
+    assert_string_equal(util_jstr(p->status, "resultRef.name"), "b1-result");
+    assert_string_equal(util_jstr(p->status, "resultRef.key"), "result.json");
+    cJSON *doc = cJSON_Parse(util_jkey(util_jget(cm, "data"), "result.json"));
     assert_non_null(doc);
-    assert_float_equal(ctrl_jnum(doc, "summary.tps", 0), tps, 1e-9);
-    const cJSON *wr = ctrl_jget(doc, "workerResults");
+    assert_float_equal(util_jnum(doc, "summary.tps", 0), tps, 1e-9);
+    const cJSON *wr = util_jget(doc, "workerResults");
     assert_int_equal(cJSON_GetArraySize(wr), workers);
     for (int i = 0; i < workers; i++)
-        assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(wr, i), "worker", -1), i, 0);
-    assert_null(ctrl_jget(doc, "downsampled"));
+        assert_float_equal(util_jnum(cJSON_GetArrayItem(wr, i), "worker", -1), i, 0);
+    assert_null(util_jget(doc, "downsampled"));
     cJSON_Delete(doc);
 }
 
@@ -332,20 +333,20 @@ static void test_collecting_success(void **state)
     o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
-    assert_float_equal(ctrl_jnum(p.status, "summary.tps", 0), 200.0, 1e-9);
-    assert_float_equal(ctrl_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
-    assert_float_equal(ctrl_jnum(p.status, "summary.aborted", -1), 0, 1e-9);
-    const cJSON *rows = ctrl_jget(p.status, "workers");
+    assert_float_equal(util_jnum(p.status, "summary.tps", 0), 200.0, 1e-9);
+    assert_float_equal(util_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
+    assert_float_equal(util_jnum(p.status, "summary.aborted", -1), 0, 1e-9);
+    const cJSON *rows = util_jget(p.status, "workers");
     assert_int_equal(cJSON_GetArraySize(rows), 2);
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 1), "pod"), "b1-run-1-def");
-    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(rows, 1), "tps", 0), 99.5, 1e-9);
-    assert_true(cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(rows, 0), "complete")));
-    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "timeline"), 0), "tps", 0),
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 1), "pod"), "b1-run-1-def");
+    assert_float_equal(util_jnum(cJSON_GetArrayItem(rows, 1), "tps", 0), 99.5, 1e-9);
+    assert_true(cJSON_IsTrue(util_jget(cJSON_GetArrayItem(rows, 0), "complete")));
+    assert_float_equal(util_jnum(cJSON_GetArrayItem(util_jget(p.status, "timeline"), 0), "tps", 0),
                        200.0, 1e-9);
-    assert_string_equal(ctrl_jstr(cond(&p, "Complete"), "status"), "True");
-    assert_string_equal(ctrl_jstr(cond(&p, "Running"), "status"), "False");
-    assert_non_null(ctrl_jstr(p.status, "completionTime"));
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "200.0 tps"));
+    assert_string_equal(util_jstr(cond(&p, "Complete"), "status"), "True");
+    assert_string_equal(util_jstr(cond(&p, "Running"), "status"), "False");
+    assert_non_null(util_jstr(p.status, "completionTime"));
+    assert_non_null(strstr(util_jstr(p.status, "message"), "200.0 tps"));
     /* cleanupPolicy Delete: the run Job goes after the status is written */
     assert_int_equal(p.n_actions, 1);
     assert_int_equal(p.actions[0].kind, CTRL_ACT_DELETE);
@@ -383,16 +384,16 @@ static void test_collecting_worker_failed(void **state)
     o.results[1] = result(1, 0, 0, false, 3, "connection to server at pg failed: refused");
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    const char *msg = ctrl_jstr(cond(&p, "Failed"), "message");
+    const char *msg = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(msg, "worker 1 (pod b1-run-1-def) failed"));
     assert_non_null(strstr(msg, "exit code 3"));
     assert_non_null(strstr(msg, "refused"));
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
     /* partial results are kept */
-    assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 0), "tps", 0),
+    assert_float_equal(util_jnum(cJSON_GetArrayItem(util_jget(p.status, "workers"), 0), "tps", 0),
                        100, 1e-9);
     assert_true(cJSON_IsFalse(
-        ctrl_jget(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1), "complete")));
+        util_jget(cJSON_GetArrayItem(util_jget(p.status, "workers"), 1), "complete")));
     assert_true(p.events[0].warning);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++)
@@ -405,7 +406,7 @@ static void test_collecting_worker_failed(void **state)
     o.result_errors[1] = why;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "b1-run-1-def"));
+    assert_non_null(strstr(util_jstr(p.status, "message"), "b1-run-1-def"));
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     cJSON_Delete(p0);
@@ -426,9 +427,9 @@ static void test_invalid_spec_and_fix(void **state)
     obs_init(&o, br);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "InvalidSpec");
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "InvalidSpec");
     assert_string_equal(
-        ctrl_jstr(cond(&p, "Failed"), "message"),
+        util_jstr(cond(&p, "Failed"), "message"),
         "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions");
     assert_int_equal(p.n_actions, 0);
     assert_true(p.events[0].warning);
@@ -449,8 +450,8 @@ static void test_invalid_spec_and_fix(void **state)
     obs_init(&o, br);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "status"), "False");
-    assert_int_equal(ctrl_jnum(cond(&p, "SpecLocked"), "observedGeneration", 0), 2);
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "status"), "False");
+    assert_int_equal(util_jnum(cond(&p, "SpecLocked"), "observedGeneration", 0), 2);
     ctrl_plan_free(&p);
     cJSON_Delete(br);
     free(st);
@@ -465,7 +466,7 @@ static void test_invalid_spec_and_fix(void **state)
     obs_init(&o, br);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "metadata.name: at most 57"));
+    assert_non_null(strstr(util_jstr(p.status, "message"), "metadata.name: at most 57"));
     ctrl_plan_free(&p);
     cJSON_Delete(br);
 }
@@ -488,8 +489,8 @@ static void test_hpa(void **state)
     o.scale_target = CTRL_FETCH_NOT_FOUND;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "ScaleTargetNotFound");
-    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "ScaleTargetNotFound");
+    assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
                            "spec.hpa.scaleTargetRef: StatefulSet \"reps\" not found"));
     ctrl_plan_free(&p);
 
@@ -521,7 +522,7 @@ static void test_hpa(void **state)
     o.scale = CTRL_FETCH_OK;
     o.scale_replicas = 1;
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(p.status, "hpaTimeline")), 1);
+    assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 1);
     assert_int_equal(p.requeue_ms, CTRL_HPA_POLL_MS);
     free(st);
     st = cJSON_PrintUnformatted(p.status);
@@ -534,9 +535,9 @@ static void test_hpa(void **state)
     ctrl_plan_free(&p);
     o.scale_replicas = 3;
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(p.status, "hpaTimeline")), 2);
+    assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 2);
     assert_int_equal(
-        ctrl_jnum(cJSON_GetArrayItem(ctrl_jget(p.status, "hpaTimeline"), 1), "replicas", 0), 3);
+        util_jnum(cJSON_GetArrayItem(util_jget(p.status, "hpaTimeline"), 1), "replicas", 0), 3);
     ctrl_plan_free(&p);
     cJSON_Delete(job);
 
@@ -560,7 +561,7 @@ static void test_hpa(void **state)
     assert_int_equal(p.n_actions, 1);
     assert_int_equal(p.actions[0].kind, CTRL_ACT_DELETE);
     assert_string_equal(p.actions[0].name, "b1-hpa");
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(p.status, "hpaTimeline")), 1);
+    assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 1);
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     cJSON_Delete(p0);
@@ -581,7 +582,7 @@ static void test_init_flow(void **state)
     assert_string_equal(phase(&p), "Initializing");
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-init");
-    assert_null(ctrl_jget(p.status, "startAt")); /* the barrier is set when the load starts */
+    assert_null(util_jget(p.status, "startAt")); /* the barrier is set when the load starts */
     char *st = cJSON_PrintUnformatted(p.status);
     ctrl_plan_free(&p);
     cJSON_Delete(br);
@@ -600,8 +601,8 @@ static void test_init_flow(void **state)
     o.init_job = ij;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
-    assert_string_equal(ctrl_jstr(cond(&p, "Initialized"), "status"), "True");
-    assert_null(ctrl_jget(p.status, "startAt")); /* once the run's pods are ready */
+    assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
+    assert_null(util_jget(p.status, "startAt")); /* once the run's pods are ready */
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-run");
     ctrl_plan_free(&p);
@@ -616,7 +617,7 @@ static void test_init_flow(void **state)
     o.n_pods = 1;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    const char *msg = ctrl_jstr(cond(&p, "Failed"), "message");
+    const char *msg = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(msg, "pod b1-init-xyz exit code 3"));
     assert_non_null(strstr(msg, "password authentication failed"));
     ctrl_plan_free(&p);
@@ -648,15 +649,15 @@ static void test_spec_locked(void **state)
     o.init_job = snapjob;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     const cJSON *c = cond(&p, "SpecLocked");
-    assert_string_equal(ctrl_jstr(c, "status"), "True");
-    assert_string_equal(ctrl_jstr(c, "reason"), "SpecChangedAfterStart");
-    assert_non_null(strstr(ctrl_jstr(c, "message"), "the change is ignored"));
-    assert_int_equal(ctrl_jnum(p.status, "observedGeneration", 0), 2);
+    assert_string_equal(util_jstr(c, "status"), "True");
+    assert_string_equal(util_jstr(c, "reason"), "SpecChangedAfterStart");
+    assert_non_null(strstr(util_jstr(c, "message"), "the change is ignored"));
+    assert_int_equal(util_jnum(p.status, "observedGeneration", 0), 2);
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "SpecLocked");
     assert_true(p.events[0].warning);
     assert_int_equal(p.n_actions, 1);
-    assert_int_equal(ctrl_jnum(p.actions[0].object, "spec.completions", 0), 2); /* not 5 */
+    assert_int_equal(util_jnum(p.actions[0].object, "spec.completions", 0), 2); /* not 5 */
     char *st2 = cJSON_PrintUnformatted(p.status);
     ctrl_plan_free(&p);
     cJSON_Delete(br);
@@ -686,7 +687,7 @@ static void test_create_refused(void **state)
     o.error_message = "creating Job b1-run: Job.batch \"b1-run\" is invalid: spec.x";
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "CreateFailed");
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "CreateFailed");
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
     cJSON_Delete(br);
@@ -761,7 +762,7 @@ static void test_workers_blocked(void **state)
     char *st = decide_with(SPEC_INIT, NULL, NULL, NULL, NULL, NOW, &p);
     assert_string_equal(phase(&p), "Initializing");
     const char *usual = "initializing pgbench tables at scale 5";
-    assert_string_equal(ctrl_jstr(p.status, "message"), usual);
+    assert_string_equal(util_jstr(p.status, "message"), usual);
     ctrl_plan_free(&p);
 
     /* the password Secret is missing: nothing said within the grace (it may be on its way), but
@@ -780,9 +781,9 @@ static void test_workers_blocked(void **state)
     assert_string_equal(phase(&p), "Initializing");
     const char *want =
         "init pod b1-init-x cannot start: CreateContainerConfigError: secret \"pg-app\" not found";
-    assert_string_equal(ctrl_jstr(p.status, "message"), want);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"),
+    assert_string_equal(util_jstr(p.status, "message"), want);
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"),
                         "CreateContainerConfigError");
     assert_int_equal(p.n_events, 1);
     assert_true(p.events[0].warning);
@@ -802,8 +803,8 @@ static void test_workers_blocked(void **state)
                               cJSON_CreateString("Running"));
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(pod, "status"), "containerStatuses");
     st3 = decide_with(SPEC_INIT, st2, ij, NULL, pod, NOW + 37, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
-    assert_string_equal(ctrl_jstr(p.status, "message"), usual);
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
+    assert_string_equal(util_jstr(p.status, "message"), usual);
     ctrl_plan_free(&p);
     free(st3);
     free(st2);
@@ -822,13 +823,13 @@ static void test_workers_blocked(void **state)
     ctrl_plan_free(&p);
     free(st2);
     st2 = decide_with(SPEC_BASIC, st, NULL, rj, NULL, NOW + 31, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "NoPods");
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "kubectl describe job b1-run"));
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "NoPods");
+    assert_non_null(strstr(util_jstr(p.status, "message"), "kubectl describe job b1-run"));
     ctrl_plan_free(&p);
     free(st2);
     pod = stuck_pod("b1-run-0-x", "run", NULL, "0/3 nodes are available: 3 Insufficient cpu.");
     st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
-    assert_string_equal(ctrl_jstr(p.status, "message"),
+    assert_string_equal(util_jstr(p.status, "message"),
                         "run pod b1-run-0-x cannot be scheduled: 0/3 nodes are available: 3 "
                         "Insufficient cpu.");
     ctrl_plan_free(&p);
@@ -921,18 +922,18 @@ static void test_start_barrier(void **state)
     pods[1] = worker_pod("b1-run-1-b", 1, true, NULL);
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, &p);
     assert_non_null(p.status);
-    assert_string_equal(ctrl_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
     assert_true(ctrl_status_start_at(p.status) == NOW + 21.25);
     assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
     assert_int_equal(p.n_annotate, 2);
     assert_string_equal(p.annotate[0].pod, "b1-run-0-a");
     assert_string_equal(p.annotate[1].pod, "b1-run-1-b");
     const cJSON *rc = cond(&p, "Running");
-    assert_string_equal(ctrl_jstr(p.status, "message"),
+    assert_string_equal(util_jstr(p.status, "message"),
                         "2 workers start together at 2027-01-15T08:00:21.250Z");
-    assert_string_equal(ctrl_jstr(rc, "message"), "m"); /* the Running Event's, unchanged */
+    assert_string_equal(util_jstr(rc, "message"), "m"); /* the Running Event's, unchanged */
     /* the run's deadline keeps counting from the Running entry */
-    assert_string_equal(ctrl_jstr(rc, "lastTransitionTime"), "2027-01-15T08:00:00Z");
+    assert_string_equal(util_jstr(rc, "lastTransitionTime"), "2027-01-15T08:00:00Z");
     char *st = cJSON_PrintUnformatted(p.status);
     ctrl_plan_free(&p);
 
@@ -949,7 +950,7 @@ static void test_start_barrier(void **state)
 
     /* a status without the barrier while a pod has it (restored from a backup): that value */
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 40, &p);
-    assert_string_equal(ctrl_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
     assert_int_equal(p.n_annotate, 1);
     assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
     ctrl_plan_free(&p);
@@ -960,7 +961,7 @@ static void test_start_barrier(void **state)
     char *ost = cJSON_PrintUnformatted(old);
     cJSON_Delete(old);
     decide_pods(ost, pods, 2, NOW + 50, &p);
-    assert_string_equal(ctrl_jstr(p.status, "startAt"), "2027-01-15T08:00:05.000Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:05.000Z");
     assert_string_equal(p.start_at, "2027-01-15T08:00:05.000Z");
     assert_int_equal(p.n_annotate, 1); /* the pod annotated keeps its own value */
     ctrl_plan_free(&p);
@@ -975,9 +976,9 @@ static void test_start_barrier(void **state)
     cJSON_AddStringToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(pods[1], "metadata"), "labels"),
                             "batch.kubernetes.io/job-completion-index", "1");
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + CTRL_BLOCKED_GRACE_S + 1, &p);
-    assert_null(ctrl_jget(p.status, "startAt"));
+    assert_null(util_jget(p.status, "startAt"));
     assert_int_equal(p.n_annotate, 0);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
     ctrl_plan_free(&p);
     cJSON_Delete(pods[0]);
     cJSON_Delete(pods[1]);
@@ -990,7 +991,7 @@ static cJSON *job_finished_at(const char *type, double at)
                         type[0] == 'C' ? "CompletionsReached" : "BackoffLimitExceeded", 2, NULL);
     char ts[40];
     util_rfc3339(at, 0, ts, sizeof(ts));
-    cJSON_AddStringToObject(cJSON_GetArrayItem(ctrl_jget(j, "status.conditions"), 0),
+    cJSON_AddStringToObject(cJSON_GetArrayItem(util_jget(j, "status.conditions"), 0),
                             "lastTransitionTime", ts);
     return j;
 }
@@ -1066,7 +1067,7 @@ static void test_collecting_stale_pod_cache(void **state)
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "pod b1-run-1-def did not finish"));
+    assert_non_null(strstr(util_jstr(p.status, "message"), "pod b1-run-1-def did not finish"));
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     o.results[0] = NULL;
@@ -1149,23 +1150,23 @@ static void test_collecting_summary_only(void **state)
     o.result_detail[1] = CTRL_DETAIL_LOG_UNAVAILABLE;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
-    assert_float_equal(ctrl_jnum(p.status, "summary.tps", 0), 180.0, 1e-9);
+    assert_float_equal(util_jnum(p.status, "summary.tps", 0), 180.0, 1e-9);
     /* two workers without histograms: the slowest worker's p99, an upper bound */
-    assert_float_equal(ctrl_jnum(p.status, "summary.latencyP99Ms", 0), 7.0, 1e-9);
-    assert_float_equal(ctrl_jnum(p.status, "summary.latencyMaxMs", 0), 12.0, 1e-9);
+    assert_float_equal(util_jnum(p.status, "summary.latencyP99Ms", 0), 7.0, 1e-9);
+    assert_float_equal(util_jnum(p.status, "summary.latencyMaxMs", 0), 12.0, 1e-9);
     const cJSON *c = cond(&p, "ResultDetailUnavailable");
-    assert_string_equal(ctrl_jstr(c, "status"), "True");
-    assert_string_equal(ctrl_jstr(c, "reason"), "LogUnavailable");
-    const char *m = ctrl_jstr(c, "message");
+    assert_string_equal(util_jstr(c, "status"), "True");
+    assert_string_equal(util_jstr(c, "reason"), "LogUnavailable");
+    const char *m = util_jstr(c, "message");
     assert_non_null(
         strstr(m, "worker 0 (pod b1-run-0-abc): the pod log could not be read: HTTP 403"));
     assert_non_null(strstr(m, "worker 1 (pod b1-run-1-def)"));
     assert_non_null(strstr(m, "not the timeline, the per-statement latencies"));
     assert_non_null(strstr(m, "upper bound"));
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "summary only"));
-    const cJSON *row = cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1);
-    assert_true(cJSON_IsTrue(ctrl_jget(row, "complete")));
-    assert_string_equal(ctrl_jstr(row, "message"),
+    assert_non_null(strstr(util_jstr(p.status, "message"), "summary only"));
+    const cJSON *row = cJSON_GetArrayItem(util_jget(p.status, "workers"), 1);
+    assert_true(cJSON_IsTrue(util_jget(row, "complete")));
+    assert_string_equal(util_jstr(row, "message"),
                         "ok; summary only, without timeline, statements and histogram: the pod "
                         "log could not be read: HTTP 500 injected fault (after retries)");
     bool warned = false;
@@ -1186,11 +1187,11 @@ static void test_collecting_summary_only(void **state)
     char cut[] = "the pod log is longer than 32 MiB and its result line lies beyond that";
     o.result_errors[0] = cut;
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_string_equal(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "reason"), "LogTruncated");
-    assert_null(strstr(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "worker 1"));
+    assert_string_equal(util_jstr(cond(&p, "ResultDetailUnavailable"), "reason"), "LogTruncated");
+    assert_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "worker 1"));
     assert_true(
-        cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1), "complete")));
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 1), "message"),
+        cJSON_IsTrue(util_jget(cJSON_GetArrayItem(util_jget(p.status, "workers"), 1), "complete")));
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(p.status, "workers"), 1), "message"),
                         "ok");
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
@@ -1218,10 +1219,10 @@ static void test_collecting_summary_only(void **state)
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
-    assert_float_equal(ctrl_jnum(p.status, "summary.latencyP99Ms", 0), 5.0, 1e-9);
-    assert_float_equal(ctrl_jnum(p.status, "summary.latencyP50Ms", 0), 1.5, 1e-9);
-    assert_null(strstr(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "upper bound"));
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"), "p99 5.00 ms"));
+    assert_float_equal(util_jnum(p.status, "summary.latencyP99Ms", 0), 5.0, 1e-9);
+    assert_float_equal(util_jnum(p.status, "summary.latencyP50Ms", 0), 1.5, 1e-9);
+    assert_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "upper bound"));
+    assert_non_null(strstr(util_jstr(p.status, "message"), "p99 5.00 ms"));
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     cJSON_Delete(p0);
@@ -1248,16 +1249,16 @@ static void test_collecting_summary_only(void **state)
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
-    const cJSON *j0 = cJSON_GetArrayItem(ctrl_jget(p.status, "fio"), 0);
-    assert_string_equal(ctrl_jstr(j0, "job"), "wal");
-    assert_float_equal(ctrl_jnum(j0, "writeIops", 0), 2793.7, 1e-9);
-    assert_float_equal(ctrl_jnum(j0, "syncP99Us", 0), 1974.2, 1e-9);
+    const cJSON *j0 = cJSON_GetArrayItem(util_jget(p.status, "fio"), 0);
+    assert_string_equal(util_jstr(j0, "job"), "wal");
+    assert_float_equal(util_jnum(j0, "writeIops", 0), 2793.7, 1e-9);
+    assert_float_equal(util_jnum(j0, "syncP99Us", 0), 1974.2, 1e-9);
     /* the bug: "finished without a summary" although the termination message had one */
-    assert_null(strstr(ctrl_jstr(p.status, "message"), "without a summary"));
-    assert_non_null(strstr(ctrl_jstr(cond(&p, "ResultDetailUnavailable"), "message"),
+    assert_null(strstr(util_jstr(p.status, "message"), "without a summary"));
+    assert_non_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"),
                            "status.fio is complete"));
     assert_non_null(
-        strstr(ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(p.status, "workers"), 0), "message"),
+        strstr(util_jstr(cJSON_GetArrayItem(util_jget(p.status, "workers"), 0), "message"),
                "ok; summary only, without fio's latency distributions"));
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
@@ -1476,9 +1477,9 @@ static void test_blocked_by_events(void **state)
                     "not found",
                     NOW + 8);
     char *st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, pod, ev, 1, NOW + 31, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "FailedMount");
-    assert_string_equal(ctrl_jstr(p.status, "message"),
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "True");
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "FailedMount");
+    assert_string_equal(util_jstr(p.status, "message"),
                         "run pod b1-run-0-x cannot start: FailedMount: MountVolume.SetUp failed "
                         "for volume \"script-0\" : configmap \"my-scripts\" not found "
                         "(spec.workload.pgbench.run.scripts[0].configMapRef)");
@@ -1492,7 +1493,7 @@ static void test_blocked_by_events(void **state)
         warning("Pod", "b1-run-0-x", "FailedMount",
                 "MountVolume.SetUp failed for volume \"ca\" : secret \"pg-ca\" not found", NOW + 8);
     st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, pod, ev, 1, NOW + 31, &p);
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"),
+    assert_non_null(strstr(util_jstr(p.status, "message"),
                            "secret \"pg-ca\" not found (spec.target.caSecretRef)"));
     ctrl_plan_free(&p);
     free(st2);
@@ -1513,8 +1514,8 @@ static void test_blocked_by_events(void **state)
                     "account ns/bench: serviceaccount \"bench\" not found",
                     NOW + 1);
     st2 = decide_ev(SPEC_SCRIPTS, st, NULL, rj, NULL, ev, 1, NOW + 31, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "FailedCreate");
-    assert_string_equal(ctrl_jstr(p.status, "message"),
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "FailedCreate");
+    assert_string_equal(util_jstr(p.status, "message"),
                         "no run pod exists 31 s after the run Job was created: the API server "
                         "refuses them: Error creating: pods \"b1-run-0-\" is forbidden: error "
                         "looking up service account ns/bench: serviceaccount \"bench\" not found "
@@ -1534,8 +1535,8 @@ static void test_blocked_by_events(void **state)
                     "storageclass.storage.k8s.io \"nope\" not found", NOW + 1);
     ev[1] = warning("Pod", "b1-run-0-x", "FailedScheduling", UNBOUND, NOW + 1); /* not read */
     st2 = decide_ev(SPEC_FIO, st, NULL, rj, pod, ev, 2, NOW + 31, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "ProvisioningFailed");
-    assert_string_equal(ctrl_jstr(p.status, "message"),
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "ProvisioningFailed");
+    assert_string_equal(util_jstr(p.status, "message"),
                         "run pod b1-run-0-x cannot be scheduled: PersistentVolumeClaim b1-fio is "
                         "not bound: StorageClass \"nope\" does not exist "
                         "(spec.workload.fio.storageClassName; kubectl get storageclass)");
@@ -1543,8 +1544,8 @@ static void test_blocked_by_events(void **state)
     free(st2);
     /* without the event: the scheduler's words */
     st2 = decide_ev(SPEC_FIO, st, NULL, rj, pod, ev + 1, 1, NOW + 31, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "Unschedulable");
-    assert_string_equal(ctrl_jstr(p.status, "message"),
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "Unschedulable");
+    assert_string_equal(util_jstr(p.status, "message"),
                         "run pod b1-run-0-x cannot be scheduled: " UNBOUND);
     ctrl_plan_free(&p);
     free(st2);
@@ -1596,8 +1597,8 @@ static void test_deadlines(void **state)
     ctrl_plan_free(&p);
     char *st4 = decide_ev(SPEC_FIO, st3, NULL, rj, NULL, &ev, 1, NOW + 641, &p);
     assert_string_equal(phase(&p), "Failed");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
-    const char *m = ctrl_jstr(cond(&p, "Failed"), "message");
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    const char *m = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(m, "the run exceeded its deadline (the default 610 s, the expected "
                               "runtime + 600 s; set spec.timeoutSeconds, from the run's start)"));
     assert_non_null(strstr(m, "worker 0 failed: no pod of this worker is left to read: the run Job "
@@ -1606,10 +1607,10 @@ static void test_deadlines(void **state)
     assert_non_null(strstr(m, "; the workers were blocked: run pod b1-run-0-x cannot be "
                               "scheduled: PersistentVolumeClaim b1-fio is not bound: StorageClass "
                               "\"nope\" does not exist"));
-    assert_string_equal(ctrl_jstr(p.status, "message"), m);
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunFailed");
-    assert_non_null(strstr(ctrl_jstr(cond(&p, "WorkersBlocked"), "message"),
+    assert_string_equal(util_jstr(p.status, "message"), m);
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunFailed");
+    assert_non_null(strstr(util_jstr(cond(&p, "WorkersBlocked"), "message"),
                            "the run ended (Failed) while the workers were blocked: run pod"));
     ctrl_plan_free(&p);
     /* a Failed run read again: nothing changes */
@@ -1633,14 +1634,14 @@ static void test_deadlines(void **state)
     rj = job_status("Failed", "DeadlineExceeded", "Job was active longer than specified deadline",
                     0);
     st2 = decide_ev(SPEC_FIO, coll, NULL, rj, NULL, NULL, 0, NOW + 700, &p);
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"),
+    assert_non_null(strstr(util_jstr(p.status, "message"),
                            "worker 0 failed: no pod was created for this worker"));
     ctrl_plan_free(&p);
     free(st2);
     ev = warning("Job", "b1-run", "FailedCreate", "Error creating: pods \"b1-run-0-\" is forbidden",
                  NOW + 2);
     st2 = decide_ev(SPEC_FIO, coll, NULL, rj, NULL, &ev, 1, NOW + 700, &p);
-    assert_non_null(strstr(ctrl_jstr(p.status, "message"),
+    assert_non_null(strstr(util_jstr(p.status, "message"),
                            "worker 0 failed: no pod was created for this worker: Error creating: "
                            "pods \"b1-run-0-\" is forbidden"));
     ctrl_plan_free(&p);
@@ -1671,19 +1672,19 @@ static void test_deadlines(void **state)
     cJSON_AddStringToObject(o.results[0], "endTime", ts);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
-    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
                            "the run exceeded its deadline (spec.timeoutSeconds 20 s, from the "
                            "run's start): worker 0 (pod b1-run-0-x) failed: exit code 2: "
                            "deadline: pgbench was still running"));
-    assert_int_equal(ctrl_jnum(p.status, "summary.transactions", 0), 1000);
+    assert_int_equal(util_jnum(p.status, "summary.transactions", 0), 1000);
     ctrl_plan_free(&p);
     /* the same failure well before the deadline is the worker's */
     util_rfc3339(NOW + 5 + 3, 0, ts, sizeof(ts));
     cJSON_ReplaceItemInObject(o.results[0], "endTime", cJSON_CreateString(ts));
     o.now = NOW + 10;
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     cJSON_Delete(br);
@@ -1701,8 +1702,8 @@ static void test_deadlines(void **state)
     free(st2);
     st2 = decide_ev(spec_tx, st, NULL, rj, NULL, NULL, 0, NOW + 101, &p);
     assert_string_equal(phase(&p), "Failed");
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
-    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
                            "Job b1-run did not end at its activeDeadlineSeconds"));
     bool deleted = false;
     for (int i = 0; i < p.n_actions; i++)
@@ -1718,9 +1719,9 @@ static void test_deadlines(void **state)
     ctrl_plan_free(&p);
     cJSON *ij = job_with("b1-init", "Failed", "DeadlineExceeded", 1, NULL);
     st2 = decide_ev(SPEC_INIT, st, ij, NULL, NULL, NULL, 0, NOW + 21700, &p);
-    assert_string_equal(ctrl_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
-    assert_string_equal(ctrl_jstr(cond(&p, "Initialized"), "reason"), "DeadlineExceeded");
-    assert_non_null(strstr(ctrl_jstr(cond(&p, "Failed"), "message"),
+    assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
+    assert_string_equal(util_jstr(cond(&p, "Initialized"), "reason"), "DeadlineExceeded");
+    assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
                            "the init phase exceeded its deadline (the default 21600 s of an init; "
                            "set spec.timeoutSeconds)"));
     ctrl_plan_free(&p);
@@ -1767,8 +1768,8 @@ static void test_event_transform_and_filter(void **state)
                    big);
     e = cJSON_Parse(buf);
     ctrl_transform_event(e, NULL);
-    assert_string_equal(ctrl_jstr(e, "time"), "2027-01-15T08:05:00.000001Z");
-    assert_int_equal(strlen(ctrl_jstr(e, "message")), CTRL_EVENT_MESSAGE_MAX);
+    assert_string_equal(util_jstr(e, "time"), "2027-01-15T08:05:00.000001Z");
+    assert_int_equal(strlen(util_jstr(e, "message")), CTRL_EVENT_MESSAGE_MAX);
     assert_true(ctrl_event_relevant(e, NULL));
     cJSON_Delete(e);
 
@@ -1825,8 +1826,8 @@ static void test_blocked_then_succeeded(void **state)
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
-    assert_string_equal(ctrl_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunSucceeded");
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunSucceeded");
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     cJSON_Delete(pod);
@@ -1874,8 +1875,8 @@ static void test_live_progress(void **state)
     o.n_progress = 2;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
-    assert_true(ctrl_jnum(p.status, "progress.tps", 0) == 800);
-    assert_true(ctrl_jnum(p.status, "progress.remainingSeconds", 0) == 18);
+    assert_true(util_jnum(p.status, "progress.tps", 0) == 800);
+    assert_true(util_jnum(p.status, "progress.remainingSeconds", 0) == 18);
     assert_null(cond(&p, "TargetUnreachable"));
     assert_true(p.requeue_ms > 0 && p.requeue_ms <= 10000);
     char *st2 = cJSON_PrintUnformatted(p.status);
@@ -1887,8 +1888,8 @@ static void test_live_progress(void **state)
     (void)snprintf(wp[1].wait_cause, sizeof(wp[1].wait_cause), "dns");
     (void)snprintf(wp[1].wait_message, sizeof(wp[1].wait_message), "could not translate host name");
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_string_equal(ctrl_jstr(cond(&p, "TargetUnreachable"), "status"), "True");
-    assert_string_equal(ctrl_jstr(cond(&p, "TargetUnreachable"), "message"),
+    assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "status"), "True");
+    assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "message"),
                         "worker 1 waits for pg:5432/postgres: could not translate host name (dns), "
                         "retrying, 40 s of 120 s");
     assert_int_equal(p.n_events, 1);
@@ -1905,8 +1906,8 @@ static void test_live_progress(void **state)
     o.run_job = rj;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Collecting");
-    assert_true(cJSON_IsNull(ctrl_jget(p.status, "progress"))); /* removed by the merge patch */
-    assert_string_equal(ctrl_jstr(cond(&p, "TargetUnreachable"), "status"), "False");
+    assert_true(cJSON_IsNull(util_jget(p.status, "progress"))); /* removed by the merge patch */
+    assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "status"), "False");
     ctrl_plan_free(&p);
     cJSON_Delete(br);
     cJSON_Delete(rj);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pkg/bench/aggregate.h"
+#include "pkg/util/json.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/controller/reconcile.h"
@@ -101,7 +102,7 @@ static cJSON *open_cm(const cJSON *cm, size_t *size)
     free(all);
     const cJSON *data = cJSON_GetObjectItemCaseSensitive(cm, "data");
     assert_int_equal(cJSON_GetArraySize(data), 1);
-    const char *text = ctrl_jkey(data, "result.json");
+    const char *text = util_jkey(data, "result.json");
     assert_non_null(text);
     cJSON *doc = cJSON_Parse(text);
     assert_non_null(doc);
@@ -118,12 +119,12 @@ static void assert_even(const cJSON *timeline)
 {
     int n = cJSON_GetArraySize(timeline);
     assert_true(n >= 2);
-    double t0 = ctrl_jnum(cJSON_GetArrayItem(timeline, 0), "t", -1);
-    double k = ctrl_jnum(cJSON_GetArrayItem(timeline, 1), "t", -1) - t0;
+    double t0 = util_jnum(cJSON_GetArrayItem(timeline, 0), "t", -1);
+    double k = util_jnum(cJSON_GetArrayItem(timeline, 1), "t", -1) - t0;
     assert_float_equal(t0, 1, 0);
     assert_true(k >= 1);
     for (int i = 0; i < n; i++)
-        assert_float_equal(ctrl_jnum(cJSON_GetArrayItem(timeline, i), "t", -1), t0 + i * k, 0);
+        assert_float_equal(util_jnum(cJSON_GetArrayItem(timeline, i), "t", -1), t0 + i * k, 0);
 }
 
 static void test_small_result_whole(void **state)
@@ -135,8 +136,8 @@ static void test_small_result_whole(void **state)
     cJSON *cm = ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
                                       CTRL_RESULT_MAX_BYTES, err, sizeof(err));
     assert_non_null(cm);
-    assert_string_equal(ctrl_jstr(cm, "metadata.name"), "big-result");
-    assert_string_equal(ctrl_jstr(cm, "apiVersion"), "v1");
+    assert_string_equal(util_jstr(cm, "metadata.name"), "big-result");
+    assert_string_equal(util_jstr(cm, "apiVersion"), "v1");
     size_t size;
     cJSON *doc = open_cm(cm, &size);
     assert_null(cJSON_GetObjectItemCaseSensitive(doc, "downsampled"));
@@ -150,7 +151,7 @@ static void test_small_result_whole(void **state)
     assert_int_equal(cJSON_GetArraySize(wr), 2);
     for (int i = 0; i < 2; i++)
         assert_true(cJSON_Compare(cJSON_GetArrayItem(wr, i), r.results[i], 1));
-    const char *hdr = ctrl_jstr(doc, "histogramHdr");
+    const char *hdr = util_jstr(doc, "histogramHdr");
     assert_non_null(hdr);
     assert_true(strlen(hdr) > 16 &&
                 strspn(hdr, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -182,29 +183,29 @@ static void test_long_timelines_downsampled(void **state)
     size_t size;
     cJSON *doc = open_cm(cm, &size);
     assert_true(size < 900 * 1024);
-    assert_true(strlen(ctrl_jkey(ctrl_jget(cm, "data"), "result.json")) < 1024 * 1024);
+    assert_true(strlen(util_jkey(util_jget(cm, "data"), "result.json")) < 1024 * 1024);
     int kept = len(doc, "timeline");
     assert_true(kept >= 60 && kept < 20000);
     assert_even(cJSON_GetObjectItemCaseSensitive(doc, "timeline"));
-    assert_float_equal(ctrl_jnum(doc, "downsampled.limitBytes", 0), 900 * 1024, 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.timelinePoints.from", 0), 20000, 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.timelinePoints.to", 0), kept, 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.workerTimelines.from", 0), 20000, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.limitBytes", 0), 900 * 1024, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.timelinePoints.from", 0), 20000, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.timelinePoints.to", 0), kept, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.workerTimelines.from", 0), 20000, 0);
     const cJSON *wr = cJSON_GetObjectItemCaseSensitive(doc, "workerResults");
     assert_int_equal(cJSON_GetArraySize(wr), 2);
     for (int i = 0; i < 2; i++) {
         const cJSON *w = cJSON_GetArrayItem(wr, i);
-        assert_float_equal(ctrl_jnum(w, "worker", -1), i, 0);
-        assert_float_equal(ctrl_jnum(doc, "downsampled.workerTimelines.to", 0), len(w, "timeline"),
+        assert_float_equal(util_jnum(w, "worker", -1), i, 0);
+        assert_float_equal(util_jnum(doc, "downsampled.workerTimelines.to", 0), len(w, "timeline"),
                            0);
         assert_even(cJSON_GetObjectItemCaseSensitive(w, "timeline"));
         assert_non_null(cJSON_GetObjectItemCaseSensitive(w, "histogram"));
     }
     /* nothing else was reduced, and the summary is the aggregate's */
-    assert_null(ctrl_jget(doc, "downsampled.workerHistograms"));
-    assert_null(ctrl_jget(doc, "downsampled.workerResults"));
-    assert_true(cJSON_Compare(ctrl_jget(doc, "summary"), ctrl_jget(r.agg, "summary"), 1));
-    assert_true(cJSON_Compare(ctrl_jget(doc, "histogram"), ctrl_jget(r.agg, "histogram"), 1));
+    assert_null(util_jget(doc, "downsampled.workerHistograms"));
+    assert_null(util_jget(doc, "downsampled.workerResults"));
+    assert_true(cJSON_Compare(util_jget(doc, "summary"), util_jget(r.agg, "summary"), 1));
+    assert_true(cJSON_Compare(util_jget(doc, "histogram"), util_jget(r.agg, "histogram"), 1));
     assert_true(cJSON_Compare(agg_before, r.agg, 1)); /* the input is left alone */
     cJSON_Delete(agg_before);
     cJSON_Delete(doc);
@@ -228,16 +229,16 @@ static void test_worker_results_removed_last(void **state)
     cJSON *doc = open_cm(cm, &size);
     assert_true(size < CTRL_RESULT_MAX_BYTES);
     assert_int_equal(len(doc, "workerResults"), 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.workerResults", 0), 48, 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.workerHistograms", 0), 48, 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.workerTimelines.from", -1), 100, 0);
-    assert_float_equal(ctrl_jnum(doc, "downsampled.workerTimelines.to", -1), 0, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.workerResults", 0), 48, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.workerHistograms", 0), 48, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.workerTimelines.from", -1), 100, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.workerTimelines.to", -1), 0, 0);
     /* timelines of 100 points were thinned to 60 first */
-    assert_float_equal(ctrl_jnum(doc, "downsampled.timelinePoints.from", -1), 100, 0);
+    assert_float_equal(util_jnum(doc, "downsampled.timelinePoints.from", -1), 100, 0);
     assert_int_equal(len(doc, "timeline"), 50);
-    assert_non_null(ctrl_jget(doc, "histogram"));
-    assert_non_null(ctrl_jstr(doc, "histogramHdr"));
-    assert_true(cJSON_Compare(ctrl_jget(doc, "summary"), ctrl_jget(r.agg, "summary"), 1));
+    assert_non_null(util_jget(doc, "histogram"));
+    assert_non_null(util_jstr(doc, "histogramHdr"));
+    assert_true(cJSON_Compare(util_jget(doc, "summary"), util_jget(r.agg, "summary"), 1));
     cJSON_Delete(doc);
     cJSON_Delete(cm);
     /* a limit even the aggregate does not fit: no ConfigMap, and why */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pkg/bench/aggregate.h"
+#include "pkg/util/json.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/controller.h"
@@ -26,17 +27,17 @@ static void test_conditions(void **state)
     cJSON *st = cJSON_CreateObject();
     assert_true(ctrl_cond_set(st, "Running", "True", "Started", "go", 1, 1000));
     const cJSON *c = ctrl_cond_get(st, "Running");
-    assert_string_equal(ctrl_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
+    assert_string_equal(util_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
     /* same values: no change */
     assert_false(ctrl_cond_set(st, "Running", "True", "Started", "go", 1, 2000));
     /* message change without a status change keeps lastTransitionTime */
     assert_true(ctrl_cond_set(st, "Running", "True", "Started", "still going", 1, 3000));
-    assert_string_equal(ctrl_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
-    assert_string_equal(ctrl_jstr(c, "message"), "still going");
+    assert_string_equal(util_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
+    assert_string_equal(util_jstr(c, "message"), "still going");
     /* a status change moves it */
     assert_true(ctrl_cond_set(st, "Running", "False", "Completed", "done", 1, 4000));
-    assert_string_equal(ctrl_jstr(c, "lastTransitionTime"), "1970-01-01T01:06:40Z");
-    assert_int_equal(ctrl_jnum(c, "observedGeneration", 0), 1);
+    assert_string_equal(util_jstr(c, "lastTransitionTime"), "1970-01-01T01:06:40Z");
+    assert_int_equal(util_jnum(c, "observedGeneration", 0), 1);
     assert_true(ctrl_cond_set(st, "Failed", "True", "X", "y", 2, 4000));
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(st, "conditions")), 2);
     /* very long messages are capped */
@@ -44,7 +45,7 @@ static void test_conditions(void **state)
     memset(big, 'x', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
     ctrl_cond_set(st, "Failed", "True", "X", big, 2, 4000);
-    assert_true(strlen(ctrl_jstr(ctrl_cond_get(st, "Failed"), "message")) < CTRL_MAX_MESSAGE);
+    assert_true(strlen(util_jstr(ctrl_cond_get(st, "Failed"), "message")) < CTRL_MAX_MESSAGE);
     cJSON_Delete(st);
 }
 
@@ -88,29 +89,29 @@ static void test_results_mapping_and_caps(void **state)
                            "\"exitCode\":0}");
     cJSON *st = cJSON_CreateObject();
     ctrl_status_set_results(st, agg, &w, 1);
-    assert_true(ctrl_jnum(st, "summary.tps", 0) == 10.5);
-    assert_int_equal(ctrl_jnum(st, "summary.transactions", 0), 100);
-    assert_int_equal(ctrl_jnum(st, "summary.failed", 0), 2);
-    assert_int_equal(ctrl_jnum(st, "summary.aborted", 0), 1);
-    assert_null(ctrl_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
-    assert_null(ctrl_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
-    int ntl = cJSON_GetArraySize(ctrl_jget(st, "timeline"));
+    assert_true(util_jnum(st, "summary.tps", 0) == 10.5);
+    assert_int_equal(util_jnum(st, "summary.transactions", 0), 100);
+    assert_int_equal(util_jnum(st, "summary.failed", 0), 2);
+    assert_int_equal(util_jnum(st, "summary.aborted", 0), 1);
+    assert_null(util_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
+    assert_null(util_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
+    int ntl = cJSON_GetArraySize(util_jget(st, "timeline"));
     int max_tl = bench_fields[BK_TIMELINE].max_items;
     assert_true(ntl <= max_tl && ntl >= max_tl / 2);
     /* a sketch over the whole run: first and late points, three members each (describe prints a
      * line per member), seconds under a key with its unit */
-    const cJSON *p0 = cJSON_GetArrayItem(ctrl_jget(st, "timeline"), 0);
-    const cJSON *pn = cJSON_GetArrayItem(ctrl_jget(st, "timeline"), ntl - 1);
-    assert_int_equal(ctrl_jnum(p0, "elapsedSeconds", 0), 1);
-    assert_true(ctrl_jnum(pn, "elapsedSeconds", 0) > 900);
-    assert_null(ctrl_jget(p0, "t"));
+    const cJSON *p0 = cJSON_GetArrayItem(util_jget(st, "timeline"), 0);
+    const cJSON *pn = cJSON_GetArrayItem(util_jget(st, "timeline"), ntl - 1);
+    assert_int_equal(util_jnum(p0, "elapsedSeconds", 0), 1);
+    assert_true(util_jnum(pn, "elapsedSeconds", 0) > 900);
+    assert_null(util_jget(p0, "t"));
     assert_int_equal(cJSON_GetArraySize(p0), 2); /* the input has t and tps only */
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "statements")),
+    assert_int_equal(cJSON_GetArraySize(util_jget(st, "statements")),
                      bench_fields[BK_STATEMENTS].max_items);
-    const cJSON *row = cJSON_GetArrayItem(ctrl_jget(st, "workers"), 0);
-    assert_string_equal(ctrl_jstr(row, "pod"), "b-run-0-x");
-    assert_true(cJSON_IsTrue(ctrl_jget(row, "complete")));
-    assert_string_equal(ctrl_jstr(row, "message"), "ok");
+    const cJSON *row = cJSON_GetArrayItem(util_jget(st, "workers"), 0);
+    assert_string_equal(util_jstr(row, "pod"), "b-run-0-x");
+    assert_true(cJSON_IsTrue(util_jget(row, "complete")));
+    assert_string_equal(util_jstr(row, "message"), "ok");
     char msg[256];
     assert_false(ctrl_workers_failure(&w, 1, msg, sizeof(msg)));
     ctrl_status_summary_message(st, 1, msg, sizeof(msg));
@@ -170,25 +171,25 @@ static void test_diagnostics_from_runner_results(void **state)
     w[1].result = rs[1];
     cJSON *st = cJSON_CreateObject();
     ctrl_status_set_results(st, agg, w, 2);
-    assert_int_equal(ctrl_jnum(st, "diagnostics.waitEvents.samples", 0), 20);
-    assert_null(ctrl_jget(st, "diagnostics.waitEvents.events")); /* the shares say it */
-    assert_true(ctrl_jnum(st, "diagnostics.waitEvents.sharesPct.CPU", 0) == 60);
-    assert_string_equal(ctrl_jstr(st, "diagnostics.server.version"), "15.18");
-    assert_string_equal(ctrl_jstr(st, "diagnostics.server.shared_buffers"), "128MB");
-    assert_true(cJSON_IsTrue(ctrl_jget(st, "diagnostics.dataset.fitsInSharedBuffers")));
-    assert_true(cJSON_IsTrue(ctrl_jget(st, "diagnostics.replica.caughtUp")));
+    assert_int_equal(util_jnum(st, "diagnostics.waitEvents.samples", 0), 20);
+    assert_null(util_jget(st, "diagnostics.waitEvents.events")); /* the shares say it */
+    assert_true(util_jnum(st, "diagnostics.waitEvents.sharesPct.CPU", 0) == 60);
+    assert_string_equal(util_jstr(st, "diagnostics.server.version"), "15.18");
+    assert_string_equal(util_jstr(st, "diagnostics.server.shared_buffers"), "128MB");
+    assert_true(cJSON_IsTrue(util_jget(st, "diagnostics.dataset.fitsInSharedBuffers")));
+    assert_true(cJSON_IsTrue(util_jget(st, "diagnostics.replica.caughtUp")));
     /* 40 samples (20 per worker), at most 12 kept evenly spaced: both workers' samples are there */
-    const cJSON *lag = ctrl_jget(st, "diagnostics.replica.lagSamplesMs");
+    const cJSON *lag = util_jget(st, "diagnostics.replica.lagSamplesMs");
     int nlag = cJSON_GetArraySize(lag);
     assert_true(nlag <= bench_fields[BK_CHECKS_REPLICA_LAG_SAMPLES_MS].max_items && nlag >= 6);
     assert_true(cJSON_GetArrayItem(lag, 0)->valuedouble == 1);
     assert_true(cJSON_GetArrayItem(lag, nlag - 1)->valuedouble >= 10);
-    assert_null(ctrl_jget(st, "diagnostics.dataset.databaseBytes")); /* diagnostics.server has it */
-    assert_null(ctrl_jget(st, "diagnostics.littlesLaw.measuredTps")); /* summary.tps */
+    assert_null(util_jget(st, "diagnostics.dataset.databaseBytes")); /* diagnostics.server has it */
+    assert_null(util_jget(st, "diagnostics.littlesLaw.measuredTps")); /* summary.tps */
     /* Little's law from the aggregate: 2 clients / 10 ms = 200 tps, measured 200 */
-    assert_true(ctrl_jnum(st, "diagnostics.littlesLaw.predictedTps", 0) == 200);
-    assert_true(ctrl_jnum(st, "diagnostics.littlesLaw.deviationPct", 1) == 0);
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(st, "workers")), 2);
+    assert_true(util_jnum(st, "diagnostics.littlesLaw.predictedTps", 0) == 200);
+    assert_true(util_jnum(st, "diagnostics.littlesLaw.deviationPct", 1) == 0);
+    assert_int_equal(cJSON_GetArraySize(util_jget(st, "workers")), 2);
     cJSON_Delete(st);
     cJSON_Delete(agg);
     cJSON_Delete(rs[0]);
@@ -218,15 +219,15 @@ static void test_workers_skewed(void **state)
                                    {.index = 1, .exit_code = 0, .terminated = true}};
         cJSON *st = cJSON_CreateObject();
         ctrl_status_set_results(st, agg, w, 2);
-        assert_string_equal(ctrl_jstr(st, "window.barrier"), "2023-11-14T22:13:20.000Z");
+        assert_string_equal(util_jstr(st, "window.barrier"), "2023-11-14T22:13:20.000Z");
         bool skewed = ctrl_workers_skewed(st, CTRL_SKEW_LIMIT_S, msg, sizeof(msg));
         if (k == 0) {
             assert_false(skewed);
-            assert_true(ctrl_jnum(st, "window.coveragePct", 0) > 99);
+            assert_true(util_jnum(st, "window.coveragePct", 0) > 99);
         } else {
             assert_true(skewed);
             /* common window 3.2 .. 10.0 of 0.05 .. 10.01 */
-            assert_true(fabs(ctrl_jnum(st, "window.seconds", 0) - 6.8) < 1e-9);
+            assert_true(fabs(util_jnum(st, "window.seconds", 0) - 6.8) < 1e-9);
             assert_string_equal(msg, "worker 1 started 3.2 s after the start barrier; the totals "
                                      "cover the common window of 6.8 s, 68.3 % of the run");
         }
@@ -250,14 +251,14 @@ static void test_display(void **state)
     assert_non_null(agg);
     cJSON *st = cJSON_CreateObject();
     ctrl_status_set_results(st, agg, NULL, 0);
-    assert_string_equal(ctrl_jstr(st, "display.result"), "2,561 tps · p99 9.99 ms · 4 failed");
-    assert_true(ctrl_jnum(st, "display.tps", 0) == 2561.2);
-    assert_true(fabs(ctrl_jnum(st, "display.latencyP99Ms", 0) - 9.99) < 1e-9);
-    assert_int_equal(ctrl_jnum(st, "display.failed", -1), 4);
-    assert_true(ctrl_jnum(st, "summary.tps", 0) == 2561.233423); /* full precision stays */
-    const cJSON *sts = ctrl_jget(st, "statements");
+    assert_string_equal(util_jstr(st, "display.result"), "2,561 tps · p99 9.99 ms · 4 failed");
+    assert_true(util_jnum(st, "display.tps", 0) == 2561.2);
+    assert_true(fabs(util_jnum(st, "display.latencyP99Ms", 0) - 9.99) < 1e-9);
+    assert_int_equal(util_jnum(st, "display.failed", -1), 4);
+    assert_true(util_jnum(st, "summary.tps", 0) == 2561.233423); /* full precision stays */
+    const cJSON *sts = util_jget(st, "statements");
     assert_int_equal(cJSON_GetArraySize(sts), 1);
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(sts, 0), "command"), "SELECT 1;");
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(sts, 0), "command"), "SELECT 1;");
     cJSON_Delete(st);
     cJSON_Delete(agg);
 
@@ -267,7 +268,7 @@ static void test_display(void **state)
                       "2793.7,\"clatUs\":{\"p99\":300}},\"sync\":{\"p99\":1974.272}}]}}");
     st = cJSON_CreateObject();
     ctrl_status_set_results(st, agg, NULL, 0);
-    assert_string_equal(ctrl_jstr(st, "display.result"),
+    assert_string_equal(util_jstr(st, "display.result"),
                         "randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
     char msg[256];
     ctrl_status_summary_message(st, 1, msg, sizeof(msg));
@@ -327,12 +328,12 @@ static void test_worker_summary_only(void **state)
                               "\"errors\":[\"job wal: error 5\"]}");
     cJSON *st = cJSON_CreateObject();
     ctrl_status_set_results(st, NULL, w, 2);
-    const cJSON *rows = ctrl_jget(st, "workers");
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 0), "message"),
+    const cJSON *rows = util_jget(st, "workers");
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 0), "message"),
                         "ok; summary only, without timeline, statements and histogram: the pod "
                         "log could not be read: HTTP 403 forbidden");
-    assert_true(cJSON_IsTrue(ctrl_jget(cJSON_GetArrayItem(rows, 0), "complete")));
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(rows, 1), "message"),
+    assert_true(cJSON_IsTrue(util_jget(cJSON_GetArrayItem(rows, 0), "complete")));
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 1), "message"),
                         "exit code 2: job wal: error 5; summary only, without fio's latency "
                         "distributions: the pod log could not be read: HTTP 403 forbidden");
     char msg[512];
@@ -359,9 +360,9 @@ static void test_hpa_timeline(void **state)
     assert_true(ctrl_hpa_timeline_record(st, 2, 104));
     for (int i = 0; i < 1000; i++)
         ctrl_hpa_timeline_record(st, 3 + (i % 2), 200 + i);
-    const cJSON *tl = ctrl_jget(st, "hpaTimeline");
+    const cJSON *tl = util_jget(st, "hpaTimeline");
     assert_int_equal(cJSON_GetArraySize(tl), CTRL_MAX_HPA_TIMELINE);
-    assert_int_equal(ctrl_jnum(cJSON_GetArrayItem(tl, 0), "replicas", 0), 1); /* first kept */
+    assert_int_equal(util_jnum(cJSON_GetArrayItem(tl, 0), "replicas", 0), 1); /* first kept */
     cJSON_Delete(st);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/controller/sweep.h"
 
 #define NOW 1800000000.0
@@ -80,7 +81,7 @@ static void expect_refused(const char *extra, const char *needle)
     cJSON *sw = make_sweep(extra, NULL);
     struct ctrl_sweep_spec s;
     char err[700] = "";
-    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
     if (!strstr(err, needle))
         fail_msg("%s: error \"%s\" lacks \"%s\"", extra, err, needle);
     cJSON_Delete(sw);
@@ -94,7 +95,7 @@ static void test_spec(void **state)
                            NULL);
     struct ctrl_sweep_spec s;
     char err[700] = "";
-    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), 0);
+    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), 0);
     assert_int_equal(s.field, CTRL_SWEEP_CLIENTS);
     assert_int_equal(s.n_values, 4); /* factor defaults to 2 */
     assert_true(s.values[3] == 8);
@@ -119,7 +120,7 @@ static void test_step_spec_checked_by_run_parser(void **state)
     cJSON *sw = make_sweep("\"vary\":{\"field\":\"workers\",\"values\":[1,3]}", NULL);
     struct ctrl_sweep_spec s;
     char err[700] = "";
-    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "spec.template (step 2, workers=3)"));
     cJSON_Delete(sw);
 }
@@ -130,26 +131,26 @@ static void test_run_object(void **state)
     cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[2,4]},\"repeats\":2", NULL);
     struct ctrl_sweep_spec s;
     char err[700];
-    assert_int_equal(ctrl_sweep_spec_parse(ctrl_jget(sw, "spec"), &s, err, sizeof(err)), 0);
+    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), 0);
     cJSON *r0 = ctrl_sweep_run_object(sw, &s, 0, 0);
-    assert_string_equal(ctrl_jstr(r0, "metadata.name"), "sw-s0-r0");
-    assert_string_equal(ctrl_jstr(r0, "metadata.namespace"), "ns");
-    assert_string_equal(ctrl_jkey(ctrl_jget(r0, "metadata.labels"), CTRL_LABEL_SWEEP), "sw");
-    assert_true(ctrl_jnum(r0, "spec.workload.pgbench.run.clients", 0) == 2);
-    assert_non_null(ctrl_jget(r0, "spec.workload.pgbench.init")); /* init runs once: first run */
-    const cJSON *ref = cJSON_GetArrayItem(ctrl_jget(r0, "metadata.ownerReferences"), 0);
-    assert_string_equal(ctrl_jstr(ref, "kind"), "BenchmarkSweep");
-    assert_string_equal(ctrl_jstr(ref, "uid"), "u-1");
-    assert_true(cJSON_IsTrue(ctrl_jget(ref, "controller")));
+    assert_string_equal(util_jstr(r0, "metadata.name"), "sw-s0-r0");
+    assert_string_equal(util_jstr(r0, "metadata.namespace"), "ns");
+    assert_string_equal(util_jkey(util_jget(r0, "metadata.labels"), CTRL_LABEL_SWEEP), "sw");
+    assert_true(util_jnum(r0, "spec.workload.pgbench.run.clients", 0) == 2);
+    assert_non_null(util_jget(r0, "spec.workload.pgbench.init")); /* init runs once: first run */
+    const cJSON *ref = cJSON_GetArrayItem(util_jget(r0, "metadata.ownerReferences"), 0);
+    assert_string_equal(util_jstr(ref, "kind"), "BenchmarkSweep");
+    assert_string_equal(util_jstr(ref, "uid"), "u-1");
+    assert_true(cJSON_IsTrue(util_jget(ref, "controller")));
     cJSON *r1 = ctrl_sweep_run_object(sw, &s, 0, 1);
-    assert_string_equal(ctrl_jstr(r1, "metadata.name"), "sw-s0-r1");
-    assert_null(ctrl_jget(r1, "spec.workload.pgbench.init"));
+    assert_string_equal(util_jstr(r1, "metadata.name"), "sw-s0-r1");
+    assert_null(util_jget(r1, "spec.workload.pgbench.init"));
     cJSON *r2 = ctrl_sweep_run_object(sw, &s, 1, 0);
-    assert_string_equal(ctrl_jstr(r2, "metadata.name"), "sw-s1-r0");
-    assert_true(ctrl_jnum(r2, "spec.workload.pgbench.run.clients", 0) == 4);
-    assert_null(ctrl_jget(r2, "spec.workload.pgbench.init"));
+    assert_string_equal(util_jstr(r2, "metadata.name"), "sw-s1-r0");
+    assert_true(util_jnum(r2, "spec.workload.pgbench.run.clients", 0) == 4);
+    assert_null(util_jget(r2, "spec.workload.pgbench.init"));
     /* the template itself is untouched */
-    assert_true(ctrl_jnum(sw, "spec.template.workload.pgbench.run.clients", 0) == 1);
+    assert_true(util_jnum(sw, "spec.template.workload.pgbench.run.clients", 0) == 1);
     cJSON_Delete(r0);
     cJSON_Delete(r1);
     cJSON_Delete(r2);
@@ -162,12 +163,12 @@ static void step(cJSON *sw, cJSON **runs, int n, struct ctrl_sweep_plan *p)
 {
     ctrl_sweep_decide(sw, (const cJSON *const *)runs, n, NOW, p);
     if (p->status)
-        ctrl_jset(sw, "status", cJSON_Duplicate(p->status, 1));
+        util_jset(sw, "status", cJSON_Duplicate(p->status, 1));
 }
 
 static const char *created(const struct ctrl_sweep_plan *p)
 {
-    return p->create ? ctrl_jstr(p->create, "metadata.name") : "";
+    return p->create ? util_jstr(p->create, "metadata.name") : "";
 }
 
 static void test_walk_one_at_a_time(void **state)
@@ -180,8 +181,8 @@ static void test_walk_one_at_a_time(void **state)
     step(sw, runs, 0, &p);
     assert_string_equal(created(&p), "sw-s0-r0");
     assert_string_equal(p.phase, "Running");
-    assert_string_equal(ctrl_jstr(sw, "status.stepText"), "1/3");
-    assert_string_equal(ctrl_jstr(sw, "status.currentRun"), "sw-s0-r0");
+    assert_string_equal(util_jstr(sw, "status.stepText"), "1/3");
+    assert_string_equal(util_jstr(sw, "status.currentRun"), "sw-s0-r0");
     assert_true(p.requeue_ms > 0);
     ctrl_sweep_plan_free(&p);
 
@@ -200,21 +201,21 @@ static void test_walk_one_at_a_time(void **state)
     runs[0] = make_run("sw-s0-r0", "Succeeded", 100, 5, 0, 0);
     step(sw, runs, 1, &p);
     assert_string_equal(created(&p), "sw-s1-r0");
-    assert_null(ctrl_jget(p.create, "spec.workload.pgbench.init"));
-    assert_string_equal(ctrl_jstr(sw, "status.stepText"), "2/3");
-    const cJSON *s0 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 0);
-    assert_string_equal(ctrl_jstr(s0, "phase"), "Succeeded");
-    assert_true(ctrl_jnum(s0, "tpsMean", 0) == 100);
-    assert_true(ctrl_jnum(s0, "littlesLawDeviationPct", 0) == 1.5);
+    assert_null(util_jget(p.create, "spec.workload.pgbench.init"));
+    assert_string_equal(util_jstr(sw, "status.stepText"), "2/3");
+    const cJSON *s0 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 0);
+    assert_string_equal(util_jstr(s0, "phase"), "Succeeded");
+    assert_true(util_jnum(s0, "tpsMean", 0) == 100);
+    assert_true(util_jnum(s0, "littlesLawDeviationPct", 0) == 1.5);
     ctrl_sweep_plan_free(&p);
 
     /* a failed step is recorded and the sweep goes on */
     runs[1] = make_run("sw-s1-r0", "Failed", 0, 0, 0, 2);
     step(sw, runs, 2, &p);
     assert_string_equal(created(&p), "sw-s2-r0");
-    const cJSON *s1 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 1);
-    assert_string_equal(ctrl_jstr(s1, "phase"), "Failed");
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(ctrl_jget(s1, "runs"), 0), "message"),
+    const cJSON *s1 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 1);
+    assert_string_equal(util_jstr(s1, "phase"), "Failed");
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(s1, "runs"), 0), "message"),
                         "m-sw-s1-r0");
     ctrl_sweep_plan_free(&p);
 
@@ -222,10 +223,10 @@ static void test_walk_one_at_a_time(void **state)
     step(sw, runs, 3, &p);
     assert_string_equal(created(&p), "");
     assert_string_equal(p.phase, "Succeeded");
-    assert_null(ctrl_jget(sw, "status.currentRun"));
-    assert_non_null(ctrl_jget(sw, "status.completionTime"));
-    assert_true(ctrl_jnum(sw, "status.analysis.peakTps", 0) == 300);
-    assert_true(ctrl_jnum(sw, "status.analysis.peakAt", 0) == 4);
+    assert_null(util_jget(sw, "status.currentRun"));
+    assert_non_null(util_jget(sw, "status.completionTime"));
+    assert_true(util_jnum(sw, "status.analysis.peakTps", 0) == 300);
+    assert_true(util_jnum(sw, "status.analysis.peakAt", 0) == 4);
     ctrl_sweep_plan_free(&p);
 
     /* terminal: nothing more, whatever happens to the runs */
@@ -254,9 +255,9 @@ static void test_restart_resumes_from_status(void **state)
     step(sw, runs, 1, &p);
     assert_string_equal(created(&p), "");
     assert_string_equal(p.phase, "Running");
-    assert_string_equal(ctrl_jstr(sw, "status.currentRun"), "sw-s1-r0");
-    const cJSON *s0 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 0);
-    assert_true(ctrl_jnum(s0, "tpsMean", 0) == 100);
+    assert_string_equal(util_jstr(sw, "status.currentRun"), "sw-s1-r0");
+    const cJSON *s0 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 0);
+    assert_true(util_jnum(s0, "tpsMean", 0) == 100);
     ctrl_sweep_plan_free(&p);
     cJSON_Delete(runs[0]);
     cJSON_Delete(sw);
@@ -271,13 +272,13 @@ static void test_repeats_mean_and_spread(void **state)
     struct ctrl_sweep_plan p;
     step(sw, runs, 2, &p);
     assert_string_equal(created(&p), "sw-s1-r0");
-    assert_null(ctrl_jget(p.create, "spec.workload.pgbench.init"));
-    const cJSON *s0 = cJSON_GetArrayItem(ctrl_jget(sw, "status.steps"), 0);
+    assert_null(util_jget(p.create, "spec.workload.pgbench.init"));
+    const cJSON *s0 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 0);
     /* mean 105, sample standard deviation sqrt(((-5)^2 + 5^2) / 1) = 7.0711 */
-    assert_true(ctrl_jnum(s0, "tpsMean", 0) == 105);
-    assert_true(fabs(ctrl_jnum(s0, "tpsStddev", 0) - 7.0711) < 1e-3);
-    assert_true(ctrl_jnum(s0, "latencyP99MsMean", 0) == 5);
-    assert_int_equal(cJSON_GetArraySize(ctrl_jget(s0, "runs")), 2);
+    assert_true(util_jnum(s0, "tpsMean", 0) == 105);
+    assert_true(fabs(util_jnum(s0, "tpsStddev", 0) - 7.0711) < 1e-3);
+    assert_true(util_jnum(s0, "latencyP99MsMean", 0) == 5);
+    assert_int_equal(cJSON_GetArraySize(util_jget(s0, "runs")), 2);
     ctrl_sweep_plan_free(&p);
     for (int i = 0; i < 4; i++)
         cJSON_Delete(runs[i]);
@@ -312,10 +313,10 @@ static void test_stop_when(void **state)
         if (cases[c].want) {
             assert_string_equal(p.phase, "Stopped");
             assert_string_equal(created(&p), "");
-            const char *why = ctrl_jstr(sw, "status.stopReason");
+            const char *why = util_jstr(sw, "status.stopReason");
             if (!why || !strstr(why, cases[c].want))
                 fail_msg("case %zu: stopReason \"%s\"", c, why ? why : "(none)");
-            assert_string_equal(ctrl_jstr(sw, "status.stepText"), "2/3");
+            assert_string_equal(util_jstr(sw, "status.stepText"), "2/3");
         } else {
             assert_string_equal(p.phase, "Running");
             assert_string_equal(created(&p), "sw-s2-r0");
@@ -347,7 +348,7 @@ static void test_analysis(void **state)
     struct ctrl_sweep_plan p;
     step(sw, runs, 7, &p);
     assert_string_equal(p.phase, "Succeeded");
-    const cJSON *a = ctrl_jget(sw, "status.analysis");
+    const cJSON *a = util_jget(sw, "status.analysis");
     /* the peak measured: the largest of the seven values, found by scanning them here */
     double best = 0, at = 0;
     for (int i = 0; i < 7; i++)
@@ -355,21 +356,21 @@ static void test_analysis(void **state)
             best = usl(1 << i);
             at = 1 << i;
         }
-    assert_true(fabs(ctrl_jnum(a, "peakTps", 0) - best) < best * 1e-5); /* %g in make_run */
-    assert_true(ctrl_jnum(a, "peakAt", 0) == at);
-    assert_true(cJSON_IsTrue(ctrl_jget(a, "usl.ok")));
-    assert_true(fabs(ctrl_jnum(a, "usl.lambda", 0) - 1000) < 20);
-    assert_true(fabs(ctrl_jnum(a, "usl.kappa", 0) - 0.002) < 0.0001);
+    assert_true(fabs(util_jnum(a, "peakTps", 0) - best) < best * 1e-5); /* %g in make_run */
+    assert_true(util_jnum(a, "peakAt", 0) == at);
+    assert_true(cJSON_IsTrue(util_jget(a, "usl.ok")));
+    assert_true(fabs(util_jnum(a, "usl.lambda", 0) - 1000) < 20);
+    assert_true(fabs(util_jnum(a, "usl.kappa", 0) - 0.002) < 0.0001);
     /* N* = sqrt((1 - 0.05) / 0.002) = 21.79 */
-    assert_true(fabs(ctrl_jnum(a, "usl.peakClients", 0) - 21.79) < 0.5);
+    assert_true(fabs(util_jnum(a, "usl.peakClients", 0) - 21.79) < 0.5);
     /* p99 2.6 -> 3 at 16 is +15 % for +(usl16/usl8 - 1) tps; 3 -> 20 at 32 is the knee */
-    assert_true(ctrl_jnum(a, "kneeAt", 0) == 32);
-    assert_string_equal(ctrl_jstr(a, "dominantWaitEvent"), "IO:WALSync");
-    const char *verdict = ctrl_jstr(a, "verdict");
+    assert_true(util_jnum(a, "kneeAt", 0) == 32);
+    assert_string_equal(util_jstr(a, "dominantWaitEvent"), "IO:WALSync");
+    const char *verdict = util_jstr(a, "verdict");
     assert_non_null(verdict);
     assert_non_null(strstr(verdict, "scales to ~22 clients"));
     assert_non_null(strstr(verdict, "IO:WALSync 61 %"));
-    assert_non_null(strstr(ctrl_jstr(sw, "status.message"), "7 steps: scales to"));
+    assert_non_null(strstr(util_jstr(sw, "status.message"), "7 steps: scales to"));
     ctrl_sweep_plan_free(&p);
     for (int i = 0; i < 7; i++)
         cJSON_Delete(runs[i]);
@@ -385,9 +386,9 @@ static void test_two_points_no_fit(void **state)
     struct ctrl_sweep_plan p;
     step(sw, runs, 2, &p);
     assert_string_equal(p.phase, "Succeeded");
-    assert_false(cJSON_IsTrue(ctrl_jget(sw, "status.analysis.usl.ok")));
-    assert_non_null(strstr(ctrl_jstr(sw, "status.analysis.usl.reason"), "not enough data"));
-    assert_non_null(strstr(ctrl_jstr(sw, "status.analysis.verdict"), "not enough data"));
+    assert_false(cJSON_IsTrue(util_jget(sw, "status.analysis.usl.ok")));
+    assert_non_null(strstr(util_jstr(sw, "status.analysis.usl.reason"), "not enough data"));
+    assert_non_null(strstr(util_jstr(sw, "status.analysis.verdict"), "not enough data"));
     ctrl_sweep_plan_free(&p);
     cJSON_Delete(runs[0]);
     cJSON_Delete(runs[1]);
@@ -402,10 +403,10 @@ static void test_invalid_spec_fails(void **state)
     step(sw, NULL, 0, &p);
     assert_string_equal(p.phase, "Failed");
     assert_null(p.create);
-    const cJSON *c = cJSON_GetArrayItem(ctrl_jget(sw, "status.conditions"), 0);
-    assert_string_equal(ctrl_jstr(c, "type"), "Failed");
-    assert_string_equal(ctrl_jstr(c, "reason"), "InvalidSpec");
-    assert_non_null(strstr(ctrl_jstr(sw, "status.message"), "spec.vary.values[0]"));
+    const cJSON *c = cJSON_GetArrayItem(util_jget(sw, "status.conditions"), 0);
+    assert_string_equal(util_jstr(c, "type"), "Failed");
+    assert_string_equal(util_jstr(c, "reason"), "InvalidSpec");
+    assert_non_null(strstr(util_jstr(sw, "status.message"), "spec.vary.values[0]"));
     ctrl_sweep_plan_free(&p);
     cJSON_Delete(sw);
 }
@@ -435,12 +436,12 @@ static void test_transform(void **state)
                           cJSON_CreateObject());
     cJSON_AddItemToObject(r, "spec", cJSON_CreateObject());
     ctrl_transform_sweep_run(r, NULL);
-    assert_null(ctrl_jget(r, "spec"));
-    assert_null(ctrl_jget(r, "status.timeline"));
-    assert_null(ctrl_jget(r, "status.diagnostics.server"));
-    assert_non_null(ctrl_jget(r, "status.diagnostics.waitEvents.sharesPct"));
-    assert_non_null(ctrl_jget(r, "status.diagnostics.littlesLaw.deviationPct"));
-    assert_non_null(ctrl_jget(r, "status.summary.tps"));
+    assert_null(util_jget(r, "spec"));
+    assert_null(util_jget(r, "status.timeline"));
+    assert_null(util_jget(r, "status.diagnostics.server"));
+    assert_non_null(util_jget(r, "status.diagnostics.waitEvents.sharesPct"));
+    assert_non_null(util_jget(r, "status.diagnostics.littlesLaw.deviationPct"));
+    assert_non_null(util_jget(r, "status.summary.tps"));
     cJSON_Delete(r);
 }
 

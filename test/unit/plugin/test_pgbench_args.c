@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/plugin/build.h"
 #include "pkg/plugin/pgbench_args.h"
 #include "pkg/plugin/target.h"
@@ -144,7 +145,7 @@ static void test_refused(void **state)
 
 static const char *tstr(const cJSON *t, const char *path)
 {
-    return ctrl_jstr(t, path);
+    return util_jstr(t, path);
 }
 
 /* docs/spec.md, "Expressing other PostgreSQL distributions", for a release/cluster "pg". */
@@ -276,18 +277,18 @@ static void test_build(void **state)
     cJSON *br = plugin_build_run(&ro, err, sizeof(err));
     if (!br)
         fail_msg("%s", err);
-    assert_int_equal((int)ctrl_jnum(br, "spec.workload.pgbench.init.scale", 0), 5);
-    assert_string_equal(ctrl_jstr(br, "spec.podTemplate.nodeSelector.disk"), "ssd");
+    assert_int_equal((int)util_jnum(br, "spec.workload.pgbench.init.scale", 0), 5);
+    assert_string_equal(util_jstr(br, "spec.podTemplate.nodeSelector.disk"), "ssd");
     struct ctrl_config cfg;
     ctrl_config_defaults(&cfg);
     cJSON *kids = plugin_children(br, &cfg, 1000, err, sizeof(err));
     assert_non_null(kids);
     assert_int_equal(cJSON_GetArraySize(kids), 2);
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(kids, 0), "metadata.name"), "x-init");
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(kids, 0), "metadata.name"), "x-init");
     cJSON *run = cJSON_GetArrayItem(kids, 1);
-    assert_string_equal(ctrl_jstr(run, "metadata.name"), "x-run");
-    assert_int_equal((int)ctrl_jnum(run, "spec.parallelism", 0), 2);
-    assert_int_equal((int)ctrl_jnum(run, "spec.ttlSecondsAfterFinished", 0), 60);
+    assert_string_equal(util_jstr(run, "metadata.name"), "x-run");
+    assert_int_equal((int)util_jnum(run, "spec.parallelism", 0), 2);
+    assert_int_equal((int)util_jnum(run, "spec.ttlSecondsAfterFinished", 0), 60);
     cJSON_Delete(kids);
     cJSON_Delete(br);
 
@@ -304,12 +305,12 @@ static void test_build(void **state)
     br = plugin_build_fio(&fo, err, sizeof(err));
     if (!br)
         fail_msg("%s", err);
-    const cJSON *job = cJSON_GetArrayItem(ctrl_jget(br, "spec.workload.fio.jobs"), 0);
-    assert_string_equal(ctrl_jstr(job, "rw"), "write");
-    assert_string_equal(ctrl_jstr(job, "bs"), "8k");
-    assert_int_equal((int)ctrl_jnum(job, "fdatasync", 0), 1);
+    const cJSON *job = cJSON_GetArrayItem(util_jget(br, "spec.workload.fio.jobs"), 0);
+    assert_string_equal(util_jstr(job, "rw"), "write");
+    assert_string_equal(util_jstr(job, "bs"), "8k");
+    assert_int_equal((int)util_jnum(job, "fdatasync", 0), 1);
     kids = plugin_children(br, &cfg, 1000, err, sizeof(err));
-    assert_string_equal(ctrl_jstr(cJSON_GetArrayItem(kids, 0), "kind"), "PersistentVolumeClaim");
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(kids, 0), "kind"), "PersistentVolumeClaim");
     cJSON_Delete(kids);
     cJSON_Delete(br);
     fo.preset = "seq";

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pkg/controller/manifest.h"
+#include "pkg/util/json.h"
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/plugin/sweep.h"
 
@@ -93,15 +94,15 @@ static void test_build_sweep(void **state)
         plugin_vary_parse("1,2,4", CTRL_SWEEP_CLIENTS, "--clients", &o.vary, err, sizeof(err)), 0);
     cJSON *sw = plugin_build_sweep(br, &o, err, sizeof(err));
     assert_non_null(sw);
-    char *got = cJSON_PrintUnformatted(ctrl_jget(sw, "spec"));
+    char *got = cJSON_PrintUnformatted(util_jget(sw, "spec"));
     assert_string_equal(got, "{\"template\":{\"target\":{\"host\":\"db\",\"user\":\"app\"},"
                              "\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},\"run\":"
                              "{\"durationSeconds\":5}}}},\"vary\":{\"field\":\"clients\","
                              "\"values\":[1,2,4]},\"repeats\":2,\"stopWhen\":{\"failedPct\":1,"
                              "\"abortedClients\":1}}");
     free(got);
-    assert_string_equal(ctrl_jstr(sw, "kind"), "BenchmarkSweep");
-    assert_string_equal(ctrl_jstr(sw, "metadata.name"), "gp3");
+    assert_string_equal(util_jstr(sw, "kind"), "BenchmarkSweep");
+    assert_string_equal(util_jstr(sw, "metadata.name"), "gp3");
     cJSON_Delete(sw);
     cJSON_Delete(br);
 
@@ -152,18 +153,18 @@ static void test_step_line_and_compare(void **state)
     cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(b, "metadata"), "name",
                               cJSON_CreateString("nvme"));
     /* nvme: twice gp3's tps at 4 clients, no step at 8 */
-    cJSON *s2 = cJSON_GetArrayItem(ctrl_jget(b, "status.steps"), 2);
+    cJSON *s2 = cJSON_GetArrayItem(util_jget(b, "status.steps"), 2);
     cJSON_ReplaceItemInObject(s2, "tpsMean", cJSON_CreateNumber(700));
     cJSON_DeleteItemFromArray(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "status"), "steps"),
         3);
     struct buf out = BUF_INIT(1 << 20);
     assert_int_equal(
-        plugin_sweep_step_line(&out, a, cJSON_GetArrayItem(ctrl_jget(a, "status.steps"), 1)), 0);
+        plugin_sweep_step_line(&out, a, cJSON_GetArrayItem(util_jget(a, "status.steps"), 1)), 0);
     assert_string_equal(out.data, "step 2/4 clients=2: 190 tps p99 2.50 ms (mean of 2 runs)");
     buf_free(&out);
     out = (struct buf)BUF_INIT(1 << 20);
-    (void)plugin_sweep_step_line(&out, a, cJSON_GetArrayItem(ctrl_jget(a, "status.steps"), 3));
+    (void)plugin_sweep_step_line(&out, a, cJSON_GetArrayItem(util_jget(a, "status.steps"), 3));
     assert_non_null(strstr(out.data, "; run gp3-s3-r1 Failed: boom"));
     buf_free(&out);
 
