@@ -33,42 +33,61 @@ const char *pg_error_class_name(enum pg_error_class cls)
     return class_names[cls];
 }
 
-static bool has(const char *hay, const char *needle)
-{
-    return strstr(hay, needle) != NULL;
-}
+/* What a libpq connection failure says, in the order it is checked: the first row whose needle
+ * (and second needle, when set) the message holds names the class. A server that asks for a
+ * password (needs_password) is an authentication failure unless a row above the first auth row
+ * matched. */
+static const struct {
+    enum pg_error_class cls;
+    const char *needle, *also;
+} classify_rows[] = {
+    {PG_ERR_DNS, "could not translate host name", NULL},
+    {PG_ERR_DNS, "Name or service not known", NULL},
+    {PG_ERR_DNS, "Temporary failure in name resolution", NULL},
+    {PG_ERR_DNS, "nodename nor servname", NULL},
+    {PG_ERR_REFUSED, "Connection refused", NULL},
+    {PG_ERR_REFUSED, "No such file or directory\n\tIs the server", NULL},
+    {PG_ERR_DATABASE, "database \"", "\" does not exist"},
+    {PG_ERR_AUTH, "password authentication failed", NULL},
+    {PG_ERR_AUTH, "no password supplied", NULL},
+    {PG_ERR_AUTH, "no pg_hba.conf entry", NULL},
+    {PG_ERR_AUTH, "authentication failed", NULL},
+    {PG_ERR_AUTH, "role \"", "does not exist"},
+    {PG_ERR_AUTH, "is not permitted to log in", NULL},
+    {PG_ERR_AUTH, "pg_hba.conf rejects", NULL},
+    {PG_ERR_TLS, "SSL error", NULL},
+    {PG_ERR_TLS, "SSL SYSCALL", NULL},
+    {PG_ERR_TLS, "does not support SSL", NULL},
+    {PG_ERR_TLS, "SSL connection", NULL},
+    {PG_ERR_TLS, "certificate", NULL},
+    {PG_ERR_TLS, "TLS", NULL},
+    {PG_ERR_TLS, "SSL negotiation", NULL},
+    {PG_ERR_TLS, "GSSAPI encryption", NULL},
+    {PG_ERR_TIMEOUT, "timeout expired", NULL},
+    {PG_ERR_TIMEOUT, "timed out", NULL},
+    {PG_ERR_TIMEOUT, "No route to host", NULL},
+    {PG_ERR_TIMEOUT, "Network is unreachable", NULL},
+    {PG_ERR_STARTING, "the database system is starting up", NULL},
+    {PG_ERR_STARTING, "the database system is shutting down", NULL},
+    {PG_ERR_STARTING, "the database system is in recovery mode", NULL},
+    {PG_ERR_STARTING, "not yet accepting connections", NULL},
+    {PG_ERR_STARTING, "the database system is not accepting", NULL},
+    {PG_ERR_TOO_MANY, "too many clients", NULL},
+    {PG_ERR_TOO_MANY, "remaining connection slots are reserved", NULL},
+    {PG_ERR_TOO_MANY, "too many connections", NULL},
+};
 
 enum pg_error_class pg_classify_error(const char *m, bool needs_password)
 {
     if (!m)
         m = "";
-    if (has(m, "could not translate host name") || has(m, "Name or service not known") ||
-        has(m, "Temporary failure in name resolution") || has(m, "nodename nor servname"))
-        return PG_ERR_DNS;
-    if (has(m, "Connection refused") || has(m, "No such file or directory\n\tIs the server"))
-        return PG_ERR_REFUSED;
-    if (has(m, "database \"") && has(m, "\" does not exist"))
-        return PG_ERR_DATABASE;
-    if (needs_password || has(m, "password authentication failed") ||
-        has(m, "no password supplied") || has(m, "no pg_hba.conf entry") ||
-        has(m, "authentication failed") || (has(m, "role \"") && has(m, "does not exist")) ||
-        has(m, "is not permitted to log in") || has(m, "pg_hba.conf rejects"))
-        return PG_ERR_AUTH;
-    if (has(m, "SSL error") || has(m, "SSL SYSCALL") || has(m, "does not support SSL") ||
-        has(m, "SSL connection") || has(m, "certificate") || has(m, "TLS") ||
-        has(m, "SSL negotiation") || has(m, "GSSAPI encryption"))
-        return PG_ERR_TLS;
-    if (has(m, "timeout expired") || has(m, "timed out") || has(m, "No route to host") ||
-        has(m, "Network is unreachable"))
-        return PG_ERR_TIMEOUT;
-    if (has(m, "the database system is starting up") ||
-        has(m, "the database system is shutting down") ||
-        has(m, "the database system is in recovery mode") ||
-        has(m, "not yet accepting connections") || has(m, "the database system is not accepting"))
-        return PG_ERR_STARTING;
-    if (has(m, "too many clients") || has(m, "remaining connection slots are reserved") ||
-        has(m, "too many connections"))
-        return PG_ERR_TOO_MANY;
+    for (size_t i = 0; i < sizeof(classify_rows) / sizeof(classify_rows[0]); i++) {
+        if (classify_rows[i].cls == PG_ERR_AUTH && needs_password)
+            return PG_ERR_AUTH;
+        if (strstr(m, classify_rows[i].needle) &&
+            (!classify_rows[i].also || strstr(m, classify_rows[i].also)))
+            return classify_rows[i].cls;
+    }
     return PG_ERR_OTHER;
 }
 

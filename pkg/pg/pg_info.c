@@ -134,10 +134,12 @@ cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
     return o;
 }
 
-int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized, char *reason,
-                           size_t n)
+/* The four pgbench tables exist. Returns 1 when they do, 0 with reason when one is missing, or
+ * -EIO. */
+static int pgbench_tables_exist(PGconn *conn, char *reason, size_t n)
 {
-    *initialized = false;
+    static const char *const names[] = {"pgbench_branches", "pgbench_tellers", "pgbench_accounts",
+                                        "pgbench_history"};
     char msg[256] = "";
     PGresult *res = query(conn,
                           "SELECT to_regclass('pgbench_branches') IS NOT NULL, "
@@ -149,8 +151,6 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
         (void)snprintf(reason, n, "cannot check pgbench tables: %s", msg);
         return -EIO;
     }
-    const char *names[] = {"pgbench_branches", "pgbench_tellers", "pgbench_accounts",
-                           "pgbench_history"};
     for (int i = 0; i < 4; i++) {
         if (PQgetvalue(res, 0, i)[0] != 't') {
             (void)snprintf(reason, n, "table %s does not exist", names[i]);
@@ -159,13 +159,21 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
         }
     }
     PQclear(res);
+    return 1;
+}
 
-    res = query(conn,
-                "SELECT c.relkind, "
-                "(SELECT count(*) FROM pg_inherits WHERE inhparent = c.oid), "
-                "EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = c.oid AND contype = 'p') "
-                "FROM pg_class c WHERE c.oid = 'pgbench_accounts'::regclass",
-                0, NULL, msg, sizeof(msg));
+/* pgbench_accounts has its primary key and the requested partitioning. Returns 1, 0 with reason,
+ * or -EIO. */
+static int pgbench_accounts_shape(PGconn *conn, int partitions, char *reason, size_t n)
+{
+    char msg[256] = "";
+    PGresult *res =
+        query(conn,
+              "SELECT c.relkind, "
+              "(SELECT count(*) FROM pg_inherits WHERE inhparent = c.oid), "
+              "EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = c.oid AND contype = 'p') "
+              "FROM pg_class c WHERE c.oid = 'pgbench_accounts'::regclass",
+              0, NULL, msg, sizeof(msg));
     if (!res) {
         (void)snprintf(reason, n, "cannot check pgbench_accounts: %s", msg);
         return -EIO;
@@ -189,13 +197,20 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
                        nparts);
         return 0;
     }
+    return 1;
+}
 
-    res = query(conn,
-                "SELECT (SELECT count(*) FROM pgbench_branches), "
-                "(SELECT count(*) FROM pgbench_tellers), "
-                "(SELECT coalesce(min(aid), 0) FROM pgbench_accounts), "
-                "(SELECT coalesce(max(aid), 0) FROM pgbench_accounts)",
-                0, NULL, msg, sizeof(msg));
+/* The tables hold the rows of this scale. Returns 1 (reason says what they hold), 0 with
+ * reason, or -EIO. */
+static int pgbench_rows_match(PGconn *conn, int scale, char *reason, size_t n)
+{
+    char msg[256] = "";
+    PGresult *res = query(conn,
+                          "SELECT (SELECT count(*) FROM pgbench_branches), "
+                          "(SELECT count(*) FROM pgbench_tellers), "
+                          "(SELECT coalesce(min(aid), 0) FROM pgbench_accounts), "
+                          "(SELECT coalesce(max(aid), 0) FROM pgbench_accounts)",
+                          0, NULL, msg, sizeof(msg));
     if (!res) {
         (void)snprintf(reason, n, "cannot count pgbench rows: %s", msg);
         return -EIO;
@@ -220,11 +235,25 @@ int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initia
                        amax, 100000LL * scale);
         return 0;
     }
-    *initialized = true;
     (void)snprintf(reason, n,
                    "pgbench tables already hold scale %d (%lld branches, %lld tellers, accounts "
                    "1..%lld)",
                    scale, branches, tellers, amax);
+    return 1;
+}
+
+int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized, char *reason,
+                           size_t n)
+{
+    *initialized = false;
+    int rc = pgbench_tables_exist(conn, reason, n);
+    if (rc == 1)
+        rc = pgbench_accounts_shape(conn, partitions, reason, n);
+    if (rc == 1)
+        rc = pgbench_rows_match(conn, scale, reason, n);
+    if (rc < 0)
+        return rc;
+    *initialized = rc == 1;
     return 0;
 }
 
