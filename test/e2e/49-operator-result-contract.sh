@@ -15,20 +15,10 @@ env_start_sim
 
 env_start_operator --start-delay 2 --log-level info
 
-cat <<EOF | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: contract}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
-           passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 2}
-      run: {clients: 4, threads: 2, durationSeconds: 16, perStatementLatencies: true, progressSeconds: 1}
-  workers: 2
-  diagnostics: {waitEvents: true, serverSettings: true, replicaLag: true}
-EOF
+env_br_yaml contract 'pgbench:
+  init: {scale: 2}
+  run: {clients: 4, threads: 2, durationSeconds: 16, perStatementLatencies: true, progressSeconds: 1}' \
+    'workers: 2' 'diagnostics: {waitEvents: true, serverSettings: true, replicaLag: true}' | env_apply
 
 env_wait_phase contract Succeeded 150
 

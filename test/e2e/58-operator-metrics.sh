@@ -14,27 +14,12 @@ DASHBOARD="$ROOT/charts/pgbench-operator/dashboards/pgbench-operator.json"
 env_start_operator --log-level info
 scrape() { curl -fsS "$OP_URL/metrics" >"$1" || fail "GET /metrics"; }
 
-run_yaml() { # name, run: settings
-    cat <<EOF
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: $1}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
-           passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      $2
-EOF
-}
-
 # The first status write of run m1 is answered 429 with Retry-After: 1; the client retries it.
 env_sim_fault '{"failNext": 1, "code": 429, "retryAfter": 1, "path": "/benchmarkruns/m1/status"}'
-run_yaml m1 "init: {scale: 1}
-      run: {clients: 2, threads: 1, durationSeconds: 2}" | env_apply
+env_br_yaml m1 'pgbench: {init: {scale: 1}, run: {clients: 2, threads: 1, durationSeconds: 2}}' | env_apply
 env_wait_phase m1 Succeeded
 # m2 uses the tables m1 created
-run_yaml m2 "run: {clients: 1, threads: 1, transactions: 50}" | env_apply
+env_br_yaml m2 'pgbench: {run: {clients: 1, threads: 1, transactions: 50}}' | env_apply
 env_wait_phase m2 Succeeded
 env_kubectl get br m1 -o json >"$TMP/m1.json"
 env_kubectl get br m2 -o json >"$TMP/m2.json"
