@@ -13,6 +13,7 @@
 #include "pkg/bench/aggregate.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
+#include "pkg/controller/phase.h"
 #include "pkg/controller/spec.h"
 #include "pkg/util/clock.h"
 
@@ -80,7 +81,7 @@ struct dctx {
     const char *name, *ns;
     long gen;
     cJSON *st;
-    const char *old_phase;
+    enum ctrl_phase old_phase;
     struct ctrl_spec spec;
     bool have_spec;
 };
@@ -140,10 +141,9 @@ static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube
     a->object = obj;
 }
 
-static const char *phase_of(const cJSON *st)
+static enum ctrl_phase phase_of(const cJSON *st)
 {
-    const char *p = util_jstr(st, "phase");
-    return p ? p : "Pending";
+    return ctrl_phase_parse(util_jstr(st, "phase"));
 }
 
 static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
@@ -163,12 +163,12 @@ static void end_progress(struct dctx *d)
         cond(d, "TargetUnreachable", "False", "WaitEnded", "the workers no longer wait");
 }
 
-static void set_phase(struct dctx *d, const char *phase)
+static void set_phase(struct dctx *d, enum ctrl_phase phase)
 {
-    if (strcmp(phase, "Initializing") != 0 && strcmp(phase, "Running") != 0)
+    if (phase != CTRL_PHASE_INITIALIZING && phase != CTRL_PHASE_RUNNING)
         end_progress(d);
-    util_jset_str(d->st, "phase", phase);
-    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", phase);
+    util_jset_str(d->st, "phase", ctrl_phase_name(phase));
+    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", ctrl_phase_name(phase));
 }
 
 static void set_message(struct dctx *d, const char *msg)
@@ -229,7 +229,7 @@ static void add_cleanup(struct dctx *d, bool final)
 
 static void fail(struct dctx *d, const char *reason, const char *msg, bool started)
 {
-    set_phase(d, "Failed");
+    set_phase(d, CTRL_PHASE_FAILED);
     cond(d, "Failed", "True", reason, msg);
     if (ctrl_cond_get(d->st, "Running"))
         cond(d, "Running", "False", reason, msg);
@@ -280,7 +280,7 @@ static double run_from(const struct dctx *d)
 static void start_running(struct dctx *d)
 {
     const struct ctrl_spec *s = &d->spec;
-    set_phase(d, "Running");
+    set_phase(d, CTRL_PHASE_RUNNING);
     /* the same words on a re-entry (a restart, a Job missing from the cache): the Running Event
      * is named after them */
     char msg[256];
@@ -724,7 +724,7 @@ static void decide_pending(struct dctx *d)
     if (s->workload == CTRL_WL_PGBENCH)
         util_jset_num(d->st, "clients", s->clients);
     if (s->init && s->workload == CTRL_WL_PGBENCH) {
-        set_phase(d, "Initializing");
+        set_phase(d, CTRL_PHASE_INITIALIZING);
         (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
         cond(d, "Initialized", "False", "InitRunning", msg);
         set_message(d, msg);
@@ -920,7 +920,7 @@ static void decide_running(struct dctx *d)
         return;
     }
     if (ctrl_job_finished(job)) {
-        set_phase(d, "Collecting");
+        set_phase(d, CTRL_PHASE_COLLECTING);
         set_message(d, CTRL_COLLECTING_MESSAGE);
         d->plan->requeue_ms = 1; /* at once */
         return;
@@ -1254,7 +1254,7 @@ static void decide_collecting(struct dctx *d)
                        util_jstr(jf, "message") ? util_jstr(jf, "message") : "unknown reason");
         fail(d, jreason ? jreason : "JobFailed", msg, true);
     } else {
-        set_phase(d, "Succeeded");
+        set_phase(d, CTRL_PHASE_SUCCEEDED);
         ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
         /* the workers report how many clients they really ran */
         const cJSON *clients = bench_get(agg, BK_PGBENCH_CLIENTS);
@@ -1326,9 +1326,9 @@ static size_t append_cut(char *out, size_t len, size_t at, const char *s)
  * never start now), and a run that fails now says what it waited on. */
 static void end_blocked(struct dctx *d)
 {
-    const char *np = phase_of(d->st);
-    bool failed = strcmp(np, "Failed") == 0;
-    if (!failed && strcmp(np, "Succeeded") != 0)
+    enum ctrl_phase np = phase_of(d->st);
+    bool failed = np == CTRL_PHASE_FAILED;
+    if (!failed && np != CTRL_PHASE_SUCCEEDED)
         return;
     const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
     const char *cs = util_jstr(c, "status");
@@ -1337,7 +1337,7 @@ static void end_blocked(struct dctx *d)
     char was[CTRL_MAX_MESSAGE], msg[CTRL_MAX_MESSAGE];
     size_t n = 0;
     (void)append_cut(was, sizeof(was), 0, util_jstr(c, "message"));
-    if (failed && strcmp(d->old_phase, "Failed") != 0) {
+    if (failed && d->old_phase != CTRL_PHASE_FAILED) {
         const cJSON *f = ctrl_cond_get(d->st, "Failed");
         char reason[64];
         (void)append_cut(reason, sizeof(reason), 0,
@@ -1349,7 +1349,7 @@ static void end_blocked(struct dctx *d)
         set_message(d, msg);
     }
     n = append_cut(msg, sizeof(msg), 0, "the run ended (");
-    n = append_cut(msg, sizeof(msg), n, np);
+    n = append_cut(msg, sizeof(msg), n, ctrl_phase_name(np));
     n = append_cut(msg, sizeof(msg), n, ") while the workers were blocked: ");
     (void)append_cut(msg, sizeof(msg), n, was);
     cond(d, "WorkersBlocked", "False", failed ? "RunFailed" : "RunSucceeded", msg);
@@ -1372,7 +1372,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     d.st = old && cJSON_IsObject(old) ? ctrl_must(cJSON_Duplicate(old, 1))
                                       : ctrl_must(cJSON_CreateObject());
     d.old_phase = phase_of(old);
-    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", d.old_phase);
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_phase_name(d.old_phase));
     const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d.st, "startAt");
     if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
         char ts[40];
@@ -1380,15 +1380,15 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         util_jset_str(d.st, "startAt", ts);
     }
     if (!util_jstr(d.st, "phase"))
-        set_phase(&d, "Pending");
+        set_phase(&d, CTRL_PHASE_PENDING);
 
-    const char *phase = d.old_phase;
+    enum ctrl_phase phase = d.old_phase;
     bool started = start_generation(d.st) > 0;
     /* A run refused before it started is evaluated again when its spec changes. */
-    if (strcmp(phase, "Failed") == 0 && !started) {
+    if (phase == CTRL_PHASE_FAILED && !started) {
         const cJSON *og = cJSON_GetObjectItemCaseSensitive(d.st, "observedGeneration");
         if (cJSON_IsNumber(og) && (long)og->valuedouble < d.gen)
-            phase = "Pending";
+            phase = CTRL_PHASE_PENDING;
     }
 
     char err[512];
@@ -1397,19 +1397,19 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
          * when it can be read, tells fail()'s cleanup which children to delete (have_spec) */
         (void)load_spec(&d, started, err, sizeof(err));
         fail(&d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
-    } else if (strcmp(phase, "Pending") == 0) {
+    } else if (phase == CTRL_PHASE_PENDING) {
         decide_pending(&d);
     } else if (load_spec(&d, started, err, sizeof(err)) != 0) {
         /* only reachable when the snapshot and the object are both unreadable */
-        if (strcmp(phase, "Succeeded") != 0 && strcmp(phase, "Failed") != 0)
+        if (phase != CTRL_PHASE_SUCCEEDED && phase != CTRL_PHASE_FAILED)
             fail(&d, "InvalidSpec", err, false);
     } else {
         check_spec_locked(&d);
-        if (strcmp(phase, "Initializing") == 0)
+        if (phase == CTRL_PHASE_INITIALIZING)
             decide_initializing(&d);
-        else if (strcmp(phase, "Running") == 0)
+        else if (phase == CTRL_PHASE_RUNNING)
             decide_running(&d);
-        else if (strcmp(phase, "Collecting") == 0)
+        else if (phase == CTRL_PHASE_COLLECTING)
             decide_collecting(&d);
         else
             decide_terminal(&d);
@@ -1434,11 +1434,10 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
 
     end_blocked(&d);
     util_jset_num(d.st, "observedGeneration", (double)d.gen);
-    const char *np = phase_of(d.st);
-    if (strcmp(np, d.old_phase) != 0 || !old) {
-        bool warn = strcmp(np, "Failed") == 0;
-        const char *m = util_jstr(d.st, "message");
-        event(&d, warn, np, "%s", m ? m : np);
+    enum ctrl_phase np = phase_of(d.st);
+    if (np != d.old_phase || !old) {
+        const char *name = ctrl_phase_name(np), *m = util_jstr(d.st, "message");
+        event(&d, np == CTRL_PHASE_FAILED, name, "%s", m ? m : name);
     }
     if (old && cJSON_Compare(d.st, old, 1))
         cJSON_Delete(d.st);
@@ -1452,12 +1451,13 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
 
 /* The condition whose message a phase's Event carries (NULL: Collecting, a fixed message). */
 static const struct {
-    const char *phase, *cond;
-} PHASE_EVENTS[] = {{"Initializing", "Initialized"},
-                    {"Running", "Running"},
-                    {"Collecting", NULL},
-                    {"Succeeded", "Complete"},
-                    {"Failed", "Failed"}};
+    enum ctrl_phase phase;
+    const char *cond;
+} PHASE_EVENTS[] = {{CTRL_PHASE_INITIALIZING, "Initialized"},
+                    {CTRL_PHASE_RUNNING, "Running"},
+                    {CTRL_PHASE_COLLECTING, NULL},
+                    {CTRL_PHASE_SUCCEEDED, "Complete"},
+                    {CTRL_PHASE_FAILED, "Failed"}};
 /* Conditions announced by a Warning Event of their own name while True. */
 static const char *const WARNING_CONDITIONS[] = {"WorkersBlocked", "SpecLocked", "WorkersSkewed",
                                                  "ResultDetailUnavailable", NULL};
@@ -1478,10 +1478,11 @@ static bool implied(struct ctrl_event *e, bool warning, const char *reason, cons
 int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int max)
 {
     const cJSON *st = util_jget(br, "status");
-    const char *phase = util_jstr(st, "phase");
+    enum ctrl_phase ph = util_jstr(st, "phase") ? phase_of(st) : CTRL_PHASE_UNKNOWN;
+    const char *phase = ctrl_phase_name(ph);
     int n = 0;
-    for (size_t i = 0; phase && i < sizeof(PHASE_EVENTS) / sizeof(PHASE_EVENTS[0]); i++) {
-        if (strcmp(phase, PHASE_EVENTS[i].phase) != 0 || n >= max)
+    for (size_t i = 0; i < sizeof(PHASE_EVENTS) / sizeof(PHASE_EVENTS[0]); i++) {
+        if (ph != PHASE_EVENTS[i].phase || n >= max)
             continue;
         if (!PHASE_EVENTS[i].cond) {
             n += implied(&out[n], false, phase, CTRL_COLLECTING_MESSAGE, 0, now);
@@ -1491,10 +1492,11 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
         const char *m = util_jstr(c, "message");
         double at = util_rfc3339_parse(util_jstr(c, "lastTransitionTime"));
         /* a run that Succeeded went through Collecting just before */
-        if (m && strcmp(phase, "Succeeded") == 0 && n < max)
-            n += implied(&out[n], false, "Collecting", CTRL_COLLECTING_MESSAGE, at, now);
+        if (m && ph == CTRL_PHASE_SUCCEEDED && n < max)
+            n += implied(&out[n], false, ctrl_phase_name(CTRL_PHASE_COLLECTING),
+                         CTRL_COLLECTING_MESSAGE, at, now);
         if (m && n < max)
-            n += implied(&out[n], strcmp(phase, "Failed") == 0, phase, m, at, now);
+            n += implied(&out[n], ph == CTRL_PHASE_FAILED, phase, m, at, now);
     }
     for (int i = 0; WARNING_CONDITIONS[i] && n < max; i++) {
         const cJSON *c = ctrl_cond_get(st, WARNING_CONDITIONS[i]);
