@@ -11,25 +11,8 @@ env_start_sim
 
 env_start_operator
 
-cat >"$TMP/br.yaml" <<EOF
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata:
-  name: basic
-spec:
-  target:
-    host: 127.0.0.1
-    port: $PGPORT
-    database: $PGDATABASE
-    user: $PGUSER
-    passwordSecretRef: {name: pg-pass}
-    sslMode: disable
-  workload:
-    pgbench:
-      init: {scale: 2}
-      run: {clients: 4, threads: 2, durationSeconds: 4, builtin: tpcb-like}
-  workers: 1
-EOF
+env_br_yaml basic 'pgbench: {init: {scale: 2}, run: {clients: 4, threads: 2, durationSeconds: 4, builtin: tpcb-like}}' \
+    'workers: 1' >"$TMP/br.yaml"
 # The first two status writes meet 409 Conflict (as when someone else wrote in between): the
 # operator reads the object again, decides again and writes; nothing is lost or repeated.
 env_sim_fault '{"failNext": 2, "code": 409, "path": "/benchmarkruns/basic/status"}'

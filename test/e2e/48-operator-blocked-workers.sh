@@ -10,24 +10,8 @@ env_start_sim
 
 env_start_operator
 
-cat >"$TMP/br.yaml" <<YAML
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata:
-  name: later
-spec:
-  target:
-    host: 127.0.0.1
-    port: $PGPORT
-    database: $PGDATABASE
-    user: $PGUSER
-    passwordSecretRef: {name: later-pass}
-    sslMode: disable
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 2, durationSeconds: 2, builtin: select-only}
-YAML
+ENV_BR_SECRET=later-pass env_br_yaml later 'pgbench: {init: {scale: 1}, run: {clients: 2, durationSeconds: 2, builtin: select-only}}' \
+    >"$TMP/br.yaml"
 env_apply "$TMP/br.yaml"
 
 jp() { env_status later "$1"; }
