@@ -797,8 +797,9 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
     return rc ? rc : summary_table(o, st);
 }
 
-/* Wait-event shares, replica lag samples and fio's p99 per job, from status. */
-static int diagnostic_charts(struct buf *o, const cJSON *st)
+/* Wait-event shares and fio's p99 per job from status, replica lag samples from the result
+ * (status keeps only their maximum). */
+static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result)
 {
     const cJSON *sh = bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT), *it;
     const char *labels[64];
@@ -814,7 +815,7 @@ static int diagnostic_charts(struct buf *o, const cJSON *st)
     rc = rc ? rc
             : bar_chart(o, "waits", "Wait-event shares of the load's backends",
                         "share of backend samples (%)", labels, vals, nl, 1, NULL);
-    const cJSON *lag = bench_status_get(st, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);
+    const cJSON *lag = bench_get(result, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);
     struct pts *p = pts_new(1);
     int nlag = 0;
     if (cJSON_IsArray(lag))
@@ -855,10 +856,12 @@ static int diagnostic_charts(struct buf *o, const cJSON *st)
                           labels, vals, nl, 3, fio_series);
 }
 
-/* The server's settings and the spec as YAML. */
-static int settings(struct buf *o, const cJSON *br, const cJSON *st)
+/* The server's settings (the result's; status keeps a few of them) and the spec as YAML. */
+static int settings(struct buf *o, const cJSON *br, const cJSON *st, const cJSON *result)
 {
-    const cJSON *srv = bench_status_get(st, BK_SERVER), *it;
+    const cJSON *srv = bench_get(result, BK_SERVER), *it;
+    if (!cJSON_IsObject(srv))
+        srv = bench_status_get(st, BK_STATUS_SERVER);
     int rc = buf_puts(o, "<h2>Server settings</h2>\n");
     if (cJSON_IsObject(srv) && !rc) {
         rc = buf_puts(o, "<table class=\"kv\" id=\"server\">\n");
@@ -895,8 +898,8 @@ int plugin_report_html(struct buf *o, const cJSON *br, const cJSON *result, cons
             : percentile_chart(o, &label, &hist, 1,
                                result ? "no histogram in the result (pgbench wrote no -l log)."
                                       : "needs the result ConfigMap (status keeps no histogram).");
-    rc = rc ? rc : diagnostic_charts(o, st);
-    rc = rc ? rc : settings(o, br, st);
+    rc = rc ? rc : diagnostic_charts(o, st, result);
+    rc = rc ? rc : settings(o, br, st, result);
     return rc ? rc : buf_puts(o, "</body></html>\n");
 }
 

@@ -94,7 +94,20 @@ assert not bad, "not RFC 3339: %s" % bad
 # the capped lists were longer than their caps: the caps and the even spacing are what we see
 assert len(st["timeline"]) <= 12 and st["timeline"][-1]["elapsedSeconds"] >= 12, st["timeline"]
 assert sorted(st["timeline"][0]) == ["elapsedSeconds", "latencyMs", "tps"], st["timeline"][0]
-assert 1 <= len(st["diagnostics"]["replica"].get("lagSamplesMs", [0])) <= 12, st["diagnostics"]["replica"]
+# status keeps the replica's verdict and max lag, the server's version, role and sizes; the lag
+# samples and the settings are in the result ConfigMap (status.resultRef)
+assert "lagSamplesMs" not in st["diagnostics"]["replica"], st["diagnostics"]["replica"]
+assert "maxLagMs" in st["diagnostics"]["replica"], st["diagnostics"]["replica"]
+assert "shared_buffers" not in st["diagnostics"]["server"], st["diagnostics"]["server"]
+PY
+env_kubectl get cm "$(env_status contract .status.resultRef.name)" -o json >"$TMP/cm.json"
+python3 - "$TMP/br.json" "$TMP/cm.json" <<'PY' || fail "the result ConfigMap lacks what status left out"
+import json, sys
+st = json.load(open(sys.argv[1]))["status"]
+res = json.loads(json.load(open(sys.argv[2]))["data"]["result.json"])
+rep = res["checks"]["replica"]
+assert len(rep["lagSamplesMs"]) >= 8 and max(rep["lagSamplesMs"]) <= st["diagnostics"]["replica"]["maxLagMs"] + 0.001, rep
+assert res["server"]["shared_buffers"] == "128MB" and res["server"]["version"] == st["diagnostics"]["server"]["version"], res["server"]
 PY
 
 # kubectl describe of this run (2 workers, 16 progress points, statements, every diagnostic, a
