@@ -1,11 +1,15 @@
-/* Child processes on the libuv loop (see child.h). */
+/* Child processes on the libuv loop and the drive of one child to its end (see child.h). */
 #include "cmd/runner/child.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/util/buf.h"
+#include "cmd/runner/runner.h"
+#include "pkg/bench/argv.h"
+#include "pkg/util/clock.h"
+#include "pkg/util/log.h"
 
 static void maybe_done(struct child *c)
 {
@@ -153,4 +157,178 @@ int child_run_capture(char *const *argv, size_t cap_bytes, char **out, int *stat
     }
     buf_free(&cap.out);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The drive
+ * ------------------------------------------------------------------------------------------- */
+
+int child_drive_exit(const struct child_drive *d)
+{
+    if (!d->started || d->child.term_signal)
+        return -1;
+    return (int)d->child.exit_status;
+}
+
+void child_drive_end(struct child_drive *d)
+{
+    if (d->ended)
+        return;
+    d->ended = true;
+    if (d->hooks->on_end)
+        d->hooks->on_end(d);
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
+    uv_close((uv_handle_t *)&d->watchdog, NULL);
+    if (d->started)
+        child_close(&d->child);
+}
+
+/* Keeps the last err_keep bytes of stderr. */
+static void keep_err(struct child_drive *d, const char *data, size_t len)
+{
+    if (len >= d->err_keep) {
+        buf_reset(&d->err);
+        data += len - d->err_keep;
+        len = d->err_keep;
+    } else if (d->err.len + len > d->err_keep) {
+        buf_consume(&d->err, d->err.len + len - d->err_keep);
+    }
+    (void)buf_append(&d->err, data, len);
+}
+
+static void drive_data(struct child *c, int stream, const char *data, size_t len, void *ctx)
+{
+    (void)c;
+    struct child_drive *d = ctx;
+    if (stream == 2 && d->err_keep)
+        keep_err(d, data, len);
+    if (d->hooks->on_data)
+        d->hooks->on_data(d, stream, data, len);
+}
+
+static void drive_done(struct child *c, void *ctx)
+{
+    struct child_drive *d = ctx;
+    d->end = util_wall_s();
+    if (c->term_signal)
+        log_warn("runner", "%s killed by signal %d", d->argv[0], c->term_signal);
+    else
+        log_info("runner", "%s exited with status %lld", d->argv[0], (long long)c->exit_status);
+    child_drive_end(d);
+}
+
+static void on_watchdog(uv_timer_t *t)
+{
+    struct child_drive *d = t->data;
+    if (!d->started || d->child.exited)
+        return;
+    d->watchdog_fired++;
+    const char *sig = d->watchdog_fired == 1 ? "SIGTERM" : "SIGKILL";
+    if (d->deadline_armed)
+        log_error("runner",
+                  "%s still running at the run's deadline (BENCH_DEADLINE_AT): sending %s",
+                  d->argv[0], sig);
+    else
+        log_error("runner", "%s still running %.0f s after it started (limit %.0f s): sending %s",
+                  d->argv[0], util_wall_s() - d->start, d->watchdog_s, sig);
+    (void)child_kill(&d->child, d->watchdog_fired == 1 ? SIGTERM : SIGKILL);
+    if (d->watchdog_fired == 1)
+        (void)uv_timer_start(&d->watchdog, on_watchdog, 5000, 0);
+}
+
+/* The watchdog limit, or the time left to the deadline when that comes first. */
+static void arm_watchdog(struct child_drive *d)
+{
+    double limit = d->watchdog_s;
+    if (d->deadline_at > 0) {
+        /* the run's deadline: stop the load there and report what it has */
+        double left = d->deadline_at - d->start;
+        if (limit <= 0 || left < limit) {
+            limit = left > 0.001 ? left : 0.001;
+            d->deadline_armed = true;
+        }
+    }
+    if (limit > 0)
+        (void)uv_timer_start(&d->watchdog, on_watchdog, (uint64_t)(limit * 1000.0), 0);
+}
+
+int child_drive_start(struct child_drive *d)
+{
+    if (d->ended)
+        return 0;
+    size_t argc = 0;
+    while (d->argv[argc])
+        argc++;
+    struct bench_argv view = {(char **)d->argv, argc, argc};
+    char *cmd = bench_argv_join(&view);
+    log_info("runner", "starting %s", cmd ? cmd : d->argv[0]);
+    free(cmd);
+    d->start = util_wall_s();
+    int rc = child_spawn(&d->child, d->loop, d->argv, NULL, drive_data, drive_done, d);
+    if (rc < 0) {
+        d->spawn_error = rc;
+        log_error("runner", "cannot start %s: %s", d->argv[0], uv_strerror(rc));
+        child_drive_end(d);
+        return rc;
+    }
+    d->started = true;
+    if (d->hooks->on_start)
+        d->hooks->on_start(d);
+    arm_watchdog(d);
+    return 0;
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    struct child_drive *d = s->data;
+    d->signal = signum;
+    if (d->started) {
+        /* the result follows once the child and its pipes are done */
+        if (!d->child.exited) {
+            log_warn("runner", "received signal %d, forwarding it to %s (pid %d)", signum,
+                     d->argv[0], (int)d->child.pid);
+            (void)child_kill(&d->child, signum);
+        }
+        return;
+    }
+    log_warn("runner", "received signal %d before the load started", signum);
+    child_drive_end(d);
+}
+
+void child_drive_init(struct child_drive *d, uv_loop_t *loop, char *const *argv,
+                      const struct child_drive_hooks *hooks, void *ctx)
+{
+    d->loop = loop;
+    d->argv = argv;
+    d->hooks = hooks;
+    d->ctx = ctx;
+    d->err = (struct buf)BUF_INIT(0);
+    (void)uv_signal_init(loop, &d->sigterm);
+    (void)uv_signal_init(loop, &d->sigint);
+    (void)uv_timer_init(loop, &d->watchdog);
+    d->sigterm.data = d;
+    d->sigint.data = d;
+    d->watchdog.data = d;
+    (void)uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+    (void)uv_signal_start(&d->sigint, on_signal, SIGINT);
+}
+
+bool child_drive_early_signal(struct child_drive *d)
+{
+    if (!runner_stop_signal)
+        return false;
+    on_signal(&d->sigterm, (int)runner_stop_signal);
+    return true;
+}
+
+void child_drive_run(struct child_drive *d)
+{
+    (void)uv_run(d->loop, UV_RUN_DEFAULT);
+    (void)uv_loop_close(d->loop);
+}
+
+void child_drive_free(struct child_drive *d)
+{
+    buf_free(&d->err);
 }

@@ -1,5 +1,12 @@
-/* A child process (pgbench, fio) on the libuv loop: stdout and stderr read through pipes and
- * handed to a callback as they arrive; stdin is /dev/null. Runner-specific glue. */
+/* The runner's one child-process driver, for pgbench init, pgbench run and fio alike.
+ *
+ * Two layers: `struct child` is a process on the libuv loop whose stdout and stderr are read
+ * through pipes and handed to a callback as they arrive (stdin is /dev/null); `struct
+ * child_drive` runs one such process to its end for a subcommand: it logs the command line,
+ * spawns it, keeps the tail of its stderr, forwards SIGTERM/SIGINT to it (a signal before the
+ * start ends the drive without it), stops it at a watchdog limit or at the run's deadline
+ * (SIGTERM, then SIGKILL 5 s later) and records how it ended. It knows nothing of pgbench or
+ * fio: what the output means is the subcommand's, through the hooks. Runner-specific glue. */
 #ifndef PGBO_RUNNER_CHILD_H
 #define PGBO_RUNNER_CHILD_H
 
@@ -7,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
+
+#include "pkg/util/buf.h"
 
 struct child;
 /* stream: 1 = stdout, 2 = stderr. data is valid during the call only. */
@@ -45,5 +54,63 @@ void child_close(struct child *c);
  * error -E2BIG) into *out (malloc'd, NUL-terminated). stderr is discarded. *status gets the exit
  * status (-1 when killed). Returns 0 or a negative errno. */
 int child_run_capture(char *const *argv, size_t cap, char **out, int *status);
+
+struct child_drive;
+/* Hooks of a drive; each may be NULL. d->ctx is the subcommand's. */
+struct child_drive_hooks {
+    /* output as it arrives (stream 1 = stdout, 2 = stderr), after the stderr tail is kept */
+    void (*on_data)(struct child_drive *d, int stream, const char *data, size_t len);
+    /* the child was spawned: start what samples it (timers, diagnostics) */
+    void (*on_start)(struct child_drive *d);
+    /* once, when the drive ends (child and pipes done, spawn failed, or ended before the start):
+     * stop and close the subcommand's own handles */
+    void (*on_end)(struct child_drive *d);
+};
+
+struct child_drive {
+    /* set by the caller after child_drive_init, before the start */
+    double watchdog_s; /* stop a child that runs this long; 0 = no limit */
+    double
+        deadline_at; /* Unix seconds: stop the child there (when before the watchdog); 0 = none */
+    size_t err_keep; /* stderr bytes kept in err (the last ones); 0 = none */
+    /* set by child_drive_init */
+    uv_loop_t *loop;
+    char *const *argv;
+    const struct child_drive_hooks *hooks;
+    void *ctx;
+    /* the outcome */
+    struct child child;
+    bool started;        /* spawned */
+    bool ended;          /* on_end ran */
+    int spawn_error;     /* negative libuv error when the spawn failed */
+    int signal;          /* SIGTERM/SIGINT received, 0 = none */
+    int watchdog_fired;  /* 1 = SIGTERM sent at the limit, 2 = SIGKILL sent */
+    bool deadline_armed; /* the limit was the deadline */
+    double start, end;   /* wall clock of the spawn and of the child's end */
+    struct buf err;      /* the stderr tail (err_keep) */
+    /* handles */
+    uv_signal_t sigterm, sigint;
+    uv_timer_t watchdog;
+};
+
+/* Prepares d on loop for argv (which must outlive the drive) and takes SIGTERM/SIGINT over from
+ * the early handler (runner_install_early_signals). */
+void child_drive_init(struct child_drive *d, uv_loop_t *loop, char *const *argv,
+                      const struct child_drive_hooks *hooks, void *ctx);
+/* Handles a signal that arrived before the loop took the signals over (runner_stop_signal) as if
+ * it came now: forwarded when the child runs, else the drive ends without it. Returns whether
+ * there was one. */
+bool child_drive_early_signal(struct child_drive *d);
+/* Spawns the child now and arms the watchdog/deadline. Returns 0, or the negative libuv error of
+ * a failed spawn (logged; the drive has ended). Does nothing once the drive ended. */
+int child_drive_start(struct child_drive *d);
+/* Ends the drive (idempotent): on_end, then every handle closed. */
+void child_drive_end(struct child_drive *d);
+/* Runs the loop until the drive and its handles are done, then closes the loop. */
+void child_drive_run(struct child_drive *d);
+/* The child's exit status; -1 when it was killed by a signal or never started. */
+int child_drive_exit(const struct child_drive *d);
+/* Frees the stderr tail. */
+void child_drive_free(struct child_drive *d);
 
 #endif

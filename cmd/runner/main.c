@@ -61,24 +61,24 @@ static void usage(FILE *f)
     free(conn);
 }
 
-static int cmd_parse_pgbench(int argc, char **argv)
+/* `parse pgbench`'s flags: --log FILE|DIR (repeatable) into logs. Returns -1 to go on, else the
+ * exit code (after --help or a usage error). */
+static int parse_pgbench_flags(int argc, char **argv, double start, const char **logs, size_t cap,
+                               size_t *nlogs)
 {
     static const struct option opts[] = {
         {"log", required_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *logs[256];
-    size_t nlogs = 0;
-    double start = util_wall_s();
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+l:h", opts, NULL)) != -1) {
         switch (c) {
         case 'l':
-            if (nlogs == sizeof(logs) / sizeof(logs[0]))
+            if (*nlogs == cap)
                 return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "too many --log files");
-            logs[nlogs++] = optarg;
+            logs[(*nlogs)++] = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -91,9 +91,46 @@ static int cmd_parse_pgbench(int argc, char **argv)
     if (optind < argc)
         return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "unexpected argument %s",
                            argv[optind]);
+    return -1;
+}
+
+/* The transaction logs (files or directories of them) into a histogram; NULL when there are
+ * none. A log that cannot be read stops the reading with logerr set. */
+static struct bench_txlog *read_txlogs(const char *const *logs, size_t nlogs, bool rate_limited,
+                                       char *logerr, size_t n)
+{
+    if (!nlogs)
+        return NULL;
+    struct bench_txlog *tl = bench_txlog_new();
+    if (!tl)
+        abort();
+    tl->rate_limited = rate_limited; /* -R: the extra column is the lag */
+    for (size_t i = 0; i < nlogs; i++) {
+        struct stat st;
+        int rc;
+        if (stat(logs[i], &st) == 0 && S_ISDIR(st.st_mode))
+            rc = bench_txlog_read_dir(tl, logs[i], NULL, NULL);
+        else
+            rc = bench_txlog_read_file(tl, logs[i]);
+        if (rc) {
+            (void)snprintf(logerr, n, "cannot read transaction log %s: %s", logs[i], strerror(-rc));
+            break;
+        }
+    }
+    return tl;
+}
+
+static int cmd_parse_pgbench(int argc, char **argv)
+{
+    const char *logs[256];
+    size_t nlogs = 0;
+    double start = util_wall_s();
+    int rc = parse_pgbench_flags(argc, argv, start, logs, sizeof(logs) / sizeof(logs[0]), &nlogs);
+    if (rc >= 0)
+        return rc;
     char *text = NULL;
     size_t len = 0;
-    int rc = runner_read_stdin((size_t)256 << 20, &text, &len);
+    rc = runner_read_stdin((size_t)256 << 20, &text, &len);
     if (rc)
         return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "reading stdin: %s", strerror(-rc));
     struct bench_pgbench_result *pg = NULL;
@@ -102,26 +139,9 @@ static int cmd_parse_pgbench(int argc, char **argv)
     if (rc)
         return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "parse: %s", strerror(-rc));
 
-    struct bench_txlog *tl = NULL;
     char logerr[512] = "";
-    if (nlogs) {
-        tl = bench_txlog_new();
-        if (!tl)
-            abort();
-        tl->rate_limited = !isnan(pg->rate_lag_avg_ms); /* -R: the extra column is the lag */
-        for (size_t i = 0; i < nlogs; i++) {
-            struct stat st;
-            if (stat(logs[i], &st) == 0 && S_ISDIR(st.st_mode))
-                rc = bench_txlog_read_dir(tl, logs[i], NULL, NULL);
-            else
-                rc = bench_txlog_read_file(tl, logs[i]);
-            if (rc) {
-                (void)snprintf(logerr, sizeof(logerr), "cannot read transaction log %s: %s",
-                               logs[i], strerror(-rc));
-                break;
-            }
-        }
-    }
+    struct bench_txlog *tl =
+        read_txlogs(logs, nlogs, !isnan(pg->rate_lag_avg_ms), logerr, sizeof(logerr));
     bool complete = pg->summary_seen && pg->aborted_clients == 0 && !pg->run_aborted;
     int exit_code = logerr[0] ? BENCH_EXIT_USAGE : complete ? BENCH_EXIT_OK : BENCH_EXIT_PARTIAL;
     struct bench_result_meta m = {
@@ -187,43 +207,62 @@ static int cmd_parse_fio(int argc, char **argv)
     return exit_code;
 }
 
-int main(int argc, char **argv)
+/* The global options before the command; *i is the index of the command. Returns -1 to go on,
+ * else the exit code (after --help or a usage error). */
+static int global_options(int argc, char **argv, int *i)
 {
-    int i = 1;
     const char *fmt = getenv("BENCH_LOG_FORMAT");
     const char *lvl = getenv("BENCH_LOG_LEVEL");
-    while (i < argc && argv[i][0] == '-') {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    for (*i = 1; *i < argc && argv[*i][0] == '-'; *i += 2) {
+        const char *a = argv[*i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(argv[i], "--log-level") == 0 && i + 1 < argc) {
-            lvl = argv[i + 1];
-            i += 2;
-        } else if (strcmp(argv[i], "--log-format") == 0 && i + 1 < argc) {
-            fmt = argv[i + 1];
-            i += 2;
+        } else if (strcmp(a, "--log-level") == 0 && *i + 1 < argc) {
+            lvl = argv[*i + 1];
+        } else if (strcmp(a, "--log-format") == 0 && *i + 1 < argc) {
+            fmt = argv[*i + 1];
         } else {
-            (void)fprintf(stderr, "pgbench-runner: unknown option %s\n", argv[i]);
+            (void)fprintf(stderr, "pgbench-runner: unknown option %s\n", a);
             usage(stderr);
             return BENCH_EXIT_USAGE;
         }
     }
-    if (lvl) {
-        enum log_level l;
-        if (log_level_parse(lvl, &l) != 0) {
-            (void)fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
-            return BENCH_EXIT_USAGE;
-        }
+    enum log_level l;
+    if (lvl && log_level_parse(lvl, &l) != 0) {
+        (void)fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
+        return BENCH_EXIT_USAGE;
+    }
+    if (lvl)
         log_set_level(l);
+    if (fmt && strcmp(fmt, "text") == 0) {
+        log_set_format(LOG_FORMAT_TEXT);
+    } else if (fmt && strcmp(fmt, "json") != 0) {
+        (void)fprintf(stderr, "pgbench-runner: bad log format %s\n", fmt);
+        return BENCH_EXIT_USAGE;
     }
-    if (fmt) {
-        if (strcmp(fmt, "text") == 0) {
-            log_set_format(LOG_FORMAT_TEXT);
-        } else if (strcmp(fmt, "json") != 0) {
-            (void)fprintf(stderr, "pgbench-runner: bad log format %s\n", fmt);
-            return BENCH_EXIT_USAGE;
-        }
-    }
+    return -1;
+}
+
+/* The commands: "<cmd> [<sub>]"; sub NULL = any. The command's argv starts at sub when there is
+ * one, else at cmd. */
+static const struct {
+    const char *cmd, *sub;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"pgbench", "init", runner_cmd_pgbench_init},
+    {"pgbench", "run", runner_cmd_pgbench_run},
+    {"fio", NULL, runner_cmd_fio},
+    {"parse", "pgbench", cmd_parse_pgbench},
+    {"parse", "fio", cmd_parse_fio},
+};
+
+int main(int argc, char **argv)
+{
+    int i;
+    int rc = global_options(argc, argv, &i);
+    if (rc >= 0)
+        return rc;
     if (i >= argc) {
         usage(stderr);
         return BENCH_EXIT_USAGE;
@@ -235,16 +274,14 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (strcmp(cmd, "pgbench") == 0 && sub && strcmp(sub, "init") == 0)
-        return runner_cmd_pgbench_init(argc - i - 1, argv + i + 1);
-    if (strcmp(cmd, "pgbench") == 0 && sub && strcmp(sub, "run") == 0)
-        return runner_cmd_pgbench_run(argc - i - 1, argv + i + 1);
-    if (strcmp(cmd, "fio") == 0)
-        return runner_cmd_fio(argc - i, argv + i);
-    if (strcmp(cmd, "parse") == 0 && sub && strcmp(sub, "pgbench") == 0)
-        return cmd_parse_pgbench(argc - i - 1, argv + i + 1);
-    if (strcmp(cmd, "parse") == 0 && sub && strcmp(sub, "fio") == 0)
-        return cmd_parse_fio(argc - i - 1, argv + i + 1);
+    for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+        if (strcmp(cmd, commands[k].cmd) != 0)
+            continue;
+        if (!commands[k].sub)
+            return commands[k].run(argc - i, argv + i);
+        if (sub && strcmp(sub, commands[k].sub) == 0)
+            return commands[k].run(argc - i - 1, argv + i + 1);
+    }
     (void)fprintf(stderr, "pgbench-runner: unknown command %s%s%s\n", cmd, sub ? " " : "",
                   sub ? sub : "");
     usage(stderr);

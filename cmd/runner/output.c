@@ -35,39 +35,32 @@ void runner_install_early_signals(void)
     (void)sigaction(SIGINT, &sa, NULL);
 }
 
-void runner_conn_apply_env(const struct runner_conn_flags *f)
+void runner_conn_apply_env(const struct pg_conninfo *ci)
 {
-    if (f->host)
-        (void)setenv("PGHOST", f->host, 1);
-    if (f->port)
-        (void)setenv("PGPORT", f->port, 1);
-    if (f->dbname)
-        (void)setenv("PGDATABASE", f->dbname, 1);
-    if (f->user)
-        (void)setenv("PGUSER", f->user, 1);
-    if (f->sslmode)
-        (void)setenv("PGSSLMODE", f->sslmode, 1);
-    if (f->sslrootcert)
-        (void)setenv("PGSSLROOTCERT", f->sslrootcert, 1);
+    for (int f = PG_CONNINFO_HOST; f <= PG_CONNINFO_SSLROOTCERT; f++) {
+        const char *v = pg_conninfo_get(ci, (enum pg_conninfo_field)f);
+        if (v)
+            (void)setenv(pg_conninfo_env((enum pg_conninfo_field)f), v, 1);
+    }
 }
 
-int runner_conn_check(const struct runner_conn_flags *f, char *msg, size_t n)
+int runner_conn_check(const struct pg_conninfo *ci, char *msg, size_t n)
 {
     static const struct {
-        const char *flag, *env;
-        size_t off;
+        const char *flag;
+        enum pg_conninfo_field field;
         bool host;
     } fields[] = {
-        {"--host", "PGHOST", offsetof(struct runner_conn_flags, host), true},
-        {"--dbname", "PGDATABASE", offsetof(struct runner_conn_flags, dbname), false},
-        {"--user", "PGUSER", offsetof(struct runner_conn_flags, user), false},
+        {"--host", PG_CONNINFO_HOST, true},
+        {"--dbname", PG_CONNINFO_DBNAME, false},
+        {"--user", PG_CONNINFO_USER, false},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-        const char *v = *(const char *const *)(const void *)((const char *)f + fields[i].off);
+        const char *v = pg_conninfo_get(ci, fields[i].field);
         const char *from = fields[i].flag;
         if (!v) { /* libpq and pgbench read the variable; empty is as unset */
-            v = getenv(fields[i].env);
-            from = fields[i].env;
+            from = pg_conninfo_env(fields[i].field);
+            v = getenv(from);
             if (!v || !*v)
                 continue;
         }
@@ -300,4 +293,113 @@ int runner_read_stdin(size_t cap, char **out, size_t *len)
     if (!*out)
         *out = strdup("");
     return *out ? 0 : -ENOMEM;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * struct run_ctx
+ * ------------------------------------------------------------------------------------------- */
+
+void run_ctx_init(struct run_ctx *c, const char *kind, enum bench_runner_cmd cmd)
+{
+    c->kind = kind;
+    c->cmd = cmd;
+    c->start = util_wall_s();
+    c->exit_code = BENCH_EXIT_USAGE;
+    c->argv = (struct bench_argv)BENCH_ARGV_INIT;
+}
+
+int run_parse_flags(struct run_ctx *c, int argc, char **argv, void *args)
+{
+    int rc = bench_runner_parse(c->cmd, argc, argv, args, c->msg, sizeof(c->msg));
+    if (rc == BENCH_RUNNER_HELP) {
+        char *u = bench_runner_usage(c->cmd, true);
+        if (!u)
+            abort();
+        (void)fputs(u, stdout);
+        free(u);
+        c->exit_code = 0;
+        return -1;
+    }
+    if (rc)
+        return run_fail(c, BENCH_EXIT_USAGE, "%s", c->msg);
+    return 0;
+}
+
+int run_fail(struct run_ctx *c, int exit_code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
+    va_end(ap);
+    c->exit_code = runner_fail(c->kind, exit_code, c->start, "%s", msg);
+    return -1;
+}
+
+void run_result_new(struct run_ctx *c, int child_exit, bool complete, const char *user)
+{
+    struct bench_result_meta m = {
+        .kind = c->kind,
+        .worker = runner_worker_index(),
+        .start_time = c->start,
+        .end_time = util_wall_s(),
+        .exit_code = c->exit_code,
+        .child_exit = child_exit,
+        .complete = complete,
+        .user = user,
+    };
+    c->result = bench_result_new(&m);
+    if (!c->result)
+        abort();
+}
+
+void run_add_error(struct run_ctx *c, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
+    va_end(ap);
+    (void)bench_result_add_error(c->result, msg);
+}
+
+void run_add_last_lines(struct run_ctx *c, const char *text, int n, const char *prefix,
+                        size_t max_len)
+{
+    int lines = 0;
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        lines += e != p;
+        p = e ? e + 1 : NULL;
+    }
+    int skip = lines > n ? lines - n : 0;
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len && skip > 0)
+            skip--;
+        else if (len)
+            run_add_error(c, "%s%.*s", prefix, (int)(len < max_len ? len : max_len), p);
+        p = e ? e + 1 : NULL;
+    }
+}
+
+void run_emit(struct run_ctx *c)
+{
+    runner_emit(c->result);
+    cJSON_Delete(c->result);
+    c->result = NULL;
+}
+
+void run_ctx_free(struct run_ctx *c)
+{
+    bench_argv_free(&c->argv);
+    if (c->conn)
+        PQfinish(c->conn);
+    c->conn = NULL;
+    free(c->app);
+    c->app = NULL;
+    cJSON_Delete(c->result);
+    c->result = NULL;
+    child_drive_free(&c->drive);
 }

@@ -8,21 +8,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cmd/runner/child.h"
+#include "pkg/bench/argv.h"
 #include "pkg/bench/result.h"
+#include "pkg/bench/runner_args.h"
 #include "pkg/pg/pg_conn.h"
 
-/* Connection flags shared by the subcommands that talk to PostgreSQL. They are exported into
- * the environment (PGHOST, ...) so that libpq in this process and the pgbench child agree. */
-struct runner_conn_flags {
-    const char *host, *port, *dbname, *user, *sslmode, *sslrootcert;
-};
-void runner_conn_apply_env(const struct runner_conn_flags *f);
+/* Exports the connection flags as PGHOST ... (the unset ones are left alone), so that libpq in
+ * this process and the pgbench child agree. */
+void runner_conn_apply_env(const struct pg_conninfo *ci);
 /* No input is trusted: the host, database and user pgbench will connect with (each flag, else
  * its PG* variable; pgbench also takes PGUSER as its database when PGDATABASE is unset) must be a
  * name or address, never a libpq connection string that pgbench would expand over the runner's
  * settings (bench_conn_check_name / bench_conn_check_host). Returns 0, or -EINVAL with msg
  * naming the flag or variable and why (the caller exits 1). */
-int runner_conn_check(const struct runner_conn_flags *f, char *msg, size_t n);
+int runner_conn_check(const struct pg_conninfo *ci, char *msg, size_t n);
 
 /* Set to the signal number by the early SIGTERM/SIGINT handler (before the libuv loop takes the
  * signals over), so that blocking waits can stop and a result is still printed. */
@@ -54,6 +54,48 @@ void runner_conn_error_text(const struct pg_error *err, char *dst, size_t n);
 
 /* Reads all of stdin (up to cap bytes). Returns 0 or a negative errno. */
 int runner_read_stdin(size_t cap, char **out, size_t *len);
+
+/* One subcommand's run, one function per phase: options (flags and the tool's command line),
+ * connect (readiness, the database created when asked), prepare (what the load needs: checks,
+ * server settings, replication catch-up, samplers), barrier (the start time), load (the tool
+ * through the child driver), collect (the outcome and the exit code), report (the result). Each
+ * subcommand keeps its own state in a struct that embeds this one; a phase returns 0 to go on or
+ * -1 when the run is over with exit_code (its result already emitted). */
+struct run_ctx {
+    const char *kind;          /* the result's kind: "pgbench-init", "pgbench", "fio" */
+    enum bench_runner_cmd cmd; /* the flag table */
+    double start;              /* wall clock at the start: the result's startTime */
+    int exit_code;
+    char msg[1024];           /* scratch for one message */
+    struct bench_argv argv;   /* the tool's command line */
+    struct child_drive drive; /* the tool as a child */
+    PGconn *conn;             /* the runner's own connection (pgbench), NULL when closed */
+    char *app;                /* PGAPPNAME of the load (pgbench) */
+    cJSON *result;            /* built by collect/report, emitted by run_emit */
+};
+
+/* Starts ctx for a subcommand (kind, cmd, start time; exit code usage until a phase sets it). */
+void run_ctx_init(struct run_ctx *c, const char *kind, enum bench_runner_cmd cmd);
+/* The options phase's parse of the flags into args (the subcommand's struct) from the flag table.
+ * Returns 0 to go on, or -1 after --help (usage on stdout, exit 0) or a usage error (emitted). */
+int run_parse_flags(struct run_ctx *c, int argc, char **argv, void *args);
+/* A run that cannot go on: emits a result with this one error (runner_fail), sets exit_code and
+ * returns -1. */
+int run_fail(struct run_ctx *c, int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The result of a run that got as far as collect: meta from ctx and these. Aborts when out of
+ * memory (like every result builder of the runner). */
+void run_result_new(struct run_ctx *c, int child_exit, bool complete, const char *user);
+/* Adds one formatted error to the result. */
+void run_add_error(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds the last n non-empty lines of text (a child's stderr tail) as errors, each cut to max_len
+ * bytes, after prefix. */
+void run_add_last_lines(struct run_ctx *c, const char *text, int n, const char *prefix,
+                        size_t max_len);
+/* The report phase's end: emits the result (runner_emit) and frees it. */
+void run_emit(struct run_ctx *c);
+/* Frees what ctx owns (argv, connection, appname, result, the drive's stderr tail). */
+void run_ctx_free(struct run_ctx *c);
 
 int runner_cmd_pgbench_init(int argc, char **argv);
 int runner_cmd_pgbench_run(int argc, char **argv);

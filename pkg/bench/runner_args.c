@@ -36,36 +36,36 @@
         {.name = "host",                                                                           \
          .kind = BENCH_RK_STRING,                                                                  \
          .flags = BENCH_RF_CONN,                                                                   \
-         .off = offsetof(T, common.host),                                                          \
+         .off = offsetof(T, common.conn.host),                                                     \
          .metavar = "H",                                                                           \
          .help = "server host (PGHOST)"},                                                          \
         {.name = "port",                                                                           \
          .kind = BENCH_RK_STRING,                                                                  \
          .flags = BENCH_RF_CONN,                                                                   \
-         .off = offsetof(T, common.port),                                                          \
+         .off = offsetof(T, common.conn.port),                                                     \
          .metavar = "P",                                                                           \
          .help = "server port (PGPORT)"},                                                          \
         {.name = "dbname",                                                                         \
          .kind = BENCH_RK_STRING,                                                                  \
          .flags = BENCH_RF_CONN,                                                                   \
-         .off = offsetof(T, common.dbname),                                                        \
+         .off = offsetof(T, common.conn.dbname),                                                   \
          .metavar = "D",                                                                           \
          .help = "database (PGDATABASE)"},                                                         \
         {.name = "user",                                                                           \
          .kind = BENCH_RK_STRING,                                                                  \
          .flags = BENCH_RF_CONN,                                                                   \
-         .off = offsetof(T, common.user),                                                          \
+         .off = offsetof(T, common.conn.user),                                                     \
          .metavar = "U",                                                                           \
          .help = "user (PGUSER); the password only from PGPASSWORD or PGPASSFILE"},                \
         {.name = "sslmode",                                                                        \
          .kind = BENCH_RK_STRING,                                                                  \
          .flags = BENCH_RF_CONN,                                                                   \
-         .off = offsetof(T, common.sslmode),                                                       \
+         .off = offsetof(T, common.conn.sslmode),                                                  \
          .metavar = "M",                                                                           \
          .help = "TLS mode (PGSSLMODE)"},                                                          \
     {                                                                                              \
         .name = "sslrootcert", .kind = BENCH_RK_STRING, .flags = BENCH_RF_CONN,                    \
-        .off = offsetof(T, common.sslrootcert), .metavar = "FILE",                                 \
+        .off = offsetof(T, common.conn.sslrootcert), .metavar = "FILE",                            \
         .help = "CA certificate (PGSSLROOTCERT)"                                                   \
     }
 

@@ -19,6 +19,7 @@
 #include "pkg/bench/argv.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
+#include "pkg/pg/conninfo.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,11 +31,12 @@ enum bench_runner_cmd {
 };
 #define BENCH_RUNNER_NCMDS 3
 
-/* Flags of every subcommand that connects to PostgreSQL. The connection strings are exported as
- * PGHOST ... by the runner, so that libpq in the runner and the pgbench child agree; NULL = from
- * the libpq environment. There is no password flag on purpose. */
+/* Flags of every subcommand that connects to PostgreSQL. The connection flags fill conn (its
+ * host ... sslrootcert; appname, connect_timeout_s and cancel are not flags), which the runner
+ * exports as PGHOST ... so that libpq in the runner and the pgbench child agree; NULL = from the
+ * libpq environment. There is no password flag on purpose. */
 struct bench_runner_common {
-    const char *host, *port, *dbname, *user, *sslmode, *sslrootcert;
+    struct pg_conninfo conn;
     double wait_timeout_s; /* readiness wait; default 120 */
     bool create_database;  /* create the database when it is missing */
 };

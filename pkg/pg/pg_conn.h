@@ -12,20 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Connection options. NULL fields fall back to libpq's own defaults (PGHOST, PGPORT, ...). */
-struct pg_conninfo {
-    const char *host;
-    const char *port;
-    const char *dbname;
-    const char *user;
-    const char *sslmode;
-    const char *sslrootcert;
-    const char *appname;
-    int connect_timeout_s; /* per attempt; 0 = 10 */
-    /* When non-NULL and set (e.g. by a SIGTERM handler), pg_wait_ready stops retrying and
-     * returns -ECANCELED. */
-    const volatile sig_atomic_t *cancel;
-};
+#include "pkg/pg/conninfo.h"
 
 /* What went wrong when connecting. */
 enum pg_error_class {
