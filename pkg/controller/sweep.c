@@ -58,21 +58,57 @@ static bool is_whole(double v)
     return v == floor(v);
 }
 
-int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *err, size_t errlen)
+/* spec.vary.values: 1 to CTRL_SWEEP_MAX_STEPS numbers, whole and >= 1 unless rate. */
+static int sweep_values(const cJSON *values, bool whole, struct ctrl_sweep_spec *out, char *err,
+                        size_t errlen)
 {
-    memset(out, 0, sizeof(*out));
-    const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(spec, "template");
-    if (!cJSON_IsObject(tmpl)) {
-        (void)snprintf(err, errlen, "spec.template: required (a BenchmarkRun spec)");
+    int n = cJSON_GetArraySize(values);
+    if (!cJSON_IsArray(values) || n < 1 || n > CTRL_SWEEP_MAX_STEPS) {
+        (void)snprintf(err, errlen, "spec.vary.values: 1 to %d numbers", CTRL_SWEEP_MAX_STEPS);
         return -EINVAL;
     }
-    out->template = tmpl;
-    if (!util_jget(tmpl, "workload.pgbench")) {
-        (void)snprintf(err, errlen,
-                       "spec.template.workload.pgbench: required (a sweep varies a pgbench run)");
+    for (int i = 0; i < n; i++) {
+        const cJSON *v = cJSON_GetArrayItem(values, i);
+        if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+            (whole && (v->valuedouble < 1 || !is_whole(v->valuedouble)))) {
+            (void)snprintf(err, errlen, "spec.vary.values[%d]: %s", i,
+                           whole ? "a whole number >= 1" : "a number >= 0");
+            return -EINVAL;
+        }
+        out->values[i] = v->valuedouble;
+    }
+    out->n_values = n;
+    return 0;
+}
+
+/* spec.vary.range: from, to and factor expanded by ctrl_sweep_range. */
+static int sweep_range(const cJSON *range, bool whole, struct ctrl_sweep_spec *out, char *err,
+                       size_t errlen)
+{
+    double from = util_jnum(range, "from", NAN), to = util_jnum(range, "to", NAN);
+    double factor = util_jnum(range, "factor", 2);
+    if (!(from > 0) || !(to >= from) || (whole && from < 1)) {
+        (void)snprintf(err, errlen, "spec.vary.range: need 0 < from <= to%s",
+                       whole ? " (and from >= 1)" : "");
         return -EINVAL;
     }
-    const cJSON *vary = cJSON_GetObjectItemCaseSensitive(spec, "vary");
+    if (!(factor >= 1.1)) {
+        (void)snprintf(err, errlen, "spec.vary.range.factor: at least 1.1");
+        return -EINVAL;
+    }
+    int n = ctrl_sweep_range(from, to, factor, whole, out->values, CTRL_SWEEP_MAX_STEPS);
+    if (n < 0) {
+        (void)snprintf(err, errlen, "spec.vary.range: more than %d steps; raise factor",
+                       CTRL_SWEEP_MAX_STEPS);
+        return -EINVAL;
+    }
+    out->n_values = n;
+    return 0;
+}
+
+/* spec.vary: the field and its values (a list or a range). */
+static int sweep_vary(const cJSON *vary, struct ctrl_sweep_spec *out, char *err, size_t errlen)
+{
     const char *field = util_jstr(vary, "field");
     int f = -1;
     for (int i = 0; field && i < 3; i++)
@@ -90,49 +126,13 @@ int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *
         (void)snprintf(err, errlen, "spec.vary: set exactly one of values or range");
         return -EINVAL;
     }
-    if (values) {
-        int n = cJSON_GetArraySize(values);
-        if (!cJSON_IsArray(values) || n < 1 || n > CTRL_SWEEP_MAX_STEPS) {
-            (void)snprintf(err, errlen, "spec.vary.values: 1 to %d numbers", CTRL_SWEEP_MAX_STEPS);
-            return -EINVAL;
-        }
-        for (int i = 0; i < n; i++) {
-            const cJSON *v = cJSON_GetArrayItem(values, i);
-            if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-                (whole && (v->valuedouble < 1 || !is_whole(v->valuedouble)))) {
-                (void)snprintf(err, errlen, "spec.vary.values[%d]: %s", i,
-                               whole ? "a whole number >= 1" : "a number >= 0");
-                return -EINVAL;
-            }
-            out->values[i] = v->valuedouble;
-        }
-        out->n_values = n;
-    } else {
-        double from = util_jnum(range, "from", NAN), to = util_jnum(range, "to", NAN);
-        double factor = util_jnum(range, "factor", 2);
-        if (!(from > 0) || !(to >= from) || (whole && from < 1)) {
-            (void)snprintf(err, errlen, "spec.vary.range: need 0 < from <= to%s",
-                           whole ? " (and from >= 1)" : "");
-            return -EINVAL;
-        }
-        if (!(factor >= 1.1)) {
-            (void)snprintf(err, errlen, "spec.vary.range.factor: at least 1.1");
-            return -EINVAL;
-        }
-        int n = ctrl_sweep_range(from, to, factor, whole, out->values, CTRL_SWEEP_MAX_STEPS);
-        if (n < 0) {
-            (void)snprintf(err, errlen, "spec.vary.range: more than %d steps; raise factor",
-                           CTRL_SWEEP_MAX_STEPS);
-            return -EINVAL;
-        }
-        out->n_values = n;
-    }
-    out->repeats = (int)util_jnum(spec, "repeats", 1);
-    if (out->repeats < 1 || out->repeats > CTRL_SWEEP_MAX_REPEATS) {
-        (void)snprintf(err, errlen, "spec.repeats: 1 to %d", CTRL_SWEEP_MAX_REPEATS);
-        return -EINVAL;
-    }
-    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(spec, "stopWhen");
+    return values ? sweep_values(values, whole, out, err, errlen)
+                  : sweep_range(range, whole, out, err, errlen);
+}
+
+/* spec.stopWhen: each condition present is on. */
+static int sweep_stop(const cJSON *stop, struct ctrl_sweep_spec *out, char *err, size_t errlen)
+{
     if (util_jget(stop, "failedPct")) {
         out->stop_failed = true;
         out->stop_failed_pct = util_jnum(stop, "failedPct", 0);
@@ -149,21 +149,54 @@ int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *
         out->stop_p99 = true;
         out->stop_p99_ms = util_jnum(stop, "p99Ms", 0);
     }
-    /* every step's run spec, as the BenchmarkRun controller will read it */
-    for (int i = 0; i < out->n_values; i++) {
-        cJSON *rs = ctrl_sweep_run_spec(out, i, i == 0);
+    return 0;
+}
+
+/* Every step's run spec, as the BenchmarkRun controller will read it. */
+static int sweep_steps_valid(const struct ctrl_sweep_spec *s, char *err, size_t errlen)
+{
+    for (int i = 0; i < s->n_values; i++) {
+        cJSON *rs = ctrl_sweep_run_spec(s, i, i == 0);
         struct ctrl_spec parsed;
         char e[512];
         int rc = ctrl_spec_parse(rs, &parsed, e, sizeof(e));
         cJSON_Delete(rs);
         if (rc) {
-            (void)snprintf(err, errlen, "spec.template (step %d, %s=%g): %s", i + 1, field,
-                           out->values[i], e);
+            (void)snprintf(err, errlen, "spec.template (step %d, %s=%g): %s", i + 1,
+                           field_names[s->field], s->values[i], e);
             return -EINVAL;
         }
         ctrl_spec_free(&parsed);
     }
     return 0;
+}
+
+int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(spec, "template");
+    if (!cJSON_IsObject(tmpl)) {
+        (void)snprintf(err, errlen, "spec.template: required (a BenchmarkRun spec)");
+        return -EINVAL;
+    }
+    out->template = tmpl;
+    if (!util_jget(tmpl, "workload.pgbench")) {
+        (void)snprintf(err, errlen,
+                       "spec.template.workload.pgbench: required (a sweep varies a pgbench run)");
+        return -EINVAL;
+    }
+    int rc = sweep_vary(cJSON_GetObjectItemCaseSensitive(spec, "vary"), out, err, errlen);
+    if (rc)
+        return rc;
+    out->repeats = (int)util_jnum(spec, "repeats", 1);
+    if (out->repeats < 1 || out->repeats > CTRL_SWEEP_MAX_REPEATS) {
+        (void)snprintf(err, errlen, "spec.repeats: 1 to %d", CTRL_SWEEP_MAX_REPEATS);
+        return -EINVAL;
+    }
+    rc = sweep_stop(cJSON_GetObjectItemCaseSensitive(spec, "stopWhen"), out, err, errlen);
+    if (rc)
+        return rc;
+    return sweep_steps_valid(out, err, errlen);
 }
 
 void ctrl_sweep_run_name(const char *sweep, int step, int repeat, char *out, size_t len)
@@ -446,21 +479,21 @@ static void step_summarise(cJSON *step)
     }
 }
 
-/* status.analysis from status.steps (nothing when no step has a tps yet). */
-static void analyse(cJSON *status, enum ctrl_sweep_field field)
+/* The steps that measured a tps, as indexes sorted by value into order[]; their count, and the
+ * peak tps and the value it was measured at. */
+static int steps_by_value(const cJSON *steps, int *order, double *peak, double *peak_at)
 {
-    const cJSON *steps = util_jget(status, "steps");
-    int n = cJSON_GetArraySize(steps);
-    int order[CTRL_SWEEP_MAX_STEPS], k = 0;
-    double peak = -1, peak_at = NAN;
+    int n = cJSON_GetArraySize(steps), k = 0;
+    *peak = -1;
+    *peak_at = NAN;
     for (int i = 0; i < n && i < CTRL_SWEEP_MAX_STEPS; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, i);
         double t = util_jnum(st, "tpsMean", NAN);
         if (!(t > 0))
             continue;
-        if (t > peak) {
-            peak = t;
-            peak_at = util_jnum(st, "value", NAN);
+        if (t > *peak) {
+            *peak = t;
+            *peak_at = util_jnum(st, "value", NAN);
         }
         /* insertion by value */
         int j = k++;
@@ -471,6 +504,80 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
         }
         order[j] = i;
     }
+    return k;
+}
+
+/* The dominant wait event of a step: the one with the largest mean share over its runs (NULL
+ * when no run names one). */
+static const char *dominant_wait(const cJSON *step, double *wait_pct)
+{
+    const char *wait = NULL;
+    *wait_pct = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    {
+        const char *w = util_jstr(e, "waitEvent");
+        if (!w)
+            continue;
+        double sum = 0;
+        int cnt = 0;
+        const cJSON *o;
+        cJSON_ArrayForEach(o, util_jget(step, "runs"))
+        {
+            cnt++;
+            if (str_is(util_jstr(o, "waitEvent"), w))
+                sum += util_jnum(o, "waitPct", 0);
+        }
+        if (cnt && sum / cnt > *wait_pct) {
+            *wait_pct = sum / cnt;
+            wait = w;
+        }
+    }
+    return wait;
+}
+
+/* analysis.usl: the USL fitted to every succeeded run's (clients, tps); the verdict from it. */
+static void usl_analysis(cJSON *a, const cJSON *steps, double max_n, const char *wait,
+                         double wait_pct, char *verdict, size_t len)
+{
+    struct bench_usl_point pts[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
+    size_t np = 0;
+    const cJSON *st, *e;
+    cJSON_ArrayForEach(st, steps)
+    {
+        cJSON_ArrayForEach(e, util_jget(st, "runs"))
+        {
+            double x = util_jnum(e, "tps", NAN);
+            if (str_is(util_jstr(e, "phase"), "Succeeded") && x > 0 &&
+                np < sizeof(pts) / sizeof(pts[0]))
+                pts[np++] = (struct bench_usl_point){util_jnum(st, "value", 0), x};
+        }
+    }
+    struct bench_usl_fit fit;
+    bench_usl_fit(pts, np, &fit);
+    cJSON *u = ctrl_must(cJSON_CreateObject());
+    util_jset(u, "ok", cJSON_CreateBool(fit.ok));
+    if (!fit.ok) {
+        util_jset_str(u, "reason", fit.reason);
+    } else {
+        put_num(u, "lambda", fit.lambda, 6);
+        put_num(u, "sigma", fit.sigma, 6);
+        put_num(u, "kappa", fit.kappa, 6);
+        put_num(u, "r2", fit.r2, 6);
+        put_num(u, "peakClients", fit.peak_n, 6);
+        put_num(u, "peakTps", fit.peak_x, 6);
+    }
+    util_jset(a, "usl", u);
+    bench_usl_verdict(&fit, max_n, wait, wait_pct, verdict, len);
+}
+
+/* status.analysis from status.steps (nothing when no step has a tps yet). */
+static void analyse(cJSON *status, enum ctrl_sweep_field field)
+{
+    const cJSON *steps = util_jget(status, "steps");
+    int order[CTRL_SWEEP_MAX_STEPS];
+    double peak, peak_at;
+    int k = steps_by_value(steps, order, &peak, &peak_at);
     if (k == 0)
         return;
     cJSON *a = ctrl_must(cJSON_CreateObject());
@@ -488,28 +595,8 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
 
     /* the dominant wait event at the largest value measured: mean share over its runs */
     const cJSON *last = cJSON_GetArrayItem(steps, order[k - 1]);
-    const char *wait = NULL;
-    double wait_pct = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, util_jget(last, "runs"))
-    {
-        const char *w = util_jstr(e, "waitEvent");
-        if (!w)
-            continue;
-        double sum = 0;
-        int cnt = 0;
-        const cJSON *o;
-        cJSON_ArrayForEach(o, util_jget(last, "runs"))
-        {
-            cnt++;
-            if (str_is(util_jstr(o, "waitEvent"), w))
-                sum += util_jnum(o, "waitPct", 0);
-        }
-        if (cnt && sum / cnt > wait_pct) {
-            wait_pct = sum / cnt;
-            wait = w;
-        }
-    }
+    double wait_pct;
+    const char *wait = dominant_wait(last, &wait_pct);
     if (wait) {
         util_jset_str(a, "dominantWaitEvent", wait);
         put_num(a, "dominantWaitPct", wait_pct, 4);
@@ -518,35 +605,7 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
     char verdict[400];
     double max_n = util_jnum(last, "value", 0);
     if (field == CTRL_SWEEP_CLIENTS) {
-        struct bench_usl_point pts[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
-        size_t np = 0;
-        const cJSON *st;
-        cJSON_ArrayForEach(st, steps)
-        {
-            cJSON_ArrayForEach(e, util_jget(st, "runs"))
-            {
-                double x = util_jnum(e, "tps", NAN);
-                if (str_is(util_jstr(e, "phase"), "Succeeded") && x > 0 &&
-                    np < sizeof(pts) / sizeof(pts[0]))
-                    pts[np++] = (struct bench_usl_point){util_jnum(st, "value", 0), x};
-            }
-        }
-        struct bench_usl_fit fit;
-        bench_usl_fit(pts, np, &fit);
-        cJSON *u = ctrl_must(cJSON_CreateObject());
-        util_jset(u, "ok", cJSON_CreateBool(fit.ok));
-        if (!fit.ok) {
-            util_jset_str(u, "reason", fit.reason);
-        } else {
-            put_num(u, "lambda", fit.lambda, 6);
-            put_num(u, "sigma", fit.sigma, 6);
-            put_num(u, "kappa", fit.kappa, 6);
-            put_num(u, "r2", fit.r2, 6);
-            put_num(u, "peakClients", fit.peak_n, 6);
-            put_num(u, "peakTps", fit.peak_x, 6);
-        }
-        util_jset(a, "usl", u);
-        bench_usl_verdict(&fit, max_n, wait, wait_pct, verdict, sizeof(verdict));
+        usl_analysis(a, steps, max_n, wait, wait_pct, verdict, sizeof(verdict));
     } else {
         char why[96] = "";
         if (wait)
@@ -574,6 +633,132 @@ static void copy_member(cJSON *to, const cJSON *from, const char *k)
         util_jset(to, k, ctrl_must(cJSON_Duplicate(v, 1)));
 }
 
+/* Where the walk over a sweep's runs stopped. */
+struct sweep_walk {
+    int current;   /* the run (step * repeats + repeat) not finished yet, -1 = none */
+    int last_step; /* the step the walk reached */
+    bool stopped;  /* a stopWhen condition held */
+    char stop_reason[400];
+    char current_name[320];
+};
+
+/* status.steps[i], made when the walk first reaches step i. */
+static cJSON *step_entry(cJSON *steps, const struct ctrl_sweep_spec *s, int i)
+{
+    cJSON *step = cJSON_GetArrayItem(steps, i);
+    if (!step) {
+        step = ctrl_must(cJSON_CreateObject());
+        util_jset_num(step, "index", i);
+        util_jset_num(step, "value", s->values[i]);
+        util_jset(step, "runs", ctrl_must(cJSON_CreateArray()));
+        cJSON_AddItemToArray(steps, step);
+    }
+    return step;
+}
+
+/* Runs in order, step by step, into steps: finished ones (from the run, else as recorded in
+ * the old status) until the first that is not, which is created when missing, or until a
+ * stopWhen condition holds. */
+static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, const cJSON *old,
+                      const struct ctrl_sweep_spec *s, cJSON *steps, struct sweep_walk *w,
+                      struct ctrl_sweep_plan *plan)
+{
+    const char *sname = util_jstr(sweep, "metadata.name");
+    int total = s->n_values * s->repeats;
+    for (int k = 0; k < total; k++) {
+        int i = k / s->repeats, j = k % s->repeats;
+        w->last_step = i;
+        char name[320];
+        ctrl_sweep_run_name(sname, i, j, name, sizeof(name));
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(step_entry(steps, s, i), "runs");
+        const cJSON *run = find_run(runs, n_runs, name);
+        const cJSON *rec = recorded(old, i, name);
+        cJSON *e;
+        if (run && run_finished(util_jstr(run, "status.phase")))
+            e = entry_from_run(run, name);
+        else if (rec)
+            e = ctrl_must(cJSON_Duplicate(rec, 1));
+        else {
+            e = ctrl_must(cJSON_CreateObject());
+            util_jset_str(e, "name", name);
+            const char *ph = util_jstr(run, "status.phase");
+            util_jset_str(e, "phase", ph ? ph : "Pending");
+            cJSON_AddItemToArray(list, e);
+            w->current = k;
+            (void)snprintf(w->current_name, sizeof(w->current_name), "%s", name);
+            if (!run)
+                plan->create = ctrl_sweep_run_object(sweep, s, i, j);
+            break;
+        }
+        cJSON_AddItemToArray(list, e);
+        if (stop_check(s, e, w->stop_reason, sizeof(w->stop_reason))) {
+            w->stopped = true;
+            break;
+        }
+    }
+}
+
+/* status.completionTime: kept from the old status, else now. */
+static void keep_completion(cJSON *st, const cJSON *old, const char *ts)
+{
+    copy_member(st, old, "completionTime");
+    if (!util_jget(st, "completionTime"))
+        util_jset_str(st, "completionTime", ts);
+}
+
+/* phase, message and condition from where the walk stopped. */
+static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spec *s,
+                        const struct sweep_walk *w, long obs_gen, double now,
+                        struct ctrl_sweep_plan *plan)
+{
+    char msg[CTRL_MAX_MESSAGE], ts[40], text[32];
+    util_rfc3339(now, 0, ts, sizeof(ts));
+    util_jset_num(st, "currentStep", w->last_step);
+    (void)snprintf(text, sizeof(text), "%d/%d", w->last_step + 1, s->n_values);
+    util_jset_str(st, "stepText", text);
+    const char *verdict = util_jstr(st, "analysis.verdict");
+    if (w->stopped) {
+        util_jset_str(st, "phase", "Stopped");
+        util_jset_str(st, "stopReason", w->stop_reason);
+        (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", w->last_step + 1, s->n_values,
+                       w->stop_reason);
+        util_jset_str(st, "message", msg);
+        keep_completion(st, old, ts);
+        ctrl_cond_set(st, "Stopped", "True", "StopWhen", w->stop_reason, obs_gen, now);
+    } else if (w->current >= 0) {
+        util_jset_str(st, "phase", "Running");
+        util_jset_str(st, "currentRun", w->current_name);
+        (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", w->last_step + 1, s->n_values,
+                       field_names[s->field], s->values[w->last_step], w->current_name);
+        util_jset_str(st, "message", msg);
+        if (!util_jget(st, "startTime"))
+            util_jset_str(st, "startTime", ts);
+        plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
+    } else {
+        util_jset_str(st, "phase", "Succeeded");
+        (void)snprintf(msg, sizeof(msg), "%d steps: %s", s->n_values,
+                       verdict ? verdict : "no step measured a tps");
+        util_jset_str(st, "message", msg);
+        keep_completion(st, old, ts);
+        ctrl_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
+    }
+}
+
+/* A spec that does not parse ends the sweep: Failed, InvalidSpec, with the parser's message. */
+static void sweep_invalid(cJSON *st, const cJSON *old, const char *err, long gen, double now,
+                          struct ctrl_sweep_plan *plan)
+{
+    util_jset_str(st, "phase", "Failed");
+    util_jset_str(st, "message", err);
+    char ts[40];
+    util_rfc3339(now, 0, ts, sizeof(ts));
+    util_jset_str(st, "completionTime", ts);
+    ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
+    (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
+    plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
+    plan->status = st;
+}
+
 void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
                        struct ctrl_sweep_plan *plan)
 {
@@ -595,18 +780,9 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     struct ctrl_sweep_spec s;
     char err[700];
     if (ctrl_sweep_spec_parse(util_jget(sweep, "spec"), &s, err, sizeof(err))) {
-        util_jset_str(st, "phase", "Failed");
-        util_jset_str(st, "message", err);
-        char ts[40];
-        util_rfc3339(now, 0, ts, sizeof(ts));
-        util_jset_str(st, "completionTime", ts);
-        ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
-        (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
-        plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
-        plan->status = st;
+        sweep_invalid(st, old, err, gen, now, plan);
         return;
     }
-    const char *sname = util_jstr(sweep, "metadata.name");
     util_jset_str(st, "field", field_names[s.field]);
     cJSON *vals = ctrl_must(cJSON_CreateArray());
     for (int i = 0; i < s.n_values; i++)
@@ -616,87 +792,12 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     cJSON *steps = ctrl_must(cJSON_CreateArray());
     util_jset(st, "steps", steps);
 
-    int total = s.n_values * s.repeats, current = -1, last_step = 0;
-    char stop_reason[400] = "", current_name[320] = "";
-    bool stopped = false;
-    for (int k = 0; k < total; k++) {
-        int i = k / s.repeats, j = k % s.repeats;
-        last_step = i;
-        char name[320];
-        ctrl_sweep_run_name(sname, i, j, name, sizeof(name));
-        cJSON *step = cJSON_GetArrayItem(steps, i);
-        if (!step) {
-            step = ctrl_must(cJSON_CreateObject());
-            util_jset_num(step, "index", i);
-            util_jset_num(step, "value", s.values[i]);
-            util_jset(step, "runs", ctrl_must(cJSON_CreateArray()));
-            cJSON_AddItemToArray(steps, step);
-        }
-        cJSON *list = cJSON_GetObjectItemCaseSensitive(step, "runs");
-        const cJSON *run = find_run(runs, n_runs, name);
-        const cJSON *rec = recorded(old, i, name);
-        cJSON *e;
-        if (run && run_finished(util_jstr(run, "status.phase")))
-            e = entry_from_run(run, name);
-        else if (rec)
-            e = ctrl_must(cJSON_Duplicate(rec, 1));
-        else {
-            e = ctrl_must(cJSON_CreateObject());
-            util_jset_str(e, "name", name);
-            const char *ph = util_jstr(run, "status.phase");
-            util_jset_str(e, "phase", ph ? ph : "Pending");
-            cJSON_AddItemToArray(list, e);
-            current = k;
-            (void)snprintf(current_name, sizeof(current_name), "%s", name);
-            if (!run)
-                plan->create = ctrl_sweep_run_object(sweep, &s, i, j);
-            break;
-        }
-        cJSON_AddItemToArray(list, e);
-        if (stop_check(&s, e, stop_reason, sizeof(stop_reason))) {
-            stopped = true;
-            break;
-        }
-    }
+    struct sweep_walk w = {.current = -1};
+    walk_runs(sweep, runs, n_runs, old, &s, steps, &w, plan);
     cJSON *step;
     cJSON_ArrayForEach(step, steps) step_summarise(step);
     analyse(st, s.field);
-
-    char msg[CTRL_MAX_MESSAGE], ts[40], text[32];
-    util_rfc3339(now, 0, ts, sizeof(ts));
-    util_jset_num(st, "currentStep", last_step);
-    (void)snprintf(text, sizeof(text), "%d/%d", last_step + 1, s.n_values);
-    util_jset_str(st, "stepText", text);
-    const char *verdict = util_jstr(st, "analysis.verdict");
-    if (stopped) {
-        util_jset_str(st, "phase", "Stopped");
-        util_jset_str(st, "stopReason", stop_reason);
-        (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", last_step + 1, s.n_values,
-                       stop_reason);
-        util_jset_str(st, "message", msg);
-        copy_member(st, old, "completionTime");
-        if (!util_jget(st, "completionTime"))
-            util_jset_str(st, "completionTime", ts);
-        ctrl_cond_set(st, "Stopped", "True", "StopWhen", stop_reason, obs_gen, now);
-    } else if (current >= 0) {
-        util_jset_str(st, "phase", "Running");
-        util_jset_str(st, "currentRun", current_name);
-        (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", last_step + 1, s.n_values,
-                       field_names[s.field], s.values[last_step], current_name);
-        util_jset_str(st, "message", msg);
-        if (!util_jget(st, "startTime"))
-            util_jset_str(st, "startTime", ts);
-        plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
-    } else {
-        util_jset_str(st, "phase", "Succeeded");
-        (void)snprintf(msg, sizeof(msg), "%d steps: %s", s.n_values,
-                       verdict ? verdict : "no step measured a tps");
-        util_jset_str(st, "message", msg);
-        copy_member(st, old, "completionTime");
-        if (!util_jget(st, "completionTime"))
-            util_jset_str(st, "completionTime", ts);
-        ctrl_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
-    }
+    sweep_phase(st, old, &s, &w, obs_gen, now, plan);
     (void)snprintf(plan->phase, sizeof(plan->phase), "%s", util_jstr(st, "phase"));
     if (old && cJSON_Compare(old, st, true)) {
         cJSON_Delete(st);
@@ -852,8 +953,9 @@ struct ctrl_sweeper {
     char *ns;
     struct kube_informer *sweeps, *runs;
     struct kube_queue *q;
-    struct sw_rec *recs;        /* in flight */
-    struct ctrl_controller *ev; /* the Event sender, or NULL */
+    struct kube_enqueue own, by_sweep; /* what the informers queue: a sweep's key, its runs' */
+    struct sw_rec *recs;               /* in flight */
+    struct ctrl_controller *ev;        /* the Event sender, or NULL */
 };
 
 struct sw_rec {
@@ -864,59 +966,14 @@ struct sw_rec {
     cJSON *obj; /* metadata of the sweep (name, namespace, uid), for its Events */
 };
 
-static void sweep_event(const cJSON *obj, void *ud)
+/* A deleted sweep: the Events sent about it are forgotten with it. */
+static void sweep_deleted(const cJSON *obj, const char *key, void *ud)
 {
     struct ctrl_sweeper *s = ud;
-    const char *ns = util_jstr(obj, "metadata.namespace"), *name = util_jstr(obj, "metadata.name");
-    if (!ns || !name)
-        return;
-    char key[512];
-    (void)snprintf(key, sizeof(key), "%s/%s", ns, name);
-    kube_queue_add(s->q, key);
-}
-
-static void sweep_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
-{
-    (void)old_obj;
-    sweep_event(new_obj, ud);
-}
-
-static void sweep_delete(const cJSON *obj, void *ud)
-{
-    struct ctrl_sweeper *s = ud;
-    char key[512];
-    (void)snprintf(key, sizeof(key), "%s/%s", util_jstr(obj, "metadata.namespace"),
-                   util_jstr(obj, "metadata.name"));
-    kube_queue_forget(s->q, key);
+    (void)key;
     if (s->ev)
         ctrl_controller_event_forget(s->ev, "BenchmarkSweep", util_jstr(obj, "metadata.namespace"),
                                      util_jstr(obj, "metadata.name"));
-}
-
-/* "namespace/sweep" of a run, by its sweep label; also the run cache's index. */
-static bool run_owner(const cJSON *run, char *buf, size_t n, void *ud)
-{
-    (void)ud;
-    const char *ns = util_jstr(run, "metadata.namespace");
-    const char *owner = util_jkey(util_jget(run, "metadata.labels"), CTRL_LABEL_SWEEP);
-    if (!ns || !owner)
-        return false;
-    int len = snprintf(buf, n, "%s/%s", ns, owner);
-    return len > 0 && (size_t)len < n;
-}
-
-static void run_event(const cJSON *obj, void *ud)
-{
-    struct ctrl_sweeper *s = ud;
-    char key[512];
-    if (run_owner(obj, key, sizeof(key), NULL))
-        kube_queue_add(s->q, key);
-}
-
-static void run_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
-{
-    (void)old_obj;
-    run_event(new_obj, ud);
 }
 
 static void rec_free(struct sw_rec *r)
@@ -936,15 +993,8 @@ static void rec_free(struct sw_rec *r)
 static void rec_finish(struct sw_rec *r, bool error, long requeue_ms)
 {
     struct ctrl_sweeper *s = r->s;
-    if (error) {
-        kube_queue_add_rate_limited(s->q, r->key);
-    } else {
-        kube_queue_forget(s->q, r->key);
-        if (requeue_ms > 0)
-            kube_queue_add_after(s->q, r->key, requeue_ms);
-    }
     log_debug(COMP, "reconciled %s phase=%s%s", r->key, r->plan.phase, error ? " (retry)" : "");
-    kube_queue_done(s->q, r->key);
+    kube_queue_finish(s->q, r->key, error, requeue_ms);
     rec_free(r);
 }
 
@@ -1125,19 +1175,19 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
     int rc = kube_queue_new(loop, &qo, process, s, &s->q);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hs = {.on_add = sweep_event,
-                                        .on_update = sweep_update,
-                                        .on_delete = sweep_delete,
-                                        .transform = transform_sweep};
-    rc = kube_informer_new(kc, &CTRL_BENCHMARKSWEEPS, s->ns, NULL, &hs, s, &s->sweeps);
+    s->own = (struct kube_enqueue){.q = s->q, .on_delete = sweep_deleted, .ud = s};
+    s->by_sweep = (struct kube_enqueue){.q = s->q, .owner_label = CTRL_LABEL_SWEEP};
+    struct kube_informer_handlers hs = {.transform = transform_sweep};
+    kube_enqueue_handlers(&hs);
+    rc = kube_informer_new(kc, &CTRL_BENCHMARKSWEEPS, s->ns, NULL, &hs, &s->own, &s->sweeps);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hr = {.on_add = run_event,
-                                        .on_update = run_update,
-                                        .on_delete = run_event,
-                                        .transform = ctrl_transform_sweep_run,
-                                        .index = run_owner};
-    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, s->ns, CTRL_LABEL_SWEEP, &hr, s, &s->runs);
+    /* indexed by sweep: a reconcile reads its own sweep's runs only */
+    struct kube_informer_handlers hr = {.transform = ctrl_transform_sweep_run,
+                                        .index = kube_enqueue_index};
+    kube_enqueue_handlers(&hr);
+    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, s->ns, CTRL_LABEL_SWEEP, &hr, &s->by_sweep,
+                           &s->runs);
     if (rc)
         goto fail;
     *out = s;

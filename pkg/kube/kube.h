@@ -301,6 +301,32 @@ size_t kube_informer_count(const struct kube_informer *inf);
 int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev_rv);
 void kube_informer_free(struct kube_informer *inf);
 
+/* ---- informer -> queue ------------------------------------------------------------ */
+
+/* What an informer's events put on a work queue (client-go's enqueue handlers,
+ * controller-runtime's EnqueueRequestForObject and EnqueueRequestForOwner): the object's own key
+ * ("namespace/name"), or with owner_label the key of the object that owns it by that label
+ * ("namespace/<label value>": a run's Jobs and Pods, a sweep's runs). An own object's delete
+ * resets its key's backoff (kube_queue_forget), then calls on_delete; an owned object's delete
+ * queues its owner. */
+struct kube_enqueue {
+    struct kube_queue *q;
+    const char *owner_label; /* NULL: the object's own key */
+    /* Optional, own keys only: what else the controller keeps by key is dropped here. */
+    void (*on_delete)(const cJSON *obj, const char *key, void *ud);
+    void *ud;
+};
+
+/* Sets h's on_add, on_update and on_delete; the informer's ud must be the struct kube_enqueue,
+ * which outlives it. Transforms and filters get that ud too. */
+void kube_enqueue_handlers(struct kube_informer_handlers *h);
+/* The key an enqueue puts on its queue for obj (ud: the struct kube_enqueue): usable as the
+ * informer's index, so that kube_informer_foreach_indexed(owner key) reads an owner's objects. */
+bool kube_enqueue_index(const cJSON *obj, char *buf, size_t n, void *ud);
+/* "namespace/<the value of label>" into buf (n bytes); false when obj lacks either or it does
+ * not fit. */
+bool kube_label_key(const cJSON *obj, const char *label, char *buf, size_t n);
+
 /* ---- work queue -------------------------------------------------------------------- */
 
 /* Keys are "namespace/name". The queue calls process(key) for at most `workers` keys at once
@@ -324,6 +350,10 @@ void kube_queue_forget(struct kube_queue *q, const char *key); /* reset the key'
 int kube_queue_failures(const struct kube_queue *q, const char *key);
 /* Must be called once for every process() call, possibly later from another callback. */
 void kube_queue_done(struct kube_queue *q, const char *key);
+/* The end of a process() call, as controller-runtime reads a reconcile's result: on error the key
+ * comes back after its backoff (add_rate_limited); else its backoff is reset (forget) and, with
+ * requeue_ms > 0, it comes back after that (add_after). Then kube_queue_done. */
+void kube_queue_finish(struct kube_queue *q, const char *key, bool error, long requeue_ms);
 size_t kube_queue_len(const struct kube_queue *q);
 /* Stops dispatching; done() still works. */
 void kube_queue_shutdown(struct kube_queue *q);

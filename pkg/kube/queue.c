@@ -335,6 +335,18 @@ void kube_queue_done(struct kube_queue *q, const char *key)
     kick(q);
 }
 
+void kube_queue_finish(struct kube_queue *q, const char *key, bool error, long requeue_ms)
+{
+    if (error) {
+        kube_queue_add_rate_limited(q, key);
+    } else {
+        kube_queue_forget(q, key);
+        if (requeue_ms > 0)
+            kube_queue_add_after(q, key, requeue_ms);
+    }
+    kube_queue_done(q, key);
+}
+
 size_t kube_queue_len(const struct kube_queue *q)
 {
     return q->fifo_len;

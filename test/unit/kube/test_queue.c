@@ -241,6 +241,52 @@ static void test_backoff_and_forget(void **state)
     teardown_t(t);
 }
 
+/* kube_queue_finish reads a reconcile's result: error -> backoff; else forget, requeue_ms -> again
+ * after that; done in every case. */
+static void test_finish(void **state)
+{
+    (void)state;
+    struct t *t = setup_t(1, 20, 1000);
+    t->hold = true;
+    kube_queue_add(t->q, "ns/e");
+    run_nowait(t);
+    assert_int_equal(t->n, 1);
+    t->nheld = 0;
+    kube_queue_finish(t->q, "ns/e", true, 0);
+    t->in_flight--;
+    assert_int_equal(kube_queue_failures(t->q, "ns/e"), 1);
+    run_nowait(t);
+    assert_int_equal(t->n, 1); /* not before its backoff */
+    run_for(t, 300);
+    assert_int_equal(t->n, 2);
+    /* success: the backoff is reset and, without requeue_ms, the key does not come back */
+    t->nheld = 0;
+    kube_queue_finish(t->q, "ns/e", false, 0);
+    t->in_flight--;
+    assert_int_equal(kube_queue_failures(t->q, "ns/e"), 0);
+    run_for(t, 100);
+    assert_int_equal(t->n, 2);
+    assert_int_equal(kube_queue_len(t->q), 0);
+    /* success with requeue_ms: back after it */
+    kube_queue_add(t->q, "ns/r");
+    run_nowait(t);
+    assert_int_equal(t->n, 3);
+    t->nheld = 0;
+    uv_update_time(&t->loop);
+    t->start = uv_now(&t->loop);
+    kube_queue_finish(t->q, "ns/r", false, 60);
+    t->in_flight--;
+    run_nowait(t);
+    assert_int_equal(t->n, 3);
+    run_for(t, 400);
+    assert_int_equal(t->n, 4);
+    assert_string_equal(t->log[3], "ns/r");
+    assert_true(t->at[3] >= 60);
+    t->hold = false;
+    release_all(t);
+    teardown_t(t);
+}
+
 static void test_shutdown(void **state)
 {
     (void)state;
@@ -286,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_workers_limit),
         cmocka_unit_test(test_add_after),
         cmocka_unit_test(test_backoff_and_forget),
+        cmocka_unit_test(test_finish),
         cmocka_unit_test(test_shutdown),
         cmocka_unit_test(test_many_keys),
     };
