@@ -143,11 +143,13 @@ void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secre
         memmove(p + 1, p + 2, strlen(p + 2) + 1);
 }
 
-static const char *pick(const char *opt, const char *env, const char *dflt)
+/* A field of ci, else its PG* variable, else dflt; empty is as unset. */
+static const char *pick(const struct pg_conninfo *ci, enum pg_conninfo_field f, const char *dflt)
 {
+    const char *opt = pg_conninfo_get(ci, f);
     if (opt && *opt)
         return opt;
-    const char *e = env ? getenv(env) : NULL;
+    const char *e = getenv(pg_conninfo_env(f));
     if (e && *e)
         return e;
     return dflt;
@@ -155,12 +157,12 @@ static const char *pick(const char *opt, const char *env, const char *dflt)
 
 void pg_conninfo_target(const struct pg_conninfo *ci, char *dst, size_t n)
 {
-    const char *user = pick(ci->user, "PGUSER", NULL);
+    const char *user = pick(ci, PG_CONNINFO_USER, NULL);
     if (!user)
         user = getenv("USER");
-    const char *host = pick(ci->host, "PGHOST", "localhost");
-    const char *port = pick(ci->port, "PGPORT", "5432");
-    const char *db = pick(ci->dbname, "PGDATABASE", user ? user : "postgres");
+    const char *host = pick(ci, PG_CONNINFO_HOST, "localhost");
+    const char *port = pick(ci, PG_CONNINFO_PORT, "5432");
+    const char *db = pick(ci, PG_CONNINFO_DBNAME, user ? user : "postgres");
     (void)snprintf(dst, n, "%s:%s/%s", host, port, db);
 }
 
@@ -310,10 +312,10 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
 int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_error *err)
 {
     *created = false;
-    const char *user = pick(ci->user, "PGUSER", NULL);
+    const char *user = pick(ci, PG_CONNINFO_USER, NULL);
     if (!user)
         user = getenv("USER");
-    const char *db = pick(ci->dbname, "PGDATABASE", user);
+    const char *db = pick(ci, PG_CONNINFO_DBNAME, user);
     if (!db || !*db) {
         memset(err, 0, sizeof(*err));
         err->cls = PG_ERR_OTHER;
