@@ -1157,79 +1157,86 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
     d->plan->result_cm = cm;
 }
 
-static void decide_collecting(struct dctx *d)
+/* The Job's watch can be ahead of the pods': nothing is concluded from a cached pod that has not
+ * terminated, or is missing, before the API server was asked (a fresh list; the two caches'
+ * resourceVersions say nothing about each other). A pod it still has running is waited for.
+ * True when the plan waits (it needs the pods, or looks again soon). */
+static bool collect_waits(struct dctx *d, const struct ctrl_worker *w, int n)
 {
-    const struct ctrl_spec *s = &d->spec;
     const struct ctrl_observed *o = d->obs;
-    int n = (int)util_jnum(o->run_job, "spec.completions", s->workers);
-    if (n < 1 || n > CTRL_MAX_WORKERS)
-        n = s->workers;
-    struct ctrl_worker *w = calloc((size_t)n, sizeof(*w));
-    if (!w)
-        abort();
-    for (int i = 0; i < n; i++)
-        fill_worker(&w[i], i, find_pod(o, "run", i));
-
-    /* The Job's watch can be ahead of the pods': nothing is concluded from a cached pod that has
-     * not terminated, or is missing, before the API server was asked (a fresh list; the two
-     * caches' resourceVersions say nothing about each other). A pod it still has running is
-     * waited for. */
     int running = -1;
     for (int i = 0; i < n && running < 0; i++)
         if (!w[i].terminated)
             running = i;
     if (running >= 0 && o->run_job && !o->pods_fresh) {
         d->plan->needs |= CTRL_NEED_PODS;
-        free(w);
-        return;
+        return true;
     }
     if (running >= 0 && o->run_job && w[running].pod) {
         double since = job_finished_at(o->run_job);
         if (since > 0 && o->now - since < CTRL_POD_SETTLE_S) {
             d->plan->requeue_ms = CTRL_POD_RECHECK_MS;
-            free(w);
-            return;
+            return true;
         }
     }
+    return false;
+}
 
-    if (!o->results_fetched) {
-        d->plan->needs |= CTRL_NEED_RESULTS;
-        d->plan->logs = calloc((size_t)n, sizeof(*d->plan->logs));
-        if (!d->plan->logs)
-            abort();
-        for (int i = 0; i < n; i++) {
-            if (!w[i].pod || !w[i].terminated)
-                continue;
-            struct ctrl_fetch_log *l = &d->plan->logs[d->plan->n_logs++];
-            l->index = i;
-            (void)snprintf(l->pod, sizeof(l->pod), "%s", w[i].pod);
-        }
-        free(w);
-        return;
-    }
-    const cJSON **results = calloc((size_t)n, sizeof(const cJSON *));
-    if (!results)
+/* The logs to read: every terminated worker's. */
+static void plan_result_logs(struct dctx *d, const struct ctrl_worker *w, int n)
+{
+    d->plan->needs |= CTRL_NEED_RESULTS;
+    d->plan->logs = calloc((size_t)n, sizeof(*d->plan->logs));
+    if (!d->plan->logs)
         abort();
     for (int i = 0; i < n; i++) {
-        w[i].result = o->results[i];
-        results[i] = o->results[i];
-        const char *why = o->result_errors[i];
-        if (o->results[i] && o->result_detail[i] != CTRL_DETAIL_FULL)
-            w[i].detail_missing = why ? why : "the pod log was not read";
-        else
-            (void)snprintf(w[i].error, sizeof(w[i].error), "%s", why ? why : "");
+        if (!w[i].pod || !w[i].terminated)
+            continue;
+        struct ctrl_fetch_log *l = &d->plan->logs[d->plan->n_logs++];
+        l->index = i;
+        (void)snprintf(l->pod, sizeof(l->pod), "%s", w[i].pod);
     }
-    for (int i = 0; i < n; i++)
-        if (!w[i].pod)
-            missing_pod(d, w[i].error, sizeof(w[i].error));
-    char err[256];
-    cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
-    bool bounded = bench_aggregate_bounded(agg);
-    ctrl_status_set_results(d->st, agg, w, n);
-    result_configmap(d, agg, results, n);
-    check_skew(d);
-    bool detail_missing = check_detail(d, w, n, bounded);
+}
 
+/* Every worker ended well: Succeeded, with what the summary and the checks say. */
+static void succeed(struct dctx *d, int n, const cJSON *agg, bool detail_missing)
+{
+    const struct ctrl_spec *s = &d->spec;
+    char msg[700];
+    set_phase(d, CTRL_PHASE_SUCCEEDED);
+    ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
+    /* the workers report how many clients they really ran */
+    const cJSON *clients = bench_get(agg, BK_PGBENCH_CLIENTS);
+    double ran = cJSON_IsNumber(clients) ? clients->valuedouble : 0;
+    if (s->workload == CTRL_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
+        size_t l = strlen(msg);
+        (void)snprintf(msg + l, sizeof(msg) - l,
+                       "; warning: the workers ran %d clients in total, the spec asked for %d",
+                       (int)ran, s->clients);
+        event(d, true, "ClientsMismatch",
+              "the workers ran %d clients in total, the spec asked for %d "
+              "(is the runner image older than the operator?)",
+              (int)ran, s->clients);
+    }
+    if (detail_missing) {
+        size_t l = strlen(msg);
+        (void)snprintf(msg + l, sizeof(msg) - l,
+                       "; summary only: a worker's log could not be read whole (condition "
+                       "ResultDetailUnavailable)");
+    }
+    cond(d, "Complete", "True", "Succeeded", msg);
+    cond(d, "Running", "False", "Completed", "every worker finished");
+    set_message(d, msg);
+    set_time(d, "completionTime");
+    add_cleanup(d, true);
+}
+
+/* How the collected run ends: failed (its Job gone, a worker failed, the deadline, the Job
+ * failed) or succeeded. */
+static void end_collecting(struct dctx *d, struct ctrl_worker *w, int n, const cJSON *agg,
+                           bool detail_missing)
+{
+    const struct ctrl_observed *o = d->obs;
     char msg[700];
     const cJSON *jf = job_condition(o->run_job, "Failed");
     const char *jreason = util_jstr(jf, "reason");
@@ -1254,35 +1261,59 @@ static void decide_collecting(struct dctx *d)
                        util_jstr(jf, "message") ? util_jstr(jf, "message") : "unknown reason");
         fail(d, jreason ? jreason : "JobFailed", msg, true);
     } else {
-        set_phase(d, CTRL_PHASE_SUCCEEDED);
-        ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
-        /* the workers report how many clients they really ran */
-        const cJSON *clients = bench_get(agg, BK_PGBENCH_CLIENTS);
-        double ran = cJSON_IsNumber(clients) ? clients->valuedouble : 0;
-        if (s->workload == CTRL_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
-            size_t l = strlen(msg);
-            (void)snprintf(msg + l, sizeof(msg) - l,
-                           "; warning: the workers ran %d clients in total, the spec asked for %d",
-                           (int)ran, s->clients);
-            event(d, true, "ClientsMismatch",
-                  "the workers ran %d clients in total, the spec asked for %d "
-                  "(is the runner image older than the operator?)",
-                  (int)ran, s->clients);
-        }
-        if (detail_missing) {
-            size_t l = strlen(msg);
-            (void)snprintf(msg + l, sizeof(msg) - l,
-                           "; summary only: a worker's log could not be read whole (condition "
-                           "ResultDetailUnavailable)");
-        }
-        cond(d, "Complete", "True", "Succeeded", msg);
-        cond(d, "Running", "False", "Completed", "every worker finished");
-        set_message(d, msg);
-        set_time(d, "completionTime");
-        add_cleanup(d, true);
+        succeed(d, n, agg, detail_missing);
     }
+}
+
+/* The results read: the status gets the aggregate, the result ConfigMap is planned, the checks
+ * run, and the run ends. */
+static void conclude(struct dctx *d, struct ctrl_worker *w, int n)
+{
+    const struct ctrl_observed *o = d->obs;
+    const cJSON **results = calloc((size_t)n, sizeof(const cJSON *));
+    if (!results)
+        abort();
+    for (int i = 0; i < n; i++) {
+        w[i].result = o->results[i];
+        results[i] = o->results[i];
+        const char *why = o->result_errors[i];
+        if (o->results[i] && o->result_detail[i] != CTRL_DETAIL_FULL)
+            w[i].detail_missing = why ? why : "the pod log was not read";
+        else
+            (void)snprintf(w[i].error, sizeof(w[i].error), "%s", why ? why : "");
+    }
+    for (int i = 0; i < n; i++)
+        if (!w[i].pod)
+            missing_pod(d, w[i].error, sizeof(w[i].error));
+    char err[256];
+    cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
+    bool bounded = bench_aggregate_bounded(agg);
+    ctrl_status_set_results(d->st, agg, w, n);
+    result_configmap(d, agg, results, n);
+    check_skew(d);
+    bool detail_missing = check_detail(d, w, n, bounded);
+    end_collecting(d, w, n, agg, detail_missing);
     cJSON_Delete(agg);
     free(results);
+}
+
+static void decide_collecting(struct dctx *d)
+{
+    const struct ctrl_observed *o = d->obs;
+    int n = (int)util_jnum(o->run_job, "spec.completions", d->spec.workers);
+    if (n < 1 || n > CTRL_MAX_WORKERS)
+        n = d->spec.workers;
+    struct ctrl_worker *w = calloc((size_t)n, sizeof(*w));
+    if (!w)
+        abort();
+    for (int i = 0; i < n; i++)
+        fill_worker(&w[i], i, find_pod(o, "run", i));
+    if (collect_waits(d, w, n))
+        ; /* the pods first */
+    else if (!o->results_fetched)
+        plan_result_logs(d, w, n);
+    else
+        conclude(d, w, n);
     free(w);
 }
 
@@ -1355,6 +1386,68 @@ static void end_blocked(struct dctx *d)
     cond(d, "WorkersBlocked", "False", failed ? "RunFailed" : "RunSucceeded", msg);
 }
 
+/* The phase's decision: what to do from here (phase: the observed one, or Pending again for a
+ * refused run whose spec changed). */
+static void decide_phase(struct dctx *d, enum ctrl_phase phase, bool started)
+{
+    const struct ctrl_observed *obs = d->obs;
+    char err[512];
+    if (obs->error_reason) {
+        /* a child the API server refuses for good (e.g. 422 Invalid) fails the run; the spec,
+         * when it can be read, tells fail()'s cleanup which children to delete (have_spec) */
+        (void)load_spec(d, started, err, sizeof(err));
+        fail(d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
+    } else if (phase == CTRL_PHASE_PENDING) {
+        decide_pending(d);
+    } else if (load_spec(d, started, err, sizeof(err)) != 0) {
+        /* only reachable when the snapshot and the object are both unreadable */
+        if (phase != CTRL_PHASE_SUCCEEDED && phase != CTRL_PHASE_FAILED)
+            fail(d, "InvalidSpec", err, false);
+    } else {
+        check_spec_locked(d);
+        if (phase == CTRL_PHASE_INITIALIZING)
+            decide_initializing(d);
+        else if (phase == CTRL_PHASE_RUNNING)
+            decide_running(d);
+        else if (phase == CTRL_PHASE_COLLECTING)
+            decide_collecting(d);
+        else
+            decide_terminal(d);
+    }
+}
+
+/* A plan that fetches first (or retries) writes nothing yet: its writes and Events go. */
+static void plan_drop_writes(struct ctrl_plan *plan)
+{
+    for (int i = 0; i < plan->n_actions; i++)
+        cJSON_Delete(plan->actions[i].object);
+    plan->n_actions = 0;
+    plan->n_events = 0;
+    plan->dropped_actions = plan->dropped_events = 0;
+    free(plan->annotate);
+    plan->annotate = NULL;
+    plan->n_annotate = 0;
+    cJSON_Delete(plan->result_cm);
+    plan->result_cm = NULL;
+}
+
+/* The status as it is observed, normalised: a copy (d->st), startAt as RFC 3339, a phase. */
+static void load_status(struct dctx *d, const cJSON *old)
+{
+    d->st = old && cJSON_IsObject(old) ? ctrl_must(cJSON_Duplicate(old, 1))
+                                       : ctrl_must(cJSON_CreateObject());
+    d->old_phase = phase_of(old);
+    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", ctrl_phase_name(d->old_phase));
+    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
+    if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
+        char ts[40];
+        util_rfc3339(sa->valuedouble, 3, ts, sizeof(ts));
+        util_jset_str(d->st, "startAt", ts);
+    }
+    if (!util_jstr(d->st, "phase"))
+        set_phase(d, CTRL_PHASE_PENDING);
+}
+
 int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
 {
     memset(plan, 0, sizeof(*plan));
@@ -1369,19 +1462,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         return 0; /* garbage collection removes the children */
 
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(br, "status");
-    d.st = old && cJSON_IsObject(old) ? ctrl_must(cJSON_Duplicate(old, 1))
-                                      : ctrl_must(cJSON_CreateObject());
-    d.old_phase = phase_of(old);
-    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_phase_name(d.old_phase));
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d.st, "startAt");
-    if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
-        char ts[40];
-        util_rfc3339(sa->valuedouble, 3, ts, sizeof(ts));
-        util_jset_str(d.st, "startAt", ts);
-    }
-    if (!util_jstr(d.st, "phase"))
-        set_phase(&d, CTRL_PHASE_PENDING);
-
+    load_status(&d, old);
     enum ctrl_phase phase = d.old_phase;
     bool started = start_generation(d.st) > 0;
     /* A run refused before it started is evaluated again when its spec changes. */
@@ -1390,43 +1471,11 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         if (cJSON_IsNumber(og) && (long)og->valuedouble < d.gen)
             phase = CTRL_PHASE_PENDING;
     }
-
-    char err[512];
-    if (obs->error_reason) {
-        /* a child the API server refuses for good (e.g. 422 Invalid) fails the run; the spec,
-         * when it can be read, tells fail()'s cleanup which children to delete (have_spec) */
-        (void)load_spec(&d, started, err, sizeof(err));
-        fail(&d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
-    } else if (phase == CTRL_PHASE_PENDING) {
-        decide_pending(&d);
-    } else if (load_spec(&d, started, err, sizeof(err)) != 0) {
-        /* only reachable when the snapshot and the object are both unreadable */
-        if (phase != CTRL_PHASE_SUCCEEDED && phase != CTRL_PHASE_FAILED)
-            fail(&d, "InvalidSpec", err, false);
-    } else {
-        check_spec_locked(&d);
-        if (phase == CTRL_PHASE_INITIALIZING)
-            decide_initializing(&d);
-        else if (phase == CTRL_PHASE_RUNNING)
-            decide_running(&d);
-        else if (phase == CTRL_PHASE_COLLECTING)
-            decide_collecting(&d);
-        else
-            decide_terminal(&d);
-    }
+    decide_phase(&d, phase, started);
 
     if (plan->needs || plan->retry) {
         /* fetch first, then decide again: nothing is written yet */
-        for (int i = 0; i < plan->n_actions; i++)
-            cJSON_Delete(plan->actions[i].object);
-        plan->n_actions = 0;
-        plan->n_events = 0;
-        plan->dropped_actions = plan->dropped_events = 0;
-        free(plan->annotate);
-        plan->annotate = NULL;
-        plan->n_annotate = 0;
-        cJSON_Delete(plan->result_cm);
-        plan->result_cm = NULL;
+        plan_drop_writes(plan);
         cJSON_Delete(d.st);
         ctrl_spec_free(&d.spec);
         return 0;
