@@ -100,23 +100,14 @@ msg="$(env_kubectl get br multi -o jsonpath='{.status.message}')"
 # of weight 0 that would abort every client is honoured: never chosen
 env_kubectl create configmap scripts --from-literal=lookup.sql='\set aid random(1, 100000 * :scale)
 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;' --from-literal=never.sql='SELECT 1/0;' >/dev/null
-cat <<YAML | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: scripted}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      run:
-        clients: 4
-        transactions: 25
-        builtin: select-only
-        builtinWeight: 1
-        scripts: [{configMapRef: {name: scripts, key: lookup.sql}, weight: 3}, {configMapRef: {name: scripts, key: never.sql}, weight: 0}]
-        perStatementLatencies: true
-  workers: 2
-YAML
+env_br_yaml scripted 'pgbench:
+  run:
+    clients: 4
+    transactions: 25
+    builtin: select-only
+    builtinWeight: 1
+    scripts: [{configMapRef: {name: scripts, key: lookup.sql}, weight: 3}, {configMapRef: {name: scripts, key: never.sql}, weight: 0}]
+    perStatementLatencies: true' 'workers: 2' | env_apply
 env_wait_phase scripted Succeeded 90
 env_kubectl get br scripted -o json >"$TMP/scripted.json"
 env_kubectl get job scripted-run -o json >"$TMP/scripted-job.json"

@@ -20,18 +20,7 @@ env_start_sim
 k() { env_kubectl "$@"; }
 
 run_br() { # name workers [init]
-    cat <<EOF | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: $1}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      ${3:-}
-      run: {clients: 4, durationSeconds: 3, builtin: select-only}
-  workers: $2
-EOF
+    env_br_yaml "$1" "pgbench: {${3:+$3, }run: {clients: 4, durationSeconds: 3, builtin: select-only}}" "workers: $2" | env_apply
 }
 p99_shown() { # name: kubectl get br shows the run's p99
     local out

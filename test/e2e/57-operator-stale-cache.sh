@@ -14,18 +14,8 @@ k() { env_kubectl "$@"; }
 
 OP_NAME=operator1 env_start_operator
 env_sim_fault '{"delayWatch": {"pods": 6000}}'
-cat <<EOF | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: stale}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 4, durationSeconds: 4, builtin: select-only}
-  workers: 2
-EOF
+env_br_yaml stale 'pgbench: {init: {scale: 1}, run: {clients: 4, durationSeconds: 4, builtin: select-only}}' 'workers: 2' |
+    env_apply
 env_wait_phase stale Running 60
 kill -KILL "$OP_PID"
 note "killed the operator during Running; the pod watch is 6 s late"

@@ -13,25 +13,9 @@ env_start_sim
 env_start_operator
 env_kubectl create secret generic forever-pass --from-literal=password="$PGPASSWORD" >/dev/null
 
-cat <<YAML | env_kubectl apply -f - >/dev/null
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: forever}
-spec:
-  timeoutSeconds: 15
-  target:
-    host: 127.0.0.1
-    port: $PGPORT
-    database: $PGDATABASE
-    user: $PGUSER
-    passwordSecretRef: {name: forever-pass}
-    sslMode: disable
-  workload:
-    pgbench:
-      init: {scale: 1}
-      run: {clients: 2, transactions: 100000000, builtin: select-only, progressSeconds: 1}
-  diagnostics: {replicaLag: false}
-YAML
+ENV_BR_SECRET=forever-pass env_br_yaml forever \
+    'pgbench: {init: {scale: 1}, run: {clients: 2, transactions: 100000000, builtin: select-only, progressSeconds: 1}}' \
+    'timeoutSeconds: 15' 'diagnostics: {replicaLag: false}' | env_apply
 
 jp() { env_status forever "$1"; }
 env_wait_for "init Job" 30 env_kubectl get job forever-init

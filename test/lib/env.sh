@@ -47,16 +47,20 @@ env_free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# env_wait_for "what" timeout_s command...: polls the command every $ENV_POLL s (default 0.2)
-# until it succeeds.
-env_wait_for() {
-    local what="$1" timeout="$2"
-    shift 2
-    local deadline=$((SECONDS + timeout))
+# env_poll timeout_s command...: polls the command (output discarded) every $ENV_POLL s (default
+# 0.2) until it succeeds; returns 1 if it has not after timeout_s.
+env_poll() {
+    local deadline=$((SECONDS + $1))
+    shift
     until "$@" >/dev/null 2>&1; do
-        [ "$SECONDS" -lt "$deadline" ] || fail "timed out after ${timeout}s waiting for $what"
+        [ "$SECONDS" -lt "$deadline" ] || return 1
         sleep "${ENV_POLL:-0.2}"
     done
+}
+
+# env_wait_for "what" timeout_s command...: env_poll, failing the test on timeout.
+env_wait_for() {
+    env_poll "$2" "${@:3}" || fail "timed out after ${2}s waiting for $1"
 }
 
 # _env_pg_cluster dir port: initdb + start a cluster owned by postgres.
@@ -282,8 +286,8 @@ spec:
            passwordSecretRef: {name: ${ENV_BR_SECRET:-pg-pass}}, sslMode: disable}
   workload:
 EOF
-    sed 's/^/    /' <<<"$workload"
-    for line in "$@"; do sed 's/^/  /' <<<"$line"; done
+    printf '    %s\n' "${workload//$'\n'/$'\n'    }"
+    for line in "$@"; do printf '  %s\n' "${line//$'\n'/$'\n'  }"; done
 }
 
 # _env_obj NAME: kubectl arguments for the object NAME (NAMESPACE/NAME) of kind $ENV_KIND (br:
