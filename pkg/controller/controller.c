@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pkg/controller/executor.h"
+#include "pkg/controller/phase.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
@@ -52,8 +53,9 @@ struct ctrl_controller {
     char *ns;
     struct kube_informer *brs, *jobs, *pods, *events;
     struct kube_queue *q;
-    struct ctrl_exec *x; /* the reconciles */
-    struct ev_send *evs; /* Events in flight or waiting to be retried */
+    struct kube_enqueue runs, children; /* what the informers queue: a run's key, its owner's */
+    struct ctrl_exec *x;                /* the reconciles */
+    struct ev_send *evs;                /* Events in flight or waiting to be retried */
     struct sent_entry *sent[SENT_BUCKETS];
     uint64_t rng; /* retry jitter */
     /* metrics */
@@ -93,8 +95,8 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     keep_keys(obj, top);
     keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    const char *phase = util_jstr(st, "phase");
-    if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
+    enum ctrl_phase phase = ctrl_phase_parse(util_jstr(st, "phase"));
+    if (phase == CTRL_PHASE_SUCCEEDED || phase == CTRL_PHASE_FAILED) {
         /* results are never read again by the controller; status writes are merge patches */
         static const char *const keep[] = {
             "phase", "observedGeneration", "conditions", "startAt", "summary", NULL};
@@ -284,53 +286,6 @@ static bool event_key(const cJSON *ev, char *buf, size_t n, void *ud)
 
 /* ---- event handlers ----------------------------------------------------------------------- */
 
-static void enqueue_key(struct ctrl_controller *c, const char *ns, const char *name)
-{
-    if (!ns || !name)
-        return;
-    char key[512];
-    (void)snprintf(key, sizeof(key), "%s/%s", ns, name);
-    kube_queue_add(c->q, key);
-}
-
-static void br_add(const cJSON *obj, void *ud)
-{
-    enqueue_key(ud, util_jstr(obj, "metadata.namespace"), util_jstr(obj, "metadata.name"));
-}
-
-static void br_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
-{
-    (void)old_obj;
-    br_add(new_obj, ud);
-}
-
-/* The key ("namespace/name") of the BenchmarkRun a Job or Pod belongs to, by its run label;
- * also the pod cache's index, so that a reconcile reads its own run's pods only. */
-static bool owner_key(const cJSON *child, char *buf, size_t n, void *ud)
-{
-    (void)ud;
-    const char *ns = util_jstr(child, "metadata.namespace");
-    const char *owner = util_jkey(util_jget(child, "metadata.labels"), CTRL_LABEL_RUN);
-    if (!ns || !owner)
-        return false;
-    int len = snprintf(buf, n, "%s/%s", ns, owner);
-    return len > 0 && (size_t)len < n;
-}
-
-static void child_event(const cJSON *obj, void *ud)
-{
-    struct ctrl_controller *c = ud;
-    char key[512];
-    if (owner_key(obj, key, sizeof(key), NULL))
-        kube_queue_add(c->q, key);
-}
-
-static void child_update(const cJSON *old_obj, const cJSON *new_obj, void *ud)
-{
-    (void)old_obj;
-    child_event(new_obj, ud);
-}
-
 /* A Warning event: the run of the pod (through the pod cache), or of the Job or claim (their
  * names are the run's name plus a suffix, and the run must be cached). */
 static void warning_event(const cJSON *ev, void *ud)
@@ -344,7 +299,7 @@ static void warning_event(const cJSON *ev, void *ud)
     char key[512];
     if (strcmp(kind, "Pod") == 0) {
         cJSON *pod = kube_informer_copy(c->pods, ns, name);
-        bool ok = pod && owner_key(pod, key, sizeof(key), NULL);
+        bool ok = pod && kube_label_key(pod, CTRL_LABEL_RUN, key, sizeof(key));
         cJSON_Delete(pod);
         if (ok)
             kube_queue_add(c->q, key);
@@ -357,8 +312,8 @@ static void warning_event(const cJSON *ev, void *ud)
         return;
     *dash = '\0';
     cJSON *run = kube_informer_copy(c->brs, ns, br);
-    if (run)
-        enqueue_key(c, ns, br);
+    if (run && kube_enqueue_index(run, key, sizeof(key), &c->runs))
+        kube_queue_add(c->q, key);
     cJSON_Delete(run);
 }
 
@@ -368,14 +323,11 @@ static void warning_event_update(const cJSON *old_obj, const cJSON *new_obj, voi
     warning_event(new_obj, ud);
 }
 
-static void br_delete(const cJSON *obj, void *ud)
+/* A deleted run: the Events sent about it are forgotten with it. */
+static void run_deleted(const cJSON *obj, const char *key, void *ud)
 {
-    struct ctrl_controller *c = ud;
-    char key[512];
-    (void)snprintf(key, sizeof(key), "%s/%s", util_jstr(obj, "metadata.namespace"),
-                   util_jstr(obj, "metadata.name"));
-    kube_queue_forget(c->q, key);
-    sent_forget(c, key);
+    (void)obj;
+    sent_forget(ud, key);
 }
 
 /* A key the queue hands out: reconciled by the executor once every cache has synced. */
@@ -630,26 +582,23 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     rc = kube_queue_new(loop, &qo, process, c, &c->q);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hb = {.on_add = br_add,
-                                        .on_update = br_update,
-                                        .on_delete = br_delete,
-                                        .transform = ctrl_transform_benchmarkrun};
-    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, c->ns, NULL, &hb, c, &c->brs);
+    c->runs = (struct kube_enqueue){.q = c->q, .on_delete = run_deleted, .ud = c};
+    c->children = (struct kube_enqueue){.q = c->q, .owner_label = CTRL_LABEL_RUN};
+    struct kube_informer_handlers hb = {.transform = ctrl_transform_benchmarkrun};
+    kube_enqueue_handlers(&hb);
+    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, c->ns, NULL, &hb, &c->runs, &c->brs);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hj = {.on_add = child_event,
-                                        .on_update = child_update,
-                                        .on_delete = child_event,
-                                        .transform = ctrl_transform_job};
-    rc = kube_informer_new(kc, &KUBE_JOBS, c->ns, CTRL_LABEL_RUN, &hj, c, &c->jobs);
+    struct kube_informer_handlers hj = {.transform = ctrl_transform_job};
+    kube_enqueue_handlers(&hj);
+    rc = kube_informer_new(kc, &KUBE_JOBS, c->ns, CTRL_LABEL_RUN, &hj, &c->children, &c->jobs);
     if (rc)
         goto fail;
-    struct kube_informer_handlers hp = {.on_add = child_event,
-                                        .on_update = child_update,
-                                        .on_delete = child_event,
-                                        .transform = ctrl_transform_pod,
-                                        .index = owner_key};
-    rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, c, &c->pods);
+    /* indexed by run: a reconcile reads its own run's pods only */
+    struct kube_informer_handlers hp = {.transform = ctrl_transform_pod,
+                                        .index = kube_enqueue_index};
+    kube_enqueue_handlers(&hp);
+    rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, &c->children, &c->pods);
     if (rc)
         goto fail;
     struct kube_informer_handlers he = {.on_add = warning_event,

@@ -11,6 +11,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/controller.h"
+#include "pkg/controller/phase.h"
 #include "pkg/controller/status.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
@@ -146,17 +147,11 @@ static void rec_finish(struct rec *r, bool error)
     double dt = (double)(uv_hrtime() - r->t0) / 1e9;
     ctrl_metrics_observe(&x->stats.lat, dt);
     x->stats.reconciles++;
-    if (error) {
+    if (error)
         x->stats.reconcile_errors++;
-        kube_queue_add_rate_limited(x->env.q, r->key);
-    } else {
-        kube_queue_forget(x->env.q, r->key);
-        if (r->plan.requeue_ms > 0)
-            kube_queue_add_after(x->env.q, r->key, r->plan.requeue_ms);
-    }
     log_debug(COMP, "reconciled %s phase=%s in %.1f ms%s, again in %ld ms", r->key, r->plan.phase,
               dt * 1000, error ? " (retry)" : "", error ? -1 : r->plan.requeue_ms);
-    kube_queue_done(x->env.q, r->key);
+    kube_queue_finish(x->env.q, r->key, error, r->plan.requeue_ms);
     rec_free(r);
 }
 
@@ -217,13 +212,13 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     ctrl_child_name(r->name, CTRL_CHILD_RUN, n, sizeof(n));
     cJSON_Delete(r->run_job);
     r->run_job = kube_informer_copy(x->env.jobs, r->ns, n);
-    const char *phase = util_jstr(r->br, "status.phase");
+    enum ctrl_phase phase = ctrl_phase_parse(util_jstr(r->br, "status.phase"));
     if (!r->obs.pods_fresh) { /* pods read from the API server stay: the cache may lag them */
         for (int i = 0; i < r->n_pods; i++)
             cJSON_Delete(r->pods[i]);
         r->n_pods = 0;
-        if (phase && (strcmp(phase, "Initializing") == 0 || strcmp(phase, "Running") == 0 ||
-                      strcmp(phase, "Collecting") == 0))
+        if (phase == CTRL_PHASE_INITIALIZING || phase == CTRL_PHASE_RUNNING ||
+            phase == CTRL_PHASE_COLLECTING)
             kube_informer_foreach_indexed(x->env.pods, r->key, collect_pod, r);
     }
     r->obs.br = r->br;
