@@ -469,12 +469,106 @@ static bool claim_unbound(const struct dctx *d, double since, char *out, size_t 
  * no pod at all (the API server refused them; the Job's FailedCreate event says why: a missing
  * ServiceAccount, Pod Security, a ResourceQuota). The grace keeps quiet what mends itself: a
  * Secret another controller is about to create, a node the cluster autoscaler is adding. */
+/* The reason and words of a blocked role, filled by the checks below. */
+struct blocked {
+    char *reason, *why;
+    size_t rlen, wlen;
+};
+
+/* A container of pod p waiting for one of blocked_reason's reasons. */
+static bool container_blocked(const char *role, const cJSON *p, const struct blocked *b)
+{
+    const char *pod = util_jstr(p, "metadata.name");
+    const cJSON *cs;
+    cJSON_ArrayForEach(cs, util_jget(p, "status.containerStatuses"))
+    {
+        const char *wr = util_jstr(cs, "state.waiting.reason");
+        if (blocked_reason(wr)) {
+            const char *wm = util_jstr(cs, "state.waiting.message");
+            (void)snprintf(b->reason, b->rlen, "%s", wr);
+            (void)snprintf(b->why, b->wlen, "%s pod %s cannot start: %s%s%s", role, pod, wr,
+                           wm ? ": " : "", wm ? wm : "");
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Pod p the scheduler cannot place (for a fio claim not bound, its ProvisioningFailed event). */
+static bool pod_unschedulable(const struct dctx *d, const char *role, double since, const cJSON *p,
+                              const struct blocked *b)
+{
+    const char *pod = util_jstr(p, "metadata.name");
+    const cJSON *c = cJSON_GetArrayItem(util_jget(p, "status.conditions"), 0);
+    const char *cr = util_jstr(c, "reason");
+    if (!cr || strcmp(cr, "Unschedulable") != 0)
+        return false;
+    const char *cm = util_jstr(c, "message");
+    char claim[700];
+    if (claim_unbound(d, since, claim, sizeof(claim))) {
+        (void)snprintf(b->reason, b->rlen, "ProvisioningFailed");
+        (void)snprintf(b->why, b->wlen, "%s pod %s cannot be scheduled: %s", role, pod, claim);
+    } else {
+        (void)snprintf(b->reason, b->rlen, "Unschedulable");
+        (void)snprintf(b->why, b->wlen, "%s pod %s cannot be scheduled%s%s", role, pod,
+                       cm ? ": " : "", cm ? cm : "");
+    }
+    return true;
+}
+
+/* Pod p scheduled but not started: a volume the kubelet cannot mount says so only in events. */
+static bool pod_mount_failed(const struct dctx *d, const char *role, double since, const cJSON *p,
+                             const struct blocked *b)
+{
+    const char *pod = util_jstr(p, "metadata.name");
+    const char *phase = util_jstr(p, "status.phase");
+    const char *wr = util_jstr(cJSON_GetArrayItem(util_jget(p, "status.containerStatuses"), 0),
+                               "state.waiting.reason");
+    const cJSON *fm = find_event(d->obs, "FailedMount", "Pod", pod, since);
+    if (!fm || !phase || strcmp(phase, "Pending") != 0 ||
+        (wr && strcmp(wr, "ContainerCreating") != 0))
+        return false;
+    char fb[96];
+    const char *fm_msg = util_jstr(fm, "message");
+    const char *field = volume_field(fm_msg, fb, sizeof(fb));
+    (void)snprintf(b->reason, b->rlen, "FailedMount");
+    (void)snprintf(b->why, b->wlen, "%s pod %s cannot start: FailedMount: %s%s%s%s", role, pod,
+                   fm_msg ? fm_msg : "", field ? " (" : "", field ? field : "", field ? ")" : "");
+    return true;
+}
+
+/* No pod of the role at all: the Job's FailedCreate event says why, when there is one. */
+static void no_pods(const struct dctx *d, const char *role, double since, const struct blocked *b)
+{
+    char job[300];
+    ctrl_child_name(d->name, strcmp(role, "init") == 0 ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job,
+                    sizeof(job));
+    const char *fc = util_jstr(find_event(d->obs, "FailedCreate", "Job", job, since), "message");
+    if (fc) {
+        bool sa = strstr(fc, "error looking up service account") != NULL;
+        (void)snprintf(b->reason, b->rlen, "FailedCreate");
+        (void)snprintf(b->why, b->wlen,
+                       "no %s pod exists %.0f s after the %s Job was created: the API server "
+                       "refuses them: %s%s",
+                       role, d->obs->now - since, role, fc,
+                       sa ? " (spec.podTemplate.serviceAccountName)" : "");
+        return;
+    }
+    (void)snprintf(b->reason, b->rlen, "NoPods");
+    (void)snprintf(b->why, b->wlen,
+                   "no %s pod exists %.0f s after the %s Job was created: the API server "
+                   "refused them (ResourceQuota, Pod Security, ServiceAccount); see the "
+                   "FailedCreate events of kubectl describe job %s-%s",
+                   role, d->obs->now - since, role, d->name, role);
+}
+
 static void workers_blocked(const struct dctx *d, const char *role, double since, char *reason,
                             size_t rlen, char *why, size_t wlen)
 {
     reason[0] = why[0] = '\0';
     if (since <= 0 || d->obs->now - since < CTRL_BLOCKED_GRACE_S)
         return;
+    const struct blocked b = {.reason = reason, .why = why, .rlen = rlen, .wlen = wlen};
     bool any = false;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
@@ -482,74 +576,12 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
         if (!r || strcmp(r, role) != 0)
             continue;
         any = true;
-        const char *pod = util_jstr(p, "metadata.name");
-        const cJSON *cs;
-        cJSON_ArrayForEach(cs, util_jget(p, "status.containerStatuses"))
-        {
-            const char *wr = util_jstr(cs, "state.waiting.reason");
-            if (blocked_reason(wr)) {
-                const char *wm = util_jstr(cs, "state.waiting.message");
-                (void)snprintf(reason, rlen, "%s", wr);
-                (void)snprintf(why, wlen, "%s pod %s cannot start: %s%s%s", role, pod, wr,
-                               wm ? ": " : "", wm ? wm : "");
-                return;
-            }
-        }
-        const cJSON *c = cJSON_GetArrayItem(util_jget(p, "status.conditions"), 0);
-        const char *cr = util_jstr(c, "reason");
-        if (cr && strcmp(cr, "Unschedulable") == 0) {
-            const char *cm = util_jstr(c, "message");
-            char claim[700];
-            if (claim_unbound(d, since, claim, sizeof(claim))) {
-                (void)snprintf(reason, rlen, "ProvisioningFailed");
-                (void)snprintf(why, wlen, "%s pod %s cannot be scheduled: %s", role, pod, claim);
-            } else {
-                (void)snprintf(reason, rlen, "Unschedulable");
-                (void)snprintf(why, wlen, "%s pod %s cannot be scheduled%s%s", role, pod,
-                               cm ? ": " : "", cm ? cm : "");
-            }
+        if (container_blocked(role, p, &b) || pod_unschedulable(d, role, since, p, &b) ||
+            pod_mount_failed(d, role, since, p, &b))
             return;
-        }
-        /* scheduled but not started: a volume the kubelet cannot mount says so only in events */
-        const char *phase = util_jstr(p, "status.phase");
-        const char *wr = util_jstr(cJSON_GetArrayItem(util_jget(p, "status.containerStatuses"), 0),
-                                   "state.waiting.reason");
-        const cJSON *fm = find_event(d->obs, "FailedMount", "Pod", pod, since);
-        if (fm && phase && strcmp(phase, "Pending") == 0 &&
-            (!wr || strcmp(wr, "ContainerCreating") == 0)) {
-            char fb[96];
-            const char *fm_msg = util_jstr(fm, "message");
-            const char *field = volume_field(fm_msg, fb, sizeof(fb));
-            (void)snprintf(reason, rlen, "FailedMount");
-            (void)snprintf(why, wlen, "%s pod %s cannot start: FailedMount: %s%s%s%s", role, pod,
-                           fm_msg ? fm_msg : "", field ? " (" : "", field ? field : "",
-                           field ? ")" : "");
-            return;
-        }
     }
-    if (!any) {
-        char job[300];
-        ctrl_child_name(d->name, strcmp(role, "init") == 0 ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job,
-                        sizeof(job));
-        const char *fc =
-            util_jstr(find_event(d->obs, "FailedCreate", "Job", job, since), "message");
-        if (fc) {
-            bool sa = strstr(fc, "error looking up service account") != NULL;
-            (void)snprintf(reason, rlen, "FailedCreate");
-            (void)snprintf(why, wlen,
-                           "no %s pod exists %.0f s after the %s Job was created: the API server "
-                           "refuses them: %s%s",
-                           role, d->obs->now - since, role, fc,
-                           sa ? " (spec.podTemplate.serviceAccountName)" : "");
-            return;
-        }
-        (void)snprintf(reason, rlen, "NoPods");
-        (void)snprintf(why, wlen,
-                       "no %s pod exists %.0f s after the %s Job was created: the API server "
-                       "refused them (ResourceQuota, Pod Security, ServiceAccount); see the "
-                       "FailedCreate events of kubectl describe job %s-%s",
-                       role, d->obs->now - since, role, d->name, role);
-    }
+    if (!any)
+        no_pods(d, role, since, &b);
 }
 
 /* The deadline in force, in words for a message. */
@@ -1072,65 +1104,85 @@ static double job_finished_at(const cJSON *job)
     return fin ? util_rfc3339_parse(util_jstr(job_condition(job, fin), "lastTransitionTime")) : -1;
 }
 
+/* Appends printf text to msg at len while there is room; returns the new length (as snprintf
+ * counts it: past size when cut). */
+static size_t msg_addf(char *msg, size_t size, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t msg_addf(char *msg, size_t size, size_t len, const char *fmt, ...)
+{
+    if (len >= size)
+        return len;
+    va_list ap;
+    va_start(ap, fmt);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    int m = vsnprintf(msg + len, size - len, fmt, ap);
+    va_end(ap);
+    return m > 0 ? len + (size_t)m : len;
+}
+
+/* The workers without their log's detail, the first three named in msg. */
+struct detail_missing {
+    int missing, listed;
+    const char *reason; /* the first one's: LogTruncated or LogUnavailable */
+    bool fio;
+    size_t len;
+};
+
+static void list_detail_missing(const struct dctx *d, const struct ctrl_worker *w, int n, char *msg,
+                                size_t size, struct detail_missing *dm)
+{
+    for (int i = 0; i < n; i++) {
+        if (!w[i].result || !w[i].detail_missing)
+            continue;
+        dm->missing++;
+        const cJSON *kind = bench_get(w[i].result, BK_KIND);
+        dm->fio = dm->fio || (cJSON_IsString(kind) && strcmp(kind->valuestring, "fio") == 0);
+        if (!dm->reason)
+            dm->reason = d->obs->result_detail[w[i].index] == CTRL_DETAIL_LOG_TRUNCATED
+                             ? "LogTruncated"
+                             : "LogUnavailable";
+        if (dm->listed < 3 && dm->len < size) {
+            dm->len =
+                msg_addf(msg, size, dm->len, "%sworker %d (pod %s): %.200s", dm->listed ? "; " : "",
+                         w[i].index, w[i].pod ? w[i].pod : "?", w[i].detail_missing);
+            dm->listed++;
+        }
+    }
+}
+
 /* Workers whose result is their compact termination summary (their log could not be read, or
  * its result line was cut): condition ResultDetailUnavailable names them and why, with a Warning
  * event; status then lacks what only the log holds. Returns true when there are any. */
 static bool check_detail(struct dctx *d, const struct ctrl_worker *w, int n, bool bounded)
 {
-    const struct ctrl_observed *o = d->obs;
     char msg[CTRL_MAX_MESSAGE] = "";
-    size_t len = 0;
-    int missing = 0, listed = 0;
-    const char *reason = NULL;
-    bool fio = false;
-    for (int i = 0; i < n; i++) {
-        if (!w[i].result || !w[i].detail_missing)
-            continue;
-        missing++;
-        const cJSON *kind = bench_get(w[i].result, BK_KIND);
-        fio = fio || (cJSON_IsString(kind) && strcmp(kind->valuestring, "fio") == 0);
-        if (!reason)
-            reason = o->result_detail[w[i].index] == CTRL_DETAIL_LOG_TRUNCATED ? "LogTruncated"
-                                                                               : "LogUnavailable";
-        if (listed < 3 && len < sizeof(msg)) {
-            int m = snprintf(msg + len, sizeof(msg) - len, "%sworker %d (pod %s): %.200s",
-                             listed ? "; " : "", w[i].index, w[i].pod ? w[i].pod : "?",
-                             w[i].detail_missing);
-            if (m > 0)
-                len += (size_t)m;
-            listed++;
-        }
-    }
+    struct detail_missing dm = {0};
+    list_detail_missing(d, w, n, msg, sizeof(msg), &dm);
     const cJSON *c = ctrl_cond_get(d->st, "ResultDetailUnavailable");
-    if (!missing) {
+    if (!dm.missing) {
         if (c)
             cond(d, "ResultDetailUnavailable", "False", "LogRead",
                  "every worker's result was read from its log");
         return false;
     }
-    if (missing > listed && len < sizeof(msg)) {
-        int m = snprintf(msg + len, sizeof(msg) - len, "; and %d more worker%s", missing - listed,
-                         missing - listed == 1 ? "" : "s");
-        if (m > 0)
-            len += (size_t)m;
-    }
-    if (len < sizeof(msg)) {
-        int m = snprintf(msg + len, sizeof(msg) - len, "%s",
-                         fio ? ". Their results come from the termination message, which keeps "
-                               "each fio job's iops, bandwidth and p99 latencies (status.fio is "
-                               "complete), not fio's full latency distributions"
-                             : ". Their results come from the termination message, which keeps "
-                               "the summary and its percentiles, not the timeline, the "
-                               "per-statement latencies, the histogram or the diagnostics");
-        if (m > 0)
-            len += (size_t)m;
-    }
-    if (bounded && len < sizeof(msg))
-        (void)snprintf(msg + len, sizeof(msg) - len,
+    size_t len = dm.len;
+    if (dm.missing > dm.listed)
+        len = msg_addf(msg, sizeof(msg), len, "; and %d more worker%s", dm.missing - dm.listed,
+                       dm.missing - dm.listed == 1 ? "" : "s");
+    len = msg_addf(msg, sizeof(msg), len, "%s",
+                   dm.fio ? ". Their results come from the termination message, which keeps "
+                            "each fio job's iops, bandwidth and p99 latencies (status.fio is "
+                            "complete), not fio's full latency distributions"
+                          : ". Their results come from the termination message, which keeps "
+                            "the summary and its percentiles, not the timeline, the "
+                            "per-statement latencies, the histogram or the diagnostics");
+    if (bounded)
+        (void)msg_addf(msg, sizeof(msg), len, "%s",
                        "; the latency percentiles are the slowest worker's, an upper bound "
                        "(merging them needs every worker's histogram)");
     bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-    cond(d, "ResultDetailUnavailable", "True", reason, msg);
+    cond(d, "ResultDetailUnavailable", "True", dm.reason, msg);
     if (!was)
         event(d, true, "ResultDetailUnavailable", "%s", msg);
     return true;
