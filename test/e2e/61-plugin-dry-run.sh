@@ -71,8 +71,8 @@ kubectl pgbench run --dry-run=server -n nowhere "${args[@]}" >/dev/null 2>"$TMP/
 [ "$rc" -ne 0 ] || fail "--dry-run=server into a missing namespace succeeded"
 
 # ---- the operator (watching default only) creates its Jobs for the same BenchmarkRun
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --namespace default \
-    --metrics-addr 0 >/dev/null
+# --start-delay as the plugin's default: it is in the run Job's activeDeadlineSeconds
+env_start_operator --namespace default --start-delay 10
 python3 -c '
 import sys, yaml
 docs = list(yaml.safe_load_all(open(sys.argv[1])))

@@ -37,15 +37,6 @@ for u in cfg["users"]:
 open(sys.argv[2], "w").write(yaml.safe_dump(cfg))
 PY
 }
-# wait_until timeout_s command...: like env_wait_for, but returns 1 instead of failing
-wait_until() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        [ "$SECONDS" -lt "$deadline" ] || return 1
-        sleep 0.2
-    done
-}
 lease_json() { k -n "$1" get lease "$2" -o json 2>/dev/null; }
 lease_gone() { ! k -n "$1" get lease "$2" >/dev/null 2>&1; }
 # lease_owned_by NS NAME POD UID: held by the pod's process and owned by the pod
@@ -101,7 +92,7 @@ POD="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metadata
 POD_UID="$(k -n "$NS" get pod "$POD" -o jsonpath='{.metadata.uid}')"
 env_wait_for "the operator pod to run" 30 \
     sh -c "[ \"\$(kubectl --kubeconfig '$KUBECONFIG' -n $NS get pod $POD -o jsonpath='{.status.phase}')\" = Running ]"
-if ! wait_until 30 lease_owned_by "$NS" "$LEASE" "$POD" "$POD_UID"; then
+if ! env_poll 30 lease_owned_by "$NS" "$LEASE" "$POD" "$POD_UID"; then
     k -n "$NS" logs "$POD" >&2 || true
     lease_json "$NS" "$LEASE" >&2 || true
     fail "the operator pod does not hold a Lease it owns"
@@ -132,7 +123,7 @@ env_wait_for "the operator pod to be deleted (Deployment -> ReplicaSet -> Pod)" 
 env_wait_for "the garbage collector to delete the Lease with its owner pod" 20 lease_gone "$NS" "$LEASE"
 
 # nothing left once the garbage collector is through
-if ! wait_until 20 empty; then
+if ! env_poll 20 empty; then
     leftovers | sed 's/^/    left: /' >&2
     fail "helm uninstall left objects in namespace $NS"
 fi
