@@ -63,7 +63,7 @@ static void http_handler(const char *method, const char *path, struct buf *body,
             buf_puts(body, "informers not synced\n");
         }
     } else if (strcmp(path, "/metrics") == 0) {
-        *ctype = "text/plain; version=0.0.4; charset=utf-8";
+        *ctype = CTRL_METRICS_CONTENT_TYPE;
         ctrl_metrics_write(body, a->started ? a->ctrl : NULL, a->started ? a->sweeper : NULL, a->kc,
                            a->started);
     } else {

@@ -1,14 +1,14 @@
-/* pkg/controller/controller: informers + work queue + the executor of reconcile plans.
+/* pkg/controller/controller: the BenchmarkRun controller's informers, work queue and Events.
  *
  * Watches BenchmarkRuns (one namespace or all), and Jobs and Pods carrying the label
  * pgbench.dev/benchmarkrun; every event enqueues the owning BenchmarkRun's key. It also watches
  * Warning Events (field selector type=Warning), keeping only the few that say why a worker cannot
  * start (ctrl_event_relevant: FailedMount of a run's pod, ProvisioningFailed of a fio claim,
- * FailedCreate of a run's Job), trimmed to a few fields. A reconcile reads
- * the caches, asks ctrl_decide() for a plan, fetches what the plan needs (scale target, pod logs),
- * then writes: status first (merge patch on /status with the observed resourceVersion; a 409
- * Conflict re-reads the object and decides again), then creates (AlreadyExists is success) and
- * deletes (NotFound is success), then one Event per transition. All writes use
+ * FailedCreate of a run's Job), trimmed to a few fields. Each key the queue hands out, once the
+ * caches have synced, is reconciled by the executor (executor.h: ctrl_decide's plan carried out,
+ * status first, then creates and deletes, then Events); the Events it and the sweep controller
+ * send go through this file's sender (named per transition, retried, not sent twice). It must not
+ * know what to decide (reconcile.c) or how a plan is carried out (executor.c). All writes use
  * fieldValidation=Strict. */
 #ifndef PGBO_CONTROLLER_CONTROLLER_H
 #define PGBO_CONTROLLER_CONTROLLER_H
@@ -22,6 +22,11 @@
 #include "pkg/controller/metrics.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
+
+/* The backoff of a key whose reconcile failed, for the run and the sweep controllers' queues:
+ * CTRL_QUEUE_BASE_MS * 2^failures, at most CTRL_QUEUE_MAX_MS. */
+#define CTRL_QUEUE_BASE_MS 50
+#define CTRL_QUEUE_MAX_MS 60000
 
 struct ctrl_options {
     const char *namespace; /* NULL or "" = all namespaces */

@@ -20,6 +20,9 @@
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 
+/* The Content-Type of ctrl_metrics_format's text. */
+#define CTRL_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
 /* Bounds of the reconcile duration histogram, in metrics.c. */
 #define CTRL_METRICS_RECONCILE_BOUNDS 13
 
