@@ -577,28 +577,23 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     if (o->namespace && *o->namespace)
         c->ns = strdup(o->namespace);
     int rc;
-    struct kube_queue_opts qo = {
-        .workers = o->workers > 0 ? o->workers : 8, .base_ms = 50, .max_ms = 60000};
+    struct kube_queue_opts qo = {.workers = o->workers > 0 ? o->workers : 8,
+                                 .base_ms = CTRL_QUEUE_BASE_MS,
+                                 .max_ms = CTRL_QUEUE_MAX_MS};
     rc = kube_queue_new(loop, &qo, process, c, &c->q);
     if (rc)
         goto fail;
     c->runs = (struct kube_enqueue){.q = c->q, .on_delete = run_deleted, .ud = c};
     c->children = (struct kube_enqueue){.q = c->q, .owner_label = CTRL_LABEL_RUN};
-    struct kube_informer_handlers hb = {.transform = ctrl_transform_benchmarkrun};
-    kube_enqueue_handlers(&hb);
-    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, c->ns, NULL, &hb, &c->runs, &c->brs);
-    if (rc)
-        goto fail;
-    struct kube_informer_handlers hj = {.transform = ctrl_transform_job};
-    kube_enqueue_handlers(&hj);
-    rc = kube_informer_new(kc, &KUBE_JOBS, c->ns, CTRL_LABEL_RUN, &hj, &c->children, &c->jobs);
-    if (rc)
-        goto fail;
+    rc = kube_informer_enqueue(kc, &KUBE_BENCHMARKRUNS, c->ns, &c->runs,
+                               ctrl_transform_benchmarkrun, false, &c->brs);
+    rc = rc ? rc
+            : kube_informer_enqueue(kc, &KUBE_JOBS, c->ns, &c->children, ctrl_transform_job, false,
+                                    &c->jobs);
     /* indexed by run: a reconcile reads its own run's pods only */
-    struct kube_informer_handlers hp = {.transform = ctrl_transform_pod,
-                                        .index = kube_enqueue_index};
-    kube_enqueue_handlers(&hp);
-    rc = kube_informer_new(kc, &KUBE_PODS, c->ns, CTRL_LABEL_RUN, &hp, &c->children, &c->pods);
+    rc = rc ? rc
+            : kube_informer_enqueue(kc, &KUBE_PODS, c->ns, &c->children, ctrl_transform_pod, true,
+                                    &c->pods);
     if (rc)
         goto fail;
     struct kube_informer_handlers he = {.on_add = warning_event,

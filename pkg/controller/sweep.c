@@ -1170,24 +1170,20 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
     s->kc = kc;
     if (ns && *ns)
         s->ns = strdup(ns);
-    struct kube_queue_opts qo = {
-        .workers = workers > 0 ? workers : 2, .base_ms = 50, .max_ms = 60000};
+    struct kube_queue_opts qo = {.workers = workers > 0 ? workers : 2,
+                                 .base_ms = CTRL_QUEUE_BASE_MS,
+                                 .max_ms = CTRL_QUEUE_MAX_MS};
     int rc = kube_queue_new(loop, &qo, process, s, &s->q);
     if (rc)
         goto fail;
     s->own = (struct kube_enqueue){.q = s->q, .on_delete = sweep_deleted, .ud = s};
     s->by_sweep = (struct kube_enqueue){.q = s->q, .owner_label = CTRL_LABEL_SWEEP};
-    struct kube_informer_handlers hs = {.transform = transform_sweep};
-    kube_enqueue_handlers(&hs);
-    rc = kube_informer_new(kc, &CTRL_BENCHMARKSWEEPS, s->ns, NULL, &hs, &s->own, &s->sweeps);
-    if (rc)
-        goto fail;
+    rc = kube_informer_enqueue(kc, &CTRL_BENCHMARKSWEEPS, s->ns, &s->own, transform_sweep, false,
+                               &s->sweeps);
     /* indexed by sweep: a reconcile reads its own sweep's runs only */
-    struct kube_informer_handlers hr = {.transform = ctrl_transform_sweep_run,
-                                        .index = kube_enqueue_index};
-    kube_enqueue_handlers(&hr);
-    rc = kube_informer_new(kc, &KUBE_BENCHMARKRUNS, s->ns, CTRL_LABEL_SWEEP, &hr, &s->by_sweep,
-                           &s->runs);
+    rc = rc ? rc
+            : kube_informer_enqueue(kc, &KUBE_BENCHMARKRUNS, s->ns, &s->by_sweep,
+                                    ctrl_transform_sweep_run, true, &s->runs);
     if (rc)
         goto fail;
     *out = s;

@@ -60,3 +60,13 @@ void kube_enqueue_handlers(struct kube_informer_handlers *h)
     h->on_update = on_update;
     h->on_delete = on_delete;
 }
+
+int kube_informer_enqueue(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                          struct kube_enqueue *e, void (*transform)(cJSON *obj, void *ud),
+                          bool indexed, struct kube_informer **out)
+{
+    struct kube_informer_handlers h = {.transform = transform,
+                                       .index = indexed ? kube_enqueue_index : NULL};
+    kube_enqueue_handlers(&h);
+    return kube_informer_new(c, r, ns, e->owner_label, &h, e, out);
+}

@@ -320,6 +320,13 @@ struct kube_enqueue {
 /* Sets h's on_add, on_update and on_delete; the informer's ud must be the struct kube_enqueue,
  * which outlives it. Transforms and filters get that ud too. */
 void kube_enqueue_handlers(struct kube_informer_handlers *h);
+/* An informer of r (ns NULL: all namespaces) whose events queue keys through e, which outlives
+ * it: with e->owner_label it lists and watches only the objects that carry the label. indexed:
+ * the cache is indexed by the queued key (kube_enqueue_index), so that
+ * kube_informer_foreach_indexed(owner's key) reads one owner's objects. transform may be NULL. */
+int kube_informer_enqueue(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                          struct kube_enqueue *e, void (*transform)(cJSON *obj, void *ud),
+                          bool indexed, struct kube_informer **out);
 /* The key an enqueue puts on its queue for obj (ud: the struct kube_enqueue): usable as the
  * informer's index, so that kube_informer_foreach_indexed(owner key) reads an owner's objects. */
 bool kube_enqueue_index(const cJSON *obj, char *buf, size_t n, void *ud);
