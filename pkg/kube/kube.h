@@ -5,6 +5,7 @@
  *   watch.c     list+watch with bookmarks, 410 relist, jittered backoff; the line decoder
  *   informer.c  a cache of one resource fed by list+watch, with callbacks
  *   queue.c     a de-duplicating, rate-limited work queue (controller-runtime semantics)
+ *   enqueue.c   informer events -> queue keys: an object's own, or its owner's by label
  *
  * Conventions: functions return 0 or a negative errno; API failures arrive as a struct
  * kube_status decoded from the server's Status object. Nothing here prints: it logs through
