@@ -13,42 +13,19 @@
 # Env: BUILD (default build), BENCH_RUNS (1000), BENCH_LATENCY_SAMPLES (200), BENCH_MODE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT="$PWD"
-BUILD="${BUILD:-build}"
-BIN="$ROOT/$BUILD/bin"
+: "${BUILD:=build}"
+. test/lib/env.sh
 RUNS="${BENCH_RUNS:-1000}"
 SAMPLES="${BENCH_LATENCY_SAMPLES:-200}"
-[ -x "$BIN/pgbench-operator" ] || { echo "bench-operator: $BIN/pgbench-operator not built" >&2; exit 1; }
-
-TMP="$(mktemp -d /tmp/pgbo-bench-operator.XXXXXX)"
-SIM_PID="" OP_PID=""
-cleanup() {
-    [ -n "$OP_PID" ] && kill -TERM "$OP_PID" 2>/dev/null || true
-    [ -n "$SIM_PID" ] && kill -TERM "$SIM_PID" 2>/dev/null || true
-    [ -n "$OP_PID" ] && wait "$OP_PID" 2>/dev/null || true
-    [ -n "$SIM_PID" ] && wait "$SIM_PID" 2>/dev/null || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+[ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator not built"
 
 mkdir -p "$TMP/bin"
 printf '#!/bin/sh\nexec sleep 3600\n' >"$TMP/bin/pgbench-runner"
 chmod +x "$TMP/bin/pgbench-runner"
-
-SIM_BIN_PATH="$TMP/bin" node test/sim/main.js --port 0 --kubeconfig "$TMP/kubeconfig" \
-    >"$TMP/sim.out" 2>"$TMP/sim.log" &
-SIM_PID=$!
-for _ in $(seq 200); do grep -q '^READY ' "$TMP/sim.out" 2>/dev/null && break; sleep 0.05; done
-grep -q '^READY ' "$TMP/sim.out" || { cat "$TMP/sim.log" >&2; echo "bench-operator: sim did not start" >&2; exit 1; }
-export KUBECONFIG="$TMP/kubeconfig"
-kubectl apply -f crds/benchmarkrun.yaml >/dev/null
-kubectl create namespace bench >/dev/null
-kubectl create namespace lat >/dev/null
-
-"$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 0 --log-level warn \
-    --start-delay 0 --workers 16 >"$TMP/operator.log" 2>&1 &
-OP_PID=$!
-sleep 0.5
+BIN="$TMP/bin" env_start_sim
+env_kubectl create namespace bench >/dev/null
+env_kubectl create namespace lat >/dev/null
+env_start_operator --log-level warn --start-delay 0 --workers 16
 
 cat >"$TMP/driver.js" <<'JS'
 'use strict';
@@ -171,7 +148,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 JS
 
 node "$TMP/driver.js" "$KUBECONFIG" "$RUNS" "$SAMPLES" "$OP_PID" "$SIM_PID" >"$TMP/result.json" ||
-    { tail -20 "$TMP/operator.log" >&2; exit 1; }
+    { tail -20 "$OP_LOG" >&2; fail "the driver failed"; }
 python3 - "$TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -20,18 +20,9 @@ env_kubectl create configmap first --from-literal=first.sql="INSERT INTO bench_f
 env_kubectl create --raw /sim/start-delay -f - >/dev/null <<JSON
 {"rules": [{"labels": {"pgbench.dev/role": "run", "batch.kubernetes.io/job-completion-index": "$((WORKERS - 1))"}, "ms": $PULL_MS}]}
 JSON
-cat <<YAML | env_apply
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: skew}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER, passwordSecretRef: {name: pg-pass}, sslMode: disable}
-  workload:
-    pgbench:
-      run: {clients: $WORKERS, threads: 1, durationSeconds: 3, scripts: [{configMapRef: {name: first, key: first.sql}}], noVacuum: true}
-  workers: $WORKERS
-  diagnostics: {replicaLag: false, waitEvents: false}
-YAML
+env_br_yaml skew "pgbench:
+  run: {clients: $WORKERS, threads: 1, durationSeconds: 3, scripts: [{configMapRef: {name: first, key: first.sql}}], noVacuum: true}" \
+    "workers: $WORKERS" 'diagnostics: {replicaLag: false, waitEvents: false}' | env_apply
 env_wait_phase skew Succeeded $((60 + PULL_MS / 1000))
 env_kubectl get br skew -o json >"$TMP/br.json"
 env_psql_super -At -F ' ' -c "SELECT split_part(app, ':', 2), extract(epoch FROM min(t)) FROM bench_first
