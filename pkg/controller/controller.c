@@ -1,6 +1,7 @@
 /* The controller: caches, queue, and the Events it sends; the executor (executor.c) carries out
  * the reconciles. */
 #include "pkg/controller/controller.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <errno.h>
@@ -229,7 +230,7 @@ void ctrl_transform_event(cJSON *obj, void *ud)
         when = util_jstr(obj, "firstTimestamp");
     if (!when)
         when = util_jstr(obj, "metadata.creationTimestamp");
-    cJSON *t = when ? ctrl_must(cJSON_CreateString(when)) : NULL;
+    cJSON *t = when ? util_must(cJSON_CreateString(when)) : NULL;
     static const char *const top[] = {"metadata", "involvedObject", "reason", "message", NULL};
     keep_keys(obj, top);
     static const char *const meta[] = {"name", "namespace", "resourceVersion", NULL};
@@ -494,11 +495,11 @@ static void post_event(struct ctrl_controller *c, const char *key, const char *k
     sent_add(c, key, h); /* also while in flight: not sent twice by the next reconcile */
     char ts[40];
     util_rfc3339(e->time > 0 ? e->time : util_wall_s(), 0, ts, sizeof(ts));
-    cJSON *ev = ctrl_must(cJSON_CreateObject());
-    cJSON *md = ctrl_must(cJSON_AddObjectToObject(ev, "metadata"));
+    cJSON *ev = util_must(cJSON_CreateObject());
+    cJSON *md = util_must(cJSON_AddObjectToObject(ev, "metadata"));
     cJSON_AddStringToObject(md, "name", name);
     cJSON_AddStringToObject(md, "namespace", ns);
-    cJSON *inv = ctrl_must(cJSON_AddObjectToObject(ev, "involvedObject"));
+    cJSON *inv = util_must(cJSON_AddObjectToObject(ev, "involvedObject"));
     cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
     cJSON_AddStringToObject(inv, "kind", kind);
     cJSON_AddStringToObject(inv, "name", oname);
@@ -509,7 +510,7 @@ static void post_event(struct ctrl_controller *c, const char *key, const char *k
     cJSON_AddStringToObject(ev, "reason", e->reason);
     cJSON_AddStringToObject(ev, "message", e->message);
     cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
-    cJSON *src = ctrl_must(cJSON_AddObjectToObject(ev, "source"));
+    cJSON *src = util_must(cJSON_AddObjectToObject(ev, "source"));
     cJSON_AddStringToObject(src, "component", c->opt.cfg.component);
     cJSON_AddStringToObject(ev, "firstTimestamp", ts);
     cJSON_AddStringToObject(ev, "lastTimestamp", ts);

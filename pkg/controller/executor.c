@@ -1,6 +1,7 @@
 /* The executor of ctrl_decide() plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <errno.h>
@@ -171,7 +172,7 @@ static void collect_event(const cJSON *ev, void *ud)
     struct rec *r = ud;
     if (r->n_events >= CTRL_MAX_EVENTS)
         return;
-    r->events[r->n_events] = ctrl_must(cJSON_Duplicate(ev, 1));
+    r->events[r->n_events] = util_must(cJSON_Duplicate(ev, 1));
     r->n_events++;
 }
 
@@ -610,7 +611,7 @@ static void on_pods(struct kube_result *res, void *ud)
     {
         if (r->n_pods >= CTRL_MAX_PODS)
             break;
-        cJSON *pod = ctrl_must(cJSON_Duplicate(it, 1));
+        cJSON *pod = util_must(cJSON_Duplicate(it, 1));
         ctrl_transform_pod(pod, NULL);
         r->pods[r->n_pods] = pod;
         r->obs.pods[r->n_pods] = pod;
@@ -967,10 +968,10 @@ static void on_annotated(struct kube_result *res, void *ud)
  * CTRL_START_ANNOTATION (the same value for every pod of the run). */
 static void annotate_pod(struct rec *r)
 {
-    cJSON *patch = ctrl_must(cJSON_CreateObject());
-    cJSON *ann = ctrl_must(cJSON_CreateObject());
+    cJSON *patch = util_must(cJSON_CreateObject());
+    cJSON *ann = util_must(cJSON_CreateObject());
     util_jset_str(ann, CTRL_START_ANNOTATION, r->plan.start_at);
-    util_jset(ctrl_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
+    util_jset(util_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
     int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann].pod,
                         KUBE_PATCH_MERGE, patch, &o, on_annotated, r);

@@ -1,5 +1,6 @@
 /* Child manifests of a BenchmarkRun: init Job, Indexed run Job, fio PVC, HPA. */
 #include "pkg/controller/manifest.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 #include "pkg/bench/runner_args.h"
 
@@ -28,25 +29,18 @@ void ctrl_child_name(const char *br, enum ctrl_child which, char *out, size_t le
     (void)snprintf(out, len, "%s-%s", br, suffix[which]);
 }
 
-cJSON *ctrl_must(cJSON *j)
-{
-    if (!j)
-        abort();
-    return j;
-}
-
 static cJSON *obj(void)
 {
-    return ctrl_must(cJSON_CreateObject());
+    return util_must(cJSON_CreateObject());
 }
 static cJSON *arr(void)
 {
-    return ctrl_must(cJSON_CreateArray());
+    return util_must(cJSON_CreateArray());
 }
 
 static cJSON *put(cJSON *o, const char *k, cJSON *v)
 {
-    cJSON_AddItemToObject(o, k, ctrl_must(v));
+    cJSON_AddItemToObject(o, k, util_must(v));
     return v;
 }
 
@@ -64,7 +58,7 @@ static void put_bool(cJSON *o, const char *k, bool v)
 }
 static void push_str(cJSON *a, const char *v)
 {
-    cJSON_AddItemToArray(a, ctrl_must(cJSON_CreateString(v)));
+    cJSON_AddItemToArray(a, util_must(cJSON_CreateString(v)));
 }
 
 /* Appends the runner's command line built from the flag table (pkg/bench/runner_args.h). */

@@ -80,7 +80,4 @@ long ctrl_run_timeout(const struct ctrl_spec *s, const struct ctrl_config *cfg);
  * start delay + run timeout + CTRL_DEADLINE_REPORT_S. */
 long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg);
 
-/* Returns j; aborts when it is NULL (cJSON's only failure is allocation). */
-cJSON *ctrl_must(cJSON *j);
-
 #endif

@@ -1,5 +1,6 @@
 /* A run's live progress from its workers' log records (see progress.h). */
 #include "pkg/controller/progress.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <math.h>
@@ -91,7 +92,7 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
         util_jset(status, key, cJSON_CreateNull());
         return true;
     }
-    cJSON *p = ctrl_must(cJSON_CreateObject());
+    cJSON *p = util_must(cJSON_CreateObject());
     if (isfinite(elapsed))
         util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ELAPSED_SECONDS), elapsed);
     if (isfinite(elapsed) && isfinite(duration))
@@ -143,7 +144,7 @@ void ctrl_progress_display(cJSON *status)
     const char *key = bench_fields[BK_STATUS_DISPLAY].status;
     cJSON *d = cJSON_GetObjectItemCaseSensitive(status, key);
     if (!cJSON_IsObject(d)) {
-        d = ctrl_must(cJSON_CreateObject());
+        d = util_must(cJSON_CreateObject());
         util_jset(status, key, d);
     }
     util_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);

@@ -1,5 +1,6 @@
 /* The BenchmarkRun state machine (see reconcile.h for the states and transitions). */
 #include "pkg/controller/reconcile.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <errno.h>
@@ -247,7 +248,7 @@ static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
     cJSON *ann = cJSON_GetObjectItemCaseSensitive(meta, "annotations");
     if (!ann) {
-        ann = ctrl_must(cJSON_CreateObject());
+        ann = util_must(cJSON_CreateObject());
         cJSON_AddItemToObject(meta, "annotations", ann);
     }
     char *txt = cJSON_PrintUnformatted(s->json);
@@ -1201,7 +1202,7 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
             event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
         return;
     }
-    cJSON *ref = ctrl_must(cJSON_CreateObject());
+    cJSON *ref = util_must(cJSON_CreateObject());
     util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_NAME), util_jstr(cm, "metadata.name"));
     util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), CTRL_RESULT_KEY);
     util_jset(d->st, bench_status_key(BK_STATUS_RESULT_REF), ref);
@@ -1486,8 +1487,8 @@ static void plan_drop_writes(struct ctrl_plan *plan)
 /* The status as it is observed, normalised: a copy (d->st), startAt as RFC 3339, a phase. */
 static void load_status(struct dctx *d, const cJSON *old)
 {
-    d->st = old && cJSON_IsObject(old) ? ctrl_must(cJSON_Duplicate(old, 1))
-                                       : ctrl_must(cJSON_CreateObject());
+    d->st = old && cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1))
+                                       : util_must(cJSON_CreateObject());
     d->old_phase = phase_of(old);
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", ctrl_phase_name(d->old_phase));
     const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");

@@ -1,5 +1,6 @@
 /* The result ConfigMap: the whole result of a run, brought under the size limit (resultcm.h). */
 #include "pkg/controller/resultcm.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <stdbool.h>
@@ -39,11 +40,11 @@ static char *hdr_of(const cJSON *agg)
 /* The aggregate plus workerResults and histogramHdr. */
 static cJSON *document(const cJSON *agg, const cJSON *const *results, int n)
 {
-    cJSON *doc = ctrl_must(cJSON_Duplicate(agg, 1));
-    cJSON *wr = ctrl_must(cJSON_CreateArray());
+    cJSON *doc = util_must(cJSON_Duplicate(agg, 1));
+    cJSON *wr = util_must(cJSON_CreateArray());
     for (int i = 0; i < n; i++)
         cJSON_AddItemToArray(
-            wr, ctrl_must(results[i] ? cJSON_Duplicate(results[i], 1) : cJSON_CreateNull()));
+            wr, util_must(results[i] ? cJSON_Duplicate(results[i], 1) : cJSON_CreateNull()));
     util_jset(doc, KEY(WORKER_RESULTS), wr);
     char *hdr = hdr_of(agg);
     if (hdr)
@@ -64,17 +65,17 @@ static void thin_timeline(cJSON *result, int max)
     int n = cJSON_GetArraySize(tl), step = bench_downsample_step(n, max);
     if (!cJSON_IsArray(tl) || step <= 1)
         return;
-    cJSON *kept = ctrl_must(cJSON_CreateArray());
+    cJSON *kept = util_must(cJSON_CreateArray());
     for (int i = 0; i < n; i += step)
         cJSON_AddItemReferenceToArray(kept, cJSON_GetArrayItem(tl, i));
-    cJSON *out = ctrl_must(cJSON_Duplicate(kept, 1));
+    cJSON *out = util_must(cJSON_Duplicate(kept, 1));
     cJSON_Delete(kept);
     cJSON_ReplaceItemInObjectCaseSensitive(result, KEY(TIMELINE), out);
 }
 
 static cJSON *from_to(int from, int to)
 {
-    cJSON *o = ctrl_must(cJSON_CreateObject());
+    cJSON *o = util_must(cJSON_CreateObject());
     util_jset_num(o, "from", from);
     util_jset_num(o, "to", to);
     return o;
@@ -95,7 +96,7 @@ static int longest_worker_timeline(const cJSON *doc)
 /* Writes what r says into doc's "downsampled". */
 static void record(cJSON *doc, const struct reduction *r, size_t limit)
 {
-    cJSON *d = ctrl_must(cJSON_CreateObject());
+    cJSON *d = util_must(cJSON_CreateObject());
     util_jset_num(d, bench_key(BK_DOWNSAMPLED_LIMIT_BYTES), (double)limit);
     if (r->points && r->timeline_from > timeline_len(doc))
         util_jset(d, bench_key(BK_DOWNSAMPLED_TIMELINE_POINTS),
@@ -157,7 +158,7 @@ static bool reduce(cJSON *doc, struct reduction *r)
     if (!r->results_removed && cJSON_GetArraySize(wr) > 0) {
         r->results_removed = cJSON_GetArraySize(wr);
         cJSON_ReplaceItemInObjectCaseSensitive(doc, KEY(WORKER_RESULTS),
-                                               ctrl_must(cJSON_CreateArray()));
+                                               util_must(cJSON_CreateArray()));
         return true;
     }
     return false;

@@ -1,5 +1,6 @@
 /* BenchmarkRun status: conditions and results. */
 #include "pkg/controller/status.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <math.h>
@@ -36,7 +37,7 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
 {
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(status, "conditions");
     if (!cJSON_IsArray(conds)) {
-        conds = ctrl_must(cJSON_CreateArray());
+        conds = util_must(cJSON_CreateArray());
         util_jset(status, "conditions", conds);
     }
     cJSON *c = (cJSON *)ctrl_cond_get(status, type);
@@ -52,7 +53,7 @@ bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const c
     }
     bool transition = !c || !str_eq(c, "status", cstatus);
     if (!c) {
-        c = ctrl_must(cJSON_CreateObject());
+        c = util_must(cJSON_CreateObject());
         cJSON_AddItemToArray(conds, c);
         util_jset_str(c, "type", type);
     }
@@ -132,7 +133,7 @@ static bool copied_whole(const struct bench_field *f)
 /* Copies one item of a list: every row of the list's items. */
 static cJSON *project_item(const struct bench_field *list, const cJSON *item)
 {
-    cJSON *o = ctrl_must(cJSON_CreateObject());
+    cJSON *o = util_must(cJSON_CreateObject());
     for (size_t i = 0; i < bench_nfields; i++) {
         const struct bench_field *f = &bench_fields[i];
         const char *src = f->path ? bench_field_under(f->path, list->path) : NULL;
@@ -157,7 +158,7 @@ static bool left_out(const struct bench_field *list, const cJSON *item)
  * timelines, replica lag samples), evenly spaced; a list of numbers keeps its numbers. */
 static cJSON *project_list(const struct bench_field *list, const cJSON *src)
 {
-    cJSON *a = ctrl_must(cJSON_CreateArray());
+    cJSON *a = util_must(cJSON_CreateArray());
     int n = cJSON_GetArraySize(src), max = list->max_items;
     int step = list->downsample ? bench_downsample_step(n, max) : 1;
     for (int i = 0, kept = 0; i < n && kept < max; i += step) {
@@ -365,7 +366,7 @@ static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
 /* status.display from status.summary or status.fio (already projected). */
 static void set_display(cJSON *status)
 {
-    cJSON *d = ctrl_must(cJSON_CreateObject());
+    cJSON *d = util_must(cJSON_CreateObject());
     char line[CTRL_MAX_MESSAGE] = "", a[32], b[32];
     double tps = status_num(status, BK_SUMMARY_TPS);
     double avg = status_num(status, BK_SUMMARY_LATENCY_AVG_MS);
@@ -419,7 +420,7 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
     const struct bench_field *list = &bench_fields[BK_WORKERS];
     const char *k_index = bench_status_key(BK_WORKERS_INDEX);
     cJSON *projected = cJSON_DetachItemFromObjectCaseSensitive(status, list->status);
-    cJSON *rows = ctrl_must(cJSON_CreateArray());
+    cJSON *rows = util_must(cJSON_CreateArray());
     for (int i = 0; i < n && i < list->max_items; i++) {
         cJSON *o = NULL, *it;
         cJSON_ArrayForEach(it, projected)
@@ -431,7 +432,7 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
             }
         }
         if (!o) {
-            o = ctrl_must(cJSON_CreateObject());
+            o = util_must(cJSON_CreateObject());
             util_jset(o, k_index, cJSON_CreateNumber(w[i].index));
         }
         if (w[i].pod)
@@ -531,7 +532,7 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
 {
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(status, "hpaTimeline");
     if (!cJSON_IsArray(tl)) {
-        tl = ctrl_must(cJSON_CreateArray());
+        tl = util_must(cJSON_CreateArray());
         util_jset(status, "hpaTimeline", tl);
     }
     int n = cJSON_GetArraySize(tl);
@@ -543,7 +544,7 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
     }
     if (n >= CTRL_MAX_HPA_TIMELINE)
         cJSON_DeleteItemFromArray(tl, 1); /* keep the first sample */
-    cJSON *o = ctrl_must(cJSON_CreateObject());
+    cJSON *o = util_must(cJSON_CreateObject());
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
     util_jset_str(o, "time", ts);

@@ -1,5 +1,6 @@
 /* BenchmarkSweep: spec, step planning, analysis, and its small controller. */
 #include "pkg/controller/sweep.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <errno.h>
@@ -208,7 +209,7 @@ static cJSON *obj_at(cJSON *o, const char *a, const char *b)
 {
     cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
     if (!cJSON_IsObject(x)) {
-        x = ctrl_must(cJSON_CreateObject());
+        x = util_must(cJSON_CreateObject());
         util_jset(o, a, x);
     }
     if (!b)
@@ -218,7 +219,7 @@ static cJSON *obj_at(cJSON *o, const char *a, const char *b)
 
 cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first)
 {
-    cJSON *spec = ctrl_must(cJSON_Duplicate(s->template, 1));
+    cJSON *spec = util_must(cJSON_Duplicate(s->template, 1));
     double v = s->values[step];
     cJSON *pg = obj_at(obj_at(spec, "workload", NULL), "pgbench", NULL);
     switch (s->field) {
@@ -244,7 +245,7 @@ cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s
     char name[320], stepv[16];
     ctrl_sweep_run_name(sname, step, repeat, name, sizeof(name));
     (void)snprintf(stepv, sizeof(stepv), "%d", step);
-    cJSON *br = ctrl_must(cJSON_CreateObject());
+    cJSON *br = util_must(cJSON_CreateObject());
     util_jset_str(br, "apiVersion", "pgbench.dev/v1alpha1");
     util_jset_str(br, "kind", "BenchmarkRun");
     cJSON *md = obj_at(br, "metadata", NULL);
@@ -255,8 +256,8 @@ cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s
     cJSON *labels = obj_at(md, "labels", NULL);
     util_jset_str(labels, CTRL_LABEL_SWEEP, sname);
     util_jset_str(labels, CTRL_LABEL_SWEEP_STEP, stepv);
-    cJSON *refs = ctrl_must(cJSON_CreateArray());
-    cJSON *ref = ctrl_must(cJSON_CreateObject());
+    cJSON *refs = util_must(cJSON_CreateArray());
+    cJSON *ref = util_must(cJSON_CreateObject());
     util_jset_str(ref, "apiVersion", "pgbench.dev/v1alpha1");
     util_jset_str(ref, "kind", "BenchmarkSweep");
     util_jset_str(ref, "name", sname);
@@ -276,26 +277,26 @@ cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj)
 {
     if (!cJSON_IsObject(old_obj) || !cJSON_IsObject(new_obj))
         return cJSON_Compare(old_obj, new_obj, true) ? NULL
-                                                     : ctrl_must(cJSON_Duplicate(new_obj, 1));
-    cJSON *patch = ctrl_must(cJSON_CreateObject());
+                                                     : util_must(cJSON_Duplicate(new_obj, 1));
+    cJSON *patch = util_must(cJSON_CreateObject());
     const cJSON *it;
     cJSON_ArrayForEach(it, new_obj)
     {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(old_obj, it->string);
         cJSON *d;
         if (!o)
-            d = ctrl_must(cJSON_Duplicate(it, 1));
+            d = util_must(cJSON_Duplicate(it, 1));
         else if (cJSON_IsObject(o) && cJSON_IsObject(it))
             d = ctrl_merge_diff(o, it);
         else
-            d = cJSON_Compare(o, it, true) ? NULL : ctrl_must(cJSON_Duplicate(it, 1));
+            d = cJSON_Compare(o, it, true) ? NULL : util_must(cJSON_Duplicate(it, 1));
         if (d)
             cJSON_AddItemToObject(patch, it->string, d);
     }
     cJSON_ArrayForEach(it, old_obj)
     {
         if (!cJSON_GetObjectItemCaseSensitive(new_obj, it->string))
-            cJSON_AddItemToObject(patch, it->string, ctrl_must(cJSON_CreateNull()));
+            cJSON_AddItemToObject(patch, it->string, util_must(cJSON_CreateNull()));
     }
     if (!patch->child) {
         cJSON_Delete(patch);
@@ -351,7 +352,7 @@ static const char *top_wait(const cJSON *shares, double *pct)
 /* One repeat's entry of status.steps[].runs[] from a finished cached run. */
 static cJSON *entry_from_run(const cJSON *run, const char *name)
 {
-    cJSON *e = ctrl_must(cJSON_CreateObject());
+    cJSON *e = util_must(cJSON_CreateObject());
     util_jset_str(e, "name", name);
     const char *phase = util_jstr(run, "status.phase");
     util_jset_str(e, "phase", phase ? phase : "Pending");
@@ -555,7 +556,7 @@ static void usl_analysis(cJSON *a, const cJSON *steps, double max_n, const char 
     }
     struct bench_usl_fit fit;
     bench_usl_fit(pts, np, &fit);
-    cJSON *u = ctrl_must(cJSON_CreateObject());
+    cJSON *u = util_must(cJSON_CreateObject());
     util_jset(u, "ok", cJSON_CreateBool(fit.ok));
     if (!fit.ok) {
         util_jset_str(u, "reason", fit.reason);
@@ -580,7 +581,7 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
     int k = steps_by_value(steps, order, &peak, &peak_at);
     if (k == 0)
         return;
-    cJSON *a = ctrl_must(cJSON_CreateObject());
+    cJSON *a = util_must(cJSON_CreateObject());
     put_num(a, "peakTps", peak, 8);
     util_jset_num(a, "peakAt", peak_at);
     double tps[CTRL_SWEEP_MAX_STEPS], p99[CTRL_SWEEP_MAX_STEPS];
@@ -630,7 +631,7 @@ static void copy_member(cJSON *to, const cJSON *from, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, k);
     if (v)
-        util_jset(to, k, ctrl_must(cJSON_Duplicate(v, 1)));
+        util_jset(to, k, util_must(cJSON_Duplicate(v, 1)));
 }
 
 /* Where the walk over a sweep's runs stopped. */
@@ -647,10 +648,10 @@ static cJSON *step_entry(cJSON *steps, const struct ctrl_sweep_spec *s, int i)
 {
     cJSON *step = cJSON_GetArrayItem(steps, i);
     if (!step) {
-        step = ctrl_must(cJSON_CreateObject());
+        step = util_must(cJSON_CreateObject());
         util_jset_num(step, "index", i);
         util_jset_num(step, "value", s->values[i]);
-        util_jset(step, "runs", ctrl_must(cJSON_CreateArray()));
+        util_jset(step, "runs", util_must(cJSON_CreateArray()));
         cJSON_AddItemToArray(steps, step);
     }
     return step;
@@ -677,9 +678,9 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
         if (run && run_finished(util_jstr(run, "status.phase")))
             e = entry_from_run(run, name);
         else if (rec)
-            e = ctrl_must(cJSON_Duplicate(rec, 1));
+            e = util_must(cJSON_Duplicate(rec, 1));
         else {
-            e = ctrl_must(cJSON_CreateObject());
+            e = util_must(cJSON_CreateObject());
             util_jset_str(e, "name", name);
             const char *ph = util_jstr(run, "status.phase");
             util_jset_str(e, "phase", ph ? ph : "Pending");
@@ -772,7 +773,7 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     }
     long gen = (long)util_jnum(sweep, "metadata.generation", 0);
     long obs_gen = (long)util_jnum(old, "observedGeneration", (double)gen);
-    cJSON *st = ctrl_must(cJSON_CreateObject());
+    cJSON *st = util_must(cJSON_CreateObject());
     copy_member(st, old, "conditions");
     copy_member(st, old, "startTime");
     util_jset_num(st, "observedGeneration", (double)obs_gen);
@@ -784,12 +785,12 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
         return;
     }
     util_jset_str(st, "field", field_names[s.field]);
-    cJSON *vals = ctrl_must(cJSON_CreateArray());
+    cJSON *vals = util_must(cJSON_CreateArray());
     for (int i = 0; i < s.n_values; i++)
-        cJSON_AddItemToArray(vals, ctrl_must(cJSON_CreateNumber(s.values[i])));
+        cJSON_AddItemToArray(vals, util_must(cJSON_CreateNumber(s.values[i])));
     util_jset(st, "values", vals);
     util_jset_num(st, "totalSteps", s.n_values);
-    cJSON *steps = ctrl_must(cJSON_CreateArray());
+    cJSON *steps = util_must(cJSON_CreateArray());
     util_jset(st, "steps", steps);
 
     struct sweep_walk w = {.current = -1};
@@ -1023,8 +1024,8 @@ static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
     char msg[CTRL_MAX_MESSAGE], ts[40];
     (void)snprintf(msg, sizeof(msg), "creating BenchmarkRun %.300s: %.600s", run, why);
     util_rfc3339(util_wall_s(), 0, ts, sizeof(ts));
-    cJSON *patch = ctrl_must(cJSON_CreateObject());
-    cJSON *st = ctrl_must(cJSON_AddObjectToObject(patch, "status"));
+    cJSON *patch = util_must(cJSON_CreateObject());
+    cJSON *st = util_must(cJSON_AddObjectToObject(patch, "status"));
     util_jset_str(st, "phase", "Failed");
     util_jset_str(st, "message", msg);
     util_jset_str(st, "completionTime", ts);
@@ -1095,7 +1096,7 @@ static void collect_run(const cJSON *obj, void *ud)
 {
     struct run_list *l = ud;
     if (l->n < (int)(sizeof(l->items) / sizeof(l->items[0])))
-        l->items[l->n++] = ctrl_must(cJSON_Duplicate(obj, 1));
+        l->items[l->n++] = util_must(cJSON_Duplicate(obj, 1));
 }
 
 static void process(struct kube_queue *q, const char *key, void *ud)
@@ -1136,21 +1137,21 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     for (int i = 0; i < l->n; i++)
         cJSON_Delete(l->items[i]);
     free(l);
-    r->obj = ctrl_must(cJSON_CreateObject());
-    util_jset(r->obj, "metadata", ctrl_must(cJSON_Duplicate(util_jget(sweep, "metadata"), 1)));
+    r->obj = util_must(cJSON_CreateObject());
+    util_jset(r->obj, "metadata", util_must(cJSON_Duplicate(util_jget(sweep, "metadata"), 1)));
     if (!r->plan.status) {
         cJSON_Delete(sweep);
         do_create(r);
         return;
     }
-    cJSON *patch = ctrl_must(cJSON_CreateObject());
-    cJSON *md = ctrl_must(cJSON_AddObjectToObject(patch, "metadata"));
+    cJSON *patch = util_must(cJSON_CreateObject());
+    cJSON *md = util_must(cJSON_AddObjectToObject(patch, "metadata"));
     const char *rv = util_jstr(sweep, "metadata.resourceVersion");
     if (rv)
         util_jset_str(md, "resourceVersion", rv); /* the status decided from is the current one */
     cJSON *diff = ctrl_merge_diff(util_jget(sweep, "status"), r->plan.status);
     cJSON_Delete(sweep);
-    util_jset(patch, "status", diff ? diff : ctrl_must(cJSON_CreateObject()));
+    util_jset(patch, "status", diff ? diff : util_must(cJSON_CreateObject()));
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
     int rc = kube_patch(s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);

@@ -120,7 +120,7 @@ struct kube_client {
 
 static char *dup_or_null(const char *s)
 {
-    return s ? kube__xstrdup(s) : NULL;
+    return s ? util_xstrdup(s) : NULL;
 }
 
 static void free_secret(char *s)
@@ -230,7 +230,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int action, void *userp, void 
         return 0;
     }
     if (!ctx) {
-        ctx = kube__xcalloc(1, sizeof(*ctx));
+        ctx = util_xcalloc(1, sizeof(*ctx));
         ctx->fd = s;
         ctx->c = c;
         if (uv_poll_init_socket(c->loop, &ctx->poll, s) != 0) {
@@ -449,7 +449,7 @@ static void hold_set(struct kube_client *c, const char *key, double seconds, uin
     }
     if (c->holds.count >= MAX_HOLDS)
         drop_expired_holds(c, now);
-    h = kube__xmalloc(sizeof(*h));
+    h = util_xmalloc(sizeof(*h));
     h->until = until;
     h->jitter_ms = (uint64_t)((double)seconds_ms(seconds) * RETRY_JITTER);
     kube__map_put(&c->holds, key, h);
@@ -702,14 +702,14 @@ int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_
             return -EIO;
         global_done = true;
     }
-    struct kube_client *c = kube__xcalloc(1, sizeof(*c));
+    struct kube_client *c = util_xcalloc(1, sizeof(*c));
     c->loop = loop;
     c->multi = curl_multi_init();
     if (!c->multi) {
         free(c);
         return -ENOMEM;
     }
-    c->server = kube__xstrdup(cfg->server);
+    c->server = util_xstrdup(cfg->server);
     c->token = dup_or_null(cfg->token);
     c->token_file = dup_or_null(cfg->token_file);
     c->ca_file = dup_or_null(cfg->ca_file);
@@ -889,7 +889,7 @@ static void easy_request(struct kube__req *r, const char *url, const char *metho
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     }
     if (body) {
-        r->body = kube__xstrdup(body);
+        r->body = util_xstrdup(body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(r->body));
     }
@@ -979,7 +979,7 @@ static int submit(struct kube_client *c, const char *method, const char *path,
 {
     if (!c || c->free_pending || !method || !path || path[0] != '/' || !done)
         return -EINVAL;
-    struct kube__req *r = kube__xcalloc(1, sizeof(*r));
+    struct kube__req *r = util_xcalloc(1, sizeof(*r));
     struct buf url = BUF_INIT(0);
     int rc = -ENOMEM;
     r->c = c;
@@ -988,8 +988,8 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     r->ud = ud;
     r->resp.limit = c->max_body;
     r->pending.limit = c->max_body;
-    r->method = kube__xstrdup(method);
-    r->key = kube__xstrndup(path, strcspn(path, "?"));
+    r->method = util_xstrdup(method);
+    r->key = util_xstrndup(path, strcspn(path, "?"));
     r->timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS;
     r->easy = curl_easy_init();
     if (!r->easy)
@@ -1062,7 +1062,7 @@ static int submit_public(struct kube_client *c, const char *method, const char *
 {
     if (!cb)
         return -EINVAL;
-    struct cb_wrap *w = kube__xmalloc(sizeof(*w));
+    struct cb_wrap *w = util_xmalloc(sizeof(*w));
     w->cb = cb;
     w->ud = ud;
     int rc = submit(c, method, path, ctype, body, timeout_ms, NULL, wrap_done, w, free, NULL);

@@ -86,7 +86,7 @@ static int b64val(unsigned char c)
 static int base64_decode(const char *in, char **out, size_t *outlen)
 {
     size_t len = strlen(in);
-    char *o = kube__xmalloc(len / 4 * 3 + 4);
+    char *o = util_xmalloc(len / 4 * 3 + 4);
     size_t n = 0;
     unsigned acc = 0;
     int bits = 0, pad = 0;
@@ -207,10 +207,10 @@ static int file_field(struct kcparse *p, const char *val, const char *field, cha
 {
     char *path;
     if (val[0] == '/' || !p->dir) {
-        path = kube__xstrdup(val);
+        path = util_xstrdup(val);
     } else {
         size_t n = strlen(p->dir) + strlen(val) + 2;
-        path = kube__xmalloc(n);
+        path = util_xmalloc(n);
         (void)snprintf(path, n, "%s/%s", p->dir, val);
     }
     if (access(path, R_OK) != 0) {
@@ -278,7 +278,7 @@ static int parse_context(struct kcparse *p, yaml_node_t *root, const char *ctxna
         if (!ctxname || !*ctxname)
             return fail(p, -EINVAL, "current-context: not set and no context chosen");
     }
-    cfg->context = kube__xstrdup(ctxname);
+    cfg->context = util_xstrdup(ctxname);
 
     yaml_node_t *ctx;
     if ((rc = find_named(p, root, "contexts", "context", ctxname, "contexts", &ctx)) < 0)
@@ -300,7 +300,7 @@ static int parse_context(struct kcparse *p, yaml_node_t *root, const char *ctxna
         if ((rc = find_named(p, root, "users", "user", v[1], ref, user)) < 0)
             return rc;
     }
-    cfg->namespace = kube__xstrdup(v[2] && *v[2] ? v[2] : "default");
+    cfg->namespace = util_xstrdup(v[2] && *v[2] ? v[2] : "default");
     return 0;
 }
 
@@ -325,7 +325,7 @@ static int parse_cluster(struct kcparse *p, yaml_node_t *cluster, const char *na
     size_t sl = strlen(server);
     while (sl > 0 && server[sl - 1] == '/')
         sl--;
-    cfg->server = kube__xstrndup(server, sl);
+    cfg->server = util_xstrndup(server, sl);
     cfg->insecure_skip_tls_verify = parse_bool(v[3]);
     return data_or_file(p, field, "certificate-authority", v[2], v[1], &cfg->ca_data,
                         &cfg->ca_file);
@@ -350,7 +350,7 @@ static int parse_user(struct kcparse *p, yaml_node_t *user, const char *name,
     if (rc < 0)
         return rc;
     if (v[0])
-        cfg->token = kube__xstrdup(v[0]);
+        cfg->token = util_xstrdup(v[0]);
     if (v[1]) {
         (void)snprintf(sub, sizeof(sub), "%s.tokenFile", field);
         if ((rc = file_field(p, v[1], sub, &cfg->token_file)) < 0)
@@ -412,8 +412,8 @@ static int config_parse(const char *yaml, size_t len, const char *name, const ch
         return rc;
     }
     yaml_parser_delete(&parser);
-    struct kube_config *cfg = kube__xcalloc(1, sizeof(*cfg));
-    cfg->source = kube__xstrdup(p.name);
+    struct kube_config *cfg = util_xcalloc(1, sizeof(*cfg));
+    cfg->source = util_xstrdup(p.name);
     rc = parse_tree(&p, context, cfg);
     yaml_document_delete(&p.doc);
     if (rc < 0) {
@@ -430,8 +430,8 @@ static char *dir_of(const char *path)
     if (!slash)
         return NULL;
     if (slash == path)
-        return kube__xstrdup("/");
-    return kube__xstrndup(path, (size_t)(slash - path));
+        return util_xstrdup("/");
+    return util_xstrndup(path, (size_t)(slash - path));
 }
 
 int kube_config_from_yaml(const char *yaml, size_t len, const char *name, const char *context,
@@ -452,7 +452,7 @@ static int read_file(const char *path, size_t max, char **out, size_t *outlen)
     if (!f)
         return -errno;
     size_t cap = 4096, n = 0;
-    char *b = kube__xmalloc(cap);
+    char *b = util_xmalloc(cap);
     int rc = 0;
     for (;;) {
         if (n + 1 >= cap) {
@@ -491,13 +491,13 @@ static char *default_kubeconfig_path(void)
     const char *env = getenv("KUBECONFIG");
     if (env && *env) {
         const char *colon = strchr(env, ':');
-        return colon ? kube__xstrndup(env, (size_t)(colon - env)) : kube__xstrdup(env);
+        return colon ? util_xstrndup(env, (size_t)(colon - env)) : util_xstrdup(env);
     }
     const char *home = getenv("HOME");
     if (!home || !*home)
         return NULL;
     size_t n = strlen(home) + sizeof("/.kube/config");
-    char *p = kube__xmalloc(n);
+    char *p = util_xmalloc(n);
     (void)snprintf(p, n, "%s/.kube/config", home);
     return p;
 }
@@ -508,7 +508,7 @@ int kube_config_from_file(const char *path, const char *context, struct kube_con
     if (!out)
         return -EINVAL;
     *out = NULL;
-    char *p = path ? kube__xstrdup(path) : default_kubeconfig_path();
+    char *p = path ? util_xstrdup(path) : default_kubeconfig_path();
     if (!p) {
         set_err(err, errlen, "kubeconfig: no path given, $KUBECONFIG and $HOME unset");
         return -ENOENT;
@@ -561,35 +561,35 @@ int kube_config_in_cluster(const char *root, struct kube_config **out, char *err
             return -EINVAL;
         }
     }
-    struct kube_config *cfg = kube__xcalloc(1, sizeof(*cfg));
+    struct kube_config *cfg = util_xcalloc(1, sizeof(*cfg));
     int rc;
     char path[PATH_MAX];
     size_t n = strlen(host) + strlen(port) + 16;
-    cfg->server = kube__xmalloc(n);
+    cfg->server = util_xmalloc(n);
     if (strchr(host, ':') && host[0] != '[')
         (void)snprintf(cfg->server, n, "https://[%s]:%s", host, port);
     else
         (void)snprintf(cfg->server, n, "https://%s:%s", host, port);
-    cfg->source = kube__xstrdup("in-cluster");
-    cfg->context = kube__xstrdup("in-cluster");
+    cfg->source = util_xstrdup("in-cluster");
+    cfg->context = util_xstrdup("in-cluster");
 
     (void)snprintf(path, sizeof(path), "%s/token", root);
     if ((rc = kube__read_trimmed(path, &cfg->token)) < 0) {
         set_err(err, errlen, "in-cluster: %s: %s", path, strerror(-rc));
         goto out;
     }
-    cfg->token_file = kube__xstrdup(path);
+    cfg->token_file = util_xstrdup(path);
     (void)snprintf(path, sizeof(path), "%s/ca.crt", root);
     if (access(path, R_OK) != 0) {
         rc = -errno;
         set_err(err, errlen, "in-cluster: %s: %s", path, strerror(-rc));
         goto out;
     }
-    cfg->ca_file = kube__xstrdup(path);
+    cfg->ca_file = util_xstrdup(path);
     (void)snprintf(path, sizeof(path), "%s/namespace", root);
     if (kube__read_trimmed(path, &cfg->namespace) < 0 || !cfg->namespace[0]) {
         free(cfg->namespace);
-        cfg->namespace = kube__xstrdup("default");
+        cfg->namespace = util_xstrdup("default");
     }
     rc = 0;
 out:

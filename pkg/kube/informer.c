@@ -69,7 +69,7 @@ static struct cached *cached_new(const struct kube_informer *inf, const cJSON *o
     const char *rv = kube__object_rv(obj), *uid = object_uid(obj);
     size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, li = strnlen(ix, sizeof(ix) - 1);
     size_t lt = strlen(text);
-    struct cached *o = kube__xmalloc(sizeof(*o) + lr + lu + li + lt + 4);
+    struct cached *o = util_xmalloc(sizeof(*o) + lr + lu + li + lt + 4);
     char *p = o->data;
     o->rv = memcpy(p, rv ? rv : "", lr + 1);
     p += lr + 1;
@@ -98,18 +98,18 @@ static void index_add(struct kube_informer *inf, const char *key, const struct c
         return;
     struct keyset *s = kube__map_get(&inf->index, o->index);
     if (!s) {
-        s = kube__xcalloc(1, sizeof(*s));
+        s = util_xcalloc(1, sizeof(*s));
         (void)kube__map_put(&inf->index, o->index, s);
     }
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 4;
-        char **k = kube__xcalloc(s->cap, sizeof(*k));
+        char **k = util_xcalloc(s->cap, sizeof(*k));
         if (s->n)
             memcpy(k, s->keys, s->n * sizeof(*k));
         free(s->keys);
         s->keys = k;
     }
-    s->keys[s->n++] = kube__xstrdup(key);
+    s->keys[s->n++] = util_xstrdup(key);
 }
 
 static void index_remove(struct kube_informer *inf, const char *key, const struct cached *o)
@@ -220,7 +220,7 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
     kube__map_init(&fresh);
     cJSON *it;
     int n = cJSON_GetArraySize(items), k = 0;
-    cJSON **order = kube__xcalloc((size_t)n + 1, sizeof(cJSON *));
+    cJSON **order = util_xcalloc((size_t)n + 1, sizeof(cJSON *));
     while ((it = cJSON_DetachItemFromArray(items, 0))) {
         if (!prepare(inf, it) || kube__object_key(it, key, sizeof(key)) < 0) {
             cJSON_Delete(it);
@@ -328,13 +328,13 @@ int kube_informer_new_opts(struct kube_client *c, const struct kube_resource *r,
 {
     if (!c || !r || !out)
         return -EINVAL;
-    struct kube_informer *inf = kube__xcalloc(1, sizeof(*inf));
+    struct kube_informer *inf = util_xcalloc(1, sizeof(*inf));
     inf->c = c;
     inf->res = *r;
-    inf->ns = ns && ns[0] ? kube__xstrdup(ns) : NULL;
+    inf->ns = ns && ns[0] ? util_xstrdup(ns) : NULL;
     const char *ls = o ? o->label_selector : NULL, *fs = o ? o->field_selector : NULL;
-    inf->label_selector = ls && ls[0] ? kube__xstrdup(ls) : NULL;
-    inf->field_selector = fs && fs[0] ? kube__xstrdup(fs) : NULL;
+    inf->label_selector = ls && ls[0] ? util_xstrdup(ls) : NULL;
+    inf->field_selector = fs && fs[0] ? util_xstrdup(fs) : NULL;
     if (h)
         inf->h = *h;
     inf->ud = ud;

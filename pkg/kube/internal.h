@@ -1,4 +1,4 @@
-/* pkg/kube internals shared between its files: allocation helpers and a string-keyed hash map.
+/* pkg/kube internals shared between its files: a string-keyed hash map.
  * Not part of the package interface (kube.h). */
 #ifndef PGBO_KUBE_INTERNAL_H
 #define PGBO_KUBE_INTERNAL_H
@@ -10,11 +10,8 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
-/* Allocation failure aborts (Redis habit): callers never see NULL. */
-void *kube__xmalloc(size_t n);
-void *kube__xcalloc(size_t n, size_t size);
-char *kube__xstrdup(const char *s);
-char *kube__xstrndup(const char *s, size_t n);
+/* Allocation failure aborts: pkg/util/mem.h (util_xmalloc, util_xstrdup, ...). */
+#include "pkg/util/mem.h"
 
 /* A chained hash map from NUL-terminated strings to pointers. The map copies keys. */
 struct kube__map_entry {

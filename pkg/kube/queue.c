@@ -58,8 +58,8 @@ static struct qitem *item_ensure(struct kube_queue *q, const char *key)
     struct qitem *it = item_get(q, key);
     if (it)
         return it;
-    it = kube__xcalloc(1, sizeof(*it));
-    it->key = kube__xstrdup(key);
+    it = util_xcalloc(1, sizeof(*it));
+    it->key = util_xstrdup(key);
     it->heap_idx = NOT_WAITING;
     kube__map_put(&q->items, key, it);
     return it;
@@ -216,7 +216,7 @@ int kube_queue_new(uv_loop_t *loop, const struct kube_queue_opts *o, kube_proces
 {
     if (!loop || !fn || !out)
         return -EINVAL;
-    struct kube_queue *q = kube__xcalloc(1, sizeof(*q));
+    struct kube_queue *q = util_xcalloc(1, sizeof(*q));
     q->loop = loop;
     if (o)
         q->opts = *o;

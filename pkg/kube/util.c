@@ -1,39 +1,10 @@
-/* pkg/kube helpers: allocation that aborts on failure, a string hash map, object keys. */
+/* pkg/kube helpers: a string hash map, object keys. */
 #include "pkg/kube/internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void *kube__xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        abort();
-    return p;
-}
-
-void *kube__xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        abort();
-    return p;
-}
-
-char *kube__xstrdup(const char *s)
-{
-    return kube__xstrndup(s, strlen(s));
-}
-
-char *kube__xstrndup(const char *s, size_t n)
-{
-    char *p = kube__xmalloc(n + 1);
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
-}
 
 /* FNV-1a */
 static uint32_t map_hash(const char *s)
@@ -73,7 +44,7 @@ void *kube__map_get(const struct kube__map *m, const char *key)
 static void map_grow(struct kube__map *m)
 {
     size_t n = m->nbuckets ? m->nbuckets * 2 : 16;
-    struct kube__map_entry **b = kube__xcalloc(n, sizeof(struct kube__map_entry *));
+    struct kube__map_entry **b = util_xcalloc(n, sizeof(struct kube__map_entry *));
     for (size_t i = 0; i < m->nbuckets; i++) {
         struct kube__map_entry *e = m->buckets[i], *next;
         for (; e; e = next) {
@@ -98,8 +69,8 @@ void *kube__map_put(struct kube__map *m, const char *key, void *val)
         (*pp)->val = val;
         return old;
     }
-    struct kube__map_entry *e = kube__xmalloc(sizeof(*e));
-    e->key = kube__xstrdup(key);
+    struct kube__map_entry *e = util_xmalloc(sizeof(*e));
+    e->key = util_xstrdup(key);
     e->val = val;
     e->hash = h;
     e->next = NULL;

@@ -18,7 +18,7 @@ struct kube_watch_decoder {
 
 struct kube_watch_decoder *kube_watch_decoder_new(size_t max_line)
 {
-    struct kube_watch_decoder *d = kube__xcalloc(1, sizeof(*d));
+    struct kube_watch_decoder *d = util_xcalloc(1, sizeof(*d));
     d->line.limit = max_line ? max_line : (size_t)16 << 20;
     return d;
 }
@@ -298,7 +298,7 @@ static void ws_on_list_page(struct kube_result *res, void *ud)
     free(w->continue_tok);
     w->continue_tok = NULL;
     if (cJSON_IsString(cont) && cont->valuestring[0]) {
-        w->continue_tok = kube__xstrdup(cont->valuestring);
+        w->continue_tok = util_xstrdup(cont->valuestring);
         ws_list_page(w);
         return;
     }
@@ -442,17 +442,17 @@ int kube_watch_new(struct kube_client *c, const struct kube_resource *r, const c
 {
     if (!c || !r || !h || !h->on_list || !h->on_event || !out)
         return -EINVAL;
-    struct kube_watch *w = kube__xcalloc(1, sizeof(*w));
+    struct kube_watch *w = util_xcalloc(1, sizeof(*w));
     w->c = c;
     w->loop = kube__client_loop(c);
     w->res = *r;
-    w->ns = ns && ns[0] && r->namespaced ? kube__xstrdup(ns) : NULL;
+    w->ns = ns && ns[0] && r->namespaced ? util_xstrdup(ns) : NULL;
     if (o)
         w->opts = *o;
     w->label_selector =
-        o && o->label_selector && o->label_selector[0] ? kube__xstrdup(o->label_selector) : NULL;
+        o && o->label_selector && o->label_selector[0] ? util_xstrdup(o->label_selector) : NULL;
     w->field_selector =
-        o && o->field_selector && o->field_selector[0] ? kube__xstrdup(o->field_selector) : NULL;
+        o && o->field_selector && o->field_selector[0] ? util_xstrdup(o->field_selector) : NULL;
     w->opts.label_selector = w->label_selector;
     w->opts.field_selector = w->field_selector;
     if (w->opts.page_size <= 0)
