@@ -1,0 +1,316 @@
+/* The reconcile executor against an in-process API server: informers list a BenchmarkRun (and no
+ * Jobs, Pods or Events), a work queue hands its key to ctrl_exec_run, and the server records
+ * every write. The oracle is the server's request log: what was written, in which order, with
+ * which body, and the Events handed to the sender afterwards. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/controller/executor.h"
+#include "pkg/util/json.h"
+#include "pkg/util/log.h"
+#include "test/unit/kube/fake_server.h"
+
+#define BR_PATH "/apis/pgbench.dev/v1alpha1/namespaces/ns/benchmarkruns/b1"
+#define JOBS_PATH "/apis/batch/v1/namespaces/ns/jobs"
+
+/* A Pending run that starts right away: the decision writes status Running, creates the run Job
+ * and sends the Running Event. */
+#define BR_JSON                                                                                    \
+    "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"            \
+    "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":1,"                        \
+    "\"resourceVersion\":\"7\"},\"spec\":{\"target\":{\"host\":\"pg\",\"user\":\"u\","             \
+    "\"passwordSecretRef\":{\"name\":\"pw\"}},\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{"  \
+    "\"clients\":4,\"durationSeconds\":30}}}}}"
+
+#define MAX_LOG 32
+
+struct ctx {
+    uv_loop_t loop;
+    struct fake_server srv;
+    struct kube_client *kc;
+    struct kube_config cfg;
+    char server[64];
+    struct kube_queue *q;
+    struct kube_informer *brs, *jobs, *pods, *events;
+    struct ctrl_config ccfg;
+    struct ctrl_exec *x;
+    /* the server's side */
+    int conflicts; /* status writes still to answer 409 */
+    bool refuse_job;
+    char log[MAX_LOG][160]; /* "METHOD path" of every write and every GET of the run */
+    int n_log;
+    cJSON *patches[4]; /* the status patches, in order */
+    int n_patches;
+    /* the sender's side */
+    char sent[8][160]; /* "reason|Warning|again" */
+    int n_events;
+    int log_at_event; /* n_log when the first Event was handed over: the first reconcile's
+                         writes (the status write queues the key again, as its watch event would
+                         have; what that reconcile does is not looked at) */
+};
+
+static void add_log(struct ctx *c, const char *method, const char *path)
+{
+    if (c->n_log < MAX_LOG)
+        (void)snprintf(c->log[c->n_log++], sizeof(c->log[0]), "%s %.*s", method,
+                       (int)strcspn(path, "?"), path);
+}
+
+/* Lists: the run, or nothing; watches: held open without an event. */
+static bool list_or_watch(struct fs_conn *conn, const struct fs_req *r)
+{
+    static const char *const lists[] = {"/apis/pgbench.dev/v1alpha1/benchmarkruns?",
+                                        "/apis/batch/v1/jobs?", "/api/v1/pods?", "/api/v1/events?",
+                                        NULL};
+    for (int i = 0; lists[i]; i++) {
+        if (strncmp(r->path, lists[i], strlen(lists[i])) != 0)
+            continue;
+        if (strstr(r->path, "watch=")) {
+            fs_stream_begin(conn, 200);
+            return true;
+        }
+        char body[4096];
+        (void)snprintf(body, sizeof(body),
+                       "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{"
+                       "\"resourceVersion\":\"7\"},\"items\":[%s]}",
+                       i == 0 ? BR_JSON : "");
+        fs_json(conn, 200, body);
+        return true;
+    }
+    return false;
+}
+
+static void handler(struct fake_server *s, struct fs_conn *conn, const struct fs_req *r, void *ud)
+{
+    (void)s;
+    struct ctx *c = ud;
+    if (!strcmp(r->method, "GET") && list_or_watch(conn, r))
+        return;
+    add_log(c, r->method, r->path);
+    if (!strcmp(r->method, "GET") && !strncmp(r->path, BR_PATH, strlen(BR_PATH))) {
+        fs_json(conn, 200, BR_JSON);
+    } else if (!strcmp(r->method, "PATCH") &&
+               !strncmp(r->path, BR_PATH "/status?", strlen(BR_PATH "/status?"))) {
+        if (c->n_patches < 4)
+            c->patches[c->n_patches++] = cJSON_Parse(r->body);
+        if (c->conflicts > 0) {
+            c->conflicts--;
+            fs_status(conn, 409, "Conflict", "the object has been modified");
+        } else {
+            fs_json(conn, 200, BR_JSON);
+        }
+    } else if (!strcmp(r->method, "POST") &&
+               !strncmp(r->path, JOBS_PATH "?", strlen(JOBS_PATH "?"))) {
+        if (c->refuse_job)
+            fs_status(conn, 422, "Invalid", "Job.batch \\\"b1-run\\\" is invalid: spec: Required");
+        else
+            fs_json(conn, 201, r->body);
+    } else {
+        fs_status(conn, 404, "NotFound", "not found");
+    }
+}
+
+static void send_event(void *ctx, const char *key, const cJSON *br, const struct ctrl_event *e,
+                       bool again)
+{
+    struct ctx *c = ctx;
+    assert_string_equal(key, "ns/b1");
+    assert_string_equal(util_jstr(br, "metadata.name"), "b1");
+    if (c->n_events == 0)
+        c->log_at_event = c->n_log;
+    if (c->n_events < 8)
+        (void)snprintf(c->sent[c->n_events++], sizeof(c->sent[0]), "%s|%s|%s", e->reason,
+                       e->warning ? "Warning" : "Normal", again ? "again" : "plan");
+}
+
+static void process(struct kube_queue *q, const char *key, void *ud)
+{
+    (void)q;
+    struct ctx *c = ud;
+    ctrl_exec_run(c->x, key);
+}
+
+static int setup(void **state)
+{
+    struct ctx *c = calloc(1, sizeof(*c));
+    assert_non_null(c);
+    uv_loop_init(&c->loop);
+    assert_int_equal(fs_start(&c->srv, &c->loop, handler, c), 0);
+    (void)snprintf(c->server, sizeof(c->server), "http://127.0.0.1:%d", c->srv.port);
+    c->cfg.server = c->server;
+    c->cfg.token = "t";
+    assert_int_equal(kube_client_new(&c->loop, &c->cfg, &c->kc), 0);
+    log_set_level(LOG_ERROR);
+    ctrl_config_defaults(&c->ccfg);
+    struct kube_queue_opts qo = {.workers = 1, .base_ms = 60000, .max_ms = 60000};
+    assert_int_equal(kube_queue_new(&c->loop, &qo, process, c, &c->q), 0);
+    struct kube_informer_handlers h = {0};
+    assert_int_equal(kube_informer_new(c->kc, &KUBE_BENCHMARKRUNS, NULL, NULL, &h, c, &c->brs), 0);
+    assert_int_equal(kube_informer_new(c->kc, &KUBE_JOBS, NULL, NULL, &h, c, &c->jobs), 0);
+    assert_int_equal(kube_informer_new(c->kc, &KUBE_PODS, NULL, NULL, &h, c, &c->pods), 0);
+    assert_int_equal(kube_informer_new(c->kc, &KUBE_EVENTS, NULL, NULL, &h, c, &c->events), 0);
+    struct ctrl_exec_env env = {.loop = &c->loop,
+                                .kc = c->kc,
+                                .q = c->q,
+                                .brs = c->brs,
+                                .jobs = c->jobs,
+                                .pods = c->pods,
+                                .events = c->events,
+                                .cfg = &c->ccfg,
+                                .send_event = send_event,
+                                .ctx = c};
+    c->x = ctrl_exec_new(&env);
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct ctx *c = *state;
+    /* as the operator does: the controller's parts, then the client (cancelling what is left) */
+    kube_queue_shutdown(c->q);
+    ctrl_exec_free(c->x);
+    kube_informer_free(c->brs);
+    kube_informer_free(c->jobs);
+    kube_informer_free(c->pods);
+    kube_informer_free(c->events);
+    kube_queue_free(c->q);
+    kube_client_free(c->kc);
+    fs_stop(&c->srv);
+    uv_run(&c->loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&c->loop), 0);
+    for (int i = 0; i < c->n_patches; i++)
+        cJSON_Delete(c->patches[i]);
+    free(c);
+    return 0;
+}
+
+/* Runs the loop until cond(c) holds (at most about 5 s). */
+static void run_until(struct ctx *c, bool (*cond)(const struct ctx *))
+{
+    for (int i = 0; i < 5000 && !cond(c); i++) {
+        uv_run(&c->loop, UV_RUN_NOWAIT);
+        uv_sleep(1);
+    }
+    assert_true(cond(c));
+}
+
+static bool synced(const struct ctx *c)
+{
+    return kube_informer_synced(c->brs) && kube_informer_synced(c->jobs) &&
+           kube_informer_synced(c->pods) && kube_informer_synced(c->events);
+}
+
+static bool evented(const struct ctx *c)
+{
+    return c->n_events > 0;
+}
+
+static void start_and_reconcile(struct ctx *c)
+{
+    assert_int_equal(kube_informer_start(c->brs), 0);
+    assert_int_equal(kube_informer_start(c->jobs), 0);
+    assert_int_equal(kube_informer_start(c->pods), 0);
+    assert_int_equal(kube_informer_start(c->events), 0);
+    run_until(c, synced);
+    kube_queue_add(c->q, "ns/b1");
+    run_until(c, evented);
+}
+
+/* STATUS, then ACTIONS, then EVENTS: the status patch carries the observed resourceVersion, the
+ * Job is created with strict field validation after it, and the Event is handed over last. */
+static void test_status_then_actions_then_events(void **state)
+{
+    struct ctx *c = *state;
+    start_and_reconcile(c);
+    assert_int_equal(c->log_at_event, 2);
+    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
+    assert_string_equal(c->log[1], "POST " JOBS_PATH);
+    assert_string_equal(util_jstr(c->patches[0], "metadata.resourceVersion"), "7");
+    assert_string_equal(util_jstr(c->patches[0], "status.phase"), "Running");
+    assert_string_equal(c->sent[0], "Running|Normal|plan");
+    const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
+    assert_true(st->reconciles >= 1);
+    assert_int_equal(st->reconcile_errors, 0);
+    assert_true(st->status_writes >= 1);
+    assert_int_equal(st->creates, 1);
+    assert_int_equal(st->conflicts, 0);
+    assert_int_equal(st->dropped_events + st->dropped_actions, 0);
+}
+
+/* A 409 on the status write: the run is read again from the API server and decided again, then
+ * written; the Job comes after the successful write only. */
+static void test_conflict_reads_again(void **state)
+{
+    struct ctx *c = *state;
+    c->conflicts = 1;
+    start_and_reconcile(c);
+    assert_int_equal(c->log_at_event, 4);
+    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
+    assert_string_equal(c->log[1], "GET " BR_PATH);
+    assert_string_equal(c->log[2], "PATCH " BR_PATH "/status");
+    assert_string_equal(c->log[3], "POST " JOBS_PATH);
+    const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
+    assert_int_equal(st->conflicts, 1);
+    assert_int_equal(st->reconcile_errors, 0);
+    assert_string_equal(c->sent[0], "Running|Normal|plan");
+}
+
+/* A create refused for good (422) fails the run with the server's words: the next decision
+ * writes phase Failed, reason CreateFailed, and sends a Warning Event. */
+static void test_refused_create_fails_the_run(void **state)
+{
+    struct ctx *c = *state;
+    c->refuse_job = true;
+    start_and_reconcile(c);
+    assert_int_equal(c->log_at_event, 3);
+    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
+    assert_string_equal(c->log[1], "POST " JOBS_PATH);
+    assert_string_equal(c->log[2], "PATCH " BR_PATH "/status");
+    assert_true(c->n_patches >= 2);
+    assert_string_equal(util_jstr(c->patches[1], "status.phase"), "Failed");
+    const cJSON *cond;
+    const char *reason = NULL, *message = NULL;
+    cJSON_ArrayForEach(cond, util_jget(c->patches[1], "status.conditions"))
+    {
+        if (strcmp(util_jstr(cond, "type"), "Failed") == 0) {
+            reason = util_jstr(cond, "reason");
+            message = util_jstr(cond, "message");
+        }
+    }
+    assert_non_null(reason);
+    assert_string_equal(reason, "CreateFailed");
+    assert_non_null(strstr(message, "b1-run"));
+    assert_non_null(strstr(message, "spec: Required"));
+    assert_string_equal(c->sent[0], "Failed|Warning|plan");
+    assert_true(ctrl_exec_stats(c->x)->write_errors >= 1);
+}
+
+static void test_state_names(void **state)
+{
+    (void)state;
+    assert_string_equal(ctrl_exec_state_name(CTRL_EXEC_DECIDE), "decide");
+    assert_string_equal(ctrl_exec_state_name(CTRL_EXEC_STATUS), "status");
+    assert_string_equal(ctrl_exec_state_name(CTRL_EXEC_DONE), "done");
+    assert_string_equal(ctrl_exec_state_name((enum ctrl_exec_state)99), "?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_status_then_actions_then_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_conflict_reads_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused_create_fails_the_run, setup, teardown),
+        cmocka_unit_test(test_state_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
