@@ -19,43 +19,26 @@ env_start_pg
 env_start_replica
 env_start_sim
 
-env_kubectl apply -f crds/benchmarkrun.yaml >/dev/null
 env_kubectl create secret generic pg-app --from-literal=password="$PGPASSWORD" >/dev/null
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 0 \
-    --start-delay 2 --progress-interval 2 >/dev/null
+env_start_operator --start-delay 2 --progress-interval 2 --log-level info
 
-cat >"$TMP/run.yaml" <<EOF
-apiVersion: pgbench.dev/v1alpha1
-kind: BenchmarkRun
-metadata: {name: tpcb-demo}
-spec:
-  target: {host: 127.0.0.1, port: $PGPORT, database: $PGDATABASE, user: $PGUSER,
-           passwordSecretRef: {name: pg-app}, sslMode: disable}
-  workload:
-    pgbench:
-      init: {scale: 2}
-      run: {clients: 8, threads: 2, durationSeconds: ${DURATION:-25}, builtin: tpcb-like,
-            perStatementLatencies: true, progressSeconds: 1}
-  workers: 2
-  diagnostics: {waitEvents: true, serverSettings: true, replicaLag: true}
-EOF
-env_kubectl apply -f "$TMP/run.yaml" >/dev/null
+ENV_BR_SECRET=pg-app env_br_yaml tpcb-demo "pgbench:
+  init: {scale: 2}
+  run: {clients: 8, threads: 2, durationSeconds: ${DURATION:-25}, builtin: tpcb-like,
+        perStatementLatencies: true, progressSeconds: 1}" 'workers: 2' \
+    'diagnostics: {waitEvents: true, serverSettings: true, replicaLag: true}' >"$TMP/run.yaml"
+env_apply "$TMP/run.yaml"
 
 deadline=$((SECONDS + ${TIMEOUT:-300}))
-while :; do
-    phase="$(env_kubectl get br tpcb-demo -o jsonpath='{.status.phase}')"
-    case "$phase" in Succeeded | Failed) break ;; esac
-    # once, 5 s into the run: the live RESULT (status.progress, every --progress-interval)
-    elapsed="$(env_kubectl get br tpcb-demo -o jsonpath='{.status.progress.elapsedSeconds}')"
-    if [ ! -s "$TMP/running.txt" ] && [ "${elapsed%.*}" -ge 5 ] 2>/dev/null; then
-        env_kubectl get br >"$TMP/running.txt"
-    fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-        tail -20 "$TMP/operator.log" >&2
-        fail "the run did not end in 300 s (phase ${phase:-none})"
-    fi
-    sleep 1
-done
+running() { # once, 5 s into the run: the live RESULT (status.progress, every --progress-interval)
+    local elapsed
+    case "$(env_status tpcb-demo .status.phase)" in Succeeded | Failed) return 0 ;; esac
+    elapsed="$(env_status tpcb-demo .status.progress.elapsedSeconds)"
+    [ "${elapsed%.*}" -ge 5 ] 2>/dev/null && env_kubectl get br >"$TMP/running.txt"
+}
+ENV_POLL=1
+env_wait_for "5 s of the run" "${TIMEOUT:-300}" running
+env_wait_phase tpcb-demo Succeeded $((deadline - SECONDS))
 
 # kubectl's own output, with the machine-specific port and pod suffixes as they came
 {
@@ -88,7 +71,6 @@ done
         echo '```'
     done
 } >"$TMP/transcript.md"
-[ "$phase" = Succeeded ] || { cat "$TMP/transcript.md" >&2; fail "the run $phase"; }
 if [ "$out" = - ]; then cat "$TMP/transcript.md"; else cp "$TMP/transcript.md" "$out"; fi
 lines="$(env_kubectl describe br tpcb-demo | wc -l)"
 echo "recorded ${out}: kubectl describe br is $lines lines" >&2
