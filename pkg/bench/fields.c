@@ -63,6 +63,58 @@ int bench_downsample_step(int n, int max)
     return max >= 1 && n > max ? (n + max - 1) / max : 1;
 }
 
+const struct bench_series bench_timeline_series[] = {
+    {BK_STATUS_TIMELINE_ELAPSED_SECONDS, BK_TIMELINE_T, 1},
+    {BK_STATUS_TIMELINE_TPS, BK_TIMELINE_TPS, 1},
+    {BK_STATUS_TIMELINE_LATENCY_MS, BK_TIMELINE_LATENCY_MS, 2},
+};
+const size_t bench_ntimeline_series =
+    sizeof(bench_timeline_series) / sizeof(bench_timeline_series[0]);
+
+int bench_series_parse(const char *s, double *out, int max)
+{
+    int n = 0;
+    while (s && n < max) {
+        s += strspn(s, " ");
+        if (!*s)
+            break;
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s) { /* "-" or anything else that is not a number: no value here */
+            v = NAN;
+            end = (char *)s + strcspn(s, " ");
+        }
+        out[n++] = v;
+        s = end;
+    }
+    return n;
+}
+
+cJSON *bench_series_timeline(const cJSON *status)
+{
+    const cJSON *first = bench_status_get(status, bench_timeline_series[0].status);
+    if (!cJSON_IsString(first))
+        return NULL;
+    cJSON *tl = cJSON_CreateArray();
+    if (!tl)
+        abort();
+    for (size_t k = 0; k < bench_ntimeline_series; k++) {
+        const cJSON *str = bench_status_get(status, bench_timeline_series[k].status);
+        double v[256];
+        int n = bench_series_parse(cJSON_IsString(str) ? str->valuestring : NULL, v, 256);
+        for (int i = 0; i < n; i++) {
+            while (cJSON_GetArraySize(tl) <= i)
+                if (!cJSON_AddItemToArray(tl, cJSON_CreateObject()))
+                    abort();
+            if (isfinite(v[i]) &&
+                bench_put(cJSON_GetArrayItem(tl, i), bench_timeline_series[k].result,
+                          cJSON_CreateNumber(v[i])) == -ENOMEM)
+                abort();
+        }
+    }
+    return tl;
+}
+
 /* path after its innermost "[]." */
 static const char *relative(const char *path)
 {

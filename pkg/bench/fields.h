@@ -124,6 +124,25 @@ int bench_json_put(cJSON *o, const char *path, cJSON *v);
  * 0, step, 2*step, ... of n leaves at most max (max >= 1); 1 when n <= max. */
 int bench_downsample_step(int n, int max);
 
+/* Status series: a member of the result's timeline points written into status as one string of
+ * numbers separated by spaces ("-" for a point without it), rounded to decimals. One row per
+ * series, in the order of the string's columns; status.c writes them, readers parse them. */
+struct bench_series {
+    enum bench_field_id status; /* the string's status row (BK_STATUS_TIMELINE_TPS) */
+    enum bench_field_id result; /* the member's result row (BK_TIMELINE_TPS) */
+    int decimals;
+};
+extern const struct bench_series bench_timeline_series[];
+extern const size_t bench_ntimeline_series;
+
+/* The numbers of a status series string into out (at most max; NAN for "-"); returns how many
+ * were read (0 for NULL). */
+int bench_series_parse(const char *s, double *out, int max);
+/* status' timeline series as the result's timeline (a new array of points with the members of
+ * bench_timeline_series, at the result's keys), for readers that have no result; NULL when status
+ * has no timeline. The caller frees it. */
+cJSON *bench_series_timeline(const cJSON *status);
+
 /* Printer columns of `kubectl get benchmarkruns`, generated into the CRD. */
 struct bench_column {
     const char *name;

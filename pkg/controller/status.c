@@ -130,6 +130,15 @@ static bool copied_whole(const struct bench_field *f)
     return false;
 }
 
+/* Values a statement row leaves out because they say nothing: a count of 0 (failures,
+ * retries); the script number goes too when every statement is script 0 (project_list). */
+static bool says_nothing(const struct bench_field *list, const struct bench_field *f,
+                         const cJSON *v)
+{
+    return list == &bench_fields[BK_STATEMENTS] && f->unit && strcmp(f->unit, "count") == 0 &&
+           cJSON_IsNumber(v) && v->valuedouble == 0;
+}
+
 /* Copies one item of a list: every row of the list's items. */
 static cJSON *project_item(const struct bench_field *list, const cJSON *item)
 {
@@ -139,11 +148,27 @@ static cJSON *project_item(const struct bench_field *list, const cJSON *item)
         const char *src = f->path ? bench_field_under(f->path, list->path) : NULL;
         const char *dst = f->status ? bench_field_under(f->status, list->status) : NULL;
         const cJSON *v = src && dst ? bench_json_at(item, src) : NULL;
-        cJSON *sv = v && !cJSON_IsNull(v) ? status_value(f, v) : NULL;
+        cJSON *sv = v && !cJSON_IsNull(v) && !says_nothing(list, f, v) ? status_value(f, v) : NULL;
         if (sv)
             (void)bench_json_put(o, dst, sv);
     }
     return o;
+}
+
+/* A single script's statements (all script 0) leave the script number out. */
+static void drop_single_script(const struct bench_field *list, cJSON *a)
+{
+    const char *k = bench_status_key(BK_STATEMENTS_SCRIPT);
+    cJSON *it;
+    if (list != &bench_fields[BK_STATEMENTS])
+        return;
+    cJSON_ArrayForEach(it, a)
+    {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, k);
+        if (cJSON_IsNumber(v) && v->valuedouble != 0)
+            return;
+    }
+    cJSON_ArrayForEach(it, a) cJSON_DeleteItemFromObjectCaseSensitive(it, k);
 }
 
 /* Items status leaves out: statements that ran no SQL (meta-commands such as \set). */
@@ -170,6 +195,7 @@ static cJSON *project_list(const struct bench_field *list, const cJSON *src)
                                     : project_item(list, item));
         kept++;
     }
+    drop_single_script(list, a);
     return a;
 }
 
@@ -410,9 +436,53 @@ static void set_display(cJSON *status)
     util_jset(status, bench_fields[BK_STATUS_DISPLAY].status, d);
 }
 
+/* v to the series' decimals without trailing zeros ("1477", "4.6"), "-" when absent. */
+static int series_number(char *out, size_t len, const cJSON *v, int decimals)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return snprintf(out, len, "-");
+    int n = snprintf(out, len, "%.*f", decimals, v->valuedouble);
+    if (n <= 0 || (size_t)n >= len || !strchr(out, '.'))
+        return n;
+    while (n > 0 && out[n - 1] == '0')
+        out[--n] = '\0';
+    if (n > 0 && out[n - 1] == '.')
+        out[--n] = '\0';
+    return n;
+}
+
+/* The timeline as series (bench_timeline_series): at most STATUS_TIMELINE's max_items points,
+ * evenly spaced, one string per member, so kubectl describe prints a line per member rather than
+ * three per point; the result ConfigMap keeps every point. */
+static void project_timeline(cJSON *status, const cJSON *agg)
+{
+    const cJSON *tl = bench_get(agg, BK_TIMELINE);
+    int n = cJSON_GetArraySize(tl);
+    if (n <= 0)
+        return;
+    int step = bench_downsample_step(n, bench_fields[BK_STATUS_TIMELINE].max_items);
+    for (size_t k = 0; k < bench_ntimeline_series; k++) {
+        const struct bench_series *ser = &bench_timeline_series[k];
+        char line[1024];
+        size_t used = 0;
+        for (int i = 0; i < n; i += step) {
+            char num[48];
+            int m = series_number(num, sizeof(num),
+                                  bench_get(cJSON_GetArrayItem(tl, i), ser->result), ser->decimals);
+            if (m < 0 || used + (size_t)m + 2 > sizeof(line))
+                break;
+            used +=
+                (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", used ? " " : "", num);
+        }
+        (void)bench_json_put(status, bench_fields[ser->status].status,
+                             util_must(cJSON_CreateString(line)));
+    }
+}
+
 void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n)
 {
     project(status, agg);
+    project_timeline(status, agg);
     set_display(status);
 
     /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the

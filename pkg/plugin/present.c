@@ -289,15 +289,16 @@ int plugin_progress_line(struct buf *out, const cJSON *br, double now)
     double start = util_rfc3339_parse(jstr(st, "startTime"));
     if (!rc && isfinite(start) && start > 0 && now >= start)
         rc = buf_printf(out, "  %.0fs", now - start);
-    const cJSON *tl = bench_status_get(st, BK_TIMELINE);
-    int n = cJSON_IsArray(tl) ? cJSON_GetArraySize(tl) : 0;
+    cJSON *tl = bench_series_timeline(st);
+    int n = cJSON_GetArraySize(tl);
     char a[48], b[48];
     if (!rc && n > 0) {
         const cJSON *last = cJSON_GetArrayItem(tl, n - 1);
         rc = buf_printf(out, "  tps %s  latency %s ms",
-                        num(a, sizeof(a), snum(last, BK_TIMELINE_TPS)),
-                        num(b, sizeof(b), snum(last, BK_TIMELINE_LATENCY_MS)));
+                        num(a, sizeof(a), bench_num(last, BK_TIMELINE_TPS)),
+                        num(b, sizeof(b), bench_num(last, BK_TIMELINE_LATENCY_MS)));
     }
+    cJSON_Delete(tl);
     if (!rc && bench_status_get(st, BK_SUMMARY_TPS))
         rc = buf_printf(out, "  tps %s  p99 %s ms", num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
                         num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
@@ -485,12 +486,18 @@ static int csv_field(struct buf *out, const cJSON *v)
     return rc ? rc : buf_puts(out, "\"");
 }
 
-/* The contract rows that are fields of a status list ("timeline[].x"), in table order. */
+/* The contract rows that are fields of a status list ("workers[].x"), in table order; the
+ * timeline's are the result rows of status' timeline series. */
 static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int max)
 {
     const char *lp = bench_fields[list].status;
-    size_t ll = strlen(lp);
     int n = 0;
+    if (!lp) {
+        for (size_t k = 0; k < bench_ntimeline_series && n < max; k++)
+            cols[n++] = bench_timeline_series[k].result;
+        return n;
+    }
+    size_t ll = strlen(lp);
     for (size_t i = 0; i < bench_nfields && n < max; i++) {
         const char *sp = bench_fields[i].status;
         if (sp && strncmp(sp, lp, ll) == 0 && strncmp(sp + ll, "[].", 3) == 0 &&
@@ -503,6 +510,16 @@ static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int
         }
     }
     return n;
+}
+
+/* A column's key in the export: its status key, or for a timeline member the key of its status
+ * series. */
+static const char *column_key(enum bench_field_id col)
+{
+    for (size_t k = 0; k < bench_ntimeline_series; k++)
+        if (bench_timeline_series[k].result == col)
+            return bench_status_key(bench_timeline_series[k].status);
+    return bench_status_key(col);
 }
 
 /* The items of an export table: the result's (its full timeline) when there is a result and it
@@ -525,7 +542,7 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
     enum bench_field_id cols[64];
     int nc = list_columns(list, cols, 64), rc = 0;
     for (int c = 0; c < nc && !rc; c++)
-        rc = buf_printf(out, "%s%s", c ? "," : "", bench_status_key(cols[c]));
+        rc = buf_printf(out, "%s%s", c ? "," : "", column_key(cols[c]));
     rc = rc ? rc : buf_puts(out, "\n");
     const cJSON *it;
     if (cJSON_IsArray(items))
@@ -567,15 +584,17 @@ static cJSON *export_list(const cJSON *items, bool from_result, enum bench_field
         for (int c = 0; c < nc; c++) {
             const cJSON *v = bench_get(it, cols[c]);
             if (v)
-                cJSON_AddItemToObject(row, bench_status_key(cols[c]), cJSON_Duplicate(v, 1));
+                cJSON_AddItemToObject(row, column_key(cols[c]), cJSON_Duplicate(v, 1));
         }
         cJSON_AddItemToArray(a, row);
     }
     return a;
 }
 
-int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
-                  const char *table)
+/* plugin_export with lists, the object the timeline is read from: the result, or status'
+ * series in the result's shape. */
+static int export_from(struct buf *out, const cJSON *br, const cJSON *result, const cJSON *lists,
+                       const char *format, const char *table)
 {
     const cJSON *st = status_of(br);
     size_t nt = sizeof(tables) / sizeof(tables[0]);
@@ -601,7 +620,7 @@ int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const c
             if (table && strcmp(table, tables[i].name))
                 continue;
             bool res;
-            const cJSON *l = table_items(st, result, tables[i].list, &res);
+            const cJSON *l = table_items(st, lists, tables[i].list, &res);
             cJSON_AddItemToObject(o, tables[i].name,
                                   l ? export_list(l, res, tables[i].list) : cJSON_CreateArray());
         }
@@ -619,12 +638,27 @@ int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const c
     for (size_t i = 0; i < nt && !rc; i++) {
         bool res;
         if (table ? strcmp(table, tables[i].name) != 0
-                  : cJSON_GetArraySize(table_items(st, result, tables[i].list, &res)) == 0)
+                  : cJSON_GetArraySize(table_items(st, lists, tables[i].list, &res)) == 0)
             continue;
         if (done++)
             rc = buf_puts(out, "\n");
-        rc = rc ? rc : csv_table(out, st, result, tables[i].list);
+        rc = rc ? rc : csv_table(out, st, lists, tables[i].list);
     }
+    return rc;
+}
+
+int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
+                  const char *table)
+{
+    if (bench_get(result, BK_TIMELINE))
+        return export_from(out, br, result, result, format, table);
+    cJSON *lists = cJSON_CreateObject(), *tl = bench_series_timeline(status_of(br));
+    if (!lists)
+        abort();
+    if (tl && bench_put(lists, BK_TIMELINE, tl) != 0)
+        abort();
+    int rc = export_from(out, br, result, lists, format, table);
+    cJSON_Delete(lists);
     return rc;
 }
 

@@ -556,7 +556,10 @@ static int total_line(const cJSON *st, const cJSON *res, enum bench_field_id yid
 {
     if (res)
         return take(bench_get(res, BK_TIMELINE), true, BK_TIMELINE_T, yid, p->x, p->y);
-    return take(bench_status_get(st, BK_TIMELINE), false, BK_TIMELINE_T, yid, p->x, p->y);
+    cJSON *tl = bench_series_timeline(st); /* status' series, in the result's shape */
+    int n = take(tl, true, BK_TIMELINE_T, yid, p->x, p->y);
+    cJSON_Delete(tl);
+    return n;
 }
 
 /* One line per worker of the result (at most MAX_WORKER_LINES), thin, labelled "worker N" (N its
@@ -767,7 +770,8 @@ static int source_row(struct buf *o, const cJSON *br, const cJSON *res, const ch
         (void)snprintf(b, sizeof(b),
                        "status only (%s): at most %d timeline points, no per-worker "
                        "lines, no percentile curve",
-                       note ? note : "no result ConfigMap", bench_fields[BK_TIMELINE].max_items);
+                       note ? note : "no result ConfigMap",
+                       bench_fields[BK_STATUS_TIMELINE].max_items);
     }
     return kv_row(o, "data", b);
 }
@@ -943,7 +947,7 @@ static int compare_sources(struct buf *o, const cJSON *const *brs, const cJSON *
             (void)snprintf(b, sizeof(b),
                            "status only (at most %d timeline points, no percentile "
                            "curve)",
-                           bench_fields[BK_TIMELINE].max_items);
+                           bench_fields[BK_STATUS_TIMELINE].max_items);
         rc = kv_row(o, run_name(brs[i]), b);
     }
     return rc ? rc : buf_puts(o, "</table>\n");

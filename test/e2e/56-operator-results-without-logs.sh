@@ -143,9 +143,9 @@ st = json.load(open(sys.argv[1]))["status"]
 assert st["phase"] == "Succeeded", st["phase"]
 types = [c["type"] for c in st["conditions"]]
 assert "ResultDetailUnavailable" not in types, st["conditions"]
-tl = st["timeline"]
-# downsampled from all 12000 points: the whole line was read
-assert len(tl) >= 2 and tl[0]["elapsedSeconds"] == 1 and tl[-1]["elapsedSeconds"] > 11000, (len(tl), tl[0], tl[-1])
+tl = [float(x) for x in st["timeline"]["elapsedSeconds"].split()]
+# downsampled from all 12000 points to at most 60: the whole line was read
+assert 2 <= len(tl) <= 60 and tl[0] == 1 and tl[-1] > 11000, (len(tl), tl[0], tl[-1])
 s = st["summary"]
 assert s["latencyP99Ms"] == 1.819 and s["transactions"] == 3000, s  # the recorded run's, exactly
 assert st["workers"][0]["message"] == "ok", st["workers"]

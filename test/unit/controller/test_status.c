@@ -82,6 +82,7 @@ static void test_results_mapping_and_caps(void **state)
         cJSON_AddNumberToObject(p, "script", 0);
         cJSON_AddStringToObject(p, "command", "SELECT 1");
         cJSON_AddNumberToObject(p, "latencyMs", 0.1);
+        cJSON_AddNumberToObject(p, "failures", i == 1 ? 2 : 0);
         cJSON_AddItemToArray(sts, p);
     }
     struct ctrl_worker w = {.index = 0, .pod = "b-run-0-x", .terminated = true, .exit_code = 0};
@@ -95,19 +96,41 @@ static void test_results_mapping_and_caps(void **state)
     assert_int_equal(util_jnum(st, "summary.aborted", 0), 1);
     assert_null(util_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
     assert_null(util_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
-    int ntl = cJSON_GetArraySize(util_jget(st, "timeline"));
-    int max_tl = bench_fields[BK_TIMELINE].max_items;
+    /* a sketch over the whole run: at most 60 evenly spaced points, one string per member
+     * (describe prints a line per member), seconds under a key with its unit */
+    char el[1024], tps[1024], lat[1024];
+    (void)snprintf(el, sizeof(el), "%s", util_jstr(st, "timeline.elapsedSeconds"));
+    (void)snprintf(tps, sizeof(tps), "%s", util_jstr(st, "timeline.tps"));
+    (void)snprintf(lat, sizeof(lat), "%s", util_jstr(st, "timeline.latencyMs"));
+    int ntl = 0;
+    long first = -1, last = -1;
+    for (char *sv, *t = strtok_r(el, " ", &sv); t; t = strtok_r(NULL, " ", &sv), ntl++) {
+        last = strtol(t, NULL, 10);
+        first = first < 0 ? last : first;
+    }
+    int max_tl = bench_fields[BK_STATUS_TIMELINE].max_items;
+    assert_int_equal(max_tl, 60);
     assert_true(ntl <= max_tl && ntl >= max_tl / 2);
-    /* a sketch over the whole run: first and late points, three members each (describe prints a
-     * line per member), seconds under a key with its unit */
-    const cJSON *p0 = cJSON_GetArrayItem(util_jget(st, "timeline"), 0);
-    const cJSON *pn = cJSON_GetArrayItem(util_jget(st, "timeline"), ntl - 1);
-    assert_int_equal(util_jnum(p0, "elapsedSeconds", 0), 1);
-    assert_true(util_jnum(pn, "elapsedSeconds", 0) > 900);
-    assert_null(util_jget(p0, "t"));
-    assert_int_equal(cJSON_GetArraySize(p0), 2); /* the input has t and tps only */
+    assert_int_equal(first, 1);
+    assert_true(last > 900);
+    int ntps = 0, nlat = 0;
+    for (char *sv, *t = strtok_r(tps, " ", &sv); t; t = strtok_r(NULL, " ", &sv), ntps++)
+        assert_string_equal(t, "10");
+    for (char *sv, *t = strtok_r(lat, " ", &sv); t; t = strtok_r(NULL, " ", &sv), nlat++)
+        assert_string_equal(t, "-"); /* the input has t and tps only */
+    assert_int_equal(ntps, ntl);
+    assert_int_equal(nlat, ntl);
+    assert_null(util_jget(st, "timeline.t"));
     assert_int_equal(cJSON_GetArraySize(util_jget(st, "statements")),
                      bench_fields[BK_STATEMENTS].max_items);
+    /* a statement row says what says something: no failures of 0, no script 0 of one script */
+    const cJSON *s0 = cJSON_GetArrayItem(util_jget(st, "statements"), 0);
+    const cJSON *s1 = cJSON_GetArrayItem(util_jget(st, "statements"), 1);
+    assert_int_equal(cJSON_GetArraySize(s0), 2);
+    assert_string_equal(util_jstr(s0, "command"), "SELECT 1");
+    assert_true(util_jnum(s0, "latencyMs", 0) == 0.1);
+    assert_int_equal(util_jnum(s1, "failures", 0), 2);
+    assert_null(util_jget(s1, "script"));
     const cJSON *row = cJSON_GetArrayItem(util_jget(st, "workers"), 0);
     assert_string_equal(util_jstr(row, "pod"), "b-run-0-x");
     assert_true(cJSON_IsTrue(util_jget(row, "complete")));
