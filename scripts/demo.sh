@@ -24,8 +24,7 @@ helm --kubeconfig "$KUBECONFIG" install pgbench-operator charts/pgbench-operator
     --namespace pgbench-system --create-namespace --wait=hookOnly
 # The simulated cluster stores the operator's Deployment but runs only Job pods as processes,
 # so the operator itself runs here, out of cluster, with the same flags.
-env_bg operator "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --metrics-addr 127.0.0.1:0 \
-    --progress-interval 2 --log-level info >/dev/null
+env_start_operator --progress-interval 2 --log-level info
 
 step "a database Secret and $EXAMPLE (shrunk for a laptop: DEMO sizes)"
 env_kubectl create secret generic pg-app --from-literal=password="$PGPASSWORD" >/dev/null
@@ -35,20 +34,19 @@ name="$(env_kubectl get -f "$TMP/example.yaml" -o jsonpath='{.metadata.name}')"
 
 step "progress (kubectl get benchmarkrun $name)"
 last=""
-deadline=$((SECONDS + ${DEMO_TIMEOUT:-300}))
-while :; do
-    phase="$(env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.phase}' 2>/dev/null || true)"
+follow() { # prints each new phase and, while Running, the live line on fd 3; true once it ended
+    local phase
+    phase="$(env_status "$name" .status.phase)"
     if [ "$phase" != "$last" ]; then
-        echo "$(date +%T) phase: ${phase:-<none>}"
+        echo "$(date +%T) phase: ${phase:-<none>}" >&3
         last="$phase"
     fi
-    case "$phase" in Succeeded | Failed) break ;; esac
     if [ "$phase" = Running ]; then # live progress: status.progress, in kubectl get's RESULT
-        env_kubectl get benchmarkrun "$name" --no-headers 2>/dev/null | sed 's/^/  /' || true
+        env_kubectl get benchmarkrun "$name" --no-headers 2>/dev/null | sed 's/^/  /' >&3 || true
     fi
-    [ "$SECONDS" -lt "$deadline" ] || { echo "timed out; operator log:"; tail -20 "$TMP/operator.log"; exit 1; }
-    sleep 1
-done
+    case "$phase" in Succeeded | Failed) return 0 ;; *) return 1 ;; esac
+}
+ENV_POLL=1 env_wait_for "$name to end" "${DEMO_TIMEOUT:-300}" follow 3>&1
 
 step "kubectl get benchmarkruns (-o wide)"
 env_kubectl get benchmarkruns
@@ -59,4 +57,4 @@ step "result summary (status.summary)"
 env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.summary}' | python3 -m json.tool
 step "why it is as fast as it is: kubectl get br $name -o jsonpath='{.status.diagnostics.waitEvents}'"
 env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.diagnostics.waitEvents}' | python3 -m json.tool
-[ "$phase" = Succeeded ]
+[ "$last" = Succeeded ]
