@@ -306,6 +306,46 @@ static void test_release_write_forbidden(void **state)
     free(log);
 }
 
+/* A Lease another candidate holds is taken over only once that holder has not renewed for its
+ * leaseDurationSeconds on our clock: then with leaseTransitions + 1 and our identity. */
+static void test_takeover_after_expiry(void **state)
+{
+    struct ctx *x = *state;
+    x->lease = cJSON_Parse("{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\","
+                           "\"metadata\":{\"name\":\"op-lease\",\"namespace\":\"ops\","
+                           "\"resourceVersion\":\"1\"},\"spec\":{\"holderIdentity\":"
+                           "\"other_1\",\"leaseDurationSeconds\":3,\"leaseTransitions\":4,"
+                           "\"acquireTime\":\"2026-01-01T00:00:00.000000Z\",\"renewTime\":"
+                           "\"2026-01-01T00:00:00.000000Z\"}}");
+    assert_non_null(x->lease);
+    x->rv = 1;
+    uv_update_time(&x->loop);
+    uint64_t t0 = uv_now(&x->loop);
+    new_leader(x, false);
+    run_until(x, &x->started, 1);
+    /* the old renewTime says nothing (another clock): the wait is measured here */
+    assert_true(uv_now(&x->loop) - t0 >= 3000);
+    assert_int_equal(x->writes, 1);
+    assert_string_equal(holder(x), "op-7d9f-abcde_42");
+    const cJSON *tr =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(x->lease, "spec"), "leaseTransitions");
+    assert_true(cJSON_IsNumber(tr));
+    assert_int_equal(tr->valueint, 5);
+    assert_true(ctrl_leader_is_leader(x->l));
+}
+
+/* A leader whose renewals fail past renew_deadline stops leading. */
+static void test_stops_when_renewals_fail(void **state)
+{
+    struct ctx *x = *state;
+    new_leader(x, false);
+    run_until(x, &x->started, 1);
+    x->forbid_put = true;
+    run_until(x, &x->stopped, 1);
+    assert_false(ctrl_leader_is_leader(x->l));
+    assert_int_equal(x->writes, 1); /* the create only: no renewal got through */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +353,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lease_without_pod, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_forbidden, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_write_forbidden, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_takeover_after_expiry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stops_when_renewals_fail, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
