@@ -3,6 +3,7 @@
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 #include "pkg/bench/runner_args.h"
+#include "pkg/pg/conninfo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,25 +130,38 @@ static void env_secret(cJSON *env, const char *name, const char *secret, const c
     cJSON_AddItemToArray(env, e);
 }
 
+/* The target's PG* variables, written from one pg_conninfo in its field order: the role from the
+ * CloudNativePG Secret's key when there is one (as `kubectl cnpg pgbench` does), the password
+ * only ever as a secretKeyRef, before PGAPPNAME. */
+static void target_env(cJSON *env, const struct ctrl_spec *s)
+{
+    char port[16];
+    (void)snprintf(port, sizeof(port), "%d", s->port);
+    const struct pg_conninfo ci = {
+        .host = s->host,
+        .port = port,
+        .dbname = s->database,
+        .user = s->user,
+        .sslmode = s->ssl_mode,
+        .sslrootcert = s->ca_secret ? CA_DIR "/ca.crt" : NULL,
+        .appname = "pgbench-runner",
+    };
+    for (int i = 0; i < PG_CONNINFO_NFIELDS; i++) {
+        enum pg_conninfo_field f = (enum pg_conninfo_field)i;
+        if (f == PG_CONNINFO_APPNAME && s->password_secret[0])
+            env_secret(env, "PGPASSWORD", s->password_secret, s->password_key);
+        if (f == PG_CONNINFO_USER && s->user_key)
+            env_secret(env, pg_conninfo_env(f), s->password_secret, s->user_key);
+        else if (pg_conninfo_get(&ci, f))
+            env_value(env, pg_conninfo_env(f), pg_conninfo_get(&ci, f));
+    }
+}
+
 static cJSON *connection_env(const struct ctrl_spec *s)
 {
     cJSON *env = arr();
-    if (!s->host[0]) /* fio without a database target */
-        goto common;
-    env_value(env, "PGHOST", s->host);
-    env_num(env, "PGPORT", s->port);
-    env_value(env, "PGDATABASE", s->database);
-    if (s->user_key) /* the CloudNativePG Secret's role, as `kubectl cnpg pgbench` does */
-        env_secret(env, "PGUSER", s->password_secret, s->user_key);
-    else
-        env_value(env, "PGUSER", s->user);
-    env_value(env, "PGSSLMODE", s->ssl_mode);
-    if (s->ca_secret)
-        env_value(env, "PGSSLROOTCERT", CA_DIR "/ca.crt");
-    if (s->password_secret[0])
-        env_secret(env, "PGPASSWORD", s->password_secret, s->password_key);
-    env_value(env, "PGAPPNAME", "pgbench-runner");
-common:
+    if (s->host[0]) /* fio without a database target has none */
+        target_env(env, s);
     env_value(env, "HOME", "/tmp");
     env_value(env, "BENCH_TERMINATION_LOG", "/dev/termination-log");
     return env;
@@ -171,13 +185,9 @@ static void copy_key(cJSON *dst, const cJSON *tmpl, const char *key)
         put(dst, key, cJSON_Duplicate(v, 1));
 }
 
-/* The pod template shared by init and run Jobs; args/env/volumes/mounts are added by callers. */
-static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
-                           const struct ctrl_config *cfg, const char *role, cJSON **container)
+/* The pod's labels (the template's own, never pgbench.dev/ ones, then ours) and annotations. */
+static void pod_metadata(cJSON *tmpl, const char *brname, const char *role, const cJSON *pt)
 {
-    const char *brname = util_jstr(br, "metadata.name");
-    const cJSON *pt = s->pod_template;
-    cJSON *tmpl = obj();
     cJSON *meta = put(tmpl, "metadata", obj());
     cJSON *labels = put(meta, "labels", obj());
     const cJSON *ul = pt ? cJSON_GetObjectItemCaseSensitive(pt, "labels") : NULL;
@@ -190,21 +200,12 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
     put_str(labels, CTRL_LABEL_ROLE, role);
     put_str(labels, "app.kubernetes.io/managed-by", "pgbench-operator");
     copy_key(meta, pt, "annotations");
+}
 
-    cJSON *spec = put(tmpl, "spec", obj());
-    put_str(spec, "restartPolicy", "Never");
-    put_bool(spec, "automountServiceAccountToken", false);
-    put_num(spec, "terminationGracePeriodSeconds", 10);
-    put_bool(spec, "enableServiceLinks", false);
-    copy_key(spec, pt, "serviceAccountName");
-    copy_key(spec, pt, "nodeSelector");
-    copy_key(spec, pt, "tolerations");
-    copy_key(spec, pt, "affinity");
-    copy_key(spec, pt, "imagePullSecrets");
-    copy_key(spec, pt, "priorityClassName");
-
-    /* Restricted pod security: the user's securityContext is merged over these defaults, and
-     * runAsNonRoot/seccomp stay enforced (the spec parser refuses root). */
+/* Restricted pod security: the user's securityContext is merged over these defaults, and
+ * runAsNonRoot/seccomp stay enforced (the spec parser refuses root). */
+static cJSON *pod_security(const cJSON *pt)
+{
     cJSON *psc = obj();
     put_bool(psc, "runAsNonRoot", true);
     put_num(psc, "runAsUser", CTRL_RUNNER_UID);
@@ -213,6 +214,7 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
     cJSON *sp = put(psc, "seccompProfile", obj());
     put_str(sp, "type", "RuntimeDefault");
     const cJSON *usc = pt ? cJSON_GetObjectItemCaseSensitive(pt, "securityContext") : NULL;
+    const cJSON *it;
     if (cJSON_IsObject(usc)) {
         cJSON_ArrayForEach(it, usc)
         {
@@ -222,8 +224,14 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
             put(psc, it->string, cJSON_Duplicate(it, 1));
         }
     }
-    put(spec, "securityContext", psc);
+    return psc;
+}
 
+/* The runner container: image, command, connection env, resources, a locked-down
+ * securityContext and /tmp mounted (its volumeMounts come back in *mounts). */
+static cJSON *runner_container(const struct ctrl_spec *s, const struct ctrl_config *cfg,
+                               const cJSON *pt, cJSON **mounts)
+{
     cJSON *c = obj();
     put_str(c, "name", CTRL_CONTAINER);
     put_str(c, "image", s->image && *s->image ? s->image : cfg->runner_image);
@@ -242,10 +250,14 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
     push_str(put(caps, "drop", arr()), "ALL");
     put_str(c, "terminationMessagePath", "/dev/termination-log");
     put_str(c, "terminationMessagePolicy", "FallbackToLogsOnError");
-    cJSON *mounts = put(c, "volumeMounts", arr());
-    volume_mount(mounts, "tmp", "/tmp", false);
-    cJSON_AddItemToArray(put(spec, "containers", arr()), c);
+    *mounts = put(c, "volumeMounts", arr());
+    volume_mount(*mounts, "tmp", "/tmp", false);
+    return c;
+}
 
+/* /tmp as an emptyDir, and the CA Secret's key as ca.crt under CA_DIR when there is one. */
+static void pod_volumes(cJSON *spec, const struct ctrl_spec *s, cJSON *mounts)
+{
     cJSON *vols = put(spec, "volumes", arr());
     cJSON *tmp = obj();
     put_str(tmp, "name", "tmp");
@@ -263,6 +275,34 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
         cJSON_AddItemToArray(vols, v);
         volume_mount(mounts, "ca", CA_DIR, true);
     }
+}
+
+/* The pod template shared by init and run Jobs; args/env/volumes/mounts are added by callers. */
+static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
+                           const struct ctrl_config *cfg, const char *role, cJSON **container)
+{
+    const char *brname = util_jstr(br, "metadata.name");
+    const cJSON *pt = s->pod_template;
+    cJSON *tmpl = obj();
+    pod_metadata(tmpl, brname, role, pt);
+
+    cJSON *spec = put(tmpl, "spec", obj());
+    put_str(spec, "restartPolicy", "Never");
+    put_bool(spec, "automountServiceAccountToken", false);
+    put_num(spec, "terminationGracePeriodSeconds", 10);
+    put_bool(spec, "enableServiceLinks", false);
+    copy_key(spec, pt, "serviceAccountName");
+    copy_key(spec, pt, "nodeSelector");
+    copy_key(spec, pt, "tolerations");
+    copy_key(spec, pt, "affinity");
+    copy_key(spec, pt, "imagePullSecrets");
+    copy_key(spec, pt, "priorityClassName");
+    put(spec, "securityContext", pod_security(pt));
+
+    cJSON *mounts;
+    cJSON *c = runner_container(s, cfg, pt, &mounts);
+    cJSON_AddItemToArray(put(spec, "containers", arr()), c);
+    pod_volumes(spec, s, mounts);
     *container = c;
     return tmpl;
 }
