@@ -1,4 +1,5 @@
-/* Unit tests for pkg/pg/pg_conn.c: error classification, message sanitizing, quoting. */
+/* Unit tests for pkg/pg/pg_conn.c: error classification, message sanitizing, quoting; and
+ * pkg/pg/conninfo.h's PG* table. */
 /* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
@@ -193,6 +194,37 @@ static void test_wait_cancelled(void **state)
     assert_true(time(NULL) - t0 < 30); /* returned on the cancel flag, not the 60 s deadline */
 }
 
+/* Each pg_conninfo field's variable is the one libpq itself reads for that option (the oracle:
+ * PQconndefaults()' envvar of the keyword), and a field reads back what was set. */
+static void test_conninfo_env_is_libpq(void **state)
+{
+    (void)state;
+    static const char *const keyword[PG_CONNINFO_NFIELDS] = {
+        [PG_CONNINFO_HOST] = "host",
+        [PG_CONNINFO_PORT] = "port",
+        [PG_CONNINFO_DBNAME] = "dbname",
+        [PG_CONNINFO_USER] = "user",
+        [PG_CONNINFO_SSLMODE] = "sslmode",
+        [PG_CONNINFO_SSLROOTCERT] = "sslrootcert",
+        [PG_CONNINFO_APPNAME] = "application_name",
+    };
+    PQconninfoOption *defs = PQconndefaults();
+    assert_non_null(defs);
+    for (int f = 0; f < PG_CONNINFO_NFIELDS; f++) {
+        const PQconninfoOption *o = defs;
+        while (o->keyword && strcmp(o->keyword, keyword[f]) != 0)
+            o++;
+        assert_non_null(o->keyword);
+        assert_non_null(o->envvar);
+        assert_string_equal(pg_conninfo_env((enum pg_conninfo_field)f), o->envvar);
+    }
+    PQconninfoFree(defs);
+    struct pg_conninfo ci = {"h", "p", "d", "u", "s", "r", "a", 0, NULL};
+    const char *want[PG_CONNINFO_NFIELDS] = {"h", "p", "d", "u", "s", "r", "a"};
+    for (int f = 0; f < PG_CONNINFO_NFIELDS; f++)
+        assert_string_equal(pg_conninfo_get(&ci, (enum pg_conninfo_field)f), want[f]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_wait_cancelled),
+        cmocka_unit_test(test_conninfo_env_is_libpq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
