@@ -8,6 +8,7 @@
 /* clang-format on */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,12 +112,37 @@ static void test_paths(void **state)
     cJSON_Delete(o);
 }
 
+/* Status' timeline series read back: numbers, "-" for a point without a value, capped at max;
+ * bench_series_timeline gives the result's shape (its keys) with as many points. */
+static void test_series(void **state)
+{
+    (void)state;
+    double v[4];
+    assert_int_equal(bench_series_parse("1 4.5  - 7", v, 4), 4);
+    assert_true(v[0] == 1 && v[1] == 4.5 && isnan(v[2]) && v[3] == 7);
+    assert_int_equal(bench_series_parse("1 2 3 4 5", v, 4), 4);
+    assert_int_equal(bench_series_parse(NULL, v, 4), 0);
+    assert_int_equal(bench_series_parse("  ", v, 4), 0);
+    cJSON *st = cJSON_Parse("{\"timeline\":{\"elapsedSeconds\":\"1 2 3\",\"tps\":\"10 - 30\","
+                            "\"latencyMs\":\"0.5 0.6 0.7\"}}");
+    cJSON *tl = bench_series_timeline(st);
+    assert_int_equal(cJSON_GetArraySize(tl), 3);
+    const cJSON *p1 = cJSON_GetArrayItem(tl, 1);
+    assert_true(cJSON_GetObjectItem(p1, "t")->valuedouble == 2);
+    assert_null(cJSON_GetObjectItem(p1, "tps"));
+    assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(tl, 2), "latencyMs")->valuedouble == 0.7);
+    assert_null(bench_series_timeline(cJSON_GetObjectItem(st, "timeline")));
+    cJSON_Delete(tl);
+    cJSON_Delete(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_are_consistent),
         cmocka_unit_test(test_columns_point_at_rows),
         cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
