@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pkg/controller/phase.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/controller/sweep.h"
@@ -333,7 +334,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
         if (rc)
             return rc;
         const char *phase = util_jstr(br, "status.phase");
-        bool done = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+        bool done = phase && ctrl_phase_done(ctrl_phase_parse(phase));
         struct buf line = BUF_INIT(4096);
         (void)plugin_progress_line(&line, br, util_wall_s());
         if (line.data && strcmp(line.data, last) != 0) {
@@ -365,7 +366,8 @@ static int follow(struct act *x, struct kc *k, const char *name)
     (void)plugin_result_table(&out, br);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = strcmp(util_jstr(br, "status.phase"), "Succeeded") == 0 ? 0 : EXIT_RUN_FAILED;
+    rc = ctrl_phase_parse(util_jstr(br, "status.phase")) == CTRL_PHASE_SUCCEEDED ? 0
+                                                                                 : EXIT_RUN_FAILED;
     cJSON_Delete(br);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/controller/phase.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
@@ -133,8 +134,7 @@ static int get_sweep(struct kc *k, const char *name, cJSON **out)
 
 static bool terminal(const char *phase)
 {
-    return phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Stopped") == 0 ||
-                     strcmp(phase, "Failed") == 0);
+    return phase && ctrl_phase_done(ctrl_phase_parse(phase));
 }
 
 /* Prints the steps that finished since the last call (*printed of them so far). */
@@ -144,7 +144,8 @@ static void print_steps(const cJSON *sw, int *printed, bool tty)
     for (int i = *printed; i < cJSON_GetArraySize(steps); i++) {
         const cJSON *step = cJSON_GetArrayItem(steps, i);
         const char *ph = util_jstr(step, "phase");
-        if (!ph || (strcmp(ph, "Succeeded") != 0 && strcmp(ph, "Failed") != 0))
+        enum ctrl_phase p = ctrl_phase_parse(ph);
+        if (!ph || (p != CTRL_PHASE_SUCCEEDED && p != CTRL_PHASE_FAILED))
             break;
         struct buf line = BUF_INIT(4096);
         (void)plugin_sweep_step_line(&line, sw, step);
@@ -219,7 +220,7 @@ static int follow_sweep(struct act *x, struct kc *k, const char *name)
     (void)plugin_sweep_summary(&out, sw);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = strcmp(util_jstr(sw, "status.phase"), "Failed") == 0 ? EXIT_RUN_FAILED : 0;
+    rc = ctrl_phase_parse(util_jstr(sw, "status.phase")) == CTRL_PHASE_FAILED ? EXIT_RUN_FAILED : 0;
     cJSON_Delete(sw);
     return rc;
 }

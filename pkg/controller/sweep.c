@@ -1,4 +1,5 @@
 /* BenchmarkSweep: spec, step planning, analysis, and its small controller. */
+#include "pkg/controller/phase.h"
 #include "pkg/controller/sweep.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
@@ -312,9 +313,15 @@ static bool str_is(const char *a, const char *b)
     return a && strcmp(a, b) == 0;
 }
 
+/* s names phase p (NULL names none). */
+static bool phase_is(const char *s, enum ctrl_phase p)
+{
+    return s && ctrl_phase_parse(s) == p;
+}
+
 static bool run_finished(const char *phase)
 {
-    return str_is(phase, "Succeeded") || str_is(phase, "Failed");
+    return phase_is(phase, CTRL_PHASE_SUCCEEDED) || phase_is(phase, CTRL_PHASE_FAILED);
 }
 
 /* Rounded to a few significant digits, so that status compares equal from one decision to the
@@ -355,7 +362,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
     cJSON *e = util_must(cJSON_CreateObject());
     util_jset_str(e, "name", name);
     const char *phase = util_jstr(run, "status.phase");
-    util_jset_str(e, "phase", phase ? phase : "Pending");
+    util_jset_str(e, "phase", phase ? phase : ctrl_phase_name(CTRL_PHASE_PENDING));
     const cJSON *st = util_jget(run, "status");
     const cJSON *v;
     if ((v = bench_status_get(st, BK_SUMMARY_TPS)) && cJSON_IsNumber(v))
@@ -377,7 +384,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
         put_num(e, "waitPct", pct, 6);
     }
     const char *msg = util_jstr(run, "status.message");
-    if (msg && str_is(phase, "Failed"))
+    if (msg && phase_is(phase, CTRL_PHASE_FAILED))
         util_jset_str(e, "message", msg);
     return e;
 }
@@ -449,9 +456,9 @@ static void step_summarise(cJSON *step)
         const char *ph = util_jstr(e, "phase");
         if (!run_finished(ph))
             running = true;
-        else if (str_is(ph, "Failed"))
+        else if (phase_is(ph, CTRL_PHASE_FAILED))
             failed = true;
-        if (!str_is(ph, "Succeeded"))
+        if (!phase_is(ph, CTRL_PHASE_SUCCEEDED))
             continue;
         double v;
         if ((v = util_jnum(e, "tps", NAN)) > 0 && nt < CTRL_SWEEP_MAX_REPEATS)
@@ -462,7 +469,10 @@ static void step_summarise(cJSON *step)
             nl < CTRL_SWEEP_MAX_REPEATS)
             ll[nl++] = v;
     }
-    util_jset_str(step, "phase", running ? "Running" : failed ? "Failed" : "Succeeded");
+    util_jset_str(step, "phase",
+                  ctrl_phase_name(running  ? CTRL_PHASE_RUNNING
+                                  : failed ? CTRL_PHASE_FAILED
+                                           : CTRL_PHASE_SUCCEEDED));
     double m, sd;
     if (nt) {
         mean_sd(tps, nt, &m, &sd);
@@ -549,7 +559,7 @@ static void usl_analysis(cJSON *a, const cJSON *steps, double max_n, const char 
         cJSON_ArrayForEach(e, util_jget(st, "runs"))
         {
             double x = util_jnum(e, "tps", NAN);
-            if (str_is(util_jstr(e, "phase"), "Succeeded") && x > 0 &&
+            if (phase_is(util_jstr(e, "phase"), CTRL_PHASE_SUCCEEDED) && x > 0 &&
                 np < sizeof(pts) / sizeof(pts[0]))
                 pts[np++] = (struct bench_usl_point){util_jnum(st, "value", 0), x};
         }
@@ -683,7 +693,7 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
             e = util_must(cJSON_CreateObject());
             util_jset_str(e, "name", name);
             const char *ph = util_jstr(run, "status.phase");
-            util_jset_str(e, "phase", ph ? ph : "Pending");
+            util_jset_str(e, "phase", ph ? ph : ctrl_phase_name(CTRL_PHASE_PENDING));
             cJSON_AddItemToArray(list, e);
             w->current = k;
             (void)snprintf(w->current_name, sizeof(w->current_name), "%s", name);
@@ -719,7 +729,7 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spe
     util_jset_str(st, "stepText", text);
     const char *verdict = util_jstr(st, "analysis.verdict");
     if (w->stopped) {
-        util_jset_str(st, "phase", "Stopped");
+        util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_STOPPED));
         util_jset_str(st, "stopReason", w->stop_reason);
         (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", w->last_step + 1, s->n_values,
                        w->stop_reason);
@@ -727,7 +737,7 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spe
         keep_completion(st, old, ts);
         ctrl_cond_set(st, "Stopped", "True", "StopWhen", w->stop_reason, obs_gen, now);
     } else if (w->current >= 0) {
-        util_jset_str(st, "phase", "Running");
+        util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_RUNNING));
         util_jset_str(st, "currentRun", w->current_name);
         (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", w->last_step + 1, s->n_values,
                        field_names[s->field], s->values[w->last_step], w->current_name);
@@ -736,7 +746,7 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spe
             util_jset_str(st, "startTime", ts);
         plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
     } else {
-        util_jset_str(st, "phase", "Succeeded");
+        util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_SUCCEEDED));
         (void)snprintf(msg, sizeof(msg), "%d steps: %s", s->n_values,
                        verdict ? verdict : "no step measured a tps");
         util_jset_str(st, "message", msg);
@@ -749,13 +759,13 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spe
 static void sweep_invalid(cJSON *st, const cJSON *old, const char *err, long gen, double now,
                           struct ctrl_sweep_plan *plan)
 {
-    util_jset_str(st, "phase", "Failed");
+    util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_FAILED));
     util_jset_str(st, "message", err);
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
     util_jset_str(st, "completionTime", ts);
     ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
-    (void)snprintf(plan->phase, sizeof(plan->phase), "Failed");
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_phase_name(CTRL_PHASE_FAILED));
     plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
     plan->status = st;
 }
@@ -766,8 +776,8 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     memset(plan, 0, sizeof(*plan));
     const cJSON *old = util_jget(sweep, "status");
     const char *old_phase = util_jstr(old, "phase");
-    if (str_is(old_phase, "Succeeded") || str_is(old_phase, "Stopped") ||
-        str_is(old_phase, "Failed")) {
+    if (phase_is(old_phase, CTRL_PHASE_SUCCEEDED) || phase_is(old_phase, CTRL_PHASE_STOPPED) ||
+        phase_is(old_phase, CTRL_PHASE_FAILED)) {
         (void)snprintf(plan->phase, sizeof(plan->phase), "%s", old_phase);
         return;
     }
@@ -846,7 +856,7 @@ static int step_events(const cJSON *st, const cJSON *step, const char *old_phase
     if ((old_phase && str_is(phase, old_phase)) || !run_finished(phase))
         return n;
     int runs = cJSON_GetArraySize(util_jget(step, "runs"));
-    if (str_is(phase, "Succeeded")) {
+    if (phase_is(phase, CTRL_PHASE_SUCCEEDED)) {
         (void)snprintf(msg, sizeof(msg), "%s: %.1f tps, p99 %.2f ms%s", label,
                        util_jnum(step, "tpsMean", NAN), util_jnum(step, "latencyP99MsMean", NAN),
                        runs > 1 ? " (means over its runs)" : "");
@@ -854,8 +864,8 @@ static int step_events(const cJSON *st, const cJSON *step, const char *old_phase
     }
     const char *why = NULL, *name = NULL;
     const cJSON *e;
-    cJSON_ArrayForEach(e,
-                       util_jget(step, "runs")) if (!why && str_is(util_jstr(e, "phase"), "Failed"))
+    cJSON_ArrayForEach(
+        e, util_jget(step, "runs")) if (!why && phase_is(util_jstr(e, "phase"), CTRL_PHASE_FAILED))
     {
         name = util_jstr(e, "name");
         why = util_jstr(e, "message");
@@ -875,18 +885,18 @@ int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_even
         const cJSON *old_step = cJSON_GetArrayItem(util_jget(old_st, "steps"), i);
         const char *old_phase = old_step ? util_jstr(old_step, "phase") : NULL;
         if (old_step && !old_phase)
-            old_phase = "Pending";
+            old_phase = ctrl_phase_name(CTRL_PHASE_PENDING);
         n = step_events(new_st, step, old_phase, out, n, max);
     }
     const char *phase = util_jstr(new_st, "phase"), *msg = util_jstr(new_st, "message");
     const char *old_phase = util_jstr(old_st, "phase");
     if (old_phase && str_is(phase, old_phase))
         return n;
-    if (str_is(phase, "Succeeded"))
+    if (phase_is(phase, CTRL_PHASE_SUCCEEDED))
         n = add_event(out, n, max, false, "SweepSucceeded", msg ? msg : "");
-    else if (str_is(phase, "Stopped"))
+    else if (phase_is(phase, CTRL_PHASE_STOPPED))
         n = add_event(out, n, max, false, "SweepStopped", msg ? msg : "");
-    else if (str_is(phase, "Failed"))
+    else if (phase_is(phase, CTRL_PHASE_FAILED))
         n = add_event(out, n, max, true, "SweepFailed", msg ? msg : "");
     return n;
 }
@@ -1026,10 +1036,10 @@ static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
     util_rfc3339(util_wall_s(), 0, ts, sizeof(ts));
     cJSON *patch = util_must(cJSON_CreateObject());
     cJSON *st = util_must(cJSON_AddObjectToObject(patch, "status"));
-    util_jset_str(st, "phase", "Failed");
+    util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_FAILED));
     util_jset_str(st, "message", msg);
     util_jset_str(st, "completionTime", ts);
-    (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "Failed");
+    (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "%s", ctrl_phase_name(CTRL_PHASE_FAILED));
     r->plan.n_events =
         add_event(r->plan.events, 0, CTRL_SWEEP_MAX_EVENTS, true, "SweepFailed", msg);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};

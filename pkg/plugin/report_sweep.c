@@ -1,5 +1,6 @@
 /* The HTML report of a BenchmarkSweep: TPS and p99 against the varied value, with the USL fit,
  * the knee and N*, drawn with report.c's line chart. */
+#include "pkg/controller/phase.h"
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/util/json.h"
 #include "pkg/bench/usl.h"
@@ -40,7 +41,7 @@ static void take_points(const cJSON *st, struct sweep_pts *p)
         cJSON_ArrayForEach(e, util_jget(step, "runs"))
         {
             const char *ph = util_jstr(e, "phase");
-            if (p->nr >= MAXRUNS || !ph || strcmp(ph, "Succeeded") != 0)
+            if (p->nr >= MAXRUNS || ctrl_phase_parse(ph) != CTRL_PHASE_SUCCEEDED)
                 continue;
             p->rx[p->nr] = v;
             p->rtps[p->nr] = util_jnum(e, "tps", NAN);
