@@ -1,5 +1,6 @@
 /* BenchmarkRun objects from the plugin's flags; children from the operator's manifest code. */
 #include "pkg/plugin/build.h"
+#include "pkg/util/mem.h"
 #include "pkg/controller/spec.h"
 #include "pkg/plugin/pgbench_args.h"
 #include "pkg/util/err.h"
@@ -9,16 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *must(cJSON *j)
-{
-    if (!j)
-        abort();
-    return j;
-}
-
 static cJSON *add_obj(cJSON *o, const char *k)
 {
-    return must(cJSON_AddObjectToObject(o, k));
+    return util_must(cJSON_AddObjectToObject(o, k));
 }
 
 long plugin_parse_duration(const char *s)
@@ -57,14 +51,14 @@ static cJSON *skeleton(const struct plugin_common_opts *c, cJSON **spec, char *e
                         c->name, CTRL_MAX_NAME);
         return NULL;
     }
-    cJSON *br = must(cJSON_CreateObject());
-    must(cJSON_AddStringToObject(br, "apiVersion", "pgbench.dev/v1alpha1"));
-    must(cJSON_AddStringToObject(br, "kind", "BenchmarkRun"));
+    cJSON *br = util_must(cJSON_CreateObject());
+    util_must(cJSON_AddStringToObject(br, "apiVersion", "pgbench.dev/v1alpha1"));
+    util_must(cJSON_AddStringToObject(br, "kind", "BenchmarkRun"));
     cJSON *meta = add_obj(br, "metadata");
-    must(cJSON_AddStringToObject(meta, "name", c->name));
-    must(cJSON_AddStringToObject(meta, "namespace", c->ns));
+    util_must(cJSON_AddStringToObject(meta, "name", c->name));
+    util_must(cJSON_AddStringToObject(meta, "namespace", c->ns));
     cJSON *labels = add_obj(meta, "labels");
-    must(cJSON_AddStringToObject(labels, "app.kubernetes.io/created-by", "kubectl-pgbench"));
+    util_must(cJSON_AddStringToObject(labels, "app.kubernetes.io/created-by", "kubectl-pgbench"));
     *spec = add_obj(br, "spec");
     return br;
 }
@@ -72,7 +66,7 @@ static cJSON *skeleton(const struct plugin_common_opts *c, cJSON **spec, char *e
 static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *err, size_t errlen)
 {
     if (c->workers > 0)
-        must(cJSON_AddNumberToObject(spec, "workers", c->workers));
+        util_must(cJSON_AddNumberToObject(spec, "workers", c->workers));
     if (c->n_node_selector > 0) {
         cJSON *ns = add_obj(add_obj(spec, "podTemplate"), "nodeSelector");
         for (int i = 0; i < c->n_node_selector; i++) {
@@ -82,17 +76,17 @@ static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *
             char key[256];
             (void)snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
             cJSON_DeleteItemFromObjectCaseSensitive(ns, key);
-            must(cJSON_AddStringToObject(ns, key, eq + 1));
+            util_must(cJSON_AddStringToObject(ns, key, eq + 1));
         }
     }
     if (c->ttl_s >= 0)
-        must(cJSON_AddNumberToObject(spec, "ttlSecondsAfterFinished", (double)c->ttl_s));
+        util_must(cJSON_AddNumberToObject(spec, "ttlSecondsAfterFinished", (double)c->ttl_s));
     if (c->timeout_s > 0)
-        must(cJSON_AddNumberToObject(spec, "timeoutSeconds", (double)c->timeout_s));
+        util_must(cJSON_AddNumberToObject(spec, "timeoutSeconds", (double)c->timeout_s));
     if (c->image)
-        must(cJSON_AddStringToObject(spec, "image", c->image));
+        util_must(cJSON_AddStringToObject(spec, "image", c->image));
     if (c->cleanup)
-        must(cJSON_AddStringToObject(spec, "cleanupPolicy", c->cleanup));
+        util_must(cJSON_AddStringToObject(spec, "cleanupPolicy", c->cleanup));
     return 0;
 }
 
@@ -113,16 +107,16 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
     cJSON *br = skeleton(&o->c, &spec, err, errlen);
     if (!br)
         return NULL;
-    cJSON *target = must(cJSON_Duplicate(o->target, 1));
+    cJSON *target = util_must(cJSON_Duplicate(o->target, 1));
     cJSON_AddItemToObject(spec, "target", target);
     cJSON *pg = add_obj(add_obj(spec, "workload"), "pgbench");
     if (o->init_scale > 0) {
         cJSON *init = add_obj(pg, "init");
-        must(cJSON_AddNumberToObject(init, "scale", o->init_scale));
+        util_must(cJSON_AddNumberToObject(init, "scale", o->init_scale));
         if (o->foreign_keys)
-            must(cJSON_AddTrueToObject(init, "foreignKeys"));
+            util_must(cJSON_AddTrueToObject(init, "foreignKeys"));
         if (o->partitions > 0)
-            must(cJSON_AddNumberToObject(init, "partitions", o->partitions));
+            util_must(cJSON_AddNumberToObject(init, "partitions", o->partitions));
     }
     cJSON *run = add_obj(pg, "run");
     const char *dbname = NULL;
@@ -135,14 +129,14 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
                             dbname);
             goto fail;
         }
-        must(cJSON_AddStringToObject(target, "database", dbname));
+        util_must(cJSON_AddStringToObject(target, "database", dbname));
     }
     if (o->create_database)
-        must(cJSON_AddTrueToObject(target, "createDatabase"));
+        util_must(cJSON_AddTrueToObject(target, "createDatabase"));
     /* pgbench's own default: 10 transactions per client */
     if (!cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
         !cJSON_GetObjectItemCaseSensitive(run, "transactions"))
-        must(cJSON_AddNumberToObject(run, "transactions", 10));
+        util_must(cJSON_AddNumberToObject(run, "transactions", 10));
     if (cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
         cJSON_GetObjectItemCaseSensitive(run, "transactions")) {
         (void)util_errf(err, errlen, "pgbench options -T and -t: give one of them");
@@ -185,30 +179,30 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
         return NULL;
     cJSON *fio = add_obj(add_obj(spec, "workload"), "fio");
     if (o->storage_class)
-        must(cJSON_AddStringToObject(fio, "storageClassName", o->storage_class));
-    must(cJSON_AddStringToObject(fio, "volumeSize", o->size ? o->size : "10Gi"));
+        util_must(cJSON_AddStringToObject(fio, "storageClassName", o->storage_class));
+    util_must(cJSON_AddStringToObject(fio, "volumeSize", o->size ? o->size : "10Gi"));
     if (o->keep_volume)
-        must(cJSON_AddTrueToObject(fio, "keepVolume"));
-    cJSON *jobs = must(cJSON_AddArrayToObject(fio, "jobs"));
+        util_must(cJSON_AddTrueToObject(fio, "keepVolume"));
+    cJSON *jobs = util_must(cJSON_AddArrayToObject(fio, "jobs"));
     for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
         const struct preset *p = &presets[i];
         if (strcmp(preset, "all") && strcmp(preset, p->name))
             continue;
-        cJSON *j = must(cJSON_CreateObject());
-        must(cJSON_AddStringToObject(j, "name", p->name));
-        must(cJSON_AddStringToObject(j, "rw", p->rw));
-        must(cJSON_AddStringToObject(j, "bs", p->bs));
-        must(cJSON_AddNumberToObject(j, "iodepth", p->iodepth));
+        cJSON *j = util_must(cJSON_CreateObject());
+        util_must(cJSON_AddStringToObject(j, "name", p->name));
+        util_must(cJSON_AddStringToObject(j, "rw", p->rw));
+        util_must(cJSON_AddStringToObject(j, "bs", p->bs));
+        util_must(cJSON_AddNumberToObject(j, "iodepth", p->iodepth));
         if (p->fdatasync)
-            must(cJSON_AddNumberToObject(j, "fdatasync", p->fdatasync));
+            util_must(cJSON_AddNumberToObject(j, "fdatasync", p->fdatasync));
         if (o->file_size)
-            must(cJSON_AddStringToObject(j, "size", o->file_size));
+            util_must(cJSON_AddStringToObject(j, "size", o->file_size));
         if (o->runtime_s > 0)
-            must(cJSON_AddNumberToObject(j, "runtimeSeconds", o->runtime_s));
+            util_must(cJSON_AddNumberToObject(j, "runtimeSeconds", o->runtime_s));
         if (o->ioengine)
-            must(cJSON_AddStringToObject(j, "ioengine", o->ioengine));
+            util_must(cJSON_AddStringToObject(j, "ioengine", o->ioengine));
         if (o->buffered)
-            must(cJSON_AddFalseToObject(j, "direct"));
+            util_must(cJSON_AddFalseToObject(j, "direct"));
         cJSON_AddItemToArray(jobs, j);
     }
     if (common_fields(spec, &o->c, err, errlen) || check_spec(br, err, errlen)) {
@@ -227,7 +221,7 @@ cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_
         (void)util_errf(err, errlen, "the operator would refuse this run: %s", why);
         return NULL;
     }
-    cJSON *out = must(cJSON_CreateArray());
+    cJSON *out = util_must(cJSON_CreateArray());
     if (s.hpa)
         cJSON_AddItemToArray(out, ctrl_manifest_hpa(br, &s));
     if (s.workload == CTRL_WL_FIO)

@@ -1,5 +1,6 @@
 /* pgbench options -> spec.workload.pgbench.run fields, one row per option. */
 #include "pkg/plugin/pgbench_args.h"
+#include "pkg/util/json.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/err.h"
 
@@ -77,16 +78,6 @@ static const struct row *find_short(char c)
     return NULL;
 }
 
-static void set(cJSON *o, const char *k, cJSON *v)
-{
-    if (!v)
-        abort();
-    if (cJSON_GetObjectItemCaseSensitive(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
-    else
-        cJSON_AddItemToObject(o, k, v);
-}
-
 /* value@weight: splits off a weight (0..1000), as pgbench's -b and -f do. */
 static int split_weight(const char *flag, const char *v, char *name, size_t n, long *weight,
                         char *err, size_t errlen)
@@ -136,7 +127,7 @@ static int apply_int(cJSON *run, const struct row *r, const char *flag, const ch
     if (errno || end == v || *end || n < r->min || n > 2147483647LL)
         return util_errf(err, errlen, "%s \"%s\": must be an integer >= %ld (spec field %s)", flag,
                          v, r->min, r->field);
-    set(run, r->field, cJSON_CreateNumber((double)n));
+    util_jset(run, r->field, cJSON_CreateNumber((double)n));
     return 0;
 }
 
@@ -149,7 +140,7 @@ static int apply_num(cJSON *run, const struct row *r, const char *flag, const ch
     if (errno || end == v || *end || !isfinite(d) || d < 0)
         return util_errf(err, errlen, "%s \"%s\": must be a number >= 0 (spec field %s)", flag, v,
                          r->field);
-    set(run, r->field, cJSON_CreateNumber(d));
+    util_jset(run, r->field, cJSON_CreateNumber(d));
     return 0;
 }
 
@@ -159,7 +150,7 @@ static int apply_protocol(cJSON *run, const struct row *r, const char *flag, con
     if (strcmp(v, "simple") && strcmp(v, "extended") && strcmp(v, "prepared"))
         return util_errf(err, errlen,
                          "%s \"%s\": the protocol is one of simple, extended, prepared", flag, v);
-    set(run, r->field, cJSON_CreateString(v));
+    util_jset(run, r->field, cJSON_CreateString(v));
     return 0;
 }
 
@@ -176,9 +167,9 @@ static int apply_builtin(cJSON *run, const char *flag, const char *v, char *err,
                          "%s \"%s\": the builtin scripts are tpcb-like, simple-update and "
                          "select-only (custom scripts: -f configmap:key)",
                          flag, v);
-    set(run, "builtin", cJSON_CreateString(b));
+    util_jset(run, "builtin", cJSON_CreateString(b));
     if (w >= 0)
-        set(run, "builtinWeight", cJSON_CreateNumber((double)w));
+        util_jset(run, "builtinWeight", cJSON_CreateNumber((double)w));
     return 0;
 }
 
@@ -200,16 +191,16 @@ static int apply_script(cJSON *run, const char *flag, const char *v, char *err, 
     cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
     if (!scripts) {
         scripts = cJSON_CreateArray();
-        set(run, "scripts", scripts);
+        util_jset(run, "scripts", scripts);
     }
     cJSON *s = cJSON_CreateObject(), *cm = cJSON_CreateObject();
     if (!s || !cm)
         abort();
-    set(cm, "name", cJSON_CreateString(ref));
-    set(cm, "key", cJSON_CreateString(colon + 1));
-    set(s, "configMapRef", cm);
+    util_jset(cm, "name", cJSON_CreateString(ref));
+    util_jset(cm, "key", cJSON_CreateString(colon + 1));
+    util_jset(s, "configMapRef", cm);
     if (w >= 0)
-        set(s, "weight", cJSON_CreateNumber((double)w));
+        util_jset(s, "weight", cJSON_CreateNumber((double)w));
     cJSON_AddItemToArray(scripts, s);
     return 0;
 }
@@ -223,13 +214,13 @@ static int apply(cJSON *run, const struct row *r, const char *flag, const char *
     case K_NUM:
         return apply_num(run, r, flag, v, err, errlen);
     case K_TRUE:
-        set(run, r->field, cJSON_CreateTrue());
+        util_jset(run, r->field, cJSON_CreateTrue());
         return 0;
     case K_PROTOCOL:
         return apply_protocol(run, r, flag, v, err, errlen);
     case K_SELECT:
     case K_SKIP:
-        set(run, "builtin",
+        util_jset(run, "builtin",
             cJSON_CreateString(r->kind == K_SELECT ? "select-only" : "simple-update"));
         return 0;
     case K_BUILTIN:
@@ -247,7 +238,7 @@ static void add_extra(cJSON *run, const char *arg)
     cJSON *extra = cJSON_GetObjectItemCaseSensitive(run, "extraArgs");
     if (!extra) {
         extra = cJSON_CreateArray();
-        set(run, "extraArgs", extra);
+        util_jset(run, "extraArgs", extra);
     }
     cJSON_AddItemToArray(extra, cJSON_CreateString(arg));
 }

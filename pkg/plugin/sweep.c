@@ -1,5 +1,6 @@
 /* The BenchmarkSweep of `kubectl pgbench sweep`, from a BenchmarkRun built by run's flags. */
 #include "pkg/plugin/sweep.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 #include "pkg/controller/spec.h"
 #include "pkg/plugin/present.h"
@@ -10,13 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static cJSON *must(cJSON *j)
-{
-    if (!j)
-        abort();
-    return j;
-}
 
 bool plugin_vary_is_list(const char *s)
 {
@@ -113,18 +107,18 @@ static const char *preset_flag(const cJSON *spec, enum ctrl_sweep_field f)
 
 static cJSON *vary_json(const struct plugin_vary *v)
 {
-    cJSON *vary = must(cJSON_CreateObject());
-    must(cJSON_AddStringToObject(vary, "field", ctrl_sweep_field_name(v->field)));
+    cJSON *vary = util_must(cJSON_CreateObject());
+    util_must(cJSON_AddStringToObject(vary, "field", ctrl_sweep_field_name(v->field)));
     if (v->range) {
-        cJSON *r = must(cJSON_AddObjectToObject(vary, "range"));
-        must(cJSON_AddNumberToObject(r, "from", v->from));
-        must(cJSON_AddNumberToObject(r, "to", v->to));
+        cJSON *r = util_must(cJSON_AddObjectToObject(vary, "range"));
+        util_must(cJSON_AddNumberToObject(r, "from", v->from));
+        util_must(cJSON_AddNumberToObject(r, "to", v->to));
         if (v->factor > 0)
-            must(cJSON_AddNumberToObject(r, "factor", v->factor));
+            util_must(cJSON_AddNumberToObject(r, "factor", v->factor));
     } else {
-        cJSON *a = must(cJSON_AddArrayToObject(vary, "values"));
+        cJSON *a = util_must(cJSON_AddArrayToObject(vary, "values"));
         for (int i = 0; i < v->n; i++)
-            cJSON_AddItemToArray(a, must(cJSON_CreateNumber(v->values[i])));
+            cJSON_AddItemToArray(a, util_must(cJSON_CreateNumber(v->values[i])));
     }
     return vary;
 }
@@ -133,13 +127,13 @@ static cJSON *stop_json(const struct plugin_sweep_opts *o)
 {
     if (o->stop_failed_pct < 0 && o->stop_p99_ms < 0 && o->stop_aborted <= 0)
         return NULL;
-    cJSON *st = must(cJSON_CreateObject());
+    cJSON *st = util_must(cJSON_CreateObject());
     if (o->stop_failed_pct >= 0)
-        must(cJSON_AddNumberToObject(st, "failedPct", o->stop_failed_pct));
+        util_must(cJSON_AddNumberToObject(st, "failedPct", o->stop_failed_pct));
     if (o->stop_aborted > 0)
-        must(cJSON_AddNumberToObject(st, "abortedClients", (double)o->stop_aborted));
+        util_must(cJSON_AddNumberToObject(st, "abortedClients", (double)o->stop_aborted));
     if (o->stop_p99_ms >= 0)
-        must(cJSON_AddNumberToObject(st, "p99Ms", o->stop_p99_ms));
+        util_must(cJSON_AddNumberToObject(st, "p99Ms", o->stop_p99_ms));
     return st;
 }
 
@@ -168,15 +162,15 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
                         clash);
         return NULL;
     }
-    cJSON *sw = must(cJSON_CreateObject());
-    must(cJSON_AddStringToObject(sw, "apiVersion", "pgbench.dev/v1alpha1"));
-    must(cJSON_AddStringToObject(sw, "kind", "BenchmarkSweep"));
-    cJSON_AddItemToObject(sw, "metadata", must(cJSON_Duplicate(util_jget(br, "metadata"), 1)));
-    cJSON *spec = must(cJSON_AddObjectToObject(sw, "spec"));
-    cJSON_AddItemToObject(spec, "template", must(cJSON_Duplicate(tmpl, 1)));
+    cJSON *sw = util_must(cJSON_CreateObject());
+    util_must(cJSON_AddStringToObject(sw, "apiVersion", "pgbench.dev/v1alpha1"));
+    util_must(cJSON_AddStringToObject(sw, "kind", "BenchmarkSweep"));
+    cJSON_AddItemToObject(sw, "metadata", util_must(cJSON_Duplicate(util_jget(br, "metadata"), 1)));
+    cJSON *spec = util_must(cJSON_AddObjectToObject(sw, "spec"));
+    cJSON_AddItemToObject(spec, "template", util_must(cJSON_Duplicate(tmpl, 1)));
     cJSON_AddItemToObject(spec, "vary", vary_json(&o->vary));
     if (o->repeats > 0)
-        must(cJSON_AddNumberToObject(spec, "repeats", o->repeats));
+        util_must(cJSON_AddNumberToObject(spec, "repeats", o->repeats));
     cJSON *stop = stop_json(o);
     if (stop)
         cJSON_AddItemToObject(spec, "stopWhen", stop);
