@@ -1,5 +1,6 @@
 /* Aggregation of worker results into one result (definitions in aggregate.h). */
 #include "pkg/bench/aggregate.h"
+#include "pkg/util/json.h"
 #include "pkg/util/err.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
@@ -29,25 +30,17 @@ static double num(const cJSON *o, const char *k)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A non-finite number is written as null. */
 static void set_num(cJSON *o, const char *k, double v)
 {
-    cJSON *c = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-    if (!c)
-        return;
-    if (get(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, c);
-    else
-        cJSON_AddItemToObject(o, k, c);
+    util_jset(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
+/* Nothing happens when c is NULL (a copy of an absent member). */
 static void set_item(cJSON *o, const char *k, cJSON *c)
 {
-    if (!c)
-        return;
-    if (get(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, c);
-    else
-        cJSON_AddItemToObject(o, k, c);
+    if (c)
+        util_jset(o, k, c);
 }
 
 /* Accumulators where "all absent" stays null. */

@@ -1,5 +1,6 @@
 /* The result contract table (see fields.h) and the path helpers that read it. */
 #include "pkg/bench/fields.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -168,11 +169,7 @@ int bench_put_key(cJSON *o, enum bench_field_id id, cJSON *v)
         cJSON_Delete(v);
         return -EINVAL;
     }
-    const char *k = bench_key(id);
-    if (cJSON_GetObjectItemCaseSensitive(o, k))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
-    else
-        cJSON_AddItemToObject(o, k, v);
+    util_jset(o, bench_key(id), v);
     return 0;
 }
 
