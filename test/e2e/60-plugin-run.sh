@@ -18,14 +18,7 @@ target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-
     --db-name "$PGDATABASE" --sslmode disable)
 
 # ---- refused flags: each names the flag, exits 1 and creates nothing
-refuse() {
-    local want="$1"
-    shift
-    local out rc=0
-    out="$(kubectl pgbench "$@" 2>&1)" || rc=$?
-    [ "$rc" -eq 1 ] || fail "kubectl pgbench $*: exit $rc (want 1): $out"
-    grep -qF -- "$want" <<<"$out" || fail "kubectl pgbench $*: message does not name '$want': $out"
-}
+refuse() { env_plugin_refuses "$@"; } # WANT ARGS...
 refuse "--aggregate-interval" run "${target[@]}" --name r -- -c 2 --aggregate-interval 5
 refuse "-l" run "${target[@]}" --name r -- -c 2 -l
 refuse "--log-prefix" run "${target[@]}" --name r -- --log-prefix=x

@@ -87,14 +87,7 @@ assert env["PGUSER"] == {"name": "PGUSER", "value": "bench"}, env["PGUSER"]' "$T
 [ -z "$(env_kubectl get br,jobs -o name)" ] || fail "--dry-run=server created objects"
 
 # missing objects and keys are named
-refuse() {
-    local want="$1"
-    shift
-    local rc=0
-    kubectl pgbench "$@" >/dev/null 2>"$TMP/err" || rc=$?
-    [ "$rc" -eq 1 ] || fail "$*: exit $rc, want 1: $(cat "$TMP/err")"
-    grep -qF -- "$want" "$TMP/err" || fail "$*: '$want' not in: $(cat "$TMP/err")"
-}
+refuse() { env_plugin_refuses "$@"; } # WANT ARGS...
 refuse "expects Service nope-postgresql" run --bitnami nope --name t -- -T 5
 refuse '--service "x": one of rw, ro, r' run --cnpg cn --service x --name t -- -T 5
 refuse "expects Service sg2" run --stackgres sg2 --name t -- -T 5

@@ -25,14 +25,7 @@ kubectl pgbench fio all --storage-class fast --dry-run=client -o json |
     python3 -c 'import json,sys; j=json.load(sys.stdin)["items"][0]["spec"]["workload"]["fio"]["jobs"]; assert [x["name"] for x in j]==["wal","random-read","random-rw"], j' ||
     fail "the default preset is all three"
 
-refuse() {
-    local want="$1"
-    shift
-    local rc=0
-    kubectl pgbench "$@" >/dev/null 2>"$TMP/err" || rc=$?
-    [ "$rc" -eq 1 ] || fail "$*: exit $rc, want 1: $(cat "$TMP/err")"
-    grep -qF -- "$want" "$TMP/err" || fail "$*: '$want' not in: $(cat "$TMP/err")"
-}
+refuse() { env_plugin_refuses "$@"; } # WANT ARGS...
 refuse '--preset "seq"' fio d --storage-class fast --preset seq --dry-run=client
 refuse "--storage-class is required" fio d --dry-run=client
 refuse "a NAME is required" fio --storage-class fast --dry-run=client

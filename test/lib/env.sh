@@ -290,6 +290,17 @@ EOF
     for line in "$@"; do printf '  %s\n' "${line//$'\n'/$'\n'  }"; done
 }
 
+# env_plugin_refuses WANT ARGS...: `kubectl pgbench ARGS` (the plugin on PATH) exits 1 and its
+# stderr names WANT; otherwise the test fails with that stderr.
+env_plugin_refuses() {
+    local want="$1" rc=0
+    shift
+    kubectl pgbench "$@" >/dev/null 2>"$TMP/refused.err" || rc=$?
+    [ "$rc" -eq 1 ] || fail "kubectl pgbench $*: exit $rc, want 1: $(cat "$TMP/refused.err")"
+    grep -qF -- "$want" "$TMP/refused.err" ||
+        fail "kubectl pgbench $*: '$want' not in: $(cat "$TMP/refused.err")"
+}
+
 # _env_obj NAME: kubectl arguments for the object NAME (NAMESPACE/NAME) of kind $ENV_KIND (br:
 # a BenchmarkRun; bsw for a BenchmarkSweep).
 _env_obj() {
