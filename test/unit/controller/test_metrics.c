@@ -166,6 +166,8 @@ static struct ctrl_metrics_controller fake_controller(cJSON *cache)
         .status_writes = 7,
         .events_sent = 5,
         .write_errors = 3,
+        .dropped_events = 6,
+        .dropped_actions = 9,
         .queue_depth = 2,
         .inflight = 1,
         .cached_runs = (size_t)cJSON_GetArraySize(cache),
@@ -285,6 +287,7 @@ static void test_operator_families_kept(void **state)
         {"pgbench_operator_writes_total", "counter"},
         {"pgbench_operator_status_conflicts_total", "counter"},
         {"pgbench_operator_write_errors_total", "counter"},
+        {"pgbench_operator_plan_dropped_total", "counter"},
         {"pgbench_operator_queue_depth", "gauge"},
         {"pgbench_operator_reconciles_in_flight", "gauge"},
         {"pgbench_operator_cached_objects", "gauge"},
@@ -308,6 +311,8 @@ static void test_operator_families_kept(void **state)
     assert_line(t, "pgbench_operator_writes_total{kind=\"event\"} 5");
     assert_line(t, "pgbench_operator_status_conflicts_total 1");
     assert_line(t, "pgbench_operator_write_errors_total 3");
+    assert_line(t, "pgbench_operator_plan_dropped_total{kind=\"event\"} 6");
+    assert_line(t, "pgbench_operator_plan_dropped_total{kind=\"action\"} 9");
     assert_line(t, "pgbench_operator_queue_depth 2");
     assert_line(t, "pgbench_operator_reconciles_in_flight 1");
     assert_line(t, "pgbench_operator_cached_objects{resource=\"benchmarkruns\"} 4");

@@ -1918,10 +1918,30 @@ static void test_live_progress(void **state)
     cfg.progress_interval_s = 0;
 }
 
+/* A plan holds CTRL_PLAN_MAX_EVENTS Events; those past it are counted, not kept (the executor
+ * logs and counts them). */
+static void test_plan_event_cap(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    memset(&p, 0, sizeof(p));
+    for (int i = 0; i < CTRL_PLAN_MAX_EVENTS; i++)
+        assert_true(ctrl_plan_event(&p, i % 2 == 0, "R", "event %d", i));
+    assert_false(ctrl_plan_event(&p, true, "Late", "one too many"));
+    assert_false(ctrl_plan_event(&p, true, "Later", "two too many"));
+    assert_int_equal(p.n_events, 8);
+    assert_int_equal(p.dropped_events, 2);
+    assert_string_equal(p.events[7].message, "event 7");
+    assert_false(p.events[7].warning);
+    assert_true(p.events[6].warning);
+    ctrl_plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pending_to_running),
+        cmocka_unit_test(test_plan_event_cap),
         cmocka_unit_test(test_running_states),
         cmocka_unit_test(test_collecting_success),
         cmocka_unit_test(test_collecting_worker_failed),
