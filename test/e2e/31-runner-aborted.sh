@@ -18,7 +18,8 @@ RUNNER_PID=$!
 count_backends() {
     env_psql_super -tAc "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgbench-runner:%'"
 }
-env_wait_for "pgbench backends" 20 bash -c "[ \"\$(psql -X -h '$PG_SOCKDIR' -p '$PGPORT' -U postgres -d postgres -tAc \"SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgbench-runner:%'\")\" -ge 4 ]"
+backends_at_least() { [ "$(count_backends)" -ge "$1" ]; }
+env_wait_for "pgbench backends" 20 backends_at_least 4
 sleep 2
 [ "$(count_backends)" -ge 4 ] || fail "expected 4 runner backends"
 # the diagnostics connection has its own application_name and is not terminated
@@ -49,7 +50,7 @@ note "terminated backends ok"
 BENCH_TERMINATION_LOG="$TMP/term.term" "$RUNNER" pgbench run --clients 2 --threads 1 --duration 30 \
     --builtin select-only >"$TMP/term.out" 2>"$TMP/term.err" &
 RUNNER_PID=$!
-env_wait_for "pgbench backends" 20 bash -c "[ \"\$(psql -X -h '$PG_SOCKDIR' -p '$PGPORT' -U postgres -d postgres -tAc \"SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgbench-runner:%'\")\" -ge 2 ]"
+env_wait_for "pgbench backends" 20 backends_at_least 2
 sleep 2.5
 kill -TERM "$RUNNER_PID"
 RC=0
@@ -71,9 +72,10 @@ sleep 0.5
 BENCH_WATCHDOG_SECONDS=3 "$RUNNER" pgbench run --clients 1 --duration 60 --builtin select-only \
     >"$TMP/wd.out" 2>"$TMP/wd.err" &
 RUNNER_PID=$!
-env_wait_for "pgbench child" 20 pgrep -P "$RUNNER_PID" -x pgbench
-sleep 0.5
-kill -STOP "$(pgrep -P "$RUNNER_PID" -x pgbench)"
+# the load's pgbench, not the short-lived `pgbench --version` probe before it: wait for its backend
+env_wait_for "pgbench backend" 20 backends_at_least 1
+LOAD_PID="$(pgrep -P "$RUNNER_PID" -x pgbench)" || fail "no pgbench child of the runner while its backend is connected"
+kill -STOP "$LOAD_PID"
 T0=$SECONDS
 RC=0
 wait "$RUNNER_PID" || RC=$?
