@@ -1,4 +1,15 @@
-/* pkg/pg: libpq helpers for the runner. Include this or the individual headers. */
+/* pkg/pg: what the runner asks of a PostgreSQL server, through libpq.
+ *
+ *   conninfo.h  struct pg_conninfo, the target's connection parameters and their PG* variables
+ *   pg_conn.c   connecting with a classified, redacted error; readiness; CREATE DATABASE
+ *   pg_info.c   server facts and settings, dataset size, whether pgbench's tables are there
+ *   pg_diag.c   the wait-event sampler and the replica catch-up/lag check during a run
+ *
+ * Owns every libpq call in the tree; only the runner links it (the operator and the plugin
+ * include conninfo.h alone, which does not include libpq). Writes its findings under the result
+ * contract's keys (pkg/bench/fields.h) and knows nothing else of pkg/bench. Must not know
+ * Kubernetes, the operator, or pgbench's own output. Never sees a password: libpq reads
+ * PGPASSWORD or PGPASSFILE itself. Include this or the individual headers. */
 #ifndef PGBO_PG_PG_H
 #define PGBO_PG_PG_H
 
