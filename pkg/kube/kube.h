@@ -7,6 +7,11 @@
  *   queue.c     a de-duplicating, rate-limited work queue (controller-runtime semantics)
  *   enqueue.c   informer events -> queue keys: an object's own, or its owner's by label
  *
+ * Owns the conversation with the API server: authentication, TLS, retries, watch semantics
+ * (resourceVersion, bookmarks, 410), caches and queues. Must not know what the objects mean: no
+ * BenchmarkRun, pgbench or PostgreSQL here (that is pkg/controller and pkg/bench); resources,
+ * labels and keys arrive as parameters.
+ *
  * Conventions: functions return 0 or a negative errno; API failures arrive as a struct
  * kube_status decoded from the server's Status object. Nothing here prints: it logs through
  * pkg/util/log.h at debug level only, and never logs tokens, keys or request bodies. */
