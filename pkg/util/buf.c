@@ -1,4 +1,6 @@
+/* Capped byte buffers (buf.h). */
 #include "pkg/util/buf.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,10 +18,7 @@ static int buf_reserve(struct buf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need)
         cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p)
-        return -ENOMEM;
-    b->data = p;
+    b->data = util_xrealloc(b->data, cap);
     b->cap = cap;
     return 0;
 }

@@ -1,5 +1,7 @@
 /* A growable byte buffer with a hard cap. Every buffer that holds outside input has one:
- * appends past the cap fail with -E2BIG and leave the buffer unchanged. */
+ * appends past the cap fail with -E2BIG and leave the buffer unchanged (a real error, returned);
+ * running out of memory aborts (mem.h). Knows nothing of what the bytes mean beyond JSON string
+ * escaping. */
 #ifndef PGBO_UTIL_BUF_H
 #define PGBO_UTIL_BUF_H
 

@@ -1,4 +1,6 @@
-/* Error messages for callers that pass (char *err, size_t errlen). */
+/* Error messages for callers that pass (char *err, size_t errlen): the text a user reads, next to
+ * the negative errno a function returns. Knows nothing of logging (log.h) or of who reads the
+ * message. */
 #ifndef PGBO_UTIL_ERR_H
 #define PGBO_UTIL_ERR_H
 

@@ -1,5 +1,7 @@
 /* One logger for the whole program. Packages never print; they call these.
- * Output is one JSON object per line on stderr (or plain text with log_set_format). */
+ * Output is one JSON object per line on stderr (or plain text with log_set_format). Owns the
+ * level, the format and the line; knows nothing of what is logged (callers redact secrets first,
+ * redact.h). */
 #ifndef PGBO_UTIL_LOG_H
 #define PGBO_UTIL_LOG_H
 
@@ -13,7 +15,8 @@ void log_set_format(enum log_format format);
 /* Parses "debug", "info", "warn", "error"; returns -1 on an unknown name. */
 int log_level_parse(const char *name, enum log_level *out);
 
-/* Optional key/value fields: pass NULL-terminated pairs through log_kv. */
+/* One event, one line: "ts", "level", "component" and the formatted "msg" (capped at 2 KiB). A
+ * record another program reads carries its fields through log_record. */
 void log_msg(enum log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void log_vmsg(enum log_level level, const char *component, const char *fmt, va_list ap)
