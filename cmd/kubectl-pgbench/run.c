@@ -154,7 +154,7 @@ static void default_name(struct plugin_common_opts *c, char *buf, size_t len, co
 {
     if (c->name)
         return;
-    time_t now = time(NULL);
+    time_t now = (time_t)util_wall_s();
     struct tm tm;
     (void)gmtime_r(&now, &tm);
     (void)snprintf(buf, len, "%s-", prefix);
@@ -382,7 +382,7 @@ static int act(struct act *x, struct kc *k, cJSON *br)
     cJSON *objs = cJSON_CreateArray();
     if (x->dry == DRY_CLIENT) {
         cJSON *kids =
-            plugin_children(br, &cfg, (long)time(NULL) + cfg.start_delay_s, err, sizeof(err));
+            plugin_children(br, &cfg, (long)util_wall_s() + cfg.start_delay_s, err, sizeof(err));
         if (!kids)
             die_usage(x->a, "%s", err);
         cJSON_AddItemToArray(objs, cJSON_Duplicate(br, 1));
@@ -406,8 +406,8 @@ static int act(struct act *x, struct kc *k, cJSON *br)
     cJSON_AddItemToArray(objs, created);
     if (x->dry == DRY_SERVER) {
         /* the children from the object as the server returned it (defaults, uid), each checked */
-        cJSON *kids =
-            plugin_children(created, &cfg, (long)time(NULL) + cfg.start_delay_s, err, sizeof(err));
+        cJSON *kids = plugin_children(created, &cfg, (long)util_wall_s() + cfg.start_delay_s, err,
+                                      sizeof(err));
         if (!kids)
             die_usage(x->a, "%s", err);
         const cJSON *it;
