@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/controller/manifest.h"
 #include "pkg/util/log.h"
 #include "plugin.h"
 
@@ -108,7 +109,7 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     struct kc_reply r;
     char msg[600];
     *out = NULL;
-    if (kc_call(k, KC_GET, &KUBE_BENCHMARKRUNS, name, NULL, NULL, &r) != 0) {
+    if (kc_call(k, KC_GET, &CTRL_BENCHMARKRUNS, name, NULL, NULL, &r) != 0) {
         (void)fprintf(stderr, "kubectl pgbench: cannot send the request\n");
         return EXIT_CLUSTER;
     }

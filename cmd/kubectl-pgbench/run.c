@@ -296,7 +296,7 @@ static const struct kube_resource *resource_of(const cJSON *o)
         return &KUBE_HPAS;
     if (strcmp(kind, "BenchmarkSweep") == 0)
         return &CTRL_BENCHMARKSWEEPS;
-    return &KUBE_BENCHMARKRUNS;
+    return &CTRL_BENCHMARKRUNS;
 }
 
 int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)

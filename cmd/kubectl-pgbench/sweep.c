@@ -163,7 +163,7 @@ static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool
         return;
     cJSON *br = NULL;
     struct kc_reply r;
-    if (kc_call(k, KC_GET, &KUBE_BENCHMARKRUNS, run, NULL, NULL, &r) == 0 && kube_ok(&r.st)) {
+    if (kc_call(k, KC_GET, &CTRL_BENCHMARKRUNS, run, NULL, NULL, &r) == 0 && kube_ok(&r.st)) {
         br = r.body;
         r.body = NULL;
     }
@@ -306,7 +306,7 @@ bool sweep_ref(struct kc *k, const char **name)
     /* a plain NAME: a BenchmarkSweep when no BenchmarkRun has it and a sweep does */
     struct kc_reply r;
     bool sweep = false;
-    if (kc_call(k, KC_GET, &KUBE_BENCHMARKRUNS, *name, NULL, NULL, &r) == 0 && r.st.http == 404) {
+    if (kc_call(k, KC_GET, &CTRL_BENCHMARKRUNS, *name, NULL, NULL, &r) == 0 && r.st.http == 404) {
         struct kc_reply s;
         sweep =
             kc_call(k, KC_GET, &CTRL_BENCHMARKSWEEPS, *name, NULL, NULL, &s) == 0 && kube_ok(&s.st);

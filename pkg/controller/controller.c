@@ -586,7 +586,7 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
         goto fail;
     c->runs = (struct kube_enqueue){.q = c->q, .on_delete = run_deleted, .ud = c};
     c->children = (struct kube_enqueue){.q = c->q, .owner_label = CTRL_LABEL_RUN};
-    rc = kube_informer_enqueue(kc, &KUBE_BENCHMARKRUNS, c->ns, &c->runs,
+    rc = kube_informer_enqueue(kc, &CTRL_BENCHMARKRUNS, c->ns, &c->runs,
                                ctrl_transform_benchmarkrun, false, &c->brs);
     rc = rc ? rc
             : kube_informer_enqueue(kc, &KUBE_JOBS, c->ns, &c->children, ctrl_transform_job, false,

@@ -752,7 +752,7 @@ static void write_status(struct rec *r)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    int rc = kube_patch(x->env.kc, &KUBE_BENCHMARKRUNS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+    int rc = kube_patch(x->env.kc, &CTRL_BENCHMARKRUNS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);
     cJSON_Delete(patch);
     if (rc) {
@@ -789,7 +789,7 @@ static void on_status_written(struct kube_result *res, void *ud)
         /* someone wrote in between: read the object again and decide again */
         x->stats.conflicts++;
         r->conflicts++;
-        if (kube_get(x->env.kc, &KUBE_BENCHMARKRUNS, r->ns, r->name, NULL, on_fresh_br, r) == 0)
+        if (kube_get(x->env.kc, &CTRL_BENCHMARKRUNS, r->ns, r->name, NULL, on_fresh_br, r) == 0)
             return;
     }
     x->stats.write_errors++;

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+const struct kube_resource CTRL_BENCHMARKRUNS = {"pgbench.dev", "v1alpha1", "BenchmarkRun",
+                                                 "benchmarkruns", true};
+
 #define SCRIPTS_DIR "/etc/pgbench/scripts"
 #define CA_DIR "/etc/pgbench/ca"
 #define FIO_DIR "/data"

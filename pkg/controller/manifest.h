@@ -10,6 +10,10 @@
 #include <cjson/cJSON.h>
 
 #include "pkg/controller/spec.h"
+#include "pkg/kube/kube.h"
+
+/* The BenchmarkRun custom resource (pkg/kube knows only built-in kinds). */
+extern const struct kube_resource CTRL_BENCHMARKRUNS;
 
 #define CTRL_LABEL_RUN "pgbench.dev/benchmarkrun"
 #define CTRL_LABEL_ROLE "pgbench.dev/role"

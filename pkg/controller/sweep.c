@@ -1076,7 +1076,7 @@ static void do_create(struct sw_rec *r)
         return;
     }
     struct kube_opts o = {.field_validation = "Strict"};
-    if (kube_create(r->s->kc, &KUBE_BENCHMARKRUNS, r->ns, r->plan.create, &o, on_created, r) != 0)
+    if (kube_create(r->s->kc, &CTRL_BENCHMARKRUNS, r->ns, r->plan.create, &o, on_created, r) != 0)
         rec_finish(r, true, 0);
 }
 
@@ -1193,7 +1193,7 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
                                &s->sweeps);
     /* indexed by sweep: a reconcile reads its own sweep's runs only */
     rc = rc ? rc
-            : kube_informer_enqueue(kc, &KUBE_BENCHMARKRUNS, s->ns, &s->by_sweep,
+            : kube_informer_enqueue(kc, &CTRL_BENCHMARKRUNS, s->ns, &s->by_sweep,
                                     ctrl_transform_sweep_run, true, &s->runs);
     if (rc)
         goto fail;

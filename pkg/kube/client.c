@@ -49,8 +49,6 @@ const struct kube_resource KUBE_HPAS = {"autoscaling", "v2", "HorizontalPodAutos
 const struct kube_resource KUBE_LEASES = {"coordination.k8s.io", "v1", "Lease", "leases", true};
 const struct kube_resource KUBE_STATEFULSETS = {"apps", "v1", "StatefulSet", "statefulsets", true};
 const struct kube_resource KUBE_DEPLOYMENTS = {"apps", "v1", "Deployment", "deployments", true};
-const struct kube_resource KUBE_BENCHMARKRUNS = {"pgbench.dev", "v1alpha1", "BenchmarkRun",
-                                                 "benchmarkruns", true};
 
 struct kube__req {
     struct kube_client *c;

@@ -154,7 +154,7 @@ static int setup(void **state)
     struct kube_queue_opts qo = {.workers = 1, .base_ms = 60000, .max_ms = 60000};
     assert_int_equal(kube_queue_new(&c->loop, &qo, process, c, &c->q), 0);
     struct kube_informer_handlers h = {0};
-    assert_int_equal(kube_informer_new(c->kc, &KUBE_BENCHMARKRUNS, NULL, NULL, &h, c, &c->brs), 0);
+    assert_int_equal(kube_informer_new(c->kc, &CTRL_BENCHMARKRUNS, NULL, NULL, &h, c, &c->brs), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_JOBS, NULL, NULL, &h, c, &c->jobs), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_PODS, NULL, NULL, &h, c, &c->pods), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_EVENTS, NULL, NULL, &h, c, &c->events), 0);
