@@ -115,7 +115,7 @@ static const cJSON *status_of(const cJSON *br)
 static const char *jstr(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return v && cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static const char *name_of(const cJSON *br)
@@ -393,7 +393,7 @@ static void compare_waits(struct table *t, int r, const cJSON *const *brs, size_
             const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
             const cJSON *v =
                 cJSON_IsObject(sh) ? cJSON_GetObjectItemCaseSensitive(sh, seen[s]) : NULL;
-            double x = cJSON_IsNumber(v) ? v->valuedouble : (cJSON_IsObject(sh) ? 0 : NAN);
+            double x = v && cJSON_IsNumber(v) ? v->valuedouble : (cJSON_IsObject(sh) ? 0 : NAN);
             if (i == 0)
                 base = x;
             ratio_cell(t, r, (int)i + 1, x, base, " %");

@@ -467,7 +467,7 @@ static int bar_chart(struct buf *o, const char *id, const char *title, const cha
     int rc = svg_open(o, id, h, title, lm);
     rc = rc ? rc : bar_axes(o, &g, h, xlabel);
     for (int i = 0; i < n && !rc; i++)
-        rc = bar_row(o, &g, i, labels[i], &v[i * nseries]);
+        rc = bar_row(o, &g, i, labels[i], &v[(size_t)i * (size_t)nseries]);
     rc = rc ? rc : bar_legend(o, &g, series_names);
     return rc ? rc : buf_puts(o, "</svg></figure>\n");
 }
