@@ -23,13 +23,7 @@ kubectl pgbench report nosuch -o "$TMP/x.html" 2>"$TMP/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "not found" "$TMP/err" || fail "report of a missing run: $rc"
 
 # rendered by a real browser: the DOM after layout, and a screenshot
-chrome=(chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
-    --user-data-dir="$TMP/chrome" --hide-scrollbars)
-timeout 120 "${chrome[@]}" --dump-dom "file://$TMP/report.html" >"$TMP/dom.html" 2>/dev/null ||
-    fail "chromium --dump-dom"
-timeout 120 "${chrome[@]}" --window-size=900,2600 --screenshot="$TMP/report.png" \
-    "file://$TMP/report.html" >/dev/null 2>&1 || fail "chromium --screenshot"
-[ -s "$TMP/report.png" ] || fail "no screenshot"
+env_chromium_render "$TMP/report.html" "$TMP/dom.html" "$TMP/report.png" 2600
 [ -z "${SAVE_SCREENSHOT:-}" ] || cp "$TMP/report.png" "$SAVE_SCREENSHOT"
 
 python3 - "$TMP/report.html" "$TMP/dom.html" "$TMP/report.png" <<'PY' || fail "report check"

@@ -39,16 +39,8 @@ kubectl pgbench compare fast slow -o yaml 2>"$TMP/err" || rc=$?
 if [ "$rc" -ne 1 ] || ! grep -q html "$TMP/err"; then fail "compare -o yaml: $rc $(cat "$TMP/err")"; fi
 kubectl pgbench export fast -o csv --table timeline >"$TMP/timeline.csv" || fail "export"
 
-chrome=(chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
-    --user-data-dir="$TMP/chrome" --hide-scrollbars)
-for page in report:2800 cmp:1660; do
-    h="${page#*:}" page="${page%:*}"
-    timeout 120 "${chrome[@]}" --dump-dom "file://$TMP/$page.html" >"$TMP/$page-dom.html" \
-        2>/dev/null || fail "chromium --dump-dom $page"
-    timeout 120 "${chrome[@]}" --window-size=900,"$h" --screenshot="$TMP/$page.png" \
-        "file://$TMP/$page.html" >/dev/null 2>&1 || fail "chromium --screenshot $page"
-    [ -s "$TMP/$page.png" ] || fail "no screenshot of $page"
-done
+env_chromium_render "$TMP/report.html" "$TMP/report-dom.html" "$TMP/report.png" 2800
+env_chromium_render "$TMP/cmp.html" "$TMP/cmp-dom.html" "$TMP/cmp.png" 1660
 [ -z "${SAVE_SCREENSHOT:-}" ] || cp "$TMP/report.png" "$SAVE_SCREENSHOT"
 [ -z "${SAVE_COMPARE_SCREENSHOT:-}" ] || cp "$TMP/cmp.png" "$SAVE_COMPARE_SCREENSHOT"
 

@@ -74,12 +74,7 @@ kubectl pgbench sweep "${target[@]}" --clients 1,2,4 --name nvme --wait -- -T 2 
 kubectl pgbench report sweep/gp3 -o "$TMP/sweep.html" 2>"$TMP/err" || fail "report: $(cat "$TMP/err")"
 kubectl pgbench report gp3 >"$TMP/sweep2.html" || fail "report of a plain sweep NAME"
 cmp -s "$TMP/sweep.html" "$TMP/sweep2.html" || fail "sweep/gp3 and gp3 differ"
-chrome=(chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
-    --user-data-dir="$TMP/chrome" --hide-scrollbars)
-timeout 120 "${chrome[@]}" --dump-dom "file://$TMP/sweep.html" >"$TMP/dom.html" 2>/dev/null ||
-    fail "chromium --dump-dom"
-timeout 120 "${chrome[@]}" --window-size=900,1600 --screenshot="$TMP/sweep.png" \
-    "file://$TMP/sweep.html" >/dev/null 2>&1 || fail "chromium --screenshot"
+env_chromium_render "$TMP/sweep.html" "$TMP/dom.html" "$TMP/sweep.png" 1600
 [ -z "${SAVE_SCREENSHOT:-}" ] || cp "$TMP/sweep.png" "$SAVE_SCREENSHOT"
 env_kubectl get bsw gp3 -o json >"$TMP/gp3.json"
 python3 - "$TMP/sweep.html" "$TMP/dom.html" "$TMP/sweep.png" "$TMP/gp3.json" <<'PY' || fail "report check"

@@ -301,6 +301,17 @@ env_plugin_refuses() {
         fail "kubectl pgbench $*: '$want' not in: $(cat "$TMP/refused.err")"
 }
 
+# env_chromium_render HTML DOM PNG HEIGHT: headless Chromium renders file HTML: its DOM after
+# layout into DOM, a 900 x HEIGHT screenshot into PNG; fails the test if either does not come.
+env_chromium_render() {
+    local chrome=(chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
+        --user-data-dir="$TMP/chrome" --hide-scrollbars)
+    timeout 120 "${chrome[@]}" --dump-dom "file://$1" >"$2" 2>/dev/null || fail "chromium --dump-dom $1"
+    timeout 120 "${chrome[@]}" --window-size=900,"$4" --screenshot="$3" "file://$1" >/dev/null 2>&1 ||
+        fail "chromium --screenshot $1"
+    [ -s "$3" ] || fail "no screenshot of $1"
+}
+
 # _env_obj NAME: kubectl arguments for the object NAME (NAMESPACE/NAME) of kind $ENV_KIND (br:
 # a BenchmarkRun; bsw for a BenchmarkSweep).
 _env_obj() {
