@@ -20,6 +20,7 @@ const events = require('./lib/events');
 const protobuf = require('./lib/protobuf');
 const managed = require('./lib/managed');
 const rbac = require('./lib/rbac');
+const { parseRFC3339 } = require('./lib/gotime');
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const clone = (o) => structuredClone(o);
@@ -979,6 +980,8 @@ class SimServer {
 
   async _log(ctx) {
     const { ns, name, q, res } = ctx;
+    // as the real server: the query decoded (400), ValidatePodLogOptions (422), then the pod
+    const opts = podLogOptions(q, name);
     const pod = this.store.get('core/pods', ns, name);
     if (!pod) throw notFound(ctx.info, name);
     const containers = ((pod.spec && pod.spec.containers) || []).map((c) => c.name);
@@ -991,54 +994,48 @@ class SimServer {
     } else if (!containers.includes(container) && !((pod.spec.initContainers || []).some((c) => c.name === container))) {
       throw S.badRequest(`container ${container} is not valid for pod ${name}`);
     }
-    // ValidatePodLogOptions: 422 Invalid, as the real server
-    const num = (k) => (q.get(k) !== null && q.get(k) !== '' ? Number(q.get(k)) : undefined);
-    const tail = num('tailLines');
-    const limit = num('limitBytes');
-    const causes = [];
-    if (tail !== undefined && !(tail >= 0)) causes.push({ field: 'tailLines', reason: 'FieldValueInvalid', message: `Invalid value: ${q.get('tailLines')}: must be greater than or equal to 0` });
-    if (limit !== undefined && !(limit >= 1)) causes.push({ field: 'limitBytes', reason: 'FieldValueInvalid', message: `Invalid value: ${q.get('limitBytes')}: must be greater than 0` });
-    if (causes.length) throw S.invalid({ kind: 'PodLogOptions', group: '' }, name, causes);
+    opts.container = container;
     const wl = this.getWorkload();
-    const opts = { container, tailLines: tail, limitBytes: limit, previous: isTrue(q.get('previous')) };
-    const text = wl && wl.podLog ? wl.podLog(ns, name, opts) : null;
-    if (text === null || text === undefined) {
+    const reader = opts.follow && wl && wl.podLogReader ? wl.podLogReader(ns, name, opts) : null;
+    const text = reader || !wl || !wl.podLog ? null : wl.podLog(ns, name, opts);
+    if (!reader && (text === null || text === undefined)) {
       const cs = ((pod.status && pod.status.containerStatuses) || []).find((c) => c.name === container);
       const reason = (cs && cs.state && cs.state.waiting && cs.state.waiting.reason) || 'ContainerCreating';
       throw S.badRequest(`container "${container}" in pod "${name}" is waiting to start: ${reason}`);
     }
-    if (!isTrue(q.get('follow'))) {
-      res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+    if (!reader) {
       res.end(text);
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
-    let sent = 0;
-    const full = () => (wl.podLog(ns, name, { container }) || '');
-    let first = text;
-    res.write(first);
-    sent = full().length;
+    await this._followLog(ns, name, container, reader, res);
+  }
+
+  // follow: the reader's output as the log grows, until the container stops (its last lines
+  // read), the pod is gone, limitBytes is reached or the client leaves.
+  async _followLog(ns, name, container, reader, res) {
+    const stopped = () => {
+      const p = this.store.get('core/pods', ns, name);
+      const cs = p && ((p.status && p.status.containerStatuses) || []).find((c) => c.name === container);
+      return !p || !!(cs && cs.state && cs.state.terminated);
+    };
     await new Promise((resolve) => {
-      const t = setInterval(() => {
-        const p = this.store.get('core/pods', ns, name);
-        const all = full();
-        if (all.length > sent) {
-          res.write(all.slice(sent));
-          sent = all.length;
-        }
-        const cs = p && ((p.status && p.status.containerStatuses) || []).find((c) => c.name === container);
-        if (!p || (cs && cs.state && cs.state.terminated) || res.destroyed) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 200);
-      res.on('close', () => {
+      let t = null;
+      const finish = () => {
         clearInterval(t);
         resolve();
-      });
+      };
+      const poll = () => {
+        const last = stopped();
+        const out = reader.read();
+        if (out.length && !res.destroyed) res.write(out);
+        if (last || reader.done || res.destroyed) finish();
+      };
+      t = setInterval(poll, 200);
+      res.on('close', finish);
+      poll();
     });
     if (!res.destroyed) res.end();
-    first = null;
   }
 
   // ---- watch ----
@@ -1250,6 +1247,41 @@ function goJSONError(msg) {
   const m = /Unexpected token '?(.)'?/.exec(msg) || /Unexpected (?:non-whitespace )?character/.exec(msg);
   if (m && m[1]) return `invalid character '${m[1]}' looking for beginning of value`;
   return msg;
+}
+
+// PodLogOptions from the query, as the apiserver decodes (url.Values conversion: strconv.ParseInt,
+// metav1.Time.UnmarshalQueryParameter; a failure is 400) and validates it (ValidatePodLogOptions,
+// 422); sinceTime in ns, cut to whole seconds as LogLocation passes it on (Format(time.RFC3339)).
+function podLogOptions(q, name) {
+  const int64 = (k) => {
+    if (!q.has(k)) return undefined;
+    const v = q.get(k);
+    if (!/^[+-]?\d+$/.test(v)) throw S.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+    const n = BigInt(v);
+    if (n > 9223372036854775807n || n < -9223372036854775808n) throw S.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+    return Number(n);
+  };
+  const opts = { follow: isTrue(q.get('follow')), previous: isTrue(q.get('previous')) };
+  opts.sinceSeconds = int64('sinceSeconds');
+  if (q.has('sinceTime')) {
+    const v = q.get('sinceTime');
+    const t = v === '' || v === 'null' ? { ns: 0n } : parseRFC3339(v);
+    if (t.error) throw S.badRequest(t.error);
+    opts.sinceTime = t.ns - (((t.ns % 1000000000n) + 1000000000n) % 1000000000n);
+  }
+  opts.timestamps = isTrue(q.get('timestamps'));
+  opts.tailLines = int64('tailLines');
+  opts.limitBytes = int64('limitBytes');
+  const causes = [];
+  if (opts.tailLines !== undefined && opts.tailLines < 0) causes.push({ field: 'tailLines', reason: 'FieldValueInvalid', message: `Invalid value: ${opts.tailLines}: must be greater than or equal to 0` });
+  if (opts.limitBytes !== undefined && opts.limitBytes < 1) causes.push({ field: 'limitBytes', reason: 'FieldValueInvalid', message: `Invalid value: ${opts.limitBytes}: must be greater than 0` });
+  if (opts.sinceSeconds !== undefined && opts.sinceTime !== undefined) {
+    causes.push({ field: '', reason: 'FieldValueForbidden', message: 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified' });
+  } else if (opts.sinceSeconds !== undefined && opts.sinceSeconds < 1) {
+    causes.push({ field: 'sinceSeconds', reason: 'FieldValueInvalid', message: `Invalid value: ${opts.sinceSeconds}: must be greater than 0` });
+  }
+  if (causes.length) throw S.invalid({ kind: 'PodLogOptions', group: '' }, name, causes);
+  return opts;
 }
 
 function isTrue(v) {

@@ -18,9 +18,10 @@ function invalid(info, name, causes) {
   const msg = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
   return err(422, 'Invalid', `${qualifiedKind(info)} "${name || ''}" is invalid: ${msg}`, {
     name: name || '',
-    group: info.group,
+    group: info.group || undefined, // StatusDetails.group is omitempty too (the core group)
     kind: info.kind,
-    causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
+    // StatusCause.field is omitempty: a cause of the object as a whole (path "") has none
+    causes: causes.map((c) => (c.field === '' ? { reason: c.reason, message: c.message } : { reason: c.reason, message: c.message, field: c.field })),
   });
 }
 

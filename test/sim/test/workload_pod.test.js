@@ -146,13 +146,6 @@ test('logs as containerd stores them: lines over 16 KiB are partial records, tai
   // limitBytes cuts the output from its start, after the tail
   assert.equal(c.wl.podLog('default', 'longline', { tailLines: 4, limitBytes: 3 }), 'xxx');
   assert.equal(c.wl.podLog('default', 'longline', { limitBytes: 8 }), 'first\nxx');
-  const { criTail, CRI_MAX_LOG_LINE } = require('../workload/kubelet');
-  assert.equal(CRI_MAX_LOG_LINE, 16384);
-  const b = (x) => Buffer.from(x);
-  assert.equal(criTail(b('a\n\nb\n'), 2).toString(), '\nb\n', 'an empty line is a record');
-  assert.equal(criTail(b('y'.repeat(16384) + '\n'), 1).length, 16385, 'exactly 16 KiB is one record');
-  assert.equal(criTail(b('y'.repeat(16385) + '\n'), 1).toString(), 'y\n');
-  assert.equal(criTail(b(''), 3).toString(), '');
 });
 
 test('volumes: configMap/secret files (items), emptyDir, mountPath rewritten in args, env and workingDir', async (t) => {

@@ -2,7 +2,8 @@
 // Workload simulation: the controllers and kubelet a Job needs, driven by store events.
 //
 //   const wl = require('./workload').start(store, {binPath, tmpDir, log});
-//   wl.podLog(ns, name, {container, tailLines, previous, limitBytes}) -> string | null
+//   wl.podLog(ns, name, {container, tailLines, previous, limitBytes, sinceSeconds, sinceTime (ns),
+//     timestamps}) -> string | null; wl.podLogReader(ns, name, opts) -> LogReader | null (follow)
 //   wl.handleSim(method, path, body) -> {code, body} | null
 //   await wl.stop()
 //
@@ -96,6 +97,7 @@ function start(store, opts = {}) {
 
   return {
     podLog: (ns, name, o) => kubelet.podLog(ns, name, o || {}),
+    podLogReader: (ns, name, o) => kubelet.podLogReader(ns, name, o || {}),
     handleSim,
     stop,
     tmpDir,

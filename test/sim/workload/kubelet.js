@@ -21,6 +21,7 @@ const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
 const U = require('./util');
+const { CriLog, LogReader, CRI_MAX_LOG_LINE } = require('./crilog');
 
 const MAX_CONTAINER_MSG = 4 * 1024; // kubecontainer.MaxContainerTerminationMessageLength
 const MAX_POD_MSG = 12 * 1024; // kubecontainer.MaxPodTerminationMessageLogLength
@@ -104,32 +105,6 @@ function makeRewriter(mounts) {
   const re = new RegExp(`(^|[\\s='"<>:;(|&,])(${alt})(?=$|[/\\s'";)|&<>,])`, 'g');
   const map = new Map(sorted.map((m) => [m.from.replace(/\/+$/, ''), m.to]));
   return (s) => (typeof s === 'string' ? s.replace(re, (all, pre, p) => pre + map.get(p)) : s);
-}
-
-// The container runtime stores a container's output as records of at most CRI_MAX_LOG_LINE bytes:
-// containerd (max_container_log_line_size, 16 KiB by default) splits a longer line into partial
-// records (tag P) ended by a full one (F), and an unterminated last line is a partial record. The
-// kubelet's reader (pkg/kubelet/kuberuntime/logs/logs.go) counts tailLines in records
-// (tail.FindTailLineStartIndex on the file) but writes a partial record without its newline, so
-// a long line comes out whole, and its last records alone when the tail starts inside it; it
-// stops at limitBytes. Both kubectl logs and the termination message's log fallback read so.
-const CRI_MAX_LOG_LINE = 16384;
-
-// The output of the last n records of buf (a Buffer): the bytes from the start of the n-th
-// record from the end.
-function criTail(buf, n) {
-  if (n === undefined || n === null || n < 0) return buf;
-  if (n === 0) return buf.subarray(0, 0);
-  const starts = [];
-  let s = 0;
-  while (s < buf.length) {
-    let e = buf.indexOf(10, s);
-    const next = e < 0 ? buf.length : e + 1;
-    if (e < 0) e = buf.length;
-    for (let r = s; r === s || r < e; r += CRI_MAX_LOG_LINE) starts.push(r);
-    s = next;
-  }
-  return starts.length <= n ? buf : buf.subarray(starts[starts.length - n]);
 }
 
 function b64(s) {
@@ -802,12 +777,15 @@ class Kubelet {
     const lookup = (n) => (Object.prototype.hasOwnProperty.call(userEnv, n) ? userEnv[n] : undefined);
     const command = (spec.command || []).map((s) => rewrite(expand(s, lookup)));
     const args = (spec.args || []).map((s) => rewrite(expand(s, lookup)));
+    // the container's stdout and stderr go to a raw file; c.crilog makes the CRI log of it
     const logFile = path.join(rt.dir, 'logs', `${c.name}-${c.restartCount}.log`);
+    const rawFile = path.join(rt.dir, 'logs', `${c.name}-${c.restartCount}.out`);
     c.logFile = logFile;
-    fs.writeFileSync(logFile, '');
+    c.crilog = new CriLog(rawFile, logFile);
     const t = U.now();
     c.containerID = `sim://${U.randomHex(16)}`;
     const fail = (message) => {
+      c.crilog.close();
       c.state = { terminated: { exitCode: 128, reason: 'StartError', message, startedAt: '1970-01-01T00:00:00Z', finishedAt: t, containerID: c.containerID } };
       this.containerExited(rt, c, policy);
     };
@@ -846,7 +824,7 @@ class Kubelet {
     let fd;
     let child;
     try {
-      fd = fs.openSync(logFile, 'a');
+      fd = fs.openSync(rawFile, 'a');
       child = spawn(exe, command.slice(1).concat(args), { cwd, env, stdio: ['ignore', fd, fd], detached: true });
     } catch (e) {
       if (fd !== undefined) fs.closeSync(fd);
@@ -855,6 +833,7 @@ class Kubelet {
     }
     fs.closeSync(fd);
     c.proc = child;
+    c.crilog.watch();
     c.everStarted = true;
     c.startedAt = t;
     c.state = { running: { startedAt: t } };
@@ -865,6 +844,7 @@ class Kubelet {
     });
     child.on('close', (code, signal) => {
       c.proc = null;
+      c.crilog.close();
       let exitCode = code;
       if (code === null) exitCode = 128 + (os.constants.signals[signal] || 0);
       if (errored && code === null && !signal) {
@@ -903,13 +883,8 @@ class Kubelet {
       data = Buffer.alloc(0);
     }
     if (data.length === 0 && c.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0) {
-      let log;
-      try {
-        log = fs.readFileSync(c.logFile);
-      } catch (_) {
-        log = Buffer.alloc(0);
-      }
-      const tail = criTail(log, MAX_LOG_LINES);
+      // readLastStringFromContainerLogs: ReadLogs of the last lines into a circular buffer
+      const tail = new LogReader(c.logFile, { tailLines: MAX_LOG_LINES }).read();
       data = tail.length > MAX_LOG_MSG ? tail.subarray(tail.length - MAX_LOG_MSG) : tail;
     }
     return data.toString('utf8');
@@ -1123,13 +1098,20 @@ class Kubelet {
   }
 
   // ---------------------------------------------------------------- logs
+  // The container's log as the kubelet's ReadLogs answers it (see crilog.js), a string; null when
+  // the container has no log yet (waiting to start), as the API's 400 "waiting to start".
   podLog(ns, name, opts = {}) {
+    const r = this.podLogReader(ns, name, Object.assign({}, opts, { follow: false }));
+    return r && r.read().toString('utf8');
+  }
+
+  // A LogReader of the container's log (opts: PodLogOptions, sinceTime in ns), or null.
+  podLogReader(ns, name, opts = {}) {
     const pod = this.store.get('core/pods', ns, name);
     if (!pod) return null;
     const names = (pod.spec.containers || []).map((c) => c.name).concat((pod.spec.initContainers || []).map((c) => c.name));
     const cname = opts.container || (pod.spec.containers[0] && pod.spec.containers[0].name);
     if (!names.includes(cname)) return null;
-    // null when the container has no log yet (waiting to start), as the API's 400 "waiting to start".
     const rt = this.pods.get(pod.metadata.uid);
     if (!rt) return null;
     const c = rt.containers.concat(rt.init).find((x) => x.name === cname);
@@ -1143,15 +1125,9 @@ class Kubelet {
       file = path.join(rt.dir, 'logs', `${cname}-${c.restartCount}.log`);
       if (!fs.existsSync(file) && c.restartCount > 0) file = path.join(rt.dir, 'logs', `${cname}-${c.restartCount - 1}.log`);
     }
-    let b;
-    try {
-      b = fs.readFileSync(file);
-    } catch (_) {
-      return null;
-    }
-    if (opts.tailLines !== undefined && opts.tailLines !== null && opts.tailLines !== '') b = criTail(b, Number(opts.tailLines));
-    if (opts.limitBytes && b.length > Number(opts.limitBytes)) b = b.subarray(0, Number(opts.limitBytes));
-    return b.toString('utf8');
+    if (!fs.existsSync(file)) return null;
+    const writer = c.crilog && c.crilog.file === file ? c.crilog : null;
+    return new LogReader(file, opts, writer ? () => writer.ingest(false) : null);
   }
 
   // ---------------------------------------------------------------- stop
@@ -1316,4 +1292,4 @@ function qosClass(pod) {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-module.exports = { Kubelet, expand, makeRewriter, criTail, CRI_MAX_LOG_LINE, resolveExecutable, NODE };
+module.exports = { Kubelet, expand, makeRewriter, CRI_MAX_LOG_LINE, resolveExecutable, NODE };
