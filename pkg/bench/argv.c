@@ -1,7 +1,7 @@
 /* Argument vectors for child processes. */
 #include "pkg/bench/argv.h"
+#include "pkg/util/mem.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,7 @@ static int argv_take(struct bench_argv *a, char *s)
 {
     if (a->argc + 2 > a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 16;
-        char **p = realloc(a->argv, cap * sizeof(*p));
-        if (!p) {
-            free(s);
-            return -ENOMEM;
-        }
-        a->argv = p;
+        a->argv = util_xrealloc(a->argv, cap * sizeof(*a->argv));
         a->cap = cap;
     }
     a->argv[a->argc++] = s;
@@ -26,10 +21,7 @@ static int argv_take(struct bench_argv *a, char *s)
 
 int bench_argv_push(struct bench_argv *a, const char *s)
 {
-    char *copy = strdup(s);
-    if (!copy)
-        return -ENOMEM;
-    return argv_take(a, copy);
+    return argv_take(a, util_xstrdup(s));
 }
 
 int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
@@ -40,7 +32,7 @@ int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
     int n = vasprintf(&s, fmt, ap);
     va_end(ap);
     if (n < 0)
-        return -ENOMEM;
+        util_oom(0);
     return argv_take(a, s);
 }
 
@@ -75,9 +67,7 @@ char *bench_argv_join(const struct bench_argv *a)
     size_t len = 1;
     for (size_t i = 0; i < a->argc; i++)
         len += strlen(a->argv[i]) * 4 + 3;
-    char *out = malloc(len);
-    if (!out)
-        return NULL;
+    char *out = util_xmalloc(len);
     char *p = out;
     for (size_t i = 0; i < a->argc; i++) {
         const char *s = a->argv[i];

@@ -17,16 +17,16 @@ struct bench_argv {
         NULL, 0, 0                                                                                 \
     }
 
-/* Appends a copy of s. Returns 0 or -ENOMEM. */
+/* Appends a copy of s. Returns 0 (allocation failure aborts, pkg/util/mem.h). */
 int bench_argv_push(struct bench_argv *a, const char *s);
-/* Appends a printf-formatted argument. Returns 0, -ENOMEM or -EINVAL. */
+/* Appends a printf-formatted argument. Returns 0 (allocation failure aborts). */
 int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Frees every element; the struct is left empty and reusable. bench_argv_free on an empty
  * vector does nothing. */
 void bench_argv_free(struct bench_argv *a);
 /* Renders the vector for logs: elements joined by spaces, each shell-quoted when needed.
- * Caller frees. NULL on allocation failure. */
+ * Caller frees; never NULL. */
 char *bench_argv_join(const struct bench_argv *a);
 
 #endif

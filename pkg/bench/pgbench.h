@@ -37,7 +37,7 @@ const char *bench_protocol_name(enum bench_protocol p); /* static string; "simpl
 /* Parses "NAME[@WEIGHT]" (builtin names tpcb-like, simple-update, select-only and pgbench's
  * unambiguous prefixes are NOT expanded: exactly those three names are accepted) or
  * "FILE[@WEIGHT]" for scripts. WEIGHT is an integer 0..2^31-1, default 1. *name_out is a
- * malloc'd copy. Returns 0 or -EINVAL / -ENOMEM. */
+ * malloc'd copy. Returns 0 or -EINVAL. */
 int bench_weighted_parse(const char *s, char **name_out, int *weight_out);
 
 /* An option that was not given, so pgbench's own default applies (weight 1, one try). Where a

@@ -1,6 +1,7 @@
 /* pgbench command lines: options checked one by one, then combinations, with messages naming
  * the flags. */
 #include "pkg/bench/pgbench.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/err.h"
 
 #include <arpa/inet.h>
@@ -70,10 +71,7 @@ int bench_weighted_parse(const char *s, char **name_out, int *weight_out)
             return -EINVAL;
         weight = (int)w;
     }
-    char *name = strndup(s, n);
-    if (!name)
-        return -ENOMEM;
-    *name_out = name;
+    *name_out = util_xstrndup(s, n);
     *weight_out = weight;
     return 0;
 }
@@ -115,7 +113,7 @@ __attribute__((format(printf, 3, 4))) static int push2(struct bench_argv *a, con
     int n = vasprintf(&v, fmt, ap);
     va_end(ap);
     if (n < 0)
-        return -ENOMEM;
+        util_oom(0);
     int rc = bench_argv_push(a, flag);
     if (!rc)
         rc = bench_argv_push(a, v);
@@ -646,8 +644,6 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         rc = bench_argv_push(&a, o->dbname);
     if (rc) {
         bench_argv_free(&a);
-        if (rc == -ENOMEM)
-            util_errf(err, errlen, "out of memory");
         return rc;
     }
     *out = a;
@@ -689,8 +685,6 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
         rc = bench_argv_push(&a, o->dbname);
     if (rc) {
         bench_argv_free(&a);
-        if (rc == -ENOMEM)
-            util_errf(err, errlen, "out of memory");
         return rc;
     }
     *out = a;

@@ -685,8 +685,6 @@ static char *weighted(const struct bench_runner_opt *o, const char *arg, int *we
     char *name = NULL;
     int w = 0;
     int rc = bench_weighted_parse(arg, &name, &w);
-    if (rc == -ENOMEM)
-        abort();
     if (rc) {
         (void)bad_value(o, arg, err, errlen);
         return NULL;
