@@ -130,6 +130,32 @@ kubectl --token "$tok" get configmaps >/dev/null 2>&1 || fail "RBAC: granted lis
 expect_fail "RBAC: create not granted" 'cannot create resource "configmaps"' --token "$tok" create configmap nope
 expect_fail "bad token" 'Unauthorized' --token not-a-token get configmaps
 
+# Pod logs bounded by time, as the kubelet answers them: --timestamps prefixes each line with its
+# RFC3339Nano time, --since (sinceSeconds) and --since-time keep the later lines only, and an
+# out-of-range sinceSeconds is kube-apiserver's 422.
+kubectl create namespace logs >/dev/null
+t0=$(date +%s)
+kubectl -n logs run lg --image=busybox --restart=Never --command -- /bin/sh -c 'echo early; sleep 3; echo late; sleep 60' >/dev/null
+for _ in $(seq 100); do [ "$(kubectl -n logs logs lg 2>/dev/null)" = early ] && break; sleep 0.1; done
+seen=$(date +%s) # "early" was written before this second ended
+for _ in $(seq 100); do kubectl -n logs logs lg 2>/dev/null | grep -qx late && break; sleep 0.1; done
+[ "$(kubectl -n logs logs lg --since=2s)" = late ] || { kubectl -n logs logs lg --timestamps >&2; fail "logs --since=2s"; }
+[ "$(kubectl -n logs logs lg --since=1h)" = "$(printf 'early\nlate')" ] || fail "logs --since=1h"
+since_time=$(date -u -d "@$((seen + 1))" +%Y-%m-%dT%H:%M:%SZ)
+[ "$(kubectl -n logs logs lg --since-time="$since_time")" = late ] || fail "logs --since-time=$since_time"
+kubectl -n logs logs lg --timestamps >"$TMP/ts"
+grep -Eqx '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{0,8}[1-9])?Z early' <(sed -n 1p "$TMP/ts") &&
+    grep -Eqx '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{0,8}[1-9])?Z late' <(sed -n 2p "$TMP/ts") &&
+    [ "$(wc -l <"$TMP/ts")" = 2 ] || { cat "$TMP/ts" >&2; fail "logs --timestamps"; }
+early_s=$(date -d "$(sed -n '1s/ .*//p' "$TMP/ts")" +%s)
+{ [ "$early_s" -ge "$t0" ] && [ "$early_s" -le "$seen" ]; } || { cat "$TMP/ts" >&2; fail "logs --timestamps: early at $early_s, not in [$t0, $seen]"; }
+[ "$(kubectl -n logs logs lg --timestamps --tail=1 | sed 's/^[^ ]* //')" = late ] || fail "logs --timestamps --tail=1"
+expect_fail "logs sinceSeconds=0" 'PodLogOptions "lg" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0' \
+    get --raw '/api/v1/namespaces/logs/pods/lg/log?sinceSeconds=0'
+expect_fail "logs sinceSeconds and sinceTime" 'at most one of `sinceTime` or `sinceSeconds` may be specified' \
+    get --raw "/api/v1/namespaces/logs/pods/lg/log?sinceSeconds=5&sinceTime=$since_time"
+kubectl delete namespace logs --wait=false >/dev/null
+
 # The project's BenchmarkRun CRD: printer columns and schema checks.
 if [ -f "$ROOT/crds/benchmarkrun.yaml" ]; then
     # kube-apiserver 1.25.0 refuses the CRD when an exactly-one-of rule is written
