@@ -1,6 +1,7 @@
 /* The result contract table (see fields.h) and the path helpers that read it. */
 #include "pkg/bench/fields.h"
 #include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -96,21 +97,17 @@ cJSON *bench_series_timeline(const cJSON *status)
     const cJSON *first = bench_status_get(status, bench_timeline_series[0].status);
     if (!cJSON_IsString(first))
         return NULL;
-    cJSON *tl = cJSON_CreateArray();
-    if (!tl)
-        abort();
+    cJSON *tl = util_must(cJSON_CreateArray());
     for (size_t k = 0; k < bench_ntimeline_series; k++) {
         const cJSON *str = bench_status_get(status, bench_timeline_series[k].status);
         double v[256];
         int n = bench_series_parse(cJSON_IsString(str) ? str->valuestring : NULL, v, 256);
         for (int i = 0; i < n; i++) {
             while (cJSON_GetArraySize(tl) <= i)
-                if (!cJSON_AddItemToArray(tl, cJSON_CreateObject()))
-                    abort();
-            if (isfinite(v[i]) &&
-                bench_put(cJSON_GetArrayItem(tl, i), bench_timeline_series[k].result,
-                          cJSON_CreateNumber(v[i])) == -ENOMEM)
-                abort();
+                cJSON_AddItemToArray(tl, util_must(cJSON_CreateObject()));
+            if (isfinite(v[i]))
+                (void)bench_put(cJSON_GetArrayItem(tl, i), bench_timeline_series[k].result,
+                                cJSON_CreateNumber(v[i]));
         }
     }
     return tl;
@@ -163,8 +160,6 @@ int bench_put(cJSON *o, enum bench_field_id id, cJSON *v)
 
 int bench_put_key(cJSON *o, enum bench_field_id id, cJSON *v)
 {
-    if (!v)
-        return -ENOMEM;
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(v);
         return -EINVAL;
@@ -201,40 +196,23 @@ static bool next_segment(const char **p, char *seg, size_t len)
 
 const cJSON *bench_json_at(const cJSON *o, const char *path)
 {
-    char seg[128];
-    const char *p = path;
-    if (!p || !*p)
-        return NULL;
-    while (o && next_segment(&p, seg, sizeof(seg)))
-        o = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, seg) : NULL;
-    return *p ? NULL : o;
+    return path && *path ? util_jget(o, path) : NULL;
 }
 
 int bench_json_put(cJSON *o, const char *path, cJSON *v)
 {
     char seg[128];
     const char *p = path;
-    if (!v)
-        return -ENOMEM;
+    util_must(v);
     while (next_segment(&p, seg, sizeof(seg))) {
         if (!cJSON_IsObject(o))
             break;
         if (!*p) {
-            if (cJSON_GetObjectItemCaseSensitive(o, seg))
-                cJSON_ReplaceItemInObjectCaseSensitive(o, seg, v);
-            else
-                cJSON_AddItemToObject(o, seg, v);
+            util_jset(o, seg, v);
             return 0;
         }
         cJSON *next = cJSON_GetObjectItemCaseSensitive(o, seg);
-        if (!next) {
-            next = cJSON_AddObjectToObject(o, seg);
-            if (!next) {
-                cJSON_Delete(v);
-                return -ENOMEM;
-            }
-        }
-        o = next;
+        o = next ? next : util_must(cJSON_AddObjectToObject(o, seg));
     }
     cJSON_Delete(v);
     return -EINVAL;

@@ -105,19 +105,20 @@ const char *bench_rel(enum bench_field_id id);
 const cJSON *bench_get(const cJSON *o, enum bench_field_id id);
 /* The number, or NAN when absent or not a number. */
 double bench_num(const cJSON *o, enum bench_field_id id);
-/* Sets the value (bench_json_put); takes ownership of v. Returns 0, -ENOMEM or -EINVAL. */
+/* Sets the value (bench_json_put); takes ownership of v. Returns 0 or -EINVAL. */
 int bench_put(cJSON *o, enum bench_field_id id, cJSON *v);
 /* Sets the value under the row's last key directly in o (the object that holds it, e.g. a log
- * record); takes ownership of v. Returns 0, -ENOMEM or -EINVAL. */
+ * record); takes ownership of v. Returns 0 or -EINVAL (o is not an object). */
 int bench_put_key(cJSON *o, enum bench_field_id id, cJSON *v);
 /* The same in status, at the row's status path (relative to its list, as above). */
 const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id);
 const char *bench_status_key(enum bench_field_id id);
 
-/* The value at a dot path below o (no "[]" segments); NULL when absent. */
+/* The value at a dot path below o (no "[]" segments; util_jget); NULL when absent or path empty. */
 const cJSON *bench_json_at(const cJSON *o, const char *path);
 /* Sets the value at a dot path below o, creating objects on the way; takes ownership of v (also
- * on failure). Returns 0 or -ENOMEM / -EINVAL (a segment is not an object). */
+ * on failure; allocation failure aborts, pkg/util/mem.h). Returns 0 or -EINVAL (a segment is not
+ * an object). */
 int bench_json_put(cJSON *o, const char *path, cJSON *v);
 
 /* Lists reduced evenly spaced (status' timeline, the result ConfigMap's timelines): keeping items
