@@ -157,7 +157,7 @@ test('API follow: timestamps and since apply to the lines as they come, the stre
   t.after(() => c.close());
   const api = await startServer({ store: c.store, workload: () => c.wl });
   t.after(() => api.close());
-  c.store.create('core/pods', pod('fl', { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'echo a; sleep 2; echo b; sleep 1; echo c'] }] }));
+  c.store.create('core/pods', pod('fl', { containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'echo a; sleep 4; echo b; sleep 1; echo c'] }] }));
   await waitFor(() => c.wl.podLog('default', 'fl') === 'a\n', '"a" logged', 15000);
   await new Promise((r) => setTimeout(r, 1200)); // "a" is now over 1 s old, "b" not yet written
   const r = await api.get('/api/v1/namespaces/default/pods/fl/log?follow=true&timestamps=true&sinceSeconds=1');
