@@ -493,30 +493,7 @@ static void post_event(struct ctrl_controller *c, const char *key, const char *k
     if (!ns || !oname || sent_has(c, key, h))
         return;
     sent_add(c, key, h); /* also while in flight: not sent twice by the next reconcile */
-    char ts[40];
-    util_rfc3339(e->time > 0 ? e->time : util_wall_s(), 0, ts, sizeof(ts));
-    cJSON *ev = util_must(cJSON_CreateObject());
-    cJSON *md = util_must(cJSON_AddObjectToObject(ev, "metadata"));
-    cJSON_AddStringToObject(md, "name", name);
-    cJSON_AddStringToObject(md, "namespace", ns);
-    cJSON *inv = util_must(cJSON_AddObjectToObject(ev, "involvedObject"));
-    cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
-    cJSON_AddStringToObject(inv, "kind", kind);
-    cJSON_AddStringToObject(inv, "name", oname);
-    cJSON_AddStringToObject(inv, "namespace", ns);
-    const char *uid = util_jstr(obj, "metadata.uid");
-    if (uid)
-        cJSON_AddStringToObject(inv, "uid", uid);
-    cJSON_AddStringToObject(ev, "reason", e->reason);
-    cJSON_AddStringToObject(ev, "message", e->message);
-    cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
-    cJSON *src = util_must(cJSON_AddObjectToObject(ev, "source"));
-    cJSON_AddStringToObject(src, "component", c->opt.cfg.component);
-    cJSON_AddStringToObject(ev, "firstTimestamp", ts);
-    cJSON_AddStringToObject(ev, "lastTimestamp", ts);
-    cJSON_AddNumberToObject(ev, "count", 1);
-    cJSON_AddStringToObject(ev, "reportingComponent", c->opt.cfg.component);
-    cJSON_AddStringToObject(ev, "reportingInstance", c->opt.cfg.instance);
+    cJSON *ev = ctrl_event_object(kind, obj, e, name, &c->opt.cfg);
     struct ev_send *s = calloc(1, sizeof(*s));
     if (!s)
         abort();

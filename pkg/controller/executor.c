@@ -101,6 +101,8 @@ const char *ctrl_exec_state_name(enum ctrl_exec_state s)
 
 static void set_state(struct rec *r, enum ctrl_exec_state s)
 {
+    if (r->state == s)
+        return;
     log_debug(COMP, "%s: %s -> %s", r->key, ctrl_exec_state_name(r->state),
               ctrl_exec_state_name(s));
     r->state = s;
@@ -123,7 +125,7 @@ static void rec_free(struct rec *r)
     if (r->next)
         r->next->prev = r->prev;
     x->inflight--;
-    while (r->lfs) /* only at ctrl_controller_free: their requests are cancelled */
+    while (r->lfs) /* only at ctrl_exec_free: their requests are cancelled */
         lf_free(r->lfs);
     cJSON_Delete(r->br);
     cJSON_Delete(r->init_job);

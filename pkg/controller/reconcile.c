@@ -1626,3 +1626,36 @@ void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, siz
     const char *name = util_jstr(br, "metadata.name");
     (void)snprintf(out, len, "%.200s.%016llx", name ? name : "", (unsigned long long)h);
 }
+
+cJSON *ctrl_event_object(const char *kind, const cJSON *obj, const struct ctrl_event *e,
+                         const char *name, const struct ctrl_config *cfg)
+{
+    const char *ns = util_jstr(obj, "metadata.namespace"), *oname = util_jstr(obj, "metadata.name");
+    if (!ns || !oname)
+        return NULL;
+    char ts[40];
+    util_rfc3339(e->time > 0 ? e->time : util_wall_s(), 0, ts, sizeof(ts));
+    cJSON *ev = util_must(cJSON_CreateObject());
+    cJSON *md = util_must(cJSON_AddObjectToObject(ev, "metadata"));
+    cJSON_AddStringToObject(md, "name", name);
+    cJSON_AddStringToObject(md, "namespace", ns);
+    cJSON *inv = util_must(cJSON_AddObjectToObject(ev, "involvedObject"));
+    cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
+    cJSON_AddStringToObject(inv, "kind", kind);
+    cJSON_AddStringToObject(inv, "name", oname);
+    cJSON_AddStringToObject(inv, "namespace", ns);
+    const char *uid = util_jstr(obj, "metadata.uid");
+    if (uid)
+        cJSON_AddStringToObject(inv, "uid", uid);
+    cJSON_AddStringToObject(ev, "reason", e->reason);
+    cJSON_AddStringToObject(ev, "message", e->message);
+    cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
+    cJSON *src = util_must(cJSON_AddObjectToObject(ev, "source"));
+    cJSON_AddStringToObject(src, "component", cfg->component);
+    cJSON_AddStringToObject(ev, "firstTimestamp", ts);
+    cJSON_AddStringToObject(ev, "lastTimestamp", ts);
+    cJSON_AddNumberToObject(ev, "count", 1);
+    cJSON_AddStringToObject(ev, "reportingComponent", cfg->component);
+    cJSON_AddStringToObject(ev, "reportingInstance", cfg->instance);
+    return ev;
+}

@@ -217,6 +217,11 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
  * and message. The same transition always gets the same name, so sending it twice creates it
  * once. */
 void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, size_t len);
+/* The core/v1 Event recording e about obj (kind of pgbench.dev/v1alpha1; obj's metadata name,
+ * namespace and uid), named name (ctrl_event_name), from cfg's component and instance, stamped
+ * e->time (0: now), count 1. NULL when obj has no name or namespace; else the caller's. */
+cJSON *ctrl_event_object(const char *kind, const cJSON *obj, const struct ctrl_event *e,
+                         const char *name, const struct ctrl_config *cfg);
 
 /* Worker index of a pod of an Indexed Job (annotation or label
  * batch.kubernetes.io/job-completion-index), -1 if none. */

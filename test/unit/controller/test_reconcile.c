@@ -1936,11 +1936,46 @@ static void test_plan_event_cap(void **state)
     ctrl_plan_free(&p);
 }
 
+/* The Event object sent for a transition: about the run (uid included), named as given, from the
+ * operator's component and instance, at the transition's time. */
+static void test_event_object(void **state)
+{
+    (void)state;
+    cJSON *br = br_new(SPEC_BASIC, NULL, 1);
+    struct ctrl_event e = {.warning = true, .time = 1800000000.0};
+    (void)snprintf(e.reason, sizeof(e.reason), "Failed");
+    (void)snprintf(e.message, sizeof(e.message), "it broke");
+    struct ctrl_config c = cfg;
+    c.component = "pgbench-operator";
+    c.instance = "op-1";
+    cJSON *ev = ctrl_event_object("BenchmarkRun", br, &e, "b1.0123456789abcdef", &c);
+    assert_non_null(ev);
+    assert_string_equal(util_jstr(ev, "metadata.name"), "b1.0123456789abcdef");
+    assert_string_equal(util_jstr(ev, "metadata.namespace"), "ns");
+    assert_string_equal(util_jstr(ev, "involvedObject.apiVersion"), "pgbench.dev/v1alpha1");
+    assert_string_equal(util_jstr(ev, "involvedObject.kind"), "BenchmarkRun");
+    assert_string_equal(util_jstr(ev, "involvedObject.name"), "b1");
+    assert_string_equal(util_jstr(ev, "involvedObject.uid"), "u1");
+    assert_string_equal(util_jstr(ev, "type"), "Warning");
+    assert_string_equal(util_jstr(ev, "reason"), "Failed");
+    assert_string_equal(util_jstr(ev, "message"), "it broke");
+    assert_string_equal(util_jstr(ev, "source.component"), "pgbench-operator");
+    assert_string_equal(util_jstr(ev, "reportingInstance"), "op-1");
+    assert_string_equal(util_jstr(ev, "firstTimestamp"), "2027-01-15T08:00:00Z");
+    assert_string_equal(util_jstr(ev, "lastTimestamp"), "2027-01-15T08:00:00Z");
+    assert_int_equal(util_jnum(ev, "count", 0), 1);
+    cJSON_Delete(ev);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(br, "metadata"), "namespace");
+    assert_null(ctrl_event_object("BenchmarkRun", br, &e, "x", &c));
+    cJSON_Delete(br);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pending_to_running),
         cmocka_unit_test(test_plan_event_cap),
+        cmocka_unit_test(test_event_object),
         cmocka_unit_test(test_running_states),
         cmocka_unit_test(test_collecting_success),
         cmocka_unit_test(test_collecting_worker_failed),
