@@ -1261,7 +1261,9 @@ function podLogOptions(q, name) {
     if (n > 9223372036854775807n || n < -9223372036854775808n) throw S.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
     return Number(n);
   };
-  const opts = { follow: isTrue(q.get('follow')), previous: isTrue(q.get('previous')) };
+  // Convert_Slice_string_To_bool: absent, "0" and "false" (any case) are false, all else true
+  const bool = (k) => q.has(k) && q.get(k) !== '0' && q.get(k).toLowerCase() !== 'false';
+  const opts = { follow: bool('follow'), previous: bool('previous') };
   opts.sinceSeconds = int64('sinceSeconds');
   if (q.has('sinceTime')) {
     const v = q.get('sinceTime');
@@ -1269,7 +1271,7 @@ function podLogOptions(q, name) {
     if (t.error) throw S.badRequest(t.error);
     opts.sinceTime = t.ns - (((t.ns % 1000000000n) + 1000000000n) % 1000000000n);
   }
-  opts.timestamps = isTrue(q.get('timestamps'));
+  opts.timestamps = bool('timestamps');
   opts.tailLines = int64('tailLines');
   opts.limitBytes = int64('limitBytes');
   const causes = [];

@@ -116,6 +116,11 @@ test('API: sinceSeconds/sinceTime/timestamps decoded and validated as kube-apise
   assert.equal(last.sinceSeconds, 15);
   assert.equal(last.sinceTime, undefined);
   assert.equal(last.timestamps, false);
+  // query booleans as Convert_Slice_string_To_bool: only absent, "0" and "false" (any case) are false
+  for (const [q, want] of [['timestamps', true], ['timestamps=yes', true], ['timestamps=FALSE', false], ['timestamps=0', false]]) {
+    await api.get(`${P}/lp/log?${q}`);
+    assert.equal(last.timestamps, want, q);
+  }
 
   const invalid = async (q, message, causes) => {
     const r = await api.get(`${P}/lp/log?${q}`);
