@@ -2,6 +2,7 @@
 #include "pkg/plugin/sweep.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
+#include "pkg/controller/phase.h"
 #include "pkg/controller/spec.h"
 #include "pkg/plugin/present.h"
 #include "pkg/util/err.h"
@@ -222,12 +223,12 @@ int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
     cJSON_ArrayForEach(e, runs)
     {
         const char *ph = util_jstr(e, "phase");
-        if (!rc && ph && strcmp(ph, "Failed") == 0)
+        if (!rc && ph && ctrl_phase_parse(ph) == CTRL_PHASE_FAILED)
             rc = buf_printf(out, "%srun %s Failed: %s", isfinite(tps) ? "; " : "",
                             util_jstr(e, "name"),
                             util_jstr(e, "message") ? util_jstr(e, "message") : "no message");
     }
-    if (!rc && !isfinite(tps) && phase && strcmp(phase, "Succeeded") == 0)
+    if (!rc && !isfinite(tps) && phase && ctrl_phase_parse(phase) == CTRL_PHASE_SUCCEEDED)
         rc = buf_puts(out, "no tps measured");
     return rc;
 }
@@ -272,7 +273,7 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
         rc = buf_printf(out, "  verdict: %s\n", verdict);
     if (stop && !rc)
         rc = buf_printf(out, "  stopped: %s\n", stop);
-    if (!rc && phase && strcmp(phase, "Failed") == 0)
+    if (!rc && phase && ctrl_phase_parse(phase) == CTRL_PHASE_FAILED)
         rc = buf_printf(out, "  %s\n", util_jstr(st, "message") ? util_jstr(st, "message") : "");
     return rc;
 }
