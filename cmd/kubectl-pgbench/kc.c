@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/util/mem.h"
+
 int kc_open(struct kc *k, const struct kc_flags *f, char *err, size_t errlen)
 {
     memset(k, 0, sizeof(*k));
@@ -66,13 +68,8 @@ static void on_reply(struct kube_result *res, void *ud)
     p->reply->st = res->status;
     p->reply->body = res->body;
     res->body = NULL;
-    if (res->text) {
-        p->reply->text = malloc(res->text_len + 1);
-        if (!p->reply->text)
-            abort();
-        memcpy(p->reply->text, res->text, res->text_len);
-        p->reply->text[res->text_len] = '\0';
-    }
+    if (res->text)
+        p->reply->text = util_xstrndup(res->text, res->text_len);
     p->done = true;
 }
 

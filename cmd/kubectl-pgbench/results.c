@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/util/mem.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
@@ -295,9 +296,7 @@ static int run_pods(const cJSON *list, struct pod_ref **out)
 {
     const cJSON *items = util_jget(list, "items");
     int n = cJSON_GetArraySize(items);
-    struct pod_ref *pods = calloc((size_t)n + 1, sizeof(*pods));
-    if (!pods)
-        abort();
+    struct pod_ref *pods = util_xcalloc((size_t)n + 1, sizeof(*pods));
     for (int i = 0; i < n; i++) {
         const cJSON *p = cJSON_GetArrayItem(items, i);
         const cJSON *labels = util_jget(p, "metadata.labels");

@@ -11,6 +11,7 @@
 
 #include "cmd/runner/child.h"
 #include "cmd/runner/runner.h"
+#include "pkg/util/mem.h"
 #include "pkg/bench/bench.h"
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/buf.h"
@@ -109,9 +110,7 @@ static void fio_report(struct fio_ctx *f)
 
 int runner_cmd_fio(int argc, char **argv)
 {
-    struct fio_ctx *f = calloc(1, sizeof(*f));
-    if (!f)
-        abort();
+    struct fio_ctx *f = util_xcalloc(1, sizeof(*f));
     run_ctx_init(&f->c, "fio", BENCH_RUNNER_FIO);
     if (fio_options(f, argc, argv) == 0 && fio_load(f) == 0) {
         fio_collect(f);

@@ -17,6 +17,7 @@
 #include "cmd/runner/child.h"
 #include "cmd/runner/runner.h"
 #include "cmd/runner/txstream.h"
+#include "pkg/util/mem.h"
 #include "pkg/bench/bench.h"
 #include "pkg/bench/runner_args.h"
 #include "pkg/pg/pg.h"
@@ -85,9 +86,7 @@ static char *make_appname(const char *what)
             token = (unsigned)(util_wall_s() * 1e6) ^ ((unsigned)getpid() << 16);
         token |= 1;
     }
-    char *s = malloc(96);
-    if (!s)
-        abort();
+    char *s = util_xmalloc(96);
     (void)snprintf(s, 96, "pgbench-runner%s:%d:%08x", what, runner_worker_index(), token);
     return s;
 }
@@ -392,9 +391,7 @@ static void init_report(struct init_ctx *in)
 
 int runner_cmd_pgbench_init(int argc, char **argv)
 {
-    struct init_ctx *in = calloc(1, sizeof(*in));
-    if (!in)
-        abort();
+    struct init_ctx *in = util_xcalloc(1, sizeof(*in));
     run_ctx_init(&in->c, "pgbench-init", BENCH_RUNNER_PGBENCH_INIT);
     if (init_options(in, argc, argv) == 0 && init_connect(in) == 0 && init_prepare(in) == 0) {
         init_load(in);
@@ -813,9 +810,7 @@ static void pgrun_free(struct pgrun_ctx *r)
 
 int runner_cmd_pgbench_run(int argc, char **argv)
 {
-    struct pgrun_ctx *r = calloc(1, sizeof(*r));
-    if (!r)
-        abort();
+    struct pgrun_ctx *r = util_xcalloc(1, sizeof(*r));
     run_ctx_init(&r->c, "pgbench", BENCH_RUNNER_PGBENCH_RUN);
     if (pgrun_options(r, argc, argv) == 0 && pgrun_command_line(r) == 0 && pgrun_connect(r) == 0) {
         pgrun_prepare_server(r);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/util/mem.h"
 #include "pkg/util/log.h"
 
 #define CHUNK (1 << 20)
@@ -118,9 +119,7 @@ static void punch(struct txstream *s, int i)
 int txstream_poll(struct txstream *s, bool final)
 {
     scan(s);
-    char *buf = malloc(CHUNK);
-    if (!buf)
-        abort();
+    char *buf = util_xmalloc(CHUNK);
     for (int i = 0; i < s->nfiles; i++) {
         int rc = read_file(s, i, final, buf);
         if (rc) {
