@@ -328,6 +328,21 @@ env_status() {
     env_kubectl get $(_env_obj "$1") -o jsonpath="$path" 2>/dev/null || true
 }
 
+# env_result_json NAME: prints the full result of BenchmarkRun NAME (NAMESPACE/NAME): the JSON in
+# the ConfigMap its status.resultRef names, under its key; empty when the run has no resultRef
+# (yet) or the ConfigMap or key is missing. What status leaves out (the structured diagnostics,
+# the window's barrier, every timeline point) is read here.
+env_result_json() {
+    local ns=() cm key
+    case "$1" in */*) ns=(-n "${1%%/*}") ;; esac
+    cm="$(env_status "$1" .status.resultRef.name)"
+    key="$(env_status "$1" .status.resultRef.key)"
+    [ -n "$cm" ] || return 0
+    env_kubectl get "${ns[@]}" configmap "$cm" -o json 2>/dev/null |
+        python3 -c 'import json, sys; print(json.load(sys.stdin).get("data", {}).get(sys.argv[1], ""))' \
+            "${key:-result.json}" 2>/dev/null || true
+}
+
 # env_dump_run NAME: what a failed wait shows on stderr: the status, the Events, the runs of a
 # sweep, the tail of each pod's log and of the operator's log.
 env_dump_run() {
