@@ -83,9 +83,17 @@ install-plugin: $(BUILD)/bin/kubectl-pgbench
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $< $(DESTDIR)$(PREFIX)/bin/kubectl-pgbench
 
-# test/unit/<pkg>/test_x.c links against <pkg> and its dependencies
+# test/unit/<pkg>/<helper>.c (not test_*.c): what several unit tests share (the fake API server),
+# in an archive, so that a test links only the helpers it uses
+UNIT_HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard test/unit/*/*.c))
+UNIT_HELPERS := $(BUILD)/lib/libpgbo-unittest.a
+$(UNIT_HELPERS): $(patsubst %.c,$(BUILD)/obj/%.o,$(UNIT_HELPER_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# test/unit/<pkg>/test_x.c links against the helpers, <pkg> and its dependencies
 .SECONDEXPANSION:
-$(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(BUILD)/obj/test/unit/unit_env.o $$(call libs_for,$$(firstword $$(subst /, ,%)))
+$(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(BUILD)/obj/test/unit/unit_env.o $(UNIT_HELPERS) $$(call libs_for,$$(firstword $$(subst /, ,%)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS) -lcmocka
 
@@ -127,7 +135,7 @@ generate: all
 	@BUILD=$(BUILD) scripts/generate.sh
 
 lint:
-	@scripts/lint.sh
+	@BUILD=$(BUILD) scripts/lint.sh
 
 FUZZ_SRCS := $(wildcard test/fuzz/fuzz_*.c)
 fuzz:

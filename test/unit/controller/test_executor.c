@@ -35,10 +35,8 @@
 
 struct ctx {
     uv_loop_t loop;
-    struct fake_server srv;
+    struct fs_api api;
     struct kube_client *kc;
-    struct kube_config cfg;
-    char server[64];
     struct kube_queue *q;
     struct kube_informer *brs, *jobs, *pods, *events;
     struct ctrl_config ccfg;
@@ -143,12 +141,7 @@ static int setup(void **state)
 {
     struct ctx *c = calloc(1, sizeof(*c));
     assert_non_null(c);
-    uv_loop_init(&c->loop);
-    assert_int_equal(fs_start(&c->srv, &c->loop, handler, c), 0);
-    (void)snprintf(c->server, sizeof(c->server), "http://127.0.0.1:%d", c->srv.port);
-    c->cfg.server = c->server;
-    c->cfg.token = "t";
-    assert_int_equal(kube_client_new(&c->loop, &c->cfg, &c->kc), 0);
+    fs_api_start(&c->api, &c->loop, "t", handler, c, &c->kc);
     log_set_level(LOG_ERROR);
     ctrl_config_defaults(&c->ccfg);
     struct kube_queue_opts qo = {.workers = 1, .base_ms = 60000, .max_ms = 60000};
@@ -184,10 +177,7 @@ static int teardown(void **state)
     kube_informer_free(c->pods);
     kube_informer_free(c->events);
     kube_queue_free(c->q);
-    kube_client_free(c->kc);
-    fs_stop(&c->srv);
-    uv_run(&c->loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&c->loop), 0);
+    fs_api_stop(&c->api, c->kc);
     for (int i = 0; i < c->n_patches; i++)
         cJSON_Delete(c->patches[i]);
     free(c);

@@ -24,10 +24,8 @@
 
 struct ctx {
     uv_loop_t loop;
-    struct fake_server srv;
+    struct fs_api api;
     struct kube_client *kc;
-    struct kube_config cfg;
-    char server[64];
     struct ctrl_leader *l;
     /* the server's Lease: NULL until created */
     cJSON *lease;
@@ -170,12 +168,7 @@ static void new_leader(struct ctx *x, bool owner)
 static int setup(void **state)
 {
     struct ctx *x = calloc(1, sizeof(*x));
-    uv_loop_init(&x->loop);
-    assert_int_equal(fs_start(&x->srv, &x->loop, handler, x), 0);
-    (void)snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
-    x->cfg.server = x->server;
-    x->cfg.token = "t";
-    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &x->kc), 0);
+    fs_api_start(&x->api, &x->loop, "t", handler, x, &x->kc);
     log_set_format(LOG_FORMAT_TEXT);
     log_set_level(LOG_INFO);
     capture_stderr(x);
@@ -191,10 +184,7 @@ static int teardown(void **state)
     close(x->saved_stderr);
     unlink(x->log_path);
     ctrl_leader_free(x->l);
-    kube_client_free(x->kc);
-    fs_stop(&x->srv);
-    uv_run(&x->loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&x->loop), 0);
+    fs_api_stop(&x->api, x->kc);
     cJSON_Delete(x->lease);
     free(x);
     return 0;

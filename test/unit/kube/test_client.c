@@ -25,10 +25,8 @@ static const struct kube_resource CUSTOM = {"pgbench.dev", "v1alpha1", "Benchmar
 
 struct ctx {
     uv_loop_t loop;
-    struct fake_server srv;
+    struct fs_api api;
     struct kube_client *c;
-    struct kube_config cfg;
-    char server[64];
     /* last request seen by the server */
     char method[16], path[4096], headers[8192], body[8192];
     /* results seen by the client */
@@ -124,12 +122,7 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
 static int setup(void **state)
 {
     struct ctx *x = calloc(1, sizeof(*x));
-    uv_loop_init(&x->loop);
-    assert_int_equal(fs_start(&x->srv, &x->loop, handler, x), 0);
-    (void)snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
-    x->cfg.server = x->server;
-    x->cfg.token = "test-token-123";
-    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &x->c), 0);
+    fs_api_start(&x->api, &x->loop, "test-token-123", handler, x, &x->c);
     *state = x;
     return 0;
 }
@@ -137,10 +130,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct ctx *x = *state;
-    kube_client_free(x->c);
-    fs_stop(&x->srv);
-    uv_run(&x->loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&x->loop), 0);
+    fs_api_stop(&x->api, x->c);
     free(x);
     return 0;
 }
@@ -396,7 +386,7 @@ static void test_connection_reuse(void **state)
     struct ctx *x = *state;
     for (int i = 0; i < 5; i++)
         get(x, &KUBE_PODS, "bench", "p", NULL);
-    assert_int_equal(x->srv.nconns, 1);
+    assert_int_equal(x->api.srv.nconns, 1);
     /* concurrent requests: at most as many connections as requests, all answered once */
     x->calls = 0;
     for (int i = 0; i < 8; i++) {
@@ -405,7 +395,7 @@ static void test_connection_reuse(void **state)
     }
     wait_done(x);
     assert_int_equal(x->calls, 8);
-    assert_true(x->srv.nconns <= 9);
+    assert_true(x->api.srv.nconns <= 9);
 }
 
 static void test_token_file_rotation(void **state)
@@ -416,7 +406,7 @@ static void test_token_file_rotation(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, "first-token\n", 12), 12);
     close(fd);
-    struct kube_config cfg = {.server = x->server, .token = "ignored", .token_file = path};
+    struct kube_config cfg = {.server = x->api.url, .token = "ignored", .token_file = path};
     struct kube_client *c2;
     assert_int_equal(kube_client_new(&x->loop, &cfg, &c2), 0);
     x->pending++;
@@ -448,7 +438,7 @@ static void test_free_cancels(void **state)
 {
     struct ctx *x = *state;
     struct kube_client *c2;
-    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &c2), 0);
+    assert_int_equal(kube_client_new(&x->loop, &x->api.cfg, &c2), 0);
     assert_int_equal(kube_get(c2, &KUBE_PODS, "a", "hang", NULL, must_not_run, NULL), 0);
     assert_int_equal(kube_get(c2, &KUBE_PODS, "b", "hang", NULL, must_not_run, NULL), 0);
     for (int i = 0; i < 5; i++)
@@ -510,7 +500,7 @@ static void test_free_inside_callback(void **state)
 {
     struct ctx *x = *state;
     struct freeing f = {0};
-    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &f.c), 0);
+    assert_int_equal(kube_client_new(&x->loop, &x->api.cfg, &f.c), 0);
     assert_int_equal(kube_get(f.c, &KUBE_PODS, "a", "p", NULL, free_in_cb, &f), 0);
     assert_int_equal(kube_get(f.c, &KUBE_PODS, "a", "hang", NULL, must_not_run, NULL), 0);
     for (int i = 0; i < 1000 && !f.calls; i++)
@@ -670,7 +660,7 @@ static void test_free_while_waiting(void **state)
 {
     struct ctx *x = *state;
     struct kube_client *c2;
-    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &c2), 0);
+    assert_int_equal(kube_client_new(&x->loop, &x->api.cfg, &c2), 0);
     throttle(x, 10, 429, "5");
     assert_int_equal(kube_get(c2, &KUBE_PODS, "a", "throttled", NULL, must_not_run, NULL), 0);
     for (int i = 0; i < 1000 && x->narr < 1; i++)
@@ -683,7 +673,7 @@ static void test_free_while_waiting(void **state)
         uv_run(&x->loop, UV_RUN_NOWAIT);
     assert_int_equal(never_called, 0);
     /* a request held back by the client's Retry-After for its path, freed before it goes out */
-    assert_int_equal(kube_client_new(&x->loop, &x->cfg, &c2), 0);
+    assert_int_equal(kube_client_new(&x->loop, &x->api.cfg, &c2), 0);
     kube_client_set_max_retries(c2, 0);
     throttle(x, 1, 429, "5");
     struct freeing first = {0};

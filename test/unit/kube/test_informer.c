@@ -19,9 +19,8 @@
 
 struct ctx {
     uv_loop_t loop;
-    struct fake_server srv;
+    struct fs_api api;
     struct kube_client *c;
-    char server[64];
     char reqs[32][512]; /* request paths in order */
     uint64_t req_at[32];
     int nreq;
@@ -440,11 +439,7 @@ static struct ctx *ctx_new(int scenario)
 {
     struct ctx *x = calloc(1, sizeof(*x));
     x->scenario = scenario;
-    uv_loop_init(&x->loop);
-    assert_int_equal(fs_start(&x->srv, &x->loop, handler, x), 0);
-    (void)snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
-    struct kube_config cfg = {.server = x->server};
-    assert_int_equal(kube_client_new(&x->loop, &cfg, &x->c), 0);
+    fs_api_start(&x->api, &x->loop, NULL, handler, x, &x->c);
     return x;
 }
 
@@ -460,10 +455,7 @@ static void run_until_stop(struct ctx *x, int max_ms)
 
 static void ctx_free(struct ctx *x)
 {
-    kube_client_free(x->c);
-    fs_stop(&x->srv);
-    uv_run(&x->loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&x->loop), 0);
+    fs_api_stop(&x->api, x->c);
     free(x);
 }
 
