@@ -551,8 +551,6 @@ static void pgrun_prepare_load(struct pgrun_ctx *r)
     }
     d->deadline_at = env_unix_time("BENCH_DEADLINE_AT");
     r->pg = bench_pgbench_result_new();
-    if (!r->pg)
-        abort();
     if (r->ra.wait_events || r->ra.replica_lag) {
         struct pg_diag_options dopt = {
             .appname = r->c.app,
@@ -566,8 +564,6 @@ static void pgrun_prepare_load(struct pgrun_ctx *r)
             log_warn("runner", "diagnostics sampling unavailable");
     }
     r->tl = bench_txlog_new();
-    if (!r->tl)
-        abort();
     r->tl->rate_limited = r->ro.rate > 0;
     txstream_init(&r->ts, r->logdir, r->tl);
     r->ts_open = true;

@@ -1,5 +1,6 @@
 /* HDR-style latency histogram (see histogram.h for the bucket layout). */
 #include "pkg/bench/histogram.h"
+#include "pkg/util/mem.h"
 
 #include <zlib.h>
 
@@ -16,7 +17,7 @@ void bench_hist_init(struct bench_hist *h)
 
 struct bench_hist *bench_hist_new(void)
 {
-    return calloc(1, sizeof(struct bench_hist));
+    return util_xcalloc(1, sizeof(struct bench_hist));
 }
 
 void bench_hist_free(struct bench_hist *h)
@@ -221,42 +222,24 @@ double bench_hist_mean(const struct bench_hist *h)
 
 cJSON *bench_hist_to_json(const struct bench_hist *h)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON *buckets = NULL;
-    if (!o)
-        return NULL;
-    if (!cJSON_AddStringToObject(o, "unit", "us") ||
-        !cJSON_AddNumberToObject(o, "subBucketBits", BENCH_HIST_SUB_BITS))
-        goto fail;
-    buckets = cJSON_AddArrayToObject(o, "buckets");
-    if (!buckets)
-        goto fail;
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_must(cJSON_AddStringToObject(o, "unit", "us"));
+    util_must(cJSON_AddNumberToObject(o, "subBucketBits", BENCH_HIST_SUB_BITS));
+    cJSON *buckets = util_must(cJSON_AddArrayToObject(o, "buckets"));
     for (int i = 0; i < BENCH_HIST_BUCKETS; i++) {
         if (!h->counts[i])
             continue;
-        cJSON *pair = cJSON_CreateArray();
-        if (!pair)
-            goto fail;
+        cJSON *pair = util_must(cJSON_CreateArray());
         cJSON_AddItemToArray(buckets, pair);
-        cJSON *a = cJSON_CreateNumber(i), *b = cJSON_CreateNumber((double)h->counts[i]);
-        if (!a || !b) {
-            cJSON_Delete(a);
-            cJSON_Delete(b);
-            goto fail;
-        }
-        cJSON_AddItemToArray(pair, a);
-        cJSON_AddItemToArray(pair, b);
+        cJSON_AddItemToArray(pair, util_must(cJSON_CreateNumber(i)));
+        cJSON_AddItemToArray(pair, util_must(cJSON_CreateNumber((double)h->counts[i])));
     }
-    if (!cJSON_AddNumberToObject(o, "count", (double)h->count) ||
-        !cJSON_AddNumberToObject(o, "min", (double)bench_hist_min(h)) ||
-        !cJSON_AddNumberToObject(o, "max", (double)bench_hist_max(h)) ||
-        !cJSON_AddNumberToObject(o, "sum", h->sum) ||
-        !cJSON_AddNumberToObject(o, "clamped", (double)h->clamped))
-        goto fail;
+    util_must(cJSON_AddNumberToObject(o, "count", (double)h->count));
+    util_must(cJSON_AddNumberToObject(o, "min", (double)bench_hist_min(h)));
+    util_must(cJSON_AddNumberToObject(o, "max", (double)bench_hist_max(h)));
+    util_must(cJSON_AddNumberToObject(o, "sum", h->sum));
+    util_must(cJSON_AddNumberToObject(o, "clamped", (double)h->clamped));
     return o;
-fail:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 static int json_u64(const cJSON *o, const char *key, uint64_t *out, int required)
@@ -395,9 +378,7 @@ static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 
 static char *base64(const uint8_t *in, size_t n)
 {
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-    if (!out)
-        return NULL;
+    char *out = util_xmalloc((n + 2) / 3 * 4 + 1), *o = out;
     for (size_t i = 0; i < n; i += 3) {
         uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
                      (i + 2 < n ? in[i + 2] : 0);
@@ -414,9 +395,7 @@ char *bench_hist_to_hdr_base64(const struct bench_hist *h)
 {
     int limit = h->count ? bench_hist_index(h->max) + 1 : 0;
     size_t cap = HDR_HEADER_LEN + (size_t)limit * 9;
-    uint8_t *raw = malloc(cap), *p = raw + HDR_HEADER_LEN;
-    if (!raw)
-        return NULL;
+    uint8_t *raw = util_xmalloc(cap), *p = raw + HDR_HEADER_LEN;
     for (int i = 0; i < limit;) {
         uint64_t c = h->counts[i++];
         int64_t zeros = 0;
@@ -442,13 +421,14 @@ char *bench_hist_to_hdr_base64(const struct bench_hist *h)
     (void)put_be64(q, ratio_bits);
 
     uLongf zlen = compressBound((uLong)(HDR_HEADER_LEN + payload));
-    uint8_t *z = malloc(8 + zlen);
-    char *out = NULL;
-    if (z && compress2(z + 8, &zlen, raw, (uLong)(HDR_HEADER_LEN + payload),
-                       Z_DEFAULT_COMPRESSION) == Z_OK) {
-        put_be32(put_be32(z, HDR_V2_COMPRESSED_COOKIE), (uint32_t)zlen);
-        out = base64(z, 8 + zlen);
-    }
+    uint8_t *z = util_xmalloc(8 + zlen);
+    /* With compressBound's room and a valid level, zlib's only failure is its own allocation
+     * (Z_MEM_ERROR): the out-of-memory policy's. */
+    if (compress2(z + 8, &zlen, raw, (uLong)(HDR_HEADER_LEN + payload), Z_DEFAULT_COMPRESSION) !=
+        Z_OK)
+        util_oom(HDR_HEADER_LEN + payload);
+    put_be32(put_be32(z, HDR_V2_COMPRESSED_COOKIE), (uint32_t)zlen);
+    char *out = base64(z, 8 + zlen);
     free(z);
     free(raw);
     return out;

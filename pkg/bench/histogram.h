@@ -37,7 +37,8 @@ struct bench_hist {
 };
 
 void bench_hist_init(struct bench_hist *h);
-/* Allocates an empty histogram; NULL on allocation failure. bench_hist_free(NULL) is a no-op. */
+/* Allocates an empty histogram; never NULL (allocation failure aborts, pkg/util/mem.h).
+ * bench_hist_free(NULL) is a no-op. */
 struct bench_hist *bench_hist_new(void);
 void bench_hist_free(struct bench_hist *h);
 
@@ -78,11 +79,11 @@ int64_t bench_hist_bucket_high(int index); /* inclusive */
  * decodeFromCompressedBase64 (hdr-histogram-js) read. The layouts are the same: this histogram's
  * bucket index is HdrHistogram's counts index for lowestDiscernibleValue 1 and 2 significant
  * digits (256 sub-buckets, unit 1 us), so the counts are written as they are; highestTrackableValue
- * is BENCH_HIST_MAX_VALUE. Caller frees; NULL on allocation or compression failure. */
+ * is BENCH_HIST_MAX_VALUE. Caller frees; never NULL (allocation failure, zlib's too, aborts). */
 char *bench_hist_to_hdr_base64(const struct bench_hist *h);
 
 /* {"unit":"us","subBucketBits":7,"buckets":[[index,count],...],"count":N,"min":..,"max":..,
- *  "sum":..,"clamped":N}. Caller owns the result; NULL on allocation failure. */
+ *  "sum":..,"clamped":N}. Caller owns the result; never NULL. */
 cJSON *bench_hist_to_json(const struct bench_hist *h);
 /* Replaces h with the histogram in json (the form above). Validates unit, subBucketBits, index
  * ranges and that the bucket counts add up to "count". Returns 0 or -EINVAL (h is then empty). */

@@ -298,22 +298,23 @@ struct bench_pgbench_result {
 
 enum bench_stream { BENCH_STREAM_STDOUT = 0, BENCH_STREAM_STDERR = 1 };
 
-/* New empty result (all numbers absent). NULL on allocation failure. */
+/* New empty result (all numbers absent). Never NULL: allocation failure aborts (pkg/util/mem.h),
+ * so neither the constructor nor the feeders below fail for memory. */
 struct bench_pgbench_result *bench_pgbench_result_new(void);
 void bench_pgbench_result_free(struct bench_pgbench_result *r);
 
 /* Feeds a chunk of the child's stdout or stderr; lines are split per stream, so the two streams
  * may be fed interleaved as they arrive. Progress lines are appended to r->timeline at once, so
  * a caller can read the live timeline between feeds. Lines longer than BENCH_PGBENCH_MAX_LINE
- * are truncated. Returns 0 or -ENOMEM. */
+ * are truncated. Returns 0, or -EINVAL for a stream other than the two. */
 int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
                        size_t len);
-/* Feeds one complete line (without or with its trailing newline). Returns 0 or -ENOMEM. */
-int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len);
-/* Flushes partial lines of both streams. Call once after the child exited. Returns 0/-ENOMEM. */
-int bench_pgbench_finish(struct bench_pgbench_result *r);
-/* One-shot: new + feed(STDOUT, text) + finish. Returns 0 or -ENOMEM. */
-int bench_pgbench_parse(const char *text, size_t len, struct bench_pgbench_result **out);
+/* Feeds one complete line (without or with its trailing newline) of stdout. */
+void bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len);
+/* Flushes partial lines of both streams. Call once after the child exited. */
+void bench_pgbench_finish(struct bench_pgbench_result *r);
+/* One-shot: new + feed(STDOUT, text) + finish. The caller frees the result (never NULL). */
+struct bench_pgbench_result *bench_pgbench_parse(const char *text, size_t len);
 
 /* ---------------------------------------------------------------------------------------------
  * Per-transaction log (-l) parser
@@ -351,13 +352,14 @@ struct bench_txlog {
     struct bench_txlog_line *priv; /* partial-line buffer */
 };
 
-/* Returns NULL on allocation failure. bench_txlog_free(NULL) is a no-op. */
+/* Never NULL (allocation failure aborts, pkg/util/mem.h). bench_txlog_free(NULL) is a no-op. */
 struct bench_txlog *bench_txlog_new(void);
 void bench_txlog_free(struct bench_txlog *l);
-/* Chunked input; lines split internally (one partial line kept, capped at 4 KiB). */
-int bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len);
-int bench_txlog_finish(struct bench_txlog *l);
-/* Reads one file completely (feed + finish). Returns 0 or -errno. */
+/* Chunked input; lines split internally (one partial line kept, capped at 4 KiB; a longer line
+ * counts as malformed). Cannot fail. */
+void bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len);
+void bench_txlog_finish(struct bench_txlog *l);
+/* Reads one file completely (feed + finish). Returns 0 or -errno (open/read). */
 int bench_txlog_read_file(struct bench_txlog *l, const char *path);
 /* Reads every regular file in dir whose name starts with "<prefix>." (pgbench writes
  * <prefix>.<pid> and <prefix>.<pid>.<thread>). prefix NULL = BENCH_PGBENCH_LOG_PREFIX.

@@ -8,6 +8,7 @@
  * ignored (counted in lines_unknown). */
 #include "pkg/bench/pgbench.h"
 #include "pkg/bench/text.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,14 +43,8 @@ struct bench_pgbench_parse_state {
 
 struct bench_pgbench_result *bench_pgbench_result_new(void)
 {
-    struct bench_pgbench_result *r = calloc(1, sizeof(*r));
-    if (!r)
-        return NULL;
-    r->priv = calloc(1, sizeof(*r->priv));
-    if (!r->priv) {
-        free(r);
-        return NULL;
-    }
+    struct bench_pgbench_result *r = util_xcalloc(1, sizeof(*r));
+    r->priv = util_xcalloc(1, sizeof(*r->priv));
     r->priv->cur_script = -1;
     r->priv->err_cont[0] = r->priv->err_cont[1] = ERR_NONE;
     r->scale_factor = -1;
@@ -147,59 +142,43 @@ int bench_pgbench_parse_progress(const char *line, size_t len, struct bench_time
 
 /* ---- list helpers ---- */
 
-static int add_error(struct bench_pgbench_result *r, const char *line, size_t len)
+static void add_error(struct bench_pgbench_result *r, const char *line, size_t len)
 {
     if (r->nerrors >= BENCH_PGBENCH_MAX_ERRORS) {
         r->errors_dropped++;
-        return 0;
+        return;
     }
-    if (r->nerrors % 16 == 0) {
-        char **e = realloc(r->errors, (r->nerrors + 16) * sizeof(*e));
-        if (!e)
-            return -ENOMEM;
-        r->errors = e;
-    }
-    char *s = bench__strndup_message(line, len, BENCH_PGBENCH_MAX_ERROR_LEN);
-    if (!s)
-        return -ENOMEM;
-    r->errors[r->nerrors++] = s;
-    return 0;
+    if (r->nerrors % 16 == 0)
+        r->errors = util_xrealloc(r->errors, (r->nerrors + 16) * sizeof(*r->errors));
+    r->errors[r->nerrors++] = bench__strndup_message(line, len, BENCH_PGBENCH_MAX_ERROR_LEN);
 }
 
 /* Appends a continuation line ("\tThis probably means the server terminated abnormally") to
  * errors[idx] after one space, within the cap of BENCH_PGBENCH_MAX_ERROR_LEN. */
-static int continue_error(struct bench_pgbench_result *r, size_t idx, const char *p)
+static void continue_error(struct bench_pgbench_result *r, size_t idx, const char *p)
 {
     while (*p == ' ' || *p == '\t')
         p++;
     size_t olen = strlen(r->errors[idx]);
     if (!*p || olen + 2 >= BENCH_PGBENCH_MAX_ERROR_LEN)
-        return 0;
-    char *s = realloc(r->errors[idx], BENCH_PGBENCH_MAX_ERROR_LEN);
-    if (!s)
-        return -ENOMEM;
+        return;
+    char *s = util_xrealloc(r->errors[idx], BENCH_PGBENCH_MAX_ERROR_LEN);
     r->errors[idx] = s;
     s[olen] = ' ';
     bench__copy_message(s + olen + 1, BENCH_PGBENCH_MAX_ERROR_LEN - olen - 1, p, strlen(p));
     if (!s[olen + 1])
         s[olen] = '\0';
-    return 0;
 }
 
-static int add_timeline(struct bench_pgbench_result *r, const struct bench_timeline_point *pt)
+static void add_timeline(struct bench_pgbench_result *r, const struct bench_timeline_point *pt)
 {
     if (r->ntimeline >= BENCH_PGBENCH_MAX_TIMELINE) {
         r->timeline_dropped++;
-        return 0;
+        return;
     }
-    if (r->ntimeline % 64 == 0) {
-        struct bench_timeline_point *t = realloc(r->timeline, (r->ntimeline + 64) * sizeof(*t));
-        if (!t)
-            return -ENOMEM;
-        r->timeline = t;
-    }
+    if (r->ntimeline % 64 == 0)
+        r->timeline = util_xrealloc(r->timeline, (r->ntimeline + 64) * sizeof(*r->timeline));
     r->timeline[r->ntimeline++] = *pt;
-    return 0;
 }
 
 static struct bench_pgbench_script_stats *script_at(struct bench_pgbench_result *r, int idx)
@@ -210,15 +189,12 @@ static struct bench_pgbench_script_stats *script_at(struct bench_pgbench_result 
     return NULL;
 }
 
-static int add_script(struct bench_pgbench_result *r, int idx, const char *name, size_t n)
+static void add_script(struct bench_pgbench_result *r, int idx, const char *name, size_t n)
 {
     if (script_at(r, idx) || r->nscripts >= 128)
-        return 0;
-    struct bench_pgbench_script_stats *s = realloc(r->scripts, (r->nscripts + 1) * sizeof(*s));
-    if (!s)
-        return -ENOMEM;
-    r->scripts = s;
-    struct bench_pgbench_script_stats *st = &s[r->nscripts];
+        return;
+    r->scripts = util_xrealloc(r->scripts, (r->nscripts + 1) * sizeof(*r->scripts));
+    struct bench_pgbench_script_stats *st = &r->scripts[r->nscripts];
     memset(st, 0, sizeof(*st));
     st->script = idx;
     st->weight = -1;
@@ -226,10 +202,7 @@ static int add_script(struct bench_pgbench_result *r, int idx, const char *name,
     st->failed = -1;
     st->tps = st->latency_avg_ms = st->latency_stddev_ms = NAN;
     st->name = bench__strndup_clean(name, n, 1024);
-    if (!st->name)
-        return -ENOMEM;
     r->nscripts++;
-    return 0;
 }
 
 /* Records a distinct aborted client id; returns 1 when new. */
@@ -247,12 +220,9 @@ static int note_aborted(struct bench_pgbench_parse_state *st, int64_t id)
     }
     if (st->naborted_ids >= MAX_ABORTED_IDS)
         return 1;
-    if (st->naborted_ids % 32 == 0) {
-        int64_t *p = realloc(st->aborted_ids, (st->naborted_ids + 32) * sizeof(*p));
-        if (!p)
-            return 1;
-        st->aborted_ids = p;
-    }
+    if (st->naborted_ids % 32 == 0)
+        st->aborted_ids =
+            util_xrealloc(st->aborted_ids, (st->naborted_ids + 32) * sizeof(*st->aborted_ids));
     memmove(st->aborted_ids + lo + 1, st->aborted_ids + lo,
             (st->naborted_ids - lo) * sizeof(int64_t));
     st->aborted_ids[lo] = id;
@@ -299,16 +269,10 @@ static int parse_statement(struct bench_pgbench_result *r, const char *p)
         r->statements_dropped++;
         return 0;
     }
-    if (r->nstatements % 16 == 0) {
-        struct bench_pgbench_statement *a =
-            realloc(r->statements, (r->nstatements + 16) * sizeof(*a));
-        if (!a)
-            return -ENOMEM;
-        r->statements = a;
-    }
+    if (r->nstatements % 16 == 0)
+        r->statements =
+            util_xrealloc(r->statements, (r->nstatements + 16) * sizeof(*r->statements));
     s.command = bench__strndup_clean(p, strlen(p), 4096);
-    if (!s.command)
-        return -ENOMEM;
     r->statements[r->nstatements++] = s;
     return 0;
 }
@@ -558,27 +522,22 @@ static int parse_version(struct bench_pgbench_result *r, const char *p)
 }
 
 /* A row of the per-statement block while it lasts (lines that start with whitespace and parse);
- * true when p was one (*rc set), false when the block has ended. */
+ * true when p was one, false when the block has ended. */
 static bool statement_row(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
-                          const char *p, int *rc)
+                          const char *p)
 {
     if (!st->in_statements)
         return false;
-    if (p[0] == ' ' || p[0] == '\t') {
-        int prc = parse_statement(r, p);
-        if (prc == 0 || prc == -ENOMEM) {
-            *rc = prc;
-            return true;
-        }
-    }
+    if ((p[0] == ' ' || p[0] == '\t') && parse_statement(r, p) == 0)
+        return true;
     st->in_statements = 0;
     return false;
 }
 
 /* Error, fatal, warning and abort lines, with or without the "pgbench: " prefix (kept in
- * errors), and pgbench's informational lines (dropped); true when p was one (*rc set). */
+ * errors), and pgbench's informational lines (dropped); true when p was one. */
 static bool error_line(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
-                       const char *p, int *rc)
+                       const char *p)
 {
     const char *q = p;
     int prefixed = bench__take(&q, "pgbench: ");
@@ -602,23 +561,23 @@ static bool error_line(struct bench_pgbench_result *r, struct bench_pgbench_pars
     if (keep || level || !strncmp(p, "FATAL:", 6) || !strncmp(p, "ERROR:", 6) ||
         !strncmp(p, "server closed the connection", 28) ||
         !strncmp(p, "connection to server", 20)) {
-        *rc = add_error(r, p, strlen(p));
+        add_error(r, p, strlen(p));
         return true;
     }
     return false;
 }
 
 /* "SQL script N: name" and its " - " lines (or, before any script, a statement header); true
- * when p was one (*rc set). */
+ * when p was one. */
 static bool script_lines(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
-                         const char *p, int *rc)
+                         const char *p)
 {
     const char *q = p;
     int64_t n;
     if (bench__take(&q, "SQL script ")) {
         if (!bench__int64(&q, &n) && n >= 1 && n <= 1000000 && bench__take(&q, ": ")) {
             st->cur_script = (int)(n - 1);
-            *rc = add_script(r, st->cur_script, q, strlen(q));
+            add_script(r, st->cur_script, q, strlen(q));
         } else {
             r->lines_unknown++;
         }
@@ -633,53 +592,42 @@ static bool script_lines(struct bench_pgbench_result *r, struct bench_pgbench_pa
 }
 
 /* One line, NUL-terminated and without its line end, by what it is. */
-static int feed_text(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
-                     const char *p)
+static void feed_text(struct bench_pgbench_result *r, struct bench_pgbench_parse_state *st,
+                      const char *p)
 {
     struct bench_timeline_point pt;
-    int rc = 0;
-    if (statement_row(r, st, p, &rc))
-        return rc;
-    if (!*p)
-        return 0;
-    if (!bench_pgbench_parse_progress(p, strlen(p), &pt))
-        return add_timeline(r, &pt);
+    if (statement_row(r, st, p) || !*p)
+        return;
+    if (!bench_pgbench_parse_progress(p, strlen(p), &pt)) {
+        add_timeline(r, &pt);
+        return;
+    }
     if (!strncmp(p, "pgbench (", 9)) {
         if (parse_version(r, p))
             r->lines_unknown++;
-        return 0;
+        return;
     }
-    if (!strncmp(p, "starting vacuum", 15))
-        return 0;
-    if (error_line(r, st, p, &rc))
-        return rc;
-    if (script_lines(r, st, p, &rc))
-        return rc;
-    if (stmt_header(st, p))
-        return 0;
+    if (!strncmp(p, "starting vacuum", 15) || error_line(r, st, p) || script_lines(r, st, p) ||
+        stmt_header(st, p))
+        return;
     if (summary_line(r, p))
         r->lines_unknown++;
-    return 0;
 }
 
-static int feed_line(struct bench_pgbench_result *r, enum bench_stream stream, const char *line,
-                     size_t len)
+static void feed_line(struct bench_pgbench_result *r, enum bench_stream stream, const char *line,
+                      size_t len)
 {
     struct bench_pgbench_parse_state *st = r->priv;
     char stackbuf[1024];
     char *buf = stackbuf;
-    int rc = 0;
     long *cont = &st->err_cont[stream];
     size_t nerrors = r->nerrors, dropped = r->errors_dropped;
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
     if (len > BENCH_PGBENCH_MAX_LINE)
         len = BENCH_PGBENCH_MAX_LINE;
-    if (len >= sizeof(stackbuf)) {
-        buf = malloc(len + 1);
-        if (!buf)
-            return -ENOMEM;
-    }
+    if (len >= sizeof(stackbuf))
+        buf = util_xmalloc(len + 1);
     memcpy(buf, line, len);
     buf[len] = '\0';
     /* NUL bytes inside a line end it */
@@ -689,25 +637,24 @@ static int feed_line(struct bench_pgbench_result *r, enum bench_stream stream, c
      * the request."): one error, joined with single spaces */
     if (buf[0] == '\t' && *cont != ERR_NONE) {
         if (*cont >= 0)
-            rc = continue_error(r, (size_t)*cont, buf);
+            continue_error(r, (size_t)*cont, buf);
     } else {
-        rc = feed_text(r, st, buf);
+        feed_text(r, st, buf);
         *cont = r->nerrors > nerrors          ? (long)r->nerrors - 1
                 : r->errors_dropped > dropped ? ERR_DROPPED
                                               : ERR_NONE;
     }
     if (buf != stackbuf)
         free(buf);
-    return rc;
 }
 
-int bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len)
+void bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len)
 {
-    return feed_line(r, BENCH_STREAM_STDOUT, line, len);
+    feed_line(r, BENCH_STREAM_STDOUT, line, len);
 }
 
-static int feed_stream(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
-                       size_t len)
+static void feed_stream(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
+                        size_t len)
 {
     struct linebuf *lb = &r->priv->streams[stream];
     while (len) {
@@ -716,27 +663,21 @@ static int feed_stream(struct bench_pgbench_result *r, enum bench_stream stream,
         size_t room = BENCH_PGBENCH_MAX_LINE - lb->len;
         size_t take = n < room ? n : room;
         if (take) {
-            char *d = realloc(lb->data, lb->len + take + 1);
-            if (!d)
-                return -ENOMEM;
-            lb->data = d;
+            lb->data = util_xrealloc(lb->data, lb->len + take + 1);
             memcpy(lb->data + lb->len, data, take);
             lb->len += take;
         }
         if (take < n)
             lb->truncated = 1;
         if (nl) {
-            int rc = feed_line(r, stream, lb->data ? lb->data : "", lb->len);
+            feed_line(r, stream, lb->data ? lb->data : "", lb->len);
             lb->len = 0;
             lb->truncated = 0;
-            if (rc)
-                return rc;
             n++;
         }
         data += n;
         len -= n;
     }
-    return 0;
 }
 
 int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
@@ -744,36 +685,26 @@ int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream,
 {
     if (stream != BENCH_STREAM_STDOUT && stream != BENCH_STREAM_STDERR)
         return -EINVAL;
-    return feed_stream(r, stream, data, len);
+    feed_stream(r, stream, data, len);
+    return 0;
 }
 
-int bench_pgbench_finish(struct bench_pgbench_result *r)
+void bench_pgbench_finish(struct bench_pgbench_result *r)
 {
     for (int i = 0; i < 2; i++) {
         struct linebuf *lb = &r->priv->streams[i];
         if (lb->len) {
-            int rc = feed_line(r, (enum bench_stream)i, lb->data, lb->len);
+            feed_line(r, (enum bench_stream)i, lb->data, lb->len);
             lb->len = 0;
-            if (rc)
-                return rc;
         }
     }
     r->priv->in_statements = 0;
-    return 0;
 }
 
-int bench_pgbench_parse(const char *text, size_t len, struct bench_pgbench_result **out)
+struct bench_pgbench_result *bench_pgbench_parse(const char *text, size_t len)
 {
     struct bench_pgbench_result *r = bench_pgbench_result_new();
-    if (!r)
-        return -ENOMEM;
-    int rc = bench_pgbench_feed(r, BENCH_STREAM_STDOUT, text, len);
-    if (!rc)
-        rc = bench_pgbench_finish(r);
-    if (rc) {
-        bench_pgbench_result_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
+    feed_stream(r, BENCH_STREAM_STDOUT, text, len);
+    bench_pgbench_finish(r);
+    return r;
 }

@@ -1,5 +1,6 @@
 /* Small text helpers shared by the bench parsers. */
 #include "pkg/bench/text.h"
+#include "pkg/util/mem.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -85,9 +86,7 @@ void bench__copy_message(char *dst, size_t cap, const char *s, size_t n)
 char *bench__strndup_clean(const char *s, size_t n, size_t max)
 {
     size_t cap = n + 1 < max ? n + 1 : max;
-    char *d = malloc(cap ? cap : 1);
-    if (!d)
-        return NULL;
+    char *d = util_xmalloc(cap ? cap : 1);
     bench__copy_clean(d, cap ? cap : 1, s, n);
     return d;
 }
@@ -95,9 +94,7 @@ char *bench__strndup_clean(const char *s, size_t n, size_t max)
 char *bench__strndup_message(const char *s, size_t n, size_t max)
 {
     size_t cap = n + 1 < max ? n + 1 : max;
-    char *d = malloc(cap ? cap : 1);
-    if (!d)
-        return NULL;
+    char *d = util_xmalloc(cap ? cap : 1);
     bench__copy_message(d, cap ? cap : 1, s, n);
     return d;
 }

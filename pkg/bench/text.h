@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 /* Copies at most max-1 bytes of s[0..n) into a new string, cut at a UTF-8 character boundary,
- * with invalid UTF-8 bytes and control characters (other than tab) replaced by '?'. */
+ * with invalid UTF-8 bytes and control characters (other than tab) replaced by '?'. Caller frees;
+ * never NULL (allocation failure aborts, pkg/util/mem.h). */
 char *bench__strndup_clean(const char *s, size_t n, size_t max);
 /* In-place variant into a fixed buffer of size cap. */
 void bench__copy_clean(char *dst, size_t cap, const char *s, size_t n);

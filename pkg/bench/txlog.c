@@ -1,6 +1,7 @@
 /* pgbench -l per-transaction log parser feeding the latency histogram. */
 #include "pkg/bench/pgbench.h"
 #include "pkg/bench/text.h"
+#include "pkg/util/mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -101,15 +102,9 @@ int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
 
 struct bench_txlog *bench_txlog_new(void)
 {
-    struct bench_txlog *l = calloc(1, sizeof(*l));
-    if (!l)
-        return NULL;
+    struct bench_txlog *l = util_xcalloc(1, sizeof(*l));
     l->hist = bench_hist_new();
-    l->priv = calloc(1, sizeof(*l->priv));
-    if (!l->hist || !l->priv) {
-        bench_txlog_free(l);
-        return NULL;
-    }
+    l->priv = util_xcalloc(1, sizeof(*l->priv));
     l->first_epoch_us = l->last_epoch_us = -1;
     return l;
 }
@@ -154,7 +149,7 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         l->last_epoch_us = e.epoch_us;
 }
 
-int bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)
+void bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)
 {
     struct bench_txlog_line *lb = l->priv;
     while (len) {
@@ -183,10 +178,9 @@ int bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)
         data += n;
         len -= n;
     }
-    return 0;
 }
 
-int bench_txlog_finish(struct bench_txlog *l)
+void bench_txlog_finish(struct bench_txlog *l)
 {
     struct bench_txlog_line *lb = l->priv;
     if (lb->overflow)
@@ -195,7 +189,6 @@ int bench_txlog_finish(struct bench_txlog *l)
         txlog_line(l, lb->data, lb->len);
     lb->len = 0;
     lb->overflow = 0;
-    return 0;
 }
 
 int bench_txlog_read_file(struct bench_txlog *l, const char *path)
@@ -215,13 +208,11 @@ int bench_txlog_read_file(struct bench_txlog *l, const char *path)
         }
         if (n == 0)
             break;
-        rc = bench_txlog_feed(l, chunk, (size_t)n);
-        if (rc)
-            break;
+        bench_txlog_feed(l, chunk, (size_t)n);
     }
     close(fd);
     if (!rc)
-        rc = bench_txlog_finish(l);
+        bench_txlog_finish(l);
     return rc;
 }
 

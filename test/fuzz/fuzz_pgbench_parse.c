@@ -19,8 +19,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = size - 1;
 
     struct bench_pgbench_result *r = bench_pgbench_result_new();
-    if (!r)
-        return 0;
     for (size_t off = 0, i = 0; off < len; off += chunk, i++) {
         size_t n = len - off < chunk ? len - off : chunk;
         bench_pgbench_feed(r, (i % 3 == 2) ? BENCH_STREAM_STDERR : BENCH_STREAM_STDOUT, text + off,
@@ -29,18 +27,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bench_pgbench_finish(r);
 
     struct bench_txlog *l = bench_txlog_new();
-    if (l) {
-        l->rate_limited = data[0] & 1;
-        bench_txlog_feed(l, text, len);
-        bench_txlog_finish(l);
-    }
+    l->rate_limited = data[0] & 1;
+    bench_txlog_feed(l, text, len);
+    bench_txlog_finish(l);
     struct bench_timeline_point pt;
     bench_pgbench_parse_progress(text, len < 400 ? len : 400, &pt);
 
     struct bench_result_meta m = {.kind = "pgbench", .worker = 1, .child_exit = 2};
     cJSON *res = bench_result_new(&m);
     if (res) {
-        bench_result_add_pgbench(res, r, l ? l->hist : NULL, NULL);
+        bench_result_add_pgbench(res, r, l->hist, NULL);
         char *full = cJSON_PrintUnformatted(res);
         if (full) {
             cJSON *back = cJSON_Parse(full);

@@ -15,8 +15,6 @@
 int main(int argc, char **argv)
 {
     struct bench_txlog *l = bench_txlog_new();
-    if (!l)
-        return 1;
     for (int i = 1; i < argc; i++)
         if (bench_txlog_read_file(l, argv[i]) != 0) {
             (void)fprintf(stderr, "cannot read %s\n", argv[i]);

@@ -27,8 +27,7 @@ static cJSON *worker(int index, const char *fixture, const char *logfile)
     size_t len = 0;
     char *text = fixture_read(fixture, &len);
     assert_non_null(text);
-    struct bench_pgbench_result *pg = NULL;
-    assert_int_equal(bench_pgbench_parse(text, len, &pg), 0);
+    struct bench_pgbench_result *pg = bench_pgbench_parse(text, len);
     free(text);
     struct bench_txlog *l = NULL;
     if (logfile) {

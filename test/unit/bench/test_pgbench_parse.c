@@ -21,8 +21,7 @@ static struct bench_pgbench_result *parse_file(const char *path)
     size_t len = 0;
     char *text = fixture_read(path, &len);
     assert_non_null(text);
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, len, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, len);
     free(text);
     return r;
 }
@@ -294,7 +293,7 @@ static void test_split_streams(void **state)
             ei += n;
         }
     }
-    assert_int_equal(bench_pgbench_finish(r), 0);
+    bench_pgbench_finish(r);
     assert_int_equal(r->ntimeline, 3);
     assert_near(r->timeline[1].tps, 3600.3);
     assert_true(r->summary_seen);
@@ -327,7 +326,7 @@ static struct bench_pgbench_result *parse_split(const char *stdout_path, const c
             ei += n;
         }
     }
-    assert_int_equal(bench_pgbench_finish(r), 0);
+    bench_pgbench_finish(r);
     free(out);
     free(err);
     return r;
@@ -360,7 +359,7 @@ static void test_v15_terminate_connect(void **state)
             char *all = malloc(olen + elen + 1);
             memcpy(all, err, elen);
             memcpy(all + elen, out, olen);
-            assert_int_equal(bench_pgbench_parse(all, olen + elen, &r), 0);
+            r = bench_pgbench_parse(all, olen + elen);
             free(all);
             free(out);
             free(err);
@@ -456,8 +455,7 @@ static void test_v13_format(void **state)
                                "statement latencies in milliseconds:\n"
                                "\t     0.002  \\set aid random(1, 100000 * :scale)\n"
                                "\t     1.234  END;\n";
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, sizeof(text) - 1);
     assert_near(r->tps, 752.532201);
     assert_near(r->tps_including_connect, 752.528022);
     assert_true(isnan(r->initial_connection_ms));
@@ -500,8 +498,7 @@ static void test_garbage(void **state)
     char big[200000];
     for (size_t i = 0; i < sizeof(big); i++)
         big[i] = (char)(i * 7919 % 251);
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(big, sizeof(big), &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(big, sizeof(big));
     assert_true(r->lines > 0);
     for (size_t i = 0; i < r->nerrors; i++)
         assert_true(strlen(r->errors[i]) < BENCH_PGBENCH_MAX_ERROR_LEN);
@@ -593,8 +590,7 @@ static void test_v16_format(void **state)
         "initial connection time = 20.506 ms\n"
         "tps = 3100.000000 (without initial connection time)\n"
         "pgbench: error: Run was aborted; the above results are incomplete.\n";
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, sizeof(text) - 1);
     assert_string_equal(r->version, "16.7");
     assert_string_equal(r->server_version, "16.6");
     assert_int_equal(r->transactions, 31000);
@@ -645,8 +641,7 @@ static void test_v17_format(void **state)
         "         0.847           0  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) "
         "VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
         "         2.880           0  END;\n";
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, sizeof(text) - 1);
     assert_string_equal(r->version, "17.6");
     assert_string_equal(r->server_version, "17.5");
     assert_int_equal(r->transactions, 120000);
@@ -705,8 +700,7 @@ static void test_v18_per_script(void **state)
         "         0.184          10 UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE "
         "aid = :aid;\n"
         "         1.228           0 END;\n";
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, sizeof(text) - 1);
     assert_string_equal(r->version, "18.4");
     assert_int_equal(r->transactions, 99990);
     assert_int_equal(r->failed, 10);
@@ -759,8 +753,7 @@ static void test_v19_other_failures(void **state)
                                "statement latencies in milliseconds and failures:\n"
                                "         0.002           0 \\set id random(1, 1000)\n"
                                "         3.950         124 INSERT INTO t VALUES (:id);\n";
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, sizeof(text) - 1);
     assert_string_equal(r->version, "19rc1");
     assert_string_equal(r->server_version, "");
     assert_int_equal(r->transactions, 9876);
@@ -816,8 +809,7 @@ static void test_v18_format(void **state)
         " - statement latencies in milliseconds and failures:\n"
         "         0.500           10 SELECT 1;\n"
         "pgbench: error: Run was aborted due to an error in thread 0\n";
-    struct bench_pgbench_result *r = NULL;
-    assert_int_equal(bench_pgbench_parse(text, sizeof(text) - 1, &r), 0);
+    struct bench_pgbench_result *r = bench_pgbench_parse(text, sizeof(text) - 1);
     assert_string_equal(r->version, "18.1");
     assert_int_equal(r->other_failures, 5);
     assert_int_equal(r->failed, 10);

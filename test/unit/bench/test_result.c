@@ -19,8 +19,7 @@ static cJSON *pgbench_result(const char *fixture, const char *logdir, int exit_s
     size_t len = 0;
     char *text = fixture_read(fixture, &len);
     assert_non_null(text);
-    struct bench_pgbench_result *pg = NULL;
-    assert_int_equal(bench_pgbench_parse(text, len, &pg), 0);
+    struct bench_pgbench_result *pg = bench_pgbench_parse(text, len);
     free(text);
     struct bench_txlog *l = NULL;
     if (logdir) {

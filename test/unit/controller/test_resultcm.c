@@ -51,7 +51,6 @@ static cJSON *worker(int index, int points, int errors, int err_len)
         cJSON_AddItemToArray(tl, p);
     }
     struct bench_hist *h = bench_hist_new();
-    assert_non_null(h);
     for (int v = 1; v <= 1000; v++)
         bench_hist_add(h, (int64_t)v * 37 + index);
     cJSON_AddItemToObject(r, "histogram", bench_hist_to_json(h));
@@ -258,9 +257,10 @@ static void test_finished_run_not_rewritten(void **state)
         "\"name\":\"done\",\"namespace\":\"ns\",\"uid\":\"u-1\",\"generation\":1},\"spec\":{"
         "\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"
         "\"durationSeconds\":3}}}},\"status\":{\"phase\":\"Succeeded\",\"observedGeneration\":1,"
-        "\"resultRef\":{\"name\":\"done-result\",\"key\":\"result.json\"},\"conditions\":[{"
-        "\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":"
-        "\"m\",\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}}");
+        "\"startedGeneration\":1,\"resultRef\":{\"name\":\"done-result\",\"key\":\"result.json\"},"
+        "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"reason\":\"Succeeded\","
+        "\"message\":\"m\",\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:"
+        "00Z\"}]}}");
     assert_non_null(b);
     struct ctrl_config cfg;
     ctrl_config_defaults(&cfg);
