@@ -186,7 +186,7 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
     cJSON *jobs = util_must(cJSON_AddArrayToObject(fio, "jobs"));
     for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
         const struct preset *p = &presets[i];
-        if (strcmp(preset, "all") && strcmp(preset, p->name))
+        if (strcmp(preset, "all") != 0 && strcmp(preset, p->name) != 0)
             continue;
         cJSON *j = util_must(cJSON_CreateObject());
         util_must(cJSON_AddStringToObject(j, "name", p->name));

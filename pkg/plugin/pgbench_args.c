@@ -3,6 +3,7 @@
 #include "pkg/util/json.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/err.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,9 +26,9 @@ enum kind {
 
 struct row {
     char short_name; /* 0: long only */
-    const char *long_name;
     bool has_arg;
     enum kind kind;
+    const char *long_name;
     const char *field; /* below spec.workload.pgbench.run; the hint for K_REFUSE */
     long min;
 };
@@ -35,30 +36,30 @@ struct row {
 /* pgbench's options (pgbench.c long_options) that the spec expresses, and those refused with a
  * better hint than the allow-list's. Anything else goes to bench_pgbench_check_extra. */
 static const struct row rows[] = {
-    {'c', "client", true, K_INT, "clients", 1},
-    {'j', "jobs", true, K_INT, "threads", 1},
-    {'T', "time", true, K_INT, "durationSeconds", 1},
-    {'t', "transactions", true, K_INT, "transactions", 1},
-    {'M', "protocol", true, K_PROTOCOL, "protocol", 0},
-    {'b', "builtin", true, K_BUILTIN, "builtin", 0},
-    {'S', "select-only", false, K_SELECT, "builtin", 0},
-    {'N', "skip-some-updates", false, K_SKIP, "builtin", 0},
-    {'f', "file", true, K_SCRIPT, "scripts", 0},
-    {'R', "rate", true, K_NUM, "rate", 0},
-    {'L', "latency-limit", true, K_NUM, "latencyLimitMs", 0},
-    {'n', "no-vacuum", false, K_TRUE, "noVacuum", 0},
-    {'C', "connect", false, K_TRUE, "connect", 0},
-    {0, "max-tries", true, K_INT, "maxTries", 0},
-    {0, "failures-detailed", false, K_TRUE, "failuresDetailed", 0},
-    {'r', "report-per-command", false, K_TRUE, "perStatementLatencies", 0},
-    {0, "report-latencies", false, K_TRUE, "perStatementLatencies", 0},
-    {'P', "progress", true, K_INT, "progressSeconds", 1},
-    {'i', "initialize", false, K_REFUSE, "use kubectl pgbench run --init -s N (before --)", 0},
-    {'h', "host", true, K_REFUSE,
+    {'c', true, K_INT, "client", "clients", 1},
+    {'j', true, K_INT, "jobs", "threads", 1},
+    {'T', true, K_INT, "time", "durationSeconds", 1},
+    {'t', true, K_INT, "transactions", "transactions", 1},
+    {'M', true, K_PROTOCOL, "protocol", "protocol", 0},
+    {'b', true, K_BUILTIN, "builtin", "builtin", 0},
+    {'S', false, K_SELECT, "select-only", "builtin", 0},
+    {'N', false, K_SKIP, "skip-some-updates", "builtin", 0},
+    {'f', true, K_SCRIPT, "file", "scripts", 0},
+    {'R', true, K_NUM, "rate", "rate", 0},
+    {'L', true, K_NUM, "latency-limit", "latencyLimitMs", 0},
+    {'n', false, K_TRUE, "no-vacuum", "noVacuum", 0},
+    {'C', false, K_TRUE, "connect", "connect", 0},
+    {0, true, K_INT, "max-tries", "maxTries", 0},
+    {0, false, K_TRUE, "failures-detailed", "failuresDetailed", 0},
+    {'r', false, K_TRUE, "report-per-command", "perStatementLatencies", 0},
+    {0, false, K_TRUE, "report-latencies", "perStatementLatencies", 0},
+    {'P', true, K_INT, "progress", "progressSeconds", 1},
+    {'i', false, K_REFUSE, "initialize", "use kubectl pgbench run --init -s N (before --)", 0},
+    {'h', true, K_REFUSE, "host",
      "the target comes from --host, --cnpg, --bitnami, --stackgres or --zalando (before --)", 0},
-    {'p', "port", true, K_REFUSE, "use --port (before --)", 0},
-    {'U', "username", true, K_REFUSE, "use --user (before --)", 0},
-    {'l', "log", false, K_REFUSE,
+    {'p', true, K_REFUSE, "port", "use --port (before --)", 0},
+    {'U', true, K_REFUSE, "username", "use --user (before --)", 0},
+    {'l', false, K_REFUSE, "log",
      "the runner always writes the transaction log itself: percentiles come from it", 0},
 };
 
@@ -82,13 +83,13 @@ static const struct row *find_short(char c)
 static int split_weight(const char *flag, const char *v, char *name, size_t n, long *weight,
                         char *err, size_t errlen)
 {
+    *weight = -1;
     const char *at = strrchr(v, '@');
     size_t len = at ? (size_t)(at - v) : strlen(v);
     if (len == 0 || len >= n)
         return util_errf(err, errlen, "%s \"%s\": expected NAME[@WEIGHT]", flag, v);
     memcpy(name, v, len);
     name[len] = '\0';
-    *weight = -1;
     if (at) {
         char *end;
         errno = 0;
@@ -147,7 +148,7 @@ static int apply_num(cJSON *run, const struct row *r, const char *flag, const ch
 static int apply_protocol(cJSON *run, const struct row *r, const char *flag, const char *v,
                           char *err, size_t errlen)
 {
-    if (strcmp(v, "simple") && strcmp(v, "extended") && strcmp(v, "prepared"))
+    if (strcmp(v, "simple") != 0 && strcmp(v, "extended") != 0 && strcmp(v, "prepared") != 0)
         return util_errf(err, errlen,
                          "%s \"%s\": the protocol is one of simple, extended, prepared", flag, v);
     util_jset(run, r->field, cJSON_CreateString(v));
@@ -193,9 +194,7 @@ static int apply_script(cJSON *run, const char *flag, const char *v, char *err, 
         scripts = cJSON_CreateArray();
         util_jset(run, "scripts", scripts);
     }
-    cJSON *s = cJSON_CreateObject(), *cm = cJSON_CreateObject();
-    if (!s || !cm)
-        abort();
+    cJSON *s = util_must(cJSON_CreateObject()), *cm = util_must(cJSON_CreateObject());
     util_jset(cm, "name", cJSON_CreateString(ref));
     util_jset(cm, "key", cJSON_CreateString(colon + 1));
     util_jset(s, "configMapRef", cm);
@@ -205,9 +204,18 @@ static int apply_script(cJSON *run, const char *flag, const char *v, char *err, 
     return 0;
 }
 
+/* The kinds whose rows take a value (has_arg). */
+static bool kind_takes_value(enum kind k)
+{
+    return k == K_INT || k == K_NUM || k == K_PROTOCOL || k == K_BUILTIN || k == K_SCRIPT;
+}
+
+/* Applies row r; v is its value, NULL for a row without one. */
 static int apply(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
                  size_t errlen)
 {
+    if (!v && kind_takes_value(r->kind))
+        return util_errf(err, errlen, "pgbench option %s needs a value", flag);
     switch (r->kind) {
     case K_INT:
         return apply_int(run, r, flag, v, err, errlen);
@@ -220,8 +228,7 @@ static int apply(cJSON *run, const struct row *r, const char *flag, const char *
         return apply_protocol(run, r, flag, v, err, errlen);
     case K_SELECT:
     case K_SKIP:
-        util_jset(run, "builtin",
-            cJSON_CreateString(r->kind == K_SELECT ? "select-only" : "simple-update"));
+        util_jset_str(run, "builtin", r->kind == K_SELECT ? "select-only" : "simple-update");
         return 0;
     case K_BUILTIN:
         return apply_builtin(run, flag, v, err, errlen);
@@ -240,7 +247,7 @@ static void add_extra(cJSON *run, const char *arg)
         extra = cJSON_CreateArray();
         util_jset(run, "extraArgs", extra);
     }
-    cJSON_AddItemToArray(extra, cJSON_CreateString(arg));
+    cJSON_AddItemToArray(extra, util_must(cJSON_CreateString(arg)));
 }
 
 /* An option without a row: extraArgs when the allow-list takes it, else refused naming it. */
@@ -271,9 +278,9 @@ static int passthrough(cJSON *run, const char *const *args, size_t nargs, size_t
 static int unknown_option(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
                           size_t errlen)
 {
-    size_t used;
+    size_t used = 0;
     int rc = passthrough(run, args + *i, nargs - *i, &used, err, errlen);
-    if (!rc)
+    if (!rc && used > 0)
         *i += used - 1;
     return rc;
 }

@@ -1,16 +1,11 @@
 /* Target flags -> spec.target, per the distribution table in docs/spec.md. */
 #include "pkg/plugin/target.h"
 #include "pkg/util/err.h"
+#include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static void put_str(cJSON *o, const char *k, const char *v)
-{
-    if (!cJSON_AddStringToObject(o, k, v))
-        abort();
-}
 
 static int secret_ref(cJSON *t, const char *ref, const char *def_key,
                       struct plugin_target_expect *e)
@@ -23,11 +18,9 @@ static int secret_ref(cJSON *t, const char *ref, const char *def_key,
     memcpy(e->secret, ref, n);
     e->secret[n] = '\0';
     (void)snprintf(e->key, sizeof(e->key), "%s", slash ? slash + 1 : def_key);
-    cJSON *p = cJSON_AddObjectToObject(t, "passwordSecretRef");
-    if (!p)
-        abort();
-    put_str(p, "name", e->secret);
-    put_str(p, "key", e->key);
+    cJSON *p = util_must(cJSON_AddObjectToObject(t, "passwordSecretRef"));
+    util_jset_str(p, "name", e->secret);
+    util_jset_str(p, "key", e->key);
     return 0;
 }
 
@@ -67,7 +60,7 @@ static int bitnami_names(const struct plugin_target_opts *o, bool ro, struct nam
         (void)snprintf(n->host, sizeof(n->host), "%s-postgresql", o->name);
     (void)snprintf(n->secret, sizeof(n->secret), "%s-postgresql", o->name);
     /* auth.username's password is key "password"; postgres's is "postgres-password" */
-    n->key = o->user && strcmp(o->user, "postgres") ? "password" : "postgres-password";
+    n->key = o->user && strcmp(o->user, "postgres") != 0 ? "password" : "postgres-password";
     return 0;
 }
 
@@ -87,7 +80,7 @@ static int stackgres_names(const struct plugin_target_opts *o, bool ro, struct n
                            size_t errlen)
 {
     (void)snprintf(n->host, sizeof(n->host), ro ? "%s-replicas" : "%s", o->name);
-    if (o->user && strcmp(o->user, "postgres") && !o->password_secret)
+    if (o->user && strcmp(o->user, "postgres") != 0 && !o->password_secret)
         return util_errf(err, errlen,
                          "--stackgres with --user %s: give that user's Secret with "
                          "--password-secret (the cluster's Secret holds postgres's password)",
@@ -130,16 +123,14 @@ static int cnpg_target(cJSON *t, const struct plugin_target_opts *o, const char 
         return util_errf(err, errlen,
                          "--cnpg takes the password from the Cluster's app Secret: drop "
                          "--password-secret, or use --host");
-    cJSON *c = cJSON_AddObjectToObject(t, "cnpg");
-    if (!c)
-        abort();
-    put_str(c, "clusterName", o->name);
-    put_str(c, "service", svc);
+    cJSON *c = util_must(cJSON_AddObjectToObject(t, "cnpg"));
+    util_jset_str(c, "clusterName", o->name);
+    util_jset_str(c, "service", svc);
     (void)snprintf(e->service, sizeof(e->service), "%s-%s", o->name, svc);
     (void)snprintf(e->secret, sizeof(e->secret), "%s-app", o->name);
     (void)snprintf(e->key, sizeof(e->key), "password");
     if (o->user) /* an override of the Secret's username */
-        put_str(t, "user", o->user);
+        util_jset_str(t, "user", o->user);
     else
         (void)snprintf(e->user_key, sizeof(e->user_key), "username");
     return 0;
@@ -153,12 +144,12 @@ static int plain_target(cJSON *t, const struct plugin_target_opts *o, bool ro,
     int rc = distro_names[o->distro](o, ro, &n, err, errlen);
     if (rc)
         return rc;
-    put_str(t, "host", n.host);
+    util_jset_str(t, "host", n.host);
     if (o->distro != PLUGIN_HOST) /* a plain host may be external or an IP: not checked */
         (void)snprintf(e->service, sizeof(e->service), "%s", n.host);
     char user[128];
     (void)snprintf(user, sizeof(user), "%s", o->user ? o->user : "postgres");
-    put_str(t, "user", user);
+    util_jset_str(t, "user", user);
     if (o->password_secret) {
         if (secret_ref(t, o->password_secret, "password", e))
             return util_errf(err, errlen, "--password-secret \"%s\": expected NAME or NAME/KEY",
@@ -197,9 +188,7 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
                         "--stackgres or --zalando");
         return NULL;
     }
-    cJSON *t = cJSON_CreateObject();
-    if (!t)
-        abort();
+    cJSON *t = util_must(cJSON_CreateObject());
     int rc = o->distro == PLUGIN_CNPG ? cnpg_target(t, o, svc, e, err, errlen)
                                       : plain_target(t, o, strcmp(svc, "ro") == 0, e, err, errlen);
     if (rc) {
@@ -209,8 +198,8 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
     if (o->port)
         cJSON_AddNumberToObject(t, "port", o->port);
     if (o->database)
-        put_str(t, "database", o->database);
+        util_jset_str(t, "database", o->database);
     if (o->ssl_mode)
-        put_str(t, "sslMode", o->ssl_mode);
+        util_jset_str(t, "sslMode", o->ssl_mode);
     return t;
 }
