@@ -354,7 +354,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
             (void)fprintf(stderr,
                           "kubectl pgbench: benchmarkrun %s still %s after --wait-timeout "
                           "%lds\n",
-                          name, phase ? phase : "Pending", x->wait_timeout_s);
+                          name, ctrl_phase_shown(phase), x->wait_timeout_s);
             cJSON_Delete(br);
             return EXIT_RUN_FAILED;
         }

@@ -25,6 +25,11 @@ enum ctrl_phase ctrl_phase_parse(const char *s)
     return CTRL_PHASE_UNKNOWN;
 }
 
+const char *ctrl_phase_shown(const char *phase)
+{
+    return phase ? phase : PHASE_NAMES[CTRL_PHASE_PENDING];
+}
+
 bool ctrl_phase_done(enum ctrl_phase p)
 {
     return p == CTRL_PHASE_SUCCEEDED || p == CTRL_PHASE_STOPPED || p == CTRL_PHASE_FAILED;

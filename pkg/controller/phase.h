@@ -27,6 +27,10 @@ const char *ctrl_phase_name(enum ctrl_phase p);
 /* The phase named s (exact spelling); NULL is CTRL_PHASE_PENDING (an object without a phase yet),
  * any other string CTRL_PHASE_UNKNOWN. */
 enum ctrl_phase ctrl_phase_parse(const char *s);
+/* status.phase as a person reads it: phase itself (also a string that is no phase, as it is), or
+ * the name of CTRL_PHASE_PENDING when the object has none yet (NULL). Borrowed: phase, or a
+ * static string. */
+const char *ctrl_phase_shown(const char *phase);
 /* Succeeded, Stopped or Failed: nothing runs or will run. */
 bool ctrl_phase_done(enum ctrl_phase p);
 

@@ -98,7 +98,7 @@ static int head_table(struct buf *o, const cJSON *sw)
     const char *phase = util_jstr(st, "phase");
     char b[160];
     int rc = buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
-    rc = rc ? rc : kv(o, "phase", phase ? phase : "Pending", NULL);
+    rc = rc ? rc : kv(o, "phase", ctrl_phase_shown(phase), NULL);
     (void)snprintf(b, sizeof(b), "%s (%d steps)",
                    util_jstr(st, "field") ? util_jstr(st, "field") : "?",
                    (int)util_jnum(st, "totalSteps", 0));

@@ -241,7 +241,7 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
     field = field ? field : "value";
     int rc =
         buf_printf(out, "benchmarksweep %s: %s (%d of %d steps)\n", util_jstr(sw, "metadata.name"),
-                   phase ? phase : "Pending", cJSON_GetArraySize(util_jget(st, "steps")),
+                   ctrl_phase_shown(phase), cJSON_GetArraySize(util_jget(st, "steps")),
                    (int)util_jnum(st, "totalSteps", 0));
     const cJSON *an = util_jget(st, "analysis");
     if (an && !rc) {
