@@ -10,6 +10,7 @@
 #include "pkg/bench/argv.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 
 static void maybe_done(struct child *c)
 {
@@ -153,7 +154,7 @@ int child_run_capture(char *const *argv, size_t cap_bytes, char **out, int *stat
     if (rc == 0) {
         *out = buf_steal(&cap.out);
         if (!*out)
-            *out = strdup("");
+            *out = util_xstrdup("");
     }
     buf_free(&cap.out);
     return rc;

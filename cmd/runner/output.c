@@ -14,6 +14,7 @@
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/redact.h"
 
@@ -201,34 +202,22 @@ static void human_diagnostics(const cJSON *result)
 void runner_emit(const cJSON *result)
 {
     char *human = bench_result_human(result);
-    if (human) {
-        redact(human);
-        (void)fputs(human, stderr);
-        if (*human && human[strlen(human) - 1] != '\n')
-            (void)fputc('\n', stderr);
-        free(human);
-    }
+    redact(human);
+    (void)fputs(human, stderr);
+    if (*human && human[strlen(human) - 1] != '\n')
+        (void)fputc('\n', stderr);
+    free(human);
     human_diagnostics(result);
     char *compact = bench_result_compact(result, BENCH_COMPACT_LIMIT);
-    if (compact) {
-        redact(compact);
-        write_termination(compact);
-        free(compact);
-    } else {
-        write_termination(
-            "{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}");
-    }
+    redact(compact);
+    write_termination(compact);
+    free(compact);
     (void)fflush(stderr);
-    char *line = cJSON_PrintUnformatted(result);
-    if (line) {
-        redact(line);
-        (void)fputs(line, stdout);
-        (void)fputc('\n', stdout);
-        free(line);
-    } else {
-        (void)fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n",
-                    stdout);
-    }
+    char *line = util_must(cJSON_PrintUnformatted(result));
+    redact(line);
+    (void)fputs(line, stdout);
+    (void)fputc('\n', stdout);
+    free(line);
     (void)fflush(stdout);
 }
 
@@ -250,14 +239,9 @@ int runner_fail(const char *kind, int exit_code, double start_time, const char *
         .complete = false,
     };
     cJSON *r = bench_result_new(&m);
-    if (r) {
-        (void)bench_result_add_error(r, msg);
-        runner_emit(r);
-        cJSON_Delete(r);
-    } else {
-        (void)fputs("{\"schemaVersion\":1,\"complete\":false,\"errors\":[\"out of memory\"]}\n",
-                    stdout);
-    }
+    bench_result_add_error(r, msg);
+    runner_emit(r);
+    cJSON_Delete(r);
     return exit_code;
 }
 
@@ -291,8 +275,8 @@ int runner_read_stdin(size_t cap, char **out, size_t *len)
     *len = b.len;
     *out = buf_steal(&b);
     if (!*out)
-        *out = strdup("");
-    return *out ? 0 : -ENOMEM;
+        *out = util_xstrdup("");
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -313,8 +297,6 @@ int run_parse_flags(struct run_ctx *c, int argc, char **argv, void *args)
     int rc = bench_runner_parse(c->cmd, argc, argv, args, c->msg, sizeof(c->msg));
     if (rc == BENCH_RUNNER_HELP) {
         char *u = bench_runner_usage(c->cmd, true);
-        if (!u)
-            abort();
         (void)fputs(u, stdout);
         free(u);
         c->exit_code = 0;
@@ -349,8 +331,6 @@ void run_result_new(struct run_ctx *c, int child_exit, bool complete, const char
         .user = user,
     };
     c->result = bench_result_new(&m);
-    if (!c->result)
-        abort();
 }
 
 void run_add_error(struct run_ctx *c, const char *fmt, ...)
@@ -360,7 +340,7 @@ void run_add_error(struct run_ctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
     va_end(ap);
-    (void)bench_result_add_error(c->result, msg);
+    bench_result_add_error(c->result, msg);
 }
 
 void run_add_last_lines(struct run_ctx *c, const char *text, int n, const char *prefix,

@@ -304,8 +304,7 @@ static int init_prepare(struct init_ctx *in)
     log_info("runner", "skipping init: %s", in->reason);
     c->exit_code = BENCH_EXIT_OK;
     run_result_new(c, -1, true, in->user[0] ? in->user : NULL);
-    if (bench_result_add_init(c->result, true, in->reason, in->io.scale, util_wall_s() - c->start))
-        abort();
+    bench_result_add_init(c->result, true, in->reason, in->io.scale, util_wall_s() - c->start);
     run_emit(c);
     return -1;
 }
@@ -379,8 +378,7 @@ static void init_report(struct init_ctx *in)
                        in->reason[0] ? in->reason : "");
     else
         (void)snprintf(done, sizeof(done), "initialization of scale %d failed", in->io.scale);
-    if (bench_result_add_init(c->result, false, done, in->io.scale, d->end - d->start))
-        abort();
+    bench_result_add_init(c->result, false, done, in->io.scale, d->end - d->start);
     if (d->spawn_error)
         run_add_error(c, "cannot start %s: %s", in->io.pgbench_path, uv_strerror(d->spawn_error));
     if (d->signal)
@@ -684,11 +682,10 @@ static void pgrun_collect(struct pgrun_ctx *r)
     }
     const char *user = PQuser(c->conn); /* conn is open here */
     run_result_new(c, r->child_exit, r->complete, user && *user ? user : NULL);
-    if (bench_result_add_pgbench(c->result, pg, bench_hist_count(r->tl->hist) ? r->tl->hist : NULL,
-                                 &r->ro))
-        abort();
-    if (d->started && bench_result_add_window(c->result, r->barrier.at, d->start, d->end))
-        abort();
+    bench_result_add_pgbench(c->result, pg, bench_hist_count(r->tl->hist) ? r->tl->hist : NULL,
+                             &r->ro);
+    if (d->started)
+        bench_result_add_window(c->result, r->barrier.at, d->start, d->end);
 }
 
 /* Report: why the run is not complete, in the result's errors. */
@@ -771,9 +768,9 @@ static void pgrun_report(struct pgrun_ctx *r)
     if (r->have_si && r->ra.server_settings)
         (void)bench_result_set_diagnostic(res, BK_SERVER, pg_server_info_to_json(&r->si));
     if (r->have_si) {
-        cJSON *ds = bench_check_dataset(r->si.database_bytes, r->si.shared_buffers_bytes);
-        if (ds)
-            (void)bench_result_set_diagnostic(res, BK_CHECKS_DATASET, ds);
+        (void)bench_result_set_diagnostic(
+            res, BK_CHECKS_DATASET,
+            bench_check_dataset(r->si.database_bytes, r->si.shared_buffers_bytes));
     }
     if (!isnan(pg->latency_avg_ms) && pg->latency_avg_ms > 0 && !isnan(pg->tps)) {
         int clients = pg->clients > 0 ? pg->clients : r->ro.clients;

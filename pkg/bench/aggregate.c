@@ -2,6 +2,7 @@
 #include "pkg/bench/aggregate.h"
 #include "pkg/util/json.h"
 #include "pkg/util/err.h"
+#include "pkg/util/mem.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/result.h"
@@ -34,13 +35,6 @@ static double num(const cJSON *o, const char *k)
 static void set_num(cJSON *o, const char *k, double v)
 {
     util_jset(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
-/* Nothing happens when c is NULL (a copy of an absent member). */
-static void set_item(cJSON *o, const char *k, cJSON *c)
-{
-    if (c)
-        util_jset(o, k, c);
 }
 
 /* Accumulators where "all absent" stays null. */
@@ -106,9 +100,7 @@ static void merge_sum(cJSON *dst, const cJSON *src)
             continue;
         cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, s->string);
         if (!d) {
-            cJSON *c = cJSON_Duplicate(s, 1);
-            if (c)
-                cJSON_AddItemToObject(dst, s->string, c);
+            cJSON_AddItemToObject(dst, s->string, util_must(cJSON_Duplicate(s, 1)));
         } else if (cJSON_IsNumber(d) && cJSON_IsNumber(s)) {
             cJSON_SetNumberValue(d, d->valuedouble + s->valuedouble);
         } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
@@ -127,24 +119,20 @@ static void merge_worst(cJSON *dst, const cJSON *src)
             continue;
         cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, s->string);
         if (!d || cJSON_IsNull(d)) {
-            cJSON *c = cJSON_Duplicate(s, 1);
-            if (c)
-                set_item(dst, s->string, c);
+            util_jset(dst, s->string, cJSON_Duplicate(s, 1));
         } else if (cJSON_IsNumber(d) && cJSON_IsNumber(s)) {
             if (s->valuedouble > d->valuedouble)
                 cJSON_SetNumberValue(d, s->valuedouble);
         } else if (cJSON_IsBool(d) && cJSON_IsBool(s)) {
             if (cJSON_IsTrue(d) && cJSON_IsFalse(s))
-                set_item(dst, s->string, cJSON_CreateFalse());
+                util_jset(dst, s->string, cJSON_CreateFalse());
         } else if (cJSON_IsArray(d) && cJSON_IsArray(s)) {
             const cJSON *x;
             cJSON_ArrayForEach(x, s)
             {
                 if (cJSON_GetArraySize(d) >= 100000)
                     break;
-                cJSON *c = cJSON_Duplicate(x, 1);
-                if (c)
-                    cJSON_AddItemToArray(d, c);
+                cJSON_AddItemToArray(d, util_must(cJSON_Duplicate(x, 1)));
             }
         } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
             merge_worst(d, s);
@@ -190,7 +178,7 @@ static void summary_add(struct sum_acc *a, const cJSON *r)
     if (cJSON_IsTrue(get(ws, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES))))
         a->incl_fail = 1;
     const cJSON *hj = get(r, KEY(HISTOGRAM));
-    if (a->h && a->tmp && cJSON_IsObject(hj) && !bench_hist_from_json(a->tmp, hj)) {
+    if (cJSON_IsObject(hj) && !bench_hist_from_json(a->tmp, hj)) {
         bench_hist_merge(a->h, a->tmp);
         a->nhist++;
     } else if (tx != 0) {
@@ -216,7 +204,7 @@ static void summary_put_sums(cJSON *s, const struct sum_acc *a)
     double total = processed + failed + (isfinite(skipped) ? skipped : 0);
     set_num(s, KEY(SUMMARY_FAILED_PCT),
             isfinite(failed) && total > 0 ? 100.0 * failed / total : NAN);
-    cJSON_AddBoolToObject(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), a->incl_fail);
+    util_must(cJSON_AddBoolToObject(s, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), a->incl_fail));
     set_num(s, KEY(SUMMARY_LATENCY_AVG_MS), pool_mean(&a->lat));
     set_num(s, KEY(SUMMARY_LATENCY_STDDEV_MS), pool_sd(&a->lat));
     set_num(s, KEY(SUMMARY_INITIAL_CONNECTION_MS), acc_max(&a->init_conn));
@@ -231,15 +219,13 @@ static void summary_put_hist(cJSON *out, cJSON *s, const struct sum_acc *a)
 {
     const struct bench_hist *h = a->h;
     int have = h && a->hist_ok && a->nhist > 0 && h->count > 0;
-    (void)bench_result_put_hist(s, have ? h : NULL);
-    set_item(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
+    bench_result_put_hist(s, have ? h : NULL);
+    util_jset(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
 }
 
 static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    cJSON *s = cJSON_CreateObject();
-    if (!s)
-        return;
+    cJSON *s = util_must(cJSON_CreateObject());
     cJSON_AddItemToObject(out, KEY(SUMMARY), s);
     struct sum_acc a;
     memset(&a, 0, sizeof(a));
@@ -294,12 +280,8 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
                 if (npts >= AGG_MAX_TIMELINE)
                     continue;
                 if (npts == cap) {
-                    size_t nc = cap ? cap * 2 : 64;
-                    struct tpoint *np = realloc(pts, nc * sizeof(*np));
-                    if (!np)
-                        goto out;
-                    pts = np;
-                    cap = nc;
+                    cap = cap ? cap * 2 : 64;
+                    pts = util_xrealloc(pts, cap * sizeof(*pts));
                 }
                 tp = &pts[npts++];
                 memset(tp, 0, sizeof(*tp));
@@ -320,17 +302,10 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
     }
     if (npts)
         qsort(pts, npts, sizeof(*pts), cmp_tpoint);
-out:;
-    cJSON *arr = cJSON_CreateArray();
-    if (!arr) {
-        free(pts);
-        return;
-    }
+    cJSON *arr = util_must(cJSON_CreateArray());
     cJSON_AddItemToObject(out, KEY(TIMELINE), arr);
     for (size_t i = 0; i < npts; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
+        cJSON *o = util_must(cJSON_CreateObject());
         cJSON_AddItemToArray(arr, o);
         set_num(o, KEY(TIMELINE_T), pts[i].t);
         set_num(o, KEY(TIMELINE_TPS), acc_sum(&pts[i].tps));
@@ -363,9 +338,7 @@ static cJSON *find_stmt(cJSON *arr, double script, const char *command)
 
 static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    cJSON *arr = cJSON_CreateArray();
-    if (!arr)
-        return;
+    cJSON *arr = util_must(cJSON_CreateArray());
     cJSON_AddItemToObject(out, KEY(STATEMENTS), arr);
     /* pass 1: union of statements with weighted sums kept in hidden fields */
     for (size_t i = 0; i < n; i++) {
@@ -384,12 +357,10 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
             if (!o) {
                 if (cJSON_GetArraySize(arr) >= 4096)
                     continue;
-                o = cJSON_CreateObject();
-                if (!o)
-                    return;
+                o = util_must(cJSON_CreateObject());
                 cJSON_AddItemToArray(arr, o);
                 set_num(o, KEY(STATEMENTS_SCRIPT), script);
-                cJSON_AddStringToObject(o, KEY(STATEMENTS_COMMAND), cmd->valuestring);
+                util_jset_str(o, KEY(STATEMENTS_COMMAND), cmd->valuestring);
                 set_num(o, KEY(STATEMENTS_LATENCY_MS), NAN);
                 set_num(o, KEY(STATEMENTS_FAILURES), NAN);
                 set_num(o, KEY(STATEMENTS_RETRIES), NAN);
@@ -421,9 +392,7 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
 
 static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    cJSON *arr = cJSON_CreateArray();
-    if (!arr)
-        return;
+    cJSON *arr = util_must(cJSON_CreateArray());
     cJSON_AddItemToObject(out, KEY(SCRIPTS), arr);
     for (size_t i = 0; i < n; i++) {
         const cJSON *sc;
@@ -438,9 +407,7 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
             if (!o) {
                 if (cJSON_GetArraySize(arr) >= 1024)
                     continue;
-                o = cJSON_Duplicate(sc, 1);
-                if (!o)
-                    return;
+                o = util_must(cJSON_Duplicate(sc, 1));
                 cJSON_AddItemToArray(arr, o);
                 set_num(o, "_w", tx > 0 ? tx : 0);
                 set_num(o, "_wl", tx > 0 ? tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)) : 0);
@@ -504,7 +471,7 @@ static void merge_fio_job(cJSON *o, const cJSON *j)
         if (!cJSON_IsObject(jd))
             continue;
         if (!cJSON_IsObject(od)) {
-            set_item(o, bench_key(dirs[d]), cJSON_Duplicate(jd, 1));
+            util_jset(o, bench_key(dirs[d]), cJSON_Duplicate(jd, 1));
             continue;
         }
         for (int k = 0; k < 4; k++)
@@ -522,7 +489,7 @@ static void merge_fio_job(cJSON *o, const cJSON *j)
     if (cJSON_IsObject(os) && cJSON_IsObject(get(j, sync)))
         merge_latency(os, get(j, sync));
     else if (!cJSON_IsObject(os) && cJSON_IsObject(get(j, sync)))
-        set_item(o, sync, cJSON_Duplicate(get(j, sync), 1));
+        util_jset(o, sync, cJSON_Duplicate(get(j, sync), 1));
     const char *error = KEY(FIO_JOBS_ERROR);
     double e = num(o, error), je = num(j, error);
     if (!(e != 0) && isfinite(je) && je != 0)
@@ -538,16 +505,12 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
         if (!cJSON_IsObject(f))
             continue;
         if (!fio) {
-            fio = cJSON_CreateObject();
-            if (!fio)
-                return;
+            fio = util_must(cJSON_CreateObject());
             cJSON_AddItemToObject(out, KEY(FIO), fio);
             const cJSON *v = get(f, KEY(FIO_VERSION));
             if (cJSON_IsString(v))
-                cJSON_AddStringToObject(fio, KEY(FIO_VERSION), v->valuestring);
-            jobs = cJSON_AddArrayToObject(fio, KEY(FIO_JOBS));
-            if (!jobs)
-                return;
+                util_jset_str(fio, KEY(FIO_VERSION), v->valuestring);
+            jobs = util_must(cJSON_AddArrayToObject(fio, KEY(FIO_JOBS)));
         }
         const cJSON *j;
         cJSON_ArrayForEach(j, get(f, KEY(FIO_JOBS)))
@@ -563,9 +526,7 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
                     o = x;
             }
             if (!o) {
-                o = cJSON_Duplicate(j, 1);
-                if (o)
-                    cJSON_AddItemToArray(jobs, o);
+                cJSON_AddItemToArray(jobs, util_must(cJSON_Duplicate(j, 1)));
                 continue;
             }
             merge_fio_job(o, j);
@@ -580,16 +541,14 @@ static void add_wait_shares(cJSON *wait)
 {
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(wait, bench_key(BK_WAIT_EVENTS_EVENTS));
     double n = num(wait, bench_key(BK_WAIT_EVENTS_BACKEND_SAMPLES));
-    cJSON *out = cJSON_CreateObject();
-    if (!out)
-        return;
+    cJSON *out = util_must(cJSON_CreateObject());
     const cJSON *e;
     cJSON_ArrayForEach(e, events)
     {
         if (cJSON_IsNumber(e) && n > 0)
             set_num(out, e->string, round(e->valuedouble / n * 100.0 * 10.0) / 10.0);
     }
-    set_item(wait, bench_key(BK_WAIT_EVENTS_SHARES_PCT), out);
+    util_jset(wait, bench_key(BK_WAIT_EVENTS_SHARES_PCT), out);
 }
 
 /* The common window: from the latest start to the earliest end (every worker ran during it),
@@ -669,12 +628,12 @@ static void worker_entry(cJSON *w, const cJSON *r, size_t i)
     double idx = r ? num(r, KEY(WORKER)) : NAN;
     set_num(w, KEY(WORKERS_INDEX), isfinite(idx) ? idx : (double)i);
     if (!r) {
-        cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), false);
-        cJSON_AddStringToObject(w, KEY(WORKERS_MESSAGE), "no result");
+        util_jset(w, KEY(WORKERS_COMPLETE), cJSON_CreateFalse());
+        util_jset_str(w, KEY(WORKERS_MESSAGE), "no result");
         return;
     }
     const cJSON *s = get(r, KEY(SUMMARY));
-    cJSON_AddBoolToObject(w, KEY(WORKERS_COMPLETE), cJSON_IsTrue(get(r, KEY(COMPLETE))));
+    util_jset(w, KEY(WORKERS_COMPLETE), cJSON_CreateBool(cJSON_IsTrue(get(r, KEY(COMPLETE)))));
     set_num(w, KEY(WORKERS_EXIT_CODE), num(r, KEY(EXIT_CODE)));
     set_num(w, KEY(WORKERS_TPS), num(s, KEY(SUMMARY_TPS)));
     set_num(w, KEY(WORKERS_TRANSACTIONS_PROCESSED), num(s, KEY(SUMMARY_TRANSACTIONS_PROCESSED)));
@@ -720,35 +679,28 @@ static void worker_top(cJSON *out, struct top_acc *t, const cJSON *r, size_t i)
 static void aggregate_workers(cJSON *out, const cJSON *const *results, size_t n)
 {
     struct top_acc t = {.complete = true};
-    cJSON *workers = cJSON_CreateArray();
-    if (workers)
-        cJSON_AddItemToObject(out, KEY(WORKERS), workers);
+    cJSON *workers = util_must(cJSON_CreateArray());
+    cJSON_AddItemToObject(out, KEY(WORKERS), workers);
     for (size_t i = 0; i < n; i++) {
-        cJSON *w = cJSON_CreateObject();
-        if (w && workers) {
-            cJSON_AddItemToArray(workers, w);
-            worker_entry(w, results[i], i);
-        } else {
-            cJSON_Delete(w);
-        }
+        cJSON *w = util_must(cJSON_CreateObject());
+        cJSON_AddItemToArray(workers, w);
+        worker_entry(w, results[i], i);
         if (results[i])
             worker_top(out, &t, results[i], i);
         else
             t.complete = false;
     }
-    set_item(out, KEY(COMPLETE), cJSON_CreateBool(t.complete));
+    util_jset(out, KEY(COMPLETE), cJSON_CreateBool(t.complete));
     set_num(out, KEY(EXIT_CODE), t.exit_code);
     if (t.start)
-        set_item(out, KEY(START_TIME), cJSON_CreateString(t.start));
+        util_jset(out, KEY(START_TIME), cJSON_CreateString(t.start));
     if (t.end)
-        set_item(out, KEY(END_TIME), cJSON_CreateString(t.end));
+        util_jset(out, KEY(END_TIME), cJSON_CreateString(t.end));
     set_num(out, KEY(WORKER_COUNT), (double)n);
     if (t.dropped) {
-        cJSON *d = cJSON_CreateObject();
-        if (d) {
-            set_num(d, KEY(DROPPED_ERRORS), (double)t.dropped);
-            set_item(out, KEY(DROPPED), d);
-        }
+        cJSON *d = util_must(cJSON_CreateObject());
+        set_num(d, KEY(DROPPED_ERRORS), (double)t.dropped);
+        util_jset(out, KEY(DROPPED), d);
     }
 }
 
@@ -758,17 +710,15 @@ static void aggregate_config(cJSON *out, const cJSON *first, const cJSON *const 
     const cJSON *cfg = get(first, KEY(PGBENCH));
     if (!cJSON_IsObject(cfg))
         return;
-    cJSON *c = cJSON_Duplicate(cfg, 1);
+    cJSON *c = util_must(cJSON_Duplicate(cfg, 1));
     struct acc clients = {0}, threads = {0};
     for (size_t i = 0; i < n; i++) {
         acc_add(&clients, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
         acc_add(&threads, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
     }
-    if (c) {
-        set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
-        set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
-        cJSON_AddItemToObject(out, KEY(PGBENCH), c);
-    }
+    set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
+    set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
+    cJSON_AddItemToObject(out, KEY(PGBENCH), c);
 }
 
 /* checks: the first worker's dataset check, the replica checks merged worst-case. *checks is
@@ -779,18 +729,16 @@ static void merge_checks(cJSON **checks, const cJSON *ck)
     if (!cJSON_IsObject(ds) && !cJSON_IsObject(rep))
         return;
     if (!*checks)
-        *checks = cJSON_CreateObject();
-    if (!*checks)
-        return;
+        *checks = util_must(cJSON_CreateObject());
     if (cJSON_IsObject(ds) && !get(*checks, KEY(CHECKS_DATASET)))
-        set_item(*checks, KEY(CHECKS_DATASET), cJSON_Duplicate(ds, 1));
+        util_jset(*checks, KEY(CHECKS_DATASET), cJSON_Duplicate(ds, 1));
     if (!cJSON_IsObject(rep))
         return;
     cJSON *have = cJSON_GetObjectItemCaseSensitive(*checks, KEY(CHECKS_REPLICA));
     if (have)
         merge_worst(have, rep);
     else
-        set_item(*checks, KEY(CHECKS_REPLICA), cJSON_Duplicate(rep, 1));
+        util_jset(*checks, KEY(CHECKS_REPLICA), cJSON_Duplicate(rep, 1));
 }
 
 /* Little's law over the merged summary, into *checks (made when needed). */
@@ -806,11 +754,8 @@ static void add_littles_law(cJSON **checks, const cJSON *out)
     if (!ll)
         return;
     if (!*checks)
-        *checks = cJSON_CreateObject();
-    if (*checks)
-        set_item(*checks, KEY(CHECKS_LITTLES_LAW), ll);
-    else
-        cJSON_Delete(ll);
+        *checks = util_must(cJSON_CreateObject());
+    util_jset(*checks, KEY(CHECKS_LITTLES_LAW), ll);
 }
 
 /* server (the first worker's), waitEvents summed with their shares, checks. */
@@ -825,20 +770,20 @@ static void aggregate_diagnostics(cJSON *out, const cJSON *const *rs, size_t n)
             server = get(rs[i], KEY(SERVER));
         const cJSON *we = get(rs[i], KEY(WAIT_EVENTS));
         if (cJSON_IsObject(we) && !wait)
-            wait = cJSON_Duplicate(we, 1);
+            wait = util_must(cJSON_Duplicate(we, 1));
         else if (cJSON_IsObject(we))
             merge_sum(wait, we);
         merge_checks(&checks, get(rs[i], KEY(CHECKS)));
     }
     if (server)
-        set_item(out, KEY(SERVER), cJSON_Duplicate(server, 1));
+        util_jset(out, KEY(SERVER), cJSON_Duplicate(server, 1));
     if (wait) {
         add_wait_shares(wait);
-        set_item(out, KEY(WAIT_EVENTS), wait);
+        util_jset(out, KEY(WAIT_EVENTS), wait);
     }
     add_littles_law(&checks, out);
     if (checks)
-        set_item(out, KEY(CHECKS), checks);
+        util_jset(out, KEY(CHECKS), checks);
 }
 
 /* The rows percentiles_from_workers fills: merged from the histogram, shown in status. */
@@ -912,10 +857,6 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         if (results[i] && cJSON_IsString(get(results[i], KEY(USER))))
             m.user = get(results[i], KEY(USER))->valuestring;
     cJSON *out = bench_result_new(&m);
-    if (!out) {
-        util_errf(err, errlen, "out of memory");
-        return NULL;
-    }
     aggregate_workers(out, results, n);
     aggregate_config(out, first, results, n);
     bool any_summary = false;
@@ -932,7 +873,7 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
     aggregate_window(out, results, n);
     const cJSON *init = get(first, KEY(INIT));
     if (cJSON_IsObject(init))
-        set_item(out, KEY(INIT), cJSON_Duplicate(init, 1));
+        util_jset(out, KEY(INIT), cJSON_Duplicate(init, 1));
     aggregate_diagnostics(out, results, n);
     percentiles_from_workers(out, results, n);
     return out;

@@ -34,7 +34,8 @@
 
 /* results[i] may be NULL (a worker without a result): it is listed in "workers" with
  * complete=false and makes the aggregate incomplete. Returns a new object (caller owns) or NULL
- * with a message in err (no valid result at all, kinds differ, or ENOMEM). */
+ * with a message in err (no valid result at all, or kinds differ); allocation failure aborts
+ * (pkg/util/mem.h). */
 cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen);
 
 /* True when agg's latency percentiles are the slowest worker's (an upper bound), not merged:

@@ -2,6 +2,7 @@
 #include "pkg/bench/fio.h"
 #include "pkg/bench/fields.h"
 #include "pkg/util/err.h"
+#include "pkg/util/mem.h"
 #include "pkg/bench/text.h"
 
 #include <ctype.h>
@@ -465,11 +466,7 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
         rc = util_errf(err, errlen, "fio JSON has no jobs array");
         goto out;
     }
-    r = calloc(1, sizeof(*r));
-    if (!r) {
-        rc = -ENOMEM;
-        goto out;
-    }
+    r = util_xcalloc(1, sizeof(*r));
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "fio version");
     if (cJSON_IsString(ver))
         bench__copy_clean(r->version, sizeof(r->version), ver->valuestring,
@@ -481,13 +478,8 @@ int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out,
         rc = util_errf(err, errlen, "fio JSON has too many jobs");
         goto out;
     }
-    if (n > 0) {
-        r->jobs = calloc((size_t)n, sizeof(*r->jobs));
-        if (!r->jobs) {
-            rc = -ENOMEM;
-            goto out;
-        }
-    }
+    if (n > 0)
+        r->jobs = util_xcalloc((size_t)n, sizeof(*r->jobs));
     const cJSON *job;
     cJSON_ArrayForEach(job, jobs)
     {
@@ -588,11 +580,9 @@ int bench_fio_result_errors(const struct bench_fio_result *r, bench_fio_error_fn
 }
 
 /* NAN -> null */
-static cJSON *add_num(cJSON *o, const char *key, double v)
+static void add_num(cJSON *o, const char *key, double v)
 {
-    if (isfinite(v))
-        return cJSON_AddNumberToObject(o, key, v);
-    return cJSON_AddNullToObject(o, key);
+    util_must(isfinite(v) ? cJSON_AddNumberToObject(o, key, v) : cJSON_AddNullToObject(o, key));
 }
 
 /* A result key, named by its row in the contract table (fields.def). Every latency statistics
@@ -602,32 +592,19 @@ static cJSON *add_num(cJSON *o, const char *key, double v)
 static cJSON *lat_json(const struct bench_fio_lat *l)
 {
     if (!l->present)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    if (!add_num(o, KEY(FIO_JOBS_SYNC_MIN), l->min_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_MAX), l->max_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_MEAN), l->mean_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_STDDEV), l->stddev_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_P50), l->p50_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_P90), l->p90_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_P95), l->p95_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_P99), l->p99_us) ||
-        !add_num(o, KEY(FIO_JOBS_SYNC_P999), l->p999_us) ||
-        !cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples)) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        return util_must(cJSON_CreateNull());
+    cJSON *o = util_must(cJSON_CreateObject());
+    add_num(o, KEY(FIO_JOBS_SYNC_MIN), l->min_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_MAX), l->max_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_MEAN), l->mean_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_STDDEV), l->stddev_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_P50), l->p50_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_P90), l->p90_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_P95), l->p95_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_P99), l->p99_us);
+    add_num(o, KEY(FIO_JOBS_SYNC_P999), l->p999_us);
+    util_must(cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples));
     return o;
-}
-
-static int add_child(cJSON *o, const char *key, cJSON *child)
-{
-    if (!child)
-        return -ENOMEM;
-    cJSON_AddItemToObject(o, key, child);
-    return 0;
 }
 
 /* The rows of one direction of a job. */
@@ -645,47 +622,32 @@ static const struct dir_rows {
 static cJSON *dir_json(const struct bench_fio_dir *d, const struct dir_rows *k)
 {
     if (!d->present)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    if (!add_num(o, bench_key(k->iops), d->iops) || !add_num(o, bench_key(k->bw), d->bw_kibs) ||
-        !cJSON_AddNumberToObject(o, bench_key(k->io), (double)d->io_kbytes) ||
-        !cJSON_AddNumberToObject(o, bench_key(k->total), (double)d->total_ios) ||
-        !add_num(o, bench_key(k->runtime), d->runtime_ms) ||
-        add_child(o, bench_key(k->clat), lat_json(&d->clat)) ||
-        add_child(o, bench_key(k->lat), lat_json(&d->lat))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        return util_must(cJSON_CreateNull());
+    cJSON *o = util_must(cJSON_CreateObject());
+    add_num(o, bench_key(k->iops), d->iops);
+    add_num(o, bench_key(k->bw), d->bw_kibs);
+    util_must(cJSON_AddNumberToObject(o, bench_key(k->io), (double)d->io_kbytes));
+    util_must(cJSON_AddNumberToObject(o, bench_key(k->total), (double)d->total_ios));
+    add_num(o, bench_key(k->runtime), d->runtime_ms);
+    cJSON_AddItemToObject(o, bench_key(k->clat), lat_json(&d->clat));
+    cJSON_AddItemToObject(o, bench_key(k->lat), lat_json(&d->lat));
     return o;
 }
 
 cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    if (!cJSON_AddStringToObject(o, KEY(FIO_VERSION), r->version))
-        goto fail;
-    cJSON *jobs = cJSON_AddArrayToObject(o, KEY(FIO_JOBS));
-    if (!jobs)
-        goto fail;
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_must(cJSON_AddStringToObject(o, KEY(FIO_VERSION), r->version));
+    cJSON *jobs = util_must(cJSON_AddArrayToObject(o, KEY(FIO_JOBS)));
     for (size_t i = 0; i < r->njobs; i++) {
         const struct bench_fio_job_result *j = &r->jobs[i];
-        cJSON *jo = cJSON_CreateObject();
-        if (!jo)
-            goto fail;
+        cJSON *jo = util_must(cJSON_CreateObject());
         cJSON_AddItemToArray(jobs, jo);
-        if (!cJSON_AddStringToObject(jo, KEY(FIO_JOBS_NAME), j->name) ||
-            !cJSON_AddNumberToObject(jo, KEY(FIO_JOBS_ERROR), j->error) ||
-            add_child(jo, KEY(FIO_JOBS_READ), dir_json(&j->read, &dir_rows[0])) ||
-            add_child(jo, KEY(FIO_JOBS_WRITE), dir_json(&j->write, &dir_rows[1])) ||
-            add_child(jo, KEY(FIO_JOBS_SYNC), lat_json(&j->sync)))
-            goto fail;
+        util_must(cJSON_AddStringToObject(jo, KEY(FIO_JOBS_NAME), j->name));
+        util_must(cJSON_AddNumberToObject(jo, KEY(FIO_JOBS_ERROR), j->error));
+        cJSON_AddItemToObject(jo, KEY(FIO_JOBS_READ), dir_json(&j->read, &dir_rows[0]));
+        cJSON_AddItemToObject(jo, KEY(FIO_JOBS_WRITE), dir_json(&j->write, &dir_rows[1]));
+        cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SYNC), lat_json(&j->sync));
     }
     return o;
-fail:
-    cJSON_Delete(o);
-    return NULL;
 }

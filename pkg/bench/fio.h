@@ -106,7 +106,8 @@ struct bench_fio_result {
 
 /* Parses fio --output-format=json output. Leading non-JSON text (warnings fio prints before the
  * object) is skipped: parsing starts at the first line beginning with '{'. Input is capped at
- * 64 MiB. Returns 0, -EINVAL (not fio JSON; message in err) or -ENOMEM. */
+ * 64 MiB. Returns 0 or -EINVAL (not fio JSON; message in err); allocation failure aborts
+ * (pkg/util/mem.h). */
 int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out, char *err,
                     size_t errlen);
 void bench_fio_result_free(struct bench_fio_result *r);
@@ -134,7 +135,7 @@ int bench_fio_result_errors(const struct bench_fio_result *r, bench_fio_error_fn
 
 /* {"version":..,"jobs":[{"name","error","read":{iops,bwKiBs,ioKiB,totalIos,clatUs:{min,max,mean,
  * stddev,p50,p90,p95,p99,p99.9},latUs:{...}},"write":{...},"sync":{...}|null}]}.
- * Directions without I/O are null. Caller owns; NULL on allocation failure. */
+ * Directions without I/O are null. Caller owns; never NULL (allocation failure aborts). */
 cJSON *bench_fio_result_to_json(const struct bench_fio_result *r);
 
 #endif

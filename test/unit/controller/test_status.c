@@ -230,9 +230,8 @@ static void test_workers_skewed(void **state)
         for (int i = 0; i < 2; i++) {
             struct bench_result_meta m = {.kind = "pgbench", .worker = i, .complete = true};
             rs[i] = bench_result_new(&m);
-            assert_int_equal(bench_result_add_window(rs[i], barrier, barrier + starts[k][i],
-                                                     barrier + 10.0 + 0.01 * i),
-                             0);
+            bench_result_add_window(rs[i], barrier, barrier + starts[k][i],
+                                    barrier + 10.0 + 0.01 * i);
         }
         char err[256], msg[600];
         cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
