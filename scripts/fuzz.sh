@@ -19,7 +19,7 @@ for t in "${targets[@]}"; do
     srcs=()
     for p in ${deps[$pkg]}; do srcs+=(pkg/$p/*.c); done
     clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -I. -I"$PG_INC" \
-        "$t" "${srcs[@]}" -o "$out/$name" -lcurl -luv -lcjson -lyaml -lpq -lm -lpthread
+        "$t" "${srcs[@]}" -o "$out/$name" -lcurl -luv -lcjson -lyaml -lpq -lz -lm -lpthread
     corpus="$out/$name.corpus"
     mkdir -p "$corpus"
     seeds="test/fuzz/corpus/${name#fuzz_}"
