@@ -429,7 +429,9 @@ const char *bench_runner_flag(enum bench_runner_cmd cmd, size_t off)
  * ------------------------------------------------------------------------------------------- */
 
 #define FIELD(base, off, type) ((type *)(void *)((char *)(base) + (off)))
-#define CFIELD(base, off, type) ((const type *)(const void *)((const char *)(base) + (off)))
+/* const after the type, so that a pointer type stays whole: CFIELD(b, o, const char *) is a
+ * `const char *const *`, not a `const const char **`. */
+#define CFIELD(base, off, type) ((type const *)(const void *)((const char *)(base) + (off)))
 
 void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
 {
