@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int argv_take(struct bench_argv *a, char *s)
+static void argv_take(struct bench_argv *a, char *s)
 {
     if (a->argc + 2 > a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 16;
@@ -16,15 +16,14 @@ static int argv_take(struct bench_argv *a, char *s)
     }
     a->argv[a->argc++] = s;
     a->argv[a->argc] = NULL;
-    return 0;
 }
 
-int bench_argv_push(struct bench_argv *a, const char *s)
+void bench_argv_push(struct bench_argv *a, const char *s)
 {
-    return argv_take(a, util_xstrdup(s));
+    argv_take(a, util_xstrdup(s));
 }
 
-int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
+void bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
 {
     va_list ap;
     char *s = NULL;
@@ -32,8 +31,8 @@ int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
     int n = vasprintf(&s, fmt, ap);
     va_end(ap);
     if (n < 0)
-        util_oom(0);
-    return argv_take(a, s);
+        util_oom(0); /* vasprintf fails only for memory with these formats */
+    argv_take(a, s);
 }
 
 void bench_argv_free(struct bench_argv *a)

@@ -17,10 +17,10 @@ struct bench_argv {
         NULL, 0, 0                                                                                 \
     }
 
-/* Appends a copy of s. Returns 0 (allocation failure aborts, pkg/util/mem.h). */
-int bench_argv_push(struct bench_argv *a, const char *s);
-/* Appends a printf-formatted argument. Returns 0 (allocation failure aborts). */
-int bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
+/* Appends a copy of s. Cannot fail: allocation failure aborts (pkg/util/mem.h). */
+void bench_argv_push(struct bench_argv *a, const char *s);
+/* Appends a printf-formatted argument (allocation failure aborts). */
+void bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Frees every element; the struct is left empty and reusable. bench_argv_free on an empty
  * vector does nothing. */

@@ -235,35 +235,25 @@ static int check_job(const struct bench_fio_opts *o, size_t i, char *err, size_t
 }
 
 /* One job's section: --name=J --stonewall and its options, defaults filled in. */
-static int push_job(struct bench_argv *a, const struct bench_fio_job_opts *j)
+static void push_job(struct bench_argv *a, const struct bench_fio_job_opts *j)
 {
-    int rc = bench_argv_pushf(a, "--name=%s", j->name);
-    if (!rc)
-        rc = bench_argv_push(a, "--stonewall");
-    if (!rc)
-        rc = bench_argv_pushf(a, "--rw=%s", j->rw ? j->rw : "randrw");
-    if (!rc)
-        rc = bench_argv_pushf(a, "--bs=%s", j->bs ? j->bs : "4k");
-    if (!rc)
-        rc = bench_argv_pushf(a, "--iodepth=%d", j->iodepth > 0 ? j->iodepth : 1);
-    if (!rc)
-        rc = bench_argv_pushf(a, "--numjobs=%d", j->numjobs > 0 ? j->numjobs : 1);
-    if (!rc)
-        rc = bench_argv_pushf(a, "--size=%s", j->size);
-    if (!rc && j->runtime_s > 0) {
-        rc = bench_argv_pushf(a, "--runtime=%d", j->runtime_s);
-        if (!rc)
-            rc = bench_argv_push(a, "--time_based");
+    bench_argv_pushf(a, "--name=%s", j->name);
+    bench_argv_push(a, "--stonewall");
+    bench_argv_pushf(a, "--rw=%s", j->rw ? j->rw : "randrw");
+    bench_argv_pushf(a, "--bs=%s", j->bs ? j->bs : "4k");
+    bench_argv_pushf(a, "--iodepth=%d", j->iodepth > 0 ? j->iodepth : 1);
+    bench_argv_pushf(a, "--numjobs=%d", j->numjobs > 0 ? j->numjobs : 1);
+    bench_argv_pushf(a, "--size=%s", j->size);
+    if (j->runtime_s > 0) {
+        bench_argv_pushf(a, "--runtime=%d", j->runtime_s);
+        bench_argv_push(a, "--time_based");
     }
-    if (!rc)
-        rc = bench_argv_pushf(a, "--direct=%d", j->direct ? 1 : 0);
-    if (!rc)
-        rc = bench_argv_pushf(a, "--ioengine=%s", j->ioengine ? j->ioengine : "psync");
-    if (!rc && j->fsync > 0)
-        rc = bench_argv_pushf(a, "--fsync=%d", j->fsync);
-    if (!rc && j->fdatasync > 0)
-        rc = bench_argv_pushf(a, "--fdatasync=%d", j->fdatasync);
-    return rc;
+    bench_argv_pushf(a, "--direct=%d", j->direct ? 1 : 0);
+    bench_argv_pushf(a, "--ioengine=%s", j->ioengine ? j->ioengine : "psync");
+    if (j->fsync > 0)
+        bench_argv_pushf(a, "--fsync=%d", j->fsync);
+    if (j->fdatasync > 0)
+        bench_argv_pushf(a, "--fdatasync=%d", j->fdatasync);
 }
 
 int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err, size_t errlen)
@@ -280,24 +270,16 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
         rc = bench_fio_check_extra(o->extra_args[i], err, errlen);
     if (rc)
         return rc;
-    rc = bench_argv_push(&a, o->fio_path ? o->fio_path : "fio");
-    if (!rc)
-        rc = bench_argv_push(&a, "--output-format=json");
-    if (!rc)
-        rc = bench_argv_pushf(&a, "--directory=%s", o->directory);
-    if (!rc)
-        rc = bench_argv_push(&a, "--group_reporting");
-    if (!rc) /* total latency percentiles too, not only completion latency */
-        rc = bench_argv_push(&a, "--lat_percentiles=1");
-    for (size_t i = 0; !rc && i < o->nextra; i++)
-        rc = bench_argv_push(&a, o->extra_args[i]);
-    for (size_t i = 0; !rc && i < o->njobs; i++)
-        rc = push_job(&a, &o->jobs[i]);
-    if (rc) {
-        bench_argv_free(&a);
-        util_errf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
+    bench_argv_push(&a, o->fio_path ? o->fio_path : "fio");
+    bench_argv_push(&a, "--output-format=json");
+    bench_argv_pushf(&a, "--directory=%s", o->directory);
+    bench_argv_push(&a, "--group_reporting");
+    /* total latency percentiles too, not only completion latency */
+    bench_argv_push(&a, "--lat_percentiles=1");
+    for (size_t i = 0; i < o->nextra; i++)
+        bench_argv_push(&a, o->extra_args[i]);
+    for (size_t i = 0; i < o->njobs; i++)
+        push_job(&a, &o->jobs[i]);
     *out = a;
     return 0;
 }

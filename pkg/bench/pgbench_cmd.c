@@ -104,8 +104,8 @@ static int is_ident(const char *s, size_t n)
 }
 
 /* Appends a flag and its formatted value as two elements. */
-__attribute__((format(printf, 3, 4))) static int push2(struct bench_argv *a, const char *flag,
-                                                       const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void push2(struct bench_argv *a, const char *flag,
+                                                        const char *fmt, ...)
 {
     char *v = NULL;
     va_list ap;
@@ -113,24 +113,20 @@ __attribute__((format(printf, 3, 4))) static int push2(struct bench_argv *a, con
     int n = vasprintf(&v, fmt, ap);
     va_end(ap);
     if (n < 0)
-        util_oom(0);
-    int rc = bench_argv_push(a, flag);
-    if (!rc)
-        rc = bench_argv_push(a, v);
+        util_oom(0); /* vasprintf fails only for memory with these formats */
+    bench_argv_push(a, flag);
+    bench_argv_push(a, v);
     free(v);
-    return rc;
 }
 
-static int push_conn(struct bench_argv *a, const char *host, const char *port, const char *user)
+static void push_conn(struct bench_argv *a, const char *host, const char *port, const char *user)
 {
-    int rc = 0;
-    if (!rc && host)
-        rc = push2(a, "-h", "%s", host);
-    if (!rc && port)
-        rc = push2(a, "-p", "%s", port);
-    if (!rc && user)
-        rc = push2(a, "-U", "%s", user);
-    return rc;
+    if (host)
+        push2(a, "-h", "%s", host);
+    if (port)
+        push2(a, "-p", "%s", port);
+    if (user)
+        push2(a, "-U", "%s", user);
 }
 
 bool bench_conn_expands(const char *s)
@@ -464,11 +460,9 @@ static int push_extra(struct bench_argv *out, bool init, const char *const *args
         if (major > 0 && major < row->min_major)
             return util_errf(err, errlen, "extra args: '%.64s' needs pgbench >= %d (have %d)",
                              args[i], row->min_major, major);
-        rc = bench_argv_push(out, args[i]);
-        if (!rc && used == 2)
-            rc = bench_argv_push(out, args[i + 1]);
-        if (rc)
-            return rc;
+        bench_argv_push(out, args[i]);
+        if (used == 2)
+            bench_argv_push(out, args[i + 1]);
         i += used;
     }
     return 0;
@@ -562,60 +556,55 @@ static int check_run_combinations(const struct bench_pgbench_run_opts *o, char *
 }
 
 /* -c -j, -T or -t, then -b (tpcb-like when no -f) and the -f scripts, with their weights. */
-static int push_run_workload(struct bench_argv *a, const struct bench_pgbench_run_opts *o)
+static void push_run_workload(struct bench_argv *a, const struct bench_pgbench_run_opts *o)
 {
     int threads = o->threads > o->clients ? o->clients : o->threads;
-    int rc = push2(a, "-c", "%d", o->clients);
-    if (!rc)
-        rc = push2(a, "-j", "%d", threads);
-    if (!rc && o->duration_s > 0)
-        rc = push2(a, "-T", "%d", o->duration_s);
-    if (!rc && o->transactions > 0)
-        rc = push2(a, "-t", "%lld", (long long)o->transactions);
-    if (!rc && (o->builtin || o->nscripts == 0)) {
+    push2(a, "-c", "%d", o->clients);
+    push2(a, "-j", "%d", threads);
+    if (o->duration_s > 0)
+        push2(a, "-T", "%d", o->duration_s);
+    if (o->transactions > 0)
+        push2(a, "-t", "%lld", (long long)o->transactions);
+    if (o->builtin || o->nscripts == 0) {
         const char *b = o->builtin ? o->builtin : "tpcb-like";
         if (o->builtin_weight != BENCH_PGBENCH_UNSET)
-            rc = push2(a, "-b", "%s@%d", b, o->builtin_weight);
+            push2(a, "-b", "%s@%d", b, o->builtin_weight);
         else
-            rc = push2(a, "-b", "%s", b);
+            push2(a, "-b", "%s", b);
     }
-    for (size_t i = 0; !rc && i < o->nscripts; i++) {
+    for (size_t i = 0; i < o->nscripts; i++) {
         if (o->scripts[i].weight != BENCH_PGBENCH_UNSET)
-            rc = push2(a, "-f", "%s@%d", o->scripts[i].path, o->scripts[i].weight);
+            push2(a, "-f", "%s@%d", o->scripts[i].path, o->scripts[i].weight);
         else
-            rc = push2(a, "-f", "%s", o->scripts[i].path);
+            push2(a, "-f", "%s", o->scripts[i].path);
     }
-    return rc;
 }
 
 /* -M -R -L -n -C --max-tries --failures-detailed -r -P -l, each only when set. */
-static int push_run_options(struct bench_argv *a, const struct bench_pgbench_run_opts *o)
+static void push_run_options(struct bench_argv *a, const struct bench_pgbench_run_opts *o)
 {
-    int rc = 0;
     if (o->protocol != BENCH_PROTOCOL_DEFAULT)
-        rc = push2(a, "-M", "%s", bench_protocol_name(o->protocol));
-    if (!rc && o->rate > 0)
-        rc = push2(a, "-R", "%.15g", o->rate);
-    if (!rc && o->latency_limit_ms > 0)
-        rc = push2(a, "-L", "%.15g", o->latency_limit_ms);
-    if (!rc && o->no_vacuum)
-        rc = bench_argv_push(a, "-n");
-    if (!rc && o->connect)
-        rc = bench_argv_push(a, "-C");
-    if (!rc && o->max_tries != BENCH_PGBENCH_UNSET)
-        rc = bench_argv_pushf(a, "--max-tries=%d", o->max_tries);
-    if (!rc && o->failures_detailed)
-        rc = bench_argv_push(a, "--failures-detailed");
-    if (!rc && o->per_statement)
-        rc = bench_argv_push(a, "-r");
-    if (!rc && o->progress_s > 0)
-        rc = push2(a, "-P", "%d", o->progress_s);
-    if (!rc && o->log_dir) {
-        rc = bench_argv_push(a, "-l");
-        if (!rc)
-            rc = bench_argv_pushf(a, "--log-prefix=%s/%s", o->log_dir, BENCH_PGBENCH_LOG_PREFIX);
+        push2(a, "-M", "%s", bench_protocol_name(o->protocol));
+    if (o->rate > 0)
+        push2(a, "-R", "%.15g", o->rate);
+    if (o->latency_limit_ms > 0)
+        push2(a, "-L", "%.15g", o->latency_limit_ms);
+    if (o->no_vacuum)
+        bench_argv_push(a, "-n");
+    if (o->connect)
+        bench_argv_push(a, "-C");
+    if (o->max_tries != BENCH_PGBENCH_UNSET)
+        bench_argv_pushf(a, "--max-tries=%d", o->max_tries);
+    if (o->failures_detailed)
+        bench_argv_push(a, "--failures-detailed");
+    if (o->per_statement)
+        bench_argv_push(a, "-r");
+    if (o->progress_s > 0)
+        push2(a, "-P", "%d", o->progress_s);
+    if (o->log_dir) {
+        bench_argv_push(a, "-l");
+        bench_argv_pushf(a, "--log-prefix=%s/%s", o->log_dir, BENCH_PGBENCH_LOG_PREFIX);
     }
-    return rc;
 }
 
 int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_argv *out,
@@ -631,17 +620,14 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         rc = check_run_combinations(o, err, errlen);
     if (rc)
         return rc;
-    rc = bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
-    if (!rc)
-        rc = push_conn(&a, o->host, o->port, o->user);
-    if (!rc)
-        rc = push_run_workload(&a, o);
-    if (!rc)
-        rc = push_run_options(&a, o);
-    if (!rc && o->nextra)
+    bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
+    push_conn(&a, o->host, o->port, o->user);
+    push_run_workload(&a, o);
+    push_run_options(&a, o);
+    if (o->nextra)
         rc = push_extra(&a, false, o->extra_args, o->nextra, o->pgbench_major, err, errlen);
     if (!rc && o->dbname)
-        rc = bench_argv_push(&a, o->dbname);
+        bench_argv_push(&a, o->dbname);
     if (rc) {
         bench_argv_free(&a);
         return rc;
@@ -661,20 +647,17 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
     int rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
     if (rc)
         return rc;
-    rc = bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
-    if (!rc)
-        rc = push_conn(&a, o->host, o->port, o->user);
-    if (!rc)
-        rc = bench_argv_push(&a, "-i");
-    if (!rc)
-        rc = push2(&a, "-s", "%d", o->scale);
-    if (!rc && o->quiet)
-        rc = bench_argv_push(&a, "-q");
-    if (!rc && o->foreign_keys)
-        rc = bench_argv_push(&a, "--foreign-keys");
-    if (!rc && o->partitions > 0)
-        rc = bench_argv_pushf(&a, "--partitions=%d", o->partitions);
-    if (!rc && o->nextra) {
+    bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
+    push_conn(&a, o->host, o->port, o->user);
+    bench_argv_push(&a, "-i");
+    push2(&a, "-s", "%d", o->scale);
+    if (o->quiet)
+        bench_argv_push(&a, "-q");
+    if (o->foreign_keys)
+        bench_argv_push(&a, "--foreign-keys");
+    if (o->partitions > 0)
+        bench_argv_pushf(&a, "--partitions=%d", o->partitions);
+    if (o->nextra) {
         rc = push_extra(&a, true, o->extra_args, o->nextra, 0, err, errlen);
         /* --partition-method without --partitions is refused by pgbench; say it here */
         for (size_t i = 0; !rc && i < o->nextra; i++)
@@ -682,7 +665,7 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
                 rc = util_errf(err, errlen, "--partition-method needs partitions > 0");
     }
     if (!rc && o->dbname)
-        rc = bench_argv_push(&a, o->dbname);
+        bench_argv_push(&a, o->dbname);
     if (rc) {
         bench_argv_free(&a);
         return rc;

@@ -3,6 +3,7 @@
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -466,7 +467,7 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
  * ------------------------------------------------------------------------------------------- */
 
 /* The shortest decimal that strtod reads back as v ("100", "5.5", "0.1"). */
-static int push_double(struct bench_argv *out, double v)
+static void push_double(struct bench_argv *out, double v)
 {
     char b[64];
     for (int prec = 1; prec <= 17; prec++) {
@@ -474,96 +475,89 @@ static int push_double(struct bench_argv *out, double v)
         if (strtod(b, NULL) == v)
             break;
     }
-    return bench_argv_push(out, b);
+    bench_argv_push(out, b);
 }
 
-static int push_flag(struct bench_argv *out, const struct bench_runner_opt *o)
+static void push_flag(struct bench_argv *out, const struct bench_runner_opt *o)
 {
-    return bench_argv_pushf(out, "--%s", o->name);
+    bench_argv_pushf(out, "--%s", o->name);
 }
 
-static int push_weighted(struct bench_argv *out, const struct bench_runner_opt *o, const char *name,
-                         int weight)
+static void push_weighted(struct bench_argv *out, const struct bench_runner_opt *o,
+                          const char *name, int weight)
 {
-    int rc = push_flag(out, o);
-    if (!rc)
-        rc = weight != BENCH_PGBENCH_UNSET ? bench_argv_pushf(out, "%s@%d", name, weight)
-                                           : bench_argv_push(out, name);
-    return rc;
+    push_flag(out, o);
+    if (weight != BENCH_PGBENCH_UNSET)
+        bench_argv_pushf(out, "%s@%d", name, weight);
+    else
+        bench_argv_push(out, name);
 }
 
 /* Appends one row's flag (and value) when its field at base differs from the default. */
-static int build_row(struct bench_argv *out, const struct bench_runner_opt *o, const void *base)
+static void build_row(struct bench_argv *out, const struct bench_runner_opt *o, const void *base)
 {
-    int rc = 0;
     switch (o->kind) {
     case BENCH_RK_FLAG:
         if (*CFIELD(base, o->off, bool))
-            rc = push_flag(out, o);
+            push_flag(out, o);
         break;
     case BENCH_RK_INT: {
         int v = *CFIELD(base, o->off, int);
         if (v != (int)o->dflt) {
-            rc = push_flag(out, o);
-            if (!rc)
-                rc = bench_argv_pushf(out, "%d", v);
+            push_flag(out, o);
+            bench_argv_pushf(out, "%d", v);
         }
         break;
     }
     case BENCH_RK_INT64: {
         int64_t v = *CFIELD(base, o->off, int64_t);
         if (v != (int64_t)o->dflt) {
-            rc = push_flag(out, o);
-            if (!rc)
-                rc = bench_argv_pushf(out, "%lld", (long long)v);
+            push_flag(out, o);
+            bench_argv_pushf(out, "%lld", (long long)v);
         }
         break;
     }
     case BENCH_RK_DOUBLE: {
         double v = *CFIELD(base, o->off, double);
         if (v != o->dflt) {
-            rc = push_flag(out, o);
-            if (!rc)
-                rc = push_double(out, v);
+            push_flag(out, o);
+            push_double(out, v);
         }
         break;
     }
     case BENCH_RK_STRING: {
         const char *v = *CFIELD(base, o->off, const char *);
         if (v) {
-            rc = push_flag(out, o);
-            if (!rc)
-                rc = bench_argv_push(out, v);
+            push_flag(out, o);
+            bench_argv_push(out, v);
         }
         break;
     }
     case BENCH_RK_PROTOCOL: {
         enum bench_protocol p = *CFIELD(base, o->off, enum bench_protocol);
         if (p != BENCH_PROTOCOL_DEFAULT) {
-            rc = push_flag(out, o);
-            if (!rc)
-                rc = bench_argv_push(out, bench_protocol_name(p));
+            push_flag(out, o);
+            bench_argv_push(out, bench_protocol_name(p));
         }
         break;
     }
     case BENCH_RK_WEIGHTED: {
         const char *v = *CFIELD(base, o->off, const char *);
         if (v)
-            rc = push_weighted(out, o, v, *CFIELD(base, o->off2, int));
+            push_weighted(out, o, v, *CFIELD(base, o->off2, int));
         break;
     }
     case BENCH_RK_SCRIPTS: {
         const struct bench_pgbench_script *s =
             *CFIELD(base, o->off, const struct bench_pgbench_script *);
         size_t n = *CFIELD(base, o->off2, size_t);
-        for (size_t i = 0; !rc && i < n; i++)
-            rc = push_weighted(out, o, s[i].path, s[i].weight);
+        for (size_t i = 0; i < n; i++)
+            push_weighted(out, o, s[i].path, s[i].weight);
         break;
     }
     case BENCH_RK_JOB: /* written by the fio builder */
         break;
     }
-    return rc;
 }
 
 static bool is_job_name_row(const struct bench_runner_opt *o)
@@ -571,8 +565,8 @@ static bool is_job_name_row(const struct bench_runner_opt *o)
     return (o->flags & BENCH_RF_JOB) && o->kind == BENCH_RK_STRING && o->off == JOB_F(name);
 }
 
-static int build_fio_jobs(const struct cmd_desc *d, const struct bench_runner_fio *f,
-                          struct bench_argv *out)
+static void build_fio_jobs(const struct cmd_desc *d, const struct bench_runner_fio *f,
+                           struct bench_argv *out)
 {
     const struct bench_runner_opt *job = NULL;
     for (size_t i = 0; i < d->nrows; i++)
@@ -580,49 +574,47 @@ static int build_fio_jobs(const struct cmd_desc *d, const struct bench_runner_fi
             job = &d->rows[i];
     if (!job)
         abort(); /* the fio table has its --job row */
-    int rc = 0;
-    for (size_t j = 0; !rc && j < f->fio.njobs; j++) {
+    for (size_t j = 0; j < f->fio.njobs; j++) {
         const struct bench_fio_job_opts *jo = &f->fio.jobs[j];
         if (j > 0) { /* job 0 needs no --job: its first option starts it */
-            rc = push_flag(out, job);
-            if (!rc)
-                rc = jo->name ? bench_argv_push(out, jo->name) : bench_argv_pushf(out, "job%zu", j);
+            push_flag(out, job);
+            if (jo->name)
+                bench_argv_push(out, jo->name);
+            else
+                bench_argv_pushf(out, "job%zu", j);
         }
-        for (size_t i = 0; !rc && i < d->nrows; i++) {
+        for (size_t i = 0; i < d->nrows; i++) {
             const struct bench_runner_opt *o = &d->rows[i];
             if (!(o->flags & BENCH_RF_JOB) || (j > 0 && is_job_name_row(o)))
                 continue;
-            rc = build_row(out, o, jo);
+            build_row(out, o, jo);
         }
     }
-    return rc;
 }
 
-int bench_runner_build(enum bench_runner_cmd cmd, const void *args, struct bench_argv *out)
+void bench_runner_build(enum bench_runner_cmd cmd, const void *args, struct bench_argv *out)
 {
     const struct cmd_desc *d = desc(cmd);
     check_struct(cmd, args);
-    int rc = 0;
     /* the subcommand words */
     const char *w = d->words;
-    while (!rc && *w) {
+    while (*w) {
         size_t n = strcspn(w, " ");
-        rc = bench_argv_pushf(out, "%.*s", (int)n, w);
+        bench_argv_pushf(out, "%.*s", (int)n, w);
         w += n;
         w += strspn(w, " ");
     }
-    for (size_t i = 0; !rc && i < d->nrows; i++)
+    for (size_t i = 0; i < d->nrows; i++)
         if (!job_row(&d->rows[i]))
-            rc = build_row(out, &d->rows[i], args);
-    if (!rc && cmd == BENCH_RUNNER_FIO)
-        rc = build_fio_jobs(d, args, out);
+            build_row(out, &d->rows[i], args);
+    if (cmd == BENCH_RUNNER_FIO)
+        build_fio_jobs(d, args, out);
     const char *const *extra = *CFIELD(args, d->extra_off, const char *const *);
     size_t nextra = *CFIELD(args, d->nextra_off, size_t);
-    if (!rc && nextra > 0)
-        rc = bench_argv_push(out, "--");
-    for (size_t i = 0; !rc && i < nextra; i++)
-        rc = bench_argv_push(out, extra[i]);
-    return rc;
+    if (nextra > 0)
+        bench_argv_push(out, "--");
+    for (size_t i = 0; i < nextra; i++)
+        bench_argv_push(out, extra[i]);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -824,8 +816,7 @@ static int finish_fio(void *args, struct pstate *st, char *err, size_t errlen)
         for (size_t i = 0; i < d->nrows && listed < 3; i++) {
             if (!(d->rows[i].flags & BENCH_RF_JOB) || is_job_name_row(&d->rows[i]))
                 continue;
-            if (buf_printf(&b, "%s--%s", listed ? ", " : "", d->rows[i].name))
-                abort();
+            (void)buf_printf(&b, "%s--%s", listed ? ", " : "", d->rows[i].name);
             listed++;
         }
         (void)util_errf(err, errlen, "no fio job given (%s ...)", b.data ? b.data : "");
@@ -851,10 +842,8 @@ int bench_runner_parse(enum bench_runner_cmd cmd, int argc, char **argv, void *a
 {
     const struct cmd_desc *d = desc(cmd);
     bench_runner_defaults(cmd, args);
-    struct option *lo = calloc(d->nrows + 2, sizeof(*lo));
-    bool *seen = calloc(d->nrows + 1, sizeof(*seen));
-    if (!lo || !seen)
-        abort();
+    struct option *lo = util_xcalloc(d->nrows + 2, sizeof(*lo));
+    bool *seen = util_xcalloc(d->nrows + 1, sizeof(*seen));
     for (size_t i = 0; i < d->nrows; i++) {
         lo[i].name = d->rows[i].name;
         lo[i].has_arg = d->rows[i].kind == BENCH_RK_FLAG ? no_argument : required_argument;
@@ -942,16 +931,13 @@ static void token(struct buf *b, size_t *col, size_t indent, const char *fmt, ..
     if (n < 0)
         abort();
     if (*col + 1 + (size_t)n > USAGE_WIDTH && *col > indent) {
-        if (buf_printf(b, "\n%*s", (int)indent, ""))
-            abort();
+        (void)buf_printf(b, "\n%*s", (int)indent, "");
         *col = indent;
     } else {
-        if (buf_puts(b, " "))
-            abort();
+        (void)buf_puts(b, " ");
         (*col)++;
     }
-    if (buf_puts(b, t))
-        abort();
+    (void)buf_puts(b, t);
     *col += (size_t)n;
 }
 
@@ -967,8 +953,7 @@ static void row_token(struct buf *b, size_t *col, size_t indent, const struct be
 
 static void synopsis(struct buf *b, const struct cmd_desc *d, const char *prefix)
 {
-    if (buf_printf(b, "%s%s", prefix, d->words))
-        abort();
+    (void)buf_printf(b, "%s%s", prefix, d->words);
     size_t indent = strlen(prefix) + strlen(d->words) + 1;
     size_t col = indent - 1; /* just after the words */
     bool conn = false;
@@ -993,13 +978,11 @@ static void synopsis(struct buf *b, const struct cmd_desc *d, const char *prefix
         row_token(b, &col, indent, o, !(o->flags & BENCH_RF_REQUIRED));
     }
     token(b, &col, indent, "%s", d->extra_usage);
-    if (buf_puts(b, "\n"))
-        abort();
+    (void)buf_puts(b, "\n");
     for (size_t i = 0; i < d->nrows; i++) /* fio: what --job does */
-        if (d->rows[i].kind == BENCH_RK_JOB &&
-            buf_printf(b, "%*s(--%s %s: %s)\n", (int)indent, "", d->rows[i].name,
-                       d->rows[i].metavar, d->rows[i].help))
-            abort();
+        if (d->rows[i].kind == BENCH_RK_JOB)
+            (void)buf_printf(b, "%*s(--%s %s: %s)\n", (int)indent, "", d->rows[i].name,
+                             d->rows[i].metavar, d->rows[i].help);
 }
 
 static void describe(struct buf *b, const struct bench_runner_opt *o)
@@ -1009,23 +992,24 @@ static void describe(struct buf *b, const struct bench_runner_opt *o)
         (void)snprintf(lhs, sizeof(lhs), "--%s", o->name);
     else
         (void)snprintf(lhs, sizeof(lhs), "--%s %s", o->name, o->metavar);
-    if (strlen(lhs) > 28 ? buf_printf(b, "  %s\n  %-28s %s", lhs, "", o->help)
-                         : buf_printf(b, "  %-28s %s", lhs, o->help))
-        abort();
-    int rc = 0;
+    if (strlen(lhs) > 28)
+        (void)buf_printf(b, "  %s\n  %-28s %s", lhs, "", o->help);
+    else
+        (void)buf_printf(b, "  %-28s %s", lhs, o->help);
     if (o->kind == BENCH_RK_INT || o->kind == BENCH_RK_INT64)
-        rc = buf_printf(b, " [%lld..%lld", (long long)o->lo, (long long)o->hi);
+        (void)buf_printf(b, " [%lld..%lld", (long long)o->lo, (long long)o->hi);
     else if (o->kind == BENCH_RK_DOUBLE)
-        rc = buf_printf(b, " [%.15g..%.15g", o->lo, o->hi);
+        (void)buf_printf(b, " [%.15g..%.15g", o->lo, o->hi);
     /* a default outside the range stands for "not given" (the tool's own default) */
-    if (!rc && (o->kind == BENCH_RK_INT || o->kind == BENCH_RK_INT64 || o->kind == BENCH_RK_DOUBLE))
-        rc = o->dflt != 0 && o->dflt >= o->lo && o->dflt <= o->hi
-                 ? buf_printf(b, ", default %.15g]", o->dflt)
-                 : buf_puts(b, "]");
-    if (!rc && (o->flags & BENCH_RF_REQUIRED))
-        rc = buf_puts(b, " (required)");
-    if (rc || buf_puts(b, "\n"))
-        abort();
+    if (o->kind == BENCH_RK_INT || o->kind == BENCH_RK_INT64 || o->kind == BENCH_RK_DOUBLE) {
+        if (o->dflt != 0 && o->dflt >= o->lo && o->dflt <= o->hi)
+            (void)buf_printf(b, ", default %.15g]", o->dflt);
+        else
+            (void)buf_puts(b, "]");
+    }
+    if (o->flags & BENCH_RF_REQUIRED)
+        (void)buf_puts(b, " (required)");
+    (void)buf_puts(b, "\n");
 }
 
 char *bench_runner_usage(enum bench_runner_cmd cmd, bool detailed)
@@ -1034,12 +1018,10 @@ char *bench_runner_usage(enum bench_runner_cmd cmd, bool detailed)
     struct buf b = BUF_INIT(0);
     synopsis(&b, d, detailed ? "usage: pgbench-runner " : "  ");
     if (detailed) {
-        if (buf_puts(&b, "\noptions:\n"))
-            abort();
+        (void)buf_puts(&b, "\noptions:\n");
         for (size_t i = 0; i < d->nrows; i++)
             describe(&b, &d->rows[i]);
-        if (buf_printf(&b, "  %-28s %s\n", "--help", "this text"))
-            abort();
+        (void)buf_printf(&b, "  %-28s %s\n", "--help", "this text");
     }
     return buf_steal(&b);
 }
@@ -1049,8 +1031,8 @@ char *bench_runner_conn_usage(void)
     const struct cmd_desc *d = desc(BENCH_RUNNER_PGBENCH_RUN);
     struct buf b = BUF_INIT(0);
     for (size_t i = 0; i < d->nrows; i++)
-        if ((d->rows[i].flags & BENCH_RF_CONN) &&
-            buf_printf(&b, "%s--%s %s", b.len ? " " : "", d->rows[i].name, d->rows[i].metavar))
-            abort();
+        if (d->rows[i].flags & BENCH_RF_CONN)
+            (void)buf_printf(&b, "%s--%s %s", b.len ? " " : "", d->rows[i].name,
+                             d->rows[i].metavar);
     return buf_steal(&b);
 }

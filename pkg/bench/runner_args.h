@@ -146,9 +146,9 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args);
  * job 0's fields (its name as --name), then for every further job "--job NAME" and its fields.
  * Numbers are written so that they parse back to the same value. The builder does not range-
  * check: the parser does, and the operator's spec validation keeps fields inside the ranges
- * (test_manifest checks that). Returns 0 or -ENOMEM (out may then hold part of the vector;
- * bench_argv_free it as usual). */
-int bench_runner_build(enum bench_runner_cmd cmd, const void *args, struct bench_argv *out);
+ * (test_manifest checks that). Cannot fail (allocation failure aborts, pkg/util/mem.h);
+ * bench_argv_free out as usual. */
+void bench_runner_build(enum bench_runner_cmd cmd, const void *args, struct bench_argv *out);
 
 /* Parses the runner's arguments into *args (defaults first). argv[0] is the last subcommand
  * word ("init", "run", "fio"); options start at argv[1]; the extra arguments follow "--" and are
