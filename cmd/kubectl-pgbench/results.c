@@ -242,10 +242,10 @@ int cmd_export(int argc, char **argv)
         die_usage(&a, "a NAME is required");
     if (!format)
         die_usage(&a, "-o json or -o csv is required");
-    if (strcmp(format, "json") && strcmp(format, "csv"))
+    if (strcmp(format, "json") != 0 && strcmp(format, "csv") != 0)
         die_usage(&a, "-o \"%s\": json or csv", format);
-    if (table && strcmp(table, "timeline") && strcmp(table, "statements") &&
-        strcmp(table, "workers") && strcmp(table, "fio"))
+    if (table && strcmp(table, "timeline") != 0 && strcmp(table, "statements") != 0 &&
+        strcmp(table, "workers") != 0 && strcmp(table, "fio") != 0)
         die_usage(&a, "--table \"%s\": timeline, statements, workers or fio", table);
     struct kc k;
     int rc = open_or_fail(&k, &kf, "export");

@@ -111,7 +111,7 @@ static bool checked_flag(struct args *a, struct plugin_common_opts *c)
 {
     const char *v;
     if (arg_value(a, "--cleanup", NULL, &c->cleanup)) {
-        if (strcmp(c->cleanup, "Keep") && strcmp(c->cleanup, "Delete"))
+        if (strcmp(c->cleanup, "Keep") != 0 && strcmp(c->cleanup, "Delete") != 0)
             die_usage(a, "--cleanup \"%s\": Keep or Delete", c->cleanup);
         return true;
     }
@@ -439,8 +439,8 @@ out:
 
 static void check_output(struct act *x)
 {
-    if (x->output && strcmp(x->output, "yaml") && strcmp(x->output, "json") &&
-        strcmp(x->output, "name"))
+    if (x->output && strcmp(x->output, "yaml") != 0 && strcmp(x->output, "json") != 0 &&
+        strcmp(x->output, "name") != 0)
         die_usage(x->a, "-o \"%s\": one of yaml, json, name", x->output);
     if (x->wait && x->dry != DRY_NONE)
         die_usage(x->a, "--wait and --dry-run: a dry run creates nothing to wait for");
@@ -482,7 +482,7 @@ static bool target_flag(struct run_cli *r)
     for (size_t d = 0; d < sizeof(distros) / sizeof(distros[0]); d++)
         if (arg_value(a, distros[d].flag, NULL, &to->name)) {
             to->distro = distros[d].d;
-            if (r->ndistro++ && strcmp(r->distro_flag, distros[d].flag))
+            if (r->ndistro++ && strcmp(r->distro_flag, distros[d].flag) != 0)
                 die_usage(a, "%s and %s: give one target", r->distro_flag, distros[d].flag);
             r->distro_flag = distros[d].flag;
             return true;

@@ -644,6 +644,26 @@ static void pgrun_on_end(struct child_drive *d)
     uv_close((uv_handle_t *)&r->txtimer, NULL);
 }
 
+/* The run's exit code from how pgbench ended and what it printed: OK only for a whole run. */
+static int pgrun_exit_code(const struct pgrun_ctx *r, const struct child_drive *d)
+{
+    const struct bench_pgbench_result *pg = r->pg;
+    if (d->spawn_error)
+        return BENCH_EXIT_USAGE;
+    if (!d->started)
+        return BENCH_EXIT_PARTIAL; /* signalled, or the deadline, before the start */
+    if (r->child_exit == 0 && pg->summary_seen && pg->aborted_clients == 0 && !pg->run_aborted &&
+        !d->signal && !d->watchdog_fired)
+        return BENCH_EXIT_OK;
+    if (r->child_exit == 1 && !pg->summary_seen) {
+        for (size_t i = 0; i < pg->nerrors; i++)
+            if (strstr(pg->errors[i], "connection to server"))
+                return BENCH_EXIT_UNREACHABLE;
+        return d->signal ? BENCH_EXIT_PARTIAL : BENCH_EXIT_USAGE;
+    }
+    return BENCH_EXIT_PARTIAL;
+}
+
 /* Collect: the last of the output and the logs, then what the run's exit code is. */
 static void pgrun_collect(struct pgrun_ctx *r)
 {
@@ -662,24 +682,8 @@ static void pgrun_collect(struct pgrun_ctx *r)
 
     const struct bench_pgbench_result *pg = r->pg;
     r->child_exit = child_drive_exit(d);
-    if (d->spawn_error) {
-        c->exit_code = BENCH_EXIT_USAGE;
-    } else if (!d->started) {
-        c->exit_code = BENCH_EXIT_PARTIAL; /* signalled, or the deadline, before the start */
-    } else if (r->child_exit == 0 && pg->summary_seen && pg->aborted_clients == 0 &&
-               !pg->run_aborted && !d->signal && !d->watchdog_fired) {
-        r->complete = true;
-        c->exit_code = BENCH_EXIT_OK;
-    } else if (r->child_exit == 1 && !pg->summary_seen) {
-        bool conn_err = false;
-        for (size_t i = 0; i < pg->nerrors; i++)
-            if (strstr(pg->errors[i], "connection to server"))
-                conn_err = true;
-        c->exit_code =
-            conn_err ? BENCH_EXIT_UNREACHABLE : (d->signal ? BENCH_EXIT_PARTIAL : BENCH_EXIT_USAGE);
-    } else {
-        c->exit_code = BENCH_EXIT_PARTIAL;
-    }
+    c->exit_code = pgrun_exit_code(r, d);
+    r->complete = c->exit_code == BENCH_EXIT_OK;
     const char *user = PQuser(c->conn); /* conn is open here */
     run_result_new(c, r->child_exit, r->complete, user && *user ? user : NULL);
     bench_result_add_pgbench(c->result, pg, bench_hist_count(r->tl->hist) ? r->tl->hist : NULL,

@@ -113,7 +113,7 @@ static void rec_execute(struct rec *r);
 static void rec_next_action(struct rec *r);
 static void start_actions(struct rec *r);
 static void next_annotation(struct rec *r);
-static void lf_free(struct log_fetch *lf);
+static void lf_free_all(struct rec *r);
 
 static void rec_free(struct rec *r)
 {
@@ -125,8 +125,7 @@ static void rec_free(struct rec *r)
     if (r->next)
         r->next->prev = r->prev;
     x->inflight--;
-    while (r->lfs) /* only at ctrl_exec_free: their requests are cancelled */
-        lf_free(r->lfs);
+    lf_free_all(r); /* only at ctrl_exec_free: their requests are cancelled */
     cJSON_Delete(r->br);
     cJSON_Delete(r->init_job);
     cJSON_Delete(r->run_job);
@@ -441,6 +440,15 @@ static void lf_free(struct log_fetch *lf)
         uv_close((uv_handle_t *)&lf->timer, lf_closed);
     } else {
         free(lf);
+    }
+}
+
+/* Frees every log read of r. */
+static void lf_free_all(struct rec *r)
+{
+    for (struct log_fetch *lf = r->lfs, *next; lf; lf = next) {
+        next = lf->next;
+        lf_free(lf);
     }
 }
 

@@ -127,7 +127,7 @@ static void collect_run(const cJSON *br, void *ctx)
     r->phase = phase_index(util_jstr(st, "phase"));
     for (size_t i = 0; i < N_RUN_VALUES; i++) {
         const cJSON *v = st ? bench_status_get(st, run_values[i].id) : NULL;
-        r->v[i] = cJSON_IsNumber(v) ? v->valuedouble / unit_divisor(run_values[i].id) : NAN;
+        r->v[i] = cJSON_GetNumberValue(v) / unit_divisor(run_values[i].id); /* NAN: none */
     }
 }
 

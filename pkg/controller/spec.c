@@ -254,7 +254,7 @@ struct field {
 
 #define SPEC(f) offsetof(struct ctrl_spec, f)
 #define JOB(f) offsetof(struct ctrl_fio_job, f)
-#define NFIELDS(rows) (sizeof(rows) / sizeof(rows[0]))
+#define NFIELDS(rows) (sizeof(rows) / sizeof((rows)[0]))
 #define FIELD_AT(base, off, type) ((type *)(void *)((char *)(base) + (off)))
 
 static void parse_str_row(struct pctx *p, const cJSON *o, const char *path, const struct field *f,
