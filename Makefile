@@ -139,7 +139,7 @@ lint:
 
 FUZZ_SRCS := $(wildcard test/fuzz/fuzz_*.c)
 fuzz:
-	@scripts/fuzz.sh $(FUZZ_SRCS)
+	@BUILD=$(BUILD) $(foreach p,$(PKGS),FUZZ_DEPS_$(p)="$(deps_$(p))") scripts/fuzz.sh $(FUZZ_SRCS)
 
 bench: all
 	@scripts/bench.sh
