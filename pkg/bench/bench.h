@@ -5,8 +5,9 @@
  * where it goes in status), the runner's flags (runner_args.c) and the numbers: parsing what
  * pgbench and fio print, percentiles from the histogram, Little's law, the USL fit. Pure
  * functions over text and cJSON trees: no sockets, no processes, no libpq (of pkg/pg only the
- * conninfo.h struct), no Kubernetes (pkg/kube, pkg/controller). Include this or the individual
- * headers. */
+ * conninfo.h struct), no Kubernetes (pkg/kube, pkg/controller). Allocation failure aborts
+ * (pkg/util/mem.h): no function here returns NULL or -ENOMEM for it, so what one returns is a real
+ * error (bad input). Include this or the individual headers. */
 #ifndef PGBO_BENCH_BENCH_H
 #define PGBO_BENCH_BENCH_H
 
