@@ -8,6 +8,8 @@
  *   pgbench-gen-contract json                the table as JSON (for tests)
  */
 #include "pkg/bench/fields.h"
+#include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -230,31 +232,26 @@ static void docs_status(void)
     }
 }
 
-static int json(void)
+static void json(void)
 {
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < bench_nfields; i++) {
+    cJSON *a = util_must(cJSON_CreateArray());
+    for (size_t i = 0; i < bench_nfields; i++) {
         const struct bench_field *f = &bench_fields[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            break;
+        cJSON *o = util_must(cJSON_CreateObject());
         cJSON_AddItemToArray(a, o);
         if (f->path)
-            cJSON_AddStringToObject(o, "path", f->path);
+            util_jset_str(o, "path", f->path);
         if (f->status)
-            cJSON_AddStringToObject(o, "status", f->status);
-        cJSON_AddStringToObject(o, "type", type_names[f->type]);
-        cJSON_AddStringToObject(o, "presence", presence_names[f->presence]);
+            util_jset_str(o, "status", f->status);
+        util_jset_str(o, "type", type_names[f->type]);
+        util_jset_str(o, "presence", presence_names[f->presence]);
         if (f->max_items)
-            cJSON_AddNumberToObject(o, "maxItems", f->max_items);
+            util_jset_num(o, "maxItems", f->max_items);
     }
-    char *s = a ? cJSON_Print(a) : NULL;
+    char *s = util_must(cJSON_Print(a));
     cJSON_Delete(a);
-    if (!s)
-        return 1;
     puts(s);
     free(s);
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -270,7 +267,7 @@ int main(int argc, char **argv)
     else if (strcmp(what, "docs-status") == 0)
         docs_status();
     else if (strcmp(what, "json") == 0)
-        return json();
+        json();
     else {
         (void)fprintf(stderr, "usage: pgbench-gen-contract crd-status INDENT | crd-columns INDENT "
                               "| docs-result | docs-status | json\n");
