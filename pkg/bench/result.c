@@ -127,7 +127,7 @@ struct put_row {
     {                                                                                              \
         BK_##id, kind, offsetof(struct bench_timeline_point, f)                                    \
     }
-#define NROWS(rows) (sizeof(rows) / sizeof(rows[0]))
+#define NROWS(rows) (sizeof(rows) / sizeof((rows)[0]))
 
 static void put_rows(cJSON *o, const void *src, const struct put_row *rows, size_t n)
 {

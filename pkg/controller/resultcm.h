@@ -18,7 +18,7 @@
 #define CTRL_RESULT_KEY "result.json"
 /* The serialized ConfigMap (its JSON, metadata included) stays below this: the API server takes
  * at most 1 MiB of data. */
-#define CTRL_RESULT_MAX_BYTES (900 * 1024)
+#define CTRL_RESULT_MAX_BYTES ((size_t)900 * 1024)
 /* Timelines are never downsampled below status' own count. */
 #define CTRL_RESULT_MIN_POINTS 60
 

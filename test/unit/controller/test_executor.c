@@ -279,8 +279,8 @@ static void test_refused_create_fails_the_run(void **state)
     }
     assert_non_null(reason);
     assert_string_equal(reason, "CreateFailed");
-    assert_non_null(strstr(message, "b1-run"));
-    assert_non_null(strstr(message, "spec: Required"));
+    assert_true(message && strstr(message, "b1-run"));
+    assert_true(message && strstr(message, "spec: Required"));
     assert_string_equal(c->sent[0], "Failed|Warning|plan");
     assert_true(ctrl_exec_stats(c->x)->write_errors >= 1);
 }

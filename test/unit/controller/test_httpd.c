@@ -90,7 +90,7 @@ static void *client(void *arg)
         } else {
             for (int i = 0; i < 4 && c->pieces[i]; i++) {
                 if (i > 0) /* apart: the server sees them in separate reads */
-                    nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+                    nanosleep(&(struct timespec){.tv_nsec = 50L * 1000 * 1000}, NULL);
                 send_all(fd, c->pieces[i]);
             }
         }

@@ -173,16 +173,16 @@ static void test_long_timelines_downsampled(void **state)
     run_make(&r, 2, 20000, 0, 0);
     cJSON *agg_before = cJSON_Duplicate(r.agg, 1);
     char *whole = cJSON_PrintUnformatted(r.agg);
-    assert_true(strlen(whole) > 900 * 1024); /* the test needs a result that does not fit */
+    assert_true(strlen(whole) > 900 * 1024UL); /* the test needs a result that does not fit */
     free(whole);
     char err[256] = "";
-    cJSON *cm = ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n, 900 * 1024,
-                                      err, sizeof(err));
+    cJSON *cm = ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
+                                      900 * 1024UL, err, sizeof(err));
     assert_non_null(cm);
     size_t size;
     cJSON *doc = open_cm(cm, &size);
-    assert_true(size < 900 * 1024);
-    assert_true(strlen(util_jkey(util_jget(cm, "data"), "result.json")) < 1024 * 1024);
+    assert_true(size < 900 * 1024UL);
+    assert_true(strlen(util_jkey(util_jget(cm, "data"), "result.json")) < 1024 * 1024UL);
     int kept = len(doc, "timeline");
     assert_true(kept >= 60 && kept < 20000);
     assert_even(cJSON_GetObjectItemCaseSensitive(doc, "timeline"));

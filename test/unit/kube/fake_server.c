@@ -87,10 +87,11 @@ void fs_json(struct fs_conn *c, int status, const char *body)
 void fs_status(struct fs_conn *c, int code, const char *reason, const char *message)
 {
     char body[1024];
-    snprintf(body, sizeof(body),
-             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-             "\"message\":\"%s\",\"reason\":\"%s\",\"code\":%d}",
-             message, reason, code);
+    (void)snprintf(
+        body, sizeof(body),
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+        "\"message\":\"%s\",\"reason\":\"%s\",\"code\":%d}",
+        message, reason, code);
     fs_json(c, code, body);
 }
 
@@ -168,7 +169,7 @@ static void fs_parse(struct fs_conn *c)
             (size_t)(le - c->in) < sizeof(line) - 1 ? (size_t)(le - c->in) : sizeof(line) - 1;
         memcpy(line, c->in, ll);
         line[ll] = '\0';
-        sscanf(line, "%15s %4095s", r.method, r.path);
+        (void)sscanf(line, "%15s %4095s", r.method, r.path); /* a bad line leaves them empty */
         size_t hl = hlen - ll - 2 < sizeof(r.headers) - 1 ? hlen - ll - 2 : sizeof(r.headers) - 1;
         memcpy(r.headers, le + 2, hl);
         r.headers[hl] = '\0';
