@@ -3,6 +3,7 @@
 #include "pkg/controller/phase.h"
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 #include "pkg/bench/usl.h"
 #include "pkg/controller/status.h"
 #include "pkg/plugin/present.h"
@@ -206,9 +207,7 @@ int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
 {
     char title[320];
     (void)snprintf(title, sizeof(title), "BenchmarkSweep %s", util_jstr(sw, "metadata.name"));
-    struct sweep_pts *p = calloc(1, sizeof(*p));
-    if (!p)
-        abort();
+    struct sweep_pts *p = util_xcalloc(1, sizeof(*p));
     take_points(util_jget(sw, "status"), p);
     int rc = plugin_page_start(o, title);
     rc = rc ? rc : head_table(o, sw);
@@ -230,9 +229,7 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     }
     if (n > PLUGIN_CHART_SERIES)
         n = PLUGIN_CHART_SERIES;
-    struct sweep_pts *p = calloc(n, sizeof(*p));
-    if (!p)
-        abort();
+    struct sweep_pts *p = util_xcalloc(n, sizeof(*p));
     struct plugin_series ts[PLUGIN_CHART_SERIES], ls[PLUGIN_CHART_SERIES];
     for (size_t i = 0; i < n; i++) {
         take_points(util_jget(sws[i], "status"), &p[i]);
