@@ -13,6 +13,7 @@
 
 #include "pkg/bench/aggregate.h"
 #include "pkg/bench/argv.h"
+#include "pkg/bench/diag.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/pgbench.h"

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/result.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/util/clock.h"
 
@@ -479,10 +481,24 @@ static void project_timeline(cJSON *status, const cJSON *agg)
     }
 }
 
+/* The diagnostics as sentences, one per diagnostic (pkg/bench/diag.h); the structured sections
+ * stay in the result ConfigMap. */
+static void project_diagnostics(cJSON *status, const cJSON *agg)
+{
+    for (size_t i = 0; i < bench_ndiags; i++) {
+        char *s = bench_diag_sentence(&bench_diags[i], agg);
+        if (s)
+            (void)bench_json_put(status, bench_fields[bench_diags[i].status].status,
+                                 util_must(cJSON_CreateString(s)));
+        free(s);
+    }
+}
+
 void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n)
 {
     project(status, agg);
     project_timeline(status, agg);
+    project_diagnostics(status, agg);
     set_display(status);
 
     /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the
@@ -586,6 +602,14 @@ bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t 
                        "; the totals cover the common window of %.1f s, %.1f %% of the run", secs,
                        cover);
     return true;
+}
+
+double ctrl_status_littles_law_pct(const cJSON *status)
+{
+    const cJSON *clients = cJSON_GetObjectItemCaseSensitive(status, "clients");
+    return bench_littles_law(cJSON_IsNumber(clients) ? clients->valuedouble : NAN,
+                             status_num(status, BK_SUMMARY_LATENCY_AVG_MS),
+                             status_num(status, BK_SUMMARY_TPS), NULL);
 }
 
 double ctrl_status_start_at(const cJSON *status)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/usl.h"
 #include "pkg/controller/controller.h"
@@ -340,22 +341,6 @@ static void put_num(cJSON *o, const char *k, double v, int digits)
         util_jset_num(o, k, round_sig(v, digits));
 }
 
-/* The dominant wait event of a run (largest share). */
-static const char *top_wait(const cJSON *shares, double *pct)
-{
-    const char *best = NULL;
-    *pct = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, shares)
-    {
-        if (cJSON_IsNumber(it) && (!best || it->valuedouble > *pct)) {
-            best = it->string;
-            *pct = it->valuedouble;
-        }
-    }
-    return best;
-}
-
 /* One repeat's entry of status.steps[].runs[] from a finished cached run. */
 static cJSON *entry_from_run(const cJSON *run, const char *name)
 {
@@ -375,13 +360,13 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
         util_jset_num(e, "failed", v->valuedouble);
     if ((v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS)) && cJSON_IsNumber(v))
         util_jset_num(e, "aborted", v->valuedouble);
-    if ((v = bench_status_get(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT)) && cJSON_IsNumber(v))
-        put_num(e, "littlesLawDeviationPct", v->valuedouble, 6);
-    double pct;
-    const char *w = top_wait(bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT), &pct);
-    if (w) {
-        util_jset_str(e, "waitEvent", w);
-        put_num(e, "waitPct", pct, 6);
+    put_num(e, "littlesLawDeviationPct", ctrl_status_littles_law_pct(st), 6);
+    /* the dominant wait event: the first (largest) of the wait-event sentence */
+    struct bench_wait_share top;
+    const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
+    if (cJSON_IsString(waits) && bench_diag_wait_parse(waits->valuestring, &top, 1) == 1) {
+        util_jset_str(e, "waitEvent", top.event);
+        put_num(e, "waitPct", top.pct, 6);
     }
     const char *msg = util_jstr(run, "status.message");
     if (msg && phase_is(phase, CTRL_PHASE_FAILED))
@@ -932,16 +917,15 @@ void ctrl_transform_sweep_run(cJSON *obj, void *ud)
     (void)ud;
     static const char *const top[] = {"metadata", "status", NULL};
     static const char *const meta[] = {"name", "namespace", "labels", "resourceVersion", NULL};
-    static const char *const status[] = {"phase", "message", "summary", "diagnostics", NULL};
-    static const char *const diag[] = {"littlesLaw", "waitEvents", NULL};
-    static const char *const waits[] = {"sharesPct", NULL};
+    static const char *const status[] = {"phase",   "message",     "summary",
+                                         "clients", "diagnostics", NULL};
+    static const char *const diag[] = {"waitEvents", NULL};
     keep_keys(obj, top);
     keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     keep_keys(st, status);
     cJSON *d = cJSON_GetObjectItemCaseSensitive(st, "diagnostics");
     keep_keys(d, diag);
-    keep_keys(cJSON_GetObjectItemCaseSensitive(d, "waitEvents"), waits);
 }
 
 static void transform_sweep(cJSON *obj, void *ud)

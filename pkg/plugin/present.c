@@ -1,5 +1,6 @@
 /* Result tables, comparisons and exports of BenchmarkRuns, read through the result contract. */
 #include "pkg/plugin/present.h"
+#include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/controller/status.h"
 #include "pkg/util/clock.h"
@@ -132,32 +133,6 @@ static double snum(const cJSON *st, enum bench_field_id id)
 
 /* ---- the result of one run ------------------------------------------------------------- */
 
-/* wait-event shares, largest first: "CPU 61.2 %, Client:ClientRead 30.1 %, ..." */
-static int shares_line(struct buf *out, const cJSON *st, int max)
-{
-    const cJSON *sh = bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT);
-    if (!cJSON_IsObject(sh))
-        return 0;
-    int n = cJSON_GetArraySize(sh), rc = 0;
-    const cJSON **items = calloc((size_t)n + 1, sizeof(*items));
-    if (!items)
-        abort();
-    int k = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, sh) if (cJSON_IsNumber(it)) items[k++] = it;
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && items[j]->valuedouble > items[j - 1]->valuedouble; j--) {
-            const cJSON *x = items[j];
-            items[j] = items[j - 1];
-            items[j - 1] = x;
-        }
-    for (int i = 0; i < k && i < max && !rc; i++)
-        rc =
-            buf_printf(out, "%s%s %.1f %%", i ? ", " : "", items[i]->string, items[i]->valuedouble);
-    free(items);
-    return rc;
-}
-
 /* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own. */
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
@@ -200,7 +175,7 @@ static int fio_table(struct buf *out, const cJSON *fio)
     return rc;
 }
 
-/* tps and latency, transactions, the largest wait-event shares, Little's law. */
+/* tps and latency, transactions, then the wait events and Little's law as status words them. */
 static int pgbench_summary(struct buf *out, const cJSON *st)
 {
     char a[48], b[48], c[48], d[48], e[48];
@@ -217,16 +192,12 @@ static int pgbench_summary(struct buf *out, const cJSON *st)
                         isfinite(snum(st, BK_SUMMARY_ABORTED_CLIENTS))
                             ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
                             : 0);
-    if (!rc && bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT)) {
-        rc = buf_puts(out, "  wait events: ");
-        rc = rc ? rc : shares_line(out, st, 5);
-        rc = rc ? rc : buf_puts(out, "\n");
-    }
-    if (!rc && isfinite(snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT)))
-        rc = buf_printf(out,
-                        "  Little's law: measured tps deviates %+.1f %% from clients / "
-                        "latency\n",
-                        snum(st, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT));
+    const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
+    const cJSON *ll = bench_status_get(st, BK_STATUS_DIAGNOSTICS_LITTLES_LAW);
+    if (!rc && cJSON_IsString(waits))
+        rc = buf_printf(out, "  wait events: %s\n", waits->valuestring);
+    if (!rc && cJSON_IsString(ll))
+        rc = buf_printf(out, "  Little's law: %s\n", ll->valuestring);
     return rc;
 }
 
@@ -331,6 +302,14 @@ static int compare_head(struct table *t, const cJSON *const *brs, size_t n)
     return 2;
 }
 
+/* A compared number of a run: its status field, or for Little's law the deviation computed from
+ * status as the result's checks.littlesLaw is (status words it in a sentence). */
+static double metric(const cJSON *br, enum bench_field_id id)
+{
+    return id == BK_CHECKS_LITTLES_LAW_DEVIATION_PCT ? ctrl_status_littles_law_pct(status_of(br))
+                                                     : snum(status_of(br), id);
+}
+
 /* The summary's numbers, a row each with ratios to the first run, from row r. Returns the next. */
 static int compare_metrics(struct table *t, int r, const cJSON *const *brs, size_t n)
 {
@@ -350,32 +329,38 @@ static int compare_metrics(struct table *t, int r, const cJSON *const *brs, size
     };
     for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++, r++) {
         table_set(t, r, 0, "%s", rows[k].label);
-        double base = snum(status_of(brs[0]), rows[k].id);
+        double base = metric(brs[0], rows[k].id);
         for (size_t i = 0; i < n; i++)
-            ratio_cell(t, r, (int)i + 1, snum(status_of(brs[i]), rows[k].id), base, rows[k].unit);
+            ratio_cell(t, r, (int)i + 1, metric(brs[i], rows[k].id), base, rows[k].unit);
     }
     return r;
 }
 
 #define MAX_WAITS 32
 
+/* A run's wait-event shares, read from status' sentence into w (BENCH_DIAG_MAX_WAITS of them);
+ * -1 when status has none. */
+static int run_waits(const cJSON *br, struct bench_wait_share *w)
+{
+    const cJSON *s = bench_status_get(status_of(br), BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
+    return cJSON_IsString(s) ? bench_diag_wait_parse(s->valuestring, w, BENCH_DIAG_MAX_WAITS) : -1;
+}
+
 /* The union of every run's wait events, in the order first seen (the first run's first), into
  * seen. Returns their number. */
-static int wait_union(const cJSON *const *brs, size_t n, char seen[MAX_WAITS][96])
+static int wait_union(const cJSON *const *brs, size_t n, char seen[MAX_WAITS][128])
 {
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
     int nseen = 0;
     for (size_t i = 0; i < n; i++) {
-        const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
-        const cJSON *it;
-        if (cJSON_IsObject(sh))
-            cJSON_ArrayForEach(it, sh)
-            {
-                bool dup = false;
-                for (int s = 0; s < nseen && !dup; s++)
-                    dup = strcmp(seen[s], it->string) == 0;
-                if (!dup && nseen < MAX_WAITS)
-                    (void)snprintf(seen[nseen++], sizeof(seen[0]), "%s", it->string);
-            }
+        int nw = run_waits(brs[i], w);
+        for (int k = 0; k < nw; k++) {
+            bool dup = false;
+            for (int s = 0; s < nseen && !dup; s++)
+                dup = strcmp(seen[s], w[k].event) == 0;
+            if (!dup && nseen < MAX_WAITS)
+                memcpy(seen[nseen++], w[k].event, sizeof(seen[0])); /* both 128 bytes */
+        }
     }
     return nseen;
 }
@@ -384,16 +369,18 @@ static int wait_union(const cJSON *const *brs, size_t n, char seen[MAX_WAITS][96
  */
 static void compare_waits(struct table *t, int r, const cJSON *const *brs, size_t n)
 {
-    char seen[MAX_WAITS][96];
+    char seen[MAX_WAITS][128];
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
     int nseen = wait_union(brs, n, seen);
     for (int s = 0; s < nseen; s++, r++) {
         table_set(t, r, 0, "wait %s", seen[s]);
         double base = NAN;
         for (size_t i = 0; i < n; i++) {
-            const cJSON *sh = bench_status_get(status_of(brs[i]), BK_WAIT_EVENTS_SHARES_PCT);
-            const cJSON *v =
-                cJSON_IsObject(sh) ? cJSON_GetObjectItemCaseSensitive(sh, seen[s]) : NULL;
-            double x = v && cJSON_IsNumber(v) ? v->valuedouble : (cJSON_IsObject(sh) ? 0 : NAN);
+            int nw = run_waits(brs[i], w);
+            double x = nw < 0 ? NAN : 0;
+            for (int k = 0; k < nw; k++)
+                if (strcmp(w[k].event, seen[s]) == 0)
+                    x = w[k].pct;
             if (i == 0)
                 base = x;
             ratio_cell(t, r, (int)i + 1, x, base, " %");

@@ -1,5 +1,6 @@
 /* The HTML report: inline SVG plots drawn here (no scripts, no external assets). */
 #include "pkg/plugin/report.h"
+#include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/controller/status.h"
@@ -487,7 +488,19 @@ static int kv_row(struct buf *o, const char *k, const char *v)
     return rc ? rc : buf_puts(o, "</td></tr>\n");
 }
 
-static int summary_table(struct buf *o, const cJSON *st)
+/* A summary row's number: status' field, or one status words in a sentence (its row has no
+ * status path) from the result; without the result Little's law's deviation is computed from
+ * status as the result's is. */
+static double summary_value(const cJSON *st, const cJSON *result, enum bench_field_id id)
+{
+    if (bench_fields[id].status)
+        return num_at(st, id);
+    if (result)
+        return bench_num(result, id);
+    return id == BK_CHECKS_LITTLES_LAW_DEVIATION_PCT ? ctrl_status_littles_law_pct(st) : NAN;
+}
+
+static int summary_table(struct buf *o, const cJSON *st, const cJSON *result)
 {
     static const struct {
         const char *label, *unit;
@@ -508,7 +521,7 @@ static int summary_table(struct buf *o, const cJSON *st)
     };
     int rc = buf_puts(o, "<table class=\"kv\">\n");
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !rc; i++) {
-        double v = num_at(st, rows[i].id);
+        double v = summary_value(st, result, rows[i].id);
         if (!isfinite(v))
             continue;
         char b[64], c[80];
@@ -776,6 +789,21 @@ static int source_row(struct buf *o, const cJSON *br, const cJSON *res, const ch
     return kv_row(o, "data", b);
 }
 
+/* The diagnostics as status words them, one row per sentence (pkg/bench/diag.h). */
+static int diagnostics_table(struct buf *o, const cJSON *st)
+{
+    int rc = 0, rows = 0;
+    for (size_t i = 0; i < bench_ndiags && !rc; i++) {
+        const cJSON *s = bench_status_get(st, bench_diags[i].status);
+        if (!cJSON_IsString(s))
+            continue;
+        if (!rows++)
+            rc = buf_puts(o, "<h2>Diagnostics</h2>\n<table class=\"kv\" id=\"diagnostics\">\n");
+        rc = rc ? rc : kv_row(o, bench_status_key(bench_diags[i].status), s->valuestring);
+    }
+    return rc || !rows ? rc : buf_puts(o, "</table>\n");
+}
+
 static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const char *note)
 {
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
@@ -798,23 +826,40 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
         rc = kv_row(o, "result", disp->valuestring);
     rc = rc ? rc : source_row(o, br, res, note);
     rc = rc ? rc : buf_puts(o, "</table>\n<h2>Summary</h2>\n");
-    return rc ? rc : summary_table(o, st);
+    rc = rc ? rc : summary_table(o, st, res);
+    return rc ? rc : diagnostics_table(o, st);
 }
 
-/* Wait-event shares and fio's p99 per job from status, replica lag samples from the result
- * (status keeps only their maximum). */
+/* The wait-event shares into w (at most max): the result's, else those status' sentence names
+ * (its largest). Returns how many. */
+static int wait_shares(const cJSON *st, const cJSON *result, struct bench_wait_share *w, int max)
+{
+    const cJSON *sh = bench_get(result, BK_WAIT_EVENTS_SHARES_PCT), *it;
+    const cJSON *line = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
+    int n = 0;
+    if (!cJSON_IsObject(sh))
+        return cJSON_IsString(line) ? bench_diag_wait_parse(line->valuestring, w, max) : 0;
+    cJSON_ArrayForEach(it, sh) if (n < max && cJSON_IsNumber(it))
+    {
+        (void)snprintf(w[n].event, sizeof(w[n].event), "%s", it->string);
+        w[n++].pct = it->valuedouble;
+    }
+    return n;
+}
+
+/* Wait-event shares (wait_shares), replica lag samples from the result (status words only their
+ * maximum), fio's p99 per job from status. */
 static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result)
 {
-    const cJSON *sh = bench_status_get(st, BK_WAIT_EVENTS_SHARES_PCT), *it;
+    struct bench_wait_share w[64];
+    const cJSON *it;
     const char *labels[64];
     double vals[64 * 3];
-    int nl = 0;
-    if (cJSON_IsObject(sh))
-        cJSON_ArrayForEach(it, sh) if (nl < 64 && cJSON_IsNumber(it))
-        {
-            labels[nl] = it->string;
-            vals[nl++] = it->valuedouble;
-        }
+    int nl = wait_shares(st, result, w, 64);
+    for (int i = 0; i < nl; i++) {
+        labels[i] = w[i].event;
+        vals[i] = w[i].pct;
+    }
     int rc = buf_puts(o, "<h2>Wait events</h2>\n");
     rc = rc ? rc
             : bar_chart(o, "waits", "Wait-event shares of the load's backends",
@@ -860,14 +905,22 @@ static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result
                           labels, vals, nl, 3, fio_series);
 }
 
-/* The server's settings (the result's; status keeps a few of them) and the spec as YAML. */
+/* The server's settings (the result's; without it the sentence status words the server in) and
+ * the spec as YAML. */
 static int settings(struct buf *o, const cJSON *br, const cJSON *st, const cJSON *result)
 {
     const cJSON *srv = bench_get(result, BK_SERVER), *it;
-    if (!cJSON_IsObject(srv))
-        srv = bench_status_get(st, BK_STATUS_SERVER);
+    const cJSON *line = bench_status_get(st, BK_STATUS_DIAGNOSTICS_SERVER);
     int rc = buf_puts(o, "<h2>Server settings</h2>\n");
-    if (cJSON_IsObject(srv) && !rc) {
+    if (!cJSON_IsObject(srv) && cJSON_IsString(line) && !rc) {
+        rc = buf_puts(o, "<table class=\"kv\" id=\"server\">\n");
+        rc = rc ? rc : kv_row(o, "server", line->valuestring);
+        rc =
+            rc ? rc
+               : buf_puts(
+                     o,
+                     "</table>\n<p class=\"none\">the settings are in the result ConfigMap.</p>\n");
+    } else if (cJSON_IsObject(srv) && !rc) {
         rc = buf_puts(o, "<table class=\"kv\" id=\"server\">\n");
         cJSON_ArrayForEach(it, srv)
         {

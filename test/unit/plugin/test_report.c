@@ -274,6 +274,70 @@ static void test_report_falls_back_to_status(void **state)
     cJSON_Delete(br);
 }
 
+/* The diagnostics status words as sentences: the report lists them and, without the result,
+ * charts the wait events the sentence names and computes Little's law's deviation from status as
+ * the result does; with the result, its structured sections. compare reads the same sentences. */
+static void test_report_diagnostics(void **state)
+{
+    (void)state;
+    static const char *const st =
+        "{\"metadata\":{\"name\":\"%s\"},\"status\":{\"phase\":\"Succeeded\",\"clients\":2,"
+        "\"summary\":{\"tps\":%g,\"latencyAvgMs\":10},\"diagnostics\":{\"waitEvents\":\"%s\","
+        "\"server\":\"PostgreSQL 15.18, primary\",\"littlesLaw\":\"2 clients / 10 ms predict 200 "
+        "tps; measured 190 tps (-5.00 %%)\"}}}";
+    char js[1024];
+    (void)snprintf(js, sizeof(js), st, "a", 190.0,
+                   "CPU 60 %, IO:WALSync 40 % of 20 backend samples in 10 rounds");
+    cJSON *a = cJSON_Parse(js);
+    (void)snprintf(js, sizeof(js), st, "b", 200.0,
+                   "Lock:tuple 70 %, CPU 30 % of 20 backend samples in 10 rounds");
+    cJSON *b = cJSON_Parse(js);
+    assert_non_null(a);
+    assert_non_null(b);
+    struct buf o = BUF_INIT(64u << 20), r = BUF_INIT(64u << 20), t = BUF_INIT(1 << 20),
+               v = BUF_INIT(1 << 20);
+    assert_int_equal(plugin_report_html(&o, a, NULL, "no resultRef"), 0);
+    assert_non_null(strstr(o.data, "<tr><th>waitEvents</th><td>CPU 60 %, IO:WALSync 40 %"));
+    assert_non_null(strstr(o.data, "<tr><th>littlesLaw</th><td>2 clients / 10 ms predict"));
+    /* 2 clients / 10 ms predict 200 tps, 190 measured: -5 % */
+    assert_non_null(strstr(o.data, "<tr><th>Little's law deviation</th><td>-5 %</td></tr>"));
+    char *waits = svg_of(o.data, "waits");
+    assert_non_null(strstr(waits, ">CPU</text>"));
+    assert_non_null(strstr(waits, ">IO:WALSync</text>"));
+    free(waits);
+    assert_non_null(strstr(o.data, "<tr><th>server</th><td>PostgreSQL 15.18, primary</td></tr>"));
+    /* with the result: its shares, its replica lag, its settings */
+    cJSON *res = cJSON_Parse("{\"waitEvents\":{\"sharesPct\":{\"Lock:tuple\":45,\"CPU\":55}},"
+                             "\"server\":{\"version\":\"15.18\",\"shared_buffers\":\"128MB\"},"
+                             "\"checks\":{\"replica\":{\"maxLagMs\":12},\"littlesLaw\":"
+                             "{\"deviationPct\":-4.5}}}");
+    assert_int_equal(plugin_report_html(&r, a, res, NULL), 0);
+    waits = svg_of(r.data, "waits");
+    assert_non_null(strstr(waits, ">Lock:tuple</text>"));
+    assert_null(strstr(waits, ">IO:WALSync</text>"));
+    free(waits);
+    assert_non_null(strstr(r.data, "<tr><th>replica lag max</th><td>12 ms</td></tr>"));
+    assert_non_null(strstr(r.data, "<tr><th>Little's law deviation</th><td>-4.50 %</td></tr>"));
+    assert_non_null(strstr(r.data, "<tr><th>shared_buffers</th><td>128MB</td></tr>"));
+    /* compare: a row per wait event of either run, 0 where a run saw none of it */
+    const cJSON *brs[2] = {a, b};
+    bool failed = false;
+    struct plugin_thresholds th = {-1, -1};
+    assert_int_equal(plugin_compare_table(&t, brs, 2, &th, &v, &failed), 0);
+    assert_non_null(strstr(t.data, "wait CPU "));
+    assert_non_null(strstr(t.data, "30 % (0.50x)"));
+    assert_non_null(strstr(t.data, "wait Lock:tuple "));
+    assert_non_null(strstr(t.data, "wait IO:WALSync "));
+    assert_non_null(strstr(t.data, "-5 %"));
+    buf_free(&o);
+    buf_free(&r);
+    buf_free(&t);
+    buf_free(&v);
+    cJSON_Delete(res);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
 static void test_compare_html(void **state)
 {
     (void)state;
@@ -356,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_percentile_curve_matches_sorted_ranks),
         cmocka_unit_test(test_report_per_worker_lines_and_percentiles),
         cmocka_unit_test(test_report_falls_back_to_status),
+        cmocka_unit_test(test_report_diagnostics),
         cmocka_unit_test(test_compare_html),
         cmocka_unit_test(test_export_full_timeline),
     };
