@@ -8,13 +8,7 @@ cd "$ROOT"
 env_start_sim
 
 env_helm
-k() { env_kubectl "$@"; }
 note "$("$HELM" version --short 2>/dev/null || true)"
-
-# Helm keeps its release records in Secrets (HELM_DRIVER=secret, the default), written with
-# client-go's typed client in protobuf: the simulated cluster has to accept that, as the demo's
-# `helm install` needs it too.
-export HELM_DRIVER="${HELM_DRIVER:-secret}"
 
 expected_objects() { # file: "Kind namespace name" lines, sorted (Namespace and CRD left out)
     python3 - "$1" <<'PY'

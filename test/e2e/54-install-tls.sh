@@ -10,7 +10,6 @@ cd "$ROOT"
 env_start_pg
 env_start_sim
 [ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
-k() { env_kubectl "$@"; }
 
 # a private CA and a server certificate for "localhost"
 mkdir -p "$TMP/tls"

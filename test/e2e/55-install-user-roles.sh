@@ -8,7 +8,6 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 cd "$ROOT"
 env_start_sim
-k() { env_kubectl "$@"; }
 
 printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n' | k apply -f - >/dev/null || fail "namespace"
 for sa in dba viewer; do

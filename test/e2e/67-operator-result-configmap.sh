@@ -15,7 +15,6 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim
-k() { env_kubectl "$@"; }
 HDR="$ROOT/test/sim/node_modules/hdr-histogram-js"
 [ -d "$HDR" ] || fail "hdr-histogram-js missing (make deps installs test/sim's node modules)"
 env_start_operator # with the CRDs and Secret pg-pass

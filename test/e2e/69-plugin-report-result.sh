@@ -9,15 +9,11 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
-env_start_pg
-env_start_sim
-export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
+env_start_plugin
 env_start_operator --log-level info
-target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
-    --db-name "$PGDATABASE" --sslmode disable)
-kubectl pgbench run "${target[@]}" --name fast --init -s 2 --workers 2 --wait \
+kubectl pgbench run "${PLUGIN_TARGET[@]}" --name fast --init -s 2 --workers 2 --wait \
     -- -c 4 -j 2 -T 6 -P 1 >"$TMP/fast.out" 2>&1 || { cat "$TMP/fast.out" >&2; fail "run fast"; }
-kubectl pgbench run "${target[@]}" --name slow --workers 2 --wait \
+kubectl pgbench run "${PLUGIN_TARGET[@]}" --name slow --workers 2 --wait \
     -- -c 2 -j 1 -T 6 -P 1 -R 150 >"$TMP/slow.out" 2>&1 || { cat "$TMP/slow.out" >&2; fail "run slow"; }
 
 # the operator names each run's result ConfigMap in status

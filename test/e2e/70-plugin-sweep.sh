@@ -14,22 +14,16 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
-env_start_pg
-env_start_sim
-export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
-env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" >/dev/null
-env_kubectl apply -f "$ROOT/crds/benchmarksweep.yaml" >/dev/null
-env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
-    --db-name "$PGDATABASE" --sslmode disable)
+env_start_plugin
+env_crds
 
 # ---- 1. dry runs (no operator yet: nothing acts on the sweeps) -------------------------------
 flags=(--init -s 1 --clients 1,2,4 --stop-when-failures-pct 5 --stop-when-p99-ms 5000)
-kubectl pgbench sweep "${target[@]}" "${flags[@]}" --name dry --dry-run=client -- -T 2 -j 1 \
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" "${flags[@]}" --name dry --dry-run=client -- -T 2 -j 1 \
     >"$TMP/dry.yaml" || fail "dry run"
 grep -q '^kind: BenchmarkSweep$' "$TMP/dry.yaml" || fail "dry run: $(cat "$TMP/dry.yaml")"
 env_kubectl apply -f "$TMP/dry.yaml" >/dev/null || fail "kubectl apply of the dry run refused"
-kubectl pgbench sweep "${target[@]}" "${flags[@]}" --name direct -- -T 2 -j 1 >"$TMP/direct.out" ||
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" "${flags[@]}" --name direct -- -T 2 -j 1 >"$TMP/direct.out" ||
     fail "sweep create: $(cat "$TMP/direct.out")"
 grep -qx 'benchmarksweep.pgbench.dev/direct created' "$TMP/direct.out" || fail "$(cat "$TMP/direct.out")"
 env_kubectl get bsw dry -o json >"$TMP/dry.json"
@@ -45,18 +39,18 @@ assert s["stopWhen"] == {"failedPct": 5, "p99Ms": 5000}, s
 assert s["template"]["workload"]["pgbench"]["run"] == {"durationSeconds": 2, "threads": 1}, s
 assert s["template"]["target"]["passwordSecretRef"]["name"] == "pg-pass", s
 PY
-kubectl pgbench sweep "${target[@]}" "${flags[@]}" --name srv --dry-run=server -- -T 2 \
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" "${flags[@]}" --name srv --dry-run=server -- -T 2 \
     >"$TMP/srv.yaml" || fail "server dry run"
 grep -q 'name: srv' "$TMP/srv.yaml" || fail "server dry run printed: $(cat "$TMP/srv.yaml")"
 env_kubectl get bsw srv >/dev/null 2>&1 && fail "--dry-run=server created the sweep"
 rc=0
-kubectl pgbench sweep "${target[@]}" --clients 1,2 --dry-run -- -c 4 2>"$TMP/err" || rc=$?
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" --clients 1,2 --dry-run -- -c 4 2>"$TMP/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "pgbench's -c and --clients" "$TMP/err" || fail "-c with --clients: $rc $(cat "$TMP/err")"
 env_kubectl delete bsw dry direct >/dev/null
 
 # ---- 2. two real sweeps, followed ---------------------------------------------------------
 env_start_operator
-kubectl pgbench sweep "${target[@]}" --init -s 1 --clients 1,2,4 --name gp3 --wait -- -T 2 -j 1 \
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" --init -s 1 --clients 1,2,4 --name gp3 --wait -- -T 2 -j 1 \
     >"$TMP/gp3.out" 2>&1 || { cat "$TMP/gp3.out" >&2; fail "sweep gp3 --wait"; }
 cat "$TMP/gp3.out" >&2
 for i in 1 2 3; do
@@ -67,7 +61,7 @@ done
 grep -q '^benchmarksweep gp3: Succeeded (3 of 3 steps)$' "$TMP/gp3.out" || fail "no summary"
 grep -Eq '^  peak [0-9.]+ tps at clients=[124]' "$TMP/gp3.out" || fail "no peak line"
 grep -q '^  verdict: ' "$TMP/gp3.out" || fail "no verdict"
-kubectl pgbench sweep "${target[@]}" --clients 1,2,4 --name nvme --wait -- -T 2 -j 2 -M prepared \
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" --clients 1,2,4 --name nvme --wait -- -T 2 -j 2 -M prepared \
     >"$TMP/nvme.out" 2>&1 || { cat "$TMP/nvme.out" >&2; fail "sweep nvme --wait"; }
 
 # ---- 3. report ----------------------------------------------------------------------------
@@ -156,7 +150,7 @@ env_wait_for "nvme's series gone" 30 sh -c "! curl -fsS $OP_URL/metrics | grep -
 
 # ---- 6. --wait that gives up: exit 3 ---------------------------------------------------------
 rc=0
-kubectl pgbench sweep "${target[@]}" --clients 1,2 --name slow --wait-timeout 2s -- -T 30 \
+kubectl pgbench sweep "${PLUGIN_TARGET[@]}" --clients 1,2 --name slow --wait-timeout 2s -- -T 30 \
     >"$TMP/slow.out" 2>&1 || rc=$?
 [ "$rc" -eq 3 ] && grep -q 'benchmarksweep slow not finished after --wait-timeout 2s' "$TMP/slow.out" ||
     fail "--wait-timeout: exit $rc: $(cat "$TMP/slow.out")"

