@@ -2,7 +2,7 @@
 /* libFuzzer target: fio JSON output -> parsed result -> result JSON and compact summary. */
 #include "pkg/bench/aggregate.h"
 #include "pkg/bench/result.h"
-#include "pkg/util/mem.h"
+#include "test/fuzz/fuzz_json.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,20 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct bench_result_meta m = {.kind = "fio", .worker = 0, .complete = true};
     cJSON *res = bench_result_new(&m);
     bench_result_add_fio(res, f);
-    char *full = util_must(cJSON_PrintUnformatted(res));
-    cJSON *back = cJSON_Parse(full);
-    if (!back)
-        abort();
-    cJSON_Delete(back);
-    free(full);
-    char *c = bench_result_compact(res, BENCH_COMPACT_LIMIT);
-    if (strlen(c) >= BENCH_COMPACT_LIMIT)
-        abort();
-    cJSON *p = cJSON_Parse(c);
-    if (!p)
-        abort();
-    cJSON_Delete(p);
-    free(c);
+    cJSON_Delete(fuzz_json_reparse(res, 0));
+    fuzz_json_compact(res);
     const cJSON *two[2] = {res, res};
     cJSON *agg = bench_aggregate(two, 2, NULL, 0);
     cJSON_Delete(agg);
