@@ -270,39 +270,6 @@ static void test_v15_t(void **state)
     bench_pgbench_result_free(r);
 }
 
-static void test_split_streams(void **state)
-{
-    (void)state;
-    size_t olen = 0, elen = 0;
-    char *out = fixture_read(FIX "v15-progress-split.stdout", &olen);
-    char *err = fixture_read(FIX "v15-progress-split.stderr", &elen);
-    assert_non_null(out);
-    assert_non_null(err);
-    struct bench_pgbench_result *r = bench_pgbench_result_new();
-    /* interleave in 7-byte chunks: lines must still be split per stream */
-    size_t oi = 0, ei = 0;
-    while (oi < olen || ei < elen) {
-        if (oi < olen) {
-            size_t n = olen - oi < 7 ? olen - oi : 7;
-            assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDOUT, out + oi, n), 0);
-            oi += n;
-        }
-        if (ei < elen) {
-            size_t n = elen - ei < 5 ? elen - ei : 5;
-            assert_int_equal(bench_pgbench_feed(r, BENCH_STREAM_STDERR, err + ei, n), 0);
-            ei += n;
-        }
-    }
-    bench_pgbench_finish(r);
-    assert_int_equal(r->ntimeline, 3);
-    assert_near(r->timeline[1].tps, 3600.3);
-    assert_true(r->summary_seen);
-    assert_int_equal(r->lines_unknown, 0);
-    free(out);
-    free(err);
-    bench_pgbench_result_free(r);
-}
-
 /* Feeds a recording made with separate streams, interleaved in small chunks as the runner reads
  * them (lines of the other stream fall between an error and its continuation lines). */
 static struct bench_pgbench_result *parse_split(const char *stdout_path, const char *stderr_path)
@@ -330,6 +297,19 @@ static struct bench_pgbench_result *parse_split(const char *stdout_path, const c
     free(out);
     free(err);
     return r;
+}
+
+static void test_split_streams(void **state)
+{
+    (void)state;
+    /* interleaved in 7- and 5-byte chunks: lines must still be split per stream */
+    struct bench_pgbench_result *r =
+        parse_split(FIX "v15-progress-split.stdout", FIX "v15-progress-split.stderr");
+    assert_int_equal(r->ntimeline, 3);
+    assert_near(r->timeline[1].tps, 3600.3);
+    assert_true(r->summary_seen);
+    assert_int_equal(r->lines_unknown, 0);
+    bench_pgbench_result_free(r);
 }
 
 static void assert_no_control_chars(const struct bench_pgbench_result *r)
