@@ -100,14 +100,15 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     if (phase == CTRL_PHASE_SUCCEEDED || phase == CTRL_PHASE_FAILED) {
         /* results are never read again by the controller; status writes are merge patches */
         static const char *const keep[] = {
-            "phase", "observedGeneration", "conditions", "startAt", "summary", NULL};
+            "phase", "observedGeneration", "startedGeneration", "conditions", "startAt", "summary",
+            NULL};
         keep_keys(st, keep);
     } else {
         /* the rest is written once at a transition, never read back by a decision; the live
          * progress is read back (when it was last read, whether it changed) */
-        static const char *const keep[] = {"phase",   "observedGeneration", "conditions",
-                                           "startAt", "startTime",          "hpaTimeline",
-                                           "summary", "progress",           NULL};
+        static const char *const keep[] = {
+            "phase",     "observedGeneration", "startedGeneration", "conditions", "startAt",
+            "startTime", "hpaTimeline",        "summary",           "progress",   NULL};
         keep_keys(st, keep);
     }
     /* of the results, only the few numbers /metrics shows per run */

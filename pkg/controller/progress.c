@@ -141,13 +141,7 @@ void ctrl_progress_display(cJSON *status)
         else
             (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f s", el->valuedouble);
     }
-    const char *key = bench_fields[BK_STATUS_DISPLAY].status;
-    cJSON *d = cJSON_GetObjectItemCaseSensitive(status, key);
-    if (!cJSON_IsObject(d)) {
-        d = util_must(cJSON_CreateObject());
-        util_jset(status, key, d);
-    }
-    util_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
+    util_jset_str(status, bench_fields[BK_STATUS_RESULT].status, line);
 }
 
 bool ctrl_progress_waiting(const struct ctrl_worker_progress *w, int n, char *out, size_t len)

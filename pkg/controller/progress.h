@@ -39,7 +39,7 @@ bool ctrl_progress_parse(const char *log, size_t len, struct ctrl_worker_progres
  * status changed. */
 bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, double now);
 
-/* status.display.result while the run goes, from status.progress: "2,480 tps now · 12 s of 30 s"
+/* status.result while the run goes, from status.progress: "2,480 tps now · 12 s of 30 s"
  * (kubectl get br -w shows it move); the final result replaces it. */
 void ctrl_progress_display(cJSON *status);
 

@@ -186,12 +186,17 @@ static void set_time(struct dctx *d, const char *key)
     util_jset_str(d->st, key, ts);
 }
 
-/* The generation the run started with (SpecLocked's observedGeneration), 0 if not started. */
+/* The generation the run started with (status.startedGeneration), 0 if not started. A run
+ * started by an earlier operator (before issue 15.3) has none: its SpecLocked condition (False,
+ * Started, set at the start) holds that generation as its observedGeneration. */
 static long start_generation(const cJSON *st)
 {
-    const cJSON *c = ctrl_cond_get(st, "SpecLocked");
-    const cJSON *g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
-    return g && cJSON_IsNumber(g) ? (long)g->valuedouble : 0;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(st, "startedGeneration");
+    if (!cJSON_IsNumber(g)) {
+        const cJSON *c = ctrl_cond_get(st, "SpecLocked");
+        g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
+    }
+    return cJSON_IsNumber(g) ? (long)g->valuedouble : 0;
 }
 
 static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
@@ -732,11 +737,9 @@ static void decide_pending(struct dctx *d)
             return;
         }
     }
-    /* The run starts now, with this generation of the spec. */
+    /* The run starts now, with this generation of the spec; later changes are ignored. */
     char msg[256];
-    (void)snprintf(msg, sizeof(msg),
-                   "the run uses the spec of generation %ld; later changes are ignored", d->gen);
-    ctrl_cond_set(d->st, "SpecLocked", "False", "Started", msg, d->gen, d->obs->now);
+    util_jset_num(d->st, "startedGeneration", (double)d->gen);
     if (cJSON_GetObjectItemCaseSensitive(d->st,
                                          "completionTime")) /* null: removed by the merge patch */
         util_jset(d->st, "completionTime", cJSON_CreateNull());

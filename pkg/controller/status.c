@@ -313,7 +313,7 @@ bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t 
     return false;
 }
 
-/* ---- display: the result as a person reads it ---------------------------------------- */
+/* ---- status.result: the result as a person reads it ----------------------------------- */
 
 /* v with thousands separators and no decimals: 2,561. */
 static void fmt_grouped(char *out, size_t len, double v)
@@ -360,13 +360,6 @@ void ctrl_status_fmt_tps(char *out, size_t len, double tps)
         (void)snprintf(out, len, "%.1f", tps);
 }
 
-/* v rounded to that many decimals (by dividing, so 2561.2 prints as 2561.2). */
-static double rounded(double v, int decimals)
-{
-    double p = pow(10, decimals);
-    return round(v * p) / p;
-}
-
 /* "randread 12.3k IOPS · p99 0.41 ms": IOPS of both directions, the sync latency when the job
  * synced (the commit-latency floor a WAL test is for), else the slower direction's clat. */
 static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
@@ -391,27 +384,18 @@ static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
     return n;
 }
 
-/* status.display from status.summary or status.fio (already projected). */
-static void set_display(cJSON *status)
+/* status.result (and status.failed) from status.summary or status.fio (already projected). */
+static void set_result(cJSON *status)
 {
-    cJSON *d = util_must(cJSON_CreateObject());
     char line[CTRL_MAX_MESSAGE] = "", a[32], b[32];
     double tps = status_num(status, BK_SUMMARY_TPS);
-    double avg = status_num(status, BK_SUMMARY_LATENCY_AVG_MS);
     double p99 = status_num(status, BK_SUMMARY_LATENCY_P99_MS);
     double failed = status_num(status, BK_SUMMARY_FAILED_TRANSACTIONS);
     double aborted = status_num(status, BK_SUMMARY_ABORTED_CLIENTS);
     const cJSON *jobs = bench_status_get(status, BK_FIO_JOBS);
     if (isfinite(tps)) {
         double bad = (isfinite(failed) ? failed : 0) + (isfinite(aborted) ? aborted : 0);
-        util_jset(d, bench_status_key(BK_STATUS_DISPLAY_TPS), cJSON_CreateNumber(rounded(tps, 1)));
-        if (isfinite(avg))
-            util_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_AVG_MS),
-                      cJSON_CreateNumber(rounded(avg, 2)));
-        if (isfinite(p99))
-            util_jset(d, bench_status_key(BK_STATUS_DISPLAY_LATENCY_P99_MS),
-                      cJSON_CreateNumber(rounded(p99, 2)));
-        util_jset(d, bench_status_key(BK_STATUS_DISPLAY_FAILED), cJSON_CreateNumber(bad));
+        util_jset(status, bench_fields[BK_STATUS_FAILED].status, cJSON_CreateNumber(bad));
         ctrl_status_fmt_tps(a, sizeof(a), tps);
         int n = snprintf(line, sizeof(line), "%s tps", a);
         if (isfinite(p99) && n >= 0 && (size_t)n < sizeof(line)) {
@@ -434,8 +418,7 @@ static void set_display(cJSON *status)
         }
     }
     if (line[0])
-        util_jset_str(d, bench_status_key(BK_STATUS_DISPLAY_RESULT), line);
-    util_jset(status, bench_fields[BK_STATUS_DISPLAY].status, d);
+        util_jset_str(status, bench_fields[BK_STATUS_RESULT].status, line);
 }
 
 /* v to the series' decimals without trailing zeros ("1477", "4.6"), "-" when absent. */
@@ -499,7 +482,7 @@ void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_
     project(status, agg);
     project_timeline(status, agg);
     project_diagnostics(status, agg);
-    set_display(status);
+    set_result(status);
 
     /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the
      * controller saw of each pod. */
@@ -556,9 +539,8 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
             (void)snprintf(out + n, len - (size_t)n, " (%d worker%s)", workers,
                            workers == 1 ? "" : "s");
     } else if (cJSON_GetArraySize(fio) > 0 &&
-               cJSON_IsString(bench_status_get(status, BK_STATUS_DISPLAY_RESULT))) {
-        (void)snprintf(out, len, "fio %s",
-                       bench_status_get(status, BK_STATUS_DISPLAY_RESULT)->valuestring);
+               cJSON_IsString(bench_status_get(status, BK_STATUS_RESULT))) {
+        (void)snprintf(out, len, "fio %s", bench_status_get(status, BK_STATUS_RESULT)->valuestring);
     } else {
         (void)snprintf(out, len, "finished without a summary");
     }

@@ -57,7 +57,7 @@ bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t 
  * seconds an operator before issue 18 wrote; -1 when absent (not published yet) or unreadable. */
 double ctrl_status_start_at(const cJSON *status);
 
-/* tps as status.display.result and the live RESULT spell it: grouped, without decimals from 100
+/* tps as status.result spells it, at the end and live: grouped, without decimals from 100
  * (2,561), one decimal below (45.3). */
 void ctrl_status_fmt_tps(char *out, size_t len, double tps);
 

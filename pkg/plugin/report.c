@@ -821,9 +821,9 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
         if (v)
             rc = kv_row(o, keys[i], v);
     }
-    const cJSON *disp = bench_status_get(st, BK_STATUS_DISPLAY_RESULT);
-    if (cJSON_IsString(disp) && !rc)
-        rc = kv_row(o, "result", disp->valuestring);
+    const cJSON *line = bench_status_get(st, BK_STATUS_RESULT);
+    if (cJSON_IsString(line) && !rc)
+        rc = kv_row(o, "result", line->valuestring);
     rc = rc ? rc : source_row(o, br, res, note);
     rc = rc ? rc : buf_puts(o, "</table>\n<h2>Summary</h2>\n");
     rc = rc ? rc : summary_table(o, st, res);

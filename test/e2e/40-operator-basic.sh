@@ -49,12 +49,24 @@ w = st["workers"]
 assert len(w) == 1 and w[0]["complete"] is True and w[0]["exitCode"] == 0, w
 assert w[0]["pod"].startswith("basic-run-"), w
 conds = {c["type"]: c for c in st["conditions"]}
-for t in ("Initialized", "Complete", "SpecLocked", "Running"):
+for t in ("Initialized", "Complete", "Running"):
     assert t in conds, (t, conds.keys())
     c = conds[t]
     assert c["reason"] and c["message"] and c["lastTransitionTime"], c
 assert conds["Complete"]["status"] == "True"
 assert conds["Initialized"]["status"] == "True"
+# the generation it started with is status.startedGeneration; SpecLocked only when a later spec
+# change is ignored
+assert st["startedGeneration"] == 1 == br["metadata"]["generation"], st.get("startedGeneration")
+assert "SpecLocked" not in conds, conds["SpecLocked"]
+# kubectl get's RESULT: tps and p99 as the summary has them, rounded; FAILED: failed + aborted
+assert st["failed"] == s["failed"] + s["aborted"] == 0, (st["failed"], s)
+m = re.fullmatch(r"([0-9,]+|[0-9]+\.[0-9]) tps · p99 ([0-9.,]+) ms", st["result"])
+assert m, st["result"]
+tps, p99 = float(m.group(1).replace(",", "")), float(m.group(2).replace(",", ""))
+assert abs(tps - s["tps"]) <= (0.5 if s["tps"] >= 99.95 else 0.05), (st["result"], s["tps"])
+assert abs(p99 - s["latencyP99Ms"]) <= 0.005 * s["latencyP99Ms"] + 0.0005, (st["result"], s)
+assert "display" not in st, st["display"]
 assert st["completionTime"] and st["startTime"]
 print("tps", s["tps"], "p99", s["latencyP99Ms"])
 PY
@@ -64,14 +76,19 @@ out="$(sed -e 's/name: basic/name: both/' -e 's/durationSeconds: 4,/durationSeco
     "$TMP/br.yaml" | env_kubectl apply -f - 2>&1)" && fail "a spec with durationSeconds and transactions was accepted"
 echo "$out" | grep -q "durationSeconds or run.transactions" || fail "CEL refusal message: $out"
 
-# kubectl get br shows the result in one readable column, -o wide the TPS rounded to 0.1
+# kubectl get br shows the result in one readable column (status.result); -o wide adds the
+# workers, clients, failed count and message
 out="$(env_kubectl get br basic)"
 note "$out"
-echo "$out" | sed -n 2p | grep -Eq ' [0-9][0-9,.]* tps · p99 [0-9.]+ ms ' || fail "no RESULT column: $out"
+echo "$out" | sed -n 2p | grep -qF " $(env_status basic .status.result) " || fail "no RESULT column: $out"
 out="$(env_kubectl get br basic -o wide)"
-tps_col="$(echo "$out" | awk 'NR==1{for(i=1;i<=NF;i++) if($i=="TPS") c=i+5} NR==2{print $c}')"
-[ -n "$tps_col" ] && awk -v t="$tps_col" 'BEGIN{exit !(t+0 > 0 && t*10 == int(t*10))}' ||
-    fail "TPS column is not a positive number with one decimal: $out"
+echo "$out" | head -1 | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE +WORKERS +CLIENTS +FAILED +MESSAGE$' ||
+    fail "-o wide columns: $out"
+# WORKERS CLIENTS FAILED come right after AGE (the RESULT text has spaces: count from the end of
+# the line, before MESSAGE's words)
+msg_words="$(env_status basic .status.message | wc -w)"
+cols="$(echo "$out" | sed -n 2p | awk -v m="$msg_words" '{print $(NF-m-2), $(NF-m-1), $(NF-m)}')"
+[ "$cols" = "1 4 0" ] || fail "WORKERS CLIENTS FAILED: '$cols', want '1 4 0': $out"
 env_kubectl get bench basic >/dev/null || fail "short name bench does not work"
 
 # the children: deterministic names, owner references, restricted pods

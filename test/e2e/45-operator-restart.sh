@@ -93,7 +93,7 @@ assert s["transactions"] == sum(r["transactions"] for r in rows) and s["tps"] > 
 assert st["clients"] == 4, st["clients"]
 c = {x["type"]: x for x in st["conditions"]}["SpecLocked"]
 assert c["status"] == "True" and c["reason"] == "SpecChangedAfterStart", c
-assert c["observedGeneration"] == 1, c
+assert c["observedGeneration"] == 1 and st["startedGeneration"] == 1, (c, st.get("startedGeneration"))
 assert st["observedGeneration"] == br["metadata"]["generation"] == 2
 print(s["tps"], c["message"])
 PY

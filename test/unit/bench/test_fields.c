@@ -78,10 +78,13 @@ static void test_columns_point_at_rows(void **state)
         if (strncmp(p, ".status.", 8) != 0)
             continue;
         const char *s = p + 8;
-        /* phase, target, clients, message are the controller's own fields */
-        if (!strchr(s, '.'))
-            continue;
-        if (!bench_field_find(s, true))
+        /* phase, target, clients, message are the controller's own fields (the CRD's hand-written
+         * status); every other column reads a row of the contract */
+        static const char *const own[] = {"phase", "target", "clients", "message"};
+        bool is_own = false;
+        for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+            is_own = is_own || strcmp(s, own[k]) == 0;
+        if (!is_own && !bench_field_find(s, true))
             fail_msg("column %s: %s is not a status row", bench_columns[i].name, p);
     }
 }

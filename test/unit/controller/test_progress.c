@@ -65,7 +65,7 @@ static void test_sum_and_wait(void **state)
     assert_string_equal(util_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");
     /* the RESULT column while it runs: tps spelled as the final one is (grouped) */
     ctrl_progress_display(st);
-    assert_string_equal(util_jstr(st, "display.result"), "1,000 tps now · 3 s of 20 s");
+    assert_string_equal(util_jstr(st, "result"), "1,000 tps now · 3 s of 20 s");
     /* the same numbers later: no change, nothing to write */
     assert_false(ctrl_progress_set(st, w, 3, 1700000010));
     assert_string_equal(util_jstr(st, "progress.time"), "2023-11-14T22:13:20Z");

@@ -93,7 +93,8 @@ static void test_pending_to_running(void **state)
     assert_int_equal(util_jnum(p.status, "clients", 0), 4);
     assert_string_equal(util_jstr(p.status, "target"), "pg:5432/postgres");
     assert_string_equal(util_jstr(cond(&p, "Running"), "status"), "True");
-    assert_string_equal(util_jstr(cond(&p, "SpecLocked"), "status"), "False");
+    assert_int_equal(util_jnum(p.status, "startedGeneration", 0), 1);
+    assert_null(cond(&p, "SpecLocked")); /* only once a spec change is ignored */
     assert_int_equal(p.n_actions, 1);
     assert_int_equal(p.actions[0].kind, CTRL_ACT_CREATE);
     assert_ptr_equal(p.actions[0].resource, &KUBE_JOBS);
@@ -176,6 +177,17 @@ static cJSON *job_with(const char *name, const char *cond_type, const char *reas
 }
 
 static char *status_running(void)
+{
+    return strdup(
+        "{\"phase\":\"Running\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"observedGeneration\":1,"
+        "\"startedGeneration\":1,\"conditions\":[{\"type\":\"Running\","
+        "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
+        "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
+}
+
+/* The same run as an operator before status.startedGeneration wrote it: the generation it started
+ * with is condition SpecLocked's (False, Started), set at the start. */
+static char *status_running_old(void)
 {
     return strdup(
         "{\"phase\":\"Running\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"observedGeneration\":1,"
@@ -263,10 +275,8 @@ static cJSON *result(int worker, double tps, long tx, bool complete, int exit_co
 static char *status_collecting(void)
 {
     return strdup("{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\","
-                  "\"observedGeneration\":1,"
-                  "\"conditions\":[{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":"
-                  "\"Started\",\"message\":\"m\",\"observedGeneration\":1,"
-                  "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\","
+                  "\"observedGeneration\":1,\"startedGeneration\":1,"
+                  "\"conditions\":[{\"type\":\"Running\","
                   "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
                   "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
 }
@@ -450,7 +460,8 @@ static void test_invalid_spec_and_fix(void **state)
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "status"), "False");
-    assert_int_equal(util_jnum(cond(&p, "SpecLocked"), "observedGeneration", 0), 2);
+    assert_int_equal(util_jnum(p.status, "startedGeneration", 0), 2);
+    assert_null(cond(&p, "SpecLocked"));
     ctrl_plan_free(&p);
     cJSON_Delete(br);
     free(st);
@@ -626,10 +637,9 @@ static void test_init_flow(void **state)
     free(st);
 }
 
-static void test_spec_locked(void **state)
+/* A spec change after the start of a run whose status is st: ignored, said once. */
+static void spec_locked_from(char *st)
 {
-    (void)state;
-    char *st = status_running();
     /* the user changed workers to 5 (generation 2) after the start */
     const char *changed = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":5,"
                           "\"workload\":{\"pgbench\":{\"run\":{\"clients\":5,"
@@ -651,6 +661,7 @@ static void test_spec_locked(void **state)
     assert_string_equal(util_jstr(c, "status"), "True");
     assert_string_equal(util_jstr(c, "reason"), "SpecChangedAfterStart");
     assert_non_null(strstr(util_jstr(c, "message"), "the change is ignored"));
+    assert_int_equal(util_jnum(c, "observedGeneration", 0), 1); /* the generation it runs */
     assert_int_equal(util_jnum(p.status, "observedGeneration", 0), 2);
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "SpecLocked");
@@ -672,6 +683,52 @@ static void test_spec_locked(void **state)
     cJSON_Delete(snapjob);
     free(st2);
     free(st);
+}
+
+static void test_spec_locked(void **state)
+{
+    (void)state;
+    spec_locked_from(status_running());
+}
+
+/* Runs started by an operator before status.startedGeneration (SpecLocked False from the start)
+ * go on as started: unchanged, a later spec change ignored, a run that failed after its start not
+ * evaluated again. */
+static void test_started_by_older_operator(void **state)
+{
+    (void)state;
+    char *st = status_running_old();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status); /* nothing changed: running, as started */
+    assert_int_equal(p.n_actions, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+
+    spec_locked_from(status_running_old());
+
+    const char *failed =
+        "{\"phase\":\"Failed\",\"observedGeneration\":1,\"conditions\":[{\"type\":"
+        "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
+        "\"observedGeneration\":1},{\"type\":\"Failed\",\"status\":\"True\",\"reason\":"
+        "\"DeadlineExceeded\",\"message\":\"m\",\"observedGeneration\":1}]}";
+    br = br_new(SPEC_BASIC, failed, 2);
+    obs_init(&o, br);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.n_actions, 0); /* no Job: not started again */
+    if (p.status) {
+        assert_string_equal(phase(&p), "Failed");
+        assert_null(util_jget(p.status, "startedGeneration"));
+    }
+    ctrl_plan_free(&p);
+    cJSON_Delete(br);
 }
 
 static void test_create_refused(void **state)
@@ -871,9 +928,8 @@ static cJSON *worker_pod(const char *name, int index, bool ready, const char *st
 }
 
 #define STATUS_RUNNING_NO_BARRIER                                                                  \
-    "{\"phase\":\"Running\",\"observedGeneration\":1,\"conditions\":[{\"type\":\"SpecLocked\","    \
-    "\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,"      \
-    "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},{\"type\":\"Running\",\"status\":\"True\","  \
+    "{\"phase\":\"Running\",\"observedGeneration\":1,\"startedGeneration\":1,\"conditions\":[{"    \
+    "\"type\":\"Running\",\"status\":\"True\","                                                    \
     "\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,\"lastTransitionTime\":"    \
     "\"2027-01-15T08:00:00Z\"}]}"
 
@@ -1078,9 +1134,8 @@ static void test_collecting_stale_pod_cache(void **state)
     free(st);
 
     /* a failed init Job whose pod the cache still has running: read before the message */
-    char *ist = strdup("{\"phase\":\"Initializing\",\"observedGeneration\":1,\"conditions\":["
-                       "{\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\","
-                       "\"message\":\"m\",\"observedGeneration\":1}]}");
+    char *ist = strdup("{\"phase\":\"Initializing\",\"observedGeneration\":1,"
+                       "\"startedGeneration\":1,\"conditions\":[]}");
     br = br_new(SPEC_INIT, ist, 1);
     cJSON *ij = job_with("b1-init", "Failed", "BackoffLimitExceeded", 1, NULL);
     cJSON *ip = running_pod("b1-init-x", -1);
@@ -1626,9 +1681,9 @@ static void test_deadlines(void **state)
 
     /* a worker the Job never made a pod for: said so, with the Job's FailedCreate when there is */
     const char *coll =
-        "{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"conditions\":[{"
-        "\"type\":\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
-        "\"observedGeneration\":1},{\"type\":\"Running\",\"status\":\"True\",\"reason\":"
+        "{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"startedGeneration\":"
+        "1,"
+        "\"conditions\":[{\"type\":\"Running\",\"status\":\"True\",\"reason\":"
         "\"Started\",\"message\":\"m\",\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}";
     rj = job_status("Failed", "DeadlineExceeded", "Job was active longer than specified deadline",
                     0);
@@ -1800,9 +1855,8 @@ static void test_blocked_then_succeeded(void **state)
 {
     (void)state;
     const char *st =
-        "{\"phase\":\"Running\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"conditions\":[{\"type\":"
-        "\"SpecLocked\",\"status\":\"False\",\"reason\":\"Started\",\"message\":\"m\","
-        "\"observedGeneration\":1},{\"type\":\"WorkersBlocked\",\"status\":\"True\","
+        "{\"phase\":\"Running\",\"startAt\":\"2027-01-15T08:00:05.000Z\",\"startedGeneration\":1,"
+        "\"conditions\":[{\"type\":\"WorkersBlocked\",\"status\":\"True\","
         "\"reason\":\"FailedMount\",\"message\":\"run pod x cannot start\","
         "\"observedGeneration\":1}]}";
     const char *spec = "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{"
@@ -1983,6 +2037,7 @@ int main(void)
         cmocka_unit_test(test_hpa),
         cmocka_unit_test(test_init_flow),
         cmocka_unit_test(test_spec_locked),
+        cmocka_unit_test(test_started_by_older_operator),
         cmocka_unit_test(test_create_refused),
         cmocka_unit_test(test_deleting_does_nothing),
         cmocka_unit_test(test_workers_blocked),
