@@ -3,6 +3,7 @@
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
+#include "pkg/controller/phase.h"
 #include "pkg/controller/status.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/yaml.h"
@@ -814,7 +815,7 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
     (void)snprintf(title, sizeof(title), "BenchmarkRun %s", name ? name : "");
     int rc = page_start(o, title);
     rc = rc ? rc : buf_puts(o, "<table class=\"kv\">\n");
-    rc = rc ? rc : kv_row(o, "phase", phase ? phase : "Pending");
+    rc = rc ? rc : kv_row(o, "phase", ctrl_phase_shown(phase));
     static const char *const keys[] = {"target", "message", "startTime", "completionTime"};
     for (size_t i = 0; i < 4 && !rc; i++) {
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, keys[i]));
@@ -893,9 +894,10 @@ static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result
         {
             const cJSON *jn = bench_status_get(it, BK_FIO_JOBS_NAME);
             labels[nl] = cJSON_IsString(jn) ? jn->valuestring : "?";
-            vals[nl * 3] = num_at(it, BK_FIO_JOBS_READ_CLAT_US_P99);
-            vals[nl * 3 + 1] = num_at(it, BK_FIO_JOBS_WRITE_CLAT_US_P99);
-            vals[nl * 3 + 2] = num_at(it, BK_FIO_JOBS_SYNC_P99);
+            double *v = &vals[(size_t)nl * 3];
+            v[0] = num_at(it, BK_FIO_JOBS_READ_CLAT_US_P99);
+            v[1] = num_at(it, BK_FIO_JOBS_WRITE_CLAT_US_P99);
+            v[2] = num_at(it, BK_FIO_JOBS_SYNC_P99);
             nl++;
         }
     static const char *const fio_series[] = {"read p99", "write p99", "sync p99"};
