@@ -1218,8 +1218,8 @@ void ctrl_sweeper_free(struct ctrl_sweeper *s)
 {
     if (!s)
         return;
-    while (s->recs) {
-        struct sw_rec *r = s->recs;
+    for (struct sw_rec *r = s->recs, *next; r; r = next) {
+        next = r->next;
         kube_queue_done(s->q, r->key);
         rec_free(r);
     }

@@ -47,8 +47,10 @@ static void test_rows_are_consistent(void **state)
             char list[128];
             (void)snprintf(list, sizeof(list), "%.*s", (int)n, f->path);
             const struct bench_field *l = bench_field_find(list, false);
-            if (!l || l->type != BF_LIST)
+            if (!l || l->type != BF_LIST) {
                 fail_msg("%s: no list row %s", where, list);
+                continue; /* not reached: fail_msg ends the test */
+            }
             if (f->status && (!l->status || list_prefix(f->status) != strlen(l->status) ||
                               strncmp(f->status, l->status, strlen(l->status)) != 0))
                 fail_msg("%s: status path outside its list's %s", where,
