@@ -267,7 +267,7 @@ def check_crd(crd):
         if md is not None and set(md) - {"type"}:
             err(p, "metadata may only be typed (restrictions on name/generateName only)")
         cols = [c["name"] for c in ver.get("additionalPrinterColumns", [])]
-        for want_col in ["Phase", "Target", "Result", "Age", "Workers", "TPS", "P99 (ms)", "Failed"]:
+        for want_col in ["Phase", "Target", "Result", "Age", "Workers", "Clients", "Failed", "Message"]:
             if want_col not in cols:
                 err(p, f"printer column {want_col} missing")
         for c in ver.get("additionalPrinterColumns", []):
