@@ -1086,11 +1086,11 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
 }
 
 /* Workers that did not run together: the summed tps then covers only their common window. */
-static void check_skew(struct dctx *d)
+static void check_skew(struct dctx *d, const cJSON *agg)
 {
     char msg[600];
     const cJSON *c = ctrl_cond_get(d->st, "WorkersSkewed");
-    if (ctrl_workers_skewed(d->st, CTRL_SKEW_LIMIT_S, msg, sizeof(msg))) {
+    if (ctrl_workers_skewed(agg, CTRL_SKEW_LIMIT_S, msg, sizeof(msg))) {
         bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
         cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
         if (!was)
@@ -1346,7 +1346,7 @@ static void conclude(struct dctx *d, struct ctrl_worker *w, int n)
     bool bounded = bench_aggregate_bounded(agg);
     ctrl_status_set_results(d->st, agg, w, n);
     result_configmap(d, agg, results, n);
-    check_skew(d);
+    check_skew(d, agg);
     bool detail_missing = check_detail(d, w, n, bounded);
     end_collecting(d, w, n, agg, detail_missing);
     cJSON_Delete(agg);

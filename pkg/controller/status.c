@@ -13,6 +13,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/manifest.h"
+#include "pkg/util/buf.h"
 #include "pkg/util/clock.h"
 
 const cJSON *ctrl_cond_get(const cJSON *status, const char *type)
@@ -132,15 +133,6 @@ static bool copied_whole(const struct bench_field *f)
     return false;
 }
 
-/* Values a statement row leaves out because they say nothing: a count of 0 (failures,
- * retries); the script number goes too when every statement is script 0 (project_list). */
-static bool says_nothing(const struct bench_field *list, const struct bench_field *f,
-                         const cJSON *v)
-{
-    return list == &bench_fields[BK_STATEMENTS] && f->unit && strcmp(f->unit, "count") == 0 &&
-           cJSON_IsNumber(v) && v->valuedouble == 0;
-}
-
 /* Copies one item of a list: every row of the list's items. */
 static cJSON *project_item(const struct bench_field *list, const cJSON *item)
 {
@@ -150,35 +142,11 @@ static cJSON *project_item(const struct bench_field *list, const cJSON *item)
         const char *src = f->path ? bench_field_under(f->path, list->path) : NULL;
         const char *dst = f->status ? bench_field_under(f->status, list->status) : NULL;
         const cJSON *v = src && dst ? bench_json_at(item, src) : NULL;
-        cJSON *sv = v && !cJSON_IsNull(v) && !says_nothing(list, f, v) ? status_value(f, v) : NULL;
+        cJSON *sv = v && !cJSON_IsNull(v) ? status_value(f, v) : NULL;
         if (sv)
             (void)bench_json_put(o, dst, sv);
     }
     return o;
-}
-
-/* A single script's statements (all script 0) leave the script number out. */
-static void drop_single_script(const struct bench_field *list, cJSON *a)
-{
-    const char *k = bench_status_key(BK_STATEMENTS_SCRIPT);
-    cJSON *it;
-    if (list != &bench_fields[BK_STATEMENTS])
-        return;
-    cJSON_ArrayForEach(it, a)
-    {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, k);
-        if (cJSON_IsNumber(v) && v->valuedouble != 0)
-            return;
-    }
-    cJSON_ArrayForEach(it, a) cJSON_DeleteItemFromObjectCaseSensitive(it, k);
-}
-
-/* Items status leaves out: statements that ran no SQL (meta-commands such as \set). */
-static bool left_out(const struct bench_field *list, const cJSON *item)
-{
-    const cJSON *c =
-        list == &bench_fields[BK_STATEMENTS] ? bench_get(item, BK_STATEMENTS_COMMAND) : NULL;
-    return cJSON_IsString(c) && c->valuestring[0] == '\\';
 }
 
 /* A list in status: at most max_items, kept from the start or, for downsampled lists (long
@@ -190,14 +158,13 @@ static cJSON *project_list(const struct bench_field *list, const cJSON *src)
     int step = list->downsample ? bench_downsample_step(n, max) : 1;
     for (int i = 0, kept = 0; i < n && kept < max; i += step) {
         const cJSON *item = cJSON_GetArrayItem(src, i);
-        if (left_out(list, item) || (list->type == BF_NUMLIST && !cJSON_IsNumber(item)))
+        if (list->type == BF_NUMLIST && !cJSON_IsNumber(item))
             continue;
         cJSON_AddItemToArray(a, list->type == BF_NUMLIST
                                     ? cJSON_CreateNumber(status_precision(item->valuedouble))
                                     : project_item(list, item));
         kept++;
     }
-    drop_single_script(list, a);
     return a;
 }
 
@@ -464,6 +431,131 @@ static void project_timeline(cJSON *status, const cJSON *agg)
     }
 }
 
+/* ---- workers and statements: one line each ---------------------------------------------- */
+
+/* The aggregate's row of the worker with that index, or NULL. */
+static const cJSON *agg_worker(const cJSON *agg, int index)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, bench_get(agg, BK_WORKERS))
+    {
+        double idx = bench_num(it, BK_WORKERS_INDEX);
+        if (isfinite(idx) && (int)idx == index)
+            return it;
+    }
+    return NULL;
+}
+
+/* The run's worker rows: the aggregate's row of each worker (agg may be NULL) with what the
+ * controller saw of its pod written over it: the pod, the container's exit code once it
+ * terminated, and the verdict (complete, message). */
+static cJSON *worker_rows(const cJSON *agg, const struct ctrl_worker *w, int n)
+{
+    cJSON *rows = util_must(cJSON_CreateArray());
+    for (int i = 0; i < n; i++) {
+        const cJSON *a = agg_worker(agg, w[i].index);
+        cJSON *o = util_must(a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject());
+        (void)bench_put(o, BK_WORKERS_INDEX, cJSON_CreateNumber(w[i].index));
+        if (w[i].pod)
+            (void)bench_put(o, BK_WORKERS_POD, util_must(cJSON_CreateString(w[i].pod)));
+        if (w[i].exit_code >= 0)
+            (void)bench_put(o, BK_WORKERS_EXIT_CODE, cJSON_CreateNumber(w[i].exit_code));
+        (void)bench_put(o, BK_WORKERS_COMPLETE, cJSON_CreateBool(worker_ok(&w[i])));
+        char msg[512];
+        worker_message(&w[i], msg, sizeof(msg));
+        (void)bench_put(o, BK_WORKERS_MESSAGE, util_must(cJSON_CreateString(msg)));
+        cJSON_AddItemToArray(rows, o);
+    }
+    return rows;
+}
+
+/* A count appended as ", N things" ("1 thing") when it is there and not 0. */
+static void add_count(struct buf *b, double v, const char *one, const char *many)
+{
+    if (isfinite(v) && v != 0)
+        (void)buf_printf(b, ", %.0f %s", v, v == 1 ? one : many);
+}
+
+/* One worker's line in status.workers from its row (worker_rows), rounded as status.result
+ * rounds: "0 tpcb-demo-run-0-b546q: ok, 406.3 tps, 10050 tx, avg 9.82 ms, from +0.016 s to
+ * 25.715 s", failed transactions and aborted clients only when not 0. */
+static cJSON *worker_line(const cJSON *row)
+{
+    struct buf b = BUF_INIT(CTRL_MAX_MESSAGE);
+    const cJSON *pod = bench_get(row, BK_WORKERS_POD), *msg = bench_get(row, BK_WORKERS_MESSAGE);
+    double tps = bench_num(row, BK_WORKERS_TPS),
+           tx = bench_num(row, BK_WORKERS_TRANSACTIONS_PROCESSED);
+    double avg = bench_num(row, BK_WORKERS_LATENCY_AVG_MS);
+    double late = bench_num(row, BK_WORKERS_LATE_SECONDS),
+           end = bench_num(row, BK_WORKERS_END_SECONDS);
+    (void)buf_printf(&b, "%.0f%s%s: %s", bench_num(row, BK_WORKERS_INDEX), pod ? " " : "",
+                     cJSON_IsString(pod) ? pod->valuestring : "",
+                     cJSON_IsString(msg) ? msg->valuestring : "");
+    if (isfinite(tps))
+        (void)buf_printf(&b, ", %.1f tps", tps);
+    if (isfinite(tx))
+        (void)buf_printf(&b, ", %.0f tx", tx);
+    if (isfinite(avg))
+        (void)buf_printf(&b, ", avg %.2f ms", avg);
+    if (isfinite(late))
+        (void)buf_printf(&b, ", from %+.3f s", late);
+    if (isfinite(end))
+        (void)buf_printf(&b, "%s %.3f s", isfinite(late) ? " to" : ", to", end);
+    add_count(&b, bench_num(row, BK_WORKERS_FAILED_TRANSACTIONS), "failed", "failed");
+    add_count(&b, bench_num(row, BK_WORKERS_ABORTED_CLIENTS), "aborted client", "aborted clients");
+    cJSON *s = util_must(cJSON_CreateString(b.data ? b.data : ""));
+    buf_free(&b);
+    return s;
+}
+
+/* One statement's line in status.statements: "0.860 ms  BEGIN;" (pgbench -r's precision),
+ * failures and retries only when not 0, "script N: " first when several scripts ran. */
+static cJSON *statement_line(const cJSON *st, bool scripts)
+{
+    struct buf b = BUF_INIT(CTRL_MAX_MESSAGE);
+    const cJSON *cmd = bench_get(st, BK_STATEMENTS_COMMAND);
+    double lat = bench_num(st, BK_STATEMENTS_LATENCY_MS);
+    if (scripts)
+        (void)buf_printf(&b, "script %.0f: ", bench_num(st, BK_STATEMENTS_SCRIPT));
+    if (isfinite(lat))
+        (void)buf_printf(&b, "%.3f ms  ", lat);
+    else
+        (void)buf_puts(&b, "- ms  ");
+    (void)buf_puts(&b, cJSON_IsString(cmd) ? cmd->valuestring : "");
+    add_count(&b, bench_num(st, BK_STATEMENTS_FAILURES), "failure", "failures");
+    add_count(&b, bench_num(st, BK_STATEMENTS_RETRIES), "retry", "retries");
+    cJSON *s = util_must(cJSON_CreateString(b.data ? b.data : ""));
+    buf_free(&b);
+    return s;
+}
+
+/* Statements status leaves out: those that ran no SQL (meta-commands such as \set). */
+static bool meta_command(const cJSON *st)
+{
+    const cJSON *c = bench_get(st, BK_STATEMENTS_COMMAND);
+    return cJSON_IsString(c) && c->valuestring[0] == '\\';
+}
+
+/* status.statements: a line per statement that ran SQL, at most the row's max_items. */
+static void project_statements(cJSON *status, const cJSON *agg)
+{
+    const cJSON *list = bench_get(agg, BK_STATEMENTS), *it;
+    bool scripts = false;
+    cJSON_ArrayForEach(it, list) scripts = scripts || bench_num(it, BK_STATEMENTS_SCRIPT) > 0;
+    cJSON *lines = util_must(cJSON_CreateArray());
+    cJSON_ArrayForEach(it, list)
+    {
+        if (cJSON_GetArraySize(lines) >= bench_fields[BK_STATUS_STATEMENTS].max_items)
+            break;
+        if (!meta_command(it))
+            cJSON_AddItemToArray(lines, statement_line(it, scripts));
+    }
+    if (cJSON_GetArraySize(lines) > 0)
+        (void)bench_json_put(status, bench_fields[BK_STATUS_STATEMENTS].status, lines);
+    else
+        cJSON_Delete(lines);
+}
+
 /* The diagnostics as sentences, one per diagnostic (pkg/bench/diag.h); the structured sections
  * stay in the result ConfigMap. */
 static void project_diagnostics(cJSON *status, const cJSON *agg)
@@ -477,50 +569,25 @@ static void project_diagnostics(cJSON *status, const cJSON *agg)
     }
 }
 
-void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n)
+void ctrl_status_set_results(cJSON *status, cJSON *agg, const struct ctrl_worker *w, int n)
 {
     project(status, agg);
     project_timeline(status, agg);
+    project_statements(status, agg);
     project_diagnostics(status, agg);
     set_result(status);
 
-    /* Per-worker rows: the aggregate's numbers (projected above, by index) and what the
-     * controller saw of each pod. */
-    const struct bench_field *list = &bench_fields[BK_WORKERS];
-    const char *k_index = bench_status_key(BK_WORKERS_INDEX);
-    cJSON *projected = cJSON_DetachItemFromObjectCaseSensitive(status, list->status);
-    cJSON *rows = util_must(cJSON_CreateArray());
-    for (int i = 0; i < n && i < list->max_items; i++) {
-        cJSON *o = NULL, *it;
-        cJSON_ArrayForEach(it, projected)
-        {
-            const cJSON *idx = field(it, k_index);
-            if (cJSON_IsNumber(idx) && (int)idx->valuedouble == w[i].index) {
-                o = cJSON_Duplicate(it, 1);
-                break;
-            }
-        }
-        if (!o) {
-            o = util_must(cJSON_CreateObject());
-            util_jset(o, k_index, cJSON_CreateNumber(w[i].index));
-        }
-        if (w[i].pod)
-            util_jset_str(o, bench_status_key(BK_STATUS_WORKERS_POD), w[i].pod);
-        if (w[i].exit_code >= 0)
-            util_jset(o, bench_status_key(BK_STATUS_WORKERS_EXIT_CODE),
-                      cJSON_CreateNumber(w[i].exit_code));
-        else
-            cJSON_DeleteItemFromObjectCaseSensitive(o,
-                                                    bench_status_key(BK_STATUS_WORKERS_EXIT_CODE));
-        util_jset(o, bench_status_key(BK_STATUS_WORKERS_COMPLETE),
-                  cJSON_CreateBool(worker_ok(&w[i])));
-        char msg[512];
-        worker_message(&w[i], msg, sizeof(msg));
-        util_jset_str(o, bench_status_key(BK_STATUS_WORKERS_MESSAGE), msg);
-        cJSON_AddItemToArray(rows, o);
+    cJSON *rows = worker_rows(agg, w, n), *lines = util_must(cJSON_CreateArray()), *it;
+    cJSON_ArrayForEach(it, rows)
+    {
+        if (cJSON_GetArraySize(lines) < bench_fields[BK_STATUS_WORKERS].max_items)
+            cJSON_AddItemToArray(lines, worker_line(it));
     }
-    cJSON_Delete(projected);
-    util_jset(status, list->status, rows);
+    util_jset(status, bench_fields[BK_STATUS_WORKERS].status, lines);
+    if (agg)
+        (void)bench_put(agg, BK_WORKERS, rows);
+    else
+        cJSON_Delete(rows);
 }
 
 void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
@@ -546,16 +613,13 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
     }
 }
 
-bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t len)
+bool ctrl_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len)
 {
-    const cJSON *rows = bench_status_get(status, BK_WORKERS), *r;
-    const char *k_late = bench_status_key(BK_WORKERS_LATE_SECONDS);
-    const char *k_end = bench_status_key(BK_WORKERS_END_SECONDS);
-    const char *k_index = bench_status_key(BK_WORKERS_INDEX);
+    const cJSON *rows = bench_get(agg, BK_WORKERS), *r;
     double last_end = NAN;
     cJSON_ArrayForEach(r, rows)
     {
-        double e = item_num(r, k_end);
+        double e = bench_num(r, BK_WORKERS_END_SECONDS);
         if (isfinite(e) && !(e <= last_end))
             last_end = e;
     }
@@ -563,8 +627,9 @@ bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t 
     out[0] = '\0';
     cJSON_ArrayForEach(r, rows)
     {
-        double late = item_num(r, k_late), early = last_end - item_num(r, k_end);
-        int idx = (int)item_num(r, k_index);
+        double late = bench_num(r, BK_WORKERS_LATE_SECONDS);
+        double early = last_end - bench_num(r, BK_WORKERS_END_SECONDS);
+        int idx = (int)bench_num(r, BK_WORKERS_INDEX);
         int m = 0;
         if (late > limit_s)
             m = snprintf(out + n, len - n, "%sworker %d started %.1f s after the start barrier",
@@ -577,8 +642,8 @@ bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t 
     }
     if (n == 0)
         return false;
-    double cover = status_num(status, BK_WINDOW_COVERAGE_PCT);
-    double secs = status_num(status, BK_WINDOW_SECONDS);
+    double cover = bench_num(agg, BK_WINDOW_COVERAGE_PCT);
+    double secs = bench_num(agg, BK_WINDOW_SECONDS);
     if (isfinite(cover) && isfinite(secs) && n < len)
         (void)snprintf(out + n, len - n,
                        "; the totals cover the common window of %.1f s, %.1f %% of the run", secs,

@@ -38,8 +38,10 @@ struct ctrl_worker {
 };
 
 /* Writes summary, statements, timeline, workers, diagnostics and fio from agg (the aggregate of
- * every worker, may be NULL) and the workers. */
-void ctrl_status_set_results(cJSON *status, const cJSON *agg, const struct ctrl_worker *w, int n);
+ * every worker, may be NULL) and the workers. agg's workers[] rows get what the controller saw of
+ * each worker (pod; exitCode, complete and message as status.workers' lines say them), so the
+ * result ConfigMap written from agg afterwards holds them. */
+void ctrl_status_set_results(cJSON *status, cJSON *agg, const struct ctrl_worker *w, int n);
 
 /* One line naming the first failed worker, its pod and its error into out; returns false when
  * every worker succeeded with a complete result. */
@@ -50,8 +52,8 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
 
 /* One line naming the workers whose pgbench started more than limit_s after the start barrier or
  * ended more than limit_s before the last one, with the share of the run the totals cover (from
- * status.workers[] and status.window). False when the workers ran together. */
-bool ctrl_workers_skewed(const cJSON *status, double limit_s, char *out, size_t len);
+ * the aggregate's workers[] and window; NULL: none). False when the workers ran together. */
+bool ctrl_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len);
 
 /* The run's start barrier (Unix seconds) from status.startAt: an RFC 3339 string, or the Unix
  * seconds an operator before issue 18 wrote; -1 when absent (not published yet) or unreadable. */

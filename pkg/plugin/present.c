@@ -2,8 +2,10 @@
 #include "pkg/plugin/present.h"
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
+#include "pkg/controller/phase.h"
 #include "pkg/controller/status.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -136,8 +138,8 @@ static double snum(const cJSON *st, enum bench_field_id id)
 /* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own. */
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
-    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br),
-                        jstr(st, "phase") ? jstr(st, "phase") : "Pending");
+    int rc =
+        buf_printf(out, "benchmarkrun %s: %s", name_of(br), ctrl_phase_shown(jstr(st, "phase")));
     if (!rc && jstr(st, "target"))
         rc = buf_printf(out, " (target %s)", jstr(st, "target"));
     if (!rc && jstr(st, "message"))
@@ -201,31 +203,16 @@ static int pgbench_summary(struct buf *out, const cJSON *st)
     return rc;
 }
 
-/* One row per worker: its pod, tps, transactions, average latency and message. */
-static int workers_table(struct buf *out, const cJSON *workers)
+/* status.workers: the operator's line per worker ("0 pod: ok, 406.3 tps, ..."). */
+static int workers_lines(struct buf *out, const cJSON *workers)
 {
-    struct table *t = table_new(6);
-    static const char *const head[] = {"WORKER", "POD", "TPS", "TRANSACTIONS", "AVG ms", "MESSAGE"};
-    for (int k = 0; k < 6; k++)
-        table_set(t, 0, k, "%s", head[k]);
-    t->right[2] = t->right[3] = t->right[4] = true;
-    int r = 1;
-    char a[48], b[48];
+    int rc = 0;
     const cJSON *w;
     cJSON_ArrayForEach(w, workers)
     {
-        const cJSON *pod = bench_status_get(w, BK_STATUS_WORKERS_POD);
-        const cJSON *msg = bench_status_get(w, BK_STATUS_WORKERS_MESSAGE);
-        table_set(t, r, 0, "%.0f", snum(w, BK_WORKERS_INDEX));
-        table_set(t, r, 1, "%s", cJSON_IsString(pod) ? pod->valuestring : "-");
-        table_set(t, r, 2, "%s", num(a, sizeof(a), snum(w, BK_WORKERS_TPS)));
-        table_set(t, r, 3, "%.0f", snum(w, BK_WORKERS_TRANSACTIONS_PROCESSED));
-        table_set(t, r, 4, "%s", num(b, sizeof(b), snum(w, BK_WORKERS_LATENCY_AVG_MS)));
-        table_set(t, r, 5, "%s", cJSON_IsString(msg) ? msg->valuestring : "");
-        r++;
+        if (!rc && cJSON_IsString(w))
+            rc = buf_printf(out, "  worker %s\n", w->valuestring);
     }
-    int rc = table_emit(out, t, "  ");
-    free(t);
     return rc;
 }
 
@@ -246,16 +233,16 @@ int plugin_result_table(struct buf *out, const cJSON *br)
     if (!bench_status_get(st, BK_SUMMARY_TPS))
         return 0;
     rc = pgbench_summary(out, st);
-    const cJSON *workers = bench_status_get(st, BK_WORKERS);
+    const cJSON *workers = bench_status_get(st, BK_STATUS_WORKERS);
     if (!rc && nonempty_array(workers))
-        rc = workers_table(out, workers);
+        rc = workers_lines(out, workers);
     return rc;
 }
 
 int plugin_progress_line(struct buf *out, const cJSON *br, double now)
 {
     const cJSON *st = status_of(br);
-    const char *phase = jstr(st, "phase") ? jstr(st, "phase") : "Pending";
+    const char *phase = ctrl_phase_shown(jstr(st, "phase"));
     int rc = buf_printf(out, "%s %s", name_of(br), phase);
     double start = util_rfc3339_parse(jstr(st, "startTime"));
     if (!rc && isfinite(start) && start > 0 && now >= start)
@@ -297,7 +284,7 @@ static int compare_head(struct table *t, const cJSON *const *brs, size_t n)
         const char *ph = jstr(status_of(brs[i]), "phase");
         table_set(t, 0, (int)i + 1, "%s", name_of(brs[i]));
         t->right[i + 1] = true;
-        table_set(t, 1, (int)i + 1, "%s", ph ? ph : "Pending");
+        table_set(t, 1, (int)i + 1, "%s", ctrl_phase_shown(ph));
     }
     return 2;
 }
@@ -473,15 +460,26 @@ static int csv_field(struct buf *out, const cJSON *v)
     return rc ? rc : buf_puts(out, "\"");
 }
 
-/* The contract rows that are fields of a status list ("workers[].x"), in table order; the
- * timeline's are the result rows of status' timeline series. */
+/* The contract rows that are fields of a status list ("fio[].x"), in table order; the
+ * timeline's are the result rows of status' timeline series; a list status keeps as lines
+ * (workers, statements) has the result's rows ("workers[].x"). */
 static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int max)
 {
     const char *lp = bench_fields[list].status;
     int n = 0;
-    if (!lp) {
+    if (list == BK_TIMELINE) {
         for (size_t k = 0; k < bench_ntimeline_series && n < max; k++)
             cols[n++] = bench_timeline_series[k].result;
+        return n;
+    }
+    if (!lp) {
+        for (size_t i = 0; i < bench_nfields && n < max; i++) {
+            const char *rest = bench_fields[i].path ? bench_field_under(bench_fields[i].path,
+                                                                        bench_fields[list].path)
+                                                    : NULL;
+            if (rest && !strchr(rest, '.') && bench_fields[i].type != BF_SECTION)
+                cols[n++] = (enum bench_field_id)i;
+        }
         return n;
     }
     size_t ll = strlen(lp);
@@ -499,24 +497,36 @@ static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int
     return n;
 }
 
-/* A column's key in the export: its status key, or for a timeline member the key of its status
- * series. */
+/* A column's key in the export: its status key, for a timeline member the key of its status
+ * series, for a row status has no field for its result key. */
 static const char *column_key(enum bench_field_id col)
 {
     for (size_t k = 0; k < bench_ntimeline_series; k++)
         if (bench_timeline_series[k].result == col)
             return bench_status_key(bench_timeline_series[k].status);
-    return bench_status_key(col);
+    return bench_fields[col].status ? bench_status_key(col) : bench_key(col);
 }
 
-/* The items of an export table: the result's (its full timeline) when there is a result and it
- * holds the list, else status'. *from_result says which form the items are in. */
+/* The status row that holds a list as lines of text (status.workers for the result's workers),
+ * or NULL. */
+static const struct bench_field *status_lines(enum bench_field_id list)
+{
+    const struct bench_field *f = bench_field_find(bench_key(list), true);
+    return f && f->type == BF_STRLIST ? f : NULL;
+}
+
+/* The items of an export table: the result's (its full timeline, the workers' and statements'
+ * rows) when there is a result and status does not hold the list as it is, else status' (for
+ * workers and statements its lines). *from_result says which form the items are in. */
 static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench_field_id list,
                                 bool *from_result)
 {
-    const cJSON *l = list == BK_TIMELINE ? bench_get(result, list) : NULL;
+    const cJSON *l = bench_fields[list].status ? NULL : bench_get(result, list);
     *from_result = l != NULL;
-    return l ? l : bench_status_get(st, list);
+    if (l || bench_fields[list].status)
+        return l ? l : bench_status_get(st, list);
+    const struct bench_field *f = status_lines(list);
+    return f ? bench_json_at(st, f->status) : NULL;
 }
 
 /* A table's columns are the status rows of the list; an item of the result is read at the same
@@ -526,10 +536,11 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
 {
     bool res;
     const cJSON *items = table_items(st, result, list, &res);
+    bool lines = !res && !bench_fields[list].status; /* status' lines: one column */
     enum bench_field_id cols[64];
-    int nc = list_columns(list, cols, 64), rc = 0;
+    int nc = lines ? 1 : list_columns(list, cols, 64), rc = 0;
     for (int c = 0; c < nc && !rc; c++)
-        rc = buf_printf(out, "%s%s", c ? "," : "", column_key(cols[c]));
+        rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
     rc = rc ? rc : buf_puts(out, "\n");
     const cJSON *it;
     if (cJSON_IsArray(items))
@@ -538,9 +549,10 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
             for (int c = 0; c < nc && !rc; c++) {
                 if (c)
                     rc = buf_puts(out, ",");
-                rc = rc ? rc
-                        : csv_field(out,
-                                    res ? bench_get(it, cols[c]) : bench_status_get(it, cols[c]));
+                const cJSON *v = lines ? it
+                                 : res ? bench_get(it, cols[c])
+                                       : bench_status_get(it, cols[c]);
+                rc = rc ? rc : csv_field(out, v);
             }
             rc = rc ? rc : buf_puts(out, "\n");
         }
@@ -598,13 +610,13 @@ static int export_from(struct buf *out, const cJSON *br, const cJSON *result, co
             abort();
         cJSON_AddStringToObject(o, "name", name_of(br));
         const char *ph = jstr(st, "phase");
-        cJSON_AddStringToObject(o, "phase", ph ? ph : "Pending");
+        cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(ph));
         cJSON_AddStringToObject(o, "source", result ? "result" : "status");
         const cJSON *sum = bench_status_get(st, BK_SUMMARY);
         cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
                               sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull());
         for (size_t i = 0; i < nt; i++) {
-            if (table && strcmp(table, tables[i].name))
+            if (table && strcmp(table, tables[i].name) != 0)
                 continue;
             bool res;
             const cJSON *l = table_items(st, lists, tables[i].list, &res);
@@ -637,11 +649,9 @@ static int export_from(struct buf *out, const cJSON *br, const cJSON *result, co
 int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
                   const char *table)
 {
-    if (bench_get(result, BK_TIMELINE))
-        return export_from(out, br, result, result, format, table);
-    cJSON *lists = cJSON_CreateObject(), *tl = bench_series_timeline(status_of(br));
-    if (!lists)
-        abort();
+    /* the result's lists, with status' timeline series where it has no timeline */
+    cJSON *lists = util_must(result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject());
+    cJSON *tl = bench_get(lists, BK_TIMELINE) ? NULL : bench_series_timeline(status_of(br));
     if (tl && bench_put(lists, BK_TIMELINE, tl) != 0)
         abort();
     int rc = export_from(out, br, result, lists, format, table);

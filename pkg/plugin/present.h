@@ -35,8 +35,9 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
  * or "csv" (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one,
  * separated by a blank line, each with a header row). result is the run's full result (the
  * ConfigMap status.resultRef names) or NULL: with it the timeline is the full one, not the
- * points status keeps (same columns; "source" says "result" or "status"). -EINVAL on an unknown
- * format or table. */
+ * points status keeps (same columns; "source" says "result" or "status"), and workers and
+ * statements are the result's rows (its keys); without it they are status' lines (csv: one
+ * column, "line"). -EINVAL on an unknown format or table. */
 int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
                   const char *table);
 

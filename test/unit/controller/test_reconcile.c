@@ -284,6 +284,27 @@ static char *status_collecting(void)
 /* The plan ending a run carries the result ConfigMap b1-result, owned by the run, and status
  * names it; its result.json holds the aggregate (summary.tps) and every worker's result in order.
  */
+/* Worker i's row in the plan's result ConfigMap (result.json's workers[]: the aggregate's numbers
+ * and what the controller saw of the pod); the caller frees it. */
+static cJSON *cm_worker(const struct ctrl_plan *p, int i)
+{
+    assert_non_null(p->result_cm);
+    cJSON *doc = cJSON_Parse(util_jkey(util_jget(p->result_cm, "data"), "result.json"));
+    assert_non_null(doc);
+    cJSON *row = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(doc, "workers"), i);
+    cJSON_Delete(doc);
+    assert_non_null(row);
+    return row;
+}
+
+/* Worker i's line in status.workers. */
+static const char *status_worker(const struct ctrl_plan *p, int i)
+{
+    const cJSON *l = cJSON_GetArrayItem(util_jget(p->status, "workers"), i);
+    assert_true(cJSON_IsString(l));
+    return l->valuestring;
+}
+
 static void check_result_cm(const struct ctrl_plan *p, int workers, double tps)
 {
     const cJSON *cm = p->result_cm;
@@ -346,11 +367,14 @@ static void test_collecting_success(void **state)
     assert_float_equal(util_jnum(p.status, "summary.tps", 0), 200.0, 1e-9);
     assert_float_equal(util_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
     assert_float_equal(util_jnum(p.status, "summary.aborted", -1), 0, 1e-9);
-    const cJSON *rows = util_jget(p.status, "workers");
-    assert_int_equal(cJSON_GetArraySize(rows), 2);
-    assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 1), "pod"), "b1-run-1-def");
-    assert_float_equal(util_jnum(cJSON_GetArrayItem(rows, 1), "tps", 0), 99.5, 1e-9);
-    assert_true(cJSON_IsTrue(util_jget(cJSON_GetArrayItem(rows, 0), "complete")));
+    assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "workers")), 2);
+    assert_non_null(strstr(status_worker(&p, 1), "1 b1-run-1-def: ok, 99.5 tps"));
+    cJSON *r0 = cm_worker(&p, 0), *r1 = cm_worker(&p, 1);
+    assert_string_equal(util_jstr(r1, "pod"), "b1-run-1-def");
+    assert_float_equal(util_jnum(r1, "tps", 0), 99.5, 1e-9);
+    assert_true(cJSON_IsTrue(util_jget(r0, "complete")));
+    cJSON_Delete(r0);
+    cJSON_Delete(r1);
     assert_string_equal(util_jstr(p.status, "timeline.tps"), "200"); /* the workers' 1-point sum */
     assert_string_equal(util_jstr(cond(&p, "Complete"), "status"), "True");
     assert_string_equal(util_jstr(cond(&p, "Running"), "status"), "False");
@@ -399,10 +423,14 @@ static void test_collecting_worker_failed(void **state)
     assert_non_null(strstr(msg, "refused"));
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
     /* partial results are kept */
-    assert_float_equal(util_jnum(cJSON_GetArrayItem(util_jget(p.status, "workers"), 0), "tps", 0),
-                       100, 1e-9);
-    assert_true(cJSON_IsFalse(
-        util_jget(cJSON_GetArrayItem(util_jget(p.status, "workers"), 1), "complete")));
+    cJSON *r0 = cm_worker(&p, 0), *r1 = cm_worker(&p, 1);
+    assert_float_equal(util_jnum(r0, "tps", 0), 100, 1e-9);
+    assert_true(cJSON_IsFalse(util_jget(r1, "complete")));
+    assert_int_equal(util_jnum(r1, "exitCode", -1), 3);
+    cJSON_Delete(r0);
+    cJSON_Delete(r1);
+    assert_non_null(strstr(status_worker(&p, 0), "0 b1-run-0-abc: ok, 100.0 tps"));
+    assert_non_null(strstr(status_worker(&p, 1), "1 b1-run-1-def: exit code 3: "));
     assert_true(p.events[0].warning);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++)
@@ -1218,11 +1246,16 @@ static void test_collecting_summary_only(void **state)
     assert_non_null(strstr(m, "not the timeline, the per-statement latencies"));
     assert_non_null(strstr(m, "upper bound"));
     assert_non_null(strstr(util_jstr(p.status, "message"), "summary only"));
-    const cJSON *row = cJSON_GetArrayItem(util_jget(p.status, "workers"), 1);
+    cJSON *row = cm_worker(&p, 1);
     assert_true(cJSON_IsTrue(util_jget(row, "complete")));
     assert_string_equal(util_jstr(row, "message"),
                         "ok; summary only, without timeline, statements and histogram: the pod "
                         "log could not be read: HTTP 500 injected fault (after retries)");
+    cJSON_Delete(row);
+    assert_non_null(strstr(status_worker(&p, 1),
+                           "1 b1-run-1-def: ok; summary only, without timeline, statements and "
+                           "histogram: the pod log could not be read: HTTP 500 injected fault "
+                           "(after retries), "));
     bool warned = false;
     for (int i = 0; i < p.n_events; i++)
         if (strcmp(p.events[i].reason, "ResultDetailUnavailable") == 0) {
@@ -1243,10 +1276,10 @@ static void test_collecting_summary_only(void **state)
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "ResultDetailUnavailable"), "reason"), "LogTruncated");
     assert_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "worker 1"));
-    assert_true(
-        cJSON_IsTrue(util_jget(cJSON_GetArrayItem(util_jget(p.status, "workers"), 1), "complete")));
-    assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(p.status, "workers"), 1), "message"),
-                        "ok");
+    row = cm_worker(&p, 1);
+    assert_true(cJSON_IsTrue(util_jget(row, "complete")));
+    assert_string_equal(util_jstr(row, "message"), "ok");
+    cJSON_Delete(row);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
         cJSON_Delete(o.results[i]);
@@ -1311,9 +1344,12 @@ static void test_collecting_summary_only(void **state)
     assert_null(strstr(util_jstr(p.status, "message"), "without a summary"));
     assert_non_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"),
                            "status.fio is complete"));
+    cJSON *w0 = cm_worker(&p, 0);
     assert_non_null(
-        strstr(util_jstr(cJSON_GetArrayItem(util_jget(p.status, "workers"), 0), "message"),
-               "ok; summary only, without fio's latency distributions"));
+        strstr(util_jstr(w0, "message"), "ok; summary only, without fio's latency distributions"));
+    cJSON_Delete(w0);
+    assert_non_null(strstr(status_worker(&p, 0), ": ok; summary only, without fio's latency "
+                                                 "distributions"));
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
     cJSON_Delete(p0);

@@ -121,20 +121,23 @@ static void test_results_mapping_and_caps(void **state)
     assert_int_equal(ntps, ntl);
     assert_int_equal(nlat, ntl);
     assert_null(util_jget(st, "timeline.t"));
-    assert_int_equal(cJSON_GetArraySize(util_jget(st, "statements")),
-                     bench_fields[BK_STATEMENTS].max_items);
-    /* a statement row says what says something: no failures of 0, no script 0 of one script */
-    const cJSON *s0 = cJSON_GetArrayItem(util_jget(st, "statements"), 0);
-    const cJSON *s1 = cJSON_GetArrayItem(util_jget(st, "statements"), 1);
-    assert_int_equal(cJSON_GetArraySize(s0), 2);
-    assert_string_equal(util_jstr(s0, "command"), "SELECT 1");
-    assert_true(util_jnum(s0, "latencyMs", 0) == 0.1);
-    assert_int_equal(util_jnum(s1, "failures", 0), 2);
-    assert_null(util_jget(s1, "script"));
-    const cJSON *row = cJSON_GetArrayItem(util_jget(st, "workers"), 0);
+    assert_int_equal(cJSON_GetArraySize(util_jget(st, "statements")), 50);
+    /* a statement line says what says something: no failures of 0, no script 0 of one script */
+    const cJSON *lines = util_jget(st, "statements");
+    assert_string_equal(cJSON_GetArrayItem(lines, 0)->valuestring, "0.100 ms  SELECT 1");
+    assert_string_equal(cJSON_GetArrayItem(lines, 1)->valuestring,
+                        "0.100 ms  SELECT 1, 2 failures");
+    /* a line per worker in status; its row, with what the controller saw, in the aggregate (the
+     * result ConfigMap's) */
+    assert_int_equal(cJSON_GetArraySize(util_jget(st, "workers")), 1);
+    assert_string_equal(cJSON_GetArrayItem(util_jget(st, "workers"), 0)->valuestring,
+                        "0 b-run-0-x: ok, 10.5 tps, 100 tx");
+    const cJSON *row = cJSON_GetArrayItem(util_jget(agg, "workers"), 0);
     assert_string_equal(util_jstr(row, "pod"), "b-run-0-x");
     assert_true(cJSON_IsTrue(util_jget(row, "complete")));
     assert_string_equal(util_jstr(row, "message"), "ok");
+    assert_int_equal(util_jnum(row, "exitCode", -1), 0);
+    assert_true(util_jnum(row, "tps", 0) == 10.5);
     char msg[256];
     assert_false(ctrl_workers_failure(&w, 1, msg, sizeof(msg)));
     ctrl_status_summary_message(st, 1, msg, sizeof(msg));
@@ -253,7 +256,7 @@ static void test_workers_skewed(void **state)
         assert_null(util_jget(st, "window.barrier"));
         assert_string_equal(cJSON_GetStringValue(bench_get(agg, BK_WINDOW_BARRIER)),
                             "2023-11-14T22:13:20.000Z");
-        bool skewed = ctrl_workers_skewed(st, CTRL_SKEW_LIMIT_S, msg, sizeof(msg));
+        bool skewed = ctrl_workers_skewed(agg, CTRL_SKEW_LIMIT_S, msg, sizeof(msg));
         if (k == 0) {
             assert_false(skewed);
             assert_true(util_jnum(st, "window.coveragePct", 0) > 99);
@@ -290,7 +293,7 @@ static void test_display(void **state)
     assert_true(util_jnum(st, "summary.tps", 0) == 2561.233423); /* full precision stays */
     const cJSON *sts = util_jget(st, "statements");
     assert_int_equal(cJSON_GetArraySize(sts), 1);
-    assert_string_equal(util_jstr(cJSON_GetArrayItem(sts, 0), "command"), "SELECT 1;");
+    assert_string_equal(cJSON_GetArrayItem(sts, 0)->valuestring, "0.500 ms  SELECT 1;");
     cJSON_Delete(st);
     cJSON_Delete(agg);
 
@@ -341,6 +344,73 @@ static void test_worker_failures(void **state)
     cJSON_Delete(w[1].result);
 }
 
+/* status.workers and status.statements: a line each, numbers rounded as status.result rounds
+ * them, zero counts left out, the script named only when there are several; the worker rows the
+ * lines come from are the aggregate's with the controller's pod, exit code and verdict. */
+static void test_worker_and_statement_lines(void **state)
+{
+    (void)state;
+    cJSON *agg = cJSON_Parse(
+        "{\"statements\":[{\"script\":0,\"command\":\"\\\\set a 1\",\"latencyMs\":0.002},"
+        "{\"script\":0,\"command\":\"BEGIN;\",\"latencyMs\":0.8596,\"failures\":0,\"retries\":0},"
+        "{\"script\":1,\"command\":\"SELECT 2;\",\"latencyMs\":1.0004,\"failures\":3,"
+        "\"retries\":2}],\"workers\":[{\"index\":0,\"tps\":406.322475,"
+        "\"transactionsProcessed\":10050,\"failedTransactions\":0,\"abortedClients\":0,"
+        "\"latencyAvgMs\":9.818,\"lateSeconds\":0.016,\"endSeconds\":25.715,\"exitCode\":0,"
+        "\"complete\":true},{\"index\":1,\"tps\":12.26,\"transactionsProcessed\":30,"
+        "\"failedTransactions\":2,\"abortedClients\":1,\"latencyAvgMs\":3.004,"
+        "\"lateSeconds\":0.0004,\"endSeconds\":2.5,\"exitCode\":2,\"complete\":false}]}");
+    assert_non_null(agg);
+    struct ctrl_worker w[3];
+    memset(w, 0, sizeof(w));
+    for (int i = 0; i < 3; i++) {
+        w[i].index = i;
+        w[i].exit_code = -1;
+    }
+    w[0].pod = "r-0";
+    w[0].terminated = true;
+    w[0].exit_code = 0;
+    w[0].result = cJSON_Parse("{\"complete\":true,\"exitCode\":0}");
+    w[1].pod = "r-1";
+    w[1].terminated = true;
+    w[1].exit_code = 2;
+    w[1].result = cJSON_Parse("{\"complete\":false,\"exitCode\":2,\"errors\":[\"client 3 "
+                              "aborted\"]}");
+    cJSON *st = cJSON_CreateObject();
+    ctrl_status_set_results(st, agg, w, 3);
+    const cJSON *lines = util_jget(st, "workers");
+    assert_int_equal(cJSON_GetArraySize(lines), 3);
+    assert_string_equal(cJSON_GetArrayItem(lines, 0)->valuestring,
+                        "0 r-0: ok, 406.3 tps, 10050 tx, avg 9.82 ms, from +0.016 s to 25.715 s");
+    assert_string_equal(cJSON_GetArrayItem(lines, 1)->valuestring,
+                        "1 r-1: exit code 2: client 3 aborted, 12.3 tps, 30 tx, avg 3.00 ms, "
+                        "from +0.000 s to 2.500 s, 2 failed, 1 aborted client");
+    assert_string_equal(cJSON_GetArrayItem(lines, 2)->valuestring,
+                        "2: no pod was created for this worker");
+    const cJSON *rows = util_jget(agg, "workers");
+    assert_int_equal(cJSON_GetArraySize(rows), 3);
+    const cJSON *r1 = cJSON_GetArrayItem(rows, 1), *r2 = cJSON_GetArrayItem(rows, 2);
+    assert_string_equal(util_jstr(r1, "pod"), "r-1");
+    assert_int_equal(util_jnum(r1, "exitCode", -1), 2);
+    assert_true(cJSON_IsFalse(util_jget(r1, "complete")));
+    assert_true(util_jnum(r1, "tps", 0) == 12.26); /* full precision in the result */
+    assert_int_equal(util_jnum(r2, "index", -1), 2);
+    assert_null(util_jget(r2, "pod"));
+    assert_null(util_jget(r2, "exitCode"));
+    assert_true(cJSON_IsFalse(util_jget(r2, "complete")));
+    assert_string_equal(util_jstr(r2, "message"), "no pod was created for this worker");
+    const cJSON *sts = util_jget(st, "statements");
+    assert_int_equal(cJSON_GetArraySize(sts), 2);
+    assert_string_equal(cJSON_GetArrayItem(sts, 0)->valuestring, "script 0: 0.860 ms  BEGIN;");
+    assert_string_equal(cJSON_GetArrayItem(sts, 1)->valuestring,
+                        "script 1: 1.000 ms  SELECT 2;, 3 failures, 2 retries");
+    assert_int_equal(cJSON_GetArraySize(util_jget(agg, "statements")), 3); /* the result keeps */
+    cJSON_Delete(st);
+    cJSON_Delete(agg);
+    cJSON_Delete(w[0].result);
+    cJSON_Delete(w[1].result);
+}
+
 /* A result that is the compact termination summary only: the row says so and why, whatever
  * else it says; the run does not fail for it. */
 static void test_worker_summary_only(void **state)
@@ -359,9 +429,9 @@ static void test_worker_summary_only(void **state)
     w[1].exit_code = 2;
     w[1].result = cJSON_Parse("{\"kind\":\"fio\",\"complete\":false,\"exitCode\":2,"
                               "\"errors\":[\"job wal: error 5\"]}");
-    cJSON *st = cJSON_CreateObject();
-    ctrl_status_set_results(st, NULL, w, 2);
-    const cJSON *rows = util_jget(st, "workers");
+    cJSON *st = cJSON_CreateObject(), *agg = cJSON_CreateObject();
+    ctrl_status_set_results(st, agg, w, 2);
+    const cJSON *rows = util_jget(agg, "workers");
     assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 0), "message"),
                         "ok; summary only, without timeline, statements and histogram: the pod "
                         "log could not be read: HTTP 403 forbidden");
@@ -369,6 +439,16 @@ static void test_worker_summary_only(void **state)
     assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 1), "message"),
                         "exit code 2: job wal: error 5; summary only, without fio's latency "
                         "distributions: the pod log could not be read: HTTP 403 forbidden");
+    assert_true(cJSON_IsFalse(util_jget(cJSON_GetArrayItem(rows, 1), "complete")));
+    assert_int_equal(util_jnum(cJSON_GetArrayItem(rows, 1), "exitCode", -1), 2);
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 1), "pod"), "p1");
+    /* status: the same, a line each */
+    const cJSON *lines = util_jget(st, "workers");
+    assert_int_equal(cJSON_GetArraySize(lines), 2);
+    assert_string_equal(cJSON_GetArrayItem(lines, 1)->valuestring,
+                        "1 p1: exit code 2: job wal: error 5; summary only, without fio's latency "
+                        "distributions: the pod log could not be read: HTTP 403 forbidden");
+    cJSON_Delete(agg);
     char msg[512];
     assert_true(ctrl_workers_failure(w, 2, msg, sizeof(msg)));
     assert_non_null(strstr(msg, "worker 1 (pod p1) failed: exit code 2: job wal: error 5"));
@@ -496,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_display),
         cmocka_unit_test(test_worker_failures),
         cmocka_unit_test(test_worker_summary_only),
+        cmocka_unit_test(test_worker_and_statement_lines),
         cmocka_unit_test(test_job_transform),
         cmocka_unit_test(test_hpa_timeline),
         cmocka_unit_test(test_transforms),

@@ -20,6 +20,7 @@
 #include "pkg/bench/histogram.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
+#include "pkg/util/json.h"
 
 #define NLAT 20000
 
@@ -414,6 +415,44 @@ static void test_export_full_timeline(void **state)
     cJSON_Delete(br);
 }
 
+/* workers and statements: status has a line each, the result its rows; export takes the rows
+ * (with the result's keys) when it has the result, else the lines; kubectl pgbench results
+ * prints the lines. */
+static void test_export_workers_and_statements(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(
+        "{\"metadata\":{\"name\":\"a\"},\"status\":{\"phase\":\"Succeeded\",\"summary\":{\"tps\":"
+        "10},\"workers\":[\"0 p0: ok, 10.0 tps\"],\"statements\":[\"0.100 ms  SELECT 1;\"]}}");
+    cJSON *res = cJSON_Parse(
+        "{\"workers\":[{\"index\":0,\"pod\":\"p0\",\"tps\":10,\"transactionsProcessed\":100,"
+        "\"complete\":true,\"message\":\"ok\"}],\"statements\":[{\"script\":0,\"command\":"
+        "\"SELECT 1;\",\"latencyMs\":0.1}]}");
+    struct buf c = BUF_INIT(1 << 20), j = BUF_INIT(1 << 20), l = BUF_INIT(1 << 20);
+    struct buf t = BUF_INIT(1 << 20);
+    assert_int_equal(plugin_export(&c, br, res, "csv", "workers"), 0);
+    assert_string_equal(c.data, "index,pod,tps,transactionsProcessed,failedTransactions,"
+                                "abortedClients,latencyAvgMs,lateSeconds,endSeconds,exitCode,"
+                                "complete,message\n0,p0,10,100,,,,,,,true,ok\n");
+    assert_int_equal(plugin_export(&j, br, res, "json", NULL), 0);
+    cJSON *e = cJSON_Parse(j.data);
+    assert_int_equal(
+        util_jnum(cJSON_GetArrayItem(util_jget(e, "workers"), 0), "transactionsProcessed", 0), 100);
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(e, "statements"), 0), "command"),
+                        "SELECT 1;");
+    cJSON_Delete(e);
+    assert_int_equal(plugin_export(&l, br, NULL, "csv", "workers"), 0);
+    assert_string_equal(l.data, "line\n\"0 p0: ok, 10.0 tps\"\n"); /* quoted: a comma */
+    assert_int_equal(plugin_result_table(&t, br), 0);
+    assert_non_null(strstr(t.data, "\n  worker 0 p0: ok, 10.0 tps\n"));
+    buf_free(&c);
+    buf_free(&j);
+    buf_free(&l);
+    buf_free(&t);
+    cJSON_Delete(res);
+    cJSON_Delete(br);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_report_diagnostics),
         cmocka_unit_test(test_compare_html),
         cmocka_unit_test(test_export_full_timeline),
+        cmocka_unit_test(test_export_workers_and_statements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
