@@ -734,13 +734,13 @@ class SimServer {
     }
     if (info.id === 'apiextensions.k8s.io/customresourcedefinitions' && sub !== 'status') obj.status = cur.status;
     const internal = this._internal(info, obj);
-    let stored = this.store.update(storeRes, internal, { subresource: sub === 'status' ? 'status' : undefined, checkRV: true, dryRun: dry });
-    // managedFields live in metadata: the store keeps metadata from the main resource only.
-    if (sub === 'status' && !dry && JSON.stringify(stored.metadata.managedFields) !== JSON.stringify(obj.metadata.managedFields) && stored.metadata.resourceVersion !== cur.metadata.resourceVersion) {
-      const again = clone(stored);
-      again.metadata.managedFields = obj.metadata.managedFields;
-      stored = this.store.update(storeRes, again, { checkRV: false });
-    }
+    // A status write keeps metadata from the main resource but its managedFields, which it
+    // records in the same write (a second write would bump the resourceVersion twice and send
+    // two watch events for one request: a client that takes the answer as the latest version
+    // could see the intermediate one after it).
+    let stored = sub === 'status'
+      ? this.store.update(storeRes, internal, { subresource: 'status', managedFields: obj.metadata.managedFields, checkRV: true, dryRun: dry })
+      : this.store.update(storeRes, internal, { checkRV: true, dryRun: dry });
     if (info.id === 'apiextensions.k8s.io/customresourcedefinitions' && !dry && sub !== 'status' && stored.metadata && this.store.get(storeRes, null, stored.metadata.name)) {
       const st = this._crdStatus(stored);
       if (JSON.stringify(st) !== JSON.stringify(stored.status)) {

@@ -318,6 +318,9 @@ class Store extends EventEmitter {
       n = clone(cur);
       if (obj.status === undefined) delete n.status;
       else n.status = clone(obj.status);
+      // the writer's managedFields (opts.managedFields) go in the same write, as kube-apiserver
+      // stores a status update: one resourceVersion, one watch event
+      if (opts.managedFields !== undefined) n.metadata.managedFields = clone(opts.managedFields);
     } else {
       n = clone(obj);
       n.metadata = n.metadata || {};

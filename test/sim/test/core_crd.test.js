@@ -132,6 +132,30 @@ test('status subresource: /status ignores spec, the main resource ignores status
   assert.equal((await api.get(`${W}/st`)).body.spec.replicas, 5);
 });
 
+test('a status write is one write: its managedFields in it, one resourceVersion, one watch event', async () => {
+  // Regression: the sim stored the status, then the writer's managedFields in a second write, so
+  // a status patch that added a field bumped the resourceVersion twice and sent two events; the
+  // operator took the answer as the object's latest version but then saw the intermediate one
+  // from the watch, and its next status write met a 409 (e2e 40's third conflict).
+  const c = await api.post(W, widget('one', { size: 3 }));
+  const rv0 = Number(c.body.metadata.resourceVersion);
+  const w = api.watch(`${W}?watch=true&resourceVersion=${rv0}&fieldSelector=metadata.name%3Done`);
+  const patch = (status, rv) => api.patch(`${W}/one/status?fieldManager=op`,
+    { metadata: { resourceVersion: rv }, status }, 'application/merge-patch+json');
+  const a = await patch({ phase: 'Running' }, String(rv0));
+  assert.equal(a.status, 200, a.text);
+  const b = await patch({ phase: 'Done', replicas: 2 }, a.body.metadata.resourceVersion); // a new field: managedFields change
+  assert.equal(b.status, 200, b.text);
+  assert.equal(Number(b.body.metadata.resourceVersion), Number(a.body.metadata.resourceVersion) + 1);
+  const op = b.body.metadata.managedFields.find((e) => e.manager === 'op' && e.subresource === 'status');
+  assert.ok(op && op.fieldsV1['f:status']['f:replicas'], JSON.stringify(b.body.metadata.managedFields));
+  assert.deepEqual((await api.get(`${W}/one`)).body.metadata, b.body.metadata);
+  await w.waitFor((x) => x.object.metadata.resourceVersion === b.body.metadata.resourceVersion);
+  assert.deepEqual(w.events.map((x) => [x.type, x.object.metadata.resourceVersion]),
+    [['MODIFIED', a.body.metadata.resourceVersion], ['MODIFIED', b.body.metadata.resourceVersion]]);
+  w.close();
+});
+
 test('patches: merge and JSON patch on custom resources; strategic merge patch is 415 for them', async () => {
   await api.post(W, widget('p', { size: 3, tags: ['a'] }));
   const m = await api.patch(`${W}/p`, { spec: { size: 4, tags: null } }, 'application/merge-patch+json');
