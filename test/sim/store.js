@@ -371,11 +371,7 @@ class Store extends EventEmitter {
       this._emit('DELETED', res, clone(n), cur);
       return clone(n);
     }
-    n.metadata.resourceVersion = this._nextRV();
-    this._bucket(res).set(key, n);
-    this._emit('MODIFIED', res, clone(n), cur);
-    this._afterUpdate(res, n);
-    return clone(n);
+    return this._modify(res, key, n, cur);
   }
 
   // opts: {propagationPolicy, preconditions: {uid, resourceVersion}, gracePeriodSeconds, graceful, dryRun}
@@ -440,11 +436,7 @@ class Store extends EventEmitter {
         n.metadata.deletionGracePeriodSeconds = grace;
         if (fins.length) n.metadata.finalizers = fins;
         if (opts.dryRun) return clone(n);
-        n.metadata.resourceVersion = this._nextRV();
-        this._bucket(res).set(key, n);
-        this._emit('MODIFIED', res, clone(n), cur);
-        this._afterUpdate(res, n);
-        return clone(n);
+        return this._modify(res, key, n, cur);
       }
     }
     if (fins.length) {
@@ -460,11 +452,7 @@ class Store extends EventEmitter {
         if (n.metadata.generation) n.metadata.generation += 1;
       }
       if (opts.dryRun) return clone(n);
-      n.metadata.resourceVersion = this._nextRV();
-      this._bucket(res).set(key, n);
-      this._emit('MODIFIED', res, clone(n), cur);
-      this._afterUpdate(res, n);
-      return clone(n);
+      return this._modify(res, key, n, cur);
     }
     if (opts.dryRun) return clone(n);
     if (res === 'apiextensions.k8s.io/customresourcedefinitions') this._dropCRDInstances(cur);
@@ -507,6 +495,16 @@ class Store extends EventEmitter {
 
   _hasDependents(uid) {
     return this._dependents(uid).length > 0;
+  }
+
+  // n stored as the next version of cur (under key): a new resourceVersion, a MODIFIED event,
+  // and what a deletion in progress needs next; returns a copy.
+  _modify(res, key, n, cur) {
+    n.metadata.resourceVersion = this._nextRV();
+    this._bucket(res).set(key, n);
+    this._emit('MODIFIED', res, clone(n), cur);
+    this._afterUpdate(res, n);
+    return clone(n);
   }
 
   _afterUpdate(res, o) {
