@@ -56,5 +56,5 @@ env_kubectl describe benchmarkrun "$name"
 step "result summary (status.summary)"
 env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.summary}' | python3 -m json.tool
 step "why it is as fast as it is: kubectl get br $name -o jsonpath='{.status.diagnostics.waitEvents}'"
-env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.diagnostics.waitEvents}' | python3 -m json.tool
+env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.diagnostics.waitEvents}{"\n"}'
 [ "$last" = Succeeded ]

@@ -64,13 +64,10 @@ for r in rows:
         elif r.get("maxItems") and len(v) > r["maxItems"]:
             problems.append("status.%s: %d items, more than %d" % (r["status"], len(v), r["maxItems"]))
 assert not problems, "\n".join(problems)
-# the numbers behind the diagnostics are the workers' own, merged
-w = st["diagnostics"]["waitEvents"]
-assert w["samples"] >= 4 and w["backendSamples"] >= w["samples"], w
-shares = w["sharesPct"]
-assert abs(sum(shares.values()) - 100) < 1, shares
-assert st["diagnostics"]["server"]["inRecovery"] is False
-assert st["diagnostics"]["replica"]["caughtUp"] is True, st["diagnostics"]["replica"]
+# the diagnostics: one sentence each (checked against the result ConfigMap's numbers below)
+assert sorted(st["diagnostics"]) == ["dataset", "littlesLaw", "replica", "server", "waitEvents"], \
+    st["diagnostics"]
+assert all(isinstance(v, str) for v in st["diagnostics"].values()), st["diagnostics"]
 assert len(st["workers"]) == 2
 # the workers started together on the barrier: the totals cover the whole run
 assert st["window"]["coveragePct"] >= 90 and st["window"]["lateSeconds"] < 1, st["window"]
@@ -104,20 +101,45 @@ assert sorted(st["timeline"]) == ["elapsedSeconds", "latencyMs", "tps"], st["tim
 series = {k: [float(x) for x in v.split()] for k, v in st["timeline"].items()}
 assert 12 <= len(series["tps"]) <= 60 and series["elapsedSeconds"][-1] >= 12, st["timeline"]
 assert len(set(len(v) for v in series.values())) == 1, st["timeline"]
-# status keeps the replica's verdict and max lag, the server's version, role and sizes; the lag
-# samples and the settings are in the result ConfigMap (status.resultRef)
-assert "lagSamplesMs" not in st["diagnostics"]["replica"], st["diagnostics"]["replica"]
-assert "maxLagMs" in st["diagnostics"]["replica"], st["diagnostics"]["replica"]
-assert "shared_buffers" not in st["diagnostics"]["server"], st["diagnostics"]["server"]
+# status.startAt is the barrier; window keeps what it measured (the result ConfigMap has the barrier)
+assert "barrier" not in st["window"], st["window"]
 PY
 env_kubectl get cm "$(env_status contract .status.resultRef.name)" -o json >"$TMP/cm.json"
-python3 - "$TMP/br.json" "$TMP/cm.json" <<'PY' || fail "the result ConfigMap lacks what status left out"
+python3 - "$TMP/br.json" "$TMP/cm.json" "$TMP/table.json" <<'PY' || fail "the result ConfigMap lacks what status left out"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
 res = json.loads(json.load(open(sys.argv[2]))["data"]["result.json"])
+d = st["diagnostics"]
+def num(v, decimals=1):
+    """v as the sentences print it: to that many decimals, without trailing zeros"""
+    return ("%.*f" % (decimals, v)).rstrip("0").rstrip(".")
+# the numbers behind the diagnostics are the workers' own, merged; status words them
+w = res["waitEvents"]
+assert w["samples"] >= 4 and w["backendSamples"] >= w["samples"], w
+shares = w["sharesPct"]
+assert abs(sum(shares.values()) - 100) < 1, shares
+order = sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))[:12]
+assert d["waitEvents"].startswith(", ".join("%s %s %%" % (k, num(v)) for k, v in order)), (d, order)
+assert " of %d backend samples in %d rounds" % (w["backendSamples"], w["samples"]) in d["waitEvents"], (d, w)
+assert ("rounds skipped" in d["waitEvents"]) == (w.get("skippedTicks", 0) > 0), (d, w)
+srv = res["server"]
+assert srv["shared_buffers"] == "128MB" and srv["inRecovery"] is False, srv
+assert d["server"].startswith("PostgreSQL %s, primary, database %s " % (srv["version"], srv["database"])), (d, srv)
+assert d["server"].endswith(", shared_buffers 128 MiB"), d["server"]
 rep = res["checks"]["replica"]
-assert len(rep["lagSamplesMs"]) >= 8 and max(rep["lagSamplesMs"]) <= st["diagnostics"]["replica"]["maxLagMs"] + 0.001, rep
-assert res["server"]["shared_buffers"] == "128MB" and res["server"]["version"] == st["diagnostics"]["server"]["version"], res["server"]
+assert rep["caughtUp"] is True and rep["role"] == "primary", rep
+assert len(rep["lagSamplesMs"]) >= 8 and max(rep["lagSamplesMs"]) <= rep["maxLagMs"] + 0.001, rep
+assert d["replica"] == "primary: caught up: %s; max lag %s ms during the run" % (rep["message"], num(rep["maxLagMs"])), (d, rep)
+ds = res["checks"]["dataset"]
+assert d["dataset"].startswith("database ") and " / shared_buffers 128 MiB = " in d["dataset"], d
+assert (ds.get("warning") or "") in d["dataset"] and ("fits" in d["dataset"]) == ds["fitsInSharedBuffers"], (d, ds)
+ll = res["checks"]["littlesLaw"]
+assert d["littlesLaw"].startswith("4 clients / %s ms predict %s tps; measured %s tps (%+.2f %%)" % (
+    num(ll["latencyAvgMs"], 2), num(ll["predictedTps"]), num(ll["measuredTps"]), ll["deviationPct"])), (d, ll)
+# what the sweep reads instead: the same deviation from status' clients, latency and tps
+pred = st["clients"] / (st["summary"]["latencyAvgMs"] / 1000)
+assert abs((st["summary"]["tps"] - pred) / pred * 100 - ll["deviationPct"]) < 1e-3, (st["summary"], ll)
+assert "barrier" in res["window"], res["window"]
 PY
 
 # kubectl describe within a line budget, counted per section (printed, so a regression names the

@@ -46,7 +46,8 @@ env_apply "$TMP/s1.yaml"
 wait_phase sweep1 Succeeded 200
 env_kubectl get bsw sweep1 -o json >"$TMP/s1.json"
 env_kubectl get br -l pgbench.dev/sweep=sweep1 -o json >"$TMP/s1-runs.json"
-python3 - "$TMP/s1.json" "$TMP/s1-runs.json" <<'PY' || fail "sweep1: status or runs wrong"
+for i in 0 1 2 3; do env_result_json "sweep1-s$i-r0" >"$TMP/s1-r$i-result.json"; done
+python3 - "$TMP/s1.json" "$TMP/s1-runs.json" "$TMP" <<'PY' || fail "sweep1: status or runs wrong"
 import json, sys, datetime
 sw = json.load(open(sys.argv[1])); runs = json.load(open(sys.argv[2]))["items"]
 st = sw["status"]
@@ -73,6 +74,17 @@ for s, v in zip(steps, [1, 2, 4, 8]):
     assert abs(s["tpsMean"] - r["tps"]) <= 1e-6 * r["tps"] + 1e-9, (s, r)   # the run's own number
     assert s["tpsStddev"] == 0 and s["latencyP99MsMean"] > 0, s
     assert "littlesLawDeviationPct" in s, s
+    # each run's entry against its result ConfigMap: Little's law as the aggregate computed it,
+    # the largest wait-event share (ties by name)
+    i = [1, 2, 4, 8].index(v)
+    res = json.load(open("%s/s1-r%d-result.json" % (sys.argv[3], i)))
+    e, ll = s["runs"][0], res["checks"]["littlesLaw"]["deviationPct"]
+    assert abs(e["littlesLawDeviationPct"] - ll) <= 1e-3 + 1e-5 * abs(ll), (e, ll)
+    shares = sorted(res.get("waitEvents", {}).get("sharesPct", {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    if shares:
+        assert (e["waitEvent"], e["waitPct"]) == shares[0], (e, shares)
+    else:
+        assert "waitEvent" not in e, e
 a = st["analysis"]
 best = max(steps, key=lambda s: s["tpsMean"])
 assert a["peakTps"] == best["tpsMean"] and a["peakAt"] == best["value"], (a, best)
