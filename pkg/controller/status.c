@@ -482,15 +482,15 @@ static void add_count(struct buf *b, double v, const char *one, const char *many
 static cJSON *worker_line(const cJSON *row)
 {
     struct buf b = BUF_INIT(CTRL_MAX_MESSAGE);
-    const cJSON *pod = bench_get(row, BK_WORKERS_POD), *msg = bench_get(row, BK_WORKERS_MESSAGE);
+    const char *pod = cJSON_GetStringValue(bench_get(row, BK_WORKERS_POD));
+    const char *msg = cJSON_GetStringValue(bench_get(row, BK_WORKERS_MESSAGE));
     double tps = bench_num(row, BK_WORKERS_TPS),
            tx = bench_num(row, BK_WORKERS_TRANSACTIONS_PROCESSED);
     double avg = bench_num(row, BK_WORKERS_LATENCY_AVG_MS);
     double late = bench_num(row, BK_WORKERS_LATE_SECONDS),
            end = bench_num(row, BK_WORKERS_END_SECONDS);
     (void)buf_printf(&b, "%.0f%s%s: %s", bench_num(row, BK_WORKERS_INDEX), pod ? " " : "",
-                     cJSON_IsString(pod) ? pod->valuestring : "",
-                     cJSON_IsString(msg) ? msg->valuestring : "");
+                     pod ? pod : "", msg ? msg : "");
     if (isfinite(tps))
         (void)buf_printf(&b, ", %.1f tps", tps);
     if (isfinite(tx))
@@ -513,7 +513,7 @@ static cJSON *worker_line(const cJSON *row)
 static cJSON *statement_line(const cJSON *st, bool scripts)
 {
     struct buf b = BUF_INIT(CTRL_MAX_MESSAGE);
-    const cJSON *cmd = bench_get(st, BK_STATEMENTS_COMMAND);
+    const char *cmd = cJSON_GetStringValue(bench_get(st, BK_STATEMENTS_COMMAND));
     double lat = bench_num(st, BK_STATEMENTS_LATENCY_MS);
     if (scripts)
         (void)buf_printf(&b, "script %.0f: ", bench_num(st, BK_STATEMENTS_SCRIPT));
@@ -521,7 +521,7 @@ static cJSON *statement_line(const cJSON *st, bool scripts)
         (void)buf_printf(&b, "%.3f ms  ", lat);
     else
         (void)buf_puts(&b, "- ms  ");
-    (void)buf_puts(&b, cJSON_IsString(cmd) ? cmd->valuestring : "");
+    (void)buf_puts(&b, cmd ? cmd : "");
     add_count(&b, bench_num(st, BK_STATEMENTS_FAILURES), "failure", "failures");
     add_count(&b, bench_num(st, BK_STATEMENTS_RETRIES), "retry", "retries");
     cJSON *s = util_must(cJSON_CreateString(b.data ? b.data : ""));
