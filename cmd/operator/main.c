@@ -237,9 +237,8 @@ static int start_election(struct app *a, const struct ctrl_cmdline *o)
         .on_stopped = on_stopped_leading,
         .ud = a,
     };
-    int rc = ctrl_leader_new(a->loop, a->kc, &lo, &a->leader);
-    if (!rc)
-        rc = ctrl_leader_start(a->leader);
+    a->leader = ctrl_leader_new(a->loop, a->kc, &lo);
+    int rc = ctrl_leader_start(a->leader);
     if (rc)
         log_error(COMP, "leader election: %s", strerror(-rc));
     return rc;

@@ -35,7 +35,8 @@ void ctrl_cmdline_defaults(struct ctrl_cmdline *o);
 int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err, size_t errlen);
 
 struct buf;
-/* Appends the --help text: the synopsis, then one line per row. 0 or -ENOMEM. */
+/* Appends the --help text: the synopsis, then one line per row. Returns 0, or -E2BIG when out
+ * has a limit the text passes (allocation failure aborts, pkg/util/mem.h). */
 int ctrl_cmdline_usage(struct buf *out);
 
 #endif

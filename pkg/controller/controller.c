@@ -380,9 +380,7 @@ static void sent_add(struct ctrl_controller *c, const char *key, uint64_t h)
     struct sent_entry **slot = sent_slot(c, key);
     if (!*slot) {
         size_t n = strlen(key) + 1;
-        *slot = calloc(1, sizeof(**slot) + n);
-        if (!*slot)
-            abort();
+        *slot = util_xcalloc(1, sizeof(**slot) + n);
         memcpy((*slot)->key, key, n);
     }
     if (!sent_has(c, key, h)) {
@@ -495,9 +493,7 @@ static void post_event(struct ctrl_controller *c, const char *key, const char *k
         return;
     sent_add(c, key, h); /* also while in flight: not sent twice by the next reconcile */
     cJSON *ev = ctrl_event_object(kind, obj, e, name, &c->opt.cfg);
-    struct ev_send *s = calloc(1, sizeof(*s));
-    if (!s)
-        abort();
+    struct ev_send *s = util_xcalloc(1, sizeof(*s));
     s->c = c;
     s->ev = ev;
     s->h = h;
@@ -547,14 +543,12 @@ void ctrl_controller_event_forget(struct ctrl_controller *c, const char *kind, c
 int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_options *o,
                         struct ctrl_controller **out)
 {
-    struct ctrl_controller *c = calloc(1, sizeof(*c));
-    if (!c)
-        return -ENOMEM;
+    struct ctrl_controller *c = util_xcalloc(1, sizeof(*c));
     c->loop = loop;
     c->kc = kc;
     c->opt = *o;
     if (o->namespace && *o->namespace)
-        c->ns = strdup(o->namespace);
+        c->ns = util_xstrdup(o->namespace);
     int rc;
     struct kube_queue_opts qo = {.workers = o->workers > 0 ? o->workers : 8,
                                  .base_ms = CTRL_QUEUE_BASE_MS,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 
 #define MAX_REQUEST 8192
 
@@ -167,9 +168,7 @@ static void on_connection(uv_stream_t *server, int status)
     struct ctrl_httpd *s = server->data;
     if (status < 0 || s->closing)
         return;
-    struct conn *c = calloc(1, sizeof(*c));
-    if (!c)
-        return;
+    struct conn *c = util_xcalloc(1, sizeof(*c));
     c->s = s;
     c->in = (struct buf)BUF_INIT(MAX_REQUEST);
     uv_tcp_init(server->loop, &c->tcp);
@@ -204,9 +203,7 @@ int ctrl_httpd_start(uv_loop_t *loop, const char *addr, ctrl_http_handler h, voi
         rc = uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)&sa);
     if (rc)
         return -EINVAL;
-    struct ctrl_httpd *s = calloc(1, sizeof(*s));
-    if (!s)
-        return -ENOMEM;
+    struct ctrl_httpd *s = util_xcalloc(1, sizeof(*s));
     s->h = h;
     s->ud = ud;
     uv_tcp_init(loop, &s->server);

@@ -11,6 +11,7 @@
 #include "pkg/controller/manifest.h"
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mem.h"
 
 #define COMP "leader"
 
@@ -223,12 +224,10 @@ static void on_timer(uv_timer_t *t)
         finish_round(l, false);
 }
 
-int ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_leader_opts *o,
-                    struct ctrl_leader **out)
+struct ctrl_leader *ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc,
+                                    const struct ctrl_leader_opts *o)
 {
-    struct ctrl_leader *l = calloc(1, sizeof(*l));
-    if (!l)
-        return -ENOMEM;
+    struct ctrl_leader *l = util_xcalloc(1, sizeof(*l));
     l->loop = loop;
     l->kc = kc;
     l->o = *o;
@@ -238,23 +237,12 @@ int ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_l
         l->o.renew_deadline_s = 10;
     if (l->o.retry_period_s <= 0)
         l->o.retry_period_s = 2;
-    l->name = strdup(o->name);
-    l->ns = strdup(o->namespace);
-    l->id = strdup(o->identity);
-    bool owner =
-        o->owner_pod_name && o->owner_pod_name[0] && o->owner_pod_uid && o->owner_pod_uid[0];
-    if (owner) {
-        l->owner_name = strdup(o->owner_pod_name);
-        l->owner_uid = strdup(o->owner_pod_uid);
-    }
-    if (!l->name || !l->ns || !l->id || (owner && (!l->owner_name || !l->owner_uid))) {
-        free(l->name);
-        free(l->ns);
-        free(l->id);
-        free(l->owner_name);
-        free(l->owner_uid);
-        free(l);
-        return -ENOMEM;
+    l->name = util_xstrdup(o->name);
+    l->ns = util_xstrdup(o->namespace);
+    l->id = util_xstrdup(o->identity);
+    if (o->owner_pod_name && o->owner_pod_name[0] && o->owner_pod_uid && o->owner_pod_uid[0]) {
+        l->owner_name = util_xstrdup(o->owner_pod_name);
+        l->owner_uid = util_xstrdup(o->owner_pod_uid);
     }
     l->o.owner_pod_name = l->owner_name;
     l->o.owner_pod_uid = l->owner_uid;
@@ -262,8 +250,7 @@ int ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_l
     l->timer.data = l;
     uv_idle_init(loop, &l->idle);
     l->idle.data = l;
-    *out = l;
-    return 0;
+    return l;
 }
 
 int ctrl_leader_start(struct ctrl_leader *l)

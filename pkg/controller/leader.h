@@ -39,8 +39,9 @@ struct ctrl_leader_opts {
 
 struct ctrl_leader;
 
-int ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc, const struct ctrl_leader_opts *o,
-                    struct ctrl_leader **out);
+/* Copies o's strings; cannot fail (allocation failure aborts, pkg/util/mem.h). */
+struct ctrl_leader *ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc,
+                                    const struct ctrl_leader_opts *o);
 int ctrl_leader_start(struct ctrl_leader *l);
 bool ctrl_leader_is_leader(const struct ctrl_leader *l);
 /* Stops campaigning; if leading, writes the Lease released, then calls done(ud) (also when not

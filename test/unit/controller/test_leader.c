@@ -161,7 +161,7 @@ static void new_leader(struct ctx *x, bool owner)
         .on_stopped = on_stopped,
         .ud = x,
     };
-    assert_int_equal(ctrl_leader_new(&x->loop, x->kc, &o, &x->l), 0);
+    x->l = ctrl_leader_new(&x->loop, x->kc, &o);
     assert_int_equal(ctrl_leader_start(x->l), 0);
 }
 
