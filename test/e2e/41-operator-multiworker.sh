@@ -42,11 +42,13 @@ for pod in $(env_kubectl get pods -l pgbench.dev/benchmarkrun=multi,pgbench.dev/
 done
 [ "$(ls "$TMP/w" | wc -l)" -eq 3 ] || fail "expected 3 worker pods, got $(ls "$TMP/w")"
 
-python3 - "$TMP/br.json" "$TMP/job.json" "$TMP"/w/*.json <<'PY' || fail "aggregation check failed"
+env_result_json multi >"$TMP/result.json"
+python3 - "$TMP/br.json" "$TMP/job.json" "$TMP/result.json" "$TMP"/w/*.json <<'PY' || fail "aggregation check failed"
 import json, sys
 br = json.load(open(sys.argv[1]))
 job = json.load(open(sys.argv[2]))
-workers = [json.load(open(f)) for f in sys.argv[3:]]
+res = json.load(open(sys.argv[3]))
+workers = [json.load(open(f)) for f in sys.argv[4:]]
 st = br["status"]; s = st["summary"]
 assert job["spec"]["completions"] == 3 and job["spec"]["parallelism"] == 3
 assert job["spec"]["completionMode"] == "Indexed"
@@ -70,15 +72,20 @@ assert sum(w["histogram"]["count"] for w in workers) == s["transactions"]
 # weighted mean latency
 avg = sum(w["latencyAvgMs"] * w["transactionsProcessed"] for w in ws) / s["transactions"]
 assert abs(s["latencyAvgMs"] - avg) < 0.01 * avg + 1e-3, (s["latencyAvgMs"], avg)
-# per-worker rows match each worker's own numbers
-rows = {r["index"]: r for r in st["workers"]}
+# per-worker rows (the result ConfigMap's) match each worker's own numbers; status has a line each
+rows = {r["index"]: r for r in res["workers"]}
 assert sorted(rows) == [0, 1, 2], rows
+assert len(st["workers"]) == 3, st["workers"]
 for w in workers:
     r = rows[w["worker"]]
-    assert r["complete"] is True and r["exitCode"] == 0, r
+    assert r["complete"] is True and r["exitCode"] == 0 and r["message"] == "ok", r
     assert abs(r["tps"] - w["summary"]["tps"]) < 1e-6, (r, w["summary"]["tps"])
-    assert r["transactions"] == w["summary"]["transactionsProcessed"]
+    assert r["transactionsProcessed"] == w["summary"]["transactionsProcessed"]
     assert r["pod"].startswith("multi-run-%d-" % w["worker"]), r
+    line = "%d %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
+        w["worker"], r["pod"], w["summary"]["tps"], w["summary"]["transactionsProcessed"],
+        w["summary"]["latencyAvgMs"], w["window"]["lateSeconds"], w["window"]["endSeconds"])
+    assert st["workers"][w["worker"]] == line, (st["workers"], line)
 # 7 clients split over 3 workers: 3,2,2 (the remainder to the lowest index)
 assert [w["pgbench"]["clients"] for w in sorted(workers, key=lambda w: w["worker"])] == [3, 2, 2], \
     [(w["worker"], w["pgbench"]["clients"]) for w in workers]
@@ -111,15 +118,22 @@ env_br_yaml scripted 'pgbench:
 env_wait_phase scripted Succeeded 90
 env_kubectl get br scripted -o json >"$TMP/scripted.json"
 env_kubectl get job scripted-run -o json >"$TMP/scripted-job.json"
-python3 - "$TMP/scripted.json" "$TMP/scripted-job.json" <<'PY' || fail "custom script check failed"
+env_result_json scripted >"$TMP/scripted-result.json"
+python3 - "$TMP/scripted.json" "$TMP/scripted-job.json" "$TMP/scripted-result.json" <<'PY' || fail "custom script check failed"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
+stm = json.load(open(sys.argv[3]))["statements"]  # the rows, in the result ConfigMap
 assert st["summary"]["transactions"] == 100, st["summary"]   # 25 per client, 4 clients
 assert not st["summary"].get("failed") and st["summary"]["aborted"] == 0, st["summary"]
-cmds = " ".join(s["command"] for s in st["statements"])
-assert "pgbench_accounts WHERE aid" in cmds, st["statements"]
-never = [s for s in st["statements"] if "1/0" in s["command"]]
-assert all(s["latencyMs"] == 0 and not s.get("failures") for s in never), never   # never ran
+cmds = " ".join(s["command"] for s in stm)
+assert "pgbench_accounts WHERE aid" in cmds, stm
+never = [s for s in stm if "1/0" in s["command"]]
+assert never and all(s["latencyMs"] == 0 and not s.get("failures") for s in never), never   # never ran
+# status: a line per statement that ran SQL, named by its script (there are three)
+sql = [s for s in stm if not s["command"].startswith("\\")]
+assert st["statements"] == ["script %d: %.3f ms  %s" % (s["script"], s["latencyMs"], s["command"])
+                            for s in sql], (st["statements"], sql)
+assert "script %d: 0.000 ms  SELECT 1/0;" % never[0]["script"] in st["statements"], st["statements"]
 args = json.load(open(sys.argv[2]))["spec"]["template"]["spec"]["containers"][0]["args"]
 assert "/etc/pgbench/scripts/1/never.sql@0" in args and "select-only@1" in args, args
 PY

@@ -29,9 +29,11 @@ env_psql_super -d "$PGDATABASE" -c 'SELECT 1' >/dev/null
 br partial pg-pass 2 | env_apply
 env_wait_phase partial Failed 120
 env_kubectl get br partial -o json >"$TMP/partial.json"
-python3 - "$TMP/partial.json" <<'PY' || fail "partial-results check failed"
+env_result_json partial >"$TMP/partial-result.json"
+python3 - "$TMP/partial.json" "$TMP/partial-result.json" <<'PY' || fail "partial-results check failed"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
+res = json.load(open(sys.argv[2]))
 conds = {c["type"]: c for c in st["conditions"]}
 f = conds["Failed"]
 assert f["status"] == "True" and f["reason"] == "WorkerFailed", f
@@ -39,10 +41,15 @@ m = f["message"]
 assert "worker 1 (pod partial-run-1-" in m, m
 assert "password authentication failed" in m, m
 assert st["message"] == m
-rows = {r["index"]: r for r in st["workers"]}
+rows = {r["index"]: r for r in res["workers"]}  # the rows, in the result ConfigMap
 assert rows[0]["complete"] is True and rows[0]["tps"] > 0, rows[0]
 assert rows[1]["complete"] is False and rows[1]["exitCode"] != 0, rows[1]
 assert "password authentication failed" in rows[1]["message"], rows[1]
+# status: a line each, the failed worker's saying why
+lines = st["workers"]
+assert len(lines) == 2 and lines[0].startswith("0 %s: ok, " % rows[0]["pod"]), lines
+assert lines[1].startswith("1 %s: %s" % (rows[1]["pod"], rows[1]["message"])), lines
+assert "password authentication failed" in lines[1], lines
 # partial results are kept in the summary
 assert st["summary"]["transactions"] > 0 and st["summary"]["tps"] > 0, st["summary"]
 print(m)

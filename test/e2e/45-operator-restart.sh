@@ -81,15 +81,19 @@ if grep -h '"created Job' "$TMP"/operator*.log | grep -c restart-run | grep -qv 
 fi
 
 env_kubectl get br restart -o json >"$TMP/br.json"
-python3 - "$TMP/br.json" <<'PY' || fail "result check failed"
+env_result_json restart >"$TMP/result.json"
+python3 - "$TMP/br.json" "$TMP/result.json" <<'PY' || fail "result check failed"
 import json, sys
 br = json.load(open(sys.argv[1]))
 st = br["status"]
 assert st["phase"] == "Succeeded"
-rows = st["workers"]
+rows = json.load(open(sys.argv[2]))["workers"]  # the rows, in the result ConfigMap
 assert len(rows) == 2 and all(r["complete"] for r in rows), rows
+assert [l.split(":")[0] for l in st["workers"]] == ["%d %s" % (r["index"], r["pod"]) for r in rows], \
+    (st["workers"], rows)
+assert all(": ok, " in l for l in st["workers"]), st["workers"]
 s = st["summary"]
-assert s["transactions"] == sum(r["transactions"] for r in rows) and s["tps"] > 0, (s, rows)
+assert s["transactions"] == sum(r["transactionsProcessed"] for r in rows) and s["tps"] > 0, (s, rows)
 assert st["clients"] == 4, st["clients"]
 c = {x["type"]: x for x in st["conditions"]}["SpecLocked"]
 assert c["status"] == "True" and c["reason"] == "SpecChangedAfterStart", c

@@ -42,14 +42,17 @@ sc="$(env_kubectl get pvc disk-fio -o jsonpath='{.spec.storageClassName}/{.spec.
 [ "$sc" = "fast/1Gi/BenchmarkRun" ] || fail "PVC: $sc"
 env_wait_phase disk Succeeded 120
 env_kubectl get br disk -o json >"$TMP/disk.json"
-python3 - "$TMP/disk.json" <<'PY' || fail "fio status check failed"
+env_result_json disk >"$TMP/disk-result.json"
+python3 - "$TMP/disk.json" "$TMP/disk-result.json" <<'PY' || fail "fio status check failed"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
+row = json.load(open(sys.argv[2]))["workers"][0]  # the row, in the result ConfigMap
 jobs = {j["job"]: j for j in st["fio"]}
 assert set(jobs) == {"wal", "randread"}, jobs
 assert jobs["wal"]["writeIops"] > 0, jobs["wal"]
 assert jobs["randread"]["readIops"] > 0, jobs["randread"]
-assert st["workers"][0]["complete"] is True
+assert row["complete"] is True and row["pod"].startswith("disk-run-0-"), row
+assert st["workers"] == ["0 %s: ok" % row["pod"]], st["workers"]
 print(st["message"])
 PY
 gone() { ! env_kubectl get "$1" "$2" >/dev/null 2>&1; }

@@ -80,9 +80,11 @@ PY
     for name in $names; do
         env_wait_phase "$name" Succeeded 120
         env_kubectl get br "$name" -o json >"$TMP/$name.json"
-        python3 - "$TMP/$name.json" <<'PY' || fail "$(basename "$ex") $name: implausible numbers"
+        env_result_json "$name" >"$TMP/$name-result.json"
+        python3 - "$TMP/$name.json" "$TMP/$name-result.json" <<'PY' || fail "$(basename "$ex") $name: implausible numbers"
 import json, sys
 br = json.load(open(sys.argv[1])); st = br["status"]; spec = br["spec"]
+rows = json.load(open(sys.argv[2]))["workers"]  # the worker rows, in the result ConfigMap
 if "fio" in spec["workload"]:
     for j in st["fio"]:
         assert (j.get("readIops") or 0) + (j.get("writeIops") or 0) > 0, j
@@ -90,8 +92,10 @@ else:
     s = st["summary"]
     assert s["tps"] > 0 and s["transactions"] > 0 and s["latencyAvgMs"] > 0, s
     assert s["latencyP50Ms"] <= s["latencyP99Ms"], s
-    assert len(st["workers"]) == spec.get("workers", 1), st["workers"]
-    assert all(w["complete"] for w in st["workers"]), st["workers"]
+    assert len(st["workers"]) == len(rows) == spec.get("workers", 1), (st["workers"], rows)
+    assert all(w["complete"] for w in rows), rows
+    assert all(l.startswith("%d %s: ok, " % (w["index"], w["pod"])) for l, w in zip(st["workers"], rows)), \
+        st["workers"]
     run = spec["workload"]["pgbench"]["run"]
     if "transactions" in run:
         assert s["transactions"] == run["transactions"] * run["clients"], (s, run)

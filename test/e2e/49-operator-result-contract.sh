@@ -109,6 +109,31 @@ python3 - "$TMP/br.json" "$TMP/cm.json" "$TMP/table.json" <<'PY' || fail "the re
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
 res = json.loads(json.load(open(sys.argv[2]))["data"]["result.json"])
+table = json.load(open(sys.argv[3]))
+# the worker rows: every field the table names for them (the controller's pod, exit code and
+# verdict too), the numbers each runner's own result says (workerResults); status a line each
+keys = {r["path"][len("workers[]."):] for r in table if r.get("path", "").startswith("workers[].")}
+assert len(res["workers"]) == 2 and len(st["workers"]) == 2, (res["workers"], st["workers"])
+for r in res["workers"]:
+    assert set(r) == keys, (sorted(r), sorted(keys))
+    own = res["workerResults"][r["index"]]
+    assert own["worker"] == r["index"] and r["pod"].startswith("contract-run-%d-" % r["index"]), r
+    s, win = own["summary"], own["window"]
+    assert (r["tps"], r["transactionsProcessed"], r["failedTransactions"], r["abortedClients"],
+            r["latencyAvgMs"], r["lateSeconds"], r["endSeconds"], r["exitCode"], r["complete"]) == (
+        s["tps"], s["transactionsProcessed"], s["failedTransactions"], s["abortedClients"],
+        s["latencyAvgMs"], win["lateSeconds"], win["endSeconds"], own["exitCode"], True), (r, s, win)
+    assert r["message"] == "ok", r
+    assert st["workers"][r["index"]] == "%d %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
+        r["index"], r["pod"], r["tps"], r["transactionsProcessed"], r["latencyAvgMs"],
+        r["lateSeconds"], r["endSeconds"]), (st["workers"], r)
+# the statement rows: each latency between the workers' own; status a line per SQL statement
+for x in res["statements"]:
+    own = [y["latencyMs"] for w in res["workerResults"] for y in w["statements"] if y["command"] == x["command"]]
+    assert len(own) == 2 and min(own) - 1e-9 <= x["latencyMs"] <= max(own) + 1e-9, (x, own)
+sql = [x for x in res["statements"] if not x["command"].startswith("\\")]
+assert len(sql) >= 5 and st["statements"] == ["%.3f ms  %s" % (x["latencyMs"], x["command"]) for x in sql], \
+    (st["statements"], sql)
 d = st["diagnostics"]
 def num(v, decimals=1):
     """v as the sentences print it: to that many decimals, without trailing zeros"""

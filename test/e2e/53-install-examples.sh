@@ -13,7 +13,6 @@ env_start_replica
 env_start_sim
 
 [ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
-k() { env_kubectl "$@"; }
 
 # Runner pods must pass the restricted Pod Security Standard, as in a namespace that enforces it
 k label namespace default pod-security.kubernetes.io/enforce=restricted >/dev/null
@@ -70,6 +69,8 @@ for want in [d for d in yaml.safe_load_all(open(shrunk)) if d and d["kind"] == "
     name = want["metadata"]["name"]
     br = json.loads(subprocess.check_output(kc + ["get", "br", name, "-o", "json"]))
     st, spec = br["status"], want["spec"]
+    cm = json.loads(subprocess.check_output(kc + ["get", "cm", st["resultRef"]["name"], "-o", "json"]))
+    res = json.loads(cm["data"][st["resultRef"]["key"]])  # the rows status has as lines
     def ok(cond, what):
         if not cond:
             print(f"{example} {name}: {what}\nstatus: {json.dumps(st)[:3000]}")
@@ -86,9 +87,10 @@ for want in [d for d in yaml.safe_load_all(open(shrunk)) if d and d["kind"] == "
         ok(s.get("failed", 0) == 0 and s.get("aborted", 0) == 0, "no failures, no aborted clients")
         ok(0 < s["latencyP50Ms"] <= s["latencyP99Ms"] <= s["latencyMaxMs"] * 1.01 + 0.01, "p50 <= p99 <= max")
         ok(st["clients"] == run["clients"], f"status.clients {st.get('clients')} != {run['clients']}")
-        ok(len(st["workers"]) == spec["workers"] and all(w["complete"] and w["exitCode"] == 0 for w in st["workers"]),
+        ok(len(res["workers"]) == spec["workers"] and all(w["complete"] and w["exitCode"] == 0 for w in res["workers"]),
            "one complete row per worker")
-        ok(abs(sum(w["transactions"] for w in st["workers"]) - s["transactions"]) <= 0, "worker transactions add up")
+        ok(len(st["workers"]) == spec["workers"] and all(": ok, " in l for l in st["workers"]), "one ok line per worker")
+        ok(abs(sum(w["transactionsProcessed"] for w in res["workers"]) - s["transactions"]) <= 0, "worker transactions add up")
         if "transactions" in run:
             ok(s["transactions"] == run["clients"] * run["transactions"], "transactions = clients x -t")
         elif not run.get("connect"):
@@ -99,7 +101,7 @@ for want in [d for d in yaml.safe_load_all(open(shrunk)) if d and d["kind"] == "
         if "durationSeconds" in run:
             ok(len(st.get("timeline", [])) >= 1, "timeline")
         if run.get("perStatementLatencies"):
-            ok(len(st.get("statements", [])) >= 5 and all(x["latencyMs"] >= 0 for x in st["statements"]),
+            ok(len(st.get("statements", [])) >= 5 and all(x["latencyMs"] >= 0 for x in res["statements"]),
                "per-statement latencies")
         if "hpa" in spec:
             ok(len(st.get("hpaTimeline", [])) >= 1 and st["hpaTimeline"][0]["replicas"] >= 1, "hpaTimeline")

@@ -17,7 +17,6 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim
-k() { env_kubectl "$@"; }
 
 run_br() { # name workers [init]
     env_br_yaml "$1" "pgbench: {${3:+$3, }run: {clients: 4, durationSeconds: 3, builtin: select-only}}" "workers: $2" | env_apply
@@ -51,16 +50,18 @@ OP_NAME=op-nologs env_start_operator --kubeconfig "$TMP/op-kubeconfig"
 run_br nolog 2 "init: {scale: 1}"
 env_wait_phase nolog Succeeded 120
 k get br nolog -o json >"$TMP/nolog.json"
+env_result_json nolog >"$TMP/nolog-result.json"
 for i in 0 1; do
     pod="$(k get pods -l pgbench.dev/benchmarkrun=nolog,pgbench.dev/role=run,batch.kubernetes.io/job-completion-index=$i -o jsonpath='{.items[0].metadata.name}')"
     k get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.message}' >"$TMP/term$i.json"
 done
 k --token "$TOKEN" logs "$pod" >"$TMP/out" 2>&1 && fail "the operator's account may read logs"
 grep -q 'cannot get resource "pods/log"' "$TMP/out" || { cat "$TMP/out" >&2; fail "log refusal: unexpected message"; }
-python3 - "$TMP/nolog.json" "$TMP/term0.json" "$TMP/term1.json" <<'PY' || fail "status of the run without logs"
+python3 - "$TMP/nolog.json" "$TMP/nolog-result.json" "$TMP/term0.json" "$TMP/term1.json" <<'PY' || fail "status of the run without logs"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
-terms = [json.load(open(f)) for f in sys.argv[2:]]
+res = json.load(open(sys.argv[2]))
+terms = [json.load(open(f)) for f in sys.argv[3:]]
 s = st["summary"]
 assert st["phase"] == "Succeeded", st["phase"]
 assert s["tps"] > 0 and s["transactions"] == sum(t["summary"]["transactionsProcessed"] for t in terms), (s, terms)
@@ -73,8 +74,10 @@ c = {x["type"]: x for x in st["conditions"]}["ResultDetailUnavailable"]
 assert c["status"] == "True" and c["reason"] == "LogUnavailable", c
 for w in ("worker 0 (pod nolog-run-0-", "worker 1 (pod nolog-run-1-", "HTTP 403", "forbidden", "upper bound"):
     assert w in c["message"], (w, c["message"])
-for r in st["workers"]:
+assert len(res["workers"]) == 2, res["workers"]
+for r in res["workers"]:  # the rows, in the result ConfigMap
     assert r["complete"] is True and r["message"].startswith("ok; summary only"), r
+assert len(st["workers"]) == 2 and all(": ok; summary only" in l for l in st["workers"]), st["workers"]
 assert "summary only" in st["message"], st["message"]
 print("p99", s["latencyP99Ms"], "|", c["message"][:160])
 PY
@@ -148,7 +151,7 @@ tl = [float(x) for x in st["timeline"]["elapsedSeconds"].split()]
 assert 2 <= len(tl) <= 60 and tl[0] == 1 and tl[-1] > 11000, (len(tl), tl[0], tl[-1])
 s = st["summary"]
 assert s["latencyP99Ms"] == 1.819 and s["transactions"] == 3000, s  # the recorded run's, exactly
-assert st["workers"][0]["message"] == "ok", st["workers"]
+assert len(st["workers"]) == 1 and st["workers"][0].split(": ", 1)[1].startswith("ok, "), st["workers"]
 print("result line", sys.argv[2], "bytes; timeline", len(tl), "points; p99", s["latencyP99Ms"])
 PY
 # the result ConfigMap keeps it under 900 KiB, the timelines evenly thinned, and says so
@@ -164,6 +167,7 @@ assert 60 <= len(res["timeline"]) < 12000 and res["timeline"][0]["t"] == 1, len(
 w = res["workerResults"][0]
 assert d["workerTimelines"] == {"from": 12000, "to": len(w["timeline"])}, (d, len(w["timeline"]))
 assert res["summary"]["latencyP99Ms"] == 1.819 and w["histogram"]["count"] == 3000, res["summary"]
+assert res["workers"][0]["message"] == "ok" and res["workers"][0]["complete"] is True, res["workers"]
 print("ConfigMap", len(text), "bytes;", d)
 PY
 grep -q 'using the summary of its termination message' "$TMP/op-long.log" && fail "fell back for the long line"

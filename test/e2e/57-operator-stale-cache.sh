@@ -10,7 +10,6 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_sim
-k() { env_kubectl "$@"; }
 
 OP_NAME=operator1 env_start_operator
 env_sim_fault '{"delayWatch": {"pods": 6000}}'
@@ -30,12 +29,14 @@ env_wait_phase stale Succeeded 120
 env_sim_fault '{"reset": true}'
 
 k get br stale -o json >"$TMP/br.json"
-python3 - "$TMP/br.json" <<'PY' || fail "result check failed"
+env_result_json stale >"$TMP/result.json"
+python3 - "$TMP/br.json" "$TMP/result.json" <<'PY' || fail "result check failed"
 import json, sys
 st = json.load(open(sys.argv[1]))["status"]
-rows = st["workers"]
+rows = json.load(open(sys.argv[2]))["workers"]  # the rows, in the result ConfigMap
 assert len(rows) == 2 and all(r["complete"] and r["exitCode"] == 0 and r["message"] == "ok" for r in rows), rows
-assert st["summary"]["transactions"] == sum(r["transactions"] for r in rows) > 0, st["summary"]
+assert len(st["workers"]) == 2 and all(": ok, " in l for l in st["workers"]), st["workers"]
+assert st["summary"]["transactions"] == sum(r["transactionsProcessed"] for r in rows) > 0, st["summary"]
 assert "ResultDetailUnavailable" not in [c["type"] for c in st["conditions"]], st["conditions"]
 print(st["message"])
 PY

@@ -6,54 +6,50 @@
 # logs (every worker's lines prefixed with its index) on the finished runs.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
-env_start_pg
-env_start_sim
-export PATH="$BIN:$PATH" KUBECTL_PGBENCH_POLL_MS=300
+env_start_plugin
 
 kubectl plugin list 2>/dev/null | grep -q "$BIN/kubectl-pgbench" || fail "kubectl does not find the plugin"
 env_kubectl create secret generic pg-wrong --from-literal=password=nope >/dev/null
 env_start_operator --log-level info
 
-target=(--host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-secret pg-pass
-    --db-name "$PGDATABASE" --sslmode disable)
-
 # ---- refused flags: each names the flag, exits 1 and creates nothing
 refuse() { env_plugin_refuses "$@"; } # WANT ARGS...
-refuse "--aggregate-interval" run "${target[@]}" --name r -- -c 2 --aggregate-interval 5
-refuse "-l" run "${target[@]}" --name r -- -c 2 -l
-refuse "--log-prefix" run "${target[@]}" --name r -- --log-prefix=x
-refuse "--progress-timestamp" run "${target[@]}" --name r -- --progress-timestamp
-refuse "-d" run "${target[@]}" --name r -- -d
-refuse "--init -s N" run "${target[@]}" --name r -- -i
-refuse "--host" run "${target[@]}" --name r -- -h otherhost
-refuse "--user" run "${target[@]}" --name r -- -U other
-refuse "CONFIGMAP:KEY" run "${target[@]}" --name r -- -f local.sql
-refuse "-c \"0\"" run "${target[@]}" --name r -- -c 0
-refuse "workers" run "${target[@]}" --name r --workers 4 -- -c 2
-refuse "-T and -t" run "${target[@]}" --name r -- -T 5 -t 5
-refuse "unknown flag --frobnicate" run "${target[@]}" --frobnicate
+refuse "--aggregate-interval" run "${PLUGIN_TARGET[@]}" --name r -- -c 2 --aggregate-interval 5
+refuse "-l" run "${PLUGIN_TARGET[@]}" --name r -- -c 2 -l
+refuse "--log-prefix" run "${PLUGIN_TARGET[@]}" --name r -- --log-prefix=x
+refuse "--progress-timestamp" run "${PLUGIN_TARGET[@]}" --name r -- --progress-timestamp
+refuse "-d" run "${PLUGIN_TARGET[@]}" --name r -- -d
+refuse "--init -s N" run "${PLUGIN_TARGET[@]}" --name r -- -i
+refuse "--host" run "${PLUGIN_TARGET[@]}" --name r -- -h otherhost
+refuse "--user" run "${PLUGIN_TARGET[@]}" --name r -- -U other
+refuse "CONFIGMAP:KEY" run "${PLUGIN_TARGET[@]}" --name r -- -f local.sql
+refuse "-c \"0\"" run "${PLUGIN_TARGET[@]}" --name r -- -c 0
+refuse "workers" run "${PLUGIN_TARGET[@]}" --name r --workers 4 -- -c 2
+refuse "-T and -t" run "${PLUGIN_TARGET[@]}" --name r -- -T 5 -t 5
+refuse "unknown flag --frobnicate" run "${PLUGIN_TARGET[@]}" --frobnicate
 refuse "a target is required" run --name r -- -c 1
 refuse "--host needs --user" run --host db --name r
-refuse "--init needs -s N" run "${target[@]}" --init
-refuse "--dry-run=\"maybe\"" run "${target[@]}" --dry-run=maybe
+refuse "--init needs -s N" run "${PLUGIN_TARGET[@]}" --init
+refuse "--dry-run=\"maybe\"" run "${PLUGIN_TARGET[@]}" --dry-run=maybe
 refuse "--cnpg and --host" run --cnpg pg --host db
 refuse "expects Secret missing" run --host db --user u --password-secret missing --name r
 refuse "has no key \"pw\"" run --host db --user u --password-secret pg-pass/pw --name r
-refuse "--ttl \"soon\"" run "${target[@]}" --ttl soon
+refuse "--ttl \"soon\"" run "${PLUGIN_TARGET[@]}" --ttl soon
 refuse "--fail-if-tps-drops" compare a b --fail-if-tps-drops lots
 refuse "-o \"xml\"" export a -o xml
 refuse "unknown command" frobnicate
 [ -z "$(env_kubectl get br -o name)" ] || fail "a refused command created a BenchmarkRun"
 
 # ---- a run followed to its result (not a TTY: plain progress lines, then the table)
-kubectl pgbench run "${target[@]}" --name base --init -s 1 --workers 2 --ttl 10m --wait \
+kubectl pgbench run "${PLUGIN_TARGET[@]}" --name base --init -s 1 --workers 2 --ttl 10m --wait \
     -- -c 4 -j 2 -T 3 -P 1 -r -M prepared >"$TMP/base.out" 2>&1 ||
     { cat "$TMP/base.out" >&2; fail "run --wait failed"; }
 cat "$TMP/base.out" >&2
 grep -q '^benchmarkrun.pgbench.dev/base created$' "$TMP/base.out" || fail "no created line"
 grep -q '^benchmarkrun base: Succeeded' "$TMP/base.out" || fail "no result table"
 grep -Eq '^  tps [0-9.]+ +latency avg [0-9.]+ ms' "$TMP/base.out" || fail "no tps line"
-grep -Eq '^  WORKER +POD +TPS' "$TMP/base.out" || fail "no workers table"
+[ "$(grep -Ec '^  worker [01] base-run-[01]-[a-z0-9]+: ok, [0-9.]+ tps, [0-9]+ tx, avg ' "$TMP/base.out")" -eq 2 ] ||
+    fail "no line per worker"
 env_kubectl get br base -o json >"$TMP/base.json"
 python3 - "$TMP/base.json" <<'PY' || fail "the BenchmarkRun does not carry the pgbench options"
 import json, sys
@@ -69,7 +65,7 @@ assert br["status"]["summary"]["tps"] > 0
 PY
 
 # a second run, pgbench's select-only at a throttled rate: slower than base
-kubectl pgbench run "${target[@]}" --name slow --wait -- -c 2 -T 3 -S -R 50 -n \
+kubectl pgbench run "${PLUGIN_TARGET[@]}" --name slow --wait -- -c 2 -T 3 -S -R 50 -n \
     >"$TMP/slow.out" 2>&1 || { cat "$TMP/slow.out" >&2; fail "second run failed"; }
 
 # ---- a run that fails (authentication): --wait exits 3 with the table
@@ -97,8 +93,8 @@ rc=0
 kubectl pgbench compare base nosuch >/dev/null 2>"$TMP/cmp.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'nosuch.*not found' "$TMP/cmp.err" || fail "compare of a missing run: $rc"
 
-# ---- export: json holds status's lists as they are, but the timeline: the full one of the
-# result ConfigMap (status.resultRef); csv has a header per table
+# ---- export: json holds status's summary, and from the result ConfigMap (status.resultRef) the
+# full timeline and the workers' and statements' rows; csv has a header per table
 kubectl pgbench export base -o json >"$TMP/exp.json" || fail "export json"
 kubectl pgbench export base -o csv >"$TMP/exp.csv" || fail "export csv"
 kubectl pgbench export base -o csv --table workers >"$TMP/workers.csv" || fail "export workers"
@@ -109,8 +105,11 @@ import csv, io, json, sys
 st = json.load(open(sys.argv[1]))["status"]
 exp = json.load(open(sys.argv[2]))
 full = json.load(open(sys.argv[5]))["timeline"]
-for k in ("statements", "workers"):
-    assert exp[k] == st[k], k
+res = json.load(open(sys.argv[5]))
+for k in ("statements", "workers"):  # the rows as they are, but nulls
+    assert exp[k] == [{f: v for f, v in r.items() if v is not None} for r in res[k]], k
+assert len(st["workers"]) == 2 and len(st["statements"]) == len(
+    [s for s in res["statements"] if not s["command"].startswith("\\")]), st
 assert exp["summary"] == st["summary"]
 assert exp["source"] == "result", exp["source"]
 assert [p["tps"] for p in exp["timeline"]] == [p["tps"] for p in full], "timeline"
@@ -119,9 +118,10 @@ assert len(blocks) == 3, len(blocks)
 tl = list(csv.DictReader(io.StringIO(blocks[0])))
 assert [float(r["tps"]) for r in tl] == [p["tps"] for p in full]
 stm = list(csv.DictReader(io.StringIO(blocks[1])))
-assert [r["command"] for r in stm] == [s["command"] for s in st["statements"]]
+assert [r["command"] for r in stm] == [s["command"] for s in res["statements"]]
 w = list(csv.DictReader(open(sys.argv[4])))
 assert [int(r["index"]) for r in w] == [0, 1] and all(r["pod"] for r in w), w
+assert [int(r["transactionsProcessed"]) for r in w] == [r["transactionsProcessed"] for r in res["workers"]], w
 PY
 
 # ---- logs: the init pod's and each worker's, prefixed

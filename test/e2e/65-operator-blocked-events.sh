@@ -78,13 +78,14 @@ for br in nocm nokey noca nosa noclass; do
     [ "$(blocked_reason "$br")" = RunFailed ] || fail "$br: WorkersBlocked reason $(blocked_reason "$br")"
 done
 # why a worker has no pod: never made (the Job's FailedCreate), or deleted at the Job's deadline
-w="$(jp nosa '{.status.workers[0].message}')"
-[ "$w" = 'no pod was created for this worker: Error creating: pods "nosa-run-0-" is forbidden: error looking up service account default/ghost: serviceaccount "ghost" not found' ] ||
-    fail "nosa worker message: $w"
+# (status.workers: a line per worker, "INDEX[ POD]: why")
+w="$(jp nosa '{.status.workers[0]}')"
+[ "$w" = '0: no pod was created for this worker: Error creating: pods "nosa-run-0-" is forbidden: error looking up service account default/ghost: serviceaccount "ghost" not found' ] ||
+    fail "nosa worker line: $w"
 for br in nocm noclass; do
-    w="$(jp "$br" '{.status.workers[0].message}')"
+    w="$(jp "$br" '{.status.workers[0]}')"
     case "$w" in
-    "no pod of this worker is left to read: the run Job made 1 pod, then failed: DeadlineExceeded"*) ;;
+    "0: no pod of this worker is left to read: the run Job made 1 pod, then failed: DeadlineExceeded"*) ;;
     *) fail "$br worker message: $w" ;;
     esac
 done

@@ -37,7 +37,8 @@ PY
 
 env_wait_phase forever Failed 60
 env_kubectl get br forever -o json >"$TMP/br.json"
-python3 - "$TMP/br.json" "$TMP/run-job.json" <<'PY' || { env_kubectl get br forever -o yaml >&2; fail "status after the deadline"; }
+env_result_json forever >"$TMP/forever-result.json"
+python3 - "$TMP/br.json" "$TMP/run-job.json" "$TMP/forever-result.json" <<'PY' || { env_kubectl get br forever -o yaml >&2; fail "status after the deadline"; }
 import json, sys
 from datetime import datetime
 st = json.load(open(sys.argv[1]))["status"]
@@ -53,8 +54,9 @@ msg = conds["Failed"]["message"]
 assert msg.startswith("the run exceeded its deadline (spec.timeoutSeconds 15 s, from the run's start): worker 0 (pod forever-run-0-"), msg
 assert "deadline: pgbench was still running at the run's deadline" in msg, msg
 assert st["message"] == msg
-w = st["workers"][0]
+w = json.load(open(sys.argv[3]))["workers"][0]  # the row, in the result ConfigMap
 assert w["exitCode"] == 2 and w["complete"] is False, w
+assert st["workers"][0].startswith("0 %s: exit code 2: " % w["pod"]), st["workers"]
 # the partial results: what pgbench did before it was stopped (its progress lines and the
 # percentiles of its transaction logs; a stopped pgbench prints no final report)
 assert st["summary"]["latencyP99Ms"] > 0, st.get("summary")
