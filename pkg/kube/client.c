@@ -25,6 +25,7 @@
 #include "pkg/kube/internal.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
+#include "pkg/util/json.h"
 #include "pkg/util/log.h"
 
 #define DEFAULT_TIMEOUT_MS 30000L
@@ -702,11 +703,7 @@ int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_
     }
     struct kube_client *c = util_xcalloc(1, sizeof(*c));
     c->loop = loop;
-    c->multi = curl_multi_init();
-    if (!c->multi) {
-        free(c);
-        return -ENOMEM;
-    }
+    c->multi = util_must(curl_multi_init()); /* fails only for memory */
     c->server = util_xstrdup(cfg->server);
     c->token = dup_or_null(cfg->token);
     c->token_file = dup_or_null(cfg->token_file);
@@ -811,9 +808,7 @@ uv_loop_t *kube__client_loop(struct kube_client *c)
 
 static int escape_into(struct buf *b, const char *s)
 {
-    char *e = curl_easy_escape(NULL, s, 0);
-    if (!e)
-        return -ENOMEM;
+    char *e = util_must(curl_easy_escape(NULL, s, 0)); /* fails only for memory */
     int rc = buf_puts(b, e);
     curl_free(e);
     return rc;
@@ -928,22 +923,17 @@ static void easy_credentials(struct kube_client *c, CURL *e)
     }
 }
 
-/* Accept, Content-Type (when given) and an empty Expect; NULL when out of memory. */
+/* Accept, Content-Type (when given) and an empty Expect (curl_slist_append fails only for
+ * memory). */
 static struct curl_slist *req_header_list(const char *content_type)
 {
-    struct curl_slist *h = NULL, *t;
     char ct[160];
-    h = curl_slist_append(NULL, "Accept: application/json, */*");
-    if (h && content_type) {
+    struct curl_slist *h = util_must(curl_slist_append(NULL, "Accept: application/json, */*"));
+    if (content_type) {
         (void)snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
-        t = curl_slist_append(h, ct);
-        h = t ? t : (curl_slist_free_all(h), NULL);
+        h = util_must(curl_slist_append(h, ct));
     }
-    if (h) {
-        t = curl_slist_append(h, "Expect:");
-        h = t ? t : (curl_slist_free_all(h), NULL);
-    }
-    return h;
+    return util_must(curl_slist_append(h, "Expect:"));
 }
 
 /* Sends r now, or holds it back while its path is under a Retry-After; then links it into the
@@ -979,7 +969,6 @@ static int submit(struct kube_client *c, const char *method, const char *path,
         return -EINVAL;
     struct kube__req *r = util_xcalloc(1, sizeof(*r));
     struct buf url = BUF_INIT(0);
-    int rc = -ENOMEM;
     r->c = c;
     r->done = done;
     r->on_data = on_data;
@@ -989,29 +978,23 @@ static int submit(struct kube_client *c, const char *method, const char *path,
     r->method = util_xstrdup(method);
     r->key = util_xstrndup(path, strcspn(path, "?"));
     r->timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_TIMEOUT_MS;
-    r->easy = curl_easy_init();
-    if (!r->easy)
-        goto fail;
-    if (buf_puts(&url, c->server) < 0 || buf_puts(&url, path) < 0)
-        goto fail;
+    r->easy = util_must(curl_easy_init()); /* after curl_global_init, fails only for memory */
+    (void)buf_puts(&url, c->server);       /* unlimited: cannot fail */
+    (void)buf_puts(&url, path);
     easy_request(r, url.data, method, body);
     easy_credentials(c, r->easy);
     r->headers = req_header_list(content_type);
-    if (!r->headers)
-        goto fail;
     curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, r->headers);
-    rc = req_start(c, r, method);
+    int rc = req_start(c, r, method);
+    buf_free(&url);
     if (rc < 0)
         goto fail;
-    buf_free(&url);
     r->ud_free = ud_free;
     if (out)
         *out = r;
     return 0;
 fail:
-    buf_free(&url);
-    if (r->easy)
-        curl_easy_cleanup(r->easy);
+    curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->headers);
     free(r->body);
     free(r->method);
@@ -1149,9 +1132,7 @@ static int send_body(struct kube_client *c, const char *method, const struct kub
 {
     if (!c || !r || !obj)
         return -EINVAL;
-    char *body = cJSON_PrintUnformatted(obj);
-    if (!body)
-        return -ENOMEM;
+    char *body = util_must(cJSON_PrintUnformatted(obj));
     struct buf p = BUF_INIT(0);
     int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
     if (!rc)
@@ -1220,14 +1201,12 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
     int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
     if (!rc && o && o->propagation_policy) {
         rc = kube__query_add(&p, "propagationPolicy", o->propagation_policy);
-        cJSON *opts = cJSON_CreateObject();
-        if (opts && cJSON_AddStringToObject(opts, "kind", "DeleteOptions") &&
-            cJSON_AddStringToObject(opts, "apiVersion", "v1") &&
-            cJSON_AddStringToObject(opts, "propagationPolicy", o->propagation_policy))
-            body = cJSON_PrintUnformatted(opts);
+        cJSON *opts = util_must(cJSON_CreateObject());
+        util_jset_str(opts, "kind", "DeleteOptions");
+        util_jset_str(opts, "apiVersion", "v1");
+        util_jset_str(opts, "propagationPolicy", o->propagation_policy);
+        body = util_must(cJSON_PrintUnformatted(opts));
         cJSON_Delete(opts);
-        if (!body)
-            rc = -ENOMEM;
     }
     if (!rc)
         rc = add_raw_query(&p, o);

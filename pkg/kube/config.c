@@ -401,7 +401,7 @@ static int config_parse(const char *yaml, size_t len, const char *name, const ch
     int rc;
     *out = NULL;
     if (!yaml_parser_initialize(&parser))
-        return fail(&p, -ENOMEM, "cannot initialise the YAML parser");
+        util_oom(sizeof(parser)); /* it fails only for memory */
     yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
     if (!yaml_parser_load(&parser, &p.doc)) {
         rc = fail(&p, -EINVAL, "line %lu column %lu: %s",
@@ -461,10 +461,7 @@ static int read_file(const char *path, size_t max, char **out, size_t *outlen)
                 break;
             }
             cap *= 2;
-            char *nb = realloc(b, cap);
-            if (!nb)
-                abort();
-            b = nb;
+            b = util_xrealloc(b, cap);
         }
         size_t r = fread(b + n, 1, cap - n - 1, f);
         n += r;
