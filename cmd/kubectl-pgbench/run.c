@@ -1,5 +1,6 @@
 /* kubectl pgbench run / fio: build the BenchmarkRun, print it (--dry-run=client), have the API
  * server check it (--dry-run=server), or create it and follow it (--wait). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,7 +205,8 @@ void act_print(struct act *x, cJSON *objs)
         }
     }
     if (rc) {
-        (void)fprintf(stderr, "kubectl pgbench: output too large\n");
+        (void)fprintf(stderr, "kubectl pgbench: %s\n",
+                      rc == -E2BIG ? "output too large" : "a string is not UTF-8");
         exit(EXIT_CLUSTER);
     }
     emit(out.data, out.len);

@@ -8,6 +8,7 @@
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -557,14 +558,6 @@ struct pts {
     double x[MAXPTS], y[MAXPTS];
 };
 
-static struct pts *pts_new(size_t n)
-{
-    struct pts *p = calloc(n ? n : 1, sizeof(*p));
-    if (!p)
-        abort();
-    return p;
-}
-
 /* The aggregate's timeline: the result's full one when there is a result, else status'. */
 static int total_line(const cJSON *st, const cJSON *res, enum bench_field_id yid, struct pts *p)
 {
@@ -605,8 +598,6 @@ static struct bench_hist *hist_of(const cJSON *json)
     if (!json)
         return NULL;
     struct bench_hist *h = bench_hist_new();
-    if (!h)
-        abort();
     if (bench_hist_from_json(h, json) != 0) {
         bench_hist_free(h);
         return NULL;
@@ -664,7 +655,7 @@ static int page_start(struct buf *o, const char *title)
 static int percentile_chart(struct buf *o, const char *const *names, const cJSON *const *hists,
                             size_t n, const char *empty)
 {
-    struct pts *p = pts_new(n);
+    struct pts *p = util_xcalloc(n, sizeof(*p));
     struct series s[PLUGIN_MAX_RUNS];
     struct mark m[3];
     char lab[3][64];
@@ -702,7 +693,7 @@ static int percentile_chart(struct buf *o, const char *const *names, const cJSON
  * line per worker of the result. */
 static int timeline_charts(struct buf *o, const cJSON *st, const cJSON *res)
 {
-    struct pts *p = pts_new(2 + MAX_WORKER_LINES);
+    struct pts *p = util_xcalloc(2 + MAX_WORKER_LINES, sizeof(*p));
     struct series s[2 + MAX_WORKER_LINES];
     char labels[MAX_WORKER_LINES][32];
     int nt = total_line(st, res, BK_TIMELINE_TPS, &p[0]), nh = 0;
@@ -866,7 +857,7 @@ static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result
             : bar_chart(o, "waits", "Wait-event shares of the load's backends",
                         "share of backend samples (%)", labels, vals, nl, 1, NULL);
     const cJSON *lag = bench_get(result, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);
-    struct pts *p = pts_new(1);
+    struct pts *p = util_xcalloc(1, sizeof(*p));
     int nlag = 0;
     if (cJSON_IsArray(lag))
         cJSON_ArrayForEach(it, lag) if (nlag < MAXPTS)
@@ -975,7 +966,7 @@ static const char *run_name(const cJSON *br)
 static int overlay_chart(struct buf *o, const struct chart *c, const cJSON *const *brs,
                          const cJSON *const *results, size_t n, enum bench_field_id yid)
 {
-    struct pts *p = pts_new(n);
+    struct pts *p = util_xcalloc(n, sizeof(*p));
     struct series s[PLUGIN_MAX_RUNS];
     for (size_t i = 0; i < n; i++) {
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(brs[i], "status");

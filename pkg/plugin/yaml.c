@@ -10,6 +10,8 @@
 
 #include <yaml.h>
 
+#include "pkg/util/mem.h"
+
 static int write_handler(void *data, unsigned char *buffer, size_t size)
 {
     return buf_append(data, buffer, size) == 0;
@@ -20,9 +22,11 @@ static int scalar(yaml_emitter_t *em, const char *v, bool plain_ok)
     yaml_event_t ev;
     /* strings that would read back as another type are quoted (plain_implicit = 0 forces it for
      * the resolver's sake: "true", "10", "1e3" stay strings) */
-    yaml_scalar_event_initialize(
-        &ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), plain_ok, !plain_ok,
-        plain_ok ? YAML_ANY_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+    /* it refuses a string that is not UTF-8 (or fails for memory): ev is then not set */
+    if (!yaml_scalar_event_initialize(
+            &ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), plain_ok, !plain_ok,
+            plain_ok ? YAML_ANY_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE))
+        return 0;
     return yaml_emitter_emit(em, &ev);
 }
 
@@ -98,7 +102,7 @@ int plugin_yaml_append(struct buf *out, const cJSON *obj, int start)
     yaml_event_t ev;
     int ok = 0;
     if (!yaml_emitter_initialize(&em))
-        return -ENOMEM;
+        util_oom(sizeof(em)); /* it fails only for memory */
     yaml_emitter_set_output(&em, write_handler, out);
     yaml_emitter_set_unicode(&em, 1);
     yaml_emitter_set_width(&em, 4096);
@@ -114,6 +118,10 @@ int plugin_yaml_append(struct buf *out, const cJSON *obj, int start)
     yaml_stream_end_event_initialize(&ev);
     ok = yaml_emitter_emit(&em, &ev) && yaml_emitter_flush(&em);
 out:
-    yaml_emitter_delete(&em);
-    return ok ? 0 : -ENOMEM;
+    if (!ok && em.error == YAML_MEMORY_ERROR)
+        util_oom(0);
+    /* the writer fails only at out's cap; else a string libyaml refused (not UTF-8) */
+    int rc = ok ? 0 : em.error == YAML_WRITER_ERROR ? -E2BIG : -EINVAL;
+    yaml_emitter_delete(&em); /* it clears em */
+    return rc;
 }

@@ -6,8 +6,8 @@
 
 #include "pkg/util/buf.h"
 
-/* Appends obj as one YAML document ("---" first when `start` is set). Returns 0 or -ENOMEM /
- * -E2BIG (the buffer's cap). */
+/* Appends obj as one YAML document ("---" first when `start` is set). Returns 0, -E2BIG (the
+ * buffer's cap) or -EINVAL (a string that is not UTF-8); allocation failure aborts (mem.h). */
 int plugin_yaml_append(struct buf *out, const cJSON *obj, int start);
 
 #endif
