@@ -23,6 +23,7 @@
 #include "pkg/pg/pg.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/json.h"
 #include "pkg/util/log.h"
 
 #define STDERR_KEEP ((size_t)64 * 1024)
@@ -728,20 +729,19 @@ static void pgrun_report_errors(struct pgrun_ctx *r)
 static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
                        const struct pg_lag_samples *lag)
 {
-    cJSON *o = waited ? pg_replica_wait_to_json(w) : cJSON_CreateObject();
-    if (!o)
-        abort();
-    cJSON *arr = cJSON_AddArrayToObject(o, bench_key(BK_CHECKS_REPLICA_LAG_SAMPLES_MS));
-    for (int i = 0; arr && i < lag->n; i++)
-        (void)cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0));
+    cJSON *o = waited ? pg_replica_wait_to_json(w) : util_must(cJSON_CreateObject());
+    cJSON *arr = util_must(cJSON_CreateArray());
+    util_jset(o, bench_key(BK_CHECKS_REPLICA_LAG_SAMPLES_MS), arr);
+    for (int i = 0; i < lag->n; i++)
+        (void)cJSON_AddItemToArray(
+            arr, util_must(cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0)));
     if (lag->n) {
-        (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS),
-                                      round(lag->ms_max * 1000.0) / 1000.0);
-        (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_BYTES),
-                                      (double)lag->bytes_max);
+        util_jset_num(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS),
+                      round(lag->ms_max * 1000.0) / 1000.0);
+        util_jset_num(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_BYTES), (double)lag->bytes_max);
     } else {
-        (void)cJSON_AddNullToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS));
-        (void)cJSON_AddNullToObject(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_BYTES));
+        util_jset(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS), cJSON_CreateNull());
+        util_jset(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_BYTES), cJSON_CreateNull());
     }
     return o;
 }
@@ -749,15 +749,13 @@ static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
 static void pgrun_wait_events(struct pgrun_ctx *r)
 {
     cJSON *we = pg_wait_tally_to_json(&r->waits);
-    if (!we)
-        abort();
-    (void)cJSON_AddStringToObject(we, bench_key(BK_WAIT_EVENTS_APPLICATION_NAME), r->c.app);
-    (void)cJSON_AddNumberToObject(we, bench_key(BK_WAIT_EVENTS_SKIPPED_TICKS), r->diag_skipped);
+    util_jset_str(we, bench_key(BK_WAIT_EVENTS_APPLICATION_NAME), r->c.app);
+    util_jset_num(we, bench_key(BK_WAIT_EVENTS_SKIPPED_TICKS), r->diag_skipped);
     if (r->diag_error[0])
-        (void)cJSON_AddStringToObject(we, bench_key(BK_WAIT_EVENTS_ERROR), r->diag_error);
-    (void)cJSON_AddStringToObject(we, bench_key(BK_WAIT_EVENTS_CPU_MEANS),
-                                  "state active with no wait event; Client:ClientRead is idle "
-                                  "time waiting for pgbench");
+        util_jset_str(we, bench_key(BK_WAIT_EVENTS_ERROR), r->diag_error);
+    util_jset_str(we, bench_key(BK_WAIT_EVENTS_CPU_MEANS),
+                  "state active with no wait event; Client:ClientRead is idle "
+                  "time waiting for pgbench");
     (void)bench_result_set_diagnostic(r->c.result, BK_WAIT_EVENTS, we);
 }
 

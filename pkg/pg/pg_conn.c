@@ -11,6 +11,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/mem.h"
 #include "pkg/util/redact.h"
 
 static const char *const class_names[] = {
@@ -111,11 +112,7 @@ void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secre
     if (!n)
         return;
     /* redacted whole before it is cut to n, so that no prefix of the secret survives the cut */
-    char *text = strdup(src ? src : "");
-    if (!text) {
-        dst[0] = '\0';
-        return;
-    }
+    char *text = util_xstrdup(src ? src : "");
     util_redact(text, secret);
     size_t o = 0;
     src = text;
@@ -169,9 +166,7 @@ void pg_conninfo_target(const struct pg_conninfo *ci, char *dst, size_t n)
 char *pg_quote_ident(const char *ident)
 {
     size_t len = strlen(ident);
-    char *out = malloc(len * 2 + 3);
-    if (!out)
-        abort();
+    char *out = util_xmalloc(len * 2 + 3);
     size_t o = 0;
     out[o++] = '"';
     for (const char *p = ident; *p; p++) {
@@ -191,9 +186,8 @@ static void fill_error(struct pg_error *err, const struct pg_conninfo *ci, const
     if (dbname)
         tmp.dbname = dbname;
     pg_conninfo_target(&tmp, err->target, sizeof(err->target));
-    const char *msg = conn ? PQerrorMessage(conn) : "out of memory";
-    bool needs = conn ? PQconnectionNeedsPassword(conn) != 0 : false;
-    err->cls = pg_classify_error(msg, needs);
+    const char *msg = PQerrorMessage(conn);
+    err->cls = pg_classify_error(msg, PQconnectionNeedsPassword(conn) != 0);
     pg_sanitize_message(err->message, sizeof(err->message), msg, getenv("PGPASSWORD"));
     if (!err->message[0])
         (void)snprintf(err->message, sizeof(err->message), "connection failed");
@@ -230,28 +224,28 @@ int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out, s
     vals[k] = NULL;
     *out = NULL;
     memset(err, 0, sizeof(*err));
-    PGconn *conn = PQconnectdbParams(keys, vals, 0);
-    if (conn && PQstatus(conn) == CONNECTION_OK) {
+    /* NULL only when libpq cannot allocate its PGconn */
+    PGconn *conn = util_must(PQconnectdbParams(keys, vals, 0));
+    if (PQstatus(conn) == CONNECTION_OK) {
         *out = conn;
         return 0;
     }
     fill_error(err, ci, dbname, conn);
     PQfinish(conn);
-    return conn ? -ECONNREFUSED : -ENOMEM;
+    return -ECONNREFUSED;
 }
 
 /* "waiting for ..., retrying" with the wait record the operator follows (rows "wait.*" of the
  * result contract): it reports TargetUnreachable from it while the runner retries. */
 static void log_wait(const struct pg_error *err, double waited, double timeout_s)
 {
-    cJSON *o = cJSON_CreateObject();
-    char *rec = NULL;
-    if (o && !bench_put_key(o, BK_WAIT_TARGET, cJSON_CreateString(err->target)) &&
-        !bench_put_key(o, BK_WAIT_CAUSE, cJSON_CreateString(pg_error_class_name(err->cls))) &&
-        !bench_put_key(o, BK_WAIT_MESSAGE, cJSON_CreateString(err->message)) &&
-        !bench_put_key(o, BK_WAIT_ELAPSED_SECONDS, cJSON_CreateNumber(round(waited * 10) / 10)) &&
-        !bench_put_key(o, BK_WAIT_TIMEOUT_SECONDS, cJSON_CreateNumber(timeout_s)))
-        rec = cJSON_PrintUnformatted(o);
+    cJSON *o = util_must(cJSON_CreateObject()); /* bench_put_key fails only for a non-object */
+    (void)bench_put_key(o, BK_WAIT_TARGET, cJSON_CreateString(err->target));
+    (void)bench_put_key(o, BK_WAIT_CAUSE, cJSON_CreateString(pg_error_class_name(err->cls)));
+    (void)bench_put_key(o, BK_WAIT_MESSAGE, cJSON_CreateString(err->message));
+    (void)bench_put_key(o, BK_WAIT_ELAPSED_SECONDS, cJSON_CreateNumber(round(waited * 10) / 10));
+    (void)bench_put_key(o, BK_WAIT_TIMEOUT_SECONDS, cJSON_CreateNumber(timeout_s));
+    char *rec = util_must(cJSON_PrintUnformatted(o));
     cJSON_Delete(o);
     log_record(LOG_INFO, "pg", bench_key(BK_WAIT), rec, "waiting for %s: %s (%s), retrying",
                err->target, pg_error_class_name(err->cls), err->message);
@@ -282,8 +276,6 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
             }
             return 0;
         }
-        if (rc == -ENOMEM)
-            return rc;
         if (!pg_error_retryable(err->cls)) {
             log_error("pg", "cannot connect to %s: %s error: %s", err->target,
                       pg_error_class_name(err->cls), err->message);
@@ -341,9 +333,7 @@ int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_er
     PQclear(res);
     char *q = pg_quote_ident(db);
     size_t qlen = strlen(q) + 32;
-    char *sql = malloc(qlen);
-    if (!sql)
-        abort();
+    char *sql = util_xmalloc(qlen);
     (void)snprintf(sql, qlen, "CREATE DATABASE %s", q);
     free(q);
     res = PQexec(conn, sql);

@@ -58,7 +58,7 @@ char *pg_quote_ident(const char *ident);
 
 /* One connection attempt. dbname overrides ci->dbname when non-NULL. On success *out is the open
  * connection (caller PQfinish()es it) and returns 0; on failure fills err and returns -ECONNREFUSED
- * (or -ENOMEM). */
+ * (allocation failure aborts, pkg/util/mem.h). */
 int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out,
                struct pg_error *err);
 

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "pkg/pg/pg_conn.h"
+#include "pkg/util/json.h"
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 
 const char pg_wait_event_sql[] =
     "SELECT CASE WHEN wait_event IS NOT NULL THEN wait_event_type || ':' || wait_event "
@@ -83,19 +85,13 @@ cJSON *pg_wait_tally_to_json(const struct pg_wait_tally *t)
 {
     struct pg_wait_tally sorted = *t;
     pg_wait_tally_sort(&sorted);
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_WAIT_EVENTS_SAMPLES), sorted.samples);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_WAIT_EVENTS_BACKEND_SAMPLES),
-                                  (double)sorted.backend_samples);
-    cJSON *ev = cJSON_AddObjectToObject(o, bench_key(BK_WAIT_EVENTS_EVENTS));
-    if (!ev) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_jset_num(o, bench_key(BK_WAIT_EVENTS_SAMPLES), sorted.samples);
+    util_jset_num(o, bench_key(BK_WAIT_EVENTS_BACKEND_SAMPLES), (double)sorted.backend_samples);
+    cJSON *ev = util_must(cJSON_CreateObject());
+    util_jset(o, bench_key(BK_WAIT_EVENTS_EVENTS), ev);
     for (int i = 0; i < sorted.n; i++)
-        (void)cJSON_AddNumberToObject(ev, sorted.ev[i].name, (double)sorted.ev[i].count);
+        util_jset_num(ev, sorted.ev[i].name, (double)sorted.ev[i].count);
     return o;
 }
 
@@ -262,9 +258,7 @@ struct pg_diag *pg_diag_new(uv_loop_t *loop, PGconn *conn, const struct pg_diag_
 {
     if (!conn || PQstatus(conn) != CONNECTION_OK || PQsocket(conn) < 0)
         return NULL;
-    struct pg_diag *d = calloc(1, sizeof(*d));
-    if (!d)
-        abort();
+    struct pg_diag *d = util_xcalloc(1, sizeof(*d));
     d->loop = loop;
     d->conn = conn;
     d->opt = *opt;

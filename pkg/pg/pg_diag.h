@@ -43,7 +43,7 @@ void pg_wait_tally_add(struct pg_wait_tally *t, const char *name, int64_t count)
 void pg_wait_tally_sort(struct pg_wait_tally *t);
 int64_t pg_wait_tally_get(const struct pg_wait_tally *t, const char *name);
 
-/* {"samples":N,"backendSamples":M,"events":{"CPU":n,...}} sorted by count. NULL on ENOMEM. */
+/* {"samples":N,"backendSamples":M,"events":{"CPU":n,...}} sorted by count. */
 cJSON *pg_wait_tally_to_json(const struct pg_wait_tally *t);
 
 /* SQL of one wait-event sample; $1 = application_name. Exposed for the docs and tests. */

@@ -12,6 +12,8 @@
 #include "pkg/pg/pg_conn.h"
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 
 const char *const pg_result_settings[] = {
     "shared_buffers",
@@ -102,35 +104,28 @@ int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size
 
 cJSON *pg_server_info_to_json(const struct pg_server_info *s)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    (void)cJSON_AddStringToObject(o, bench_key(BK_SERVER_VERSION), s->version);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_VERSION_NUM), s->version_num);
-    (void)cJSON_AddBoolToObject(o, bench_key(BK_SERVER_IN_RECOVERY), s->in_recovery);
-    (void)cJSON_AddStringToObject(o, bench_key(BK_SERVER_DATABASE), s->database);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_DATABASE_BYTES),
-                                  (double)s->database_bytes);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_SERVER_SHARED_BUFFERS_BYTES),
-                                  (double)s->shared_buffers_bytes);
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_jset_str(o, bench_key(BK_SERVER_VERSION), s->version);
+    util_jset_num(o, bench_key(BK_SERVER_VERSION_NUM), s->version_num);
+    util_jset(o, bench_key(BK_SERVER_IN_RECOVERY), cJSON_CreateBool(s->in_recovery));
+    util_jset_str(o, bench_key(BK_SERVER_DATABASE), s->database);
+    util_jset_num(o, bench_key(BK_SERVER_DATABASE_BYTES), (double)s->database_bytes);
+    util_jset_num(o, bench_key(BK_SERVER_SHARED_BUFFERS_BYTES), (double)s->shared_buffers_bytes);
     for (int i = 0; i < s->nsettings; i++)
-        (void)cJSON_AddStringToObject(o, s->settings[i].name, s->settings[i].value);
+        util_jset_str(o, s->settings[i].name, s->settings[i].value);
     return o;
 }
 
 cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_ROLE),
-                                  w->standby ? "standby" : "primary");
-    (void)cJSON_AddBoolToObject(o, bench_key(BK_CHECKS_REPLICA_CAUGHT_UP), w->caught_up);
-    (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_WAITED_SECONDS), w->waited_s);
-    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_TARGET_LSN), w->target_lsn);
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_jset_str(o, bench_key(BK_CHECKS_REPLICA_ROLE), w->standby ? "standby" : "primary");
+    util_jset(o, bench_key(BK_CHECKS_REPLICA_CAUGHT_UP), cJSON_CreateBool(w->caught_up));
+    util_jset_num(o, bench_key(BK_CHECKS_REPLICA_WAITED_SECONDS), w->waited_s);
+    util_jset_str(o, bench_key(BK_CHECKS_REPLICA_TARGET_LSN), w->target_lsn);
     if (!w->standby)
-        (void)cJSON_AddNumberToObject(o, bench_key(BK_CHECKS_REPLICA_STANDBYS), w->standbys);
-    (void)cJSON_AddStringToObject(o, bench_key(BK_CHECKS_REPLICA_MESSAGE), w->message);
+        util_jset_num(o, bench_key(BK_CHECKS_REPLICA_STANDBYS), w->standbys);
+    util_jset_str(o, bench_key(BK_CHECKS_REPLICA_MESSAGE), w->message);
     return o;
 }
 

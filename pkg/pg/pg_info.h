@@ -37,7 +37,7 @@ int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size
 
 /* {"version":..,"versionNum":..,"inRecovery":..,"database":..,"databaseBytes":..,
  *  "sharedBuffersBytes":.., "shared_buffers":"128MB", "fsync":"on", ...}: the settings of
- *  pg_result_settings as current_setting() prints them, beside the other keys. NULL on ENOMEM. */
+ *  pg_result_settings as current_setting() prints them, beside the other keys. */
 cJSON *pg_server_info_to_json(const struct pg_server_info *s);
 
 /* pgbench tables present with exactly this scale (and partitioning, when partitions > 0):
@@ -62,7 +62,7 @@ struct pg_replica_wait {
 };
 
 /* {"role":"standby"|"primary","caughtUp":..,"waitedSeconds":..,"targetLsn":..,"standbys":..,
- *  "message":..}. NULL on ENOMEM. */
+ *  "message":..}. */
 cJSON *pg_replica_wait_to_json(const struct pg_replica_wait *w);
 
 /* cancel (may be NULL): when set, the wait stops early (caught_up false, returns -ECANCELED). */
