@@ -62,7 +62,7 @@ import json, sys
 items = json.load(open(sys.argv[1]))["items"]
 assert [i["kind"] for i in items] == ["BenchmarkRun", "Job", "Job"], items
 # the server's answers: defaults filled in (the CRD's and the Job's)
-assert items[0]["spec"]["workload"]["pgbench"]["run"]["protocol"] == "simple"
+assert items[0]["spec"]["cleanupPolicy"] == "Keep"  # no --cleanup: the CRD's default
 assert items[2]["spec"]["template"]["spec"]["containers"][0]["terminationMessagePath"]
 PY
 [ -z "$(env_kubectl get br,jobs -A -o name)" ] || fail "--dry-run=server created objects"

@@ -48,7 +48,12 @@ static void test_defaults(void **state)
     assert_string_equal(s.protocol, "simple");
     assert_false(s.init);
     assert_false(s.hpa);
+    assert_int_equal(s.max_tries, 1);
+    /* the CRD sets no default for these: absent is the operator's (and pgbench's) default */
     assert_true(s.wait_events);
+    assert_true(s.server_settings);
+    assert_true(s.replica_lag);
+    assert_int_equal(s.replica_timeout_s, 300);
     assert_int_equal(s.ttl_s, 3600);
     assert_int_equal(s.timeout_s, 0); /* each phase's default */
     assert_false(s.cleanup_delete);
