@@ -181,15 +181,24 @@ int bench_diag_wait_parse(const char *s, struct bench_wait_share *out, int max)
     return n;
 }
 
-/* ---- server, dataset, replica, Little's law ---------------------------------------------- */
+/* ---- server (with the dataset check), replica, Little's law ------------------------------ */
 
-/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, shared_buffers 128 MiB". */
+/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB", then the
+ * dataset check's warning when the database fits ("; the database fits in shared_buffers: ...").
+ * The sizes are the server's (else the dataset check's); the ratio and the warning the dataset
+ * check's (checks.dataset), when the result has it. */
 static int server(struct buf *b, const cJSON *r)
 {
     const char *ver = str_of(r, BK_SERVER_VERSION), *db = str_of(r, BK_SERVER_DATABASE);
     const cJSON *rec = bench_get(r, BK_SERVER_IN_RECOVERY);
     double size = bench_num(r, BK_SERVER_DATABASE_BYTES);
     double sb = bench_num(r, BK_SERVER_SHARED_BUFFERS_BYTES);
+    double ratio = bench_num(r, BK_CHECKS_DATASET_RATIO);
+    if (!isfinite(size))
+        size = bench_num(r, BK_CHECKS_DATASET_DATABASE_BYTES);
+    if (!isfinite(sb))
+        sb = bench_num(r, BK_CHECKS_DATASET_SHARED_BUFFERS_BYTES);
+    const char *warn = str_of(r, BK_CHECKS_DATASET_WARNING);
     char x[NUMLEN];
     int rc = 0;
     if (ver)
@@ -200,26 +209,14 @@ static int server(struct buf *b, const cJSON *r)
         rc |= buf_printf(b, "%sdatabase%s%s", b->len ? ", " : "", db ? " " : "", db ? db : "");
     if (isfinite(size))
         rc |= buf_printf(b, " %s", bytes_s(x, size));
+    if (isfinite(sb) && isfinite(size) && isfinite(ratio))
+        rc |= buf_printf(b, ", %s of", sig3_s(x, ratio));
+    else if (isfinite(sb) && b->len)
+        rc |= buf_puts(b, ",");
     if (isfinite(sb))
-        rc |= buf_printf(b, "%sshared_buffers %s", b->len ? ", " : "", bytes_s(x, sb));
-    return rc ? -E2BIG : b->len ? 0 : -ENOENT;
-}
-
-/* "database 37.4 MiB / shared_buffers 128 MiB = 0.292", then the warning when it fits. */
-static int dataset(struct buf *b, const cJSON *r)
-{
-    double db = bench_num(r, BK_CHECKS_DATASET_DATABASE_BYTES);
-    double sb = bench_num(r, BK_CHECKS_DATASET_SHARED_BUFFERS_BYTES);
-    double ratio = bench_num(r, BK_CHECKS_DATASET_RATIO);
-    const char *warn = str_of(r, BK_CHECKS_DATASET_WARNING);
-    char x[NUMLEN], y[NUMLEN];
-    int rc = 0;
-    if (isfinite(db) && isfinite(sb))
-        rc |= buf_printf(b, "database %s / shared_buffers %s", bytes_s(x, db), bytes_s(y, sb));
-    else
-        rc |= buf_puts(b, "the database's size or shared_buffers is unknown");
-    if (isfinite(db) && isfinite(sb) && isfinite(ratio))
-        rc |= buf_printf(b, " = %s", sig3_s(x, ratio));
+        rc |= buf_printf(b, "%sshared_buffers %s", b->len ? " " : "", bytes_s(x, sb));
+    if (!b->len)
+        return -ENOENT;
     if (warn)
         rc |= buf_printf(b, "; %s", warn);
     return rc ? -E2BIG : 0;
@@ -275,7 +272,6 @@ static int littles_law(struct buf *b, const cJSON *r)
 const struct bench_diag bench_diags[] = {
     {BK_STATUS_DIAGNOSTICS_WAIT_EVENTS, BK_WAIT_EVENTS, wait_events},
     {BK_STATUS_DIAGNOSTICS_SERVER, BK_SERVER, server},
-    {BK_STATUS_DIAGNOSTICS_DATASET, BK_CHECKS_DATASET, dataset},
     {BK_STATUS_DIAGNOSTICS_REPLICA, BK_CHECKS_REPLICA, replica},
     {BK_STATUS_DIAGNOSTICS_LITTLES_LAW, BK_CHECKS_LITTLES_LAW, littles_law},
 };

@@ -1,5 +1,5 @@
 /* pkg/bench/diag: a result's diagnostics as the one-line sentences BenchmarkRun status shows
- * (status.diagnostics.waitEvents, server, dataset, replica, littlesLaw), and the reader of the
+ * (status.diagnostics.waitEvents, server, replica, littlesLaw), and the reader of the
  * wait-event sentence for those that have the status only (the sweep controller, the plugin).
  *
  * The structured sections stay in the result (its waitEvents, server and checks; the result
