@@ -183,38 +183,46 @@ int bench_diag_wait_parse(const char *s, struct bench_wait_share *out, int max)
 
 /* ---- server (with the dataset check), replica, Little's law ------------------------------ */
 
-/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB", then the
- * dataset check's warning when the database fits ("; the database fits in shared_buffers: ...").
- * The sizes are the server's (else the dataset check's); the ratio and the warning the dataset
- * check's (checks.dataset), when the result has it. */
-static int server(struct buf *b, const cJSON *r)
+/* ", database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB" after what b has: the sizes are the
+ * server's (else the dataset check's), the ratio the dataset check's (checks.dataset). */
+static int server_memory(struct buf *b, const cJSON *r)
 {
-    const char *ver = str_of(r, BK_SERVER_VERSION), *db = str_of(r, BK_SERVER_DATABASE);
-    const cJSON *rec = bench_get(r, BK_SERVER_IN_RECOVERY);
+    const char *db = str_of(r, BK_SERVER_DATABASE);
     double size = bench_num(r, BK_SERVER_DATABASE_BYTES);
     double sb = bench_num(r, BK_SERVER_SHARED_BUFFERS_BYTES);
     double ratio = bench_num(r, BK_CHECKS_DATASET_RATIO);
+    char x[NUMLEN];
+    int rc = 0;
     if (!isfinite(size))
         size = bench_num(r, BK_CHECKS_DATASET_DATABASE_BYTES);
     if (!isfinite(sb))
         sb = bench_num(r, BK_CHECKS_DATASET_SHARED_BUFFERS_BYTES);
+    if (db || isfinite(size))
+        rc |= buf_printf(b, "%sdatabase%s%s", b->len ? ", " : "", db ? " " : "", db ? db : "");
+    if (isfinite(size))
+        rc |= buf_printf(b, " %s", bytes_s(x, size));
+    if (!isfinite(sb))
+        return rc;
+    if (isfinite(size) && isfinite(ratio))
+        rc |= buf_printf(b, ", %s of shared_buffers", sig3_s(x, ratio));
+    else
+        rc |= buf_printf(b, "%sshared_buffers", b->len ? ", " : "");
+    return rc | buf_printf(b, " %s", bytes_s(x, sb));
+}
+
+/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB", then the
+ * dataset check's warning when the database fits ("; the database fits in shared_buffers: ..."). */
+static int server(struct buf *b, const cJSON *r)
+{
+    const char *ver = str_of(r, BK_SERVER_VERSION);
+    const cJSON *rec = bench_get(r, BK_SERVER_IN_RECOVERY);
     const char *warn = str_of(r, BK_CHECKS_DATASET_WARNING);
-    char x[NUMLEN];
     int rc = 0;
     if (ver)
         rc |= buf_printf(b, "PostgreSQL %s", ver);
     if (cJSON_IsBool(rec))
         rc |= buf_printf(b, "%s%s", b->len ? ", " : "", cJSON_IsTrue(rec) ? "standby" : "primary");
-    if (db || isfinite(size))
-        rc |= buf_printf(b, "%sdatabase%s%s", b->len ? ", " : "", db ? " " : "", db ? db : "");
-    if (isfinite(size))
-        rc |= buf_printf(b, " %s", bytes_s(x, size));
-    if (isfinite(sb) && isfinite(size) && isfinite(ratio))
-        rc |= buf_printf(b, ", %s of", sig3_s(x, ratio));
-    else if (isfinite(sb) && b->len)
-        rc |= buf_puts(b, ",");
-    if (isfinite(sb))
-        rc |= buf_printf(b, "%sshared_buffers %s", b->len ? " " : "", bytes_s(x, sb));
+    rc |= server_memory(b, r);
     if (!b->len)
         return -ENOENT;
     if (warn)

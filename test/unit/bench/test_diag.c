@@ -263,7 +263,8 @@ static void test_littles_law(void **state)
 static void test_table(void **state)
 {
     (void)state;
-    assert_int_equal(bench_ndiags, 4); /* wait events, server (with the dataset), replica, Little's law */
+    /* wait events, server (with the dataset), replica, Little's law */
+    assert_int_equal(bench_ndiags, 4);
     for (size_t i = 0; i < bench_ndiags; i++) {
         const struct bench_field *st = &bench_fields[bench_diags[i].status];
         const struct bench_field *sec = &bench_fields[bench_diags[i].section];

@@ -268,9 +268,9 @@ static void test_workers_skewed(void **state)
             assert_true(skewed);
             /* common window 3.2 .. 10.0 of 0.05 .. 10.01 */
             assert_true(fabs(bench_num(agg, BK_WINDOW_SECONDS) - 6.8) < 1e-9);
-            assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetArrayItem(
-                                       util_jget(st, "workers"), 1)),
-                                   "from +3.200 s to 10.010 s"));
+            assert_non_null(
+                strstr(cJSON_GetStringValue(cJSON_GetArrayItem(util_jget(st, "workers"), 1)),
+                       "from +3.200 s to 10.010 s"));
             assert_string_equal(msg, "worker 1 started 3.2 s after the start barrier; the totals "
                                      "cover the common window of 6.8 s, 68.3 % of the run");
         }
