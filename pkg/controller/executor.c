@@ -162,9 +162,7 @@ static void collect_pod(const cJSON *pod, void *ud)
     struct rec *r = ud;
     if (r->n_pods >= CTRL_MAX_PODS)
         return;
-    r->pods[r->n_pods] = cJSON_Duplicate(pod, 1);
-    if (!r->pods[r->n_pods])
-        abort();
+    r->pods[r->n_pods] = util_must(cJSON_Duplicate(pod, 1));
     r->n_pods++;
 }
 
@@ -239,9 +237,7 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key)
         kube_queue_done(x->env.q, key);
         return;
     }
-    struct rec *r = calloc(1, sizeof(*r));
-    if (!r)
-        abort();
+    struct rec *r = util_xcalloc(1, sizeof(*r));
     r->x = x;
     r->t0 = uv_hrtime();
     (void)snprintf(r->key, sizeof(r->key), "%s", key);
@@ -334,9 +330,7 @@ static void start_progress_reads(struct rec *r)
         if (p->progress[k].index + 1 > workers)
             workers = p->progress[k].index + 1;
     free(r->obs.progress);
-    r->obs.progress = calloc((size_t)(workers > 0 ? workers : 1), sizeof(*r->obs.progress));
-    if (!r->obs.progress)
-        abort();
+    r->obs.progress = util_xcalloc((size_t)(workers > 0 ? workers : 1), sizeof(*r->obs.progress));
     r->obs.n_progress = workers;
     r->obs.progress_fetched = true;
     for (int k = 0; k < p->n_progress && k < CTRL_MAX_WORKERS; k++) {
@@ -415,9 +409,7 @@ static cJSON *result_from_text(const char *text)
 static void set_result_error(struct rec *r, int i, const char *why)
 {
     free(r->obs.result_errors[i]);
-    r->obs.result_errors[i] = strdup(why);
-    if (!r->obs.result_errors[i])
-        abort();
+    r->obs.result_errors[i] = util_xstrdup(why);
 }
 
 static void lf_closed(uv_handle_t *h)
@@ -586,9 +578,7 @@ static void start_log_reads(struct rec *r)
         running++;
     while (running < LOG_PARALLEL && r->log_next < r->plan.n_logs) {
         const struct ctrl_fetch_log *l = &r->plan.logs[r->log_next++];
-        struct log_fetch *lf = calloc(1, sizeof(*lf));
-        if (!lf)
-            abort();
+        struct log_fetch *lf = util_xcalloc(1, sizeof(*lf));
         lf->r = r;
         lf->index = l->index;
         lf->pod = l->pod;
@@ -753,11 +743,9 @@ static void write_status(struct rec *r)
 {
     struct ctrl_exec *x = r->x;
     set_state(r, CTRL_EXEC_STATUS);
-    cJSON *patch = cJSON_CreateObject();
-    cJSON *md = cJSON_AddObjectToObject(patch, "metadata");
+    cJSON *patch = util_must(cJSON_CreateObject());
+    cJSON *md = util_must(cJSON_AddObjectToObject(patch, "metadata"));
     const char *rv = util_jstr(r->br, "metadata.resourceVersion");
-    if (!patch || !md)
-        abort();
     if (rv)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
@@ -1147,9 +1135,7 @@ static void rec_execute(struct rec *r)
 
 struct ctrl_exec *ctrl_exec_new(const struct ctrl_exec_env *env)
 {
-    struct ctrl_exec *x = calloc(1, sizeof(*x));
-    if (!x)
-        abort();
+    struct ctrl_exec *x = util_xcalloc(1, sizeof(*x));
     x->env = *env;
     return x;
 }

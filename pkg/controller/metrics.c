@@ -1,6 +1,7 @@
 /* /metrics: every metric's name, type and help, and the text format (see metrics.h). */
 #include "pkg/controller/phase.h"
 #include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 #include "pkg/controller/metrics.h"
 
 #include <math.h>
@@ -111,15 +112,11 @@ static void collect_run(const cJSON *br, void *ctx)
         ns = "";
     if (rr->n == rr->cap) {
         rr->cap = rr->cap ? rr->cap * 2 : 16;
-        rr->row = realloc(rr->row, rr->cap * sizeof(*rr->row));
-        if (!rr->row)
-            abort();
+        rr->row = util_xrealloc(rr->row, rr->cap * sizeof(*rr->row));
     }
     struct run_row *r = &rr->row[rr->n++];
     size_t lns = strlen(ns), lname = strlen(name);
-    r->ns = malloc(lns + lname + 2);
-    if (!r->ns)
-        abort();
+    r->ns = util_xmalloc(lns + lname + 2);
     memcpy(r->ns, ns, lns + 1);
     r->name = r->ns + lns + 1;
     memcpy(r->name, name, lname + 1);
@@ -303,17 +300,13 @@ static void collect_sweep(const cJSON *sw, void *ctx)
         return;
     if (rr->n == rr->cap) {
         rr->cap = rr->cap ? rr->cap * 2 : 8;
-        rr->row = realloc(rr->row, rr->cap * sizeof(*rr->row));
-        if (!rr->row)
-            abort();
+        rr->row = util_xrealloc(rr->row, rr->cap * sizeof(*rr->row));
     }
     struct sweep_row *r = &rr->row[rr->n++];
     ns = ns ? ns : "";
     field = field ? field : "";
     size_t a = strlen(ns) + 1, b = strlen(name) + 1, c = strlen(field) + 1;
-    r->ns = malloc(a + b + c);
-    if (!r->ns)
-        abort();
+    r->ns = util_xmalloc(a + b + c);
     r->name = r->ns + a;
     r->field = r->name + b;
     memcpy(r->ns, ns, a);

@@ -256,9 +256,7 @@ static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
         ann = util_must(cJSON_CreateObject());
         cJSON_AddItemToObject(meta, "annotations", ann);
     }
-    char *txt = cJSON_PrintUnformatted(s->json);
-    if (!txt)
-        abort();
+    char *txt = util_must(cJSON_PrintUnformatted(s->json));
     util_jset_str(ann, CTRL_SPEC_ANNOTATION, txt);
     free(txt);
 }
@@ -926,9 +924,7 @@ static void publish_start(struct dctx *d)
         /* the Running condition keeps its message: the Running Event is named after it */
         set_message(d, msg);
     }
-    struct ctrl_fetch_log *pods = calloc((size_t)d->obs->n_pods + 1, sizeof(*pods));
-    if (!pods)
-        abort();
+    struct ctrl_fetch_log *pods = util_xcalloc((size_t)d->obs->n_pods + 1, sizeof(*pods));
     int n = 0;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
@@ -1020,9 +1016,7 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
         requeue_within(d, (long)((last + (double)every - d->obs->now) * 1000) + 1);
         return;
     }
-    struct ctrl_fetch_log *logs = calloc((size_t)workers, sizeof(*logs));
-    if (!logs)
-        abort();
+    struct ctrl_fetch_log *logs = util_xcalloc((size_t)workers, sizeof(*logs));
     int n = 0;
     for (int i = 0; i < workers; i++) {
         const cJSON *pod = find_pod(d->obs, role, workers > 1 || strcmp(role, "run") == 0 ? i : -1);
@@ -1242,9 +1236,7 @@ static bool collect_waits(struct dctx *d, const struct ctrl_worker *w, int n)
 static void plan_result_logs(struct dctx *d, const struct ctrl_worker *w, int n)
 {
     d->plan->needs |= CTRL_NEED_RESULTS;
-    d->plan->logs = calloc((size_t)n, sizeof(*d->plan->logs));
-    if (!d->plan->logs)
-        abort();
+    d->plan->logs = util_xcalloc((size_t)n, sizeof(*d->plan->logs));
     for (int i = 0; i < n; i++) {
         if (!w[i].pod || !w[i].terminated)
             continue;
@@ -1326,9 +1318,7 @@ static void end_collecting(struct dctx *d, struct ctrl_worker *w, int n, const c
 static void conclude(struct dctx *d, struct ctrl_worker *w, int n)
 {
     const struct ctrl_observed *o = d->obs;
-    const cJSON **results = calloc((size_t)n, sizeof(const cJSON *));
-    if (!results)
-        abort();
+    const cJSON **results = util_xcalloc((size_t)n, sizeof(const cJSON *));
     for (int i = 0; i < n; i++) {
         w[i].result = o->results[i];
         results[i] = o->results[i];
@@ -1359,9 +1349,7 @@ static void decide_collecting(struct dctx *d)
     int n = (int)util_jnum(o->run_job, "spec.completions", d->spec.workers);
     if (n < 1 || n > CTRL_MAX_WORKERS)
         n = d->spec.workers;
-    struct ctrl_worker *w = calloc((size_t)n, sizeof(*w));
-    if (!w)
-        abort();
+    struct ctrl_worker *w = util_xcalloc((size_t)n, sizeof(*w));
     for (int i = 0; i < n; i++)
         fill_worker(&w[i], i, find_pod(o, "run", i));
     if (collect_waits(d, w, n))

@@ -167,14 +167,10 @@ static bool reduce(cJSON *doc, struct reduction *r)
 /* The ConfigMap of doc when its JSON is shorter than limit, else NULL; *size says how long. */
 static cJSON *fitting(const cJSON *br, const cJSON *doc, size_t limit, size_t *size)
 {
-    char *text = cJSON_PrintUnformatted(doc);
-    if (!text)
-        abort();
+    char *text = util_must(cJSON_PrintUnformatted(doc));
     cJSON *cm = ctrl_manifest_result_configmap(br, CTRL_RESULT_KEY, text);
     free(text);
-    char *all = cJSON_PrintUnformatted(cm);
-    if (!all)
-        abort();
+    char *all = util_must(cJSON_PrintUnformatted(cm));
     *size = strlen(all);
     free(all);
     if (*size < limit)

@@ -2,6 +2,7 @@
 #include "pkg/controller/spec.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
+#include "pkg/util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -874,9 +875,7 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
         perr(&p, "spec: required: a BenchmarkRun needs spec.target and spec.workload");
         return p.rc;
     }
-    s->json = cJSON_Duplicate(spec_in, 1);
-    if (!s->json)
-        abort();
+    s->json = util_must(cJSON_Duplicate(spec_in, 1));
     const cJSON *spec = s->json;
 
     spec_workload(&p, spec, s);

@@ -24,6 +24,7 @@
 #include "pkg/kube/internal.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 
 #define KEY_MAX 512
 
@@ -60,9 +61,7 @@ static const char *object_uid(const cJSON *obj)
 
 static struct cached *cached_new(const struct kube_informer *inf, const cJSON *obj)
 {
-    char *text = cJSON_PrintUnformatted(obj);
-    if (!text)
-        abort();
+    char *text = util_must(cJSON_PrintUnformatted(obj));
     char ix[KEY_MAX] = "";
     if (inf->h.index && !inf->h.index(obj, ix, sizeof(ix), inf->ud))
         ix[0] = '\0';
@@ -153,10 +152,7 @@ static struct cached *cache_del(struct kube_informer *inf, const char *key)
 /* The cached object as a tree of the caller's. */
 static cJSON *cached_parse(const struct cached *o)
 {
-    cJSON *obj = cJSON_Parse(o->text); /* our own printing: fails only without memory */
-    if (!obj)
-        abort();
-    return obj;
+    return util_must(cJSON_Parse(o->text)); /* our own printing: fails only without memory */
 }
 
 /* Trims obj for the cache; false when the filter keeps it out. */

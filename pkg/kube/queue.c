@@ -19,6 +19,7 @@
 #include "pkg/kube/internal.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 
 #define NOT_WAITING SIZE_MAX
 
@@ -148,9 +149,7 @@ static void heap_push(struct kube_queue *q, struct qitem *it)
 {
     if (q->heap_len == q->heap_cap) {
         q->heap_cap = q->heap_cap ? q->heap_cap * 2 : 64;
-        struct qitem **h = realloc(q->heap, q->heap_cap * sizeof(struct qitem *));
-        if (!h)
-            abort();
+        struct qitem **h = util_xrealloc(q->heap, q->heap_cap * sizeof(struct qitem *));
         q->heap = h;
     }
     it->heap_idx = q->heap_len;
