@@ -196,7 +196,7 @@ static long start_generation(const cJSON *st)
         const cJSON *c = ctrl_cond_get(st, "SpecLocked");
         g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
     }
-    return cJSON_IsNumber(g) ? (long)g->valuedouble : 0;
+    return cJSON_IsNumber(g) ? (long)cJSON_GetNumberValue(g) : 0;
 }
 
 static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
@@ -1048,7 +1048,8 @@ static bool stopped_at_deadline(const struct dctx *d, const struct ctrl_worker *
     double at = from + (double)ctrl_run_timeout(&d->spec, d->obs->cfg);
     for (int i = 0; i < n; i++) {
         const cJSON *end = w[i].result ? bench_get(w[i].result, BK_END_TIME) : NULL;
-        double t = cJSON_IsString(end) ? util_rfc3339_parse(end->valuestring) : -1;
+        const char *e = cJSON_GetStringValue(end);
+        double t = e ? util_rfc3339_parse(e) : -1;
         if (t >= 0 ? t >= at - 2 : d->obs->now >= at)
             return true;
     }
@@ -1387,7 +1388,8 @@ static size_t append_cut(char *out, size_t len, size_t at, const char *s)
     if (at >= len)
         return at;
     if (n > len - 1 - at) {
-        n = len - 1 - at;
+        n = len - 1 - at; /* < strlen(s): s[n] is a byte of the string */
+        // NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult)
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
             n--;
     }
