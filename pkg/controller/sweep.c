@@ -1097,9 +1097,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 {
     struct ctrl_sweeper *s = ud;
     (void)q;
-    struct sw_rec *r = calloc(1, sizeof(*r));
-    if (!r)
-        abort();
+    struct sw_rec *r = util_xcalloc(1, sizeof(*r));
     r->s = s;
     (void)snprintf(r->key, sizeof(r->key), "%s", key);
     r->next = s->recs;
@@ -1123,9 +1121,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
         rec_finish(r, false, 0);
         return;
     }
-    struct run_list *l = calloc(1, sizeof(*l));
-    if (!l)
-        abort();
+    struct run_list *l = util_xcalloc(1, sizeof(*l));
     kube_informer_foreach_indexed(s->runs, key, collect_run, l);
     ctrl_sweep_decide(sweep, (const cJSON *const *)l->items, l->n, util_wall_s(), &r->plan);
     for (int i = 0; i < l->n; i++)
@@ -1157,14 +1153,12 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
                      struct ctrl_controller *ev, struct ctrl_sweeper **out)
 {
-    struct ctrl_sweeper *s = calloc(1, sizeof(*s));
-    if (!s)
-        return -ENOMEM;
+    struct ctrl_sweeper *s = util_xcalloc(1, sizeof(*s));
     s->loop = loop;
     s->ev = ev;
     s->kc = kc;
     if (ns && *ns)
-        s->ns = strdup(ns);
+        s->ns = util_xstrdup(ns);
     struct kube_queue_opts qo = {.workers = workers > 0 ? workers : 2,
                                  .base_ms = CTRL_QUEUE_BASE_MS,
                                  .max_ms = CTRL_QUEUE_MAX_MS};

@@ -8,6 +8,7 @@
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/mem.h"
 
 /* ---- decoder ---- */
 
@@ -261,9 +262,7 @@ static void ws_list_begin(struct kube_watch *w)
 {
     w->state = WS_LISTING;
     cJSON_Delete(w->items);
-    w->items = cJSON_CreateArray();
-    if (!w->items)
-        abort();
+    w->items = util_must(cJSON_CreateArray());
     free(w->continue_tok);
     w->continue_tok = NULL;
     ws_list_page(w);

@@ -28,9 +28,7 @@ struct table {
 
 static struct table *table_new(int ncols)
 {
-    struct table *t = calloc(1, sizeof(*t));
-    if (!t)
-        abort();
+    struct table *t = util_xcalloc(1, sizeof(*t));
     t->ncols = ncols < TCOLS ? ncols : TCOLS;
     return t;
 }
@@ -563,27 +561,19 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
  * the status columns, so both sources export the same keys). */
 static cJSON *export_list(const cJSON *items, bool from_result, enum bench_field_id list)
 {
-    if (!from_result) {
-        cJSON *d = cJSON_Duplicate(items, 1);
-        if (!d)
-            abort();
-        return d;
-    }
+    if (!from_result)
+        return util_must(cJSON_Duplicate(items, 1));
     enum bench_field_id cols[64];
     int nc = list_columns(list, cols, 64);
-    cJSON *a = cJSON_CreateArray();
+    cJSON *a = util_must(cJSON_CreateArray());
     const cJSON *it;
-    if (!a)
-        abort();
     cJSON_ArrayForEach(it, items)
     {
-        cJSON *row = cJSON_CreateObject();
-        if (!row)
-            abort();
+        cJSON *row = util_must(cJSON_CreateObject());
         for (int c = 0; c < nc; c++) {
             const cJSON *v = bench_get(it, cols[c]);
             if (v)
-                cJSON_AddItemToObject(row, column_key(cols[c]), cJSON_Duplicate(v, 1));
+                cJSON_AddItemToObject(row, column_key(cols[c]), util_must(cJSON_Duplicate(v, 1)));
         }
         cJSON_AddItemToArray(a, row);
     }
@@ -605,28 +595,25 @@ static int export_from(struct buf *out, const cJSON *br, const cJSON *result, co
             return -EINVAL;
     }
     if (strcmp(format, "json") == 0) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-            abort();
+        cJSON *o = util_must(cJSON_CreateObject());
         cJSON_AddStringToObject(o, "name", name_of(br));
         const char *ph = jstr(st, "phase");
         cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(ph));
         cJSON_AddStringToObject(o, "source", result ? "result" : "status");
         const cJSON *sum = bench_status_get(st, BK_SUMMARY);
         cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
-                              sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull());
+                              util_must(sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull()));
         for (size_t i = 0; i < nt; i++) {
             if (table && strcmp(table, tables[i].name) != 0)
                 continue;
             bool res;
             const cJSON *l = table_items(st, lists, tables[i].list, &res);
             cJSON_AddItemToObject(o, tables[i].name,
-                                  l ? export_list(l, res, tables[i].list) : cJSON_CreateArray());
+                                  l ? export_list(l, res, tables[i].list)
+                                    : util_must(cJSON_CreateArray()));
         }
-        char *s = cJSON_Print(o);
+        char *s = util_must(cJSON_Print(o));
         cJSON_Delete(o);
-        if (!s)
-            abort();
         int rc = buf_puts(out, s);
         free(s);
         return rc ? rc : buf_puts(out, "\n");
@@ -653,7 +640,7 @@ int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const c
     cJSON *lists = util_must(result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject());
     cJSON *tl = bench_get(lists, BK_TIMELINE) ? NULL : bench_series_timeline(status_of(br));
     if (tl && bench_put(lists, BK_TIMELINE, tl) != 0)
-        abort();
+        abort(); /* an assertion, not allocation: lists is an object and the row has one key */
     int rc = export_from(out, br, result, lists, format, table);
     cJSON_Delete(lists);
     return rc;
