@@ -67,23 +67,6 @@ static void sent_forget(struct ctrl_controller *c, const char *key);
 
 /* ---- transforms --------------------------------------------------------------------------- */
 
-static void keep_keys(cJSON *o, const char *const *keys)
-{
-    if (!cJSON_IsObject(o))
-        return;
-    cJSON *it = o->child;
-    while (it) {
-        cJSON *next = it->next;
-        bool keep = false;
-        for (const char *const *k = keys; *k; k++)
-            if (it->string && strcmp(it->string, *k) == 0)
-                keep = true;
-        if (!keep)
-            cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
-        it = next;
-    }
-}
-
 static const char *const meta_keys[] = {
     "name", "namespace", "resourceVersion", "labels", "annotations", "deletionTimestamp", NULL};
 
@@ -93,8 +76,8 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     static const char *const top[] = {"metadata", "spec", "status", NULL};
     static const char *const meta[] = {
         "name", "namespace", "uid", "generation", "resourceVersion", "deletionTimestamp", NULL};
-    keep_keys(obj, top);
-    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    util_jkeep_keys(obj, top);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     enum ctrl_phase phase = ctrl_phase_parse(util_jstr(st, "phase"));
     if (phase == CTRL_PHASE_SUCCEEDED || phase == CTRL_PHASE_FAILED) {
@@ -102,14 +85,14 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
         static const char *const keep[] = {
             "phase", "observedGeneration", "startedGeneration", "conditions", "startAt", "summary",
             NULL};
-        keep_keys(st, keep);
+        util_jkeep_keys(st, keep);
     } else {
         /* the rest is written once at a transition, never read back by a decision; the live
          * progress is read back (when it was last read, whether it changed) */
         static const char *const keep[] = {
             "phase",     "observedGeneration", "startedGeneration", "conditions", "startAt",
             "startTime", "hpaTimeline",        "summary",           "progress",   NULL};
-        keep_keys(st, keep);
+        util_jkeep_keys(st, keep);
     }
     /* of the results, only the few numbers /metrics shows per run */
     ctrl_metrics_trim_status(st);
@@ -118,39 +101,42 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
 static void keep_label_keys(cJSON *o, const char *const *keys)
 {
     if (o)
-        keep_keys(o, keys);
+        util_jkeep_keys(o, keys);
 }
 
 void ctrl_transform_job(cJSON *obj, void *ud)
 {
     (void)ud;
     static const char *const top[] = {"metadata", "spec", "status", NULL};
-    keep_keys(obj, top);
+    util_jkeep_keys(obj, top);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    keep_keys(md, meta_keys);
+    util_jkeep_keys(md, meta_keys);
     static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE, NULL};
     static const char *const ann[] = {CTRL_SPEC_ANNOTATION, NULL};
     keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "labels"), labels);
     keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
     static const char *const spec[] = {"completions", NULL};
-    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "spec"), spec);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "spec"), spec);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     static const char *const status[] = {"conditions", "succeeded", "failed", "active", NULL};
-    keep_keys(st, status);
+    util_jkeep_keys(st, status);
     /* lastTransitionTime: how long ago the Job finished (its pods' grace, CTRL_POD_SETTLE_S) */
     static const char *const cond[] = {"type", "status", "reason", "message", "lastTransitionTime",
                                        NULL};
     cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(st, "conditions")) keep_keys(c, cond);
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(st, "conditions"))
+    {
+        util_jkeep_keys(c, cond);
+    }
 }
 
 void ctrl_transform_pod(cJSON *obj, void *ud)
 {
     (void)ud;
     static const char *const top[] = {"metadata", "status", NULL};
-    keep_keys(obj, top);
+    util_jkeep_keys(obj, top);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    keep_keys(md, meta_keys);
+    util_jkeep_keys(md, meta_keys);
     static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE,
                                          "batch.kubernetes.io/job-completion-index", NULL};
     static const char *const ann[] = {CTRL_START_ANNOTATION,
@@ -166,7 +152,7 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         cJSON_DeleteItemFromObjectCaseSensitive(md, "annotations");
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     static const char *const status[] = {"phase", "containerStatuses", "conditions", NULL};
-    keep_keys(st, status);
+    util_jkeep_keys(st, status);
     static const char *const cs_keys[] = {"state", NULL};
     static const char *const state_keys[] = {"terminated", "waiting", NULL};
     static const char *const term_keys[] = {"exitCode", "reason", "message", NULL};
@@ -174,11 +160,11 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     cJSON *cs;
     cJSON_ArrayForEach(cs, cJSON_GetObjectItemCaseSensitive(st, "containerStatuses"))
     {
-        keep_keys(cs, cs_keys);
+        util_jkeep_keys(cs, cs_keys);
         cJSON *state = cJSON_GetObjectItemCaseSensitive(cs, "state");
-        keep_keys(state, state_keys);
-        keep_keys(cJSON_GetObjectItemCaseSensitive(state, "terminated"), term_keys);
-        keep_keys(cJSON_GetObjectItemCaseSensitive(state, "waiting"), why_keys);
+        util_jkeep_keys(state, state_keys);
+        util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(state, "terminated"), term_keys);
+        util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(state, "waiting"), why_keys);
     }
     /* of the conditions only an unscheduled pod's PodScheduled says why a worker does not start,
      * and Ready when the workers start together (its type and status) */
@@ -189,9 +175,9 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         cJSON *c = cJSON_GetArrayItem(conds, i);
         const char *type = util_jstr(c, "type"), *cstatus = util_jstr(c, "status");
         if (type && strcmp(type, "PodScheduled") == 0 && cstatus && strcmp(cstatus, "False") == 0)
-            keep_keys(c, cond_keys);
+            util_jkeep_keys(c, cond_keys);
         else if (type && strcmp(type, "Ready") == 0)
-            keep_keys(c, ready_keys);
+            util_jkeep_keys(c, ready_keys);
         else
             cJSON_DeleteItemFromArray(conds, i);
     }
@@ -233,11 +219,11 @@ void ctrl_transform_event(cJSON *obj, void *ud)
         when = util_jstr(obj, "metadata.creationTimestamp");
     cJSON *t = when ? util_must(cJSON_CreateString(when)) : NULL;
     static const char *const top[] = {"metadata", "involvedObject", "reason", "message", NULL};
-    keep_keys(obj, top);
+    util_jkeep_keys(obj, top);
     static const char *const meta[] = {"name", "namespace", "resourceVersion", NULL};
-    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     static const char *const inv[] = {"kind", "name", NULL};
-    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "involvedObject"), inv);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "involvedObject"), inv);
     cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "message");
     if (cJSON_IsString(m) && strlen(m->valuestring) > CTRL_EVENT_MESSAGE_MAX) {
         /* cut on a UTF-8 character boundary: the text may end up in status */

@@ -895,23 +895,6 @@ void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan)
 
 /* ---- transforms --------------------------------------------------------------------------- */
 
-static void keep_keys(cJSON *o, const char *const *keys)
-{
-    if (!cJSON_IsObject(o))
-        return;
-    cJSON *it = o->child;
-    while (it) {
-        cJSON *next = it->next;
-        bool keep = false;
-        for (const char *const *k = keys; *k; k++)
-            if (it->string && strcmp(it->string, *k) == 0)
-                keep = true;
-        if (!keep)
-            cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
-        it = next;
-    }
-}
-
 void ctrl_transform_sweep_run(cJSON *obj, void *ud)
 {
     (void)ud;
@@ -920,12 +903,12 @@ void ctrl_transform_sweep_run(cJSON *obj, void *ud)
     static const char *const status[] = {"phase",   "message",     "summary",
                                          "clients", "diagnostics", NULL};
     static const char *const diag[] = {"waitEvents", NULL};
-    keep_keys(obj, top);
-    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    util_jkeep_keys(obj, top);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    keep_keys(st, status);
+    util_jkeep_keys(st, status);
     cJSON *d = cJSON_GetObjectItemCaseSensitive(st, "diagnostics");
-    keep_keys(d, diag);
+    util_jkeep_keys(d, diag);
 }
 
 static void transform_sweep(cJSON *obj, void *ud)
@@ -934,8 +917,8 @@ static void transform_sweep(cJSON *obj, void *ud)
     static const char *const top[] = {"metadata", "spec", "status", NULL};
     static const char *const meta[] = {
         "name", "namespace", "uid", "generation", "resourceVersion", "deletionTimestamp", NULL};
-    keep_keys(obj, top);
-    keep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    util_jkeep_keys(obj, top);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
 }
 
 /* ---- the controller ----------------------------------------------------------------------- */

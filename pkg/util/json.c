@@ -2,6 +2,7 @@
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 const cJSON *util_jget(const cJSON *o, const char *path)
@@ -56,4 +57,20 @@ void util_jset_str(cJSON *o, const char *k, const char *v)
 void util_jset_num(cJSON *o, const char *k, double v)
 {
     util_jset(o, k, cJSON_CreateNumber(v));
+}
+
+void util_jkeep_keys(cJSON *o, const char *const *keys)
+{
+    if (!cJSON_IsObject(o))
+        return;
+    cJSON *it = o->child;
+    while (it) {
+        cJSON *next = it->next;
+        bool keep = false;
+        for (const char *const *k = keys; *k && !keep; k++)
+            keep = it->string && strcmp(it->string, *k) == 0;
+        if (!keep)
+            cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
+        it = next;
+    }
 }

@@ -1,10 +1,12 @@
 /* Small helpers over cJSON trees: read a member by a dotted path, set a member whether or not it
- * exists. Every package that reads or builds JSON uses these instead of its own copies.
+ * exists, keep only the members a list names. Every package that reads or builds JSON uses these
+ * instead of its own copies.
  *
- * Owns: path lookup and typed reads with a default; replacing-or-adding a member. Knows nothing
- * of Kubernetes objects, BenchmarkRuns or result keys (those are pkg/kube, pkg/controller and
- * pkg/bench/fields.h). Setters follow mem.h's policy: a NULL value (cJSON's only failure is
- * allocation) aborts. Returned pointers are borrowed from the tree, valid while it is. */
+ * Owns: path lookup and typed reads with a default; replacing-or-adding a member; pruning an
+ * object to a list of keys. Knows nothing of Kubernetes objects, BenchmarkRuns or result keys
+ * (those are pkg/kube, pkg/controller and pkg/bench/fields.h). Setters follow mem.h's policy: a
+ * NULL value (cJSON's only failure is allocation) aborts. Returned pointers are borrowed from the
+ * tree, valid while it is. */
 #ifndef PGBO_UTIL_JSON_H
 #define PGBO_UTIL_JSON_H
 
@@ -24,5 +26,10 @@ const char *util_jkey(const cJSON *o, const char *key);
 void util_jset(cJSON *o, const char *k, cJSON *v);
 void util_jset_str(cJSON *o, const char *k, const char *v);
 void util_jset_num(cJSON *o, const char *k, double v);
+
+/* Deletes every member of object o whose key is not in keys (a NULL-terminated list; keys are
+ * case-sensitive, member order is kept); does nothing when o is not an object. An informer's
+ * transform uses it to cache only what the controller reads. */
+void util_jkeep_keys(cJSON *o, const char *const *keys);
 
 #endif

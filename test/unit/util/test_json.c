@@ -62,6 +62,41 @@ static void test_jset_adds_and_replaces(void **state)
     cJSON_Delete(o);
 }
 
+static void assert_json(const cJSON *o, const char *want)
+{
+    char *text = cJSON_PrintUnformatted(o);
+    assert_non_null(text);
+    assert_string_equal(text, want);
+    free(text);
+}
+
+static void test_jkeep_keys(void **state)
+{
+    (void)state;
+    /* the first, the last and two members in a row go; "Spec" is not "spec"; a repeated key that
+     * is named stays twice; order is kept */
+    cJSON *o = parse("{\"kind\":\"K\",\"metadata\":{\"name\":\"n\",\"uid\":\"u\"},"
+                     "\"Spec\":1,\"x\":2,\"status\":{},\"status\":3,\"extra\":[1]}");
+    static const char *const keep[] = {"status", "metadata", "spec", NULL};
+    util_jkeep_keys(o, keep);
+    assert_json(o, "{\"metadata\":{\"name\":\"n\",\"uid\":\"u\"},\"status\":{},\"status\":3}");
+    static const char *const name[] = {"name", NULL};
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(o, "metadata"), name);
+    assert_json(o, "{\"metadata\":{\"name\":\"n\"},\"status\":{},\"status\":3}");
+    /* not an object, or absent: nothing happens */
+    cJSON *a = parse("[{\"a\":1},2]");
+    util_jkeep_keys(a, name);
+    assert_json(a, "[{\"a\":1},2]");
+    util_jkeep_keys(NULL, name);
+    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(o, "missing"), name);
+    /* an empty list empties the object */
+    static const char *const none[] = {NULL};
+    util_jkeep_keys(o, none);
+    assert_json(o, "{}");
+    cJSON_Delete(a);
+    cJSON_Delete(o);
+}
+
 static void test_xalloc(void **state)
 {
     (void)state;
@@ -86,6 +121,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jget_paths),
         cmocka_unit_test(test_jset_adds_and_replaces),
+        cmocka_unit_test(test_jkeep_keys),
         cmocka_unit_test(test_xalloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
