@@ -7,8 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
 env_start_replica
-RUNNER="$BIN/pgbench-runner"
-[ -x "$RUNNER" ] || fail "$RUNNER not built"
+env_need_runner
 
 replica_super() { psql -X -q -h "$REPLICA_DIR" -p "$REPLICA_PORT" -U postgres -d postgres "$@"; }
 env_wait_for "standby streaming" 30 bash -c \

@@ -5,8 +5,7 @@
 # are refused with exit 1. `parse fio` reads the JSON fio printed.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
-RUNNER="$BIN/pgbench-runner"
-[ -x "$RUNNER" ] || fail "$RUNNER not built"
+env_need_runner
 command -v fio >/dev/null || fail "fio not installed"
 mkdir -p "$TMP/data"
 

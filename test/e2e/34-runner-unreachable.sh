@@ -8,8 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
-RUNNER="$BIN/pgbench-runner"
-[ -x "$RUNNER" ] || fail "$RUNNER not built"
+env_need_runner
 
 # expect NAME EXIT CLASS MAX_SECONDS env... -- runner args
 expect() {

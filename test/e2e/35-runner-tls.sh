@@ -5,8 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
-RUNNER="$BIN/pgbench-runner"
-[ -x "$RUNNER" ] || fail "$RUNNER not built"
+env_need_runner
 command -v openssl >/dev/null || fail "openssl not installed"
 
 # CA + server certificate for 127.0.0.1 (IP SAN, what verify-full checks for PGHOST=127.0.0.1)

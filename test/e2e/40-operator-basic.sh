@@ -7,7 +7,7 @@ set -euo pipefail
 env_start_pg
 env_start_sim
 
-[ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
+env_need_runner
 
 env_start_operator
 

@@ -12,7 +12,7 @@ env_start_pg
 env_start_replica
 env_start_sim
 
-[ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
+env_need_runner
 
 # Runner pods must pass the restricted Pod Security Standard, as in a namespace that enforces it
 k label namespace default pod-security.kubernetes.io/enforce=restricted >/dev/null

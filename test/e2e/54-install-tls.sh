@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$ROOT"
 env_start_pg
 env_start_sim
-[ -x "$BIN/pgbench-runner" ] || fail "$BIN/pgbench-runner is not built"
+env_need_runner
 
 # a private CA and a server certificate for "localhost"
 mkdir -p "$TMP/tls"

@@ -63,6 +63,13 @@ env_wait_for() {
     env_poll "$2" "${@:3}" || fail "timed out after ${2}s waiting for $1"
 }
 
+# env_need_runner: sets RUNNER to the built runner ($BIN/pgbench-runner); fails the test when it
+# is not built.
+env_need_runner() {
+    RUNNER="$BIN/pgbench-runner"
+    [ -x "$RUNNER" ] || fail "$RUNNER is not built"
+}
+
 # _env_pg_cluster dir port: initdb + start a cluster owned by postgres.
 _env_pg_cluster() {
     local dir="$1" port="$2"
