@@ -526,6 +526,26 @@ static void req_fail_local(struct kube__req *r, int err)
     r->done(&res, r->ud);
 }
 
+/* Ends a pass that callbacks may re-enter (c->dispatching counts them). The outermost pass frees
+ * the finished and cancelled requests, then the client when kube_client_free came during the pass.
+ * Returns true when the client is still there and no outer pass is running. */
+static bool dispatch_end(struct kube_client *c)
+{
+    if (--c->dispatching)
+        return false;
+    struct kube__req *r = c->reqs, *next;
+    for (; r; r = next) {
+        next = r->next;
+        if (r->cancelled)
+            req_free(r);
+    }
+    if (c->free_pending) {
+        client_destroy(c);
+        return false;
+    }
+    return true;
+}
+
 static void on_retry_timer(uv_timer_t *t)
 {
     struct kube_client *c = t->data;
@@ -545,18 +565,7 @@ static void on_retry_timer(uv_timer_t *t)
         if (rc)
             req_fail_local(r, rc);
     }
-    c->dispatching--;
-    if (c->dispatching)
-        return;
-    struct kube__req *r = c->reqs, *next;
-    for (; r; r = next) {
-        next = r->next;
-        if (r->cancelled)
-            req_free(r);
-    }
-    if (c->free_pending)
-        client_destroy(c);
-    else
+    if (dispatch_end(c))
         arm_retry_timer(c);
 }
 
@@ -675,18 +684,7 @@ static void process(struct kube_client *c)
         if (r)
             finish(r, code);
     }
-    c->dispatching--;
-    if (c->dispatching)
-        return;
-    /* 3. sweep finished and cancelled requests */
-    struct kube__req *r = c->reqs, *next;
-    for (; r; r = next) {
-        next = r->next;
-        if (r->cancelled)
-            req_free(r);
-    }
-    if (c->free_pending)
-        client_destroy(c);
+    (void)dispatch_end(c); /* 3. frees the finished and cancelled requests */
 }
 
 /* ---- public: client ---- */
