@@ -23,16 +23,20 @@ void bench_argv_push(struct bench_argv *a, const char *s)
     argv_take(a, util_xstrdup(s));
 }
 
+void bench_argv_vpushf(struct bench_argv *a, const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        util_oom(0); /* vasprintf fails only for memory with these formats */
+    argv_take(a, s);
+}
+
 void bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
 {
     va_list ap;
-    char *s = NULL;
     va_start(ap, fmt);
-    int n = vasprintf(&s, fmt, ap);
+    bench_argv_vpushf(a, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        util_oom(0); /* vasprintf fails only for memory with these formats */
-    argv_take(a, s);
 }
 
 void bench_argv_free(struct bench_argv *a)

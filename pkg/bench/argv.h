@@ -4,6 +4,7 @@
 #ifndef PGBO_BENCH_ARGV_H
 #define PGBO_BENCH_ARGV_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct bench_argv {
@@ -22,6 +23,9 @@ void bench_argv_push(struct bench_argv *a, const char *s);
 /* Appends a printf-formatted argument (allocation failure aborts). */
 void bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same with a va_list, for wrappers that take their own arguments first. */
+void bench_argv_vpushf(struct bench_argv *a, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Frees every element; the struct is left empty and reusable. bench_argv_free on an empty
  * vector does nothing. */
 void bench_argv_free(struct bench_argv *a);

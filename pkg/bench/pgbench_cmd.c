@@ -107,16 +107,11 @@ static int is_ident(const char *s, size_t n)
 __attribute__((format(printf, 3, 4))) static void push2(struct bench_argv *a, const char *flag,
                                                         const char *fmt, ...)
 {
-    char *v = NULL;
     va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&v, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        util_oom(0); /* vasprintf fails only for memory with these formats */
     bench_argv_push(a, flag);
-    bench_argv_push(a, v);
-    free(v);
+    va_start(ap, fmt);
+    bench_argv_vpushf(a, fmt, ap);
+    va_end(ap);
 }
 
 static void push_conn(struct bench_argv *a, const char *host, const char *port, const char *user)
