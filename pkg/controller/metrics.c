@@ -142,21 +142,19 @@ static void rows_free(struct run_rows *rr)
     free(rr->row);
 }
 
+static bool is_run_value(const char *key, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < N_RUN_VALUES; i++)
+        if (strcmp(key, bench_status_key(run_values[i].id)) == 0)
+            return true;
+    return false;
+}
+
 void ctrl_metrics_trim_status(cJSON *status)
 {
-    cJSON *sum = cJSON_GetObjectItemCaseSensitive(status, bench_status_key(BK_SUMMARY));
-    if (!cJSON_IsObject(sum))
-        return;
-    cJSON *it = sum->child;
-    while (it) {
-        cJSON *next = it->next;
-        bool keep = false;
-        for (size_t i = 0; i < N_RUN_VALUES && !keep; i++)
-            keep = it->string && strcmp(it->string, bench_status_key(run_values[i].id)) == 0;
-        if (!keep)
-            cJSON_Delete(cJSON_DetachItemViaPointer(sum, it));
-        it = next;
-    }
+    util_jkeep_if(cJSON_GetObjectItemCaseSensitive(status, bench_status_key(BK_SUMMARY)),
+                  is_run_value, NULL);
 }
 
 /* ---- text format ------------------------------------------------------------------------------

@@ -59,18 +59,28 @@ void util_jset_num(cJSON *o, const char *k, double v)
     util_jset(o, k, cJSON_CreateNumber(v));
 }
 
-void util_jkeep_keys(cJSON *o, const char *const *keys)
+void util_jkeep_if(cJSON *o, bool (*keep)(const char *key, void *ctx), void *ctx)
 {
     if (!cJSON_IsObject(o))
         return;
     cJSON *it = o->child;
     while (it) {
         cJSON *next = it->next;
-        bool keep = false;
-        for (const char *const *k = keys; *k && !keep; k++)
-            keep = it->string && strcmp(it->string, *k) == 0;
-        if (!keep)
+        if (!it->string || !keep(it->string, ctx))
             cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
         it = next;
     }
+}
+
+static bool in_list(const char *key, void *ctx)
+{
+    for (const char *const *k = ctx; *k; k++)
+        if (strcmp(key, *k) == 0)
+            return true;
+    return false;
+}
+
+void util_jkeep_keys(cJSON *o, const char *const *keys)
+{
+    util_jkeep_if(o, in_list, (void *)keys);
 }

@@ -11,6 +11,7 @@
 #define PGBO_UTIL_JSON_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 
 /* The member at path "a.b.c" (each part an object member, case-sensitive); NULL when absent, when
  * an intermediate is not an object, or when a part is 128 bytes or longer. */
@@ -31,5 +32,7 @@ void util_jset_num(cJSON *o, const char *k, double v);
  * case-sensitive, member order is kept); does nothing when o is not an object. An informer's
  * transform uses it to cache only what the controller reads. */
 void util_jkeep_keys(cJSON *o, const char *const *keys);
+/* The same with a predicate: keeps the members for which keep(key, ctx) is true. */
+void util_jkeep_if(cJSON *o, bool (*keep)(const char *key, void *ctx), void *ctx);
 
 #endif

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,22 @@ static void test_jkeep_keys(void **state)
     cJSON_Delete(o);
 }
 
+static bool starts_with(const char *key, void *ctx)
+{
+    return strncmp(key, ctx, strlen(ctx)) == 0;
+}
+
+static void test_jkeep_if(void **state)
+{
+    (void)state;
+    cJSON *o = parse("{\"ab\":1,\"b\":2,\"a\":{\"x\":3},\"ba\":4,\"abc\":5}");
+    util_jkeep_if(o, starts_with, "a");
+    assert_json(o, "{\"ab\":1,\"a\":{\"x\":3},\"abc\":5}");
+    util_jkeep_if(o, starts_with, "ab");
+    assert_json(o, "{\"ab\":1,\"abc\":5}");
+    cJSON_Delete(o);
+}
+
 static void test_xalloc(void **state)
 {
     (void)state;
@@ -122,6 +139,7 @@ int main(void)
         cmocka_unit_test(test_jget_paths),
         cmocka_unit_test(test_jset_adds_and_replaces),
         cmocka_unit_test(test_jkeep_keys),
+        cmocka_unit_test(test_jkeep_if),
         cmocka_unit_test(test_xalloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
