@@ -44,6 +44,7 @@ static const char *const presence_names[] = {
     [BP_OPTIONAL] = "optional",
     [BP_ALWAYS] = "always",
     [BP_DIAG] = "diagnostics",
+    [BP_NONZERO] = "when not 0",
 };
 
 /* ---- CRD status schema ---------------------------------------------------------------- */

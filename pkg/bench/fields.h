@@ -57,6 +57,8 @@ enum bench_presence {
     BP_OPTIONAL, /* present when the run produced it */
     BP_ALWAYS,   /* in status after every pgbench run that printed its report */
     BP_DIAG,     /* in status after every pgbench run with that diagnostic on (the default) */
+    BP_NONZERO,  /* in status when not 0 (the result has it always): a count whose 0 says nothing
+                  * that status.failed does not */
 };
 
 struct bench_field {

@@ -82,7 +82,7 @@ bool bench_pgbench_complete(const struct bench_pgbench_result *pg, int exit_stat
  * (latency_avg_ms / 1000) tps (into *predicted when not NULL); returns how far measured_tps is from
  * that, (measured - predicted) / predicted * 100, or NAN when clients or latency is not above 0
  * or measured_tps is not finite. checks.littlesLaw is written with it, and a reader that has only
- * status (clients, summary.latencyAvgMs, summary.tps) computes the deviation with it too. */
+ * status (clients, summary.latencyMs.avg, summary.tps) computes the deviation with it too. */
 double bench_littles_law(double clients, double latency_avg_ms, double measured_tps,
                          double *predicted);
 /* For checks.littlesLaw: predictedTps = clients / (latencyAvgMs / 1000); deviationPct =

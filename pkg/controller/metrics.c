@@ -142,19 +142,40 @@ static void rows_free(struct run_rows *rr)
     free(rr->row);
 }
 
-static bool is_run_value(const char *key, void *ctx)
+/* Whether key, in the object at status path `ctx` ("summary."), is on the way to a run value. */
+static bool leads_to_run_value(const char *key, void *ctx)
 {
-    (void)ctx;
-    for (size_t i = 0; i < N_RUN_VALUES; i++)
-        if (strcmp(key, bench_status_key(run_values[i].id)) == 0)
+    const char *at = ctx;
+    size_t n = strlen(at), k = strlen(key);
+    for (size_t i = 0; i < N_RUN_VALUES; i++) {
+        const char *p = bench_fields[run_values[i].id].status;
+        if (strncmp(p, at, n) == 0 && strncmp(p + n, key, k) == 0 &&
+            (p[n + k] == '\0' || p[n + k] == '.'))
             return true;
+    }
     return false;
+}
+
+/* Keeps of o, the object at status path at, only what leads to a run value, groups included
+ * (summary.latencyMs.p99). */
+static void trim_below(cJSON *o, const char *at)
+{
+    util_jkeep_if(o, leads_to_run_value, (void *)at);
+    cJSON *it;
+    cJSON_ArrayForEach(it, o)
+    {
+        char sub[128];
+        if (cJSON_IsObject(it) &&
+            (size_t)snprintf(sub, sizeof(sub), "%s%s.", at, it->string) < sizeof(sub))
+            trim_below(it, sub);
+    }
 }
 
 void ctrl_metrics_trim_status(cJSON *status)
 {
-    util_jkeep_if(cJSON_GetObjectItemCaseSensitive(status, bench_status_key(BK_SUMMARY)),
-                  is_run_value, NULL);
+    char at[64];
+    (void)snprintf(at, sizeof(at), "%s.", bench_fields[BK_SUMMARY].status);
+    trim_below(cJSON_GetObjectItemCaseSensitive(status, bench_fields[BK_SUMMARY].status), at);
 }
 
 /* ---- text format ------------------------------------------------------------------------------

@@ -184,6 +184,8 @@ static void project(cJSON *status, const cJSON *agg)
                 (void)bench_json_put(status, f->status, project_list(f, v));
             continue;
         }
+        if (f->presence == BP_NONZERO && cJSON_IsNumber(v) && v->valuedouble == 0)
+            continue;
         cJSON *sv = status_value(f, v);
         if (sv)
             (void)bench_json_put(status, f->status, sv);
@@ -198,9 +200,9 @@ static double status_num(const cJSON *status, enum bench_field_id id)
 }
 
 /* A number in a list item, NAN when absent. */
-static double item_num(const cJSON *item, const char *key)
+static double item_num(const cJSON *item, enum bench_field_id id)
 {
-    const cJSON *v = field(item, key);
+    const cJSON *v = bench_status_get(item, id);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
@@ -332,12 +334,12 @@ void ctrl_status_fmt_tps(char *out, size_t len, double tps)
 static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
 {
     char iops[32], lat[32];
-    const cJSON *name = field(j, bench_status_key(BK_FIO_JOBS_NAME));
-    double r = item_num(j, bench_status_key(BK_FIO_JOBS_READ_IOPS));
-    double wr = item_num(j, bench_status_key(BK_FIO_JOBS_WRITE_IOPS));
-    double sync = item_num(j, bench_status_key(BK_FIO_JOBS_SYNC_P99));
-    double rl = item_num(j, bench_status_key(BK_FIO_JOBS_READ_CLAT_US_P99));
-    double wl = item_num(j, bench_status_key(BK_FIO_JOBS_WRITE_CLAT_US_P99));
+    const cJSON *name = bench_status_get(j, BK_FIO_JOBS_NAME);
+    double r = item_num(j, BK_FIO_JOBS_READ_IOPS);
+    double wr = item_num(j, BK_FIO_JOBS_WRITE_IOPS);
+    double sync = item_num(j, BK_FIO_JOBS_SYNC_P99);
+    double rl = item_num(j, BK_FIO_JOBS_READ_CLAT_US_P99);
+    double wl = item_num(j, BK_FIO_JOBS_WRITE_CLAT_US_P99);
     double clat = isfinite(rl) && (!isfinite(wl) || rl > wl) ? rl : wl;
     fmt_rate(iops, sizeof(iops), (isfinite(r) ? r : 0) + (isfinite(wr) ? wr : 0));
     int n =

@@ -63,7 +63,7 @@ double ctrl_status_start_at(const cJSON *status);
  * (2,561), one decimal below (45.3). */
 void ctrl_status_fmt_tps(char *out, size_t len, double tps);
 
-/* Little's law's deviation of a run from its status (clients, summary.latencyAvgMs and
+/* Little's law's deviation of a run from its status (clients, summary.latencyMs.avg and
  * summary.tps) by bench_littles_law, the computation of the result's checks.littlesLaw, for the
  * readers that have the status only (the sweep, kubectl pgbench); NAN when status lacks one. */
 double ctrl_status_littles_law_pct(const cJSON *status);

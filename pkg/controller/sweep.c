@@ -358,8 +358,10 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
         util_jset_num(e, "transactions", v->valuedouble);
     if ((v = bench_status_get(st, BK_SUMMARY_FAILED_TRANSACTIONS)) && cJSON_IsNumber(v))
         util_jset_num(e, "failed", v->valuedouble);
-    if ((v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS)) && cJSON_IsNumber(v))
-        util_jset_num(e, "aborted", v->valuedouble);
+    if (bench_status_get(st, BK_SUMMARY)) { /* a run's summary says summary.aborted only when > 0 */
+        v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS);
+        util_jset_num(e, "aborted", cJSON_IsNumber(v) ? v->valuedouble : 0);
+    }
     put_num(e, "littlesLawDeviationPct", ctrl_status_littles_law_pct(st), 6);
     /* the dominant wait event: the first (largest) of the wait-event sentence */
     struct bench_wait_share top;

@@ -63,15 +63,16 @@ assert s.get("aborted", 0) == sum(w.get("abortedClients", 0) or 0 for w in ws)
 tps = sum(w["tps"] for w in ws)
 assert abs(s["tps"] - tps) < 1e-6 * max(1, tps), (s["tps"], tps)
 # merged histogram: a percentile of the union lies between the workers' percentiles; max = max
-for k in ("latencyP50Ms", "latencyP95Ms", "latencyP99Ms"):
-    lo = min(w[k] for w in ws); hi = max(w[k] for w in ws)
-    assert lo - 1e-9 <= s[k] <= hi + 1e-9, (k, s[k], lo, hi)
-assert abs(s["latencyMaxMs"] - max(w["latencyMaxMs"] for w in ws)) < 1e-6, s
+lat = s["latencyMs"]  # status groups the latencies; the workers' results keep flat keys
+for k, wk in (("p50", "latencyP50Ms"), ("p95", "latencyP95Ms"), ("p99", "latencyP99Ms")):
+    lo = min(w[wk] for w in ws); hi = max(w[wk] for w in ws)
+    assert lo - 1e-9 <= lat[k] <= hi + 1e-9, (k, lat[k], lo, hi)
+assert abs(lat["max"] - max(w["latencyMaxMs"] for w in ws)) < 1e-6, s
 # the histogram counts add up to the transactions
 assert sum(w["histogram"]["count"] for w in workers) == s["transactions"]
 # weighted mean latency
 avg = sum(w["latencyAvgMs"] * w["transactionsProcessed"] for w in ws) / s["transactions"]
-assert abs(s["latencyAvgMs"] - avg) < 0.01 * avg + 1e-3, (s["latencyAvgMs"], avg)
+assert abs(lat["avg"] - avg) < 0.01 * avg + 1e-3, (lat["avg"], avg)
 # per-worker rows (the result ConfigMap's) match each worker's own numbers; status has a line each
 rows = {r["index"]: r for r in res["workers"]}
 assert sorted(rows) == [0, 1, 2], rows
@@ -124,7 +125,7 @@ import json, sys
 st = json.load(open(sys.argv[1]))["status"]
 stm = json.load(open(sys.argv[3]))["statements"]  # the rows, in the result ConfigMap
 assert st["summary"]["transactions"] == 100, st["summary"]   # 25 per client, 4 clients
-assert not st["summary"].get("failed") and st["summary"]["aborted"] == 0, st["summary"]
+assert not st["summary"].get("failed") and "aborted" not in st["summary"], st["summary"]  # only when > 0
 cmds = " ".join(s["command"] for s in stm)
 assert "pgbench_accounts WHERE aid" in cmds, stm
 never = [s for s in stm if "1/0" in s["command"]]

@@ -51,6 +51,13 @@ jobs = {j["job"]: j for j in st["fio"]}
 assert set(jobs) == {"wal", "randread"}, jobs
 assert jobs["wal"]["writeIops"] > 0, jobs["wal"]
 assert jobs["randread"]["readIops"] > 0, jobs["randread"]
+# latencies are groups in microseconds, by percentile, as in the result (fio.jobs[].sync.p99)
+assert jobs["wal"]["syncUs"]["p99"] > 0 and jobs["wal"]["writeClatUs"]["p99"] > 0, jobs["wal"]
+assert jobs["randread"]["readClatUs"]["p99"] > 0 and "syncUs" not in jobs["randread"], jobs["randread"]
+# RESULT reads them: a job that synced shows its sync p99, the other its clat p99
+parts = st["result"].split("; ")
+assert len(parts) == 2 and parts[0].startswith("wal ") and " IOPS · sync p99 " in parts[0], st["result"]
+assert parts[1].startswith("randread ") and " IOPS · p99 " in parts[1], st["result"]
 assert row["complete"] is True and row["pod"].startswith("disk-run-0-"), row
 assert st["workers"] == ["0 %s: ok" % row["pod"]], st["workers"]
 print(st["message"])

@@ -90,8 +90,9 @@ if "fio" in spec["workload"]:
         assert (j.get("readIops") or 0) + (j.get("writeIops") or 0) > 0, j
 else:
     s = st["summary"]
-    assert s["tps"] > 0 and s["transactions"] > 0 and s["latencyAvgMs"] > 0, s
-    assert s["latencyP50Ms"] <= s["latencyP99Ms"], s
+    lat = s["latencyMs"]
+    assert s["tps"] > 0 and s["transactions"] > 0 and lat["avg"] > 0, s
+    assert lat["p50"] <= lat["p99"], s
     assert len(st["workers"]) == len(rows) == spec.get("workers", 1), (st["workers"], rows)
     assert all(w["complete"] for w in rows), rows
     assert all(l.startswith("%d %s: ok, " % (w["index"], w["pod"])) for l, w in zip(st["workers"], rows)), \

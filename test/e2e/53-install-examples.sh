@@ -85,7 +85,8 @@ for want in [d for d in yaml.safe_load_all(open(shrunk)) if d and d["kind"] == "
         s = st["summary"]
         ok(s["tps"] > 0 and s["transactions"] > 0, "tps/transactions > 0")
         ok(s.get("failed", 0) == 0 and s.get("aborted", 0) == 0, "no failures, no aborted clients")
-        ok(0 < s["latencyP50Ms"] <= s["latencyP99Ms"] <= s["latencyMaxMs"] * 1.01 + 0.01, "p50 <= p99 <= max")
+        lat = s["latencyMs"]
+        ok(0 < lat["p50"] <= lat["p99"] <= lat["max"] * 1.01 + 0.01, "p50 <= p99 <= max")
         ok(st["clients"] == run["clients"], f"status.clients {st.get('clients')} != {run['clients']}")
         ok(len(res["workers"]) == spec["workers"] and all(w["complete"] and w["exitCode"] == 0 for w in res["workers"]),
            "one complete row per worker")
@@ -96,7 +97,7 @@ for want in [d for d in yaml.safe_load_all(open(shrunk)) if d and d["kind"] == "
         elif not run.get("connect"):
             # Little's law: closed loop, clients / latency ~ tps (wide band: tiny runs); with
             # -C pgbench's latency leaves the connection time out, so the law does not hold
-            pred = run["clients"] / (s["latencyAvgMs"] / 1000.0)
+            pred = run["clients"] / (lat["avg"] / 1000.0)
             ok(0.2 < s["tps"] / pred < 5, f"Little's law: tps {s['tps']} vs {pred:.1f}")
         if "durationSeconds" in run:
             ok(len(st.get("timeline", [])) >= 1, "timeline")
@@ -117,8 +118,8 @@ for want in [d for d in yaml.safe_load_all(open(shrunk)) if d and d["kind"] == "
             if "write" in job["rw"] or job["rw"] in ("rw", "randrw"):
                 ok((j.get("writeIops") or 0) > 0, f"{job['name']} write IOPS")
             if job.get("fdatasync"):
-                ok((j.get("syncP99Us") or 0) > 0, f"{job['name']} fdatasync p99")
-    print(f"  {name}: " + (f"tps {st['summary']['tps']:.0f} p99 {st['summary']['latencyP99Ms']:.2f} ms"
+                ok((j.get("syncUs", {}).get("p99") or 0) > 0, f"{job['name']} fdatasync p99")
+    print(f"  {name}: " + (f"tps {st['summary']['tps']:.0f} p99 {st['summary']['latencyMs']['p99']:.2f} ms"
                            if "pgbench" in wl else f"fio {sorted(fio)}"))
 PY
 }

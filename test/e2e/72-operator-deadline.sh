@@ -59,7 +59,7 @@ assert w["exitCode"] == 2 and w["complete"] is False, w
 assert st["workers"][0].startswith("0 %s: exit code 2: " % w["pod"]), st["workers"]
 # the partial results: what pgbench did before it was stopped (its progress lines and the
 # percentiles of its transaction logs; a stopped pgbench prints no final report)
-assert st["summary"]["latencyP99Ms"] > 0, st.get("summary")
+assert st["summary"]["latencyMs"]["p99"] > 0, st.get("summary")
 tps = [float(x) for x in st.get("timeline", {}).get("tps", "").split()]
 assert len(tps) >= 5, st.get("timeline")
 assert all(x > 0 for x in tps[1:-1]), st["timeline"]

@@ -33,8 +33,8 @@ static const char runs_json[] =
     /* a finished pgbench run (pgbench >= 15: failures counted) */
     "{\"metadata\":{\"name\":\"tpcb\",\"namespace\":\"team-b\"},\"spec\":{},"
     "\"status\":{\"phase\":\"Succeeded\",\"summary\":{\"tps\":1234.5678901234,"
-    "\"latencyAvgMs\":3.2,\"latencyP50Ms\":2.5,\"latencyP90Ms\":4.75,\"latencyP95Ms\":6,"
-    "\"latencyP99Ms\":12.5,\"latencyP999Ms\":40.125,\"failed\":3}}},"
+    "\"latencyMs\":{\"avg\":3.2,\"p50\":2.5,\"p90\":4.75,\"p95\":6,\"p99\":12.5,"
+    "\"p999\":40.125},\"failed\":3}}},"
     /* running: no results yet */
     "{\"metadata\":{\"name\":\"live\",\"namespace\":\"team-a\"},"
     "\"status\":{\"phase\":\"Running\"}},"
@@ -42,8 +42,8 @@ static const char runs_json[] =
     "{\"metadata\":{\"name\":\"new\",\"namespace\":\"team-a\"},\"spec\":{}},"
     /* pgbench 14: no failure count, no percentiles without a log */
     "{\"metadata\":{\"name\":\"old-pg\",\"namespace\":\"team-b\"},"
-    "\"status\":{\"phase\":\"Failed\",\"summary\":{\"tps\":10,\"latencyAvgMs\":100,"
-    "\"latencyP99Ms\":null}}}"
+    "\"status\":{\"phase\":\"Failed\",\"summary\":{\"tps\":10,\"latencyMs\":{\"avg\":100,"
+    "\"p99\":null}}}}"
     "]";
 
 static char *format(const struct ctrl_metrics_source *src)
@@ -255,8 +255,7 @@ static void test_run_series(void **state)
     /* the help says which status fields a family reads */
     assert_line(t, "# HELP pgbench_operator_benchmarkrun_latency_seconds Transaction latency of "
                    "the run by quantile, from the merged latency histogram of its successful "
-                   "transactions (status.summary.latencyP50Ms, latencyP90Ms, latencyP95Ms, "
-                   "latencyP99Ms, latencyP999Ms / 1000).");
+                   "transactions (status.summary.latencyMs.p50, p90, p95, p99, p999 / 1000).");
     assert_line(t, "# TYPE pgbench_operator_benchmarkrun_latency_seconds summary");
 
     /* the client's retries */
@@ -384,17 +383,16 @@ static void test_transform_keeps_metric_fields(void **state)
         "{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"resourceVersion\":\"9\"},"
         "\"status\":{\"phase\":\"Succeeded\",\"observedGeneration\":1,\"conditions\":[],"
         "\"timeline\":[{\"t\":1}],\"workers\":[{\"index\":0}],"
-        "\"summary\":{\"tps\":100.5,\"tpsIncludingConnect\":99,\"latencyAvgMs\":1.5,"
-        "\"latencyStddevMs\":0.5,\"latencyP50Ms\":1,\"latencyP90Ms\":2,\"latencyP95Ms\":3,"
-        "\"latencyP99Ms\":4,\"latencyP999Ms\":5,\"latencyMaxMs\":9,\"transactions\":1000,"
-        "\"failed\":2,\"aborted\":0}}}");
+        "\"summary\":{\"tps\":100.5,\"tpsIncludingConnect\":99,\"latencyMs\":{\"avg\":1.5,"
+        "\"p50\":1,\"p90\":2,\"p95\":3,\"p99\":4,\"p999\":5,\"max\":9},\"transactions\":1000,"
+        "\"failed\":2,\"aborted\":0,\"timeline\":{\"tps\":\"1 2\"}}}}");
     assert_non_null(br);
     ctrl_transform_benchmarkrun(br, NULL);
     cJSON *want = cJSON_Parse(
         "{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"resourceVersion\":\"9\"},"
         "\"status\":{\"phase\":\"Succeeded\",\"observedGeneration\":1,\"conditions\":[],"
-        "\"summary\":{\"tps\":100.5,\"latencyAvgMs\":1.5,\"latencyP50Ms\":1,\"latencyP90Ms\":2,"
-        "\"latencyP95Ms\":3,\"latencyP99Ms\":4,\"latencyP999Ms\":5,\"failed\":2}}}");
+        "\"summary\":{\"tps\":100.5,\"latencyMs\":{\"avg\":1.5,\"p50\":1,\"p90\":2,\"p95\":3,"
+        "\"p99\":4,\"p999\":5},\"failed\":2}}}");
     if (!cJSON_Compare(br, want, 1)) {
         char *s = cJSON_PrintUnformatted(br);
         fail_msg("transformed: %s", s);

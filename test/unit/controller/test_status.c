@@ -95,7 +95,21 @@ static void test_results_mapping_and_caps(void **state)
     assert_int_equal(util_jnum(st, "summary.failed", 0), 2);
     assert_int_equal(util_jnum(st, "summary.aborted", 0), 1);
     assert_null(util_jget(st, "summary.tpsIncludingConnect")); /* pgbench >= 14 without -C */
-    assert_null(util_jget(st, "summary.latencyP50Ms"));        /* absent stays absent */
+    assert_null(util_jget(st, "summary.latencyMs.p50"));       /* absent stays absent */
+    /* the latencies are one group in status (describe: "Latency Ms:", then avg, p99, ...) */
+    assert_true(util_jnum(st, "summary.latencyMs.p99", 0) == 9.0);
+    assert_null(util_jget(st, "summary.latencyP99Ms"));
+    assert_null(util_jget(st, "summary.latencyAvgMs"));
+    /* a count whose 0 says nothing status.failed does not is in status only when not 0 */
+    cJSON *none = cJSON_Parse("{\"summary\":{\"tps\":1,\"failedTransactions\":0,"
+                              "\"abortedClients\":0}}");
+    cJSON *st0 = cJSON_CreateObject();
+    ctrl_status_set_results(st0, none, NULL, 0);
+    assert_int_equal(util_jnum(st0, "summary.failed", -1), 0);
+    assert_null(util_jget(st0, "summary.aborted"));
+    assert_int_equal(util_jnum(st0, "failed", -1), 0);
+    cJSON_Delete(st0);
+    cJSON_Delete(none);
     /* a sketch over the whole run: at most 60 evenly spaced points, one string per member
      * (describe prints a line per member), seconds under a key with its unit */
     char el[1024], tps[1024], lat[1024];
@@ -146,7 +160,7 @@ static void test_results_mapping_and_caps(void **state)
     char *txt = cJSON_PrintUnformatted(st);
     assert_true(strlen(txt) < (size_t)64 * 1024);
     /* at pgbench's precision, without aggregation's float noise */
-    assert_non_null(strstr(txt, "\"latencyAvgMs\":1.5,"));
+    assert_non_null(strstr(txt, "\"latencyMs\":{\"avg\":1.5,"));
     /* the percentiles tell the spread in status; the stddev stays in the result */
     assert_null(strstr(txt, "latencyStddevMs"));
     free(txt);

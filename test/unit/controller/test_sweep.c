@@ -44,17 +44,19 @@ static cJSON *make_sweep(const char *extra, const char *status)
 static cJSON *make_run(const char *name, const char *phase, double tps, double p99, long failed,
                        long aborted)
 {
-    char buf[1024];
+    char buf[1024], ab[32] = ""; /* status has summary.aborted only when not 0 */
+    if (aborted)
+        (void)snprintf(ab, sizeof(ab), ",\"aborted\":%ld", aborted);
     (void)snprintf(buf, sizeof(buf),
                    "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":"
                    "{\"pgbench.dev/sweep\":\"sw\"}},\"status\":{\"phase\":\"%s\","
                    "\"message\":\"m-%s\",\"clients\":1,\"summary\":{\"tps\":%g,"
-                   "\"latencyAvgMs\":10.15,\"latencyP99Ms\":%g,"
-                   "\"transactions\":1000,\"failed\":%ld,\"aborted\":%ld},"
+                   "\"latencyMs\":{\"avg\":10.15,\"p99\":%g},"
+                   "\"transactions\":1000,\"failed\":%ld%s},"
                    "\"diagnostics\":{\"littlesLaw\":\"1 client / 10.15 ms predict 98.5 tps\","
                    "\"waitEvents\":\"IO:WALSync 61 %%, CPU 30 %% of 10 backend samples in 10 "
                    "rounds\"}}}",
-                   name, phase, name, tps, p99, failed, aborted);
+                   name, phase, name, tps, p99, failed, ab);
     cJSON *j = cJSON_Parse(buf);
     assert_non_null(j);
     return j;
@@ -285,6 +287,8 @@ static void test_repeats_mean_and_spread(void **state)
     assert_true(fabs(util_jnum(s0, "tpsStddev", 0) - 7.0711) < 1e-3);
     assert_true(util_jnum(s0, "latencyP99MsMean", 0) == 5);
     assert_int_equal(cJSON_GetArraySize(util_jget(s0, "runs")), 2);
+    /* no client aborted: the run's status leaves summary.aborted out, the step's entry says 0 */
+    assert_int_equal(util_jnum(cJSON_GetArrayItem(util_jget(s0, "runs"), 0), "aborted", -1), 0);
     ctrl_sweep_plan_free(&p);
     for (int i = 0; i < 4; i++)
         cJSON_Delete(runs[i]);

@@ -186,8 +186,8 @@ static cJSON *run(const char *name, double tps, double p99)
     (void)snprintf(js, sizeof(js),
                    "{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\"},\"spec\":{\"workers\":2},"
                    "\"status\":{\"phase\":\"Succeeded\",\"resultRef\":{\"name\":\"%s-result\","
-                   "\"key\":\"result.json\"},\"summary\":{\"tps\":%g,\"latencyAvgMs\":2,"
-                   "\"latencyP99Ms\":%g}}}",
+                   "\"key\":\"result.json\"},\"summary\":{\"tps\":%g,\"latencyMs\":{\"avg\":2,"
+                   "\"p99\":%g}}}}",
                    name, name, name, tps, p99);
     cJSON *br = cJSON_Parse(js);
     cJSON_AddItemToObject(cJSON_GetObjectItem(br, "status"), "timeline", status_timeline(NST, tps));
@@ -283,7 +283,8 @@ static void test_report_diagnostics(void **state)
     (void)state;
     static const char *const st =
         "{\"metadata\":{\"name\":\"%s\"},\"status\":{\"phase\":\"Succeeded\",\"clients\":2,"
-        "\"summary\":{\"tps\":%g,\"latencyAvgMs\":10},\"diagnostics\":{\"waitEvents\":\"%s\","
+        "\"summary\":{\"tps\":%g,\"latencyMs\":{\"avg\":10}},\"diagnostics\":{\"waitEvents\":\"%"
+        "s\","
         "\"server\":\"PostgreSQL 15.18, primary\",\"littlesLaw\":\"2 clients / 10 ms predict 200 "
         "tps; measured 190 tps (-5.00 %%)\"}}}";
     char js[1024];

@@ -136,10 +136,8 @@ static void test_xalloc(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jget_paths),
-        cmocka_unit_test(test_jset_adds_and_replaces),
-        cmocka_unit_test(test_jkeep_keys),
-        cmocka_unit_test(test_jkeep_if),
+        cmocka_unit_test(test_jget_paths), cmocka_unit_test(test_jset_adds_and_replaces),
+        cmocka_unit_test(test_jkeep_keys), cmocka_unit_test(test_jkeep_if),
         cmocka_unit_test(test_xalloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
