@@ -142,40 +142,24 @@ static void rows_free(struct run_rows *rr)
     free(rr->row);
 }
 
-/* Whether key, in the object at status path `ctx` ("summary."), is on the way to a run value. */
-static bool leads_to_run_value(const char *key, void *ctx)
-{
-    const char *at = ctx;
-    size_t n = strlen(at), k = strlen(key);
-    for (size_t i = 0; i < N_RUN_VALUES; i++) {
-        const char *p = bench_fields[run_values[i].id].status;
-        if (strncmp(p, at, n) == 0 && strncmp(p + n, key, k) == 0 &&
-            (p[n + k] == '\0' || p[n + k] == '.'))
-            return true;
-    }
-    return false;
-}
-
-/* Keeps of o, the object at status path at, only what leads to a run value, groups included
- * (summary.latencyMs.p99). */
-static void trim_below(cJSON *o, const char *at)
-{
-    util_jkeep_if(o, leads_to_run_value, (void *)at);
-    cJSON *it;
-    cJSON_ArrayForEach(it, o)
-    {
-        char sub[128];
-        if (cJSON_IsObject(it) &&
-            (size_t)snprintf(sub, sizeof(sub), "%s%s.", at, it->string) < sizeof(sub))
-            trim_below(it, sub);
-    }
-}
-
+/* Of status.summary, keeps only the run values, groups included (summary.latencyMs.p99): the
+ * summary is rebuilt from them at their status paths. */
 void ctrl_metrics_trim_status(cJSON *status)
 {
-    char at[64];
-    (void)snprintf(at, sizeof(at), "%s.", bench_fields[BK_SUMMARY].status);
-    trim_below(cJSON_GetObjectItemCaseSensitive(status, bench_fields[BK_SUMMARY].status), at);
+    const char *at = bench_fields[BK_SUMMARY].status;
+    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(status, at)))
+        return;
+    cJSON *kept = util_must(cJSON_CreateObject());
+    cJSON_AddItemToObject(kept, at, util_must(cJSON_CreateObject()));
+    for (size_t i = 0; i < N_RUN_VALUES; i++) {
+        const char *path = bench_fields[run_values[i].id].status;
+        const cJSON *v = bench_json_at(status, path);
+        if (v)
+            (void)bench_json_put(kept, path, util_must(cJSON_Duplicate(v, 1)));
+    }
+    (void)cJSON_ReplaceItemInObjectCaseSensitive(status, at,
+                                                 cJSON_DetachItemFromObjectCaseSensitive(kept, at));
+    cJSON_Delete(kept);
 }
 
 /* ---- text format ------------------------------------------------------------------------------

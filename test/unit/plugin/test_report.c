@@ -283,8 +283,8 @@ static void test_report_diagnostics(void **state)
     (void)state;
     static const char *const st =
         "{\"metadata\":{\"name\":\"%s\"},\"status\":{\"phase\":\"Succeeded\",\"clients\":2,"
-        "\"summary\":{\"tps\":%g,\"latencyMs\":{\"avg\":10}},\"diagnostics\":{\"waitEvents\":\"%"
-        "s\","
+        "\"summary\":{\"tps\":%g,\"latencyMs\":{\"avg\":10}},"
+        "\"diagnostics\":{\"waitEvents\":\"%s\","
         "\"server\":\"PostgreSQL 15.18, primary\",\"littlesLaw\":\"2 clients / 10 ms predict 200 "
         "tps; measured 190 tps (-5.00 %%)\"}}}";
     char js[1024];
