@@ -25,6 +25,10 @@ CPPFLAGS += -I. -I$(PG_INC)
 LIBS := -lcurl -luv -lcjson -lyaml -lz -lm -lpthread
 # libpq: only pkg/pg needs it (the runner, and the tests); the operator and the plugin do not link it
 PQ_LIBS := -lpq
+# one version for every program, image, chart and manifest: the VERSION file (pkg/util/version.h);
+# the commit comes from git, or from PGBO_COMMIT given to make (an image build has no .git)
+PGBO_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0-dev)
+PGBO_COMMIT ?= $(shell git describe --always --dirty --abbrev=7 --exclude='*' 2>/dev/null || echo unknown)
 
 PKGS := util kube bench pg controller plugin
 # package -> packages it links against (itself first)
@@ -58,6 +62,16 @@ $(call pkg_lib,$(1)): $(call pkg_objs,$(1))
 	rm -f $$@ && ar rcs $$@ $$^
 endef
 $(foreach p,$(PKGS),$(eval $(call pkg_rule,$(p))))
+
+# only version.o sees the version, so a new commit recompiles one file; it is rebuilt when either changes
+VERSION_STAMP := $(BUILD)/version.stamp
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PGBO_VERSION) $(PGBO_COMMIT)' | cmp -s - $@ || echo '$(PGBO_VERSION) $(PGBO_COMMIT)' >$@
+$(BUILD)/obj/pkg/util/version.o: CPPFLAGS += -DPGBO_VERSION='"$(PGBO_VERSION)"' -DPGBO_COMMIT='"$(PGBO_COMMIT)"'
+$(BUILD)/obj/pkg/util/version.o: $(VERSION_STAMP)
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/bin/pgbench-operator: $(BUILD)/obj/cmd/operator/main.o $(call libs_for,controller)
 	@mkdir -p $(dir $@)

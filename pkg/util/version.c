@@ -1,0 +1,13 @@
+/* The version strings the Makefile compiles in (see version.h). */
+#include "pkg/util/version.h"
+
+#ifndef PGBO_VERSION
+#define PGBO_VERSION "0.0.0-dev"
+#endif
+#ifndef PGBO_COMMIT
+#define PGBO_COMMIT "unknown"
+#endif
+
+const char *util_version(void) { return PGBO_VERSION; }
+
+const char *util_commit(void) { return PGBO_COMMIT; }

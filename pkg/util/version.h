@@ -1,0 +1,13 @@
+/* The project's version, one source for every program: the VERSION file at the repository root
+ * (the Makefile passes it as PGBO_VERSION) and the git commit it was built from (PGBO_COMMIT,
+ * "unknown" outside a git checkout, e.g. in an image build from a source tarball).
+ */
+#ifndef PGBO_UTIL_VERSION_H
+#define PGBO_UTIL_VERSION_H
+
+/* "0.1.0"; never NULL, static storage. */
+const char *util_version(void);
+/* Abbreviated commit hash ("648c126", "648c126-dirty") or "unknown"; never NULL, static storage. */
+const char *util_commit(void);
+
+#endif
