@@ -5,9 +5,14 @@
 #ifndef PGBO_UTIL_VERSION_H
 #define PGBO_UTIL_VERSION_H
 
+#include <stddef.h>
+
 /* "0.1.0"; never NULL, static storage. */
 const char *util_version(void);
 /* Abbreviated commit hash ("648c126", "648c126-dirty") or "unknown"; never NULL, static storage. */
 const char *util_commit(void);
+/* Every program's --version line, without newline: "<program> <version> (commit <commit>)",
+ * into buf (truncated to n - 1 bytes). Returns buf. */
+char *util_version_line(char *buf, size_t n, const char *program);
 
 #endif
