@@ -4,6 +4,7 @@
 # pulled, images/debian-base.sh builds them from Debian's archive first.
 #
 # usage: scripts/images.sh [--if-missing] [--save DIR] [operator|runner]...   (default: both)
+#        scripts/images.sh --ref operator|runner   print the image's reference, build nothing
 #   --if-missing  build an image only when its tag is absent or was built from other sources
 #                 (label io.pgbench-operator.sources: a hash of every file its build reads and of
 #                 IMAGE_BUILD_ARGS); cheap when nothing changed, so `make test` calls it
@@ -29,18 +30,26 @@ BUDGET_MB_runner="${IMAGE_BUDGET_MB_runner:-80}"
 
 IF_MISSING=0
 SAVE=""
+REF_ONLY=0
 NAMES=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --if-missing) IF_MISSING=1 ;;
     --save) SAVE="$2"; shift ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    --ref) REF_ONLY=1 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     operator | runner) NAMES+=("$1") ;;
     *) echo "images: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 [ ${#NAMES[@]} -gt 0 ] || NAMES=(operator runner)
+REGISTRY="${IMAGE_REGISTRY:-ghcr.io/pgbench-operator}"
+TAG="${IMAGE_TAG:-$(cat VERSION)}"
+if [ "$REF_ONLY" = 1 ]; then
+    for name in "${NAMES[@]}"; do echo "$REGISTRY/$name:$TAG"; done
+    exit 0
+fi
 if ! engine_detect; then
     # make test calls --if-missing: without any engine the image tests skip, and say so
     if [ "$IF_MISSING" = 1 ]; then
@@ -53,8 +62,6 @@ fi
 
 # version and commit as the Makefile defines them (the binaries' --version)
 read -r VERSION COMMIT < <(make -s --no-print-directory print-version)
-REGISTRY="${IMAGE_REGISTRY:-ghcr.io/pgbench-operator}"
-TAG="${IMAGE_TAG:-$VERSION}"
 # shellcheck disable=SC2206 # word splitting of the extra arguments is intended
 EXTRA=(${IMAGE_BUILD_ARGS:-})
 

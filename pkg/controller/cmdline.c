@@ -41,7 +41,7 @@ static const struct row rows[] = {
     {"namespace", ROW_STRING, F(copt.namespace), 0, 0, NULL, "NS", NULL,
      "watch one namespace (default: all namespaces)"},
     {"runner-image", ROW_STRING, F(copt.cfg.runner_image), 0, 0, NULL, "IMAGE", NULL,
-     "default runner image (default ghcr.io/pgbench-operator/runner:0.1.0)"},
+     "default runner image (default ghcr.io/pgbench-operator/runner:<version>)"},
     {"runner-command", ROW_STRING, F(copt.cfg.runner_command), 0, 0, NULL, "PATH", NULL,
      "runner path inside the image (default /usr/local/bin/pgbench-runner)"},
     {"start-delay", ROW_LONG, F(copt.cfg.start_delay_s), 0, 3600, NULL, "S", "0 to 3600 seconds",

@@ -20,6 +20,11 @@ const char *util_commit(void)
     return PGBO_COMMIT;
 }
 
+const char *util_runner_image(void)
+{
+    return "ghcr.io/pgbench-operator/runner:" PGBO_VERSION;
+}
+
 char *util_version_line(char *buf, size_t n, const char *program)
 {
     (void)snprintf(buf, n, "%s %s (commit %s)", program, PGBO_VERSION, PGBO_COMMIT);
