@@ -50,7 +50,8 @@ PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner $(BUILD)/b
 UNIT_SRCS := $(wildcard test/unit/*/test_*.c)
 UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate install-plugin images print-version
+.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate install-plugin images print-version \
+        release-dry-run
 all: $(PROGRAMS)
 
 $(BUILD)/obj/%.o: %.c
@@ -89,9 +90,10 @@ $(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call l
 
 # kubectl finds it on PATH as `kubectl pgbench` (docs/plugin.md)
 PLUGIN_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cmd/kubectl-pgbench/*.c))
+# LDFLAGS: the release's plugin archive links with -rpath '$$ORIGIN/../lib' (scripts/release.sh)
 $(BUILD)/bin/kubectl-pgbench: $(PLUGIN_OBJS) $(call libs_for,plugin)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 PREFIX ?= /usr/local
 install-plugin: $(BUILD)/bin/kubectl-pgbench
@@ -149,6 +151,10 @@ deps:
 # the container images (podman, or ENGINE=docker for docker buildx), tagged as the chart expects
 images:
 	@scripts/images.sh
+
+# every release artifact that needs no registry, under build/release (scripts/release.sh)
+release-dry-run:
+	@scripts/release.sh dry-run
 
 # what scripts/images.sh and the release scripts take the version and commit from
 print-version:

@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # Writes the krew plugin manifest of kubectl-pgbench for the VERSION file's version to stdout.
 #
-# usage: scripts/krew-manifest.sh [--base-url URL] [--archive-dir DIR]
+# usage: scripts/krew-manifest.sh [--base-url URL] [--archive-dir DIR] [--arches "amd64 arm64"]
 #   --base-url URL     where the release's archives are (default: the GitHub release of
 #                      v<VERSION> of pgbench-operator/pgbench-operator)
 #   --archive-dir DIR  DIR/kubectl-pgbench_linux_<arch>.tar.gz exist: their sha256 sums go in;
 #                      without it the sums are zeros (krew refuses them: the repository's copy,
 #                      plugins/pgbench.yaml, written by scripts/render-install.sh, is a template
 #                      that the release workflow and `make release-dry-run` fill in)
-# Each archive holds bin/kubectl-pgbench (scripts/release.sh plugin-archives).
+#   --arches LIST      the linux architectures listed (default amd64 arm64)
+# Each archive holds bin/kubectl-pgbench and lib/ with its libraries (scripts/release.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VERSION="$(cat "$ROOT/VERSION")"
 BASE_URL="https://github.com/pgbench-operator/pgbench-operator/releases/download/v$VERSION"
 DIR=""
+ARCHES="amd64 arm64"
 while [ $# -gt 0 ]; do
     case "$1" in
     --base-url) BASE_URL="$2"; shift 2 ;;
     --archive-dir) DIR="$2"; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --arches) ARCHES="$2"; shift 2 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "krew-manifest: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -49,7 +52,7 @@ spec:
     the plugin only creates and reads BenchmarkRuns.
   platforms:
 YAML
-for arch in amd64 arm64; do
+for arch in $ARCHES; do
     archive="kubectl-pgbench_linux_$arch.tar.gz"
     sum="$(printf '%064d' 0)"
     if [ -n "$DIR" ]; then
@@ -67,5 +70,7 @@ for arch in amd64 arm64; do
       files:
         - from: bin/kubectl-pgbench
           to: bin/
+        - from: lib/*
+          to: lib/
 YAML
 done
