@@ -30,8 +30,10 @@ plugin_archive() { # OUTDIR
     local out="$1" arch build=build/release-plugin stage
     arch="$(dpkg --print-architecture)"
     mkdir -p "$out"
-    # shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader
-    make -s BUILD="$build" CFLAGS="-O2 -g" LDFLAGS='-Wl,-rpath,$$ORIGIN/../lib' \
+    rm -f "$build/bin/kubectl-pgbench" # LDFLAGS is no dependency of the link: link again
+    # $ORIGIN for the dynamic loader (make turns $$ into $, the quotes keep the recipe's shell off
+    # it); DT_RPATH, not RUNPATH, so that libcurl's own dependencies are found in lib/ as well
+    make -s BUILD="$build" CFLAGS="-O2 -g" LDFLAGS="-Wl,--disable-new-dtags,-rpath,'\$\$ORIGIN/../lib'" \
         "$build/bin/kubectl-pgbench" >&2
     stage="$(mktemp -d)"
     mkdir -p "$stage/bin" "$stage/lib"
