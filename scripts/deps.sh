@@ -51,4 +51,7 @@ fi
 if [ -x scripts/fetch-tools.sh ]; then
     scripts/fetch-tools.sh >/dev/null
 fi
+# @action-validator/cli (npm) for scripts/check-workflows.sh, pinned, into build/tools
+scripts/check-workflows.sh --install
+
 echo "deps: ok"
