@@ -77,6 +77,7 @@ build_one() { # tag slim
     write_config "$conf" "$slim"
     echo "debian-base: building debian:$tag from $MIRROR with mmdebstrap"
     command -v mmdebstrap >/dev/null || { echo "debian-base: mmdebstrap not installed; run make deps" >&2; exit 2; }
+    # shellcheck disable=SC2016 # "$1" in the hooks is mmdebstrap's argument: the root being built
     # setup hook: the configuration is in place before the first package is unpacked, so -slim's
     # path-excludes apply to every package; customize hook: what dpkg did not exclude (the
     # essential set is extracted before dpkg runs) and the run-time leftovers go

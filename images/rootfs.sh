@@ -36,6 +36,7 @@ for bin in "$@"; do
     echo "$out" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' >>"$libs"
 done
 dirs=""
+# shellcheck disable=SC2013 # one path a line, without spaces (ldd's output)
 for lib in $(sort -u "$libs"); do
     canon="$(readlink -f "$(dirname "$lib")")/$(basename "$lib")"
     mkdir -p "$dest$(dirname "$canon")"
@@ -46,12 +47,14 @@ for lib in $(sort -u "$libs"); do
     [ -n "$pkg" ] || { echo "rootfs: $lib belongs to no package" >&2; exit 1; }
     echo "$pkg" >>"$libs.pkgs"
 done
+# shellcheck disable=SC2013 # package names, one a line
 for pkg in $(sort -u "$libs.pkgs"); do
     mkdir -p "$dest/usr/share/doc/$pkg"
     cp "/usr/share/doc/$pkg/copyright" "$dest/usr/share/doc/$pkg/"
     dpkg-query -W -f '${Package} ${Version}\n' "$pkg"
 done >"$dest/usr/share/doc/pgbench-operator/packages"
 rm -f "$libs" "$libs.pkgs"
+# shellcheck disable=SC2086 # one directory a line
 printf '%s\n' $dirs >"$dest/etc/ld.so.conf"
 ldconfig -r "$dest"
 cp /etc/ssl/certs/ca-certificates.crt "$dest/etc/ssl/certs/"

@@ -24,6 +24,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 rc=0
 for f in "${files[@]}"; do
+    before="$rc"
     if "$AV" "$f" >"$tmp/av.txt" 2>&1; then
         echo "ok   $f: action-validator"
     else
@@ -59,6 +60,8 @@ PY
             rc=1
         fi
     done
-    echo "ok   $f: $n run: scripts through shellcheck" | { [ "$rc" = 0 ] && cat || sed 's/^ok  /done/'; }
+    if [ "$rc" = "$before" ]; then
+        echo "ok   $f: $n run: scripts through shellcheck"
+    fi
 done
 exit "$rc"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by every script that runs a container engine (scripts/images.sh, images/debian-base.sh,
 # the e2e tests that run images). Sets ENGINE to podman (daemonless, from Debian; `make deps`
 # installs it) or docker (with buildx), and points podman (and the buildah it builds with) at the

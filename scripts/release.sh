@@ -72,7 +72,8 @@ artifacts() { # OUTDIR
         --set "runnerImage.repository=$REGISTRY/runner" >"$out/install.yaml"
     cp crds/benchmarkrun.yaml crds/benchmarksweep.yaml "$out/"
     scripts/krew-manifest.sh --base-url "$BASE_URL" --archive-dir "$out" --arches "$ARCHES" >"$out/pgbench.yaml"
-    (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | sort | xargs sha256sum >SHA256SUMS)
+    (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | sort | xargs sha256sum >"$out.sums")
+    mv "$out.sums" "$out/SHA256SUMS"
 }
 
 cmd="${1:-}"
@@ -107,7 +108,7 @@ dry-run)
         --krew "$out/pgbench.yaml" --registry "$REGISTRY" | tail -1
     (cd "$out" && sha256sum --quiet -c SHA256SUMS)
     echo "release: dry run of v$VERSION in $((SECONDS - start)) s; artifacts in $out:"
-    (cd "$out" && ls -l | awk 'NR > 1 {printf "  %-45s %9d bytes\n", $9, $5}')
+    find "$out" -maxdepth 1 -type f -printf '  %-45f %9s bytes\n' | sort
     echo "release: not done here (they need a registry or GitHub): pushing the images (amd64 + arm64)," \
         "signing, SBOM/provenance attestations, pushing the chart, the arm64 plugin archive, the GitHub release"
     ;;
