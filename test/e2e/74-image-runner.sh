@@ -37,7 +37,10 @@ crun() {
     : >"$TMP/$name.term"
     chmod 666 "$TMP/$name.term"
     RC=0
-    "$ENGINE" run --rm --network host --user 65532:65532 --read-only --read-only-tmpfs=false \
+    local ro=(--read-only)
+    # podman adds tmpfs mounts to a read-only container unless told not to; a pod gets none
+    [ "$ENGINE" != podman ] || ro+=(--read-only-tmpfs=false)
+    "$ENGINE" run --rm --network host --user 65532:65532 "${ro[@]}" \
         --cap-drop all --security-opt no-new-privileges \
         -v "$TMP/empty:/tmp" -v "$TMP/data:/data" -v "$TMP/$name.term:/dev/termination-log" \
         -e PGHOST -e PGPORT -e PGUSER -e PGPASSWORD -e PGDATABASE \
