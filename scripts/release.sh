@@ -59,7 +59,7 @@ plugin_archive() { # OUTDIR
 }
 
 artifacts() { # OUTDIR
-    local out="$1" helm chart
+    local out="$1" helm chart sums
     helm="$(scripts/render-install.sh --which-helm)"
     mkdir -p "$out"
     # the packaged chart's default images are the release's (a fork publishes under its owner)
@@ -72,8 +72,10 @@ artifacts() { # OUTDIR
         --set "runnerImage.repository=$REGISTRY/runner" >"$out/install.yaml"
     cp crds/benchmarkrun.yaml crds/benchmarksweep.yaml "$out/"
     scripts/krew-manifest.sh --base-url "$BASE_URL" --archive-dir "$out" --arches "$ARCHES" >"$out/pgbench.yaml"
-    (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | sort | xargs sha256sum >"$out.sums")
-    mv "$out.sums" "$out/SHA256SUMS"
+    sums="$(mktemp)"
+    (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | sort | xargs sha256sum >"$sums")
+    chmod 644 "$sums"
+    mv "$sums" "$out/SHA256SUMS"
 }
 
 cmd="${1:-}"
