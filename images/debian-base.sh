@@ -91,7 +91,8 @@ build_one() { # tag slim
         "deb $MIRROR $RELEASE-updates main" \
         "deb $SECURITY_MIRROR $RELEASE-security main" >"$WORK/$tag.log" 2>&1 ||
         { tail -20 "$WORK/$tag.log" >&2; echo "debian-base: mmdebstrap failed (log $WORK/$tag.log)" >&2; exit 1; }
-    "$ENGINE" import -q --change 'CMD ["bash"]' "$tar" "docker.io/library/debian:$tag" >/dev/null
+    "$ENGINE" import --change 'CMD ["bash"]' "$tar" "docker.io/library/debian:$tag" >/dev/null 2>"$WORK/$tag.import.log" ||
+        { cat "$WORK/$tag.import.log" >&2; echo "debian-base: $ENGINE import failed" >&2; exit 1; }
     rm -f "$tar"
     rm -rf "$conf"
 }
