@@ -210,13 +210,12 @@ static int server_memory(struct buf *b, const cJSON *r)
     return rc | buf_printf(b, " %s", bytes_s(x, sb));
 }
 
-/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB", then the
- * dataset check's warning when the database fits ("; the database fits in shared_buffers: ..."). */
+/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB"; the
+ * dataset check's warning (the database fits) is the verdict's (DATASET_IN_MEMORY). */
 static int server(struct buf *b, const cJSON *r)
 {
     const char *ver = str_of(r, BK_SERVER_VERSION);
     const cJSON *rec = bench_get(r, BK_SERVER_IN_RECOVERY);
-    const char *warn = str_of(r, BK_CHECKS_DATASET_WARNING);
     int rc = 0;
     if (ver)
         rc |= buf_printf(b, "PostgreSQL %s", ver);
@@ -225,8 +224,6 @@ static int server(struct buf *b, const cJSON *r)
     rc |= server_memory(b, r);
     if (!b->len)
         return -ENOENT;
-    if (warn)
-        rc |= buf_printf(b, "; %s", warn);
     return rc ? -E2BIG : 0;
 }
 
@@ -275,6 +272,13 @@ static int littles_law(struct buf *b, const cJSON *r)
     return rc ? -E2BIG : 0;
 }
 
+/* The verdict's sentence, as the aggregate decided it (pkg/bench/verdict.c). */
+static int verdict(struct buf *b, const cJSON *r)
+{
+    const char *s = str_of(r, BK_VERDICT_SUMMARY);
+    return !s ? -ENOENT : buf_puts(b, s) ? -E2BIG : 0;
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 const struct bench_diag bench_diags[] = {
@@ -282,6 +286,7 @@ const struct bench_diag bench_diags[] = {
     {BK_STATUS_DIAGNOSTICS_SERVER, BK_SERVER, server},
     {BK_STATUS_DIAGNOSTICS_REPLICA, BK_CHECKS_REPLICA, replica},
     {BK_STATUS_DIAGNOSTICS_LITTLES_LAW, BK_CHECKS_LITTLES_LAW, littles_law},
+    {BK_STATUS_DIAGNOSTICS_VERDICT, BK_VERDICT, verdict},
 };
 const size_t bench_ndiags = sizeof(bench_diags) / sizeof(bench_diags[0]);
 
