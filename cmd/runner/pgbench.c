@@ -21,6 +21,7 @@
 #include "pkg/util/mem.h"
 #include "pkg/bench/bench.h"
 #include "pkg/bench/runner_args.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/pg/pg.h"
 #include "pkg/pg/pg_stats.h"
 #include "pkg/util/buf.h"
@@ -862,6 +863,9 @@ static void pgrun_report(struct pgrun_ctx *r)
     if (r->ra.replica_lag)
         (void)bench_result_set_diagnostic(res, BK_CHECKS_REPLICA,
                                           lag_json(&r->rw, r->replica_waited, &r->lag));
+    struct bench_verdict v; /* the aggregate decides it again over every worker's evidence */
+    if (bench_verdict_of(res, &v) == 0)
+        (void)bench_result_set_diagnostic(res, BK_VERDICT, bench_verdict_json(&v));
     /* close the diagnostics connection before printing: nothing may follow the result line */
     PQfinish(r->c.conn);
     r->c.conn = NULL;

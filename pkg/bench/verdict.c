@@ -196,8 +196,11 @@ void bench_verdict_evidence_of(const cJSON *r, double ev[BENCH_EV__COUNT])
         ev[i] = NAN;
     double shares[BENCH_VC__COUNT];
     double samples = bench_num(r, BK_WAIT_EVENTS_BACKEND_SAMPLES);
+    const cJSON *map = bench_get(r, BK_WAIT_EVENTS_SHARES_PCT);
+    if (!cJSON_IsObject(map)) /* a runner's own result: the counts (the shares are of the sum) */
+        map = bench_get(r, BK_WAIT_EVENTS_EVENTS);
     if (samples > 0)
-        bench_verdict_class_shares(bench_get(r, BK_WAIT_EVENTS_SHARES_PCT), shares);
+        bench_verdict_class_shares(map, shares);
     else
         for (int c = 0; c < BENCH_VC__COUNT; c++)
             shares[c] = NAN;

@@ -88,7 +88,7 @@ struct bench_verdict {
 int bench_verdict_wait_class(const char *event);
 
 /* Shares by class from a map event -> percent of all backend samples (the result's
- * waitEvents.sharesPct): out[BENCH_VC_CLIENT] is Client:*'s share of all samples, every other
+ * waitEvents.sharesPct; counts, waitEvents.events, give the same shares): out[BENCH_VC_CLIENT] is Client:*'s share of all samples, every other
  * class its share of the database's samples (those not Client:*). All NAN when the map is
  * missing or empty; the database classes NAN when every sample was Client:*. */
 void bench_verdict_class_shares(const cJSON *shares_pct, double out[BENCH_VC__COUNT]);
