@@ -500,3 +500,79 @@ int bench_verdict_status_class(const cJSON *status)
     const cJSON *c = bench_status_get(status, BK_VERDICT_CLASS);
     return cJSON_IsString(c) ? bench_verdict_class_parse(c->valuestring) : -1;
 }
+
+/* ---- two runs compared --------------------------------------------------------------------- */
+
+static const struct {
+    enum bench_verdict_class cls;
+    enum bench_evidence_id ev;
+} moves[] = {
+#define MOVES(cls, ev) {BENCH_VC_##cls, BENCH_EV_##ev},
+#include "pkg/bench/verdict.def"
+};
+
+/* A share moves when it changed by this many points; a counter when by this fraction. */
+#define MOVED_POINTS 10.0
+#define MOVED_RATIO 0.1
+
+int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
+                          const double b[BENCH_EV__COUNT], int *cls)
+{
+    char x[48], y[48];
+    int rc = 0;
+    double la = a[BENCH_EV_LATENCY], lb = b[BENCH_EV_LATENCY];
+    bool b_slower;
+    if (isfinite(la) && isfinite(lb)) {
+        ev_num(x, sizeof(x), la, "ms");
+        ev_num(y, sizeof(y), lb, "ms");
+        rc |= buf_printf(out, "latency %s -> %s ms", x, y);
+        b_slower = lb >= la;
+    } else {
+        ev_num(x, sizeof(x), a[BENCH_EV_TPS], "1/s");
+        ev_num(y, sizeof(y), b[BENCH_EV_TPS], "1/s");
+        rc |= buf_printf(out, "tps %s -> %s", x, y);
+        b_slower = !(b[BENCH_EV_TPS] > a[BENCH_EV_TPS]);
+    }
+    int best = -1;
+    double best_delta = 0;
+    for (int c = 0; c < BENCH_VC__COUNT; c++) {
+        double sa = bench_verdict_share(a, c), sb = bench_verdict_share(b, c);
+        if (!isfinite(sa) || !isfinite(sb))
+            continue;
+        double d = b_slower ? sb - sa : sa - sb; /* growth in the slower run */
+        if (d > best_delta) {
+            best_delta = d;
+            best = c;
+        }
+    }
+    if (cls)
+        *cls = best_delta >= MOVED_POINTS ? best : -1;
+    if (best < 0 || best_delta < MOVED_POINTS) {
+        bool sampled = isfinite(a[BENCH_EV_CLIENT_SHARE]) && isfinite(b[BENCH_EV_CLIENT_SHARE]);
+        return rc | buf_printf(out,
+                               "; no class's share of the wait time moved by %g points: the "
+                               "evidence does not explain the difference%s",
+                               MOVED_POINTS,
+                               sampled ? "" : " (would decide it: wait-event sampling in both)");
+    }
+    ev_num(x, sizeof(x), bench_verdict_share(a, best), "%");
+    ev_num(y, sizeof(y), bench_verdict_share(b, best), "%");
+    rc |= buf_printf(out, "; %s %s %% -> %s %% of %s", bench_verdict_classes[best].label, x, y,
+                     best == BENCH_VC_CLIENT ? "backend samples (the server waiting for pgbench)"
+                                             : "database wait time");
+    for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
+        if ((int)moves[i].cls != best)
+            continue;
+        double va = a[moves[i].ev], vb = b[moves[i].ev];
+        const struct bench_verdict_evidence_row *e = &bench_verdict_evidence[moves[i].ev];
+        if (!isfinite(va) || !isfinite(vb) ||
+            !(fabs(vb - va) > MOVED_RATIO * fmax(fabs(va), fabs(vb))))
+            continue;
+        ev_num(x, sizeof(x), va, e->unit);
+        ev_num(y, sizeof(y), vb, e->unit);
+        rc |= buf_printf(out, ", %s %s -> %s%s%s", e->key, x, y,
+                         e->unit && strcmp(e->unit, "count") ? " " : "",
+                         e->unit && strcmp(e->unit, "count") ? e->unit : "");
+    }
+    return rc | buf_printf(out, ": %s explains the gap", bench_verdict_classes[best].label);
+}

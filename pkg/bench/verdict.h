@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct buf;
+
 enum bench_verdict_class {
 #define CLASS(id, ...) BENCH_VC_##id,
 #include "pkg/bench/verdict.def"
@@ -88,9 +90,10 @@ struct bench_verdict {
 int bench_verdict_wait_class(const char *event);
 
 /* Shares by class from a map event -> percent of all backend samples (the result's
- * waitEvents.sharesPct; counts, waitEvents.events, give the same shares): out[BENCH_VC_CLIENT] is Client:*'s share of all samples, every other
- * class its share of the database's samples (those not Client:*). All NAN when the map is
- * missing or empty; the database classes NAN when every sample was Client:*. */
+ * waitEvents.sharesPct; counts, waitEvents.events, give the same shares): out[BENCH_VC_CLIENT] is
+ * Client:*'s share of all samples, every other class its share of the database's samples (those not
+ * Client:*). All NAN when the map is missing or empty; the database classes NAN when every sample
+ * was Client:*. */
 void bench_verdict_class_shares(const cJSON *shares_pct, double out[BENCH_VC__COUNT]);
 
 /* The share of class c in ev (its share evidence), NAN for the classes no wait event measures
@@ -124,9 +127,18 @@ int bench_verdict_class_parse(const char *name);
 /* The class of a run from its status (diagnostics.verdictClass), or -1 when it has none. */
 int bench_verdict_status_class(const cJSON *status);
 
+/* Why run b differs from run a, from their evidence (bench_verdict_evidence_of): the latency
+ * (or tps) of both, then the class whose share grew most in the slower run with its share in
+ * both and the counters that move with it (MOVES rows) where they changed: "latency 4.0 -> 36.9
+ * ms; WAL flush 6 % -> 71 % of database wait time, walSyncMsPerCommit 0.3 -> 9.8 ms: WAL flush
+ * explains the gap". When no class moved by 10 points, it says the evidence does not explain the
+ * difference, and what would. Appends to out (no newline); *cls (may be NULL): the class named,
+ * or -1. Returns 0 or -E2BIG. */
+int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
+                          const double b[BENCH_EV__COUNT], int *cls);
+
 /* One evidence template expanded ("{key}" -> the number; a ", "-separated part whose number is
  * not measured is left out) and appended to b; returns 0 or -E2BIG. */
-struct buf;
 int bench_verdict_expand(struct buf *b, const char *tmpl, const double ev[BENCH_EV__COUNT]);
 
 #endif

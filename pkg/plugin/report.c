@@ -1006,7 +1006,7 @@ int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *con
     if (n > PLUGIN_MAX_RUNS)
         return -EINVAL;
     struct buf table = BUF_INIT(4u << 20);
-    int rc = plugin_compare_table(&table, brs, n, th, verdict, failed);
+    int rc = plugin_compare_table(&table, brs, results, n, th, verdict, failed);
     char title[200];
     (void)snprintf(title, sizeof(title), "Comparison of %zu BenchmarkRuns (ratios against %s)", n,
                    run_name(brs[0]));

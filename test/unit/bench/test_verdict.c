@@ -301,6 +301,45 @@ static void test_table(void **state)
     buf_free(&b);
 }
 
+/* Two runs differing in WAL sync cost (local NVMe against a network volume): compare names WAL
+ * flush and the sync time per commit that moved with it; two runs alike explain nothing. */
+static void test_explain(void **state)
+{
+    (void)state;
+    cJSON *nvme = result_of("{\"IO:WALSync\":12,\"CPU\":120,\"Client:ClientRead\":40,"
+                            "\"Lock:tuple\":68}",
+                            "{\"summary\":{\"tps\":16030,\"latencyAvgMs\":4.0,"
+                            "\"transactionsProcessed\":480900},\"serverStats\":{"
+                            "\"walSyncMsPerCommit\":0.3,\"walBytesPerTx\":600}}");
+    cJSON *gp3 = result_of("{\"IO:WALSync\":150,\"CPU\":30,\"Client:ClientRead\":20,"
+                           "\"Lock:tuple\":40}",
+                           "{\"summary\":{\"tps\":1734,\"latencyAvgMs\":36.9,"
+                           "\"transactionsProcessed\":52020},\"serverStats\":{"
+                           "\"walSyncMsPerCommit\":9.8,\"walBytesPerTx\":610}}");
+    double a[BENCH_EV__COUNT], b[BENCH_EV__COUNT];
+    bench_verdict_evidence_of(nvme, a);
+    bench_verdict_evidence_of(gp3, b);
+    struct buf o = BUF_INIT(0);
+    int cls = -2;
+    assert_int_equal(bench_verdict_explain(&o, a, b, &cls), 0);
+    assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    assert_non_null(strstr(o.data, "latency 4 -> 36.9 ms"));
+    assert_non_null(strstr(o.data, "walSyncMsPerCommit 0.3 -> 9.8 ms"));
+    assert_null(strstr(o.data, "walBytesPerTx")); /* 600 -> 610 did not move */
+    /* the other way round: the slower run is a, the same class */
+    buf_reset(&o);
+    assert_int_equal(bench_verdict_explain(&o, b, a, &cls), 0);
+    assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    /* the same run twice */
+    buf_reset(&o);
+    assert_int_equal(bench_verdict_explain(&o, a, a, &cls), 0);
+    assert_int_equal(cls, -1);
+    assert_non_null(strstr(o.data, "does not explain"));
+    buf_free(&o);
+    cJSON_Delete(nvme);
+    cJSON_Delete(gp3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_database_classes), cmocka_unit_test(test_rate_and_inconclusive),
         cmocka_unit_test(test_pitfalls),         cmocka_unit_test(test_sentence_whole),
         cmocka_unit_test(test_wait_classes),     cmocka_unit_test(test_table),
+        cmocka_unit_test(test_explain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

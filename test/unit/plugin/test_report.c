@@ -325,12 +325,14 @@ static void test_report_diagnostics(void **state)
     const cJSON *brs[2] = {a, b};
     bool failed = false;
     struct plugin_thresholds th = {-1, -1};
-    assert_int_equal(plugin_compare_table(&t, brs, 2, &th, &v, &failed), 0);
+    assert_int_equal(plugin_compare_table(&t, brs, NULL, 2, &th, &v, &failed), 0);
     assert_non_null(strstr(t.data, "wait CPU "));
     assert_non_null(strstr(t.data, "30 % (0.50x)"));
     assert_non_null(strstr(t.data, "wait Lock:tuple "));
     assert_non_null(strstr(t.data, "wait IO:WALSync "));
     assert_non_null(strstr(t.data, "-5 %"));
+    /* and a line explaining the second run against the first, from status' shares */
+    assert_non_null(strstr(t.data, "\nwhy "));
     buf_free(&o);
     buf_free(&r);
     buf_free(&t);
@@ -358,7 +360,9 @@ static void test_compare_html(void **state)
     assert_non_null(strstr(v.data, "slow"));
     assert_null(strstr(o.data, "<script"));
     /* the same table as the text compare */
-    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, 3, &th, &v2, &failed2), 0);
+    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, (const cJSON *const *)res,
+                                          3, &th, &v2, &failed2),
+                     0);
     const char *pre = strstr(o.data, "<pre id=\"compare\">");
     assert_non_null(pre);
     const char *line = strtok(t.data, "\n");
