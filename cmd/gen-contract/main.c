@@ -280,6 +280,13 @@ static void docs_verdict(void)
         md_cell(w->fix);
         printf(" |\n");
     }
+    printf("\n`kubectl pgbench compare` names, for each run against the first, the class whose "
+           "share grew most in the slower run (by 10 points or more) and these counters where "
+           "they changed by more than 10 %%:\n\n| class | counter |\n| --- | --- |\n");
+#define MOVES(cls, ev)                                                                             \
+    printf("| `%s` | `%s` |\n", bench_verdict_classes[BENCH_VC_##cls].name,                        \
+           bench_verdict_evidence[BENCH_EV_##ev].key);
+#include "pkg/bench/verdict.def"
     printf("\nEvidence (`E(...)` in the conditions; the result's `verdict.evidence` keys):\n\n");
     printf("| id | key | unit | what | measured by |\n| --- | --- | --- | --- | --- |\n");
 #define EVIDENCE(id, key, unit, desc, how)                                                         \
