@@ -434,7 +434,7 @@ struct pgrun_ctx {
     /* the verdict's evidence (pkg/bench/verdict.def) */
     double rtt_ms;                 /* SELECT 1 before the load; NAN when not probed */
     bool tls;                      /* the runner's connection (pgbench's alike) used TLS */
-    struct rusage ru0;             /* the children's CPU when pgbench started */
+    struct rusage ru0, self0;      /* the children's and the runner's CPU when pgbench started */
     struct pg_stats_snap st0, st1; /* server counters around the load */
     bool have_st0, have_st1;
     struct bench_txlog *tl; /* -l logs -> histogram, read every second while the run goes on */
@@ -642,6 +642,7 @@ static void pgrun_on_start(struct child_drive *d)
     if (ms > 0)
         (void)uv_timer_start(&r->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
     (void)getrusage(RUSAGE_CHILDREN, &r->ru0);
+    (void)getrusage(RUSAGE_SELF, &r->self0);
     if (r->ra.server_settings && r->have_si) {
         if (pg_stats_read(r->c.conn, r->si.version_num, &r->st0, r->c.msg, sizeof(r->c.msg)) == 0)
             r->have_st0 = true;
@@ -790,16 +791,24 @@ static void pgrun_wait_events(struct pgrun_ctx *r)
     (void)bench_result_set_diagnostic(r->c.result, BK_WAIT_EVENTS, we);
 }
 
-/* The runner's own side: pgbench's CPU time against what its cgroup allows over the run. */
+/* User + system CPU seconds from a to b. */
+static double cpu_between(const struct rusage *a, const struct rusage *b)
+{
+    return (double)(b->ru_utime.tv_sec - a->ru_utime.tv_sec) +
+           (double)(b->ru_stime.tv_sec - a->ru_stime.tv_sec) +
+           (double)(b->ru_utime.tv_usec - a->ru_utime.tv_usec) / 1e6 +
+           (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
+}
+
+/* The runner's own side: pgbench's CPU time and its own (the container's, as both share its
+ * cgroup) against what the cgroup allows over the run. */
 static cJSON *client_json(const struct pgrun_ctx *r)
 {
     const struct child_drive *d = &r->c.drive;
-    struct rusage ru1;
+    struct rusage ru1, self1;
     (void)getrusage(RUSAGE_CHILDREN, &ru1);
-    double cpu = (double)(ru1.ru_utime.tv_sec - r->ru0.ru_utime.tv_sec) +
-                 (double)(ru1.ru_stime.tv_sec - r->ru0.ru_stime.tv_sec) +
-                 (double)(ru1.ru_utime.tv_usec - r->ru0.ru_utime.tv_usec) / 1e6 +
-                 (double)(ru1.ru_stime.tv_usec - r->ru0.ru_stime.tv_usec) / 1e6;
+    (void)getrusage(RUSAGE_SELF, &self1);
+    double cpu = cpu_between(&r->ru0, &ru1) + cpu_between(&r->self0, &self1);
     double run = d->started ? d->end - d->start : NAN, quota = 0;
     const char *version = "none";
     (void)util_cgroup_self_cpu_quota("/sys/fs/cgroup", &quota, &version);
