@@ -20,7 +20,7 @@ env_start_operator --progress-interval 2
 fix_of() { python3 -c 'import sys
 for l in open(sys.argv[1]):
     c = [x.strip() for x in l.strip().strip("|").split(" | ")]
-    if c[0] == "`%s`" % sys.argv[2]:
+    if len(c) > 2 and c[0] == "`%s`" % sys.argv[2]:
         print(c[2])' "$TMP/rules.md" "$1"; }
 ROW_FIX="$(fix_of row-contention)"
 [ -n "$ROW_FIX" ] || fail "no row-contention row in the rules table"
