@@ -82,6 +82,11 @@ static void test_client(void **state)
     near(v.ev[BENCH_EV_CLIENT_BUSY], 97);
     near(v.ev[BENCH_EV_CLIENT_SHARE], 90);
     assert_true(v.fired[BENCH_LR_CLIENT_CPU] && v.fired[BENCH_LR_CLIENT_SIDE]);
+    /* one thread on half a CPU is not too many threads */
+    assert_false(v.warned[BENCH_WR_THREADS_ABOVE_CPUS]);
+    char *c = bench_verdict_sentence(&v);
+    assert_non_null(strstr(c, "of its 0.5-CPU limit"));
+    free(c);
     /* the same idle server with the client's CPU not measured: no rule fires on it */
     v = decide("{\"Client:ClientRead\":216,\"CPU\":24}", NULL);
     expect_class(&v, BENCH_VC_INCONCLUSIVE);
