@@ -195,12 +195,9 @@ static int pgbench_summary(struct buf *out, const cJSON *st)
                             ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
                             : 0);
     const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
-    const cJSON *ll = bench_status_get(st, BK_STATUS_DIAGNOSTICS_LITTLES_LAW);
     if (!rc && cJSON_IsString(waits))
         rc = buf_printf(out, "  wait events: %s\n", waits->valuestring);
     const cJSON *verdict = bench_status_get(st, BK_STATUS_DIAGNOSTICS_VERDICT);
-    if (!rc && cJSON_IsString(ll))
-        rc = buf_printf(out, "  Little's law: %s\n", ll->valuestring);
     if (!rc && cJSON_IsString(verdict))
         rc = buf_printf(out, "  verdict: %s\n", verdict->valuestring);
     return rc;
