@@ -7,8 +7,10 @@
 #     `run --wait` and `kubectl describe` print status' verdict, which holds the class's fix from
 #     the rules table; describe stays under 120 lines and the sentence is whole.
 #  2. scale 1 with 16 clients: row-contention again.
-#  3. a custom script where every client updates the same row of a table of its own: row-contention,
-#     without the scale warning (not a builtin that updates branches).
+#  3. a custom script where every client updates the same row of a table of its own, and holds
+#     it 2 ms before it commits (without the hold, 1-statement transactions on one page show as
+#     much buffer LWLock as row-lock time on 2 cores): row-contention, without the scale warning
+#     (not a builtin that updates branches).
 # The oracle is how each run was built; the test reads the class and the evidence, never wording.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
@@ -84,7 +86,7 @@ assert "SCALE_BELOW_CLIENTS" in v["warnings"], v["warnings"]
 # ---- 3. every client updates the same row -------------------------------------------------------
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE TABLE hot (id int PRIMARY KEY, v bigint); INSERT INTO hot VALUES (1, 0);" ||
     fail "cannot create the hot table"
-printf 'UPDATE hot SET v = v + 1 WHERE id = 1;\n' >"$TMP/hot.sql"
+printf 'BEGIN;\nUPDATE hot SET v = v + 1 WHERE id = 1;\nSELECT pg_sleep(0.002);\nEND;\n' >"$TMP/hot.sql"
 k create configmap hot --from-file=hot.sql="$TMP/hot.sql" >/dev/null
 env_br_yaml hotrow "pgbench: {run: {clients: 8, threads: 2, durationSeconds: 10, progressSeconds: 1, scripts: [{configMapRef: {name: hot, key: hot.sql}}]}}" | env_apply
 env_wait_phase hotrow Succeeded 120
