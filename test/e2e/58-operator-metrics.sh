@@ -126,7 +126,7 @@ gone() {
     ! grep -q 'name="m1"' "$TMP/after.txt"
 }
 env_wait_for "m1's series to disappear from /metrics" 20 gone
-grep -q '^pgbench_operator_benchmarkrun_tps{namespace="default",name="m2"} ' "$TMP/after.txt" ||
+grep -q '^pgbench_operator_benchmarkrun_tps{namespace="default",name="m2",verdict="[a-z-]*"} ' "$TMP/after.txt" ||
     fail "m2's tps went with m1: $(grep benchmarkrun_tps "$TMP/after.txt")"
 grep -q '^pgbench_operator_benchmarkrun_phase{namespace="default",name="m2",phase="Succeeded"} 1$' "$TMP/after.txt" ||
     fail "m2's phase missing after deleting m1"
