@@ -667,8 +667,12 @@ static void pgrun_on_end(struct child_drive *d)
         r->diag = NULL;
     }
     if (r->have_st0) {
-        pg_conn_drain(r->c.conn);
-        if (pg_stats_read(r->c.conn, r->si.version_num, &r->st1, r->c.msg, sizeof(r->c.msg)) == 0)
+        int drc = pg_conn_drain(r->c.conn, 5);
+        if (drc)
+            log_warn("runner", "no server counters after the load: the connection is %s",
+                     drc == -ETIMEDOUT ? "still busy after 5 s" : "not usable");
+        else if (pg_stats_read(r->c.conn, r->si.version_num, &r->st1, r->c.msg, sizeof(r->c.msg)) ==
+                 0)
             r->have_st1 = true;
         else
             log_warn("runner", "cannot read server counters after the load: %s", r->c.msg);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,10 +176,24 @@ double pg_rtt_probe(PGconn *conn, int n, char *msg, size_t msglen)
     return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
 }
 
-void pg_conn_drain(PGconn *conn)
+int pg_conn_drain(PGconn *conn, double timeout_s)
 {
-    (void)PQsetnonblocking(conn, 0);
-    PGresult *r;
-    while ((r = PQgetResult(conn)) != NULL)
-        PQclear(r);
+    double until = util_mono_s() + timeout_s;
+    while (PQstatus(conn) == CONNECTION_OK) {
+        if (!PQconsumeInput(conn))
+            return -EIO;
+        if (!PQisBusy(conn)) { /* a result, or none: PQgetResult does not block */
+            PGresult *r = PQgetResult(conn);
+            if (!r)
+                return PQsetnonblocking(conn, 0) == 0 ? 0 : -EIO;
+            PQclear(r);
+            continue;
+        }
+        double left = until - util_mono_s();
+        if (left <= 0)
+            return -ETIMEDOUT;
+        struct pollfd p = {.fd = PQsocket(conn), .events = POLLIN};
+        (void)poll(&p, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
+    }
+    return -EIO;
 }

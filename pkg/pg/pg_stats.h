@@ -34,7 +34,9 @@ cJSON *pg_stats_delta_json(const struct pg_stats_snap *a, const struct pg_stats_
 double pg_rtt_probe(PGconn *conn, int n, char *msg, size_t msglen);
 
 /* Makes a connection the sampler used (non-blocking, maybe a cancelled query in flight) usable for
- * blocking queries again: blocking mode, every pending result read. */
-void pg_conn_drain(PGconn *conn);
+ * blocking queries again: every pending result read, then blocking mode. Waits at most timeout_s
+ * for the results (a server gone quiet must not hold the result back). Returns 0, -ETIMEDOUT or
+ * -EIO (the connection is not usable). */
+int pg_conn_drain(PGconn *conn, double timeout_s);
 
 #endif
