@@ -515,6 +515,19 @@ static const struct {
 #define MOVED_POINTS 10.0
 #define MOVED_RATIO 0.1
 
+/* A class's share of all backend samples (the verdict's database classes are shares of the
+ * database's samples): 0 for a database class when every sample was Client:*; NAN when not
+ * sampled. Two runs compare on these, defined whenever both were sampled. */
+static double share_of_all(const double *ev, int c)
+{
+    double client = ev[BENCH_EV_CLIENT_SHARE], s = bench_verdict_share(ev, c);
+    if (c == BENCH_VC_CLIENT || !isfinite(client))
+        return c == BENCH_VC_CLIENT ? client : NAN;
+    if (class_share_ev[c] < 0)
+        return NAN;
+    return isfinite(s) ? s * (100 - client) / 100 : 0;
+}
+
 int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
                           const double b[BENCH_EV__COUNT], int *cls)
 {
@@ -536,7 +549,7 @@ int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
     int best = -1;
     double best_delta = 0;
     for (int c = 0; c < BENCH_VC__COUNT; c++) {
-        double sa = bench_verdict_share(a, c), sb = bench_verdict_share(b, c);
+        double sa = share_of_all(a, c), sb = share_of_all(b, c);
         if (!isfinite(sa) || !isfinite(sb))
             continue;
         double d = b_slower ? sb - sa : sa - sb; /* growth in the slower run */
@@ -555,11 +568,10 @@ int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
                                MOVED_POINTS,
                                sampled ? "" : " (would decide it: wait-event sampling in both)");
     }
-    ev_num(x, sizeof(x), bench_verdict_share(a, best), "%");
-    ev_num(y, sizeof(y), bench_verdict_share(b, best), "%");
-    rc |= buf_printf(out, "; %s %s %% -> %s %% of %s", bench_verdict_classes[best].label, x, y,
-                     best == BENCH_VC_CLIENT ? "backend samples (the server waiting for pgbench)"
-                                             : "database wait time");
+    ev_num(x, sizeof(x), share_of_all(a, best), "%");
+    ev_num(y, sizeof(y), share_of_all(b, best), "%");
+    rc |= buf_printf(out, "; %s %s %% -> %s %% of the backend samples",
+                     bench_verdict_classes[best].label, x, y);
     for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++) {
         if ((int)moves[i].cls != best)
             continue;

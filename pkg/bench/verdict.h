@@ -128,10 +128,10 @@ int bench_verdict_class_parse(const char *name);
 int bench_verdict_status_class(const cJSON *status);
 
 /* Why run b differs from run a, from their evidence (bench_verdict_evidence_of): the latency
- * (or tps) of both, then the class whose share grew most in the slower run with its share in
- * both and the counters that move with it (MOVES rows) where they changed: "latency 4.0 -> 36.9
- * ms; WAL flush 6 % -> 71 % of database wait time, walSyncMsPerCommit 0.3 -> 9.8 ms: WAL flush
- * explains the gap". When no class moved by 10 points, it says the evidence does not explain the
+ * (or tps) of both, then the class whose share of all backend samples grew most in the slower
+ * run with its share in both and the counters that move with it (MOVES rows) where they
+ * changed: "latency 4.0 -> 36.9 ms; WAL flush 6 % -> 71 % of the backend samples,
+ * walSyncMsPerCommit 0.3 -> 9.8 ms: WAL flush explains the gap". When no class moved by 10 points, it says the evidence does not explain the
  * difference, and what would. Appends to out (no newline); *cls (may be NULL): the class named,
  * or -1. Returns 0 or -E2BIG. */
 int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],

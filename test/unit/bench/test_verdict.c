@@ -335,6 +335,17 @@ static void test_explain(void **state)
     buf_reset(&o);
     assert_int_equal(bench_verdict_explain(&o, b, a, &cls), 0);
     assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    /* a fast run whose backends were only ever seen waiting for pgbench (its database shares
+     * unmeasured) against a slow one: still WAL flush, from 0 % of the backend samples */
+    cJSON *idle = result_of("{\"Client:ClientRead\":240}", NULL);
+    double c[BENCH_EV__COUNT];
+    bench_verdict_evidence_of(idle, c);
+    assert_true(isnan(c[BENCH_EV_WAL_SHARE]));
+    buf_reset(&o);
+    assert_int_equal(bench_verdict_explain(&o, c, b, &cls), 0);
+    assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    assert_non_null(strstr(o.data, "WAL flush 0 % -> 62.5 % of the backend samples"));
+    cJSON_Delete(idle);
     /* the same run twice */
     buf_reset(&o);
     assert_int_equal(bench_verdict_explain(&o, a, a, &cls), 0);
