@@ -235,6 +235,7 @@ void bench_verdict_evidence_of(const cJSON *r, double ev[BENCH_EV__COUNT])
 
     ev[BENCH_EV_CACHE_HIT] = bench_num(r, BK_SERVER_STATS_CACHE_HIT_PCT);
     ev[BENCH_EV_CHECKPOINTS] = bench_num(r, BK_SERVER_STATS_CHECKPOINTS);
+    ev[BENCH_EV_BACKEND_WRITES] = bench_num(r, BK_SERVER_STATS_IO_BACKEND_WRITES);
     ev[BENCH_EV_WAL_PER_TX] = bench_num(r, BK_SERVER_STATS_WAL_BYTES_PER_TX);
     ev[BENCH_EV_WAL_SYNC_PER_COMMIT] = bench_num(r, BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT);
 

@@ -35,7 +35,7 @@ int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char
                   size_t msglen)
 {
     memset(out, 0, sizeof(*out));
-    out->wal_bytes = out->wal_syncs = -1;
+    out->wal_bytes = out->wal_syncs = out->io_reads = out->io_writes = -1;
     out->wal_sync_ms = out->kcache_cpu_s = -1;
     out->t = util_mono_s();
     PGresult *r = one_row(conn,
@@ -77,6 +77,19 @@ int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char
         out->wal_bytes = i64(r, 0);
         out->wal_syncs = i64(r, 1);
         out->wal_sync_ms = PQgetisnull(r, 0, 2) ? -1 : strtod(PQgetvalue(r, 0, 2), NULL);
+        PQclear(r);
+    }
+    if (version_num >= 160000) {
+        /* the load's own I/O: reads that missed shared_buffers, dirty buffers a backend had to
+         * write itself (the background writer and checkpointer behind) */
+        r = one_row(conn,
+                    "SELECT sum(reads), sum(writes) FROM pg_stat_io WHERE backend_type = "
+                    "'client backend'",
+                    msg, msglen);
+        if (!r)
+            return -EIO;
+        out->io_reads = i64(r, 0);
+        out->io_writes = i64(r, 1);
         PQclear(r);
     }
     r = one_row(conn, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_kcache'", msg,
@@ -139,6 +152,8 @@ cJSON *pg_stats_delta_json(const struct pg_stats_snap *a, const struct pg_stats_
               num_or_null(commits > 0 ? wal / commits : NAN));
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNCS), delta(a->wal_syncs, b->wal_syncs));
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNC_MS), num_or_null(sync_ms));
+    util_jset(o, bench_key(BK_SERVER_STATS_IO_READS), delta(a->io_reads, b->io_reads));
+    util_jset(o, bench_key(BK_SERVER_STATS_IO_BACKEND_WRITES), delta(a->io_writes, b->io_writes));
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT),
               num_or_null(commits > 0 ? sync_ms / commits : NAN));
     char cpu[160];

@@ -1,7 +1,7 @@
 /* Server counters read before and after the load, as deltas (pg_stat_database, pg_stat_bgwriter
- * or pg_stat_checkpointer on 17+, pg_stat_wal on 14+), and the round trip of `SELECT 1`: the
- * evidence the verdict (pkg/bench/verdict.def) reads besides the wait events. Blocking calls on a
- * connection the caller owns, made while nothing else uses it. */
+ * or pg_stat_checkpointer on 17+, pg_stat_wal on 14+, pg_stat_io on 16+), and the round trip of
+ * `SELECT 1`: the evidence the verdict (pkg/bench/verdict.def) reads besides the wait events.
+ * Blocking calls on a connection the caller owns, made while nothing else uses it. */
 #ifndef PGBO_PG_STATS_H
 #define PGBO_PG_STATS_H
 
@@ -17,8 +17,9 @@ struct pg_stats_snap {
     int64_t commits, rollbacks, blks_read, blks_hit, temp_files, temp_bytes, deadlocks, conflicts;
     int64_t checkpoints;
     int64_t wal_bytes, wal_syncs;
-    double wal_sync_ms;  /* -1 without track_wal_io_timing or pg_stat_wal's sync columns */
-    double kcache_cpu_s; /* pg_stat_kcache user + system time, -1 when not installed */
+    int64_t io_reads, io_writes; /* pg_stat_io of client backends (16+), else -1 */
+    double wal_sync_ms;          /* -1 without track_wal_io_timing or pg_stat_wal's sync columns */
+    double kcache_cpu_s;         /* pg_stat_kcache user + system time, -1 when not installed */
     char kcache_error[128];
 };
 

@@ -27,6 +27,8 @@ static struct pg_stats_snap snap(double t, int64_t commits, int64_t read, int64_
                               .wal_bytes = wal,
                               .wal_syncs = wal >= 0 ? commits : -1,
                               .wal_sync_ms = sync_ms,
+                              .io_reads = -1,
+                              .io_writes = -1,
                               .kcache_cpu_s = -1};
     (void)snprintf(s.kcache_error, sizeof(s.kcache_error), "unknown: no pg_stat_kcache");
     return s;
@@ -38,6 +40,10 @@ static void test_delta(void **state)
     struct pg_stats_snap a = snap(10, 1000, 50, 950, 1 << 20, 100);
     struct pg_stats_snap b = snap(40, 3000, 150, 10850, (1 << 20) + 2000 * 500, 4100);
     b.checkpoints = 5;
+    a.io_reads = 7; /* PostgreSQL 16: pg_stat_io */
+    a.io_writes = 2;
+    b.io_reads = 107;
+    b.io_writes = 42;
     cJSON *o = pg_stats_delta_json(&a, &b);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "serverStats", o);
@@ -46,6 +52,8 @@ static void test_delta(void **state)
     /* 9900 hits of 10000 accesses */
     assert_true(fabs(bench_num(r, BK_SERVER_STATS_CACHE_HIT_PCT) - 99) < 1e-9);
     assert_true(bench_num(r, BK_SERVER_STATS_CHECKPOINTS) == 2);
+    assert_true(bench_num(r, BK_SERVER_STATS_IO_READS) == 100);
+    assert_true(bench_num(r, BK_SERVER_STATS_IO_BACKEND_WRITES) == 40);
     assert_true(bench_num(r, BK_SERVER_STATS_WAL_BYTES_PER_TX) == 500);
     /* 4000 ms of sync over 2000 commits */
     assert_true(bench_num(r, BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT) == 2);
@@ -63,6 +71,7 @@ static void test_delta(void **state)
     assert_true(isnan(bench_num(r, BK_SERVER_STATS_WAL_BYTES_PER_TX)));
     assert_true(isnan(bench_num(r, BK_SERVER_STATS_CACHE_HIT_PCT)));
     assert_true(isnan(bench_num(r, BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT)));
+    assert_true(isnan(bench_num(r, BK_SERVER_STATS_IO_READS))); /* before 16 */
     cJSON_Delete(r);
 
     /* pg_stat_kcache: the CPU time the server spent */
