@@ -45,6 +45,10 @@ enum bench_warn_id {
     BENCH_WR__COUNT
 };
 
+/* Fewer backend samples than this and the wait-event shares decide nothing (they are left
+ * unmeasured; the verdict says how many there were and that a longer run would decide). */
+#define BENCH_VERDICT_MIN_SAMPLES 20
+
 /* The tables, indexed by their ids (docs/troubleshooting.md is generated from them). */
 struct bench_verdict_class_row {
     const char *name, *label, *fix;
@@ -131,9 +135,9 @@ int bench_verdict_status_class(const cJSON *status);
  * (or tps) of both, then the class whose share of all backend samples grew most in the slower
  * run with its share in both and the counters that move with it (MOVES rows) where they
  * changed: "latency 4.0 -> 36.9 ms; WAL flush 6 % -> 71 % of the backend samples,
- * walSyncMsPerCommit 0.3 -> 9.8 ms: WAL flush explains the gap". When no class moved by 10 points, it says the evidence does not explain the
- * difference, and what would. Appends to out (no newline); *cls (may be NULL): the class named,
- * or -1. Returns 0 or -E2BIG. */
+ * walSyncMsPerCommit 0.3 -> 9.8 ms: WAL flush explains the gap". When no class moved by 10 points,
+ * it says the evidence does not explain the difference, and what would. Appends to out (no
+ * newline); *cls (may be NULL): the class named, or -1. Returns 0 or -E2BIG. */
 int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
                           const double b[BENCH_EV__COUNT], int *cls);
 
