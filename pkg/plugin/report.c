@@ -787,7 +787,7 @@ static int diagnostics_table(struct buf *o, const cJSON *st)
     int rc = 0, rows = 0;
     for (size_t i = 0; i < bench_ndiags && !rc; i++) {
         const cJSON *s = bench_status_get(st, bench_diags[i].status);
-        if (!cJSON_IsString(s))
+        if (bench_diags[i].join || !cJSON_IsString(s)) /* a joined one is in its row's */
             continue;
         if (!rows++)
             rc = buf_puts(o, "<h2>Diagnostics</h2>\n<table class=\"kv\" id=\"diagnostics\">\n");
@@ -1006,7 +1006,7 @@ int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *con
     if (n > PLUGIN_MAX_RUNS)
         return -EINVAL;
     struct buf table = BUF_INIT(4u << 20);
-    int rc = plugin_compare_table(&table, brs, n, th, verdict, failed);
+    int rc = plugin_compare_table(&table, brs, results, n, th, verdict, failed);
     char title[200];
     (void)snprintf(title, sizeof(title), "Comparison of %zu BenchmarkRuns (ratios against %s)", n,
                    run_name(brs[0]));
