@@ -358,8 +358,9 @@ static void limit_clause(const double *n, const struct bench_step_class *cls, si
         (void)snprintf(weak, sizeof(weak), "; weak: %d sampling rounds", c->rounds);
     if (c->cls == BENCH_CLS_CLIENT) {
         (void)snprintf(out, len,
-                       "the client limits it from %s (the server waits for pgbench: %s %.0f %% "
-                       "of backend samples%s); add workers or give the runner more CPU",
+                       "the client side limits it from %s (the server waits for pgbench or the "
+                       "network: %s %.0f %% of backend samples%s); add workers or runner CPU, or "
+                       "shorten the round trip",
                        clients_s(a, sizeof(a), n[at]), c->event, c->share, weak);
         return;
     }

@@ -74,7 +74,8 @@ struct bench_step_class;
  * it: the class of the step past the peak (the largest step when it scales) with its evidence,
  * and how its share moved from the first step ("beyond, WAL flush limits it (IO:WALSync 61 % of
  * database wait time at 32 clients, up from 4 % at 4)"); the client side is named from the
- * first step where it limits ("the client limits it from 16 clients (...); add workers"). */
+ * first step where it limits ("the client side limits it from 16 clients (...); add
+ * workers ..."). */
 void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const double *x,
                        size_t steps, const struct bench_step_class *cls, char *out, size_t len);
 

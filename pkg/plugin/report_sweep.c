@@ -364,16 +364,17 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     rc = rc ? rc : buf_puts(o, "<pre id=\"compare\" class=\"wrap\">");
     rc = rc ? rc : plugin_html_esc(o, table.data);
     rc = rc ? rc : buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
-    (void)snprintf(title, sizeof(title), "mean TPS per step against %s", field);
     bool log = true; /* log2 when every sweep is a doubling series */
     for (size_t i = 0; i < n; i++)
         log = log && plugin_sweep_doubling(p[i].sx, p[i].ns);
+    const char *scale = log ? " (log2 scale)" : "";
+    (void)snprintf(title, sizeof(title), "mean TPS per step against %s%s", field, scale);
     struct plugin_chart tc = {
         "compare-tps", title, field, "TPS (transactions/s)", "no sweep measured a tps yet.",
         NULL,          0,     log};
     rc = rc ? rc : plugin_line_chart(o, &tc, ts, (int)n);
     rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
-    (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s", field);
+    (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s%s", field, scale);
     struct plugin_chart lc = {
         "compare-p99", title, field, "latency p99 (ms)", "no sweep measured a p99 yet.",
         NULL,          0,     log};

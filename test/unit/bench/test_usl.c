@@ -302,7 +302,7 @@ static void test_verdict_names_the_limit(void **state)
                                      cls_of("Client:ClientRead", 85, "CPU", 15, 100),
                                      cls_of("Client:ClientRead", 88, "CPU", 12, 8)};
     bench_usl_verdict(&f, n, x, 5, cl, v, sizeof(v));
-    assert_non_null(strstr(v, "the client limits it from 16 clients"));
+    assert_non_null(strstr(v, "the client side limits it from 16 clients"));
     assert_null(strstr(v, "coherency"));
 }
 

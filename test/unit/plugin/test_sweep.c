@@ -180,6 +180,12 @@ static void test_step_line_and_compare(void **state)
     assert_non_null(strstr(out.data, "USL N* (clients)"));
     assert_non_null(strstr(out.data, "nvme: scales to ~8 clients"));
     buf_free(&out);
+    /* -o html: both doubling series, so the x axis is log2 */
+    out = (struct buf)BUF_INIT(1 << 20);
+    assert_int_equal(plugin_sweep_compare_html(&out, sws, 2, err, sizeof(err)), 0);
+    assert_non_null(strstr(out.data, "mean TPS per step against clients (log2 scale)"));
+    assert_non_null(strstr(out.data, "<pre id=\"compare\" class=\"wrap\">"));
+    buf_free(&out);
     /* different fields are refused */
     cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(b, "status"), "field",
                               cJSON_CreateString("rate"));
