@@ -335,8 +335,9 @@ static const char *clients_s(char *b, size_t n, double v)
     return b;
 }
 
-/* What limits step ref, as "<class> limits it (<evidence>)": the client from the first step it
- * limits, else the class of step ref with its share then and at the first step. */
+/* What limits step ref (the largest with evidence), as "<class> limits it (<evidence>)": the
+ * client side from the first step of the run of steps it limits up to ref, else the class of step
+ * ref with its share then and at the first step. */
 static void limit_clause(const double *n, const struct bench_step_class *cls, size_t ref, char *out,
                          size_t len)
 {
@@ -392,7 +393,6 @@ void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const dou
             peak = i;
     /* the step whose class explains the limit: the first past the peak (measured or N*), else
      * the largest */
-    size_t ref = steps - 1;
     /* the first step's tps is the peak, or within 2 % of it (flat: within noise) */
     bool no_scale = steps > 1 && x[peak] < x[0] * 1.02;
     const char *why = "";
@@ -403,19 +403,10 @@ void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const dou
         no_scale = true;
         why = " (USL peak N* below the smallest step)";
     }
-    if (no_scale) {
-        ref = steps > 1 ? 1 : 0;
-        while (ref + 1 < steps && cls && cls[ref].cls == BENCH_CLS_INCONCLUSIVE)
-            ref++;
-    } else if (f->ok && isfinite(f->peak_n) && f->peak_n <= 4 * n[steps - 1]) {
-        for (size_t i = 0; i < steps; i++)
-            if (n[i] >= f->peak_n) {
-                ref = i;
-                break;
-            }
-    } else if (!f->ok && peak + 1 < steps) {
-        ref = peak + 1;
-    }
+    /* what limits it shows best under the most load: the largest step that has evidence */
+    size_t ref = steps - 1;
+    while (ref > 0 && cls && cls[ref].cls == BENCH_CLS_INCONCLUSIVE)
+        ref--;
     if (cls) {
         limit_clause(n, cls, ref, lim, sizeof(lim));
         (void)snprintf(lim2, sizeof(lim2), "; %s", lim);
@@ -428,6 +419,11 @@ void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const dou
         (void)snprintf(out, len, "peak %.0f tps at %s measured of %.0f..%.0f; no USL fit (%s)%s",
                        x[peak], clients_s(a, sizeof(a), n[peak]), n[0], n[steps - 1], f->reason,
                        lim2);
+    } else if (f->r2 < BENCH_USL_MIN_R2) {
+        (void)snprintf(out, len,
+                       "peak %.0f tps at %s measured of %.0f..%.0f; the USL fit explains little "
+                       "of the curve (R² %.2f): the steps are noisy, add repeats%s",
+                       x[peak], clients_s(a, sizeof(a), n[peak]), n[0], n[steps - 1], f->r2, lim2);
     } else if (!isfinite(f->peak_n) || f->peak_n > 4 * n[steps - 1]) {
         (void)snprintf(out, len,
                        "scales past the largest step (%s) with no peak in sight (USL sigma %.3g, "

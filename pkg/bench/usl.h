@@ -25,6 +25,8 @@
 
 /* Distinct concurrencies a fit needs: three parameters and at least two degrees of freedom. */
 #define BENCH_USL_MIN_DISTINCT 5
+/* Below this R² the fit explains too little of the curve for a verdict drawn from it. */
+#define BENCH_USL_MIN_R2 0.5
 
 struct bench_usl_point {
     double n; /* concurrency (clients), > 0 */
@@ -70,12 +72,12 @@ struct bench_step_class;
  * (sigma >= 1: N* is not a real number; N* below the smallest step), "does not scale past
  * <n[0]> clients"; else where it stops scaling from the fit ("scales to ~24 clients (95 %
  * interval 19-31)", "scales past the largest step ... no peak in sight"), or the measured peak
- * and what the fit still needs. Then, with cls (NULL: no evidence, or one per step), what limits
- * it: the class of the step past the peak (the largest step when it scales) with its evidence,
- * and how its share moved from the first step ("beyond, WAL flush limits it (IO:WALSync 61 % of
- * database wait time at 32 clients, up from 4 % at 4)"); the client side is named from the
- * first step where it limits ("the client side limits it from 16 clients (...); add
- * workers ..."). */
+ * and what the fit still needs (or that it explains too little: R² < BENCH_USL_MIN_R2). Then,
+ * with cls (NULL: no evidence, or one per step), what limits it: the class of the largest step
+ * with evidence (under the most load the limit shows best), and how its share moved from the
+ * first step ("beyond, WAL flush limits it (61 % of database wait time at 32 clients, mostly
+ * IO:WALSync, up from 4 % at 4)"); the client side from the first step of the run of steps it
+ * limits ("the client side limits it from 16 clients (...); add workers ..."). */
 void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const double *x,
                        size_t steps, const struct bench_step_class *cls, char *out, size_t len);
 

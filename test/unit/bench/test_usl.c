@@ -223,6 +223,13 @@ static void test_verdict_follows_the_curve(void **state)
         early[i] = usl(1000, 0.1, 0.2, n8[i]);
     verdict_of(n8, early, 5, v, sizeof(v));
     assert_non_null(strstr(v, "does not scale past 8 clients"));
+    /* noise around a flat line (a loaded client, e2e 86): the fit explains little, and the
+     * verdict says so rather than "scales" */
+    static const double noisy[] = {136, 95, 133, 114, 191};
+    verdict_of(n5, noisy, 5, v, sizeof(v));
+    assert_non_null(strstr(v, "peak 191 tps at 16 clients"));
+    assert_non_null(strstr(v, "explains little"));
+    assert_null(strstr(v, "scales"));
     /* three steps rising: the measured peak, and the fit it lacks */
     static const double n3[] = {1, 2, 4}, up3[] = {500, 900, 1500};
     verdict_of(n3, up3, 3, v, sizeof(v));
@@ -294,8 +301,19 @@ static void test_verdict_names_the_limit(void **state)
         cls_of("IO:WALSync", 70, "CPU", 30, 100)};
     bench_usl_verdict(&f, n, x, 5, wal, v, sizeof(v));
     assert_non_null(strstr(v, "scales to ~"));
-    assert_non_null(strstr(v, "WAL flush limits it (61 % of database wait time at 32 clients"));
+    assert_non_null(strstr(v, "WAL flush limits it (70 % of database wait time at 64 clients"));
     assert_non_null(strstr(v, "up from 4 % at 4"));
+    /* past the peak, row locks take over from the client (e2e 87: tpcb-like at scale 1): the
+     * limit under the most load is named, not the client at the step after N* */
+    struct bench_step_class lk[5] = {
+        cls_of("Client:ClientRead", 96, "CPU", 4, 100),
+        cls_of("Client:ClientRead", 70, "Lock:transactionid", 21, 100),
+        cls_of("Client:ClientRead", 71, "Lock:transactionid", 25, 100),
+        cls_of("Client:ClientRead", 54, "Lock:transactionid", 44, 100),
+        cls_of("Lock:transactionid", 62, "Client:ClientRead", 33, 100)};
+    bench_usl_verdict(&f, n, x, 5, lk, v, sizeof(v));
+    assert_non_null(strstr(v, "beyond, row or lock contention limits it"));
+    assert_non_null(strstr(v, "at 64 clients, mostly Lock:transactionid"));
     struct bench_step_class cl[5] = {cls_of("CPU", 90, "Client:ClientRead", 10, 100),
                                      cls_of("CPU", 60, "Client:ClientRead", 40, 100),
                                      cls_of("Client:ClientRead", 70, "CPU", 30, 100),

@@ -379,8 +379,8 @@ static void test_analysis(void **state)
     const char *verdict = util_jstr(a, "verdict");
     assert_non_null(verdict);
     assert_non_null(strstr(verdict, "scales to ~22 clients"));
-    /* the step past N* (32): IO:WALSync 61 of the 91 % that are the database's own waits */
-    assert_non_null(strstr(verdict, "WAL flush limits it (67 % of database wait time at 32 "
+    /* the largest step: IO:WALSync 61 of the 91 % that are the database's own waits */
+    assert_non_null(strstr(verdict, "WAL flush limits it (67 % of database wait time at 64 "
                                     "clients, mostly IO:WALSync"));
     assert_int_equal(cJSON_GetArraySize(util_jget(a, "usl.sigmaInterval")), 2);
     assert_int_equal(cJSON_GetArraySize(util_jget(a, "usl.kappaInterval")), 2);
