@@ -9,13 +9,13 @@ static const struct {
     const char *name, *words;
 } classes[BENCH_NCLS + 1] = {
     [BENCH_CLS_CLIENT] = {"client", "the client"},
-    [BENCH_CLS_SERVER_CPU] = {"serverCpu", "server CPU"},
-    [BENCH_CLS_STORAGE_READS] = {"storageReads", "storage reads"},
-    [BENCH_CLS_WAL_FLUSH] = {"walFlush", "WAL flush"},
-    [BENCH_CLS_LOCK] = {"lock", "row or lock contention"},
+    [BENCH_CLS_SERVER_CPU] = {"server-cpu", "server CPU"},
+    [BENCH_CLS_STORAGE_READS] = {"storage-reads", "storage reads"},
+    [BENCH_CLS_WAL_FLUSH] = {"wal-flush", "WAL flush"},
+    [BENCH_CLS_LOCK] = {"row-contention", "row or lock contention"},
     [BENCH_CLS_LWLOCK] = {"lwlock", "internal contention (LWLock)"},
-    [BENCH_CLS_SYNC_REP] = {"syncRep", "synchronous replication"},
-    [BENCH_CLS_IO_OTHER] = {"ioOther", "other I/O"},
+    [BENCH_CLS_SYNC_REP] = {"sync-replication", "synchronous replication"},
+    [BENCH_CLS_IO_OTHER] = {"io-other", "other I/O"},
     [BENCH_CLS_OTHER] = {"other", "other waits"},
     [BENCH_CLS_INCONCLUSIVE] = {"inconclusive", "nothing measured"},
 };

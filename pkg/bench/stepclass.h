@@ -51,7 +51,7 @@ void bench_step_classify(const struct bench_wait_share *w, int nw, int rounds,
  * when the step saw no database wait. */
 double bench_step_db_share(const struct bench_step_class *s, enum bench_step_cls c);
 
-/* "client", "walFlush", ...: the name status uses; "inconclusive". */
+/* "client", "wal-flush", ... (the names of the per-run verdict classes): the name status uses; "inconclusive". */
 const char *bench_step_cls_name(enum bench_step_cls c);
 /* "the client", "WAL flush", ...: the words of a verdict. */
 const char *bench_step_cls_words(enum bench_step_cls c);

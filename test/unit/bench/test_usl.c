@@ -343,8 +343,8 @@ static void test_step_classes(void **state)
     assert_false(c.weak);
     bench_step_classify(NULL, 0, 0, &c);
     assert_int_equal(c.cls, BENCH_CLS_INCONCLUSIVE);
-    assert_string_equal(bench_step_cls_name(BENCH_CLS_WAL_FLUSH), "walFlush");
-    assert_int_equal(bench_step_cls_parse("walFlush"), BENCH_CLS_WAL_FLUSH);
+    assert_string_equal(bench_step_cls_name(BENCH_CLS_WAL_FLUSH), "wal-flush");
+    assert_int_equal(bench_step_cls_parse("wal-flush"), BENCH_CLS_WAL_FLUSH);
 }
 
 int main(void)

@@ -389,12 +389,12 @@ static void test_analysis(void **state)
     assert_true(cJSON_GetArrayItem(pci, 0)->valuedouble <= 21.79 + 0.5);
     /* each step: what limits it, the class shares, and no stddev from one run */
     const cJSON *s5 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 5);
-    assert_string_equal(util_jstr(s5, "limit.class"), "walFlush");
+    assert_string_equal(util_jstr(s5, "limit.class"), "wal-flush");
     assert_string_equal(util_jstr(s5, "limit.event"), "IO:WALSync");
     assert_int_equal((int)util_jnum(s5, "limit.rounds", 0), 10);
     assert_true(cJSON_IsTrue(util_jget(s5, "limit.weak")));
-    assert_true(util_jnum(s5, "classSharesPct.walFlush", 0) == 61);
-    assert_true(util_jnum(s5, "classSharesPct.serverCpu", 0) == 30);
+    assert_true(util_jnum(s5, "classSharesPct.wal-flush", 0) == 61);
+    assert_true(util_jnum(s5, "classSharesPct.server-cpu", 0) == 30);
     assert_null(util_jget(s5, "tpsStddev"));
     assert_null(util_jget(s5, "latencyP99MsStddev"));
     assert_non_null(strstr(util_jstr(sw, "status.message"), "7 steps: scales to"));
