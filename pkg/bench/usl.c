@@ -438,8 +438,8 @@ void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const dou
             (void)snprintf(ci, sizeof(ci), " (95 %% interval %.0f or more)", f->peak_ci[0]);
         (void)snprintf(out, len, "scales to ~%s%s (USL sigma %.3g, kappa %.2g); beyond, %s",
                        clients_s(b, sizeof(b), f->peak_n), ci, f->sigma, f->kappa,
-                       cls                               ? lim
-                       : f->kappa * f->peak_n > f->sigma ? "coherency dominates"
-                                                         : "contention limits it first");
+                       cls ? lim
+                           : "what limits it was not measured (no wait-event samples: "
+                             "spec.diagnostics.waitEvents would decide it)");
     }
 }

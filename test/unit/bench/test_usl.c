@@ -216,6 +216,9 @@ static void test_verdict_follows_the_curve(void **state)
         retro[i] = usl(1000, 0.05, 0.002, n7[i]);
     verdict_of(n7, retro, 7, v, sizeof(v));
     assert_non_null(strstr(v, "scales to ~22 clients"));
+    /* no evidence of what limits it: not measured, not blamed on the model's terms */
+    assert_non_null(strstr(v, "what limits it was not measured"));
+    assert_null(strstr(v, "coherency"));
     /* retrograde from before the smallest step: the peak at 2, steps from 8 */
     static const double n8[] = {8, 16, 32, 64, 128};
     double early[5];
