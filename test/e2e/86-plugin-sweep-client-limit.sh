@@ -24,7 +24,7 @@ PY
 env_kubectl create configmap cpu --from-file=heavy.sql="$TMP/heavy.sql" >/dev/null
 
 kubectl pgbench sweep "${PLUGIN_TARGET[@]}" --clients 1,2,4,8,16 --name busy --wait -- \
-    -T 3 -j 1 -f cpu:heavy.sql >"$TMP/busy.out" 2>&1 || { cat "$TMP/busy.out" >&2; fail "sweep busy --wait"; }
+    -T 3 -j 1 -r -f cpu:heavy.sql >"$TMP/busy.out" 2>&1 || { cat "$TMP/busy.out" >&2; fail "sweep busy --wait"; }
 cat "$TMP/busy.out" >&2
 env_kubectl get bsw busy -o json >"$TMP/busy.json"
 grep -q '^  verdict: .*the client side limits it from ' "$TMP/busy.out" ||
