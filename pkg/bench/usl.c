@@ -391,8 +391,6 @@ void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const dou
     for (size_t i = 1; i < steps; i++)
         if (x[i] > x[peak])
             peak = i;
-    /* the step whose class explains the limit: the first past the peak (measured or N*), else
-     * the largest */
     /* the first step's tps is the peak, or within 2 % of it (flat: within noise) */
     bool no_scale = steps > 1 && x[peak] < x[0] * 1.02;
     const char *why = "";
