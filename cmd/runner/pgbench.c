@@ -573,7 +573,7 @@ static void pgrun_prepare_load(struct pgrun_ctx *r)
             .wait_events = r->ra.wait_events,
             .replica_lag = r->ra.replica_lag,
             .standby = r->have_si ? r->si.in_recovery : r->rw.standby,
-            .interval_ms = 1000,
+            .interval_ms = pg_diag_interval_ms(r->ro.duration_s),
         };
         r->diag = pg_diag_new(d->loop, r->c.conn, &dopt);
         if (!r->diag)

@@ -181,6 +181,19 @@ int bench_diag_wait_parse(const char *s, struct bench_wait_share *out, int max)
     return n;
 }
 
+int bench_diag_wait_rounds(const char *s)
+{
+    const char *p = s ? strstr(s, " in ") : NULL;
+    while (p) {
+        char *end;
+        long n = strtol(p + 4, &end, 10);
+        if (end != p + 4 && (strncmp(end, " round", 6) == 0) && n >= 0 && n < 1000000000L)
+            return (int)n;
+        p = strstr(p + 4, " in ");
+    }
+    return -1;
+}
+
 /* ---- server (with the dataset check), replica, Little's law ------------------------------ */
 
 /* ", database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB" after what b has: the sizes are the

@@ -57,4 +57,8 @@ struct bench_wait_share {
  * for text that is not such a sentence. */
 int bench_diag_wait_parse(const char *sentence, struct bench_wait_share *out, int max);
 
+/* The sampling rounds a wait-event sentence says its shares rest on ("in 52 rounds"); -1 when
+ * it does not say. */
+int bench_diag_wait_rounds(const char *sentence);
+
 #endif
