@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <sys/random.h>
 
 #include "pkg/controller/manifest.h"
 #include "pkg/util/log.h"
@@ -14,6 +17,16 @@
 #include "pkg/util/mem.h"
 
 #define COMP "leader"
+
+void ctrl_leader_identity(char *out, size_t n, const char *host)
+{
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+        r = ((uint64_t)(util_wall_s() * 1e6) ^ ((uint64_t)getpid() << 32)) * 0x9e3779b97f4a7c15ULL;
+    /* the suffix always fits: the host is cut, not the random part */
+    int room = (int)n - 18;
+    (void)snprintf(out, n, "%.*s_%016llx", room > 0 ? room : 0, host, (unsigned long long)r);
+}
 
 struct ctrl_leader {
     uv_loop_t *loop;
