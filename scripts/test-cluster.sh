@@ -97,7 +97,11 @@ cleanup() {
         s=$(date +%s.%N)
         "$K/node-stop.sh" --all >"$WORK/node-stop.log" 2>&1 || { cat "$WORK/node-stop.log" >&2; rc=1; }
         local left
-        left="$("$K/node-net.sh" status 2>&1 | grep -v '^\[' || true)"
+        # node-net.sh status: the bridge ("no cni0" when gone) and the KUBE-/CNI-/REALK8S- rules;
+        # plus the pods' network namespaces (their veth ends go with them and with cni0; other
+        # veths on the machine, podman's, are not the kit's)
+        left="$({ "$K/node-net.sh" status 2>&1 | grep -v -e '^\[' -e '^no cni0$'
+            ls /run/netns 2>/dev/null | grep '^cni-'; } || true)"
         if [ -n "$left" ]; then
             echo "test-cluster: FAIL: left on the host after node-stop.sh --all:" >&2
             echo "$left" >&2
