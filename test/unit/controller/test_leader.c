@@ -271,11 +271,34 @@ static void test_release_forbidden(void **state)
                                 "leases.coordination.k8s.io \"op-lease\" is forbidden");
     assert_non_null(w);
     assert_non_null(strstr(w, "the garbage collector deletes it with pod op-7d9f-abcde"));
-    /* the level is warn, not debug */
+    /* issue 33: an owned Lease whose RBAC is gone (helm uninstall) is not a warning: nothing
+     * waits for it and the garbage collector deletes it with the pod */
+    const char *line = w;
+    while (line > log && line[-1] != '\n')
+        line--;
+    assert_non_null(strstr(line, "info"));
+    assert_null(strstr(line, "warn"));
+    assert_non_null(strstr(w, "the RBAC went first (helm uninstall)"));
+    free(log);
+}
+
+/* Without an owner pod the same 403 is a warning: the Lease stays until it expires. */
+static void test_release_forbidden_unowned(void **state)
+{
+    struct ctx *x = *state;
+    new_leader(x, false);
+    run_until(x, &x->started, 1);
+    x->forbid_get = true;
+    ctrl_leader_release(x->l, on_released, x);
+    run_until(x, &x->released, 1);
+    char *log = captured(x);
+    const char *w = strstr(log, "lease ops/op-lease not released: reading it: HTTP 403 Forbidden");
+    assert_non_null(w);
     const char *line = w;
     while (line > log && line[-1] != '\n')
         line--;
     assert_non_null(strstr(line, "warn"));
+    assert_non_null(strstr(w, "a successor waits until it expires"));
     free(log);
 }
 
@@ -367,6 +390,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lease_owned_by_pod, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lease_without_pod, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_forbidden, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_forbidden_unowned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_write_forbidden, setup, teardown),
         cmocka_unit_test_setup_teardown(test_takeover_after_expiry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stops_when_renewals_fail, setup, teardown),
