@@ -88,6 +88,11 @@ dump() {
     k get pods -n "$NS_OP" -o wide >&2 2>/dev/null || true
     k get events -n "$NS" --sort-by=.lastTimestamp 2>/dev/null | tail -20 >&2 || true
     k logs -n "$NS_OP" deploy/$RELEASE --tail=40 >&2 2>/dev/null || true
+    local p
+    for p in $(k -n "$NS" get pods -o name 2>/dev/null); do
+        echo "test-cluster: ---- $p" >&2
+        k -n "$NS" logs "$p" --tail=30 >&2 2>/dev/null || true
+    done
 }
 cleanup() {
     local rc=$? s
