@@ -86,6 +86,8 @@ dump() {
     echo "test-cluster: ---- state at the failure" >&2
     k get br,bsw,jobs,pods,pvc -n "$NS" -o wide >&2 2>/dev/null || true
     k get pods -n "$NS_OP" -o wide >&2 2>/dev/null || true
+    # why a container does not run: its state and last state (reason, exit code, message)
+    k get pods -n "$NS_OP" -o jsonpath='{range .items[*]}{.metadata.name}{": "}{range .status.containerStatuses[*]}{.state}{" last: "}{.lastState}{"\n"}{end}{end}' >&2 2>/dev/null || true
     k get events -n "$NS" --sort-by=.lastTimestamp 2>/dev/null | tail -20 >&2 || true
     k logs -n "$NS_OP" deploy/$RELEASE --tail=40 >&2 2>/dev/null || true
     local p
