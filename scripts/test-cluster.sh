@@ -9,6 +9,8 @@
 #   K8S=kind            the current kubectl context's kind cluster (KIND_CLUSTER, default "kind"):
 #                       images loaded with `kind load image-archive`, PostgreSQL 15 run in the
 #                       cluster from postgres:15 (pulled); the cluster itself is left running.
+#   RESTART_AFTER_S     when the operator pod is deleted in run 3, in s after the start barrier
+#                       (default 4; negative: before it)
 #   OPERATOR_IMAGE, RUNNER_IMAGE  the images under test (default
 #                       ghcr.io/pgbench-operator/{operator,runner}:<VERSION>, built by `make images`
 #                       into podman's storage); the chart gets their repository and tag.
@@ -399,11 +401,13 @@ EOF
         sleep 1
     done
     [ -n "$at" ] || fail "run restart: no start barrier after 60 s"
-    # mid-load: 4 s after the barrier, pgbench connected and running
+    # mid-load: RESTART_AFTER_S (default 4) s after the barrier, pgbench connected and running;
+    # negative: before it, while the workers wait
+    local after="${RESTART_AFTER_S:-4}"
     sleep "$(python3 -c 'import sys, datetime, time
 t = datetime.datetime.fromisoformat(sys.argv[1].replace("Z", "+00:00")).timestamp()
-print(max(0.0, t + 4 - time.time()))' "$at")"
-    note "deleting the operator pod $old (holder $old_holder) mid-run, 4 s after the barrier $at"
+print(max(0.0, t + float(sys.argv[2]) - time.time()))' "$at" "$after")"
+    note "deleting the operator pod $old (holder $old_holder) mid-run, $after s after the barrier $at"
     k -n "$NS_OP" delete pod "$old" --wait=false >/dev/null
     for i in $(seq 1 90); do
         new="$(op_pod || true)"
