@@ -16,6 +16,9 @@
 //   restartBackoffMs base of the container restart backoff (default 1000; upstream uses 10s)
 //   maxGraceSeconds  cap on terminationGracePeriodSeconds before SIGKILL (default 3)
 //   hpaResyncMs      HPA resync period (default 1000; upstream uses 15s)
+//   downwardDelayMs  how late a changed label/annotation reaches a downwardAPI volume: ms, or
+//                    "MIN-MAX" / [min, max] drawn uniformly per change (default: env
+//                    SIM_DOWNWARD_DELAY_MS, else "50-1170", what the real v1.25 node showed)
 
 const fs = require('fs');
 const os = require('os');
@@ -26,7 +29,20 @@ const { GarbageCollector } = require('./gc');
 const { WorkloadStatus, HPAController } = require('./hpa');
 const { ClusterRoleAggregation } = require('./aggregation');
 
+// [min, max] ms from a number, "N", "MIN-MAX" or [min, max]; an error names SIM_DOWNWARD_DELAY_MS.
+function delayRange(v) {
+  const parts = Array.isArray(v) ? v : String(v).split('-');
+  const r = parts.map(Number);
+  if (r.length === 1) r.push(r[0]);
+  if (r.length !== 2 || !r.every((x) => Number.isFinite(x) && x >= 0) || r[0] > r[1] || String(v).trim() === '') {
+    throw new Error(`SIM_DOWNWARD_DELAY_MS (downwardDelayMs) ${JSON.stringify(v)}: want milliseconds, N or MIN-MAX with 0 <= MIN <= MAX, e.g. 50-1170`);
+  }
+  return r;
+}
+
 function start(store, opts = {}) {
+  const downwardDelayMs = delayRange(opts.downwardDelayMs !== undefined ? opts.downwardDelayMs
+    : process.env.SIM_DOWNWARD_DELAY_MS || '50-1170');
   let binPath = opts.binPath !== undefined ? opts.binPath : process.env.SIM_BIN_PATH || '';
   if (typeof binPath === 'string') binPath = binPath.split(':');
   binPath = binPath.filter(Boolean).map((d) => path.resolve(d));
@@ -42,6 +58,7 @@ function start(store, opts = {}) {
     restartBackoffMs: opts.restartBackoffMs !== undefined ? opts.restartBackoffMs : 1000,
     maxGraceSeconds: opts.maxGraceSeconds !== undefined ? opts.maxGraceSeconds : 3,
     hpaResyncMs: opts.hpaResyncMs !== undefined ? opts.hpaResyncMs : 1000,
+    downwardDelayMs,
   };
   const kubelet = new Kubelet(ctx);
   const jobs = new JobController(ctx);

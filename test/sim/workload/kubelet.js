@@ -127,6 +127,7 @@ class Kubelet {
     this.binPath = ctx.binPath;
     this.maxGraceSeconds = ctx.maxGraceSeconds;
     this.restartBackoffMs = ctx.restartBackoffMs;
+    this.downwardDelayMs = ctx.downwardDelayMs || [0, 0]; // [min, max]
     this.pods = new Map(); // uid -> runtime
     this.queue = new U.WorkQueue('kubelet', (k) => this.sync(k), this.log);
     this.pvcQueue = new U.WorkQueue('pv-binder', (k) => this.syncPVC(k), this.log);
@@ -354,8 +355,26 @@ class Kubelet {
   // (run on every pod update) calls volumeManager.WaitForAttachAndMount, whose ReprocessPod
   // remounts the volumes that RequiresRemount ("Atomically updating volumes, like Downward API,
   // depend on this"); the AtomicWriter then swaps the ..data symlink. Same here, on every sync of a
-  // running pod, when the payload changed.
+  // running pod, when the payload changed, but not at once: the real node (Kubernetes v1.25, issue
+  // 33) made an annotation visible in the file 0.05-1.17 s after it was set (the pod worker's
+  // queue, the volume manager's reconciler loop), so a change is written after a delay drawn from
+  // downwardDelayMs (SIM_DOWNWARD_DELAY_MS), with the pod as it is then (changes meanwhile are
+  // written together, as the kubelet's next sync would).
   refreshDownwardAPI(rt) {
+    if (rt.final || rt.killing || rt.downwardTimer) return;
+    const changed = (rt.pod.spec.volumes || []).some((v) => v.downwardAPI && rt.volumes.has(v.name)
+      && !sameAtomic(rt.volumes.get(v.name), downwardPayload(rt.pod, v.downwardAPI)));
+    if (!changed) return;
+    const [lo, hi] = this.downwardDelayMs;
+    const ms = lo + Math.random() * (hi - lo);
+    if (ms <= 0) return this.writeDownwardAPI(rt);
+    rt.downwardTimer = setTimeout(() => {
+      rt.downwardTimer = null;
+      if (!this.stopped) this.writeDownwardAPI(rt);
+    }, ms);
+  }
+
+  writeDownwardAPI(rt) {
     if (rt.final || rt.killing) return;
     for (const v of rt.pod.spec.volumes || []) {
       if (!v.downwardAPI || !rt.volumes.has(v.name)) continue;
@@ -1030,6 +1049,7 @@ class Kubelet {
       rt.killDeadline = Date.now() + ms;
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
       if (rt.pullTimer) clearTimeout(rt.pullTimer);
+      if (rt.downwardTimer) clearTimeout(rt.downwardTimer);
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) {
           clearTimeout(c.timer);
@@ -1077,6 +1097,7 @@ class Kubelet {
     rt.killing = true;
     rt.final = true;
     if (rt.retryTimer) clearTimeout(rt.retryTimer);
+    if (rt.downwardTimer) clearTimeout(rt.downwardTimer);
     const procs = [];
     for (const c of rt.init.concat(rt.containers)) {
       if (c.timer) clearTimeout(c.timer);
@@ -1145,6 +1166,7 @@ class Kubelet {
     for (const rt of this.pods.values()) {
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
       if (rt.pullTimer) clearTimeout(rt.pullTimer);
+      if (rt.downwardTimer) clearTimeout(rt.downwardTimer);
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) clearTimeout(c.timer);
         if (c.proc) {
@@ -1194,6 +1216,23 @@ function downwardPayload(pod, src) {
 // symlink to it and every file a symlink through ..data; an update writes a new directory and
 // renames a new symlink over ..data, so a reader sees the old payload or the new one, never a
 // mix. Nothing is written when the payload did not change.
+// Whether dir (an AtomicWriter directory) holds payload already.
+function sameAtomic(dir, payload) {
+  let cur = null;
+  try {
+    cur = fs.readlinkSync(path.join(dir, '..data'));
+  } catch (_) {
+    return false;
+  }
+  return Object.entries(payload).every(([p, v]) => {
+    try {
+      return fs.readFileSync(path.join(dir, cur, p), 'utf8') === v;
+    } catch (_) {
+      return false;
+    }
+  });
+}
+
 function writeAtomic(dir, payload) {
   fs.mkdirSync(dir, { recursive: true });
   const dataLink = path.join(dir, '..data');
@@ -1203,16 +1242,7 @@ function writeAtomic(dir, payload) {
   } catch (_) {
     oldDir = null;
   }
-  if (oldDir) {
-    const same = Object.entries(payload).every(([p, v]) => {
-      try {
-        return fs.readFileSync(path.join(dir, oldDir, p), 'utf8') === v;
-      } catch (_) {
-        return false;
-      }
-    });
-    if (same) return false;
-  }
+  if (oldDir && sameAtomic(dir, payload)) return false;
   const ts = `..${new Date().toISOString().replace(/[-:]/g, '_')}.${U.randomHex(4)}`;
   for (const [p, v] of Object.entries(payload)) {
     const f = path.join(dir, ts, p);
