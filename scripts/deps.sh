@@ -8,6 +8,7 @@ packages=(gcc make pkg-config python3 python3-yaml openssl ca-certificates unzip
     postgresql-15 postgresql-client-15 fio
     clang libclang-rt-14-dev clang-format clang-tidy pmccabe
     chromium # headless, renders kubectl pgbench report in e2e 64
+    podman runc # the simulated cluster's container mode (e2e 76); crun refuses this sandbox's cgroups
     prometheus) # for promtool (`promtool check metrics` on /metrics: unit test_metrics, e2e 58)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 
