@@ -16,6 +16,10 @@
 //   restartBackoffMs base of the container restart backoff (default 1000; upstream uses 10s)
 //   maxGraceSeconds  cap on terminationGracePeriodSeconds before SIGKILL (default 3)
 //   hpaResyncMs      HPA resync period (default 1000; upstream uses 15s)
+//   containerMode    run pods from their images through podman (default: env SIM_CONTAINER_MODE=1);
+//                    Deployments then run pods too (deployments.js)
+//   apiServer        {host, port, ca}: what in-cluster pods are given (container mode)
+//   issueToken       (namespace, serviceAccount) -> token the API server accepts (container mode)
 
 const fs = require('fs');
 const os = require('os');
@@ -25,6 +29,8 @@ const { JobController } = require('./jobs');
 const { GarbageCollector } = require('./gc');
 const { WorkloadStatus, HPAController } = require('./hpa');
 const { ClusterRoleAggregation } = require('./aggregation');
+const { DeploymentController } = require('./deployments');
+const { PodmanRuntime } = require('./podman');
 
 function start(store, opts = {}) {
   let binPath = opts.binPath !== undefined ? opts.binPath : process.env.SIM_BIN_PATH || '';
@@ -42,7 +48,11 @@ function start(store, opts = {}) {
     restartBackoffMs: opts.restartBackoffMs !== undefined ? opts.restartBackoffMs : 1000,
     maxGraceSeconds: opts.maxGraceSeconds !== undefined ? opts.maxGraceSeconds : 3,
     hpaResyncMs: opts.hpaResyncMs !== undefined ? opts.hpaResyncMs : 1000,
+    containerMode: opts.containerMode !== undefined ? !!opts.containerMode : process.env.SIM_CONTAINER_MODE === '1',
+    apiServer: opts.apiServer || null,
+    issueToken: opts.issueToken || null,
   };
+  if (ctx.containerMode) ctx.runtime = opts.runtime || new PodmanRuntime({ instance: path.basename(tmpDir) });
   const kubelet = new Kubelet(ctx);
   const jobs = new JobController(ctx);
   const gc = new GarbageCollector(ctx);
@@ -50,6 +60,7 @@ function start(store, opts = {}) {
   const hpa = new HPAController(ctx);
   const aggregation = new ClusterRoleAggregation(ctx);
   const parts = [gc, jobs, kubelet, workloads, hpa, aggregation];
+  if (ctx.containerMode) parts.push(new DeploymentController(ctx));
 
   const onEvent = (ev) => {
     for (const p of parts) {
@@ -88,7 +99,7 @@ function start(store, opts = {}) {
     if (stopped) return stopped;
     store.removeListener('event', onEvent);
     process.removeListener('exit', onExit);
-    for (const p of [gc, jobs, workloads, hpa, aggregation]) p.stop();
+    for (const p of parts) if (p !== kubelet) p.stop();
     stopped = kubelet.stop().then(() => {
       if (ownTmp) fs.rmSync(tmpDir, { recursive: true, force: true });
     });
