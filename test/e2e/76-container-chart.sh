@@ -92,11 +92,11 @@ curl -fsS "http://127.0.0.1:$port/readyz" >"$TMP/readyz" 2>&1 || fail "operator 
 
 k -n bench create secret generic pg-pass --from-literal=password="$PGPASSWORD" >/dev/null
 # blocked: an image the node does not have, pull policy Never (reported after the operator's grace)
-env_br_yaml bench/neverpull "pgbench: {run: {clients: 1, threads: 1, durationSeconds: 2, builtin: select-only}}" \
+env_br_yaml neverpull "pgbench: {run: {clients: 1, threads: 1, durationSeconds: 2, builtin: select-only}}" \
     "image: ghcr.io/pgbench-operator/runner:absent" "imagePullPolicy: Never" | env_apply - -n bench
 neverpull_at=$SECONDS
 # init + 2 workers
-env_br_yaml bench/two "pgbench: {init: {scale: 1}, run: {clients: 4, threads: 1, durationSeconds: 3, builtin: select-only}}" \
+env_br_yaml two "pgbench: {init: {scale: 1}, run: {clients: 4, threads: 1, durationSeconds: 3, builtin: select-only}}" \
     "workers: 2" "cleanupPolicy: Keep" | env_apply - -n bench
 env_wait_phase bench/two Succeeded 300
 k -n bench get br two -o json >"$TMP/two.json"
@@ -149,15 +149,17 @@ pod="$(k -n bench get pods -l pgbench.dev/benchmarkrun=neverpull -o jsonpath='{.
 [ -n "$pod" ] || fail "no pod for run neverpull"
 reason="$(k -n bench get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')"
 [ "$reason" = ErrImageNeverPull ] || fail "pod $pod waiting reason '$reason', want ErrImageNeverPull"
-left=$((neverpull_at + 45 - SECONDS))
+blocked_by() { [ "$(env_status bench/neverpull '{.status.conditions[?(@.type=="WorkersBlocked")].reason}')" = "$1" ]; }
+# the operator's grace (30 s from the phase's start) first
+left=$((neverpull_at + 90 - SECONDS))
 [ "$left" -gt 0 ] || left=1
-env_wait_for "WorkersBlocked of run neverpull" "$left" \
-    sh -c "[ \"\$(\"${KUBECTL:-kubectl}\" --kubeconfig '$KUBECONFIG' -n bench get br neverpull -o jsonpath='{.status.conditions[?(@.type==\"WorkersBlocked\")].reason}')\" = ErrImageNeverPull ]"
+env_poll "$left" blocked_by ErrImageNeverPull || { env_dump_run bench/neverpull; fail "run neverpull not WorkersBlocked/ErrImageNeverPull"; }
 msg="$(env_status bench/neverpull .status.message)"
 grep -q 'is not present with pull policy of Never' <<<"$msg" || fail "run neverpull message: $msg"
 
 # uninstall: the operator's pod and container go
 helm uninstall pgbench-operator -n pgbench-system --wait --timeout 60s >/dev/null || fail "helm uninstall"
-env_wait_for "the operator pod to go" 30 sh -c "! \"${KUBECTL:-kubectl}\" --kubeconfig '$KUBECONFIG' -n pgbench-system get pod '$op_pod' >/dev/null 2>&1"
-env_wait_for "the operator container to go" 15 sh -c "! podman container exists '$cid'"
+gone() { ! "$@" >/dev/null 2>&1; }
+env_wait_for "the operator pod to go" 30 gone k -n pgbench-system get pod "$op_pod"
+env_wait_for "the operator container to go" 15 gone podman container exists "$cid"
 pass "helm install in container mode under Pod Security restricted: operator image in-cluster, init + 2 workers and fio on a PVC from the runner image, ErrImageNeverPull reported"
