@@ -95,7 +95,8 @@ k -n bench create secret generic pg-pass --from-literal=password="$PGPASSWORD" >
 env_br_yaml neverpull "pgbench: {run: {clients: 1, threads: 1, durationSeconds: 2, builtin: select-only}}" \
     "image: ghcr.io/pgbench-operator/runner:absent" "imagePullPolicy: Never" | env_apply - -n bench
 neverpull_at=$SECONDS
-# init + 2 workers
+# init + 2 workers; they start together on the start barrier, a downwardAPI file of their pod's
+# annotation that the operator sets once both are ready: the update reaches the mounted volume
 env_br_yaml two "pgbench: {init: {scale: 1}, run: {clients: 4, threads: 1, durationSeconds: 3, builtin: select-only}}" \
     "workers: 2" "cleanupPolicy: Keep" | env_apply - -n bench
 env_wait_phase bench/two Succeeded 300
