@@ -162,6 +162,10 @@ async function main() {
   // container mode: pods run from their images (podman) and reach the API server in-cluster
   let extra = { containerMode: false };
   if (args.containerMode) {
+    if (!require('./workload/podman').PodmanRuntime.available()) {
+      process.stderr.write('sim: --container-mode runs pods with podman, which is not installed (make deps installs it)\n');
+      process.exit(2);
+    }
     const u = new URL(url);
     extra = {
       containerMode: true,
