@@ -119,7 +119,7 @@ for p in pods:
     cs = p["status"]["containerStatuses"][0]
     assert p["status"]["phase"] == "Succeeded", (p["metadata"]["name"], p["status"])
     assert cs["image"] == image, cs
-    assert cs["containerID"].startswith("containerd://"), cs
+    assert cs["containerID"].startswith("containerd://") and cs["imageID"].startswith("sha256:"), cs
     t = cs["state"]["terminated"]
     assert t["exitCode"] == 0 and t["reason"] == "Completed", t
 PY

@@ -108,7 +108,7 @@ function fakeRuntime(images) {
     children: {},
     exits: {},
     async image(img) {
-      return images[img] === undefined ? { present: false, user: '' } : { present: true, user: images[img] };
+      return images[img] === undefined ? { present: false, user: '' } : { present: true, user: images[img], id: `id-of-${img}` };
     },
     async pull() {
       return 'pull access denied';
@@ -213,6 +213,7 @@ test('container mode: env values go through podman\'s environment, not argv; run
   assert.match(sa, /:\/var\/run\/secrets\/kubernetes.io\/serviceaccount:ro$/);
   assert.equal(fs.readFileSync(path.join(sa.split(':')[0], 'ca.crt'), 'utf8'), 'CA PEM');
   assert.match(p.status.containerStatuses[0].containerID, /^containerd:\/\/id\d+$/);
+  assert.equal(p.status.containerStatuses[0].imageID, 'sha256:id-of-r:2');
 });
 
 test('container mode: a Deployment runs its pods through a ReplicaSet and reports them available; scaled to 0 they go', async (t) => {

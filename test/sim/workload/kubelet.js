@@ -1032,6 +1032,7 @@ class Kubelet {
     c.logFile = logFile;
     c.crilog = new CriLog(rawFile, logFile);
     c.containerID = `containerd://${created.id}`;
+    c.imageID = img.id ? `sha256:${img.id}` : null;
     const fd = fs.openSync(rawFile, 'a');
     const child = this.runtime.start(name, fd);
     fs.closeSync(fd);
@@ -1139,7 +1140,7 @@ class Kubelet {
       ready,
       restartCount: c.restartCount,
       image: c.spec.image || '',
-      imageID: c.everStarted || c.state.terminated ? `sim://${c.spec.image || 'none'}` : '',
+      imageID: c.everStarted || c.state.terminated ? c.imageID || `sim://${c.spec.image || 'none'}` : '',
       started: !!c.proc,
     };
     if (c.containerID) s.containerID = c.containerID;

@@ -152,10 +152,12 @@ class PodmanRuntime {
     });
   }
 
-  // {present, user} of a local image.
+  // {present, user, id} of a local image.
   async image(image) {
-    const r = await this.run(['image', 'inspect', '--format', '{{.Config.User}}', image]);
-    return r.code === 0 ? { present: true, user: r.stdout.trim() } : { present: false, user: '' };
+    const r = await this.run(['image', 'inspect', '--format', '{{.Id}}|{{.Config.User}}', image]);
+    if (r.code !== 0) return { present: false, user: '' };
+    const [id, user] = r.stdout.trim().split('|');
+    return { present: true, user: user || '', id };
   }
 
   async pull(image) {
