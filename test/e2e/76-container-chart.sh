@@ -2,28 +2,22 @@
 # The images as the chart runs them: the simulated cluster in container mode (every pod runs from
 # its image through podman, with its securityContext, env, volumes and in-cluster credentials),
 # namespaces enforcing Pod Security "restricted", `helm install` of the chart with its own values
-# (only the image tag, the local one, and pullPolicy Never set), then the operator pod — in-cluster
+# (only the images, the local ones, and pullPolicy Never set), then the operator pod — in-cluster
 # config from the mounted service account token — runs a BenchmarkRun with an init Job and 2
 # workers to Succeeded with its result ConfigMap, and a fio run on a PVC. A run whose image the
 # node does not have, with imagePullPolicy Never, is reported blocked (ErrImageNeverPull).
-# Builds the images when missing (scripts/images.sh --if-missing); skips only without podman.
+# Builds the images when missing (env_need_image: scripts/images.sh --if-missing); skips only
+# without a container engine.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 cd "$ROOT"
 
-if ! command -v podman >/dev/null 2>&1; then
-    pass "SKIPPED: no container engine (podman; make deps installs it)"
-    exit 0
-fi
-# the sandbox's quirks (runc, ulimits) are in the repository's containers.conf
-export CONTAINERS_CONF="${CONTAINERS_CONF:-$ROOT/images/containers.conf}"
-scripts/images.sh --if-missing >"$TMP/images.log" 2>&1 || { cat "$TMP/images.log" >&2; fail "scripts/images.sh"; }
-VERSION="$(cat VERSION)"
-OP_IMAGE="ghcr.io/pgbench-operator/operator:$VERSION"
-RUNNER_IMAGE="ghcr.io/pgbench-operator/runner:$VERSION"
-for i in "$OP_IMAGE" "$RUNNER_IMAGE"; do
-    podman image exists "$i" || fail "image $i missing after scripts/images.sh: $(cat "$TMP/images.log")"
-done
+# the images, built when absent or older than their sources; skips without a container engine
+env_need_image operator
+OP_IMAGE="$IMAGE"
+env_need_image runner
+RUNNER_IMAGE="$IMAGE"
+[ "$ENGINE" = podman ] || skip "the simulated cluster's container mode runs podman, the engine here is $ENGINE"
 
 env_start_pg
 env_start_sim --container-mode
@@ -46,9 +40,10 @@ if k -n bench run not-restricted --image="$RUNNER_IMAGE" --restart=Never >"$TMP/
 fi
 grep -q 'violates PodSecurity "restricted:latest"' "$TMP/psa.out" || fail "Pod Security refusal: $(cat "$TMP/psa.out")"
 
-# The chart's values; only the image tags (the local ones) and pullPolicy Never (never a
-# registry). The operator's metrics port is on the node's network: another one if 8080 is taken.
-set_args=(--set "image.tag=$VERSION" --set image.pullPolicy=Never --set "runnerImage.tag=$VERSION")
+# The chart's values; only the images (the local references; IMAGE_REGISTRY's when set) and
+# pullPolicy Never (never a registry). The operator's metrics port is on the node's network: another one if 8080 is taken.
+set_args=(--set "image.repository=${OP_IMAGE%:*}" --set "image.tag=${OP_IMAGE##*:}" --set image.pullPolicy=Never
+    --set "runnerImage.repository=${RUNNER_IMAGE%:*}" --set "runnerImage.tag=${RUNNER_IMAGE##*:}")
 if ss -ltnH "sport = :8080" 2>/dev/null | grep -q .; then
     port="$(env_free_port)"
     note "port 8080 is taken on this machine: metrics.port=$port"
