@@ -19,6 +19,10 @@
 //   downwardDelayMs  how late a changed label/annotation reaches a downwardAPI volume: ms, or
 //                    "MIN-MAX" / [min, max] drawn uniformly per change (default: env
 //                    SIM_DOWNWARD_DELAY_MS, else "50-1170", what the real v1.25 node showed)
+//   containerMode    run pods from their images through podman (default: env SIM_CONTAINER_MODE=1);
+//                    Deployments then run pods too (deployments.js)
+//   apiServer        {host, port, ca}: what in-cluster pods are given (container mode)
+//   issueToken       (namespace, serviceAccount) -> token the API server accepts (container mode)
 
 const fs = require('fs');
 const os = require('os');
@@ -28,6 +32,8 @@ const { JobController } = require('./jobs');
 const { GarbageCollector } = require('./gc');
 const { WorkloadStatus, HPAController } = require('./hpa');
 const { ClusterRoleAggregation } = require('./aggregation');
+const { DeploymentController } = require('./deployments');
+const { PodmanRuntime } = require('./podman');
 
 // [min, max] ms from a number, "N", "MIN-MAX" or [min, max]; an error names SIM_DOWNWARD_DELAY_MS.
 function delayRange(v) {
@@ -59,7 +65,11 @@ function start(store, opts = {}) {
     maxGraceSeconds: opts.maxGraceSeconds !== undefined ? opts.maxGraceSeconds : 3,
     hpaResyncMs: opts.hpaResyncMs !== undefined ? opts.hpaResyncMs : 1000,
     downwardDelayMs,
+    containerMode: opts.containerMode !== undefined ? !!opts.containerMode : process.env.SIM_CONTAINER_MODE === '1',
+    apiServer: opts.apiServer || null,
+    issueToken: opts.issueToken || null,
   };
+  if (ctx.containerMode) ctx.runtime = opts.runtime || new PodmanRuntime({ instance: path.basename(tmpDir) });
   const kubelet = new Kubelet(ctx);
   const jobs = new JobController(ctx);
   const gc = new GarbageCollector(ctx);
@@ -67,6 +77,7 @@ function start(store, opts = {}) {
   const hpa = new HPAController(ctx);
   const aggregation = new ClusterRoleAggregation(ctx);
   const parts = [gc, jobs, kubelet, workloads, hpa, aggregation];
+  if (ctx.containerMode) parts.push(new DeploymentController(ctx));
 
   const onEvent = (ev) => {
     for (const p of parts) {
@@ -105,7 +116,7 @@ function start(store, opts = {}) {
     if (stopped) return stopped;
     store.removeListener('event', onEvent);
     process.removeListener('exit', onExit);
-    for (const p of [gc, jobs, workloads, hpa, aggregation]) p.stop();
+    for (const p of parts) if (p !== kubelet) p.stop();
     stopped = kubelet.stop().then(() => {
       if (ownTmp) fs.rmSync(tmpDir, { recursive: true, force: true });
     });

@@ -919,6 +919,19 @@ static void test_workers_blocked(void **state)
     ctrl_plan_free(&p);
     free(st2);
     cJSON_Delete(pod);
+    /* an image absent from the node with imagePullPolicy Never: the kubelet never pulls it, the
+     * worker waits until someone loads the image or changes the policy */
+    pod = stuck_pod("b1-run-0-x", "run", "ErrImageNeverPull",
+                    "Container image \\\"r:1\\\" is not present with pull policy of Never");
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
+    assert_non_null(cond(&p, "WorkersBlocked"));
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "ErrImageNeverPull");
+    assert_string_equal(util_jstr(p.status, "message"),
+                        "run pod b1-run-0-x cannot start: ErrImageNeverPull: Container image "
+                        "\"r:1\" is not present with pull policy of Never");
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(pod);
     /* a reason that heals by itself (ContainerCreating) is not reported */
     pod = stuck_pod("b1-run-0-x", "run", "ContainerCreating", "");
     st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
