@@ -95,27 +95,31 @@ static int write_page(const char *cmd, const struct buf *page, const char *file)
     return 0;
 }
 
-/* compare's output: the text table, or with -o html one page (to FILE, else stdout). */
-static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th, struct kc *k,
-                       const char *html_file, bool html)
+/* compare's output: the text table, or with -o html one page (to FILE, else stdout). Reads every
+ * run's result (server settings, and the page's curves). */
+static int compare_out(struct plugin_compare *c, cJSON **brs, struct kc *k, const char *html_file,
+                       bool html)
 {
     struct buf out = BUF_INIT(OUT_CAP), verdict = BUF_INIT(1 << 20);
     bool failed = false;
     cJSON *res[MAX_RUNS] = {0};
     int rc = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        char note[700];
+        get_result(k, brs[i], &res[i], note, sizeof(note));
+    }
+    c->brs = (const cJSON *const *)brs;
+    c->results = (const cJSON *const *)res;
     if (html) {
-        for (size_t i = 0; i < n; i++) {
-            char note[700];
-            get_result(k, brs[i], &res[i], note, sizeof(note));
-        }
-        if (plugin_compare_html(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n, th,
-                                &verdict, &failed) != 0) {
+        if (plugin_compare_html(&out, c, &verdict, &failed) != 0) {
             (void)fprintf(stderr, "kubectl pgbench compare: output too large\n");
             rc = EXIT_CLUSTER;
         }
         rc = rc ? rc : write_page("compare", &out, html_file);
+    } else if (plugin_compare_table(&out, c, false, &verdict, &failed) != 0) {
+        (void)fprintf(stderr, "kubectl pgbench compare: output too large\n");
+        rc = EXIT_CLUSTER;
     } else {
-        (void)plugin_compare_table(&out, (const cJSON *const *)brs, n, th, &verdict, &failed);
         emit(out.data, out.len);
     }
     if (failed && !rc) {
@@ -123,7 +127,7 @@ static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th
         (void)fprintf(stderr, "%s", verdict.data);
         rc = EXIT_RUN_FAILED;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < c->n; i++)
         cJSON_Delete(res[i]);
     buf_free(&out);
     buf_free(&verdict);
@@ -148,19 +152,68 @@ static double pct_arg(struct args *a, const char *flag, const char *v)
     return d;
 }
 
+/* The runs of compare's arguments, in sides: "a,b,c" is a side of three runs; with --repeats N
+ * every N consecutive names are one. names[] gets every run, c->side_n each side's count. */
+static size_t compare_sides(struct args *a, char **args, size_t nargs, long repeats,
+                            const char **names, struct plugin_compare *c)
+{
+    size_t n = 0;
+    bool lists = false;
+    for (size_t k = 0; k < nargs; k++) {
+        size_t before = n;
+        for (char *p = args[k], *comma; p; p = comma ? comma + 1 : NULL) {
+            if ((comma = strchr(p, ',')) != NULL) {
+                *comma = '\0';
+                lists = true;
+            }
+            if (!*p)
+                die_usage(a, "an empty name in \"%s\"", args[k]);
+            if (n >= MAX_RUNS)
+                die_usage(a, "at most %d runs", MAX_RUNS);
+            names[n++] = p;
+        }
+        if (c->nsides < sizeof(c->side_n) / sizeof(c->side_n[0]))
+            c->side_n[c->nsides] = n - before;
+        c->nsides++;
+    }
+    if (lists && repeats > 0)
+        die_usage(a, "--repeats and comma-separated sides: give one of them");
+    if (repeats > 0) {
+        if (n % (size_t)repeats || n / (size_t)repeats < 2)
+            die_usage(a, "--repeats %ld: give %ld runs per side, at least two sides (%zu runs "
+                         "given)",
+                      repeats, repeats, n);
+        c->nsides = n / (size_t)repeats;
+        for (size_t s = 0; s < c->nsides && s < sizeof(c->side_n) / sizeof(c->side_n[0]); s++)
+            c->side_n[s] = (size_t)repeats;
+    }
+    if (c->nsides > sizeof(c->side_n) / sizeof(c->side_n[0]) - 1)
+        die_usage(a, "at most %zu sides", sizeof(c->side_n) / sizeof(c->side_n[0]) - 1);
+    c->n = n;
+    return n;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "compare"};
     struct kc_flags kf = {0};
-    struct plugin_thresholds th = {-1, -1};
+    struct plugin_compare cmp = {.th = {-1, -1}};
     const char *names[MAX_RUNS], *v, *format = NULL, *html_file = NULL;
-    size_t n = 0;
+    char *args[MAX_RUNS];
+    size_t nargs = 0;
+    long repeats = 0;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench compare A B [C...] [--fail-if-tps-drops PCT] "
-                       "[--fail-if-p99-grows PCT] [-o html [FILE.html]]\n"
-                       "  ratios are against the first run; a crossed threshold exits 3\n"
+            (void)puts("usage: kubectl pgbench compare A B [C...] [--repeats N] "
+                       "[--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] [-o html "
+                       "[FILE.html]]\n"
+                       "  a settings block (rows that differ marked *), then the results; deltas "
+                       "are\n  against the first: ratios, percentage points (pp) for shares\n"
+                       "  --repeats N, or A1,A2,A3 B1,B2,B3: N runs per side; each side's mean "
+                       "± stddev,\n  and the gates judge a difference against the runs' spread "
+                       "(Welch t-test):\n  \"within noise\" does not fail\n"
+                       "  a crossed threshold exits 3\n"
                        "  -o html: one self-contained page (the table, TPS, latency and "
                        "percentile curves overlaid); stdout without FILE\n"
                        "  sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per "
@@ -177,21 +230,28 @@ int cmd_compare(int argc, char **argv)
             continue;
         }
         if (arg_value(&a, "--fail-if-tps-drops", NULL, &v)) {
-            th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
+            cmp.th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
             continue;
         }
         if (arg_value(&a, "--fail-if-p99-grows", NULL, &v)) {
-            th.p99_grow_pct = pct_arg(&a, "--fail-if-p99-grows", v);
+            cmp.th.p99_grow_pct = pct_arg(&a, "--fail-if-p99-grows", v);
+            continue;
+        }
+        if (arg_value(&a, "--repeats", NULL, &v)) {
+            char *end;
+            repeats = strtol(v, &end, 10);
+            if (*end || end == v || repeats < 1 || repeats > MAX_RUNS / 2)
+                die_usage(&a, "--repeats \"%s\": runs per side, 1 to %d", v, MAX_RUNS / 2);
             continue;
         }
         if (s[0] == '-')
             die_unknown(&a);
-        if (n >= MAX_RUNS)
+        if (nargs >= MAX_RUNS)
             die_usage(&a, "at most %d runs", MAX_RUNS);
-        names[n++] = s;
-        a.i++;
+        args[nargs++] = a.argv[a.i++];
     }
-    if (n < 2)
+    size_t n = compare_sides(&a, args, nargs, repeats, names, &cmp);
+    if (n < 2 || cmp.nsides < 2)
         die_usage(&a, "give at least two BenchmarkRuns: kubectl pgbench compare A B");
     struct kc k;
     int rc = open_or_fail(&k, &kf, "compare");
@@ -200,6 +260,8 @@ int cmd_compare(int argc, char **argv)
     const char *first = names[0];
     if (sweep_ref(&k, &first)) { /* BenchmarkSweeps: one row per varied value */
         struct buf out = BUF_INIT(OUT_CAP);
+        if (cmp.nsides != n)
+            die_usage(&a, "sweeps are compared one against another: no --repeats or lists");
         rc = sweep_compare(&k, names, n, format != NULL, &out);
         if (!rc && format)
             rc = write_page("compare", &out, html_file);
@@ -213,7 +275,7 @@ int cmd_compare(int argc, char **argv)
     for (size_t i = 0; i < n && !rc; i++)
         rc = get_run(&k, names[i], &brs[i]);
     if (!rc)
-        rc = compare_out(brs, n, &th, &k, html_file, format != NULL);
+        rc = compare_out(&cmp, brs, &k, html_file, format != NULL);
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(brs[i]);
     kc_close(&k);

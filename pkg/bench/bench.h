@@ -18,5 +18,6 @@
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/bench/result.h"
+#include "pkg/bench/stats.h"
 
 #endif

@@ -2,9 +2,14 @@
 #include "pkg/plugin/present.h"
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/stats.h"
 #include "pkg/controller/phase.h"
+#include "pkg/controller/spec.h"
 #include "pkg/controller/status.h"
+#include "pkg/plugin/report.h"
+#include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 #include <errno.h>
@@ -20,10 +25,16 @@
 #define TROWS 400
 #define TCELL 112
 
+/* What a row is: a plain row, a section's title (its label alone), or a row whose values differ
+ * between the runs (marked "*" in text, class "differs" in HTML). */
+enum row_kind { ROW_PLAIN, ROW_SECTION, ROW_MARKED };
+
 struct table {
     char cell[TROWS][TCOLS][TCELL];
     int nrows, ncols;
-    bool right[TCOLS]; /* right-aligned (numbers) */
+    bool right[TCOLS];            /* right-aligned (numbers), their header too */
+    unsigned char kind[TROWS];    /* enum row_kind */
+    bool marks;                   /* text: a "* " or "  " before every row's label but the header */
 };
 
 static struct table *table_new(int ncols)
@@ -56,24 +67,35 @@ static size_t width(const char *s)
     return w;
 }
 
+/* The mark before row r's label ("" without marks, for the header and section titles). */
+static const char *row_mark(const struct table *t, int r)
+{
+    if (!t->marks || r == 0 || t->kind[r] == ROW_SECTION)
+        return "";
+    return t->kind[r] == ROW_MARKED ? "* " : "  ";
+}
+
 static int table_emit(struct buf *out, const struct table *t, const char *indent)
 {
     size_t w[TCOLS] = {0};
     for (int r = 0; r < t->nrows; r++)
-        for (int c = 0; c < t->ncols; c++)
-            if (width(t->cell[r][c]) > w[c])
-                w[c] = width(t->cell[r][c]);
+        for (int c = 0; c < t->ncols; c++) {
+            size_t cw = width(t->cell[r][c]) + (c ? 0 : strlen(row_mark(t, r)));
+            if (t->kind[r] != ROW_SECTION && cw > w[c])
+                w[c] = cw;
+        }
     int rc = 0;
     for (int r = 0; r < t->nrows && !rc; r++) {
         rc = buf_puts(out, indent);
         for (int c = 0; c < t->ncols && !rc; c++) {
-            const char *s = t->cell[r][c];
-            size_t pad = w[c] - width(s);
+            const char *s = t->cell[r][c], *mark = c ? "" : row_mark(t, r);
+            size_t sw = width(s) + strlen(mark);
+            size_t pad = w[c] > sw ? w[c] - sw : 0;
             bool last = c == t->ncols - 1;
-            if (t->right[c] && r > 0)
-                rc = buf_printf(out, "%*s%s%s", (int)pad, "", s, last ? "" : "  ");
+            if (t->right[c])
+                rc = buf_printf(out, "%*s%s%s%s", (int)pad, "", mark, s, last ? "" : "  ");
             else
-                rc = buf_printf(out, "%s%*s", s, last ? 0 : (int)pad + 2, "");
+                rc = buf_printf(out, "%s%s%*s", mark, s, last ? 0 : (int)pad + 2, "");
         }
         if (!rc) {
             while (out->len && out->data[out->len - 1] == ' ')
@@ -82,6 +104,33 @@ static int table_emit(struct buf *out, const struct table *t, const char *indent
         }
     }
     return rc;
+}
+
+/* The same table as HTML: a header row, numbers right-aligned (class "n"), section titles
+ * across the table, rows that differ with class "differs". */
+static int table_emit_html(struct buf *out, const struct table *t, const char *id)
+{
+    int rc = buf_printf(out, "<table class=\"cmp\" id=\"%s\">\n", id);
+    for (int r = 0; r < t->nrows && !rc; r++) {
+        if (t->kind[r] == ROW_SECTION) {
+            rc = buf_printf(out, "<tr class=\"sec\"><th colspan=\"%d\">", t->ncols);
+            rc = rc ? rc : plugin_html_esc(out, t->cell[r][0]);
+            rc = rc ? rc : buf_puts(out, "</th></tr>\n");
+            continue;
+        }
+        rc = buf_puts(out, r == 0                         ? "<tr>"
+                           : t->kind[r] == ROW_MARKED ? "<tr class=\"differs\">"
+                                                      : "<tr>");
+        for (int c = 0; c < t->ncols && !rc; c++) {
+            const char *tag = r == 0 || c == 0 ? "th" : "td";
+            rc = buf_printf(out, "<%s%s>", tag, t->right[c] ? " class=\"n\"" : "");
+            rc = rc ? rc : buf_puts(out, c == 0 && t->kind[r] == ROW_MARKED ? "* " : "");
+            rc = rc ? rc : plugin_html_esc(out, t->cell[r][c]);
+            rc = rc ? rc : buf_printf(out, "</%s>", tag);
+        }
+        rc = rc ? rc : buf_puts(out, "</tr>\n");
+    }
+    return rc ? rc : buf_puts(out, "</table>\n");
 }
 
 /* ---- numbers ---------------------------------------------------------------------------- */
@@ -273,19 +322,265 @@ static void ratio_cell(struct table *t, int r, int c, double v, double base, con
         table_set(t, r, c, "%s%s", a, unit);
 }
 
-/* The header row (the runs' names) and their phases. Returns the next row. */
-static int compare_head(struct table *t, const cJSON *const *brs, size_t n)
+/* A side: runs [first, first + n) of the comparison. */
+struct side {
+    size_t first, n;
+};
+
+static void sides_of(const struct plugin_compare *c, struct side *sd)
+{
+    size_t at = 0;
+    for (size_t s = 0; s < c->nsides; s++) {
+        sd[s] = (struct side){at, c->side_n[s]};
+        at += c->side_n[s];
+    }
+}
+
+/* "a", or "a…c (3 runs)" for a side of several runs. */
+static void side_name(const struct plugin_compare *c, const struct side *sd, char *out, size_t len)
+{
+    if (sd->n == 1)
+        (void)snprintf(out, len, "%s", name_of(c->brs[sd->first]));
+    else
+        (void)snprintf(out, len, "%s…%s (%zu runs)", name_of(c->brs[sd->first]),
+                       name_of(c->brs[sd->first + sd->n - 1]), sd->n);
+}
+
+/* The header row (the sides' names) and their phases (distinct phases joined by "/"). */
+static int compare_head(struct table *t, const struct plugin_compare *c, const struct side *sd)
 {
     table_set(t, 0, 0, "%s", "");
     table_set(t, 1, 0, "phase");
-    for (size_t i = 0; i < n; i++) {
-        const char *ph = jstr(status_of(brs[i]), "phase");
-        table_set(t, 0, (int)i + 1, "%s", name_of(brs[i]));
-        t->right[i + 1] = true;
-        table_set(t, 1, (int)i + 1, "%s", ctrl_phase_shown(ph));
+    for (size_t s = 0; s < c->nsides; s++) {
+        char name[TCELL], ph[TCELL] = "";
+        side_name(c, &sd[s], name, sizeof(name));
+        table_set(t, 0, (int)s + 1, "%s", name);
+        t->right[s + 1] = true;
+        for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
+            const char *p = ctrl_phase_shown(jstr(status_of(c->brs[i]), "phase"));
+            if (!strstr(ph, p))
+                (void)snprintf(ph + strlen(ph), sizeof(ph) - strlen(ph), "%s%s", ph[0] ? "/" : "",
+                               p);
+        }
+        table_set(t, 1, (int)s + 1, "%s", ph);
     }
     return 2;
 }
+
+/* ---- the settings block: what each run ran, rows that differ marked */
+
+/* One setting of run i into out ("" when the run does not say). */
+typedef void (*setting_fn)(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                           char *out, size_t len);
+
+static void set_clients(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                        char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%d", sp->clients);
+}
+
+static void set_threads(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                        char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%d", sp->threads);
+}
+
+static void set_workers(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                        char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%d", sp->workers);
+}
+
+static void set_protocol(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                         char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%s", sp->protocol ? sp->protocol : "");
+}
+
+/* The scale pgbench reported ("scaling factor"), else the one the run initialised. */
+static void set_scale(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                      char *out, size_t len)
+{
+    const cJSON *v = bench_get(c->results[i], BK_PGBENCH_SCALE_FACTOR);
+    if (!cJSON_IsNumber(v))
+        v = bench_status_get(status_of(c->brs[i]), BK_PGBENCH_SCALE_FACTOR);
+    if (cJSON_IsNumber(v))
+        (void)snprintf(out, len, "%.0f", v->valuedouble);
+    else if (sp->init)
+        (void)snprintf(out, len, "%d", sp->scale);
+}
+
+static void set_duration(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                         char *out, size_t len)
+{
+    (void)c, (void)i;
+    if (sp->duration_s > 0)
+        (void)snprintf(out, len, "%ld s", sp->duration_s);
+    else
+        (void)snprintf(out, len, "%ld tx/client", sp->transactions);
+}
+
+/* builtin[@W] and CONFIGMAP:KEY[@W] scripts, as pgbench's -b and -f name them. */
+static void set_script(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                       char *out, size_t len)
+{
+    (void)c, (void)i;
+    size_t l = 0;
+    out[0] = '\0';
+    if (sp->builtin)
+        l += (size_t)snprintf(out, len, "builtin %s", sp->builtin);
+    if (sp->builtin && sp->builtin_weight >= 0 && l < len)
+        l += (size_t)snprintf(out + l, len - l, "@%d", sp->builtin_weight);
+    for (int k = 0; k < sp->n_scripts && l < len; k++) {
+        l += (size_t)snprintf(out + l, len - l, "%sscript %s:%s", l ? ", " : "",
+                              sp->scripts[k].configmap, sp->scripts[k].key);
+        if (sp->scripts[k].weight >= 0 && l < len)
+            l += (size_t)snprintf(out + l, len - l, "@%d", sp->scripts[k].weight);
+    }
+}
+
+static void set_rate(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                     char *out, size_t len)
+{
+    (void)c, (void)i;
+    if (sp->rate > 0) {
+        util_fmt_double(out, len, sp->rate);
+        (void)snprintf(out + strlen(out), len - strlen(out), " tps");
+    } else {
+        (void)snprintf(out, len, "unthrottled");
+    }
+}
+
+static void set_target(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                       char *out, size_t len)
+{
+    const char *t = jstr(status_of(c->brs[i]), "target");
+    if (t)
+        (void)snprintf(out, len, "%s", t);
+    else
+        (void)snprintf(out, len, "%s:%d/%s", sp->host, sp->port, sp->database);
+}
+
+static void set_server(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                       char *out, size_t len)
+{
+    (void)sp;
+    const cJSON *v = bench_get(c->results[i], BK_SERVER_VERSION);
+    (void)snprintf(out, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static const struct {
+    const char *label;
+    setting_fn fn;
+} settings[] = {
+    {"target", set_target},   {"clients", set_clients},   {"threads", set_threads},
+    {"workers", set_workers}, {"protocol", set_protocol}, {"scale", set_scale},
+    {"duration", set_duration}, {"script", set_script},   {"rate", set_rate},
+    {"server version", set_server},
+};
+
+/* A server setting the result carries (server.<name>: the SHOW values beside the contract's own
+ * rows, version, database, ...) of run i, into out. */
+static void server_setting(const struct plugin_compare *c, size_t i, const char *name, char *out,
+                           size_t len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(bench_get(c->results[i], BK_SERVER), name);
+    (void)snprintf(out, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* The server settings of every run's result that the contract has no row for, in the order
+ * first seen, into names (borrowed from the results). Returns their number. */
+static int server_settings(const struct plugin_compare *c, const char **names, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, bench_get(c->results[i], BK_SERVER))
+        {
+            char path[200];
+            (void)snprintf(path, sizeof(path), "%s.%s", bench_fields[BK_SERVER].path, it->string);
+            bool dup = !cJSON_IsString(it) || bench_field_find(path, false);
+            for (int k = 0; k < n && !dup; k++)
+                dup = strcmp(names[k], it->string) == 0;
+            if (!dup && n < max)
+                names[n++] = it->string;
+        }
+    }
+    return n;
+}
+
+/* One settings row: each side's value (its runs' distinct values joined by "/"), marked when
+ * the runs do not all agree. vals[i] is run i's value. */
+static void settings_row(struct table *t, int r, const char *label, const struct plugin_compare *c,
+                         const struct side *sd, char (*vals)[TCELL])
+{
+    bool differs = false;
+    for (size_t i = 1; i < c->n; i++)
+        differs = differs || strcmp(vals[i], vals[0]) != 0;
+    table_set(t, r, 0, "%s", label);
+    t->kind[r] = differs ? ROW_MARKED : ROW_PLAIN;
+    for (size_t s = 0; s < c->nsides; s++) {
+        char cell[TCELL] = "";
+        for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
+            bool seen = false;
+            for (size_t k = sd[s].first; k < i && !seen; k++)
+                seen = strcmp(vals[k], vals[i]) == 0;
+            if (!seen)
+                (void)snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), "%s%s",
+                               cell[0] ? "/" : "", vals[i][0] ? vals[i] : "-");
+        }
+        table_set(t, r, (int)s + 1, "%s", cell);
+    }
+}
+
+#define MAX_SETTINGS 48
+
+/* The settings block from row r: a section row, then the run settings and the server's.
+ * Returns the next row. */
+static int compare_settings(struct table *t, int r, const struct plugin_compare *c,
+                            const struct side *sd)
+{
+    struct ctrl_spec *sp = util_xcalloc(c->n, sizeof(*sp));
+    bool *ok = util_xcalloc(c->n, sizeof(*ok));
+    char (*vals)[TCELL] = util_xcalloc(c->n, sizeof(*vals));
+    bool all = true;
+    for (size_t i = 0; i < c->n; i++) {
+        char err[300];
+        ok[i] = ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(c->brs[i], "spec"), &sp[i], err,
+                                sizeof(err)) == 0 &&
+                sp[i].workload == CTRL_WL_PGBENCH;
+        all = all && ok[i];
+    }
+    table_set(t, r, 0, "settings");
+    t->kind[r++] = ROW_SECTION;
+    for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]) && all; k++, r++) {
+        for (size_t i = 0; i < c->n; i++) {
+            vals[i][0] = '\0';
+            settings[k].fn(c, i, &sp[i], vals[i], TCELL);
+        }
+        settings_row(t, r, settings[k].label, c, sd, vals);
+    }
+    const char *names[MAX_SETTINGS];
+    int ns = server_settings(c, names, MAX_SETTINGS);
+    for (int k = 0; k < ns; k++, r++) {
+        for (size_t i = 0; i < c->n; i++)
+            server_setting(c, i, names[k], vals[i], TCELL);
+        settings_row(t, r, names[k], c, sd, vals);
+    }
+    for (size_t i = 0; i < c->n; i++)
+        if (ok[i])
+            ctrl_spec_free(&sp[i]);
+    free(sp);
+    free(ok);
+    free(vals);
+    return r;
+}
+
+/* ---- the results block: each side's mean (± its runs' spread), deltas against the first */
 
 /* A compared number of a run: its status field, or for Little's law the deviation computed from
  * status as the result's checks.littlesLaw is (status words it in a sentence). */
@@ -295,28 +590,86 @@ static double metric(const cJSON *br, enum bench_field_id id)
                                                      : snum(status_of(br), id);
 }
 
-/* The summary's numbers, a row each with ratios to the first run, from row r. Returns the next. */
-static int compare_metrics(struct table *t, int r, const cJSON *const *brs, size_t n)
+/* How a side's number reads against the first side's: a ratio ("(0.93x)"), or for shares and
+ * other percentages the difference in percentage points ("(+8.80 pp)"). */
+enum delta { DELTA_RATIO, DELTA_PP };
+
+/* The finite values among x[0..n) moved to the front; returns their number. */
+static int finite_only(double *x, int n)
 {
-    static const struct {
-        const char *label, *unit;
-        enum bench_field_id id;
-    } rows[] = {
-        {"TPS", "", BK_SUMMARY_TPS},
-        {"latency avg", " ms", BK_SUMMARY_LATENCY_AVG_MS},
-        {"latency p50", " ms", BK_SUMMARY_LATENCY_P50_MS},
-        {"latency p95", " ms", BK_SUMMARY_LATENCY_P95_MS},
-        {"latency p99", " ms", BK_SUMMARY_LATENCY_P99_MS},
-        {"transactions", "", BK_SUMMARY_TRANSACTIONS_PROCESSED},
-        {"failed", "", BK_SUMMARY_FAILED_TRANSACTIONS},
-        {"aborted clients", "", BK_SUMMARY_ABORTED_CLIENTS},
-        {"Little's law deviation", " %", BK_CHECKS_LITTLES_LAW_DEVIATION_PCT},
-    };
-    for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++, r++) {
-        table_set(t, r, 0, "%s", rows[k].label);
-        double base = metric(brs[0], rows[k].id);
-        for (size_t i = 0; i < n; i++)
-            ratio_cell(t, r, (int)i + 1, metric(brs[i], rows[k].id), base, rows[k].unit);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            x[m++] = x[i];
+    return m;
+}
+
+/* A side's cell: its value (one run) or mean ± stddev (several), with unit, and from the second
+ * side on its delta against base (the first side's mean). */
+static void side_cell(struct table *t, int r, int col, const double *x, int n, double base,
+                      const char *unit, enum delta d)
+{
+    double m, sd;
+    char a[48], b[64], dl[48] = "";
+    bench_mean_sd(x, n, &m, &sd);
+    plugin_fmt_num(a, sizeof(a), n ? m : NAN);
+    if (n > 1)
+        (void)snprintf(b, sizeof(b), " ± %s", num(dl, sizeof(dl), sd));
+    else
+        b[0] = '\0';
+    dl[0] = '\0';
+    if (col > 1 && n && isfinite(base) && d == DELTA_PP)
+        (void)snprintf(dl, sizeof(dl), " (%+.2f pp)", m - base);
+    else if (col > 1 && n && isfinite(base) && base != 0)
+        (void)snprintf(dl, sizeof(dl), " (%.2fx)", m / base);
+    table_set(t, r, col, "%s%s%s%s", a, b, unit, dl);
+}
+
+/* One results row from the values of every run (vals[i] for run i). */
+static void results_row(struct table *t, int r, const char *label, const struct side *sd,
+                        size_t nsides, const double *vals, const char *unit, enum delta d)
+{
+    double x[PLUGIN_MAX_RUNS], base = NAN;
+    table_set(t, r, 0, "%s", label);
+    for (size_t s = 0; s < nsides; s++) {
+        memcpy(x, vals + sd[s].first, sd[s].n * sizeof(*x));
+        int n = finite_only(x, (int)sd[s].n);
+        double m, dev;
+        bench_mean_sd(x, n, &m, &dev);
+        if (s == 0)
+            base = n ? m : NAN;
+        side_cell(t, r, (int)s + 1, x, n, base, unit, d);
+    }
+}
+
+static const struct {
+    const char *label, *unit;
+    enum bench_field_id id;
+    enum delta d;
+} result_rows[] = {
+    {"TPS", "", BK_SUMMARY_TPS, DELTA_RATIO},
+    {"latency avg", " ms", BK_SUMMARY_LATENCY_AVG_MS, DELTA_RATIO},
+    {"latency p50", " ms", BK_SUMMARY_LATENCY_P50_MS, DELTA_RATIO},
+    {"latency p95", " ms", BK_SUMMARY_LATENCY_P95_MS, DELTA_RATIO},
+    {"latency p99", " ms", BK_SUMMARY_LATENCY_P99_MS, DELTA_RATIO},
+    {"transactions", "", BK_SUMMARY_TRANSACTIONS_PROCESSED, DELTA_RATIO},
+    {"failed", "", BK_SUMMARY_FAILED_TRANSACTIONS, DELTA_RATIO},
+    {"aborted clients", "", BK_SUMMARY_ABORTED_CLIENTS, DELTA_RATIO},
+    {"Little's law deviation", " %", BK_CHECKS_LITTLES_LAW_DEVIATION_PCT, DELTA_PP},
+};
+
+/* The summary's numbers from row r (a section row first). Returns the next row. */
+static int compare_metrics(struct table *t, int r, const struct plugin_compare *c,
+                           const struct side *sd)
+{
+    double vals[PLUGIN_MAX_RUNS];
+    table_set(t, r, 0, "results");
+    t->kind[r++] = ROW_SECTION;
+    for (size_t k = 0; k < sizeof(result_rows) / sizeof(result_rows[0]); k++, r++) {
+        for (size_t i = 0; i < c->n; i++)
+            vals[i] = metric(c->brs[i], result_rows[k].id);
+        results_row(t, r, result_rows[k].label, sd, c->nsides, vals, result_rows[k].unit,
+                    result_rows[k].d);
     }
     return r;
 }
@@ -350,79 +703,158 @@ static int wait_union(const cJSON *const *brs, size_t n, char seen[MAX_WAITS][12
     return nseen;
 }
 
-/* A row per wait event of any run, its share in each (0 when the run sampled others), from row r.
- */
-static void compare_waits(struct table *t, int r, const cJSON *const *brs, size_t n)
+/* A row per wait event of any run, its share in each (0 when the run sampled others; shares
+ * differ in percentage points), from row r. */
+static void compare_waits(struct table *t, int r, const struct plugin_compare *c,
+                          const struct side *sd)
 {
-    char seen[MAX_WAITS][128];
+    char seen[MAX_WAITS][128], label[160];
     struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
-    int nseen = wait_union(brs, n, seen);
+    double vals[PLUGIN_MAX_RUNS];
+    int nseen = wait_union(c->brs, c->n, seen);
     for (int s = 0; s < nseen; s++, r++) {
-        table_set(t, r, 0, "wait %s", seen[s]);
-        double base = NAN;
-        for (size_t i = 0; i < n; i++) {
-            int nw = run_waits(brs[i], w);
-            double x = nw < 0 ? NAN : 0;
+        for (size_t i = 0; i < c->n; i++) {
+            int nw = run_waits(c->brs[i], w);
+            vals[i] = nw < 0 ? NAN : 0;
             for (int k = 0; k < nw; k++)
                 if (strcmp(w[k].event, seen[s]) == 0)
-                    x = w[k].pct;
-            if (i == 0)
-                base = x;
-            ratio_cell(t, r, (int)i + 1, x, base, " %");
+                    vals[i] = w[k].pct;
         }
+        (void)snprintf(label, sizeof(label), "wait %s", seen[s]);
+        results_row(t, r, label, sd, c->nsides, vals, " %", DELTA_PP);
     }
 }
 
-/* --fail-if-tps-drops and --fail-if-p99-grows against the first run: a line in verdict for each
- * run that crosses one, and *failed. */
-static int compare_thresholds(const cJSON *const *brs, size_t n, const struct plugin_thresholds *th,
-                              struct buf *verdict, bool *failed)
+/* ---- gates: against the first side, judged against the runs' own spread when there is one */
+
+/* Side s's values of a summary field (finite ones) into x; returns their number. */
+static int side_values(const struct plugin_compare *c, const struct side *sd,
+                       enum bench_field_id id, double *x)
 {
-    double tps0 = snum(status_of(brs[0]), BK_SUMMARY_TPS);
-    double p990 = snum(status_of(brs[0]), BK_SUMMARY_LATENCY_P99_MS);
+    for (size_t i = 0; i < sd->n; i++)
+        x[i] = metric(c->brs[sd->first + i], id);
+    return finite_only(x, (int)sd->n);
+}
+
+/* Whether side b's difference from side a in id is beyond the runs' spread: with two runs or more
+ * on each side a Welch t-test (two-sided, p < 0.05), written to `notes` either way; true
+ * (significant) without repeats, where there is no measure of noise. */
+static bool beyond_noise(const struct plugin_compare *c, const struct side *a, const struct side *b,
+                         enum bench_field_id id, const char *what, struct buf *notes, int *rc)
+{
+    double xa[PLUGIN_MAX_RUNS], xb[PLUGIN_MAX_RUNS];
+    int na = side_values(c, a, id, xa), nb = side_values(c, b, id, xb);
+    struct bench_welch w;
+    if (bench_welch(xa, na, xb, nb, &w) != 0)
+        return true;
+    char an[TCELL], bn[TCELL], ma[48], sa[48], mb[48], sb[48];
+    side_name(c, a, an, sizeof(an));
+    side_name(c, b, bn, sizeof(bn));
+    double pct = w.mean_a != 0 ? (w.mean_b - w.mean_a) / fabs(w.mean_a) * 100 : NAN;
+    bool sig = w.p < 0.05;
+    if (!*rc)
+        *rc = buf_printf(notes,
+                         "%s: %s %s ± %s against %s %s ± %s (%+.1f %%): %s (Welch t %.2f, df "
+                         "%.1f, p %.3f)\n",
+                         what, bn, num(mb, sizeof(mb), w.mean_b), num(sb, sizeof(sb), w.sd_b), an,
+                         num(ma, sizeof(ma), w.mean_a), num(sa, sizeof(sa), w.sd_a), pct,
+                         sig ? "beyond noise" : "within noise", -w.t, w.df, w.p);
+    return sig;
+}
+
+/* --fail-if-tps-drops and --fail-if-p99-grows, each side against the first (means with
+ * repeats): a line in verdict for each side that crosses one beyond noise, and *failed. With
+ * repeats every side's TPS and p99 difference is judged against the noise in notes. */
+static int compare_thresholds(const struct plugin_compare *c, const struct side *sd,
+                              struct buf *notes, struct buf *verdict, bool *failed)
+{
+    const struct plugin_thresholds *th = &c->th;
+    double x[PLUGIN_MAX_RUNS], m, dev;
     int rc = 0;
-    for (size_t i = 1; i < n && !rc; i++) {
-        double tps = snum(status_of(brs[i]), BK_SUMMARY_TPS);
-        double p99 = snum(status_of(brs[i]), BK_SUMMARY_LATENCY_P99_MS);
+    bench_mean_sd(x, side_values(c, &sd[0], BK_SUMMARY_TPS, x), &m, &dev);
+    double tps0 = m;
+    bench_mean_sd(x, side_values(c, &sd[0], BK_SUMMARY_LATENCY_P99_MS, x), &m, &dev);
+    double p990 = m;
+    char n0[TCELL], ni[TCELL];
+    side_name(c, &sd[0], n0, sizeof(n0));
+    for (size_t s = 1; s < c->nsides && !rc; s++) {
+        side_name(c, &sd[s], ni, sizeof(ni));
+        int nt = side_values(c, &sd[s], BK_SUMMARY_TPS, x);
+        bench_mean_sd(x, nt, &m, &dev);
+        double tps = nt ? m : NAN;
+        int np = side_values(c, &sd[s], BK_SUMMARY_LATENCY_P99_MS, x);
+        bench_mean_sd(x, np, &m, &dev);
+        double p99 = np ? m : NAN;
+        bool tps_sig = beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_TPS, "TPS", notes, &rc);
+        bool p99_sig =
+            beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_LATENCY_P99_MS, "p99", notes, &rc);
         if (th->tps_drop_pct >= 0 && isfinite(tps0) && tps0 > 0) {
             double drop = (tps0 - tps) / tps0 * 100;
-            if (!isfinite(tps) || drop > th->tps_drop_pct) {
+            if (!isfinite(tps) || (drop > th->tps_drop_pct && tps_sig)) {
                 *failed = true;
-                rc =
-                    buf_printf(verdict,
-                               "%s: TPS %.1f is %.1f %% below %s's %.1f "
-                               "(--fail-if-tps-drops %g)\n",
-                               name_of(brs[i]), tps, drop, name_of(brs[0]), tps0, th->tps_drop_pct);
+                rc = rc ? rc
+                        : buf_printf(verdict,
+                                     "%s: TPS %.1f is %.1f %% below %s's %.1f "
+                                     "(--fail-if-tps-drops %g)\n",
+                                     ni, tps, drop, n0, tps0, th->tps_drop_pct);
+            } else if (drop > th->tps_drop_pct && !rc) {
+                rc = buf_printf(notes,
+                                "%s: TPS %.1f is %.1f %% below %s's %.1f, within noise: "
+                                "--fail-if-tps-drops %g not applied\n",
+                                ni, tps, drop, n0, tps0, th->tps_drop_pct);
             }
         }
-        if (!rc && th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
+        if (th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
             double grow = (p99 - p990) / p990 * 100;
-            if (!isfinite(p99) || grow > th->p99_grow_pct) {
+            if (!isfinite(p99) || (grow > th->p99_grow_pct && p99_sig)) {
                 *failed = true;
-                rc =
-                    buf_printf(verdict,
-                               "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
-                               "(--fail-if-p99-grows %g)\n",
-                               name_of(brs[i]), p99, grow, name_of(brs[0]), p990, th->p99_grow_pct);
+                rc = rc ? rc
+                        : buf_printf(verdict,
+                                     "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
+                                     "(--fail-if-p99-grows %g)\n",
+                                     ni, p99, grow, n0, p990, th->p99_grow_pct);
+            } else if (grow > th->p99_grow_pct && !rc) {
+                rc = buf_printf(notes,
+                                "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms, within noise: "
+                                "--fail-if-p99-grows %g not applied\n",
+                                ni, p99, grow, n0, p990, th->p99_grow_pct);
             }
         }
     }
     return rc;
 }
 
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
-                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed)
+int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
+                         struct buf *verdict, bool *failed)
 {
-    if (n > TCOLS - 1)
-        n = TCOLS - 1;
     *failed = false;
-    struct table *t = table_new((int)n + 1);
-    int r = compare_head(t, brs, n);
-    r = compare_metrics(t, r, brs, n);
-    compare_waits(t, r, brs, n);
-    int rc = table_emit(out, t, "");
+    size_t total = 0;
+    for (size_t s = 0; s < c->nsides; s++)
+        total += c->side_n[s];
+    if (c->nsides < 2 || c->nsides > TCOLS - 1 || total != c->n || c->n > PLUGIN_MAX_RUNS)
+        return -EINVAL;
+    struct side sd[TCOLS];
+    sides_of(c, sd);
+    struct table *t = table_new((int)c->nsides + 1);
+    t->marks = true;
+    int r = compare_head(t, c, sd);
+    r = compare_settings(t, r, c, sd);
+    r = compare_metrics(t, r, c, sd);
+    compare_waits(t, r, c, sd);
+    struct buf notes = BUF_INIT(1 << 20);
+    int rc = compare_thresholds(c, sd, &notes, verdict, failed);
+    rc = rc ? rc : html ? table_emit_html(out, t, "compare") : table_emit(out, t, "");
+    if (!rc && !html)
+        rc = buf_puts(out, "* the runs differ in this setting\n");
+    if (!rc && notes.len)
+        rc = html ? buf_puts(out, "<pre id=\"noise\">") : 0;
+    if (!rc && notes.len)
+        rc = html ? plugin_html_esc(out, notes.data) : buf_puts(out, notes.data);
+    if (!rc && notes.len && html)
+        rc = buf_puts(out, "</pre>\n");
+    buf_free(&notes);
     free(t);
-    return rc ? rc : compare_thresholds(brs, n, th, verdict, failed);
+    return rc;
 }
 
 /* ---- export ----------------------------------------------------------------------------- */

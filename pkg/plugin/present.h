@@ -21,15 +21,35 @@ int plugin_result_table(struct buf *out, const cJSON *br);
  * status has them. No newline. */
 int plugin_progress_line(struct buf *out, const cJSON *br, double now);
 
-/* The comparison table of n >= 2 runs: TPS, latency avg/p50/p95/p99, failures, wait-event shares,
- * Little's law deviation, each with its ratio against the first run. Thresholds (< 0: not
- * checked): a run whose TPS is more than tps_drop_pct below the first's, or whose p99 is more
- * than p99_grow_pct above it, is named in `verdict` (one line each) and *failed is set. */
+/* The comparison of runs grouped in sides: side s is side_n[s] consecutive runs of brs (one
+ * setting measured that many times, `compare --repeats N`), nsides >= 2 (at most 15). results[i]
+ * is run i's full result (its ConfigMap) or NULL. One column per side:
+ *   - settings: target, clients, threads, workers, protocol, scale, duration, script, rate,
+ *     server version and every server setting the results carry; a row whose runs do not all
+ *     agree is marked ("* " before its label; HTML: class "differs");
+ *   - results: TPS, latency avg/p50/p95/p99, failures, Little's law deviation and wait-event
+ *     shares; a side of several runs shows mean ± stddev; from the second side on each cell
+ *     carries its delta against the first side: a ratio ("(0.93x)"), or for percentages the
+ *     difference in percentage points ("(+8.80 pp)").
+ * Thresholds (th, < 0: not checked): a side whose TPS is more than tps_drop_pct below the first's,
+ * or whose p99 is more than p99_grow_pct above it, is named in `verdict` (one line each) and
+ * *failed is set; when both sides have two runs or more, only if a Welch t-test says the
+ * difference is beyond the runs' own spread (p < 0.05). With such sides every side's TPS and
+ * p99 difference is written under the table as "within noise" or "beyond noise", with t, df and
+ * p. html: the table as an HTML <table id="compare"> and the notes as <pre id="noise">.
+ * -EINVAL when the sides do not add up to n. */
 struct plugin_thresholds {
     double tps_drop_pct, p99_grow_pct;
 };
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
-                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed);
+struct plugin_compare {
+    const cJSON *const *brs, *const *results;
+    size_t n;
+    size_t nsides;
+    size_t side_n[16];
+    struct plugin_thresholds th;
+};
+int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
+                         struct buf *verdict, bool *failed);
 
 /* export: "json" (one object: name, phase, source, summary, timeline, statements, workers, fio)
  * or "csv" (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one,
