@@ -1,4 +1,5 @@
 /* kubectl pgbench compare / export / logs / report: read finished BenchmarkRuns. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,51 +287,66 @@ int cmd_export(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "export"};
     struct kc_flags kf = {0};
-    const char *name = NULL, *format = NULL, *table = NULL;
+    const char *names[MAX_RUNS], *format = NULL, *table = NULL;
+    size_t n = 0;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench export NAME -o json|csv "
-                       "[--table timeline|statements|workers|fio]\n"
-                       "  csv without --table: every non-empty table, separated by a blank line");
+            (void)puts("usage: kubectl pgbench export NAME [NAME...] -o json|yaml|csv "
+                       "[--table summary|timeline|statements|workers|fio]\n"
+                       "  --table summary: one row per run (settings, TPS, latency percentiles, "
+                       "failures)\n"
+                       "  csv without --table: every non-empty table, separated by a blank line; "
+                       "several\n  runs: a first column \"run\"");
             return 0;
         }
         if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &format) ||
             arg_value(&a, "--table", NULL, &table))
             continue;
-        one_name(&a, &name);
+        if (s[0] == '-')
+            die_unknown(&a);
+        if (n >= MAX_RUNS)
+            die_usage(&a, "at most %d runs", MAX_RUNS);
+        names[n++] = a.argv[a.i++];
     }
-    if (!name)
+    if (!n)
         die_usage(&a, "a NAME is required");
     if (!format)
-        die_usage(&a, "-o json or -o csv is required");
-    if (strcmp(format, "json") != 0 && strcmp(format, "csv") != 0)
-        die_usage(&a, "-o \"%s\": json or csv", format);
-    if (table && strcmp(table, "timeline") != 0 && strcmp(table, "statements") != 0 &&
-        strcmp(table, "workers") != 0 && strcmp(table, "fio") != 0)
-        die_usage(&a, "--table \"%s\": timeline, statements, workers or fio", table);
+        die_usage(&a, "-o json, -o yaml or -o csv is required");
+    if (strcmp(format, "json") != 0 && strcmp(format, "yaml") != 0 && strcmp(format, "csv") != 0)
+        die_usage(&a, "-o \"%s\": json, yaml or csv", format);
+    if (table && strcmp(table, "summary") != 0 && strcmp(table, "timeline") != 0 &&
+        strcmp(table, "statements") != 0 && strcmp(table, "workers") != 0 &&
+        strcmp(table, "fio") != 0)
+        die_usage(&a, "--table \"%s\": summary, timeline, statements, workers or fio", table);
     struct kc k;
     int rc = open_or_fail(&k, &kf, "export");
     if (rc)
         return rc;
-    cJSON *br = NULL;
-    rc = get_run(&k, name, &br);
-    cJSON *res = NULL;
-    char note[700];
-    if (!rc)
-        get_result(&k, br, &res, note, sizeof(note));
+    cJSON *brs[MAX_RUNS] = {0}, *res[MAX_RUNS] = {0};
+    for (size_t i = 0; i < n && !rc; i++) {
+        char note[700];
+        rc = get_run(&k, names[i], &brs[i]);
+        if (!rc)
+            get_result(&k, brs[i], &res[i], note, sizeof(note));
+    }
     if (!rc) {
         struct buf out = BUF_INIT(OUT_CAP);
-        if (plugin_export(&out, br, res, format, table) != 0) {
-            (void)fprintf(stderr, "kubectl pgbench export: output too large\n");
+        int erc = plugin_export(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n,
+                                format, table);
+        if (erc != 0) {
+            (void)fprintf(stderr, "kubectl pgbench export: %s\n",
+                          erc == -E2BIG ? "output too large" : "a string is not UTF-8");
             rc = EXIT_CLUSTER;
         } else {
             emit(out.data, out.len);
         }
         buf_free(&out);
     }
-    cJSON_Delete(res);
-    cJSON_Delete(br);
+    for (size_t i = 0; i < n; i++) {
+        cJSON_Delete(res[i]);
+        cJSON_Delete(brs[i]);
+    }
     kc_close(&k);
     return rc;
 }

@@ -875,9 +875,9 @@ static int csv_field(struct buf *out, const cJSON *v)
     if (!v || cJSON_IsNull(v))
         return 0;
     if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        return d == floor(d) && fabs(d) < 1e15 ? buf_printf(out, "%.0f", d)
-                                               : buf_printf(out, "%.17g", d);
+        char b[40];
+        util_fmt_double(b, sizeof(b), v->valuedouble);
+        return buf_puts(out, b);
     }
     if (cJSON_IsBool(v))
         return buf_puts(out, cJSON_IsTrue(v) ? "true" : "false");
@@ -897,17 +897,18 @@ static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int
 {
     const char *lp = bench_fields[list].status;
     int n = 0;
-    if (list == BK_TIMELINE) {
+    if (list == BK_TIMELINE) /* status' series first, then every other member of a point */
         for (size_t k = 0; k < bench_ntimeline_series && n < max; k++)
             cols[n++] = bench_timeline_series[k].result;
-        return n;
-    }
     if (!lp) {
         for (size_t i = 0; i < bench_nfields && n < max; i++) {
             const char *rest = bench_fields[i].path ? bench_field_under(bench_fields[i].path,
                                                                         bench_fields[list].path)
                                                     : NULL;
-            if (rest && !strchr(rest, '.') && bench_fields[i].type != BF_SECTION)
+            bool dup = false;
+            for (int k = 0; k < n && !dup; k++)
+                dup = cols[k] == (enum bench_field_id)i;
+            if (rest && !strchr(rest, '.') && bench_fields[i].type != BF_SECTION && !dup)
                 cols[n++] = (enum bench_field_id)i;
         }
         return n;
@@ -960,22 +961,30 @@ static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench
 }
 
 /* A table's columns are the status rows of the list; an item of the result is read at the same
- * row's result path. */
+ * row's result path. run: the run's name in a first column "run" (several runs), or NULL. */
 static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
-                     enum bench_field_id list)
+                     enum bench_field_id list, const char *run, bool header)
 {
     bool res;
     const cJSON *items = table_items(st, result, list, &res);
     bool lines = !res && !bench_fields[list].status; /* status' lines: one column */
     enum bench_field_id cols[64];
     int nc = lines ? 1 : list_columns(list, cols, 64), rc = 0;
-    for (int c = 0; c < nc && !rc; c++)
-        rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
-    rc = rc ? rc : buf_puts(out, "\n");
+    if (header) {
+        rc = run ? buf_puts(out, "run,") : 0;
+        for (int c = 0; c < nc && !rc; c++)
+            rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    cJSON *name = run ? util_must(cJSON_CreateString(run)) : NULL;
     const cJSON *it;
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
         {
+            if (name && !rc) {
+                rc = csv_field(out, name);
+                rc = rc ? rc : buf_puts(out, ",");
+            }
             for (int c = 0; c < nc && !rc; c++) {
                 if (c)
                     rc = buf_puts(out, ",");
@@ -986,6 +995,7 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
             }
             rc = rc ? rc : buf_puts(out, "\n");
         }
+    cJSON_Delete(name);
     return rc;
 }
 
@@ -1012,69 +1022,203 @@ static cJSON *export_list(const cJSON *items, bool from_result, enum bench_field
     return a;
 }
 
-/* plugin_export with lists, the object the timeline is read from: the result, or status'
- * series in the result's shape. */
-static int export_from(struct buf *out, const cJSON *br, const cJSON *result, const cJSON *lists,
-                       const char *format, const char *table)
+/* One run's export object: name, phase, source, summary, and the tables (only `table` when
+ * set). lists: the result, or status' series in the result's shape. */
+static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *lists,
+                            const char *table)
 {
     const cJSON *st = status_of(br);
-    size_t nt = sizeof(tables) / sizeof(tables[0]);
-    if (table) {
-        bool ok = false;
-        for (size_t i = 0; i < nt; i++)
-            ok = ok || strcmp(tables[i].name, table) == 0;
-        if (!ok)
-            return -EINVAL;
-    }
-    if (strcmp(format, "json") == 0) {
-        cJSON *o = util_must(cJSON_CreateObject());
-        cJSON_AddStringToObject(o, "name", name_of(br));
-        const char *ph = jstr(st, "phase");
-        cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(ph));
-        cJSON_AddStringToObject(o, "source", result ? "result" : "status");
-        const cJSON *sum = bench_status_get(st, BK_SUMMARY);
-        cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
-                              util_must(sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull()));
-        for (size_t i = 0; i < nt; i++) {
-            if (table && strcmp(table, tables[i].name) != 0)
-                continue;
-            bool res;
-            const cJSON *l = table_items(st, lists, tables[i].list, &res);
-            cJSON_AddItemToObject(o, tables[i].name,
-                                  l ? export_list(l, res, tables[i].list)
-                                    : util_must(cJSON_CreateArray()));
-        }
-        char *s = util_must(cJSON_Print(o));
-        cJSON_Delete(o);
-        int rc = buf_puts(out, s);
-        free(s);
-        return rc ? rc : buf_puts(out, "\n");
-    }
-    if (strcmp(format, "csv") != 0)
-        return -EINVAL;
-    int rc = 0, done = 0;
-    for (size_t i = 0; i < nt && !rc; i++) {
-        bool res;
-        if (table ? strcmp(table, tables[i].name) != 0
-                  : cJSON_GetArraySize(table_items(st, lists, tables[i].list, &res)) == 0)
+    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON_AddStringToObject(o, "name", name_of(br));
+    cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(jstr(st, "phase")));
+    cJSON_AddStringToObject(o, "source", result ? "result" : "status");
+    const cJSON *sum = bench_status_get(st, BK_SUMMARY);
+    cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
+                          util_must(sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull()));
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        if (table && strcmp(table, tables[i].name) != 0)
             continue;
-        if (done++)
-            rc = buf_puts(out, "\n");
-        rc = rc ? rc : csv_table(out, st, lists, tables[i].list);
+        bool res;
+        const cJSON *l = table_items(st, lists, tables[i].list, &res);
+        cJSON_AddItemToObject(o, tables[i].name,
+                              l ? export_list(l, res, tables[i].list)
+                                : util_must(cJSON_CreateArray()));
     }
-    return rc;
+    return o;
 }
 
-int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
-                  const char *table)
+/* The result's lists, with status' timeline series where it has no timeline (owned). */
+static cJSON *lists_of(const cJSON *br, const cJSON *result)
 {
-    /* the result's lists, with status' timeline series where it has no timeline */
     cJSON *lists = util_must(result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject());
     cJSON *tl = bench_get(lists, BK_TIMELINE) ? NULL : bench_series_timeline(status_of(br));
     if (tl && bench_put(lists, BK_TIMELINE, tl) != 0)
         abort(); /* an assertion, not allocation: lists is an object and the row has one key */
-    int rc = export_from(out, br, result, lists, format, table);
-    cJSON_Delete(lists);
+    return lists;
+}
+
+/* ---- the summary table: one row per run */
+
+/* The summary columns: the contract's summary rows, TPS and the latency percentiles first. */
+static int summary_columns(enum bench_field_id *cols, int max)
+{
+    static const enum bench_field_id first[] = {
+        BK_SUMMARY_TPS, BK_SUMMARY_LATENCY_AVG_MS, BK_SUMMARY_LATENCY_P50_MS,
+        BK_SUMMARY_LATENCY_P95_MS, BK_SUMMARY_LATENCY_P99_MS};
+    int n = 0;
+    for (size_t k = 0; k < sizeof(first) / sizeof(first[0]) && n < max; k++)
+        cols[n++] = first[k];
+    for (size_t i = 0; i < bench_nfields && n < max; i++) {
+        const char *rest =
+            bench_fields[i].path ? bench_field_under(bench_fields[i].path, "summary") : NULL;
+        bool dup = false;
+        for (int k = 0; k < n && !dup; k++)
+            dup = cols[k] == (enum bench_field_id)i;
+        if (rest && !strchr(rest, '.') && !dup &&
+            (bench_fields[i].type == BF_NUM || bench_fields[i].type == BF_INT))
+            cols[n++] = (enum bench_field_id)i;
+    }
+    return n;
+}
+
+/* "server version" -> "serverVersion" */
+static void camel(const char *label, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *p = label; *p && o + 1 < len; p++) {
+        if (*p == ' ' && p[1]) {
+            p++;
+            out[o++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* One row per run: name, phase, the settings compare shows, then the summary's numbers (from
+ * the result when there is one, else status). A setting that is a whole number is a number. */
+static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results, size_t n)
+{
+    struct plugin_compare c = {.brs = brs, .results = results, .n = n};
+    enum bench_field_id cols[64];
+    int nc = summary_columns(cols, 64);
+    cJSON *rows = util_must(cJSON_CreateArray());
+    for (size_t i = 0; i < n; i++) {
+        cJSON *row = util_must(cJSON_CreateObject());
+        const cJSON *st = status_of(brs[i]);
+        cJSON_AddStringToObject(row, "run", name_of(brs[i]));
+        cJSON_AddStringToObject(row, "phase", ctrl_phase_shown(jstr(st, "phase")));
+        struct ctrl_spec sp;
+        char err[300], key[64], v[TCELL];
+        bool ok = ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(brs[i], "spec"), &sp, err,
+                                  sizeof(err)) == 0;
+        for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++) {
+            camel(settings[k].label, key, sizeof(key));
+            v[0] = '\0';
+            if (ok && sp.workload == CTRL_WL_PGBENCH)
+                settings[k].fn(&c, i, &sp, v, sizeof(v));
+            char *end;
+            double d = strtod(v, &end);
+            cJSON_AddItemToObject(row, key,
+                                  util_must(!v[0]          ? cJSON_CreateNull()
+                                            : *end == '\0' ? cJSON_CreateNumber(d)
+                                                           : cJSON_CreateString(v)));
+        }
+        if (ok)
+            ctrl_spec_free(&sp);
+        for (int k = 0; k < nc; k++) {
+            const cJSON *x = results[i] ? bench_get(results[i], cols[k]) : NULL;
+            if (!x && bench_fields[cols[k]].status)
+                x = bench_status_get(st, cols[k]);
+            cJSON_AddItemToObject(row, bench_key(cols[k]),
+                                  util_must(cJSON_IsNumber(x) ? cJSON_Duplicate(x, 0)
+                                                              : cJSON_CreateNull()));
+        }
+        cJSON_AddItemToArray(rows, row);
+    }
+    return rows;
+}
+
+/* rows (an array of objects with the same keys) as CSV with a header row. */
+static int csv_rows(struct buf *out, const cJSON *rows)
+{
+    const cJSON *first = cJSON_GetArrayItem(rows, 0), *it, *v;
+    int rc = 0;
+    bool comma = false;
+    cJSON_ArrayForEach(v, first)
+    {
+        rc = rc ? rc : buf_printf(out, "%s%s", comma ? "," : "", v->string);
+        comma = true;
+    }
+    rc = rc ? rc : buf_puts(out, "\n");
+    cJSON_ArrayForEach(it, rows)
+    {
+        comma = false;
+        cJSON_ArrayForEach(v, it)
+        {
+            rc = rc ? rc : comma ? buf_puts(out, ",") : 0;
+            rc = rc ? rc : csv_field(out, v);
+            comma = true;
+        }
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    return rc;
+}
+
+/* JSON (two-space indent) or YAML of a tree. */
+static int tree_out(struct buf *out, const cJSON *o, const char *format)
+{
+    return strcmp(format, "yaml") == 0 ? plugin_yaml_append(out, o, 0) : util_json_print(out, o);
+}
+
+int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
+                  const char *format, const char *table)
+{
+    size_t nt = sizeof(tables) / sizeof(tables[0]);
+    bool summary = table && strcmp(table, "summary") == 0, known = summary || !table;
+    for (size_t i = 0; i < nt && !known; i++)
+        known = strcmp(tables[i].name, table) == 0;
+    bool csv = strcmp(format, "csv") == 0;
+    if (!known || n == 0 || (!csv && strcmp(format, "json") != 0 && strcmp(format, "yaml") != 0))
+        return -EINVAL;
+    int rc = 0;
+    if (summary) {
+        cJSON *rows = summary_rows(brs, results, n);
+        rc = csv ? csv_rows(out, rows) : tree_out(out, rows, format);
+        cJSON_Delete(rows);
+        return rc;
+    }
+    cJSON **lists = util_xcalloc(n, sizeof(*lists));
+    for (size_t i = 0; i < n; i++)
+        lists[i] = lists_of(brs[i], results[i]);
+    if (!csv) {
+        cJSON *all = n > 1 ? util_must(cJSON_CreateArray()) : NULL, *one = NULL;
+        for (size_t i = 0; i < n; i++) {
+            one = export_object(brs[i], results[i], lists[i], table);
+            if (all)
+                cJSON_AddItemToArray(all, one);
+        }
+        rc = tree_out(out, all ? all : one, format);
+        cJSON_Delete(all ? all : one);
+    }
+    int done = 0;
+    for (size_t k = 0; k < nt && !rc && csv; k++) {
+        bool res, any = false;
+        for (size_t i = 0; i < n; i++)
+            any = any || cJSON_GetArraySize(
+                             table_items(status_of(brs[i]), lists[i], tables[k].list, &res)) > 0;
+        if (table ? strcmp(table, tables[k].name) != 0 : !any)
+            continue;
+        if (done++)
+            rc = buf_puts(out, "\n");
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
+                           n > 1 ? name_of(brs[i]) : NULL, i == 0);
+    }
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(lists[i]);
+    free(lists);
     return rc;
 }
 

@@ -51,15 +51,19 @@ struct plugin_compare {
 int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
                          struct buf *verdict, bool *failed);
 
-/* export: "json" (one object: name, phase, source, summary, timeline, statements, workers, fio)
- * or "csv" (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one,
- * separated by a blank line, each with a header row). result is the run's full result (the
- * ConfigMap status.resultRef names) or NULL: with it the timeline is the full one, not the
- * points status keeps (same columns; "source" says "result" or "status"), and workers and
- * statements are the result's rows (its keys); without it they are status' lines (csv: one
- * column, "line"). -EINVAL on an unknown format or table. */
-int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
-                  const char *table);
+/* export of n runs (brs[i], results[i] its full result, the ConfigMap status.resultRef names, or
+ * NULL): "json" (two-space indent), "yaml" or "csv". Without a table, or with "timeline",
+ * "statements", "workers" or "fio": json/yaml one object per run (an array of them for several
+ * runs) with name, phase, source, summary and the tables; csv the table given, or every non-empty
+ * one separated by a blank line, each with a header row, and with several runs a first column
+ * "run". With a result the timeline is the full one with every member of a point (stddevMs,
+ * failed, lagMs, ...; status' points have its series only), and workers and statements are the
+ * result's rows (its keys); without, status' lines (csv: one column, "line"). Table "summary":
+ * one row per run, its name, phase and settings (as compare shows them) and the summary's
+ * numbers by their result keys (tps, latencyP99Ms, failedTransactions, ...). Numbers are written
+ * at their shortest round-trip precision. -EINVAL on an unknown format or table. */
+int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
+                  const char *format, const char *table);
 
 /* Formats a number compactly for tables: 16030.4 -> "16,030.4" style grouping off; digits kept
  * to the precision that means something (4 significant, at least 1 decimal for < 100). "-" for
