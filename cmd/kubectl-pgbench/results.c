@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "pkg/util/mem.h"
+#include "pkg/bench/fields.h"
 #include "pkg/controller/manifest.h"
+#include "pkg/controller/phase.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
@@ -394,16 +396,38 @@ static int run_pods(const cJSON *list, struct pod_ref **out)
     return n;
 }
 
+/* One line of a pod's log (len bytes, no newline) with its prefix; raw: only pgbench's own
+ * output, the msg of the runner's "output" records. */
+static void log_line(const char *prefix, const char *line, size_t len, bool raw)
+{
+    if (!raw) {
+        (void)printf("%s%.*s\n", prefix, (int)len, line);
+        return;
+    }
+    if (!len || line[0] != '{')
+        return;
+    cJSON *rec = cJSON_ParseWithLength(line, len);
+    const char *msg = util_jstr(rec, "msg");
+    if (cJSON_IsString(bench_get(rec, BK_OUTPUT)) && msg)
+        (void)printf("%s%s\n", prefix, strcmp(msg, " ") == 0 ? "" : msg);
+    cJSON_Delete(rec);
+}
+
+static void pod_prefix(const struct pod_ref *pod, char *out, size_t len)
+{
+    if (pod->index < 0)
+        (void)snprintf(out, len, "[init] ");
+    else
+        (void)snprintf(out, len, "[%ld] ", pod->index);
+}
+
 /* One pod's log, each line prefixed "[init] " or "[INDEX] ". Returns 0 or an exit code. */
-static int print_pod_log(struct kc *k, const struct pod_ref *pod)
+static int print_pod_log(struct kc *k, const struct pod_ref *pod, bool raw)
 {
     struct kube_opts o = {.subresource = "log", .query = "container=" CTRL_CONTAINER};
     struct kc_reply r;
     char prefix[32];
-    if (pod->index < 0)
-        (void)snprintf(prefix, sizeof(prefix), "[init] ");
-    else
-        (void)snprintf(prefix, sizeof(prefix), "[%ld] ", pod->index);
+    pod_prefix(pod, prefix, sizeof(prefix));
     int rc = 0;
     if (kc_call(k, KC_GET, &KUBE_PODS, pod->name, NULL, &o, &r) != 0 || !kube_ok(&r.st)) {
         char msg[600];
@@ -415,7 +439,7 @@ static int print_pod_log(struct kc *k, const struct pod_ref *pod)
         while (*t) {
             const char *nl = strchr(t, '\n');
             size_t len = nl ? (size_t)(nl - t) : strlen(t);
-            (void)printf("%s%.*s\n", prefix, (int)len, t);
+            log_line(prefix, t, len, raw);
             t += len + (nl ? 1 : 0);
         }
     }
@@ -424,7 +448,7 @@ static int print_pod_log(struct kc *k, const struct pod_ref *pod)
 }
 
 /* The logs of the pods in list (the run's), in order. Returns 0 or an exit code. */
-static int print_logs(struct kc *k, const char *name, const struct kc_reply *list)
+static int print_logs(struct kc *k, const char *name, const struct kc_reply *list, bool raw)
 {
     struct pod_ref *pods;
     int n = run_pods(list->body, &pods), rc = 0;
@@ -436,9 +460,108 @@ static int print_logs(struct kc *k, const char *name, const struct kc_reply *lis
         rc = EXIT_CLUSTER;
     }
     for (int i = 0; i < n; i++)
-        if (print_pod_log(k, &pods[i]))
+        if (print_pod_log(k, &pods[i], raw))
             rc = EXIT_CLUSTER;
     free(pods);
+    return rc;
+}
+
+/* ---- logs -f: every pod's log streamed (follow=true) as it grows, new pods as they come */
+
+#define MAX_FOLLOW 300
+#define LINE_CAP (64u << 10)
+
+struct follow {
+    char name[254], prefix[32];
+    bool raw;
+    int state; /* 0 not started (container waiting), 1 streaming, 2 ended */
+    struct buf line; /* the unfinished line */
+};
+
+static void follow_data(const char *data, size_t len, void *ud)
+{
+    struct follow *f = ud;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] != '\n') {
+            if (buf_append(&f->line, data + i, 1) == 0)
+                continue;
+        } /* a line beyond the cap is cut there */
+        log_line(f->prefix, f->line.data ? f->line.data : "", f->line.len, f->raw);
+        buf_reset(&f->line);
+    }
+    (void)fflush(stdout);
+}
+
+static void follow_done(struct kube_result *res, void *ud)
+{
+    struct follow *f = ud;
+    if (f->line.len)
+        log_line(f->prefix, f->line.data, f->line.len, f->raw);
+    buf_reset(&f->line);
+    /* 400: the container has not started yet (kube-apiserver's "is waiting to start"): again
+     * on the next round */
+    f->state = kube_ok(&res->status) || res->status.http != 400 ? 2 : 0;
+    (void)fflush(stdout);
+}
+
+/* Starts following the run's pods that are not followed yet (list: the run's pods). */
+static void follow_new(struct kc *k, const struct kc_reply *list, struct follow *fs, int *nf,
+                       bool raw)
+{
+    struct pod_ref *pods;
+    int n = run_pods(list->body, &pods);
+    for (int i = 0; i < n; i++) {
+        struct follow *f = NULL;
+        for (int j = 0; j < *nf && !f; j++)
+            if (strcmp(fs[j].name, pods[i].name) == 0)
+                f = &fs[j];
+        if (!f && *nf < MAX_FOLLOW) {
+            f = &fs[(*nf)++];
+            (void)snprintf(f->name, sizeof(f->name), "%s", pods[i].name);
+            pod_prefix(&pods[i], f->prefix, sizeof(f->prefix));
+            f->raw = raw;
+            f->line = (struct buf)BUF_INIT(LINE_CAP);
+        }
+        if (!f || f->state != 0)
+            continue;
+        struct kube_opts o = {.subresource = "log",
+                              .query = "container=" CTRL_CONTAINER "&follow=true",
+                              .timeout_ms = 7L * 24 * 3600 * 1000};
+        if (kube_get_stream(k->client, &KUBE_PODS, k->ns, f->name, &o, follow_data, follow_done,
+                            f) == 0)
+            f->state = 1;
+    }
+    free(pods);
+}
+
+/* Follows until the run has ended and every stream with it. Returns 0 or an exit code. */
+static int follow_logs(struct kc *k, const char *name, const char *sel, bool raw)
+{
+    struct follow *fs = util_xcalloc(MAX_FOLLOW, sizeof(*fs));
+    int nf = 0, rc = 0;
+    const char *env = getenv("KUBECTL_PGBENCH_POLL_MS");
+    long poll = env && atol(env) > 0 ? atol(env) : 1000;
+    for (;;) {
+        cJSON *br = NULL;
+        if ((rc = get_run(k, name, &br)) != 0)
+            break;
+        bool ended = ctrl_phase_done(ctrl_phase_parse(util_jstr(br, "status.phase")));
+        cJSON_Delete(br);
+        struct kube_opts lo = {.label_selector = sel};
+        struct kc_reply list;
+        if (kc_call(k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) == 0 && kube_ok(&list.st))
+            follow_new(k, &list, fs, &nf, raw);
+        kc_reply_free(&list);
+        bool streaming = false;
+        for (int i = 0; i < nf; i++)
+            streaming = streaming || fs[i].state == 1;
+        if (ended && !streaming)
+            break;
+        kc_sleep(k, poll);
+    }
+    for (int i = 0; i < nf; i++)
+        buf_free(&fs[i].line);
+    free(fs);
     return rc;
 }
 
@@ -447,15 +570,29 @@ int cmd_logs(int argc, char **argv)
     struct args a = {argc, argv, 1, "logs"};
     struct kc_flags kf = {0};
     const char *name = NULL;
+    bool follow = false, raw = false;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench logs NAME\n"
-                       "  the init pod's log prefixed [init], each worker's with [INDEX]");
+            (void)puts("usage: kubectl pgbench logs NAME [-f] [--raw]\n"
+                       "  the init pod's log prefixed [init], each worker's with [INDEX]\n"
+                       "  -f, --follow: stream the logs as they grow, new pods as they start, "
+                       "until the run ends\n"
+                       "  --raw: pgbench's own output only (its report, init's lines), not the "
+                       "runner's records");
             return 0;
         }
-        if (!arg_kube(&a, &kf))
-            one_name(&a, &name);
+        if (arg_kube(&a, &kf))
+            continue;
+        if (arg_flag(&a, "--follow", "-f")) {
+            follow = true;
+            continue;
+        }
+        if (arg_flag(&a, "--raw", NULL)) {
+            raw = true;
+            continue;
+        }
+        one_name(&a, &name);
     }
     if (!name)
         die_usage(&a, "a NAME is required");
@@ -465,6 +602,11 @@ int cmd_logs(int argc, char **argv)
         return rc;
     char sel[400];
     (void)snprintf(sel, sizeof(sel), CTRL_LABEL_RUN "=%s", name);
+    if (follow) {
+        rc = follow_logs(&k, name, sel, raw);
+        kc_close(&k);
+        return rc;
+    }
     struct kube_opts lo = {.label_selector = sel};
     struct kc_reply list;
     if (kc_call(&k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) != 0 || !kube_ok(&list.st)) {
@@ -473,7 +615,7 @@ int cmd_logs(int argc, char **argv)
         (void)fprintf(stderr, "kubectl pgbench logs: listing pods: %s\n", msg);
         rc = EXIT_CLUSTER;
     } else {
-        rc = print_logs(&k, name, &list);
+        rc = print_logs(&k, name, &list, raw);
     }
     kc_reply_free(&list);
     kc_close(&k);
