@@ -844,7 +844,10 @@ int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool h
     struct buf notes = BUF_INIT(1 << 20);
     int rc = compare_thresholds(c, sd, &notes, verdict, failed);
     rc = rc ? rc : html ? table_emit_html(out, t, "compare") : table_emit(out, t, "");
-    if (!rc && !html)
+    bool marked = false;
+    for (int k = 0; k < t->nrows; k++)
+        marked = marked || t->kind[k] == ROW_MARKED;
+    if (!rc && !html && marked)
         rc = buf_puts(out, "* the runs differ in this setting\n");
     if (!rc && notes.len)
         rc = html ? buf_puts(out, "<pre id=\"noise\">") : 0;
