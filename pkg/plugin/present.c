@@ -1072,8 +1072,8 @@ static int summary_columns(enum bench_field_id *cols, int max)
     for (size_t k = 0; k < sizeof(first) / sizeof(first[0]) && n < max; k++)
         cols[n++] = first[k];
     for (size_t i = 0; i < bench_nfields && n < max; i++) {
-        const char *rest =
-            bench_fields[i].path ? bench_field_under(bench_fields[i].path, "summary") : NULL;
+        const char *p = bench_fields[i].path;
+        const char *rest = p && strncmp(p, "summary.", 8) == 0 ? p + 8 : NULL;
         bool dup = false;
         for (int k = 0; k < n && !dup; k++)
             dup = cols[k] == (enum bench_field_id)i;

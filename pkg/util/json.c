@@ -2,6 +2,7 @@
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -98,11 +99,12 @@ void util_fmt_double(char *out, size_t len, double v)
         (void)snprintf(out, len, "%.0f", v == 0 ? 0.0 : v); /* no "-0" */
         return;
     }
-    for (int prec = 1; prec <= 17; prec++) {
+    for (int prec = 1; prec <= DBL_DIG; prec++) {
         (void)snprintf(out, len, "%.*g", prec, v);
         if (strtod(out, NULL) == v)
             return;
     }
+    /* no decimal of 15 digits is v: the last one written, v rounded to 15 digits, stays */
 }
 
 static int json_print(struct buf *out, const cJSON *v, int depth)
