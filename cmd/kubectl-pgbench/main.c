@@ -157,9 +157,9 @@ static size_t edit_distance(const char *a, const char *b)
 static const struct {
     const char *name;
     int (*fn)(int, char **);
-} cmds[] = {{"run", cmd_run},         {"fio", cmd_fio},         {"compare", cmd_compare},
-            {"export", cmd_export},   {"logs", cmd_logs},       {"report", cmd_report},
-            {"sweep", cmd_sweep},     {"version", cmd_version}};
+} cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},        {"compare", cmd_compare},
+            {"export", cmd_export}, {"logs", cmd_logs},      {"report", cmd_report},
+            {"sweep", cmd_sweep},   {"version", cmd_version}};
 
 /* An unknown command: cobra's message and its suggestions (a distance of at most 2, or a
  * command the word begins), then the usage. */

@@ -183,8 +183,9 @@ static size_t compare_sides(struct args *a, char **args, size_t nargs, long repe
         die_usage(a, "--repeats and comma-separated sides: give one of them");
     if (repeats > 0) {
         if (n % (size_t)repeats || n / (size_t)repeats < 2)
-            die_usage(a, "--repeats %ld: give %ld runs per side, at least two sides (%zu runs "
-                         "given)",
+            die_usage(a,
+                      "--repeats %ld: give %ld runs per side, at least two sides (%zu runs "
+                      "given)",
                       repeats, repeats, n);
         c->nsides = n / (size_t)repeats;
         for (size_t s = 0; s < c->nsides && s < sizeof(c->side_n) / sizeof(c->side_n[0]); s++)
@@ -474,7 +475,7 @@ static int print_logs(struct kc *k, const char *name, const struct kc_reply *lis
 struct follow {
     char name[254], prefix[32];
     bool raw;
-    int state; /* 0 not started (container waiting), 1 streaming, 2 ended */
+    int state;       /* 0 not started (container waiting), 1 streaming, 2 ended */
     struct buf line; /* the unfinished line */
 };
 

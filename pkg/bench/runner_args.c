@@ -467,7 +467,7 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
  * Builder
  * ------------------------------------------------------------------------------------------- */
 
-/* The shortest decimal that strtod reads back as v ("100", "5.5", "0.1"; 15 digits at most). */
+/* The shortest decimal that strtod reads back as v ("100", "5.5", "0.1"). */
 static void push_double(struct bench_argv *out, double v)
 {
     char b[64];

@@ -1053,8 +1053,8 @@ static int submit_public(struct kube_client *c, const char *method, const char *
     w->cb = cb;
     w->on_data = on_data;
     w->ud = ud;
-    int rc = submit(c, method, path, ctype, body, timeout_ms, on_data ? wrap_data : NULL,
-                    wrap_done, w, free, NULL);
+    int rc = submit(c, method, path, ctype, body, timeout_ms, on_data ? wrap_data : NULL, wrap_done,
+                    w, free, NULL);
     if (rc < 0)
         free(w);
     return rc;

@@ -32,9 +32,9 @@ enum row_kind { ROW_PLAIN, ROW_SECTION, ROW_MARKED };
 struct table {
     char cell[TROWS][TCOLS][TCELL];
     int nrows, ncols;
-    bool right[TCOLS];            /* right-aligned (numbers), their header too */
-    unsigned char kind[TROWS];    /* enum row_kind */
-    bool marks;                   /* text: a "* " or "  " before every row's label but the header */
+    bool right[TCOLS];         /* right-aligned (numbers), their header too */
+    unsigned char kind[TROWS]; /* enum row_kind */
+    bool marks;                /* text: a "* " or "  " before every row's label but the header */
 };
 
 static struct table *table_new(int ncols)
@@ -118,7 +118,7 @@ static int table_emit_html(struct buf *out, const struct table *t, const char *i
             rc = rc ? rc : buf_puts(out, "</th></tr>\n");
             continue;
         }
-        rc = buf_puts(out, r == 0                         ? "<tr>"
+        rc = buf_puts(out, r == 0                     ? "<tr>"
                            : t->kind[r] == ROW_MARKED ? "<tr class=\"differs\">"
                                                       : "<tr>");
         for (int c = 0; c < t->ncols && !rc; c++) {
@@ -477,9 +477,9 @@ static const struct {
     const char *label;
     setting_fn fn;
 } settings[] = {
-    {"target", set_target},   {"clients", set_clients},   {"threads", set_threads},
-    {"workers", set_workers}, {"protocol", set_protocol}, {"scale", set_scale},
-    {"duration", set_duration}, {"script", set_script},   {"rate", set_rate},
+    {"target", set_target},         {"clients", set_clients},   {"threads", set_threads},
+    {"workers", set_workers},       {"protocol", set_protocol}, {"scale", set_scale},
+    {"duration", set_duration},     {"script", set_script},     {"rate", set_rate},
     {"server version", set_server},
 };
 
@@ -546,7 +546,7 @@ static int compare_settings(struct table *t, int r, const struct plugin_compare 
 {
     struct ctrl_spec *sp = util_xcalloc(c->n, sizeof(*sp));
     bool *ok = util_xcalloc(c->n, sizeof(*ok));
-    char (*vals)[TCELL] = util_xcalloc(c->n, sizeof(*vals));
+    char(*vals)[TCELL] = util_xcalloc(c->n, sizeof(*vals));
     bool all = true;
     for (size_t i = 0; i < c->n; i++) {
         char err[300];
@@ -872,14 +872,18 @@ static const struct {
     {"fio", BK_FIO_JOBS},
 };
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
+/* Exported numbers: what a double holds of a decimal (util_jround). */
+#define EXPORT_DIGITS 15
+
+/* A CSV field (numbers rounded to EXPORT_DIGITS): quoted when it holds a comma, quote or line
+ * break. */
 static int csv_field(struct buf *out, const cJSON *v)
 {
     if (!v || cJSON_IsNull(v))
         return 0;
     if (cJSON_IsNumber(v)) {
         char b[40];
-        util_fmt_double(b, sizeof(b), v->valuedouble);
+        util_fmt_double(b, sizeof(b), util_round_digits(v->valuedouble, EXPORT_DIGITS));
         return buf_puts(out, b);
     }
     if (cJSON_IsBool(v))
@@ -1134,9 +1138,9 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
             const cJSON *x = results[i] ? bench_get(results[i], cols[k]) : NULL;
             if (!x && bench_fields[cols[k]].status)
                 x = bench_status_get(st, cols[k]);
-            cJSON_AddItemToObject(row, bench_key(cols[k]),
-                                  util_must(cJSON_IsNumber(x) ? cJSON_Duplicate(x, 0)
-                                                              : cJSON_CreateNull()));
+            cJSON_AddItemToObject(
+                row, bench_key(cols[k]),
+                util_must(cJSON_IsNumber(x) ? cJSON_Duplicate(x, 0) : cJSON_CreateNull()));
         }
         cJSON_AddItemToArray(rows, row);
     }
@@ -1169,9 +1173,10 @@ static int csv_rows(struct buf *out, const cJSON *rows)
     return rc;
 }
 
-/* JSON (two-space indent) or YAML of a tree. */
-static int tree_out(struct buf *out, const cJSON *o, const char *format)
+/* JSON (two-space indent) or YAML of a tree, its numbers rounded to EXPORT_DIGITS. */
+static int tree_out(struct buf *out, cJSON *o, const char *format)
 {
+    util_jround(o, EXPORT_DIGITS);
     return strcmp(format, "yaml") == 0 ? plugin_yaml_append(out, o, 0) : util_json_print(out, o);
 }
 

@@ -2,7 +2,6 @@
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -99,12 +98,30 @@ void util_fmt_double(char *out, size_t len, double v)
         (void)snprintf(out, len, "%.0f", v == 0 ? 0.0 : v); /* no "-0" */
         return;
     }
-    for (int prec = 1; prec <= DBL_DIG; prec++) {
+    for (int prec = 1; prec <= 17; prec++) {
         (void)snprintf(out, len, "%.*g", prec, v);
         if (strtod(out, NULL) == v)
             return;
     }
-    /* no decimal of 15 digits is v: the last one written, v rounded to 15 digits, stays */
+}
+
+double util_round_digits(double v, int digits)
+{
+    char b[40];
+    if (!isfinite(v))
+        return v;
+    (void)snprintf(b, sizeof(b), "%.*g", digits, v);
+    return strtod(b, NULL);
+}
+
+void util_jround(cJSON *o, int digits)
+{
+    if (cJSON_IsNumber(o)) {
+        cJSON_SetNumberValue(o, util_round_digits(o->valuedouble, digits));
+        return;
+    }
+    for (cJSON *c = o ? o->child : NULL; c; c = c->next)
+        util_jround(c, digits);
 }
 
 static int json_print(struct buf *out, const cJSON *v, int depth)

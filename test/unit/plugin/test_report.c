@@ -322,12 +322,13 @@ static void test_report_diagnostics(void **state)
     assert_non_null(strstr(r.data, "<tr><th>Little's law deviation</th><td>-4.50 %</td></tr>"));
     assert_non_null(strstr(r.data, "<tr><th>shared_buffers</th><td>128MB</td></tr>"));
     /* compare: a row per wait event of either run, 0 where a run saw none of it */
-    const cJSON *brs[2] = {a, b};
+    const cJSON *brs[2] = {a, b}, *none[2] = {NULL, NULL};
     bool failed = false;
-    struct plugin_thresholds th = {-1, -1};
-    assert_int_equal(plugin_compare_table(&t, brs, 2, &th, &v, &failed), 0);
+    struct plugin_compare cmp = {brs, none, 2, 2, {1, 1}, {-1, -1}};
+    assert_int_equal(plugin_compare_table(&t, &cmp, false, &v, &failed), 0);
     assert_non_null(strstr(t.data, "wait CPU "));
-    assert_non_null(strstr(t.data, "30 % (0.50x)"));
+    assert_non_null(strstr(t.data, "30 % (-30.00 pp)")); /* shares: percentage points */
+    assert_null(strstr(t.data, "x)\n  wait"));
     assert_non_null(strstr(t.data, "wait Lock:tuple "));
     assert_non_null(strstr(t.data, "wait IO:WALSync "));
     assert_non_null(strstr(t.data, "-5 %"));
@@ -349,23 +350,19 @@ static void test_compare_html(void **state)
     cJSON *res[3] = {result(1000, hist), result(500, hist), NULL};
     struct buf o = BUF_INIT(64u << 20), v = BUF_INIT(1 << 20), t = BUF_INIT(1 << 20),
                v2 = BUF_INIT(1 << 20);
-    struct plugin_thresholds th = {10, -1};
     bool failed = false, failed2 = false;
-    assert_int_equal(plugin_compare_html(&o, (const cJSON *const *)brs, (const cJSON *const *)res,
-                                         3, &th, &v, &failed),
-                     0);
+    struct plugin_compare cmp = {
+        (const cJSON *const *)brs, (const cJSON *const *)res, 3, 3, {1, 1, 1}, {10, -1}};
+    assert_int_equal(plugin_compare_html(&o, &cmp, &v, &failed), 0);
     assert_true(failed);
     assert_non_null(strstr(v.data, "slow"));
     assert_null(strstr(o.data, "<script"));
-    /* the same table as the text compare */
-    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, 3, &th, &v2, &failed2), 0);
-    const char *pre = strstr(o.data, "<pre id=\"compare\">");
-    assert_non_null(pre);
-    const char *line = strtok(t.data, "\n");
-    assert_non_null(line);
-    for (; line; line = strtok(NULL, "\n"))
-        if (!strchr(line, '<') && !strchr(line, '>') && !strchr(line, '&'))
-            assert_non_null(strstr(pre, line));
+    /* the same table as the text compare, as an HTML table */
+    assert_int_equal(plugin_compare_table(&t, &cmp, true, &v2, &failed2), 0);
+    assert_true(failed2);
+    assert_non_null(strstr(o.data, t.data));
+    assert_non_null(strstr(t.data, "<table class=\"cmp\" id=\"compare\">"));
+    assert_non_null(strstr(t.data, "<tr><th></th><th class=\"n\">base</th><th class=\"n\">slow"));
     assert_non_null(strstr(o.data, "id=\"verdict\""));
     /* overlaid curves, one line per run, the full timeline where the run has a result */
     char *tps = svg_of(o.data, "tps"), *lt = svg_of(o.data, "latency"),
@@ -394,20 +391,27 @@ static void test_compare_html(void **state)
     free(lat);
 }
 
+/* plugin_export of one run */
+static int export1(struct buf *out, const cJSON *br, const cJSON *res, const char *format,
+                   const char *table)
+{
+    return plugin_export(out, &br, &res, 1, format, table);
+}
+
 static void test_export_full_timeline(void **state)
 {
     (void)state;
     cJSON *br = run("a", 1000, 5), *res = result(1000, NULL);
     struct buf o = BUF_INIT(64u << 20), j = BUF_INIT(64u << 20), s = BUF_INIT(64u << 20);
-    assert_int_equal(plugin_export(&o, br, res, "csv", "timeline"), 0);
+    assert_int_equal(export1(&o, br, res, "csv", "timeline"), 0);
     assert_int_equal(count(o.data, "\n"), 151);
     assert_non_null(strstr(o.data, "\n150,1150,2.5"));
-    assert_int_equal(plugin_export(&j, br, res, "json", NULL), 0);
+    assert_int_equal(export1(&j, br, res, "json", NULL), 0);
     cJSON *e = cJSON_Parse(j.data);
     assert_string_equal(cJSON_GetObjectItem(e, "source")->valuestring, "result");
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(e, "timeline")), 150);
     cJSON_Delete(e);
-    assert_int_equal(plugin_export(&s, br, NULL, "csv", "timeline"), 0);
+    assert_int_equal(export1(&s, br, NULL, "csv", "timeline"), 0);
     assert_int_equal(count(s.data, "\n"), NST + 1);
     buf_free(&o);
     buf_free(&j);
@@ -431,18 +435,18 @@ static void test_export_workers_and_statements(void **state)
         "\"SELECT 1;\",\"latencyMs\":0.1}]}");
     struct buf c = BUF_INIT(1 << 20), j = BUF_INIT(1 << 20), l = BUF_INIT(1 << 20);
     struct buf t = BUF_INIT(1 << 20);
-    assert_int_equal(plugin_export(&c, br, res, "csv", "workers"), 0);
+    assert_int_equal(export1(&c, br, res, "csv", "workers"), 0);
     assert_string_equal(c.data, "index,pod,tps,transactionsProcessed,failedTransactions,"
                                 "abortedClients,latencyAvgMs,lateSeconds,endSeconds,exitCode,"
                                 "complete,message\n0,p0,10,100,,,,,,,true,ok\n");
-    assert_int_equal(plugin_export(&j, br, res, "json", NULL), 0);
+    assert_int_equal(export1(&j, br, res, "json", NULL), 0);
     cJSON *e = cJSON_Parse(j.data);
     assert_int_equal(
         util_jnum(cJSON_GetArrayItem(util_jget(e, "workers"), 0), "transactionsProcessed", 0), 100);
     assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(e, "statements"), 0), "command"),
                         "SELECT 1;");
     cJSON_Delete(e);
-    assert_int_equal(plugin_export(&l, br, NULL, "csv", "workers"), 0);
+    assert_int_equal(export1(&l, br, NULL, "csv", "workers"), 0);
     assert_string_equal(l.data, "line\n\"0 p0: ok, 10.0 tps\"\n"); /* quoted: a comma */
     assert_int_equal(plugin_result_table(&t, br), 0);
     assert_non_null(strstr(t.data, "\n  worker 0 p0: ok, 10.0 tps\n"));
