@@ -424,21 +424,23 @@ static void set_duration(const struct plugin_compare *c, size_t i, const struct 
         (void)snprintf(out, len, "%ld tx/client", sp->transactions);
 }
 
-/* builtin[@W] and CONFIGMAP:KEY[@W] scripts, as pgbench's -b and -f name them. */
+/* builtin NAME and CONFIGMAP:KEY scripts, as pgbench's -b and -f name them; @W when there are
+ * several (one script's weight changes nothing). */
 static void set_script(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
                        char *out, size_t len)
 {
     (void)c, (void)i;
     size_t l = 0;
+    bool weights = sp->n_scripts + (sp->builtin != NULL) > 1;
     out[0] = '\0';
     if (sp->builtin)
         l += (size_t)snprintf(out, len, "builtin %s", sp->builtin);
-    if (sp->builtin && sp->builtin_weight >= 0 && l < len)
+    if (sp->builtin && weights && sp->builtin_weight >= 0 && l < len)
         l += (size_t)snprintf(out + l, len - l, "@%d", sp->builtin_weight);
     for (int k = 0; k < sp->n_scripts && l < len; k++) {
         l += (size_t)snprintf(out + l, len - l, "%sscript %s:%s", l ? ", " : "",
                               sp->scripts[k].configmap, sp->scripts[k].key);
-        if (sp->scripts[k].weight >= 0 && l < len)
+        if (weights && sp->scripts[k].weight >= 0 && l < len)
             l += (size_t)snprintf(out + l, len - l, "@%d", sp->scripts[k].weight);
     }
 }

@@ -79,9 +79,9 @@ grep -q '^benchmarkrun broken: Failed' "$TMP/broken.out" || fail "failed run: no
 # ---- compare: ratios against the first run; thresholds exit 3 naming the run
 kubectl pgbench compare base slow >"$TMP/cmp.out" || fail "compare failed"
 cat "$TMP/cmp.out" >&2
-grep -Eq '^TPS +[0-9.]+ +[0-9.]+ \(0\.[0-9]+x\)$' "$TMP/cmp.out" || fail "compare: no TPS ratio"
+grep -Eq '^  TPS +[0-9.]+ +[0-9.]+ \(0\.[0-9]+x\)$' "$TMP/cmp.out" || fail "compare: no TPS ratio"
 for row in "latency p50" "latency p95" "latency p99" "failed" "Little's law deviation" "wait [A-Za-z]"; do
-    grep -q "^$row" "$TMP/cmp.out" || fail "compare: no row $row"
+    grep -q "^  $row" "$TMP/cmp.out" || fail "compare: no row $row"
 done
 rc=0
 kubectl pgbench compare base slow --fail-if-tps-drops 10 >/dev/null 2>"$TMP/cmp.err" || rc=$?
