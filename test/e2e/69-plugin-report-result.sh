@@ -145,7 +145,7 @@ for name in ("cmp.html", "cmp-dom.html"):
     # the same cells as the text table, the mark of a row that differs included
     text_rows = [re.split(r"\s{2,}", l.strip()) for l in text_cmp.splitlines()
                  if l.strip() and not l.startswith("* the runs differ")]
-    html_rows = [[c for c in r if c] for r in p.rows["compare"]]
+    html_rows = [[c.strip() for c in r if c.strip()] for r in p.rows["compare"]]
     assert [[re.sub(r"^\* ", "", c) for c in r] for r in html_rows] == \
         [[re.sub(r"^\* ", "", c) for c in r] for r in text_rows], (html_rows, text_rows)
     marked = [r[0] for r in html_rows if r[0].startswith("* ")]
