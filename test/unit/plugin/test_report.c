@@ -391,6 +391,49 @@ static void test_compare_html(void **state)
     free(lat);
 }
 
+/* Sides of repeated runs: mean ± stddev cells, and gates judged against the runs' spread (a 2 %
+ * drop within a 3 % spread passes --fail-if-tps-drops 1, a 20 % one fails it; p99 likewise). */
+static void test_compare_repeats(void **state)
+{
+    (void)state;
+    static const double tps[] = {1030, 970, 1000, 1010, 950, 980, 810, 790, 800};
+    static const double p99[] = {10, 10.5, 9.5, 10, 10.5, 9.5, 20, 21, 19};
+    cJSON *brs[9];
+    const cJSON *none[9] = {0};
+    char name[8];
+    for (int i = 0; i < 9; i++) {
+        (void)snprintf(name, sizeof(name), "%c%d", 'a' + i / 3, i % 3 + 1);
+        brs[i] = run(name, tps[i], p99[i]);
+    }
+    struct buf t = BUF_INIT(1 << 20), v = BUF_INIT(1 << 20);
+    bool failed = true;
+    struct plugin_compare ab = {(const cJSON *const *)brs, none, 6, 2, {3, 3}, {1, 1}};
+    assert_int_equal(plugin_compare_table(&t, &ab, false, &v, &failed), 0);
+    assert_false(failed);
+    const char *row = strstr(t.data, "\n  TPS  ");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "  1000 ± 30  "));
+    assert_non_null(strstr(row, "  980 ± 30 (0.98x)\n"));
+    assert_non_null(strstr(t.data, "TPS: b1…b3 (3 runs) 980 ± 30 against a1…a3 (3 runs) 1000 ± 30 "
+                                   "(-2.0 %): within noise (Welch t -0.82, df 4.0, p 0.460)\n"));
+    assert_non_null(strstr(t.data, "within noise: --fail-if-tps-drops 1 not applied"));
+    buf_reset(&t);
+    struct plugin_compare ac = {(const cJSON *const *)brs, none, 6, 2, {3, 3}, {1, 1}};
+    const cJSON *list[6] = {brs[0], brs[1], brs[2], brs[6], brs[7], brs[8]};
+    ac.brs = list;
+    assert_int_equal(plugin_compare_table(&t, &ac, false, &v, &failed), 0);
+    assert_true(failed);
+    assert_non_null(strstr(v.data, "c1…c3 (3 runs): TPS 800.0 is 20.0 % below"));
+    assert_non_null(strstr(v.data, "c1…c3 (3 runs): p99 20.000 ms is 100.0 % above"));
+    /* sides that do not add up */
+    struct plugin_compare bad = {(const cJSON *const *)brs, none, 6, 2, {3, 2}, {-1, -1}};
+    assert_int_equal(plugin_compare_table(&t, &bad, false, &v, &failed), -EINVAL);
+    buf_free(&t);
+    buf_free(&v);
+    for (int i = 0; i < 9; i++)
+        cJSON_Delete(brs[i]);
+}
+
 /* plugin_export of one run */
 static int export1(struct buf *out, const cJSON *br, const cJSON *res, const char *format,
                    const char *table)
@@ -466,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_report_falls_back_to_status),
         cmocka_unit_test(test_report_diagnostics),
         cmocka_unit_test(test_compare_html),
+        cmocka_unit_test(test_compare_repeats),
         cmocka_unit_test(test_export_full_timeline),
         cmocka_unit_test(test_export_workers_and_statements),
     };
