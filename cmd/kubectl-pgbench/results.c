@@ -560,6 +560,13 @@ static int follow_logs(struct kc *k, const char *name, const char *sel, bool raw
             break;
         kc_sleep(k, poll);
     }
+    if (!rc && nf == 0) {
+        (void)fprintf(stderr,
+                      "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
+                      "(gone after ttlSecondsAfterFinished)\n",
+                      name, k->ns);
+        rc = EXIT_CLUSTER;
+    }
     for (int i = 0; i < nf; i++)
         buf_free(&fs[i].line);
     free(fs);
