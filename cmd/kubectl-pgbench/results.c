@@ -100,9 +100,10 @@ static int write_page(const char *cmd, const struct buf *page, const char *file)
 
 /* compare's output: the text table, or with -o html one page (to FILE, else stdout). Reads every
  * run's result (server settings, and the page's curves). */
-static int compare_out(struct plugin_compare *c, cJSON **brs, struct kc *k, const char *html_file,
-                       bool html)
+static int compare_out(const struct plugin_compare *sides, cJSON **brs, struct kc *k,
+                       const char *html_file, bool html)
 {
+    struct plugin_compare cmp = *sides, *c = &cmp;
     struct buf out = BUF_INIT(OUT_CAP), verdict = BUF_INIT(1 << 20);
     bool failed = false;
     cJSON *res[MAX_RUNS] = {0};

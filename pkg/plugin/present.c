@@ -1199,7 +1199,9 @@ int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *
         cJSON_Delete(rows);
         return rc;
     }
-    cJSON **lists = util_xcalloc(n, sizeof(*lists));
+    cJSON *lists[PLUGIN_MAX_RUNS] = {0};
+    if (n > PLUGIN_MAX_RUNS)
+        return -EINVAL;
     for (size_t i = 0; i < n; i++)
         lists[i] = lists_of(brs[i], results[i]);
     if (!csv) {
@@ -1228,7 +1230,6 @@ int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *
     }
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(lists[i]);
-    free(lists);
     return rc;
 }
 

@@ -116,11 +116,13 @@ double util_round_digits(double v, int digits)
 
 void util_jround(cJSON *o, int digits)
 {
+    if (!o)
+        return;
     if (cJSON_IsNumber(o)) {
         cJSON_SetNumberValue(o, util_round_digits(o->valuedouble, digits));
         return;
     }
-    for (cJSON *c = o ? o->child : NULL; c; c = c->next)
+    for (cJSON *c = o->child; c; c = c->next)
         util_jround(c, digits);
 }
 
