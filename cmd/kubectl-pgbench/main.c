@@ -11,6 +11,7 @@
 
 #include "pkg/controller/manifest.h"
 #include "pkg/util/log.h"
+#include "pkg/util/version.h"
 #include "plugin.h"
 
 static const char usage_text[] =
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "kubectl's flags on every command, before or after it: --kubeconfig PATH, --context NAME,\n"
     "-n/--namespace NS.\n"
     "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them all.\n"
+    "`kubectl pgbench --version` prints the version and commit (`version`: the operator's and\n"
+    "the CRDs' too).\n"
     "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
     "crossed.\n";
 
@@ -202,6 +205,11 @@ int main(int argc, char **argv)
         bool none = a.i >= argc;
         (void)fputs(usage_text, none ? stderr : stdout);
         return none ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        char line[256];
+        (void)puts(util_version_line(line, sizeof(line), "kubectl-pgbench"));
+        return 0;
     }
     cmd_name = argv[1];
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -108,7 +108,8 @@ static int compare_out(const struct plugin_compare *sides, cJSON **brs, struct k
     bool failed = false;
     cJSON *res[MAX_RUNS] = {0};
     int rc = 0;
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->n;
+         i++) { /* settings, and the evidence that explains the difference */
         char note[700];
         get_result(k, brs[i], &res[i], note, sizeof(note));
     }

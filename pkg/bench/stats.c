@@ -12,7 +12,7 @@ void bench_mean_sd(const double *x, int n, double *mean, double *sd)
     for (int i = 0; i < n; i++)
         q += (x[i] - m) * (x[i] - m);
     *mean = m;
-    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+    *sd = n > 1 ? sqrt(q / (n - 1)) : NAN; /* one value has no spread to measure */
 }
 
 /* The continued fraction of the incomplete beta function (modified Lentz's method). */

@@ -3,7 +3,8 @@
 #ifndef PGBO_BENCH_STATS_H
 #define PGBO_BENCH_STATS_H
 
-/* Mean and sample standard deviation (n - 1) of x[0..n); sd 0 for one value, mean NAN for none. */
+/* Mean and sample standard deviation (n - 1) of x[0..n); sd NAN for one value (no spread to
+ * measure), mean NAN for none. */
 void bench_mean_sd(const double *x, int n, double *mean, double *sd);
 
 /* Welch's unequal-variances t-test of two samples (each n >= 2): t (a's mean minus b's over the

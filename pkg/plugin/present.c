@@ -3,6 +3,7 @@
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/stats.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/controller/phase.h"
 #include "pkg/controller/spec.h"
 #include "pkg/controller/status.h"
@@ -242,11 +243,11 @@ static int pgbench_summary(struct buf *out, const cJSON *st)
                             ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
                             : 0);
     const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
-    const cJSON *ll = bench_status_get(st, BK_STATUS_DIAGNOSTICS_LITTLES_LAW);
     if (!rc && cJSON_IsString(waits))
         rc = buf_printf(out, "  wait events: %s\n", waits->valuestring);
-    if (!rc && cJSON_IsString(ll))
-        rc = buf_printf(out, "  Little's law: %s\n", ll->valuestring);
+    const cJSON *verdict = bench_status_get(st, BK_STATUS_DIAGNOSTICS_VERDICT);
+    if (!rc && cJSON_IsString(verdict))
+        rc = buf_printf(out, "  verdict: %s\n", verdict->valuestring);
     return rc;
 }
 
@@ -826,6 +827,81 @@ static int compare_thresholds(const struct plugin_compare *c, const struct side 
     return rc;
 }
 
+/* The verdict's class of each side's runs (status.diagnostics.verdictClass; distinct ones joined
+ * by "/"), in row r. */
+static int compare_verdicts(struct table *t, int r, const struct plugin_compare *c,
+                            const struct side *sd)
+{
+    table_set(t, r, 0, "verdict");
+    for (size_t s = 0; s < c->nsides; s++) {
+        char cell[TCELL] = "";
+        for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
+            int k = bench_verdict_status_class(status_of(c->brs[i]));
+            const char *name = k >= 0 ? bench_verdict_classes[k].name : "-";
+            if (!strstr(cell, name))
+                (void)snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), "%s%s",
+                               cell[0] ? "/" : "", name);
+        }
+        table_set(t, r, (int)s + 1, "%s", cell);
+    }
+    return r + 1;
+}
+
+/* A run's evidence: its result's (the ConfigMap), else what status holds of it (the wait-event
+ * shares its sentence names, tps and latency). */
+static void run_evidence(const cJSON *br, const cJSON *result, double ev[BENCH_EV__COUNT])
+{
+    if (result) {
+        bench_verdict_evidence_of(result, ev);
+        return;
+    }
+    cJSON *r = util_must(cJSON_CreateObject()), *shares = util_must(cJSON_CreateObject());
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
+    int nw = run_waits(br, w);
+    for (int k = 0; k < nw; k++)
+        util_jset_num(shares, w[k].event, w[k].pct);
+    (void)bench_put(r, BK_WAIT_EVENTS_SHARES_PCT, shares);
+    (void)bench_put(r, BK_WAIT_EVENTS_BACKEND_SAMPLES, cJSON_CreateNumber(nw > 0 ? 1 : 0));
+    (void)bench_put(r, BK_SUMMARY_TPS, cJSON_CreateNumber(snum(status_of(br), BK_SUMMARY_TPS)));
+    (void)bench_put(r, BK_SUMMARY_LATENCY_AVG_MS,
+                    cJSON_CreateNumber(snum(status_of(br), BK_SUMMARY_LATENCY_AVG_MS)));
+    bench_verdict_evidence_of(r, ev);
+    cJSON_Delete(r);
+}
+
+/* "why B against A: ..." for each side against the first (bench_verdict_explain), from the
+ * first run of each side. */
+static int compare_why(struct buf *out, const struct plugin_compare *c, const struct side *sd)
+{
+    double a[BENCH_EV__COUNT], b[BENCH_EV__COUNT];
+    char an[TCELL], bn[TCELL];
+    int rc = 0;
+    size_t f0 = sd[0].first;
+    run_evidence(c->brs[f0], c->results ? c->results[f0] : NULL, a);
+    side_name(c, &sd[0], an, sizeof(an));
+    for (size_t s = 1; s < c->nsides && !rc; s++) {
+        size_t f = sd[s].first;
+        run_evidence(c->brs[f], c->results ? c->results[f] : NULL, b);
+        side_name(c, &sd[s], bn, sizeof(bn));
+        rc = buf_printf(out, "why %s against %s: ", bn, an);
+        rc = rc ? rc : bench_verdict_explain(out, a, b, NULL);
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    return rc;
+}
+
+/* Lines under the table: text as it is, HTML in a <pre> with id. */
+static int table_notes(struct buf *out, const struct buf *notes, bool html, const char *id)
+{
+    if (!notes->len)
+        return 0;
+    if (!html)
+        return buf_printf(out, "\n%s", notes->data);
+    int rc = buf_printf(out, "<pre id=\"%s\">", id);
+    rc = rc ? rc : plugin_html_esc(out, notes->data);
+    return rc ? rc : buf_puts(out, "</pre>\n");
+}
+
 int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
                          struct buf *verdict, bool *failed)
 {
@@ -842,21 +918,20 @@ int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool h
     int r = compare_head(t, c, sd);
     r = compare_settings(t, r, c, sd);
     r = compare_metrics(t, r, c, sd);
+    r = compare_verdicts(t, r, c, sd);
     compare_waits(t, r, c, sd);
-    struct buf notes = BUF_INIT(1 << 20);
-    int rc = compare_thresholds(c, sd, &notes, verdict, failed);
+    struct buf why = BUF_INIT(1 << 20), notes = BUF_INIT(1 << 20);
+    int rc = compare_why(&why, c, sd);
+    rc = rc ? rc : compare_thresholds(c, sd, &notes, verdict, failed);
     rc = rc ? rc : html ? table_emit_html(out, t, "compare") : table_emit(out, t, "");
     bool marked = false;
     for (int k = 0; k < t->nrows; k++)
         marked = marked || t->kind[k] == ROW_MARKED;
     if (!rc && !html && marked)
         rc = buf_puts(out, "* the runs differ in this setting\n");
-    if (!rc && notes.len)
-        rc = html ? buf_puts(out, "<pre id=\"noise\">") : 0;
-    if (!rc && notes.len)
-        rc = html ? plugin_html_esc(out, notes.data) : buf_puts(out, notes.data);
-    if (!rc && notes.len && html)
-        rc = buf_puts(out, "</pre>\n");
+    rc = rc ? rc : table_notes(out, &why, html, "why");
+    rc = rc ? rc : table_notes(out, &notes, html, "noise");
+    buf_free(&why);
     buf_free(&notes);
     free(t);
     return rc;

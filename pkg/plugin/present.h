@@ -27,16 +27,19 @@ int plugin_progress_line(struct buf *out, const cJSON *br, double now);
  *   - settings: target, clients, threads, workers, protocol, scale, duration, script, rate,
  *     server version and every server setting the results carry; a row whose runs do not all
  *     agree is marked ("* " before its label; HTML: class "differs");
- *   - results: TPS, latency avg/p50/p95/p99, failures, Little's law deviation and wait-event
- *     shares; a side of several runs shows mean ± stddev; from the second side on each cell
- *     carries its delta against the first side: a ratio ("(0.93x)"), or for percentages the
- *     difference in percentage points ("(+8.80 pp)").
+ *   - results: TPS, latency avg/p50/p95/p99, failures, Little's law deviation, the verdicts'
+ *     classes and wait-event shares; a side of several runs shows mean ± stddev; from the
+ *     second side on each cell carries its delta against the first side: a ratio ("(0.93x)"),
+ *     or for percentages the difference in percentage points ("(+8.80 pp)");
+ * then a line per side explaining its difference from the first (bench_verdict_explain, from the
+ * first run of each side: its result, or what status holds when results or its entry is NULL).
  * Thresholds (th, < 0: not checked): a side whose TPS is more than tps_drop_pct below the first's,
  * or whose p99 is more than p99_grow_pct above it, is named in `verdict` (one line each) and
  * *failed is set; when both sides have two runs or more, only if a Welch t-test says the
  * difference is beyond the runs' own spread (p < 0.05). With such sides every side's TPS and
  * p99 difference is written under the table as "within noise" or "beyond noise", with t, df and
- * p. html: the table as an HTML <table id="compare"> and the notes as <pre id="noise">.
+ * p. html: the table as an HTML <table id="compare">, the explanations as <pre id="why"> and the
+ * noise lines as <pre id="noise">.
  * -EINVAL when the sides do not add up to n. */
 struct plugin_thresholds {
     double tps_drop_pct, p99_grow_pct;
