@@ -11,9 +11,9 @@
 static const struct kube_resource crds = {"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                                           "customresourcedefinitions", false};
 
-/* "operator: 0.1.0 (648c126), leading (Lease ns/name, holder h)" for every labelled Lease, all
- * namespaces first, else the current one. Returns how many were printed, or -1 having printed
- * why none could be read. */
+/* "operator: pgbench-operator 0.1.0 (commit 648c126) (Lease ns/name, held by h)" for every labelled
+ * Lease, all namespaces first, else the current one. Returns how many were printed, or -1 having
+ * printed why none could be read. */
 static int print_operators(struct kc *k)
 {
     struct kube_opts o = {.label_selector = CTRL_LEASE_LABEL "=" CTRL_LEASE_LABEL_VALUE};
@@ -94,7 +94,8 @@ int cmd_version(int argc, char **argv)
         }
         die_unknown(&a);
     }
-    (void)printf("plugin: %s (%s)\n", util_version(), util_commit());
+    char line[256];
+    (void)printf("plugin: %s\n", util_version_line(line, sizeof(line), "kubectl-pgbench"));
     if (client)
         return 0;
     struct kc k;

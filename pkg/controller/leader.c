@@ -149,7 +149,7 @@ static void write_lease(struct ctrl_leader *l, const cJSON *current, bool releas
     if (rv)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     char version[160];
-    (void)snprintf(version, sizeof(version), "%s (%s)", util_version(), util_commit());
+    (void)util_version_line(version, sizeof(version), "pgbench-operator");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "labels"), CTRL_LEASE_LABEL,
                             CTRL_LEASE_LABEL_VALUE);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "annotations"), CTRL_ANNOTATION_VERSION,

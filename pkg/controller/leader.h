@@ -16,7 +16,8 @@
  * operator's pod. A successor that takes the Lease over writes its own pod as the owner.
  *
  * Every write also labels the Lease CTRL_LEASE_LABEL=CTRL_LEASE_LABEL_VALUE and annotates it with
- * the writing operator's version (CTRL_ANNOTATION_VERSION, "0.1.0 (648c126)", util/version.h),
+ * the writing operator's version line (CTRL_ANNOTATION_VERSION, "pgbench-operator 0.1.0 (commit
+ * 648c126)", util_version_line),
  * so `kubectl pgbench version` finds which operator leads, and at which version. */
 #ifndef PGBO_CONTROLLER_LEADER_H
 #define PGBO_CONTROLLER_LEADER_H

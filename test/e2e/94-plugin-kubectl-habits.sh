@@ -61,8 +61,12 @@ kubectl pgbench -n other frobnicate >/dev/null 2>"$TMP/dym.err" || true
 kubectl pgbench version >"$TMP/version.out" || { cat "$TMP/version.out" >&2; fail "version"; }
 cat "$TMP/version.out" >&2
 v=$(cat "$ROOT/VERSION")
-grep -Eq "^plugin: $v \([0-9a-f]+(-dirty)?|unknown\)$" "$TMP/version.out" || fail "version: plugin"
-grep -Eq "^operator: $v \(.*\) \(Lease [a-z0-9-]+/pgbench-operator, held by " "$TMP/version.out" || fail "version: operator"
+grep -Fxq "plugin: $(kubectl pgbench --version)" "$TMP/version.out" || fail "version: plugin"
+grep -Fq "operator: $("$BIN/pgbench-operator" --version) (Lease " "$TMP/version.out" ||
+    fail "version: operator"
+grep -Eq "^operator: .* \(Lease [a-z0-9-]+/pgbench-operator, held by .+\)$" "$TMP/version.out" ||
+    fail "version: the operator's Lease"
+grep -Eq "^operator: pgbench-operator $v \(commit " "$TMP/version.out" || fail "version: operator's version"
 grep -q '^CRD benchmarkruns.pgbench.dev: v1alpha1 (served, storage)$' "$TMP/version.out" || fail "version: CRD"
 grep -q '^CRD benchmarksweeps.pgbench.dev: v1alpha1 (served, storage)$' "$TMP/version.out" || fail "version: sweep CRD"
 pass "global flags before the command, did you mean, version, logs -f and --raw"
