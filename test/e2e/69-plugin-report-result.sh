@@ -143,11 +143,14 @@ text_cmp = open("%s/cmp.txt" % tmp).read()
 for name in ("cmp.html", "cmp-dom.html"):
     p = parse(open("%s/%s" % (tmp, name)).read())
     # the same cells as the text table, the mark of a row that differs included
-    text_rows = [re.split(r"\s{2,}", l.strip()) for l in text_cmp.splitlines()
+    table_text = text_cmp.split("\n\n")[0]  # the table; then the "why" lines
+    text_rows = [re.split(r"\s{2,}", l.strip()) for l in table_text.splitlines()
                  if l.strip() and not l.startswith("* the runs differ")]
     html_rows = [[c.strip() for c in r if c.strip()] for r in p.rows["compare"]]
     assert [[re.sub(r"^\* ", "", c) for c in r] for r in html_rows] == \
         [[re.sub(r"^\* ", "", c) for c in r] for r in text_rows], (html_rows, text_rows)
+    why = [l for l in text_cmp.splitlines() if l.startswith("why ")]
+    assert why and all(l in p.text["why"] for l in why), (why, p.text.get("why"))
     marked = [r[0] for r in html_rows if r[0].startswith("* ")]
     assert marked == [l.split("  ")[0] for l in text_cmp.splitlines() if l.startswith("* ") and
                       not l.startswith("* the runs")], marked
