@@ -890,14 +890,14 @@ static int compare_why(struct buf *out, const struct plugin_compare *c, const st
     return rc;
 }
 
-/* Lines under the table: text as it is, HTML in a <pre> with id. */
+/* Lines under the table: text as it is, HTML in a wrapping <pre> with id. */
 static int table_notes(struct buf *out, const struct buf *notes, bool html, const char *id)
 {
     if (!notes->len)
         return 0;
     if (!html)
         return buf_printf(out, "\n%s", notes->data);
-    int rc = buf_printf(out, "<pre id=\"%s\">", id);
+    int rc = buf_printf(out, "<pre class=\"wrap\" id=\"%s\">", id);
     rc = rc ? rc : plugin_html_esc(out, notes->data);
     return rc ? rc : buf_puts(out, "</pre>\n");
 }
