@@ -198,6 +198,9 @@ void act_print(struct act *x, cJSON *objs)
     } else {
         int first = 1;
         const cJSON *it;
+        /* a dry run says what each pod runs of the totals (YAML comments: it applies as is) */
+        if (x->dry != DRY_NONE && cJSON_GetArraySize(objs) > 0)
+            rc = plugin_split_note(&out, cJSON_GetArrayItem(objs, 0));
         cJSON_ArrayForEach(it, objs)
         {
             rc = rc ? rc : plugin_yaml_append(&out, it, !first);

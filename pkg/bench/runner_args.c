@@ -466,18 +466,6 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
  * Builder
  * ------------------------------------------------------------------------------------------- */
 
-/* The shortest decimal that strtod reads back as v ("100", "5.5", "0.1"). */
-static void push_double(struct bench_argv *out, double v)
-{
-    char b[64];
-    for (int prec = 1; prec <= 17; prec++) {
-        (void)snprintf(b, sizeof(b), "%.*g", prec, v);
-        if (strtod(b, NULL) == v)
-            break;
-    }
-    bench_argv_push(out, b);
-}
-
 static void push_flag(struct bench_argv *out, const struct bench_runner_opt *o)
 {
     bench_argv_pushf(out, "--%s", o->name);
@@ -521,7 +509,7 @@ static void build_row(struct bench_argv *out, const struct bench_runner_opt *o, 
         double v = *CFIELD(base, o->off, double);
         if (v != o->dflt) {
             push_flag(out, o);
-            push_double(out, v);
+            bench_argv_push_decimal(out, v);
         }
         break;
     }

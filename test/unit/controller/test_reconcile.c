@@ -91,7 +91,7 @@ static void test_pending_to_running(void **state)
     assert_null(util_jget(p.status, "startAt"));
     assert_int_equal(util_jnum(p.status, "observedGeneration", 0), 1);
     assert_int_equal(util_jnum(p.status, "clients", 0), 4);
-    assert_string_equal(util_jstr(p.status, "target"), "pg:5432/postgres");
+    assert_string_equal(util_jstr(p.status, "target"), "pg:5432/u");
     assert_string_equal(util_jstr(cond(&p, "Running"), "status"), "True");
     assert_int_equal(util_jnum(p.status, "startedGeneration", 0), 1);
     assert_null(cond(&p, "SpecLocked")); /* only once a spec change is ignored */
