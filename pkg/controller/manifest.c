@@ -361,6 +361,7 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
     ra.pg.partitions = s->partitions;
     ra.skip_if_initialized = s->skip_if_initialized;
     ra.common.create_database = s->create_database;
+    ra.common.wait_timeout_s = (double)s->connect_retry_s;
     push_runner_args(cJSON_GetObjectItemCaseSensitive(c, "args"), BENCH_RUNNER_PGBENCH_INIT, &ra);
     cJSON *job = job_skeleton(br, name, "init", tmpl, s);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
@@ -422,6 +423,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.replica_lag = s->replica_lag;
     if (s->replica_lag)
         ra.replica_timeout_s = s->replica_timeout_s;
+    ra.common.wait_timeout_s = (double)s->connect_retry_s;
     ra.pg.extra_args = s->extra_args;
     ra.pg.nextra = (size_t)s->n_extra_args;
     push_runner_args(args, BENCH_RUNNER_PGBENCH_RUN, &ra);

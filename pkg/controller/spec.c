@@ -301,6 +301,8 @@ static const struct field target_rows[] = {
     {"sslMode", FK_STR, SPEC(ssl_mode), 0, 0, 0, "prefer", ssl_modes, NULL, NULL},
     {"port", FK_INT, SPEC(port), 5432, 1, 65535, NULL, NULL, NULL, NULL},
     {"createDatabase", FK_BOOL, SPEC(create_database), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"connectRetrySeconds", FK_LONG, SPEC(connect_retry_s), CTRL_CONNECT_RETRY_S, 0, 3600, NULL,
+     NULL, NULL, NULL},
 };
 
 /* target.cnpg: host, database, user and password Secret from the CloudNativePG conventions. */

@@ -33,6 +33,10 @@ struct ctrl_fio_job {
     bool direct;
 };
 
+/* target.connectRetrySeconds' default: how long the runners retry a target that does not
+ * resolve, refuses or is starting up before the run fails (a Service may appear later). */
+#define CTRL_CONNECT_RETRY_S 30
+
 struct ctrl_spec {
     cJSON *json; /* owned copy of spec */
 
@@ -51,6 +55,7 @@ struct ctrl_spec {
     const char *ca_secret; /* NULL = none */
     const char *ca_key;
     bool create_database;
+    long connect_retry_s; /* target.connectRetrySeconds: the runners' --wait-timeout */
 
     enum ctrl_workload workload;
 
