@@ -1,5 +1,6 @@
 /* kubectl pgbench run / fio: build the BenchmarkRun, print it (--dry-run=client), have the API
  * server check it (--dry-run=server), or create it and follow it (--wait). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -339,9 +340,32 @@ struct waits_seen {
     } c[8];
 };
 
-/* Each True waiting condition (ctrl_cond_is_waiting) whose message was not printed yet, as a line
- * of its own: "NAME: TargetUnreachable: worker 0 waits for ...". One that goes False and comes
- * back is printed again. Returns how many lines. */
+/* a and b alike but for their numbers ("retrying, 12 s of 30 s" is no news after "6 s of 30 s") */
+static bool same_words(const char *a, const char *b)
+{
+    for (;;) {
+        bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+        if (da != db)
+            return false;
+        if (da) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+            continue;
+        }
+        if (*a != *b)
+            return false;
+        if (!*a)
+            return true;
+        a++;
+        b++;
+    }
+}
+
+/* Each True waiting condition (ctrl_cond_is_waiting) as a line of its own when it appears or its
+ * words change (a new cause; not its counting seconds): "NAME: TargetUnreachable: worker 0 waits
+ * for ...". One that goes False and comes back is printed again. Returns how many lines. */
 static int print_waits(const cJSON *br, const char *name, struct waits_seen *seen, bool tty)
 {
     int n = 0;
@@ -360,7 +384,7 @@ static int print_waits(const cJSON *br, const char *name, struct waits_seen *see
         if (k == nk)
             continue;
         seen->c[k].on = true;
-        if (seen->c[k].type[0] && strcmp(seen->c[k].msg, m ? m : "") == 0)
+        if (seen->c[k].type[0] && seen->c[k].msg[0] && same_words(seen->c[k].msg, m ? m : ""))
             continue;
         (void)snprintf(seen->c[k].type, sizeof(seen->c[k].type), "%s", type);
         (void)snprintf(seen->c[k].msg, sizeof(seen->c[k].msg), "%s", m ? m : "");

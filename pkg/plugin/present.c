@@ -133,14 +133,23 @@ static double snum(const cJSON *st, enum bench_field_id id)
 
 /* ---- the result of one run ------------------------------------------------------------- */
 
-/* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own. */
+static bool nonempty_array(const cJSON *a)
+{
+    return cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0;
+}
+
+/* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own, unless it is the
+ * pgbench summary in a sentence that pgbench_summary() follows with the numbers: one summary. */
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
-    int rc =
-        buf_printf(out, "benchmarkrun %s: %s", name_of(br), ctrl_phase_shown(jstr(st, "phase")));
+    const char *phase = jstr(st, "phase");
+    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br), ctrl_phase_shown(phase));
     if (!rc && jstr(st, "target"))
         rc = buf_printf(out, " (target %s)", jstr(st, "target"));
-    if (!rc && jstr(st, "message"))
+    bool summed = ctrl_phase_parse(phase) == CTRL_PHASE_SUCCEEDED &&
+                  bench_status_get(st, BK_SUMMARY_TPS) &&
+                  !nonempty_array(bench_status_get(st, BK_FIO_JOBS));
+    if (!rc && jstr(st, "message") && !summed)
         rc = buf_printf(out, "\n  %s", jstr(st, "message"));
     return rc ? rc : buf_puts(out, "\n");
 }
@@ -212,11 +221,6 @@ static int workers_lines(struct buf *out, const cJSON *workers)
             rc = buf_printf(out, "  worker %s\n", w->valuestring);
     }
     return rc;
-}
-
-static bool nonempty_array(const cJSON *a)
-{
-    return cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0;
 }
 
 int plugin_result_table(struct buf *out, const cJSON *br)
