@@ -45,9 +45,10 @@ import re, sys
 raw = open(sys.argv[1], encoding="utf-8", errors="replace").read().replace("\r\n", "\n")
 # what stays on screen: per line, the text after the last carriage return, escapes removed
 screen = [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", l.split("\r")[-1]) for l in raw.split("\n")]
-# (a worker's own line and Little's law's check, which quotes the measured tps, are not summaries)
+# (a worker's own line and the diagnostics' sentences, which may quote the measured tps, are not
+# summaries)
 tps = [l for l in screen if re.search(r"\btps\b", l) and "tps now" not in l
-       and not l.startswith(("  worker ", "  Little's law: "))]
+       and not l.startswith(("  worker ", "  Little's law: ", "  verdict: "))]
 assert len(tps) == 1, tps
 assert re.match(r"^  tps [0-9.]+ +latency avg", tps[0]), tps
 PY
