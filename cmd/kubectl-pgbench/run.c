@@ -1,5 +1,6 @@
 /* kubectl pgbench run / fio: build the BenchmarkRun, print it (--dry-run=client), have the API
  * server check it (--dry-run=server), or create it and follow it (--wait). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "pkg/controller/phase.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/util/json.h"
+#include "pkg/controller/status.h"
 #include "pkg/controller/sweep.h"
 #include "pkg/plugin/build.h"
 #include "pkg/plugin/present.h"
@@ -34,12 +36,16 @@ static const char run_help[] =
     "  --bitnami RELEASE [--bitnami-arch standalone|replication|ha] [--user U] [--service rw|ro]\n"
     "  --stackgres CLUSTER [--service rw|ro]\n"
     "  --zalando CLUSTER [--user U] [--service rw|ro]\n"
-    "  also: --db-name NAME, --sslmode MODE, --create-database\n"
+    "  also: --db-name NAME (default: the user name, as pgbench; app with --cnpg),\n"
+    "        --sslmode MODE, --create-database,\n"
+    "        --connect-retry DURATION   retry a host that does not resolve or refuses this long\n"
+    "                                   (default 30s; longer when its Service comes later)\n"
     "\n"
     "PGBENCH-ARGS, pgbench's own options, become spec fields: -c -j -T -t -M -b -S -N\n"
     "  -f CONFIGMAP:KEY[@W] -R -L -n -C -r -P --max-tries --failures-detailed; -D, -s,\n"
     "  --random-seed, -v, --verbose-errors, --exit-on-abort pass through extraArgs; anything\n"
-    "  else is refused, naming the option.\n"
+    "  else is refused, naming the option. -c and -R are totals, split over --workers as one\n"
+    "  pgbench would run them.\n"
     "\n"
     "flags:\n"
     "  --name NAME (alias --job-name)   the BenchmarkRun (default pgbench-YYYYMMDD-HHMMSS)\n"
@@ -195,6 +201,9 @@ void act_print(struct act *x, cJSON *objs)
     } else {
         int first = 1;
         const cJSON *it;
+        /* a dry run says what each pod runs of the totals (YAML comments: it applies as is) */
+        if (x->dry != DRY_NONE && cJSON_GetArraySize(objs) > 0)
+            rc = plugin_split_note(&out, cJSON_GetArrayItem(objs, 0));
         cJSON_ArrayForEach(it, objs)
         {
             rc = rc ? rc : plugin_yaml_append(&out, it, !first);
@@ -320,11 +329,80 @@ int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
     return 0;
 }
 
+/* What follow() has printed of the conditions that say the run waits: type and last message. */
+struct waits_seen {
+    struct {
+        char type[64];
+        char msg[CTRL_MAX_MESSAGE];
+        bool on;
+    } c[8];
+};
+
+/* a and b alike but for their numbers ("retrying, 12 s of 30 s" is no news after "6 s of 30 s") */
+static bool same_words(const char *a, const char *b)
+{
+    for (;;) {
+        bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+        if (da != db)
+            return false;
+        if (da) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+            continue;
+        }
+        if (*a != *b)
+            return false;
+        if (!*a)
+            return true;
+        a++;
+        b++;
+    }
+}
+
+/* Each True waiting condition (ctrl_cond_is_waiting) as a line of its own when it appears or its
+ * words change (a new cause; not its counting seconds): "NAME: TargetUnreachable: worker 0 waits
+ * for ...". One that goes False and comes back is printed again. Returns how many lines. */
+static int print_waits(const cJSON *br, const char *name, struct waits_seen *seen, bool tty)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
+        seen->c[i].on = false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, util_jget(br, "status.conditions"))
+    {
+        const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
+        const char *m = util_jstr(c, "message");
+        if (!ctrl_cond_is_waiting(type) || !cs || strcmp(cs, "True") != 0)
+            continue;
+        size_t k = 0, nk = sizeof(seen->c) / sizeof(seen->c[0]);
+        while (k < nk && seen->c[k].type[0] && strcmp(seen->c[k].type, type) != 0)
+            k++;
+        if (k == nk)
+            continue;
+        seen->c[k].on = true;
+        if (seen->c[k].type[0] && seen->c[k].msg[0] && same_words(seen->c[k].msg, m ? m : ""))
+            continue;
+        (void)snprintf(seen->c[k].type, sizeof(seen->c[k].type), "%s", type);
+        (void)snprintf(seen->c[k].msg, sizeof(seen->c[k].msg), "%s", m ? m : "");
+        (void)printf("%s%s: %s: %s\n", tty ? "\r\033[K" : "", name, type, m ? m : "");
+        n++;
+    }
+    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
+        if (!seen->c[i].on)
+            seen->c[i].msg[0] = '\0'; /* printed again when it comes back */
+    return n;
+}
+
+/* --wait: a progress line per change (live status.progress; on a TTY rewritten in place), each
+ * waiting condition as it appears with its message, then the result table, the one summary. */
 static int follow(struct act *x, struct kc *k, const char *name)
 {
     bool tty = isatty(STDOUT_FILENO);
     double start = util_wall_s();
     char last[512] = "";
+    struct waits_seen seen = {0};
     cJSON *br = NULL;
     int rc;
     for (;;) {
@@ -334,16 +412,17 @@ static int follow(struct act *x, struct kc *k, const char *name)
             return rc;
         const char *phase = util_jstr(br, "status.phase");
         bool done = phase && ctrl_phase_done(ctrl_phase_parse(phase));
+        bool waits = print_waits(br, name, &seen, tty) > 0;
         struct buf line = BUF_INIT(4096);
         (void)plugin_progress_line(&line, br, util_wall_s());
-        if (line.data && strcmp(line.data, last) != 0) {
+        if (!done && line.data && (waits || strcmp(line.data, last) != 0)) {
             if (tty)
                 (void)printf("\r\033[K%s", line.data);
-            else if (!done)
+            else
                 (void)printf("%s\n", line.data);
             (void)snprintf(last, sizeof(last), "%s", line.data);
-            (void)fflush(stdout);
         }
+        (void)fflush(stdout);
         buf_free(&line);
         if (done)
             break;
@@ -359,8 +438,8 @@ static int follow(struct act *x, struct kc *k, const char *name)
         }
         kc_sleep(k, x->poll_ms);
     }
-    if (tty)
-        (void)printf("\n");
+    if (tty) /* the progress line goes: the table's summary is the one final line of numbers */
+        (void)printf("\r\033[K");
     struct buf out = BUF_INIT(OUT_CAP);
     (void)plugin_result_table(&out, br);
     emit(out.data, out.len);
@@ -495,6 +574,14 @@ static bool target_flag(struct run_cli *r)
         arg_value(a, "--bitnami-arch", NULL, &r->arch))
         return true;
     const char *v;
+    if (arg_value(a, "--connect-retry", NULL, &v)) {
+        to->connect_retry_s = plugin_parse_duration(v);
+        if (to->connect_retry_s < 0 || to->connect_retry_s > 3600)
+            die_usage(
+                a, "--connect-retry \"%s\": a duration up to 1h such as 30s, 5m (0: try once)", v);
+        to->connect_retry_set = true;
+        return true;
+    }
     if (arg_value(a, "--port", NULL, &v)) {
         char *end;
         long p = strtol(v, &end, 10);

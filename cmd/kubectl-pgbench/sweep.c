@@ -30,7 +30,7 @@ static const char sweep_help[] =
     "the varied field (one of):\n"
     "  --clients LIST   pgbench -c at each step, e.g. 1,2,4,8,16, or a range 1..64 (doubling)\n"
     "                   or 1..64x1.5 (factor 1.5)\n"
-    "  --rate LIST      pgbench -R (per worker) at each step, e.g. 500,1000,2000\n"
+    "  --rate LIST      pgbench -R (total over workers) at each step, e.g. 500,1000,2000\n"
     "  --workers LIST   worker pods at each step, e.g. 1,2,4 (one number: every step's workers)\n"
     "flags:\n"
     "  --repeats N                     runs per step (1-10; the step's numbers are their mean)\n"

@@ -2,6 +2,7 @@
 #include "cmd/runner/runner.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,37 +89,57 @@ int runner_worker_index(void)
     return (int)v;
 }
 
-int runner_clients_for_worker(int clients, char *msg, size_t n)
+/* Entry JOB_COMPLETION_INDEX of list variable var ("3,2,2") as a number in [lo, hi] (what: its
+ * meaning, for the message) into *out. Returns 1 when var is unset, 0, or -1 with msg set. */
+static int share_for_worker(const char *var, const char *what, double lo, double hi, double *out,
+                            char *msg, size_t n)
 {
-    const char *list = getenv("BENCH_CLIENTS_BY_INDEX");
+    const char *list = getenv(var);
     if (!list || !*list)
-        return clients;
+        return 1;
     int index = runner_worker_index();
     if (index < 0) {
-        (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX is set but JOB_COMPLETION_INDEX is not");
+        (void)snprintf(msg, n, "%s is set but JOB_COMPLETION_INDEX is not", var);
         return -1;
     }
     const char *p = list;
     for (int i = 0;; i++) {
         char *end;
         errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno || v < 1 || v > 100000 || (*end && *end != ',')) {
-            (void)snprintf(msg, n,
-                           "BENCH_CLIENTS_BY_INDEX=%.64s: entry %d is not a client count "
-                           "from 1 to 100000",
-                           list, i);
+        double v = strtod(p, &end);
+        if (end == p || errno || !(v >= lo && v <= hi) || (*end && *end != ',')) {
+            (void)snprintf(msg, n, "%s=%.64s: entry %d is not %s from %g to %g", var, list, i, what,
+                           lo, hi);
             return -1;
         }
-        if (i == index)
-            return (int)v;
+        if (i == index) {
+            *out = v;
+            return 0;
+        }
         if (!*end) {
-            (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX=%.64s has no entry for worker %d", list,
-                           index);
+            (void)snprintf(msg, n, "%s=%.64s has no entry for worker %d", var, list, index);
             return -1;
         }
         p = end + 1;
     }
+}
+
+int runner_clients_for_worker(int clients, char *msg, size_t n)
+{
+    double v;
+    int rc = share_for_worker("BENCH_CLIENTS_BY_INDEX", "a client count", 1, 100000, &v, msg, n);
+    if (rc == 0 && v != floor(v)) {
+        (void)snprintf(msg, n, "BENCH_CLIENTS_BY_INDEX: %g is not a whole client count", v);
+        return -1;
+    }
+    return rc < 0 ? -1 : rc > 0 ? clients : (int)v;
+}
+
+double runner_rate_for_worker(double rate, char *msg, size_t n)
+{
+    double v;
+    int rc = share_for_worker("BENCH_RATE_BY_INDEX", "a rate", 0.001, 1e9, &v, msg, n);
+    return rc < 0 ? -1 : rc > 0 ? rate : v;
 }
 
 const char *runner_termination_path(void)

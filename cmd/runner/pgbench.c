@@ -447,7 +447,7 @@ struct pgrun_ctx {
     bool complete;
 };
 
-/* Options: the flags, the scripts readable, this worker's share of the clients. */
+/* Options: the flags, the scripts readable, this worker's share of the clients and the rate. */
 static int pgrun_options(struct pgrun_ctx *r, int argc, char **argv)
 {
     struct run_ctx *c = &r->c;
@@ -465,6 +465,12 @@ static int pgrun_options(struct pgrun_ctx *r, int argc, char **argv)
     if (share < 0)
         return run_fail(c, BENCH_EXIT_USAGE, "%s", c->msg);
     r->ro.clients = share;
+    if (r->ro.rate > 0) {
+        double rate = runner_rate_for_worker(r->ro.rate, c->msg, sizeof(c->msg));
+        if (rate < 0)
+            return run_fail(c, BENCH_EXIT_USAGE, "%s", c->msg);
+        r->ro.rate = rate;
+    }
     return 0;
 }
 

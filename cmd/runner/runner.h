@@ -36,6 +36,10 @@ int runner_worker_index(void);
  * the share, `clients` itself when the variable is unset, or -1 with msg set when the list is
  * malformed or has no entry for this worker. */
 int runner_clients_for_worker(int clients, char *msg, size_t n);
+/* This worker's share of the rate (tps) from BENCH_RATE_BY_INDEX ("250.25,250.25"), which the
+ * operator sets when it splits the rate over workers as it splits clients. Returns the share,
+ * `rate` itself when the variable is unset, or -1 with msg set. */
+double runner_rate_for_worker(double rate, char *msg, size_t n);
 /* Where the compact summary goes: BENCH_TERMINATION_LOG, else SIM_TERMINATION_MESSAGE_PATH,
  * else /dev/termination-log when it exists and is writable; NULL when none. */
 const char *runner_termination_path(void);

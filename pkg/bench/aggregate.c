@@ -705,20 +705,24 @@ static void aggregate_workers(cJSON *out, const cJSON *const *results, size_t n)
     }
 }
 
-/* pgbench configuration: the first worker's, clients and threads summed. */
+/* pgbench configuration: the first worker's; clients, threads and the rate (each worker's share of
+ * the run's) summed. */
 static void aggregate_config(cJSON *out, const cJSON *first, const cJSON *const *rs, size_t n)
 {
     const cJSON *cfg = get(first, KEY(PGBENCH));
     if (!cJSON_IsObject(cfg))
         return;
     cJSON *c = util_must(cJSON_Duplicate(cfg, 1));
-    struct acc clients = {0}, threads = {0};
+    struct acc clients = {0}, threads = {0}, rate = {0};
     for (size_t i = 0; i < n; i++) {
         acc_add(&clients, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
         acc_add(&threads, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
+        acc_add(&rate, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_RATE)));
     }
     set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
     set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
+    if (get(cfg, KEY(PGBENCH_RATE))) /* shares are whole thousandths of a tps */
+        set_num(c, KEY(PGBENCH_RATE), round(acc_sum(&rate) * 1000) / 1000);
     cJSON_AddItemToObject(out, KEY(PGBENCH), c);
 }
 

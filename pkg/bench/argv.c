@@ -96,3 +96,21 @@ char *bench_argv_join(const struct bench_argv *a)
     *p = '\0';
     return out;
 }
+
+void bench_fmt_decimal(char *out, size_t len, double v)
+{
+    char b[400];
+    for (int prec = 0; prec <= 340; prec++) {
+        (void)snprintf(b, sizeof(b), "%.*f", prec, v);
+        if (strtod(b, NULL) == v)
+            break;
+    }
+    (void)snprintf(out, len, "%s", b);
+}
+
+void bench_argv_push_decimal(struct bench_argv *a, double v)
+{
+    char b[400];
+    bench_fmt_decimal(b, sizeof(b), v);
+    bench_argv_push(a, b);
+}

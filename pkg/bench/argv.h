@@ -26,6 +26,12 @@ void bench_argv_pushf(struct bench_argv *a, const char *fmt, ...)
 /* The same with a va_list, for wrappers that take their own arguments first. */
 void bench_argv_vpushf(struct bench_argv *a, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* The shortest plain decimal (never an exponent) that strtod reads back as v: "1000", "5.5",
+ * "250.25", "0.1". For option values a program parses as a number (pgbench -R, the runner's
+ * --rate). out gets at most len - 1 characters; 400 always suffices for a finite v. */
+void bench_fmt_decimal(char *out, size_t len, double v);
+/* Appends bench_fmt_decimal(v). */
+void bench_argv_push_decimal(struct bench_argv *a, double v);
 /* Frees every element; the struct is left empty and reusable. bench_argv_free on an empty
  * vector does nothing. */
 void bench_argv_free(struct bench_argv *a);

@@ -3,7 +3,6 @@
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
-#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 #include <errno.h>
@@ -467,14 +466,6 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
  * Builder
  * ------------------------------------------------------------------------------------------- */
 
-/* The shortest decimal that strtod reads back as v ("100", "5.5", "0.1"). */
-static void push_double(struct bench_argv *out, double v)
-{
-    char b[64];
-    util_fmt_double(b, sizeof(b), v);
-    bench_argv_push(out, b);
-}
-
 static void push_flag(struct bench_argv *out, const struct bench_runner_opt *o)
 {
     bench_argv_pushf(out, "--%s", o->name);
@@ -518,7 +509,7 @@ static void build_row(struct bench_argv *out, const struct bench_runner_opt *o, 
         double v = *CFIELD(base, o->off, double);
         if (v != o->dflt) {
             push_flag(out, o);
-            push_double(out, v);
+            bench_argv_push_decimal(out, v);
         }
         break;
     }

@@ -3,6 +3,7 @@
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 #include "pkg/util/version.h"
+#include "pkg/bench/argv.h"
 #include "pkg/bench/runner_args.h"
 #include "pkg/pg/conninfo.h"
 
@@ -361,6 +362,7 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
     ra.pg.partitions = s->partitions;
     ra.skip_if_initialized = s->skip_if_initialized;
     ra.common.create_database = s->create_database;
+    ra.common.wait_timeout_s = (double)s->connect_retry_s;
     push_runner_args(cJSON_GetObjectItemCaseSensitive(c, "args"), BENCH_RUNNER_PGBENCH_INIT, &ra);
     cJSON *job = job_skeleton(br, name, "init", tmpl, s);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
@@ -407,7 +409,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.pg.nscripts = (size_t)s->n_scripts;
     if (bench_protocol_parse(s->protocol, &ra.pg.protocol) != 0)
         ra.pg.protocol = BENCH_PROTOCOL_DEFAULT; /* the spec parser allows only the three */
-    ra.pg.rate = s->rate;
+    ra.pg.rate = ctrl_worker_rate(s->rate, s->workers, 0); /* worker 0's, as clients */
     ra.pg.latency_limit_ms = s->latency_limit_ms;
     ra.pg.no_vacuum = s->no_vacuum;
     ra.pg.connect = s->connect;
@@ -422,6 +424,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.replica_lag = s->replica_lag;
     if (s->replica_lag)
         ra.replica_timeout_s = s->replica_timeout_s;
+    ra.common.wait_timeout_s = (double)s->connect_retry_s;
     ra.pg.extra_args = s->extra_args;
     ra.pg.nextra = (size_t)s->n_extra_args;
     push_runner_args(args, BENCH_RUNNER_PGBENCH_RUN, &ra);
@@ -481,6 +484,22 @@ static void start_file(cJSON *env, cJSON *vols, cJSON *mounts)
     env_value(env, "BENCH_START_AT_FILE", CTRL_START_FILE);
 }
 
+/* NAME=each worker's share (clients, or rate when `rate`) in worker order, as plain decimals
+ * ("3,2,2", "250.25,250.25"): BENCH_CLIENTS_BY_INDEX, BENCH_RATE_BY_INDEX. */
+static void shares_env(cJSON *env, const char *name, const struct ctrl_spec *s, bool rate)
+{
+    char list[24 * CTRL_MAX_WORKERS] = "";
+    size_t n = 0;
+    for (int i = 0; i < s->workers && n + 24 < sizeof(list); i++) {
+        char v[400];
+        bench_fmt_decimal(v, sizeof(v),
+                          rate ? ctrl_worker_rate(s->rate, s->workers, i)
+                               : ctrl_worker_clients(s->clients, s->workers, i));
+        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? "," : "", v);
+    }
+    env_value(env, name, list);
+}
+
 cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
                              const struct ctrl_config *cfg, long run_from)
 {
@@ -498,12 +517,9 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
     if (s->workload == CTRL_WL_PGBENCH) {
         pgbench_args(args, vols, mounts, s);
         if (s->workers > 1) {
-            char list[8 * CTRL_MAX_WORKERS] = "";
-            size_t n = 0;
-            for (int i = 0; i < s->workers && n + 16 < sizeof(list); i++)
-                n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? "," : "",
-                                      ctrl_worker_clients(s->clients, s->workers, i));
-            env_value(env, "BENCH_CLIENTS_BY_INDEX", list);
+            shares_env(env, "BENCH_CLIENTS_BY_INDEX", s, false);
+            if (s->rate > 0)
+                shares_env(env, "BENCH_RATE_BY_INDEX", s, true);
         }
     } else {
         fio_args(args, vols, mounts, br, s);

@@ -144,6 +144,26 @@ void ctrl_progress_display(cJSON *status)
     util_jset_str(status, bench_fields[BK_STATUS_RESULT].status, line);
 }
 
+bool ctrl_progress_message(const cJSON *status, int workers, char *out, size_t len)
+{
+    const cJSON *tps = bench_status_get(status, BK_STATUS_PROGRESS_TPS);
+    const cJSON *el = bench_status_get(status, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
+    const cJSON *rem = bench_status_get(status, BK_STATUS_PROGRESS_REMAINING_SECONDS);
+    const cJSON *rep = bench_status_get(status, BK_STATUS_PROGRESS_WORKERS_REPORTING);
+    if (!cJSON_IsNumber(tps) || !cJSON_IsNumber(rep))
+        return false;
+    char t[32], when[64] = "";
+    ctrl_status_fmt_tps(t, sizeof(t), tps->valuedouble);
+    if (cJSON_IsNumber(el) && cJSON_IsNumber(rem))
+        (void)snprintf(when, sizeof(when), "%.0f s of %.0f s, ", el->valuedouble,
+                       el->valuedouble + rem->valuedouble);
+    else if (cJSON_IsNumber(el))
+        (void)snprintf(when, sizeof(when), "%.0f s, ", el->valuedouble);
+    (void)snprintf(out, len, "pgbench runs on %.0f of %d worker%s: %s%s tps now", rep->valuedouble,
+                   workers, workers == 1 ? "" : "s", when, t);
+    return true;
+}
+
 bool ctrl_progress_waiting(const struct ctrl_worker_progress *w, int n, char *out, size_t len)
 {
     for (int i = 0; i < n; i++) {

@@ -158,10 +158,10 @@ static void end_progress(struct dctx *d)
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(d->st, key);
     if (p && !cJSON_IsNull(p))
         util_jset(d->st, key, cJSON_CreateNull());
-    const cJSON *c = ctrl_cond_get(d->st, "TargetUnreachable");
+    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_TARGET_UNREACHABLE);
     const char *st = c ? util_jstr(c, "status") : NULL;
     if (st && strcmp(st, "True") == 0)
-        cond(d, "TargetUnreachable", "False", "WaitEnded", "the workers no longer wait");
+        cond(d, CTRL_COND_TARGET_UNREACHABLE, "False", "WaitEnded", "the workers no longer wait");
 }
 
 static void set_phase(struct dctx *d, enum ctrl_phase phase)
@@ -648,20 +648,20 @@ static void check_blocked(struct dctx *d, const char *role, double since, const 
 {
     char reason[64], why[CTRL_MAX_MESSAGE];
     workers_blocked(d, role, since, reason, sizeof(reason), why, sizeof(why));
-    const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
+    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED);
     const char *cs = util_jstr(c, "status"), *cm = util_jstr(c, "message");
     bool was = cs && strcmp(cs, "True") == 0;
     if (why[0]) {
         /* written at a change only: the cached status does not keep the message */
         if (!was || !cm || strcmp(cm, why) != 0) {
-            cond(d, "WorkersBlocked", "True", reason, why);
+            cond(d, CTRL_COND_WORKERS_BLOCKED, "True", reason, why);
             set_message(d, why);
-            event(d, true, "WorkersBlocked", "%s", why);
+            event(d, true, CTRL_COND_WORKERS_BLOCKED, "%s", why);
         }
     } else {
         if (was) {
             const char *usual = util_jstr(ctrl_cond_get(d->st, phase_cond), "message");
-            cond(d, "WorkersBlocked", "False", "Started", "the worker pods have started");
+            cond(d, CTRL_COND_WORKERS_BLOCKED, "False", "Started", "the worker pods have started");
             set_message(d, usual ? usual : "");
         }
         long left_ms = (long)((since + CTRL_BLOCKED_GRACE_S - d->obs->now) * 1000) + 100;
@@ -1000,14 +1000,32 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
         if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
             ctrl_progress_display(d->st);
         char msg[900];
-        const cJSON *c = ctrl_cond_get(d->st, "TargetUnreachable");
+        const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_TARGET_UNREACHABLE);
         const char *st = c ? util_jstr(c, "status") : NULL;
+        /* status.message is the current state: why the workers wait, else how far they are
+         * (a WorkersBlocked message stands until check_blocked clears it) */
+        const char *blocked = util_jstr(ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED), "status");
+        bool may_say = !blocked || strcmp(blocked, "True") != 0;
         if (ctrl_progress_waiting(d->obs->progress, d->obs->n_progress, msg, sizeof(msg))) {
             if (!st || strcmp(st, "True") != 0)
-                event(d, true, "TargetUnreachable", "%s", msg);
-            cond(d, "TargetUnreachable", "True", "Retrying", msg);
-        } else if (st && strcmp(st, "True") == 0) {
-            cond(d, "TargetUnreachable", "False", "Reached", "the workers reached the target");
+                event(d, true, CTRL_COND_TARGET_UNREACHABLE, "%s", msg);
+            cond(d, CTRL_COND_TARGET_UNREACHABLE, "True", "Retrying", msg);
+            if (may_say)
+                set_message(d, msg);
+        } else {
+            bool reached = st && strcmp(st, "True") == 0;
+            if (reached)
+                cond(d, CTRL_COND_TARGET_UNREACHABLE, "False", "Reached",
+                     "the workers reached the target");
+            if (may_say && strcmp(role, "run") == 0 &&
+                ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
+                set_message(d, msg);
+            } else if (may_say && reached) {
+                const char *usual = util_jstr(
+                    ctrl_cond_get(d->st, strcmp(role, "run") == 0 ? "Running" : "Initialized"),
+                    "message");
+                set_message(d, usual ? usual : "");
+            }
         }
         requeue_within(d, every * 1000);
         return;
@@ -1409,7 +1427,7 @@ static void end_blocked(struct dctx *d)
     bool failed = np == CTRL_PHASE_FAILED;
     if (!failed && np != CTRL_PHASE_SUCCEEDED)
         return;
-    const cJSON *c = ctrl_cond_get(d->st, "WorkersBlocked");
+    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED);
     const char *cs = util_jstr(c, "status");
     if (!cs || strcmp(cs, "True") != 0)
         return;
@@ -1431,7 +1449,7 @@ static void end_blocked(struct dctx *d)
     n = append_cut(msg, sizeof(msg), n, ctrl_phase_name(np));
     n = append_cut(msg, sizeof(msg), n, ") while the workers were blocked: ");
     (void)append_cut(msg, sizeof(msg), n, was);
-    cond(d, "WorkersBlocked", "False", failed ? "RunFailed" : "RunSucceeded", msg);
+    cond(d, CTRL_COND_WORKERS_BLOCKED, "False", failed ? "RunFailed" : "RunSucceeded", msg);
 }
 
 /* The phase's decision: what to do from here (phase: the observed one, or Pending again for a
@@ -1556,8 +1574,8 @@ static const struct {
                     {CTRL_PHASE_SUCCEEDED, "Complete"},
                     {CTRL_PHASE_FAILED, "Failed"}};
 /* Conditions announced by a Warning Event of their own name while True. */
-static const char *const WARNING_CONDITIONS[] = {"WorkersBlocked", "SpecLocked", "WorkersSkewed",
-                                                 "ResultDetailUnavailable", NULL};
+static const char *const WARNING_CONDITIONS[] = {CTRL_COND_WORKERS_BLOCKED, "SpecLocked",
+                                                 "WorkersSkewed", "ResultDetailUnavailable", NULL};
 
 static bool implied(struct ctrl_event *e, bool warning, const char *reason, const char *message,
                     double at, double now)

@@ -301,6 +301,8 @@ static const struct field target_rows[] = {
     {"sslMode", FK_STR, SPEC(ssl_mode), 0, 0, 0, "prefer", ssl_modes, NULL, NULL},
     {"port", FK_INT, SPEC(port), 5432, 1, 65535, NULL, NULL, NULL, NULL},
     {"createDatabase", FK_BOOL, SPEC(create_database), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"connectRetrySeconds", FK_LONG, SPEC(connect_retry_s), CTRL_CONNECT_RETRY_S, 0, 3600, NULL,
+     NULL, NULL, NULL},
 };
 
 /* target.cnpg: host, database, user and password Secret from the CloudNativePG conventions. */
@@ -361,13 +363,14 @@ static void target_host(struct pctx *p, const cJSON *t, struct ctrl_spec *s)
         return;
     }
     (void)snprintf(s->host, sizeof(s->host), "%s", host);
-    conn_name(p, "database", str_field(p, t, "database", "spec.target", "postgres"), s->database,
-              sizeof(s->database));
     const char *user = str_field(p, t, "user", "spec.target", NULL);
     if (!user || !*user)
         perr(p, "spec.target.user: required with target.host: the PostgreSQL role to connect as");
     else
         conn_name(p, "user", user, s->user, sizeof(s->user));
+    /* libpq's rule (and pgbench's): without a database name, the user name */
+    conn_name(p, "database", str_field(p, t, "database", "spec.target", s->user), s->database,
+              sizeof(s->database));
     const cJSON *pw = obj_field(p, t, "passwordSecretRef", "spec.target");
     if (pw) {
         const char *name = NULL;
@@ -799,6 +802,13 @@ static void spec_workload(struct pctx *p, const cJSON *spec, struct ctrl_spec *s
              "(clients are the total across workers); set clients >= workers or lower "
              "spec.workers",
              s->clients, s->workers);
+    if (!p->rc && s->workload == CTRL_WL_PGBENCH && s->rate > 0 &&
+        llround(s->rate * CTRL_RATE_UNITS) < s->workers)
+        perr(p,
+             "spec.workload.pgbench.run.rate: %g tps cannot be split over %d workers (rate is "
+             "the total across workers, at least %g tps per worker); raise rate or lower "
+             "spec.workers",
+             s->rate, s->workers, 1.0 / CTRL_RATE_UNITS);
     if (!p->rc && s->workload == CTRL_WL_FIO && s->workers != 1)
         perr(p, "spec.workers: a fio workload runs in one pod on its own volume; set workers "
                 "to 1");
@@ -905,11 +915,22 @@ void ctrl_spec_free(struct ctrl_spec *s)
     memset(s, 0, sizeof(*s));
 }
 
-int ctrl_worker_clients(int clients, int workers, int index)
+long ctrl_worker_share(long total, int workers, int index)
 {
     if (workers <= 0 || index < 0 || index >= workers)
         return 0;
-    return clients / workers + (index < clients % workers ? 1 : 0);
+    return total / workers + (index < total % workers ? 1 : 0);
+}
+
+int ctrl_worker_clients(int clients, int workers, int index)
+{
+    return (int)ctrl_worker_share(clients, workers, index);
+}
+
+double ctrl_worker_rate(double rate, int workers, int index)
+{
+    return (double)ctrl_worker_share(llround(rate * CTRL_RATE_UNITS), workers, index) /
+           CTRL_RATE_UNITS;
 }
 
 int ctrl_worker_threads(int threads, int clients, int workers, int index)

@@ -33,6 +33,10 @@ struct ctrl_fio_job {
     bool direct;
 };
 
+/* target.connectRetrySeconds' default: how long the runners retry a target that does not
+ * resolve, refuses or is starting up before the run fails (a Service may appear later). */
+#define CTRL_CONNECT_RETRY_S 30
+
 struct ctrl_spec {
     cJSON *json; /* owned copy of spec */
 
@@ -51,6 +55,7 @@ struct ctrl_spec {
     const char *ca_secret; /* NULL = none */
     const char *ca_key;
     bool create_database;
+    long connect_retry_s; /* target.connectRetrySeconds: the runners' --wait-timeout */
 
     enum ctrl_workload workload;
 
@@ -105,9 +110,18 @@ struct ctrl_spec {
 int ctrl_spec_parse(const cJSON *spec, struct ctrl_spec *out, char *err, size_t errlen);
 void ctrl_spec_free(struct ctrl_spec *s);
 
-/* Clients of worker `index` when `clients` are split across `workers`: the remainder goes to the
- * lowest indexes (7 over 3 -> 3, 2, 2). */
+/* Worker `index`'s share when `total` is split across `workers`: the remainder goes to the
+ * lowest indexes (7 over 3 -> 3, 2, 2). Every total the workers share (clients, rate) is split by
+ * this one rule, so that the workers together run what one pgbench would. */
+long ctrl_worker_share(long total, int workers, int index);
+/* Clients of worker `index`: ctrl_worker_share of the clients. */
 int ctrl_worker_clients(int clients, int workers, int index);
+/* The rate (pgbench -R, tps) is a total like clients: worker `index` gets ctrl_worker_share of it
+ * counted in 1/CTRL_RATE_UNITS tps (1001 over 4 -> 250.25 each; 10 over 3 -> 3.334, 3.333,
+ * 3.333), so the shares add up to the rate exactly. The spec parser refuses a rate below
+ * 1/CTRL_RATE_UNITS per worker. */
+#define CTRL_RATE_UNITS 1000
+double ctrl_worker_rate(double rate, int workers, int index);
 /* Threads of that worker: the requested threads capped at its clients. */
 int ctrl_worker_threads(int threads, int clients, int workers, int index);
 

@@ -16,6 +16,12 @@
 #include "pkg/util/buf.h"
 #include "pkg/util/clock.h"
 
+bool ctrl_cond_is_waiting(const char *type)
+{
+    return type && (strcmp(type, CTRL_COND_WORKERS_BLOCKED) == 0 ||
+                    strcmp(type, CTRL_COND_TARGET_UNREACHABLE) == 0);
+}
+
 const cJSON *ctrl_cond_get(const cJSON *status, const char *type)
 {
     const cJSON *conds = status ? cJSON_GetObjectItemCaseSensitive(status, "conditions") : NULL;

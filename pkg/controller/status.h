@@ -15,6 +15,13 @@
 /* A worker that starts or ends this much apart from the others is reported (WorkersSkewed). */
 #define CTRL_SKEW_LIMIT_S 1.0
 
+/* The conditions whose True status says the run waits for something outside it, retrying:
+ * pods that cannot start, a target that does not answer. The run goes on once it clears (or
+ * fails at its deadline / connectRetrySeconds); clients show them as they appear. */
+#define CTRL_COND_WORKERS_BLOCKED "WorkersBlocked"
+#define CTRL_COND_TARGET_UNREACHABLE "TargetUnreachable"
+bool ctrl_cond_is_waiting(const char *type);
+
 const cJSON *ctrl_cond_get(const cJSON *status, const char *type);
 /* Sets or updates a condition; lastTransitionTime changes only when status changes. Returns true
  * when anything changed. */

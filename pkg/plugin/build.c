@@ -2,6 +2,7 @@
 #include "pkg/plugin/build.h"
 #include "pkg/util/mem.h"
 #include "pkg/controller/spec.h"
+#include "pkg/bench/argv.h"
 #include "pkg/plugin/pgbench_args.h"
 #include "pkg/util/err.h"
 
@@ -231,4 +232,31 @@ cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_
     cJSON_AddItemToArray(out, ctrl_manifest_run_job(br, &s, cfg, run_from));
     ctrl_spec_free(&s);
     return out;
+}
+
+int plugin_split_note(struct buf *out, const cJSON *br)
+{
+    struct ctrl_spec s;
+    char why[512];
+    if (ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why)))
+        return 0;
+    int rc = 0;
+    if (s.workload != CTRL_WL_PGBENCH || s.workers < 2)
+        goto out;
+    char rate[400];
+    bench_fmt_decimal(rate, sizeof(rate), s.rate);
+    rc =
+        buf_printf(out, "# -c %d%s%s are totals over %d workers, split as one pgbench runs them:\n",
+                   s.clients, s.rate > 0 ? " -R " : "", s.rate > 0 ? rate : "", s.workers);
+    rc = rc ? rc : buf_puts(out, "#   clients");
+    for (int i = 0; !rc && i < s.workers; i++)
+        rc = buf_printf(out, "%s%d", i ? "," : " ", ctrl_worker_clients(s.clients, s.workers, i));
+    for (int i = 0; !rc && s.rate > 0 && i < s.workers; i++) {
+        bench_fmt_decimal(rate, sizeof(rate), ctrl_worker_rate(s.rate, s.workers, i));
+        rc = buf_printf(out, "%s%s", i ? "," : "; rate (tps) ", rate);
+    }
+    rc = rc ? rc : buf_puts(out, " (worker 0, 1, ...)\n");
+out:
+    ctrl_spec_free(&s);
+    return rc;
 }

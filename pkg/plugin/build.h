@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "pkg/util/buf.h"
+
 #include "pkg/controller/manifest.h"
 
 #define PLUGIN_MAX_SELECTORS 16
@@ -61,6 +63,11 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
  * the pods. A new array, or NULL with err. */
 cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_from, char *err,
                        size_t errlen);
+
+/* For a pgbench run over several workers, what each pod runs of the totals, as YAML comment
+ * lines ("# -c 10 -R 1000 are totals over 4 workers, split as one pgbench runs them: ...") for
+ * the dry run; nothing otherwise (or when br does not parse). 0 or -E2BIG. */
+int plugin_split_note(struct buf *out, const cJSON *br);
 
 /* "30", "90s", "15m", "2h", "1d" -> seconds; -1 when malformed. */
 long plugin_parse_duration(const char *s);

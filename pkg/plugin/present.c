@@ -183,14 +183,23 @@ static double snum(const cJSON *st, enum bench_field_id id)
 
 /* ---- the result of one run ------------------------------------------------------------- */
 
-/* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own. */
+static bool nonempty_array(const cJSON *a)
+{
+    return cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0;
+}
+
+/* "benchmarkrun NAME: PHASE (target T)", then its message on a line of its own, unless it is the
+ * pgbench summary in a sentence that pgbench_summary() follows with the numbers: one summary. */
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
-    int rc =
-        buf_printf(out, "benchmarkrun %s: %s", name_of(br), ctrl_phase_shown(jstr(st, "phase")));
+    const char *phase = jstr(st, "phase");
+    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br), ctrl_phase_shown(phase));
     if (!rc && jstr(st, "target"))
         rc = buf_printf(out, " (target %s)", jstr(st, "target"));
-    if (!rc && jstr(st, "message"))
+    bool summed = ctrl_phase_parse(phase) == CTRL_PHASE_SUCCEEDED &&
+                  bench_status_get(st, BK_SUMMARY_TPS) &&
+                  !nonempty_array(bench_status_get(st, BK_FIO_JOBS));
+    if (!rc && jstr(st, "message") && !summed)
         rc = buf_printf(out, "\n  %s", jstr(st, "message"));
     return rc ? rc : buf_puts(out, "\n");
 }
@@ -264,11 +273,6 @@ static int workers_lines(struct buf *out, const cJSON *workers)
     return rc;
 }
 
-static bool nonempty_array(const cJSON *a)
-{
-    return cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0;
-}
-
 int plugin_result_table(struct buf *out, const cJSON *br)
 {
     const cJSON *st = status_of(br);
@@ -295,19 +299,24 @@ int plugin_progress_line(struct buf *out, const cJSON *br, double now)
     double start = util_rfc3339_parse(jstr(st, "startTime"));
     if (!rc && isfinite(start) && start > 0 && now >= start)
         rc = buf_printf(out, "  %.0fs", now - start);
-    cJSON *tl = bench_series_timeline(st);
-    int n = cJSON_GetArraySize(tl);
+    /* status.progress: what the workers' last -P lines said, summed (live while they run) */
+    double tps = snum(st, BK_STATUS_PROGRESS_TPS), lat = snum(st, BK_STATUS_PROGRESS_LATENCY_MS);
+    double el = snum(st, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
+    double rem = snum(st, BK_STATUS_PROGRESS_REMAINING_SECONDS);
+    double failed = snum(st, BK_STATUS_PROGRESS_FAILED);
     char a[48], b[48];
-    if (!rc && n > 0) {
-        const cJSON *last = cJSON_GetArrayItem(tl, n - 1);
-        rc = buf_printf(out, "  tps %s  latency %s ms",
-                        num(a, sizeof(a), bench_num(last, BK_TIMELINE_TPS)),
-                        num(b, sizeof(b), bench_num(last, BK_TIMELINE_LATENCY_MS)));
+    if (!rc && isfinite(tps)) {
+        ctrl_status_fmt_tps(a, sizeof(a), tps);
+        rc = buf_printf(out, "  %s tps now", a);
     }
-    cJSON_Delete(tl);
-    if (!rc && bench_status_get(st, BK_SUMMARY_TPS))
-        rc = buf_printf(out, "  tps %s  p99 %s ms", num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
-                        num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
+    if (!rc && isfinite(lat))
+        rc = buf_printf(out, "  latency %s ms", num(b, sizeof(b), lat));
+    if (!rc && isfinite(el) && isfinite(rem))
+        rc = buf_printf(out, "  %.0f s of %.0f s", el, el + rem);
+    else if (!rc && isfinite(el))
+        rc = buf_printf(out, "  %.0f s", el);
+    if (!rc && isfinite(failed) && failed > 0)
+        rc = buf_printf(out, "  %.0f failed", failed);
     return rc;
 }
 

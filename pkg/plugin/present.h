@@ -17,8 +17,9 @@
  * fio jobs. br is the whole BenchmarkRun. */
 int plugin_result_table(struct buf *out, const cJSON *br);
 
-/* One progress line: phase, elapsed seconds, the last timeline point (TPS, latency) and p99 when
- * status has them. No newline. */
+/* One progress line while the run goes: phase, seconds since it started, and status.progress (the
+ * workers' live tps, latency, seconds of the duration, failures) when status has it. No result
+ * numbers: those are plugin_result_table's. No newline. */
 int plugin_progress_line(struct buf *out, const cJSON *br, double now);
 
 /* The comparison of runs grouped in sides: side s is side_n[s] consecutive runs of brs (one

@@ -201,5 +201,7 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
         util_jset_str(t, "database", o->database);
     if (o->ssl_mode)
         util_jset_str(t, "sslMode", o->ssl_mode);
+    if (o->connect_retry_set)
+        util_jset_num(t, "connectRetrySeconds", (double)o->connect_retry_s);
     return t;
 }

@@ -31,6 +31,8 @@ struct plugin_target_opts {
     const char *database;        /* NULL: spec default */
     int port;                    /* 0: default */
     const char *ssl_mode;        /* NULL: default */
+    bool connect_retry_set;      /* connectRetrySeconds = connect_retry_s; else the spec default */
+    long connect_retry_s;
 };
 
 /* What the mapping expects in the cluster (pointers into `buf` storage of the struct). */

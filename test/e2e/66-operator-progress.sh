@@ -41,7 +41,8 @@ assert "tps now" not in st["result"] and " tps · p99 " in st["result"], st["res
 PY
 note "live tps while running: $(printf '%s\n' "${seen[@]}" | uniq | xargs); RESULT then: $live_result"
 
-# a host that does not resolve: TargetUnreachable while the runner retries (120 s by default)
+# a host that does not resolve: TargetUnreachable while the runner retries (target.connectRetrySeconds,
+# 30 s by default)
 cat <<EOF | env_apply
 apiVersion: pgbench.dev/v1alpha1
 kind: BenchmarkRun
@@ -57,7 +58,7 @@ unreachable() { [ "$(env_status nowhere '.status.conditions[?(@.type=="TargetUnr
 env_wait_for "TargetUnreachable" 60 unreachable
 msg="$(env_status nowhere '.status.conditions[?(@.type=="TargetUnreachable")].message')"
 echo "$msg" | grep -q 'no-such-host.invalid' || fail "message does not name the host: $msg"
-echo "$msg" | grep -Eq '\(dns\), retrying, [0-9]+ s of 120 s' || fail "message: $msg"
+echo "$msg" | grep -Eq '\(dns\), retrying, [0-9]+ s of 30 s' || fail "message: $msg"
 [ "$(env_status nowhere .status.phase)" = Running ] || fail "not Running while retrying"
 env_kubectl get events --field-selector reason=TargetUnreachable -o name | grep -q . || fail "no TargetUnreachable event"
 env_kubectl delete br nowhere >/dev/null

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "pkg/bench/argv.h"
 #include "pkg/bench/runner_args.h"
 
 #include <errno.h>
@@ -700,6 +701,27 @@ static void test_numbers(void **state)
                            "--replica-timeout 0.3333333333333333");
     free(s);
     bench_argv_free(&av);
+    /* plain decimals, never an exponent: pgbench -R 1000 is "--rate 1000", not "1e+03" */
+    bench_runner_defaults(BENCH_RUNNER_PGBENCH_RUN, &a);
+    a.pg.clients = 1;
+    a.pg.rate = 1000;
+    bench_runner_build(BENCH_RUNNER_PGBENCH_RUN, &a, &av);
+    s = bench_argv_join(&av);
+    assert_string_equal(s, "pgbench run --clients 1 --rate 1000");
+    free(s);
+    bench_argv_free(&av);
+    static const struct {
+        double v;
+        const char *want;
+    } dec[] = {
+        {1000, "1000"},   {250.25, "250.25"},  {0.1, "0.1"},       {1e9, "1000000000"},
+        {3.334, "3.334"}, {1e-7, "0.0000001"}, {100000, "100000"}, {1.0 / 3, "0.3333333333333333"}};
+    for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++) {
+        char b[400];
+        bench_fmt_decimal(b, sizeof(b), dec[i].v);
+        assert_string_equal(b, dec[i].want);
+        assert_true(strtod(b, NULL) == dec[i].v);
+    }
 }
 
 static void test_usage(void **state)

@@ -286,6 +286,34 @@ static void test_init_job_and_transactions(void **state)
     cJSON_Delete(br);
 }
 
+/* the rate is a total like clients: each pod gets its share, as a plain decimal */
+static void test_run_job_rate_split(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct ctrl_config cfg;
+    ctrl_config_defaults(&cfg);
+    struct ctrl_spec s =
+        spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":4,\"workload\":{"
+                "\"pgbench\":{\"run\":{\"clients\":10,\"durationSeconds\":5,\"rate\":1000}}}}");
+    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    assert_true(has_arg(util_jget(c, "args"), "--rate", "250")); /* not "1e+03", not 1000 */
+    assert_string_equal(str_at(env_var(c, "BENCH_RATE_BY_INDEX"), "value"), "250,250,250,250");
+    assert_string_equal(str_at(env_var(c, "BENCH_CLIENTS_BY_INDEX"), "value"), "3,3,2,2");
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":3,\"workload\":{"
+                "\"pgbench\":{\"run\":{\"clients\":3,\"durationSeconds\":5,\"rate\":10}}}}");
+    job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    assert_true(has_arg(util_jget(c, "args"), "--rate", "3.334"));
+    assert_string_equal(str_at(env_var(c, "BENCH_RATE_BY_INDEX"), "value"), "3.334,3.333,3.333");
+    cJSON_Delete(job);
+    ctrl_spec_free(&s);
+    cJSON_Delete(br);
+}
+
 /* spec.timeoutSeconds replaces every phase's default */
 static void test_timeout_seconds(void **state)
 {
@@ -446,7 +474,7 @@ static void check_run_args(const char *json)
         assert_int_equal(r.pg.scripts[i].weight, s.scripts[i].weight);
     }
     assert_string_equal(bench_protocol_name(r.pg.protocol), s.protocol);
-    assert_true(r.pg.rate == s.rate);
+    assert_true(r.pg.rate == ctrl_worker_rate(s.rate, s.workers, 0));
     assert_true(r.pg.latency_limit_ms == s.latency_limit_ms);
     assert_int_equal(r.pg.no_vacuum, s.no_vacuum);
     assert_int_equal(r.pg.connect, s.connect);
@@ -576,6 +604,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_job),
+        cmocka_unit_test(test_run_job_rate_split),
         cmocka_unit_test(test_init_job_and_transactions),
         cmocka_unit_test(test_cnpg_user_from_secret),
         cmocka_unit_test(test_timeout_seconds),

@@ -91,7 +91,7 @@ static void test_pending_to_running(void **state)
     assert_null(util_jget(p.status, "startAt"));
     assert_int_equal(util_jnum(p.status, "observedGeneration", 0), 1);
     assert_int_equal(util_jnum(p.status, "clients", 0), 4);
-    assert_string_equal(util_jstr(p.status, "target"), "pg:5432/postgres");
+    assert_string_equal(util_jstr(p.status, "target"), "pg:5432/u");
     assert_string_equal(util_jstr(cond(&p, "Running"), "status"), "True");
     assert_int_equal(util_jnum(p.status, "startedGeneration", 0), 1);
     assert_null(cond(&p, "SpecLocked")); /* only once a spec change is ignored */
@@ -1980,6 +1980,9 @@ static void test_live_progress(void **state)
     assert_true(util_jnum(p.status, "progress.tps", 0) == 800);
     assert_true(util_jnum(p.status, "progress.remainingSeconds", 0) == 18);
     assert_null(cond(&p, "TargetUnreachable"));
+    /* the message is the current state, not the start barrier's */
+    assert_string_equal(util_jstr(p.status, "message"),
+                        "pgbench runs on 1 of 2 workers: 12 s of 30 s, 800 tps now");
     assert_true(p.requeue_ms > 0 && p.requeue_ms <= 10000);
     char *st2 = cJSON_PrintUnformatted(p.status);
     ctrl_plan_free(&p);
@@ -1996,6 +1999,8 @@ static void test_live_progress(void **state)
                         "retrying, 40 s of 120 s");
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "TargetUnreachable");
+    assert_string_equal(util_jstr(p.status, "message"),
+                        util_jstr(cond(&p, "TargetUnreachable"), "message"));
     char *st3 = cJSON_PrintUnformatted(p.status);
     ctrl_plan_free(&p);
     cJSON_Delete(br);

@@ -9,6 +9,7 @@
 /* clang-format on */
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "pkg/bench/pgbench.h"
@@ -34,7 +35,7 @@ static void test_defaults(void **state)
     assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_string_equal(s.host, "pg");
     assert_int_equal(s.port, 5432);
-    assert_string_equal(s.database, "postgres");
+    assert_string_equal(s.database, "app"); /* libpq's default: the user name */
     assert_string_equal(s.user, "app");
     assert_string_equal(s.password_secret, "pw");
     assert_string_equal(s.password_key, "password");
@@ -61,7 +62,7 @@ static void test_defaults(void **state)
     assert_null(s.image);
     char t[300];
     ctrl_spec_target_string(&s, t, sizeof(t));
-    assert_string_equal(t, "pg:5432/postgres");
+    assert_string_equal(t, "pg:5432/app");
     ctrl_spec_free(&s);
     cJSON_Delete(j);
 }
@@ -207,6 +208,9 @@ static const struct bad bad_specs[] = {
     {"{" TARGET ",\"workers\":4,\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,"
      "\"clients\":3}}}}",
      "spec.workload.pgbench.run.clients: 3 clients cannot be split over 4 workers"},
+    {"{" TARGET ",\"workers\":4,\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,"
+     "\"clients\":4,\"rate\":0.003}}}}",
+     "spec.workload.pgbench.run.rate: 0.003 tps cannot be split over 4 workers"},
     {"{" TARGET ",\"workers\":0," RUN "}", "spec.workers: must be between 1 and 256"},
     {"{" TARGET ",\"workload\":{\"fio\":{\"jobs\":[]}}}", "spec.workload.fio.jobs: required"},
     {"{\"workload\":{\"fio\":{\"volumeSize\":\"ten\",\"jobs\":[{\"name\":\"a\"}]}}}",
@@ -316,6 +320,18 @@ static void test_worker_split(void **state)
                 sum += n;
             }
             assert_int_equal(sum, c);
+        }
+    /* the rate is split by the same rule, in thousandths of a tps: the shares add up to it */
+    assert_true(ctrl_worker_rate(1001, 4, 0) == 250.25 && ctrl_worker_rate(1001, 4, 3) == 250.25);
+    assert_true(ctrl_worker_rate(10, 3, 0) == 3.334 && ctrl_worker_rate(10, 3, 1) == 3.333);
+    assert_true(ctrl_worker_rate(1000, 4, 2) == 250 && ctrl_worker_rate(0, 4, 1) == 0);
+    static const double rates[] = {1, 7, 10, 99.5, 1000, 1001, 12345.678};
+    for (size_t k = 0; k < sizeof(rates) / sizeof(rates[0]); k++)
+        for (int w = 1; w <= 8; w++) {
+            long milli = 0;
+            for (int i = 0; i < w; i++)
+                milli += lround(ctrl_worker_rate(rates[k], w, i) * 1000);
+            assert_int_equal(milli, lround(rates[k] * 1000));
         }
     /* threads are capped by the worker's clients */
     assert_int_equal(ctrl_worker_threads(4, 7, 3, 0), 3);
