@@ -199,11 +199,15 @@ void bench_verdict_evidence_of(const cJSON *r, double ev[BENCH_EV__COUNT])
     const cJSON *map = bench_get(r, BK_WAIT_EVENTS_SHARES_PCT);
     if (!cJSON_IsObject(map)) /* a runner's own result: the counts (the shares are of the sum) */
         map = bench_get(r, BK_WAIT_EVENTS_EVENTS);
-    if (samples > 0)
+    for (int c = 0; c < BENCH_VC__COUNT; c++)
+        shares[c] = NAN;
+    if (samples >= BENCH_VERDICT_MIN_SAMPLES)
         bench_verdict_class_shares(map, shares);
-    else
+    /* the database's shares rest on its own samples (those not Client:*): too few decide nothing */
+    if (!(samples * (100.0 - shares[BENCH_VC_CLIENT]) / 100.0 >= BENCH_VERDICT_MIN_SAMPLES))
         for (int c = 0; c < BENCH_VC__COUNT; c++)
-            shares[c] = NAN;
+            if (c != BENCH_VC_CLIENT)
+                shares[c] = NAN;
     ev[BENCH_EV_BACKEND_SAMPLES] = samples;
     for (int c = 0; c < BENCH_VC__COUNT; c++) {
         if (class_share_ev[c] < 0)
@@ -367,6 +371,12 @@ static int undecided(struct buf *b, const struct bench_verdict *v)
     const double *ev = v->ev;
     char x[48];
     int rc = 0;
+    if (ev[BENCH_EV_BACKEND_SAMPLES] > 0 &&
+        ev[BENCH_EV_BACKEND_SAMPLES] < BENCH_VERDICT_MIN_SAMPLES)
+        return buf_printf(b,
+                          "inconclusive: the wait events rest on %.0f backend samples, fewer than "
+                          "%d; would decide it: a longer run",
+                          ev[BENCH_EV_BACKEND_SAMPLES], BENCH_VERDICT_MIN_SAMPLES);
     if (!isfinite(ev[BENCH_EV_CLIENT_SHARE]))
         return buf_printf(b,
                           "inconclusive: no wait events of the load were sampled; would decide "

@@ -195,6 +195,30 @@ static void test_rate_and_inconclusive(void **state)
     cJSON_Delete(fio);
 }
 
+/* Shares on too few samples decide nothing: 12 database samples among 240 (the server idle, 95 %
+ * Client:*) whose third is WAL sync are not a WAL-flush verdict; 10 backend samples in all are
+ * not a verdict of anything, and the sentence says how many there were. */
+static void test_few_samples(void **state)
+{
+    (void)state;
+    struct bench_verdict v = decide("{\"Client:ClientRead\":228,\"IO:WALSync\":4,\"CPU\":8}", NULL);
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    assert_false(v.fired[BENCH_LR_WAL]);
+    assert_true(isnan(v.ev[BENCH_EV_WAL_SHARE]));
+    near(v.ev[BENCH_EV_CLIENT_SHARE], 95);
+    char *s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "idle 95 %"));
+    free(s);
+
+    v = decide(NULL, "{\"waitEvents\":{\"samples\":3,\"backendSamples\":10,\"events\":"
+                     "{\"IO:WALSync\":10}}}");
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    assert_true(isnan(v.ev[BENCH_EV_WAL_SHARE]) && isnan(v.ev[BENCH_EV_CLIENT_SHARE]));
+    s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "10 backend samples"));
+    free(s);
+}
+
 static void test_pitfalls(void **state)
 {
     (void)state;
@@ -359,10 +383,15 @@ static void test_explain(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_client),           cmocka_unit_test(test_network),
-        cmocka_unit_test(test_database_classes), cmocka_unit_test(test_rate_and_inconclusive),
-        cmocka_unit_test(test_pitfalls),         cmocka_unit_test(test_sentence_whole),
-        cmocka_unit_test(test_wait_classes),     cmocka_unit_test(test_table),
+        cmocka_unit_test(test_client),
+        cmocka_unit_test(test_network),
+        cmocka_unit_test(test_database_classes),
+        cmocka_unit_test(test_rate_and_inconclusive),
+        cmocka_unit_test(test_few_samples),
+        cmocka_unit_test(test_pitfalls),
+        cmocka_unit_test(test_sentence_whole),
+        cmocka_unit_test(test_wait_classes),
+        cmocka_unit_test(test_table),
         cmocka_unit_test(test_explain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
