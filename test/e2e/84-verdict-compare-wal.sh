@@ -81,7 +81,7 @@ kubectl pgbench compare fast slow >"$TMP/compare.txt" 2>&1 || { cat "$TMP/compar
 cat "$TMP/compare.txt" >&2
 why="$(grep '^why slow against fast: ' "$TMP/compare.txt")" || fail "compare explains nothing"
 case "$why" in *"; $WAL_LABEL "*"walSyncMsPerCommit "*": $WAL_LABEL "*) ;; *) fail "compare does not name $WAL_LABEL with the sync time per commit: $why" ;; esac
-grep -Eq "^verdict +$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["class"])' "$TMP/fast.json") +wal-flush *\$" "$TMP/compare.txt" ||
+grep -Eq "^[ *]*verdict +$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["class"])' "$TMP/fast.json") +wal-flush *\$" "$TMP/compare.txt" ||
     fail "compare's verdict row"
 kubectl pgbench compare fast slow -o html "$TMP/compare.html" 2>/dev/null || fail "compare -o html failed"
 python3 - "$TMP/compare.html" "$why" <<'PY' || fail "compare -o html does not explain the difference"
