@@ -44,6 +44,8 @@ static const char run_help[] =
     "flags:\n"
     "  --name NAME (alias --job-name)   the BenchmarkRun (default pgbench-YYYYMMDD-HHMMSS)\n"
     "  --init -s N [--foreign-keys] [--partitions N]   initialise the tables first (pgbench -i)\n"
+    "  --warmup DURATION   leave the first seconds out of the summary and percentiles\n"
+    "                      (spec run.warmupSeconds; the report shades them)\n"
     "  --workers N  --node-selector K=V (repeatable)  --ttl DURATION  --timeout DURATION\n"
     "  --image IMAGE  --cleanup Keep|Delete\n"
     "  --dry-run=client|server   print the BenchmarkRun and the Jobs/PVC/HPA the operator would\n"
@@ -536,6 +538,11 @@ bool run_cli_flag(struct run_cli *r)
         if (*end || n < 0 || n > 10000)
             die_usage(a, "--partitions \"%s\": an integer 0-10000", v);
         r->ro.partitions = (int)n;
+        return true;
+    }
+    if (arg_value(a, "--warmup", NULL, &v)) {
+        if ((r->ro.warmup_s = plugin_parse_duration(v)) < 0)
+            die_usage(a, "--warmup \"%s\": seconds, or a duration such as 30s or 2m", v);
         return true;
     }
     if (arg_flag(a, "--init", "-i"))

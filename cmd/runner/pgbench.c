@@ -622,6 +622,7 @@ static void pgrun_on_start(struct child_drive *d)
     /* BENCH_TXLOG_POLL_MS: how often the logs are read (0 = only after the run) */
     const char *e = getenv("BENCH_TXLOG_POLL_MS");
     long ms = e && *e ? strtol(e, NULL, 10) : 1000;
+    bench_txlog_start(r->tl, (int64_t)llround(d->start * 1e6), r->ra.warmup_s);
     if (ms > 0)
         (void)uv_timer_start(&r->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
     if (r->diag && pg_diag_start(r->diag) != 0)
@@ -689,6 +690,7 @@ static void pgrun_collect(struct pgrun_ctx *r)
     run_result_new(c, r->child_exit, r->complete, user && *user ? user : NULL);
     bench_result_add_pgbench(c->result, pg, bench_hist_count(r->tl->hist) ? r->tl->hist : NULL,
                              &r->ro);
+    bench_result_add_txlog(c->result, r->tl, r->ra.warmup_s);
     if (d->started)
         bench_result_add_window(c->result, r->barrier.at, d->start, d->end);
 }

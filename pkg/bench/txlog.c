@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,7 @@ void bench_txlog_free(struct bench_txlog *l)
     if (!l)
         return;
     bench_hist_free(l->hist);
+    bench_latseries_free(l->series);
     free(l->priv);
     free(l);
 }
@@ -127,6 +129,13 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         return;
     if (bench_txlog_parse_line(s, n, l->rate_limited, &e)) {
         l->malformed++;
+        return;
+    }
+    if (l->series && e.status == BENCH_TX_OK)
+        bench_latseries_add(l->series, e.epoch_us, e.latency_us);
+    if (e.epoch_us < l->cut_epoch_us) {
+        l->warm_ok += e.status == BENCH_TX_OK;
+        l->warm_failed += e.status == BENCH_TX_FAILED;
         return;
     }
     switch (e.status) {
@@ -147,6 +156,13 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         l->first_epoch_us = e.epoch_us;
     if (e.epoch_us > l->last_epoch_us)
         l->last_epoch_us = e.epoch_us;
+}
+
+void bench_txlog_start(struct bench_txlog *l, int64_t start_us, double warmup_s)
+{
+    bench_latseries_free(l->series);
+    l->series = bench_latseries_new(start_us);
+    l->cut_epoch_us = warmup_s > 0 ? start_us + (int64_t)llround(warmup_s * 1e6) : 0;
 }
 
 void bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)

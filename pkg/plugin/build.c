@@ -133,6 +133,8 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
     }
     if (o->create_database)
         util_must(cJSON_AddTrueToObject(target, "createDatabase"));
+    if (o->warmup_s > 0)
+        util_must(cJSON_AddNumberToObject(run, "warmupSeconds", (double)o->warmup_s));
     /* pgbench's own default: 10 transactions per client */
     if (!cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
         !cJSON_GetObjectItemCaseSensitive(run, "transactions"))
