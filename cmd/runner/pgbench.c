@@ -622,7 +622,7 @@ static void pgrun_on_start(struct child_drive *d)
     /* BENCH_TXLOG_POLL_MS: how often the logs are read (0 = only after the run) */
     const char *e = getenv("BENCH_TXLOG_POLL_MS");
     long ms = e && *e ? strtol(e, NULL, 10) : 1000;
-    bench_txlog_start(r->tl, (int64_t)llround(d->start * 1e6), r->ra.warmup_s);
+    bench_txlog_start(r->tl, r->ra.warmup_s);
     if (ms > 0)
         (void)uv_timer_start(&r->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
     if (r->diag && pg_diag_start(r->diag) != 0)

@@ -27,7 +27,7 @@ struct bench_latseries_point {
 };
 
 struct bench_latseries {
-    int64_t start_us; /* epoch of t = 0 (the runner's spawn of pgbench) */
+    int64_t start_us; /* epoch of t = 0 (bench_txlog_start says which) */
     int width_s;      /* interval width, a power of two */
     size_t n;         /* intervals in use */
     struct bench_latseries_point pts[BENCH_LATSERIES_MAX_POINTS];

@@ -120,6 +120,15 @@ void bench_txlog_free(struct bench_txlog *l)
     free(l);
 }
 
+/* t = 0 from the first transaction: its start, where it has a latency, else its end. */
+static void series_begin(struct bench_txlog *l, const struct bench_txlog_entry *e)
+{
+    int64_t t0 = e->epoch_us - (e->status == BENCH_TX_OK ? e->latency_us : 0);
+    l->series = bench_latseries_new(t0);
+    if (l->warmup_us > 0)
+        l->cut_epoch_us = t0 + l->warmup_us;
+}
+
 static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
 {
     struct bench_txlog_entry e;
@@ -131,6 +140,8 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         l->malformed++;
         return;
     }
+    if (l->keep_series && !l->series)
+        series_begin(l, &e);
     if (l->series && e.status == BENCH_TX_OK)
         bench_latseries_add(l->series, e.epoch_us, e.latency_us);
     if (e.epoch_us < l->cut_epoch_us) {
@@ -158,11 +169,10 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         l->last_epoch_us = e.epoch_us;
 }
 
-void bench_txlog_start(struct bench_txlog *l, int64_t start_us, double warmup_s)
+void bench_txlog_start(struct bench_txlog *l, double warmup_s)
 {
-    bench_latseries_free(l->series);
-    l->series = bench_latseries_new(start_us);
-    l->cut_epoch_us = warmup_s > 0 ? start_us + (int64_t)llround(warmup_s * 1e6) : 0;
+    l->keep_series = true;
+    l->warmup_us = warmup_s > 0 ? (int64_t)llround(warmup_s * 1e6) : 0;
 }
 
 void bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)

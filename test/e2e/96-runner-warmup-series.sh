@@ -78,6 +78,9 @@ L = r["latencySeries"]
 assert L["intervalSeconds"] == 1, L["intervalSeconds"]
 start = L["startEpochUs"]
 assert cut - start == 2000000, (cut, start)
+# t = 0 is the start of a logged transaction (pgbench's benchmark start), before every completion
+assert start in {e - l for e, l in ok_all}, start
+assert start <= min(e for e, _ in tx), (start, min(e for e, _ in tx))
 by = {}
 for e, l in ok_all:
     by.setdefault(max(e - start, 0) // 1000000 + 1, []).append(l)
