@@ -55,8 +55,10 @@ static const char run_help[] =
 
 static const char fio_help[] =
     "usage: kubectl pgbench fio NAME --storage-class SC [--size 10Gi] [flags]\n"
-    "  --preset wal|random-read|random-rw|all   (default all; wal: write, bs 8k, fdatasync 1:\n"
-    "                                            its sync p99 is the commit-latency floor)\n"
+    "  --preset wal|random-read|random-rw|all   (default all; wal: buffered sequential 8k writes,\n"
+    "      fdatasync after each, one job, sync engine, as PostgreSQL writes WAL with\n"
+    "      wal_sync_method=fdatasync: its sync p99 is the commit-latency floor; random-*: 8k,\n"
+    "      iodepth 32, libaio, O_DIRECT)\n"
     "  --file-size SIZE (each job's file, default 1g)  --runtime DURATION (each job, default 60s)\n"
     "  --ioengine libaio|io_uring|psync|sync|posixaio  --buffered (direct: false)\n"
     "  --keep-volume  --node-selector K=V  --ttl DURATION  --timeout DURATION  --image IMAGE\n"

@@ -507,8 +507,43 @@ static void merge_latency(cJSON *dst, const cJSON *src)
     set_num(dst, k, samples);
 }
 
+/* Adds j's per-second IOPS and bandwidth to o's, point by point matched by t. */
+static void merge_fio_series(cJSON *o, const cJSON *j)
+{
+    static const enum bench_field_id vals[] = {
+        BK_FIO_JOBS_SERIES_READ_IOPS, BK_FIO_JOBS_SERIES_WRITE_IOPS,
+        BK_FIO_JOBS_SERIES_READ_BW_KI_BS, BK_FIO_JOBS_SERIES_WRITE_BW_KI_BS};
+    const char *key = KEY(FIO_JOBS_SERIES), *tk = KEY(FIO_JOBS_SERIES_T);
+    const cJSON *js = get(j, key), *p;
+    cJSON *os = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsArray(js))
+        return;
+    if (!cJSON_IsArray(os)) {
+        util_jset(o, key, cJSON_Duplicate(js, 1));
+        return;
+    }
+    cJSON_ArrayForEach(p, js)
+    {
+        cJSON *q = NULL, *it;
+        cJSON_ArrayForEach(it, os) if (num(it, tk) == num(p, tk)) q = it;
+        if (!q) {
+            if (cJSON_GetArraySize(os) < bench_fields[BK_FIO_JOBS_SERIES].max_items)
+                cJSON_AddItemToArray(os, util_must(cJSON_Duplicate(p, 1)));
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+            double a = num(q, bench_key(vals[k])), b = num(p, bench_key(vals[k]));
+            set_num(q, bench_key(vals[k]),
+                    isfinite(a) && isfinite(b) ? a + b
+                    : isfinite(a)              ? a
+                                               : b);
+        }
+    }
+}
+
 static void merge_fio_job(cJSON *o, const cJSON *j)
 {
+    merge_fio_series(o, j);
     static const enum bench_field_id dirs[] = {BK_FIO_JOBS_READ, BK_FIO_JOBS_WRITE};
     static const enum bench_field_id sums[2][4] = {
         {BK_FIO_JOBS_READ_IOPS, BK_FIO_JOBS_READ_BW_KI_BS, BK_FIO_JOBS_READ_IO_KI_B,

@@ -346,8 +346,8 @@ static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
         snprintf(out, len, "%s%s%s IOPS", named && cJSON_IsString(name) ? name->valuestring : "",
                  named ? " " : "", iops);
     if (n >= 0 && (size_t)n < len && (isfinite(sync) || isfinite(clat))) {
-        fmt_sig3(lat, sizeof(lat), (isfinite(sync) ? sync : clat) / 1000.0);
-        n += snprintf(out + n, len - (size_t)n, " · %sp99 %s ms", isfinite(sync) ? "sync " : "",
+        fmt_sig3(lat, sizeof(lat), isfinite(sync) ? sync : clat);
+        n += snprintf(out + n, len - (size_t)n, " · %sp99 %s µs", isfinite(sync) ? "sync " : "",
                       lat);
     }
     return n;
