@@ -461,7 +461,7 @@ static int bar_legend(struct buf *o, const struct bars *g, const char *const *se
         rc = buf_printf(o,
                         "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"4\" "
                         "fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
-                        lx, 14, colors[k % NCOLORS], lx + 18, 18);
+                        lx, 30, colors[k % NCOLORS], lx + 18, 34);
         rc = rc ? rc : esc(o, series_names[k]);
         rc = rc ? rc : buf_puts(o, "</text></g>");
     }
@@ -990,6 +990,53 @@ static int lag_chart(struct buf *o, const cJSON *result)
     return rc;
 }
 
+/* fio's IOPS per second (the result's series), one line per job and direction. */
+static int fio_iops_chart(struct buf *o, const cJSON *result)
+{
+    enum { MAXL = 8 };
+    struct pts *p = util_xcalloc(MAXL, sizeof(*p));
+    struct series s[MAXL];
+    char labels[MAXL][96];
+    static const enum bench_field_id dirs[2] = {BK_FIO_JOBS_SERIES_READ_IOPS,
+                                                BK_FIO_JOBS_SERIES_WRITE_IOPS};
+    int ns = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, bench_get(result, BK_FIO_JOBS))
+    {
+        const cJSON *name = bench_get(j, BK_FIO_JOBS_NAME);
+        for (int d = 0; d < 2 && ns < MAXL; d++) {
+            int n = take(bench_get(j, BK_FIO_JOBS_SERIES), true, BK_FIO_JOBS_SERIES_T, dirs[d],
+                         p[ns].x, p[ns].y);
+            bool any = false;
+            for (int i = 0; i < n; i++)
+                any = any || isfinite(p[ns].y[i]);
+            if (!any)
+                continue;
+            (void)snprintf(labels[ns], sizeof(labels[ns]), "%s %s IOPS",
+                           cJSON_IsString(name) ? name->valuestring : "?", d ? "write" : "read");
+            s[ns] = (struct series){labels[ns], p[ns].x, p[ns].y, n, false, false, false};
+            ns++;
+        }
+    }
+    int rc = 0;
+    if (ns) {
+        struct chart c = {"fio-iops",
+                          "fio IOPS per second (fio's own logs)",
+                          "time since the job started (s)",
+                          "IOPS (1/s)",
+                          NULL,
+                          NULL,
+                          false,
+                          NULL,
+                          0,
+                          0};
+        rc = buf_puts(o, "<h2>fio IOPS over time</h2>\n");
+        rc = rc ? rc : line_chart(o, &c, s, ns);
+    }
+    free(p);
+    return rc;
+}
+
 /* fio's p99 per job from status, in µs like status and the result; nothing for pgbench runs. */
 static int fio_chart(struct buf *o, const cJSON *st)
 {
@@ -1012,8 +1059,8 @@ static int fio_chart(struct buf *o, const cJSON *st)
     static const char *const fio_series[] = {"read clat p99", "write clat p99", "sync p99"};
     int rc = buf_puts(o, "<h2>fio latency per job</h2>\n");
     return rc ? rc
-              : bar_chart(o, "fio", "fio 99th percentile latency per job (µs)", "latency p99 (µs)",
-                          labels, vals, nl, 3, fio_series);
+              : bar_chart(o, "fio", "fio p99 latency per job", "latency p99 (µs)", labels, vals, nl,
+                          3, fio_series);
 }
 
 /* The server's settings (the result's; without it the sentence status words the server in) and
@@ -1077,6 +1124,7 @@ int plugin_report_html(struct buf *o, const cJSON *br, const cJSON *result, cons
     rc = rc ? rc : wait_chart(o, st, result);
     rc = rc ? rc : lag_chart(o, result);
     rc = rc ? rc : fio_chart(o, st);
+    rc = rc ? rc : fio_iops_chart(o, result);
     rc = rc ? rc : settings(o, br, st, result);
     return rc ? rc : buf_puts(o, "</body></html>\n");
 }

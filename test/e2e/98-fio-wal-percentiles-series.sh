@@ -116,6 +116,7 @@ python3 - "$TMP/dom.html" <<'PY' || fail "fio report"
 import re, sys
 dom = open(sys.argv[1]).read()
 assert 'id="fio"' in dom and "p99 (µs)" in dom, "fio chart in µs"
+assert 'id="fio-iops"' in dom and 'data-label="wal write IOPS"' in dom, "no IOPS over time"
 for absent in ("Throughput over time", "Latency percentiles", "Replica lag", "Wait events", "Statement latencies"):
     assert absent not in dom, absent
 print("fio report ok")
