@@ -65,7 +65,7 @@ print("%d merged points checked, warm-up %d tx left out" % (checked, W["transact
 PY
 
 kubectl pgbench report warm -o "$TMP/report.html" 2>"$TMP/err" || fail "report: $(cat "$TMP/err")"
-env_chromium_render "$TMP/report.html" "$TMP/dom.html" "$TMP/report.png" 2400
+env_chromium_render "$TMP/report.html" "$TMP/dom.html" "$TMP/report.png" 2800
 [ -z "${SAVE_SCREENSHOT:-}" ] || cp "$TMP/report.png" "$SAVE_SCREENSHOT"
 python3 - "$TMP/dom.html" <<'PY' || fail "report check"
 import re, sys
