@@ -571,25 +571,21 @@ static void project_diagnostics(cJSON *status, const cJSON *agg)
     }
 }
 
-/* status.summary.window: what the summary covers, the whole run or the steady window after the
- * warm-up cut (the result's warmup). */
+/* status.summary.window: with a warm-up cut, the steady window the summary covers (the result's
+ * warmup); absent otherwise, when the numbers cover the whole run (describe stays short). */
 static void project_window(cJSON *status, const cJSON *agg)
 {
-    if (!bench_get(agg, BK_SUMMARY) || !(bench_num(agg, BK_SUMMARY_TPS) >= 0))
-        return;
-    char line[256], tx[32], tps[32];
     double cut = bench_num(agg, BK_WARMUP_SECONDS),
            steady = bench_num(agg, BK_WARMUP_STEADY_SECONDS);
-    if (!(cut > 0)) {
-        (void)snprintf(line, sizeof(line), "the whole run");
-    } else {
-        fmt_grouped(tx, sizeof(tx), bench_num(agg, BK_WARMUP_TRANSACTIONS));
-        fmt_sig3(tps, sizeof(tps), bench_num(agg, BK_WARMUP_RUN_TPS));
-        (void)snprintf(line, sizeof(line),
-                       "steady window: %g s to %.1f s after pgbench started (warm-up of %g s left "
-                       "out: %s transactions; whole run %s tps)",
-                       cut, cut + (isfinite(steady) ? steady : 0), cut, tx, tps);
-    }
+    if (!bench_get(agg, BK_SUMMARY) || !(cut > 0))
+        return;
+    char line[256], tx[32], tps[32];
+    fmt_grouped(tx, sizeof(tx), bench_num(agg, BK_WARMUP_TRANSACTIONS));
+    fmt_sig3(tps, sizeof(tps), bench_num(agg, BK_WARMUP_RUN_TPS));
+    (void)snprintf(line, sizeof(line),
+                   "steady window: %g s to %.1f s after pgbench started (warm-up of %g s left out: "
+                   "%s transactions; whole run %s tps)",
+                   cut, cut + (isfinite(steady) ? steady : 0), cut, tx, tps);
     (void)bench_json_put(status, bench_fields[BK_STATUS_SUMMARY_WINDOW].status,
                          util_must(cJSON_CreateString(line)));
 }

@@ -919,8 +919,9 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
         return buf_puts(o, "</table>\n");
     rc = rc ? rc : buf_puts(o, "</table>\n<h2>Summary</h2>\n");
     rc = rc ? rc : summary_table(o, st, res);
-    if (cJSON_IsString(win) && !rc)
-        rc = buf_printf(o, "<p id=\"window\">The numbers cover %s.</p>\n", win->valuestring);
+    if (!rc)
+        rc = buf_printf(o, "<p id=\"window\">The numbers cover %s.</p>\n",
+                        cJSON_IsString(win) ? win->valuestring : "the whole run (no warm-up cut)");
     return rc ? rc : diagnostics_table(o, st);
 }
 
