@@ -328,7 +328,7 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
  * percentiles, not the buckets (the workers' results keep those). */
 static void aggregate_latseries(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    const cJSON **ser = util_xcalloc(n ? n : 1, sizeof(*ser));
+    const cJSON **ser = util_xcalloc(n ? n : 1, sizeof(const cJSON *));
     for (size_t i = 0; i < n; i++)
         ser[i] = get(rs[i], KEY(LATENCY_SERIES));
     cJSON *m = bench_latseries_merge(ser, n, false);

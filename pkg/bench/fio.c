@@ -541,7 +541,7 @@ static int read_log(struct bench_fio_job_result *j, const char *path, bool bw)
         double *slot = bw ? &p->bw_kibs[dir] : &p->iops[dir];
         *slot = isfinite(*slot) ? *slot + v : v;
     }
-    fclose(f);
+    (void)fclose(f);
     return 0;
 }
 

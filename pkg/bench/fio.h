@@ -109,7 +109,7 @@ struct bench_fio_job_result {
      * latency measurement off, as "gtod_reduce=1" or "disable_lat=1 disable_clat=1"; "" when
      * none. */
     char lat_off[96];
-    bool syncs_requested; /* fsync or fdatasync > 0 in the job's options */
+    bool syncs_requested;           /* fsync or fdatasync > 0 in the job's options */
     struct bench_fio_point *series; /* bench_fio_read_series; owned, by t */
     size_t nseries;
 };

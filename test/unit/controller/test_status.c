@@ -329,8 +329,8 @@ static void test_display(void **state)
     assert_null(util_jget(st, "failed")); /* a pgbench count */
     char msg[256];
     ctrl_status_summary_message(st, 1, msg, sizeof(msg));
-    assert_string_equal(
-        msg, "fio randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
+    assert_string_equal(msg,
+                        "fio randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
     cJSON_Delete(st);
     cJSON_Delete(agg);
 }
