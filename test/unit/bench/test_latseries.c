@@ -60,7 +60,7 @@ static void test_widening(void **state)
     (void)state;
     struct bench_latseries *s = bench_latseries_new(T0);
     enum { SECS = 300, PER = 40 };
-    for (int64_t i = 0; i < SECS * PER; i++)
+    for (int64_t i = 0; i < (int64_t)SECS * PER; i++)
         bench_latseries_add(s, T0 + (i / PER) * 1000000 + (i % PER) * 20000, lat_of(i));
     assert_int_equal(s->width_s, 4);
     assert_true(s->n <= BENCH_LATSERIES_MAX_POINTS);
@@ -89,9 +89,9 @@ static void test_merge_exact(void **state)
 {
     (void)state;
     struct bench_latseries *a = bench_latseries_new(T0), *b = bench_latseries_new(T0 + 3000);
-    for (int64_t i = 0; i < 100 * 50; i++) /* 100 s: width 1 */
+    for (int64_t i = 0; i < INT64_C(100) * 50; i++) /* 100 s: width 1 */
         bench_latseries_add(a, T0 + (i / 50) * 1000000 + 1000, 100 + i % 50);
-    for (int64_t i = 0; i < 200 * 10; i++) /* 200 s: width 2 */
+    for (int64_t i = 0; i < INT64_C(200) * 10; i++) /* 200 s: width 2 */
         bench_latseries_add(b, T0 + 3000 + (i / 10) * 1000000 + 1000, 10000 + (i % 10) * 100);
     assert_int_equal(a->width_s, 1);
     assert_int_equal(b->width_s, 2);
