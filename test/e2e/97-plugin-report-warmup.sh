@@ -12,6 +12,9 @@ command -v chromium >/dev/null || fail "chromium is not installed (make deps)"
 env_start_plugin
 env_start_operator --log-level info
 export KUBECTL_PGBENCH_POLL_MS=300
+env_plugin_refuses "warmupSeconds: 10 leaves nothing of durationSeconds 8" run "${PLUGIN_TARGET[@]}" \
+    --name w --warmup 10 --dry-run=client -- -T 8
+env_plugin_refuses '--warmup "soon"' run "${PLUGIN_TARGET[@]}" --name w --warmup soon --dry-run=client -- -T 8
 kubectl pgbench run "${PLUGIN_TARGET[@]}" --name warm --init -s 1 --workers 2 --warmup 2 --wait \
     -- -c 4 -j 2 -T 8 -P 1 -r >"$TMP/run.out" 2>&1 || { cat "$TMP/run.out" >&2; fail "run"; }
 
