@@ -2,6 +2,7 @@
 #   make            programs under build/bin
 #   make test       everything again under ASan/UBSan, unit tests, then end-to-end tests
 #   make deps       install missing Debian/npm dependencies (idempotent)
+#   make images     the operator and runner container images (scripts/images.sh)
 #   make lint       clang-format + clang-tidy
 #   make generate   CRD status schema, printer columns and docs tables from pkg/bench/fields.c
 #   make fuzz       libFuzzer targets, briefly
@@ -49,7 +50,8 @@ PROGRAMS := $(BUILD)/bin/pgbench-operator $(BUILD)/bin/pgbench-runner $(BUILD)/b
 UNIT_SRCS := $(wildcard test/unit/*/test_*.c)
 UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate install-plugin
+.PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate install-plugin images print-version \
+        release-dry-run
 all: $(PROGRAMS)
 
 $(BUILD)/obj/%.o: %.c
@@ -88,9 +90,10 @@ $(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call l
 
 # kubectl finds it on PATH as `kubectl pgbench` (docs/plugin.md)
 PLUGIN_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard cmd/kubectl-pgbench/*.c))
+# LDFLAGS: the release's plugin archive links with -rpath '$$ORIGIN/../lib' (scripts/release.sh)
 $(BUILD)/bin/kubectl-pgbench: $(PLUGIN_OBJS) $(call libs_for,plugin)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 PREFIX ?= /usr/local
 install-plugin: $(BUILD)/bin/kubectl-pgbench
@@ -125,6 +128,7 @@ test:
 	    echo "build: $$(($$(date +%s) - start)) s"
 	BUILD=$(ASAN_BUILD) scripts/generate.sh --check
 	BUILD=$(ASAN_BUILD) test/run-unit.sh
+	@start=$$(date +%s); scripts/images.sh --if-missing && echo "images: $$(($$(date +%s) - start)) s"
 	BUILD=$(ASAN_BUILD) test/run-e2e.sh
 
 # test/integration/<name>.c: programs run by end-to-end tests against the simulated cluster
@@ -143,6 +147,18 @@ e2e: all $(INTEG_BINS)
 
 deps:
 	@scripts/deps.sh
+
+# the container images (podman, or ENGINE=docker for docker buildx), tagged as the chart expects
+images:
+	@scripts/images.sh
+
+# every release artifact that needs no registry, under build/release (scripts/release.sh)
+release-dry-run:
+	@scripts/release.sh dry-run
+
+# what scripts/images.sh and the release scripts take the version and commit from
+print-version:
+	@echo '$(PGBO_VERSION) $(PGBO_COMMIT)'
 
 # the CRD's status schema and printer columns and the docs' field tables, from pkg/bench/fields.c
 generate: all

@@ -57,4 +57,6 @@ step "result summary (status.summary)"
 env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.summary}' | python3 -m json.tool
 step "why it is as fast as it is: kubectl get br $name -o jsonpath='{.status.diagnostics.waitEvents}'"
 env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.diagnostics.waitEvents}{"\n"}'
+step "what limits it, and what to try next: kubectl get br $name -o jsonpath='{.status.diagnostics.verdict}'"
+env_kubectl get benchmarkrun "$name" -o jsonpath='{.status.diagnostics.verdict}{"\n"}'
 [ "$last" = Succeeded ]

@@ -8,7 +8,9 @@ packages=(gcc make pkg-config python3 python3-yaml openssl ca-certificates unzip
     postgresql-15 postgresql-client-15 fio
     clang libclang-rt-14-dev clang-format clang-tidy pmccabe
     chromium # headless, renders kubectl pgbench report in e2e 64
-    prometheus) # for promtool (`promtool check metrics` on /metrics: unit test_metrics, e2e 58)
+    prometheus # for promtool (`promtool check metrics` on /metrics: unit test_metrics, e2e 58)
+    podman buildah runc mmdebstrap # make images (runc: crun refuses hybrid cgroups; images/containers.conf)
+    shellcheck) # the workflows' run: scripts (scripts/check-workflows.sh)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
@@ -49,4 +51,7 @@ fi
 if [ -x scripts/fetch-tools.sh ]; then
     scripts/fetch-tools.sh >/dev/null
 fi
+# @action-validator/cli (npm) for scripts/check-workflows.sh, pinned, into build/tools
+scripts/check-workflows.sh --install
+
 echo "deps: ok"

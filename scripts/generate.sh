@@ -5,6 +5,7 @@
 #   docs/result-schema.md    the field tables
 #   docs/spec.md             the result rows of the status table
 #   docs/design.md           the runner's commands, from `pgbench-runner --help` (its flag table)
+#   docs/troubleshooting.md  "Reading a verdict": the rules table pkg/bench/verdict.def
 # then copies the CRD into the chart and deploy/install.yaml (scripts/render-install.sh).
 #
 # usage: scripts/generate.sh           regenerate (needs build/bin/pgbench-gen-contract: make)
@@ -71,9 +72,10 @@ splice "$tmp/crds.yaml" 2 "$GEN" crd-status 16 >"$tmp/crds/benchmarkrun.yaml"
 splice docs/result-schema.md 1 "$GEN" docs-result >"$tmp/docs/result-schema.md"
 splice docs/spec.md 1 "$GEN" docs-status >"$tmp/docs/spec.md"
 splice docs/design.md 1 runner_commands >"$tmp/docs/design.md"
+splice docs/troubleshooting.md 1 "$GEN" docs-verdict >"$tmp/docs/troubleshooting.md"
 
 status=0
-for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md docs/design.md; do
+for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md docs/design.md docs/troubleshooting.md; do
     if [ "$check" = 1 ]; then
         if ! diff -u "$f" "$tmp/$f" >"$tmp/diff"; then
             echo "generate: $f differs from pkg/bench/fields.c; run make generate" >&2

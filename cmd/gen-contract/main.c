@@ -5,9 +5,12 @@
  *   pgbench-gen-contract crd-columns INDENT  additionalPrinterColumns (YAML)
  *   pgbench-gen-contract docs-result         field tables for docs/result-schema.md
  *   pgbench-gen-contract docs-status         the result rows of docs/spec.md's status table
+ *   pgbench-gen-contract docs-verdict        the verdict's rules for docs/troubleshooting.md
+ *                                            (pkg/bench/verdict.def)
  *   pgbench-gen-contract json                the table as JSON (for tests)
  */
 #include "pkg/bench/fields.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
@@ -233,6 +236,68 @@ static void docs_status(void)
     }
 }
 
+/* The verdict's tables: classes, wait events, limit rules, pitfalls, evidence. */
+static void docs_verdict(void)
+{
+    printf("| class | names | next thing to try |\n| --- | --- | --- |\n");
+    for (int c = 0; c < BENCH_VC__COUNT; c++) {
+        printf("| `%s` | ", bench_verdict_classes[c].name);
+        md_cell(bench_verdict_classes[c].label);
+        printf(" | ");
+        md_cell(bench_verdict_classes[c].fix);
+        printf(" |\n");
+    }
+    printf("\nWait events by class (the first matching row wins; `Client:*` is the time the "
+           "server waited for pgbench, decided between the client and the network by the rules; "
+           "events no row names are the database's other time):\n\n");
+    printf("| wait event | class |\n| --- | --- |\n");
+    for (size_t i = 0; i < bench_verdict_nwaits; i++)
+        printf("| `%s` | `%s` |\n", bench_verdict_waits[i].pattern,
+               bench_verdict_classes[bench_verdict_waits[i].cls].name);
+    printf("\nLimit rules, in table order. Of those whose condition holds, the one with the "
+           "largest score decides; rules without a score come first. A condition on a number "
+           "that was not measured is false.\n\n");
+    printf("| rule | class | condition | T | score | evidence in the sentence |\n"
+           "| --- | --- | --- | --- | --- | --- |\n");
+    for (int i = 0; i < BENCH_LR__COUNT; i++) {
+        const struct bench_verdict_limit_row *l = &bench_verdict_limits[i];
+        printf("| `%s` | `%s` | `", l->id, bench_verdict_classes[l->cls].name);
+        md_cell(l->condition);
+        printf("` | %g | %s | ", l->threshold,
+               l->score >= 0 ? bench_verdict_evidence[l->score].key : "first");
+        md_cell(l->evidence);
+        printf(" |\n");
+    }
+    printf("\nPitfalls, named as warnings with their fix whatever the class:\n\n");
+    printf("| warning | condition | T | says | fix |\n| --- | --- | --- | --- | --- |\n");
+    for (int i = 0; i < BENCH_WR__COUNT; i++) {
+        const struct bench_verdict_warn_row *w = &bench_verdict_warns[i];
+        printf("| `%s` | `", w->id);
+        md_cell(w->condition);
+        printf("` | %g | ", w->threshold);
+        md_cell(w->sentence);
+        printf(" | ");
+        md_cell(w->fix);
+        printf(" |\n");
+    }
+    printf("\n`kubectl pgbench compare` names, for each run against the first, the class whose "
+           "share grew most in the slower run (by 10 points or more) and these counters where "
+           "they changed by more than 10 %%:\n\n| class | counter |\n| --- | --- |\n");
+#define MOVES(cls, ev)                                                                             \
+    printf("| `%s` | `%s` |\n", bench_verdict_classes[BENCH_VC_##cls].name,                        \
+           bench_verdict_evidence[BENCH_EV_##ev].key);
+#include "pkg/bench/verdict.def"
+    printf("\nEvidence (`E(...)` in the conditions; the result's `verdict.evidence` keys):\n\n");
+    printf("| id | key | unit | what | measured by |\n| --- | --- | --- | --- | --- |\n");
+#define EVIDENCE(id, key, unit, desc, how)                                                         \
+    printf("| `%s` | `%s` | %s | ", #id, key, unit ? unit : "");                                   \
+    md_cell(desc);                                                                                 \
+    printf(" | ");                                                                                 \
+    md_cell(how);                                                                                  \
+    printf(" |\n");
+#include "pkg/bench/verdict.def"
+}
+
 static void json(void)
 {
     cJSON *a = util_must(cJSON_CreateArray());
@@ -267,11 +332,13 @@ int main(int argc, char **argv)
         docs_result();
     else if (strcmp(what, "docs-status") == 0)
         docs_status();
+    else if (strcmp(what, "docs-verdict") == 0)
+        docs_verdict();
     else if (strcmp(what, "json") == 0)
         json();
     else {
         (void)fprintf(stderr, "usage: pgbench-gen-contract crd-status INDENT | crd-columns INDENT "
-                              "| docs-result | docs-status | json\n");
+                              "| docs-result | docs-status | docs-verdict | json\n");
         return 1;
     }
     return fflush(stdout) == 0 ? 0 : 1;

@@ -10,6 +10,7 @@
 
 #include "pkg/controller/manifest.h"
 #include "pkg/util/log.h"
+#include "pkg/util/version.h"
 #include "plugin.h"
 
 static const char usage_text[] =
@@ -28,6 +29,7 @@ static const char usage_text[] =
     "\n"
     "kubectl's flags on every command: --kubeconfig PATH, --context NAME, -n/--namespace NS.\n"
     "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them all.\n"
+    "`kubectl pgbench --version` prints the version and commit.\n"
     "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
     "crossed.\n";
 
@@ -134,6 +136,11 @@ int main(int argc, char **argv)
         strcmp(argv[1], "help") == 0) {
         (void)fputs(usage_text, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        char line[256];
+        (void)puts(util_version_line(line, sizeof(line), "kubectl-pgbench"));
+        return 0;
     }
     static const struct {
         const char *name;

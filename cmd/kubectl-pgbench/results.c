@@ -103,11 +103,11 @@ static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th
     bool failed = false;
     cJSON *res[MAX_RUNS] = {0};
     int rc = 0;
+    for (size_t i = 0; i < n; i++) { /* the evidence that explains the difference */
+        char note[700];
+        get_result(k, brs[i], &res[i], note, sizeof(note));
+    }
     if (html) {
-        for (size_t i = 0; i < n; i++) {
-            char note[700];
-            get_result(k, brs[i], &res[i], note, sizeof(note));
-        }
         if (plugin_compare_html(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n, th,
                                 &verdict, &failed) != 0) {
             (void)fprintf(stderr, "kubectl pgbench compare: output too large\n");
@@ -115,7 +115,8 @@ static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th
         }
         rc = rc ? rc : write_page("compare", &out, html_file);
     } else {
-        (void)plugin_compare_table(&out, (const cJSON *const *)brs, n, th, &verdict, &failed);
+        (void)plugin_compare_table(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n,
+                                   th, &verdict, &failed);
         emit(out.data, out.len);
     }
     if (failed && !rc) {

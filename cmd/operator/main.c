@@ -20,6 +20,7 @@
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/version.h"
 
 #define COMP "operator"
 
@@ -179,6 +180,11 @@ static int options(int argc, char **argv, struct ctrl_cmdline *o)
             (void)fputs(usage.data, stdout);
         buf_free(&usage);
         return rc ? 1 : 0;
+    }
+    if (rc == CTRL_CMDLINE_VERSION) {
+        char line[256];
+        (void)puts(util_version_line(line, sizeof(line), "pgbench-operator"));
+        return 0;
     }
     if (rc) {
         (void)fprintf(stderr, "pgbench-operator: %s (--help lists the flags)\n", err);

@@ -17,6 +17,7 @@
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/version.h"
 
 /* The overview: the synopsis of each subcommand comes from the runner's flag table
  * (pkg/bench/runner_args.h); `pgbench-runner <command> --help` lists every flag. */
@@ -26,7 +27,7 @@ static void usage(FILE *f)
                                                  BENCH_RUNNER_PGBENCH_RUN, BENCH_RUNNER_FIO};
     (void)fputs(
         "usage: pgbench-runner [--log-level debug|info|warn|error] [--log-format json|text] "
-        "<command>\n\ncommands:\n",
+        "<command>\n       pgbench-runner --version\n\ncommands:\n",
         f);
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         char *u = bench_runner_usage(cmds[i], false);
@@ -205,6 +206,10 @@ static int global_options(int argc, char **argv, int *i)
         const char *a = argv[*i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            char line[256];
+            (void)puts(util_version_line(line, sizeof(line), "pgbench-runner"));
             return 0;
         } else if (strcmp(a, "--log-level") == 0 && *i + 1 < argc) {
             lvl = argv[*i + 1];

@@ -187,6 +187,9 @@ static void human_diagnostics(const cJSON *result)
             (void)fprintf(stderr, "%s\n", line.data);
         buf_free(&line);
     }
+    const cJSON *verdict = bench_get(result, BK_VERDICT_SUMMARY);
+    if (cJSON_IsString(verdict))
+        (void)fprintf(stderr, "verdict: %s\n", verdict->valuestring);
     if (cJSON_IsObject(bench_get(result, BK_CHECKS_REPLICA))) {
         const cJSON *msg = bench_get(result, BK_CHECKS_REPLICA_MESSAGE);
         const cJSON *lag = bench_get(result, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -20,8 +21,11 @@
 #include "pkg/util/mem.h"
 #include "pkg/bench/bench.h"
 #include "pkg/bench/runner_args.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/pg/pg.h"
+#include "pkg/pg/pg_stats.h"
 #include "pkg/util/buf.h"
+#include "pkg/util/cgroup.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/json.h"
 #include "pkg/util/log.h"
@@ -410,6 +414,12 @@ struct pgrun_ctx {
     struct pg_lag_samples lag;
     int diag_skipped;
     char diag_error[256];
+    /* the verdict's evidence (pkg/bench/verdict.def) */
+    double rtt_ms;                 /* SELECT 1 before the load; NAN when not probed */
+    bool tls;                      /* the runner's connection (pgbench's alike) used TLS */
+    struct rusage ru0, self0;      /* the children's and the runner's CPU when pgbench started */
+    struct pg_stats_snap st0, st1; /* server counters around the load */
+    bool have_st0, have_st1;
     struct bench_txlog *tl; /* -l logs -> histogram, read every second while the run goes on */
     struct txstream ts;
     bool ts_open;
@@ -487,6 +497,13 @@ static void pgrun_prepare_server(struct pgrun_ctx *r)
         r->have_si = true;
     else
         log_warn("runner", "cannot read server settings: %s", c->msg);
+    r->rtt_ms = NAN;
+    if (r->ra.wait_events) {
+        r->tls = PQsslInUse(c->conn) == 1;
+        r->rtt_ms = pg_rtt_probe(c->conn, 10, c->msg, sizeof(c->msg));
+        if (isnan(r->rtt_ms))
+            log_warn("runner", "cannot time SELECT 1: %s", c->msg);
+    }
     if (r->have_si && r->si.database_bytes <= r->si.shared_buffers_bytes)
         log_warn("runner",
                  "dataset (%lld bytes) fits in shared_buffers (%lld bytes): the run "
@@ -534,7 +551,7 @@ static void pgrun_prepare_load(struct pgrun_ctx *r)
             .wait_events = r->ra.wait_events,
             .replica_lag = r->ra.replica_lag,
             .standby = r->have_si ? r->si.in_recovery : r->rw.standby,
-            .interval_ms = 1000,
+            .interval_ms = pg_diag_interval_ms(r->ro.duration_s),
         };
         r->diag = pg_diag_new(d->loop, r->c.conn, &dopt);
         if (!r->diag)
@@ -603,6 +620,14 @@ static void pgrun_on_start(struct child_drive *d)
     bench_txlog_start(r->tl, r->ra.warmup_s);
     if (ms > 0)
         (void)uv_timer_start(&r->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
+    (void)getrusage(RUSAGE_CHILDREN, &r->ru0);
+    (void)getrusage(RUSAGE_SELF, &r->self0);
+    if (r->ra.server_settings && r->have_si) {
+        if (pg_stats_read(r->c.conn, r->si.version_num, &r->st0, r->c.msg, sizeof(r->c.msg)) == 0)
+            r->have_st0 = true;
+        else
+            log_warn("runner", "cannot read server counters: %s", r->c.msg);
+    }
     if (r->diag && pg_diag_start(r->diag) != 0)
         log_warn("runner", "cannot start diagnostics sampling");
 }
@@ -619,6 +644,17 @@ static void pgrun_on_end(struct child_drive *d)
         (void)snprintf(r->diag_error, sizeof(r->diag_error), "%s", e ? e : "");
         (void)pg_diag_close(r->diag, NULL, NULL);
         r->diag = NULL;
+    }
+    if (r->have_st0) {
+        int drc = pg_conn_drain(r->c.conn, 5);
+        if (drc)
+            log_warn("runner", "no server counters after the load: the connection is %s",
+                     drc == -ETIMEDOUT ? "still busy after 5 s" : "not usable");
+        else if (pg_stats_read(r->c.conn, r->si.version_num, &r->st1, r->c.msg, sizeof(r->c.msg)) ==
+                 0)
+            r->have_st1 = true;
+        else
+            log_warn("runner", "cannot read server counters after the load: %s", r->c.msg);
     }
     barrier_close(&r->barrier);
     uv_close((uv_handle_t *)&r->txtimer, NULL);
@@ -739,14 +775,71 @@ static void pgrun_wait_events(struct pgrun_ctx *r)
     (void)bench_result_set_diagnostic(r->c.result, BK_WAIT_EVENTS, we);
 }
 
+/* User + system CPU seconds from a to b. */
+static double cpu_between(const struct rusage *a, const struct rusage *b)
+{
+    return (double)(b->ru_utime.tv_sec - a->ru_utime.tv_sec) +
+           (double)(b->ru_stime.tv_sec - a->ru_stime.tv_sec) +
+           (double)(b->ru_utime.tv_usec - a->ru_utime.tv_usec) / 1e6 +
+           (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
+}
+
+/* The runner's own side: pgbench's CPU time and its own (the container's, as both share its
+ * cgroup) against what the cgroup allows over the run. */
+static cJSON *client_json(const struct pgrun_ctx *r)
+{
+    const struct child_drive *d = &r->c.drive;
+    struct rusage ru1, self1;
+    (void)getrusage(RUSAGE_CHILDREN, &ru1);
+    (void)getrusage(RUSAGE_SELF, &self1);
+    double cpu = cpu_between(&r->ru0, &ru1) + cpu_between(&r->self0, &self1);
+    double run = d->started ? d->end - d->start : NAN, quota = 0;
+    const char *version = "none";
+    (void)util_cgroup_self_cpu_quota("/sys/fs/cgroup", &quota, &version);
+    double cpus = util_cpus_allowed();
+    if (quota > 0 && quota < cpus)
+        cpus = quota;
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_jset_num(o, bench_key(BK_CLIENT_CPU_SECONDS), round(cpu * 1000.0) / 1000.0);
+    util_jset(o, bench_key(BK_CLIENT_RUN_SECONDS),
+              isfinite(run) ? cJSON_CreateNumber(round(run * 1000.0) / 1000.0)
+                            : cJSON_CreateNull());
+    util_jset_str(o, bench_key(BK_CLIENT_CGROUP), version);
+    util_jset(o, bench_key(BK_CLIENT_CPU_LIMIT_CORES),
+              quota > 0 ? cJSON_CreateNumber(quota) : cJSON_CreateNull());
+    util_jset_num(o, bench_key(BK_CLIENT_CPUS), cpus);
+    util_jset(o, bench_key(BK_CLIENT_CPU_BUSY_PCT),
+              run > 0 ? cJSON_CreateNumber(round(cpu / (run * cpus) * 1000.0) / 10.0)
+                      : cJSON_CreateNull());
+    util_jset_num(o, bench_key(BK_CLIENT_THREADS), r->ro.threads);
+    util_jset_num(o, bench_key(BK_CLIENT_CLIENTS), r->ro.clients);
+    util_jset(o, bench_key(BK_CLIENT_TLS), cJSON_CreateBool(r->tls));
+    return o;
+}
+
+static cJSON *network_json(const struct pgrun_ctx *r)
+{
+    cJSON *o = util_must(cJSON_CreateObject());
+    util_jset_num(o, bench_key(BK_NETWORK_RTT_MS), round(r->rtt_ms * 1000.0) / 1000.0);
+    util_jset_num(o, bench_key(BK_NETWORK_RTT_SAMPLES), 10);
+    return o;
+}
+
 /* Report: the diagnostics (wait events, server, checks), then the result line. */
 static void pgrun_report(struct pgrun_ctx *r)
 {
     cJSON *res = r->c.result;
     const struct bench_pgbench_result *pg = r->pg;
     pgrun_report_errors(r);
-    if (r->ra.wait_events)
+    if (r->ra.wait_events) {
         pgrun_wait_events(r);
+        (void)bench_result_set_diagnostic(res, BK_CLIENT, client_json(r));
+        if (!isnan(r->rtt_ms))
+            (void)bench_result_set_diagnostic(res, BK_NETWORK, network_json(r));
+    }
+    if (r->have_st1)
+        (void)bench_result_set_diagnostic(res, BK_SERVER_STATS,
+                                          pg_stats_delta_json(&r->st0, &r->st1));
     if (r->have_si && r->ra.server_settings)
         (void)bench_result_set_diagnostic(res, BK_SERVER, pg_server_info_to_json(&r->si));
     if (r->have_si) {
@@ -763,6 +856,9 @@ static void pgrun_report(struct pgrun_ctx *r)
     if (r->ra.replica_lag)
         (void)bench_result_set_diagnostic(res, BK_CHECKS_REPLICA,
                                           lag_json(&r->rw, r->replica_waited, &r->lag));
+    struct bench_verdict v; /* the aggregate decides it again over every worker's evidence */
+    if (bench_verdict_of(res, &v) == 0)
+        (void)bench_result_set_diagnostic(res, BK_VERDICT, bench_verdict_json(&v));
     /* close the diagnostics connection before printing: nothing may follow the result line */
     PQfinish(r->c.conn);
     r->c.conn = NULL;

@@ -4,6 +4,7 @@
 #include "pkg/util/err.h"
 #include "pkg/util/mem.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/latseries.h"
 #include "pkg/bench/result.h"
@@ -848,16 +849,39 @@ static void add_littles_law(cJSON **checks, const cJSON *out)
     util_jset(*checks, KEY(CHECKS_LITTLES_LAW), ll);
 }
 
-/* server (the first worker's), waitEvents summed with their shares, checks. */
+/* A section merged worst-case over the workers (client, network: the busiest, the slowest). */
+static void merge_section_worst(cJSON *out, const cJSON *const *rs, size_t n,
+                                enum bench_field_id id)
+{
+    cJSON *m = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *x = rs[i] ? bench_get(rs[i], id) : NULL;
+        if (!cJSON_IsObject(x))
+            continue;
+        if (!m)
+            m = util_must(cJSON_Duplicate(x, 1));
+        else
+            merge_worst(m, x);
+    }
+    if (m)
+        (void)bench_put(out, id, m);
+}
+
+/* server and serverStats (the first worker's), waitEvents summed with their shares, the runner's
+ * side worst-case, checks. */
 static void aggregate_diagnostics(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    const cJSON *server = NULL;
+    const cJSON *server = NULL, *stats = NULL;
     cJSON *wait = NULL, *checks = NULL;
+    merge_section_worst(out, rs, n, BK_CLIENT);
+    merge_section_worst(out, rs, n, BK_NETWORK);
     for (size_t i = 0; i < n; i++) {
         if (!rs[i])
             continue;
         if (!server && cJSON_IsObject(get(rs[i], KEY(SERVER))))
             server = get(rs[i], KEY(SERVER));
+        if (!stats && cJSON_IsObject(get(rs[i], KEY(SERVER_STATS))))
+            stats = get(rs[i], KEY(SERVER_STATS));
         const cJSON *we = get(rs[i], KEY(WAIT_EVENTS));
         if (cJSON_IsObject(we) && !wait)
             wait = util_must(cJSON_Duplicate(we, 1));
@@ -867,6 +891,8 @@ static void aggregate_diagnostics(cJSON *out, const cJSON *const *rs, size_t n)
     }
     if (server)
         util_jset(out, KEY(SERVER), cJSON_Duplicate(server, 1));
+    if (stats)
+        util_jset(out, KEY(SERVER_STATS), cJSON_Duplicate(stats, 1));
     if (wait) {
         add_wait_shares(wait);
         util_jset(out, KEY(WAIT_EVENTS), wait);
@@ -968,5 +994,8 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         util_jset(out, KEY(INIT), cJSON_Duplicate(init, 1));
     aggregate_diagnostics(out, results, n);
     percentiles_from_workers(out, results, n);
+    struct bench_verdict v;
+    if (bench_verdict_of(out, &v) == 0)
+        (void)bench_put(out, BK_VERDICT, bench_verdict_json(&v));
     return out;
 }

@@ -181,6 +181,19 @@ int bench_diag_wait_parse(const char *s, struct bench_wait_share *out, int max)
     return n;
 }
 
+int bench_diag_wait_rounds(const char *s)
+{
+    const char *p = s ? strstr(s, " in ") : NULL;
+    while (p) {
+        char *end;
+        long n = strtol(p + 4, &end, 10);
+        if (end != p + 4 && (strncmp(end, " round", 6) == 0) && n >= 0 && n < 1000000000L)
+            return (int)n;
+        p = strstr(p + 4, " in ");
+    }
+    return -1;
+}
+
 /* ---- server (with the dataset check), replica, Little's law ------------------------------ */
 
 /* ", database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB" after what b has: the sizes are the
@@ -210,13 +223,12 @@ static int server_memory(struct buf *b, const cJSON *r)
     return rc | buf_printf(b, " %s", bytes_s(x, sb));
 }
 
-/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB", then the
- * dataset check's warning when the database fits ("; the database fits in shared_buffers: ..."). */
+/* "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of shared_buffers 128 MiB"; the
+ * dataset check's warning (the database fits) is the verdict's (DATASET_IN_MEMORY). */
 static int server(struct buf *b, const cJSON *r)
 {
     const char *ver = str_of(r, BK_SERVER_VERSION);
     const cJSON *rec = bench_get(r, BK_SERVER_IN_RECOVERY);
-    const char *warn = str_of(r, BK_CHECKS_DATASET_WARNING);
     int rc = 0;
     if (ver)
         rc |= buf_printf(b, "PostgreSQL %s", ver);
@@ -225,8 +237,6 @@ static int server(struct buf *b, const cJSON *r)
     rc |= server_memory(b, r);
     if (!b->len)
         return -ENOENT;
-    if (warn)
-        rc |= buf_printf(b, "; %s", warn);
     return rc ? -E2BIG : 0;
 }
 
@@ -275,13 +285,21 @@ static int littles_law(struct buf *b, const cJSON *r)
     return rc ? -E2BIG : 0;
 }
 
+/* The verdict's sentence, as the aggregate decided it (pkg/bench/verdict.c). */
+static int verdict(struct buf *b, const cJSON *r)
+{
+    const char *s = str_of(r, BK_VERDICT_SUMMARY);
+    return !s ? -ENOENT : buf_puts(b, s) ? -E2BIG : 0;
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 const struct bench_diag bench_diags[] = {
-    {BK_STATUS_DIAGNOSTICS_WAIT_EVENTS, BK_WAIT_EVENTS, wait_events},
-    {BK_STATUS_DIAGNOSTICS_SERVER, BK_SERVER, server},
-    {BK_STATUS_DIAGNOSTICS_REPLICA, BK_CHECKS_REPLICA, replica},
-    {BK_STATUS_DIAGNOSTICS_LITTLES_LAW, BK_CHECKS_LITTLES_LAW, littles_law},
+    {BK_STATUS_DIAGNOSTICS_WAIT_EVENTS, BK_WAIT_EVENTS, NULL, wait_events},
+    {BK_STATUS_DIAGNOSTICS_SERVER, BK_SERVER, NULL, server},
+    {BK_STATUS_DIAGNOSTICS_SERVER, BK_CHECKS_REPLICA, "replication: ", replica},
+    {BK_STATUS_DIAGNOSTICS_VERDICT, BK_VERDICT, NULL, verdict},
+    {BK_STATUS_DIAGNOSTICS_VERDICT, BK_CHECKS_LITTLES_LAW, "Little's law: ", littles_law},
 };
 const size_t bench_ndiags = sizeof(bench_diags) / sizeof(bench_diags[0]);
 
@@ -295,4 +313,34 @@ char *bench_diag_sentence(const struct bench_diag *d, const cJSON *result)
         return NULL;
     }
     return buf_steal(&b);
+}
+
+void bench_diag_rows(const cJSON *result,
+                     void (*put)(enum bench_field_id row, const char *sentence, void *ctx),
+                     void *ctx)
+{
+    for (size_t i = 0; i < bench_ndiags; i++) {
+        if (bench_diags[i].join)
+            continue;
+        struct buf b = BUF_INIT(2 * BENCH_DIAG_MAX);
+        char *own = bench_diag_sentence(&bench_diags[i], result);
+        if (own)
+            (void)buf_puts(&b, own);
+        free(own);
+        for (size_t j = 0; j < bench_ndiags; j++) {
+            if (!bench_diags[j].join || bench_diags[j].status != bench_diags[i].status)
+                continue;
+            char *s = bench_diag_sentence(&bench_diags[j], result);
+            if (s)
+                (void)buf_printf(&b, "%s%s%s",
+                                 !b.len                     ? ""
+                                 : b.data[b.len - 1] == '.' ? " "
+                                                            : "; ",
+                                 bench_diags[j].join, s);
+            free(s);
+        }
+        if (b.len)
+            put(bench_diags[i].status, b.data, ctx);
+        buf_free(&b);
+    }
 }

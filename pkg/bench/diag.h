@@ -21,10 +21,13 @@
 
 struct buf;
 
-/* One diagnostic: its status row (a string) and the result section it words. */
+/* One diagnostic: its status row (a string) and the result section it words. A diagnostic with
+ * a join label adds its sentence to another's row (kubectl describe prints a line per row):
+ * after "; " (". " when the row's sentence ends with a period), the label, then its own. */
 struct bench_diag {
     enum bench_field_id status;  /* BK_STATUS_DIAGNOSTICS_SERVER */
     enum bench_field_id section; /* BK_SERVER */
+    const char *join;            /* NULL: the row is its own; "replication: ": joins the row */
     /* Appends the sentence of a result that has the section (read through the contract's rows)
      * to b; returns 0, -ENOENT when the section says nothing or -E2BIG past b's limit. */
     int (*format)(struct buf *b, const cJSON *result);
@@ -37,6 +40,12 @@ extern const size_t bench_ndiags;
  * than BENCH_DIAG_MAX. */
 char *bench_diag_sentence(const struct bench_diag *d, const cJSON *result);
 
+/* The status rows' sentences of a result, the joined diagnostics added to their rows: calls
+ * put(row, sentence, ctx) once per row that has one, in the table's order of the rows. */
+void bench_diag_rows(const cJSON *result,
+                     void (*put)(enum bench_field_id row, const char *sentence, void *ctx),
+                     void *ctx);
+
 /* One wait event's share, as the wait-event sentence gives it. */
 struct bench_wait_share {
     char event[128]; /* wait_event_type:wait_event, or CPU */
@@ -47,5 +56,9 @@ struct bench_wait_share {
  * returns how many were read: 0 for NULL, for a sentence without shares ("no backend ..."), or
  * for text that is not such a sentence. */
 int bench_diag_wait_parse(const char *sentence, struct bench_wait_share *out, int max);
+
+/* The sampling rounds a wait-event sentence says its shares rest on ("in 52 rounds"); -1 when
+ * it does not say. */
+int bench_diag_wait_rounds(const char *sentence);
 
 #endif

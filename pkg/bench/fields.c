@@ -29,6 +29,8 @@ const struct bench_column bench_columns[] = {
     {"Workers", "integer", ".spec.workers", NULL, 1},
     {"Clients", "integer", ".status.clients", "Clients over all workers (pgbench)", 1},
     {"Failed", "integer", ".status.failed", "Failed transactions and aborted clients", 1},
+    {"Verdict", "string", ".status.diagnostics.verdictClass",
+     "The resource that limits the run (status.diagnostics.verdict says why)", 1},
     {"Message", "string", ".status.message", NULL, 1},
 };
 

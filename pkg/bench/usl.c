@@ -1,8 +1,10 @@
 /* Universal Scalability Law fit (see usl.h). */
 #include "pkg/bench/usl.h"
+#include "pkg/bench/stepclass.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define USL_MAX_ITER 500
@@ -135,7 +137,8 @@ static void refine(const struct bench_usl_point *p, size_t n, double *l, double 
     }
 }
 
-void bench_usl_fit(const struct bench_usl_point *pts, size_t n, struct bench_usl_fit *out)
+/* The fit itself, for 3 or more distinct concurrencies (the jackknife refits subsets). */
+static void fit_core(const struct bench_usl_point *pts, size_t n, struct bench_usl_fit *out)
 {
     memset(out, 0, sizeof(*out));
     double nmin = INFINITY, xmin = INFINITY, xmax = 0, x_at_nmin = 0;
@@ -167,9 +170,9 @@ void bench_usl_fit(const struct bench_usl_point *pts, size_t n, struct bench_usl
     }
     if (out->distinct < 3) {
         (void)snprintf(out->reason, sizeof(out->reason),
-                       "not enough data: %d distinct concurrencies, a fit of 3 parameters needs 3 "
+                       "not enough data: %d distinct concurrencies, a fit of 3 parameters needs %d "
                        "or more",
-                       out->distinct);
+                       out->distinct, BENCH_USL_MIN_DISTINCT);
         return;
     }
     if (xmax < xmin * 1.02) {
@@ -212,6 +215,103 @@ void bench_usl_fit(const struct bench_usl_point *pts, size_t n, struct bench_usl
     }
 }
 
+/* Student's t at 0.975 for df degrees of freedom (1.96 past the table). */
+static double t975(int df)
+{
+    static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                               2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                               2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                               2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    return df >= 1 && df <= 30 ? t[df - 1] : 1.96;
+}
+
+/* The jackknife interval of g leave-one-group-out estimates v[] around the full estimate. */
+static void jack_ci(const double *v, int g, double full, double lo_bound, double ci[2])
+{
+    double mean = 0, ss = 0;
+    for (int i = 0; i < g; i++)
+        mean += v[i] / g;
+    for (int i = 0; i < g; i++)
+        ss += (v[i] - mean) * (v[i] - mean);
+    double se = sqrt((g - 1.0) / g * ss), h = t975(g - 1) * se;
+    ci[0] = fmax(full - h, lo_bound);
+    ci[1] = full + h;
+}
+
+/* Intervals on sigma, kappa and N* from the fits without each concurrency in turn. */
+static void jackknife(const struct bench_usl_point *pts, size_t n, struct bench_usl_fit *f)
+{
+    double groups[64], sg[64], kg[64], pg[64];
+    int g = 0, finite = 0;
+    double pmin = INFINITY;
+    for (size_t i = 0; i < n && g < 64; i++) {
+        bool seen = false;
+        for (int j = 0; j < g; j++)
+            seen = seen || groups[j] == pts[i].n;
+        if (!seen)
+            groups[g++] = pts[i].n;
+    }
+    struct bench_usl_point *sub = calloc(n, sizeof(*sub));
+    if (!sub)
+        abort();
+    int used = 0;
+    for (int j = 0; j < g; j++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (pts[i].n != groups[j])
+                sub[m++] = pts[i];
+        struct bench_usl_fit r;
+        fit_core(sub, m, &r);
+        if (!r.ok)
+            continue;
+        sg[used] = r.sigma;
+        kg[used] = r.kappa;
+        pg[used] = r.peak_n;
+        if (isfinite(r.peak_n)) {
+            finite++;
+            pmin = fmin(pmin, r.peak_n);
+        }
+        used++;
+    }
+    free(sub);
+    if (used < 2) {
+        f->sigma_ci[0] = f->kappa_ci[0] = f->peak_ci[0] = -INFINITY;
+        f->sigma_ci[1] = f->kappa_ci[1] = f->peak_ci[1] = INFINITY;
+        return;
+    }
+    jack_ci(sg, used, f->sigma, 0, f->sigma_ci);
+    jack_ci(kg, used, f->kappa, 0, f->kappa_ci);
+    if (finite == used && isfinite(f->peak_n)) {
+        jack_ci(pg, used, f->peak_n, 0, f->peak_ci);
+    } else {
+        f->peak_ci[0] = pmin;
+        f->peak_ci[1] = INFINITY;
+    }
+}
+
+void bench_usl_fit(const struct bench_usl_point *pts, size_t n, struct bench_usl_fit *out)
+{
+    fit_core(pts, n, out);
+    if (out->distinct < BENCH_USL_MIN_DISTINCT) {
+        int have = out->distinct;
+        if (out->ok || have < 3) { /* else the reason says what else is wrong (flat, a point) */
+            memset(out, 0, sizeof(*out));
+            out->distinct = have;
+            (void)snprintf(out->reason, sizeof(out->reason),
+                           "not enough data: %d distinct concurrenc%s, a fit of 3 parameters "
+                           "needs %d or more (%d more step%s)",
+                           have, have == 1 ? "y" : "ies", BENCH_USL_MIN_DISTINCT,
+                           BENCH_USL_MIN_DISTINCT - have,
+                           BENCH_USL_MIN_DISTINCT - have == 1 ? "" : "s");
+        }
+        out->ok = false;
+        out->steps_needed = BENCH_USL_MIN_DISTINCT - have;
+        return;
+    }
+    if (out->ok)
+        jackknife(pts, n, out);
+}
+
 int bench_latency_knee(const double *tps, const double *p99, size_t steps)
 {
     int prev = -1;
@@ -228,27 +328,116 @@ int bench_latency_knee(const double *tps, const double *p99, size_t steps)
     return -1;
 }
 
-void bench_usl_verdict(const struct bench_usl_fit *f, double max_n, const char *wait, double share,
-                       char *out, size_t len)
+/* "1 client", "24 clients" */
+static const char *clients_s(char *b, size_t n, double v)
 {
-    char why[96] = "";
-    if (wait && *wait && share > 0)
-        (void)snprintf(why, sizeof(why), ": %s %.0f %% of wait time", wait, share);
-    if (!f->ok) {
-        (void)snprintf(out, len, "%s", f->reason);
-    } else if (isinf(f->peak_n) || f->peak_n > 4 * max_n) {
+    (void)snprintf(b, n, "%.0f client%s", v, v == 1 ? "" : "s");
+    return b;
+}
+
+/* What limits step ref (the largest with evidence), as "<class> limits it (<evidence>)": the
+ * client side from the first step of the run of steps it limits up to ref, else the class of step
+ * ref with its share then and at the first step. */
+static void limit_clause(const double *n, const struct bench_step_class *cls, size_t ref, char *out,
+                         size_t len)
+{
+    const struct bench_step_class *c = &cls[ref];
+    char a[48], weak[64] = "", from[96] = "", most[160] = "";
+    if (c->cls == BENCH_CLS_INCONCLUSIVE) {
         (void)snprintf(out, len,
-                       "scales past the largest step (%.0f clients) with no peak in sight; "
-                       "contention sigma=%.3g%s",
-                       max_n, f->sigma, why);
-    } else if (f->kappa * f->peak_n > f->sigma) {
+                       "what limits it is inconclusive: no wait-event samples at %s "
+                       "(spec.diagnostics.waitEvents would decide it)",
+                       clients_s(a, sizeof(a), n[ref]));
+        return;
+    }
+    size_t at = ref;
+    if (c->cls == BENCH_CLS_CLIENT)
+        while (at > 0 && cls[at - 1].cls == BENCH_CLS_CLIENT)
+            at--;
+    c = &cls[at];
+    if (c->weak)
+        (void)snprintf(weak, sizeof(weak), "; weak: %d sampling rounds", c->rounds);
+    if (c->cls == BENCH_CLS_CLIENT) {
         (void)snprintf(out, len,
-                       "scales to ~%.0f clients; beyond, coherency (kappa=%.2g) dominates%s",
-                       f->peak_n, f->kappa, why);
+                       "the client side limits it from %s (the server waits for pgbench or the "
+                       "network: %s %.0f %% of backend samples%s); add workers or runner CPU, or "
+                       "shorten the round trip",
+                       clients_s(a, sizeof(a), n[at]), c->event, c->share, weak);
+        return;
+    }
+    double s0 = bench_step_db_share(&cls[0], c->cls);
+    if (at > 0 && isfinite(s0))
+        (void)snprintf(from, sizeof(from), ", %s %.0f %% at %.0f",
+                       s0 < c->share - 0.5   ? "up from"
+                       : s0 > c->share + 0.5 ? "down from"
+                                             : "as",
+                       s0, n[0]);
+    if (c->cls != BENCH_CLS_SERVER_CPU)
+        (void)snprintf(most, sizeof(most), ", mostly %s", c->event);
+    (void)snprintf(out, len, "%s limits it (%.0f %% of database wait time at %s%s%s%s)",
+                   bench_step_cls_words(c->cls), c->share, clients_s(a, sizeof(a), n[at]), most,
+                   from, weak);
+}
+
+void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const double *x,
+                       size_t steps, const struct bench_step_class *cls, char *out, size_t len)
+{
+    char a[48], b[48], lim[512] = "", lim2[520] = "";
+    if (steps == 0) {
+        (void)snprintf(out, len, "no step measured a tps");
+        return;
+    }
+    size_t peak = 0;
+    for (size_t i = 1; i < steps; i++)
+        if (x[i] > x[peak])
+            peak = i;
+    /* the first step's tps is the peak, or within 2 % of it (flat: within noise) */
+    bool no_scale = steps > 1 && x[peak] < x[0] * 1.02;
+    const char *why = "";
+    if (!no_scale && f->ok && f->sigma >= 1) {
+        no_scale = true;
+        why = " (USL sigma >= 1: adding clients adds no throughput)";
+    } else if (!no_scale && f->ok && isfinite(f->peak_n) && f->peak_n < n[0]) {
+        no_scale = true;
+        why = " (USL peak N* below the smallest step)";
+    }
+    /* what limits it shows best under the most load: the largest step that has evidence */
+    size_t ref = steps - 1;
+    while (ref > 0 && cls && cls[ref].cls == BENCH_CLS_INCONCLUSIVE)
+        ref--;
+    if (cls) {
+        limit_clause(n, cls, ref, lim, sizeof(lim));
+        (void)snprintf(lim2, sizeof(lim2), "; %s", lim);
+    }
+    if (no_scale) {
+        (void)snprintf(out, len, "does not scale past %s: %.0f tps at %.0f, %.0f tps at %.0f%s%s",
+                       clients_s(a, sizeof(a), n[0]), x[0], n[0], x[steps - 1], n[steps - 1], why,
+                       lim2);
+    } else if (!f->ok) {
+        (void)snprintf(out, len, "peak %.0f tps at %s measured of %.0f..%.0f; no USL fit (%s)%s",
+                       x[peak], clients_s(a, sizeof(a), n[peak]), n[0], n[steps - 1], f->reason,
+                       lim2);
+    } else if (f->r2 < BENCH_USL_MIN_R2) {
+        (void)snprintf(out, len,
+                       "peak %.0f tps at %s measured of %.0f..%.0f; the USL fit explains little "
+                       "of the curve (R² %.2f): the steps are noisy, add repeats%s",
+                       x[peak], clients_s(a, sizeof(a), n[peak]), n[0], n[steps - 1], f->r2, lim2);
+    } else if (!isfinite(f->peak_n) || f->peak_n > 4 * n[steps - 1]) {
+        (void)snprintf(out, len,
+                       "scales past the largest step (%s) with no peak in sight (USL sigma %.3g, "
+                       "kappa %.2g)%s",
+                       clients_s(a, sizeof(a), n[steps - 1]), f->sigma, f->kappa, lim2);
     } else {
-        (void)snprintf(out, len,
-                       "scales to ~%.0f clients; contention (sigma=%.3g) limits it before "
-                       "coherency (kappa=%.2g)%s",
-                       f->peak_n, f->sigma, f->kappa, why);
+        char ci[96] = "";
+        if (isfinite(f->peak_ci[1]))
+            (void)snprintf(ci, sizeof(ci), " (95 %% interval %.0f-%.0f)", f->peak_ci[0],
+                           f->peak_ci[1]);
+        else if (isfinite(f->peak_ci[0]))
+            (void)snprintf(ci, sizeof(ci), " (95 %% interval %.0f or more)", f->peak_ci[0]);
+        (void)snprintf(out, len, "scales to ~%s%s (USL sigma %.3g, kappa %.2g); beyond, %s",
+                       clients_s(b, sizeof(b), f->peak_n), ci, f->sigma, f->kappa,
+                       cls ? lim
+                           : "what limits it was not measured (no wait-event samples: "
+                             "spec.diagnostics.waitEvents would decide it)");
     }
 }

@@ -41,7 +41,7 @@ static const struct row rows[] = {
     {"namespace", ROW_STRING, F(copt.namespace), 0, 0, NULL, "NS", NULL,
      "watch one namespace (default: all namespaces)"},
     {"runner-image", ROW_STRING, F(copt.cfg.runner_image), 0, 0, NULL, "IMAGE", NULL,
-     "default runner image (default ghcr.io/pgbench-operator/runner:0.1.0)"},
+     "default runner image (default ghcr.io/pgbench-operator/runner:<version>)"},
     {"runner-command", ROW_STRING, F(copt.cfg.runner_command), 0, 0, NULL, "PATH", NULL,
      "runner path inside the image (default /usr/local/bin/pgbench-runner)"},
     {"start-delay", ROW_LONG, F(copt.cfg.start_delay_s), 0, 3600, NULL, "S", "0 to 3600 seconds",
@@ -141,13 +141,14 @@ static int refused(int argc, char **argv, int opt, char *err, size_t errlen)
 
 int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err, size_t errlen)
 {
-    struct option longopts[NROWS + 2];
+    struct option longopts[NROWS + 3];
     for (size_t i = 0; i < NROWS; i++)
         longopts[i] = (struct option){rows[i].name,
                                       rows[i].kind == ROW_FLAG ? no_argument : required_argument,
                                       NULL, ROW_VAL + (int)i};
     longopts[NROWS] = (struct option){"help", no_argument, NULL, 'h'};
-    longopts[NROWS + 1] = (struct option){NULL, 0, NULL, 0};
+    longopts[NROWS + 1] = (struct option){"version", no_argument, NULL, 'V'};
+    longopts[NROWS + 2] = (struct option){NULL, 0, NULL, 0};
     ctrl_cmdline_defaults(o);
     if (errlen)
         *err = '\0';
@@ -158,6 +159,8 @@ int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err,
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (ch == 'h')
             return CTRL_CMDLINE_HELP;
+        if (ch == 'V')
+            return CTRL_CMDLINE_VERSION;
         if (ch == ':')
             return refused(argc, argv, optopt, err, errlen);
         if (ch < ROW_VAL || (size_t)(ch - ROW_VAL) >= NROWS)
@@ -184,6 +187,6 @@ int ctrl_cmdline_usage(struct buf *out)
         rc = buf_printf(out, "  %-22s %s\n", flag, r->help);
     }
     if (!rc)
-        rc = buf_puts(out, "  -h, --help\n");
+        rc = buf_puts(out, "  -h, --help\n  --version              print the version and commit\n");
     return rc;
 }

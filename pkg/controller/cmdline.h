@@ -29,9 +29,10 @@ void ctrl_cmdline_defaults(struct ctrl_cmdline *o);
 
 /* Parses argv (argv[0] the program) into *o (defaults first); strings are borrowed from argv.
  * Uses getopt_long (optind is reset), prints nothing. Returns 0; CTRL_CMDLINE_HELP when -h or
- * --help is met; -EINVAL with a message naming the flag in err for an unknown flag, a flag
- * without its value, a value out of range or a stray argument. */
+ * --help is met, CTRL_CMDLINE_VERSION for --version; -EINVAL with a message naming the flag in err
+ * for an unknown flag, a flag without its value, a value out of range or a stray argument. */
 #define CTRL_CMDLINE_HELP 1
+#define CTRL_CMDLINE_VERSION 2
 int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err, size_t errlen);
 
 struct buf;

@@ -82,9 +82,14 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     enum ctrl_phase phase = ctrl_phase_parse(util_jstr(st, "phase"));
     if (phase == CTRL_PHASE_SUCCEEDED || phase == CTRL_PHASE_FAILED) {
         /* results are never read again by the controller; status writes are merge patches */
-        static const char *const keep[] = {
-            "phase", "observedGeneration", "startedGeneration", "conditions", "startAt", "summary",
-            NULL};
+        static const char *const keep[] = {"phase",
+                                           "observedGeneration",
+                                           "startedGeneration",
+                                           "conditions",
+                                           "startAt",
+                                           "summary",
+                                           "diagnostics",
+                                           NULL};
         util_jkeep_keys(st, keep);
     } else {
         /* the rest is written once at a transition, never read back by a decision; the live
@@ -94,7 +99,7 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
             "startTime", "hpaTimeline",        "summary",           "progress",   NULL};
         util_jkeep_keys(st, keep);
     }
-    /* of the results, only the few numbers /metrics shows per run */
+    /* of the results, only the few numbers /metrics shows per run, and the verdict's class */
     ctrl_metrics_trim_status(st);
 }
 

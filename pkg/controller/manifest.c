@@ -2,6 +2,7 @@
 #include "pkg/controller/manifest.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
+#include "pkg/util/version.h"
 #include "pkg/bench/runner_args.h"
 #include "pkg/pg/conninfo.h"
 
@@ -18,7 +19,7 @@ const struct kube_resource CTRL_BENCHMARKRUNS = {"pgbench.dev", "v1alpha1", "Ben
 
 void ctrl_config_defaults(struct ctrl_config *cfg)
 {
-    cfg->runner_image = "ghcr.io/pgbench-operator/runner:0.1.0";
+    cfg->runner_image = util_runner_image();
     cfg->runner_command = "/usr/local/bin/pgbench-runner";
     cfg->start_delay_s = 10;
     cfg->deadline_margin_s = 600;

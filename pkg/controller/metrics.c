@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pkg/bench/fields.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/controller/sweep.h"
@@ -84,6 +85,7 @@ static double unit_divisor(enum bench_field_id id)
 struct run_row {
     char *ns, *name; /* one allocation: ns, then name */
     int phase;       /* index in phases[]; -1: a phase not listed */
+    int verdict;     /* enum bench_verdict_class of status.diagnostics.verdictClass, or -1 */
     double v[N_RUN_VALUES];
 };
 
@@ -122,6 +124,7 @@ static void collect_run(const cJSON *br, void *ctx)
     memcpy(r->name, name, lname + 1);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
     r->phase = phase_index(util_jstr(st, "phase"));
+    r->verdict = bench_verdict_status_class(st);
     for (size_t i = 0; i < N_RUN_VALUES; i++) {
         const cJSON *v = st ? bench_status_get(st, run_values[i].id) : NULL;
         r->v[i] = cJSON_GetNumberValue(v) / unit_divisor(run_values[i].id); /* NAN: none */
@@ -143,9 +146,17 @@ static void rows_free(struct run_rows *rr)
 }
 
 /* Of status.summary, keeps only the run values, groups included (summary.latencyMs.p99): the
- * summary is rebuilt from them at their status paths. */
+ * summary is rebuilt from them at their status paths; of status.diagnostics, only the verdict's
+ * class (the values' verdict label). */
 void ctrl_metrics_trim_status(cJSON *status)
 {
+    const char *cls = bench_fields[BK_VERDICT_CLASS].status;
+    cJSON *diag =
+        cJSON_GetObjectItemCaseSensitive(status, bench_fields[BK_STATUS_DIAGNOSTICS].status);
+    if (cJSON_IsObject(diag)) {
+        const char *const keep[] = {bench_field_key(cls), NULL};
+        util_jkeep_keys(diag, keep);
+    }
     const char *at = bench_fields[BK_SUMMARY].status;
     if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(status, at)))
         return;
@@ -243,6 +254,8 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
                 continue;
             buf_puts(out, run_values[v].family);
             put_run_labels(out, r);
+            if (r->verdict >= 0)
+                buf_printf(out, ",verdict=\"%s\"", bench_verdict_classes[r->verdict].name);
             if (run_values[v].quantile)
                 buf_printf(out, ",quantile=\"%s\"", run_values[v].quantile);
             buf_puts(out, "} ");

@@ -560,15 +560,14 @@ static void project_statements(cJSON *status, const cJSON *agg)
 
 /* The diagnostics as sentences, one per diagnostic (pkg/bench/diag.h); the structured sections
  * stay in the result ConfigMap. */
+static void put_diagnostic(enum bench_field_id row, const char *sentence, void *ctx)
+{
+    (void)bench_json_put(ctx, bench_fields[row].status, util_must(cJSON_CreateString(sentence)));
+}
+
 static void project_diagnostics(cJSON *status, const cJSON *agg)
 {
-    for (size_t i = 0; i < bench_ndiags; i++) {
-        char *s = bench_diag_sentence(&bench_diags[i], agg);
-        if (s)
-            (void)bench_json_put(status, bench_fields[bench_diags[i].status].status,
-                                 util_must(cJSON_CreateString(s)));
-        free(s);
-    }
+    bench_diag_rows(agg, put_diagnostic, status);
 }
 
 /* status.summary.window: with a warm-up cut, the steady window the summary covers (the result's

@@ -13,6 +13,7 @@
 
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/stepclass.h"
 #include "pkg/bench/usl.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/manifest.h"
@@ -363,12 +364,23 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
         util_jset_num(e, "aborted", cJSON_IsNumber(v) ? v->valuedouble : 0);
     }
     put_num(e, "littlesLawDeviationPct", ctrl_status_littles_law_pct(st), 6);
-    /* the dominant wait event: the first (largest) of the wait-event sentence */
-    struct bench_wait_share top;
+    /* the wait-event shares as the sentence names them (largest first), and the rounds they
+     * rest on */
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
     const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
-    if (cJSON_IsString(waits) && bench_diag_wait_parse(waits->valuestring, &top, 1) == 1) {
-        util_jset_str(e, "waitEvent", top.event);
-        put_num(e, "waitPct", top.pct, 6);
+    int nw = cJSON_IsString(waits)
+                 ? bench_diag_wait_parse(waits->valuestring, w, BENCH_DIAG_MAX_WAITS)
+                 : 0;
+    if (nw > 0) {
+        util_jset_str(e, "waitEvent", w[0].event);
+        put_num(e, "waitPct", w[0].pct, 6);
+        cJSON *m = util_must(cJSON_CreateObject());
+        for (int i = 0; i < nw; i++)
+            put_num(m, w[i].event, w[i].pct, 6);
+        util_jset(e, "waitSharesPct", m);
+        int rounds = bench_diag_wait_rounds(waits->valuestring);
+        if (rounds >= 0)
+            util_jset_num(e, "waitRounds", rounds);
     }
     const char *msg = util_jstr(run, "status.message");
     if (msg && phase_is(phase, CTRL_PHASE_FAILED))
@@ -427,7 +439,64 @@ static void mean_sd(const double *x, int n, double *mean, double *sd)
     for (int i = 0; i < n; i++)
         q += (x[i] - m) * (x[i] - m);
     *mean = m;
-    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+    *sd = n > 1 ? sqrt(q / (n - 1)) : NAN; /* one value has no spread to measure */
+}
+
+/* The limiting class of a step from its succeeded runs' wait-event shares: each event's mean
+ * share over the runs that sampled, the fewest rounds among them. */
+static void step_class(const cJSON *step, struct bench_step_class *out)
+{
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS * CTRL_SWEEP_MAX_REPEATS];
+    int nw = 0, runs = 0, rounds = -1;
+    const cJSON *e, *it;
+    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    {
+        const cJSON *m = util_jget(e, "waitSharesPct");
+        if (!phase_is(util_jstr(e, "phase"), CTRL_PHASE_SUCCEEDED) || !cJSON_IsObject(m))
+            continue;
+        runs++;
+        int r = (int)util_jnum(e, "waitRounds", 0);
+        rounds = rounds < 0 || r < rounds ? r : rounds;
+        cJSON_ArrayForEach(it, m)
+        {
+            int k = 0;
+            while (k < nw && strcmp(w[k].event, it->string) != 0)
+                k++;
+            if (k == nw) {
+                if (nw == (int)(sizeof(w) / sizeof(w[0])))
+                    continue;
+                (void)snprintf(w[nw].event, sizeof(w[nw].event), "%s", it->string);
+                w[nw++].pct = 0;
+            }
+            w[k].pct += it->valuedouble;
+        }
+    }
+    for (int k = 0; k < nw; k++)
+        w[k].pct /= runs;
+    bench_step_classify(w, nw, rounds < 0 ? 0 : rounds, out);
+}
+
+/* status.steps[].limit and classSharesPct: what limits the step and how the classes share its
+ * backend samples (nothing when no run sampled wait events). */
+static void step_limit(cJSON *step)
+{
+    struct bench_step_class c;
+    step_class(step, &c);
+    if (c.cls == BENCH_CLS_INCONCLUSIVE)
+        return;
+    cJSON *l = util_must(cJSON_CreateObject());
+    util_jset_str(l, "class", bench_step_cls_name(c.cls));
+    util_jset_str(l, "event", c.event);
+    put_num(l, "sharePct", c.share, 4);
+    util_jset_str(l, "shareOf", c.cls == BENCH_CLS_CLIENT ? "backendSamples" : "databaseWaitTime");
+    util_jset_num(l, "rounds", c.rounds);
+    util_jset(l, "weak", cJSON_CreateBool(c.weak));
+    util_jset(step, "limit", l);
+    cJSON *m = util_must(cJSON_CreateObject());
+    for (int k = 0; k < BENCH_NCLS; k++)
+        if (c.pct[k] > 0)
+            put_num(m, bench_step_cls_name((enum bench_step_cls)k), c.pct[k], 4);
+    util_jset(step, "classSharesPct", m);
 }
 
 /* Fills a step's phase, means and spreads from its runs. */
@@ -461,7 +530,7 @@ static void step_summarise(cJSON *step)
                                   : failed ? CTRL_PHASE_FAILED
                                            : CTRL_PHASE_SUCCEEDED));
     double m, sd;
-    if (nt) {
+    if (nt) { /* put_num leaves out the stddev of one run: unknown, not 0 */
         mean_sd(tps, nt, &m, &sd);
         put_num(step, "tpsMean", m, 8);
         put_num(step, "tpsStddev", sd, 6);
@@ -475,6 +544,7 @@ static void step_summarise(cJSON *step)
         mean_sd(ll, nl, &m, &sd);
         put_num(step, "littlesLawDeviationPct", m, 6);
     }
+    step_limit(step);
 }
 
 /* The steps that measured a tps, as indexes sorted by value into order[]; their count, and the
@@ -534,9 +604,22 @@ static const char *dominant_wait(const cJSON *step, double *wait_pct)
     return wait;
 }
 
-/* analysis.usl: the USL fitted to every succeeded run's (clients, tps); the verdict from it. */
-static void usl_analysis(cJSON *a, const cJSON *steps, double max_n, const char *wait,
-                         double wait_pct, char *verdict, size_t len)
+static void put_interval(cJSON *o, const char *k, const double ci[2])
+{
+    if (!isfinite(ci[0]))
+        return;
+    cJSON *a = util_must(cJSON_CreateArray());
+    cJSON_AddItemToArray(a, util_must(cJSON_CreateNumber(round_sig(ci[0], 4))));
+    /* open above: null */
+    cJSON_AddItemToArray(a, isfinite(ci[1]) ? util_must(cJSON_CreateNumber(round_sig(ci[1], 4)))
+                                            : util_must(cJSON_CreateNull()));
+    util_jset(o, k, a);
+}
+
+/* analysis.usl: the USL fitted to every succeeded run's (clients, tps); the verdict from it, the
+ * steps' means (k of them, by value: order[]) and their classes. */
+static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k, char *verdict,
+                         size_t len)
 {
     struct bench_usl_point pts[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
     size_t np = 0;
@@ -555,8 +638,11 @@ static void usl_analysis(cJSON *a, const cJSON *steps, double max_n, const char 
     bench_usl_fit(pts, np, &fit);
     cJSON *u = util_must(cJSON_CreateObject());
     util_jset(u, "ok", cJSON_CreateBool(fit.ok));
+    util_jset_num(u, "distinctClients", fit.distinct);
     if (!fit.ok) {
         util_jset_str(u, "reason", fit.reason);
+        if (fit.steps_needed > 0)
+            util_jset_num(u, "stepsNeeded", fit.steps_needed);
     } else {
         put_num(u, "lambda", fit.lambda, 6);
         put_num(u, "sigma", fit.sigma, 6);
@@ -564,9 +650,22 @@ static void usl_analysis(cJSON *a, const cJSON *steps, double max_n, const char 
         put_num(u, "r2", fit.r2, 6);
         put_num(u, "peakClients", fit.peak_n, 6);
         put_num(u, "peakTps", fit.peak_x, 6);
+        put_interval(u, "sigmaInterval", fit.sigma_ci);
+        put_interval(u, "kappaInterval", fit.kappa_ci);
+        put_interval(u, "peakClientsInterval", fit.peak_ci);
     }
     util_jset(a, "usl", u);
-    bench_usl_verdict(&fit, max_n, wait, wait_pct, verdict, len);
+    double n[CTRL_SWEEP_MAX_STEPS], x[CTRL_SWEEP_MAX_STEPS];
+    struct bench_step_class cls[CTRL_SWEEP_MAX_STEPS];
+    bool any = false;
+    for (int i = 0; i < k; i++) {
+        const cJSON *s = cJSON_GetArrayItem(steps, order[i]);
+        n[i] = util_jnum(s, "value", 0);
+        x[i] = util_jnum(s, "tpsMean", NAN);
+        step_class(s, &cls[i]);
+        any = any || cls[i].cls != BENCH_CLS_INCONCLUSIVE;
+    }
+    bench_usl_verdict(&fit, n, x, (size_t)k, any ? cls : NULL, verdict, len);
 }
 
 /* status.analysis from status.steps (nothing when no step has a tps yet). */
@@ -600,10 +699,10 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
         put_num(a, "dominantWaitPct", wait_pct, 4);
     }
 
-    char verdict[400];
+    char verdict[CTRL_MAX_MESSAGE - 64];
     double max_n = util_jnum(last, "value", 0);
     if (field == CTRL_SWEEP_CLIENTS) {
-        usl_analysis(a, steps, max_n, wait, wait_pct, verdict, sizeof(verdict));
+        usl_analysis(a, steps, order, k, verdict, sizeof(verdict));
     } else {
         char why[96] = "";
         if (wait)

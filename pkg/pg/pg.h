@@ -4,6 +4,7 @@
  *   pg_conn.c   connecting with a classified, redacted error; readiness; CREATE DATABASE
  *   pg_info.c   server facts and settings, dataset size, whether pgbench's tables are there
  *   pg_diag.c   the wait-event sampler and the replica catch-up/lag check during a run
+ *   pg_stats.c  server counters as deltas over the load, the SELECT 1 round trip
  *
  * Owns every libpq call in the tree; only the runner links it (the operator and the plugin
  * include conninfo.h alone, which does not include libpq). Writes its findings under the result
@@ -16,5 +17,6 @@
 #include "pkg/pg/pg_conn.h"
 #include "pkg/pg/pg_diag.h"
 #include "pkg/pg/pg_info.h"
+#include "pkg/pg/pg_stats.h"
 
 #endif

@@ -254,6 +254,14 @@ static void on_timer(uv_timer_t *t)
     send_phase(d, d->opt.wait_events ? PHASE_WAITS : PHASE_LAG);
 }
 
+unsigned pg_diag_interval_ms(int duration_s)
+{
+    if (duration_s <= 0)
+        return 1000;
+    long ms = (long)duration_s * 1000 / 100;
+    return (unsigned)(ms < 100 ? 100 : ms > 1000 ? 1000 : ms);
+}
+
 struct pg_diag *pg_diag_new(uv_loop_t *loop, PGconn *conn, const struct pg_diag_options *opt)
 {
     if (!conn || PQstatus(conn) != CONNECTION_OK || PQsocket(conn) < 0)

@@ -70,6 +70,11 @@ struct pg_diag_options {
     unsigned interval_ms; /* 0 = 1000 */
 };
 
+/* The sampling interval for a run of duration_s seconds (0: unknown, -t runs): a hundredth of
+ * the run, so that even a short sweep step has about 100 rounds, between 100 ms (at most 10
+ * queries a second on pg_stat_activity, whatever the run) and 1 s. */
+unsigned pg_diag_interval_ms(int duration_s);
+
 /* Returns NULL on a bad connection. Does not start sampling. */
 struct pg_diag *pg_diag_new(uv_loop_t *loop, PGconn *conn, const struct pg_diag_options *opt);
 /* Takes the first sample half an interval from now, then one every interval. Returns 0 or a

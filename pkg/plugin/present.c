@@ -2,9 +2,11 @@
 #include "pkg/plugin/present.h"
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/verdict.h"
 #include "pkg/controller/phase.h"
 #include "pkg/controller/status.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 #include <errno.h>
@@ -194,11 +196,11 @@ static int pgbench_summary(struct buf *out, const cJSON *st)
                             ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
                             : 0);
     const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
-    const cJSON *ll = bench_status_get(st, BK_STATUS_DIAGNOSTICS_LITTLES_LAW);
     if (!rc && cJSON_IsString(waits))
         rc = buf_printf(out, "  wait events: %s\n", waits->valuestring);
-    if (!rc && cJSON_IsString(ll))
-        rc = buf_printf(out, "  Little's law: %s\n", ll->valuestring);
+    const cJSON *verdict = bench_status_get(st, BK_STATUS_DIAGNOSTICS_VERDICT);
+    if (!rc && cJSON_IsString(verdict))
+        rc = buf_printf(out, "  verdict: %s\n", verdict->valuestring);
     return rc;
 }
 
@@ -411,8 +413,59 @@ static int compare_thresholds(const cJSON *const *brs, size_t n, const struct pl
     return rc;
 }
 
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
-                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed)
+/* The verdict's class of each run (status.diagnostics.verdictClass), in row r. */
+static int compare_verdicts(struct table *t, int r, const cJSON *const *brs, size_t n)
+{
+    table_set(t, r, 0, "verdict");
+    for (size_t i = 0; i < n; i++) {
+        int c = bench_verdict_status_class(status_of(brs[i]));
+        table_set(t, r, (int)i + 1, "%s", c >= 0 ? bench_verdict_classes[c].name : "-");
+    }
+    return r + 1;
+}
+
+/* A run's evidence: its result's (the ConfigMap), else what status holds of it (the wait-event
+ * shares its sentence names, tps and latency). */
+static void run_evidence(const cJSON *br, const cJSON *result, double ev[BENCH_EV__COUNT])
+{
+    if (result) {
+        bench_verdict_evidence_of(result, ev);
+        return;
+    }
+    cJSON *r = util_must(cJSON_CreateObject()), *shares = util_must(cJSON_CreateObject());
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
+    int nw = run_waits(br, w);
+    for (int k = 0; k < nw; k++)
+        util_jset_num(shares, w[k].event, w[k].pct);
+    (void)bench_put(r, BK_WAIT_EVENTS_SHARES_PCT, shares);
+    (void)bench_put(r, BK_WAIT_EVENTS_BACKEND_SAMPLES, cJSON_CreateNumber(nw > 0 ? 1 : 0));
+    (void)bench_put(r, BK_SUMMARY_TPS, cJSON_CreateNumber(snum(status_of(br), BK_SUMMARY_TPS)));
+    (void)bench_put(r, BK_SUMMARY_LATENCY_AVG_MS,
+                    cJSON_CreateNumber(snum(status_of(br), BK_SUMMARY_LATENCY_AVG_MS)));
+    bench_verdict_evidence_of(r, ev);
+    cJSON_Delete(r);
+}
+
+/* "why B against A: ..." for each run against the first (bench_verdict_explain). */
+static int compare_why(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
+                       size_t n)
+{
+    double a[BENCH_EV__COUNT], b[BENCH_EV__COUNT];
+    int rc = 0;
+    run_evidence(brs[0], results ? results[0] : NULL, a);
+    for (size_t i = 1; i < n && !rc; i++) {
+        run_evidence(brs[i], results ? results[i] : NULL, b);
+        rc = buf_printf(out, "%swhy %s against %s: ", i == 1 ? "\n" : "", name_of(brs[i]),
+                        name_of(brs[0]));
+        rc = rc ? rc : bench_verdict_explain(out, a, b, NULL);
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    return rc;
+}
+
+int plugin_compare_table(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
+                         size_t n, const struct plugin_thresholds *th, struct buf *verdict,
+                         bool *failed)
 {
     if (n > TCOLS - 1)
         n = TCOLS - 1;
@@ -420,9 +473,11 @@ int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
     struct table *t = table_new((int)n + 1);
     int r = compare_head(t, brs, n);
     r = compare_metrics(t, r, brs, n);
+    r = compare_verdicts(t, r, brs, n);
     compare_waits(t, r, brs, n);
     int rc = table_emit(out, t, "");
     free(t);
+    rc = rc ? rc : compare_why(out, brs, results, n);
     return rc ? rc : compare_thresholds(brs, n, th, verdict, failed);
 }
 

@@ -21,15 +21,18 @@ int plugin_result_table(struct buf *out, const cJSON *br);
  * status has them. No newline. */
 int plugin_progress_line(struct buf *out, const cJSON *br, double now);
 
-/* The comparison table of n >= 2 runs: TPS, latency avg/p50/p95/p99, failures, wait-event shares,
- * Little's law deviation, each with its ratio against the first run. Thresholds (< 0: not
- * checked): a run whose TPS is more than tps_drop_pct below the first's, or whose p99 is more
- * than p99_grow_pct above it, is named in `verdict` (one line each) and *failed is set. */
+/* The comparison table of n >= 2 runs: TPS, latency avg/p50/p95/p99, failures, Little's law
+ * deviation, each with its ratio against the first run, the verdicts' classes, wait-event shares;
+ * then a line per run explaining its difference from the first (bench_verdict_explain) from the
+ * runs' results (results, or an entry of it, may be NULL: then from what status holds). Thresholds
+ * (< 0: not checked): a run whose TPS is more than tps_drop_pct below the first's, or whose p99 is
+ * more than p99_grow_pct above it, is named in `verdict` (one line each) and *failed is set. */
 struct plugin_thresholds {
     double tps_drop_pct, p99_grow_pct;
 };
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, size_t n,
-                         const struct plugin_thresholds *th, struct buf *verdict, bool *failed);
+int plugin_compare_table(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
+                         size_t n, const struct plugin_thresholds *th, struct buf *verdict,
+                         bool *failed);
 
 /* export: "json" (one object: name, phase, source, summary, timeline, statements, workers, fio)
  * or "csv" (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one,

@@ -112,11 +112,13 @@ struct chart {
                          * percentile (0, 90, 99, 99.9 ...) */
     const struct mark *marks;
     int nmarks;
+    bool log2x;      /* x on a log2 scale, a tick per power of two (doubling series) */
     double shade_to; /* > 0: x from the axis' start to here is shaded as the warm-up cut */
 };
 
 struct axis {
     double lo, hi, step;
+    bool log2; /* lo, hi and step are in log2 of the values */
 };
 
 /* Where a chart's plot area lies and its axes' ranges. */
@@ -144,6 +146,8 @@ static struct axis axis_for(double lo, double hi, int max_ticks, bool from_zero)
 
 static double px(const struct axis *a, double v, double p0, double p1)
 {
+    if (a->log2)
+        v = v > 0 ? log2(v) : -INFINITY;
     return p0 + (v - a->lo) / (a->hi - a->lo) * (p1 - p0);
 }
 
@@ -186,11 +190,21 @@ static int frame_for(const struct chart *c, const struct series *s, int ns, stru
             lo[s[k].right] = fmin(lo[s[k].right], s[k].y[i]);
             hi[s[k].right] = fmax(hi[s[k].right], s[k].y[i]);
         }
-    if (c->nines)
-        f->ax = (struct axis){0, fmax(1, ceil(xhi - 1e-9)), 1};
-    else
+    if (c->nines) {
+        f->ax = (struct axis){0, fmax(1, ceil(xhi - 1e-9)), 1, false};
+    } else if (c->log2x && xlo > 0) {
+        double l0 = floor(log2(xlo) + 1e-9), l1 = fmax(ceil(log2(xhi) - 1e-9), l0 + 1);
+        f->ax = (struct axis){l0, l1, ceil((l1 - l0) / 12), true};
+    } else {
         f->ax = axis_for(xlo, xhi, (W - ML - MR) / 70, true);
-    f->ay = axis_for(isfinite(lo[0]) ? lo[0] : 0, isfinite(hi[0]) ? hi[0] : 1, 6, true);
+    }
+    /* marks' labels have rows at the top of the plot: the y axis leaves them that headroom, so
+     * that no label covers data */
+    double top = isfinite(hi[0]) ? hi[0] : 1, bottom = isfinite(lo[0]) ? fmin(lo[0], 0) : 0;
+    double plot_h = H - MT - MB, label_h = c->nmarks > 0 ? 8 + 14.0 * c->nmarks : 0;
+    if (label_h > 0 && top > bottom)
+        top = bottom + (top - bottom) * plot_h / (plot_h - label_h);
+    f->ay = axis_for(isfinite(lo[0]) ? lo[0] : 0, top, 6, true);
     f->ar = axis_for(isfinite(lo[1]) ? lo[1] : 0, isfinite(hi[1]) ? hi[1] : 1, 6, true);
     if (f->ar.step < 1 && c->rlabel)
         f->ar = axis_for(0, fmax(1, hi[1]), 6, true), f->ar.step = fmax(1, f->ar.step);
@@ -208,9 +222,11 @@ static int draw_ticks(struct buf *o, const struct chart *c, const struct frame *
     int rc = 0;
     const struct axis *ax = &f->ax, *ay = &f->ay, *ar = &f->ar;
     for (double v = ax->lo; v <= ax->hi + ax->step / 2 && !rc; v += ax->step) {
-        double X = px(ax, v, f->x0, f->x1);
+        double X = px(ax, ax->log2 ? exp2(v) : v, f->x0, f->x1);
         if (c->nines)
             nines_label(b, sizeof(b), v);
+        else if (ax->log2)
+            tick_label(b, sizeof(b), exp2(v), exp2(v) >= 1 ? 1 : exp2(v));
         else
             tick_label(b, sizeof(b), v, ax->step);
         rc = buf_printf(o,
@@ -649,7 +665,8 @@ static const char css[] =
     "h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
     "table{border-collapse:collapse}th,td{padding:2px 10px;text-align:left;border-bottom:1px "
     "solid #eee}td{font-variant-numeric:tabular-nums}"
-    "pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px}"
+    "pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px}pre.wrap{white-space:"
+    "pre-wrap}"
     "svg text{font:12px sans-serif;fill:#222}.t{font-weight:bold;font-size:13px}"
     ".xt{text-anchor:middle}.yt{text-anchor:end}.rt{text-anchor:start}.bl{text-anchor:end}"
     ".xl,.yl{text-anchor:middle;font-style:italic}.g{stroke:#e4e4e4}.ax{stroke:#444}"
@@ -701,6 +718,7 @@ static int percentile_chart(struct buf *o, const char *const *names, const cJSON
                       true,
                       m,
                       nm,
+                      false,
                       0};
     int rc = line_chart(o, &c, s, ns);
     free(p);
@@ -750,6 +768,7 @@ static int tps_chart(struct buf *o, const cJSON *st, const cJSON *res, double wa
                       false,
                       NULL,
                       0,
+                      false,
                       warm};
     int rc = buf_puts(o, "<h2>Throughput over time</h2>\n");
     rc = rc ? rc : line_chart(o, &c, s, ns);
@@ -790,6 +809,7 @@ static int latency_chart(struct buf *o, const cJSON *st, const cJSON *res, doubl
                        false,
                        NULL,
                        0,
+                       false,
                        warm};
     int rc = buf_puts(o, "<h2>Latency over time</h2>\n");
     rc = rc ? rc : line_chart(o, &lc, s, ns);
@@ -884,7 +904,7 @@ static int diagnostics_table(struct buf *o, const cJSON *st)
     int rc = 0, rows = 0;
     for (size_t i = 0; i < bench_ndiags && !rc; i++) {
         const cJSON *s = bench_status_get(st, bench_diags[i].status);
-        if (!cJSON_IsString(s))
+        if (bench_diags[i].join || !cJSON_IsString(s)) /* a joined one is in its row's */
             continue;
         if (!rows++)
             rc = buf_puts(o, "<h2>Diagnostics</h2>\n<table class=\"kv\" id=\"diagnostics\">\n");
@@ -984,6 +1004,7 @@ static int lag_chart(struct buf *o, const cJSON *result)
                       false,
                       NULL,
                       0,
+                      false,
                       0};
     int rc = buf_puts(o, "<h2>Replica lag</h2>\n");
     rc = rc ? rc : line_chart(o, &c, &rs, 1);
@@ -1030,6 +1051,7 @@ static int fio_iops_chart(struct buf *o, const cJSON *result)
                           false,
                           NULL,
                           0,
+                          false,
                           0};
         rc = buf_puts(o, "<h2>fio IOPS over time</h2>\n");
         rc = rc ? rc : line_chart(o, &c, s, ns);
@@ -1183,7 +1205,7 @@ int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *con
     if (n > PLUGIN_MAX_RUNS)
         return -EINVAL;
     struct buf table = BUF_INIT(4u << 20);
-    int rc = plugin_compare_table(&table, brs, n, th, verdict, failed);
+    int rc = plugin_compare_table(&table, brs, results, n, th, verdict, failed);
     char title[200];
     (void)snprintf(title, sizeof(title), "Comparison of %zu BenchmarkRuns (ratios against %s)", n,
                    run_name(brs[0]));
@@ -1198,8 +1220,17 @@ int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *con
         rc = rc ? rc : buf_puts(o, "</pre>\n");
     }
     buf_free(&table);
-    struct chart tc = {
-        "tps", "TPS over time", "time since start (s)", "TPS (1/s)", NULL, NULL, false, NULL, 0, 0};
+    struct chart tc = {"tps",
+                       "TPS over time",
+                       "time since start (s)",
+                       "TPS (1/s)",
+                       NULL,
+                       NULL,
+                       false,
+                       NULL,
+                       0,
+                       false,
+                       0};
     struct chart lc = {"latency",
                        "Average latency over time",
                        "time since start (s)",
@@ -1209,6 +1240,7 @@ int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *con
                        false,
                        NULL,
                        0,
+                       false,
                        0};
     rc = rc ? rc : buf_puts(o, "<h2>Throughput over time</h2>\n");
     rc = rc ? rc : overlay_chart(o, &tc, brs, results, n, BK_TIMELINE_TPS);
@@ -1271,6 +1303,7 @@ int plugin_line_chart(struct buf *o, const struct plugin_chart *pc, const struct
                       .xlabel = pc->xlabel,
                       .ylabel = pc->ylabel,
                       .empty = pc->empty,
+                      .log2x = pc->log2x,
                       .marks = m,
                       .nmarks = nm};
     return styled_chart(o, &c, s, ns, style);

@@ -51,9 +51,10 @@ int plugin_compare_html(struct buf *out, const cJSON *const *brs, const cJSON *c
 int plugin_percentile_curve(const cJSON *hist, double *x, double *y, int max);
 
 /* For the other pages (report_sweep.c): the HTML escape, the page's head (title, style, <h1>),
- * and a line chart drawn as the report's are (axes with units, 1/2/5 ticks, a legend that wraps,
- * marks with a drop line and a label in their own row). A series is a line through its points
- * with a circle per point; dots: the circles only; nodots: the line only. */
+ * and a line chart drawn as the report's are (axes with units, 1/2/5 ticks or powers of two, a
+ * legend that wraps, marks with a drop line and a label in their own row above the data). A series
+ * is a line through its points with a circle per point; dots: the circles only; nodots: the line
+ * only. */
 #define PLUGIN_CHART_SERIES 8
 #define PLUGIN_CHART_MARKS 4
 struct plugin_series {
@@ -71,6 +72,7 @@ struct plugin_chart {
     const char *empty; /* said instead of the plot when no series has a point */
     const struct plugin_mark *marks;
     int nmarks;
+    bool log2x; /* x on a log2 scale, a tick per power of two (values > 0) */
 };
 int plugin_html_esc(struct buf *o, const char *s);
 int plugin_page_start(struct buf *o, const char *title);

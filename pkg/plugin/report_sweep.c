@@ -4,6 +4,7 @@
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
+#include "pkg/bench/stepclass.h"
 #include "pkg/bench/usl.h"
 #include "pkg/controller/status.h"
 #include "pkg/plugin/present.h"
@@ -26,6 +27,8 @@ struct sweep_pts {
     int ns;
     double ux[PLUGIN_SWEEP_CURVE_POINTS], uy[PLUGIN_SWEEP_CURVE_POINTS];
     int nu;
+    double ix[PLUGIN_SWEEP_CURVE_POINTS], iy[PLUGIN_SWEEP_CURVE_POINTS]; /* ideal lambda N */
+    int ni;
 };
 
 static void take_points(const cJSON *st, struct sweep_pts *p)
@@ -51,9 +54,19 @@ static void take_points(const cJSON *st, struct sweep_pts *p)
     }
 }
 
-int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, double *x, double *y, int max)
+/* x[i], max points from lo to hi: evenly, or evenly in log (geometric). */
+static void spread(double lo, double hi, bool geometric, double *x, int max)
 {
-    if (!cJSON_IsTrue(util_jget(usl, "ok")) || !(hi > lo) || max < 2)
+    for (int i = 0; i < max; i++)
+        x[i] =
+            geometric ? lo * pow(hi / lo, (double)i / (max - 1)) : lo + (hi - lo) * i / (max - 1);
+    x[max - 1] = hi;
+}
+
+int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, bool geometric, double *x,
+                           double *y, int max)
+{
+    if (!cJSON_IsTrue(util_jget(usl, "ok")) || !(hi > lo) || max < 2 || (geometric && !(lo > 0)))
         return 0;
     struct bench_usl_fit f = {.ok = true,
                               .lambda = util_jnum(usl, "lambda", NAN),
@@ -61,11 +74,49 @@ int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, double *x, do
                               .kappa = util_jnum(usl, "kappa", NAN)};
     if (!isfinite(f.lambda) || !isfinite(f.sigma) || !isfinite(f.kappa))
         return 0;
-    for (int i = 0; i < max; i++) {
-        x[i] = lo + (hi - lo) * i / (max - 1);
+    spread(lo, hi, geometric, x, max);
+    for (int i = 0; i < max; i++)
         y[i] = bench_usl_predict(&f, x[i]);
-    }
     return max;
+}
+
+bool plugin_sweep_doubling(const double *v, int n)
+{
+    double lsum = 0;
+    for (int i = 0; i < n; i++)
+        if (!(v[i] > 0) || (i && !(v[i] >= v[i - 1] * 1.2)))
+            return false;
+    if (n < 3)
+        return false;
+    for (int i = 1; i < n; i++)
+        lsum += log2(v[i] / v[i - 1]);
+    return lsum / (n - 1) >= 0.7; /* about x1.6 or more a step on average */
+}
+
+/* Ideal linear scaling, lambda N (the fit's lambda, else the smallest step's tps per client),
+ * from the smallest value until it leaves the measured range by a fifth (so that it does not
+ * squash the data). */
+static void ideal_line(struct sweep_pts *p, const cJSON *usl, double lo, double hi, bool log)
+{
+    double lambda = cJSON_IsTrue(util_jget(usl, "ok")) ? util_jnum(usl, "lambda", NAN) : NAN;
+    double ymax = 0;
+    int first = -1;
+    for (int i = 0; i < p->ns; i++) {
+        ymax = fmax(ymax, p->stps[i]);
+        if (first < 0 || p->sx[i] < p->sx[first])
+            first = i;
+    }
+    if (!isfinite(lambda) && first >= 0 && p->sx[first] > 0)
+        lambda = p->stps[first] / p->sx[first];
+    if (!(lambda > 0) || !(hi > lo) || !(lo > 0))
+        return;
+    double end = fmin(hi, 1.2 * ymax / lambda);
+    if (!(end > lo))
+        return;
+    p->ni = PLUGIN_SWEEP_CURVE_POINTS;
+    spread(lo, end, log, p->ix, p->ni);
+    for (int i = 0; i < p->ni; i++)
+        p->iy[i] = lambda * p->ix[i];
 }
 
 /* The x range the fitted curve is drawn over: from the smallest value measured to the largest,
@@ -111,7 +162,7 @@ static int head_table(struct buf *o, const cJSON *sw)
     const char *verdict = util_jstr(st, "analysis.verdict");
     if (verdict && !rc)
         rc = kv(o, "verdict", verdict, "verdict");
-    rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\">");
+    rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\" class=\"wrap\">");
     struct buf sum = BUF_INIT(1 << 16);
     rc = rc ? rc : plugin_sweep_summary(&sum, sw);
     rc = rc ? rc : plugin_html_esc(o, sum.data);
@@ -137,8 +188,11 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     (void)snprintf(xlabel, sizeof(xlabel), "%s%s", field,
                    strcmp(field, "rate") == 0 ? " (target tps per worker)" : "");
     double lo, hi, kx = util_jnum(st, "analysis.kneeAt", NAN);
+    bool log = plugin_sweep_doubling(p->sx, p->ns);
     curve_range(p, usl, &lo, &hi);
-    p->nu = plugin_sweep_usl_curve(usl, lo, hi, p->ux, p->uy, PLUGIN_SWEEP_CURVE_POINTS);
+    p->nu = plugin_sweep_usl_curve(usl, lo, hi, log, p->ux, p->uy, PLUGIN_SWEEP_CURVE_POINTS);
+    if (strcmp(field, "clients") == 0)
+        ideal_line(p, usl, lo, hi, log);
     struct plugin_mark marks[2];
     int nm = 0;
     (void)snprintf(knee, sizeof(knee), "latency knee: %s=%g", field, kx);
@@ -148,17 +202,20 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     (void)snprintf(nstar, sizeof(nstar), "N* = %.1f clients (USL peak %.0f tps)", px, py);
     if (p->nu && isfinite(px) && px <= hi)
         marks[nm++] = (struct plugin_mark){nstar, px, py};
-    struct plugin_series ts[3] = {
+    struct plugin_series ts[4] = {
         {"TPS of each run", p->rx, p->rtps, p->nr, true, false},
         {"mean TPS per step", p->sx, p->stps, p->ns, false, true},
+        {"ideal linear scaling (λN)", p->ix, p->iy, p->ni, false, true},
         {"USL fit", p->ux, p->uy, p->nu, false, true},
     };
-    (void)snprintf(title, sizeof(title), "TPS against %s", field);
+    (void)snprintf(title, sizeof(title), "TPS against %s%s", field, log ? " (log2 scale)" : "");
     struct plugin_chart tc = {
         "sweep-tps", title, xlabel, "TPS (transactions/s)", "no step measured a tps yet.",
-        marks,       nm};
+        marks,       nm,    log};
     int rc = buf_puts(o, "<h2>Throughput</h2>\n");
-    rc = rc ? rc : plugin_line_chart(o, &tc, ts, p->nu ? 3 : 2);
+    if (!p->ni) /* the fit in the ideal line's place */
+        ts[2] = ts[3];
+    rc = rc ? rc : plugin_line_chart(o, &tc, ts, 2 + (p->ni > 0) + (p->nu > 0));
     if (!p->nu && !rc)
         rc = buf_printf(o, "<p class=\"none\">no USL curve: %s</p>\n",
                         usl ? (util_jstr(usl, "reason") ? util_jstr(usl, "reason") : "no fit")
@@ -170,10 +227,58 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     struct plugin_mark lm = {knee, kx, mean_at(p->sx, p->sp99, p->ns, kx)};
     (void)snprintf(title, sizeof(title), "p99 latency against %s", field);
     struct plugin_chart lc = {
-        "sweep-p99",         title, xlabel, "latency p99 (ms)", "no step measured a p99 yet.", &lm,
-        isfinite(kx) ? 1 : 0};
+        "sweep-p99",          title, xlabel, "latency p99 (ms)", "no step measured a p99 yet.", &lm,
+        isfinite(kx) ? 1 : 0, log};
     rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
     return rc ? rc : plugin_line_chart(o, &lc, ls, 2);
+}
+
+/* How the limiting classes share each step's backend samples (steps[].classSharesPct), a line
+ * per class that any step has, and each step's limit under it. */
+static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p)
+{
+    const cJSON *st = util_jget(sw, "status");
+    const char *field = util_jstr(st, "field");
+    field = field ? field : "value";
+    double x[BENCH_NCLS][CTRL_SWEEP_MAX_STEPS], y[BENCH_NCLS][CTRL_SWEEP_MAX_STEPS];
+    int n[BENCH_NCLS] = {0};
+    struct plugin_series s[PLUGIN_CHART_SERIES];
+    int ns = 0;
+    const cJSON *step, *it;
+    cJSON_ArrayForEach(step, util_jget(st, "steps"))
+    {
+        cJSON_ArrayForEach(it, util_jget(step, "classSharesPct"))
+        {
+            enum bench_step_cls c = bench_step_cls_parse(it->string);
+            if (c >= BENCH_NCLS || n[c] >= CTRL_SWEEP_MAX_STEPS)
+                continue;
+            x[c][n[c]] = util_jnum(step, "value", NAN);
+            y[c][n[c]++] = it->valuedouble;
+        }
+    }
+    int rc = buf_puts(o, "<h2>What limits each step</h2>\n");
+    for (int c = 0; c < BENCH_NCLS && ns < PLUGIN_CHART_SERIES; c++)
+        if (n[c])
+            s[ns++] = (struct plugin_series){
+                bench_step_cls_words((enum bench_step_cls)c), x[c], y[c], n[c], false, false};
+    char title[96];
+    bool log = plugin_sweep_doubling(p->sx, p->ns);
+    (void)snprintf(title, sizeof(title), "share of backend samples by class against %s", field);
+    struct plugin_chart cc = {"sweep-classes",
+                              title,
+                              field,
+                              "share of backend samples (%)",
+                              "no step sampled wait events (spec.diagnostics.waitEvents).",
+                              NULL,
+                              0,
+                              log};
+    rc = rc ? rc : plugin_line_chart(o, &cc, s, ns);
+    return rc;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
 }
 
 static int steps_table(struct buf *o, const cJSON *sw)
@@ -181,7 +286,7 @@ static int steps_table(struct buf *o, const cJSON *sw)
     int rc = buf_printf(o,
                         "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>%s</th><th>phase</th>"
                         "<th>runs</th><th>TPS mean</th><th>TPS stddev</th><th>p99 mean "
-                        "(ms)</th><th>Little's law deviation (%%)</th></tr>\n",
+                        "(ms)</th><th>Little's law deviation (%%)</th><th>limit</th></tr>\n",
                         util_jstr(sw, "status.field") ? util_jstr(sw, "status.field") : "value");
     const cJSON *step;
     cJSON_ArrayForEach(step, util_jget(sw, "status.steps"))
@@ -198,7 +303,21 @@ static int steps_table(struct buf *o, const cJSON *sw)
             plugin_fmt_num(b, sizeof(b), util_jnum(step, nums[i], NAN));
             rc = buf_printf(o, "<td>%s</td>", b);
         }
-        rc = rc ? rc : buf_puts(o, "</tr>\n");
+        rc = rc ? rc : buf_puts(o, "<td class=\"limit\">");
+        const cJSON *l = util_jget(step, "limit");
+        if (l && !rc) {
+            char lim[400];
+            (void)snprintf(lim, sizeof(lim), "%s: %s %.0f %% of %s, %d rounds%s",
+                           bench_step_cls_words(bench_step_cls_parse(util_jstr(l, "class"))),
+                           util_jstr(l, "event") ? util_jstr(l, "event") : "?",
+                           util_jnum(l, "sharePct", NAN),
+                           str_eq(util_jstr(l, "shareOf"), "backendSamples") ? "backend samples"
+                                                                             : "database wait time",
+                           (int)util_jnum(l, "rounds", 0),
+                           cJSON_IsTrue(util_jget(l, "weak")) ? " (weak)" : "");
+            rc = plugin_html_esc(o, lim);
+        }
+        rc = rc ? rc : buf_puts(o, "</td></tr>\n");
     }
     return rc ? rc : buf_puts(o, "</table>\n");
 }
@@ -212,6 +331,7 @@ int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
     int rc = plugin_page_start(o, title);
     rc = rc ? rc : head_table(o, sw);
     rc = rc ? rc : charts(o, sw, p);
+    rc = rc ? rc : class_chart(o, sw, p);
     rc = rc ? rc : steps_table(o, sw);
     rc = rc ? rc : plugin_spec_section(o, util_jget(sw, "spec"));
     free(p);
@@ -241,18 +361,23 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     field = field ? field : "value";
     char title[96];
     rc = plugin_page_start(o, "BenchmarkSweeps compared");
-    rc = rc ? rc : buf_puts(o, "<pre id=\"compare\">");
+    rc = rc ? rc : buf_puts(o, "<pre id=\"compare\" class=\"wrap\">");
     rc = rc ? rc : plugin_html_esc(o, table.data);
     rc = rc ? rc : buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
-    (void)snprintf(title, sizeof(title), "mean TPS per step against %s", field);
+    bool log = true; /* log2 when every sweep is a doubling series */
+    for (size_t i = 0; i < n; i++)
+        log = log && plugin_sweep_doubling(p[i].sx, p[i].ns);
+    const char *scale = log ? " (log2 scale)" : "";
+    (void)snprintf(title, sizeof(title), "mean TPS per step against %s%s", field, scale);
     struct plugin_chart tc = {
         "compare-tps", title, field, "TPS (transactions/s)", "no sweep measured a tps yet.",
-        NULL,          0};
+        NULL,          0,     log};
     rc = rc ? rc : plugin_line_chart(o, &tc, ts, (int)n);
     rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
-    (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s", field);
+    (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s%s", field, scale);
     struct plugin_chart lc = {
-        "compare-p99", title, field, "latency p99 (ms)", "no sweep measured a p99 yet.", NULL, 0};
+        "compare-p99", title, field, "latency p99 (ms)", "no sweep measured a p99 yet.",
+        NULL,          0,     log};
     rc = rc ? rc : plugin_line_chart(o, &lc, ls, (int)n);
     free(p);
     buf_free(&table);

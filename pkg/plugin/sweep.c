@@ -233,6 +233,23 @@ int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
     return rc;
 }
 
+/* "0.012..0.031" from [low, high]; "19 or more" when high is null (open); "-" when absent. */
+static const char *interval(char *b, size_t n, const cJSON *ci)
+{
+    char lo[48], hi[48];
+    const cJSON *l = cJSON_GetArrayItem(ci, 0), *h = cJSON_GetArrayItem(ci, 1);
+    if (!cJSON_IsNumber(l))
+        return "-";
+    plugin_fmt_num(lo, sizeof(lo), l->valuedouble);
+    if (cJSON_IsNumber(h)) {
+        plugin_fmt_num(hi, sizeof(hi), h->valuedouble);
+        (void)snprintf(b, n, "%s..%s", lo, hi);
+    } else {
+        (void)snprintf(b, n, "%s or more", lo);
+    }
+    return b;
+}
+
 int plugin_sweep_summary(struct buf *out, const cJSON *sw)
 {
     char a[48], b[48], c[48], d[48], e[48], f[48];
@@ -267,6 +284,11 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
                             num(f, sizeof(f), util_jnum(usl, "peakTps", NAN)));
         else
             rc = buf_printf(out, "  USL fit: none (%s)\n", util_jstr(usl, "reason"));
+        if (!rc && util_jget(usl, "sigmaInterval"))
+            rc = buf_printf(out, "  95 %% intervals (jackknife): sigma %s  kappa %s  N* %s\n",
+                            interval(a, sizeof(a), util_jget(usl, "sigmaInterval")),
+                            interval(b, sizeof(b), util_jget(usl, "kappaInterval")),
+                            interval(c, sizeof(c), util_jget(usl, "peakClientsInterval")));
     }
     const char *verdict = util_jstr(an, "verdict"), *stop = util_jstr(st, "stopReason");
     if (verdict && !rc)

@@ -188,7 +188,7 @@ PY
         kubectl get benchmarkruns >"$TMP/get"
         head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE$' || { cat "$TMP/get" >&2; fail "BenchmarkRun printer columns"; }
         kubectl get benchmarkruns -o wide >"$TMP/get"
-        head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE +WORKERS +CLIENTS +FAILED +MESSAGE$' ||
+        head -1 "$TMP/get" | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE +WORKERS +CLIENTS +FAILED +VERDICT +MESSAGE$' ||
             { cat "$TMP/get" >&2; fail "BenchmarkRun printer columns (-o wide)"; }
     fi
     inv="$ROOT/crds/testdata/invalid"

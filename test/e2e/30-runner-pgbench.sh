@@ -6,6 +6,7 @@
 # percentiles within 1 % of the exact percentiles of the same transaction logs.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$(dirname "$0")/../lib/runner-checks.sh"
 env_start_pg
 
 env_need_runner
@@ -18,29 +19,9 @@ runner() {
     BENCH_TERMINATION_LOG="$TMP/$name.term" "$RUNNER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || RC=$?
 }
 
-# check NAME python-expression-block: the last stdout line as `r` (a dict), the termination
-# message as `term`; the block raises AssertionError to fail.
+# check NAME python-block: runner_check (test/lib/runner-checks.sh) on $TMP/NAME.out and .term
 check() {
-    local name="$1" code="$2"
-    python3 - "$TMP/$name.out" "$TMP/$name.term" "$code" <<'PY' || { tail -20 "$TMP/$name.err" >&2; fail "$name: result check failed"; }
-import json, sys
-lines = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
-r = json.loads(lines[-1])
-raw_term = open(sys.argv[2]).read()
-assert len(raw_term.encode()) < 3072, "termination message too long: %d" % len(raw_term)
-term = json.loads(raw_term)
-assert r["schemaVersion"] == 1 and term["schemaVersion"] == 1
-S = r.get("summary") or {}
-D = r  # waitEvents and server are top-level keys
-C = r.get("checks") or {}  # dataset, littlesLaw, replica
-def ordered_percentiles(s):
-    keys = ["latencyP50Ms", "latencyP90Ms", "latencyP95Ms", "latencyP99Ms", "latencyP999Ms", "latencyMaxMs"]
-    vals = [s.get(k) for k in keys]
-    assert all(isinstance(v, (int, float)) for v in vals), "percentiles missing: %r" % vals
-    assert all(a <= b for a, b in zip(vals, vals[1:])), "percentiles not ordered: %r" % vals
-    assert vals[0] > 0, "p50 is zero"
-exec(sys.argv[3])
-PY
+    runner_check "$TMP/$1.out" "$TMP/$1.term" "$2" || { tail -20 "$TMP/$1.err" >&2; fail "$1: result check failed"; }
 }
 
 secret_free() {
@@ -76,12 +57,9 @@ check init_nopk2 '
 assert r["init"]["skipped"] is False and "primary key" in r["init"]["reason"], r["init"]
 '
 
-runner init1 pgbench init --scale 2 --skip-if-initialized
+runner init1 "${RUNNER_INIT_ARGS[@]}"
 [ "$RC" -eq 0 ] || { cat "$TMP/init1.err" >&2; fail "init exited $RC"; }
-check init1 '
-assert r["init"]["skipped"] is False and r["init"]["scale"] == 2, r["init"]
-assert "does not exist" in r["init"]["reason"] or "initialized" in r["init"]["reason"], r["init"]
-'
+check init1 "$RUNNER_INIT_CHECK"
 [ "$(psql -X -tAc 'SELECT count(*) FROM pgbench_branches')" = 2 ] || fail "init did not create scale 2"
 
 runner init2 pgbench init --scale 2 --skip-if-initialized
@@ -102,8 +80,7 @@ note "init, create-database and skip detection ok"
 # --- TPC-B with -r; ps watched for the password meanwhile -----------------------------------
 (for _ in $(seq 1 40); do ps -eo args >>"$TMP/ps.txt"; sleep 0.15; done) &
 PS_PID=$!
-runner tpcb pgbench run --clients 4 --threads 2 --duration 5 --per-statement --wait-events \
-    --server-settings
+runner tpcb "${RUNNER_TPCB_ARGS[@]}"
 wait "$PS_PID" || true
 [ "$RC" -eq 0 ] || { cat "$TMP/tpcb.err" >&2; fail "tpcb run exited $RC"; }
 grep -q "pgbench -c 4" "$TMP/ps.txt" || fail "ps never showed the pgbench child"
@@ -111,35 +88,7 @@ grep -q "pgbench -c 4" "$TMP/ps.txt" || fail "ps never showed the pgbench child"
 grep -E "pgbench|postgres" "$TMP/ps.txt" | grep -v grep >"$TMP/ps-ours.txt" || true
 [ -s "$TMP/ps-ours.txt" ] || fail "ps never showed the runner or pgbench"
 secret_free "$TMP/ps-ours.txt" "$TMP/tpcb.out" "$TMP/tpcb.err" "$TMP/tpcb.term"
-check tpcb '
-assert r["kind"] == "pgbench" and r["complete"] is True and r["exitCode"] == 0, (r["complete"], r.get("errors"))
-assert S["tps"] > 0, S
-n = S.get("transactionsProcessed", S.get("transactions"))
-assert n and n > 0, S
-ordered_percentiles(S)
-tl = r["timeline"]
-assert 4 <= len(tl) <= 6, "timeline has %d points for a 5 s run" % len(tl)
-assert all(p["tps"] >= 0 for p in tl)
-st = r["statements"]
-assert len(st) >= 7, st
-assert any("UPDATE pgbench_accounts" in s["command"] for s in st), st
-assert all(isinstance(s["latencyMs"], (int, float)) for s in st)
-we = D["waitEvents"]
-assert we["samples"] >= 3, we
-assert sum(we["events"].values()) > 0, we
-assert we["backendSamples"] >= we["samples"], we
-assert we["applicationName"].startswith("pgbench-runner:"), we
-assert D["server"]["shared_buffers"] == "128MB", D["server"]
-assert D["server"]["fsync"] == "off" and D["server"]["version"].startswith("15."), D["server"]
-for k in ("max_connections", "synchronous_commit", "wal_level", "effective_io_concurrency"):
-    assert k in D["server"], k
-assert C["dataset"]["fitsInSharedBuffers"] is True and C["dataset"]["warning"], C["dataset"]
-ll = C["littlesLaw"]
-assert ll["predictedTps"] > 0 and abs(ll["deviationPct"]) < 50, ll
-h = r["histogram"]
-assert h["count"] == n, (h["count"], n)
-assert term["complete"] is True
-'
+check tpcb "$RUNNER_TPCB_CHECK"
 # the -l logs were read while the run went on and their bytes released from disk early
 read -r files bytes released < <(sed -n \
     's/.*transaction logs: \([0-9]*\) files, \([0-9]*\) bytes read, \([0-9]*\) bytes released early.*/\1 \2 \3/p' \

@@ -5,37 +5,18 @@
 # are refused with exit 1. `parse fio` reads the JSON fio printed.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$(dirname "$0")/../lib/runner-checks.sh"
 env_need_runner
 command -v fio >/dev/null || fail "fio not installed"
 mkdir -p "$TMP/data"
 
 RC=0
-BENCH_TERMINATION_LOG="$TMP/fio.term" "$RUNNER" fio --directory "$TMP/data" \
-    --job wal --rw write --bs 8k --size 4M --runtime 2 --ioengine psync --fdatasync 1 \
-    --job randread --rw randread --bs 4k --size 8M --runtime 2 --ioengine libaio --iodepth 8 --direct \
+# shellcheck disable=SC2046 # the arguments are words without spaces
+BENCH_TERMINATION_LOG="$TMP/fio.term" "$RUNNER" $(runner_fio_args "$TMP/data") \
     >"$TMP/fio.out" 2>"$TMP/fio.err" || RC=$?
 [ "$RC" -eq 0 ] || { tail -20 "$TMP/fio.err" >&2; fail "fio run: exit $RC"; }
-python3 - "$TMP/fio.out" "$TMP/fio.term" <<'PY' || { tail -20 "$TMP/fio.err" >&2; fail "fio result check failed"; }
-import json, sys
-r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-term = json.loads(open(sys.argv[2]).read())
-assert r["kind"] == "fio" and r["complete"] is True and r["exitCode"] == 0, r.get("errors")
-assert term["kind"] == "fio" and term["complete"] is True
-jobs = {j["name"]: j for j in r["fio"]["jobs"]}
-assert set(jobs) == {"wal", "randread"}, list(jobs)
-w = jobs["wal"]
-assert w["write"]["iops"] > 0 and w["write"]["bwKiBs"] > 0, w["write"]
-assert w["read"] is None, w["read"]
-assert w["write"]["clatUs"]["p99"] > 0
-s = w["sync"]
-assert s and s["p50"] > 0 and s["p99"] >= s["p50"], s
-rr = jobs["randread"]
-assert rr["read"]["iops"] > 0, rr["read"]
-c = rr["read"]["clatUs"]
-assert 0 < c["p50"] <= c["p99"] <= c["p999"], c
-print("wal: %.0f write iops, fdatasync p99 %.0f us; randread: %.0f iops, clat p99 %.0f us"
-      % (w["write"]["iops"], s["p99"], rr["read"]["iops"], c["p99"]))
-PY
+runner_check "$TMP/fio.out" "$TMP/fio.term" "$RUNNER_FIO_CHECK" ||
+    { tail -20 "$TMP/fio.err" >&2; fail "fio result check failed"; }
 
 # refused: latency-zeroing options, as a passthrough and as a flag
 for bad in "-- --gtod_reduce=1" "-- --disable_clat=1" "--gtod_reduce"; do

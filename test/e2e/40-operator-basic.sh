@@ -84,18 +84,23 @@ out="$(sed -e 's/name: basic/name: both/' -e 's/durationSeconds: 4,/durationSeco
 echo "$out" | grep -q "durationSeconds or run.transactions" || fail "CEL refusal message: $out"
 
 # kubectl get br shows the result in one readable column (status.result); -o wide adds the
-# workers, clients, failed count and message
+# workers, clients, failed count, the verdict's class and message
 out="$(env_kubectl get br basic)"
 note "$out"
 echo "$out" | sed -n 2p | grep -qF " $(env_status basic .status.result) " || fail "no RESULT column: $out"
 out="$(env_kubectl get br basic -o wide)"
-echo "$out" | head -1 | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE +WORKERS +CLIENTS +FAILED +MESSAGE$' ||
+echo "$out" | head -1 | grep -Eq '^NAME +PHASE +TARGET +RESULT +AGE +WORKERS +CLIENTS +FAILED +VERDICT +MESSAGE$' ||
     fail "-o wide columns: $out"
-# WORKERS CLIENTS FAILED come right after AGE (the RESULT text has spaces: count from the end of
-# the line, before MESSAGE's words)
+# WORKERS CLIENTS FAILED VERDICT come right after AGE (the RESULT text has spaces: count from the
+# end of the line, before MESSAGE's words); VERDICT is status.diagnostics.verdictClass
 msg_words="$(env_status basic .status.message | wc -w)"
-cols="$(echo "$out" | sed -n 2p | awk -v m="$msg_words" '{print $(NF-m-2), $(NF-m-1), $(NF-m)}')"
-[ "$cols" = "1 4 0" ] || fail "WORKERS CLIENTS FAILED: '$cols', want '1 4 0': $out"
+cols="$(echo "$out" | sed -n 2p | awk -v m="$msg_words" '{print $(NF-m-3), $(NF-m-2), $(NF-m-1), $(NF-m)}')"
+[ "$cols" = "1 4 0 $(env_status basic .status.diagnostics.verdictClass)" ] ||
+    fail "WORKERS CLIENTS FAILED VERDICT: '$cols', want '1 4 0 <class>': $out"
+case "${cols##* }" in
+client | network | server-cpu | storage-reads | wal-flush | row-contention | lwlock | sync-replication | checkpoints | rate-limited | inconclusive) ;;
+*) fail "VERDICT column: '${cols##* }' is not a class: $out" ;;
+esac
 env_kubectl get bench basic >/dev/null || fail "short name bench does not work"
 
 # the children: deterministic names, owner references, restricted pods

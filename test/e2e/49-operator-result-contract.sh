@@ -65,7 +65,7 @@ for r in rows:
             problems.append("status.%s: %d items, more than %d" % (r["status"], len(v), r["maxItems"]))
 assert not problems, "\n".join(problems)
 # the diagnostics: one sentence each (checked against the result ConfigMap's numbers below)
-assert sorted(st["diagnostics"]) == ["littlesLaw", "replica", "server", "waitEvents"], \
+assert sorted(st["diagnostics"]) == ["server", "verdict", "verdictClass", "waitEvents"], \
     st["diagnostics"]
 assert all(isinstance(v, str) for v in st["diagnostics"].values()), st["diagnostics"]
 assert len(st["workers"]) == 2
@@ -171,19 +171,24 @@ assert ("rounds skipped" in d["waitEvents"]) == (w.get("skippedTicks", 0) > 0), 
 srv = res["server"]
 assert srv["shared_buffers"] == "128MB" and srv["inRecovery"] is False, srv
 assert d["server"].startswith("PostgreSQL %s, primary, database %s " % (srv["version"], srv["database"])), (d, srv)
-# the dataset check is part of the server's sentence: the ratio before shared_buffers, its warning
+# the dataset check is part of the server's sentence: the ratio before shared_buffers; its warning
+# is the verdict's (DATASET_IN_MEMORY)
 ds = res["checks"]["dataset"]
 import re
 m = re.search(r" MiB, ([0-9.]+) of shared_buffers 128 MiB", d["server"])
 assert m and abs(float(m.group(1)) - ds["ratio"]) <= 0.0005 + 0.005 * ds["ratio"], (d["server"], ds)
-assert d["server"].endswith(("; " + ds["warning"]) if ds.get("warning") else "shared_buffers 128 MiB"), (d, ds)
-assert ("fits" in d["server"]) == ds["fitsInSharedBuffers"], (d, ds)
+v = res["verdict"]
+assert ("DATASET_IN_MEMORY" in v["warnings"]) == ds["fitsInSharedBuffers"], (v, ds)
+# then the replica's sentence, on the server's line
 rep = res["checks"]["replica"]
 assert rep["caughtUp"] is True and rep["role"] == "primary", rep
 assert len(rep["lagSamplesMs"]) >= 8 and max(rep["lagSamplesMs"]) <= rep["maxLagMs"] + 0.001, rep
-assert d["replica"] == "primary: caught up: %s; max lag %s ms during the run" % (rep["message"], num(rep["maxLagMs"])), (d, rep)
+assert d["server"].endswith("shared_buffers 128 MiB; replication: primary: caught up: %s; max lag %s ms during the run" % (
+    rep["message"], num(rep["maxLagMs"]))), (d, rep)
+# the verdict: status' sentence is the result's, then Little's law; the class is the result's
+assert d["verdict"].startswith(v["summary"] + " Little's law: ") and d["verdictClass"] == v["class"], (d, v)
 ll = res["checks"]["littlesLaw"]
-assert d["littlesLaw"].startswith("4 clients / %s ms predict %s tps; measured %s tps (%+.2f %%)" % (
+assert d["verdict"].endswith(" Little's law: 4 clients / %s ms predict %s tps; measured %s tps (%+.2f %%)" % (
     num(ll["latencyAvgMs"], 2), num(ll["predictedTps"]), num(ll["measuredTps"]), ll["deviationPct"])), (d, ll)
 # what the sweep reads instead: the same deviation from status' clients, latency and tps
 pred = st["clients"] / (st["summary"]["latencyMs"]["avg"] / 1000)

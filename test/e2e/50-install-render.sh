@@ -55,7 +55,7 @@ render() { "$HELM" template pgbench-operator "$CHART" --namespace pgbench-system
 # 4. what the rendered objects say (python3 + PyYAML)
 check_objects() { # mode file
     python3 - "$@" <<'PY'
-import sys, yaml
+import os, sys, yaml
 mode, path = sys.argv[1], sys.argv[2]
 docs = [d for d in yaml.safe_load_all(open(path)) if d]
 by = {}
@@ -77,7 +77,8 @@ if c["livenessProbe"]["httpGet"]["path"] != "/healthz" or c["readinessProbe"]["h
 if not c.get("resources", {}).get("requests") or not c["resources"].get("limits"):
     die("operator container needs requests and limits")
 args = c["args"]
-for want in ["--metrics-addr=:8080", "--runner-image=ghcr.io/pgbench-operator/runner:0.1.0"]:
+version = open(os.path.join(os.environ["ROOT"], "VERSION")).read().strip()
+for want in ["--metrics-addr=:8080", f"--runner-image=ghcr.io/pgbench-operator/runner:{version}"]:
     if want not in args:
         die(f"missing arg {want}: {args}")
 # the ClusterRoles aggregated into the built-in admin/edit/view are for people, not the operator

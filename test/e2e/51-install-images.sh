@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Container images without a container engine: scripts/check-images.sh resolves every ldd
-# dependency of the binaries each Dockerfile ships (pgbench-operator, pgbench-runner, pgbench,
-# fio) to a package its runtime stage installs, then runs each binary under chroot, as uid 65532,
-# in a root filesystem holding only the files of those packages and their dependencies. The
-# check must also catch a Dockerfile that forgets a library, and a root USER.
+# dependency of the binaries each Dockerfile ships (pgbench-operator, pgbench-runner, pgbench) to
+# a package its rootfs stage installs (the stage the FROM scratch image copies), then runs each
+# binary under chroot, as uid 65532, in a root filesystem holding only the files of those packages
+# and their dependencies. fio is built from source inside the image build (checked there, and run
+# by e2e 74). The check must also catch a Dockerfile that forgets a library, and a root USER.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 cd "$ROOT"
@@ -15,11 +16,10 @@ for want in "operator  *pgbench-operator  *libuv.so.1  *libuv1  *listed" \
     "runner  *pgbench-runner  *libpq.so.5  *libpq5" \
     "runner  *pgbench  *\\(executable\\)  *postgresql-15" \
     "runner  *pgbench  *libpq.so.5" \
-    "runner  *fio  *\\(executable\\)  *fio  *listed" \
+    "runner  *fio  *\\(executable\\)  *source, stage fio  *built in the image" \
     "operator  *pgbench-operator  *\\(runs in rootfs\\) .* ok, exit 0: usage" \
     "runner  *pgbench-runner  *\\(runs in rootfs\\) .* ok, exit 0: usage" \
-    "runner  *pgbench  *\\(runs in rootfs\\) .* ok, exit 0: pgbench \\(PostgreSQL\\) 15" \
-    "runner  *fio  *\\(runs in rootfs\\) .* ok, exit 0: fio-"; do
+    "runner  *pgbench  *\\(runs in rootfs\\) .* ok, exit 0: pgbench \\(PostgreSQL\\) 15"; do
     grep -qE -- "$want" "$TMP/images.txt" || { cat "$TMP/images.txt"; fail "no row matching '$want'"; }
 done
 

@@ -59,7 +59,9 @@ for path in sys.argv[2:]:
     br = json.load(open(path))
     ns, name = br["metadata"]["namespace"], br["metadata"]["name"]
     s = br["status"]["summary"]
-    who = dict(namespace=ns, name=name)
+    run = dict(namespace=ns, name=name)  # the phase's labels
+    # the values also carry the verdict's class, as status has it
+    who = dict(run, verdict=br["status"]["diagnostics"]["verdictClass"])
     tps = get("pgbench_operator_benchmarkrun_tps", **who)
     assert tps == s["tps"] and tps > 0, (name, "tps", tps, s["tps"])
     lat = s["latencyMs"]
@@ -71,7 +73,7 @@ for path in sys.argv[2:]:
     failed = get("pgbench_operator_benchmarkrun_failed_transactions", **who)
     assert failed == s.get("failed"), (name, "failed", failed, s.get("failed"))
     for p in phases:
-        v = get("pgbench_operator_benchmarkrun_phase", phase=p, **who)
+        v = get("pgbench_operator_benchmarkrun_phase", phase=p, **run)
         assert v == (1 if p == "Succeeded" else 0), (name, p, v)
     print(f"{name}: tps {tps} p99 {get('pgbench_operator_benchmarkrun_latency_seconds', quantile='0.99', **who)} s "
           f"avg {avg} s failed {failed}")
@@ -124,7 +126,7 @@ gone() {
     ! grep -q 'name="m1"' "$TMP/after.txt"
 }
 env_wait_for "m1's series to disappear from /metrics" 20 gone
-grep -q '^pgbench_operator_benchmarkrun_tps{namespace="default",name="m2"} ' "$TMP/after.txt" ||
+grep -q '^pgbench_operator_benchmarkrun_tps{namespace="default",name="m2",verdict="[a-z-]*"} ' "$TMP/after.txt" ||
     fail "m2's tps went with m1: $(grep benchmarkrun_tps "$TMP/after.txt")"
 grep -q '^pgbench_operator_benchmarkrun_phase{namespace="default",name="m2",phase="Succeeded"} 1$' "$TMP/after.txt" ||
     fail "m2's phase missing after deleting m1"

@@ -40,6 +40,8 @@ trap 'exit 130' INT TERM
 
 fail() { echo "FAIL $TEST_NAME: $*" >&2; exit 1; }
 pass() { echo "PASS $TEST_NAME${1:+: $*}"; }
+# skip REASON: the test cannot run here (only for what CI always has, e.g. no container engine)
+skip() { echo "SKIP $TEST_NAME: $*"; exit 0; }
 note() { echo "  $TEST_NAME: $*" >&2; }
 
 # env_free_port: prints a TCP port nobody listens on.
@@ -61,6 +63,21 @@ env_poll() {
 # env_wait_for "what" timeout_s command...: env_poll, failing the test on timeout.
 env_wait_for() {
     env_poll "$2" "${@:3}" || fail "timed out after ${2}s waiting for $1"
+}
+
+# env_need_image operator|runner: sets IMAGE to the image's reference (scripts/images.sh --ref,
+# the chart's default) and ENGINE (scripts/container-engine.sh, CONTAINERS_CONF exported), building
+# the image when it is absent or older than its sources. Skips the test when no container engine
+# is installed (`make deps` installs podman, so CI has one); fails when the build fails.
+env_need_image() {
+    # shellcheck source=scripts/container-engine.sh
+    . "$ROOT/scripts/container-engine.sh"
+    engine_detect || skip "no container engine (podman or docker; make deps installs podman)"
+    IMAGE="$("$ROOT/scripts/images.sh" --ref "$1")"
+    "$ROOT/scripts/images.sh" --if-missing "$1" >"$TMP/images-$1.log" 2>&1 ||
+        { cat "$TMP/images-$1.log" >&2; fail "scripts/images.sh $1 failed"; }
+    grep '^images:' "$TMP/images-$1.log" >&2 || true
+    export IMAGE ENGINE
 }
 
 # env_need_runner: sets RUNNER to the built runner ($BIN/pgbench-runner); fails the test when it

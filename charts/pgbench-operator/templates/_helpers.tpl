@@ -38,12 +38,31 @@ app.kubernetes.io/part-of: pgbench-operator
 {{- end -}}
 {{- end -}}
 
+{{/*
+An image reference from {repository, tag, digest}: image.registry, when set, replaces the registry
+(the first path element) of the repository, for both images; a digest pins the image
+(repository@sha256:...) and wins over the tag; the tag defaults to the chart's appVersion.
+*/}}
+{{- define "pgbench-operator.imageRef" -}}
+{{- $img := index . 0 -}}{{- $root := index . 1 -}}
+{{- $repo := $img.repository -}}
+{{- with $root.Values.image.registry -}}
+{{- $parts := splitList "/" $repo -}}
+{{- $repo = printf "%s/%s" . (join "/" (rest $parts)) -}}
+{{- end -}}
+{{- if $img.digest -}}
+{{- printf "%s@%s" $repo $img.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repo (default $root.Chart.AppVersion $img.tag) -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "pgbench-operator.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- include "pgbench-operator.imageRef" (list .Values.image .) -}}
 {{- end -}}
 
 {{- define "pgbench-operator.runnerImage" -}}
-{{- printf "%s:%s" .Values.runnerImage.repository (default .Chart.AppVersion .Values.runnerImage.tag) -}}
+{{- include "pgbench-operator.imageRef" (list .Values.runnerImage .) -}}
 {{- end -}}
 
 {{/*

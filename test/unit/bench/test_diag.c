@@ -27,10 +27,10 @@ static cJSON *result_with(enum bench_field_id section, const char *json)
     return r;
 }
 
-static const struct bench_diag *diag_of(enum bench_field_id status)
+static const struct bench_diag *diag_of(enum bench_field_id status, enum bench_field_id section)
 {
     for (size_t i = 0; i < bench_ndiags; i++)
-        if (bench_diags[i].status == status)
+        if (bench_diags[i].status == status && bench_diags[i].section == section)
             return &bench_diags[i];
     fail_msg("no diagnostic for row %d", (int)status);
     return NULL;
@@ -41,7 +41,7 @@ static void expect(enum bench_field_id status, enum bench_field_id section, cons
                    const char *want)
 {
     cJSON *r = result_with(section, json);
-    char *got = bench_diag_sentence(diag_of(status), r);
+    char *got = bench_diag_sentence(diag_of(status, section), r);
     if (!want)
         assert_null(got);
     else
@@ -77,7 +77,7 @@ static void test_wait_events(void **state)
            "no backend of the load seen in 5 rounds");
     /* no section: no sentence */
     cJSON *none = cJSON_CreateObject();
-    assert_null(bench_diag_sentence(diag_of(BK_STATUS_DIAGNOSTICS_WAIT_EVENTS), none));
+    assert_null(bench_diag_sentence(diag_of(WAITS), none));
     cJSON_Delete(none);
 }
 
@@ -93,7 +93,7 @@ static void test_wait_events_many(void **state)
         n += (size_t)snprintf(j + n, sizeof(j) - n, "%s\"e%02d\":%d", i ? "," : "", i, 15 - i);
     (void)snprintf(j + n, sizeof(j) - n, "}}");
     cJSON *r = result_with(BK_WAIT_EVENTS, j);
-    char *s = bench_diag_sentence(diag_of(BK_STATUS_DIAGNOSTICS_WAIT_EVENTS), r);
+    char *s = bench_diag_sentence(diag_of(WAITS), r);
     assert_non_null(s);
     assert_non_null(strstr(s, "e00 15 %, e01 14 %, "));
     assert_non_null(strstr(s, ", e11 4 % and 3 more (6 %) of 1000 backend samples in 100 rounds"));
@@ -124,7 +124,7 @@ static void test_wait_round_trip(void **state)
     cJSON_AddNumberToObject(we, "backendSamples", 100);
     cJSON_AddItemToObject(we, "sharesPct", sh);
     assert_int_equal(bench_put(r, BK_WAIT_EVENTS, we), 0);
-    char *s = bench_diag_sentence(diag_of(BK_STATUS_DIAGNOSTICS_WAIT_EVENTS), r);
+    char *s = bench_diag_sentence(diag_of(WAITS), r);
     assert_non_null(s);
     /* the oracle: a selection sort of the input */
     int order[N], used[N] = {0};
@@ -178,7 +178,7 @@ static void server_with_dataset(long long db, long long sb, const char *want)
                    db, sb);
     cJSON *r = result_with(BK_SERVER, server);
     assert_int_equal(bench_put(r, BK_CHECKS_DATASET, bench_check_dataset(db, sb)), 0);
-    char *got = bench_diag_sentence(diag_of(BK_STATUS_DIAGNOSTICS_SERVER), r);
+    char *got = bench_diag_sentence(diag_of(BK_STATUS_DIAGNOSTICS_SERVER, BK_SERVER), r);
     assert_string_equal(got ? got : "(none)", want);
     free(got);
     cJSON_Delete(r);
@@ -202,8 +202,7 @@ static void test_server_and_dataset(void **state)
     /* 39181671 / 134217728 = 0.2919..., 12 GiB / 128 MiB = 96 */
     server_with_dataset(39181671, 134217728,
                         "PostgreSQL 15.18, primary, database bench 37.4 MiB, 0.292 of "
-                        "shared_buffers 128 MiB; the database fits in shared_buffers: the run "
-                        "measures memory and CPU, not storage; raise the scale for a storage test");
+                        "shared_buffers 128 MiB");
     server_with_dataset(12LL << 30, 128 << 20,
                         "PostgreSQL 15.18, primary, database bench 12 GiB, 96 of shared_buffers "
                         "128 MiB");
@@ -215,19 +214,18 @@ static void test_server_and_dataset(void **state)
 static void test_replica(void **state)
 {
     (void)state;
-    expect(BK_STATUS_DIAGNOSTICS_REPLICA, BK_CHECKS_REPLICA,
+    expect(BK_STATUS_DIAGNOSTICS_SERVER, BK_CHECKS_REPLICA,
            "{\"role\":\"primary\",\"caughtUp\":true,\"waitedSeconds\":0,\"message\":\"all "
            "standbys replayed up to 0/48CCEA8 after 0.0 s\",\"lagSamplesMs\":[1,152.846],"
            "\"maxLagMs\":152.846,\"maxLagBytes\":8192}",
            "primary: caught up: all standbys replayed up to 0/48CCEA8 after 0.0 s; max lag 152.8 "
            "ms during the run");
-    expect(BK_STATUS_DIAGNOSTICS_REPLICA, BK_CHECKS_REPLICA,
+    expect(BK_STATUS_DIAGNOSTICS_SERVER, BK_CHECKS_REPLICA,
            "{\"role\":\"standby\",\"caughtUp\":false,\"message\":\"replay at 0/3000 of 0/5000 "
            "after 300 s\",\"maxLagMs\":null}",
            "standby: not caught up: replay at 0/3000 of 0/5000 after 300 s; no lag sampled during "
            "the run");
-    expect(BK_STATUS_DIAGNOSTICS_REPLICA, BK_CHECKS_REPLICA,
-           "{\"lagSamplesMs\":[3],\"maxLagMs\":3}",
+    expect(BK_STATUS_DIAGNOSTICS_SERVER, BK_CHECKS_REPLICA, "{\"lagSamplesMs\":[3],\"maxLagMs\":3}",
            "no catch-up wait; max lag 3 ms during the run");
 }
 
@@ -244,27 +242,69 @@ static void test_littles_law(void **state)
 
     cJSON *ll = bench_check_littles_law(8, 9.715961, 821.384413, false);
     char *j = cJSON_PrintUnformatted(ll);
-    expect(BK_STATUS_DIAGNOSTICS_LITTLES_LAW, BK_CHECKS_LITTLES_LAW, j,
+    expect(BK_STATUS_DIAGNOSTICS_VERDICT, BK_CHECKS_LITTLES_LAW, j,
            "8 clients / 9.72 ms predict 823.4 tps; measured 821.4 tps (-0.24 %)");
     free(j);
     cJSON_Delete(ll);
     ll = bench_check_littles_law(1, 10, 50, true);
     j = cJSON_PrintUnformatted(ll);
-    expect(BK_STATUS_DIAGNOSTICS_LITTLES_LAW, BK_CHECKS_LITTLES_LAW, j,
+    expect(BK_STATUS_DIAGNOSTICS_VERDICT, BK_CHECKS_LITTLES_LAW, j,
            "1 client / 10 ms predict 100 tps; measured 50 tps (-50.00 %); rate-limited run (-R): "
            "clients are idle between transactions, measured tps is expected below the "
            "prediction");
     free(j);
     cJSON_Delete(ll);
-    expect(BK_STATUS_DIAGNOSTICS_LITTLES_LAW, BK_CHECKS_LITTLES_LAW, "{\"clients\":8}", NULL);
+    expect(BK_STATUS_DIAGNOSTICS_VERDICT, BK_CHECKS_LITTLES_LAW, "{\"clients\":8}", NULL);
+}
+
+static void put_row(enum bench_field_id row, const char *sentence, void *ctx)
+{
+    (void)bench_json_put(ctx, bench_fields[row].status, cJSON_CreateString(sentence));
+}
+
+/* The rows: a joined diagnostic adds its sentence to its row's, after "; " or ". "; alone it is
+ * the row's sentence with its label. */
+static void test_rows(void **state)
+{
+    (void)state;
+    cJSON *r = result_with(BK_CHECKS_REPLICA, "{\"role\":\"primary\",\"caughtUp\":true}");
+    assert_int_equal(bench_put(r, BK_SERVER, cJSON_Parse("{\"version\":\"15.18\"}")), 0);
+    assert_int_equal(bench_put(r, BK_VERDICT, cJSON_Parse("{\"summary\":\"Server CPU limits.\"}")),
+                     0);
+    assert_int_equal(bench_put(r, BK_CHECKS_LITTLES_LAW,
+                               cJSON_Parse("{\"clients\":2,\"latencyAvgMs\":10,\"predictedTps\":"
+                                           "200,\"measuredTps\":200,\"deviationPct\":0}")),
+                     0);
+    cJSON *st = cJSON_CreateObject();
+    bench_diag_rows(r, put_row, st);
+    assert_string_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(st, "diagnostics"), "server")->valuestring,
+        "PostgreSQL 15.18; replication: primary: caught up; no lag sampled during "
+        "the run");
+    assert_string_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(st, "diagnostics"), "verdict")->valuestring,
+        "Server CPU limits. Little's law: 2 clients / 10 ms predict 200 tps; "
+        "measured 200 tps (+0.00 %)");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(st, "diagnostics")), 2);
+    cJSON_Delete(st);
+    /* the replica alone: its label starts the row */
+    cJSON_DeleteItemFromObject(r, "server");
+    st = cJSON_CreateObject();
+    bench_diag_rows(r, put_row, st);
+    assert_string_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(st, "diagnostics"), "server")->valuestring,
+        "replication: primary: caught up; no lag sampled during the run");
+    cJSON_Delete(st);
+    cJSON_Delete(r);
 }
 
 /* Each diagnostic names a status row that is a string in status and a result section. */
 static void test_table(void **state)
 {
     (void)state;
-    /* wait events, server (with the dataset), replica, Little's law */
-    assert_int_equal(bench_ndiags, 4);
+    /* wait events, server (with the dataset), replica (joins the server's row), the verdict,
+     * Little's law (joins the verdict's row) */
+    assert_int_equal(bench_ndiags, 5);
     for (size_t i = 0; i < bench_ndiags; i++) {
         const struct bench_field *st = &bench_fields[bench_diags[i].status];
         const struct bench_field *sec = &bench_fields[bench_diags[i].section];
@@ -280,10 +320,15 @@ static void test_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wait_events),        cmocka_unit_test(test_wait_events_many),
-        cmocka_unit_test(test_wait_round_trip),    cmocka_unit_test(test_wait_parse_refuses),
-        cmocka_unit_test(test_server_and_dataset), cmocka_unit_test(test_replica),
-        cmocka_unit_test(test_littles_law),        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_wait_events),
+        cmocka_unit_test(test_wait_events_many),
+        cmocka_unit_test(test_wait_round_trip),
+        cmocka_unit_test(test_wait_parse_refuses),
+        cmocka_unit_test(test_server_and_dataset),
+        cmocka_unit_test(test_replica),
+        cmocka_unit_test(test_littles_law),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "pkg/controller/cmdline.h"
 #include "pkg/util/buf.h"
+#include "pkg/util/version.h"
 
 static int parse(char **argv, struct ctrl_cmdline *o, char *err, size_t errlen)
 {
@@ -43,7 +44,10 @@ static void test_defaults(void **state)
     assert_int_equal(o.copt.workers, 8);
     assert_int_equal(o.copt.cfg.start_delay_s, 10);
     assert_int_equal(o.copt.cfg.progress_interval_s, 10);
-    assert_string_equal(o.copt.cfg.runner_image, "ghcr.io/pgbench-operator/runner:0.1.0");
+    /* the image of this version, as scripts/images.sh tags it and the chart defaults to */
+    char want[256];
+    (void)snprintf(want, sizeof(want), "ghcr.io/pgbench-operator/runner:%s", util_version());
+    assert_string_equal(o.copt.cfg.runner_image, want);
     assert_string_equal(o.copt.cfg.runner_command, "/usr/local/bin/pgbench-runner");
 }
 

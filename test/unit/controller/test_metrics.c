@@ -385,14 +385,16 @@ static void test_transform_keeps_metric_fields(void **state)
         "\"timeline\":[{\"t\":1}],\"workers\":[{\"index\":0}],"
         "\"summary\":{\"tps\":100.5,\"tpsIncludingConnect\":99,\"latencyMs\":{\"avg\":1.5,"
         "\"p50\":1,\"p90\":2,\"p95\":3,\"p99\":4,\"p999\":5,\"max\":9},\"transactions\":1000,"
-        "\"failed\":2,\"aborted\":0,\"timeline\":{\"tps\":\"1 2\"}}}}");
+        "\"failed\":2,\"aborted\":0,\"timeline\":{\"tps\":\"1 2\"}},\"diagnostics\":{"
+        "\"verdict\":\"WAL flush limits the run: ...\",\"verdictClass\":\"wal-flush\","
+        "\"waitEvents\":\"IO:WALSync 60 %\"}}}");
     assert_non_null(br);
     ctrl_transform_benchmarkrun(br, NULL);
     cJSON *want = cJSON_Parse(
         "{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"resourceVersion\":\"9\"},"
         "\"status\":{\"phase\":\"Succeeded\",\"observedGeneration\":1,\"conditions\":[],"
         "\"summary\":{\"tps\":100.5,\"latencyMs\":{\"avg\":1.5,\"p50\":1,\"p90\":2,\"p95\":3,"
-        "\"p99\":4,\"p999\":5},\"failed\":2}}}");
+        "\"p99\":4,\"p999\":5},\"failed\":2},\"diagnostics\":{\"verdictClass\":\"wal-flush\"}}}");
     if (!cJSON_Compare(br, want, 1)) {
         char *s = cJSON_PrintUnformatted(br);
         fail_msg("transformed: %s", s);
@@ -404,11 +406,16 @@ static void test_transform_keeps_metric_fields(void **state)
     c.cache = cache;
     struct ctrl_metrics_source src = {.ctrl = &c, .rss_bytes = -1};
     char *t = format(&src);
-    assert_line(t, "pgbench_operator_benchmarkrun_tps{namespace=\"n\",name=\"b\"} 100.5");
+    /* with the verdict's class as a label of every value */
+    assert_line(t, "pgbench_operator_benchmarkrun_tps{namespace=\"n\",name=\"b\",verdict=\"wal-"
+                   "flush\"} 100.5");
     assert_line(t, "pgbench_operator_benchmarkrun_latency_seconds{namespace=\"n\",name=\"b\","
-                   "quantile=\"0.999\"} 0.005");
-    assert_line(t, "pgbench_operator_benchmarkrun_failed_transactions{namespace=\"n\",name=\"b\"} "
-                   "2");
+                   "verdict=\"wal-flush\",quantile=\"0.999\"} 0.005");
+    assert_line(t, "pgbench_operator_benchmarkrun_failed_transactions{namespace=\"n\",name=\"b\","
+                   "verdict=\"wal-flush\"} 2");
+    /* the phase gauge keeps its series through the run: no verdict label */
+    assert_line(t, "pgbench_operator_benchmarkrun_phase{namespace=\"n\",name=\"b\",phase="
+                   "\"Succeeded\"} 1");
     free(t);
     cJSON_Delete(cache);
     cJSON_Delete(want);

@@ -217,17 +217,27 @@ static void test_diagnostics_from_runner_results(void **state)
     /* status: one sentence per diagnostic, written out here from the workers' numbers */
     assert_string_equal(util_jstr(st, "diagnostics.waitEvents"),
                         "CPU 60 %, IO:WALSync 40 % of 20 backend samples in 20 rounds");
-    /* the server's sentence carries the dataset check (its sizes where the server has none) */
+    /* the server's sentence carries the dataset check's sizes where the server has none; its
+     * warning is the verdict's */
+    /* ... then the replica's (its own row would be one more line of kubectl describe) */
     assert_string_equal(util_jstr(st, "diagnostics.server"),
-                        "PostgreSQL 15.18, database 1 MiB, 0.008 of shared_buffers 128 MiB; the "
-                        "database fits in shared_buffers: the run measures memory and CPU, not "
-                        "storage; raise the scale for a storage test");
+                        "PostgreSQL 15.18, database 1 MiB, 0.008 of shared_buffers 128 MiB; "
+                        "replication: primary: caught up; max lag 20 ms during the run");
+    assert_non_null(strstr(util_jstr(st, "diagnostics.verdict"), "fits in shared_buffers"));
     assert_null(util_jget(st, "diagnostics.dataset"));
-    assert_string_equal(util_jstr(st, "diagnostics.replica"),
-                        "primary: caught up; max lag 20 ms during the run");
-    /* Little's law from the aggregate: 2 clients / 10 ms = 200 tps, measured 200 */
-    assert_string_equal(util_jstr(st, "diagnostics.littlesLaw"),
-                        "2 clients / 10 ms predict 200 tps; measured 200 tps (+0.00 %)");
+    /* Little's law from the aggregate (2 clients / 10 ms = 200 tps, measured 200) ends the
+     * verdict's row */
+    const char *verdict = util_jstr(st, "diagnostics.verdict");
+    const char *ll = " Little's law: 2 clients / 10 ms predict 200 tps; measured 200 tps (+0.00 %)";
+    assert_true(strlen(verdict) > strlen(ll));
+    assert_string_equal(verdict + strlen(verdict) - strlen(ll), ll);
+    assert_int_equal(strncmp(verdict, util_jstr(bench_get(agg, BK_VERDICT), "summary"),
+                             strlen(util_jstr(bench_get(agg, BK_VERDICT), "summary"))),
+                     0);
+    /* the verdict: CPU 60 % and IO:WALSync 40 % of the database's samples; CPU's rule scores
+     * higher */
+    assert_string_equal(util_jstr(st, "diagnostics.verdictClass"), "server-cpu");
+    assert_string_equal(util_jstr(bench_get(agg, BK_VERDICT), "class"), "server-cpu");
     assert_int_equal(cJSON_GetArraySize(util_jget(st, "diagnostics")), 4);
     /* the structured sections stay in the result (ConfigMap), merged */
     assert_int_equal(bench_num(agg, BK_WAIT_EVENTS_SAMPLES), 20);

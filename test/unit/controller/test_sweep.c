@@ -379,7 +379,24 @@ static void test_analysis(void **state)
     const char *verdict = util_jstr(a, "verdict");
     assert_non_null(verdict);
     assert_non_null(strstr(verdict, "scales to ~22 clients"));
-    assert_non_null(strstr(verdict, "IO:WALSync 61 %"));
+    /* the largest step: IO:WALSync 61 of the 91 % that are the database's own waits */
+    assert_non_null(strstr(verdict, "WAL flush limits it (67 % of database wait time at 64 "
+                                    "clients, mostly IO:WALSync"));
+    assert_int_equal(cJSON_GetArraySize(util_jget(a, "usl.sigmaInterval")), 2);
+    assert_int_equal(cJSON_GetArraySize(util_jget(a, "usl.kappaInterval")), 2);
+    const cJSON *pci = util_jget(a, "usl.peakClientsInterval");
+    assert_int_equal(cJSON_GetArraySize(pci), 2);
+    assert_true(cJSON_GetArrayItem(pci, 0)->valuedouble <= 21.79 + 0.5);
+    /* each step: what limits it, the class shares, and no stddev from one run */
+    const cJSON *s5 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 5);
+    assert_string_equal(util_jstr(s5, "limit.class"), "wal-flush");
+    assert_string_equal(util_jstr(s5, "limit.event"), "IO:WALSync");
+    assert_int_equal((int)util_jnum(s5, "limit.rounds", 0), 10);
+    assert_true(cJSON_IsTrue(util_jget(s5, "limit.weak")));
+    assert_true(util_jnum(s5, "classSharesPct.wal-flush", 0) == 61);
+    assert_true(util_jnum(s5, "classSharesPct.server-cpu", 0) == 30);
+    assert_null(util_jget(s5, "tpsStddev"));
+    assert_null(util_jget(s5, "latencyP99MsStddev"));
     assert_non_null(strstr(util_jstr(sw, "status.message"), "7 steps: scales to"));
     ctrl_sweep_plan_free(&p);
     for (int i = 0; i < 7; i++)
@@ -402,6 +419,37 @@ static void test_two_points_no_fit(void **state)
     ctrl_sweep_plan_free(&p);
     cJSON_Delete(runs[0]);
     cJSON_Delete(runs[1]);
+    cJSON_Delete(sw);
+}
+
+/* Three steps falling: no fit (two more steps needed), and a verdict that says what the curve
+ * shows; two repeats give a spread. */
+static void test_three_falling_steps(void **state)
+{
+    (void)state;
+    cJSON *sw =
+        make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2,4]},\"repeats\":2", NULL);
+    static const double tps[3][2] = {{1575, 1590}, {1273, 1260}, {1069, 1080}};
+    cJSON *runs[6];
+    for (int i = 0; i < 6; i++) {
+        char name[32];
+        (void)snprintf(name, sizeof(name), "sw-s%d-r%d", i / 2, i % 2);
+        runs[i] = make_run(name, "Succeeded", tps[i / 2][i % 2], 3, 0, 0);
+    }
+    struct ctrl_sweep_plan p;
+    step(sw, runs, 6, &p);
+    assert_string_equal(p.phase, "Succeeded");
+    const cJSON *a = util_jget(sw, "status.analysis");
+    assert_false(cJSON_IsTrue(util_jget(a, "usl.ok")));
+    assert_int_equal((int)util_jnum(a, "usl.stepsNeeded", 0), 2);
+    assert_int_equal((int)util_jnum(a, "usl.distinctClients", 0), 3);
+    assert_non_null(strstr(util_jstr(a, "verdict"), "does not scale past 1 client"));
+    /* sample stddev of 1575 and 1590: 15 / sqrt(2) */
+    const cJSON *s0 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 0);
+    assert_true(fabs(util_jnum(s0, "tpsStddev", NAN) - 15 / sqrt(2)) < 1e-3);
+    ctrl_sweep_plan_free(&p);
+    for (int i = 0; i < 6; i++)
+        cJSON_Delete(runs[i]);
     cJSON_Delete(sw);
 }
 
@@ -550,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_stop_when),
         cmocka_unit_test(test_analysis),
         cmocka_unit_test(test_two_points_no_fit),
+        cmocka_unit_test(test_three_falling_steps),
         cmocka_unit_test(test_invalid_spec_fails),
         cmocka_unit_test(test_merge_diff),
         cmocka_unit_test(test_transform),

@@ -285,8 +285,9 @@ static void test_report_diagnostics(void **state)
         "{\"metadata\":{\"name\":\"%s\"},\"status\":{\"phase\":\"Succeeded\",\"clients\":2,"
         "\"summary\":{\"tps\":%g,\"latencyMs\":{\"avg\":10}},"
         "\"diagnostics\":{\"waitEvents\":\"%s\","
-        "\"server\":\"PostgreSQL 15.18, primary\",\"littlesLaw\":\"2 clients / 10 ms predict 200 "
-        "tps; measured 190 tps (-5.00 %%)\"}}}";
+        "\"server\":\"PostgreSQL 15.18, primary\",\"verdict\":\"Server CPU limits the run: "
+        "CPU 60 %% of database samples; next: more CPU. Little's law: 2 clients / 10 ms predict "
+        "200 tps; measured 190 tps (-5.00 %%)\",\"verdictClass\":\"server-cpu\"}}}";
     char js[1024];
     (void)snprintf(js, sizeof(js), st, "a", 190.0,
                    "CPU 60 %, IO:WALSync 40 % of 20 backend samples in 10 rounds");
@@ -300,7 +301,15 @@ static void test_report_diagnostics(void **state)
                v = BUF_INIT(1 << 20);
     assert_int_equal(plugin_report_html(&o, a, NULL, "no resultRef"), 0);
     assert_non_null(strstr(o.data, "<tr><th>waitEvents</th><td>CPU 60 %, IO:WALSync 40 %"));
-    assert_non_null(strstr(o.data, "<tr><th>littlesLaw</th><td>2 clients / 10 ms predict"));
+    assert_non_null(strstr(o.data, "<tr><th>verdict</th><td>Server CPU limits the run: "));
+    assert_non_null(strstr(o.data, "Little's law: 2 clients / 10 ms predict"));
+    /* a row per status row: the joined diagnostics are in theirs, not rows of their own */
+    const char *diag = strstr(o.data, "id=\"diagnostics\"");
+    assert_non_null(diag);
+    const char *server = strstr(diag, "<tr><th>server</th>");
+    assert_non_null(server);
+    assert_true(strstr(server + 1, "<tr><th>server</th>") == NULL ||
+                strstr(server + 1, "<tr><th>server</th>") > strstr(diag, "</table>"));
     /* 2 clients / 10 ms predict 200 tps, 190 measured: -5 % */
     assert_non_null(strstr(o.data, "<tr><th>Little's law deviation</th><td>-5 %</td></tr>"));
     char *waits = svg_of(o.data, "waits");
@@ -325,12 +334,14 @@ static void test_report_diagnostics(void **state)
     const cJSON *brs[2] = {a, b};
     bool failed = false;
     struct plugin_thresholds th = {-1, -1};
-    assert_int_equal(plugin_compare_table(&t, brs, 2, &th, &v, &failed), 0);
+    assert_int_equal(plugin_compare_table(&t, brs, NULL, 2, &th, &v, &failed), 0);
     assert_non_null(strstr(t.data, "wait CPU "));
     assert_non_null(strstr(t.data, "30 % (0.50x)"));
     assert_non_null(strstr(t.data, "wait Lock:tuple "));
     assert_non_null(strstr(t.data, "wait IO:WALSync "));
     assert_non_null(strstr(t.data, "-5 %"));
+    /* and a line explaining the second run against the first, from status' shares */
+    assert_non_null(strstr(t.data, "\nwhy "));
     buf_free(&o);
     buf_free(&r);
     buf_free(&t);
@@ -358,7 +369,9 @@ static void test_compare_html(void **state)
     assert_non_null(strstr(v.data, "slow"));
     assert_null(strstr(o.data, "<script"));
     /* the same table as the text compare */
-    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, 3, &th, &v2, &failed2), 0);
+    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, (const cJSON *const *)res,
+                                          3, &th, &v2, &failed2),
+                     0);
     const char *pre = strstr(o.data, "<pre id=\"compare\">");
     assert_non_null(pre);
     const char *line = strtok(t.data, "\n");

@@ -17,6 +17,7 @@
 
 #include "pkg/controller/manifest.h"
 #include "pkg/util/json.h"
+#include "pkg/plugin/report.h"
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/plugin/sweep.h"
 
@@ -179,6 +180,12 @@ static void test_step_line_and_compare(void **state)
     assert_non_null(strstr(out.data, "USL N* (clients)"));
     assert_non_null(strstr(out.data, "nvme: scales to ~8 clients"));
     buf_free(&out);
+    /* -o html: both doubling series, so the x axis is log2 */
+    out = (struct buf)BUF_INIT(1 << 20);
+    assert_int_equal(plugin_sweep_compare_html(&out, sws, 2, err, sizeof(err)), 0);
+    assert_non_null(strstr(out.data, "mean TPS per step against clients (log2 scale)"));
+    assert_non_null(strstr(out.data, "<pre id=\"compare\" class=\"wrap\">"));
+    buf_free(&out);
     /* different fields are refused */
     cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(b, "status"), "field",
                               cJSON_CreateString("rate"));
@@ -208,13 +215,14 @@ static char *svg_of(const char *html, const char *id)
  * (class cls, the coordinate attribute attr, minus off for the y labels' baseline). */
 struct lin {
     double p0, v0, p1, v1;
+    bool log; /* the values are linear in pixels in log2 (a log2 axis) */
 };
 
 static struct lin axis_of(const char *svg, const char *cls, const char *attr, double off)
 {
     char key[64];
     (void)snprintf(key, sizeof(key), "<text class=\"%s\" ", cls);
-    struct lin l = {NAN, NAN, NAN, NAN};
+    struct lin l = {NAN, NAN, NAN, NAN, false};
     for (const char *p = svg; (p = strstr(p, key)) != NULL; p++) {
         const char *a = strstr(p, attr), *gt = strchr(p, '>');
         double pos = strtod(a + strlen(attr), NULL) - off, v = strtod(gt + 1, NULL);
@@ -228,6 +236,8 @@ static struct lin axis_of(const char *svg, const char *cls, const char *attr, do
 
 static double value_at(const struct lin *l, double p)
 {
+    if (l->log)
+        return exp2(log2(l->v0) + (p - l->p0) * (log2(l->v1) - log2(l->v0)) / (l->p1 - l->p0));
     return l->v0 + (p - l->p0) * (l->v1 - l->v0) / (l->p1 - l->p0);
 }
 
@@ -245,6 +255,13 @@ static void test_report_usl_path(void **state)
     assert_null(strstr(out.data, "<script"));
     char *svg = svg_of(out.data, "sweep-tps");
     struct lin lx = axis_of(svg, "xt", "x=\"", 0), ly = axis_of(svg, "yt", "y=\"", 4);
+    /* 1, 2, 4, 8 clients (and N* 12.6): a log2 axis, ticks at 1 2 4 8 16 evenly spaced */
+    assert_non_null(strstr(svg, "TPS against clients (log2 scale)"));
+    assert_true(lx.v0 == 1 && lx.v1 == 16);
+    lx.log = true;
+    double mid = lx.p0 + (lx.p1 - lx.p0) / 4; /* a quarter of the way: 2 */
+    assert_non_null(strstr(svg, ">2</text>"));
+    assert_true(fabs(value_at(&lx, mid) - 2) < 1e-9);
     /* the fitted curve: every point on X(N) within a pixel's rounding */
     const char *g = strstr(svg, "data-label=\"USL fit\"");
     assert_non_null(g);
@@ -288,9 +305,69 @@ static void test_report_usl_path(void **state)
     assert_non_null(strstr(svg, "N* = 12.6 clients (USL peak 513 tps)"));
     assert_non_null(strstr(out.data, "scales to ~8 clients"));
     assert_non_null(strstr(out.data, "<svg id=\"sweep-p99\""));
+    /* ideal linear scaling: lambda N with the fit's lambda (100), cut once past 1.2 x the
+     * largest mean (560) */
+    g = strstr(svg, "data-label=\"ideal linear scaling (λN)\"");
+    assert_non_null(g);
+    p = strstr(g, "points=\"") + 8;
+    double ix = NAN, iy = NAN;
+    while (*p != '"') {
+        char *end;
+        double X = strtod(p, &end), Y = strtod(end + 1, &end);
+        ix = value_at(&lx, X);
+        iy = value_at(&ly, Y);
+        assert_true(fabs(iy - 100 * ix) < fabs(ly.v1 - ly.v0) / fabs(ly.p1 - ly.p0) * 0.15);
+        p = end;
+        while (*p == ' ')
+            p++;
+    }
+    assert_true(fabs(ix - 6.72) < 0.01); /* 1.2 * 560 / 100 */
+    /* the marks' labels sit above every point of every line: the y axis leaves their rows free */
+    double label_low = 0, point_high = INFINITY;
+    int labels = 0;
+    for (const char *mk = svg; (mk = strstr(mk, "<text class=\"mkl")) != NULL; mk++, labels++)
+        label_low = fmax(label_low, strtod(strstr(mk, " y=\"") + 4, NULL));
+    for (const char *c = svg; (c = strstr(c, "<circle class=\"pt\"")) != NULL; c++)
+        point_high = fmin(point_high, strtod(strstr(c, "cy=\"") + 4, NULL));
+    for (const char *c = svg; (c = strstr(c, "<polyline")) != NULL; c++) {
+        const char *q = strstr(c, "points=\"") + 8;
+        while (*q != '"') {
+            char *end;
+            (void)strtod(q, &end);
+            point_high = fmin(point_high, strtod(end + 1, &end));
+            q = end;
+            while (*q == ' ')
+                q++;
+        }
+    }
+    assert_int_equal(labels, 2);
+    assert_true(label_low + 4 < point_high);
     free(svg);
+    /* the class shares have their chart, or say why not */
+    assert_non_null(strstr(out.data, "What limits each step"));
+    assert_non_null(strstr(out.data, "no step sampled wait events"));
     buf_free(&out);
     cJSON_Delete(sw);
+}
+
+/* A line that reaches a round maximum (600: the top tick) with two marks: their labels' rows
+ * at the top of the plot stay clear of it (issue 32: labels over the curve). */
+static void test_mark_labels_leave_headroom(void **state)
+{
+    (void)state;
+    static const double x[] = {1, 2, 4, 8}, y[] = {150, 300, 600, 450};
+    struct plugin_series s = {"tps", x, y, 4, false, false};
+    struct plugin_mark m[2] = {{"knee", 4, 600}, {"N*", 6, 550}};
+    struct plugin_chart c = {"c", "t", "clients", "tps", NULL, m, 2, true};
+    struct buf out = BUF_INIT(1 << 20);
+    assert_int_equal(plugin_line_chart(&out, &c, &s, 1), 0);
+    double label_low = 0, point_high = INFINITY;
+    for (const char *mk = out.data; (mk = strstr(mk, "<text class=\"mkl")) != NULL; mk++)
+        label_low = fmax(label_low, strtod(strstr(mk, " y=\"") + 4, NULL));
+    for (const char *p = out.data; (p = strstr(p, "<circle class=\"pt\"")) != NULL; p++)
+        point_high = fmin(point_high, strtod(strstr(p, "cy=\"") + 4, NULL));
+    assert_true(label_low + 4 < point_high);
+    buf_free(&out);
 }
 
 int main(void)
@@ -300,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_build_sweep),
         cmocka_unit_test(test_step_line_and_compare),
         cmocka_unit_test(test_report_usl_path),
+        cmocka_unit_test(test_mark_labels_leave_headroom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,369 @@
+/* The verdict: each class from fixture results built the way its resource shows (wait-event
+ * shares, the runner's CPU, the round trip, the server's counters), including those this machine
+ * cannot reproduce (network, storage reads, checkpoints, LWLock, server CPU); missing evidence
+ * never firing a rule; every pitfall; the sentence whole within its limit; the table itself. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/bench/diag.h"
+#include "pkg/bench/verdict.h"
+#include "pkg/util/buf.h"
+
+/* A result: a summary (tps 1000, 10 ms, 30000 transactions, -T 30) and a tpcb-like scale-100
+ * configuration with 8 clients, merged with extra (JSON members at the top level, replacing). */
+static cJSON *result_of(const char *events, const char *extra)
+{
+    char json[4096];
+    (void)snprintf(json, sizeof(json),
+                   "{\"summary\":{\"tps\":1000,\"latencyAvgMs\":10,\"transactionsProcessed\":"
+                   "30000},\"pgbench\":{\"transactionType\":\"<builtin: TPC-B (sort of)>\","
+                   "\"scaleFactor\":100,\"clients\":8,\"threads\":2,\"durationSeconds\":30}%s%s%s}",
+                   events ? ",\"waitEvents\":{\"samples\":30,\"backendSamples\":240,\"events\":"
+                          : "",
+                   events ? events : "", events ? "}" : "");
+    cJSON *r = cJSON_Parse(json);
+    assert_non_null(r);
+    if (extra) {
+        cJSON *x = cJSON_Parse(extra), *it;
+        assert_non_null(x);
+        while ((it = x->child) != NULL) {
+            cJSON_DetachItemViaPointer(x, it);
+            cJSON_DeleteItemFromObjectCaseSensitive(r, it->string);
+            cJSON_AddItemToObject(r, it->string, it);
+        }
+        cJSON_Delete(x);
+    }
+    return r;
+}
+
+static struct bench_verdict decide(const char *events, const char *extra)
+{
+    cJSON *r = result_of(events, extra);
+    struct bench_verdict v;
+    assert_int_equal(bench_verdict_of(r, &v), 0);
+    cJSON_Delete(r);
+    return v;
+}
+
+static void expect_class(const struct bench_verdict *v, enum bench_verdict_class c)
+{
+    if (v->cls != c) {
+        char *s = bench_verdict_sentence(v);
+        fail_msg("class %s, expected %s: %s", bench_verdict_classes[v->cls].name,
+                 bench_verdict_classes[c].name, s);
+    }
+}
+
+static void near(double got, double want)
+{
+    if (!(fabs(got - want) < 0.01))
+        fail_msg("evidence %g, expected %g", got, want);
+}
+
+static void test_client(void **state)
+{
+    (void)state;
+    /* pgbench at 97 % of half a CPU; the server idle 90 % of the time */
+    struct bench_verdict v = decide("{\"Client:ClientRead\":216,\"CPU\":24}",
+                                    "{\"client\":{\"cpuBusyPct\":97,\"cpus\":0.5,\"threads\":1,"
+                                    "\"clients\":8}}");
+    expect_class(&v, BENCH_VC_CLIENT);
+    near(v.ev[BENCH_EV_CLIENT_BUSY], 97);
+    near(v.ev[BENCH_EV_CLIENT_SHARE], 90);
+    assert_true(v.fired[BENCH_LR_CLIENT_CPU] && v.fired[BENCH_LR_CLIENT_SIDE]);
+    /* one thread on half a CPU is not too many threads */
+    assert_false(v.warned[BENCH_WR_THREADS_ABOVE_CPUS]);
+    char *c = bench_verdict_sentence(&v);
+    assert_non_null(strstr(c, "of its 0.5-CPU limit"));
+    free(c);
+    /* the same idle server with the client's CPU not measured: no rule fires on it */
+    v = decide("{\"Client:ClientRead\":216,\"CPU\":24}", NULL);
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    char *s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "the runner's CPU use"));
+    assert_non_null(strstr(s, "round-trip probe"));
+    free(s);
+}
+
+static void test_network(void **state)
+{
+    (void)state;
+    /* 5 SQL statements of 2 ms round trip in a 12 ms transaction: 83 % on the wire */
+    struct bench_verdict v =
+        decide("{\"Client:ClientRead\":192,\"CPU\":48}",
+               "{\"summary\":{\"tps\":660,\"latencyAvgMs\":12,\"transactionsProcessed\":20000},"
+               "\"client\":{\"cpuBusyPct\":12,\"cpus\":2},\"network\":{\"rttMs\":2},"
+               "\"statements\":[{\"script\":0,\"command\":\"\\\\set aid random(1, 100)\"},"
+               "{\"script\":0,\"command\":\"BEGIN;\"},{\"script\":0,\"command\":\"UPDATE a;\"},"
+               "{\"script\":0,\"command\":\"SELECT b;\"},{\"script\":0,\"command\":\"INSERT c;\"},"
+               "{\"script\":0,\"command\":\"END;\"}]}");
+    expect_class(&v, BENCH_VC_NETWORK);
+    near(v.ev[BENCH_EV_STATEMENTS], 5);
+    near(v.ev[BENCH_EV_RTT_SHARE], 2.0 * 5 / 12 * 100);
+    /* a fast network with the same idle server and an idle client: inconclusive, and nothing
+     * is missing to name: it says what run would decide */
+    v = decide("{\"Client:ClientRead\":192,\"CPU\":48}",
+               "{\"client\":{\"cpuBusyPct\":12,\"cpus\":2},\"network\":{\"rttMs\":0.03},"
+               "\"statements\":[{\"script\":0,\"command\":\"SELECT 1;\"}]}");
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+}
+
+static void test_database_classes(void **state)
+{
+    (void)state;
+    struct {
+        const char *events, *extra;
+        enum bench_verdict_class want;
+        enum bench_evidence_id ev;
+        double share; /* of the database's samples */
+    } cases[] = {
+        {"{\"CPU\":192,\"Lock:tuple\":24,\"Client:ClientRead\":24}", NULL, BENCH_VC_SERVER_CPU,
+         BENCH_EV_CPU_SHARE, 192.0 / 216 * 100},
+        {"{\"IO:DataFileRead\":144,\"CPU\":72,\"Client:ClientRead\":24}",
+         "{\"serverStats\":{\"cacheHitPct\":71.5}}", BENCH_VC_STORAGE_READS, BENCH_EV_STORAGE_SHARE,
+         144.0 / 216 * 100},
+        {"{\"IO:WALSync\":120,\"LWLock:WALWrite\":48,\"CPU\":48,\"Client:ClientRead\":24}",
+         "{\"serverStats\":{\"walSyncMsPerCommit\":9.8,\"walBytesPerTx\":612}}", BENCH_VC_WAL_FLUSH,
+         BENCH_EV_WAL_SHARE, 168.0 / 216 * 100},
+        {"{\"Lock:transactionid\":90,\"Client:ClientRead\":120,\"CPU\":30}",
+         "{\"pgbench\":{\"transactionType\":\"<builtin: TPC-B (sort of)>\",\"scaleFactor\":1,"
+         "\"clients\":8,\"threads\":1,\"durationSeconds\":30}}",
+         BENCH_VC_ROW_LOCK, BENCH_EV_LOCK_SHARE, 75},
+        {"{\"LWLock:LockManager\":120,\"LWLock:BufferContent\":48,\"CPU\":72}", NULL,
+         BENCH_VC_LWLOCK, BENCH_EV_LWLOCK_SHARE, 70},
+        {"{\"IPC:SyncRep\":168,\"CPU\":72}", NULL, BENCH_VC_SYNC_REP, BENCH_EV_SYNCREP_SHARE, 70},
+        {"{\"IO:DataFileWrite\":96,\"IO:DataFileSync\":48,\"CPU\":96}",
+         "{\"serverStats\":{\"checkpoints\":4}}", BENCH_VC_CHECKPOINTS, BENCH_EV_CHECKPOINT_SHARE,
+         60},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct bench_verdict v = decide(cases[i].events, cases[i].extra);
+        expect_class(&v, cases[i].want);
+        near(v.ev[cases[i].ev], cases[i].share);
+        char *s = bench_verdict_sentence(&v);
+        assert_non_null(strstr(s, bench_verdict_classes[cases[i].want].fix));
+        assert_true(strlen(s) < BENCH_DIAG_MAX);
+        free(s);
+    }
+}
+
+static void test_rate_and_inconclusive(void **state)
+{
+    (void)state;
+    /* --rate decides whatever the waits: the run did not measure capacity */
+    struct bench_verdict v = decide("{\"Lock:tuple\":200,\"CPU\":40}",
+                                    "{\"pgbench\":{\"rate\":100,\"clients\":8,\"threads\":1,"
+                                    "\"durationSeconds\":30}}");
+    expect_class(&v, BENCH_VC_RATE);
+    assert_true(v.fired[BENCH_LR_ROW_LOCKS]);
+    cJSON *j = bench_verdict_json(&v);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rules"), 0)->valuestring,
+                        "RATE_SCHEDULE");
+    assert_string_equal(cJSON_GetObjectItem(j, "class")->valuestring, "rate-limited");
+    assert_true(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(j, "evidence"), "ratePerSec")->valuedouble == 100);
+    cJSON_Delete(j);
+
+    /* no wait events: inconclusive, naming the sampling */
+    v = decide(NULL, NULL);
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    char *s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "spec.diagnostics.waitEvents"));
+    free(s);
+    /* nothing dominates: inconclusive, naming the largest */
+    v = decide("{\"CPU\":48,\"Lock:tuple\":36,\"IO:WALSync\":36,\"LWLock:LockManager\":36,"
+               "\"Timeout:PgSleep\":84}",
+               NULL);
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "largest server CPU"));
+    free(s);
+    /* not a pgbench result */
+    cJSON *fio = cJSON_Parse("{\"kind\":\"fio\"}");
+    assert_int_equal(bench_verdict_of(fio, &v), -ENOENT);
+    cJSON_Delete(fio);
+}
+
+static void test_pitfalls(void **state)
+{
+    (void)state;
+    struct {
+        const char *extra;
+        enum bench_warn_id want;
+    } cases[] = {
+        {"{\"pgbench\":{\"transactionType\":\"<builtin: simple update>\",\"scaleFactor\":4,"
+         "\"clients\":16,\"durationSeconds\":30}}",
+         BENCH_WR_SCALE_BELOW_CLIENTS},
+        {"{\"client\":{\"threads\":4,\"clients\":2,\"cpus\":8}}", BENCH_WR_THREADS_ABOVE_CLIENTS},
+        {"{\"client\":{\"threads\":4,\"clients\":16,\"cpus\":2}}", BENCH_WR_THREADS_ABOVE_CPUS},
+        {"{\"pgbench\":{\"scaleFactor\":100,\"clients\":8,\"durationSeconds\":10}}",
+         BENCH_WR_SHORT_RUN},
+        {"{\"summary\":{\"tps\":10,\"latencyAvgMs\":10,\"transactionsProcessed\":300}}",
+         BENCH_WR_FEW_TRANSACTIONS},
+        {"{\"pgbench\":{\"connect\":true,\"durationSeconds\":30},\"client\":{\"tls\":true}}",
+         BENCH_WR_CONNECT_TLS},
+        {"{\"server\":{\"fsync\":\"off\"}}", BENCH_WR_FSYNC_OFF},
+        {"{\"server\":{\"synchronous_commit\":\"off\"}}", BENCH_WR_SYNC_COMMIT_OFF},
+        {"{\"checks\":{\"dataset\":{\"fitsInSharedBuffers\":true,\"ratio\":0.2}}}",
+         BENCH_WR_DATASET_IN_MEMORY},
+        {"{\"checks\":{\"replica\":{\"caughtUp\":false}}}", BENCH_WR_REPLICA_BEHIND},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct bench_verdict v = decide("{\"CPU\":240}", cases[i].extra);
+        for (int w = 0; w < BENCH_WR__COUNT; w++)
+            if (v.warned[w] != (w == (int)cases[i].want))
+                fail_msg("case %zu: warning %s is %d", i, bench_verdict_warns[w].id, v.warned[w]);
+        char *s = bench_verdict_sentence(&v);
+        assert_non_null(strstr(s, bench_verdict_warns[cases[i].want].fix));
+        free(s);
+    }
+    /* the clean baseline has none */
+    struct bench_verdict v = decide("{\"CPU\":240}", "{\"server\":{\"fsync\":\"on\"}}");
+    for (int w = 0; w < BENCH_WR__COUNT; w++)
+        assert_false(v.warned[w]);
+}
+
+/* Every warning at once: the sentence stays under the status limit and holds whole warnings
+ * only, the rest counted. */
+static void test_sentence_whole(void **state)
+{
+    (void)state;
+    struct bench_verdict v = decide("{\"Lock:tuple\":200,\"CPU\":40}", NULL);
+    for (int w = 0; w < BENCH_WR__COUNT; w++)
+        v.warned[w] = true;
+    char *s = bench_verdict_sentence(&v);
+    size_t n = strlen(s);
+    assert_true(n < BENCH_DIAG_MAX);
+    assert_int_equal(s[n - 1], '.');
+    int shown = 0;
+    for (int w = 0; w < BENCH_WR__COUNT; w++)
+        if (strstr(s, bench_verdict_warns[w].fix))
+            shown++;
+    if (shown < BENCH_WR__COUNT) {
+        char more[64];
+        (void)snprintf(more, sizeof(more), "%d more in the result's verdict.warnings",
+                       BENCH_WR__COUNT - shown);
+        assert_non_null(strstr(s, more));
+    }
+    free(s);
+}
+
+static void test_wait_classes(void **state)
+{
+    (void)state;
+    assert_int_equal(bench_verdict_wait_class("LWLock:WALWrite"), BENCH_VC_WAL_FLUSH);
+    assert_int_equal(bench_verdict_wait_class("LWLock:LockManager"), BENCH_VC_LWLOCK);
+    assert_int_equal(bench_verdict_wait_class("Lock:transactionid"), BENCH_VC_ROW_LOCK);
+    assert_int_equal(bench_verdict_wait_class("Client:ClientRead"), BENCH_VC_CLIENT);
+    assert_int_equal(bench_verdict_wait_class("CPU"), BENCH_VC_SERVER_CPU);
+    assert_int_equal(bench_verdict_wait_class("Activity:WalWriterMain"), -1);
+    assert_int_equal(bench_verdict_wait_class("Lockx:y"), -1);
+    /* every sample a client's: the database classes are unknown, not 0 */
+    double sh[BENCH_VC__COUNT];
+    cJSON *m = cJSON_Parse("{\"Client:ClientRead\":3,\"Client:Idle\":1}");
+    bench_verdict_class_shares(m, sh);
+    near(sh[BENCH_VC_CLIENT], 100);
+    assert_true(isnan(sh[BENCH_VC_SERVER_CPU]));
+    cJSON_Delete(m);
+}
+
+/* The table: names unique and parsed back, every template's keys evidence keys. */
+static void test_table(void **state)
+{
+    (void)state;
+    for (int c = 0; c < BENCH_VC__COUNT; c++)
+        assert_int_equal(bench_verdict_class_parse(bench_verdict_classes[c].name), c);
+    assert_int_equal(bench_verdict_class_parse("nope"), -1);
+    double ev[BENCH_EV__COUNT];
+    for (int i = 0; i < BENCH_EV__COUNT; i++)
+        ev[i] = 1;
+    for (int i = 0; i < BENCH_LR__COUNT + BENCH_WR__COUNT; i++) {
+        const char *t = i < BENCH_LR__COUNT ? bench_verdict_limits[i].evidence
+                                            : bench_verdict_warns[i - BENCH_LR__COUNT].sentence;
+        struct buf b = BUF_INIT(0);
+        assert_int_equal(bench_verdict_expand(&b, t, ev), 0);
+        if (!b.data || strchr(b.data, '{'))
+            fail_msg("template %s: %s", t, b.data ? b.data : "(dropped)");
+        buf_free(&b);
+    }
+    /* a part whose number is not measured is left out */
+    ev[BENCH_EV_WAL_SYNC_PER_COMMIT] = NAN;
+    struct buf b = BUF_INIT(0);
+    assert_int_equal(bench_verdict_expand(&b, bench_verdict_limits[BENCH_LR_WAL].evidence, ev), 0);
+    assert_null(strstr(b.data, "per commit"));
+    assert_non_null(strstr(b.data, "per transaction"));
+    buf_free(&b);
+}
+
+/* Two runs differing in WAL sync cost (local NVMe against a network volume): compare names WAL
+ * flush and the sync time per commit that moved with it; two runs alike explain nothing. */
+static void test_explain(void **state)
+{
+    (void)state;
+    cJSON *nvme = result_of("{\"IO:WALSync\":12,\"CPU\":120,\"Client:ClientRead\":40,"
+                            "\"Lock:tuple\":68}",
+                            "{\"summary\":{\"tps\":16030,\"latencyAvgMs\":4.0,"
+                            "\"transactionsProcessed\":480900},\"serverStats\":{"
+                            "\"walSyncMsPerCommit\":0.3,\"walBytesPerTx\":600}}");
+    cJSON *gp3 = result_of("{\"IO:WALSync\":150,\"CPU\":30,\"Client:ClientRead\":20,"
+                           "\"Lock:tuple\":40}",
+                           "{\"summary\":{\"tps\":1734,\"latencyAvgMs\":36.9,"
+                           "\"transactionsProcessed\":52020},\"serverStats\":{"
+                           "\"walSyncMsPerCommit\":9.8,\"walBytesPerTx\":610}}");
+    double a[BENCH_EV__COUNT], b[BENCH_EV__COUNT];
+    bench_verdict_evidence_of(nvme, a);
+    bench_verdict_evidence_of(gp3, b);
+    struct buf o = BUF_INIT(0);
+    int cls = -2;
+    assert_int_equal(bench_verdict_explain(&o, a, b, &cls), 0);
+    assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    assert_non_null(strstr(o.data, "latency 4 -> 36.9 ms"));
+    assert_non_null(strstr(o.data, "walSyncMsPerCommit 0.3 -> 9.8 ms"));
+    assert_null(strstr(o.data, "walBytesPerTx")); /* 600 -> 610 did not move */
+    /* the other way round: the slower run is a, the same class */
+    buf_reset(&o);
+    assert_int_equal(bench_verdict_explain(&o, b, a, &cls), 0);
+    assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    /* a fast run whose backends were only ever seen waiting for pgbench (its database shares
+     * unmeasured) against a slow one: still WAL flush, from 0 % of the backend samples */
+    cJSON *idle = result_of("{\"Client:ClientRead\":240}", NULL);
+    double c[BENCH_EV__COUNT];
+    bench_verdict_evidence_of(idle, c);
+    assert_true(isnan(c[BENCH_EV_WAL_SHARE]));
+    buf_reset(&o);
+    assert_int_equal(bench_verdict_explain(&o, c, b, &cls), 0);
+    assert_int_equal(cls, BENCH_VC_WAL_FLUSH);
+    assert_non_null(strstr(o.data, "WAL flush 0 % -> 62.5 % of the backend samples"));
+    cJSON_Delete(idle);
+    /* the same run twice */
+    buf_reset(&o);
+    assert_int_equal(bench_verdict_explain(&o, a, a, &cls), 0);
+    assert_int_equal(cls, -1);
+    assert_non_null(strstr(o.data, "does not explain"));
+    buf_free(&o);
+    cJSON_Delete(nvme);
+    cJSON_Delete(gp3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_client),           cmocka_unit_test(test_network),
+        cmocka_unit_test(test_database_classes), cmocka_unit_test(test_rate_and_inconclusive),
+        cmocka_unit_test(test_pitfalls),         cmocka_unit_test(test_sentence_whole),
+        cmocka_unit_test(test_wait_classes),     cmocka_unit_test(test_table),
+        cmocka_unit_test(test_explain),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
