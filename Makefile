@@ -10,6 +10,7 @@
 #   make demo       the README's demo on the simulated cluster
 #   make sim        the simulated cluster in the foreground
 #   make install-plugin   kubectl-pgbench into $(PREFIX)/bin (default /usr/local)
+#   make test-cluster [K8S=kind]  the chart and the images on a real cluster (../shared/k8s)
 
 BUILD ?= build
 CC ?= gcc
@@ -51,7 +52,7 @@ UNIT_SRCS := $(wildcard test/unit/*/test_*.c)
 UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(UNIT_SRCS))
 
 .PHONY: all deps test unit e2e lint fuzz bench demo sim clean format generate install-plugin images print-version \
-        release-dry-run
+        release-dry-run test-cluster
 all: $(PROGRAMS)
 
 $(BUILD)/obj/%.o: %.c
@@ -130,6 +131,13 @@ test:
 	BUILD=$(ASAN_BUILD) test/run-unit.sh
 	@start=$$(date +%s); scripts/images.sh --if-missing && echo "images: $$(($$(date +%s) - start)) s"
 	BUILD=$(ASAN_BUILD) test/run-e2e.sh
+
+# The chart and the images (make images) on a real single-node Kubernetes: the kit in
+# ../shared/k8s, installed into a temporary directory and always stopped (skipped when absent), or
+# K8S=kind. OPERATOR_IMAGE / RUNNER_IMAGE test other images (scripts/test-cluster.sh).
+K8S ?= real
+test-cluster:
+	K8S=$(K8S) scripts/test-cluster.sh
 
 # test/integration/<name>.c: programs run by end-to-end tests against the simulated cluster
 INTEG_SRCS := $(wildcard test/integration/*.c)

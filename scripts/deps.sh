@@ -9,7 +9,9 @@ packages=(gcc make pkg-config python3 python3-yaml openssl ca-certificates unzip
     clang libclang-rt-14-dev clang-format clang-tidy pmccabe
     chromium # headless, renders kubectl pgbench report in e2e 64
     prometheus # for promtool (`promtool check metrics` on /metrics: unit test_metrics, e2e 58)
-    podman buildah runc mmdebstrap # make images (runc: crun refuses hybrid cgroups; images/containers.conf)
+    # make images, and the simulated cluster's container mode (e2e 76) (runc: crun refuses hybrid
+    # cgroups; images/containers.conf)
+    podman buildah runc mmdebstrap
     shellcheck) # the workflows' run: scripts (scripts/check-workflows.sh)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 

@@ -197,7 +197,8 @@ static int options(int argc, char **argv, struct ctrl_cmdline *o)
     return -1;
 }
 
-/* "<pod or host>_<pid>": the Lease holder and the Events' reporting instance. */
+/* "<pod or host>_<16 random hex>" (ctrl_leader_identity): the Lease holder and the Events'
+ * reporting instance. */
 static void set_identity(struct app *a)
 {
     char host[256] = "pgbench-operator";
@@ -206,7 +207,7 @@ static void set_identity(struct app *a)
         (void)snprintf(host, sizeof(host), "%s", pod);
     else
         (void)gethostname(host, sizeof(host) - 1);
-    (void)snprintf(a->identity, sizeof(a->identity), "%s_%ld", host, (long)getpid());
+    ctrl_leader_identity(a->identity, sizeof(a->identity), host);
     a->copt.cfg.instance = a->identity;
 }
 

@@ -1,61 +1,49 @@
-/* pkg/bench/stepclass: the resource that limits one step of a sweep, from the wait-event shares
- * of its runs (status.diagnostics.waitEvents), for the sweep's verdict (usl.c) and its report.
+/* pkg/bench/stepclass: the resource that limits one step of a sweep, for the sweep's verdict
+ * (usl.c) and its report, from what the step's runs say.
  *
- * This is the seam to the per-run verdict classes (pkg/bench/verdict, issue 29): the sweep asks
- * one question, "which class limits this step, on what evidence", through bench_step_classify.
- * Until the per-run rules exist it answers from the wait events alone: each event belongs to a
- * class by its wait_event_type (IO:WAL* and LWLock:WALWrite to WAL flush, IO:DataFileRead to
- * storage reads, Lock:* to row or lock contention, ...), Client:* waits (the server waiting for
- * pgbench) name the client when they are at least half of the backend samples, and otherwise the
- * class with the largest share of the database's own wait time limits the step. */
+ * The class is the per-run verdict's (pkg/bench/verdict, its rules table verdict.def): each run's
+ * status.diagnostics.verdictClass, the class most of the step's runs have, with the evidence of
+ * that run's sentence (status.diagnostics.verdict: "pgbench at 98 % of its 2-CPU limit, ...").
+ * Runs without a verdict (an older operator's) are classed from their wait-event shares alone
+ * through the same table: Client:* at half the backend samples or more is the client, otherwise
+ * the class with the largest share of the database's own wait time. The shares say how many
+ * sampling rounds they rest on; fewer than BENCH_STEP_MIN_ROUNDS make them weak. */
 #ifndef PGBO_BENCH_STEPCLASS_H
 #define PGBO_BENCH_STEPCLASS_H
 
 #include <stdbool.h>
 
 #include "pkg/bench/diag.h"
+#include "pkg/bench/verdict.h"
 
 /* Fewer sampling rounds than this make a step's shares weak (5 s at 1 Hz is 5 rounds). */
 #define BENCH_STEP_MIN_ROUNDS 20
 
-enum bench_step_cls {
-    BENCH_CLS_CLIENT,
-    BENCH_CLS_SERVER_CPU,
-    BENCH_CLS_STORAGE_READS,
-    BENCH_CLS_WAL_FLUSH,
-    BENCH_CLS_LOCK,
-    BENCH_CLS_LWLOCK,
-    BENCH_CLS_SYNC_REP,
-    BENCH_CLS_IO_OTHER,
-    BENCH_CLS_OTHER,
-    BENCH_NCLS,
-    BENCH_CLS_INCONCLUSIVE = BENCH_NCLS
-};
-
 struct bench_step_class {
-    enum bench_step_cls cls;
-    char event[128];        /* the event that weighs most in the class ("" when inconclusive) */
-    double share;           /* the class's share: of all backend samples for the client, else of the
-                             * database's own wait time (samples that are not Client:*), in percent */
-    int rounds;             /* sampling rounds the shares rest on (0: unknown) */
-    bool weak;              /* rounds < BENCH_STEP_MIN_ROUNDS */
-    double pct[BENCH_NCLS]; /* each class's share of all backend samples, in percent */
+    enum bench_verdict_class cls;
+    char event[128];    /* the wait event that weighs most in the class ("" when none) */
+    double share;       /* the class's share: of all backend samples for the client, else of the
+                         * database's own wait time (samples that are not Client:*), in percent;
+                         * NAN for a class no wait event measures (network, rate-limited) */
+    char evidence[400]; /* the runs' verdict's evidence ("" when the class is from waits only) */
+    int rounds;         /* sampling rounds the shares rest on (0: unknown) */
+    bool weak;          /* rounds < BENCH_STEP_MIN_ROUNDS */
+    double pct[BENCH_VC__COUNT]; /* each class's share of all backend samples, in percent */
 };
 
 /* The class of a step from its wait-event shares (w[0..nw), percent of backend samples, as
- * bench_diag_wait_parse reads them) and the rounds they rest on. No shares: inconclusive. */
-void bench_step_classify(const struct bench_wait_share *w, int nw, int rounds,
-                         struct bench_step_class *out);
+ * bench_diag_wait_parse reads them), the rounds they rest on, and the verdict of its runs:
+ * run_cls their class (-1: none), evidence the evidence of such a run's verdict (NULL: none). */
+void bench_step_classify(const struct bench_wait_share *w, int nw, int rounds, int run_cls,
+                         const char *evidence, struct bench_step_class *out);
 
 /* The share of class c in the database's own wait time (pct without Client:*), in percent; NAN
  * when the step saw no database wait. */
-double bench_step_db_share(const struct bench_step_class *s, enum bench_step_cls c);
+double bench_step_db_share(const struct bench_step_class *s, enum bench_verdict_class c);
 
-/* "client", "wal-flush", ... (the names of the per-run verdict classes): the name status uses; "inconclusive". */
-const char *bench_step_cls_name(enum bench_step_cls c);
-/* "the client", "WAL flush", ...: the words of a verdict. */
-const char *bench_step_cls_words(enum bench_step_cls c);
-/* BENCH_NCLS (inconclusive) for an unknown name. */
-enum bench_step_cls bench_step_cls_parse(const char *name);
+/* The evidence of a run's verdict sentence into out: "<resource> limits the run: <evidence>;
+ * next: ...", or what an inconclusive one says ("inconclusive: <why>; would decide it: ..."
+ * without its warnings); false (out empty) for any other text. */
+bool bench_step_verdict_evidence(const char *sentence, char *out, size_t len);
 
 #endif

@@ -335,34 +335,41 @@ static const char *clients_s(char *b, size_t n, double v)
     return b;
 }
 
-/* What limits step ref (the largest with evidence), as "<class> limits it (<evidence>)": the
- * client side from the first step of the run of steps it limits up to ref, else the class of step
- * ref with its share then and at the first step. */
+/* What limits step ref (the largest with evidence), as "<class> limits it (<evidence>)": a class
+ * that the load's side explains (the client, network round trips, the --rate schedule) from the
+ * first step of the run of steps it limits up to ref, with that step's evidence and the class's
+ * fix; a class of the database's own waits at step ref, with its share then and at the first
+ * step. */
 static void limit_clause(const double *n, const struct bench_step_class *cls, size_t ref, char *out,
                          size_t len)
 {
     const struct bench_step_class *c = &cls[ref];
-    char a[48], weak[64] = "", from[96] = "", most[160] = "";
-    if (c->cls == BENCH_CLS_INCONCLUSIVE) {
-        (void)snprintf(out, len,
-                       "what limits it is inconclusive: no wait-event samples at %s "
-                       "(spec.diagnostics.waitEvents would decide it)",
-                       clients_s(a, sizeof(a), n[ref]));
+    const struct bench_verdict_class_row *row = &bench_verdict_classes[c->cls];
+    char a[48], weak[64] = "", from[96] = "", most[160] = "", ev[480] = "";
+    if (c->cls == BENCH_VC_INCONCLUSIVE) {
+        (void)snprintf(out, len, "what limits it at %s is inconclusive%s%s",
+                       clients_s(a, sizeof(a), n[ref]), c->evidence[0] ? ": " : "", c->evidence);
         return;
     }
+    bool load_side =
+        c->cls == BENCH_VC_CLIENT || c->cls == BENCH_VC_NETWORK || c->cls == BENCH_VC_RATE;
     size_t at = ref;
-    if (c->cls == BENCH_CLS_CLIENT)
-        while (at > 0 && cls[at - 1].cls == BENCH_CLS_CLIENT)
+    if (load_side)
+        while (at > 0 && cls[at - 1].cls == c->cls)
             at--;
     c = &cls[at];
-    if (c->weak)
+    if (c->weak && isfinite(c->share))
         (void)snprintf(weak, sizeof(weak), "; weak: %d sampling rounds", c->rounds);
-    if (c->cls == BENCH_CLS_CLIENT) {
-        (void)snprintf(out, len,
-                       "the client side limits it from %s (the server waits for pgbench or the "
-                       "network: %s %.0f %% of backend samples%s); add workers or runner CPU, or "
-                       "shorten the round trip",
-                       clients_s(a, sizeof(a), n[at]), c->event, c->share, weak);
+    if (load_side || !isfinite(c->share)) {
+        if (c->evidence[0])
+            (void)snprintf(ev, sizeof(ev), " (%s%s)", c->evidence, weak);
+        else if (isfinite(c->share))
+            (void)snprintf(ev, sizeof(ev),
+                           " (the server waits for pgbench: %s %.0f %% of backend "
+                           "samples%s)",
+                           c->event, c->share, weak);
+        (void)snprintf(out, len, "%s limits it from %s%s; %s", row->label,
+                       clients_s(a, sizeof(a), n[at]), ev, row->fix);
         return;
     }
     double s0 = bench_step_db_share(&cls[0], c->cls);
@@ -372,17 +379,16 @@ static void limit_clause(const double *n, const struct bench_step_class *cls, si
                        : s0 > c->share + 0.5 ? "down from"
                                              : "as",
                        s0, n[0]);
-    if (c->cls != BENCH_CLS_SERVER_CPU)
+    if (c->cls != BENCH_VC_SERVER_CPU)
         (void)snprintf(most, sizeof(most), ", mostly %s", c->event);
-    (void)snprintf(out, len, "%s limits it (%.0f %% of database wait time at %s%s%s%s)",
-                   bench_step_cls_words(c->cls), c->share, clients_s(a, sizeof(a), n[at]), most,
-                   from, weak);
+    (void)snprintf(out, len, "%s limits it (%.0f %% of database wait time at %s%s%s%s)", row->label,
+                   c->share, clients_s(a, sizeof(a), n[at]), most, from, weak);
 }
 
 void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const double *x,
                        size_t steps, const struct bench_step_class *cls, char *out, size_t len)
 {
-    char a[48], b[48], lim[512] = "", lim2[520] = "";
+    char a[48], b[48], lim[900] = "", lim2[910] = "";
     if (steps == 0) {
         (void)snprintf(out, len, "no step measured a tps");
         return;
@@ -403,7 +409,7 @@ void bench_usl_verdict(const struct bench_usl_fit *f, const double *n, const dou
     }
     /* what limits it shows best under the most load: the largest step that has evidence */
     size_t ref = steps - 1;
-    while (ref > 0 && cls && cls[ref].cls == BENCH_CLS_INCONCLUSIVE)
+    while (ref > 0 && cls && cls[ref].cls == BENCH_VC_INCONCLUSIVE && !cls[ref].evidence[0])
         ref--;
     if (cls) {
         limit_clause(n, cls, ref, lim, sizeof(lim));

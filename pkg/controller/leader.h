@@ -18,6 +18,7 @@
 #define PGBO_CONTROLLER_LEADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <uv.h>
 
@@ -26,7 +27,7 @@
 struct ctrl_leader_opts {
     const char *name;           /* Lease name */
     const char *namespace;      /* Lease namespace */
-    const char *identity;       /* this candidate, e.g. hostname_pid */
+    const char *identity;       /* this candidate: ctrl_leader_identity */
     int lease_duration_s;       /* default 15 */
     int renew_deadline_s;       /* default 10 */
     int retry_period_s;         /* default 2 */
@@ -38,6 +39,12 @@ struct ctrl_leader_opts {
 };
 
 struct ctrl_leader;
+
+/* "<host>_<16 random hex digits>" into out (n bytes; host truncated to fit): a candidate's
+ * identity, unique per process start. Not hostname_pid: in a container the pid is always 1, so a
+ * restarted pod (same name) would hold its predecessor's identity and renew its Lease as if it
+ * had never stopped. The random part comes from getrandom(2), or the clock and pid without it. */
+void ctrl_leader_identity(char *out, size_t n, const char *host);
 
 /* Copies o's strings; cannot fail (allocation failure aborts, pkg/util/mem.h). */
 struct ctrl_leader *ctrl_leader_new(uv_loop_t *loop, struct kube_client *kc,

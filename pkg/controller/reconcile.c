@@ -379,10 +379,12 @@ static void fill_worker(struct ctrl_worker *w, int index, const cJSON *pod)
 }
 
 /* Waiting reasons of a container that does not start until someone changes something: a missing
- * Secret or ConfigMap, an image that cannot be pulled, a crash loop. The kubelet keeps retrying. */
+ * Secret or ConfigMap, an image that cannot be pulled (or is absent with imagePullPolicy Never),
+ * a crash loop. The kubelet keeps retrying. */
 static const char *const BLOCKED_REASONS[] = {
-    "CreateContainerConfigError", "CreateContainerError", "ErrImagePull",      "ImagePullBackOff",
-    "InvalidImageName",           "CrashLoopBackOff",     "RunContainerError", NULL};
+    "CreateContainerConfigError", "CreateContainerError", "ErrImagePull",
+    "ImagePullBackOff",           "ErrImageNeverPull",    "InvalidImageName",
+    "CrashLoopBackOff",           "RunContainerError",    NULL};
 
 static bool blocked_reason(const char *reason)
 {

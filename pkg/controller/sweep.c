@@ -382,6 +382,14 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
         if (rounds >= 0)
             util_jset_num(e, "waitRounds", rounds);
     }
+    /* the run's verdict: its class and the evidence of its sentence */
+    int cls = bench_verdict_status_class(st);
+    const cJSON *vs = bench_status_get(st, BK_STATUS_DIAGNOSTICS_VERDICT);
+    char ev[400];
+    if (cls >= 0)
+        util_jset_str(e, "verdictClass", bench_verdict_classes[cls].name);
+    if (cJSON_IsString(vs) && bench_step_verdict_evidence(vs->valuestring, ev, sizeof(ev)))
+        util_jset_str(e, "verdictEvidence", ev);
     const char *msg = util_jstr(run, "status.message");
     if (msg && phase_is(phase, CTRL_PHASE_FAILED))
         util_jset_str(e, "message", msg);
@@ -442,12 +450,38 @@ static void mean_sd(const double *x, int n, double *mean, double *sd)
     *sd = n > 1 ? sqrt(q / (n - 1)) : NAN; /* one value has no spread to measure */
 }
 
-/* The limiting class of a step from its succeeded runs' wait-event shares: each event's mean
- * share over the runs that sampled, the fewest rounds among them. */
+/* The class most of a step's succeeded runs' verdicts name (ties: the earlier run's), and one
+ * such run's evidence into ev (may stay empty); -1 when no run has a verdict. */
+static int runs_class(const cJSON *step, char *ev_out, size_t len)
+{
+    int count[BENCH_VC__COUNT] = {0}, best = -1;
+    const cJSON *e;
+    ev_out[0] = '\0';
+    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    {
+        int c = bench_verdict_class_parse(util_jstr(e, "verdictClass"));
+        if (phase_is(util_jstr(e, "phase"), CTRL_PHASE_SUCCEEDED) && c >= 0 &&
+            ++count[c] > (best >= 0 ? count[best] : 0))
+            best = c;
+    }
+    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    {
+        const char *ev = util_jstr(e, "verdictEvidence");
+        if (best >= 0 && !ev_out[0] && ev &&
+            bench_verdict_class_parse(util_jstr(e, "verdictClass")) == best)
+            (void)snprintf(ev_out, len, "%s", ev);
+    }
+    return best;
+}
+
+/* The limiting class of a step: its runs' verdicts, with their succeeded runs' wait-event shares
+ * (each event's mean share over the runs that sampled, the fewest rounds among them). */
 static void step_class(const cJSON *step, struct bench_step_class *out)
 {
     struct bench_wait_share w[BENCH_DIAG_MAX_WAITS * CTRL_SWEEP_MAX_REPEATS];
     int nw = 0, runs = 0, rounds = -1;
+    char ev[400];
+    int cls = runs_class(step, ev, sizeof(ev));
     const cJSON *e, *it;
     cJSON_ArrayForEach(e, util_jget(step, "runs"))
     {
@@ -473,7 +507,7 @@ static void step_class(const cJSON *step, struct bench_step_class *out)
     }
     for (int k = 0; k < nw; k++)
         w[k].pct /= runs;
-    bench_step_classify(w, nw, rounds < 0 ? 0 : rounds, out);
+    bench_step_classify(w, nw, rounds < 0 ? 0 : rounds, cls, ev, out);
 }
 
 /* status.steps[].limit and classSharesPct: what limits the step and how the classes share its
@@ -482,21 +516,33 @@ static void step_limit(cJSON *step)
 {
     struct bench_step_class c;
     step_class(step, &c);
-    if (c.cls == BENCH_CLS_INCONCLUSIVE)
-        return;
+    double any = 0;
+    for (int k = 0; k < BENCH_VC__COUNT; k++)
+        any += c.pct[k];
+    if (c.cls == BENCH_VC_INCONCLUSIVE && !(any > 0) && !c.evidence[0] && !c.rounds)
+        return; /* nothing measured */
     cJSON *l = util_must(cJSON_CreateObject());
-    util_jset_str(l, "class", bench_step_cls_name(c.cls));
-    util_jset_str(l, "event", c.event);
-    put_num(l, "sharePct", c.share, 4);
-    util_jset_str(l, "shareOf", c.cls == BENCH_CLS_CLIENT ? "backendSamples" : "databaseWaitTime");
+    util_jset_str(l, "class", bench_verdict_classes[c.cls].name);
+    if (c.event[0])
+        util_jset_str(l, "event", c.event);
+    if (isfinite(c.share)) {
+        put_num(l, "sharePct", c.share, 4);
+        util_jset_str(l, "shareOf",
+                      c.cls == BENCH_VC_CLIENT ? "backendSamples" : "databaseWaitTime");
+    }
+    if (c.evidence[0])
+        util_jset_str(l, "evidence", c.evidence);
     util_jset_num(l, "rounds", c.rounds);
     util_jset(l, "weak", cJSON_CreateBool(c.weak));
     util_jset(step, "limit", l);
     cJSON *m = util_must(cJSON_CreateObject());
-    for (int k = 0; k < BENCH_NCLS; k++)
+    for (int k = 0; k < BENCH_VC__COUNT; k++)
         if (c.pct[k] > 0)
-            put_num(m, bench_step_cls_name((enum bench_step_cls)k), c.pct[k], 4);
-    util_jset(step, "classSharesPct", m);
+            put_num(m, bench_verdict_classes[k].name, c.pct[k], 4);
+    if (m->child)
+        util_jset(step, "classSharesPct", m);
+    else
+        cJSON_Delete(m);
 }
 
 /* Fills a step's phase, means and spreads from its runs. */
@@ -663,7 +709,7 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k, 
         n[i] = util_jnum(s, "value", 0);
         x[i] = util_jnum(s, "tpsMean", NAN);
         step_class(s, &cls[i]);
-        any = any || cls[i].cls != BENCH_CLS_INCONCLUSIVE;
+        any = any || cls[i].cls != BENCH_VC_INCONCLUSIVE || cls[i].evidence[0];
     }
     bench_usl_verdict(&fit, n, x, (size_t)k, any ? cls : NULL, verdict, len);
 }
@@ -1003,7 +1049,7 @@ void ctrl_transform_sweep_run(cJSON *obj, void *ud)
     static const char *const meta[] = {"name", "namespace", "labels", "resourceVersion", NULL};
     static const char *const status[] = {"phase",   "message",     "summary",
                                          "clients", "diagnostics", NULL};
-    static const char *const diag[] = {"waitEvents", NULL};
+    static const char *const diag[] = {"waitEvents", "verdict", "verdictClass", NULL};
     util_jkeep_keys(obj, top);
     util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");

@@ -511,6 +511,19 @@ static int req_send(struct kube__req *r)
     return 0;
 }
 
+/* An answer that states the object's state rather than a failure: 404 to a GET or DELETE (gone,
+ * as controller-runtime's NotFound-is-success; after an operator restart its old Lease is
+ * already garbage-collected) and 409 AlreadyExists to a POST (an Event or Job with a deterministic
+ * name, created before a restart). Not counted in stats.errors; the caller still sees the code. */
+static bool expected_answer(const char *method, const struct kube_status *st)
+{
+    if (st->http == 404)
+        return !strcmp(method, "GET") || !strcmp(method, "DELETE");
+    if (st->http == 409)
+        return !strcmp(method, "POST") && !strcmp(st->reason, "AlreadyExists");
+    return false;
+}
+
 /* Answers a request that could not be sent (the callback runs here, not inside curl). */
 static void req_fail_local(struct kube__req *r, int err)
 {
@@ -645,7 +658,7 @@ static void finish(struct kube__req *r, CURLcode code)
             res.body = cJSON_ParseWithLength(r->resp.data, r->resp.len);
         decode_status(&res.status, res.body, &r->resp);
     }
-    if (!kube_ok(&res.status))
+    if (!kube_ok(&res.status) && !expected_answer(r->method, &res.status))
         c->stats.errors++;
     if (retry_after_answer(r, &res.status)) {
         cJSON_Delete(res.body);

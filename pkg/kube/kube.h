@@ -167,7 +167,8 @@ void kube_client_set_max_retries(struct kube_client *c, int n);
 const char *kube_patch_content_type(enum kube_patch_type type);
 
 /* Counters for /metrics. */
-/* requests: every attempt sent; errors: every answer or transport failure that was not 2xx;
+/* requests: every attempt sent; errors: every answer or transport failure that was not 2xx,
+ * except the expected answers 404 to GET/DELETE and 409 AlreadyExists to POST;
  * retries: attempts made again after a Retry-After. */
 struct kube_client_stats {
     uint64_t requests, errors, watch_restarts, relists, retries;

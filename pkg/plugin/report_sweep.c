@@ -240,8 +240,8 @@ static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p
     const cJSON *st = util_jget(sw, "status");
     const char *field = util_jstr(st, "field");
     field = field ? field : "value";
-    double x[BENCH_NCLS][CTRL_SWEEP_MAX_STEPS], y[BENCH_NCLS][CTRL_SWEEP_MAX_STEPS];
-    int n[BENCH_NCLS] = {0};
+    double x[BENCH_VC__COUNT][CTRL_SWEEP_MAX_STEPS], y[BENCH_VC__COUNT][CTRL_SWEEP_MAX_STEPS];
+    int n[BENCH_VC__COUNT] = {0};
     struct plugin_series s[PLUGIN_CHART_SERIES];
     int ns = 0;
     const cJSON *step, *it;
@@ -249,18 +249,18 @@ static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p
     {
         cJSON_ArrayForEach(it, util_jget(step, "classSharesPct"))
         {
-            enum bench_step_cls c = bench_step_cls_parse(it->string);
-            if (c >= BENCH_NCLS || n[c] >= CTRL_SWEEP_MAX_STEPS)
+            int c = bench_verdict_class_parse(it->string);
+            if (c < 0 || n[c] >= CTRL_SWEEP_MAX_STEPS)
                 continue;
             x[c][n[c]] = util_jnum(step, "value", NAN);
             y[c][n[c]++] = it->valuedouble;
         }
     }
     int rc = buf_puts(o, "<h2>What limits each step</h2>\n");
-    for (int c = 0; c < BENCH_NCLS && ns < PLUGIN_CHART_SERIES; c++)
+    for (int c = 0; c < BENCH_VC__COUNT && ns < PLUGIN_CHART_SERIES; c++)
         if (n[c])
             s[ns++] = (struct plugin_series){
-                bench_step_cls_words((enum bench_step_cls)c), x[c], y[c], n[c], false, false};
+                bench_verdict_classes[c].label, x[c], y[c], n[c], false, false};
     char title[96];
     bool log = plugin_sweep_doubling(p->sx, p->ns);
     (void)snprintf(title, sizeof(title), "share of backend samples by class against %s", field);
@@ -306,13 +306,19 @@ static int steps_table(struct buf *o, const cJSON *sw)
         rc = rc ? rc : buf_puts(o, "<td class=\"limit\">");
         const cJSON *l = util_jget(step, "limit");
         if (l && !rc) {
-            char lim[400];
-            (void)snprintf(lim, sizeof(lim), "%s: %s %.0f %% of %s, %d rounds%s",
-                           bench_step_cls_words(bench_step_cls_parse(util_jstr(l, "class"))),
-                           util_jstr(l, "event") ? util_jstr(l, "event") : "?",
-                           util_jnum(l, "sharePct", NAN),
-                           str_eq(util_jstr(l, "shareOf"), "backendSamples") ? "backend samples"
-                                                                             : "database wait time",
+            char lim[700], share[200] = "";
+            int c = bench_verdict_class_parse(util_jstr(l, "class"));
+            if (util_jstr(l, "evidence"))
+                (void)snprintf(share, sizeof(share), "%s; ", util_jstr(l, "evidence"));
+            else if (util_jget(l, "sharePct"))
+                (void)snprintf(share, sizeof(share), "%s %.0f %% of %s; ",
+                               util_jstr(l, "event") ? util_jstr(l, "event") : "?",
+                               util_jnum(l, "sharePct", NAN),
+                               str_eq(util_jstr(l, "shareOf"), "backendSamples")
+                                   ? "backend samples"
+                                   : "database wait time");
+            (void)snprintf(lim, sizeof(lim), "%s: %s%d rounds%s",
+                           c >= 0 ? bench_verdict_classes[c].label : "?", share,
                            (int)util_jnum(l, "rounds", 0),
                            cJSON_IsTrue(util_jget(l, "weak")) ? " (weak)" : "");
             rc = plugin_html_esc(o, lim);

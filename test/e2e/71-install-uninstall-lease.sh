@@ -12,8 +12,8 @@
 #    would own them). helm uninstall -> Deployment -> ReplicaSet -> Pod deleted by the garbage
 #    collector, the RBAC deleted at the same time; the namespace ends up empty.
 # 2. A local operator process with a pod identity: its leader-election Role deleted first, then
-#    SIGTERM: the refused release is logged at warn level (HTTP 403 Forbidden and the message);
-#    the Lease outlives the process and goes once its owner pod is deleted.
+#    SIGTERM: the refused release is logged, at info level since the pod owns the Lease (HTTP 403
+#    Forbidden and the message); the Lease outlives the process and goes once its pod is deleted.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 cd "$ROOT"
@@ -157,11 +157,14 @@ env_stop_operator
 line="$(grep 'lease ops/op-lease not released' "$TMP/operator.log" || true)"
 [ -n "$line" ] || { tail -20 "$TMP/operator.log" >&2; fail "the refused release was not logged"; }
 note "$line"
-grep -q ' warn ' <<<"$line" || fail "the refused release is not a warning: $line"
+# issue 33: the Lease is owned by the pod and the RBAC is gone (as at helm uninstall): nothing
+# waits for the Lease, the garbage collector deletes it, so it is said at info level, not warn
+grep -q ' info ' <<<"$line" || fail "the refused release of an owned Lease is not at info level: $line"
+grep -q 'the RBAC went first (helm uninstall)' <<<"$line" || fail "the line does not say why: $line"
 grep -q 'HTTP 403 Forbidden: leases.coordination.k8s.io "op-lease" is forbidden: User "system:serviceaccount:ops:op" cannot get resource "leases"' <<<"$line" ||
     fail "the warning lacks the server's answer: $line"
 grep -q 'the garbage collector deletes it with pod op-pod' <<<"$line" || fail "the warning does not say what becomes of the Lease: $line"
 lease_json ops op-lease >/dev/null || fail "the Lease vanished before its pod"
 k -n ops delete pod op-pod --wait=false >/dev/null
 env_wait_for "the garbage collector to delete op-lease with op-pod" 20 lease_gone ops op-lease
-pass "helm uninstall leaves $NS empty (the Lease goes with the operator's pod); a refused release is a warning with the reason"
+pass "helm uninstall leaves $NS empty (the Lease goes with the operator's pod); a refused release of the owned Lease is said at info level with the reason"

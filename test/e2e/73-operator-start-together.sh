@@ -5,10 +5,13 @@
 # (status.startAt, the pods' pgbench.dev/start-at annotation, read by the runners through a
 # downwardAPI file) only once the slow pod is Ready, at most 2 s later; every worker's load starts
 # within a second of it, the run Succeeds and no WorkersSkewed is reported.
+# Issue 33: the kubelet makes the annotation visible in the file 0.05-1.17 s after it is set (real
+# v1.25 node); the sim runs here at the worst case, 1170 ms, and the barrier must still hold:
+# every worker starts within 0.25 s of it (with the old 1 s margin all three were 0.2-0.3 s late).
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
-env_start_sim
+SIM_DOWNWARD_DELAY_MS=1170 env_start_sim
 
 env_start_operator
 # worker 2 of run "together" pulls its image for 12 s
@@ -64,7 +67,7 @@ ready_at = max(t(p["status"]["containerStatuses"][0]["state"]["terminated"]["sta
 assert ready_at == t(slow["status"]["containerStatuses"][0]["state"]["terminated"]["startedAt"]), pods
 pulled = [e for e in events if e["involvedObject"]["name"] == slow["metadata"]["name"] and e["reason"] == "Pulled" and "Successfully pulled" in e["message"]]
 assert pulled, "no Pulled event for the slow pod"
-assert ready_at <= start <= ready_at + 1 + 2, (st["startAt"], ready_at)
+assert ready_at <= start <= ready_at + 1 + 3, (st["startAt"], ready_at)  # 2 s margin
 # the workers' first transactions: all within a second of the barrier, none skewed
 assert "WorkersSkewed" not in conds or conds["WorkersSkewed"]["status"] == "False", conds.get("WorkersSkewed")
 # the barrier the workers saw is in the result ConfigMap (status.startAt is it in status)
@@ -72,7 +75,7 @@ barrier = json.load(open(sys.argv[5]))["window"]["barrier"]
 assert "window" not in st and abs(t(barrier) - start) < 0.002, (barrier, st["startAt"])
 rows = json.load(open(sys.argv[5]))["workers"]  # the worker rows, in the result ConfigMap
 late = {w["index"]: w["lateSeconds"] for w in rows}
-assert sorted(late) == [0, 1, 2] and all(0 <= v < 1.0 for v in late.values()), late
+assert sorted(late) == [0, 1, 2] and all(0 <= v < 0.25 for v in late.values()), late
 win = json.load(open(sys.argv[5]))["window"]
 assert win["lateSeconds"] < 1.0 and win["coveragePct"] > 75, win
 assert all(w["exitCode"] == 0 and w["complete"] for w in rows), rows

@@ -3,7 +3,7 @@
 // Simulated Kubernetes cluster: API server double + workload simulation.
 //
 //   node test/sim/main.js [--port 0] [--http] [--state FILE] [--kubeconfig PATH] [--host 127.0.0.1]
-//                         [--no-cel] [--verbose]
+//                         [--no-cel] [--container-mode] [--verbose]
 //
 // Writes a kubeconfig (default $SIM_KUBECONFIG or build/sim/kubeconfig) and prints
 // "READY <url>" on stdout once it is listening. See test/sim/README.md.
@@ -19,12 +19,12 @@ const { SimServer } = require('./server');
 const ROOT = path.resolve(__dirname, '..', '..');
 
 function usage(code) {
-  process.stderr.write('usage: main.js [--port N] [--http] [--host ADDR] [--state FILE] [--kubeconfig PATH] [--no-cel] [--verbose]\n');
+  process.stderr.write('usage: main.js [--port N] [--http] [--host ADDR] [--state FILE] [--kubeconfig PATH] [--no-cel] [--container-mode] [--verbose]\n');
   process.exit(code);
 }
 
 function parseArgs(argv) {
-  const a = { cel: process.env.SIM_CEL !== '0', port: 0, http: false, host: '127.0.0.1', state: null, kubeconfig: process.env.SIM_KUBECONFIG || path.join(ROOT, 'build', 'sim', 'kubeconfig'), verbose: !!process.env.SIM_DEBUG };
+  const a = { cel: process.env.SIM_CEL !== '0', port: 0, http: false, host: '127.0.0.1', state: null, kubeconfig: process.env.SIM_KUBECONFIG || path.join(ROOT, 'build', 'sim', 'kubeconfig'), verbose: !!process.env.SIM_DEBUG, containerMode: process.env.SIM_CONTAINER_MODE === '1' };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -38,6 +38,7 @@ function parseArgs(argv) {
     else if (k === '--kubeconfig') a.kubeconfig = path.resolve(val());
     else if (k === '--verbose' || k === '-v') a.verbose = true;
     else if (k === '--no-cel') a.cel = false;
+    else if (k === '--container-mode') a.containerMode = true;
     else if (k === '--help' || k === '-h') usage(0);
     else usage(2);
   }
@@ -124,7 +125,7 @@ function writeKubeconfig(file, url, token, caPem) {
   fs.renameSync(tmp, file);
 }
 
-function loadWorkload(store, tmpDir, log) {
+function loadWorkload(store, tmpDir, log, extra) {
   const idx = path.join(__dirname, 'workload', 'index.js');
   if (!fs.existsSync(idx)) {
     log('workload simulation not present (test/sim/workload/index.js): API only');
@@ -132,7 +133,7 @@ function loadWorkload(store, tmpDir, log) {
   }
   try {
     const binPath = process.env.SIM_BIN_PATH || path.join(ROOT, 'build', 'bin');
-    return require(idx).start(store, { binPath, tmpDir, log });
+    return require(idx).start(store, Object.assign({ binPath, tmpDir, log }, extra));
   } catch (e) {
     process.stderr.write(`sim: workload failed to start: ${e.stack}\n`);
     return null;
@@ -158,7 +159,21 @@ async function main() {
   if ((await celReady) === false) process.stderr.write('sim: @marcbachmann/cel-js not installed: x-kubernetes-validations are NOT evaluated\n');
   const url = await server.listen();
   writeKubeconfig(args.kubeconfig, url, token, tls && tls.ca);
-  wl = loadWorkload(store, tmpDir, log);
+  // container mode: pods run from their images (podman) and reach the API server in-cluster
+  let extra = { containerMode: false };
+  if (args.containerMode) {
+    if (!require('./workload/podman').PodmanRuntime.available()) {
+      process.stderr.write('sim: --container-mode runs pods with podman, which is not installed (make deps installs it)\n');
+      process.exit(2);
+    }
+    const u = new URL(url);
+    extra = {
+      containerMode: true,
+      apiServer: { host: u.hostname, port: Number(u.port), ca: tls ? String(tls.ca) : '' },
+      issueToken: (ns, sa) => server.issueToken(ns, sa),
+    };
+  }
+  wl = loadWorkload(store, tmpDir, log, extra);
   process.stdout.write(`READY ${url}\n`);
   // Warm up the validation models so the first request is not slow.
   setImmediate(() => require('./lib/builtin').preload());

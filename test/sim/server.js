@@ -950,6 +950,22 @@ class SimServer {
     }
     const nowS = Math.floor(Date.now() / 1000);
     const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences : ['https://kubernetes.default.svc.cluster.local'];
+    const token = this.issueToken(ns, name, exp, audiences);
+    const iso = (t) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this._send(res, 201, {
+      kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
+      metadata: { name, namespace: ns, creationTimestamp: iso(nowS) },
+      spec: { audiences, expirationSeconds: exp, boundObjectRef: spec.boundObjectRef || null },
+      status: { token, expirationTimestamp: iso(nowS + exp) },
+    });
+  }
+
+  // A token for service account ns/name valid for exp seconds (the TokenRequest's, and what the
+  // kubelet mounts into a pod in container mode), or null when the account does not exist.
+  issueToken(ns, name, exp = 3607, audiences = ['https://kubernetes.default.svc.cluster.local']) {
+    const sa = this.store.get('core/serviceaccounts', ns, name);
+    if (!sa) return null;
+    const nowS = Math.floor(Date.now() / 1000);
     const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const claims = {
       aud: audiences, exp: nowS + exp, iat: nowS, nbf: nowS, iss: 'https://kubernetes.default.svc.cluster.local',
@@ -959,13 +975,7 @@ class SimServer {
     const token = `${b64({ alg: 'RS256', kid: 'pgbench-sim' })}.${b64(claims)}.${require('crypto').randomBytes(32).toString('base64url')}`;
     this.issuedTokens = this.issuedTokens || new Map();
     this.issuedTokens.set(token, { exp: (nowS + exp) * 1000, ns, sa: name, uid: sa.metadata.uid });
-    const iso = (t) => new Date(t * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    return this._send(res, 201, {
-      kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
-      metadata: { name, namespace: ns, creationTimestamp: iso(nowS) },
-      spec: { audiences, expirationSeconds: exp, boundObjectRef: spec.boundObjectRef || null },
-      status: { token, expirationTimestamp: iso(nowS + exp) },
-    });
+    return token;
   }
 
   // The service account behind an issued token, or null.

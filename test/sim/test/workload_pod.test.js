@@ -451,6 +451,47 @@ test('downwardAPI volume: ..data symlink layout, refreshed atomically when the a
   assert.equal(fs.readdirSync(dir).filter((f) => f.startsWith('..') && f !== '..data').length, 1, 'the old payload is removed');
 });
 
+// Issue 33: on the real v1.25 node an annotation reached the downwardAPI file 0.05-1.17 s after
+// it was set; the sim was instant, so the start barrier never met that delay in a test.
+test('downwardAPI volume: a changed annotation reaches the file after downwardDelayMs, not at once', async (t) => {
+  const c = cluster({ downwardDelayMs: '300-450' });
+  t.after(() => c.close());
+  c.store.create('core/pods', pod('late', {
+    containers: [{ name: 'c', image: 'x', command: ['/bin/sh', '-c', 'sleep 30'], volumeMounts: [{ name: 'podinfo', mountPath: '/etc/podinfo' }] }],
+    volumes: [{ name: 'podinfo', downwardAPI: { items: [{ path: 'start-at', fieldRef: { fieldPath: "metadata.annotations['x.dev/start-at']" } }] } }],
+  }));
+  await waitFor(() => { const p = getPod(c, 'late'); return p && p.status && p.status.phase === 'Running'; }, 'running');
+  const rt = [...c.wl._kubelet.pods.values()].find((r) => r.name === 'late');
+  const file = path.join(rt.volumes.get('podinfo'), 'start-at');
+  assert.equal(fs.readFileSync(file, 'utf8'), '', 'mounted before the start, with no delay');
+  const seen = [];
+  for (const v of ['one', 'two']) {
+    const p = getPod(c, 'late');
+    p.metadata.annotations = Object.assign({}, p.metadata.annotations, { 'x.dev/start-at': v });
+    const t0 = Date.now();
+    c.store.update('core/pods', p);
+    await waitFor(() => fs.readFileSync(file, 'utf8') === v, `file to say ${v}`, 3000);
+    seen.push(Date.now() - t0);
+  }
+  for (const ms of seen) assert.ok(ms >= 295 && ms < 450 + 250, `visible after ${ms} ms, want 300-450`);
+  // two changes within one delay are written together, after the first change's delay
+  let p = getPod(c, 'late');
+  p.metadata.annotations['x.dev/start-at'] = 'three';
+  const t0 = Date.now();
+  c.store.update('core/pods', p);
+  await new Promise((r) => setTimeout(r, 100));
+  p = getPod(c, 'late');
+  p.metadata.annotations['x.dev/start-at'] = 'four';
+  c.store.update('core/pods', p);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two');
+  await waitFor(() => fs.readFileSync(file, 'utf8') === 'four', 'file to say four', 3000);
+  assert.ok(Date.now() - t0 < 450 + 250, `both changes visible ${Date.now() - t0} ms after the first`);
+  // the setting is checked, naming the variable
+  const start = (v) => () => require('../workload').start(null, { downwardDelayMs: v });
+  assert.throws(start('900-100'), /SIM_DOWNWARD_DELAY_MS .*"900-100".*MIN-MAX/);
+  assert.throws(start('soon'), /SIM_DOWNWARD_DELAY_MS/);
+});
+
 test('start delay (/sim/start-delay): the matching pod waits in ContainerCreating, not Ready, then starts', async (t) => {
   const c = cluster();
   t.after(() => c.close());

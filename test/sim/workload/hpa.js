@@ -28,17 +28,19 @@ class WorkloadStatus {
     this.store = ctx.store;
     this.log = ctx.log;
     this.queue = new U.WorkQueue('workload-status', (k) => this.sync(k), this.log);
+    // in container mode Deployments run pods (deployments.js) and get their status from them
+    this.resources = ctx.containerMode ? ['apps/statefulsets'] : ['apps/statefulsets', 'apps/deployments'];
   }
 
   onEvent(ev) {
     if (ev.type === 'DELETED') return;
-    if (ev.res === 'apps/statefulsets' || ev.res === 'apps/deployments') {
+    if (this.resources.includes(ev.res)) {
       this.queue.add(`${ev.res}|${ev.object.metadata.namespace}|${ev.object.metadata.name}`);
     }
   }
 
   resync() {
-    for (const res of ['apps/statefulsets', 'apps/deployments']) {
+    for (const res of this.resources) {
       for (const o of this.store.list(res, null)) this.queue.add(`${res}|${o.metadata.namespace}|${o.metadata.name}`);
     }
   }

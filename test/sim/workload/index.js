@@ -16,6 +16,13 @@
 //   restartBackoffMs base of the container restart backoff (default 1000; upstream uses 10s)
 //   maxGraceSeconds  cap on terminationGracePeriodSeconds before SIGKILL (default 3)
 //   hpaResyncMs      HPA resync period (default 1000; upstream uses 15s)
+//   downwardDelayMs  how late a changed label/annotation reaches a downwardAPI volume: ms, or
+//                    "MIN-MAX" / [min, max] drawn uniformly per change (default: env
+//                    SIM_DOWNWARD_DELAY_MS, else "50-1170", what the real v1.25 node showed)
+//   containerMode    run pods from their images through podman (default: env SIM_CONTAINER_MODE=1);
+//                    Deployments then run pods too (deployments.js)
+//   apiServer        {host, port, ca}: what in-cluster pods are given (container mode)
+//   issueToken       (namespace, serviceAccount) -> token the API server accepts (container mode)
 
 const fs = require('fs');
 const os = require('os');
@@ -25,8 +32,23 @@ const { JobController } = require('./jobs');
 const { GarbageCollector } = require('./gc');
 const { WorkloadStatus, HPAController } = require('./hpa');
 const { ClusterRoleAggregation } = require('./aggregation');
+const { DeploymentController } = require('./deployments');
+const { PodmanRuntime } = require('./podman');
+
+// [min, max] ms from a number, "N", "MIN-MAX" or [min, max]; an error names SIM_DOWNWARD_DELAY_MS.
+function delayRange(v) {
+  const parts = Array.isArray(v) ? v : String(v).split('-');
+  const r = parts.map(Number);
+  if (r.length === 1) r.push(r[0]);
+  if (r.length !== 2 || !r.every((x) => Number.isFinite(x) && x >= 0) || r[0] > r[1] || String(v).trim() === '') {
+    throw new Error(`SIM_DOWNWARD_DELAY_MS (downwardDelayMs) ${JSON.stringify(v)}: want milliseconds, N or MIN-MAX with 0 <= MIN <= MAX, e.g. 50-1170`);
+  }
+  return r;
+}
 
 function start(store, opts = {}) {
+  const downwardDelayMs = delayRange(opts.downwardDelayMs !== undefined ? opts.downwardDelayMs
+    : process.env.SIM_DOWNWARD_DELAY_MS || '50-1170');
   let binPath = opts.binPath !== undefined ? opts.binPath : process.env.SIM_BIN_PATH || '';
   if (typeof binPath === 'string') binPath = binPath.split(':');
   binPath = binPath.filter(Boolean).map((d) => path.resolve(d));
@@ -42,7 +64,12 @@ function start(store, opts = {}) {
     restartBackoffMs: opts.restartBackoffMs !== undefined ? opts.restartBackoffMs : 1000,
     maxGraceSeconds: opts.maxGraceSeconds !== undefined ? opts.maxGraceSeconds : 3,
     hpaResyncMs: opts.hpaResyncMs !== undefined ? opts.hpaResyncMs : 1000,
+    downwardDelayMs,
+    containerMode: opts.containerMode !== undefined ? !!opts.containerMode : process.env.SIM_CONTAINER_MODE === '1',
+    apiServer: opts.apiServer || null,
+    issueToken: opts.issueToken || null,
   };
+  if (ctx.containerMode) ctx.runtime = opts.runtime || new PodmanRuntime({ instance: path.basename(tmpDir) });
   const kubelet = new Kubelet(ctx);
   const jobs = new JobController(ctx);
   const gc = new GarbageCollector(ctx);
@@ -50,6 +77,7 @@ function start(store, opts = {}) {
   const hpa = new HPAController(ctx);
   const aggregation = new ClusterRoleAggregation(ctx);
   const parts = [gc, jobs, kubelet, workloads, hpa, aggregation];
+  if (ctx.containerMode) parts.push(new DeploymentController(ctx));
 
   const onEvent = (ev) => {
     for (const p of parts) {
@@ -88,7 +116,7 @@ function start(store, opts = {}) {
     if (stopped) return stopped;
     store.removeListener('event', onEvent);
     process.removeListener('exit', onExit);
-    for (const p of [gc, jobs, workloads, hpa, aggregation]) p.stop();
+    for (const p of parts) if (p !== kubelet) p.stop();
     stopped = kubelet.stop().then(() => {
       if (ownTmp) fs.rmSync(tmpDir, { recursive: true, force: true });
     });

@@ -1,6 +1,7 @@
 'use strict';
 // Simulated scheduler + kubelet + PVC binder: every Pod runs its containers' command+args as
-// local processes (the image is ignored).
+// local processes (the image is ignored), or, in container mode (ctx.runtime, podman.js), from
+// their images through podman.
 //
 // Mapping of container paths to the host (documented in test/sim/README.md, "Workload"):
 // - each container runs with cwd = its workingDir if that is under a volume mount, else a
@@ -22,6 +23,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const U = require('./util');
 const { CriLog, LogReader, CRI_MAX_LOG_LINE } = require('./crilog');
+const P = require('./podman');
 
 const MAX_CONTAINER_MSG = 4 * 1024; // kubecontainer.MaxContainerTerminationMessageLength
 const MAX_POD_MSG = 12 * 1024; // kubecontainer.MaxPodTerminationMessageLogLength
@@ -127,12 +129,20 @@ class Kubelet {
     this.binPath = ctx.binPath;
     this.maxGraceSeconds = ctx.maxGraceSeconds;
     this.restartBackoffMs = ctx.restartBackoffMs;
+    this.downwardDelayMs = ctx.downwardDelayMs || [0, 0]; // [min, max]
+    // container mode: a PodmanRuntime, the API server pods reach ({host, port, ca}) and
+    // issueToken(ns, serviceAccount) for the in-cluster credentials the kubelet mounts
+    this.runtime = ctx.runtime || null;
+    this.apiServer = ctx.apiServer || null;
+    this.issueToken = ctx.issueToken || null;
     this.pods = new Map(); // uid -> runtime
     this.queue = new U.WorkQueue('kubelet', (k) => this.sync(k), this.log);
     this.pvcQueue = new U.WorkQueue('pv-binder', (k) => this.syncPVC(k), this.log);
     this.stopped = false;
     fs.mkdirSync(path.join(this.tmpDir, 'pods'), { recursive: true });
     fs.mkdirSync(path.join(this.tmpDir, 'pvc'), { recursive: true });
+    // containers run as other users (65532) and must reach their volumes under tmpDir
+    if (this.runtime) fs.chmodSync(this.tmpDir, 0o755);
   }
 
   // ---------------------------------------------------------------- events
@@ -235,7 +245,7 @@ class Kubelet {
       capacity: { storage: req.storage || '1Gi' },
     };
     this.store.update('core/persistentvolumeclaims', pvc, { subresource: 'status' });
-    fs.mkdirSync(this.pvcDir(pvc), { recursive: true });
+    mkdirWritable(this.pvcDir(pvc));
     return { bound: true };
   }
 
@@ -354,8 +364,26 @@ class Kubelet {
   // (run on every pod update) calls volumeManager.WaitForAttachAndMount, whose ReprocessPod
   // remounts the volumes that RequiresRemount ("Atomically updating volumes, like Downward API,
   // depend on this"); the AtomicWriter then swaps the ..data symlink. Same here, on every sync of a
-  // running pod, when the payload changed.
+  // running pod, when the payload changed, but not at once: the real node (Kubernetes v1.25, issue
+  // 33) made an annotation visible in the file 0.05-1.17 s after it was set (the pod worker's
+  // queue, the volume manager's reconciler loop), so a change is written after a delay drawn from
+  // downwardDelayMs (SIM_DOWNWARD_DELAY_MS), with the pod as it is then (changes meanwhile are
+  // written together, as the kubelet's next sync would).
   refreshDownwardAPI(rt) {
+    if (rt.final || rt.killing || rt.downwardTimer) return;
+    const changed = (rt.pod.spec.volumes || []).some((v) => v.downwardAPI && rt.volumes.has(v.name)
+      && !sameAtomic(rt.volumes.get(v.name), downwardPayload(rt.pod, v.downwardAPI)));
+    if (!changed) return;
+    const [lo, hi] = this.downwardDelayMs;
+    const ms = lo + Math.random() * (hi - lo);
+    if (ms <= 0) return this.writeDownwardAPI(rt);
+    rt.downwardTimer = setTimeout(() => {
+      rt.downwardTimer = null;
+      if (!this.stopped) this.writeDownwardAPI(rt);
+    }, ms);
+  }
+
+  writeDownwardAPI(rt) {
     if (rt.final || rt.killing) return;
     for (const v of rt.pod.spec.volumes || []) {
       if (!v.downwardAPI || !rt.volumes.has(v.name)) continue;
@@ -526,7 +554,7 @@ class Kubelet {
     for (const c of rt.init) {
       if (c.done && c.state.terminated && c.state.terminated.exitCode === 0) continue;
       if (c.done) break; // failed for good: pod fails below
-      if (!c.proc && !c.timer) this.startContainer(rt, c, policy === 'Always' ? 'OnFailure' : policy);
+      if (!c.proc && !c.timer && !c.pending) this.startContainer(rt, c, policy === 'Always' ? 'OnFailure' : policy);
       this.writeStatus(rt);
       return;
     }
@@ -535,7 +563,7 @@ class Kubelet {
       return;
     }
     for (const c of rt.containers) {
-      if (c.done || c.proc || c.timer) continue;
+      if (c.done || c.proc || c.timer || c.pending) continue;
       this.startContainer(rt, c, policy);
     }
     this.writeStatus(rt);
@@ -586,7 +614,7 @@ class Kubelet {
           return { error: `Unable to attach or mount volumes: unmounted volumes=[${v.name}]: persistentvolumeclaim "${v.persistentVolumeClaim.claimName}" not bound` };
         }
         const d = this.pvcDir(pvc);
-        fs.mkdirSync(d, { recursive: true });
+        mkdirWritable(d);
         volumes.set(v.name, d);
       } else if (v.configMap) {
         const cm = this.store.get('core/configmaps', ns, v.configMap.name);
@@ -651,12 +679,44 @@ class Kubelet {
       } else if (v.hostPath) {
         volumes.set(v.name, v.hostPath.path);
       } else {
-        // emptyDir and anything else the simulation cannot model: a scratch directory.
-        fs.mkdirSync(dir, { recursive: true });
+        // emptyDir and anything else the simulation cannot model: a scratch directory, mode
+        // 0777 as the kubelet's emptyDir
+        mkdirWritable(dir);
         volumes.set(v.name, dir);
       }
     }
+    if (this.runtime && automountToken(this.store, pod)) {
+      const r = this.writeServiceAccount(pod, path.join(vdir, 'kube-api-access'));
+      if (r.error) return r;
+      rt.saDir = r.dir;
+    }
     return { volumes };
+  }
+
+  // In-cluster credentials as the kubelet mounts the projected kube-api-access volume that the
+  // ServiceAccount admission plugin adds: token (accepted by the API server), ca.crt, namespace.
+  writeServiceAccount(pod, dir) {
+    const sa = pod.spec.serviceAccountName || 'default';
+    const token = this.issueToken ? this.issueToken(pod.metadata.namespace, sa) : null;
+    if (!token) return { error: `MountVolume.SetUp failed for volume "kube-api-access" : failed to fetch token: serviceaccounts "${sa}" not found` };
+    writeAtomic(dir, { token, 'ca.crt': (this.apiServer && this.apiServer.ca) || '', namespace: pod.metadata.namespace });
+    return { dir };
+  }
+
+  // The kubelet's environment for the master service (always set, whatever enableServiceLinks).
+  serviceEnv() {
+    if (!this.apiServer) return {};
+    const { host, port } = this.apiServer;
+    return {
+      KUBERNETES_SERVICE_HOST: host,
+      KUBERNETES_SERVICE_PORT: String(port),
+      KUBERNETES_SERVICE_PORT_HTTPS: String(port),
+      KUBERNETES_PORT: `tcp://${host}:${port}`,
+      [`KUBERNETES_PORT_${port}_TCP`]: `tcp://${host}:${port}`,
+      [`KUBERNETES_PORT_${port}_TCP_PROTO`]: 'tcp',
+      [`KUBERNETES_PORT_${port}_TCP_PORT`]: String(port),
+      [`KUBERNETES_PORT_${port}_TCP_ADDR`]: host,
+    };
   }
 
   // ---------------------------------------------------------------- env
@@ -749,6 +809,15 @@ class Kubelet {
         U.recordEvent(this.store, Object.assign({ apiVersion: 'v1', kind: 'Pod' }, pod), 'Warning', 'Failed', `Error: ${r.error}`, 'kubelet');
       }
       this.scheduleRetry(rt);
+      return;
+    }
+    if (this.runtime) {
+      c.pending = true;
+      this.startInContainer(rt, c, policy, r.env).catch((e) => {
+        c.pending = false;
+        this.log(`kubelet: container ${c.name} of ${rt.ns}/${rt.name}: ${e.stack || e}`);
+        this.containerWaiting(rt, c, 'CreateContainerError', String(e.message || e));
+      });
       return;
     }
     c.lastError = null;
@@ -866,6 +935,160 @@ class Kubelet {
     });
   }
 
+  // A container that cannot start yet (config error, image not there, create failed): waiting
+  // with the kubelet's reason and message, a Warning event when it changes, retried after
+  // RETRY_MS (c.timer: pod updates meanwhile do not retry it sooner).
+  containerWaiting(rt, c, reason, message, eventReason) {
+    c.state = { waiting: { reason, message } };
+    rt.waiting = true;
+    if (c.lastError !== message) {
+      c.lastError = message;
+      const ref = Object.assign({ apiVersion: 'v1', kind: 'Pod' }, rt.pod);
+      U.recordEvent(this.store, ref, 'Warning', eventReason || 'Failed', eventReason ? message : `Error: ${message}`, 'kubelet');
+    }
+    if (!c.timer && !rt.killing && !rt.final) {
+      c.timer = setTimeout(() => {
+        c.timer = null;
+        this.queue.add(podKey(rt.ns, rt.name));
+      }, RETRY_MS);
+      c.timer.unref();
+    }
+    this.writeStatus(rt);
+  }
+
+  // Container mode: image (pull policy), runAsNonRoot, `podman create`, then `podman start
+  // --attach` as the container's process. c.pending is set while this runs.
+  async startInContainer(rt, c, policy, userEnv) {
+    const pod = rt.pod;
+    const spec = c.spec;
+    const gone = () => rt.killing || rt.final || this.stopped;
+    const podRef = Object.assign({ apiVersion: 'v1', kind: 'Pod' }, pod);
+    let img = await this.runtime.image(spec.image || '');
+    if (gone()) return;
+    let d = P.pullDecision(spec, img.present);
+    if (d === 'pull') {
+      U.recordEvent(this.store, podRef, 'Normal', 'Pulling', `Pulling image "${spec.image}"`, 'kubelet');
+      const t0 = Date.now();
+      const err = await this.runtime.pull(spec.image);
+      if (gone()) return;
+      if (err) {
+        d = c.pullFailed
+          ? { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"`, event: 'BackOff' }
+          : { reason: 'ErrImagePull', message: `failed to pull and unpack image "${spec.image}": ${err}`, event: null };
+        c.pullFailed = true;
+      } else {
+        U.recordEvent(this.store, podRef, 'Normal', 'Pulled', `Successfully pulled image "${spec.image}" in ${((Date.now() - t0) / 1000).toFixed(3)}s`, 'kubelet');
+        img = await this.runtime.image(spec.image);
+        if (gone()) return;
+        d = 'run';
+      }
+    } else if (d === 'run') {
+      U.recordEvent(this.store, podRef, 'Normal', 'Pulled', `Container image "${spec.image}" already present on machine`, 'kubelet');
+    }
+    if (d !== 'run') {
+      c.pending = false;
+      this.containerWaiting(rt, c, d.reason, d.message, d.event === undefined ? d.reason : d.event);
+      return;
+    }
+    c.pullFailed = false;
+    const nonRoot = P.checkRunAsNonRoot(pod, spec, img.user);
+    if (nonRoot) {
+      c.pending = false;
+      this.containerWaiting(rt, c, 'CreateContainerConfigError', nonRoot);
+      return;
+    }
+    const cdir = path.join(rt.dir, 'containers', c.name);
+    fs.mkdirSync(cdir, { recursive: true });
+    const termFile = path.join(cdir, `termination-log-${c.restartCount}`);
+    fs.writeFileSync(termFile, '');
+    fs.chmodSync(termFile, 0o666); // the kubelet's container log path: writable by any uid
+    c.termFile = termFile;
+    const mounts = [{ host: termFile, container: spec.terminationMessagePath || DEFAULT_TERM_PATH }];
+    for (const m of spec.volumeMounts || []) {
+      const host = rt.volumes.get(m.name);
+      if (!host) continue;
+      let h = host;
+      if (m.subPath) {
+        h = path.join(host, m.subPath);
+        if (!fs.existsSync(h)) mkdirWritable(h);
+      }
+      mounts.push({ host: h, container: m.mountPath, readOnly: !!m.readOnly });
+    }
+    if (rt.saDir && !mounts.some((m) => m.container === P.SA_DIR)) mounts.push({ host: rt.saDir, container: P.SA_DIR, readOnly: true });
+    const env = Object.assign(this.serviceEnv(), userEnv);
+    const lookup = (n) => (Object.prototype.hasOwnProperty.call(env, n) ? env[n] : undefined);
+    const envNames = Object.keys(env).filter((k) => !P.PODMAN_OWN_ENV.has(k));
+    const envInline = {};
+    for (const k of Object.keys(env)) if (P.PODMAN_OWN_ENV.has(k)) envInline[k] = env[k];
+    const name = `k8s_${c.name}_${rt.name}_${rt.ns}_${rt.uid.slice(0, 8)}_${c.restartCount}`;
+    const args = P.podmanCreateArgs(pod, spec, {
+      name,
+      image: spec.image,
+      envNames,
+      envInline,
+      mounts,
+      hostname: pod.spec.hostname || pod.metadata.name,
+      labels: { 'pgbench-sim.instance': this.runtime.instance, 'io.kubernetes.pod.namespace': rt.ns, 'io.kubernetes.pod.name': rt.name, 'io.kubernetes.container.name': c.name },
+      command: (spec.command || []).map((s) => expand(s, lookup)),
+      args: (spec.args || []).map((s) => expand(s, lookup)),
+    });
+    const podEnv = {};
+    for (const k of envNames) podEnv[k] = env[k];
+    const created = await this.runtime.create(args, podEnv);
+    if (gone()) {
+      if (created.id) this.runtime.remove(name);
+      return;
+    }
+    if (created.error) {
+      c.pending = false;
+      this.runtime.remove(name);
+      this.containerWaiting(rt, c, 'CreateContainerError', created.error);
+      return;
+    }
+    U.recordEvent(this.store, podRef, 'Normal', 'Created', `Created container ${c.name}`, 'kubelet');
+    const logFile = path.join(rt.dir, 'logs', `${c.name}-${c.restartCount}.log`);
+    const rawFile = path.join(rt.dir, 'logs', `${c.name}-${c.restartCount}.out`);
+    c.logFile = logFile;
+    c.crilog = new CriLog(rawFile, logFile);
+    c.containerID = `containerd://${created.id}`;
+    c.imageID = img.id ? `sha256:${img.id}` : null;
+    const fd = fs.openSync(rawFile, 'a');
+    const child = this.runtime.start(name, fd);
+    fs.closeSync(fd);
+    child.simKill = (sig) => this.runtime.kill(name, sig);
+    c.pending = false;
+    c.lastError = null;
+    c.proc = child;
+    c.crilog.watch();
+    c.everStarted = true;
+    c.startedAt = U.now();
+    c.state = { running: { startedAt: c.startedAt } };
+    U.recordEvent(this.store, podRef, 'Normal', 'Started', `Started container ${c.name}`, 'kubelet');
+    this.writeStatus(rt);
+    child.on('error', (e) => this.log(`kubelet: podman start ${name}: ${e.message}`));
+    child.on('close', async () => {
+      const st = await this.runtime.state(name);
+      this.runtime.remove(name);
+      c.proc = null;
+      c.crilog.close();
+      const finishedAt = U.now();
+      let term;
+      if (!st) {
+        term = { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt };
+      } else if (st.error) {
+        // the runtime could not start the process (executable not found, ...): StartError
+        term = { exitCode: 128, reason: 'StartError', message: st.error, startedAt: '1970-01-01T00:00:00Z', finishedAt };
+      } else {
+        term = { exitCode: st.exitCode, reason: st.oomKilled ? 'OOMKilled' : st.exitCode === 0 ? 'Completed' : 'Error', startedAt: c.startedAt, finishedAt };
+        const msg = this.terminationMessage(c, st.exitCode);
+        if (msg) term.message = msg;
+      }
+      term.containerID = c.containerID;
+      c.state = { terminated: term };
+      this.containerExited(rt, c, policy);
+    });
+  }
+
   // The kubelet's getTerminationMessage + FallbackToLogsOnError.
   terminationMessage(c, exitCode) {
     let data = Buffer.alloc(0);
@@ -936,7 +1159,7 @@ class Kubelet {
       ready,
       restartCount: c.restartCount,
       image: c.spec.image || '',
-      imageID: c.everStarted || c.state.terminated ? `sim://${c.spec.image || 'none'}` : '',
+      imageID: c.everStarted || c.state.terminated ? c.imageID || `sim://${c.spec.image || 'none'}` : '',
       started: !!c.proc,
     };
     if (c.containerID) s.containerID = c.containerID;
@@ -1030,6 +1253,7 @@ class Kubelet {
       rt.killDeadline = Date.now() + ms;
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
       if (rt.pullTimer) clearTimeout(rt.pullTimer);
+      if (rt.downwardTimer) clearTimeout(rt.downwardTimer);
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) {
           clearTimeout(c.timer);
@@ -1077,6 +1301,7 @@ class Kubelet {
     rt.killing = true;
     rt.final = true;
     if (rt.retryTimer) clearTimeout(rt.retryTimer);
+    if (rt.downwardTimer) clearTimeout(rt.downwardTimer);
     const procs = [];
     for (const c of rt.init.concat(rt.containers)) {
       if (c.timer) clearTimeout(c.timer);
@@ -1132,6 +1357,10 @@ class Kubelet {
 
   // ---------------------------------------------------------------- stop
   killAllNow() {
+    if (this.runtime) {
+      this.runtime.removeAllSync();
+      return;
+    }
     for (const rt of this.pods.values()) {
       for (const c of rt.init.concat(rt.containers)) if (c.proc) killTree(c.proc, 'SIGKILL');
     }
@@ -1145,6 +1374,7 @@ class Kubelet {
     for (const rt of this.pods.values()) {
       if (rt.retryTimer) clearTimeout(rt.retryTimer);
       if (rt.pullTimer) clearTimeout(rt.pullTimer);
+      if (rt.downwardTimer) clearTimeout(rt.downwardTimer);
       for (const c of rt.init.concat(rt.containers)) {
         if (c.timer) clearTimeout(c.timer);
         if (c.proc) {
@@ -1158,11 +1388,17 @@ class Kubelet {
         }
       }
     }
-    return Promise.all(waits);
+    return Promise.all(waits).then(() => {
+      if (this.runtime) this.runtime.removeAllSync();
+    });
   }
 }
 
 function killTree(child, sig) {
+  if (child.simKill) {
+    child.simKill(sig); // a container: the runtime signals it (podman kill)
+    return;
+  }
   try {
     process.kill(-child.pid, sig);
   } catch (_) {
@@ -1194,6 +1430,23 @@ function downwardPayload(pod, src) {
 // symlink to it and every file a symlink through ..data; an update writes a new directory and
 // renames a new symlink over ..data, so a reader sees the old payload or the new one, never a
 // mix. Nothing is written when the payload did not change.
+// Whether dir (an AtomicWriter directory) holds payload already.
+function sameAtomic(dir, payload) {
+  let cur = null;
+  try {
+    cur = fs.readlinkSync(path.join(dir, '..data'));
+  } catch (_) {
+    return false;
+  }
+  return Object.entries(payload).every(([p, v]) => {
+    try {
+      return fs.readFileSync(path.join(dir, cur, p), 'utf8') === v;
+    } catch (_) {
+      return false;
+    }
+  });
+}
+
 function writeAtomic(dir, payload) {
   fs.mkdirSync(dir, { recursive: true });
   const dataLink = path.join(dir, '..data');
@@ -1203,16 +1456,7 @@ function writeAtomic(dir, payload) {
   } catch (_) {
     oldDir = null;
   }
-  if (oldDir) {
-    const same = Object.entries(payload).every(([p, v]) => {
-      try {
-        return fs.readFileSync(path.join(dir, oldDir, p), 'utf8') === v;
-      } catch (_) {
-        return false;
-      }
-    });
-    if (same) return false;
-  }
+  if (oldDir && sameAtomic(dir, payload)) return false;
   const ts = `..${new Date().toISOString().replace(/[-:]/g, '_')}.${U.randomHex(4)}`;
   for (const [p, v] of Object.entries(payload)) {
     const f = path.join(dir, ts, p);
@@ -1255,6 +1499,21 @@ function fieldRefValue(pod, fp) {
       return HOST_IP;
     default: return undefined;
   }
+}
+
+// A directory any uid may write (the kubelet's emptyDir is 0777; a hostPath provisioner's
+// volume too), whatever the umask.
+function mkdirWritable(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o777);
+}
+
+// Whether the kubelet mounts the service account token: the pod's automountServiceAccountToken,
+// else its ServiceAccount's, else true.
+function automountToken(store, pod) {
+  if (pod.spec.automountServiceAccountToken !== undefined) return pod.spec.automountServiceAccountToken !== false;
+  const sa = store.get('core/serviceaccounts', pod.metadata.namespace, pod.spec.serviceAccountName || 'default');
+  return !(sa && sa.automountServiceAccountToken === false);
 }
 
 function parseQuantity(q) {

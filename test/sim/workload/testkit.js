@@ -10,7 +10,7 @@ function cluster(opts = {}) {
   const store = new Store();
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wl-test-'));
   const logs = [];
-  const wl = workload.start(store, Object.assign({ tmpDir, log: (s) => logs.push(s), jobBackoffMs: 100, restartBackoffMs: 100, maxGraceSeconds: 1 }, opts));
+  const wl = workload.start(store, Object.assign({ tmpDir, log: (s) => logs.push(s), jobBackoffMs: 100, restartBackoffMs: 100, maxGraceSeconds: 1, downwardDelayMs: 0 }, opts));
   return {
     store,
     wl,

@@ -278,7 +278,7 @@ static struct bench_step_class cls_of(const char *ev1, double p1, const char *ev
     (void)snprintf(w[1].event, sizeof(w[1].event), "%s", ev2);
     w[1].pct = p2;
     struct bench_step_class c;
-    bench_step_classify(w, 2, rounds, &c);
+    bench_step_classify(w, 2, rounds, -1, NULL, &c);
     return c;
 }
 
@@ -323,8 +323,19 @@ static void test_verdict_names_the_limit(void **state)
                                      cls_of("Client:ClientRead", 85, "CPU", 15, 100),
                                      cls_of("Client:ClientRead", 88, "CPU", 12, 8)};
     bench_usl_verdict(&f, n, x, 5, cl, v, sizeof(v));
-    assert_non_null(strstr(v, "the client side limits it from 16 clients"));
+    assert_non_null(strstr(v, "the client (load generator) limits it from 16 clients (the server "
+                              "waits for pgbench: Client:ClientRead 70 %"));
     assert_null(strstr(v, "coherency"));
+    /* the runs' verdicts: their class and evidence from the first step of the run they limit */
+    for (int i = 0; i < 5; i++) {
+        struct bench_wait_share w[1] = {{"Client:ClientRead", 90}};
+        char e[64];
+        (void)snprintf(e, sizeof(e), "pgbench at %d %% of its 2-CPU limit", 80 + 4 * i);
+        bench_step_classify(w, 1, 100, i >= 2 ? BENCH_VC_CLIENT : BENCH_VC_SERVER_CPU, e, &cl[i]);
+    }
+    bench_usl_verdict(&f, n, x, 5, cl, v, sizeof(v));
+    assert_non_null(strstr(v, "the client (load generator) limits it from 16 clients (pgbench at "
+                              "88 % of its 2-CPU limit); give the runner more CPU"));
 }
 
 /* Classes from wait events: Client:* at half the samples or more is the client; otherwise the
@@ -333,21 +344,38 @@ static void test_step_classes(void **state)
 {
     (void)state;
     struct bench_step_class c = cls_of("Client:ClientRead", 60, "CPU", 40, 100);
-    assert_int_equal(c.cls, BENCH_CLS_CLIENT);
+    assert_int_equal(c.cls, BENCH_VC_CLIENT);
     assert_true(fabs(c.share - 60) < 1e-9);
     c = cls_of("Client:ClientRead", 40, "Lock:transactionid", 45, 5);
-    assert_int_equal(c.cls, BENCH_CLS_LOCK);
+    assert_int_equal(c.cls, BENCH_VC_ROW_LOCK);
     assert_true(fabs(c.share - 100) < 1e-9); /* all of the database's own waits */
     assert_true(c.weak);
     assert_string_equal(c.event, "Lock:transactionid");
     c = cls_of("IO:DataFileRead", 30, "LWLock:WALWrite", 50, 100);
-    assert_int_equal(c.cls, BENCH_CLS_WAL_FLUSH);
+    assert_int_equal(c.cls, BENCH_VC_WAL_FLUSH);
     assert_true(fabs(c.share - 62.5) < 1e-9);
     assert_false(c.weak);
-    bench_step_classify(NULL, 0, 0, &c);
-    assert_int_equal(c.cls, BENCH_CLS_INCONCLUSIVE);
-    assert_string_equal(bench_step_cls_name(BENCH_CLS_WAL_FLUSH), "wal-flush");
-    assert_int_equal(bench_step_cls_parse("wal-flush"), BENCH_CLS_WAL_FLUSH);
+    bench_step_classify(NULL, 0, 0, -1, NULL, &c);
+    assert_int_equal(c.cls, BENCH_VC_INCONCLUSIVE);
+    /* the runs' verdict decides, with its evidence; the shares stay */
+    struct bench_wait_share w[1] = {{"Client:ClientRead", 91}};
+    bench_step_classify(w, 1, 100, BENCH_VC_NETWORK, "3 statements of 0.9 ms round trip", &c);
+    assert_int_equal(c.cls, BENCH_VC_NETWORK);
+    assert_string_equal(c.evidence, "3 statements of 0.9 ms round trip");
+    assert_true(isnan(c.share));
+    assert_true(fabs(c.pct[BENCH_VC_CLIENT] - 91) < 1e-9);
+    char ev[200];
+    assert_true(bench_step_verdict_evidence("the client (load generator) limits the run: pgbench "
+                                            "at 98 % of its 2-CPU limit; next: add CPU.",
+                                            ev, sizeof(ev)));
+    assert_string_equal(ev, "pgbench at 98 % of its 2-CPU limit");
+    assert_true(bench_step_verdict_evidence("Inconclusive: the server idle 98 % of the time; would "
+                                            "decide it: the runner's CPU use. Warnings: -j 4 "
+                                            "above 2 CPUs (fix: -j 2)",
+                                            ev, sizeof(ev)));
+    assert_string_equal(ev, "the server idle 98 % of the time; would decide it: the runner's CPU "
+                            "use");
+    assert_false(bench_step_verdict_evidence("no verdict here", ev, sizeof(ev)));
 }
 
 int main(void)

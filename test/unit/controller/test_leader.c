@@ -271,11 +271,34 @@ static void test_release_forbidden(void **state)
                                 "leases.coordination.k8s.io \"op-lease\" is forbidden");
     assert_non_null(w);
     assert_non_null(strstr(w, "the garbage collector deletes it with pod op-7d9f-abcde"));
-    /* the level is warn, not debug */
+    /* issue 33: an owned Lease whose RBAC is gone (helm uninstall) is not a warning: nothing
+     * waits for it and the garbage collector deletes it with the pod */
+    const char *line = w;
+    while (line > log && line[-1] != '\n')
+        line--;
+    assert_non_null(strstr(line, "info"));
+    assert_null(strstr(line, "warn"));
+    assert_non_null(strstr(w, "the RBAC went first (helm uninstall)"));
+    free(log);
+}
+
+/* Without an owner pod the same 403 is a warning: the Lease stays until it expires. */
+static void test_release_forbidden_unowned(void **state)
+{
+    struct ctx *x = *state;
+    new_leader(x, false);
+    run_until(x, &x->started, 1);
+    x->forbid_get = true;
+    ctrl_leader_release(x->l, on_released, x);
+    run_until(x, &x->released, 1);
+    char *log = captured(x);
+    const char *w = strstr(log, "lease ops/op-lease not released: reading it: HTTP 403 Forbidden");
+    assert_non_null(w);
     const char *line = w;
     while (line > log && line[-1] != '\n')
         line--;
     assert_non_null(strstr(line, "warn"));
+    assert_non_null(strstr(w, "a successor waits until it expires"));
     free(log);
 }
 
@@ -336,12 +359,38 @@ static void test_stops_when_renewals_fail(void **state)
     assert_int_equal(x->writes, 1); /* the create only: no renewal got through */
 }
 
+/* Regression (issue 33, the real node): the identity was hostname_pid, inside a container always
+ * "<pod>_1", so a restarted pod of the same name took its predecessor's identity. Now the suffix
+ * is 16 random hex digits, different for every process start; a long host is cut, not the
+ * suffix. */
+static void test_identity_random(void **state)
+{
+    (void)state;
+    char a[300], b[300];
+    ctrl_leader_identity(a, sizeof(a), "pgbench-operator-7d9f-x2k4p");
+    ctrl_leader_identity(b, sizeof(b), "pgbench-operator-7d9f-x2k4p");
+    const char *pre = "pgbench-operator-7d9f-x2k4p_";
+    assert_int_equal(strlen(a), strlen(pre) + 16);
+    assert_memory_equal(a, pre, strlen(pre));
+    assert_int_equal(strspn(a + strlen(pre), "0123456789abcdef"), 16);
+    assert_string_not_equal(a, b);
+    assert_string_not_equal(a + strlen(pre), "1");
+
+    char small[24];
+    ctrl_leader_identity(small, sizeof(small), "a-very-long-host-name-indeed");
+    assert_int_equal(strlen(small), sizeof(small) - 1);
+    assert_memory_equal(small, "a-very_", 7);
+    assert_int_equal(strspn(small + 7, "0123456789abcdef"), 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identity_random),
         cmocka_unit_test_setup_teardown(test_lease_owned_by_pod, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lease_without_pod, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_forbidden, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_forbidden_unowned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_write_forbidden, setup, teardown),
         cmocka_unit_test_setup_teardown(test_takeover_after_expiry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stops_when_renewals_fail, setup, teardown),

@@ -919,6 +919,19 @@ static void test_workers_blocked(void **state)
     ctrl_plan_free(&p);
     free(st2);
     cJSON_Delete(pod);
+    /* an image absent from the node with imagePullPolicy Never: the kubelet never pulls it, the
+     * worker waits until someone loads the image or changes the policy */
+    pod = stuck_pod("b1-run-0-x", "run", "ErrImageNeverPull",
+                    "Container image \\\"r:1\\\" is not present with pull policy of Never");
+    st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
+    assert_non_null(cond(&p, "WorkersBlocked"));
+    assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "ErrImageNeverPull");
+    assert_string_equal(util_jstr(p.status, "message"),
+                        "run pod b1-run-0-x cannot start: ErrImageNeverPull: Container image "
+                        "\"r:1\" is not present with pull policy of Never");
+    ctrl_plan_free(&p);
+    free(st2);
+    cJSON_Delete(pod);
     /* a reason that heals by itself (ContainerCreating) is not reported */
     pod = stuck_pod("b1-run-0-x", "run", "ContainerCreating", "");
     st2 = decide_with(SPEC_BASIC, st, NULL, rj, pod, NOW + 31, &p);
@@ -1000,20 +1013,20 @@ static void test_start_barrier(void **state)
     ctrl_plan_free(&p);
     cJSON_Delete(pods[2]);
 
-    /* both ready at NOW + 20.25: the barrier is 1 s later, in status and on both pods */
+    /* both ready at NOW + 20.25: the barrier is 2 s later, in status and on both pods */
     cJSON_Delete(pods[1]);
     pods[1] = worker_pod("b1-run-1-b", 1, true, NULL);
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, &p);
     assert_non_null(p.status);
-    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
-    assert_true(ctrl_status_start_at(p.status) == NOW + 21.25);
-    assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
+    assert_true(ctrl_status_start_at(p.status) == NOW + 22.25);
+    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     assert_int_equal(p.n_annotate, 2);
     assert_string_equal(p.annotate[0].pod, "b1-run-0-a");
     assert_string_equal(p.annotate[1].pod, "b1-run-1-b");
     const cJSON *rc = cond(&p, "Running");
     assert_string_equal(util_jstr(p.status, "message"),
-                        "2 workers start together at 2027-01-15T08:00:21.250Z");
+                        "2 workers start together at 2027-01-15T08:00:22.250Z");
     assert_string_equal(util_jstr(rc, "message"), "m"); /* the Running Event's, unchanged */
     /* the run's deadline keeps counting from the Running entry */
     assert_string_equal(util_jstr(rc, "lastTransitionTime"), "2027-01-15T08:00:00Z");
@@ -1022,20 +1035,20 @@ static void test_start_barrier(void **state)
 
     /* decided again later (a restart) with one pod annotated: the same value for the other */
     cJSON_Delete(pods[0]);
-    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:21.250Z");
+    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:22.250Z");
     decide_pods(st, pods, 2, NOW + 30, &p);
     assert_null(p.status);
     assert_int_equal(p.n_annotate, 1);
     assert_string_equal(p.annotate[0].pod, "b1-run-1-b");
-    assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     ctrl_plan_free(&p);
     free(st);
 
     /* a status without the barrier while a pod has it (restored from a backup): that value */
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 40, &p);
-    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
     assert_int_equal(p.n_annotate, 1);
-    assert_string_equal(p.start_at, "2027-01-15T08:00:21.250Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     ctrl_plan_free(&p);
 
     /* a startAt in Unix seconds (an operator before issue 18): the same time, now RFC 3339 */

@@ -453,6 +453,45 @@ static void test_three_falling_steps(void **state)
     cJSON_Delete(sw);
 }
 
+/* Runs that carry the per-run verdict (diagnostics.verdictClass and the sentence): the step's
+ * limit is their class with their evidence, the transform keeps both, and the sweep's verdict
+ * quotes the evidence. */
+static void test_runs_verdict_class(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2,4,8,16]}", NULL);
+    cJSON *runs[5];
+    static const double tps[5] = {900, 1000, 1010, 1005, 1008};
+    for (int i = 0; i < 5; i++) {
+        char name[32], sentence[200];
+        (void)snprintf(name, sizeof(name), "sw-s%d-r0", i);
+        runs[i] = make_run(name, "Succeeded", tps[i], 3, 0, 0);
+        cJSON *d = (cJSON *)util_jget(runs[i], "status.diagnostics");
+        util_jset_str(d, "verdictClass", i ? "client" : "server-cpu");
+        (void)snprintf(sentence, sizeof(sentence),
+                       "the client (load generator) limits the run: pgbench at %d %% of its "
+                       "1-CPU limit; next: more CPU.",
+                       90 + i);
+        util_jset_str(d, "verdict", sentence);
+        ctrl_transform_sweep_run(runs[i], NULL); /* as the informer keeps it */
+        assert_non_null(util_jget(runs[i], "status.diagnostics.verdictClass"));
+    }
+    struct ctrl_sweep_plan p;
+    step(sw, runs, 5, &p);
+    const cJSON *s1 = cJSON_GetArrayItem(util_jget(sw, "status.steps"), 1);
+    assert_string_equal(util_jstr(s1, "limit.class"), "client");
+    assert_string_equal(util_jstr(s1, "limit.evidence"), "pgbench at 91 % of its 1-CPU limit");
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(s1, "runs"), 0), "verdictClass"),
+                        "client");
+    const char *v = util_jstr(sw, "status.analysis.verdict");
+    assert_non_null(strstr(v, "the client (load generator) limits it from 2 clients (pgbench at "
+                              "91 % of its 1-CPU limit)"));
+    ctrl_sweep_plan_free(&p);
+    for (int i = 0; i < 5; i++)
+        cJSON_Delete(runs[i]);
+    cJSON_Delete(sw);
+}
+
 static void test_invalid_spec_fails(void **state)
 {
     (void)state;
@@ -599,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_analysis),
         cmocka_unit_test(test_two_points_no_fit),
         cmocka_unit_test(test_three_falling_steps),
+        cmocka_unit_test(test_runs_verdict_class),
         cmocka_unit_test(test_invalid_spec_fails),
         cmocka_unit_test(test_merge_diff),
         cmocka_unit_test(test_transform),
