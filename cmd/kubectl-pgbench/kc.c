@@ -86,6 +86,9 @@ int kc_call(struct kc *k, enum kc_verb verb, const struct kube_resource *r, cons
     case KC_LIST:
         rc = kube_list(k->client, r, k->ns, o, on_reply, &p);
         break;
+    case KC_LIST_ALL:
+        rc = kube_list(k->client, r, NULL, o, on_reply, &p);
+        break;
     case KC_CREATE:
         rc = kube_create(k->client, r, k->ns, body, o, on_reply, &p);
         break;

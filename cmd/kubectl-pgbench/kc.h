@@ -29,7 +29,8 @@ void kc_close(struct kc *k);
 /* The namespace kc_open would use, without connecting ("default" when no kubeconfig loads). */
 void kc_namespace(const struct kc_flags *f, char *out, size_t len);
 
-enum kc_verb { KC_GET, KC_LIST, KC_CREATE, KC_DELETE };
+/* KC_LIST_ALL: a list in every namespace. */
+enum kc_verb { KC_GET, KC_LIST, KC_LIST_ALL, KC_CREATE, KC_DELETE };
 
 struct kc_reply {
     struct kube_status st;

@@ -3,6 +3,7 @@
  * wiring and exit codes (plugin.h); the BenchmarkRun comes from pkg/plugin, the children from the
  * operator's own manifest code. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +22,20 @@ static const char usage_text[] =
     "  sweep TARGET --clients 1,2,4,8 [flags] -- PGBENCH-ARGS   a BenchmarkSweep: one run per "
     "value\n"
     "  fio NAME --storage-class SC [--size 10Gi] [--preset wal|random-read|random-rw|all]\n"
-    "  compare A B [C...] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] [-o html "
-    "[FILE.html]]  (runs or sweeps)\n"
-    "  export NAME -o json|csv [--table timeline|statements|workers|fio]\n"
-    "  logs NAME                            every worker's log, each line prefixed with its index\n"
+    "  compare A B [C...] [--repeats N] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] "
+    "[-o html [FILE.html]]\n"
+    "                                       settings (differences marked *) and results; runs "
+    "or sweeps\n"
+    "  export NAME... -o json|yaml|csv [--table summary|timeline|statements|workers|fio]\n"
+    "  logs NAME [-f] [--raw]               every worker's log, each line prefixed with its index\n"
     "  report NAME|sweep/NAME [-o FILE.html]   one self-contained HTML page with plots\n"
+    "  version                              the plugin's, the operator's and the CRDs' versions\n"
     "\n"
-    "kubectl's flags on every command: --kubeconfig PATH, --context NAME, -n/--namespace NS.\n"
+    "kubectl's flags on every command, before or after it: --kubeconfig PATH, --context NAME,\n"
+    "-n/--namespace NS.\n"
     "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them all.\n"
-    "`kubectl pgbench --version` prints the version and commit.\n"
+    "`kubectl pgbench --version` prints the version and commit (`version`: the operator's and\n"
+    "the CRDs' too).\n"
     "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
     "crossed.\n";
 
@@ -128,26 +134,83 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     return 0;
 }
 
+/* Levenshtein distance of a and b (both short). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[64];
+    if (lb >= sizeof(row) / sizeof(row[0]))
+        return la + lb;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+} cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},        {"compare", cmd_compare},
+            {"export", cmd_export}, {"logs", cmd_logs},      {"report", cmd_report},
+            {"sweep", cmd_sweep},   {"version", cmd_version}};
+
+/* An unknown command: cobra's message and its suggestions (a distance of at most 2, or a
+ * command the word begins), then the usage. */
+static int unknown_command(const char *word)
+{
+    (void)fprintf(stderr, "kubectl pgbench: unknown command \"%s\"\n", word);
+    bool any = false;
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        size_t lw = strlen(word);
+        if (edit_distance(word, cmds[i].name) <= 2 ||
+            (lw && strncmp(cmds[i].name, word, lw) == 0)) {
+            (void)fprintf(stderr, "%s\t%s\n", any ? "" : "\nDid you mean this?\n", cmds[i].name);
+            any = true;
+        }
+    }
+    (void)fprintf(stderr, "\n%s", usage_text);
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     log_set_level(getenv("KUBECTL_PGBENCH_DEBUG") ? LOG_DEBUG : LOG_ERROR);
     log_set_format(LOG_FORMAT_TEXT);
-    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        (void)fputs(usage_text, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
+    /* kubectl's flags may come before the command (kubectl pgbench -n ns report x): they are
+     * moved after it, where every command's parser takes them (arg_kube) */
+    struct args a = {argc, argv, 1, "flags"};
+    struct kc_flags ignored = {0};
+    cmd_name = "";
+    while (a.i < argc && arg_kube(&a, &ignored))
+        ;
+    if (a.i > 1 && a.i < argc) {
+        char *cmd = argv[a.i];
+        memmove(argv + 2, argv + 1, (size_t)(a.i - 1) * sizeof(*argv));
+        argv[1] = cmd;
     }
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+    if (argc - (a.i - 1) < 2 || a.i >= argc || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        bool none = a.i >= argc;
+        (void)fputs(usage_text, none ? stderr : stdout);
+        return none ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
         char line[256];
         (void)puts(util_version_line(line, sizeof(line), "kubectl-pgbench"));
         return 0;
     }
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},   {"compare", cmd_compare},
-                {"export", cmd_export}, {"logs", cmd_logs}, {"report", cmd_report},
-                {"sweep", cmd_sweep}};
     cmd_name = argv[1];
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0) {
@@ -156,6 +219,5 @@ int main(int argc, char **argv)
                 return EXIT_CLUSTER;
             return rc;
         }
-    (void)fprintf(stderr, "kubectl pgbench: unknown command \"%s\"\n\n%s", argv[1], usage_text);
-    return EXIT_USAGE;
+    return unknown_command(argv[1]);
 }

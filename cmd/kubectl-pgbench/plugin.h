@@ -46,6 +46,7 @@ int cmd_export(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 
 /* report and compare of BenchmarkSweeps (sweep.c). sweep_ref: name is "sweep/NAME" (also bsw/,
  * benchmarksweep/...; *name is moved past the prefix), or a plain NAME that no BenchmarkRun has

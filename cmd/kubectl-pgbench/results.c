@@ -1,10 +1,13 @@
 /* kubectl pgbench compare / export / logs / report: read finished BenchmarkRuns. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pkg/util/mem.h"
+#include "pkg/bench/fields.h"
 #include "pkg/controller/manifest.h"
+#include "pkg/controller/phase.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
@@ -95,28 +98,33 @@ static int write_page(const char *cmd, const struct buf *page, const char *file)
     return 0;
 }
 
-/* compare's output: the text table, or with -o html one page (to FILE, else stdout). */
-static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th, struct kc *k,
+/* compare's output: the text table, or with -o html one page (to FILE, else stdout). Reads every
+ * run's result (server settings, and the page's curves). */
+static int compare_out(const struct plugin_compare *sides, cJSON **brs, struct kc *k,
                        const char *html_file, bool html)
 {
+    struct plugin_compare cmp = *sides, *c = &cmp;
     struct buf out = BUF_INIT(OUT_CAP), verdict = BUF_INIT(1 << 20);
     bool failed = false;
     cJSON *res[MAX_RUNS] = {0};
     int rc = 0;
-    for (size_t i = 0; i < n; i++) { /* the evidence that explains the difference */
+    for (size_t i = 0; i < c->n;
+         i++) { /* settings, and the evidence that explains the difference */
         char note[700];
         get_result(k, brs[i], &res[i], note, sizeof(note));
     }
+    c->brs = (const cJSON *const *)brs;
+    c->results = (const cJSON *const *)res;
     if (html) {
-        if (plugin_compare_html(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n, th,
-                                &verdict, &failed) != 0) {
+        if (plugin_compare_html(&out, c, &verdict, &failed) != 0) {
             (void)fprintf(stderr, "kubectl pgbench compare: output too large\n");
             rc = EXIT_CLUSTER;
         }
         rc = rc ? rc : write_page("compare", &out, html_file);
+    } else if (plugin_compare_table(&out, c, false, &verdict, &failed) != 0) {
+        (void)fprintf(stderr, "kubectl pgbench compare: output too large\n");
+        rc = EXIT_CLUSTER;
     } else {
-        (void)plugin_compare_table(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n,
-                                   th, &verdict, &failed);
         emit(out.data, out.len);
     }
     if (failed && !rc) {
@@ -124,7 +132,7 @@ static int compare_out(cJSON **brs, size_t n, const struct plugin_thresholds *th
         (void)fprintf(stderr, "%s", verdict.data);
         rc = EXIT_RUN_FAILED;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < c->n; i++)
         cJSON_Delete(res[i]);
     buf_free(&out);
     buf_free(&verdict);
@@ -149,19 +157,69 @@ static double pct_arg(struct args *a, const char *flag, const char *v)
     return d;
 }
 
+/* The runs of compare's arguments, in sides: "a,b,c" is a side of three runs; with --repeats N
+ * every N consecutive names are one. names[] gets every run, c->side_n each side's count. */
+static size_t compare_sides(struct args *a, char **args, size_t nargs, long repeats,
+                            const char **names, struct plugin_compare *c)
+{
+    size_t n = 0;
+    bool lists = false;
+    for (size_t k = 0; k < nargs; k++) {
+        size_t before = n;
+        for (char *p = args[k], *comma; p; p = comma ? comma + 1 : NULL) {
+            if ((comma = strchr(p, ',')) != NULL) {
+                *comma = '\0';
+                lists = true;
+            }
+            if (!*p)
+                die_usage(a, "an empty name in \"%s\"", args[k]);
+            if (n >= MAX_RUNS)
+                die_usage(a, "at most %d runs", MAX_RUNS);
+            names[n++] = p;
+        }
+        if (c->nsides < sizeof(c->side_n) / sizeof(c->side_n[0]))
+            c->side_n[c->nsides] = n - before;
+        c->nsides++;
+    }
+    if (lists && repeats > 0)
+        die_usage(a, "--repeats and comma-separated sides: give one of them");
+    if (repeats > 0) {
+        if (n % (size_t)repeats || n / (size_t)repeats < 2)
+            die_usage(a,
+                      "--repeats %ld: give %ld runs per side, at least two sides (%zu runs "
+                      "given)",
+                      repeats, repeats, n);
+        c->nsides = n / (size_t)repeats;
+        for (size_t s = 0; s < c->nsides && s < sizeof(c->side_n) / sizeof(c->side_n[0]); s++)
+            c->side_n[s] = (size_t)repeats;
+    }
+    if (c->nsides > sizeof(c->side_n) / sizeof(c->side_n[0]) - 1)
+        die_usage(a, "at most %zu sides", sizeof(c->side_n) / sizeof(c->side_n[0]) - 1);
+    c->n = n;
+    return n;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "compare"};
     struct kc_flags kf = {0};
-    struct plugin_thresholds th = {-1, -1};
+    struct plugin_compare cmp = {.th = {-1, -1}};
     const char *names[MAX_RUNS], *v, *format = NULL, *html_file = NULL;
-    size_t n = 0;
+    char *args[MAX_RUNS];
+    size_t nargs = 0;
+    long repeats = 0;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench compare A B [C...] [--fail-if-tps-drops PCT] "
-                       "[--fail-if-p99-grows PCT] [-o html [FILE.html]]\n"
-                       "  ratios are against the first run; a crossed threshold exits 3\n"
+            (void)puts("usage: kubectl pgbench compare A B [C...] [--repeats N] "
+                       "[--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] [-o html "
+                       "[FILE.html]]\n"
+                       "  a settings block (rows that differ marked *), then the results; deltas "
+                       "are\n  against the first: ratios, percentage points (pp) for shares\n"
+                       "  --repeats N, or A1,A2,A3 B1,B2,B3: N runs per side; each side's mean "
+                       "± stddev,\n  and the gates judge a difference against the runs' spread "
+                       "(Welch t-test):\n  \"within noise\" does not fail\n"
+                       "  a crossed threshold exits 3\n"
                        "  -o html: one self-contained page (the table, TPS, latency and "
                        "percentile curves overlaid); stdout without FILE\n"
                        "  sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per "
@@ -178,21 +236,28 @@ int cmd_compare(int argc, char **argv)
             continue;
         }
         if (arg_value(&a, "--fail-if-tps-drops", NULL, &v)) {
-            th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
+            cmp.th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
             continue;
         }
         if (arg_value(&a, "--fail-if-p99-grows", NULL, &v)) {
-            th.p99_grow_pct = pct_arg(&a, "--fail-if-p99-grows", v);
+            cmp.th.p99_grow_pct = pct_arg(&a, "--fail-if-p99-grows", v);
+            continue;
+        }
+        if (arg_value(&a, "--repeats", NULL, &v)) {
+            char *end;
+            repeats = strtol(v, &end, 10);
+            if (*end || end == v || repeats < 1 || repeats > MAX_RUNS / 2)
+                die_usage(&a, "--repeats \"%s\": runs per side, 1 to %d", v, MAX_RUNS / 2);
             continue;
         }
         if (s[0] == '-')
             die_unknown(&a);
-        if (n >= MAX_RUNS)
+        if (nargs >= MAX_RUNS)
             die_usage(&a, "at most %d runs", MAX_RUNS);
-        names[n++] = s;
-        a.i++;
+        args[nargs++] = a.argv[a.i++];
     }
-    if (n < 2)
+    size_t n = compare_sides(&a, args, nargs, repeats, names, &cmp);
+    if (n < 2 || cmp.nsides < 2)
         die_usage(&a, "give at least two BenchmarkRuns: kubectl pgbench compare A B");
     struct kc k;
     int rc = open_or_fail(&k, &kf, "compare");
@@ -201,6 +266,8 @@ int cmd_compare(int argc, char **argv)
     const char *first = names[0];
     if (sweep_ref(&k, &first)) { /* BenchmarkSweeps: one row per varied value */
         struct buf out = BUF_INIT(OUT_CAP);
+        if (cmp.nsides != n)
+            die_usage(&a, "sweeps are compared one against another: no --repeats or lists");
         rc = sweep_compare(&k, names, n, format != NULL, &out);
         if (!rc && format)
             rc = write_page("compare", &out, html_file);
@@ -214,7 +281,7 @@ int cmd_compare(int argc, char **argv)
     for (size_t i = 0; i < n && !rc; i++)
         rc = get_run(&k, names[i], &brs[i]);
     if (!rc)
-        rc = compare_out(brs, n, &th, &k, html_file, format != NULL);
+        rc = compare_out(&cmp, brs, &k, html_file, format != NULL);
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(brs[i]);
     kc_close(&k);
@@ -225,51 +292,66 @@ int cmd_export(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "export"};
     struct kc_flags kf = {0};
-    const char *name = NULL, *format = NULL, *table = NULL;
+    const char *names[MAX_RUNS], *format = NULL, *table = NULL;
+    size_t n = 0;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench export NAME -o json|csv "
-                       "[--table timeline|statements|workers|fio]\n"
-                       "  csv without --table: every non-empty table, separated by a blank line");
+            (void)puts("usage: kubectl pgbench export NAME [NAME...] -o json|yaml|csv "
+                       "[--table summary|timeline|statements|workers|fio]\n"
+                       "  --table summary: one row per run (settings, TPS, latency percentiles, "
+                       "failures)\n"
+                       "  csv without --table: every non-empty table, separated by a blank line; "
+                       "several\n  runs: a first column \"run\"");
             return 0;
         }
         if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &format) ||
             arg_value(&a, "--table", NULL, &table))
             continue;
-        one_name(&a, &name);
+        if (s[0] == '-')
+            die_unknown(&a);
+        if (n >= MAX_RUNS)
+            die_usage(&a, "at most %d runs", MAX_RUNS);
+        names[n++] = a.argv[a.i++];
     }
-    if (!name)
+    if (!n)
         die_usage(&a, "a NAME is required");
     if (!format)
-        die_usage(&a, "-o json or -o csv is required");
-    if (strcmp(format, "json") != 0 && strcmp(format, "csv") != 0)
-        die_usage(&a, "-o \"%s\": json or csv", format);
-    if (table && strcmp(table, "timeline") != 0 && strcmp(table, "statements") != 0 &&
-        strcmp(table, "workers") != 0 && strcmp(table, "fio") != 0)
-        die_usage(&a, "--table \"%s\": timeline, statements, workers or fio", table);
+        die_usage(&a, "-o json, -o yaml or -o csv is required");
+    if (strcmp(format, "json") != 0 && strcmp(format, "yaml") != 0 && strcmp(format, "csv") != 0)
+        die_usage(&a, "-o \"%s\": json, yaml or csv", format);
+    if (table && strcmp(table, "summary") != 0 && strcmp(table, "timeline") != 0 &&
+        strcmp(table, "statements") != 0 && strcmp(table, "workers") != 0 &&
+        strcmp(table, "fio") != 0)
+        die_usage(&a, "--table \"%s\": summary, timeline, statements, workers or fio", table);
     struct kc k;
     int rc = open_or_fail(&k, &kf, "export");
     if (rc)
         return rc;
-    cJSON *br = NULL;
-    rc = get_run(&k, name, &br);
-    cJSON *res = NULL;
-    char note[700];
-    if (!rc)
-        get_result(&k, br, &res, note, sizeof(note));
+    cJSON *brs[MAX_RUNS] = {0}, *res[MAX_RUNS] = {0};
+    for (size_t i = 0; i < n && !rc; i++) {
+        char note[700];
+        rc = get_run(&k, names[i], &brs[i]);
+        if (!rc)
+            get_result(&k, brs[i], &res[i], note, sizeof(note));
+    }
     if (!rc) {
         struct buf out = BUF_INIT(OUT_CAP);
-        if (plugin_export(&out, br, res, format, table) != 0) {
-            (void)fprintf(stderr, "kubectl pgbench export: output too large\n");
+        int erc = plugin_export(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n,
+                                format, table);
+        if (erc != 0) {
+            (void)fprintf(stderr, "kubectl pgbench export: %s\n",
+                          erc == -E2BIG ? "output too large" : "a string is not UTF-8");
             rc = EXIT_CLUSTER;
         } else {
             emit(out.data, out.len);
         }
         buf_free(&out);
     }
-    cJSON_Delete(res);
-    cJSON_Delete(br);
+    for (size_t i = 0; i < n; i++) {
+        cJSON_Delete(res[i]);
+        cJSON_Delete(brs[i]);
+    }
     kc_close(&k);
     return rc;
 }
@@ -317,16 +399,38 @@ static int run_pods(const cJSON *list, struct pod_ref **out)
     return n;
 }
 
+/* One line of a pod's log (len bytes, no newline) with its prefix; raw: only pgbench's own
+ * output, the msg of the runner's "output" records. */
+static void log_line(const char *prefix, const char *line, size_t len, bool raw)
+{
+    if (!raw) {
+        (void)printf("%s%.*s\n", prefix, (int)len, line);
+        return;
+    }
+    if (!len || line[0] != '{')
+        return;
+    cJSON *rec = cJSON_ParseWithLength(line, len);
+    const char *msg = util_jstr(rec, "msg");
+    if (cJSON_IsString(bench_get(rec, BK_OUTPUT)) && msg)
+        (void)printf("%s%s\n", prefix, strcmp(msg, " ") == 0 ? "" : msg);
+    cJSON_Delete(rec);
+}
+
+static void pod_prefix(const struct pod_ref *pod, char *out, size_t len)
+{
+    if (pod->index < 0)
+        (void)snprintf(out, len, "[init] ");
+    else
+        (void)snprintf(out, len, "[%ld] ", pod->index);
+}
+
 /* One pod's log, each line prefixed "[init] " or "[INDEX] ". Returns 0 or an exit code. */
-static int print_pod_log(struct kc *k, const struct pod_ref *pod)
+static int print_pod_log(struct kc *k, const struct pod_ref *pod, bool raw)
 {
     struct kube_opts o = {.subresource = "log", .query = "container=" CTRL_CONTAINER};
     struct kc_reply r;
     char prefix[32];
-    if (pod->index < 0)
-        (void)snprintf(prefix, sizeof(prefix), "[init] ");
-    else
-        (void)snprintf(prefix, sizeof(prefix), "[%ld] ", pod->index);
+    pod_prefix(pod, prefix, sizeof(prefix));
     int rc = 0;
     if (kc_call(k, KC_GET, &KUBE_PODS, pod->name, NULL, &o, &r) != 0 || !kube_ok(&r.st)) {
         char msg[600];
@@ -338,7 +442,7 @@ static int print_pod_log(struct kc *k, const struct pod_ref *pod)
         while (*t) {
             const char *nl = strchr(t, '\n');
             size_t len = nl ? (size_t)(nl - t) : strlen(t);
-            (void)printf("%s%.*s\n", prefix, (int)len, t);
+            log_line(prefix, t, len, raw);
             t += len + (nl ? 1 : 0);
         }
     }
@@ -347,7 +451,7 @@ static int print_pod_log(struct kc *k, const struct pod_ref *pod)
 }
 
 /* The logs of the pods in list (the run's), in order. Returns 0 or an exit code. */
-static int print_logs(struct kc *k, const char *name, const struct kc_reply *list)
+static int print_logs(struct kc *k, const char *name, const struct kc_reply *list, bool raw)
 {
     struct pod_ref *pods;
     int n = run_pods(list->body, &pods), rc = 0;
@@ -359,9 +463,115 @@ static int print_logs(struct kc *k, const char *name, const struct kc_reply *lis
         rc = EXIT_CLUSTER;
     }
     for (int i = 0; i < n; i++)
-        if (print_pod_log(k, &pods[i]))
+        if (print_pod_log(k, &pods[i], raw))
             rc = EXIT_CLUSTER;
     free(pods);
+    return rc;
+}
+
+/* ---- logs -f: every pod's log streamed (follow=true) as it grows, new pods as they come */
+
+#define MAX_FOLLOW 300
+#define LINE_CAP (64u << 10)
+
+struct follow {
+    char name[254], prefix[32];
+    bool raw;
+    int state;       /* 0 not started (container waiting), 1 streaming, 2 ended */
+    struct buf line; /* the unfinished line */
+};
+
+static void follow_data(const char *data, size_t len, void *ud)
+{
+    struct follow *f = ud;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] != '\n') {
+            if (buf_append(&f->line, data + i, 1) == 0)
+                continue;
+        } /* a line beyond the cap is cut there */
+        log_line(f->prefix, f->line.data ? f->line.data : "", f->line.len, f->raw);
+        buf_reset(&f->line);
+    }
+    (void)fflush(stdout);
+}
+
+static void follow_done(struct kube_result *res, void *ud)
+{
+    struct follow *f = ud;
+    if (f->line.len)
+        log_line(f->prefix, f->line.data, f->line.len, f->raw);
+    buf_reset(&f->line);
+    /* 400: the container has not started yet (kube-apiserver's "is waiting to start"): again
+     * on the next round */
+    f->state = kube_ok(&res->status) || res->status.http != 400 ? 2 : 0;
+    (void)fflush(stdout);
+}
+
+/* Starts following the run's pods that are not followed yet (list: the run's pods). */
+static void follow_new(struct kc *k, const struct kc_reply *list, struct follow *fs, int *nf,
+                       bool raw)
+{
+    struct pod_ref *pods;
+    int n = run_pods(list->body, &pods);
+    for (int i = 0; i < n; i++) {
+        struct follow *f = NULL;
+        for (int j = 0; j < *nf && !f; j++)
+            if (strcmp(fs[j].name, pods[i].name) == 0)
+                f = &fs[j];
+        if (!f && *nf < MAX_FOLLOW) {
+            f = &fs[(*nf)++];
+            (void)snprintf(f->name, sizeof(f->name), "%s", pods[i].name);
+            pod_prefix(&pods[i], f->prefix, sizeof(f->prefix));
+            f->raw = raw;
+            f->line = (struct buf)BUF_INIT(LINE_CAP);
+        }
+        if (!f || f->state != 0)
+            continue;
+        struct kube_opts o = {.subresource = "log",
+                              .query = "container=" CTRL_CONTAINER "&follow=true",
+                              .timeout_ms = 7L * 24 * 3600 * 1000};
+        if (kube_get_stream(k->client, &KUBE_PODS, k->ns, f->name, &o, follow_data, follow_done,
+                            f) == 0)
+            f->state = 1;
+    }
+    free(pods);
+}
+
+/* Follows until the run has ended and every stream with it. Returns 0 or an exit code. */
+static int follow_logs(struct kc *k, const char *name, const char *sel, bool raw)
+{
+    struct follow *fs = util_xcalloc(MAX_FOLLOW, sizeof(*fs));
+    int nf = 0, rc = 0;
+    const char *env = getenv("KUBECTL_PGBENCH_POLL_MS");
+    long poll = env && atol(env) > 0 ? atol(env) : 1000;
+    for (;;) {
+        cJSON *br = NULL;
+        if ((rc = get_run(k, name, &br)) != 0)
+            break;
+        bool ended = ctrl_phase_done(ctrl_phase_parse(util_jstr(br, "status.phase")));
+        cJSON_Delete(br);
+        struct kube_opts lo = {.label_selector = sel};
+        struct kc_reply list;
+        if (kc_call(k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) == 0 && kube_ok(&list.st))
+            follow_new(k, &list, fs, &nf, raw);
+        kc_reply_free(&list);
+        bool streaming = false;
+        for (int i = 0; i < nf; i++)
+            streaming = streaming || fs[i].state == 1;
+        if (ended && !streaming)
+            break;
+        kc_sleep(k, poll);
+    }
+    if (!rc && nf == 0) {
+        (void)fprintf(stderr,
+                      "kubectl pgbench logs: no pods of benchmarkrun %s in namespace %s "
+                      "(gone after ttlSecondsAfterFinished)\n",
+                      name, k->ns);
+        rc = EXIT_CLUSTER;
+    }
+    for (int i = 0; i < nf; i++)
+        buf_free(&fs[i].line);
+    free(fs);
     return rc;
 }
 
@@ -370,15 +580,29 @@ int cmd_logs(int argc, char **argv)
     struct args a = {argc, argv, 1, "logs"};
     struct kc_flags kf = {0};
     const char *name = NULL;
+    bool follow = false, raw = false;
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench logs NAME\n"
-                       "  the init pod's log prefixed [init], each worker's with [INDEX]");
+            (void)puts("usage: kubectl pgbench logs NAME [-f] [--raw]\n"
+                       "  the init pod's log prefixed [init], each worker's with [INDEX]\n"
+                       "  -f, --follow: stream the logs as they grow, new pods as they start, "
+                       "until the run ends\n"
+                       "  --raw: pgbench's own output only (its report, init's lines), not the "
+                       "runner's records");
             return 0;
         }
-        if (!arg_kube(&a, &kf))
-            one_name(&a, &name);
+        if (arg_kube(&a, &kf))
+            continue;
+        if (arg_flag(&a, "--follow", "-f")) {
+            follow = true;
+            continue;
+        }
+        if (arg_flag(&a, "--raw", NULL)) {
+            raw = true;
+            continue;
+        }
+        one_name(&a, &name);
     }
     if (!name)
         die_usage(&a, "a NAME is required");
@@ -388,6 +612,11 @@ int cmd_logs(int argc, char **argv)
         return rc;
     char sel[400];
     (void)snprintf(sel, sizeof(sel), CTRL_LABEL_RUN "=%s", name);
+    if (follow) {
+        rc = follow_logs(&k, name, sel, raw);
+        kc_close(&k);
+        return rc;
+    }
     struct kube_opts lo = {.label_selector = sel};
     struct kc_reply list;
     if (kc_call(&k, KC_LIST, &KUBE_PODS, NULL, NULL, &lo, &list) != 0 || !kube_ok(&list.st)) {
@@ -396,7 +625,7 @@ int cmd_logs(int argc, char **argv)
         (void)fprintf(stderr, "kubectl pgbench logs: listing pods: %s\n", msg);
         rc = EXIT_CLUSTER;
     } else {
-        rc = print_logs(&k, name, &list);
+        rc = print_logs(&k, name, &list, raw);
     }
     kc_reply_free(&list);
     kc_close(&k);

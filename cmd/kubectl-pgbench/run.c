@@ -180,11 +180,8 @@ void act_print(struct act *x, cJSON *objs)
         cJSON_AddStringToObject(list, "apiVersion", "v1");
         cJSON_AddStringToObject(list, "kind", "List");
         cJSON_AddItemReferenceToObject(list, "items", objs);
-        char *s = cJSON_Print(list);
+        rc = util_json_print(&out, list);
         cJSON_Delete(list);
-        rc = buf_puts(&out, s);
-        rc = rc ? rc : buf_puts(&out, "\n");
-        free(s);
     } else if (strcmp(o, "name") == 0) {
         const cJSON *it;
         cJSON_ArrayForEach(it, objs)

@@ -8,6 +8,7 @@
 
 #include "cmd/runner/runner.h"
 #include "pkg/bench/argv.h"
+#include "pkg/bench/fields.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
 #include "pkg/util/mem.h"
@@ -171,11 +172,25 @@ int child_drive_exit(const struct child_drive *d)
     return (int)d->child.exit_status;
 }
 
+/* echo: the line of stream k (0 stdout, 1 stderr) as an "output" record; the buffer emptied. */
+static void echo_flush(struct child_drive *d, int k)
+{
+    if (!d->line_len[k])
+        return;
+    log_record(LOG_INFO, "pgbench", bench_key(BK_OUTPUT), k ? "\"stderr\"" : "\"stdout\"", "%.*s",
+               (int)d->line_len[k], d->line[k]);
+    d->line_len[k] = 0;
+}
+
 void child_drive_end(struct child_drive *d)
 {
     if (d->ended)
         return;
     d->ended = true;
+    if (d->echo) {
+        echo_flush(d, 0);
+        echo_flush(d, 1);
+    }
     if (d->hooks->on_end)
         d->hooks->on_end(d);
     uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -198,12 +213,30 @@ static void keep_err(struct child_drive *d, const char *data, size_t len)
     (void)buf_append(&d->err, data, len);
 }
 
+/* echo: data split into lines (one longer than the buffer in pieces). */
+static void echo_data(struct child_drive *d, int k, const char *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n') {
+            if (!d->line_len[k]) /* an empty line is a line of the report too */
+                d->line[k][d->line_len[k]++] = ' ';
+            echo_flush(d, k);
+            continue;
+        }
+        if (d->line_len[k] == sizeof(d->line[k]))
+            echo_flush(d, k);
+        d->line[k][d->line_len[k]++] = data[i];
+    }
+}
+
 static void drive_data(struct child *c, int stream, const char *data, size_t len, void *ctx)
 {
     (void)c;
     struct child_drive *d = ctx;
     if (stream == 2 && d->err_keep)
         keep_err(d, data, len);
+    if (d->echo && (stream == 1 || stream == 2))
+        echo_data(d, stream - 1, data, len);
     if (d->hooks->on_data)
         d->hooks->on_data(d, stream, data, len);
 }

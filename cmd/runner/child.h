@@ -73,6 +73,7 @@ struct child_drive {
     double
         deadline_at; /* Unix seconds: stop the child there (when before the watchdog); 0 = none */
     size_t err_keep; /* stderr bytes kept in err (the last ones); 0 = none */
+    bool echo;       /* log every line of the child's stdout/stderr as an "output" record */
     /* set by child_drive_init */
     uv_loop_t *loop;
     char *const *argv;
@@ -88,6 +89,8 @@ struct child_drive {
     bool deadline_armed; /* the limit was the deadline */
     double start, end;   /* wall clock of the spawn and of the child's end */
     struct buf err;      /* the stderr tail (err_keep) */
+    char line[2][1024];  /* echo: the unfinished line of stdout [0] and stderr [1] */
+    size_t line_len[2];
     /* handles */
     uv_signal_t sigterm, sigint;
     uv_timer_t watchdog;

@@ -309,6 +309,7 @@ static void init_load(struct init_ctx *in)
     struct child_drive *d = &in->c.drive;
     child_drive_init(d, uv_default_loop(), in->c.argv.argv, &hooks, in);
     d->err_keep = STDERR_KEEP;
+    d->echo = true;
     barrier_begin(&in->barrier, d);
     child_drive_run(d);
 }
@@ -536,6 +537,7 @@ static void pgrun_prepare_load(struct pgrun_ctx *r)
         .on_data = pgrun_on_data, .on_start = pgrun_on_start, .on_end = pgrun_on_end};
     struct child_drive *d = &r->c.drive;
     child_drive_init(d, uv_default_loop(), r->c.argv.argv, &hooks, r);
+    d->echo = true;
     if (r->ro.duration_s > 0) {
         /* -T runs end by themselves; one that hangs (a dead connection without keepalives)
          * is stopped so that the pod still reports. BENCH_WATCHDOG_SECONDS overrides. */

@@ -3,6 +3,7 @@
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
+#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 #include <errno.h>
@@ -478,11 +479,7 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
 static void push_double(struct bench_argv *out, double v)
 {
     char b[64];
-    for (int prec = 1; prec <= 17; prec++) {
-        (void)snprintf(b, sizeof(b), "%.*g", prec, v);
-        if (strtod(b, NULL) == v)
-            break;
-    }
+    util_fmt_double(b, sizeof(b), v);
     bench_argv_push(out, b);
 }
 

@@ -15,6 +15,7 @@
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mem.h"
+#include "pkg/util/version.h"
 
 #define COMP "leader"
 
@@ -172,6 +173,12 @@ static void write_lease(struct ctrl_leader *l, const cJSON *current, bool releas
     const char *rv = current ? util_jstr(current, "metadata.resourceVersion") : NULL;
     if (rv)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
+    char version[160];
+    (void)util_version_line(version, sizeof(version), "pgbench-operator");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "labels"), CTRL_LEASE_LABEL,
+                            CTRL_LEASE_LABEL_VALUE);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "annotations"), CTRL_ANNOTATION_VERSION,
+                            version);
     if (l->owner_name) {
         cJSON *ref = cJSON_CreateObject();
         cJSON_AddStringToObject(ref, "apiVersion", "v1");

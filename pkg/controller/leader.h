@@ -13,7 +13,12 @@
  * that Pod (no controller, no blockOwnerDeletion), so the garbage collector deletes the Lease
  * once the pod is gone even when the release could not be written: `helm uninstall` leaves no
  * Lease behind. The same model as operator-lib's leader-for-life lock, a ConfigMap owned by the
- * operator's pod. A successor that takes the Lease over writes its own pod as the owner. */
+ * operator's pod. A successor that takes the Lease over writes its own pod as the owner.
+ *
+ * Every write also labels the Lease CTRL_LEASE_LABEL=CTRL_LEASE_LABEL_VALUE and annotates it with
+ * the writing operator's version line (CTRL_ANNOTATION_VERSION, "pgbench-operator 0.1.0 (commit
+ * 648c126)", util_version_line),
+ * so `kubectl pgbench version` finds which operator leads, and at which version. */
 #ifndef PGBO_CONTROLLER_LEADER_H
 #define PGBO_CONTROLLER_LEADER_H
 
@@ -23,6 +28,10 @@
 #include <uv.h>
 
 #include "pkg/kube/kube.h"
+
+#define CTRL_LEASE_LABEL "app.kubernetes.io/name"
+#define CTRL_LEASE_LABEL_VALUE "pgbench-operator"
+#define CTRL_ANNOTATION_VERSION "pgbench.dev/version"
 
 struct ctrl_leader_opts {
     const char *name;           /* Lease name */

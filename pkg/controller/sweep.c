@@ -15,6 +15,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/stepclass.h"
 #include "pkg/bench/usl.h"
+#include "pkg/bench/stats.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/manifest.h"
 #include "pkg/controller/spec.h"
@@ -438,18 +439,6 @@ static bool stop_check(const struct ctrl_sweep_spec *s, const cJSON *e, char *ou
     return false;
 }
 
-static void mean_sd(const double *x, int n, double *mean, double *sd)
-{
-    double m = 0, q = 0;
-    for (int i = 0; i < n; i++)
-        m += x[i];
-    m = n ? m / n : NAN;
-    for (int i = 0; i < n; i++)
-        q += (x[i] - m) * (x[i] - m);
-    *mean = m;
-    *sd = n > 1 ? sqrt(q / (n - 1)) : NAN; /* one value has no spread to measure */
-}
-
 /* The class most of a step's succeeded runs' verdicts name (ties: the earlier run's), and one
  * such run's evidence into ev (may stay empty); -1 when no run has a verdict. */
 static int runs_class(const cJSON *step, char *ev_out, size_t len)
@@ -577,17 +566,17 @@ static void step_summarise(cJSON *step)
                                            : CTRL_PHASE_SUCCEEDED));
     double m, sd;
     if (nt) { /* put_num leaves out the stddev of one run: unknown, not 0 */
-        mean_sd(tps, nt, &m, &sd);
+        bench_mean_sd(tps, nt, &m, &sd);
         put_num(step, "tpsMean", m, 8);
         put_num(step, "tpsStddev", sd, 6);
     }
     if (np) {
-        mean_sd(p99, np, &m, &sd);
+        bench_mean_sd(p99, np, &m, &sd);
         put_num(step, "latencyP99MsMean", m, 8);
         put_num(step, "latencyP99MsStddev", sd, 6);
     }
     if (nl) {
-        mean_sd(ll, nl, &m, &sd);
+        bench_mean_sd(ll, nl, &m, &sd);
         put_num(step, "littlesLawDeviationPct", m, 6);
     }
     step_limit(step);

@@ -1039,6 +1039,7 @@ void kube__cancel(struct kube__req *r)
 
 struct cb_wrap {
     kube_cb cb;
+    kube_data_cb on_data; /* NULL unless streamed */
     void *ud;
 };
 
@@ -1049,15 +1050,24 @@ static void wrap_done(struct kube_result *res, void *ud)
     w.cb(res, w.ud);
 }
 
+static void wrap_data(const char *data, size_t len, void *ud)
+{
+    struct cb_wrap *w = ud;
+    w->on_data(data, len, w->ud);
+}
+
 static int submit_public(struct kube_client *c, const char *method, const char *path,
-                         const char *ctype, const char *body, long timeout_ms, kube_cb cb, void *ud)
+                         const char *ctype, const char *body, long timeout_ms, kube_data_cb on_data,
+                         kube_cb cb, void *ud)
 {
     if (!cb)
         return -EINVAL;
     struct cb_wrap *w = util_xmalloc(sizeof(*w));
     w->cb = cb;
+    w->on_data = on_data;
     w->ud = ud;
-    int rc = submit(c, method, path, ctype, body, timeout_ms, NULL, wrap_done, w, free, NULL);
+    int rc = submit(c, method, path, ctype, body, timeout_ms, on_data ? wrap_data : NULL, wrap_done,
+                    w, free, NULL);
     if (rc < 0)
         free(w);
     return rc;
@@ -1106,7 +1116,23 @@ int kube_get(struct kube_client *c, const struct kube_resource *r, const char *n
     if (!rc)
         rc = add_raw_query(&p, o);
     if (!rc)
-        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), cb, ud);
+        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), NULL, cb, ud);
+    buf_free(&p);
+    return rc;
+}
+
+int kube_get_stream(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                    const char *name, const struct kube_opts *o, kube_data_cb on_data, kube_cb cb,
+                    void *ud)
+{
+    if (!c || !r || !name || !on_data)
+        return -EINVAL;
+    struct buf p = BUF_INIT(0);
+    int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
+    if (!rc)
+        rc = add_raw_query(&p, o);
+    if (!rc)
+        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), on_data, cb, ud);
     buf_free(&p);
     return rc;
 }
@@ -1132,7 +1158,7 @@ int kube_list(struct kube_client *c, const struct kube_resource *r, const char *
     if (!rc)
         rc = add_raw_query(&p, o);
     if (!rc)
-        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), cb, ud);
+        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), NULL, cb, ud);
     buf_free(&p);
     return rc;
 }
@@ -1151,7 +1177,7 @@ static int send_body(struct kube_client *c, const char *method, const struct kub
     if (!rc)
         rc = add_raw_query(&p, o);
     if (!rc)
-        rc = submit_public(c, method, p.data, ctype, body, timeout_of(o), cb, ud);
+        rc = submit_public(c, method, p.data, ctype, body, timeout_of(o), NULL, cb, ud);
     buf_free(&p);
     free(body);
     return rc;
@@ -1223,7 +1249,7 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
         rc = add_raw_query(&p, o);
     if (!rc)
         rc = submit_public(c, "DELETE", p.data, body ? "application/json" : NULL, body,
-                           timeout_of(o), cb, ud);
+                           timeout_of(o), NULL, cb, ud);
     buf_free(&p);
     free(body);
     return rc;
@@ -1232,5 +1258,5 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
 int kube_request(struct kube_client *c, const char *method, const char *path,
                  const char *content_type, const char *body, long timeout_ms, kube_cb cb, void *ud)
 {
-    return submit_public(c, method, path, content_type, body, timeout_ms, cb, ud);
+    return submit_public(c, method, path, content_type, body, timeout_ms, NULL, cb, ud);
 }

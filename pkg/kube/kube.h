@@ -151,6 +151,13 @@ int kube_patch(struct kube_client *c, const struct kube_resource *r, const char 
                const struct kube_opts *o, kube_cb cb, void *ud);
 int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
                 const char *name, const struct kube_opts *o, kube_cb cb, void *ud);
+/* A GET whose 2xx body is handed to on_data as it arrives, in pieces split anywhere (a pod's
+ * log with "follow=true" in o->query), then cb once with the status (an error's body in text,
+ * nothing streamed). Set o->timeout_ms for a long stream: the default 30 s ends it. */
+typedef void (*kube_data_cb)(const char *data, size_t len, void *ud);
+int kube_get_stream(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                    const char *name, const struct kube_opts *o, kube_data_cb on_data, kube_cb cb,
+                    void *ud);
 /* Any path, e.g. "/healthz"; body may be NULL. */
 int kube_request(struct kube_client *c, const char *method, const char *path,
                  const char *content_type, const char *body, long timeout_ms, kube_cb cb, void *ud);

@@ -4,7 +4,8 @@
  *   pgbench_args.c  pgbench's own options after `--` -> spec.workload.pgbench.run
  *   build.c         the BenchmarkRun of `run` and `fio`, and the children --dry-run shows
  *   sweep.c         the BenchmarkSweep of `sweep`, and its summary
- *   present.c       results as text tables, comparisons, JSON and CSV exports
+ *   present.c       results as text tables, comparisons (settings, deltas, repeats against
+ *                   their noise), JSON, YAML and CSV exports
  *   report.c        a run's, or several runs', HTML report (inline SVG)
  *   report_sweep.c  a sweep's HTML report; yaml.c: JSON trees written as YAML
  *

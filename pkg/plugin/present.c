@@ -2,9 +2,13 @@
 #include "pkg/plugin/present.h"
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
+#include "pkg/bench/stats.h"
 #include "pkg/bench/verdict.h"
 #include "pkg/controller/phase.h"
+#include "pkg/controller/spec.h"
 #include "pkg/controller/status.h"
+#include "pkg/plugin/report.h"
+#include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
@@ -22,10 +26,16 @@
 #define TROWS 400
 #define TCELL 112
 
+/* What a row is: a plain row, a section's title (its label alone), or a row whose values differ
+ * between the runs (marked "*" in text, class "differs" in HTML). */
+enum row_kind { ROW_PLAIN, ROW_SECTION, ROW_MARKED };
+
 struct table {
     char cell[TROWS][TCOLS][TCELL];
     int nrows, ncols;
-    bool right[TCOLS]; /* right-aligned (numbers) */
+    bool right[TCOLS];         /* right-aligned (numbers), their header too */
+    unsigned char kind[TROWS]; /* enum row_kind */
+    bool marks;                /* text: a "* " or "  " before every row's label but the header */
 };
 
 static struct table *table_new(int ncols)
@@ -58,24 +68,35 @@ static size_t width(const char *s)
     return w;
 }
 
+/* The mark before row r's label ("" without marks, for the header and section titles). */
+static const char *row_mark(const struct table *t, int r)
+{
+    if (!t->marks || r == 0 || t->kind[r] == ROW_SECTION)
+        return "";
+    return t->kind[r] == ROW_MARKED ? "* " : "  ";
+}
+
 static int table_emit(struct buf *out, const struct table *t, const char *indent)
 {
     size_t w[TCOLS] = {0};
     for (int r = 0; r < t->nrows; r++)
-        for (int c = 0; c < t->ncols; c++)
-            if (width(t->cell[r][c]) > w[c])
-                w[c] = width(t->cell[r][c]);
+        for (int c = 0; c < t->ncols; c++) {
+            size_t cw = width(t->cell[r][c]) + (c ? 0 : strlen(row_mark(t, r)));
+            if (t->kind[r] != ROW_SECTION && cw > w[c])
+                w[c] = cw;
+        }
     int rc = 0;
     for (int r = 0; r < t->nrows && !rc; r++) {
         rc = buf_puts(out, indent);
         for (int c = 0; c < t->ncols && !rc; c++) {
-            const char *s = t->cell[r][c];
-            size_t pad = w[c] - width(s);
+            const char *s = t->cell[r][c], *mark = c ? "" : row_mark(t, r);
+            size_t sw = width(s) + strlen(mark);
+            size_t pad = w[c] > sw ? w[c] - sw : 0;
             bool last = c == t->ncols - 1;
-            if (t->right[c] && r > 0)
-                rc = buf_printf(out, "%*s%s%s", (int)pad, "", s, last ? "" : "  ");
+            if (t->right[c])
+                rc = buf_printf(out, "%*s%s%s%s", (int)pad, "", mark, s, last ? "" : "  ");
             else
-                rc = buf_printf(out, "%s%*s", s, last ? 0 : (int)pad + 2, "");
+                rc = buf_printf(out, "%s%s%*s", mark, s, last ? 0 : (int)pad + 2, "");
         }
         if (!rc) {
             while (out->len && out->data[out->len - 1] == ' ')
@@ -84,6 +105,33 @@ static int table_emit(struct buf *out, const struct table *t, const char *indent
         }
     }
     return rc;
+}
+
+/* The same table as HTML: a header row, numbers right-aligned (class "n"), section titles
+ * across the table, rows that differ with class "differs". */
+static int table_emit_html(struct buf *out, const struct table *t, const char *id)
+{
+    int rc = buf_printf(out, "<table class=\"cmp\" id=\"%s\">\n", id);
+    for (int r = 0; r < t->nrows && !rc; r++) {
+        if (t->kind[r] == ROW_SECTION) {
+            rc = buf_printf(out, "<tr class=\"sec\"><th colspan=\"%d\">", t->ncols);
+            rc = rc ? rc : plugin_html_esc(out, t->cell[r][0]);
+            rc = rc ? rc : buf_puts(out, "</th></tr>\n");
+            continue;
+        }
+        rc = buf_puts(out, r == 0                     ? "<tr>"
+                           : t->kind[r] == ROW_MARKED ? "<tr class=\"differs\">"
+                                                      : "<tr>");
+        for (int c = 0; c < t->ncols && !rc; c++) {
+            const char *tag = r == 0 || c == 0 ? "th" : "td";
+            rc = buf_printf(out, "<%s%s>", tag, t->right[c] ? " class=\"n\"" : "");
+            rc = rc ? rc : buf_puts(out, c == 0 && t->kind[r] == ROW_MARKED ? "* " : "");
+            rc = rc ? rc : plugin_html_esc(out, t->cell[r][c]);
+            rc = rc ? rc : buf_printf(out, "</%s>", tag);
+        }
+        rc = rc ? rc : buf_puts(out, "</tr>\n");
+    }
+    return rc ? rc : buf_puts(out, "</table>\n");
 }
 
 /* ---- numbers ---------------------------------------------------------------------------- */
@@ -276,19 +324,267 @@ static void ratio_cell(struct table *t, int r, int c, double v, double base, con
         table_set(t, r, c, "%s%s", a, unit);
 }
 
-/* The header row (the runs' names) and their phases. Returns the next row. */
-static int compare_head(struct table *t, const cJSON *const *brs, size_t n)
+/* A side: runs [first, first + n) of the comparison. */
+struct side {
+    size_t first, n;
+};
+
+static void sides_of(const struct plugin_compare *c, struct side *sd)
+{
+    size_t at = 0;
+    for (size_t s = 0; s < c->nsides; s++) {
+        sd[s] = (struct side){at, c->side_n[s]};
+        at += c->side_n[s];
+    }
+}
+
+/* "a", or "a…c (3 runs)" for a side of several runs. */
+static void side_name(const struct plugin_compare *c, const struct side *sd, char *out, size_t len)
+{
+    if (sd->n == 1)
+        (void)snprintf(out, len, "%s", name_of(c->brs[sd->first]));
+    else
+        (void)snprintf(out, len, "%s…%s (%zu runs)", name_of(c->brs[sd->first]),
+                       name_of(c->brs[sd->first + sd->n - 1]), sd->n);
+}
+
+/* The header row (the sides' names) and their phases (distinct phases joined by "/"). */
+static int compare_head(struct table *t, const struct plugin_compare *c, const struct side *sd)
 {
     table_set(t, 0, 0, "%s", "");
     table_set(t, 1, 0, "phase");
-    for (size_t i = 0; i < n; i++) {
-        const char *ph = jstr(status_of(brs[i]), "phase");
-        table_set(t, 0, (int)i + 1, "%s", name_of(brs[i]));
-        t->right[i + 1] = true;
-        table_set(t, 1, (int)i + 1, "%s", ctrl_phase_shown(ph));
+    for (size_t s = 0; s < c->nsides; s++) {
+        char name[TCELL], ph[TCELL] = "";
+        side_name(c, &sd[s], name, sizeof(name));
+        table_set(t, 0, (int)s + 1, "%s", name);
+        t->right[s + 1] = true;
+        for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
+            const char *p = ctrl_phase_shown(jstr(status_of(c->brs[i]), "phase"));
+            if (!strstr(ph, p))
+                (void)snprintf(ph + strlen(ph), sizeof(ph) - strlen(ph), "%s%s", ph[0] ? "/" : "",
+                               p);
+        }
+        table_set(t, 1, (int)s + 1, "%s", ph);
     }
     return 2;
 }
+
+/* ---- the settings block: what each run ran, rows that differ marked */
+
+/* One setting of run i into out ("" when the run does not say). */
+typedef void (*setting_fn)(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                           char *out, size_t len);
+
+static void set_clients(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                        char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%d", sp->clients);
+}
+
+static void set_threads(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                        char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%d", sp->threads);
+}
+
+static void set_workers(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                        char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%d", sp->workers);
+}
+
+static void set_protocol(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                         char *out, size_t len)
+{
+    (void)c, (void)i;
+    (void)snprintf(out, len, "%s", sp->protocol ? sp->protocol : "");
+}
+
+/* The scale pgbench reported ("scaling factor"), else the one the run initialised. */
+static void set_scale(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                      char *out, size_t len)
+{
+    const cJSON *v = bench_get(c->results[i], BK_PGBENCH_SCALE_FACTOR);
+    if (!cJSON_IsNumber(v))
+        v = bench_status_get(status_of(c->brs[i]), BK_PGBENCH_SCALE_FACTOR);
+    if (cJSON_IsNumber(v))
+        (void)snprintf(out, len, "%.0f", v->valuedouble);
+    else if (sp->init)
+        (void)snprintf(out, len, "%d", sp->scale);
+}
+
+static void set_duration(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                         char *out, size_t len)
+{
+    (void)c, (void)i;
+    if (sp->duration_s > 0)
+        (void)snprintf(out, len, "%ld s", sp->duration_s);
+    else
+        (void)snprintf(out, len, "%ld tx/client", sp->transactions);
+}
+
+/* builtin NAME and CONFIGMAP:KEY scripts, as pgbench's -b and -f name them; @W when there are
+ * several (one script's weight changes nothing). */
+static void set_script(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                       char *out, size_t len)
+{
+    (void)c, (void)i;
+    size_t l = 0;
+    bool weights = sp->n_scripts + (sp->builtin != NULL) > 1;
+    out[0] = '\0';
+    if (sp->builtin)
+        l += (size_t)snprintf(out, len, "builtin %s", sp->builtin);
+    if (sp->builtin && weights && sp->builtin_weight >= 0 && l < len)
+        l += (size_t)snprintf(out + l, len - l, "@%d", sp->builtin_weight);
+    for (int k = 0; k < sp->n_scripts && l < len; k++) {
+        l += (size_t)snprintf(out + l, len - l, "%sscript %s:%s", l ? ", " : "",
+                              sp->scripts[k].configmap, sp->scripts[k].key);
+        if (weights && sp->scripts[k].weight >= 0 && l < len)
+            l += (size_t)snprintf(out + l, len - l, "@%d", sp->scripts[k].weight);
+    }
+}
+
+static void set_rate(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                     char *out, size_t len)
+{
+    (void)c, (void)i;
+    if (sp->rate > 0) {
+        util_fmt_double(out, len, sp->rate);
+        (void)snprintf(out + strlen(out), len - strlen(out), " tps");
+    } else {
+        (void)snprintf(out, len, "unthrottled");
+    }
+}
+
+static void set_target(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                       char *out, size_t len)
+{
+    const char *t = jstr(status_of(c->brs[i]), "target");
+    if (t)
+        (void)snprintf(out, len, "%s", t);
+    else
+        (void)snprintf(out, len, "%s:%d/%s", sp->host, sp->port, sp->database);
+}
+
+static void set_server(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+                       char *out, size_t len)
+{
+    (void)sp;
+    const cJSON *v = bench_get(c->results[i], BK_SERVER_VERSION);
+    (void)snprintf(out, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static const struct {
+    const char *label;
+    setting_fn fn;
+} settings[] = {
+    {"target", set_target},         {"clients", set_clients},   {"threads", set_threads},
+    {"workers", set_workers},       {"protocol", set_protocol}, {"scale", set_scale},
+    {"duration", set_duration},     {"script", set_script},     {"rate", set_rate},
+    {"server version", set_server},
+};
+
+/* A server setting the result carries (server.<name>: the SHOW values beside the contract's own
+ * rows, version, database, ...) of run i, into out. */
+static void server_setting(const struct plugin_compare *c, size_t i, const char *name, char *out,
+                           size_t len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(bench_get(c->results[i], BK_SERVER), name);
+    (void)snprintf(out, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* The server settings of every run's result that the contract has no row for, in the order
+ * first seen, into names (borrowed from the results). Returns their number. */
+static int server_settings(const struct plugin_compare *c, const char **names, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, bench_get(c->results[i], BK_SERVER))
+        {
+            char path[200];
+            (void)snprintf(path, sizeof(path), "%s.%s", bench_fields[BK_SERVER].path, it->string);
+            bool dup = !cJSON_IsString(it) || bench_field_find(path, false);
+            for (int k = 0; k < n && !dup; k++)
+                dup = strcmp(names[k], it->string) == 0;
+            if (!dup && n < max)
+                names[n++] = it->string;
+        }
+    }
+    return n;
+}
+
+/* One settings row: each side's value (its runs' distinct values joined by "/"), marked when
+ * the runs do not all agree. vals[i] is run i's value. */
+static void settings_row(struct table *t, int r, const char *label, const struct plugin_compare *c,
+                         const struct side *sd, char (*vals)[TCELL])
+{
+    bool differs = false;
+    for (size_t i = 1; i < c->n; i++)
+        differs = differs || strcmp(vals[i], vals[0]) != 0;
+    table_set(t, r, 0, "%s", label);
+    t->kind[r] = differs ? ROW_MARKED : ROW_PLAIN;
+    for (size_t s = 0; s < c->nsides; s++) {
+        char cell[TCELL] = "";
+        for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
+            bool seen = false;
+            for (size_t k = sd[s].first; k < i && !seen; k++)
+                seen = strcmp(vals[k], vals[i]) == 0;
+            if (!seen)
+                (void)snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), "%s%s",
+                               cell[0] ? "/" : "", vals[i][0] ? vals[i] : "-");
+        }
+        table_set(t, r, (int)s + 1, "%s", cell);
+    }
+}
+
+#define MAX_SETTINGS 48
+
+/* The settings block from row r: a section row, then the run settings and the server's.
+ * Returns the next row. */
+static int compare_settings(struct table *t, int r, const struct plugin_compare *c,
+                            const struct side *sd)
+{
+    struct ctrl_spec *sp = util_xcalloc(c->n, sizeof(*sp));
+    bool *ok = util_xcalloc(c->n, sizeof(*ok));
+    char(*vals)[TCELL] = util_xcalloc(c->n, sizeof(*vals));
+    bool all = true;
+    for (size_t i = 0; i < c->n; i++) {
+        char err[300];
+        ok[i] = ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(c->brs[i], "spec"), &sp[i], err,
+                                sizeof(err)) == 0 &&
+                sp[i].workload == CTRL_WL_PGBENCH;
+        all = all && ok[i];
+    }
+    table_set(t, r, 0, "settings");
+    t->kind[r++] = ROW_SECTION;
+    for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]) && all; k++, r++) {
+        for (size_t i = 0; i < c->n; i++) {
+            vals[i][0] = '\0';
+            settings[k].fn(c, i, &sp[i], vals[i], TCELL);
+        }
+        settings_row(t, r, settings[k].label, c, sd, vals);
+    }
+    const char *names[MAX_SETTINGS];
+    int ns = server_settings(c, names, MAX_SETTINGS);
+    for (int k = 0; k < ns; k++, r++) {
+        for (size_t i = 0; i < c->n; i++)
+            server_setting(c, i, names[k], vals[i], TCELL);
+        settings_row(t, r, names[k], c, sd, vals);
+    }
+    for (size_t i = 0; i < c->n; i++)
+        if (ok[i])
+            ctrl_spec_free(&sp[i]);
+    free(sp);
+    free(ok);
+    free(vals);
+    return r;
+}
+
+/* ---- the results block: each side's mean (± its runs' spread), deltas against the first */
 
 /* A compared number of a run: its status field, or for Little's law the deviation computed from
  * status as the result's checks.littlesLaw is (status words it in a sentence). */
@@ -298,28 +594,86 @@ static double metric(const cJSON *br, enum bench_field_id id)
                                                      : snum(status_of(br), id);
 }
 
-/* The summary's numbers, a row each with ratios to the first run, from row r. Returns the next. */
-static int compare_metrics(struct table *t, int r, const cJSON *const *brs, size_t n)
+/* How a side's number reads against the first side's: a ratio ("(0.93x)"), or for shares and
+ * other percentages the difference in percentage points ("(+8.80 pp)"). */
+enum delta { DELTA_RATIO, DELTA_PP };
+
+/* The finite values among x[0..n) moved to the front; returns their number. */
+static int finite_only(double *x, int n)
 {
-    static const struct {
-        const char *label, *unit;
-        enum bench_field_id id;
-    } rows[] = {
-        {"TPS", "", BK_SUMMARY_TPS},
-        {"latency avg", " ms", BK_SUMMARY_LATENCY_AVG_MS},
-        {"latency p50", " ms", BK_SUMMARY_LATENCY_P50_MS},
-        {"latency p95", " ms", BK_SUMMARY_LATENCY_P95_MS},
-        {"latency p99", " ms", BK_SUMMARY_LATENCY_P99_MS},
-        {"transactions", "", BK_SUMMARY_TRANSACTIONS_PROCESSED},
-        {"failed", "", BK_SUMMARY_FAILED_TRANSACTIONS},
-        {"aborted clients", "", BK_SUMMARY_ABORTED_CLIENTS},
-        {"Little's law deviation", " %", BK_CHECKS_LITTLES_LAW_DEVIATION_PCT},
-    };
-    for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++, r++) {
-        table_set(t, r, 0, "%s", rows[k].label);
-        double base = metric(brs[0], rows[k].id);
-        for (size_t i = 0; i < n; i++)
-            ratio_cell(t, r, (int)i + 1, metric(brs[i], rows[k].id), base, rows[k].unit);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            x[m++] = x[i];
+    return m;
+}
+
+/* A side's cell: its value (one run) or mean ± stddev (several), with unit, and from the second
+ * side on its delta against base (the first side's mean). */
+static void side_cell(struct table *t, int r, int col, const double *x, int n, double base,
+                      const char *unit, enum delta d)
+{
+    double m, sd;
+    char a[48], b[64], dl[48] = "";
+    bench_mean_sd(x, n, &m, &sd);
+    plugin_fmt_num(a, sizeof(a), n ? m : NAN);
+    if (n > 1)
+        (void)snprintf(b, sizeof(b), " ± %s", num(dl, sizeof(dl), sd));
+    else
+        b[0] = '\0';
+    dl[0] = '\0';
+    if (col > 1 && n && isfinite(base) && d == DELTA_PP)
+        (void)snprintf(dl, sizeof(dl), " (%+.2f pp)", m - base);
+    else if (col > 1 && n && isfinite(base) && base != 0)
+        (void)snprintf(dl, sizeof(dl), " (%.2fx)", m / base);
+    table_set(t, r, col, "%s%s%s%s", a, b, unit, dl);
+}
+
+/* One results row from the values of every run (vals[i] for run i). */
+static void results_row(struct table *t, int r, const char *label, const struct side *sd,
+                        size_t nsides, const double *vals, const char *unit, enum delta d)
+{
+    double x[PLUGIN_MAX_RUNS], base = NAN;
+    table_set(t, r, 0, "%s", label);
+    for (size_t s = 0; s < nsides; s++) {
+        memcpy(x, vals + sd[s].first, sd[s].n * sizeof(*x));
+        int n = finite_only(x, (int)sd[s].n);
+        double m, dev;
+        bench_mean_sd(x, n, &m, &dev);
+        if (s == 0)
+            base = n ? m : NAN;
+        side_cell(t, r, (int)s + 1, x, n, base, unit, d);
+    }
+}
+
+static const struct {
+    const char *label, *unit;
+    enum bench_field_id id;
+    enum delta d;
+} result_rows[] = {
+    {"TPS", "", BK_SUMMARY_TPS, DELTA_RATIO},
+    {"latency avg", " ms", BK_SUMMARY_LATENCY_AVG_MS, DELTA_RATIO},
+    {"latency p50", " ms", BK_SUMMARY_LATENCY_P50_MS, DELTA_RATIO},
+    {"latency p95", " ms", BK_SUMMARY_LATENCY_P95_MS, DELTA_RATIO},
+    {"latency p99", " ms", BK_SUMMARY_LATENCY_P99_MS, DELTA_RATIO},
+    {"transactions", "", BK_SUMMARY_TRANSACTIONS_PROCESSED, DELTA_RATIO},
+    {"failed", "", BK_SUMMARY_FAILED_TRANSACTIONS, DELTA_RATIO},
+    {"aborted clients", "", BK_SUMMARY_ABORTED_CLIENTS, DELTA_RATIO},
+    {"Little's law deviation", " %", BK_CHECKS_LITTLES_LAW_DEVIATION_PCT, DELTA_PP},
+};
+
+/* The summary's numbers from row r (a section row first). Returns the next row. */
+static int compare_metrics(struct table *t, int r, const struct plugin_compare *c,
+                           const struct side *sd)
+{
+    double vals[PLUGIN_MAX_RUNS];
+    table_set(t, r, 0, "results");
+    t->kind[r++] = ROW_SECTION;
+    for (size_t k = 0; k < sizeof(result_rows) / sizeof(result_rows[0]); k++, r++) {
+        for (size_t i = 0; i < c->n; i++)
+            vals[i] = metric(c->brs[i], result_rows[k].id);
+        results_row(t, r, result_rows[k].label, sd, c->nsides, vals, result_rows[k].unit,
+                    result_rows[k].d);
     }
     return r;
 }
@@ -353,73 +707,143 @@ static int wait_union(const cJSON *const *brs, size_t n, char seen[MAX_WAITS][12
     return nseen;
 }
 
-/* A row per wait event of any run, its share in each (0 when the run sampled others), from row r.
- */
-static void compare_waits(struct table *t, int r, const cJSON *const *brs, size_t n)
+/* A row per wait event of any run, its share in each (0 when the run sampled others; shares
+ * differ in percentage points), from row r. */
+static void compare_waits(struct table *t, int r, const struct plugin_compare *c,
+                          const struct side *sd)
 {
-    char seen[MAX_WAITS][128];
+    char seen[MAX_WAITS][128], label[160];
     struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
-    int nseen = wait_union(brs, n, seen);
+    double vals[PLUGIN_MAX_RUNS];
+    int nseen = wait_union(c->brs, c->n, seen);
     for (int s = 0; s < nseen; s++, r++) {
-        table_set(t, r, 0, "wait %s", seen[s]);
-        double base = NAN;
-        for (size_t i = 0; i < n; i++) {
-            int nw = run_waits(brs[i], w);
-            double x = nw < 0 ? NAN : 0;
+        for (size_t i = 0; i < c->n; i++) {
+            int nw = run_waits(c->brs[i], w);
+            vals[i] = nw < 0 ? NAN : 0;
             for (int k = 0; k < nw; k++)
                 if (strcmp(w[k].event, seen[s]) == 0)
-                    x = w[k].pct;
-            if (i == 0)
-                base = x;
-            ratio_cell(t, r, (int)i + 1, x, base, " %");
+                    vals[i] = w[k].pct;
         }
+        (void)snprintf(label, sizeof(label), "wait %s", seen[s]);
+        results_row(t, r, label, sd, c->nsides, vals, " %", DELTA_PP);
     }
 }
 
-/* --fail-if-tps-drops and --fail-if-p99-grows against the first run: a line in verdict for each
- * run that crosses one, and *failed. */
-static int compare_thresholds(const cJSON *const *brs, size_t n, const struct plugin_thresholds *th,
-                              struct buf *verdict, bool *failed)
+/* ---- gates: against the first side, judged against the runs' own spread when there is one */
+
+/* Side s's values of a summary field (finite ones) into x; returns their number. */
+static int side_values(const struct plugin_compare *c, const struct side *sd,
+                       enum bench_field_id id, double *x)
 {
-    double tps0 = snum(status_of(brs[0]), BK_SUMMARY_TPS);
-    double p990 = snum(status_of(brs[0]), BK_SUMMARY_LATENCY_P99_MS);
+    for (size_t i = 0; i < sd->n; i++)
+        x[i] = metric(c->brs[sd->first + i], id);
+    return finite_only(x, (int)sd->n);
+}
+
+/* Whether side b's difference from side a in id is beyond the runs' spread: with two runs or more
+ * on each side a Welch t-test (two-sided, p < 0.05), written to `notes` either way; true
+ * (significant) without repeats, where there is no measure of noise. */
+static bool beyond_noise(const struct plugin_compare *c, const struct side *a, const struct side *b,
+                         enum bench_field_id id, const char *what, struct buf *notes, int *rc)
+{
+    double xa[PLUGIN_MAX_RUNS], xb[PLUGIN_MAX_RUNS];
+    int na = side_values(c, a, id, xa), nb = side_values(c, b, id, xb);
+    struct bench_welch w;
+    if (bench_welch(xa, na, xb, nb, &w) != 0)
+        return true;
+    char an[TCELL], bn[TCELL], ma[48], sa[48], mb[48], sb[48];
+    side_name(c, a, an, sizeof(an));
+    side_name(c, b, bn, sizeof(bn));
+    double pct = w.mean_a != 0 ? (w.mean_b - w.mean_a) / fabs(w.mean_a) * 100 : NAN;
+    bool sig = w.p < 0.05;
+    if (!*rc)
+        *rc = buf_printf(notes,
+                         "%s: %s %s ± %s against %s %s ± %s (%+.1f %%): %s (Welch t %.2f, df "
+                         "%.1f, p %.3f)\n",
+                         what, bn, num(mb, sizeof(mb), w.mean_b), num(sb, sizeof(sb), w.sd_b), an,
+                         num(ma, sizeof(ma), w.mean_a), num(sa, sizeof(sa), w.sd_a), pct,
+                         sig ? "beyond noise" : "within noise", -w.t, w.df, w.p);
+    return sig;
+}
+
+/* --fail-if-tps-drops and --fail-if-p99-grows, each side against the first (means with
+ * repeats): a line in verdict for each side that crosses one beyond noise, and *failed. With
+ * repeats every side's TPS and p99 difference is judged against the noise in notes. */
+static int compare_thresholds(const struct plugin_compare *c, const struct side *sd,
+                              struct buf *notes, struct buf *verdict, bool *failed)
+{
+    const struct plugin_thresholds *th = &c->th;
+    double x[PLUGIN_MAX_RUNS], m, dev;
     int rc = 0;
-    for (size_t i = 1; i < n && !rc; i++) {
-        double tps = snum(status_of(brs[i]), BK_SUMMARY_TPS);
-        double p99 = snum(status_of(brs[i]), BK_SUMMARY_LATENCY_P99_MS);
+    bench_mean_sd(x, side_values(c, &sd[0], BK_SUMMARY_TPS, x), &m, &dev);
+    double tps0 = m;
+    bench_mean_sd(x, side_values(c, &sd[0], BK_SUMMARY_LATENCY_P99_MS, x), &m, &dev);
+    double p990 = m;
+    char n0[TCELL], ni[TCELL];
+    side_name(c, &sd[0], n0, sizeof(n0));
+    for (size_t s = 1; s < c->nsides && !rc; s++) {
+        side_name(c, &sd[s], ni, sizeof(ni));
+        int nt = side_values(c, &sd[s], BK_SUMMARY_TPS, x);
+        bench_mean_sd(x, nt, &m, &dev);
+        double tps = nt ? m : NAN;
+        int np = side_values(c, &sd[s], BK_SUMMARY_LATENCY_P99_MS, x);
+        bench_mean_sd(x, np, &m, &dev);
+        double p99 = np ? m : NAN;
+        bool tps_sig = beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_TPS, "TPS", notes, &rc);
+        bool p99_sig =
+            beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_LATENCY_P99_MS, "p99", notes, &rc);
         if (th->tps_drop_pct >= 0 && isfinite(tps0) && tps0 > 0) {
             double drop = (tps0 - tps) / tps0 * 100;
-            if (!isfinite(tps) || drop > th->tps_drop_pct) {
+            if (!isfinite(tps) || (drop > th->tps_drop_pct && tps_sig)) {
                 *failed = true;
-                rc =
-                    buf_printf(verdict,
-                               "%s: TPS %.1f is %.1f %% below %s's %.1f "
-                               "(--fail-if-tps-drops %g)\n",
-                               name_of(brs[i]), tps, drop, name_of(brs[0]), tps0, th->tps_drop_pct);
+                rc = rc ? rc
+                        : buf_printf(verdict,
+                                     "%s: TPS %.1f is %.1f %% below %s's %.1f "
+                                     "(--fail-if-tps-drops %g)\n",
+                                     ni, tps, drop, n0, tps0, th->tps_drop_pct);
+            } else if (drop > th->tps_drop_pct && !rc) {
+                rc = buf_printf(notes,
+                                "%s: TPS %.1f is %.1f %% below %s's %.1f, within noise: "
+                                "--fail-if-tps-drops %g not applied\n",
+                                ni, tps, drop, n0, tps0, th->tps_drop_pct);
             }
         }
-        if (!rc && th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
+        if (th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
             double grow = (p99 - p990) / p990 * 100;
-            if (!isfinite(p99) || grow > th->p99_grow_pct) {
+            if (!isfinite(p99) || (grow > th->p99_grow_pct && p99_sig)) {
                 *failed = true;
-                rc =
-                    buf_printf(verdict,
-                               "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
-                               "(--fail-if-p99-grows %g)\n",
-                               name_of(brs[i]), p99, grow, name_of(brs[0]), p990, th->p99_grow_pct);
+                rc = rc ? rc
+                        : buf_printf(verdict,
+                                     "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
+                                     "(--fail-if-p99-grows %g)\n",
+                                     ni, p99, grow, n0, p990, th->p99_grow_pct);
+            } else if (grow > th->p99_grow_pct && !rc) {
+                rc = buf_printf(notes,
+                                "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms, within noise: "
+                                "--fail-if-p99-grows %g not applied\n",
+                                ni, p99, grow, n0, p990, th->p99_grow_pct);
             }
         }
     }
     return rc;
 }
 
-/* The verdict's class of each run (status.diagnostics.verdictClass), in row r. */
-static int compare_verdicts(struct table *t, int r, const cJSON *const *brs, size_t n)
+/* The verdict's class of each side's runs (status.diagnostics.verdictClass; distinct ones joined
+ * by "/"), in row r. */
+static int compare_verdicts(struct table *t, int r, const struct plugin_compare *c,
+                            const struct side *sd)
 {
     table_set(t, r, 0, "verdict");
-    for (size_t i = 0; i < n; i++) {
-        int c = bench_verdict_status_class(status_of(brs[i]));
-        table_set(t, r, (int)i + 1, "%s", c >= 0 ? bench_verdict_classes[c].name : "-");
+    for (size_t s = 0; s < c->nsides; s++) {
+        char cell[TCELL] = "";
+        for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
+            int k = bench_verdict_status_class(status_of(c->brs[i]));
+            const char *name = k >= 0 ? bench_verdict_classes[k].name : "-";
+            if (!strstr(cell, name))
+                (void)snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), "%s%s",
+                               cell[0] ? "/" : "", name);
+        }
+        table_set(t, r, (int)s + 1, "%s", cell);
     }
     return r + 1;
 }
@@ -446,39 +870,72 @@ static void run_evidence(const cJSON *br, const cJSON *result, double ev[BENCH_E
     cJSON_Delete(r);
 }
 
-/* "why B against A: ..." for each run against the first (bench_verdict_explain). */
-static int compare_why(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
-                       size_t n)
+/* "why B against A: ..." for each side against the first (bench_verdict_explain), from the
+ * first run of each side. */
+static int compare_why(struct buf *out, const struct plugin_compare *c, const struct side *sd)
 {
     double a[BENCH_EV__COUNT], b[BENCH_EV__COUNT];
+    char an[TCELL], bn[TCELL];
     int rc = 0;
-    run_evidence(brs[0], results ? results[0] : NULL, a);
-    for (size_t i = 1; i < n && !rc; i++) {
-        run_evidence(brs[i], results ? results[i] : NULL, b);
-        rc = buf_printf(out, "%swhy %s against %s: ", i == 1 ? "\n" : "", name_of(brs[i]),
-                        name_of(brs[0]));
+    size_t f0 = sd[0].first;
+    run_evidence(c->brs[f0], c->results ? c->results[f0] : NULL, a);
+    side_name(c, &sd[0], an, sizeof(an));
+    for (size_t s = 1; s < c->nsides && !rc; s++) {
+        size_t f = sd[s].first;
+        run_evidence(c->brs[f], c->results ? c->results[f] : NULL, b);
+        side_name(c, &sd[s], bn, sizeof(bn));
+        rc = buf_printf(out, "why %s against %s: ", bn, an);
         rc = rc ? rc : bench_verdict_explain(out, a, b, NULL);
         rc = rc ? rc : buf_puts(out, "\n");
     }
     return rc;
 }
 
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
-                         size_t n, const struct plugin_thresholds *th, struct buf *verdict,
-                         bool *failed)
+/* Lines under the table: text as it is, HTML in a wrapping <pre> with id. */
+static int table_notes(struct buf *out, const struct buf *notes, bool html, const char *id)
 {
-    if (n > TCOLS - 1)
-        n = TCOLS - 1;
+    if (!notes->len)
+        return 0;
+    if (!html)
+        return buf_printf(out, "\n%s", notes->data);
+    int rc = buf_printf(out, "<pre class=\"wrap\" id=\"%s\">", id);
+    rc = rc ? rc : plugin_html_esc(out, notes->data);
+    return rc ? rc : buf_puts(out, "</pre>\n");
+}
+
+int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
+                         struct buf *verdict, bool *failed)
+{
     *failed = false;
-    struct table *t = table_new((int)n + 1);
-    int r = compare_head(t, brs, n);
-    r = compare_metrics(t, r, brs, n);
-    r = compare_verdicts(t, r, brs, n);
-    compare_waits(t, r, brs, n);
-    int rc = table_emit(out, t, "");
+    size_t total = 0;
+    for (size_t s = 0; s < c->nsides; s++)
+        total += c->side_n[s];
+    if (c->nsides < 2 || c->nsides > TCOLS - 1 || total != c->n || c->n > PLUGIN_MAX_RUNS)
+        return -EINVAL;
+    struct side sd[TCOLS];
+    sides_of(c, sd);
+    struct table *t = table_new((int)c->nsides + 1);
+    t->marks = true;
+    int r = compare_head(t, c, sd);
+    r = compare_settings(t, r, c, sd);
+    r = compare_metrics(t, r, c, sd);
+    r = compare_verdicts(t, r, c, sd);
+    compare_waits(t, r, c, sd);
+    struct buf why = BUF_INIT(1 << 20), notes = BUF_INIT(1 << 20);
+    int rc = compare_why(&why, c, sd);
+    rc = rc ? rc : compare_thresholds(c, sd, &notes, verdict, failed);
+    rc = rc ? rc : html ? table_emit_html(out, t, "compare") : table_emit(out, t, "");
+    bool marked = false;
+    for (int k = 0; k < t->nrows; k++)
+        marked = marked || t->kind[k] == ROW_MARKED;
+    if (!rc && !html && marked)
+        rc = buf_puts(out, "* the runs differ in this setting\n");
+    rc = rc ? rc : table_notes(out, &why, html, "why");
+    rc = rc ? rc : table_notes(out, &notes, html, "noise");
+    buf_free(&why);
+    buf_free(&notes);
     free(t);
-    rc = rc ? rc : compare_why(out, brs, results, n);
-    return rc ? rc : compare_thresholds(brs, n, th, verdict, failed);
+    return rc;
 }
 
 /* ---- export ----------------------------------------------------------------------------- */
@@ -493,15 +950,19 @@ static const struct {
     {"fio", BK_FIO_JOBS},
 };
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
+/* Exported numbers: what a double holds of a decimal (util_jround). */
+#define EXPORT_DIGITS 15
+
+/* A CSV field (numbers rounded to EXPORT_DIGITS): quoted when it holds a comma, quote or line
+ * break. */
 static int csv_field(struct buf *out, const cJSON *v)
 {
     if (!v || cJSON_IsNull(v))
         return 0;
     if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        return d == floor(d) && fabs(d) < 1e15 ? buf_printf(out, "%.0f", d)
-                                               : buf_printf(out, "%.17g", d);
+        char b[40];
+        util_fmt_double(b, sizeof(b), util_round_digits(v->valuedouble, EXPORT_DIGITS));
+        return buf_puts(out, b);
     }
     if (cJSON_IsBool(v))
         return buf_puts(out, cJSON_IsTrue(v) ? "true" : "false");
@@ -521,17 +982,18 @@ static int list_columns(enum bench_field_id list, enum bench_field_id *cols, int
 {
     const char *lp = bench_fields[list].status;
     int n = 0;
-    if (list == BK_TIMELINE) {
+    if (list == BK_TIMELINE) /* status' series first, then every other member of a point */
         for (size_t k = 0; k < bench_ntimeline_series && n < max; k++)
             cols[n++] = bench_timeline_series[k].result;
-        return n;
-    }
     if (!lp) {
         for (size_t i = 0; i < bench_nfields && n < max; i++) {
             const char *rest = bench_fields[i].path ? bench_field_under(bench_fields[i].path,
                                                                         bench_fields[list].path)
                                                     : NULL;
-            if (rest && !strchr(rest, '.') && bench_fields[i].type != BF_SECTION)
+            bool dup = false;
+            for (int k = 0; k < n && !dup; k++)
+                dup = cols[k] == (enum bench_field_id)i;
+            if (rest && !strchr(rest, '.') && bench_fields[i].type != BF_SECTION && !dup)
                 cols[n++] = (enum bench_field_id)i;
         }
         return n;
@@ -584,22 +1046,30 @@ static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench
 }
 
 /* A table's columns are the status rows of the list; an item of the result is read at the same
- * row's result path. */
+ * row's result path. run: the run's name in a first column "run" (several runs), or NULL. */
 static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
-                     enum bench_field_id list)
+                     enum bench_field_id list, const char *run, bool header)
 {
     bool res;
     const cJSON *items = table_items(st, result, list, &res);
     bool lines = !res && !bench_fields[list].status; /* status' lines: one column */
     enum bench_field_id cols[64];
     int nc = lines ? 1 : list_columns(list, cols, 64), rc = 0;
-    for (int c = 0; c < nc && !rc; c++)
-        rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
-    rc = rc ? rc : buf_puts(out, "\n");
+    if (header) {
+        rc = run ? buf_puts(out, "run,") : 0;
+        for (int c = 0; c < nc && !rc; c++)
+            rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    cJSON *name = run ? util_must(cJSON_CreateString(run)) : NULL;
     const cJSON *it;
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
         {
+            if (name && !rc) {
+                rc = csv_field(out, name);
+                rc = rc ? rc : buf_puts(out, ",");
+            }
             for (int c = 0; c < nc && !rc; c++) {
                 if (c)
                     rc = buf_puts(out, ",");
@@ -610,6 +1080,7 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
             }
             rc = rc ? rc : buf_puts(out, "\n");
         }
+    cJSON_Delete(name);
     return rc;
 }
 
@@ -636,69 +1107,205 @@ static cJSON *export_list(const cJSON *items, bool from_result, enum bench_field
     return a;
 }
 
-/* plugin_export with lists, the object the timeline is read from: the result, or status'
- * series in the result's shape. */
-static int export_from(struct buf *out, const cJSON *br, const cJSON *result, const cJSON *lists,
-                       const char *format, const char *table)
+/* One run's export object: name, phase, source, summary, and the tables (only `table` when
+ * set). lists: the result, or status' series in the result's shape. */
+static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *lists,
+                            const char *table)
 {
     const cJSON *st = status_of(br);
-    size_t nt = sizeof(tables) / sizeof(tables[0]);
-    if (table) {
-        bool ok = false;
-        for (size_t i = 0; i < nt; i++)
-            ok = ok || strcmp(tables[i].name, table) == 0;
-        if (!ok)
-            return -EINVAL;
-    }
-    if (strcmp(format, "json") == 0) {
-        cJSON *o = util_must(cJSON_CreateObject());
-        cJSON_AddStringToObject(o, "name", name_of(br));
-        const char *ph = jstr(st, "phase");
-        cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(ph));
-        cJSON_AddStringToObject(o, "source", result ? "result" : "status");
-        const cJSON *sum = bench_status_get(st, BK_SUMMARY);
-        cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
-                              util_must(sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull()));
-        for (size_t i = 0; i < nt; i++) {
-            if (table && strcmp(table, tables[i].name) != 0)
-                continue;
-            bool res;
-            const cJSON *l = table_items(st, lists, tables[i].list, &res);
-            cJSON_AddItemToObject(o, tables[i].name,
-                                  l ? export_list(l, res, tables[i].list)
-                                    : util_must(cJSON_CreateArray()));
-        }
-        char *s = util_must(cJSON_Print(o));
-        cJSON_Delete(o);
-        int rc = buf_puts(out, s);
-        free(s);
-        return rc ? rc : buf_puts(out, "\n");
-    }
-    if (strcmp(format, "csv") != 0)
-        return -EINVAL;
-    int rc = 0, done = 0;
-    for (size_t i = 0; i < nt && !rc; i++) {
-        bool res;
-        if (table ? strcmp(table, tables[i].name) != 0
-                  : cJSON_GetArraySize(table_items(st, lists, tables[i].list, &res)) == 0)
+    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON_AddStringToObject(o, "name", name_of(br));
+    cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(jstr(st, "phase")));
+    cJSON_AddStringToObject(o, "source", result ? "result" : "status");
+    const cJSON *sum = bench_status_get(st, BK_SUMMARY);
+    cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
+                          util_must(sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull()));
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        if (table && strcmp(table, tables[i].name) != 0)
             continue;
-        if (done++)
-            rc = buf_puts(out, "\n");
-        rc = rc ? rc : csv_table(out, st, lists, tables[i].list);
+        bool res;
+        const cJSON *l = table_items(st, lists, tables[i].list, &res);
+        cJSON_AddItemToObject(o, tables[i].name,
+                              l ? export_list(l, res, tables[i].list)
+                                : util_must(cJSON_CreateArray()));
     }
-    return rc;
+    return o;
 }
 
-int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
-                  const char *table)
+/* The result's lists, with status' timeline series where it has no timeline (owned). */
+static cJSON *lists_of(const cJSON *br, const cJSON *result)
 {
-    /* the result's lists, with status' timeline series where it has no timeline */
     cJSON *lists = util_must(result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject());
     cJSON *tl = bench_get(lists, BK_TIMELINE) ? NULL : bench_series_timeline(status_of(br));
     if (tl && bench_put(lists, BK_TIMELINE, tl) != 0)
         abort(); /* an assertion, not allocation: lists is an object and the row has one key */
-    int rc = export_from(out, br, result, lists, format, table);
-    cJSON_Delete(lists);
+    return lists;
+}
+
+/* ---- the summary table: one row per run */
+
+/* The summary columns: the contract's summary rows, TPS and the latency percentiles first. */
+static int summary_columns(enum bench_field_id *cols, int max)
+{
+    static const enum bench_field_id first[] = {
+        BK_SUMMARY_TPS, BK_SUMMARY_LATENCY_AVG_MS, BK_SUMMARY_LATENCY_P50_MS,
+        BK_SUMMARY_LATENCY_P95_MS, BK_SUMMARY_LATENCY_P99_MS};
+    int n = 0;
+    for (size_t k = 0; k < sizeof(first) / sizeof(first[0]) && n < max; k++)
+        cols[n++] = first[k];
+    for (size_t i = 0; i < bench_nfields && n < max; i++) {
+        const char *p = bench_fields[i].path;
+        const char *rest = p && strncmp(p, "summary.", 8) == 0 ? p + 8 : NULL;
+        bool dup = false;
+        for (int k = 0; k < n && !dup; k++)
+            dup = cols[k] == (enum bench_field_id)i;
+        if (rest && !strchr(rest, '.') && !dup &&
+            (bench_fields[i].type == BF_NUM || bench_fields[i].type == BF_INT))
+            cols[n++] = (enum bench_field_id)i;
+    }
+    return n;
+}
+
+/* "server version" -> "serverVersion" */
+static void camel(const char *label, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *p = label; *p && o + 1 < len; p++) {
+        if (*p == ' ' && p[1]) {
+            p++;
+            out[o++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* One row per run: name, phase, the settings compare shows, then the summary's numbers (from
+ * the result when there is one, else status). A setting that is a whole number is a number. */
+static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results, size_t n)
+{
+    struct plugin_compare c = {.brs = brs, .results = results, .n = n};
+    enum bench_field_id cols[64];
+    int nc = summary_columns(cols, 64);
+    cJSON *rows = util_must(cJSON_CreateArray());
+    for (size_t i = 0; i < n; i++) {
+        cJSON *row = util_must(cJSON_CreateObject());
+        const cJSON *st = status_of(brs[i]);
+        cJSON_AddStringToObject(row, "run", name_of(brs[i]));
+        cJSON_AddStringToObject(row, "phase", ctrl_phase_shown(jstr(st, "phase")));
+        struct ctrl_spec sp;
+        char err[300], key[64], v[TCELL];
+        bool ok = ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(brs[i], "spec"), &sp, err,
+                                  sizeof(err)) == 0;
+        for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++) {
+            camel(settings[k].label, key, sizeof(key));
+            v[0] = '\0';
+            if (ok && sp.workload == CTRL_WL_PGBENCH)
+                settings[k].fn(&c, i, &sp, v, sizeof(v));
+            char *end;
+            double d = strtod(v, &end);
+            cJSON_AddItemToObject(row, key,
+                                  util_must(!v[0]          ? cJSON_CreateNull()
+                                            : *end == '\0' ? cJSON_CreateNumber(d)
+                                                           : cJSON_CreateString(v)));
+        }
+        if (ok)
+            ctrl_spec_free(&sp);
+        for (int k = 0; k < nc; k++) {
+            const cJSON *x = results[i] ? bench_get(results[i], cols[k]) : NULL;
+            if (!x && bench_fields[cols[k]].status)
+                x = bench_status_get(st, cols[k]);
+            cJSON_AddItemToObject(
+                row, bench_key(cols[k]),
+                util_must(cJSON_IsNumber(x) ? cJSON_Duplicate(x, 0) : cJSON_CreateNull()));
+        }
+        cJSON_AddItemToArray(rows, row);
+    }
+    return rows;
+}
+
+/* rows (an array of objects with the same keys) as CSV with a header row. */
+static int csv_rows(struct buf *out, const cJSON *rows)
+{
+    const cJSON *first = cJSON_GetArrayItem(rows, 0), *it, *v;
+    int rc = 0;
+    bool comma = false;
+    cJSON_ArrayForEach(v, first)
+    {
+        rc = rc ? rc : buf_printf(out, "%s%s", comma ? "," : "", v->string);
+        comma = true;
+    }
+    rc = rc ? rc : buf_puts(out, "\n");
+    cJSON_ArrayForEach(it, rows)
+    {
+        comma = false;
+        cJSON_ArrayForEach(v, it)
+        {
+            rc = rc ? rc : comma ? buf_puts(out, ",") : 0;
+            rc = rc ? rc : csv_field(out, v);
+            comma = true;
+        }
+        rc = rc ? rc : buf_puts(out, "\n");
+    }
+    return rc;
+}
+
+/* JSON (two-space indent) or YAML of a tree, its numbers rounded to EXPORT_DIGITS. */
+static int tree_out(struct buf *out, cJSON *o, const char *format)
+{
+    util_jround(o, EXPORT_DIGITS);
+    return strcmp(format, "yaml") == 0 ? plugin_yaml_append(out, o, 0) : util_json_print(out, o);
+}
+
+int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
+                  const char *format, const char *table)
+{
+    size_t nt = sizeof(tables) / sizeof(tables[0]);
+    bool summary = table && strcmp(table, "summary") == 0, known = summary || !table;
+    for (size_t i = 0; i < nt && !known; i++)
+        known = strcmp(tables[i].name, table) == 0;
+    bool csv = strcmp(format, "csv") == 0;
+    if (!known || n == 0 || (!csv && strcmp(format, "json") != 0 && strcmp(format, "yaml") != 0))
+        return -EINVAL;
+    int rc = 0;
+    if (summary) {
+        cJSON *rows = summary_rows(brs, results, n);
+        rc = csv ? csv_rows(out, rows) : tree_out(out, rows, format);
+        cJSON_Delete(rows);
+        return rc;
+    }
+    cJSON *lists[PLUGIN_MAX_RUNS] = {0};
+    if (n > PLUGIN_MAX_RUNS)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        lists[i] = lists_of(brs[i], results[i]);
+    if (!csv) {
+        cJSON *all = n > 1 ? util_must(cJSON_CreateArray()) : NULL, *one = NULL;
+        for (size_t i = 0; i < n; i++) {
+            one = export_object(brs[i], results[i], lists[i], table);
+            if (all)
+                cJSON_AddItemToArray(all, one);
+        }
+        rc = tree_out(out, all ? all : one, format);
+        cJSON_Delete(all ? all : one);
+    }
+    int done = 0;
+    for (size_t k = 0; k < nt && !rc && csv; k++) {
+        bool res, any = false;
+        for (size_t i = 0; i < n; i++)
+            any = any || cJSON_GetArraySize(
+                             table_items(status_of(brs[i]), lists[i], tables[k].list, &res)) > 0;
+        if (table ? strcmp(table, tables[k].name) != 0 : !any)
+            continue;
+        if (done++)
+            rc = buf_puts(out, "\n");
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
+                           n > 1 ? name_of(brs[i]) : NULL, i == 0);
+    }
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(lists[i]);
     return rc;
 }
 

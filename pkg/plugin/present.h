@@ -21,28 +21,52 @@ int plugin_result_table(struct buf *out, const cJSON *br);
  * status has them. No newline. */
 int plugin_progress_line(struct buf *out, const cJSON *br, double now);
 
-/* The comparison table of n >= 2 runs: TPS, latency avg/p50/p95/p99, failures, Little's law
- * deviation, each with its ratio against the first run, the verdicts' classes, wait-event shares;
- * then a line per run explaining its difference from the first (bench_verdict_explain) from the
- * runs' results (results, or an entry of it, may be NULL: then from what status holds). Thresholds
- * (< 0: not checked): a run whose TPS is more than tps_drop_pct below the first's, or whose p99 is
- * more than p99_grow_pct above it, is named in `verdict` (one line each) and *failed is set. */
+/* The comparison of runs grouped in sides: side s is side_n[s] consecutive runs of brs (one
+ * setting measured that many times, `compare --repeats N`), nsides >= 2 (at most 15). results[i]
+ * is run i's full result (its ConfigMap) or NULL. One column per side:
+ *   - settings: target, clients, threads, workers, protocol, scale, duration, script, rate,
+ *     server version and every server setting the results carry; a row whose runs do not all
+ *     agree is marked ("* " before its label; HTML: class "differs");
+ *   - results: TPS, latency avg/p50/p95/p99, failures, Little's law deviation, the verdicts'
+ *     classes and wait-event shares; a side of several runs shows mean ± stddev; from the
+ *     second side on each cell carries its delta against the first side: a ratio ("(0.93x)"),
+ *     or for percentages the difference in percentage points ("(+8.80 pp)");
+ * then a line per side explaining its difference from the first (bench_verdict_explain, from the
+ * first run of each side: its result, or what status holds when results or its entry is NULL).
+ * Thresholds (th, < 0: not checked): a side whose TPS is more than tps_drop_pct below the first's,
+ * or whose p99 is more than p99_grow_pct above it, is named in `verdict` (one line each) and
+ * *failed is set; when both sides have two runs or more, only if a Welch t-test says the
+ * difference is beyond the runs' own spread (p < 0.05). With such sides every side's TPS and
+ * p99 difference is written under the table as "within noise" or "beyond noise", with t, df and
+ * p. html: the table as an HTML <table id="compare">, the explanations as <pre id="why"> and the
+ * noise lines as <pre id="noise">.
+ * -EINVAL when the sides do not add up to n. */
 struct plugin_thresholds {
     double tps_drop_pct, p99_grow_pct;
 };
-int plugin_compare_table(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
-                         size_t n, const struct plugin_thresholds *th, struct buf *verdict,
-                         bool *failed);
+struct plugin_compare {
+    const cJSON *const *brs, *const *results;
+    size_t n;
+    size_t nsides;
+    size_t side_n[16];
+    struct plugin_thresholds th;
+};
+int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
+                         struct buf *verdict, bool *failed);
 
-/* export: "json" (one object: name, phase, source, summary, timeline, statements, workers, fio)
- * or "csv" (table "timeline", "statements", "workers" or "fio", or NULL for every non-empty one,
- * separated by a blank line, each with a header row). result is the run's full result (the
- * ConfigMap status.resultRef names) or NULL: with it the timeline is the full one, not the
- * points status keeps (same columns; "source" says "result" or "status"), and workers and
- * statements are the result's rows (its keys); without it they are status' lines (csv: one
- * column, "line"). -EINVAL on an unknown format or table. */
-int plugin_export(struct buf *out, const cJSON *br, const cJSON *result, const char *format,
-                  const char *table);
+/* export of n runs (brs[i], results[i] its full result, the ConfigMap status.resultRef names, or
+ * NULL): "json" (two-space indent), "yaml" or "csv". Without a table, or with "timeline",
+ * "statements", "workers" or "fio": json/yaml one object per run (an array of them for several
+ * runs) with name, phase, source, summary and the tables; csv the table given, or every non-empty
+ * one separated by a blank line, each with a header row, and with several runs a first column
+ * "run". With a result the timeline is the full one with every member of a point (stddevMs,
+ * failed, lagMs, ...; status' points have its series only), and workers and statements are the
+ * result's rows (its keys); without, status' lines (csv: one column, "line"). Table "summary":
+ * one row per run, its name, phase and settings (as compare shows them) and the summary's
+ * numbers by their result keys (tps, latencyP99Ms, failedTransactions, ...). Numbers are written
+ * at their shortest round-trip precision. -EINVAL on an unknown format or table. */
+int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
+                  const char *format, const char *table);
 
 /* Formats a number compactly for tables: 16030.4 -> "16,030.4" style grouping off; digits kept
  * to the precision that means something (4 significant, at least 1 decimal for < 100). "-" for

@@ -8,6 +8,7 @@
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 #include <errno.h>
@@ -672,7 +673,9 @@ static const char css[] =
     ".xl,.yl{text-anchor:middle;font-style:italic}.g{stroke:#e4e4e4}.ax{stroke:#444}"
     ".mk{stroke:#444;stroke-dasharray:3 3}svg text.mkl{font-size:11px;paint-order:stroke;"
     "stroke:#fff;stroke-width:3px}svg text.e{text-anchor:end}.verdict{color:#b00}"
-    "figure{margin:8px 0}.none{color:#888}";
+    "figure{margin:8px 0}.none{color:#888}"
+    ".cmp th,.cmp td{white-space:nowrap}.cmp .n{text-align:right}.cmp tr.sec th{padding-top:10px;"
+    "border-bottom:1px solid #999}.cmp tr.differs{background:#fff3c4}";
 
 static int page_start(struct buf *o, const char *title)
 {
@@ -1110,7 +1113,7 @@ static int settings(struct buf *o, const cJSON *br, const cJSON *st, const cJSON
             if (cJSON_IsString(it))
                 v = it->valuestring;
             else if (cJSON_IsNumber(it))
-                (void)snprintf(b, sizeof(b), "%.17g", it->valuedouble);
+                util_fmt_double(b, sizeof(b), it->valuedouble);
             else if (cJSON_IsBool(it))
                 v = cJSON_IsTrue(it) ? "true" : "false";
             else
@@ -1198,22 +1201,22 @@ static int compare_sources(struct buf *o, const cJSON *const *brs, const cJSON *
     return rc ? rc : buf_puts(o, "</table>\n");
 }
 
-int plugin_compare_html(struct buf *o, const cJSON *const *brs, const cJSON *const *results,
-                        size_t n, const struct plugin_thresholds *th, struct buf *verdict,
+int plugin_compare_html(struct buf *o, const struct plugin_compare *c, struct buf *verdict,
                         bool *failed)
 {
+    const cJSON *const *brs = c->brs, *const *results = c->results;
+    size_t n = c->n;
     if (n > PLUGIN_MAX_RUNS)
         return -EINVAL;
     struct buf table = BUF_INIT(4u << 20);
-    int rc = plugin_compare_table(&table, brs, results, n, th, verdict, failed);
+    int rc = plugin_compare_table(&table, c, true, verdict, failed);
     char title[200];
-    (void)snprintf(title, sizeof(title), "Comparison of %zu BenchmarkRuns (ratios against %s)", n,
+    (void)snprintf(title, sizeof(title), "Comparison of %zu BenchmarkRuns (deltas against %s)", n,
                    run_name(brs[0]));
     rc = rc ? rc : page_start(o, title);
     rc = rc ? rc : compare_sources(o, brs, results, n);
-    rc = rc ? rc : buf_puts(o, "<h2>Results</h2>\n<pre id=\"compare\">");
-    rc = rc ? rc : esc(o, table.data);
-    rc = rc ? rc : buf_puts(o, "</pre>\n");
+    rc = rc ? rc : buf_puts(o, "<h2>Settings and results</h2>\n");
+    rc = rc ? rc : buf_append(o, table.data, table.len);
     if (*failed && !rc) {
         rc = buf_puts(o, "<pre class=\"verdict\" id=\"verdict\">");
         rc = rc ? rc : esc(o, verdict->data);

@@ -21,7 +21,7 @@
 #include "pkg/util/buf.h"
 
 /* Most runs one compare page overlays. */
-#define PLUGIN_MAX_RUNS 15
+#define PLUGIN_MAX_RUNS 30
 /* Percentile curve: points per nine (0.05 nines apart; every whole nine is a point). */
 #define PLUGIN_CURVE_STEPS_PER_NINE 20
 
@@ -35,12 +35,11 @@ const char *plugin_result_ref(const cJSON *br, const char **key);
  * set"). */
 int plugin_report_html(struct buf *out, const cJSON *br, const cJSON *result, const char *note);
 
-/* The compare page of n (2 to PLUGIN_MAX_RUNS) runs: the text table of plugin_compare_table
- * (ratios against brs[0]; thresholds, verdict and *failed as there), then the runs' TPS and
- * latency over time overlaid on one chart each, and their percentile curves overlaid (runs whose
- * results[i] is NULL or has no histogram have none). -EINVAL for too many runs. */
-int plugin_compare_html(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
-                        size_t n, const struct plugin_thresholds *th, struct buf *verdict,
+/* The compare page of c's runs (2 to PLUGIN_MAX_RUNS): the table of plugin_compare_table as HTML
+ * (deltas against the first side; thresholds, verdict and *failed as there), then the runs' TPS
+ * and latency over time overlaid on one chart each, and their percentile curves overlaid (runs
+ * whose results[i] is NULL or has no histogram have none). -EINVAL for too many runs. */
+int plugin_compare_html(struct buf *out, const struct plugin_compare *c, struct buf *verdict,
                         bool *failed);
 
 /* The latency percentile curve of a histogram in the result's JSON form: x[i] in nines,

@@ -10,6 +10,7 @@
 
 #include <yaml.h>
 
+#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 static int write_handler(void *data, unsigned char *buffer, size_t size)
@@ -83,11 +84,7 @@ static int node(yaml_emitter_t *em, const cJSON *j)
         return scalar(em, j->valuestring, !looks_typed(j->valuestring));
     char b[64];
     if (cJSON_IsNumber(j)) {
-        double d = j->valuedouble;
-        if (d == floor(d) && fabs(d) < 1e15)
-            (void)snprintf(b, sizeof(b), "%.0f", d);
-        else
-            (void)snprintf(b, sizeof(b), "%.17g", d);
+        util_fmt_double(b, sizeof(b), j->valuedouble);
     } else if (cJSON_IsBool(j)) {
         (void)snprintf(b, sizeof(b), "%s", cJSON_IsTrue(j) ? "true" : "false");
     } else {

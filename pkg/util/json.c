@@ -2,7 +2,10 @@
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const cJSON *util_jget(const cJSON *o, const char *path)
@@ -83,4 +86,78 @@ static bool in_list(const char *key, void *ctx)
 void util_jkeep_keys(cJSON *o, const char *const *keys)
 {
     util_jkeep_if(o, in_list, (void *)keys);
+}
+
+void util_fmt_double(char *out, size_t len, double v)
+{
+    if (!isfinite(v)) {
+        (void)snprintf(out, len, "null");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 1e15) {
+        (void)snprintf(out, len, "%.0f", v == 0 ? 0.0 : v); /* no "-0" */
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        (void)snprintf(out, len, "%.*g", prec, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}
+
+double util_round_digits(double v, int digits)
+{
+    char b[40];
+    if (!isfinite(v))
+        return v;
+    (void)snprintf(b, sizeof(b), "%.*g", digits, v);
+    return strtod(b, NULL);
+}
+
+void util_jround(cJSON *o, int digits)
+{
+    if (!o)
+        return;
+    if (cJSON_IsNumber(o)) {
+        cJSON_SetNumberValue(o, util_round_digits(o->valuedouble, digits));
+        return;
+    }
+    for (cJSON *c = o->child; c; c = c->next)
+        util_jround(c, digits);
+}
+
+static int json_print(struct buf *out, const cJSON *v, int depth)
+{
+    char num[40];
+    if (cJSON_IsNumber(v)) {
+        util_fmt_double(num, sizeof(num), v->valuedouble);
+        return buf_puts(out, num);
+    }
+    if (cJSON_IsString(v))
+        return buf_json_string(out, v->valuestring);
+    if (cJSON_IsBool(v))
+        return buf_puts(out, cJSON_IsTrue(v) ? "true" : "false");
+    bool obj = cJSON_IsObject(v);
+    if (!obj && !cJSON_IsArray(v))
+        return buf_puts(out, "null");
+    if (!v->child)
+        return buf_puts(out, obj ? "{}" : "[]");
+    int rc = buf_puts(out, obj ? "{\n" : "[\n");
+    for (const cJSON *c = v->child; c && !rc; c = c->next) {
+        rc = buf_printf(out, "%*s", 2 * (depth + 1), "");
+        if (!rc && obj) {
+            rc = buf_json_string(out, c->string ? c->string : "");
+            rc = rc ? rc : buf_puts(out, ": ");
+        }
+        rc = rc ? rc : json_print(out, c, depth + 1);
+        rc = rc ? rc : buf_puts(out, c->next ? ",\n" : "\n");
+    }
+    rc = rc ? rc : buf_printf(out, "%*s", 2 * depth, "");
+    return rc ? rc : buf_puts(out, obj ? "}" : "]");
+}
+
+int util_json_print(struct buf *out, const cJSON *v)
+{
+    int rc = json_print(out, v, 0);
+    return rc ? rc : buf_puts(out, "\n");
 }

@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "pkg/util/buf.h"
 
 /* The member at path "a.b.c" (each part an object member, case-sensitive); NULL when absent, when
  * an intermediate is not an object, or when a part is 128 bytes or longer. */
@@ -34,5 +37,20 @@ void util_jset_num(cJSON *o, const char *k, double v);
 void util_jkeep_keys(cJSON *o, const char *const *keys);
 /* The same with a predicate: keeps the members for which keep(key, ctx) is true. */
 void util_jkeep_if(cJSON *o, bool (*keep)(const char *key, void *ctx), void *ctx);
+
+/* The shortest decimal that strtod reads back as exactly v ("1742.7", not "1742.70000000000005";
+ * 17 digits only where 17 are needed), in %g's form; whole numbers below 1e15 without exponent
+ * ("1000"); "null" for NaN and infinities (JSON has no such numbers). len >= 32. */
+void util_fmt_double(char *out, size_t len, double v);
+/* Every number in the tree o rounded to `digits` significant digits (15, DBL_DIG, is what a
+ * double holds of a decimal: a value read from text keeps its digits, a computed one such as a
+ * mean loses its binary noise, 2.2916514682134688 -> 2.29165146821347), for output to people
+ * and spreadsheets. */
+void util_jround(cJSON *o, int digits);
+/* v rounded to `digits` significant digits (util_jround's rounding of one number). */
+double util_round_digits(double v, int digits);
+/* Appends v as JSON text indented by two spaces per level (kubectl's -o json layout), numbers as
+ * util_fmt_double writes them, a newline at the end. Returns 0 or buf's -E2BIG. */
+int util_json_print(struct buf *out, const cJSON *v);
 
 #endif

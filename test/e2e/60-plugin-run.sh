@@ -79,9 +79,9 @@ grep -q '^benchmarkrun broken: Failed' "$TMP/broken.out" || fail "failed run: no
 # ---- compare: ratios against the first run; thresholds exit 3 naming the run
 kubectl pgbench compare base slow >"$TMP/cmp.out" || fail "compare failed"
 cat "$TMP/cmp.out" >&2
-grep -Eq '^TPS +[0-9.]+ +[0-9.]+ \(0\.[0-9]+x\)$' "$TMP/cmp.out" || fail "compare: no TPS ratio"
+grep -Eq '^  TPS +[0-9.]+ +[0-9.]+ \(0\.[0-9]+x\)$' "$TMP/cmp.out" || fail "compare: no TPS ratio"
 for row in "latency p50" "latency p95" "latency p99" "failed" "Little's law deviation" "wait [A-Za-z]"; do
-    grep -q "^$row" "$TMP/cmp.out" || fail "compare: no row $row"
+    grep -q "^  $row" "$TMP/cmp.out" || fail "compare: no row $row"
 done
 rc=0
 kubectl pgbench compare base slow --fail-if-tps-drops 10 >/dev/null 2>"$TMP/cmp.err" || rc=$?
@@ -106,17 +106,25 @@ st = json.load(open(sys.argv[1]))["status"]
 exp = json.load(open(sys.argv[2]))
 full = json.load(open(sys.argv[5]))["timeline"]
 res = json.load(open(sys.argv[5]))
+def same(a, b):  # export writes numbers to 15 significant digits
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= 1e-14 * max(abs(a), abs(b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
 for k in ("statements", "workers"):  # the rows as they are, but nulls
-    assert exp[k] == [{f: v for f, v in r.items() if v is not None} for r in res[k]], k
+    assert same(exp[k], [{f: v for f, v in r.items() if v is not None} for r in res[k]]), k
 assert len(st["workers"]) == 2 and len(st["statements"]) == len(
     [s for s in res["statements"] if not s["command"].startswith("\\")]), st
-assert exp["summary"] == st["summary"]
+assert same(exp["summary"], st["summary"])
 assert exp["source"] == "result", exp["source"]
-assert [p["tps"] for p in exp["timeline"]] == [p["tps"] for p in full], "timeline"
+assert same([p["tps"] for p in exp["timeline"]], [p["tps"] for p in full]), "timeline"
 blocks = open(sys.argv[3]).read().split("\n\n")
 assert len(blocks) == 3, len(blocks)
 tl = list(csv.DictReader(io.StringIO(blocks[0])))
-assert [float(r["tps"]) for r in tl] == [p["tps"] for p in full]
+assert same([float(r["tps"]) for r in tl], [p["tps"] for p in full])
 stm = list(csv.DictReader(io.StringIO(blocks[1])))
 assert [r["command"] for r in stm] == [s["command"] for s in res["statements"]]
 w = list(csv.DictReader(open(sys.argv[4])))

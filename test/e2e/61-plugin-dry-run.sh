@@ -14,8 +14,9 @@ args=(--name same --host 127.0.0.1 --port "$PGPORT" --user "$PGUSER" --password-
     --db-name "$PGDATABASE" --sslmode disable --init -s 1 --workers 2 --ttl 1h
     -- -c 5 -j 2 -T 2 -P 1 -r -D tag=x)
 
+# -o: the program make test built (sanitized) is installed as it is, never relinked with other CFLAGS
 # ---- make install-plugin and the krew manifest
-make -s -C "$ROOT" BUILD="$BUILD" install-plugin PREFIX="$TMP/prefix" >/dev/null || fail "make install-plugin"
+make -s -C "$ROOT" BUILD="$BUILD" -o "$BUILD/bin/kubectl-pgbench" install-plugin PREFIX="$TMP/prefix" >/dev/null || fail "make install-plugin"
 PATH="$TMP/prefix/bin:/usr/bin:/bin" kubectl plugin list 2>/dev/null | grep -q "$TMP/prefix/bin/kubectl-pgbench" ||
     fail "kubectl does not find the installed plugin"
 python3 - "$ROOT/plugins/pgbench.yaml" <<'PY' || fail "krew manifest"

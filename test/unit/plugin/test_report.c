@@ -331,12 +331,13 @@ static void test_report_diagnostics(void **state)
     assert_non_null(strstr(r.data, "<tr><th>Little's law deviation</th><td>-4.50 %</td></tr>"));
     assert_non_null(strstr(r.data, "<tr><th>shared_buffers</th><td>128MB</td></tr>"));
     /* compare: a row per wait event of either run, 0 where a run saw none of it */
-    const cJSON *brs[2] = {a, b};
+    const cJSON *brs[2] = {a, b}, *none[2] = {NULL, NULL};
     bool failed = false;
-    struct plugin_thresholds th = {-1, -1};
-    assert_int_equal(plugin_compare_table(&t, brs, NULL, 2, &th, &v, &failed), 0);
+    struct plugin_compare cmp = {brs, none, 2, 2, {1, 1}, {-1, -1}};
+    assert_int_equal(plugin_compare_table(&t, &cmp, false, &v, &failed), 0);
     assert_non_null(strstr(t.data, "wait CPU "));
-    assert_non_null(strstr(t.data, "30 % (0.50x)"));
+    assert_non_null(strstr(t.data, "30 % (-30.00 pp)")); /* shares: percentage points */
+    assert_null(strstr(t.data, "x)\n  wait"));
     assert_non_null(strstr(t.data, "wait Lock:tuple "));
     assert_non_null(strstr(t.data, "wait IO:WALSync "));
     assert_non_null(strstr(t.data, "-5 %"));
@@ -360,25 +361,19 @@ static void test_compare_html(void **state)
     cJSON *res[3] = {result(1000, hist), result(500, hist), NULL};
     struct buf o = BUF_INIT(64u << 20), v = BUF_INIT(1 << 20), t = BUF_INIT(1 << 20),
                v2 = BUF_INIT(1 << 20);
-    struct plugin_thresholds th = {10, -1};
     bool failed = false, failed2 = false;
-    assert_int_equal(plugin_compare_html(&o, (const cJSON *const *)brs, (const cJSON *const *)res,
-                                         3, &th, &v, &failed),
-                     0);
+    struct plugin_compare cmp = {
+        (const cJSON *const *)brs, (const cJSON *const *)res, 3, 3, {1, 1, 1}, {10, -1}};
+    assert_int_equal(plugin_compare_html(&o, &cmp, &v, &failed), 0);
     assert_true(failed);
     assert_non_null(strstr(v.data, "slow"));
     assert_null(strstr(o.data, "<script"));
-    /* the same table as the text compare */
-    assert_int_equal(plugin_compare_table(&t, (const cJSON *const *)brs, (const cJSON *const *)res,
-                                          3, &th, &v2, &failed2),
-                     0);
-    const char *pre = strstr(o.data, "<pre id=\"compare\">");
-    assert_non_null(pre);
-    const char *line = strtok(t.data, "\n");
-    assert_non_null(line);
-    for (; line; line = strtok(NULL, "\n"))
-        if (!strchr(line, '<') && !strchr(line, '>') && !strchr(line, '&'))
-            assert_non_null(strstr(pre, line));
+    /* the same table as the text compare, as an HTML table */
+    assert_int_equal(plugin_compare_table(&t, &cmp, true, &v2, &failed2), 0);
+    assert_true(failed2);
+    assert_non_null(strstr(o.data, t.data));
+    assert_non_null(strstr(t.data, "<table class=\"cmp\" id=\"compare\">"));
+    assert_non_null(strstr(t.data, "<tr><th></th><th class=\"n\">base</th><th class=\"n\">slow"));
     assert_non_null(strstr(o.data, "id=\"verdict\""));
     /* overlaid curves, one line per run, the full timeline where the run has a result */
     char *tps = svg_of(o.data, "tps"), *lt = svg_of(o.data, "latency"),
@@ -407,20 +402,70 @@ static void test_compare_html(void **state)
     free(lat);
 }
 
+/* Sides of repeated runs: mean ± stddev cells, and gates judged against the runs' spread (a 2 %
+ * drop within a 3 % spread passes --fail-if-tps-drops 1, a 20 % one fails it; p99 likewise). */
+static void test_compare_repeats(void **state)
+{
+    (void)state;
+    static const double tps[] = {1030, 970, 1000, 1010, 950, 980, 810, 790, 800};
+    static const double p99[] = {10, 10.5, 9.5, 10, 10.5, 9.5, 20, 21, 19};
+    cJSON *brs[9];
+    const cJSON *none[9] = {0};
+    char name[8];
+    for (int i = 0; i < 9; i++) {
+        (void)snprintf(name, sizeof(name), "%c%d", 'a' + i / 3, i % 3 + 1);
+        brs[i] = run(name, tps[i], p99[i]);
+    }
+    struct buf t = BUF_INIT(1 << 20), v = BUF_INIT(1 << 20);
+    bool failed = true;
+    struct plugin_compare ab = {(const cJSON *const *)brs, none, 6, 2, {3, 3}, {1, 1}};
+    assert_int_equal(plugin_compare_table(&t, &ab, false, &v, &failed), 0);
+    assert_false(failed);
+    const char *row = strstr(t.data, "\n  TPS  ");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "  1000 ± 30  "));
+    assert_non_null(strstr(row, "  980 ± 30 (0.98x)\n"));
+    assert_non_null(strstr(t.data, "TPS: b1…b3 (3 runs) 980 ± 30 against a1…a3 (3 runs) 1000 ± 30 "
+                                   "(-2.0 %): within noise (Welch t -0.82, df 4.0, p 0.460)\n"));
+    assert_non_null(strstr(t.data, "within noise: --fail-if-tps-drops 1 not applied"));
+    buf_reset(&t);
+    struct plugin_compare ac = {(const cJSON *const *)brs, none, 6, 2, {3, 3}, {1, 1}};
+    const cJSON *list[6] = {brs[0], brs[1], brs[2], brs[6], brs[7], brs[8]};
+    ac.brs = list;
+    assert_int_equal(plugin_compare_table(&t, &ac, false, &v, &failed), 0);
+    assert_true(failed);
+    assert_non_null(strstr(v.data, "c1…c3 (3 runs): TPS 800.0 is 20.0 % below"));
+    assert_non_null(strstr(v.data, "c1…c3 (3 runs): p99 20.000 ms is 100.0 % above"));
+    /* sides that do not add up */
+    struct plugin_compare bad = {(const cJSON *const *)brs, none, 6, 2, {3, 2}, {-1, -1}};
+    assert_int_equal(plugin_compare_table(&t, &bad, false, &v, &failed), -EINVAL);
+    buf_free(&t);
+    buf_free(&v);
+    for (int i = 0; i < 9; i++)
+        cJSON_Delete(brs[i]);
+}
+
+/* plugin_export of one run */
+static int export1(struct buf *out, const cJSON *br, const cJSON *res, const char *format,
+                   const char *table)
+{
+    return plugin_export(out, &br, &res, 1, format, table);
+}
+
 static void test_export_full_timeline(void **state)
 {
     (void)state;
     cJSON *br = run("a", 1000, 5), *res = result(1000, NULL);
     struct buf o = BUF_INIT(64u << 20), j = BUF_INIT(64u << 20), s = BUF_INIT(64u << 20);
-    assert_int_equal(plugin_export(&o, br, res, "csv", "timeline"), 0);
+    assert_int_equal(export1(&o, br, res, "csv", "timeline"), 0);
     assert_int_equal(count(o.data, "\n"), 151);
     assert_non_null(strstr(o.data, "\n150,1150,2.5"));
-    assert_int_equal(plugin_export(&j, br, res, "json", NULL), 0);
+    assert_int_equal(export1(&j, br, res, "json", NULL), 0);
     cJSON *e = cJSON_Parse(j.data);
     assert_string_equal(cJSON_GetObjectItem(e, "source")->valuestring, "result");
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(e, "timeline")), 150);
     cJSON_Delete(e);
-    assert_int_equal(plugin_export(&s, br, NULL, "csv", "timeline"), 0);
+    assert_int_equal(export1(&s, br, NULL, "csv", "timeline"), 0);
     assert_int_equal(count(s.data, "\n"), NST + 1);
     buf_free(&o);
     buf_free(&j);
@@ -444,18 +489,18 @@ static void test_export_workers_and_statements(void **state)
         "\"SELECT 1;\",\"latencyMs\":0.1}]}");
     struct buf c = BUF_INIT(1 << 20), j = BUF_INIT(1 << 20), l = BUF_INIT(1 << 20);
     struct buf t = BUF_INIT(1 << 20);
-    assert_int_equal(plugin_export(&c, br, res, "csv", "workers"), 0);
+    assert_int_equal(export1(&c, br, res, "csv", "workers"), 0);
     assert_string_equal(c.data, "index,pod,tps,transactionsProcessed,failedTransactions,"
                                 "abortedClients,latencyAvgMs,lateSeconds,endSeconds,exitCode,"
                                 "complete,message\n0,p0,10,100,,,,,,,true,ok\n");
-    assert_int_equal(plugin_export(&j, br, res, "json", NULL), 0);
+    assert_int_equal(export1(&j, br, res, "json", NULL), 0);
     cJSON *e = cJSON_Parse(j.data);
     assert_int_equal(
         util_jnum(cJSON_GetArrayItem(util_jget(e, "workers"), 0), "transactionsProcessed", 0), 100);
     assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(e, "statements"), 0), "command"),
                         "SELECT 1;");
     cJSON_Delete(e);
-    assert_int_equal(plugin_export(&l, br, NULL, "csv", "workers"), 0);
+    assert_int_equal(export1(&l, br, NULL, "csv", "workers"), 0);
     assert_string_equal(l.data, "line\n\"0 p0: ok, 10.0 tps\"\n"); /* quoted: a comma */
     assert_int_equal(plugin_result_table(&t, br), 0);
     assert_non_null(strstr(t.data, "\n  worker 0 p0: ok, 10.0 tps\n"));
@@ -475,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_report_falls_back_to_status),
         cmocka_unit_test(test_report_diagnostics),
         cmocka_unit_test(test_compare_html),
+        cmocka_unit_test(test_compare_repeats),
         cmocka_unit_test(test_export_full_timeline),
         cmocka_unit_test(test_export_workers_and_statements),
     };

@@ -6,7 +6,9 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,12 +135,85 @@ static void test_xalloc(void **state)
     free(s);
 }
 
+/* Numbers for people: the shortest decimal that reads back, 15 digits at most. */
+static void test_fmt_double(void **state)
+{
+    (void)state;
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {1742.7, "1742.7"}, /* %.17g: 1742.7000000000000455 */
+        {4.752, "4.752"},   /* %.17g: 4.7519999999999998 */
+        {0.1, "0.1"},
+        {1000, "1000"},
+        {-0.0, "0"},
+        {1e20, "1e+20"},
+        {-2.5, "-2.5"},
+        {1e-7, "1e-07"},
+        {2.2916514682134688, "2.2916514682134688"}, /* 17 where 17 are needed */
+    };
+    char b[40];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        util_fmt_double(b, sizeof(b), cases[i].v);
+        assert_string_equal(b, cases[i].want);
+    }
+    util_fmt_double(b, sizeof(b), util_round_digits(2.2916514682134688, 15));
+    assert_string_equal(b, "2.29165146821347"); /* a computed mean for people: 15 digits */
+    util_fmt_double(b, sizeof(b), NAN);
+    assert_string_equal(b, "null");
+    /* every decimal of up to 15 digits comes back as written (the inverse, by strtod) */
+    uint32_t seed = 7;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        char in[40];
+        (void)snprintf(in, sizeof(in), "%u.%0*u", seed % 100000, (int)(seed % 7) + 1,
+                       (seed >> 8) % 1000000u % (unsigned)pow(10, (seed % 7) + 1));
+        double v = strtod(in, NULL);
+        util_fmt_double(b, sizeof(b), util_round_digits(v, 15));
+        assert_true(strtod(b, NULL) == v); /* rounding keeps what was a decimal */
+        util_fmt_double(b, sizeof(b), v);
+        assert_true(strtod(b, NULL) == v);
+        assert_true(strlen(b) <= strlen(in));
+    }
+}
+
+/* util_json_print: two spaces per level, no tabs, shortest numbers; cJSON reads it back equal. */
+static void test_json_print(void **state)
+{
+    (void)state;
+    cJSON *o = parse("{\"a\":[1,2.5,{\"b\":\"x\\ny\"}],\"e\":{},\"l\":[],\"n\":null,\"t\":true,"
+                     "\"tps\":1742.7}");
+    struct buf out = BUF_INIT(0);
+    assert_int_equal(util_json_print(&out, o), 0);
+    assert_string_equal(out.data, "{\n"
+                                  "  \"a\": [\n"
+                                  "    1,\n"
+                                  "    2.5,\n"
+                                  "    {\n"
+                                  "      \"b\": \"x\\ny\"\n"
+                                  "    }\n"
+                                  "  ],\n"
+                                  "  \"e\": {},\n"
+                                  "  \"l\": [],\n"
+                                  "  \"n\": null,\n"
+                                  "  \"t\": true,\n"
+                                  "  \"tps\": 1742.7\n"
+                                  "}\n");
+    cJSON *back = cJSON_Parse(out.data);
+    assert_true(cJSON_Compare(o, back, true));
+    cJSON_Delete(back);
+    cJSON_Delete(o);
+    buf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jget_paths), cmocka_unit_test(test_jset_adds_and_replaces),
         cmocka_unit_test(test_jkeep_keys), cmocka_unit_test(test_jkeep_if),
-        cmocka_unit_test(test_xalloc),
+        cmocka_unit_test(test_xalloc),     cmocka_unit_test(test_fmt_double),
+        cmocka_unit_test(test_json_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
