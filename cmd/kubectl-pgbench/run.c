@@ -50,6 +50,8 @@ static const char run_help[] =
     "flags:\n"
     "  --name NAME (alias --job-name)   the BenchmarkRun (default pgbench-YYYYMMDD-HHMMSS)\n"
     "  --init -s N [--foreign-keys] [--partitions N]   initialise the tables first (pgbench -i)\n"
+    "  --warmup DURATION   leave the first seconds out of the summary and percentiles\n"
+    "                      (spec run.warmupSeconds; the report shades them)\n"
     "  --workers N  --node-selector K=V (repeatable)  --ttl DURATION  --timeout DURATION\n"
     "  --image IMAGE  --cleanup Keep|Delete\n"
     "  --dry-run=client|server   print the BenchmarkRun and the Jobs/PVC/HPA the operator would\n"
@@ -59,8 +61,10 @@ static const char run_help[] =
 
 static const char fio_help[] =
     "usage: kubectl pgbench fio NAME --storage-class SC [--size 10Gi] [flags]\n"
-    "  --preset wal|random-read|random-rw|all   (default all; wal: write, bs 8k, fdatasync 1:\n"
-    "                                            its sync p99 is the commit-latency floor)\n"
+    "  --preset wal|random-read|random-rw|all   (default all; wal: buffered sequential 8k writes,\n"
+    "      fdatasync after each, one job, sync engine, as PostgreSQL writes WAL with\n"
+    "      wal_sync_method=fdatasync: its sync p99 is the commit-latency floor; random-*: 8k,\n"
+    "      iodepth 32, libaio, O_DIRECT)\n"
     "  --file-size SIZE (each job's file, default 1g)  --runtime DURATION (each job, default 60s)\n"
     "  --ioengine libaio|io_uring|psync|sync|posixaio  --buffered (direct: false)\n"
     "  --keep-volume  --node-selector K=V  --ttl DURATION  --timeout DURATION  --image IMAGE\n"
@@ -620,6 +624,11 @@ bool run_cli_flag(struct run_cli *r)
         if (*end || n < 0 || n > 10000)
             die_usage(a, "--partitions \"%s\": an integer 0-10000", v);
         r->ro.partitions = (int)n;
+        return true;
+    }
+    if (arg_value(a, "--warmup", NULL, &v)) {
+        if ((r->ro.warmup_s = plugin_parse_duration(v)) < 0)
+            die_usage(a, "--warmup \"%s\": seconds, or a duration such as 30s or 2m", v);
         return true;
     }
     if (arg_flag(a, "--init", "-i"))

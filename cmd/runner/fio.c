@@ -24,6 +24,7 @@ struct fio_ctx {
     struct run_ctx c;
     struct bench_runner_fio ra; /* borrows from argv, owns nothing */
     struct bench_fio_opts fo;   /* its jobs point into ra */
+    char logdir[512];           /* fio's IOPS and bandwidth logs; "" when none */
     struct buf out;             /* fio's JSON */
     int out_error;
     struct bench_fio_result *res;
@@ -45,6 +46,10 @@ static int fio_options(struct fio_ctx *f, int argc, char **argv)
             &f->c, BENCH_EXIT_USAGE, "--%s %s is not a directory",
             bench_runner_flag(BENCH_RUNNER_FIO, offsetof(struct bench_runner_fio, fio.directory)),
             f->fo.directory);
+    if (runner_temp_dir(f->logdir, sizeof(f->logdir)) == 0)
+        f->fo.log_dir = f->logdir;
+    else
+        log_warn("runner", "no directory for fio's IOPS and bandwidth logs: no series");
     if (bench_fio_argv(&f->fo, &f->c.argv, f->c.msg, sizeof(f->c.msg)) != 0)
         return run_fail(&f->c, BENCH_EXIT_USAGE, "%s", f->c.msg);
     return 0;
@@ -82,6 +87,8 @@ static void fio_collect(struct fio_ctx *f)
     f->prc = f->out_error ? f->out_error
                           : bench_fio_parse(f->out.data ? f->out.data : "", f->out.len, &f->res,
                                             f->perr, sizeof(f->perr));
+    if (f->prc == 0 && f->logdir[0] && bench_fio_read_series(f->res, f->logdir) != 0)
+        log_warn("runner", "cannot read fio's logs in %s", f->logdir);
     f->complete = f->prc == 0 && child_exit == 0 && !signal && bench_fio_result_complete(f->res);
     if (f->complete)
         f->c.exit_code = BENCH_EXIT_OK;
@@ -118,6 +125,8 @@ int runner_cmd_fio(int argc, char **argv)
     }
     int exit_code = f->c.exit_code;
     run_ctx_free(&f->c);
+    if (f->logdir[0])
+        runner_remove_dir(f->logdir);
     bench_fio_result_free(f->res);
     buf_free(&f->out);
     free(f);

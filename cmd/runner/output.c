@@ -1,6 +1,7 @@
 /* Runner output and environment helpers (see runner.h). */
 #include "cmd/runner/runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -406,4 +407,33 @@ void run_ctx_free(struct run_ctx *c)
     cJSON_Delete(c->result);
     c->result = NULL;
     child_drive_free(&c->drive);
+}
+
+int runner_temp_dir(char *out, size_t n)
+{
+    const char *tmp = getenv("TMPDIR");
+    (void)snprintf(out, n, "%s/pgbench-runner.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(out)) {
+        int e = errno;
+        out[0] = '\0';
+        return -e;
+    }
+    return 0;
+}
+
+void runner_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char p[4096];
+            (void)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+            (void)unlink(p);
+        }
+        closedir(d);
+    }
+    (void)rmdir(dir);
 }

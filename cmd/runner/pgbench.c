@@ -96,23 +96,6 @@ static char *make_appname(const char *what)
     return s;
 }
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char p[4096];
-            (void)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-            (void)unlink(p);
-        }
-        closedir(d);
-    }
-    (void)rmdir(dir);
-}
-
 /* A Unix time from the environment; 0 when unset, or (with a warning) not a Unix time. */
 static double env_unix_time(const char *name)
 {
@@ -492,15 +475,10 @@ static int pgrun_command_line(struct pgrun_ctx *r)
         return run_fail(c, BENCH_EXIT_USAGE, "cannot read the version of %s", r->ro.pgbench_path);
     r->ro.pgbench_major = major;
 
-    const char *tmp = getenv("TMPDIR");
-    (void)snprintf(r->logdir, sizeof(r->logdir), "%s/pgbench-runner.XXXXXX",
-                   tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(r->logdir)) {
-        int e = errno;
-        r->logdir[0] = '\0';
+    int trc = runner_temp_dir(r->logdir, sizeof(r->logdir));
+    if (trc)
         return run_fail(c, BENCH_EXIT_USAGE, "cannot create a directory for transaction logs: %s",
-                        strerror(e));
-    }
+                        strerror(-trc));
     r->ro.log_dir = r->logdir;
     if (bench_pgbench_run_argv(&r->ro, &c->argv, c->msg, sizeof(c->msg)) != 0)
         return run_fail(c, BENCH_EXIT_USAGE, "%s", c->msg);
@@ -647,6 +625,7 @@ static void pgrun_on_start(struct child_drive *d)
     /* BENCH_TXLOG_POLL_MS: how often the logs are read (0 = only after the run) */
     const char *e = getenv("BENCH_TXLOG_POLL_MS");
     long ms = e && *e ? strtol(e, NULL, 10) : 1000;
+    bench_txlog_start(r->tl, r->ra.warmup_s);
     if (ms > 0)
         (void)uv_timer_start(&r->txtimer, on_txtimer, (uint64_t)ms, (uint64_t)ms);
     (void)getrusage(RUSAGE_CHILDREN, &r->ru0);
@@ -722,7 +701,7 @@ static void pgrun_collect(struct pgrun_ctx *r)
              r->ts.nfiles, (unsigned long long)r->ts.bytes, (unsigned long long)r->ts.punched);
     txstream_close(&r->ts);
     r->ts_open = false;
-    remove_dir(r->logdir);
+    runner_remove_dir(r->logdir);
     r->logdir[0] = '\0';
 
     const struct bench_pgbench_result *pg = r->pg;
@@ -733,6 +712,7 @@ static void pgrun_collect(struct pgrun_ctx *r)
     run_result_new(c, r->child_exit, r->complete, user && *user ? user : NULL);
     bench_result_add_pgbench(c->result, pg, bench_hist_count(r->tl->hist) ? r->tl->hist : NULL,
                              &r->ro);
+    bench_result_add_txlog(c->result, r->tl, r->ra.warmup_s);
     if (d->started)
         bench_result_add_window(c->result, r->barrier.at, d->start, d->end);
 }
@@ -896,7 +876,7 @@ static void pgrun_report(struct pgrun_ctx *r)
 static void pgrun_free(struct pgrun_ctx *r)
 {
     if (r->logdir[0])
-        remove_dir(r->logdir);
+        runner_remove_dir(r->logdir);
     if (r->ts_open)
         txstream_close(&r->ts);
     bench_pgbench_result_free(r->pg);

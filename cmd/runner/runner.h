@@ -59,6 +59,12 @@ void runner_conn_error_text(const struct pg_error *err, char *dst, size_t n);
 /* Reads all of stdin (up to cap bytes). Returns 0 or a negative errno. */
 int runner_read_stdin(size_t cap, char **out, size_t *len);
 
+/* A new private directory $TMPDIR/pgbench-runner.XXXXXX (/tmp without TMPDIR) into out (at least
+ * 64 bytes): where the tools write their logs. Returns 0, or -errno with out set to "". */
+int runner_temp_dir(char *out, size_t n);
+/* Removes dir and the files in it (not subdirectories); errors are ignored. */
+void runner_remove_dir(const char *dir);
+
 /* One subcommand's run, one function per phase: options (flags and the tool's command line),
  * connect (readiness, the database created when asked), prepare (what the load needs: checks,
  * server settings, replication catch-up, samplers), barrier (the start time), load (the tool

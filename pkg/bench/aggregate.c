@@ -6,6 +6,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/verdict.h"
 #include "pkg/bench/histogram.h"
+#include "pkg/bench/latseries.h"
 #include "pkg/bench/result.h"
 
 #include <errno.h>
@@ -322,6 +323,60 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
     free(pts);
 }
 
+/* ---- latency series, warm-up ---- */
+
+/* The workers' per-interval histograms merged exactly (latseries.h); the aggregate keeps their
+ * percentiles, not the buckets (the workers' results keep those). */
+static void aggregate_latseries(cJSON *out, const cJSON *const *rs, size_t n)
+{
+    const cJSON **ser = util_xcalloc(n ? n : 1, sizeof(const cJSON *));
+    for (size_t i = 0; i < n; i++)
+        ser[i] = get(rs[i], KEY(LATENCY_SERIES));
+    cJSON *m = bench_latseries_merge(ser, n, false);
+    free(ser);
+    if (m)
+        cJSON_AddItemToObject(out, KEY(LATENCY_SERIES), m);
+}
+
+/* The warm-up section, each row by its merge rule (FIRST, SUM, MIN, MAX, TXMEAN). */
+static void aggregate_warmup(cJSON *out, const cJSON *const *rs, size_t n)
+{
+    const char *sec = bench_fields[BK_WARMUP].path;
+    size_t len = strlen(sec);
+    cJSON *w = NULL;
+    for (size_t k = 0; k < bench_nfields; k++) {
+        const struct bench_field *f = &bench_fields[k];
+        if (!f->path || strncmp(f->path, sec, len) != 0 || f->path[len] != '.')
+            continue;
+        struct acc a = {0};
+        struct pool p = {0};
+        double first = NAN, lo = NAN;
+        for (size_t i = 0; i < n; i++) {
+            double v = num(get(rs[i], KEY(WARMUP)), bench_key(k));
+            if (!isfinite(v))
+                continue;
+            first = isfinite(first) ? first : v;
+            lo = v < lo || !isfinite(lo) ? v : lo;
+            acc_add(&a, v);
+            pool_add(&p, v, 0,
+                     num(get(rs[i], KEY(SUMMARY)), KEY(SUMMARY_TRANSACTIONS_PROCESSED)) +
+                         num(get(rs[i], KEY(WARMUP)), KEY(WARMUP_TRANSACTIONS)));
+        }
+        if (!a.n)
+            continue;
+        double v = f->merge == BM_SUM      ? acc_sum(&a)
+                   : f->merge == BM_MAX    ? acc_max(&a)
+                   : f->merge == BM_MIN    ? lo
+                   : f->merge == BM_TXMEAN ? pool_mean(&p)
+                                           : first;
+        if (!w)
+            w = util_must(cJSON_CreateObject());
+        set_num(w, bench_key(k), v);
+    }
+    if (w)
+        cJSON_AddItemToObject(out, KEY(WARMUP), w);
+}
+
 /* ---- statements / scripts ---- */
 
 static cJSON *find_stmt(cJSON *arr, double script, const char *command)
@@ -453,8 +508,43 @@ static void merge_latency(cJSON *dst, const cJSON *src)
     set_num(dst, k, samples);
 }
 
+/* Adds j's per-second IOPS and bandwidth to o's, point by point matched by t. */
+static void merge_fio_series(cJSON *o, const cJSON *j)
+{
+    static const enum bench_field_id vals[] = {
+        BK_FIO_JOBS_SERIES_READ_IOPS, BK_FIO_JOBS_SERIES_WRITE_IOPS,
+        BK_FIO_JOBS_SERIES_READ_BW_KI_BS, BK_FIO_JOBS_SERIES_WRITE_BW_KI_BS};
+    const char *key = KEY(FIO_JOBS_SERIES), *tk = KEY(FIO_JOBS_SERIES_T);
+    const cJSON *js = get(j, key), *p;
+    cJSON *os = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsArray(js))
+        return;
+    if (!cJSON_IsArray(os)) {
+        util_jset(o, key, cJSON_Duplicate(js, 1));
+        return;
+    }
+    cJSON_ArrayForEach(p, js)
+    {
+        cJSON *q = NULL, *it;
+        cJSON_ArrayForEach(it, os) if (num(it, tk) == num(p, tk)) q = it;
+        if (!q) {
+            if (cJSON_GetArraySize(os) < bench_fields[BK_FIO_JOBS_SERIES].max_items)
+                cJSON_AddItemToArray(os, util_must(cJSON_Duplicate(p, 1)));
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+            double a = num(q, bench_key(vals[k])), b = num(p, bench_key(vals[k]));
+            set_num(q, bench_key(vals[k]),
+                    isfinite(a) && isfinite(b) ? a + b
+                    : isfinite(a)              ? a
+                                               : b);
+        }
+    }
+}
+
 static void merge_fio_job(cJSON *o, const cJSON *j)
 {
+    merge_fio_series(o, j);
     static const enum bench_field_id dirs[] = {BK_FIO_JOBS_READ, BK_FIO_JOBS_WRITE};
     static const enum bench_field_id sums[2][4] = {
         {BK_FIO_JOBS_READ_IOPS, BK_FIO_JOBS_READ_BW_KI_BS, BK_FIO_JOBS_READ_IO_KI_B,
@@ -898,6 +988,8 @@ cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t 
         aggregate_statements(out, results, n);
         aggregate_scripts(out, results, n);
         aggregate_timeline(out, results, n);
+        aggregate_latseries(out, results, n);
+        aggregate_warmup(out, results, n);
     }
     aggregate_fio(out, results, n);
     aggregate_window(out, results, n);

@@ -6,6 +6,7 @@
 #include "pkg/bench/text.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -234,8 +235,9 @@ static int check_job(const struct bench_fio_opts *o, size_t i, char *err, size_t
     return 0;
 }
 
-/* One job's section: --name=J --stonewall and its options, defaults filled in. */
-static void push_job(struct bench_argv *a, const struct bench_fio_job_opts *j)
+/* One job's section: --name=J --stonewall and its options, defaults filled in; with log_dir its
+ * IOPS and bandwidth logs, averaged per second. */
+static void push_job(struct bench_argv *a, const struct bench_fio_job_opts *j, const char *log_dir)
 {
     bench_argv_pushf(a, "--name=%s", j->name);
     bench_argv_push(a, "--stonewall");
@@ -254,12 +256,19 @@ static void push_job(struct bench_argv *a, const struct bench_fio_job_opts *j)
         bench_argv_pushf(a, "--fsync=%d", j->fsync);
     if (j->fdatasync > 0)
         bench_argv_pushf(a, "--fdatasync=%d", j->fdatasync);
+    if (log_dir) {
+        bench_argv_pushf(a, "--write_iops_log=%s/%s", log_dir, j->name);
+        bench_argv_pushf(a, "--write_bw_log=%s/%s", log_dir, j->name);
+        bench_argv_push(a, "--log_avg_msec=1000");
+    }
 }
 
 int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char *err, size_t errlen)
 {
     struct bench_argv a = BENCH_ARGV_INIT;
     int rc = check_directory(o->directory, err, errlen);
+    if (!rc && o->log_dir)
+        rc = check_directory(o->log_dir, err, errlen);
     if (rc)
         return rc;
     if (o->njobs < 1 || o->njobs > FIO_MAX_JOBS)
@@ -279,7 +288,7 @@ int bench_fio_argv(const struct bench_fio_opts *o, struct bench_argv *out, char 
     for (size_t i = 0; i < o->nextra; i++)
         bench_argv_push(&a, o->extra_args[i]);
     for (size_t i = 0; i < o->njobs; i++)
-        push_job(&a, &o->jobs[i]);
+        push_job(&a, &o->jobs[i], o->log_dir);
     *out = a;
     return 0;
 }
@@ -318,7 +327,18 @@ static void parse_lat(const cJSON *o, struct bench_fio_lat *l)
     l->max_us = num(o, "max") / 1000.0;
     l->mean_us = num(o, "mean") / 1000.0;
     l->stddev_us = num(o, "stddev") / 1000.0;
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "percentile");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "percentile"), *it;
+    l->npct = 0;
+    cJSON_ArrayForEach(it, p)
+    {
+        char *end;
+        double q = it->string ? strtod(it->string, &end) : NAN;
+        if (l->npct < BENCH_FIO_MAX_PCT && it->string && !*end && q > 0 && q < 100 &&
+            cJSON_IsNumber(it)) {
+            l->pct[l->npct] = q;
+            l->pct_us[l->npct++] = it->valuedouble / 1000.0;
+        }
+    }
     if (cJSON_IsObject(p)) {
         l->p50_us = pct(p, "50.000000");
         l->p90_us = pct(p, "90.000000");
@@ -483,8 +503,80 @@ void bench_fio_result_free(struct bench_fio_result *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; i < r->njobs; i++)
+        free(r->jobs[i].series);
     free(r->jobs);
     free(r);
+}
+
+/* The point at second t of j's series, made (NAN values) when new; NULL past the cap. */
+static struct bench_fio_point *series_at(struct bench_fio_job_result *j, long t)
+{
+    if (t < 0 || t >= BENCH_FIO_MAX_SERIES)
+        return NULL;
+    if ((size_t)t >= j->nseries) {
+        j->series = util_xrealloc(j->series, (size_t)(t + 1) * sizeof(*j->series));
+        for (size_t k = j->nseries; k <= (size_t)t; k++)
+            j->series[k] = (struct bench_fio_point){(double)k, {NAN, NAN}, {NAN, NAN}};
+        j->nseries = (size_t)t + 1;
+    }
+    return &j->series[t];
+}
+
+/* Adds one log file (bw true: bandwidth, else IOPS) to j's series. */
+static int read_log(struct bench_fio_job_result *j, const char *path, bool bw)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    char line[256];
+    while (fgets(line, sizeof(line), f)) {
+        long long ms, dir;
+        double v;
+        if (sscanf(line, "%lld, %lf, %lld", &ms, &v, &dir) != 3 || ms < 0 || dir < 0 || dir > 1)
+            continue;
+        struct bench_fio_point *p = series_at(j, (long)llround((double)ms / 1000.0));
+        if (!p)
+            continue;
+        double *slot = bw ? &p->bw_kibs[dir] : &p->iops[dir];
+        *slot = isfinite(*slot) ? *slot + v : v;
+    }
+    (void)fclose(f);
+    return 0;
+}
+
+int bench_fio_read_series(struct bench_fio_result *r, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        for (size_t i = 0; i < r->njobs; i++) {
+            struct bench_fio_job_result *j = &r->jobs[i];
+            size_t n = strlen(j->name);
+            const char *rest = e->d_name + n;
+            if (strncmp(e->d_name, j->name, n) != 0)
+                continue;
+            bool bw = strncmp(rest, "_bw.", 4) == 0, iops = strncmp(rest, "_iops.", 6) == 0;
+            size_t len = strlen(e->d_name);
+            if ((!bw && !iops) || len < 4 || strcmp(e->d_name + len - 4, ".log") != 0)
+                continue;
+            char path[4096];
+            if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+                (void)read_log(j, path, bw);
+        }
+    }
+    closedir(d);
+    for (size_t i = 0; i < r->njobs; i++) /* second 0 holds nothing: fio logs from 1 s on */
+        if (r->jobs[i].nseries > 0 && !isfinite(r->jobs[i].series[0].iops[0]) &&
+            !isfinite(r->jobs[i].series[0].iops[1]) && !isfinite(r->jobs[i].series[0].bw_kibs[0]) &&
+            !isfinite(r->jobs[i].series[0].bw_kibs[1])) {
+            memmove(r->jobs[i].series, r->jobs[i].series + 1,
+                    (r->jobs[i].nseries - 1) * sizeof(*r->jobs[i].series));
+            r->jobs[i].nseries--;
+        }
+    return 0;
 }
 
 bool bench_fio_result_complete(const struct bench_fio_result *r)
@@ -586,7 +678,31 @@ static cJSON *lat_json(const struct bench_fio_lat *l)
     add_num(o, KEY(FIO_JOBS_SYNC_P99), l->p99_us);
     add_num(o, KEY(FIO_JOBS_SYNC_P999), l->p999_us);
     util_must(cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples));
+    if (l->npct > 0) {
+        cJSON *all = util_must(cJSON_AddObjectToObject(o, KEY(FIO_JOBS_SYNC_PERCENTILES)));
+        for (int i = 0; i < l->npct; i++) {
+            char k[32];
+            (void)snprintf(k, sizeof(k), "%g", l->pct[i]);
+            add_num(all, k, l->pct_us[i]);
+        }
+    }
     return o;
+}
+
+static cJSON *series_json(const struct bench_fio_job_result *j)
+{
+    cJSON *a = util_must(cJSON_CreateArray());
+    for (size_t i = 0; i < j->nseries; i++) {
+        const struct bench_fio_point *p = &j->series[i];
+        cJSON *o = util_must(cJSON_CreateObject());
+        add_num(o, KEY(FIO_JOBS_SERIES_T), p->t);
+        add_num(o, KEY(FIO_JOBS_SERIES_READ_IOPS), p->iops[0]);
+        add_num(o, KEY(FIO_JOBS_SERIES_WRITE_IOPS), p->iops[1]);
+        add_num(o, KEY(FIO_JOBS_SERIES_READ_BW_KI_BS), p->bw_kibs[0]);
+        add_num(o, KEY(FIO_JOBS_SERIES_WRITE_BW_KI_BS), p->bw_kibs[1]);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
 }
 
 /* The rows of one direction of a job. */
@@ -630,6 +746,8 @@ cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_READ), dir_json(&j->read, &dir_rows[0]));
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_WRITE), dir_json(&j->write, &dir_rows[1]));
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SYNC), lat_json(&j->sync));
+        if (j->nseries > 0)
+            cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SERIES), series_json(j));
     }
     return o;
 }

@@ -38,6 +38,10 @@ struct bench_fio_opts {
     size_t njobs;                  /* 1..64 */
     const char *const *extra_args; /* "--name=value" only; see bench_fio_check_extra */
     size_t nextra;
+    /* NULL, or a directory for fio's IOPS and bandwidth logs: each job gets
+     * --write_iops_log=DIR/<job> --write_bw_log=DIR/<job> --log_avg_msec=1000, which
+     * bench_fio_read_series reads back */
+    const char *log_dir;
 };
 
 /* Builds: fio --output-format=json --directory=DIR --group_reporting --lat_percentiles=1 [extra]
@@ -66,12 +70,23 @@ int bench_fio_check_extra(const char *arg, char *err, size_t errlen);
  * bytes. Returns 0 with *out, or -EINVAL for anything else or a value of 2^63 or more. */
 int bench_fio_size_bytes(const char *s, uint64_t *out);
 
+#define BENCH_FIO_MAX_PCT 32
 /* Latency distribution in microseconds (fio reports ns; converted). NAN when absent. */
 struct bench_fio_lat {
     bool present;
     double min_us, max_us, mean_us, stddev_us;
     double p50_us, p90_us, p95_us, p99_us, p999_us;
     uint64_t samples; /* "N" */
+    /* every percentile fio reported (its percentile_list), in its order */
+    int npct;
+    double pct[BENCH_FIO_MAX_PCT], pct_us[BENCH_FIO_MAX_PCT];
+};
+
+/* One second of a job's IOPS and bandwidth log: [0] read, [1] write; NAN where the log has none. */
+#define BENCH_FIO_MAX_SERIES 3600
+struct bench_fio_point {
+    double t; /* seconds since the job started: the end of the second */
+    double iops[2], bw_kibs[2];
 };
 
 struct bench_fio_dir {
@@ -94,7 +109,9 @@ struct bench_fio_job_result {
      * latency measurement off, as "gtod_reduce=1" or "disable_lat=1 disable_clat=1"; "" when
      * none. */
     char lat_off[96];
-    bool syncs_requested; /* fsync or fdatasync > 0 in the job's options */
+    bool syncs_requested;           /* fsync or fdatasync > 0 in the job's options */
+    struct bench_fio_point *series; /* bench_fio_read_series; owned, by t */
+    size_t nseries;
 };
 
 struct bench_fio_result {
@@ -111,6 +128,12 @@ struct bench_fio_result {
 int bench_fio_parse(const char *text, size_t len, struct bench_fio_result **out, char *err,
                     size_t errlen);
 void bench_fio_result_free(struct bench_fio_result *r);
+/* Reads the logs bench_fio_argv asked for with log_dir = dir into each job's series: the lines
+ * "time_ms, value, direction, bs, offset[, prio]" of <job>_iops.*.log and <job>_bw.*.log (one
+ * file per clone, summed), averaged over 1 s by fio (log_avg_msec=1000), each point at t =
+ * round(time_ms / 1000) s; at most BENCH_FIO_MAX_SERIES points per job (later ones dropped).
+ * Jobs without logs keep no series. Returns 0 or -errno (dir unreadable). */
+int bench_fio_read_series(struct bench_fio_result *r, const char *dir);
 
 /* True when fio ran every job to the end as far as its JSON tells: at least one job and every
  * job's error is 0. (The runner also requires fio's exit status 0 and no signal.) Missing
@@ -134,7 +157,8 @@ typedef int (*bench_fio_error_fn)(const char *msg, void *ctx);
 int bench_fio_result_errors(const struct bench_fio_result *r, bench_fio_error_fn fn, void *ctx);
 
 /* {"version":..,"jobs":[{"name","error","read":{iops,bwKiBs,ioKiB,totalIos,clatUs:{min,max,mean,
- * stddev,p50,p90,p95,p99,p99.9},latUs:{...}},"write":{...},"sync":{...}|null}]}.
+ * stddev,p50,p90,p95,p99,p99.9,percentiles:{"1":..,..,"99.99":..}},latUs:{...}},"write":{...},
+ * "sync":{...}|null,"series":[{t,readIops,writeIops,readBwKiBs,writeBwKiBs}]}]}.
  * Directions without I/O are null. Caller owns; never NULL (allocation failure aborts). */
 cJSON *bench_fio_result_to_json(const struct bench_fio_result *r);
 

@@ -13,6 +13,7 @@
 
 #include "pkg/bench/argv.h"
 #include "pkg/bench/histogram.h"
+#include "pkg/bench/latseries.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -341,10 +342,18 @@ struct bench_txlog_entry {
 int bench_txlog_parse_line(const char *line, size_t len, bool rate_limited,
                            struct bench_txlog_entry *out);
 
-/* Accumulates -l log lines into a histogram of successful transactions' latencies. */
+/* Accumulates -l log lines into a histogram of successful transactions' latencies and, once
+ * bench_txlog_start was called, the latency series over time (latseries.h). With a warm-up cut
+ * (cut_epoch_us > 0) transactions that completed before it are counted in warm_ok/warm_failed
+ * only: hist, ok, failed, skipped and retries cover the steady window; the series has them all. */
 struct bench_txlog {
-    struct bench_hist *hist; /* owned; latencies of OK transactions, us */
-    bool rate_limited;       /* set before feeding when the run used -R (see parse_line) */
+    struct bench_hist *hist;        /* owned; latencies of OK transactions, us */
+    bool rate_limited;              /* set before feeding when the run used -R (see parse_line) */
+    struct bench_latseries *series; /* owned; NULL until the first line after bench_txlog_start */
+    bool keep_series;               /* bench_txlog_start was called */
+    int64_t warmup_us;              /* bench_txlog_start's warm-up */
+    int64_t cut_epoch_us;           /* warm-up cut, epoch us; 0 = none (yet) */
+    uint64_t warm_ok, warm_failed;  /* transactions before the cut */
     uint64_t ok, failed, skipped, malformed;
     uint64_t retries;              /* sum of the retries column where present */
     int64_t first_epoch_us;        /* earliest completion time, -1 when none */
@@ -355,6 +364,10 @@ struct bench_txlog {
 /* Never NULL (allocation failure aborts, pkg/util/mem.h). bench_txlog_free(NULL) is a no-op. */
 struct bench_txlog *bench_txlog_new(void);
 void bench_txlog_free(struct bench_txlog *l);
+/* Keeps the latency series, and with warmup_s > 0 a warm-up cut, from now on. Call before feeding.
+ * Both count from t = 0, the start of the first logged transaction (its completion time minus its
+ * latency): pgbench's benchmark start, after its connections and vacuum, as -P counts. */
+void bench_txlog_start(struct bench_txlog *l, double warmup_s);
 /* Chunked input; lines split internally (one partial line kept, capped at 4 KiB; a longer line
  * counts as malformed). Cannot fail. */
 void bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len);

@@ -368,6 +368,53 @@ void bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *
     put_pgbench_errors(result, pg);
 }
 
+/* The summary's counts, tps and average from the steady window; pgbench's own in warmup. */
+static void steady_summary(cJSON *summary, cJSON *w, const struct bench_txlog *tl, double steady)
+{
+    put_num(w, KEY(WARMUP_RUN_TPS), util_jnum(summary, KEY(SUMMARY_TPS), NAN));
+    put_num(w, KEY(WARMUP_RUN_LATENCY_AVG_MS),
+            util_jnum(summary, KEY(SUMMARY_LATENCY_AVG_MS), NAN));
+    put_count(summary, KEY(SUMMARY_TRANSACTIONS_PROCESSED), (int64_t)tl->ok);
+    put_num(summary, KEY(SUMMARY_TRANSACTIONS_TARGET), NAN);
+    if (cJSON_IsNumber(util_jget(summary, KEY(SUMMARY_FAILED_TRANSACTIONS))))
+        put_count(summary, KEY(SUMMARY_FAILED_TRANSACTIONS), (int64_t)tl->failed);
+    if (cJSON_IsNumber(util_jget(summary, KEY(SUMMARY_SKIPPED))))
+        put_count(summary, KEY(SUMMARY_SKIPPED), (int64_t)tl->skipped);
+    double total = (double)(tl->ok + tl->failed + tl->skipped);
+    if (cJSON_IsNumber(util_jget(summary, KEY(SUMMARY_FAILED_PCT))))
+        put_num(summary, KEY(SUMMARY_FAILED_PCT),
+                total > 0 ? 100.0 * (double)tl->failed / total : 0);
+    put_num(summary, KEY(SUMMARY_TPS), steady > 0 ? (double)tl->ok / steady : NAN);
+    put_num(summary, KEY(SUMMARY_TPS_INCLUDING_CONNECT), NAN);
+    put_num(summary, KEY(SUMMARY_LATENCY_AVG_MS),
+            tl->ok ? bench_hist_mean(tl->hist) / 1000.0 : NAN);
+    put_num(summary, KEY(SUMMARY_LATENCY_STDDEV_MS), NAN);
+    put_bool(summary, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), false);
+}
+
+void bench_result_add_txlog(cJSON *result, const struct bench_txlog *tl, double warmup_s)
+{
+    if (tl->series) {
+        cJSON *ls = bench_latseries_to_json(tl->series);
+        if (ls)
+            put_item(result, KEY(LATENCY_SERIES), ls);
+    }
+    cJSON *summary = cJSON_GetObjectItemCaseSensitive(result, KEY(SUMMARY));
+    if (!(warmup_s > 0) || !tl->cut_epoch_us || !cJSON_IsObject(summary))
+        return;
+    double steady = tl->last_epoch_us > tl->cut_epoch_us
+                        ? (double)(tl->last_epoch_us - tl->cut_epoch_us) / 1e6
+                        : NAN;
+    cJSON *w = util_must(cJSON_CreateObject());
+    put_num(w, KEY(WARMUP_SECONDS), warmup_s);
+    put_num(w, KEY(WARMUP_CUT_EPOCH_US), (double)tl->cut_epoch_us);
+    put_num(w, KEY(WARMUP_STEADY_SECONDS), isfinite(steady) ? round(steady * 1e3) / 1e3 : NAN);
+    put_count(w, KEY(WARMUP_TRANSACTIONS), (int64_t)tl->warm_ok);
+    put_count(w, KEY(WARMUP_FAILED_TRANSACTIONS), (int64_t)tl->warm_failed);
+    steady_summary(summary, w, tl, steady);
+    put_item(result, KEY(WARMUP), w);
+}
+
 void bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio)
 {
     put_item(result, KEY(FIO), bench_fio_result_to_json(fio));

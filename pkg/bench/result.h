@@ -55,6 +55,14 @@ void bench_result_put_hist(cJSON *summary, const struct bench_hist *hist);
 void bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *pg,
                               const struct bench_hist *hist,
                               const struct bench_pgbench_run_opts *run);
+/* Adds what the -l log gives beyond the histogram, after bench_result_add_pgbench: the latency
+ * series ("latencySeries", when bench_txlog_start was called) and, with a warm-up cut, "warmup"
+ * with the summary rewritten to cover the steady window only: its counts, tps (steady
+ * transactions / the window from the cut to the last completion), the latency average (the
+ * histogram's mean; stddev and tpsIncludingConnect null) from tl; pgbench's whole-run tps and
+ * average move to warmup.runTps and warmup.runLatencyAvgMs. The histogram rows are tl->hist's
+ * already (it holds the steady window). warmup_s is the runner's --warmup. */
+void bench_result_add_txlog(cJSON *result, const struct bench_txlog *tl, double warmup_s);
 /* Adds "fio": bench_fio_result_to_json(fio). */
 void bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio);
 /* Appends to "errors" what bench_fio_result_errors says of fio's output: failed jobs, jobs

@@ -220,6 +220,14 @@ static const struct bench_runner_opt run_rows[] = {
      .dflt = 300,
      .metavar = "S",
      .help = "longest wait for the replicas to catch up"},
+    {.name = "warmup",
+     .kind = BENCH_RK_DOUBLE,
+     .off = RUN_F(warmup_s),
+     .lo = 0,
+     .hi = 86400,
+     .metavar = "S",
+     .help = "leave the transactions of the first S seconds out of the summary and percentiles "
+             "(taken from the -l log then); the timeline keeps them"},
     COMMON_ROWS(struct bench_runner_run),
 };
 

@@ -61,6 +61,7 @@ struct bench_runner_run {
     struct bench_pgbench_run_opts pg;
     bool wait_events, server_settings, replica_lag;
     double replica_timeout_s; /* default 300 */
+    double warmup_s;          /* warm-up cut in seconds after pgbench started; 0 = none */
     struct bench_runner_common common;
     /* parser storage */
     struct bench_pgbench_script script_buf[BENCH_RUNNER_MAX_SCRIPTS];

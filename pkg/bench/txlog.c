@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,8 +115,18 @@ void bench_txlog_free(struct bench_txlog *l)
     if (!l)
         return;
     bench_hist_free(l->hist);
+    bench_latseries_free(l->series);
     free(l->priv);
     free(l);
+}
+
+/* t = 0 from the first transaction: its start, where it has a latency, else its end. */
+static void series_begin(struct bench_txlog *l, const struct bench_txlog_entry *e)
+{
+    int64_t t0 = e->epoch_us - (e->status == BENCH_TX_OK ? e->latency_us : 0);
+    l->series = bench_latseries_new(t0);
+    if (l->warmup_us > 0)
+        l->cut_epoch_us = t0 + l->warmup_us;
 }
 
 static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
@@ -127,6 +138,15 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         return;
     if (bench_txlog_parse_line(s, n, l->rate_limited, &e)) {
         l->malformed++;
+        return;
+    }
+    if (l->keep_series && !l->series)
+        series_begin(l, &e);
+    if (l->series && e.status == BENCH_TX_OK)
+        bench_latseries_add(l->series, e.epoch_us, e.latency_us);
+    if (e.epoch_us < l->cut_epoch_us) {
+        l->warm_ok += e.status == BENCH_TX_OK;
+        l->warm_failed += e.status == BENCH_TX_FAILED;
         return;
     }
     switch (e.status) {
@@ -147,6 +167,12 @@ static void txlog_line(struct bench_txlog *l, const char *s, size_t n)
         l->first_epoch_us = e.epoch_us;
     if (e.epoch_us > l->last_epoch_us)
         l->last_epoch_us = e.epoch_us;
+}
+
+void bench_txlog_start(struct bench_txlog *l, double warmup_s)
+{
+    l->keep_series = true;
+    l->warmup_us = warmup_s > 0 ? (int64_t)llround(warmup_s * 1e6) : 0;
 }
 
 void bench_txlog_feed(struct bench_txlog *l, const char *data, size_t len)

@@ -419,6 +419,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.pg.failures_detailed = s->failures_detailed;
     ra.pg.per_statement = s->per_statement;
     ra.pg.progress_s = s->progress_s;
+    ra.warmup_s = s->warmup_s;
     ra.wait_events = s->wait_events;
     ra.server_settings = s->server_settings;
     ra.replica_lag = s->replica_lag;

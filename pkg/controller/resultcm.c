@@ -148,8 +148,11 @@ static bool reduce(cJSON *doc, struct reduction *r)
         return true;
     }
     cJSON *wr = cJSON_GetObjectItemCaseSensitive(doc, KEY(WORKER_RESULTS));
-    if (!r->histograms && (r->histograms = strip_workers(doc, KEY(HISTOGRAM))) > 0)
-        return true;
+    if (!r->histograms) { /* the per-interval histograms of latencySeries go with them */
+        int h = strip_workers(doc, KEY(HISTOGRAM)), ls = strip_workers(doc, KEY(LATENCY_SERIES));
+        if ((r->histograms = h > ls ? h : ls) > 0)
+            return true;
+    }
     if (!r->timelines_gone) {
         r->timelines_gone = true;
         if (strip_workers(doc, KEY(TIMELINE)) > 0)

@@ -441,6 +441,7 @@ static const struct field run_rows2[] = {
     {"failuresDetailed", FK_BOOL, SPEC(failures_detailed), 0, 0, 0, NULL, NULL, NULL, NULL},
     {"perStatementLatencies", FK_BOOL, SPEC(per_statement), 0, 0, 0, NULL, NULL, NULL, NULL},
     {"progressSeconds", FK_INT, SPEC(progress_s), 1, 1, 3600, NULL, NULL, NULL, NULL},
+    {"warmupSeconds", FK_INT, SPEC(warmup_s), 0, 0, 86400, NULL, NULL, NULL, NULL},
 };
 
 /* run.scripts[i] (path ip): its ConfigMap reference and weight; false after an error. */
@@ -602,6 +603,11 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
     if (s->max_tries == 0 && !has_d && s->latency_limit_ms <= 0)
         perr(p, "spec.workload.pgbench.run.maxTries: 0 (unlimited) needs durationSeconds or "
                 "latencyLimitMs, as in pgbench");
+    if (s->warmup_s > 0 && has_d && s->warmup_s >= s->duration_s)
+        perr(p,
+             "spec.workload.pgbench.run.warmupSeconds: %d leaves nothing of durationSeconds %ld to "
+             "measure: make it smaller than durationSeconds",
+             s->warmup_s, s->duration_s);
     if (!pgbench_scripts(p, run, rp, s))
         return;
     pgbench_weights(p, run, rp, s);

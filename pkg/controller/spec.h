@@ -74,6 +74,7 @@ struct ctrl_spec {
     double rate, latency_limit_ms;
     bool no_vacuum, connect, failures_detailed, per_statement;
     int max_tries, progress_s;
+    int warmup_s; /* run.warmupSeconds: the warm-up cut, 0 = none */
     const char *extra_args[CTRL_MAX_EXTRA_ARGS];
     int n_extra_args;
 

@@ -352,8 +352,8 @@ static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
         snprintf(out, len, "%s%s%s IOPS", named && cJSON_IsString(name) ? name->valuestring : "",
                  named ? " " : "", iops);
     if (n >= 0 && (size_t)n < len && (isfinite(sync) || isfinite(clat))) {
-        fmt_sig3(lat, sizeof(lat), (isfinite(sync) ? sync : clat) / 1000.0);
-        n += snprintf(out + n, len - (size_t)n, " · %sp99 %s ms", isfinite(sync) ? "sync " : "",
+        fmt_sig3(lat, sizeof(lat), isfinite(sync) ? sync : clat);
+        n += snprintf(out + n, len - (size_t)n, " · %sp99 %s µs", isfinite(sync) ? "sync " : "",
                       lat);
     }
     return n;
@@ -576,9 +576,29 @@ static void project_diagnostics(cJSON *status, const cJSON *agg)
     bench_diag_rows(agg, put_diagnostic, status);
 }
 
+/* status.summary.window: with a warm-up cut, the steady window the summary covers (the result's
+ * warmup); absent otherwise, when the numbers cover the whole run (describe stays short). */
+static void project_window(cJSON *status, const cJSON *agg)
+{
+    double cut = bench_num(agg, BK_WARMUP_SECONDS),
+           steady = bench_num(agg, BK_WARMUP_STEADY_SECONDS);
+    if (!bench_get(agg, BK_SUMMARY) || !(cut > 0))
+        return;
+    char line[256], tx[32], tps[32];
+    fmt_grouped(tx, sizeof(tx), bench_num(agg, BK_WARMUP_TRANSACTIONS));
+    fmt_sig3(tps, sizeof(tps), bench_num(agg, BK_WARMUP_RUN_TPS));
+    (void)snprintf(line, sizeof(line),
+                   "steady window: %g s to %.1f s after pgbench started (warm-up of %g s left out: "
+                   "%s transactions; whole run %s tps)",
+                   cut, cut + (isfinite(steady) ? steady : 0), cut, tx, tps);
+    (void)bench_json_put(status, bench_fields[BK_STATUS_SUMMARY_WINDOW].status,
+                         util_must(cJSON_CreateString(line)));
+}
+
 void ctrl_status_set_results(cJSON *status, cJSON *agg, const struct ctrl_worker *w, int n)
 {
     project(status, agg);
+    project_window(status, agg);
     project_timeline(status, agg);
     project_statements(status, agg);
     project_diagnostics(status, agg);

@@ -134,6 +134,8 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
     }
     if (o->create_database)
         util_must(cJSON_AddTrueToObject(target, "createDatabase"));
+    if (o->warmup_s > 0)
+        util_must(cJSON_AddNumberToObject(run, "warmupSeconds", (double)o->warmup_s));
     /* pgbench's own default: 10 transactions per client */
     if (!cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
         !cJSON_GetObjectItemCaseSensitive(run, "transactions"))
@@ -153,14 +155,21 @@ fail:
 
 struct preset {
     const char *name, *rw, *bs;
-    int iodepth, fdatasync;
+    int iodepth, numjobs, fdatasync;
+    bool buffered;        /* direct: false */
+    const char *ioengine; /* NULL: the spec's default (libaio) */
 };
-/* wal: PostgreSQL's commit path, one 8k write and fdatasync at a time: its sync p99 is the
- * commit-latency floor of the storage. */
+/* wal: PostgreSQL's commit path with wal_sync_method=fdatasync (the Linux default): one process
+ * writing 8 KiB WAL pages sequentially through the page cache (write(2), no O_DIRECT), then
+ * fdatasync; one job, iodepth 1, the sync engine, as examples/07. Its sync p99 is the
+ * commit-latency floor of the storage. The random presets are the data files' 8 KiB pages under
+ * concurrency: iodepth 32 needs an asynchronous engine (fio: "increasing iodepth beyond 1 will not
+ * affect synchronous ioengines") and libaio is asynchronous only with direct=1 (fio: "buffered
+ * I/O is not async on that OS"), so they keep the spec's defaults, libaio and direct. */
 static const struct preset presets[] = {
-    {"wal", "write", "8k", 1, 1},
-    {"random-read", "randread", "8k", 32, 0},
-    {"random-rw", "randrw", "8k", 32, 0},
+    {"wal", "write", "8k", 1, 1, 1, true, "sync"},
+    {"random-read", "randread", "8k", 32, 1, 0, false, NULL},
+    {"random-rw", "randrw", "8k", 32, 1, 0, false, NULL},
 };
 
 cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errlen)
@@ -194,15 +203,17 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
         util_must(cJSON_AddStringToObject(j, "rw", p->rw));
         util_must(cJSON_AddStringToObject(j, "bs", p->bs));
         util_must(cJSON_AddNumberToObject(j, "iodepth", p->iodepth));
+        util_must(cJSON_AddNumberToObject(j, "numjobs", p->numjobs));
         if (p->fdatasync)
             util_must(cJSON_AddNumberToObject(j, "fdatasync", p->fdatasync));
         if (o->file_size)
             util_must(cJSON_AddStringToObject(j, "size", o->file_size));
         if (o->runtime_s > 0)
             util_must(cJSON_AddNumberToObject(j, "runtimeSeconds", o->runtime_s));
-        if (o->ioengine)
-            util_must(cJSON_AddStringToObject(j, "ioengine", o->ioengine));
-        if (o->buffered)
+        if (o->ioengine || p->ioengine)
+            util_must(
+                cJSON_AddStringToObject(j, "ioengine", o->ioengine ? o->ioengine : p->ioengine));
+        if (o->buffered || p->buffered)
             util_must(cJSON_AddFalseToObject(j, "direct"));
         cJSON_AddItemToArray(jobs, j);
     }

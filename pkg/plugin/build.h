@@ -37,6 +37,7 @@ struct plugin_run_opts {
     bool foreign_keys;
     int partitions;
     bool create_database;
+    long warmup_s; /* > 0: run.warmupSeconds */
     bool template; /* a sweep's template: not checked alone (the sweep checks each step's spec) */
 };
 

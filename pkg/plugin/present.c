@@ -208,8 +208,9 @@ static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 static int fio_table(struct buf *out, const cJSON *fio)
 {
     struct table *t = table_new(8);
-    static const char *const head[] = {"JOB",         "READ IOPS",   "WRITE IOPS",   "READ KiB/s",
-                                       "WRITE KiB/s", "READ P99 us", "WRITE P99 us", "SYNC P99 us"};
+    static const char *const head[] = {
+        "JOB",         "READ IOPS",        "WRITE IOPS",        "READ KiB/s",
+        "WRITE KiB/s", "READ CLAT P99 µs", "WRITE CLAT P99 µs", "SYNC P99 µs"};
     static const enum bench_field_id ids[] = {
         BK_FIO_JOBS_READ_IOPS,      BK_FIO_JOBS_WRITE_IOPS,       BK_FIO_JOBS_READ_BW_KI_BS,
         BK_FIO_JOBS_WRITE_BW_KI_BS, BK_FIO_JOBS_READ_CLAT_US_P99, BK_FIO_JOBS_WRITE_CLAT_US_P99,

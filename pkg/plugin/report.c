@@ -113,7 +113,8 @@ struct chart {
                          * percentile (0, 90, 99, 99.9 ...) */
     const struct mark *marks;
     int nmarks;
-    bool log2x; /* x on a log2 scale, a tick per power of two (doubling series) */
+    bool log2x;      /* x on a log2 scale, a tick per power of two (doubling series) */
+    double shade_to; /* > 0: x from the axis' start to here is shaded as the warm-up cut */
 };
 
 struct axis {
@@ -359,6 +360,21 @@ static int draw_marks(struct buf *o, const struct chart *c, const struct frame *
     return rc;
 }
 
+/* The warm-up cut: a grey band from the start of the x axis to shade_to, labelled at its top. */
+static int draw_shade(struct buf *o, const struct chart *c, const struct frame *f)
+{
+    if (!(c->shade_to > f->ax.lo))
+        return 0;
+    double X = px(&f->ax, fmin(c->shade_to, f->ax.hi), f->x0, f->x1);
+    return buf_printf(o,
+                      "<g class=\"warmup\" data-to=\"%.6g\"><rect x=\"%.1f\" y=\"%.1f\" "
+                      "width=\"%.1f\" height=\"%.1f\" fill=\"#000\" fill-opacity=\"0.08\"/>"
+                      "<text class=\"mkl\" x=\"%.1f\" y=\"%.1f\">warm-up %g s: not in the "
+                      "summary</text></g>",
+                      c->shade_to, f->x0, f->y1, X - f->x0, f->y0 - f->y1, f->x0 + 4, f->y0 - 6,
+                      c->shade_to);
+}
+
 /* A chart's figure and svg (W wide, h high) with its title, as a tooltip and written at x. */
 static int svg_open(struct buf *o, const char *id, int h, const char *title, int x)
 {
@@ -383,6 +399,7 @@ static int styled_chart(struct buf *o, const struct chart *c, const struct serie
         return buf_printf(o, "<p class=\"none\">%s: %s</p>\n", c->title,
                           c->empty ? c->empty : "no data in status.");
     int rc = svg_open(o, c->id, f.h, c->title, ML);
+    rc = rc ? rc : draw_shade(o, c, &f);
     rc = rc ? rc : draw_ticks(o, c, &f);
     rc = rc ? rc : draw_axes(o, c, &f);
     for (int k = 0; k < ns && !rc; k++)
@@ -461,7 +478,7 @@ static int bar_legend(struct buf *o, const struct bars *g, const char *const *se
         rc = buf_printf(o,
                         "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"4\" "
                         "fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
-                        lx, 14, colors[k % NCOLORS], lx + 18, 18);
+                        lx, 30, colors[k % NCOLORS], lx + 18, 34);
         rc = rc ? rc : esc(o, series_names[k]);
         rc = rc ? rc : buf_puts(o, "</text></g>");
     }
@@ -696,7 +713,7 @@ static int percentile_chart(struct buf *o, const char *const *names, const cJSON
     }
     bench_hist_free(h);
     struct chart c = {"percentiles",
-                      "Latency by percentile (merged histogram of every transaction)",
+                      "Latency by percentile (merged histogram of the summary's transactions)",
                       "percentile (%, log scale: one tick per nine)",
                       "latency (ms)",
                       NULL,
@@ -704,41 +721,49 @@ static int percentile_chart(struct buf *o, const char *const *names, const cJSON
                       true,
                       m,
                       nm,
-                      false};
+                      false,
+                      0};
     int rc = line_chart(o, &c, s, ns);
     free(p);
     return rc;
 }
 
-/* TPS (with the HPA's replicas on the same time axis) and latency over time: the total and one
- * line per worker of the result. */
-static int timeline_charts(struct buf *o, const cJSON *st, const cJSON *res)
+/* The HPA's replica counts over the run (status.hpaTimeline) into p; how many. */
+static int hpa_points(const cJSON *st, struct pts *p)
+{
+    const cJSON *hpa = cJSON_GetObjectItemCaseSensitive(st, "hpaTimeline"), *it;
+    double start = ctrl_status_start_at(st);
+    int nh = 0;
+    if (!cJSON_IsArray(hpa) || !(start > 0))
+        return 0;
+    cJSON_ArrayForEach(it, hpa)
+    {
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "replicas");
+        double t =
+            util_rfc3339_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "time")));
+        if (nh < MAXPTS && cJSON_IsNumber(r) && t >= 0) {
+            p->x[nh] = fmax(0, t - start);
+            p->y[nh++] = r->valuedouble;
+        }
+    }
+    return nh;
+}
+
+/* TPS over time (with the HPA's replicas on the same time axis when the run had one): the total
+ * and one line per worker of the result. */
+static int tps_chart(struct buf *o, const cJSON *st, const cJSON *res, double warm)
 {
     struct pts *p = util_xcalloc(2 + MAX_WORKER_LINES, sizeof(*p));
     struct series s[2 + MAX_WORKER_LINES];
     char labels[MAX_WORKER_LINES][32];
-    int nt = total_line(st, res, BK_TIMELINE_TPS, &p[0]), nh = 0;
+    int nt = total_line(st, res, BK_TIMELINE_TPS, &p[0]);
     s[0] = (struct series){"TPS, all workers (1/s)", p[0].x, p[0].y, nt, false, false, false};
     int ns = 1 + worker_lines(res, BK_TIMELINE_TPS, &p[1], labels, &s[1]);
-    const cJSON *hpa = cJSON_GetObjectItemCaseSensitive(st, "hpaTimeline"), *it;
-    double start = ctrl_status_start_at(st), *hx = p[ns].x, *hy = p[ns].y;
-    if (start <= 0)
-        start = NAN;
-    if (cJSON_IsArray(hpa) && isfinite(start))
-        cJSON_ArrayForEach(it, hpa)
-        {
-            const cJSON *r = cJSON_GetObjectItemCaseSensitive(it, "replicas");
-            double t = util_rfc3339_parse(
-                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "time")));
-            if (nh < MAXPTS && cJSON_IsNumber(r) && t >= 0) {
-                hx[nh] = fmax(0, t - start);
-                hy[nh++] = r->valuedouble;
-            }
-        }
+    int nh = hpa_points(st, &p[ns]);
     if (nh)
-        s[ns++] = (struct series){"HPA replicas", hx, hy, nh, true, true, false};
+        s[ns] = (struct series){"HPA replicas", p[ns].x, p[ns].y, nh, true, true, false}, ns++;
     struct chart c = {"tps",
-                      "TPS and HPA replicas over time",
+                      nh ? "TPS and HPA replicas over time" : "TPS over time",
                       "time since start (s)",
                       "TPS (1/s)",
                       nh ? "replicas" : NULL,
@@ -746,15 +771,40 @@ static int timeline_charts(struct buf *o, const cJSON *st, const cJSON *res)
                       false,
                       NULL,
                       0,
-                      false};
+                      false,
+                      warm};
     int rc = buf_puts(o, "<h2>Throughput over time</h2>\n");
     rc = rc ? rc : line_chart(o, &c, s, ns);
-    nt = total_line(st, res, BK_TIMELINE_LATENCY_MS, &p[0]);
-    s[0] = (struct series){
+    free(p);
+    return rc;
+}
+
+/* Latency over time: the average of each -P interval (total and per worker) and, from the
+ * result's latencySeries, p50 and p99 of each interval of the -l log. */
+static int latency_chart(struct buf *o, const cJSON *st, const cJSON *res, double warm)
+{
+    struct pts *p = util_xcalloc(3 + MAX_WORKER_LINES, sizeof(*p));
+    struct series s[3 + MAX_WORKER_LINES];
+    char labels[MAX_WORKER_LINES][32], l50[64], l99[64];
+    int ns = 0, nt = total_line(st, res, BK_TIMELINE_LATENCY_MS, &p[0]);
+    s[ns++] = (struct series){
         "average latency, all workers (ms)", p[0].x, p[0].y, nt, false, false, false};
-    ns = 1 + worker_lines(res, BK_TIMELINE_LATENCY_MS, &p[1], labels, &s[1]);
+    const cJSON *pts = bench_get(res, BK_LATENCY_SERIES_POINTS);
+    double w = bench_num(res, BK_LATENCY_SERIES_INTERVAL_SECONDS);
+    (void)snprintf(l50, sizeof(l50), "p50 per %g s (ms)", isfinite(w) ? w : 1);
+    (void)snprintf(l99, sizeof(l99), "p99 per %g s (ms)", isfinite(w) ? w : 1);
+    int n50 = take(pts, true, BK_LATENCY_SERIES_POINTS_T, BK_LATENCY_SERIES_POINTS_P50_MS, p[1].x,
+                   p[1].y);
+    int n99 = take(pts, true, BK_LATENCY_SERIES_POINTS_T, BK_LATENCY_SERIES_POINTS_P99_MS, p[2].x,
+                   p[2].y);
+    if (n50)
+        s[ns++] = (struct series){l50, p[1].x, p[1].y, n50, false, false, false};
+    if (n99)
+        s[ns++] = (struct series){l99, p[2].x, p[2].y, n99, false, false, false};
+    ns += worker_lines(res, BK_TIMELINE_LATENCY_MS, &p[3], labels, &s[ns]);
     struct chart lc = {"latency",
-                       "Latency over time",
+                       n99 ? "Latency over time: average (-P) and p50/p99 (-l log)"
+                           : "Latency over time (average)",
                        "time since start (s)",
                        "latency (ms)",
                        NULL,
@@ -762,11 +812,58 @@ static int timeline_charts(struct buf *o, const cJSON *st, const cJSON *res)
                        false,
                        NULL,
                        0,
-                       false};
-    rc = rc ? rc : buf_puts(o, "<h2>Latency over time</h2>\n");
+                       false,
+                       warm};
+    int rc = buf_puts(o, "<h2>Latency over time</h2>\n");
     rc = rc ? rc : line_chart(o, &lc, s, ns);
     free(p);
     return rc;
+}
+
+/* Per-statement latencies (-r): the result's rows, else status' lines; nothing without -r. */
+static int statements_table(struct buf *o, const cJSON *st, const cJSON *res)
+{
+    const cJSON *rows = bench_get(res, BK_STATEMENTS), *it;
+    const cJSON *lines = bench_status_get(st, BK_STATUS_STATEMENTS);
+    int rc = 0;
+    if (cJSON_GetArraySize(rows) > 0) {
+        rc = buf_puts(o, "<h2>Statement latencies</h2>\n<table id=\"statements\">\n<tr><th>script"
+                         "</th><th>latency (ms)</th><th>failures</th><th>statement</th></tr>\n");
+        cJSON_ArrayForEach(it, rows)
+        {
+            char sc[32], lat[32], fl[32];
+            double f = bench_num(it, BK_STATEMENTS_FAILURES);
+            (void)snprintf(sc, sizeof(sc), "%g", bench_num(it, BK_STATEMENTS_SCRIPT));
+            (void)snprintf(lat, sizeof(lat), "%.3f", bench_num(it, BK_STATEMENTS_LATENCY_MS));
+            (void)snprintf(fl, sizeof(fl), isfinite(f) ? "%g" : "", f);
+            const cJSON *cmd = bench_get(it, BK_STATEMENTS_COMMAND);
+            rc = rc ? rc
+                    : buf_printf(o, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", sc, lat, fl);
+            rc = rc ? rc : esc(o, cJSON_IsString(cmd) ? cmd->valuestring : "");
+            rc = rc ? rc : buf_puts(o, "</code></td></tr>\n");
+        }
+        return rc ? rc : buf_puts(o, "</table>\n");
+    }
+    if (cJSON_GetArraySize(lines) == 0)
+        return 0;
+    rc = buf_puts(o, "<h2>Statement latencies</h2>\n<pre id=\"statements\">");
+    cJSON_ArrayForEach(it, lines) if (cJSON_IsString(it) && !rc)
+    {
+        rc = esc(o, it->valuestring);
+        rc = rc ? rc : buf_puts(o, "\n");
+    }
+    return rc ? rc : buf_puts(o, "</pre>\n");
+}
+
+/* The warm-up cut in seconds: the result's, else the spec's; 0 without one. */
+static double warmup_of(const cJSON *br, const cJSON *res)
+{
+    double w = bench_num(res, BK_WARMUP_SECONDS);
+    if (isfinite(w))
+        return w;
+    const cJSON *v = bench_json_at(cJSON_GetObjectItemCaseSensitive(br, "spec"),
+                                   "workload.pgbench.run.warmupSeconds");
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
 const char *plugin_result_ref(const cJSON *br, const char **key)
@@ -840,8 +937,14 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
     if (cJSON_IsString(line) && !rc)
         rc = kv_row(o, "result", line->valuestring);
     rc = rc ? rc : source_row(o, br, res, note);
+    const cJSON *win = bench_status_get(st, BK_STATUS_SUMMARY_WINDOW);
+    if (!bench_status_get(st, BK_SUMMARY) && !rc)
+        return buf_puts(o, "</table>\n");
     rc = rc ? rc : buf_puts(o, "</table>\n<h2>Summary</h2>\n");
     rc = rc ? rc : summary_table(o, st, res);
+    if (!rc)
+        rc = buf_printf(o, "<p id=\"window\">The numbers cover %s.</p>\n",
+                        cJSON_IsString(win) ? win->valuestring : "the whole run (no warm-up cut)");
     return rc ? rc : diagnostics_table(o, st);
 }
 
@@ -862,32 +965,38 @@ static int wait_shares(const cJSON *st, const cJSON *result, struct bench_wait_s
     return n;
 }
 
-/* Wait-event shares (wait_shares), replica lag samples from the result (status words only their
- * maximum), fio's p99 per job from status. */
-static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result)
+/* Wait-event shares (wait_shares); nothing when the run sampled none. */
+static int wait_chart(struct buf *o, const cJSON *st, const cJSON *result)
 {
     struct bench_wait_share w[64];
-    const cJSON *it;
     const char *labels[64];
-    double vals[64 * 3];
+    double vals[64];
     int nl = wait_shares(st, result, w, 64);
     for (int i = 0; i < nl; i++) {
         labels[i] = w[i].event;
         vals[i] = w[i].pct;
     }
+    if (nl == 0)
+        return 0;
     int rc = buf_puts(o, "<h2>Wait events</h2>\n");
-    rc = rc ? rc
-            : bar_chart(o, "waits", "Wait-event shares of the load's backends",
-                        "share of backend samples (%)", labels, vals, nl, 1, NULL);
-    const cJSON *lag = bench_get(result, BK_CHECKS_REPLICA_LAG_SAMPLES_MS);
+    return rc ? rc
+              : bar_chart(o, "waits", "Wait-event shares of the load's backends",
+                          "share of backend samples (%)", labels, vals, nl, 1, NULL);
+}
+
+/* Replica lag samples from the result (status words only their maximum); nothing without. */
+static int lag_chart(struct buf *o, const cJSON *result)
+{
+    const cJSON *lag = bench_get(result, BK_CHECKS_REPLICA_LAG_SAMPLES_MS), *it;
+    if (cJSON_GetArraySize(lag) == 0)
+        return 0;
     struct pts *p = util_xcalloc(1, sizeof(*p));
     int nlag = 0;
-    if (cJSON_IsArray(lag))
-        cJSON_ArrayForEach(it, lag) if (nlag < MAXPTS)
-        {
-            p->x[nlag] = nlag + 1;
-            p->y[nlag++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
-        }
+    cJSON_ArrayForEach(it, lag) if (nlag < MAXPTS)
+    {
+        p->x[nlag] = nlag + 1;
+        p->y[nlag++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+    }
     struct series rs = {"replay lag (ms)", p->x, p->y, nlag, false, false, false};
     struct chart c = {"lag",
                       "Replica replay lag during the run",
@@ -898,28 +1007,86 @@ static int diagnostic_charts(struct buf *o, const cJSON *st, const cJSON *result
                       false,
                       NULL,
                       0,
-                      false};
-    rc = rc ? rc : buf_puts(o, "<h2>Replica lag</h2>\n");
+                      false,
+                      0};
+    int rc = buf_puts(o, "<h2>Replica lag</h2>\n");
     rc = rc ? rc : line_chart(o, &c, &rs, 1);
     free(p);
-    const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
-    nl = 0;
-    if (cJSON_IsArray(fio))
-        cJSON_ArrayForEach(it, fio) if (nl < 64)
-        {
-            const cJSON *jn = bench_status_get(it, BK_FIO_JOBS_NAME);
-            labels[nl] = cJSON_IsString(jn) ? jn->valuestring : "?";
-            double *v = &vals[(size_t)nl * 3];
-            v[0] = num_at(it, BK_FIO_JOBS_READ_CLAT_US_P99);
-            v[1] = num_at(it, BK_FIO_JOBS_WRITE_CLAT_US_P99);
-            v[2] = num_at(it, BK_FIO_JOBS_SYNC_P99);
-            nl++;
+    return rc;
+}
+
+/* fio's IOPS per second (the result's series), one line per job and direction. */
+static int fio_iops_chart(struct buf *o, const cJSON *result)
+{
+    enum { MAXL = 8 };
+    struct pts *p = util_xcalloc(MAXL, sizeof(*p));
+    struct series s[MAXL];
+    char labels[MAXL][96];
+    static const enum bench_field_id dirs[2] = {BK_FIO_JOBS_SERIES_READ_IOPS,
+                                                BK_FIO_JOBS_SERIES_WRITE_IOPS};
+    int ns = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, bench_get(result, BK_FIO_JOBS))
+    {
+        const cJSON *name = bench_get(j, BK_FIO_JOBS_NAME);
+        for (int d = 0; d < 2 && ns < MAXL; d++) {
+            int n = take(bench_get(j, BK_FIO_JOBS_SERIES), true, BK_FIO_JOBS_SERIES_T, dirs[d],
+                         p[ns].x, p[ns].y);
+            bool any = false;
+            for (int i = 0; i < n; i++)
+                any = any || isfinite(p[ns].y[i]);
+            if (!any)
+                continue;
+            (void)snprintf(labels[ns], sizeof(labels[ns]), "%s %s IOPS",
+                           cJSON_IsString(name) ? name->valuestring : "?", d ? "write" : "read");
+            s[ns] = (struct series){labels[ns], p[ns].x, p[ns].y, n, false, false, false};
+            ns++;
         }
-    static const char *const fio_series[] = {"read p99", "write p99", "sync p99"};
-    rc = rc ? rc : buf_puts(o, "<h2>fio latency per job</h2>\n");
+    }
+    int rc = 0;
+    if (ns) {
+        struct chart c = {"fio-iops",
+                          "fio IOPS per second (fio's own logs)",
+                          "time since the job started (s)",
+                          "IOPS (1/s)",
+                          NULL,
+                          NULL,
+                          false,
+                          NULL,
+                          0,
+                          false,
+                          0};
+        rc = buf_puts(o, "<h2>fio IOPS over time</h2>\n");
+        rc = rc ? rc : line_chart(o, &c, s, ns);
+    }
+    free(p);
+    return rc;
+}
+
+/* fio's p99 per job from status, in µs like status and the result; nothing for pgbench runs. */
+static int fio_chart(struct buf *o, const cJSON *st)
+{
+    const cJSON *fio = bench_status_get(st, BK_FIO_JOBS), *it;
+    const char *labels[64];
+    double vals[64 * 3];
+    int nl = 0;
+    if (cJSON_GetArraySize(fio) == 0)
+        return 0;
+    cJSON_ArrayForEach(it, fio) if (nl < 64)
+    {
+        const cJSON *jn = bench_status_get(it, BK_FIO_JOBS_NAME);
+        labels[nl] = cJSON_IsString(jn) ? jn->valuestring : "?";
+        double *v = &vals[(size_t)nl * 3];
+        v[0] = num_at(it, BK_FIO_JOBS_READ_CLAT_US_P99);
+        v[1] = num_at(it, BK_FIO_JOBS_WRITE_CLAT_US_P99);
+        v[2] = num_at(it, BK_FIO_JOBS_SYNC_P99);
+        nl++;
+    }
+    static const char *const fio_series[] = {"read clat p99", "write clat p99", "sync p99"};
+    int rc = buf_puts(o, "<h2>fio latency per job</h2>\n");
     return rc ? rc
-              : bar_chart(o, "fio", "fio 99th percentile latency per job", "latency p99 (µs)",
-                          labels, vals, nl, 3, fio_series);
+              : bar_chart(o, "fio", "fio p99 latency per job", "latency p99 (µs)", labels, vals, nl,
+                          3, fio_series);
 }
 
 /* The server's settings (the result's; without it the sentence status words the server in) and
@@ -964,15 +1131,26 @@ int plugin_report_html(struct buf *o, const cJSON *br, const cJSON *result, cons
 {
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
     int rc = report_head(o, br, result, note);
-    rc = rc ? rc : timeline_charts(o, st, result);
-    const cJSON *hist = bench_get(result, BK_HISTOGRAM);
-    const char *label = "latency at percentile (ms)";
-    rc = rc ? rc : buf_puts(o, "<h2>Latency percentiles</h2>\n");
-    rc = rc ? rc
-            : percentile_chart(o, &label, &hist, 1,
-                               result ? "no histogram in the result (pgbench wrote no -l log)."
-                                      : "needs the result ConfigMap (status keeps no histogram).");
-    rc = rc ? rc : diagnostic_charts(o, st, result);
+    /* sections only for what the run has: pgbench's for a run with a summary, fio's for jobs */
+    if (bench_status_get(st, BK_SUMMARY)) {
+        double warm = warmup_of(br, result);
+        rc = rc ? rc : statements_table(o, st, result);
+        rc = rc ? rc : tps_chart(o, st, result, warm);
+        rc = rc ? rc : latency_chart(o, st, result, warm);
+        const cJSON *hist = bench_get(result, BK_HISTOGRAM);
+        const char *label =
+            warm > 0 ? "latency at percentile, steady window (ms)" : "latency at percentile (ms)";
+        rc = rc ? rc : buf_puts(o, "<h2>Latency percentiles</h2>\n");
+        rc = rc ? rc
+                : percentile_chart(o, &label, &hist, 1,
+                                   result
+                                       ? "no histogram in the result (pgbench wrote no -l log)."
+                                       : "needs the result ConfigMap (status keeps no histogram).");
+    }
+    rc = rc ? rc : wait_chart(o, st, result);
+    rc = rc ? rc : lag_chart(o, result);
+    rc = rc ? rc : fio_chart(o, st);
+    rc = rc ? rc : fio_iops_chart(o, result);
     rc = rc ? rc : settings(o, br, st, result);
     return rc ? rc : buf_puts(o, "</body></html>\n");
 }
@@ -1045,9 +1223,17 @@ int plugin_compare_html(struct buf *o, const struct plugin_compare *c, struct bu
         rc = rc ? rc : buf_puts(o, "</pre>\n");
     }
     buf_free(&table);
-    struct chart tc = {
-        "tps", "TPS over time", "time since start (s)", "TPS (1/s)", NULL, NULL, false, NULL, 0,
-        false};
+    struct chart tc = {"tps",
+                       "TPS over time",
+                       "time since start (s)",
+                       "TPS (1/s)",
+                       NULL,
+                       NULL,
+                       false,
+                       NULL,
+                       0,
+                       false,
+                       0};
     struct chart lc = {"latency",
                        "Average latency over time",
                        "time since start (s)",
@@ -1057,7 +1243,8 @@ int plugin_compare_html(struct buf *o, const struct plugin_compare *c, struct bu
                        false,
                        NULL,
                        0,
-                       false};
+                       false,
+                       0};
     rc = rc ? rc : buf_puts(o, "<h2>Throughput over time</h2>\n");
     rc = rc ? rc : overlay_chart(o, &tc, brs, results, n, BK_TIMELINE_TPS);
     rc = rc ? rc : buf_puts(o, "<h2>Latency over time</h2>\n");

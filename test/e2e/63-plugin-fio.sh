@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kubectl pgbench fio: presets as spec fio jobs (wal: write, bs 8k, fdatasync 1), --dry-run=client
+# kubectl pgbench fio: presets as spec fio jobs (wal: buffered write, bs 8k, fdatasync 1, sync engine), --dry-run=client
 # prints the PVC and Job the operator would create, --wait runs real fio through the operator on the
 # simulated cluster's hostpath StorageClass and ends with the per-job table; refused flags named.
 set -euo pipefail
@@ -16,7 +16,8 @@ assert [(i["kind"], i["metadata"]["name"]) for i in items] == [
     ("BenchmarkRun", "disk"), ("PersistentVolumeClaim", "disk-fio"), ("Job", "disk-run")], items
 fio = items[0]["spec"]["workload"]["fio"]
 assert fio["storageClassName"] == "fast" and fio["volumeSize"] == "2Gi"
-assert fio["jobs"] == [{"name": "wal", "rw": "write", "bs": "8k", "iodepth": 1, "fdatasync": 1}], fio
+assert fio["jobs"] == [{"name": "wal", "rw": "write", "bs": "8k", "iodepth": 1, "numjobs": 1,
+                        "fdatasync": 1, "ioengine": "sync", "direct": False}], fio
 assert items[1]["spec"]["storageClassName"] == "fast"
 args = items[2]["spec"]["template"]["spec"]["containers"][0]["args"]
 assert "--fdatasync" in args and args[args.index("--rw") + 1] == "write", args

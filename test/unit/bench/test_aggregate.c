@@ -207,12 +207,26 @@ static void test_fio_aggregate(void **state)
     struct bench_fio_result *f = NULL;
     assert_int_equal(bench_fio_parse(text, len, &f, NULL, 0), 0);
     cJSON *w[2];
+    /* per-second series: worker 0 has seconds 1-2, worker 1 seconds 1-3 */
+    f->jobs[0].series = calloc(3, sizeof(*f->jobs[0].series));
+    assert_non_null(f->jobs[0].series);
     for (int i = 0; i < 2; i++) {
         struct bench_result_meta m = {.kind = "fio", .worker = i, .complete = true};
+        f->jobs[0].nseries = (size_t)(2 + i);
+        for (int k = 0; k < 3; k++)
+            f->jobs[0].series[k] = (struct bench_fio_point){
+                k + 1, {NAN, 100.0 * (k + 1) + i}, {NAN, 800.0 * (k + 1) + i}};
         w[i] = bench_result_new(&m);
         bench_result_add_fio(w[i], f);
     }
     cJSON *a = bench_aggregate((const cJSON *const *)w, 2, NULL, 0);
+    const cJSON *series =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(bench_get(a, BK_FIO_JOBS), 0), "series");
+    assert_int_equal(cJSON_GetArraySize(series), 3);
+    const cJSON *s1 = cJSON_GetArrayItem(series, 0), *s3 = cJSON_GetArrayItem(series, 2);
+    assert_true(num(s1, "t") == 1 && num(s1, "writeIops") == 201 && num(s1, "writeBwKiBs") == 1601);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(s1, "readIops")));
+    assert_true(num(s3, "t") == 3 && num(s3, "writeIops") == 301);
     const cJSON *jobs = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "fio"), "jobs");
     assert_int_equal(cJSON_GetArraySize(jobs), 2);
     const cJSON *wal = cJSON_GetArrayItem(jobs, 0);

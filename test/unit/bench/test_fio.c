@@ -12,7 +12,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define near(a, b, tol) (fabs((a) - (b)) <= (tol))
 
@@ -425,6 +428,61 @@ static void test_argv(void **state)
     assert_false(bench_fio_option_zeroes_latency("bs"));
 }
 
+/* Every percentile fio printed, keyed as it wrote it ("99.99"), and the per-second IOPS and
+ * bandwidth of its logs, the clones summed and second 0 (empty) dropped. */
+static void test_percentiles_and_series(void **state)
+{
+    (void)state;
+    struct bench_fio_result *r = parse_fixture("test/fixtures/fio/fio-3.33-wal-randrw.json");
+    const struct bench_fio_lat *s = &r->jobs[0].sync;
+    assert_int_equal(s->npct, 17);
+    assert_true(near(s->pct[16], 99.99, 1e-9) && near(s->pct_us[16], 10813.44, 1e-9));
+    char dir[] = "/tmp/test_fio_series.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const struct {
+        const char *file, *text;
+    } logs[] = {
+        {"wal_iops.1.log", "1004, 250, 1, 0, 0\n2003, 300, 1, 0, 0\n"},
+        {"wal_iops.2.log", "1010, 50, 1, 0, 0\n2011, 70, 1, 0, 0\n"},
+        {"wal_bw.1.log", "1004, 2000, 1, 0, 0\n"},
+        {"randrw_iops.3.log", "999, 10, 0, 0, 0\n1000, 20, 1, 0, 0\nnot a line\n"},
+        {"walx_iops.1.log", "1000, 999, 1, 0, 0\n"}, /* another job's prefix */
+    };
+    char path[256];
+    for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, logs[i].file);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(fputs(logs[i].text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+    }
+    assert_int_equal(bench_fio_read_series(r, dir), 0);
+    const struct bench_fio_job_result *wal = &r->jobs[0], *rr = &r->jobs[1];
+    assert_int_equal(wal->nseries, 2);
+    assert_true(near(wal->series[0].t, 1, 0) && near(wal->series[0].iops[1], 300, 0));
+    assert_true(near(wal->series[1].t, 2, 0) && near(wal->series[1].iops[1], 370, 0));
+    assert_true(near(wal->series[0].bw_kibs[1], 2000, 0) && isnan(wal->series[1].bw_kibs[1]));
+    assert_true(isnan(wal->series[0].iops[0]));
+    assert_int_equal(rr->nseries, 1);
+    assert_true(near(rr->series[0].iops[0], 10, 0) && near(rr->series[0].iops[1], 20, 0));
+    cJSON *j = bench_fio_result_to_json(r);
+    const cJSON *j0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "jobs"), 0);
+    const cJSON *pct = cJSON_GetObjectItem(cJSON_GetObjectItem(j0, "sync"), "percentiles");
+    assert_int_equal(cJSON_GetArraySize(pct), 17);
+    assert_true(near(cJSON_GetObjectItem(pct, "99.99")->valuedouble, 10813.44, 1e-9));
+    assert_true(near(cJSON_GetObjectItem(pct, "1")->valuedouble, 132.096, 1e-9));
+    const cJSON *series = cJSON_GetObjectItem(j0, "series");
+    assert_int_equal(cJSON_GetArraySize(series), 2);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(series, 0), "readIops")));
+    cJSON_Delete(j);
+    for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, logs[i].file);
+        (void)unlink(path);
+    }
+    (void)rmdir(dir);
+    bench_fio_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_gtod_reduce),
         cmocka_unit_test(test_no_samples),
         cmocka_unit_test(test_errors_whole_runs),
+        cmocka_unit_test(test_percentiles_and_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,12 +335,12 @@ static void test_display(void **state)
     st = cJSON_CreateObject();
     ctrl_status_set_results(st, agg, NULL, 0);
     assert_string_equal(util_jstr(st, "result"),
-                        "randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
+                        "randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
     assert_null(util_jget(st, "failed")); /* a pgbench count */
     char msg[256];
     ctrl_status_summary_message(st, 1, msg, sizeof(msg));
-    assert_string_equal(
-        msg, "fio randread 12.3k IOPS · p99 0.412 ms; wal 2,794 IOPS · sync p99 1.97 ms");
+    assert_string_equal(msg,
+                        "fio randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
     cJSON_Delete(st);
     cJSON_Delete(agg);
 }

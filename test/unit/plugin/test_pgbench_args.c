@@ -309,6 +309,9 @@ static void test_build(void **state)
     assert_string_equal(util_jstr(job, "rw"), "write");
     assert_string_equal(util_jstr(job, "bs"), "8k");
     assert_int_equal((int)util_jnum(job, "fdatasync", 0), 1);
+    assert_int_equal((int)util_jnum(job, "numjobs", 0), 1);
+    assert_true(cJSON_IsFalse(util_jget(job, "direct"))); /* WAL goes through the page cache */
+    assert_string_equal(util_jstr(job, "ioengine"), "sync");
     kids = plugin_children(br, &cfg, 1000, err, sizeof(err));
     assert_string_equal(util_jstr(cJSON_GetArrayItem(kids, 0), "kind"), "PersistentVolumeClaim");
     cJSON_Delete(kids);
