@@ -1106,26 +1106,12 @@ static const char *sub_of(const struct kube_opts *o)
     return o ? o->subresource : NULL;
 }
 
-int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns, const char *name,
-             const struct kube_opts *o, kube_cb cb, void *ud)
+/* GET of one object (or its subresource), its body whole to cb or also in pieces to on_data. */
+static int get_one(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                   const char *name, const struct kube_opts *o, kube_data_cb on_data, kube_cb cb,
+                   void *ud)
 {
     if (!c || !r || !name)
-        return -EINVAL;
-    struct buf p = BUF_INIT(0);
-    int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
-    if (!rc)
-        rc = add_raw_query(&p, o);
-    if (!rc)
-        rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), NULL, cb, ud);
-    buf_free(&p);
-    return rc;
-}
-
-int kube_get_stream(struct kube_client *c, const struct kube_resource *r, const char *ns,
-                    const char *name, const struct kube_opts *o, kube_data_cb on_data, kube_cb cb,
-                    void *ud)
-{
-    if (!c || !r || !name || !on_data)
         return -EINVAL;
     struct buf p = BUF_INIT(0);
     int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
@@ -1135,6 +1121,19 @@ int kube_get_stream(struct kube_client *c, const struct kube_resource *r, const 
         rc = submit_public(c, "GET", p.data, NULL, NULL, timeout_of(o), on_data, cb, ud);
     buf_free(&p);
     return rc;
+}
+
+int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns, const char *name,
+             const struct kube_opts *o, kube_cb cb, void *ud)
+{
+    return get_one(c, r, ns, name, o, NULL, cb, ud);
+}
+
+int kube_get_stream(struct kube_client *c, const struct kube_resource *r, const char *ns,
+                    const char *name, const struct kube_opts *o, kube_data_cb on_data, kube_cb cb,
+                    void *ud)
+{
+    return on_data ? get_one(c, r, ns, name, o, on_data, cb, ud) : -EINVAL;
 }
 
 int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
