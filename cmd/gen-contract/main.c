@@ -290,7 +290,7 @@ static void docs_verdict(void)
     printf("\nEvidence (`E(...)` in the conditions; the result's `verdict.evidence` keys):\n\n");
     printf("| id | key | unit | what | measured by |\n| --- | --- | --- | --- | --- |\n");
 #define EVIDENCE(id, key, unit, desc, how)                                                         \
-    printf("| `%s` | `%s` | %s | ", #id, key, unit ? unit : "");                                   \
+    printf("| `%s` | `%s` | %s | ", #id, key, (unit) ? (unit) : "");                               \
     md_cell(desc);                                                                                 \
     printf(" | ");                                                                                 \
     md_cell(how);                                                                                  \

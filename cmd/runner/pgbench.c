@@ -395,39 +395,40 @@ int runner_cmd_pgbench_init(int argc, char **argv)
  * pgbench run
  * ------------------------------------------------------------------------------------------- */
 
+/* Members ordered by alignment (pointers and 8-byte members, then structs, then ints, bools and
+ * char arrays) so the struct carries no padding. */
 struct pgrun_ctx {
-    struct run_ctx c;
-    struct bench_runner_run ra;       /* owns the builtin name and the script paths */
-    struct bench_pgbench_run_opts ro; /* its scripts point into ra */
     char *diag_app;
-    char logdir[4096]; /* pgbench's -l logs, removed at the end; "" when none */
-    struct pg_server_info si;
-    bool have_si;
-    struct pg_replica_wait rw;
-    bool replica_waited;
-    struct barrier barrier;
-    /* the load */
-    struct bench_pgbench_result *pg; /* pgbench's output, parsed as it arrives */
+    struct bench_pgbench_result *pg; /* the load: pgbench's output, parsed as it arrives */
     size_t timeline_logged;
     int64_t failed_total; /* failed transactions in the progress lines so far */
     struct pg_diag *diag;
+    /* the verdict's evidence (pkg/bench/verdict.def): SELECT 1 before the load; NAN when not probed
+     */
+    double rtt_ms;
+    struct bench_txlog *tl;   /* -l logs -> histogram, read every second while the run goes on */
+    struct rusage ru0, self0; /* the children's and the runner's CPU when pgbench started */
+    uv_timer_t txtimer;
+    struct bench_pgbench_run_opts ro; /* its scripts point into ra */
+    struct barrier barrier;
+    struct pg_stats_snap st0, st1; /* server counters around the load */
+    struct pg_replica_wait rw;
+    struct bench_runner_run ra; /* owns the builtin name and the script paths */
+    struct pg_server_info si;
+    struct run_ctx c;
     struct pg_wait_tally waits; /* copied from diag at the end */
     struct pg_lag_samples lag;
-    int diag_skipped;
-    char diag_error[256];
-    /* the verdict's evidence (pkg/bench/verdict.def) */
-    double rtt_ms;                 /* SELECT 1 before the load; NAN when not probed */
-    bool tls;                      /* the runner's connection (pgbench's alike) used TLS */
-    struct rusage ru0, self0;      /* the children's and the runner's CPU when pgbench started */
-    struct pg_stats_snap st0, st1; /* server counters around the load */
-    bool have_st0, have_st1;
-    struct bench_txlog *tl; /* -l logs -> histogram, read every second while the run goes on */
     struct txstream ts;
+    int diag_skipped;
+    int child_exit; /* collected when pgbench exits */
+    bool have_si;
+    bool replica_waited;
+    bool tls; /* the runner's connection (pgbench's alike) used TLS */
+    bool have_st0, have_st1;
     bool ts_open;
-    uv_timer_t txtimer;
-    /* collect */
-    int child_exit;
     bool complete;
+    char diag_error[256];
+    char logdir[4096]; /* pgbench's -l logs, removed at the end; "" when none */
 };
 
 /* Options: the flags, the scripts readable, this worker's share of the clients and the rate. */

@@ -322,7 +322,7 @@ void bench_diag_rows(const cJSON *result,
     for (size_t i = 0; i < bench_ndiags; i++) {
         if (bench_diags[i].join)
             continue;
-        struct buf b = BUF_INIT(2 * BENCH_DIAG_MAX);
+        struct buf b = BUF_INIT((size_t)2 * BENCH_DIAG_MAX);
         char *own = bench_diag_sentence(&bench_diags[i], result);
         if (own)
             (void)buf_puts(&b, own);

@@ -49,7 +49,9 @@ void bench_step_classify(const struct bench_wait_share *w, int nw, int rounds, i
     out->rounds = rounds;
     out->weak = rounds < BENCH_STEP_MIN_ROUNDS;
     double top[BENCH_VC__COUNT] = {0}, all = 0;
-    int top_at[BENCH_VC__COUNT];
+    int top_at[BENCH_VC__COUNT]; /* the class's largest wait event; -1 when none is positive */
+    for (int c = 0; c < BENCH_VC__COUNT; c++)
+        top_at[c] = -1;
     for (int i = 0; i < nw; i++) {
         all += w[i].pct;
         int c = bench_verdict_wait_class(w[i].event);
@@ -77,7 +79,7 @@ void bench_step_classify(const struct bench_wait_share *w, int nw, int rounds, i
         }
     }
     out->cls = best;
-    if (best == BENCH_VC_INCONCLUSIVE || !(out->pct[best] > 0))
+    if (best == BENCH_VC_INCONCLUSIVE || !(out->pct[best] > 0) || top_at[best] < 0)
         return;
     (void)snprintf(out->event, sizeof(out->event), "%s", w[top_at[best]].event);
     out->share =

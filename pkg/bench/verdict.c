@@ -594,8 +594,8 @@ int bench_verdict_explain(struct buf *out, const double a[BENCH_EV__COUNT],
         ev_num(x, sizeof(x), va, e->unit);
         ev_num(y, sizeof(y), vb, e->unit);
         rc |= buf_printf(out, ", %s %s -> %s%s%s", e->key, x, y,
-                         e->unit && strcmp(e->unit, "count") ? " " : "",
-                         e->unit && strcmp(e->unit, "count") ? e->unit : "");
+                         e->unit && strcmp(e->unit, "count") != 0 ? " " : "",
+                         e->unit && strcmp(e->unit, "count") != 0 ? e->unit : "");
     }
     return rc | buf_printf(out, ": %s explains the gap", bench_verdict_classes[best].label);
 }

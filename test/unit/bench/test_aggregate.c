@@ -212,7 +212,7 @@ static void test_fio_aggregate(void **state)
     assert_non_null(f->jobs[0].series);
     for (int i = 0; i < 2; i++) {
         struct bench_result_meta m = {.kind = "fio", .worker = i, .complete = true};
-        f->jobs[0].nseries = (size_t)(2 + i);
+        f->jobs[0].nseries = 2 + (size_t)i;
         for (int k = 0; k < 3; k++)
             f->jobs[0].series[k] = (struct bench_fio_point){
                 k + 1, {NAN, 100.0 * (k + 1) + i}, {NAN, 800.0 * (k + 1) + i}};

@@ -81,11 +81,10 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
         fs_respond(c, x->throttle_code, "application/json", hdr, body);
     } else if (strstr(p, "/pods/missing"))
         fs_status(c, 404, "NotFound", "pods \\\"missing\\\" not found");
-    else if (strstr(p, "/conflict"))
-        fs_status(c, 409, "Conflict", "the object has been modified");
     else if (!strcmp(r->method, "POST") && r->body && strstr(r->body, "\"already\""))
         fs_status(c, 409, "AlreadyExists", "events \\\"already\\\" already exists");
-    else if (!strcmp(r->method, "POST") && r->body && strstr(r->body, "\"conflict\""))
+    else if (strstr(p, "/conflict") ||
+             (!strcmp(r->method, "POST") && r->body && strstr(r->body, "\"conflict\"")))
         fs_status(c, 409, "Conflict", "the object has been modified");
     else if (strstr(p, "/busy"))
         fs_respond(c, 429, "application/json", "Retry-After: 3\r\n",
