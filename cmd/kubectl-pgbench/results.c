@@ -199,92 +199,171 @@ static size_t compare_sides(struct args *a, char **args, size_t nargs, long repe
     return n;
 }
 
+static const char compare_help[] =
+    "usage: kubectl pgbench compare A B [C...] [--repeats N] "
+    "[--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] [-o html "
+    "[FILE.html]]\n"
+    "  a settings block (rows that differ marked *), then the results; deltas "
+    "are\n  against the first: ratios, percentage points (pp) for shares\n"
+    "  --repeats N, or A1,A2,A3 B1,B2,B3: N runs per side; each side's mean "
+    "± stddev,\n  and the gates judge a difference against the runs' spread "
+    "(Welch t-test):\n  \"within noise\" does not fail\n"
+    "  a crossed threshold exits 3\n"
+    "  -o html: one self-contained page (the table, TPS, latency and "
+    "percentile curves overlaid); stdout without FILE\n"
+    "  sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per "
+    "varied value, ratios to the first sweep; -o html: their curves";
+
+/* compare's command line: the flags, and the run names as given (sides not yet split). */
+struct compare_cli {
+    struct kc_flags kf;
+    struct plugin_compare cmp; /* the thresholds */
+    const char *format, *html_file;
+    long repeats;
+    char *args[MAX_RUNS];
+    size_t nargs;
+};
+
+/* One of compare's flags at argv[i] into o: true when it was one (advanced past it). */
+static bool compare_flag(struct args *a, struct compare_cli *o)
+{
+    const char *v;
+    if (arg_kube(a, &o->kf))
+        return true;
+    if (arg_value(a, "--output", "-o", &o->format)) {
+        if (strcmp(o->format, "html") != 0)
+            die_usage(a, "-o \"%s\": html (the table alone is the default)", o->format);
+        if (a->i < a->argc && html_file_arg(a->argv[a->i]))
+            o->html_file = a->argv[a->i++];
+        return true;
+    }
+    if (arg_value(a, "--fail-if-tps-drops", NULL, &v)) {
+        o->cmp.th.tps_drop_pct = pct_arg(a, "--fail-if-tps-drops", v);
+        return true;
+    }
+    if (arg_value(a, "--fail-if-p99-grows", NULL, &v)) {
+        o->cmp.th.p99_grow_pct = pct_arg(a, "--fail-if-p99-grows", v);
+        return true;
+    }
+    if (arg_value(a, "--repeats", NULL, &v)) {
+        char *end;
+        o->repeats = strtol(v, &end, 10);
+        if (*end || end == v || o->repeats < 1 || o->repeats > MAX_RUNS / 2)
+            die_usage(a, "--repeats \"%s\": runs per side, 1 to %d", v, MAX_RUNS / 2);
+        return true;
+    }
+    return false;
+}
+
+/* BenchmarkSweeps compared: one row per varied value, the table or (-o html) a page. */
+static int compare_sweeps(struct args *a, struct kc *k, const struct compare_cli *o,
+                          const char **names, size_t n)
+{
+    struct buf out = BUF_INIT(OUT_CAP);
+    if (o->cmp.nsides != n)
+        die_usage(a, "sweeps are compared one against another: no --repeats or lists");
+    int rc = sweep_compare(k, names, n, o->format != NULL, &out);
+    if (!rc && o->format)
+        rc = write_page("compare", &out, o->html_file);
+    else if (!rc)
+        emit(out.data, out.len);
+    buf_free(&out);
+    return rc;
+}
+
+/* BenchmarkRuns compared: each run read, then compare_out. */
+static int compare_runs(struct kc *k, const struct compare_cli *o, const char **names, size_t n)
+{
+    cJSON *brs[MAX_RUNS] = {0};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = get_run(k, names[i], &brs[i]);
+    if (!rc)
+        rc = compare_out(&o->cmp, brs, k, o->html_file, o->format != NULL);
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(brs[i]);
+    return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "compare"};
-    struct kc_flags kf = {0};
-    struct plugin_compare cmp = {.th = {-1, -1}};
-    const char *names[MAX_RUNS], *v, *format = NULL, *html_file = NULL;
-    char *args[MAX_RUNS];
-    size_t nargs = 0;
-    long repeats = 0;
+    struct compare_cli o = {.cmp = {.th = {-1, -1}}};
+    const char *names[MAX_RUNS];
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench compare A B [C...] [--repeats N] "
-                       "[--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] [-o html "
-                       "[FILE.html]]\n"
-                       "  a settings block (rows that differ marked *), then the results; deltas "
-                       "are\n  against the first: ratios, percentage points (pp) for shares\n"
-                       "  --repeats N, or A1,A2,A3 B1,B2,B3: N runs per side; each side's mean "
-                       "± stddev,\n  and the gates judge a difference against the runs' spread "
-                       "(Welch t-test):\n  \"within noise\" does not fail\n"
-                       "  a crossed threshold exits 3\n"
-                       "  -o html: one self-contained page (the table, TPS, latency and "
-                       "percentile curves overlaid); stdout without FILE\n"
-                       "  sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per "
-                       "varied value, ratios to the first sweep; -o html: their curves");
+            (void)puts(compare_help);
             return 0;
         }
-        if (arg_kube(&a, &kf))
+        if (compare_flag(&a, &o))
             continue;
-        if (arg_value(&a, "--output", "-o", &format)) {
-            if (strcmp(format, "html") != 0)
-                die_usage(&a, "-o \"%s\": html (the table alone is the default)", format);
-            if (a.i < a.argc && html_file_arg(a.argv[a.i]))
-                html_file = a.argv[a.i++];
-            continue;
-        }
-        if (arg_value(&a, "--fail-if-tps-drops", NULL, &v)) {
-            cmp.th.tps_drop_pct = pct_arg(&a, "--fail-if-tps-drops", v);
-            continue;
-        }
-        if (arg_value(&a, "--fail-if-p99-grows", NULL, &v)) {
-            cmp.th.p99_grow_pct = pct_arg(&a, "--fail-if-p99-grows", v);
-            continue;
-        }
-        if (arg_value(&a, "--repeats", NULL, &v)) {
-            char *end;
-            repeats = strtol(v, &end, 10);
-            if (*end || end == v || repeats < 1 || repeats > MAX_RUNS / 2)
-                die_usage(&a, "--repeats \"%s\": runs per side, 1 to %d", v, MAX_RUNS / 2);
-            continue;
-        }
         if (s[0] == '-')
             die_unknown(&a);
-        if (nargs >= MAX_RUNS)
+        if (o.nargs >= MAX_RUNS)
             die_usage(&a, "at most %d runs", MAX_RUNS);
-        args[nargs++] = a.argv[a.i++];
+        o.args[o.nargs++] = a.argv[a.i++];
     }
-    size_t n = compare_sides(&a, args, nargs, repeats, names, &cmp);
-    if (n < 2 || cmp.nsides < 2)
+    size_t n = compare_sides(&a, o.args, o.nargs, o.repeats, names, &o.cmp);
+    if (n < 2 || o.cmp.nsides < 2)
         die_usage(&a, "give at least two BenchmarkRuns: kubectl pgbench compare A B");
     struct kc k;
-    int rc = open_or_fail(&k, &kf, "compare");
+    int rc = open_or_fail(&k, &o.kf, "compare");
     if (rc)
         return rc;
     const char *first = names[0];
-    if (sweep_ref(&k, &first)) { /* BenchmarkSweeps: one row per varied value */
-        struct buf out = BUF_INIT(OUT_CAP);
-        if (cmp.nsides != n)
-            die_usage(&a, "sweeps are compared one against another: no --repeats or lists");
-        rc = sweep_compare(&k, names, n, format != NULL, &out);
-        if (!rc && format)
-            rc = write_page("compare", &out, html_file);
-        else if (!rc)
-            emit(out.data, out.len);
-        buf_free(&out);
-        kc_close(&k);
-        return rc;
-    }
-    cJSON *brs[MAX_RUNS] = {0};
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = get_run(&k, names[i], &brs[i]);
-    if (!rc)
-        rc = compare_out(&cmp, brs, &k, html_file, format != NULL);
-    for (size_t i = 0; i < n; i++)
-        cJSON_Delete(brs[i]);
+    if (sweep_ref(&k, &first)) /* BenchmarkSweeps: one row per varied value */
+        rc = compare_sweeps(&a, &k, &o, names, n);
+    else
+        rc = compare_runs(&k, &o, names, n);
     kc_close(&k);
+    return rc;
+}
+
+static const char export_help[] =
+    "usage: kubectl pgbench export NAME [NAME...] -o json|yaml|csv "
+    "[--table summary|timeline|statements|workers|fio]\n"
+    "  --table summary: one row per run (settings, TPS, latency percentiles, "
+    "failures)\n"
+    "  csv without --table: every non-empty table, separated by a blank line; "
+    "several\n  runs: a first column \"run\"";
+
+/* export's -o and --table: one of the formats and tables plugin_export writes. */
+static void export_check(struct args *a, const char *format, const char *table)
+{
+    static const char *const formats[] = {"json", "yaml", "csv"}, *const tables[] = {
+                                                                      "summary", "timeline",
+                                                                      "statements", "workers",
+                                                                      "fio"};
+    bool ok = false;
+    if (!format)
+        die_usage(a, "-o json, -o yaml or -o csv is required");
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        ok = ok || strcmp(format, formats[i]) == 0;
+    if (!ok)
+        die_usage(a, "-o \"%s\": json, yaml or csv", format);
+    ok = !table;
+    for (size_t i = 0; table && i < sizeof(tables) / sizeof(tables[0]); i++)
+        ok = ok || strcmp(table, tables[i]) == 0;
+    if (!ok)
+        die_usage(a, "--table \"%s\": summary, timeline, statements, workers or fio", table);
+}
+
+/* The runs and their results exported to stdout. Returns 0 or an exit code. */
+static int export_write(cJSON *const *brs, cJSON *const *res, size_t n, const char *format,
+                        const char *table)
+{
+    struct buf out = BUF_INIT(OUT_CAP);
+    int rc = 0, erc = plugin_export(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n,
+                                    format, table);
+    if (erc != 0) {
+        (void)fprintf(stderr, "kubectl pgbench export: %s\n",
+                      erc == -E2BIG ? "output too large" : "a string is not UTF-8");
+        rc = EXIT_CLUSTER;
+    } else {
+        emit(out.data, out.len);
+    }
+    buf_free(&out);
     return rc;
 }
 
@@ -297,12 +376,7 @@ int cmd_export(int argc, char **argv)
     while (a.i < a.argc) {
         const char *s = a.argv[a.i];
         if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench export NAME [NAME...] -o json|yaml|csv "
-                       "[--table summary|timeline|statements|workers|fio]\n"
-                       "  --table summary: one row per run (settings, TPS, latency percentiles, "
-                       "failures)\n"
-                       "  csv without --table: every non-empty table, separated by a blank line; "
-                       "several\n  runs: a first column \"run\"");
+            (void)puts(export_help);
             return 0;
         }
         if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &format) ||
@@ -316,14 +390,7 @@ int cmd_export(int argc, char **argv)
     }
     if (!n)
         die_usage(&a, "a NAME is required");
-    if (!format)
-        die_usage(&a, "-o json, -o yaml or -o csv is required");
-    if (strcmp(format, "json") != 0 && strcmp(format, "yaml") != 0 && strcmp(format, "csv") != 0)
-        die_usage(&a, "-o \"%s\": json, yaml or csv", format);
-    if (table && strcmp(table, "summary") != 0 && strcmp(table, "timeline") != 0 &&
-        strcmp(table, "statements") != 0 && strcmp(table, "workers") != 0 &&
-        strcmp(table, "fio") != 0)
-        die_usage(&a, "--table \"%s\": summary, timeline, statements, workers or fio", table);
+    export_check(&a, format, table);
     struct kc k;
     int rc = open_or_fail(&k, &kf, "export");
     if (rc)
@@ -335,19 +402,8 @@ int cmd_export(int argc, char **argv)
         if (!rc)
             get_result(&k, brs[i], &res[i], note, sizeof(note));
     }
-    if (!rc) {
-        struct buf out = BUF_INIT(OUT_CAP);
-        int erc = plugin_export(&out, (const cJSON *const *)brs, (const cJSON *const *)res, n,
-                                format, table);
-        if (erc != 0) {
-            (void)fprintf(stderr, "kubectl pgbench export: %s\n",
-                          erc == -E2BIG ? "output too large" : "a string is not UTF-8");
-            rc = EXIT_CLUSTER;
-        } else {
-            emit(out.data, out.len);
-        }
-        buf_free(&out);
-    }
+    if (!rc)
+        rc = export_write(brs, res, n, format, table);
     for (size_t i = 0; i < n; i++) {
         cJSON_Delete(res[i]);
         cJSON_Delete(brs[i]);
