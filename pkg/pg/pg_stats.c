@@ -31,13 +31,9 @@ static int64_t i64(const PGresult *r, int col)
     return PQgetisnull(r, 0, col) ? -1 : strtoll(PQgetvalue(r, 0, col), NULL, 10);
 }
 
-int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char *msg,
-                  size_t msglen)
+/* This database's counters (pg_stat_database). */
+static int read_database(PGconn *conn, struct pg_stats_snap *out, char *msg, size_t msglen)
 {
-    memset(out, 0, sizeof(*out));
-    out->wal_bytes = out->wal_syncs = out->io_reads = out->io_writes = -1;
-    out->wal_sync_ms = out->kcache_cpu_s = -1;
-    out->t = util_mono_s();
     PGresult *r = one_row(conn,
                           "SELECT xact_commit, xact_rollback, blks_read, blks_hit, temp_files, "
                           "temp_bytes, deadlocks, conflicts FROM pg_stat_database WHERE datname = "
@@ -54,11 +50,19 @@ int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char
     out->deadlocks = i64(r, 6);
     out->conflicts = i64(r, 7);
     PQclear(r);
-    r = one_row(conn,
-                version_num >= 170000
-                    ? "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
-                    : "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter",
-                msg, msglen);
+    return 0;
+}
+
+/* The server-wide counters: checkpoints, WAL (14+) and the client backends' I/O (16+), from the
+ * views this version has. */
+static int read_server(PGconn *conn, int version_num, struct pg_stats_snap *out, char *msg,
+                       size_t msglen)
+{
+    PGresult *r = one_row(conn,
+                          version_num >= 170000
+                              ? "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
+                              : "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter",
+                          msg, msglen);
     if (!r)
         return -EIO;
     out->checkpoints = i64(r, 0);
@@ -92,8 +96,14 @@ int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char
         out->io_writes = i64(r, 1);
         PQclear(r);
     }
-    r = one_row(conn, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_kcache'", msg,
-                msglen);
+    return 0;
+}
+
+/* The statements' CPU from pg_stat_kcache when installed, else why not in out->kcache_error. */
+static int read_kcache(PGconn *conn, struct pg_stats_snap *out, char *msg, size_t msglen)
+{
+    PGresult *r = one_row(
+        conn, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_kcache'", msg, msglen);
     if (!r)
         return -EIO;
     bool kcache = i64(r, 0) > 0;
@@ -114,6 +124,18 @@ int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char
                        kmsg);
     }
     return 0;
+}
+
+int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char *msg,
+                  size_t msglen)
+{
+    memset(out, 0, sizeof(*out));
+    out->wal_bytes = out->wal_syncs = out->io_reads = out->io_writes = -1;
+    out->wal_sync_ms = out->kcache_cpu_s = -1;
+    out->t = util_mono_s();
+    if (read_database(conn, out, msg, msglen) || read_server(conn, version_num, out, msg, msglen))
+        return -EIO;
+    return read_kcache(conn, out, msg, msglen);
 }
 
 /* b - a of a counter both readings have, else NULL (JSON null). */
