@@ -987,55 +987,44 @@ static void requeue_within(struct dctx *d, long ms)
         d->plan->requeue_ms = ms;
 }
 
-/* While the pods of a phase run, every progress interval: the tails of their logs give
- * status.progress (the workers' last progress records, summed) and condition TargetUnreachable
- * while a worker retries its target (its wait records). A log tail is read at most once per
- * worker per interval, bounded by tailLines and limitBytes, and only of running pods. */
-static void follow_progress(struct dctx *d, const char *role, int workers)
+/* The workers' progress records just fetched: status.progress, condition TargetUnreachable
+ * while a worker retries its target, and status.message. */
+static void progress_apply(struct dctx *d, const char *role, int workers)
 {
-    long every = d->obs->cfg->progress_interval_s;
-    if (every <= 0)
-        return;
-    if (d->obs->progress_fetched) {
-        if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
-            ctrl_progress_display(d->st);
-        char msg[900];
-        const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_TARGET_UNREACHABLE);
-        const char *st = c ? util_jstr(c, "status") : NULL;
-        /* status.message is the current state: why the workers wait, else how far they are
-         * (a WorkersBlocked message stands until check_blocked clears it) */
-        const char *blocked = util_jstr(ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED), "status");
-        bool may_say = !blocked || strcmp(blocked, "True") != 0;
-        if (ctrl_progress_waiting(d->obs->progress, d->obs->n_progress, msg, sizeof(msg))) {
-            if (!st || strcmp(st, "True") != 0)
-                event(d, true, CTRL_COND_TARGET_UNREACHABLE, "%s", msg);
-            cond(d, CTRL_COND_TARGET_UNREACHABLE, "True", "Retrying", msg);
-            if (may_say)
-                set_message(d, msg);
-        } else {
-            bool reached = st && strcmp(st, "True") == 0;
-            if (reached)
-                cond(d, CTRL_COND_TARGET_UNREACHABLE, "False", "Reached",
-                     "the workers reached the target");
-            if (may_say && strcmp(role, "run") == 0 &&
-                ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
-                set_message(d, msg);
-            } else if (may_say && reached) {
-                const char *usual = util_jstr(
-                    ctrl_cond_get(d->st, strcmp(role, "run") == 0 ? "Running" : "Initialized"),
-                    "message");
-                set_message(d, usual ? usual : "");
-            }
-        }
-        requeue_within(d, every * 1000);
+    if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
+        ctrl_progress_display(d->st);
+    char msg[900];
+    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_TARGET_UNREACHABLE);
+    const char *st = c ? util_jstr(c, "status") : NULL;
+    /* status.message is the current state: why the workers wait, else how far they are
+     * (a WorkersBlocked message stands until check_blocked clears it) */
+    const char *blocked = util_jstr(ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED), "status");
+    bool may_say = !blocked || strcmp(blocked, "True") != 0;
+    if (ctrl_progress_waiting(d->obs->progress, d->obs->n_progress, msg, sizeof(msg))) {
+        if (!st || strcmp(st, "True") != 0)
+            event(d, true, CTRL_COND_TARGET_UNREACHABLE, "%s", msg);
+        cond(d, CTRL_COND_TARGET_UNREACHABLE, "True", "Retrying", msg);
+        if (may_say)
+            set_message(d, msg);
         return;
     }
-    const cJSON *t = bench_status_get(d->st, BK_STATUS_PROGRESS_TIME);
-    double last = cJSON_IsString(t) ? util_rfc3339_parse(t->valuestring) : -1;
-    if (last >= 0 && d->obs->now - last < (double)every) {
-        requeue_within(d, (long)((last + (double)every - d->obs->now) * 1000) + 1);
-        return;
+    bool reached = st && strcmp(st, "True") == 0;
+    if (reached)
+        cond(d, CTRL_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
+    if (may_say && strcmp(role, "run") == 0 &&
+        ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
+        set_message(d, msg);
+    } else if (may_say && reached) {
+        const char *usual = util_jstr(
+            ctrl_cond_get(d->st, strcmp(role, "run") == 0 ? "Running" : "Initialized"), "message");
+        set_message(d, usual ? usual : "");
     }
+}
+
+/* The log tails to fetch: one per running pod of the phase, into the plan (none when no pod
+ * runs yet). */
+static void progress_plan(struct dctx *d, const char *role, int workers)
+{
     struct ctrl_fetch_log *logs = util_xcalloc((size_t)workers, sizeof(*logs));
     int n = 0;
     for (int i = 0; i < workers; i++) {
@@ -1056,6 +1045,29 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
     d->plan->progress = logs;
     d->plan->n_progress = n;
     d->plan->needs |= CTRL_NEED_PROGRESS;
+}
+
+/* While the pods of a phase run, every progress interval: the tails of their logs give
+ * status.progress (the workers' last progress records, summed) and condition TargetUnreachable
+ * while a worker retries its target (its wait records). A log tail is read at most once per
+ * worker per interval, bounded by tailLines and limitBytes, and only of running pods. */
+static void follow_progress(struct dctx *d, const char *role, int workers)
+{
+    long every = d->obs->cfg->progress_interval_s;
+    if (every <= 0)
+        return;
+    if (d->obs->progress_fetched) {
+        progress_apply(d, role, workers);
+        requeue_within(d, every * 1000);
+        return;
+    }
+    const cJSON *t = bench_status_get(d->st, BK_STATUS_PROGRESS_TIME);
+    double last = cJSON_IsString(t) ? util_rfc3339_parse(t->valuestring) : -1;
+    if (last >= 0 && d->obs->now - last < (double)every) {
+        requeue_within(d, (long)((last + (double)every - d->obs->now) * 1000) + 1);
+        return;
+    }
+    progress_plan(d, role, workers);
 }
 
 /* Workers stopped by their runner at the run's deadline (BENCH_DEADLINE_AT = run_from + run
