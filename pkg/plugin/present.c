@@ -1267,40 +1267,38 @@ static int tree_out(struct buf *out, cJSON *o, const char *format)
     return strcmp(format, "yaml") == 0 ? plugin_yaml_append(out, o, 0) : util_json_print(out, o);
 }
 
-int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
-                  const char *format, const char *table)
+/* format is csv, json or yaml, and table NULL, "summary" or one of tables[]. */
+static bool export_valid(const char *format, const char *table)
 {
-    size_t nt = sizeof(tables) / sizeof(tables[0]);
-    bool summary = table && strcmp(table, "summary") == 0, known = summary || !table;
-    for (size_t i = 0; i < nt && !known; i++)
+    bool known = !table || strcmp(table, "summary") == 0;
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && !known; i++)
         known = strcmp(tables[i].name, table) == 0;
-    bool csv = strcmp(format, "csv") == 0;
-    if (!known || n == 0 || (!csv && strcmp(format, "json") != 0 && strcmp(format, "yaml") != 0))
-        return -EINVAL;
-    int rc = 0;
-    if (summary) {
-        cJSON *rows = summary_rows(brs, results, n);
-        rc = csv ? csv_rows(out, rows) : tree_out(out, rows, format);
-        cJSON_Delete(rows);
-        return rc;
+    return known && (strcmp(format, "csv") == 0 || strcmp(format, "json") == 0 ||
+                     strcmp(format, "yaml") == 0);
+}
+
+/* JSON or YAML: one run's object, or with several an array of them. */
+static int export_trees(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
+                        cJSON *const *lists, size_t n, const char *format, const char *table)
+{
+    cJSON *all = n > 1 ? util_must(cJSON_CreateArray()) : NULL, *one = NULL;
+    for (size_t i = 0; i < n; i++) {
+        one = export_object(brs[i], results[i], lists[i], table);
+        if (all)
+            cJSON_AddItemToArray(all, one);
     }
-    cJSON *lists[PLUGIN_MAX_RUNS] = {0};
-    if (n > PLUGIN_MAX_RUNS)
-        return -EINVAL;
-    for (size_t i = 0; i < n; i++)
-        lists[i] = lists_of(brs[i], results[i]);
-    if (!csv) {
-        cJSON *all = n > 1 ? util_must(cJSON_CreateArray()) : NULL, *one = NULL;
-        for (size_t i = 0; i < n; i++) {
-            one = export_object(brs[i], results[i], lists[i], table);
-            if (all)
-                cJSON_AddItemToArray(all, one);
-        }
-        rc = tree_out(out, all ? all : one, format);
-        cJSON_Delete(all ? all : one);
-    }
-    int done = 0;
-    for (size_t k = 0; k < nt && !rc && csv; k++) {
+    int rc = tree_out(out, all ? all : one, format);
+    cJSON_Delete(all ? all : one);
+    return rc;
+}
+
+/* CSV: the table asked for, else every table some run has rows in, separated by a blank line;
+ * with several runs a first column "run". */
+static int export_csv(struct buf *out, const cJSON *const *brs, cJSON *const *lists, size_t n,
+                      const char *table)
+{
+    int rc = 0, done = 0;
+    for (size_t k = 0; k < sizeof(tables) / sizeof(tables[0]) && !rc; k++) {
         bool res, any = false;
         for (size_t i = 0; i < n; i++)
             any = any || cJSON_GetArraySize(
@@ -1313,6 +1311,29 @@ int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *
             rc = csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
                            n > 1 ? name_of(brs[i]) : NULL, i == 0);
     }
+    return rc;
+}
+
+int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
+                  const char *format, const char *table)
+{
+    if (!export_valid(format, table) || n == 0)
+        return -EINVAL;
+    bool csv = strcmp(format, "csv") == 0;
+    int rc = 0;
+    if (table && strcmp(table, "summary") == 0) {
+        cJSON *rows = summary_rows(brs, results, n);
+        rc = csv ? csv_rows(out, rows) : tree_out(out, rows, format);
+        cJSON_Delete(rows);
+        return rc;
+    }
+    cJSON *lists[PLUGIN_MAX_RUNS] = {0};
+    if (n > PLUGIN_MAX_RUNS)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        lists[i] = lists_of(brs[i], results[i]);
+    rc = csv ? export_csv(out, brs, lists, n, table)
+             : export_trees(out, brs, results, lists, n, format, table);
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(lists[i]);
     return rc;
