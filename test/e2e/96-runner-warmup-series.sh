@@ -78,9 +78,11 @@ L = r["latencySeries"]
 assert L["intervalSeconds"] == 1, L["intervalSeconds"]
 start = L["startEpochUs"]
 assert cut - start == 2000000, (cut, start)
-# t = 0 is the start of a logged transaction (pgbench's benchmark start), before every completion
+# t = 0 is the start of the first transaction the runner read (pgbench's benchmark start). With
+# -j 2 the threads' logs are read as they grow, so another thread's first transaction may have
+# ended a little before it (0.5 ms seen): it counts in the first second; more than 50 ms is a bug
 assert start in {e - l for e, l in ok_all}, start
-assert start <= min(e for e, _ in tx), (start, min(e for e, _ in tx))
+assert start - min(e for e, _ in tx) < 50000, (start, min(e for e, _ in tx))
 by = {}
 for e, l in ok_all:
     by.setdefault(max(e - start, 0) // 1000000 + 1, []).append(l)
