@@ -712,17 +712,15 @@ static int percentile_chart(struct buf *o, const char *const *names, const cJSON
         m[k] = (struct mark){lab[k], nines_of(pcts[k]), ms};
     }
     bench_hist_free(h);
-    struct chart c = {"percentiles",
-                      "Latency by percentile (merged histogram of the summary's transactions)",
-                      "percentile (%, log scale: one tick per nine)",
-                      "latency (ms)",
-                      NULL,
-                      empty,
-                      true,
-                      m,
-                      nm,
-                      false,
-                      0};
+    struct chart c = {.id = "percentiles",
+                      .title =
+                          "Latency by percentile (merged histogram of the summary's transactions)",
+                      .xlabel = "percentile (%, log scale: one tick per nine)",
+                      .ylabel = "latency (ms)",
+                      .empty = empty,
+                      .nines = true,
+                      .marks = m,
+                      .nmarks = nm};
     int rc = line_chart(o, &c, s, ns);
     free(p);
     return rc;
@@ -762,17 +760,12 @@ static int tps_chart(struct buf *o, const cJSON *st, const cJSON *res, double wa
     int nh = hpa_points(st, &p[ns]);
     if (nh)
         s[ns] = (struct series){"HPA replicas", p[ns].x, p[ns].y, nh, true, true, false}, ns++;
-    struct chart c = {"tps",
-                      nh ? "TPS and HPA replicas over time" : "TPS over time",
-                      "time since start (s)",
-                      "TPS (1/s)",
-                      nh ? "replicas" : NULL,
-                      NULL,
-                      false,
-                      NULL,
-                      0,
-                      false,
-                      warm};
+    struct chart c = {.id = "tps",
+                      .title = nh ? "TPS and HPA replicas over time" : "TPS over time",
+                      .xlabel = "time since start (s)",
+                      .ylabel = "TPS (1/s)",
+                      .rlabel = nh ? "replicas" : NULL,
+                      .shade_to = warm};
     int rc = buf_puts(o, "<h2>Throughput over time</h2>\n");
     rc = rc ? rc : line_chart(o, &c, s, ns);
     free(p);
@@ -802,18 +795,12 @@ static int latency_chart(struct buf *o, const cJSON *st, const cJSON *res, doubl
     if (n99)
         s[ns++] = (struct series){l99, p[2].x, p[2].y, n99, false, false, false};
     ns += worker_lines(res, BK_TIMELINE_LATENCY_MS, &p[3], labels, &s[ns]);
-    struct chart lc = {"latency",
-                       n99 ? "Latency over time: average (-P) and p50/p99 (-l log)"
-                           : "Latency over time (average)",
-                       "time since start (s)",
-                       "latency (ms)",
-                       NULL,
-                       NULL,
-                       false,
-                       NULL,
-                       0,
-                       false,
-                       warm};
+    struct chart lc = {.id = "latency",
+                       .title = n99 ? "Latency over time: average (-P) and p50/p99 (-l log)"
+                                    : "Latency over time (average)",
+                       .xlabel = "time since start (s)",
+                       .ylabel = "latency (ms)",
+                       .shade_to = warm};
     int rc = buf_puts(o, "<h2>Latency over time</h2>\n");
     rc = rc ? rc : line_chart(o, &lc, s, ns);
     free(p);
@@ -998,17 +985,10 @@ static int lag_chart(struct buf *o, const cJSON *result)
         p->y[nlag++] = cJSON_IsNumber(it) ? it->valuedouble : NAN;
     }
     struct series rs = {"replay lag (ms)", p->x, p->y, nlag, false, false, false};
-    struct chart c = {"lag",
-                      "Replica replay lag during the run",
-                      "sample (one per tick)",
-                      "lag (ms)",
-                      NULL,
-                      NULL,
-                      false,
-                      NULL,
-                      0,
-                      false,
-                      0};
+    struct chart c = {.id = "lag",
+                      .title = "Replica replay lag during the run",
+                      .xlabel = "sample (one per tick)",
+                      .ylabel = "lag (ms)"};
     int rc = buf_puts(o, "<h2>Replica lag</h2>\n");
     rc = rc ? rc : line_chart(o, &c, &rs, 1);
     free(p);
@@ -1045,17 +1025,10 @@ static int fio_iops_chart(struct buf *o, const cJSON *result)
     }
     int rc = 0;
     if (ns) {
-        struct chart c = {"fio-iops",
-                          "fio IOPS per second (fio's own logs)",
-                          "time since the job started (s)",
-                          "IOPS (1/s)",
-                          NULL,
-                          NULL,
-                          false,
-                          NULL,
-                          0,
-                          false,
-                          0};
+        struct chart c = {.id = "fio-iops",
+                          .title = "fio IOPS per second (fio's own logs)",
+                          .xlabel = "time since the job started (s)",
+                          .ylabel = "IOPS (1/s)"};
         rc = buf_puts(o, "<h2>fio IOPS over time</h2>\n");
         rc = rc ? rc : line_chart(o, &c, s, ns);
     }
@@ -1223,28 +1196,14 @@ int plugin_compare_html(struct buf *o, const struct plugin_compare *c, struct bu
         rc = rc ? rc : buf_puts(o, "</pre>\n");
     }
     buf_free(&table);
-    struct chart tc = {"tps",
-                       "TPS over time",
-                       "time since start (s)",
-                       "TPS (1/s)",
-                       NULL,
-                       NULL,
-                       false,
-                       NULL,
-                       0,
-                       false,
-                       0};
-    struct chart lc = {"latency",
-                       "Average latency over time",
-                       "time since start (s)",
-                       "latency (ms)",
-                       NULL,
-                       NULL,
-                       false,
-                       NULL,
-                       0,
-                       false,
-                       0};
+    struct chart tc = {.id = "tps",
+                       .title = "TPS over time",
+                       .xlabel = "time since start (s)",
+                       .ylabel = "TPS (1/s)"};
+    struct chart lc = {.id = "latency",
+                       .title = "Average latency over time",
+                       .xlabel = "time since start (s)",
+                       .ylabel = "latency (ms)"};
     rc = rc ? rc : buf_puts(o, "<h2>Throughput over time</h2>\n");
     rc = rc ? rc : overlay_chart(o, &tc, brs, results, n, BK_TIMELINE_TPS);
     rc = rc ? rc : buf_puts(o, "<h2>Latency over time</h2>\n");
