@@ -32,14 +32,15 @@ PQ_LIBS := -lpq
 PGBO_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0-dev)
 PGBO_COMMIT ?= $(shell git describe --always --dirty --abbrev=7 --exclude='*' 2>/dev/null || echo unknown)
 
-PKGS := util kube bench pg controller plugin
+PKGS := util kube bench pg api controller plugin
 # package -> packages it links against (itself first)
 deps_util := util
 deps_kube := kube util
 deps_bench := bench util
 deps_pg := pg bench util
-deps_controller := controller kube bench util
-deps_plugin := plugin controller kube bench util
+deps_api := api kube bench util
+deps_controller := controller api kube bench util
+deps_plugin := plugin api kube bench util
 
 pkg_srcs = $(wildcard pkg/$(1)/*.c)
 pkg_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call pkg_srcs,$(1)))
@@ -142,7 +143,7 @@ test-cluster:
 # test/integration/<name>.c: programs run by end-to-end tests against the simulated cluster
 INTEG_SRCS := $(wildcard test/integration/*.c)
 INTEG_BINS := $(patsubst test/integration/%.c,$(BUILD)/itest/%,$(INTEG_SRCS))
-ALL_LIBS := $(foreach p,controller kube pg bench util,$(call pkg_lib,$(p)))
+ALL_LIBS := $(foreach p,controller api kube pg bench util,$(call pkg_lib,$(p)))
 $(BUILD)/itest/%: $(BUILD)/obj/test/integration/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs every end-to-end test (test/e2e/*.sh) in order; E2E=pattern selects some.
+# Runs every end-to-end test (test/e2e/*.sh) in number order (NN or NNN); E2E=pattern selects
+# some: a substring of the name, or several separated by spaces.
 # Each script gets at most E2E_TIMEOUT seconds (default 600) and all of them together
 # E2E_BUDGET seconds (default 3600: CI has 90 minutes for everything); a script that would start
 # past the budget is not run and counts as failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export BUILD="${BUILD:-build}"
 pattern="${E2E:-}"
 failed=()
@@ -12,10 +13,15 @@ count=0
 begin=$SECONDS
 budget="${E2E_BUDGET:-3600}"
 mkdir -p "$BUILD/e2e"
-for t in test/e2e/*.sh; do
+mapfile -t tests < <(printf '%s\n' test/e2e/*.sh | sort -V)
+for t in "${tests[@]}"; do
     [ -e "$t" ] || continue
     name="$(basename "$t" .sh)"
-    if [ -n "$pattern" ] && [[ "$name" != *$pattern* ]]; then continue; fi
+    if [ -n "$pattern" ]; then
+        hit=0
+        for p in $pattern; do [[ "$name" == *"$p"* ]] && hit=1; done
+        [ "$hit" = 1 ] || continue
+    fi
     count=$((count + 1))
     if [ $((SECONDS - begin)) -ge "$budget" ]; then
         echo "SKIP $name: the e2e budget of ${budget} s is spent"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/log.h"
 #include "pkg/util/version.h"
 #include "plugin.h"
@@ -117,7 +117,7 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     struct kc_reply r;
     char msg[600];
     *out = NULL;
-    if (kc_call(k, KC_GET, &CTRL_BENCHMARKRUNS, name, NULL, NULL, &r) != 0) {
+    if (kc_call(k, KC_GET, &API_BENCHMARKRUNS, name, NULL, NULL, &r) != 0) {
         (void)fprintf(stderr, "kubectl pgbench: cannot send the request\n");
         return EXIT_CLUSTER;
     }

@@ -6,8 +6,8 @@
 
 #include "pkg/util/mem.h"
 #include "pkg/bench/fields.h"
-#include "pkg/controller/manifest.h"
-#include "pkg/controller/phase.h"
+#include "pkg/api/manifest.h"
+#include "pkg/api/phase.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
@@ -441,7 +441,7 @@ static int run_pods(const cJSON *list, struct pod_ref **out)
         const cJSON *labels = util_jget(p, "metadata.labels");
         const cJSON *ann = util_jget(p, "metadata.annotations");
         pods[i].name = util_jstr(p, "metadata.name");
-        pods[i].role = util_jkey(labels, CTRL_LABEL_ROLE);
+        pods[i].role = util_jkey(labels, API_LABEL_ROLE);
         pods[i].created = util_jstr(p, "metadata.creationTimestamp");
         const char *idx = util_jkey(ann, "batch.kubernetes.io/job-completion-index");
         if (!idx)
@@ -483,7 +483,7 @@ static void pod_prefix(const struct pod_ref *pod, char *out, size_t len)
 /* One pod's log, each line prefixed "[init] " or "[INDEX] ". Returns 0 or an exit code. */
 static int print_pod_log(struct kc *k, const struct pod_ref *pod, bool raw)
 {
-    struct kube_opts o = {.subresource = "log", .query = "container=" CTRL_CONTAINER};
+    struct kube_opts o = {.subresource = "log", .query = "container=" API_CONTAINER};
     struct kc_reply r;
     char prefix[32];
     pod_prefix(pod, prefix, sizeof(prefix));
@@ -584,7 +584,7 @@ static void follow_new(struct kc *k, const struct kc_reply *list, struct follow 
         if (!f || f->state != 0)
             continue;
         struct kube_opts o = {.subresource = "log",
-                              .query = "container=" CTRL_CONTAINER "&follow=true",
+                              .query = "container=" API_CONTAINER "&follow=true",
                               .timeout_ms = 7L * 24 * 3600 * 1000};
         if (kube_get_stream(k->client, &KUBE_PODS, k->ns, f->name, &o, follow_data, follow_done,
                             f) == 0)
@@ -604,7 +604,7 @@ static int follow_logs(struct kc *k, const char *name, const char *sel, bool raw
         cJSON *br = NULL;
         if ((rc = get_run(k, name, &br)) != 0)
             break;
-        bool ended = ctrl_phase_done(ctrl_phase_parse(util_jstr(br, "status.phase")));
+        bool ended = api_phase_done(api_phase_parse(util_jstr(br, "status.phase")));
         cJSON_Delete(br);
         struct kube_opts lo = {.label_selector = sel};
         struct kc_reply list;
@@ -667,7 +667,7 @@ int cmd_logs(int argc, char **argv)
     if (rc)
         return rc;
     char sel[400];
-    (void)snprintf(sel, sizeof(sel), CTRL_LABEL_RUN "=%s", name);
+    (void)snprintf(sel, sizeof(sel), API_LABEL_RUN "=%s", name);
     if (follow) {
         rc = follow_logs(&k, name, sel, raw);
         kc_close(&k);

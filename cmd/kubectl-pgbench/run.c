@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pkg/controller/phase.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
-#include "pkg/controller/status.h"
-#include "pkg/controller/sweep.h"
+#include "pkg/api/status.h"
+#include "pkg/api/sweep_spec.h"
 #include "pkg/plugin/build.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/target.h"
@@ -307,8 +307,8 @@ static const struct kube_resource *resource_of(const cJSON *o)
     if (strcmp(kind, "HorizontalPodAutoscaler") == 0)
         return &KUBE_HPAS;
     if (strcmp(kind, "BenchmarkSweep") == 0)
-        return &CTRL_BENCHMARKSWEEPS;
-    return &CTRL_BENCHMARKRUNS;
+        return &API_BENCHMARKSWEEPS;
+    return &API_BENCHMARKRUNS;
 }
 
 int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
@@ -337,7 +337,7 @@ int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
 struct waits_seen {
     struct {
         char type[64];
-        char msg[CTRL_MAX_MESSAGE];
+        char msg[API_MAX_MESSAGE];
         bool on;
     } c[8];
 };
@@ -365,7 +365,7 @@ static bool same_words(const char *a, const char *b)
     }
 }
 
-/* Each True waiting condition (ctrl_cond_is_waiting) as a line of its own when it appears or its
+/* Each True waiting condition (api_cond_is_waiting) as a line of its own when it appears or its
  * words change (a new cause; not its counting seconds): "NAME: TargetUnreachable: worker 0 waits
  * for ...". One that goes False and comes back is printed again. Returns how many lines. */
 static int print_waits(const cJSON *br, const char *name, struct waits_seen *seen, bool tty)
@@ -378,7 +378,7 @@ static int print_waits(const cJSON *br, const char *name, struct waits_seen *see
     {
         const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
         const char *m = util_jstr(c, "message");
-        if (!ctrl_cond_is_waiting(type) || !cs || strcmp(cs, "True") != 0)
+        if (!api_cond_is_waiting(type) || !cs || strcmp(cs, "True") != 0)
             continue;
         size_t k = 0, nk = sizeof(seen->c) / sizeof(seen->c[0]);
         while (k < nk && seen->c[k].type[0] && strcmp(seen->c[k].type, type) != 0)
@@ -415,7 +415,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
         if (rc)
             return rc;
         const char *phase = util_jstr(br, "status.phase");
-        bool done = phase && ctrl_phase_done(ctrl_phase_parse(phase));
+        bool done = phase && api_phase_done(api_phase_parse(phase));
         bool waits = print_waits(br, name, &seen, tty) > 0;
         struct buf line = BUF_INIT(4096);
         (void)plugin_progress_line(&line, br, util_wall_s());
@@ -436,7 +436,7 @@ static int follow(struct act *x, struct kc *k, const char *name)
             (void)fprintf(stderr,
                           "kubectl pgbench: benchmarkrun %s still %s after --wait-timeout "
                           "%lds\n",
-                          name, ctrl_phase_shown(phase), x->wait_timeout_s);
+                          name, api_phase_shown(phase), x->wait_timeout_s);
             cJSON_Delete(br);
             return EXIT_RUN_FAILED;
         }
@@ -448,8 +448,8 @@ static int follow(struct act *x, struct kc *k, const char *name)
     (void)plugin_result_table(&out, br);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = ctrl_phase_parse(util_jstr(br, "status.phase")) == CTRL_PHASE_SUCCEEDED ? 0
-                                                                                 : EXIT_RUN_FAILED;
+    rc =
+        api_phase_parse(util_jstr(br, "status.phase")) == API_PHASE_SUCCEEDED ? 0 : EXIT_RUN_FAILED;
     cJSON_Delete(br);
     return rc;
 }
@@ -457,8 +457,8 @@ static int follow(struct act *x, struct kc *k, const char *name)
 /* After the BenchmarkRun is built: print, validate or create it. k is open unless DRY_CLIENT. */
 static int act(struct act *x, struct kc *k, cJSON *br)
 {
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
     char err[1024];
     int rc = 0;
     cJSON *objs = cJSON_CreateArray();

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pkg/controller/phase.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
@@ -57,22 +57,22 @@ static bool vary_flag(struct args *a, struct plugin_sweep_opts *o)
 {
     static const struct {
         const char *flag;
-        enum ctrl_sweep_field f;
-    } flags[] = {{"--clients", CTRL_SWEEP_CLIENTS},
-                 {"--rate", CTRL_SWEEP_RATE},
-                 {"--workers", CTRL_SWEEP_WORKERS}};
+        enum api_sweep_field f;
+    } flags[] = {{"--clients", API_SWEEP_CLIENTS},
+                 {"--rate", API_SWEEP_RATE},
+                 {"--workers", API_SWEEP_WORKERS}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
         int at = a->i;
         const char *v;
         if (!arg_value(a, flags[i].flag, NULL, &v))
             continue;
-        if (flags[i].f == CTRL_SWEEP_WORKERS && !plugin_vary_is_list(v)) {
+        if (flags[i].f == API_SWEEP_WORKERS && !plugin_vary_is_list(v)) {
             a->i = at; /* one worker count for every step */
             return false;
         }
         if (o->vary.set)
             die_usage(a, "--%s and %s: a sweep varies one field",
-                      ctrl_sweep_field_name(o->vary.field), flags[i].flag);
+                      api_sweep_field_name(o->vary.field), flags[i].flag);
         char err[512];
         if (plugin_vary_parse(v, flags[i].f, flags[i].flag, &o->vary, err, sizeof(err)))
             die_usage(a, "%s", err);
@@ -87,7 +87,7 @@ static bool sweep_flag(struct args *a, struct plugin_sweep_opts *o)
     if (vary_flag(a, o))
         return true;
     if (arg_value(a, "--repeats", NULL, &v)) {
-        o->repeats = (int)num_arg(a, "--repeats", v, 1, CTRL_SWEEP_MAX_REPEATS);
+        o->repeats = (int)num_arg(a, "--repeats", v, 1, API_SWEEP_MAX_REPEATS);
         if (o->repeats != atof(v))
             die_usage(a, "--repeats \"%s\": a whole number", v);
         return true;
@@ -116,7 +116,7 @@ static int get_sweep(struct kc *k, const char *name, cJSON **out)
 {
     struct kc_reply r;
     *out = NULL;
-    if (kc_call(k, KC_GET, &CTRL_BENCHMARKSWEEPS, name, NULL, NULL, &r) != 0)
+    if (kc_call(k, KC_GET, &API_BENCHMARKSWEEPS, name, NULL, NULL, &r) != 0)
         return EXIT_CLUSTER;
     if (!kube_ok(&r.st)) {
         char msg[600];
@@ -134,7 +134,7 @@ static int get_sweep(struct kc *k, const char *name, cJSON **out)
 
 static bool terminal(const char *phase)
 {
-    return phase && ctrl_phase_done(ctrl_phase_parse(phase));
+    return phase && api_phase_done(api_phase_parse(phase));
 }
 
 /* Prints the steps that finished since the last call (*printed of them so far). */
@@ -144,8 +144,8 @@ static void print_steps(const cJSON *sw, int *printed, bool tty)
     for (int i = *printed; i < cJSON_GetArraySize(steps); i++) {
         const cJSON *step = cJSON_GetArrayItem(steps, i);
         const char *ph = util_jstr(step, "phase");
-        enum ctrl_phase p = ctrl_phase_parse(ph);
-        if (!ph || (p != CTRL_PHASE_SUCCEEDED && p != CTRL_PHASE_FAILED))
+        enum api_phase p = api_phase_parse(ph);
+        if (!ph || (p != API_PHASE_SUCCEEDED && p != API_PHASE_FAILED))
             break;
         struct buf line = BUF_INIT(4096);
         (void)plugin_sweep_step_line(&line, sw, step);
@@ -163,7 +163,7 @@ static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool
         return;
     cJSON *br = NULL;
     struct kc_reply r;
-    if (kc_call(k, KC_GET, &CTRL_BENCHMARKRUNS, run, NULL, NULL, &r) == 0 && kube_ok(&r.st)) {
+    if (kc_call(k, KC_GET, &API_BENCHMARKRUNS, run, NULL, NULL, &r) == 0 && kube_ok(&r.st)) {
         br = r.body;
         r.body = NULL;
     }
@@ -220,7 +220,7 @@ static int follow_sweep(struct act *x, struct kc *k, const char *name)
     (void)plugin_sweep_summary(&out, sw);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = ctrl_phase_parse(util_jstr(sw, "status.phase")) == CTRL_PHASE_FAILED ? EXIT_RUN_FAILED : 0;
+    rc = api_phase_parse(util_jstr(sw, "status.phase")) == API_PHASE_FAILED ? EXIT_RUN_FAILED : 0;
     cJSON_Delete(sw);
     return rc;
 }
@@ -306,10 +306,10 @@ bool sweep_ref(struct kc *k, const char **name)
     /* a plain NAME: a BenchmarkSweep when no BenchmarkRun has it and a sweep does */
     struct kc_reply r;
     bool sweep = false;
-    if (kc_call(k, KC_GET, &CTRL_BENCHMARKRUNS, *name, NULL, NULL, &r) == 0 && r.st.http == 404) {
+    if (kc_call(k, KC_GET, &API_BENCHMARKRUNS, *name, NULL, NULL, &r) == 0 && r.st.http == 404) {
         struct kc_reply s;
         sweep =
-            kc_call(k, KC_GET, &CTRL_BENCHMARKSWEEPS, *name, NULL, NULL, &s) == 0 && kube_ok(&s.st);
+            kc_call(k, KC_GET, &API_BENCHMARKSWEEPS, *name, NULL, NULL, &s) == 0 && kube_ok(&s.st);
         kc_reply_free(&s);
     }
     kc_reply_free(&r);

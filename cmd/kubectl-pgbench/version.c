@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pkg/controller/leader.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/util/version.h"
 #include "plugin.h"
@@ -16,7 +16,7 @@ static const struct kube_resource crds = {"apiextensions.k8s.io", "v1", "CustomR
  * printed why none could be read. */
 static int print_operators(struct kc *k)
 {
-    struct kube_opts o = {.label_selector = CTRL_LEASE_LABEL "=" CTRL_LEASE_LABEL_VALUE};
+    struct kube_opts o = {.label_selector = API_LEASE_LABEL "=" API_LEASE_LABEL_VALUE};
     struct kc_reply r;
     char msg[600];
     if (kc_call(k, KC_LIST_ALL, &KUBE_LEASES, NULL, NULL, &o, &r) != 0 || !kube_ok(&r.st)) {
@@ -32,7 +32,7 @@ static int print_operators(struct kc *k)
     const cJSON *it;
     cJSON_ArrayForEach(it, util_jget(r.body, "items"))
     {
-        const char *v = util_jkey(util_jget(it, "metadata.annotations"), CTRL_ANNOTATION_VERSION);
+        const char *v = util_jkey(util_jget(it, "metadata.annotations"), API_ANNOTATION_VERSION);
         const char *holder = util_jstr(it, "spec.holderIdentity");
         (void)printf("operator: %s (Lease %s/%s, %s%s)\n", v ? v : "unknown",
                      util_jstr(it, "metadata.namespace"), util_jstr(it, "metadata.name"),
@@ -42,7 +42,7 @@ static int print_operators(struct kc *k)
     if (!n)
         (void)printf("operator: not found (no Lease labelled %s=%s: the operator is not running, "
                      "or leader election is off)\n",
-                     CTRL_LEASE_LABEL, CTRL_LEASE_LABEL_VALUE);
+                     API_LEASE_LABEL, API_LEASE_LABEL_VALUE);
     kc_reply_free(&r);
     return n;
 }

@@ -38,31 +38,31 @@ void runner_install_early_signals(void)
     (void)sigaction(SIGINT, &sa, NULL);
 }
 
-void runner_conn_apply_env(const struct pg_conninfo *ci)
+void runner_conn_apply_env(const struct bench_conninfo *ci)
 {
-    for (int f = PG_CONNINFO_HOST; f <= PG_CONNINFO_SSLROOTCERT; f++) {
-        const char *v = pg_conninfo_get(ci, (enum pg_conninfo_field)f);
+    for (int f = BENCH_CONNINFO_HOST; f <= BENCH_CONNINFO_SSLROOTCERT; f++) {
+        const char *v = pg_conninfo_get(ci, (enum bench_conninfo_field)f);
         if (v)
-            (void)setenv(pg_conninfo_env((enum pg_conninfo_field)f), v, 1);
+            (void)setenv(bench_conninfo_env((enum bench_conninfo_field)f), v, 1);
     }
 }
 
-int runner_conn_check(const struct pg_conninfo *ci, char *msg, size_t n)
+int runner_conn_check(const struct bench_conninfo *ci, char *msg, size_t n)
 {
     static const struct {
         const char *flag;
-        enum pg_conninfo_field field;
+        enum bench_conninfo_field field;
         bool host;
     } fields[] = {
-        {"--host", PG_CONNINFO_HOST, true},
-        {"--dbname", PG_CONNINFO_DBNAME, false},
-        {"--user", PG_CONNINFO_USER, false},
+        {"--host", BENCH_CONNINFO_HOST, true},
+        {"--dbname", BENCH_CONNINFO_DBNAME, false},
+        {"--user", BENCH_CONNINFO_USER, false},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
         const char *v = pg_conninfo_get(ci, fields[i].field);
         const char *from = fields[i].flag;
         if (!v) { /* libpq and pgbench read the variable; empty is as unset */
-            from = pg_conninfo_env(fields[i].field);
+            from = bench_conninfo_env(fields[i].field);
             v = getenv(from);
             if (!v || !*v)
                 continue;

@@ -42,7 +42,7 @@
 static int connect_target(struct run_ctx *c, const struct bench_runner_common *co,
                           const char *appname)
 {
-    struct pg_conninfo ci = {.appname = appname, .cancel = &runner_stop_signal};
+    struct bench_conninfo ci = {.appname = appname, .cancel = &runner_stop_signal};
     struct pg_error err;
     int rc = pg_wait_ready(&ci, co->wait_timeout_s, &c->conn, &err);
     if (rc == -ECONNREFUSED && err.cls == PG_ERR_DATABASE && co->create_database) {

@@ -16,13 +16,13 @@
 
 /* Exports the connection flags as PGHOST ... (the unset ones are left alone), so that libpq in
  * this process and the pgbench child agree. */
-void runner_conn_apply_env(const struct pg_conninfo *ci);
+void runner_conn_apply_env(const struct bench_conninfo *ci);
 /* No input is trusted: the host, database and user pgbench will connect with (each flag, else
  * its PG* variable; pgbench also takes PGUSER as its database when PGDATABASE is unset) must be a
  * name or address, never a libpq connection string that pgbench would expand over the runner's
  * settings (bench_conn_check_name / bench_conn_check_host). Returns 0, or -EINVAL with msg
  * naming the flag or variable and why (the caller exits 1). */
-int runner_conn_check(const struct pg_conninfo *ci, char *msg, size_t n);
+int runner_conn_check(const struct bench_conninfo *ci, char *msg, size_t n);
 
 /* Set to the signal number by the early SIGTERM/SIGINT handler (before the libuv loop takes the
  * signals over), so that blocking waits can stop and a result is still printed. */

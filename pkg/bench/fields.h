@@ -4,7 +4,7 @@
  * BenchmarkRun's status (docs/spec.md) is one row of bench_fields[]: where it sits in the result,
  * its type and unit, how the aggregate merges it across workers, whether the compact termination
  * summary keeps it, where it goes in status, and its description. From the table:
- *   - the status projection (pkg/controller/status.c) copies the aggregate into status;
+ *   - the status projection (pkg/api/status.c) copies the aggregate into status;
  *   - the compact summary (bench_result_compact) keeps the rows marked compact;
  *   - `make generate` writes the CRD's status schema, its printer columns and the field tables of
  *     docs/result-schema.md and docs/spec.md (cmd/gen), and `make test` fails when they differ;

@@ -19,7 +19,7 @@
 #include "pkg/bench/argv.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
-#include "pkg/pg/conninfo.h"
+#include "pkg/bench/conninfo.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,7 +36,7 @@ enum bench_runner_cmd {
  * exports as PGHOST ... so that libpq in the runner and the pgbench child agree; NULL = from the
  * libpq environment. There is no password flag on purpose. */
 struct bench_runner_common {
-    struct pg_conninfo conn;
+    struct bench_conninfo conn;
     double wait_timeout_s; /* readiness wait; default 120 */
     bool create_database;  /* create the database when it is missing */
 };

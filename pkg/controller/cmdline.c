@@ -78,7 +78,7 @@ void ctrl_cmdline_defaults(struct ctrl_cmdline *o)
     o->log_level = "info";
     o->log_format = "json";
     o->copt.workers = 8;
-    ctrl_config_defaults(&o->copt.cfg);
+    api_config_defaults(&o->copt.cfg);
 }
 
 /* Stores the value of row r; -EINVAL with the message when it is out of range. */

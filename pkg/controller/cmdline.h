@@ -21,7 +21,7 @@ struct ctrl_cmdline {
     const char *log_level;    /* "info": one of debug, info, warn, error */
     const char *log_format;   /* "json" or "text" */
     struct ctrl_options copt; /* namespace, workers (8), runner image/command, start delay,
-                                 progress interval (ctrl_config_defaults) */
+                                 progress interval (api_config_defaults) */
 };
 
 /* Every field at its default. */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pkg/controller/executor.h"
-#include "pkg/controller/phase.h"
+#include "pkg/api/phase.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
@@ -79,8 +79,8 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     util_jkeep_keys(obj, top);
     util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    enum ctrl_phase phase = ctrl_phase_parse(util_jstr(st, "phase"));
-    if (phase == CTRL_PHASE_SUCCEEDED || phase == CTRL_PHASE_FAILED) {
+    enum api_phase phase = api_phase_parse(util_jstr(st, "phase"));
+    if (phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) {
         /* results are never read again by the controller; status writes are merge patches */
         static const char *const keep[] = {"phase",
                                            "observedGeneration",
@@ -116,7 +116,7 @@ void ctrl_transform_job(cJSON *obj, void *ud)
     util_jkeep_keys(obj, top);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     util_jkeep_keys(md, meta_keys);
-    static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE, NULL};
+    static const char *const labels[] = {API_LABEL_RUN, API_LABEL_ROLE, NULL};
     static const char *const ann[] = {CTRL_SPEC_ANNOTATION, NULL};
     keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "labels"), labels);
     keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "annotations"), ann);
@@ -142,11 +142,11 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     util_jkeep_keys(obj, top);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     util_jkeep_keys(md, meta_keys);
-    static const char *const labels[] = {CTRL_LABEL_RUN, CTRL_LABEL_ROLE,
+    static const char *const labels[] = {API_LABEL_RUN, API_LABEL_ROLE,
                                          "batch.kubernetes.io/job-completion-index", NULL};
-    static const char *const ann[] = {CTRL_START_ANNOTATION,
+    static const char *const ann[] = {API_START_ANNOTATION,
                                       "batch.kubernetes.io/job-completion-index", NULL};
-    static const char *const ann_start[] = {CTRL_START_ANNOTATION, NULL};
+    static const char *const ann_start[] = {API_START_ANNOTATION, NULL};
     cJSON *lab = cJSON_GetObjectItemCaseSensitive(md, "labels");
     keep_label_keys(lab, labels);
     /* the index: the label suffices when there is one; the start barrier published on the pod */
@@ -292,7 +292,7 @@ static void warning_event(const cJSON *ev, void *ud)
     char key[512];
     if (strcmp(kind, "Pod") == 0) {
         cJSON *pod = kube_informer_copy(c->pods, ns, name);
-        bool ok = pod && kube_label_key(pod, CTRL_LABEL_RUN, key, sizeof(key));
+        bool ok = pod && kube_label_key(pod, API_LABEL_RUN, key, sizeof(key));
         cJSON_Delete(pod);
         if (ok)
             kube_queue_add(c->q, key);
@@ -548,9 +548,9 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     if (rc)
         goto fail;
     c->runs = (struct kube_enqueue){.q = c->q, .on_delete = run_deleted, .ud = c};
-    c->children = (struct kube_enqueue){.q = c->q, .owner_label = CTRL_LABEL_RUN};
-    rc = kube_informer_enqueue(kc, &CTRL_BENCHMARKRUNS, c->ns, &c->runs,
-                               ctrl_transform_benchmarkrun, false, &c->brs);
+    c->children = (struct kube_enqueue){.q = c->q, .owner_label = API_LABEL_RUN};
+    rc = kube_informer_enqueue(kc, &API_BENCHMARKRUNS, c->ns, &c->runs, ctrl_transform_benchmarkrun,
+                               false, &c->brs);
     rc = rc ? rc
             : kube_informer_enqueue(kc, &KUBE_JOBS, c->ns, &c->children, ctrl_transform_job, false,
                                     &c->jobs);

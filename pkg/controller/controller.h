@@ -40,7 +40,7 @@
 
 #include <uv.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/controller/metrics.h"
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
@@ -53,7 +53,7 @@
 struct ctrl_options {
     const char *namespace; /* NULL or "" = all namespaces */
     int workers;           /* concurrent reconciles (queue workers) */
-    struct ctrl_config cfg;
+    struct api_config cfg;
 };
 
 struct ctrl_controller;

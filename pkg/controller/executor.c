@@ -12,8 +12,8 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/controller.h"
-#include "pkg/controller/phase.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/status.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
 
@@ -74,9 +74,9 @@ struct rec {
     struct progress_fetch {
         struct rec *r;
         int index;
-    } pf[CTRL_MAX_WORKERS]; /* FETCH: progress reads in flight, by plan.progress entry */
-    int action;             /* ACTIONS: next plan.actions entry */
-    int ann;                /* ANNOTATE: next plan.annotate pod */
+    } pf[API_MAX_WORKERS]; /* FETCH: progress reads in flight, by plan.progress entry */
+    int action;            /* ACTIONS: next plan.actions entry */
+    int ann;               /* ANNOTATE: next plan.annotate pod */
     bool error_set;
     char error_message[600];
 };
@@ -133,7 +133,7 @@ static void rec_free(struct rec *r)
         cJSON_Delete(r->pods[i]);
     for (int i = 0; i < r->n_events; i++)
         cJSON_Delete(r->events[i]);
-    for (int i = 0; i < CTRL_MAX_WORKERS; i++) {
+    for (int i = 0; i < API_MAX_WORKERS; i++) {
         cJSON_Delete(r->obs.results[i]);
         free(r->obs.result_errors[i]);
     }
@@ -187,11 +187,11 @@ static void collect_events(struct rec *r)
         (void)snprintf(k, sizeof(k), "%s/Pod/%s", r->ns, util_jstr(r->pods[i], "metadata.name"));
         kube_informer_foreach_indexed(x->env.events, k, collect_event, r);
     }
-    const enum ctrl_child children[] = {CTRL_CHILD_INIT, CTRL_CHILD_RUN, CTRL_CHILD_FIO_PVC};
+    const enum api_child children[] = {API_CHILD_INIT, API_CHILD_RUN, API_CHILD_FIO_PVC};
     for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++) {
-        ctrl_child_name(r->name, children[i], n, sizeof(n));
+        api_child_name(r->name, children[i], n, sizeof(n));
         (void)snprintf(k, sizeof(k), "%s/%s/%s", r->ns,
-                       children[i] == CTRL_CHILD_FIO_PVC ? "PersistentVolumeClaim" : "Job", n);
+                       children[i] == API_CHILD_FIO_PVC ? "PersistentVolumeClaim" : "Job", n);
         kube_informer_foreach_indexed(x->env.events, k, collect_event, r);
     }
     for (int i = 0; i < r->n_events; i++)
@@ -206,19 +206,19 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     cJSON_Delete(r->br);
     r->br = br_fresh;
     char n[300];
-    ctrl_child_name(r->name, CTRL_CHILD_INIT, n, sizeof(n));
+    api_child_name(r->name, API_CHILD_INIT, n, sizeof(n));
     cJSON_Delete(r->init_job);
     r->init_job = kube_informer_copy(x->env.jobs, r->ns, n);
-    ctrl_child_name(r->name, CTRL_CHILD_RUN, n, sizeof(n));
+    api_child_name(r->name, API_CHILD_RUN, n, sizeof(n));
     cJSON_Delete(r->run_job);
     r->run_job = kube_informer_copy(x->env.jobs, r->ns, n);
-    enum ctrl_phase phase = ctrl_phase_parse(util_jstr(r->br, "status.phase"));
+    enum api_phase phase = api_phase_parse(util_jstr(r->br, "status.phase"));
     if (!r->obs.pods_fresh) { /* pods read from the API server stay: the cache may lag them */
         for (int i = 0; i < r->n_pods; i++)
             cJSON_Delete(r->pods[i]);
         r->n_pods = 0;
-        if (phase == CTRL_PHASE_INITIALIZING || phase == CTRL_PHASE_RUNNING ||
-            phase == CTRL_PHASE_COLLECTING)
+        if (phase == API_PHASE_INITIALIZING || phase == API_PHASE_RUNNING ||
+            phase == API_PHASE_COLLECTING)
             kube_informer_foreach_indexed(x->env.pods, r->key, collect_pod, r);
     }
     r->obs.br = r->br;
@@ -323,7 +323,7 @@ static void start_progress_reads(struct rec *r)
     struct ctrl_exec *x = r->x;
     struct ctrl_plan *p = &r->plan;
     char q[160];
-    (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d&limitBytes=%d", CTRL_CONTAINER,
+    (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d&limitBytes=%d", API_CONTAINER,
                    CTRL_PROGRESS_TAIL_LINES, CTRL_PROGRESS_MAX_BYTES);
     int workers = 0;
     for (int k = 0; k < p->n_progress; k++)
@@ -333,7 +333,7 @@ static void start_progress_reads(struct rec *r)
     r->obs.progress = util_xcalloc((size_t)(workers > 0 ? workers : 1), sizeof(*r->obs.progress));
     r->obs.n_progress = workers;
     r->obs.progress_fetched = true;
-    for (int k = 0; k < p->n_progress && k < CTRL_MAX_WORKERS; k++) {
+    for (int k = 0; k < p->n_progress && k < API_MAX_WORKERS; k++) {
         struct kube_opts o = {.subresource = "log", .query = q};
         r->pf[k] = (struct progress_fetch){.r = r, .index = p->progress[k].index};
         r->pending++;
@@ -558,9 +558,9 @@ static void log_request(struct log_fetch *lf)
     struct rec *r = lf->r;
     char q[128];
     if (lf->whole)
-        (void)snprintf(q, sizeof(q), "container=%s&limitBytes=%ld", CTRL_CONTAINER, LOG_MAX_BYTES);
+        (void)snprintf(q, sizeof(q), "container=%s&limitBytes=%ld", API_CONTAINER, LOG_MAX_BYTES);
     else
-        (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d", CTRL_CONTAINER, LOG_TAIL_LINES);
+        (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d", API_CONTAINER, LOG_TAIL_LINES);
     struct kube_opts o = {.subresource = "log", .query = q, .timeout_ms = LOG_TIMEOUT_MS};
     log_debug(COMP, "%s: reading the log of pod %s (%s)", r->key, lf->pod,
               lf->whole ? "from its start: no whole result line in its last lines" : "last lines");
@@ -649,7 +649,7 @@ static void start_fetches(struct rec *r)
     }
     if (needs & CTRL_NEED_PODS) {
         char sel[400];
-        (void)snprintf(sel, sizeof(sel), "%s=%s", CTRL_LABEL_RUN, r->name);
+        (void)snprintf(sel, sizeof(sel), "%s=%s", API_LABEL_RUN, r->name);
         struct kube_opts o = {.label_selector = sel};
         r->pending++;
         if (kube_list(x->env.kc, &KUBE_PODS, r->ns, &o, on_pods, r)) {
@@ -664,7 +664,7 @@ static void start_fetches(struct rec *r)
         r->log_next = 0;
         for (int k = 0; k < p->n_logs; k++) {
             int i = p->logs[k].index;
-            if (i < 0 || i >= CTRL_MAX_WORKERS) {
+            if (i < 0 || i >= API_MAX_WORKERS) {
                 p->logs[k].index = -1;
                 continue;
             }
@@ -750,7 +750,7 @@ static void write_status(struct rec *r)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    int rc = kube_patch(x->env.kc, &CTRL_BENCHMARKRUNS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+    int rc = kube_patch(x->env.kc, &API_BENCHMARKRUNS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);
     cJSON_Delete(patch);
     if (rc) {
@@ -787,7 +787,7 @@ static void on_status_written(struct kube_result *res, void *ud)
         /* someone wrote in between: read the object again and decide again */
         x->stats.conflicts++;
         r->conflicts++;
-        if (kube_get(x->env.kc, &CTRL_BENCHMARKRUNS, r->ns, r->name, NULL, on_fresh_br, r) == 0)
+        if (kube_get(x->env.kc, &API_BENCHMARKRUNS, r->ns, r->name, NULL, on_fresh_br, r) == 0)
             return;
     }
     x->stats.write_errors++;
@@ -963,12 +963,12 @@ static void on_annotated(struct kube_result *res, void *ud)
 }
 
 /* Publishes the start barrier on the next pod of plan.annotate: a merge patch of its
- * CTRL_START_ANNOTATION (the same value for every pod of the run). */
+ * API_START_ANNOTATION (the same value for every pod of the run). */
 static void annotate_pod(struct rec *r)
 {
     cJSON *patch = util_must(cJSON_CreateObject());
     cJSON *ann = util_must(cJSON_CreateObject());
-    util_jset_str(ann, CTRL_START_ANNOTATION, r->plan.start_at);
+    util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
     util_jset(util_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
     int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann].pod,
@@ -1061,10 +1061,10 @@ static void on_result_cm_got(struct kube_result *res, void *ud)
         return;
     }
     const cJSON *old = res->body;
-    const char *run = util_jkey(util_jget(old, "metadata.labels"), CTRL_LABEL_RUN);
+    const char *run = util_jkey(util_jget(old, "metadata.labels"), API_LABEL_RUN);
     if (!run || strcmp(run, r->name) != 0) {
         result_cm_refused(
-            r, "a ConfigMap of that name exists and is not this run's (no label " CTRL_LABEL_RUN
+            r, "a ConfigMap of that name exists and is not this run's (no label " API_LABEL_RUN
                "=<run>)");
         return;
     }

@@ -53,7 +53,7 @@
 
 #include <uv.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/controller/metrics.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/kube/kube.h"
@@ -82,7 +82,7 @@ struct ctrl_exec_env {
     struct kube_client *kc;
     struct kube_queue *q; /* the keys' queue: ctrl_exec_run ends every key with kube_queue_done */
     struct kube_informer *brs, *jobs, *pods, *events;
-    const struct ctrl_config *cfg;
+    const struct api_config *cfg;
     ctrl_exec_event_fn send_event;
     void *ctx;
 };

@@ -11,7 +11,7 @@
 
 #include <sys/random.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/mem.h"
@@ -175,9 +175,9 @@ static void write_lease(struct ctrl_leader *l, const cJSON *current, bool releas
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     char version[160];
     (void)util_version_line(version, sizeof(version), "pgbench-operator");
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "labels"), CTRL_LEASE_LABEL,
-                            CTRL_LEASE_LABEL_VALUE);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "annotations"), CTRL_ANNOTATION_VERSION,
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "labels"), API_LEASE_LABEL,
+                            API_LEASE_LABEL_VALUE);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(md, "annotations"), API_ANNOTATION_VERSION,
                             version);
     if (l->owner_name) {
         cJSON *ref = cJSON_CreateObject();

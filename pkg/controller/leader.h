@@ -15,8 +15,8 @@
  * Lease behind. The same model as operator-lib's leader-for-life lock, a ConfigMap owned by the
  * operator's pod. A successor that takes the Lease over writes its own pod as the owner.
  *
- * Every write also labels the Lease CTRL_LEASE_LABEL=CTRL_LEASE_LABEL_VALUE and annotates it with
- * the writing operator's version line (CTRL_ANNOTATION_VERSION, "pgbench-operator 0.1.0 (commit
+ * Every write also labels the Lease API_LEASE_LABEL=API_LEASE_LABEL_VALUE and annotates it with
+ * the writing operator's version line (API_ANNOTATION_VERSION, "pgbench-operator 0.1.0 (commit
  * 648c126)", util_version_line),
  * so `kubectl pgbench version` finds which operator leads, and at which version. */
 #ifndef PGBO_CONTROLLER_LEADER_H
@@ -27,11 +27,8 @@
 
 #include <uv.h>
 
+#include "pkg/api/manifest.h"
 #include "pkg/kube/kube.h"
-
-#define CTRL_LEASE_LABEL "app.kubernetes.io/name"
-#define CTRL_LEASE_LABEL_VALUE "pgbench-operator"
-#define CTRL_ANNOTATION_VERSION "pgbench.dev/version"
 
 struct ctrl_leader_opts {
     const char *name;           /* Lease name */

@@ -1,5 +1,5 @@
 /* /metrics: every metric's name, type and help, and the text format (see metrics.h). */
-#include "pkg/controller/phase.h"
+#include "pkg/api/phase.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 #include "pkg/controller/metrics.h"
@@ -13,7 +13,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/verdict.h"
 #include "pkg/controller/controller.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/controller/sweep.h"
 
 #define PREFIX "pgbench_operator_"
@@ -33,11 +33,11 @@ void ctrl_metrics_observe(struct ctrl_metrics_histogram *h, double seconds)
     h->sum += seconds;
 }
 
-/* A run's phases, in the order of their lifecycle (pkg/controller/phase.h). A run without a phase
+/* A run's phases, in the order of their lifecycle (pkg/api/phase.h). A run without a phase
  * yet counts as Pending. */
-static const enum ctrl_phase phases[] = {CTRL_PHASE_PENDING,   CTRL_PHASE_INITIALIZING,
-                                         CTRL_PHASE_RUNNING,   CTRL_PHASE_COLLECTING,
-                                         CTRL_PHASE_SUCCEEDED, CTRL_PHASE_FAILED};
+static const enum api_phase phases[] = {API_PHASE_PENDING,   API_PHASE_INITIALIZING,
+                                        API_PHASE_RUNNING,   API_PHASE_COLLECTING,
+                                        API_PHASE_SUCCEEDED, API_PHASE_FAILED};
 #define N_PHASES (sizeof(phases) / sizeof(phases[0]))
 
 /* The per-run values: one row per sample of a run, rows of one family next to each other (the
@@ -99,7 +99,7 @@ static int phase_index(const char *p)
     if (!p || !*p)
         return 0;
     for (size_t i = 0; i < N_PHASES; i++)
-        if (ctrl_phase_parse(p) == phases[i])
+        if (api_phase_parse(p) == phases[i])
             return (int)i;
     return -1;
 }
@@ -242,7 +242,7 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
         for (size_t p = 0; p < N_PHASES; p++) {
             buf_puts(out, PREFIX "benchmarkrun_phase");
             put_run_labels(out, &rr->row[i]);
-            buf_printf(out, ",phase=\"%s\"} %d\n", ctrl_phase_name(phases[p]),
+            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(phases[p]),
                        rr->row[i].phase == (int)p);
         }
     for (size_t v = 0; v < N_RUN_VALUES; v++) {
@@ -267,9 +267,8 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
 
 /* ---- BenchmarkSweeps ------------------------------------------------------------------------ */
 
-static const enum ctrl_phase sweep_phases[] = {CTRL_PHASE_PENDING, CTRL_PHASE_RUNNING,
-                                               CTRL_PHASE_SUCCEEDED, CTRL_PHASE_STOPPED,
-                                               CTRL_PHASE_FAILED};
+static const enum api_phase sweep_phases[] = {
+    API_PHASE_PENDING, API_PHASE_RUNNING, API_PHASE_SUCCEEDED, API_PHASE_STOPPED, API_PHASE_FAILED};
 #define N_SWEEP_PHASES (sizeof(sweep_phases) / sizeof(sweep_phases[0]))
 
 /* One gauge per row, from a status path; the field label (the varied field) where it says. */
@@ -330,7 +329,7 @@ static void collect_sweep(const cJSON *sw, void *ctx)
     memcpy(r->field, field, c);
     r->phase = phase ? -1 : 0;
     for (size_t p = 0; phase && p < N_SWEEP_PHASES; p++)
-        if (ctrl_phase_parse(phase) == sweep_phases[p])
+        if (api_phase_parse(phase) == sweep_phases[p])
             r->phase = (int)p;
     for (size_t i = 0; i < N_SWEEP_VALUES; i++)
         r->v[i] = util_jnum(st, sweep_values[i].path, NAN);
@@ -363,7 +362,7 @@ static void put_sweeps(struct buf *out, const struct sweep_rows *rr)
         for (size_t p = 0; p < N_SWEEP_PHASES; p++) {
             buf_puts(out, PREFIX "benchmarksweep_phase");
             put_sweep_labels(out, &rr->row[i]);
-            buf_printf(out, ",phase=\"%s\"} %d\n", ctrl_phase_name(sweep_phases[p]),
+            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(sweep_phases[p]),
                        rr->row[i].phase == (int)p);
         }
     for (size_t v = 0; v < N_SWEEP_VALUES; v++) {
@@ -496,7 +495,7 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
     buf_puts(out, "# HELP " PREFIX "benchmarkruns BenchmarkRuns in the cache by phase.\n"
                   "# TYPE " PREFIX "benchmarkruns gauge\n");
     for (size_t p = 0; p < N_PHASES; p++)
-        buf_printf(out, PREFIX "benchmarkruns{phase=\"%s\"} %llu\n", ctrl_phase_name(phases[p]),
+        buf_printf(out, PREFIX "benchmarkruns{phase=\"%s\"} %llu\n", api_phase_name(phases[p]),
                    (unsigned long long)by_phase[p]);
     if (c) {
         put_runs(out, &rr);

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "pkg/bench/fields.h"
-#include "pkg/controller/manifest.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/manifest.h"
+#include "pkg/api/status.h"
 #include "pkg/util/clock.h"
 
 static double num_or_nan(const cJSON *o, enum bench_field_id id)
@@ -132,7 +132,7 @@ void ctrl_progress_display(cJSON *status)
     if (!cJSON_IsNumber(tps))
         return;
     char line[128], t[32];
-    ctrl_status_fmt_tps(t, sizeof(t), tps->valuedouble);
+    api_status_fmt_tps(t, sizeof(t), tps->valuedouble);
     int n = snprintf(line, sizeof(line), "%s tps now", t);
     if (cJSON_IsNumber(el) && n > 0 && (size_t)n < sizeof(line)) {
         if (cJSON_IsNumber(rem))
@@ -153,7 +153,7 @@ bool ctrl_progress_message(const cJSON *status, int workers, char *out, size_t l
     if (!cJSON_IsNumber(tps) || !cJSON_IsNumber(rep))
         return false;
     char t[32], when[64] = "";
-    ctrl_status_fmt_tps(t, sizeof(t), tps->valuedouble);
+    api_status_fmt_tps(t, sizeof(t), tps->valuedouble);
     if (cJSON_IsNumber(el) && cJSON_IsNumber(rem))
         (void)snprintf(when, sizeof(when), "%.0f s of %.0f s, ", el->valuedouble,
                        el->valuedouble + rem->valuedouble);

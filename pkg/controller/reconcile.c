@@ -14,8 +14,8 @@
 #include "pkg/bench/aggregate.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
-#include "pkg/controller/phase.h"
-#include "pkg/controller/spec.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/spec.h"
 #include "pkg/util/clock.h"
 
 int ctrl_pod_index(const cJSON *pod)
@@ -82,8 +82,8 @@ struct dctx {
     const char *name, *ns;
     long gen;
     cJSON *st;
-    enum ctrl_phase old_phase;
-    struct ctrl_spec spec;
+    enum api_phase old_phase;
+    struct api_spec spec;
     bool have_spec;
 };
 
@@ -142,9 +142,9 @@ static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube
     a->object = obj;
 }
 
-static enum ctrl_phase phase_of(const cJSON *st)
+static enum api_phase phase_of(const cJSON *st)
 {
-    return ctrl_phase_parse(util_jstr(st, "phase"));
+    return api_phase_parse(util_jstr(st, "phase"));
 }
 
 static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
@@ -158,23 +158,23 @@ static void end_progress(struct dctx *d)
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(d->st, key);
     if (p && !cJSON_IsNull(p))
         util_jset(d->st, key, cJSON_CreateNull());
-    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_TARGET_UNREACHABLE);
+    const cJSON *c = api_cond_get(d->st, API_COND_TARGET_UNREACHABLE);
     const char *st = c ? util_jstr(c, "status") : NULL;
     if (st && strcmp(st, "True") == 0)
-        cond(d, CTRL_COND_TARGET_UNREACHABLE, "False", "WaitEnded", "the workers no longer wait");
+        cond(d, API_COND_TARGET_UNREACHABLE, "False", "WaitEnded", "the workers no longer wait");
 }
 
-static void set_phase(struct dctx *d, enum ctrl_phase phase)
+static void set_phase(struct dctx *d, enum api_phase phase)
 {
-    if (phase != CTRL_PHASE_INITIALIZING && phase != CTRL_PHASE_RUNNING)
+    if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
-    util_jset_str(d->st, "phase", ctrl_phase_name(phase));
-    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", ctrl_phase_name(phase));
+    util_jset_str(d->st, "phase", api_phase_name(phase));
+    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(phase));
 }
 
 static void set_message(struct dctx *d, const char *msg)
 {
-    char m[CTRL_MAX_MESSAGE];
+    char m[API_MAX_MESSAGE];
     (void)snprintf(m, sizeof(m), "%s", msg);
     util_jset_str(d->st, "message", m);
 }
@@ -193,7 +193,7 @@ static long start_generation(const cJSON *st)
 {
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(st, "startedGeneration");
     if (!cJSON_IsNumber(g)) {
-        const cJSON *c = ctrl_cond_get(st, "SpecLocked");
+        const cJSON *c = api_cond_get(st, "SpecLocked");
         g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
     }
     return cJSON_IsNumber(g) ? (long)cJSON_GetNumberValue(g) : 0;
@@ -203,43 +203,43 @@ static void cond(struct dctx *d, const char *type, const char *status, const cha
                  const char *msg)
 {
     long g = start_generation(d->st);
-    ctrl_cond_set(d->st, type, status, reason, msg, g ? g : d->gen, d->obs->now);
+    api_cond_set(d->st, type, status, reason, msg, g ? g : d->gen, d->obs->now);
 }
 
 static void add_cleanup(struct dctx *d, bool final)
 {
-    const struct ctrl_spec *s = &d->spec;
+    const struct api_spec *s = &d->spec;
     char n[300];
     if (!d->have_spec)
         return;
     if (s->hpa && !s->hpa_keep && final) {
-        ctrl_child_name(d->name, CTRL_CHILD_HPA, n, sizeof(n));
+        api_child_name(d->name, API_CHILD_HPA, n, sizeof(n));
         action(d, CTRL_ACT_DELETE, &KUBE_HPAS, n, NULL);
     }
     if (!s->cleanup_delete)
         return;
     if (d->obs->init_job || final) {
-        ctrl_child_name(d->name, CTRL_CHILD_INIT, n, sizeof(n));
+        api_child_name(d->name, API_CHILD_INIT, n, sizeof(n));
         if (d->obs->init_job || s->init)
             action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
     }
     if (d->obs->run_job) {
-        ctrl_child_name(d->name, CTRL_CHILD_RUN, n, sizeof(n));
+        api_child_name(d->name, API_CHILD_RUN, n, sizeof(n));
         action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
     }
-    if (final && s->workload == CTRL_WL_FIO && !s->keep_volume) {
-        ctrl_child_name(d->name, CTRL_CHILD_FIO_PVC, n, sizeof(n));
+    if (final && s->workload == API_WL_FIO && !s->keep_volume) {
+        api_child_name(d->name, API_CHILD_FIO_PVC, n, sizeof(n));
         action(d, CTRL_ACT_DELETE, &KUBE_PVCS, n, NULL);
     }
 }
 
 static void fail(struct dctx *d, const char *reason, const char *msg, bool started)
 {
-    set_phase(d, CTRL_PHASE_FAILED);
+    set_phase(d, API_PHASE_FAILED);
     cond(d, "Failed", "True", reason, msg);
-    if (ctrl_cond_get(d->st, "Running"))
+    if (api_cond_get(d->st, "Running"))
         cond(d, "Running", "False", reason, msg);
-    if (ctrl_cond_get(d->st, "Complete"))
+    if (api_cond_get(d->st, "Complete"))
         cond(d, "Complete", "False", reason, msg);
     set_message(d, msg);
     set_time(d, "completionTime");
@@ -248,7 +248,7 @@ static void fail(struct dctx *d, const char *reason, const char *msg, bool start
 }
 
 /* Adds the spec snapshot annotation to a child Job. */
-static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
+static void annotate_spec(cJSON *job, const struct api_spec *s)
 {
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
     cJSON *ann = cJSON_GetObjectItemCaseSensitive(meta, "annotations");
@@ -263,7 +263,7 @@ static void annotate_spec(cJSON *job, const struct ctrl_spec *s)
 
 static void create_init_job(struct dctx *d)
 {
-    cJSON *job = ctrl_manifest_init_job(d->obs->br, &d->spec, d->obs->cfg);
+    cJSON *job = api_manifest_init_job(d->obs->br, &d->spec, d->obs->cfg);
     annotate_spec(job, &d->spec);
     action(d, CTRL_ACT_CREATE, &KUBE_JOBS, util_jstr(job, "metadata.name"), job);
 }
@@ -274,7 +274,7 @@ static void create_init_job(struct dctx *d)
  * that never becomes ready cannot hold the run past its deadline. 0 before Running. */
 static double run_from(const struct dctx *d)
 {
-    const cJSON *c = ctrl_cond_get(d->st, "Running");
+    const cJSON *c = api_cond_get(d->st, "Running");
     double t = util_rfc3339_parse(util_jstr(c, "lastTransitionTime"));
     return t > 0 ? t + (double)d->obs->cfg->start_delay_s : 0;
 }
@@ -283,8 +283,8 @@ static double run_from(const struct dctx *d)
  * the run Job's pods are ready (publish_start). */
 static void start_running(struct dctx *d)
 {
-    const struct ctrl_spec *s = &d->spec;
-    set_phase(d, CTRL_PHASE_RUNNING);
+    const struct api_spec *s = &d->spec;
+    set_phase(d, API_PHASE_RUNNING);
     /* the same words on a re-entry (a restart, a Job missing from the cache): the Running Event
      * is named after them */
     char msg[256];
@@ -293,13 +293,13 @@ static void start_running(struct dctx *d)
         s->workers, s->workers == 1 ? "" : "s",
         s->workers == 1 ? "its pod is" : "all their pods are", (double)CTRL_START_MARGIN_MS);
     cond(d, "Running", "True", "Started", msg);
-    if (ctrl_status_start_at(d->st) <= 0)
+    if (api_status_start_at(d->st) <= 0)
         set_message(d, msg);
     if (s->hpa)
-        action(d, CTRL_ACT_CREATE, &KUBE_HPAS, "", ctrl_manifest_hpa(d->obs->br, s));
-    if (s->workload == CTRL_WL_FIO)
-        action(d, CTRL_ACT_CREATE, &KUBE_PVCS, "", ctrl_manifest_fio_pvc(d->obs->br, s));
-    cJSON *job = ctrl_manifest_run_job(d->obs->br, s, d->obs->cfg, (long)run_from(d));
+        action(d, CTRL_ACT_CREATE, &KUBE_HPAS, "", api_manifest_hpa(d->obs->br, s));
+    if (s->workload == API_WL_FIO)
+        action(d, CTRL_ACT_CREATE, &KUBE_PVCS, "", api_manifest_fio_pvc(d->obs->br, s));
+    cJSON *job = api_manifest_run_job(d->obs->br, s, d->obs->cfg, (long)run_from(d));
     annotate_spec(job, s);
     action(d, CTRL_ACT_CREATE, &KUBE_JOBS, "", job);
     for (int i = 0; i < d->plan->n_actions; i++)
@@ -324,7 +324,7 @@ static int load_spec(struct dctx *d, bool started, char *err, size_t errlen)
         }
     }
     src = snap ? snap : cJSON_GetObjectItemCaseSensitive(d->obs->br, "spec");
-    int rc = ctrl_spec_parse(src, &d->spec, err, errlen);
+    int rc = api_spec_parse(src, &d->spec, err, errlen);
     cJSON_Delete(snap);
     d->have_spec = rc == 0;
     return rc;
@@ -336,7 +336,7 @@ static const cJSON *find_pod(const struct ctrl_observed *obs, const char *role, 
     const cJSON *best = NULL;
     for (int i = 0; i < obs->n_pods; i++) {
         const cJSON *p = obs->pods[i];
-        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), API_LABEL_ROLE);
         if (!r || strcmp(r, role) != 0)
             continue;
         if (index >= 0 && ctrl_pod_index(p) != index)
@@ -361,7 +361,7 @@ static const cJSON *terminated_state(const cJSON *pod)
     return NULL;
 }
 
-static void fill_worker(struct ctrl_worker *w, int index, const cJSON *pod)
+static void fill_worker(struct api_worker *w, int index, const cJSON *pod)
 {
     memset(w, 0, sizeof(*w));
     w->index = index;
@@ -441,10 +441,10 @@ static const char *volume_field(const char *msg, char *buf, size_t len)
  * words when it is the usual one (a StorageClass that does not exist). */
 static bool claim_unbound(const struct dctx *d, double since, char *out, size_t len)
 {
-    if (!d->have_spec || d->spec.workload != CTRL_WL_FIO)
+    if (!d->have_spec || d->spec.workload != API_WL_FIO)
         return false;
     char claim[300];
-    ctrl_child_name(d->name, CTRL_CHILD_FIO_PVC, claim, sizeof(claim));
+    api_child_name(d->name, API_CHILD_FIO_PVC, claim, sizeof(claim));
     const cJSON *e =
         find_event(d->obs, "ProvisioningFailed", "PersistentVolumeClaim", claim, since);
     const char *m = util_jstr(e, "message");
@@ -547,8 +547,8 @@ static bool pod_mount_failed(const struct dctx *d, const char *role, double sinc
 static void no_pods(const struct dctx *d, const char *role, double since, const struct blocked *b)
 {
     char job[300];
-    ctrl_child_name(d->name, strcmp(role, "init") == 0 ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job,
-                    sizeof(job));
+    api_child_name(d->name, strcmp(role, "init") == 0 ? API_CHILD_INIT : API_CHILD_RUN, job,
+                   sizeof(job));
     const char *fc = util_jstr(find_event(d->obs, "FailedCreate", "Job", job, since), "message");
     if (fc) {
         bool sa = strstr(fc, "error looking up service account") != NULL;
@@ -578,7 +578,7 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
     bool any = false;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), API_LABEL_ROLE);
         if (!r || strcmp(r, role) != 0)
             continue;
         any = true;
@@ -593,19 +593,19 @@ static void workers_blocked(const struct dctx *d, const char *role, double since
 /* The deadline in force, in words for a message. */
 static void deadline_words(const struct dctx *d, bool init, char *out, size_t len)
 {
-    const struct ctrl_spec *s = &d->spec;
+    const struct api_spec *s = &d->spec;
     if (s->timeout_s > 0)
         (void)snprintf(out, len, "spec.timeoutSeconds %ld s", s->timeout_s);
     else if (init)
         (void)snprintf(out, len, "the default %ld s of an init; set spec.timeoutSeconds",
-                       CTRL_INIT_TIMEOUT_S);
-    else if (ctrl_spec_expected_seconds(s) <= 0)
+                       API_INIT_TIMEOUT_S);
+    else if (api_spec_expected_seconds(s) <= 0)
         (void)snprintf(out, len, "the default %ld s of a transactions run; set spec.timeoutSeconds",
-                       CTRL_TRANSACTIONS_TIMEOUT_S);
+                       API_TRANSACTIONS_TIMEOUT_S);
     else
         (void)snprintf(out, len,
                        "the default %ld s, the expected runtime + %ld s; set spec.timeoutSeconds",
-                       ctrl_run_timeout(s, d->obs->cfg), d->obs->cfg->deadline_margin_s);
+                       api_run_timeout(s, d->obs->cfg), d->obs->cfg->deadline_margin_s);
 }
 
 /* The operator's own check of a phase's deadline, behind the Job's activeDeadlineSeconds (which a
@@ -617,7 +617,7 @@ static bool past_deadline(struct dctx *d, double since, long timeout, bool init)
 {
     if (since <= 0)
         return false;
-    double at = since + (double)timeout + CTRL_DEADLINE_REPORT_S + CTRL_DEADLINE_GRACE_S;
+    double at = since + (double)timeout + API_DEADLINE_REPORT_S + CTRL_DEADLINE_GRACE_S;
     if (d->obs->now < at) {
         long ms = (long)((at - d->obs->now) * 1000) + 100;
         if (!d->plan->requeue_ms || ms < d->plan->requeue_ms)
@@ -626,7 +626,7 @@ static bool past_deadline(struct dctx *d, double since, long timeout, bool init)
     }
     char words[200], msg[700], job[300];
     deadline_words(d, init, words, sizeof(words));
-    ctrl_child_name(d->name, init ? CTRL_CHILD_INIT : CTRL_CHILD_RUN, job, sizeof(job));
+    api_child_name(d->name, init ? API_CHILD_INIT : API_CHILD_RUN, job, sizeof(job));
     (void)snprintf(msg, sizeof(msg),
                    "the %s phase exceeded its deadline (%s) and Job %s did not end at its "
                    "activeDeadlineSeconds; the Job was deleted",
@@ -646,22 +646,22 @@ static bool past_deadline(struct dctx *d, double since, long timeout, bool init)
  * events or not. */
 static void check_blocked(struct dctx *d, const char *role, double since, const char *phase_cond)
 {
-    char reason[64], why[CTRL_MAX_MESSAGE];
+    char reason[64], why[API_MAX_MESSAGE];
     workers_blocked(d, role, since, reason, sizeof(reason), why, sizeof(why));
-    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED);
+    const cJSON *c = api_cond_get(d->st, API_COND_WORKERS_BLOCKED);
     const char *cs = util_jstr(c, "status"), *cm = util_jstr(c, "message");
     bool was = cs && strcmp(cs, "True") == 0;
     if (why[0]) {
         /* written at a change only: the cached status does not keep the message */
         if (!was || !cm || strcmp(cm, why) != 0) {
-            cond(d, CTRL_COND_WORKERS_BLOCKED, "True", reason, why);
+            cond(d, API_COND_WORKERS_BLOCKED, "True", reason, why);
             set_message(d, why);
-            event(d, true, CTRL_COND_WORKERS_BLOCKED, "%s", why);
+            event(d, true, API_COND_WORKERS_BLOCKED, "%s", why);
         }
     } else {
         if (was) {
-            const char *usual = util_jstr(ctrl_cond_get(d->st, phase_cond), "message");
-            cond(d, CTRL_COND_WORKERS_BLOCKED, "False", "Started", "the worker pods have started");
+            const char *usual = util_jstr(api_cond_get(d->st, phase_cond), "message");
+            cond(d, API_COND_WORKERS_BLOCKED, "False", "Started", "the worker pods have started");
             set_message(d, usual ? usual : "");
         }
         long left_ms = (long)((since + CTRL_BLOCKED_GRACE_S - d->obs->now) * 1000) + 100;
@@ -701,12 +701,12 @@ static void text_error(const char *text, char *out, size_t len)
 static void decide_pending(struct dctx *d)
 {
     char err[512];
-    if (strlen(d->name) > CTRL_MAX_NAME) {
+    if (strlen(d->name) > API_MAX_NAME) {
         (void)snprintf(
             err, sizeof(err),
             "metadata.name: at most %d characters, so that child names (<name>-init) are "
             "valid label values; use a shorter name",
-            CTRL_MAX_NAME);
+            API_MAX_NAME);
         fail(d, "InvalidSpec", err, false);
         return;
     }
@@ -714,7 +714,7 @@ static void decide_pending(struct dctx *d)
         fail(d, "InvalidSpec", err, false);
         return;
     }
-    const struct ctrl_spec *s = &d->spec;
+    const struct api_spec *s = &d->spec;
     if (s->hpa) {
         const struct ctrl_observed *o = d->obs;
         if (o->scale_target == CTRL_FETCH_NONE) {
@@ -743,24 +743,24 @@ static void decide_pending(struct dctx *d)
     if (cJSON_GetObjectItemCaseSensitive(d->st,
                                          "completionTime")) /* null: removed by the merge patch */
         util_jset(d->st, "completionTime", cJSON_CreateNull());
-    if (ctrl_cond_get(d->st, "Failed"))
+    if (api_cond_get(d->st, "Failed"))
         cond(d, "Failed", "False", "Retrying", "the spec was changed; evaluating it again");
     set_time(d, "startTime");
     char target[400];
-    ctrl_spec_target_string(s, target, sizeof(target));
-    if (s->workload == CTRL_WL_FIO && !s->host[0]) /* what a storage probe measures */
+    api_spec_target_string(s, target, sizeof(target));
+    if (s->workload == API_WL_FIO && !s->host[0]) /* what a storage probe measures */
         (void)snprintf(target, sizeof(target), "storageclass/%s",
                        s->storage_class && *s->storage_class ? s->storage_class : "(default)");
     util_jset_str(d->st, "target", target);
     if (s->host[0]) { /* the role; a result that names it replaces this */
         char user[300];
-        ctrl_spec_user_string(s, user, sizeof(user));
+        api_spec_user_string(s, user, sizeof(user));
         util_jset_str(d->st, bench_fields[BK_USER].status, user);
     }
-    if (s->workload == CTRL_WL_PGBENCH)
+    if (s->workload == API_WL_PGBENCH)
         util_jset_num(d->st, "clients", s->clients);
-    if (s->init && s->workload == CTRL_WL_PGBENCH) {
-        set_phase(d, CTRL_PHASE_INITIALIZING);
+    if (s->init && s->workload == API_WL_PGBENCH) {
+        set_phase(d, API_PHASE_INITIALIZING);
         (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
         cond(d, "Initialized", "False", "InitRunning", msg);
         set_message(d, msg);
@@ -781,10 +781,10 @@ static void check_spec_locked(struct dctx *d)
                    "spec changed (generation %ld) after the run started with generation %ld; the "
                    "change is ignored: create a new BenchmarkRun to run a different benchmark",
                    d->gen, sg);
-    const cJSON *c = ctrl_cond_get(d->st, "SpecLocked");
+    const cJSON *c = api_cond_get(d->st, "SpecLocked");
     bool was = c && util_jstr(c, "status") && strcmp(util_jstr(c, "status"), "True") == 0 &&
                util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-    ctrl_cond_set(d->st, "SpecLocked", "True", "SpecChangedAfterStart", msg, sg, d->obs->now);
+    api_cond_set(d->st, "SpecLocked", "True", "SpecChangedAfterStart", msg, sg, d->obs->now);
     if (!was)
         event(d, true, "SpecLocked", "%s", msg);
 }
@@ -803,7 +803,7 @@ static void decide_initializing(struct dctx *d)
     if (!fin) {
         double since = util_rfc3339_parse(util_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
-        if (past_deadline(d, since, ctrl_init_timeout(&d->spec), true))
+        if (past_deadline(d, since, api_init_timeout(&d->spec), true))
             return;
         follow_progress(d, "init", 1);
         if (d->plan->needs)
@@ -822,7 +822,7 @@ static void decide_initializing(struct dctx *d)
         d->plan->needs |= CTRL_NEED_PODS;
         return;
     }
-    struct ctrl_worker w;
+    struct api_worker w;
     fill_worker(&w, 0, pod);
     char why[400], msg[700];
     text_error(w.term_msg, why, sizeof(why));
@@ -838,7 +838,7 @@ static void decide_initializing(struct dctx *d)
         (void)snprintf(msg, sizeof(msg), "init Job %s-init failed: %s", d->name, why);
     const char *jr = util_jstr(job_condition(job, "Failed"), "reason");
     if (jr && strcmp(jr, "DeadlineExceeded") == 0) {
-        char words[200], m2[CTRL_MAX_MESSAGE];
+        char words[200], m2[API_MAX_MESSAGE];
         deadline_words(d, true, words, sizeof(words));
         (void)snprintf(m2, sizeof(m2), "the init phase exceeded its deadline (%s): %s", words, msg);
         cond(d, "Initialized", "False", "DeadlineExceeded", m2);
@@ -875,8 +875,8 @@ static const char *published_start(const struct dctx *d)
         return sa->valuestring;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
-        const char *a = util_jkey(util_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), API_LABEL_ROLE);
+        const char *a = util_jkey(util_jget(p, "metadata.annotations"), API_START_ANNOTATION);
         if (r && strcmp(r, "run") == 0 && a && util_rfc3339_parse(a) > 0)
             return a;
     }
@@ -886,11 +886,11 @@ static const char *published_start(const struct dctx *d)
 /* True when every worker index of the run has a ready pod. */
 static bool workers_ready(const struct dctx *d)
 {
-    bool ready[CTRL_MAX_WORKERS] = {false};
+    bool ready[API_MAX_WORKERS] = {false};
     int n = 0;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), API_LABEL_ROLE);
         int idx = d->spec.workers > 1 ? ctrl_pod_index(p) : 0;
         if (!r || strcmp(r, "run") != 0 || idx < 0 || idx >= d->spec.workers || ready[idx] ||
             !pod_ready(p))
@@ -903,7 +903,7 @@ static bool workers_ready(const struct dctx *d)
 
 /* The start barrier (level-triggered): once every worker index has a Ready pod, startAt = now +
  * CTRL_START_MARGIN_MS (RFC 3339, milliseconds) goes into status, and (after the status write,
- * plan.annotate) onto every run pod as CTRL_START_ANNOTATION, which the runners read through
+ * plan.annotate) onto every run pod as API_START_ANNOTATION, which the runners read through
  * their downwardAPI file. A published time is never replaced: pods without it (the rest after a
  * restart, a replacement pod) get the same value; a pod that has one keeps it. */
 static void publish_start(struct dctx *d)
@@ -930,11 +930,11 @@ static void publish_start(struct dctx *d)
     int n = 0;
     for (int i = 0; i < d->obs->n_pods; i++) {
         const cJSON *p = d->obs->pods[i];
-        const char *r = util_jkey(util_jget(p, "metadata.labels"), CTRL_LABEL_ROLE);
+        const char *r = util_jkey(util_jget(p, "metadata.labels"), API_LABEL_ROLE);
         const char *ph = util_jstr(p, "status.phase"), *name = util_jstr(p, "metadata.name");
         if (!r || strcmp(r, "run") != 0 || !name || util_jget(p, "metadata.deletionTimestamp") ||
             (ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0)) ||
-            util_jkey(util_jget(p, "metadata.annotations"), CTRL_START_ANNOTATION))
+            util_jkey(util_jget(p, "metadata.annotations"), API_START_ANNOTATION))
             continue;
         pods[n].index = ctrl_pod_index(p);
         (void)snprintf(pods[n].pod, sizeof(pods[n].pod), "%s", name);
@@ -947,14 +947,14 @@ static void publish_start(struct dctx *d)
 
 static void decide_running(struct dctx *d)
 {
-    const struct ctrl_spec *s = &d->spec;
+    const struct api_spec *s = &d->spec;
     const cJSON *job = d->obs->run_job;
     if (!job) {
         start_running(d); /* restart after status was written but before the Job was */
         return;
     }
     if (ctrl_job_finished(job)) {
-        set_phase(d, CTRL_PHASE_COLLECTING);
+        set_phase(d, API_PHASE_COLLECTING);
         set_message(d, CTRL_COLLECTING_MESSAGE);
         d->plan->requeue_ms = 1; /* at once */
         return;
@@ -968,12 +968,12 @@ static void decide_running(struct dctx *d)
             return;
         }
         if (d->obs->scale == CTRL_FETCH_OK)
-            ctrl_hpa_timeline_record(d->st, d->obs->scale_replicas, d->obs->now);
+            api_hpa_timeline_record(d->st, d->obs->scale_replicas, d->obs->now);
         d->plan->requeue_ms = CTRL_HPA_POLL_MS;
     } else {
         d->plan->requeue_ms = CTRL_RESYNC_MS;
     }
-    if (past_deadline(d, run_from(d), ctrl_run_timeout(s, d->obs->cfg), false))
+    if (past_deadline(d, run_from(d), api_run_timeout(s, d->obs->cfg), false))
         return;
     follow_progress(d, "run", s->workers);
     if (d->plan->needs)
@@ -994,29 +994,29 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
         ctrl_progress_display(d->st);
     char msg[900];
-    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_TARGET_UNREACHABLE);
+    const cJSON *c = api_cond_get(d->st, API_COND_TARGET_UNREACHABLE);
     const char *st = c ? util_jstr(c, "status") : NULL;
     /* status.message is the current state: why the workers wait, else how far they are
      * (a WorkersBlocked message stands until check_blocked clears it) */
-    const char *blocked = util_jstr(ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED), "status");
+    const char *blocked = util_jstr(api_cond_get(d->st, API_COND_WORKERS_BLOCKED), "status");
     bool may_say = !blocked || strcmp(blocked, "True") != 0;
     if (ctrl_progress_waiting(d->obs->progress, d->obs->n_progress, msg, sizeof(msg))) {
         if (!st || strcmp(st, "True") != 0)
-            event(d, true, CTRL_COND_TARGET_UNREACHABLE, "%s", msg);
-        cond(d, CTRL_COND_TARGET_UNREACHABLE, "True", "Retrying", msg);
+            event(d, true, API_COND_TARGET_UNREACHABLE, "%s", msg);
+        cond(d, API_COND_TARGET_UNREACHABLE, "True", "Retrying", msg);
         if (may_say)
             set_message(d, msg);
         return;
     }
     bool reached = st && strcmp(st, "True") == 0;
     if (reached)
-        cond(d, CTRL_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
+        cond(d, API_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
     if (may_say && strcmp(role, "run") == 0 &&
         ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
         set_message(d, msg);
     } else if (may_say && reached) {
         const char *usual = util_jstr(
-            ctrl_cond_get(d->st, strcmp(role, "run") == 0 ? "Running" : "Initialized"), "message");
+            api_cond_get(d->st, strcmp(role, "run") == 0 ? "Running" : "Initialized"), "message");
         set_message(d, usual ? usual : "");
     }
 }
@@ -1072,12 +1072,12 @@ static void follow_progress(struct dctx *d, const char *role, int workers)
 
 /* Workers stopped by their runner at the run's deadline (BENCH_DEADLINE_AT = run_from + run
  * timeout): a result that ended there, or none to tell and the deadline has passed. */
-static bool stopped_at_deadline(const struct dctx *d, const struct ctrl_worker *w, int n)
+static bool stopped_at_deadline(const struct dctx *d, const struct api_worker *w, int n)
 {
     double from = run_from(d);
     if (from <= 0)
         return false;
-    double at = from + (double)ctrl_run_timeout(&d->spec, d->obs->cfg);
+    double at = from + (double)api_run_timeout(&d->spec, d->obs->cfg);
     for (int i = 0; i < n; i++) {
         const cJSON *end = w[i].result ? bench_get(w[i].result, BK_END_TIME) : NULL;
         const char *e = cJSON_GetStringValue(end);
@@ -1105,7 +1105,7 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
         return;
     }
     char name[300];
-    ctrl_child_name(d->name, CTRL_CHILD_RUN, name, sizeof(name));
+    api_child_name(d->name, API_CHILD_RUN, name, sizeof(name));
     double since = run_from(d) - (double)d->obs->cfg->start_delay_s;
     const char *fc = util_jstr(find_event(d->obs, "FailedCreate", "Job", name, since), "message");
     if (fc)
@@ -1116,8 +1116,8 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
 static void check_skew(struct dctx *d, const cJSON *agg)
 {
     char msg[600];
-    const cJSON *c = ctrl_cond_get(d->st, "WorkersSkewed");
-    if (ctrl_workers_skewed(agg, CTRL_SKEW_LIMIT_S, msg, sizeof(msg))) {
+    const cJSON *c = api_cond_get(d->st, "WorkersSkewed");
+    if (api_workers_skewed(agg, API_SKEW_LIMIT_S, msg, sizeof(msg))) {
         bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
         cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
         if (!was)
@@ -1160,7 +1160,7 @@ struct detail_missing {
     size_t len;
 };
 
-static void list_detail_missing(const struct dctx *d, const struct ctrl_worker *w, int n, char *msg,
+static void list_detail_missing(const struct dctx *d, const struct api_worker *w, int n, char *msg,
                                 size_t size, struct detail_missing *dm)
 {
     for (int i = 0; i < n; i++) {
@@ -1185,12 +1185,12 @@ static void list_detail_missing(const struct dctx *d, const struct ctrl_worker *
 /* Workers whose result is their compact termination summary (their log could not be read, or
  * its result line was cut): condition ResultDetailUnavailable names them and why, with a Warning
  * event; status then lacks what only the log holds. Returns true when there are any. */
-static bool check_detail(struct dctx *d, const struct ctrl_worker *w, int n, bool bounded)
+static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool bounded)
 {
-    char msg[CTRL_MAX_MESSAGE] = "";
+    char msg[API_MAX_MESSAGE] = "";
     struct detail_missing dm = {0};
     list_detail_missing(d, w, n, msg, sizeof(msg), &dm);
-    const cJSON *c = ctrl_cond_get(d->st, "ResultDetailUnavailable");
+    const cJSON *c = api_cond_get(d->st, "ResultDetailUnavailable");
     if (!dm.missing) {
         if (c)
             cond(d, "ResultDetailUnavailable", "False", "LogRead",
@@ -1226,7 +1226,7 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
 {
     char err[256];
     cJSON *cm =
-        ctrl_result_configmap(d->obs->br, agg, results, n, CTRL_RESULT_MAX_BYTES, err, sizeof(err));
+        api_result_configmap(d->obs->br, agg, results, n, API_RESULT_MAX_BYTES, err, sizeof(err));
     if (!cm) {
         if (agg)
             event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
@@ -1234,7 +1234,7 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
     }
     cJSON *ref = util_must(cJSON_CreateObject());
     util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_NAME), util_jstr(cm, "metadata.name"));
-    util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), CTRL_RESULT_KEY);
+    util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), API_RESULT_KEY);
     util_jset(d->st, bench_status_key(BK_STATUS_RESULT_REF), ref);
     cJSON_Delete(d->plan->result_cm);
     d->plan->result_cm = cm;
@@ -1244,7 +1244,7 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
  * terminated, or is missing, before the API server was asked (a fresh list; the two caches'
  * resourceVersions say nothing about each other). A pod it still has running is waited for.
  * True when the plan waits (it needs the pods, or looks again soon). */
-static bool collect_waits(struct dctx *d, const struct ctrl_worker *w, int n)
+static bool collect_waits(struct dctx *d, const struct api_worker *w, int n)
 {
     const struct ctrl_observed *o = d->obs;
     int running = -1;
@@ -1266,7 +1266,7 @@ static bool collect_waits(struct dctx *d, const struct ctrl_worker *w, int n)
 }
 
 /* The logs to read: every terminated worker's. */
-static void plan_result_logs(struct dctx *d, const struct ctrl_worker *w, int n)
+static void plan_result_logs(struct dctx *d, const struct api_worker *w, int n)
 {
     d->plan->needs |= CTRL_NEED_RESULTS;
     d->plan->logs = util_xcalloc((size_t)n, sizeof(*d->plan->logs));
@@ -1282,14 +1282,14 @@ static void plan_result_logs(struct dctx *d, const struct ctrl_worker *w, int n)
 /* Every worker ended well: Succeeded, with what the summary and the checks say. */
 static void succeed(struct dctx *d, int n, const cJSON *agg, bool detail_missing)
 {
-    const struct ctrl_spec *s = &d->spec;
+    const struct api_spec *s = &d->spec;
     char msg[700];
-    set_phase(d, CTRL_PHASE_SUCCEEDED);
-    ctrl_status_summary_message(d->st, n, msg, sizeof(msg));
+    set_phase(d, API_PHASE_SUCCEEDED);
+    api_status_summary_message(d->st, n, msg, sizeof(msg));
     /* the workers report how many clients they really ran */
     const cJSON *clients = bench_get(agg, BK_PGBENCH_CLIENTS);
     double ran = cJSON_IsNumber(clients) ? clients->valuedouble : 0;
-    if (s->workload == CTRL_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
+    if (s->workload == API_WL_PGBENCH && ran > 0 && (int)ran != s->clients) {
         size_t l = strlen(msg);
         (void)snprintf(msg + l, sizeof(msg) - l,
                        "; warning: the workers ran %d clients in total, the spec asked for %d",
@@ -1314,7 +1314,7 @@ static void succeed(struct dctx *d, int n, const cJSON *agg, bool detail_missing
 
 /* How the collected run ends: failed (its Job gone, a worker failed, the deadline, the Job
  * failed) or succeeded. */
-static void end_collecting(struct dctx *d, struct ctrl_worker *w, int n, const cJSON *agg,
+static void end_collecting(struct dctx *d, struct api_worker *w, int n, const cJSON *agg,
                            bool detail_missing)
 {
     const struct ctrl_observed *o = d->obs;
@@ -1325,10 +1325,10 @@ static void end_collecting(struct dctx *d, struct ctrl_worker *w, int n, const c
                       strcmp(ctrl_job_finished(o->run_job), "Failed") == 0;
     if (!o->run_job) {
         fail(d, "ResultsLost", "the run Job disappeared before its results were collected", true);
-    } else if (ctrl_workers_failure(w, n, msg, sizeof(msg))) {
+    } else if (api_workers_failure(w, n, msg, sizeof(msg))) {
         if ((job_failed && jreason && strcmp(jreason, "DeadlineExceeded") == 0) ||
             stopped_at_deadline(d, w, n)) {
-            char words[200], m2[CTRL_MAX_MESSAGE];
+            char words[200], m2[API_MAX_MESSAGE];
             deadline_words(d, false, words, sizeof(words));
             (void)snprintf(m2, sizeof(m2),
                            "the run exceeded its deadline (%s, from the run's start): %s", words,
@@ -1348,7 +1348,7 @@ static void end_collecting(struct dctx *d, struct ctrl_worker *w, int n, const c
 
 /* The results read: the status gets the aggregate, the result ConfigMap is planned, the checks
  * run, and the run ends. */
-static void conclude(struct dctx *d, struct ctrl_worker *w, int n)
+static void conclude(struct dctx *d, struct api_worker *w, int n)
 {
     const struct ctrl_observed *o = d->obs;
     const cJSON **results = util_xcalloc((size_t)n, sizeof(const cJSON *));
@@ -1367,7 +1367,7 @@ static void conclude(struct dctx *d, struct ctrl_worker *w, int n)
     char err[256];
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
     bool bounded = bench_aggregate_bounded(agg);
-    ctrl_status_set_results(d->st, agg, w, n);
+    api_status_set_results(d->st, agg, w, n);
     result_configmap(d, agg, results, n);
     check_skew(d, agg);
     bool detail_missing = check_detail(d, w, n, bounded);
@@ -1380,9 +1380,9 @@ static void decide_collecting(struct dctx *d)
 {
     const struct ctrl_observed *o = d->obs;
     int n = (int)util_jnum(o->run_job, "spec.completions", d->spec.workers);
-    if (n < 1 || n > CTRL_MAX_WORKERS)
+    if (n < 1 || n > API_MAX_WORKERS)
         n = d->spec.workers;
-    struct ctrl_worker *w = util_xcalloc((size_t)n, sizeof(*w));
+    struct api_worker *w = util_xcalloc((size_t)n, sizeof(*w));
     for (int i = 0; i < n; i++)
         fill_worker(&w[i], i, find_pod(o, "run", i));
     if (collect_waits(d, w, n))
@@ -1398,14 +1398,14 @@ static void decide_terminal(struct dctx *d)
 {
     /* Cleanup is idempotent: Jobs still in the cache are deleted again (cleanupPolicy Delete). */
     if (d->spec.cleanup_delete && (d->obs->init_job || d->obs->run_job)) {
-        const struct ctrl_spec *s = &d->spec;
+        const struct api_spec *s = &d->spec;
         char n[300];
         if (d->obs->init_job) {
-            ctrl_child_name(d->name, CTRL_CHILD_INIT, n, sizeof(n));
+            api_child_name(d->name, API_CHILD_INIT, n, sizeof(n));
             action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
         }
         if (d->obs->run_job) {
-            ctrl_child_name(d->name, CTRL_CHILD_RUN, n, sizeof(n));
+            api_child_name(d->name, API_CHILD_RUN, n, sizeof(n));
             action(d, CTRL_ACT_DELETE, &KUBE_JOBS, n, NULL);
         }
         (void)s;
@@ -1435,19 +1435,19 @@ static size_t append_cut(char *out, size_t len, size_t at, const char *s)
  * never start now), and a run that fails now says what it waited on. */
 static void end_blocked(struct dctx *d)
 {
-    enum ctrl_phase np = phase_of(d->st);
-    bool failed = np == CTRL_PHASE_FAILED;
-    if (!failed && np != CTRL_PHASE_SUCCEEDED)
+    enum api_phase np = phase_of(d->st);
+    bool failed = np == API_PHASE_FAILED;
+    if (!failed && np != API_PHASE_SUCCEEDED)
         return;
-    const cJSON *c = ctrl_cond_get(d->st, CTRL_COND_WORKERS_BLOCKED);
+    const cJSON *c = api_cond_get(d->st, API_COND_WORKERS_BLOCKED);
     const char *cs = util_jstr(c, "status");
     if (!cs || strcmp(cs, "True") != 0)
         return;
-    char was[CTRL_MAX_MESSAGE], msg[CTRL_MAX_MESSAGE];
+    char was[API_MAX_MESSAGE], msg[API_MAX_MESSAGE];
     size_t n = 0;
     (void)append_cut(was, sizeof(was), 0, util_jstr(c, "message"));
-    if (failed && d->old_phase != CTRL_PHASE_FAILED) {
-        const cJSON *f = ctrl_cond_get(d->st, "Failed");
+    if (failed && d->old_phase != API_PHASE_FAILED) {
+        const cJSON *f = api_cond_get(d->st, "Failed");
         char reason[64];
         (void)append_cut(reason, sizeof(reason), 0,
                          util_jstr(f, "reason") ? util_jstr(f, "reason") : "Failed");
@@ -1458,15 +1458,15 @@ static void end_blocked(struct dctx *d)
         set_message(d, msg);
     }
     n = append_cut(msg, sizeof(msg), 0, "the run ended (");
-    n = append_cut(msg, sizeof(msg), n, ctrl_phase_name(np));
+    n = append_cut(msg, sizeof(msg), n, api_phase_name(np));
     n = append_cut(msg, sizeof(msg), n, ") while the workers were blocked: ");
     (void)append_cut(msg, sizeof(msg), n, was);
-    cond(d, CTRL_COND_WORKERS_BLOCKED, "False", failed ? "RunFailed" : "RunSucceeded", msg);
+    cond(d, API_COND_WORKERS_BLOCKED, "False", failed ? "RunFailed" : "RunSucceeded", msg);
 }
 
 /* The phase's decision: what to do from here (phase: the observed one, or Pending again for a
  * refused run whose spec changed). */
-static void decide_phase(struct dctx *d, enum ctrl_phase phase, bool started)
+static void decide_phase(struct dctx *d, enum api_phase phase, bool started)
 {
     const struct ctrl_observed *obs = d->obs;
     char err[512];
@@ -1475,19 +1475,19 @@ static void decide_phase(struct dctx *d, enum ctrl_phase phase, bool started)
          * when it can be read, tells fail()'s cleanup which children to delete (have_spec) */
         (void)load_spec(d, started, err, sizeof(err));
         fail(d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
-    } else if (phase == CTRL_PHASE_PENDING) {
+    } else if (phase == API_PHASE_PENDING) {
         decide_pending(d);
     } else if (load_spec(d, started, err, sizeof(err)) != 0) {
         /* only reachable when the snapshot and the object are both unreadable */
-        if (phase != CTRL_PHASE_SUCCEEDED && phase != CTRL_PHASE_FAILED)
+        if (phase != API_PHASE_SUCCEEDED && phase != API_PHASE_FAILED)
             fail(d, "InvalidSpec", err, false);
     } else {
         check_spec_locked(d);
-        if (phase == CTRL_PHASE_INITIALIZING)
+        if (phase == API_PHASE_INITIALIZING)
             decide_initializing(d);
-        else if (phase == CTRL_PHASE_RUNNING)
+        else if (phase == API_PHASE_RUNNING)
             decide_running(d);
-        else if (phase == CTRL_PHASE_COLLECTING)
+        else if (phase == API_PHASE_COLLECTING)
             decide_collecting(d);
         else
             decide_terminal(d);
@@ -1515,7 +1515,7 @@ static void load_status(struct dctx *d, const cJSON *old)
     d->st = old && cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1))
                                        : util_must(cJSON_CreateObject());
     d->old_phase = phase_of(old);
-    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", ctrl_phase_name(d->old_phase));
+    (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(d->old_phase));
     const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
     if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
         char ts[40];
@@ -1523,7 +1523,7 @@ static void load_status(struct dctx *d, const cJSON *old)
         util_jset_str(d->st, "startAt", ts);
     }
     if (!util_jstr(d->st, "phase"))
-        set_phase(d, CTRL_PHASE_PENDING);
+        set_phase(d, API_PHASE_PENDING);
 }
 
 int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
@@ -1541,13 +1541,13 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
 
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(br, "status");
     load_status(&d, old);
-    enum ctrl_phase phase = d.old_phase;
+    enum api_phase phase = d.old_phase;
     bool started = start_generation(d.st) > 0;
     /* A run refused before it started is evaluated again when its spec changes. */
-    if (phase == CTRL_PHASE_FAILED && !started) {
+    if (phase == API_PHASE_FAILED && !started) {
         const cJSON *og = cJSON_GetObjectItemCaseSensitive(d.st, "observedGeneration");
         if (cJSON_IsNumber(og) && (long)og->valuedouble < d.gen)
-            phase = CTRL_PHASE_PENDING;
+            phase = API_PHASE_PENDING;
     }
     decide_phase(&d, phase, started);
 
@@ -1555,22 +1555,22 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
         /* fetch first, then decide again: nothing is written yet */
         plan_drop_writes(plan);
         cJSON_Delete(d.st);
-        ctrl_spec_free(&d.spec);
+        api_spec_free(&d.spec);
         return 0;
     }
 
     end_blocked(&d);
     util_jset_num(d.st, "observedGeneration", (double)d.gen);
-    enum ctrl_phase np = phase_of(d.st);
+    enum api_phase np = phase_of(d.st);
     if (np != d.old_phase || !old) {
-        const char *name = ctrl_phase_name(np), *m = util_jstr(d.st, "message");
-        event(&d, np == CTRL_PHASE_FAILED, name, "%s", m ? m : name);
+        const char *name = api_phase_name(np), *m = util_jstr(d.st, "message");
+        event(&d, np == API_PHASE_FAILED, name, "%s", m ? m : name);
     }
     if (old && cJSON_Compare(d.st, old, 1))
         cJSON_Delete(d.st);
     else
         plan->status = d.st;
-    ctrl_spec_free(&d.spec);
+    api_spec_free(&d.spec);
     return 0;
 }
 
@@ -1578,15 +1578,15 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
 
 /* The condition whose message a phase's Event carries (NULL: Collecting, a fixed message). */
 static const struct {
-    enum ctrl_phase phase;
+    enum api_phase phase;
     const char *cond;
-} PHASE_EVENTS[] = {{CTRL_PHASE_INITIALIZING, "Initialized"},
-                    {CTRL_PHASE_RUNNING, "Running"},
-                    {CTRL_PHASE_COLLECTING, NULL},
-                    {CTRL_PHASE_SUCCEEDED, "Complete"},
-                    {CTRL_PHASE_FAILED, "Failed"}};
+} PHASE_EVENTS[] = {{API_PHASE_INITIALIZING, "Initialized"},
+                    {API_PHASE_RUNNING, "Running"},
+                    {API_PHASE_COLLECTING, NULL},
+                    {API_PHASE_SUCCEEDED, "Complete"},
+                    {API_PHASE_FAILED, "Failed"}};
 /* Conditions announced by a Warning Event of their own name while True. */
-static const char *const WARNING_CONDITIONS[] = {CTRL_COND_WORKERS_BLOCKED, "SpecLocked",
+static const char *const WARNING_CONDITIONS[] = {API_COND_WORKERS_BLOCKED, "SpecLocked",
                                                  "WorkersSkewed", "ResultDetailUnavailable", NULL};
 
 static bool implied(struct ctrl_event *e, bool warning, const char *reason, const char *message,
@@ -1605,8 +1605,8 @@ static bool implied(struct ctrl_event *e, bool warning, const char *reason, cons
 int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int max)
 {
     const cJSON *st = util_jget(br, "status");
-    enum ctrl_phase ph = util_jstr(st, "phase") ? phase_of(st) : CTRL_PHASE_UNKNOWN;
-    const char *phase = ctrl_phase_name(ph);
+    enum api_phase ph = util_jstr(st, "phase") ? phase_of(st) : API_PHASE_UNKNOWN;
+    const char *phase = api_phase_name(ph);
     int n = 0;
     for (size_t i = 0; i < sizeof(PHASE_EVENTS) / sizeof(PHASE_EVENTS[0]); i++) {
         if (ph != PHASE_EVENTS[i].phase || n >= max)
@@ -1615,18 +1615,18 @@ int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int 
             n += implied(&out[n], false, phase, CTRL_COLLECTING_MESSAGE, 0, now);
             continue;
         }
-        const cJSON *c = ctrl_cond_get(st, PHASE_EVENTS[i].cond);
+        const cJSON *c = api_cond_get(st, PHASE_EVENTS[i].cond);
         const char *m = util_jstr(c, "message");
         double at = util_rfc3339_parse(util_jstr(c, "lastTransitionTime"));
         /* a run that Succeeded went through Collecting just before */
-        if (m && ph == CTRL_PHASE_SUCCEEDED && n < max)
-            n += implied(&out[n], false, ctrl_phase_name(CTRL_PHASE_COLLECTING),
+        if (m && ph == API_PHASE_SUCCEEDED && n < max)
+            n += implied(&out[n], false, api_phase_name(API_PHASE_COLLECTING),
                          CTRL_COLLECTING_MESSAGE, at, now);
         if (m && n < max)
-            n += implied(&out[n], ph == CTRL_PHASE_FAILED, phase, m, at, now);
+            n += implied(&out[n], ph == API_PHASE_FAILED, phase, m, at, now);
     }
     for (int i = 0; WARNING_CONDITIONS[i] && n < max; i++) {
-        const cJSON *c = ctrl_cond_get(st, WARNING_CONDITIONS[i]);
+        const cJSON *c = api_cond_get(st, WARNING_CONDITIONS[i]);
         const char *cs = util_jstr(c, "status"), *m = util_jstr(c, "message");
         if (cs && strcmp(cs, "True") == 0 && m)
             n += implied(&out[n], true, WARNING_CONDITIONS[i], m,
@@ -1653,7 +1653,7 @@ void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, siz
 }
 
 cJSON *ctrl_event_object(const char *kind, const cJSON *obj, const struct ctrl_event *e,
-                         const char *name, const struct ctrl_config *cfg)
+                         const char *name, const struct api_config *cfg)
 {
     const char *ns = util_jstr(obj, "metadata.namespace"), *oname = util_jstr(obj, "metadata.name");
     if (!ns || !oname)

@@ -47,10 +47,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/controller/progress.h"
-#include "pkg/controller/resultcm.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/resultcm.h"
+#include "pkg/api/status.h"
 #include "pkg/kube/kube.h"
 
 #define CTRL_MAX_PODS 600
@@ -111,7 +111,7 @@ struct ctrl_observed {
     const cJSON *events[CTRL_MAX_EVENTS];
     int n_events;
     double now; /* Unix seconds */
-    const struct ctrl_config *cfg;
+    const struct api_config *cfg;
 
     /* Filled by the executor when the plan asked for them (plan.needs). */
     enum ctrl_fetch_state scale_target; /* GET of the HPA's scale target */
@@ -120,11 +120,11 @@ struct ctrl_observed {
     int scale_replicas;
     /* pods[] were read from the API server just now (CTRL_NEED_PODS), not from the cache */
     bool pods_fresh;
-    bool results_fetched;                  /* worker results below are complete */
-    cJSON *results[CTRL_MAX_WORKERS];      /* by worker index, owned by the executor */
-    char *result_errors[CTRL_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
+    bool results_fetched;                 /* worker results below are complete */
+    cJSON *results[API_MAX_WORKERS];      /* by worker index, owned by the executor */
+    char *result_errors[API_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
                                               missing; owned likewise */
-    enum ctrl_detail result_detail[CTRL_MAX_WORKERS];
+    enum ctrl_detail result_detail[API_MAX_WORKERS];
     /* With CTRL_NEED_PROGRESS: what each worker's log tail said (by worker index; n_progress
      * entries, owned by the executor). */
     bool progress_fetched;
@@ -178,7 +178,7 @@ struct ctrl_plan {
     char scale_kind[32]; /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
     cJSON *status; /* the new status; NULL = nothing to write */
-    /* The result ConfigMap (pkg/controller/resultcm.h), written before the status: created, or on
+    /* The result ConfigMap (pkg/api/resultcm.h), written before the status: created, or on
      * 409 AlreadyExists replaced when its data differ (left when identical). A refusal for good
      * (403, 422, ...) ends the run without it: status.resultRef is dropped, a Warning Event
      * says why; anything else retries the reconcile with nothing written. */
@@ -192,7 +192,7 @@ struct ctrl_plan {
     long requeue_ms; /* > 0: look again after this long */
     bool retry;      /* a transient problem: requeue with backoff */
     char phase[16];  /* phase after this plan (for logs/metrics) */
-    /* After the status write and the actions: the run pods to annotate with CTRL_START_ANNOTATION
+    /* After the status write and the actions: the run pods to annotate with API_START_ANNOTATION
      * = start_at (n_annotate of them; a pod gone meanwhile is fine). */
     struct ctrl_fetch_log *annotate;
     int n_annotate;
@@ -222,7 +222,7 @@ void ctrl_event_name(const cJSON *br, const struct ctrl_event *e, char *out, siz
  * namespace and uid), named name (ctrl_event_name), from cfg's component and instance, stamped
  * e->time (0: now), count 1. NULL when obj has no name or namespace; else the caller's. */
 cJSON *ctrl_event_object(const char *kind, const cJSON *obj, const struct ctrl_event *e,
-                         const char *name, const struct ctrl_config *cfg);
+                         const char *name, const struct api_config *cfg);
 
 /* Worker index of a pod of an Indexed Job (annotation or label
  * batch.kubernetes.io/job-completion-index), -1 if none. */

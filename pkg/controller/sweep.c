@@ -1,5 +1,5 @@
 /* BenchmarkSweep: spec, step planning, analysis, and its small controller. */
-#include "pkg/controller/phase.h"
+#include "pkg/api/phase.h"
 #include "pkg/controller/sweep.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
@@ -17,263 +17,13 @@
 #include "pkg/bench/usl.h"
 #include "pkg/bench/stats.h"
 #include "pkg/controller/controller.h"
-#include "pkg/controller/manifest.h"
-#include "pkg/controller/spec.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/manifest.h"
+#include "pkg/api/spec.h"
+#include "pkg/api/status.h"
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
 
 #define COMP "sweep"
-
-const struct kube_resource CTRL_BENCHMARKSWEEPS = {"pgbench.dev", "v1alpha1", "BenchmarkSweep",
-                                                   "benchmarksweeps", true};
-
-static const char *const field_names[] = {"clients", "rate", "workers"};
-
-const char *ctrl_sweep_field_name(enum ctrl_sweep_field f)
-{
-    return field_names[f];
-}
-
-/* ---- spec --------------------------------------------------------------------------------- */
-
-int ctrl_sweep_range(double from, double to, double factor, bool whole, double *out, int max)
-{
-    int n = 0;
-    double v = from;
-    for (int guard = 0; v <= to * (1 + 1e-9) && guard < 10000; guard++, v *= factor) {
-        double x = whole ? round(v) : v;
-        if (n > 0 && x <= out[n - 1])
-            continue;
-        if (n >= max)
-            return -E2BIG;
-        out[n++] = x;
-    }
-    double last = whole ? round(to) : to;
-    if (n == 0 || out[n - 1] < last * (1 - 1e-9)) {
-        if (n >= max)
-            return -E2BIG;
-        out[n++] = last;
-    }
-    return n;
-}
-
-static bool is_whole(double v)
-{
-    return v == floor(v);
-}
-
-/* spec.vary.values: 1 to CTRL_SWEEP_MAX_STEPS numbers, whole and >= 1 unless rate. */
-static int sweep_values(const cJSON *values, bool whole, struct ctrl_sweep_spec *out, char *err,
-                        size_t errlen)
-{
-    int n = cJSON_GetArraySize(values);
-    if (!cJSON_IsArray(values) || n < 1 || n > CTRL_SWEEP_MAX_STEPS) {
-        (void)snprintf(err, errlen, "spec.vary.values: 1 to %d numbers", CTRL_SWEEP_MAX_STEPS);
-        return -EINVAL;
-    }
-    for (int i = 0; i < n; i++) {
-        const cJSON *v = cJSON_GetArrayItem(values, i);
-        if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-            (whole && (v->valuedouble < 1 || !is_whole(v->valuedouble)))) {
-            (void)snprintf(err, errlen, "spec.vary.values[%d]: %s", i,
-                           whole ? "a whole number >= 1" : "a number >= 0");
-            return -EINVAL;
-        }
-        out->values[i] = v->valuedouble;
-    }
-    out->n_values = n;
-    return 0;
-}
-
-/* spec.vary.range: from, to and factor expanded by ctrl_sweep_range. */
-static int sweep_range(const cJSON *range, bool whole, struct ctrl_sweep_spec *out, char *err,
-                       size_t errlen)
-{
-    double from = util_jnum(range, "from", NAN), to = util_jnum(range, "to", NAN);
-    double factor = util_jnum(range, "factor", 2);
-    if (!(from > 0) || !(to >= from) || (whole && from < 1)) {
-        (void)snprintf(err, errlen, "spec.vary.range: need 0 < from <= to%s",
-                       whole ? " (and from >= 1)" : "");
-        return -EINVAL;
-    }
-    if (!(factor >= 1.1)) {
-        (void)snprintf(err, errlen, "spec.vary.range.factor: at least 1.1");
-        return -EINVAL;
-    }
-    int n = ctrl_sweep_range(from, to, factor, whole, out->values, CTRL_SWEEP_MAX_STEPS);
-    if (n < 0) {
-        (void)snprintf(err, errlen, "spec.vary.range: more than %d steps; raise factor",
-                       CTRL_SWEEP_MAX_STEPS);
-        return -EINVAL;
-    }
-    out->n_values = n;
-    return 0;
-}
-
-/* spec.vary: the field and its values (a list or a range). */
-static int sweep_vary(const cJSON *vary, struct ctrl_sweep_spec *out, char *err, size_t errlen)
-{
-    const char *field = util_jstr(vary, "field");
-    int f = -1;
-    for (int i = 0; field && i < 3; i++)
-        if (strcmp(field, field_names[i]) == 0)
-            f = i;
-    if (f < 0) {
-        (void)snprintf(err, errlen, "spec.vary.field: one of clients, rate, workers");
-        return -EINVAL;
-    }
-    out->field = (enum ctrl_sweep_field)f;
-    bool whole = out->field != CTRL_SWEEP_RATE;
-    const cJSON *values = cJSON_GetObjectItemCaseSensitive(vary, "values");
-    const cJSON *range = cJSON_GetObjectItemCaseSensitive(vary, "range");
-    if ((values != NULL) == (range != NULL)) {
-        (void)snprintf(err, errlen, "spec.vary: set exactly one of values or range");
-        return -EINVAL;
-    }
-    return values ? sweep_values(values, whole, out, err, errlen)
-                  : sweep_range(range, whole, out, err, errlen);
-}
-
-/* spec.stopWhen: each condition present is on. */
-static int sweep_stop(const cJSON *stop, struct ctrl_sweep_spec *out, char *err, size_t errlen)
-{
-    if (util_jget(stop, "failedPct")) {
-        out->stop_failed = true;
-        out->stop_failed_pct = util_jnum(stop, "failedPct", 0);
-    }
-    if (util_jget(stop, "abortedClients")) {
-        out->stop_aborted = true;
-        out->stop_aborted_clients = (long)util_jnum(stop, "abortedClients", 1);
-        if (out->stop_aborted_clients < 1) {
-            (void)snprintf(err, errlen, "spec.stopWhen.abortedClients: at least 1");
-            return -EINVAL;
-        }
-    }
-    if (util_jget(stop, "p99Ms")) {
-        out->stop_p99 = true;
-        out->stop_p99_ms = util_jnum(stop, "p99Ms", 0);
-    }
-    return 0;
-}
-
-/* Every step's run spec, as the BenchmarkRun controller will read it. */
-static int sweep_steps_valid(const struct ctrl_sweep_spec *s, char *err, size_t errlen)
-{
-    for (int i = 0; i < s->n_values; i++) {
-        cJSON *rs = ctrl_sweep_run_spec(s, i, i == 0);
-        struct ctrl_spec parsed;
-        char e[512];
-        int rc = ctrl_spec_parse(rs, &parsed, e, sizeof(e));
-        cJSON_Delete(rs);
-        if (rc) {
-            (void)snprintf(err, errlen, "spec.template (step %d, %s=%g): %s", i + 1,
-                           field_names[s->field], s->values[i], e);
-            return -EINVAL;
-        }
-        ctrl_spec_free(&parsed);
-    }
-    return 0;
-}
-
-int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof(*out));
-    const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(spec, "template");
-    if (!cJSON_IsObject(tmpl)) {
-        (void)snprintf(err, errlen, "spec.template: required (a BenchmarkRun spec)");
-        return -EINVAL;
-    }
-    out->template = tmpl;
-    if (!util_jget(tmpl, "workload.pgbench")) {
-        (void)snprintf(err, errlen,
-                       "spec.template.workload.pgbench: required (a sweep varies a pgbench run)");
-        return -EINVAL;
-    }
-    int rc = sweep_vary(cJSON_GetObjectItemCaseSensitive(spec, "vary"), out, err, errlen);
-    if (rc)
-        return rc;
-    out->repeats = (int)util_jnum(spec, "repeats", 1);
-    if (out->repeats < 1 || out->repeats > CTRL_SWEEP_MAX_REPEATS) {
-        (void)snprintf(err, errlen, "spec.repeats: 1 to %d", CTRL_SWEEP_MAX_REPEATS);
-        return -EINVAL;
-    }
-    rc = sweep_stop(cJSON_GetObjectItemCaseSensitive(spec, "stopWhen"), out, err, errlen);
-    if (rc)
-        return rc;
-    return sweep_steps_valid(out, err, errlen);
-}
-
-void ctrl_sweep_run_name(const char *sweep, int step, int repeat, char *out, size_t len)
-{
-    (void)snprintf(out, len, "%s-s%d-r%d", sweep, step, repeat);
-}
-
-static cJSON *obj_at(cJSON *o, const char *a, const char *b)
-{
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-    if (!cJSON_IsObject(x)) {
-        x = util_must(cJSON_CreateObject());
-        util_jset(o, a, x);
-    }
-    if (!b)
-        return x;
-    return obj_at(x, b, NULL);
-}
-
-cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first)
-{
-    cJSON *spec = util_must(cJSON_Duplicate(s->template, 1));
-    double v = s->values[step];
-    cJSON *pg = obj_at(obj_at(spec, "workload", NULL), "pgbench", NULL);
-    switch (s->field) {
-    case CTRL_SWEEP_CLIENTS:
-        util_jset_num(obj_at(pg, "run", NULL), "clients", v);
-        break;
-    case CTRL_SWEEP_RATE:
-        util_jset_num(obj_at(pg, "run", NULL), "rate", v);
-        break;
-    case CTRL_SWEEP_WORKERS:
-        util_jset_num(spec, "workers", v);
-        break;
-    }
-    if (!first)
-        cJSON_DeleteItemFromObjectCaseSensitive(pg, "init");
-    return spec;
-}
-
-cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s, int step,
-                             int repeat)
-{
-    const char *sname = util_jstr(sweep, "metadata.name");
-    char name[320], stepv[16];
-    ctrl_sweep_run_name(sname, step, repeat, name, sizeof(name));
-    (void)snprintf(stepv, sizeof(stepv), "%d", step);
-    cJSON *br = util_must(cJSON_CreateObject());
-    util_jset_str(br, "apiVersion", "pgbench.dev/v1alpha1");
-    util_jset_str(br, "kind", "BenchmarkRun");
-    cJSON *md = obj_at(br, "metadata", NULL);
-    util_jset_str(md, "name", name);
-    const char *ns = util_jstr(sweep, "metadata.namespace");
-    if (ns)
-        util_jset_str(md, "namespace", ns);
-    cJSON *labels = obj_at(md, "labels", NULL);
-    util_jset_str(labels, CTRL_LABEL_SWEEP, sname);
-    util_jset_str(labels, CTRL_LABEL_SWEEP_STEP, stepv);
-    cJSON *refs = util_must(cJSON_CreateArray());
-    cJSON *ref = util_must(cJSON_CreateObject());
-    util_jset_str(ref, "apiVersion", "pgbench.dev/v1alpha1");
-    util_jset_str(ref, "kind", "BenchmarkSweep");
-    util_jset_str(ref, "name", sname);
-    const char *uid = util_jstr(sweep, "metadata.uid");
-    util_jset_str(ref, "uid", uid ? uid : "");
-    util_jset(ref, "controller", cJSON_CreateTrue());
-    util_jset(ref, "blockOwnerDeletion", cJSON_CreateTrue());
-    cJSON_AddItemToArray(refs, ref);
-    util_jset(md, "ownerReferences", refs);
-    util_jset(br, "spec", ctrl_sweep_run_spec(s, step, step == 0 && repeat == 0));
-    return br;
-}
 
 /* ---- merge diff --------------------------------------------------------------------------- */
 
@@ -317,14 +67,14 @@ static bool str_is(const char *a, const char *b)
 }
 
 /* s names phase p (NULL names none). */
-static bool phase_is(const char *s, enum ctrl_phase p)
+static bool phase_is(const char *s, enum api_phase p)
 {
-    return s && ctrl_phase_parse(s) == p;
+    return s && api_phase_parse(s) == p;
 }
 
 static bool run_finished(const char *phase)
 {
-    return phase_is(phase, CTRL_PHASE_SUCCEEDED) || phase_is(phase, CTRL_PHASE_FAILED);
+    return phase_is(phase, API_PHASE_SUCCEEDED) || phase_is(phase, API_PHASE_FAILED);
 }
 
 /* Rounded to a few significant digits, so that status compares equal from one decision to the
@@ -349,7 +99,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
     cJSON *e = util_must(cJSON_CreateObject());
     util_jset_str(e, "name", name);
     const char *phase = util_jstr(run, "status.phase");
-    util_jset_str(e, "phase", phase ? phase : ctrl_phase_name(CTRL_PHASE_PENDING));
+    util_jset_str(e, "phase", phase ? phase : api_phase_name(API_PHASE_PENDING));
     const cJSON *st = util_jget(run, "status");
     const cJSON *v;
     if ((v = bench_status_get(st, BK_SUMMARY_TPS)) && cJSON_IsNumber(v))
@@ -364,7 +114,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
         v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS);
         util_jset_num(e, "aborted", cJSON_IsNumber(v) ? v->valuedouble : 0);
     }
-    put_num(e, "littlesLawDeviationPct", ctrl_status_littles_law_pct(st), 6);
+    put_num(e, "littlesLawDeviationPct", api_status_littles_law_pct(st), 6);
     /* the wait-event shares as the sentence names them (largest first), and the rounds they
      * rest on */
     struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
@@ -392,7 +142,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
     if (cJSON_IsString(vs) && bench_step_verdict_evidence(vs->valuestring, ev, sizeof(ev)))
         util_jset_str(e, "verdictEvidence", ev);
     const char *msg = util_jstr(run, "status.message");
-    if (msg && phase_is(phase, CTRL_PHASE_FAILED))
+    if (msg && phase_is(phase, API_PHASE_FAILED))
         util_jset_str(e, "message", msg);
     return e;
 }
@@ -411,7 +161,7 @@ static const cJSON *recorded(const cJSON *old_status, int step, const char *name
 }
 
 /* stopWhen against a finished run's entry: writes why into out and returns true. */
-static bool stop_check(const struct ctrl_sweep_spec *s, const cJSON *e, char *out, size_t len)
+static bool stop_check(const struct api_sweep_spec *s, const cJSON *e, char *out, size_t len)
 {
     const char *name = util_jstr(e, "name");
     double failed = util_jnum(e, "failed", 0), tx = util_jnum(e, "transactions", 0);
@@ -449,7 +199,7 @@ static int runs_class(const cJSON *step, char *ev_out, size_t len)
     cJSON_ArrayForEach(e, util_jget(step, "runs"))
     {
         int c = bench_verdict_class_parse(util_jstr(e, "verdictClass"));
-        if (phase_is(util_jstr(e, "phase"), CTRL_PHASE_SUCCEEDED) && c >= 0 &&
+        if (phase_is(util_jstr(e, "phase"), API_PHASE_SUCCEEDED) && c >= 0 &&
             ++count[c] > (best >= 0 ? count[best] : 0))
             best = c;
     }
@@ -467,7 +217,7 @@ static int runs_class(const cJSON *step, char *ev_out, size_t len)
  * (each event's mean share over the runs that sampled, the fewest rounds among them). */
 static void step_class(const cJSON *step, struct bench_step_class *out)
 {
-    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS * CTRL_SWEEP_MAX_REPEATS];
+    struct bench_wait_share w[BENCH_DIAG_MAX_WAITS * API_SWEEP_MAX_REPEATS];
     int nw = 0, runs = 0, rounds = -1;
     char ev[400];
     int cls = runs_class(step, ev, sizeof(ev));
@@ -475,7 +225,7 @@ static void step_class(const cJSON *step, struct bench_step_class *out)
     cJSON_ArrayForEach(e, util_jget(step, "runs"))
     {
         const cJSON *m = util_jget(e, "waitSharesPct");
-        if (!phase_is(util_jstr(e, "phase"), CTRL_PHASE_SUCCEEDED) || !cJSON_IsObject(m))
+        if (!phase_is(util_jstr(e, "phase"), API_PHASE_SUCCEEDED) || !cJSON_IsObject(m))
             continue;
         runs++;
         int r = (int)util_jnum(e, "waitRounds", 0);
@@ -538,7 +288,7 @@ static void step_limit(cJSON *step)
 static void step_summarise(cJSON *step)
 {
     const cJSON *runs = util_jget(step, "runs");
-    double tps[CTRL_SWEEP_MAX_REPEATS], p99[CTRL_SWEEP_MAX_REPEATS], ll[CTRL_SWEEP_MAX_REPEATS];
+    double tps[API_SWEEP_MAX_REPEATS], p99[API_SWEEP_MAX_REPEATS], ll[API_SWEEP_MAX_REPEATS];
     int nt = 0, np = 0, nl = 0;
     bool running = false, failed = false;
     const cJSON *e;
@@ -547,23 +297,22 @@ static void step_summarise(cJSON *step)
         const char *ph = util_jstr(e, "phase");
         if (!run_finished(ph))
             running = true;
-        else if (phase_is(ph, CTRL_PHASE_FAILED))
+        else if (phase_is(ph, API_PHASE_FAILED))
             failed = true;
-        if (!phase_is(ph, CTRL_PHASE_SUCCEEDED))
+        if (!phase_is(ph, API_PHASE_SUCCEEDED))
             continue;
         double v;
-        if ((v = util_jnum(e, "tps", NAN)) > 0 && nt < CTRL_SWEEP_MAX_REPEATS)
+        if ((v = util_jnum(e, "tps", NAN)) > 0 && nt < API_SWEEP_MAX_REPEATS)
             tps[nt++] = v;
-        if ((v = util_jnum(e, "latencyP99Ms", NAN)) > 0 && np < CTRL_SWEEP_MAX_REPEATS)
+        if ((v = util_jnum(e, "latencyP99Ms", NAN)) > 0 && np < API_SWEEP_MAX_REPEATS)
             p99[np++] = v;
-        if (isfinite(v = util_jnum(e, "littlesLawDeviationPct", NAN)) &&
-            nl < CTRL_SWEEP_MAX_REPEATS)
+        if (isfinite(v = util_jnum(e, "littlesLawDeviationPct", NAN)) && nl < API_SWEEP_MAX_REPEATS)
             ll[nl++] = v;
     }
     util_jset_str(step, "phase",
-                  ctrl_phase_name(running  ? CTRL_PHASE_RUNNING
-                                  : failed ? CTRL_PHASE_FAILED
-                                           : CTRL_PHASE_SUCCEEDED));
+                  api_phase_name(running  ? API_PHASE_RUNNING
+                                 : failed ? API_PHASE_FAILED
+                                          : API_PHASE_SUCCEEDED));
     double m, sd;
     if (nt) { /* put_num leaves out the stddev of one run: unknown, not 0 */
         bench_mean_sd(tps, nt, &m, &sd);
@@ -589,7 +338,7 @@ static int steps_by_value(const cJSON *steps, int *order, double *peak, double *
     int n = cJSON_GetArraySize(steps), k = 0;
     *peak = -1;
     *peak_at = NAN;
-    for (int i = 0; i < n && i < CTRL_SWEEP_MAX_STEPS; i++) {
+    for (int i = 0; i < n && i < API_SWEEP_MAX_STEPS; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, i);
         double t = util_jnum(st, "tpsMean", NAN);
         if (!(t > 0))
@@ -656,7 +405,7 @@ static void put_interval(cJSON *o, const char *k, const double ci[2])
 static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k, char *verdict,
                          size_t len)
 {
-    struct bench_usl_point pts[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
+    struct bench_usl_point pts[API_SWEEP_MAX_STEPS * API_SWEEP_MAX_REPEATS];
     size_t np = 0;
     const cJSON *st, *e;
     cJSON_ArrayForEach(st, steps)
@@ -664,7 +413,7 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k, 
         cJSON_ArrayForEach(e, util_jget(st, "runs"))
         {
             double x = util_jnum(e, "tps", NAN);
-            if (phase_is(util_jstr(e, "phase"), CTRL_PHASE_SUCCEEDED) && x > 0 &&
+            if (phase_is(util_jstr(e, "phase"), API_PHASE_SUCCEEDED) && x > 0 &&
                 np < sizeof(pts) / sizeof(pts[0]))
                 pts[np++] = (struct bench_usl_point){util_jnum(st, "value", 0), x};
         }
@@ -690,8 +439,8 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k, 
         put_interval(u, "peakClientsInterval", fit.peak_ci);
     }
     util_jset(a, "usl", u);
-    double n[CTRL_SWEEP_MAX_STEPS], x[CTRL_SWEEP_MAX_STEPS];
-    struct bench_step_class cls[CTRL_SWEEP_MAX_STEPS];
+    double n[API_SWEEP_MAX_STEPS], x[API_SWEEP_MAX_STEPS];
+    struct bench_step_class cls[API_SWEEP_MAX_STEPS];
     bool any = false;
     for (int i = 0; i < k; i++) {
         const cJSON *s = cJSON_GetArrayItem(steps, order[i]);
@@ -704,10 +453,10 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k, 
 }
 
 /* status.analysis from status.steps (nothing when no step has a tps yet). */
-static void analyse(cJSON *status, enum ctrl_sweep_field field)
+static void analyse(cJSON *status, enum api_sweep_field field)
 {
     const cJSON *steps = util_jget(status, "steps");
-    int order[CTRL_SWEEP_MAX_STEPS];
+    int order[API_SWEEP_MAX_STEPS];
     double peak, peak_at;
     int k = steps_by_value(steps, order, &peak, &peak_at);
     if (k == 0)
@@ -715,7 +464,7 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
     cJSON *a = util_must(cJSON_CreateObject());
     put_num(a, "peakTps", peak, 8);
     util_jset_num(a, "peakAt", peak_at);
-    double tps[CTRL_SWEEP_MAX_STEPS], p99[CTRL_SWEEP_MAX_STEPS];
+    double tps[API_SWEEP_MAX_STEPS], p99[API_SWEEP_MAX_STEPS];
     for (int i = 0; i < k; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, order[i]);
         tps[i] = util_jnum(st, "tpsMean", NAN);
@@ -734,17 +483,17 @@ static void analyse(cJSON *status, enum ctrl_sweep_field field)
         put_num(a, "dominantWaitPct", wait_pct, 4);
     }
 
-    char verdict[CTRL_MAX_MESSAGE - 64];
+    char verdict[API_MAX_MESSAGE - 64];
     double max_n = util_jnum(last, "value", 0);
-    if (field == CTRL_SWEEP_CLIENTS) {
+    if (field == API_SWEEP_CLIENTS) {
         usl_analysis(a, steps, order, k, verdict, sizeof(verdict));
     } else {
         char why[96] = "";
         if (wait)
             (void)snprintf(why, sizeof(why), "; %s %.0f %% of wait time at %s=%g", wait, wait_pct,
-                           field_names[field], max_n);
+                           api_sweep_field_name(field), max_n);
         (void)snprintf(verdict, sizeof(verdict), "peak %.1f tps at %s=%g%s", peak,
-                       field_names[field], peak_at, why);
+                       api_sweep_field_name(field), peak_at, why);
     }
     util_jset_str(a, "verdict", verdict);
     util_jset(status, "analysis", a);
@@ -775,7 +524,7 @@ struct sweep_walk {
 };
 
 /* status.steps[i], made when the walk first reaches step i. */
-static cJSON *step_entry(cJSON *steps, const struct ctrl_sweep_spec *s, int i)
+static cJSON *step_entry(cJSON *steps, const struct api_sweep_spec *s, int i)
 {
     cJSON *step = cJSON_GetArrayItem(steps, i);
     if (!step) {
@@ -792,7 +541,7 @@ static cJSON *step_entry(cJSON *steps, const struct ctrl_sweep_spec *s, int i)
  * the old status) until the first that is not, which is created when missing, or until a
  * stopWhen condition holds. */
 static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, const cJSON *old,
-                      const struct ctrl_sweep_spec *s, cJSON *steps, struct sweep_walk *w,
+                      const struct api_sweep_spec *s, cJSON *steps, struct sweep_walk *w,
                       struct ctrl_sweep_plan *plan)
 {
     const char *sname = util_jstr(sweep, "metadata.name");
@@ -801,7 +550,7 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
         int i = k / s->repeats, j = k % s->repeats;
         w->last_step = i;
         char name[320];
-        ctrl_sweep_run_name(sname, i, j, name, sizeof(name));
+        api_sweep_run_name(sname, i, j, name, sizeof(name));
         cJSON *list = cJSON_GetObjectItemCaseSensitive(step_entry(steps, s, i), "runs");
         const cJSON *run = find_run(runs, n_runs, name);
         const cJSON *rec = recorded(old, i, name);
@@ -814,12 +563,12 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
             e = util_must(cJSON_CreateObject());
             util_jset_str(e, "name", name);
             const char *ph = util_jstr(run, "status.phase");
-            util_jset_str(e, "phase", ph ? ph : ctrl_phase_name(CTRL_PHASE_PENDING));
+            util_jset_str(e, "phase", ph ? ph : api_phase_name(API_PHASE_PENDING));
             cJSON_AddItemToArray(list, e);
             w->current = k;
             (void)snprintf(w->current_name, sizeof(w->current_name), "%s", name);
             if (!run)
-                plan->create = ctrl_sweep_run_object(sweep, s, i, j);
+                plan->create = api_sweep_run_object(sweep, s, i, j);
             break;
         }
         cJSON_AddItemToArray(list, e);
@@ -839,40 +588,40 @@ static void keep_completion(cJSON *st, const cJSON *old, const char *ts)
 }
 
 /* phase, message and condition from where the walk stopped. */
-static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spec *s,
+static void sweep_phase(cJSON *st, const cJSON *old, const struct api_sweep_spec *s,
                         const struct sweep_walk *w, long obs_gen, double now,
                         struct ctrl_sweep_plan *plan)
 {
-    char msg[CTRL_MAX_MESSAGE], ts[40], text[32];
+    char msg[API_MAX_MESSAGE], ts[40], text[32];
     util_rfc3339(now, 0, ts, sizeof(ts));
     util_jset_num(st, "currentStep", w->last_step);
     (void)snprintf(text, sizeof(text), "%d/%d", w->last_step + 1, s->n_values);
     util_jset_str(st, "stepText", text);
     const char *verdict = util_jstr(st, "analysis.verdict");
     if (w->stopped) {
-        util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_STOPPED));
+        util_jset_str(st, "phase", api_phase_name(API_PHASE_STOPPED));
         util_jset_str(st, "stopReason", w->stop_reason);
         (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", w->last_step + 1, s->n_values,
                        w->stop_reason);
         util_jset_str(st, "message", msg);
         keep_completion(st, old, ts);
-        ctrl_cond_set(st, "Stopped", "True", "StopWhen", w->stop_reason, obs_gen, now);
+        api_cond_set(st, "Stopped", "True", "StopWhen", w->stop_reason, obs_gen, now);
     } else if (w->current >= 0) {
-        util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_RUNNING));
+        util_jset_str(st, "phase", api_phase_name(API_PHASE_RUNNING));
         util_jset_str(st, "currentRun", w->current_name);
         (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", w->last_step + 1, s->n_values,
-                       field_names[s->field], s->values[w->last_step], w->current_name);
+                       api_sweep_field_name(s->field), s->values[w->last_step], w->current_name);
         util_jset_str(st, "message", msg);
         if (!util_jget(st, "startTime"))
             util_jset_str(st, "startTime", ts);
         plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
     } else {
-        util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_SUCCEEDED));
+        util_jset_str(st, "phase", api_phase_name(API_PHASE_SUCCEEDED));
         (void)snprintf(msg, sizeof(msg), "%d steps: %s", s->n_values,
                        verdict ? verdict : "no step measured a tps");
         util_jset_str(st, "message", msg);
         keep_completion(st, old, ts);
-        ctrl_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
+        api_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
     }
 }
 
@@ -880,13 +629,13 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct ctrl_sweep_spe
 static void sweep_invalid(cJSON *st, const cJSON *old, const char *err, long gen, double now,
                           struct ctrl_sweep_plan *plan)
 {
-    util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_FAILED));
+    util_jset_str(st, "phase", api_phase_name(API_PHASE_FAILED));
     util_jset_str(st, "message", err);
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
     util_jset_str(st, "completionTime", ts);
-    ctrl_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
-    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", ctrl_phase_name(CTRL_PHASE_FAILED));
+    api_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", api_phase_name(API_PHASE_FAILED));
     plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
     plan->status = st;
 }
@@ -897,8 +646,8 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     memset(plan, 0, sizeof(*plan));
     const cJSON *old = util_jget(sweep, "status");
     const char *old_phase = util_jstr(old, "phase");
-    if (phase_is(old_phase, CTRL_PHASE_SUCCEEDED) || phase_is(old_phase, CTRL_PHASE_STOPPED) ||
-        phase_is(old_phase, CTRL_PHASE_FAILED)) {
+    if (phase_is(old_phase, API_PHASE_SUCCEEDED) || phase_is(old_phase, API_PHASE_STOPPED) ||
+        phase_is(old_phase, API_PHASE_FAILED)) {
         (void)snprintf(plan->phase, sizeof(plan->phase), "%s", old_phase);
         return;
     }
@@ -909,13 +658,13 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     copy_member(st, old, "startTime");
     util_jset_num(st, "observedGeneration", (double)obs_gen);
 
-    struct ctrl_sweep_spec s;
+    struct api_sweep_spec s;
     char err[700];
-    if (ctrl_sweep_spec_parse(util_jget(sweep, "spec"), &s, err, sizeof(err))) {
+    if (api_sweep_spec_parse(util_jget(sweep, "spec"), &s, err, sizeof(err))) {
         sweep_invalid(st, old, err, gen, now, plan);
         return;
     }
-    util_jset_str(st, "field", field_names[s.field]);
+    util_jset_str(st, "field", api_sweep_field_name(s.field));
     cJSON *vals = util_must(cJSON_CreateArray());
     for (int i = 0; i < s.n_values; i++)
         cJSON_AddItemToArray(vals, util_must(cJSON_CreateNumber(s.values[i])));
@@ -977,7 +726,7 @@ static int step_events(const cJSON *st, const cJSON *step, const char *old_phase
     if ((old_phase && str_is(phase, old_phase)) || !run_finished(phase))
         return n;
     int runs = cJSON_GetArraySize(util_jget(step, "runs"));
-    if (phase_is(phase, CTRL_PHASE_SUCCEEDED)) {
+    if (phase_is(phase, API_PHASE_SUCCEEDED)) {
         (void)snprintf(msg, sizeof(msg), "%s: %.1f tps, p99 %.2f ms%s", label,
                        util_jnum(step, "tpsMean", NAN), util_jnum(step, "latencyP99MsMean", NAN),
                        runs > 1 ? " (means over its runs)" : "");
@@ -986,7 +735,7 @@ static int step_events(const cJSON *st, const cJSON *step, const char *old_phase
     const char *why = NULL, *name = NULL;
     const cJSON *e;
     cJSON_ArrayForEach(
-        e, util_jget(step, "runs")) if (!why && phase_is(util_jstr(e, "phase"), CTRL_PHASE_FAILED))
+        e, util_jget(step, "runs")) if (!why && phase_is(util_jstr(e, "phase"), API_PHASE_FAILED))
     {
         name = util_jstr(e, "name");
         why = util_jstr(e, "message");
@@ -1006,18 +755,18 @@ int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_even
         const cJSON *old_step = cJSON_GetArrayItem(util_jget(old_st, "steps"), i);
         const char *old_phase = old_step ? util_jstr(old_step, "phase") : NULL;
         if (old_step && !old_phase)
-            old_phase = ctrl_phase_name(CTRL_PHASE_PENDING);
+            old_phase = api_phase_name(API_PHASE_PENDING);
         n = step_events(new_st, step, old_phase, out, n, max);
     }
     const char *phase = util_jstr(new_st, "phase"), *msg = util_jstr(new_st, "message");
     const char *old_phase = util_jstr(old_st, "phase");
     if (old_phase && str_is(phase, old_phase))
         return n;
-    if (phase_is(phase, CTRL_PHASE_SUCCEEDED))
+    if (phase_is(phase, API_PHASE_SUCCEEDED))
         n = add_event(out, n, max, false, "SweepSucceeded", msg ? msg : "");
-    else if (phase_is(phase, CTRL_PHASE_STOPPED))
+    else if (phase_is(phase, API_PHASE_STOPPED))
         n = add_event(out, n, max, false, "SweepStopped", msg ? msg : "");
-    else if (phase_is(phase, CTRL_PHASE_FAILED))
+    else if (phase_is(phase, API_PHASE_FAILED))
         n = add_event(out, n, max, true, "SweepFailed", msg ? msg : "");
     return n;
 }
@@ -1134,19 +883,19 @@ static void on_failed_written(struct kube_result *res, void *ud)
 /* A run the API server will never accept: the sweep fails with the server's words. */
 static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
 {
-    char msg[CTRL_MAX_MESSAGE], ts[40];
+    char msg[API_MAX_MESSAGE], ts[40];
     (void)snprintf(msg, sizeof(msg), "creating BenchmarkRun %.300s: %.600s", run, why);
     util_rfc3339(util_wall_s(), 0, ts, sizeof(ts));
     cJSON *patch = util_must(cJSON_CreateObject());
     cJSON *st = util_must(cJSON_AddObjectToObject(patch, "status"));
-    util_jset_str(st, "phase", ctrl_phase_name(CTRL_PHASE_FAILED));
+    util_jset_str(st, "phase", api_phase_name(API_PHASE_FAILED));
     util_jset_str(st, "message", msg);
     util_jset_str(st, "completionTime", ts);
-    (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "%s", ctrl_phase_name(CTRL_PHASE_FAILED));
+    (void)snprintf(r->plan.phase, sizeof(r->plan.phase), "%s", api_phase_name(API_PHASE_FAILED));
     r->plan.n_events =
         add_event(r->plan.events, 0, CTRL_SWEEP_MAX_EVENTS, true, "SweepFailed", msg);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    if (kube_patch(r->s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+    if (kube_patch(r->s->kc, &API_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                    on_failed_written, r) != 0)
         rec_finish(r, true, 0);
     cJSON_Delete(patch);
@@ -1179,7 +928,7 @@ static void do_create(struct sw_rec *r)
         return;
     }
     struct kube_opts o = {.field_validation = "Strict"};
-    if (kube_create(r->s->kc, &CTRL_BENCHMARKRUNS, r->ns, r->plan.create, &o, on_created, r) != 0)
+    if (kube_create(r->s->kc, &API_BENCHMARKRUNS, r->ns, r->plan.create, &o, on_created, r) != 0)
         rec_finish(r, true, 0);
 }
 
@@ -1201,7 +950,7 @@ static void on_status_written(struct kube_result *res, void *ud)
 }
 
 struct run_list {
-    cJSON *items[CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS];
+    cJSON *items[API_SWEEP_MAX_STEPS * API_SWEEP_MAX_REPEATS];
     int n;
 };
 
@@ -1262,7 +1011,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     cJSON_Delete(sweep);
     util_jset(patch, "status", diff ? diff : util_must(cJSON_CreateObject()));
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    int rc = kube_patch(s->kc, &CTRL_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+    int rc = kube_patch(s->kc, &API_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);
     cJSON_Delete(patch);
     if (rc)
@@ -1285,12 +1034,12 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
     if (rc)
         goto fail;
     s->own = (struct kube_enqueue){.q = s->q, .on_delete = sweep_deleted, .ud = s};
-    s->by_sweep = (struct kube_enqueue){.q = s->q, .owner_label = CTRL_LABEL_SWEEP};
-    rc = kube_informer_enqueue(kc, &CTRL_BENCHMARKSWEEPS, s->ns, &s->own, transform_sweep, false,
+    s->by_sweep = (struct kube_enqueue){.q = s->q, .owner_label = API_LABEL_SWEEP};
+    rc = kube_informer_enqueue(kc, &API_BENCHMARKSWEEPS, s->ns, &s->own, transform_sweep, false,
                                &s->sweeps);
     /* indexed by sweep: a reconcile reads its own sweep's runs only */
     rc = rc ? rc
-            : kube_informer_enqueue(kc, &CTRL_BENCHMARKRUNS, s->ns, &s->by_sweep,
+            : kube_informer_enqueue(kc, &API_BENCHMARKRUNS, s->ns, &s->by_sweep,
                                     ctrl_transform_sweep_run, true, &s->runs);
     if (rc)
         goto fail;

@@ -28,47 +28,10 @@
 #include "pkg/controller/reconcile.h"
 #include "pkg/kube/kube.h"
 
-#define CTRL_LABEL_SWEEP "pgbench.dev/sweep"
-#define CTRL_LABEL_SWEEP_STEP "pgbench.dev/sweep-step"
-#define CTRL_SWEEP_MAX_STEPS 32
-#define CTRL_SWEEP_MAX_REPEATS 10
-/* Longest sweep name whose runs' names (<sweep>-s31-r10) are valid BenchmarkRun names. */
-#define CTRL_SWEEP_MAX_NAME 49
+#include "pkg/api/sweep_spec.h"
+
 /* A running sweep is looked at again this often even without an event. */
 #define CTRL_SWEEP_RESYNC_MS 30000
-
-extern const struct kube_resource CTRL_BENCHMARKSWEEPS;
-
-enum ctrl_sweep_field { CTRL_SWEEP_CLIENTS, CTRL_SWEEP_RATE, CTRL_SWEEP_WORKERS };
-
-struct ctrl_sweep_spec {
-    enum ctrl_sweep_field field;
-    double values[CTRL_SWEEP_MAX_STEPS];
-    int n_values;
-    int repeats;
-    bool stop_failed, stop_aborted, stop_p99;
-    double stop_failed_pct, stop_p99_ms;
-    long stop_aborted_clients;
-    const cJSON *template; /* borrowed from the parsed spec */
-};
-
-/* Parses and validates a sweep's spec (values expanded from a range, every step's run spec checked
- * with ctrl_spec_parse). Returns 0, or -EINVAL with a message in err naming the field. out borrows
- * from spec. */
-int ctrl_sweep_spec_parse(const cJSON *spec, struct ctrl_sweep_spec *out, char *err, size_t errlen);
-/* The values of a geometric range: from, from*factor, ... while <= to, and to as the last value
- * when the series does not land on it; whole rounds each value (duplicates dropped). Returns how
- * many, or -E2BIG when more than max. */
-int ctrl_sweep_range(double from, double to, double factor, bool whole, double *out, int max);
-const char *ctrl_sweep_field_name(enum ctrl_sweep_field f);
-/* "<sweep>-s<step>-r<repeat>". */
-void ctrl_sweep_run_name(const char *sweep, int step, int repeat, char *out, size_t len);
-/* The spec of a step's run: the template with the field set; init dropped unless first is true.
- * The caller frees it. */
-cJSON *ctrl_sweep_run_spec(const struct ctrl_sweep_spec *s, int step, bool first);
-/* The whole BenchmarkRun of step/repeat of sweep (metadata.name, namespace, uid are used). */
-cJSON *ctrl_sweep_run_object(const cJSON *sweep, const struct ctrl_sweep_spec *s, int step,
-                             int repeat);
 
 #define CTRL_SWEEP_MAX_EVENTS 8
 

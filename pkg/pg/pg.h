@@ -1,6 +1,6 @@
 /* pkg/pg: what the runner asks of a PostgreSQL server, through libpq.
  *
- *   conninfo.h  struct pg_conninfo, the target's connection parameters and their PG* variables
+ *   conninfo.h  struct bench_conninfo, the target's connection parameters and their PG* variables
  *   pg_conn.c   connecting with a classified, redacted error; readiness; CREATE DATABASE
  *   pg_info.c   server facts and settings, dataset size, whether pgbench's tables are there
  *   pg_diag.c   the wait-event sampler and the replica catch-up/lag check during a run

@@ -141,25 +141,26 @@ void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secre
 }
 
 /* A field of ci, else its PG* variable, else dflt; empty is as unset. */
-static const char *pick(const struct pg_conninfo *ci, enum pg_conninfo_field f, const char *dflt)
+static const char *pick(const struct bench_conninfo *ci, enum bench_conninfo_field f,
+                        const char *dflt)
 {
     const char *opt = pg_conninfo_get(ci, f);
     if (opt && *opt)
         return opt;
-    const char *e = getenv(pg_conninfo_env(f));
+    const char *e = getenv(bench_conninfo_env(f));
     if (e && *e)
         return e;
     return dflt;
 }
 
-void pg_conninfo_target(const struct pg_conninfo *ci, char *dst, size_t n)
+void pg_conninfo_target(const struct bench_conninfo *ci, char *dst, size_t n)
 {
-    const char *user = pick(ci, PG_CONNINFO_USER, NULL);
+    const char *user = pick(ci, BENCH_CONNINFO_USER, NULL);
     if (!user)
         user = getenv("USER");
-    const char *host = pick(ci, PG_CONNINFO_HOST, "localhost");
-    const char *port = pick(ci, PG_CONNINFO_PORT, "5432");
-    const char *db = pick(ci, PG_CONNINFO_DBNAME, user ? user : "postgres");
+    const char *host = pick(ci, BENCH_CONNINFO_HOST, "localhost");
+    const char *port = pick(ci, BENCH_CONNINFO_PORT, "5432");
+    const char *db = pick(ci, BENCH_CONNINFO_DBNAME, user ? user : "postgres");
     (void)snprintf(dst, n, "%s:%s/%s", host, port, db);
 }
 
@@ -179,10 +180,10 @@ char *pg_quote_ident(const char *ident)
     return out;
 }
 
-static void fill_error(struct pg_error *err, const struct pg_conninfo *ci, const char *dbname,
+static void fill_error(struct pg_error *err, const struct bench_conninfo *ci, const char *dbname,
                        PGconn *conn)
 {
-    struct pg_conninfo tmp = *ci;
+    struct bench_conninfo tmp = *ci;
     if (dbname)
         tmp.dbname = dbname;
     pg_conninfo_target(&tmp, err->target, sizeof(err->target));
@@ -193,7 +194,8 @@ static void fill_error(struct pg_error *err, const struct pg_conninfo *ci, const
         (void)snprintf(err->message, sizeof(err->message), "connection failed");
 }
 
-int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out, struct pg_error *err)
+int pg_connect(const struct bench_conninfo *ci, const char *dbname, PGconn **out,
+               struct pg_error *err)
 {
     const char *keys[12];
     const char *vals[12];
@@ -252,7 +254,7 @@ static void log_wait(const struct pg_error *err, double waited, double timeout_s
     free(rec);
 }
 
-int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
+int pg_wait_ready(const struct bench_conninfo *ci, double timeout_s, PGconn **out,
                   struct pg_error *err)
 {
     double logged = -1; /* when the last wait record was written */
@@ -262,7 +264,7 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
     int attempt = 0;
     for (;;) {
         attempt++;
-        struct pg_conninfo tmp = *ci;
+        struct bench_conninfo tmp = *ci;
         double left = deadline - util_mono_s();
         if (tmp.connect_timeout_s <= 0)
             tmp.connect_timeout_s = left > 10 ? 10 : (left > 2 ? (int)left : 2);
@@ -301,13 +303,13 @@ int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
     }
 }
 
-int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_error *err)
+int pg_create_database(const struct bench_conninfo *ci, bool *created, struct pg_error *err)
 {
     *created = false;
-    const char *user = pick(ci, PG_CONNINFO_USER, NULL);
+    const char *user = pick(ci, BENCH_CONNINFO_USER, NULL);
     if (!user)
         user = getenv("USER");
-    const char *db = pick(ci, PG_CONNINFO_DBNAME, user);
+    const char *db = pick(ci, BENCH_CONNINFO_DBNAME, user);
     if (!db || !*db) {
         memset(err, 0, sizeof(*err));
         err->cls = PG_ERR_OTHER;

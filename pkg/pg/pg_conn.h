@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pkg/pg/conninfo.h"
+#include "pkg/bench/conninfo.h"
 
 /* What went wrong when connecting. */
 enum pg_error_class {
@@ -50,7 +50,7 @@ bool pg_error_retryable(enum pg_error_class cls);
 void pg_sanitize_message(char *dst, size_t n, const char *src, const char *secret);
 
 /* Writes "host:port/db" for these options (resolving NULLs through PG* env and libpq defaults). */
-void pg_conninfo_target(const struct pg_conninfo *ci, char *dst, size_t n);
+void pg_conninfo_target(const struct bench_conninfo *ci, char *dst, size_t n);
 
 /* Quotes an SQL identifier like quote_ident(): always double-quoted, inner quotes doubled.
  * Returns a malloc'd string. */
@@ -59,19 +59,19 @@ char *pg_quote_ident(const char *ident);
 /* One connection attempt. dbname overrides ci->dbname when non-NULL. On success *out is the open
  * connection (caller PQfinish()es it) and returns 0; on failure fills err and returns -ECONNREFUSED
  * (allocation failure aborts, pkg/util/mem.h). */
-int pg_connect(const struct pg_conninfo *ci, const char *dbname, PGconn **out,
+int pg_connect(const struct bench_conninfo *ci, const char *dbname, PGconn **out,
                struct pg_error *err);
 
 /* Connects, retrying retryable failures with backoff until timeout_s has passed. Returns 0 with
  * *out set, or -ETIMEDOUT (gave up on a retryable error) / -ECONNREFUSED (permanent error: auth,
  * TLS, database missing) with err filled, or -ECANCELED when ci->cancel was set. Logs each failed
  * attempt (target and class, no password). */
-int pg_wait_ready(const struct pg_conninfo *ci, double timeout_s, PGconn **out,
+int pg_wait_ready(const struct bench_conninfo *ci, double timeout_s, PGconn **out,
                   struct pg_error *err);
 
 /* Creates database ci->dbname (or $PGDATABASE / the user name) when it does not exist, connecting
  * to "postgres" with the same options. *created tells whether it did. Returns 0 or a negative
  * errno with err filled. */
-int pg_create_database(const struct pg_conninfo *ci, bool *created, struct pg_error *err);
+int pg_create_database(const struct bench_conninfo *ci, bool *created, struct pg_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* BenchmarkRun objects from the plugin's flags; children from the operator's manifest code. */
 #include "pkg/plugin/build.h"
 #include "pkg/util/mem.h"
-#include "pkg/controller/spec.h"
+#include "pkg/api/spec.h"
 #include "pkg/bench/argv.h"
 #include "pkg/plugin/pgbench_args.h"
 #include "pkg/util/err.h"
@@ -45,11 +45,11 @@ static cJSON *skeleton(const struct plugin_common_opts *c, cJSON **spec, char *e
         (void)util_errf(err, errlen, "a name is required (--name)");
         return NULL;
     }
-    if (strlen(c->name) > CTRL_MAX_NAME) {
+    if (strlen(c->name) > API_MAX_NAME) {
         (void)util_errf(err, errlen,
                         "--name \"%s\": at most %d characters, so that <name>-init and the other "
                         "children stay valid label values",
-                        c->name, CTRL_MAX_NAME);
+                        c->name, API_MAX_NAME);
         return NULL;
     }
     cJSON *br = util_must(cJSON_CreateObject());
@@ -94,11 +94,11 @@ static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *
 /* The operator's own validation, so a refused spec never reaches the cluster. */
 static int check_spec(const cJSON *br, char *err, size_t errlen)
 {
-    struct ctrl_spec s;
+    struct api_spec s;
     char why[512];
-    if (ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why)))
+    if (api_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why)))
         return util_errf(err, errlen, "the operator would refuse this run: %s", why);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     return 0;
 }
 
@@ -224,35 +224,35 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
     return br;
 }
 
-cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_from, char *err,
+cJSON *plugin_children(const cJSON *br, const struct api_config *cfg, long run_from, char *err,
                        size_t errlen)
 {
-    struct ctrl_spec s;
+    struct api_spec s;
     char why[512];
-    if (ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why))) {
+    if (api_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why))) {
         (void)util_errf(err, errlen, "the operator would refuse this run: %s", why);
         return NULL;
     }
     cJSON *out = util_must(cJSON_CreateArray());
     if (s.hpa)
-        cJSON_AddItemToArray(out, ctrl_manifest_hpa(br, &s));
-    if (s.workload == CTRL_WL_FIO)
-        cJSON_AddItemToArray(out, ctrl_manifest_fio_pvc(br, &s));
-    if (s.workload == CTRL_WL_PGBENCH && s.init)
-        cJSON_AddItemToArray(out, ctrl_manifest_init_job(br, &s, cfg));
-    cJSON_AddItemToArray(out, ctrl_manifest_run_job(br, &s, cfg, run_from));
-    ctrl_spec_free(&s);
+        cJSON_AddItemToArray(out, api_manifest_hpa(br, &s));
+    if (s.workload == API_WL_FIO)
+        cJSON_AddItemToArray(out, api_manifest_fio_pvc(br, &s));
+    if (s.workload == API_WL_PGBENCH && s.init)
+        cJSON_AddItemToArray(out, api_manifest_init_job(br, &s, cfg));
+    cJSON_AddItemToArray(out, api_manifest_run_job(br, &s, cfg, run_from));
+    api_spec_free(&s);
     return out;
 }
 
 int plugin_split_note(struct buf *out, const cJSON *br)
 {
-    struct ctrl_spec s;
+    struct api_spec s;
     char why[512];
-    if (ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why)))
+    if (api_spec_parse(cJSON_GetObjectItemCaseSensitive(br, "spec"), &s, why, sizeof(why)))
         return 0;
     int rc = 0;
-    if (s.workload != CTRL_WL_PGBENCH || s.workers < 2)
+    if (s.workload != API_WL_PGBENCH || s.workers < 2)
         goto out;
     char rate[400];
     bench_fmt_decimal(rate, sizeof(rate), s.rate);
@@ -261,13 +261,13 @@ int plugin_split_note(struct buf *out, const cJSON *br)
                    s.clients, s.rate > 0 ? " -R " : "", s.rate > 0 ? rate : "", s.workers);
     rc = rc ? rc : buf_puts(out, "#   clients");
     for (int i = 0; !rc && i < s.workers; i++)
-        rc = buf_printf(out, "%s%d", i ? "," : " ", ctrl_worker_clients(s.clients, s.workers, i));
+        rc = buf_printf(out, "%s%d", i ? "," : " ", api_worker_clients(s.clients, s.workers, i));
     for (int i = 0; !rc && s.rate > 0 && i < s.workers; i++) {
-        bench_fmt_decimal(rate, sizeof(rate), ctrl_worker_rate(s.rate, s.workers, i));
+        bench_fmt_decimal(rate, sizeof(rate), api_worker_rate(s.rate, s.workers, i));
         rc = buf_printf(out, "%s%s", i ? "," : "; rate (tps) ", rate);
     }
     rc = rc ? rc : buf_puts(out, " (worker 0, 1, ...)\n");
 out:
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     return rc;
 }

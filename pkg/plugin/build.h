@@ -1,5 +1,5 @@
 /* pkg/plugin/build: the BenchmarkRun that `kubectl pgbench run|fio` applies, and the children the
- * operator would create for it, through the operator's own spec parser (ctrl_spec_parse) and
+ * operator would create for it, through the operator's own spec parser (api_spec_parse) and
  * manifest builders (ctrl_manifest_*), so --dry-run shows what the operator will do. */
 #ifndef PGBO_PLUGIN_BUILD_H
 #define PGBO_PLUGIN_BUILD_H
@@ -11,7 +11,7 @@
 
 #include "pkg/util/buf.h"
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 
 #define PLUGIN_MAX_SELECTORS 16
 
@@ -62,7 +62,7 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
  * that apply). run_from is where the run Job's deadline counts from (Unix seconds: now + the start
  * delay, as the operator's Running entry would); the start barrier itself is published later, on
  * the pods. A new array, or NULL with err. */
-cJSON *plugin_children(const cJSON *br, const struct ctrl_config *cfg, long run_from, char *err,
+cJSON *plugin_children(const cJSON *br, const struct api_config *cfg, long run_from, char *err,
                        size_t errlen);
 
 /* For a pgbench run over several workers, what each pod runs of the totals, as YAML comment

@@ -4,9 +4,9 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/stats.h"
 #include "pkg/bench/verdict.h"
-#include "pkg/controller/phase.h"
-#include "pkg/controller/spec.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/spec.h"
+#include "pkg/api/status.h"
 #include "pkg/plugin/report.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
@@ -193,10 +193,10 @@ static bool nonempty_array(const cJSON *a)
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
     const char *phase = jstr(st, "phase");
-    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br), ctrl_phase_shown(phase));
+    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br), api_phase_shown(phase));
     if (!rc && jstr(st, "target"))
         rc = buf_printf(out, " (target %s)", jstr(st, "target"));
-    bool summed = ctrl_phase_parse(phase) == CTRL_PHASE_SUCCEEDED &&
+    bool summed = api_phase_parse(phase) == API_PHASE_SUCCEEDED &&
                   bench_status_get(st, BK_SUMMARY_TPS) &&
                   !nonempty_array(bench_status_get(st, BK_FIO_JOBS));
     if (!rc && jstr(st, "message") && !summed)
@@ -295,7 +295,7 @@ int plugin_result_table(struct buf *out, const cJSON *br)
 int plugin_progress_line(struct buf *out, const cJSON *br, double now)
 {
     const cJSON *st = status_of(br);
-    const char *phase = ctrl_phase_shown(jstr(st, "phase"));
+    const char *phase = api_phase_shown(jstr(st, "phase"));
     int rc = buf_printf(out, "%s %s", name_of(br), phase);
     double start = util_rfc3339_parse(jstr(st, "startTime"));
     if (!rc && isfinite(start) && start > 0 && now >= start)
@@ -307,7 +307,7 @@ int plugin_progress_line(struct buf *out, const cJSON *br, double now)
     double failed = snum(st, BK_STATUS_PROGRESS_FAILED);
     char a[48], b[48];
     if (!rc && isfinite(tps)) {
-        ctrl_status_fmt_tps(a, sizeof(a), tps);
+        api_status_fmt_tps(a, sizeof(a), tps);
         rc = buf_printf(out, "  %s tps now", a);
     }
     if (!rc && isfinite(lat))
@@ -368,7 +368,7 @@ static int compare_head(struct table *t, const struct plugin_compare *c, const s
         table_set(t, 0, (int)s + 1, "%s", name);
         t->right[s + 1] = true;
         for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
-            const char *p = ctrl_phase_shown(jstr(status_of(c->brs[i]), "phase"));
+            const char *p = api_phase_shown(jstr(status_of(c->brs[i]), "phase"));
             if (!strstr(ph, p))
                 (void)snprintf(ph + strlen(ph), sizeof(ph) - strlen(ph), "%s%s", ph[0] ? "/" : "",
                                p);
@@ -381,31 +381,31 @@ static int compare_head(struct table *t, const struct plugin_compare *c, const s
 /* ---- the settings block: what each run ran, rows that differ marked */
 
 /* One setting of run i into out ("" when the run does not say). */
-typedef void (*setting_fn)(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+typedef void (*setting_fn)(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                            char *out, size_t len);
 
-static void set_clients(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_clients(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                         char *out, size_t len)
 {
     (void)c, (void)i;
     (void)snprintf(out, len, "%d", sp->clients);
 }
 
-static void set_threads(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_threads(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                         char *out, size_t len)
 {
     (void)c, (void)i;
     (void)snprintf(out, len, "%d", sp->threads);
 }
 
-static void set_workers(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_workers(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                         char *out, size_t len)
 {
     (void)c, (void)i;
     (void)snprintf(out, len, "%d", sp->workers);
 }
 
-static void set_protocol(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_protocol(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                          char *out, size_t len)
 {
     (void)c, (void)i;
@@ -413,7 +413,7 @@ static void set_protocol(const struct plugin_compare *c, size_t i, const struct 
 }
 
 /* The scale pgbench reported ("scaling factor"), else the one the run initialised. */
-static void set_scale(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_scale(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                       char *out, size_t len)
 {
     const cJSON *v = bench_get(c->results[i], BK_PGBENCH_SCALE_FACTOR);
@@ -425,7 +425,7 @@ static void set_scale(const struct plugin_compare *c, size_t i, const struct ctr
         (void)snprintf(out, len, "%d", sp->scale);
 }
 
-static void set_duration(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_duration(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                          char *out, size_t len)
 {
     (void)c, (void)i;
@@ -437,7 +437,7 @@ static void set_duration(const struct plugin_compare *c, size_t i, const struct 
 
 /* builtin NAME and CONFIGMAP:KEY scripts, as pgbench's -b and -f name them; @W when there are
  * several (one script's weight changes nothing). */
-static void set_script(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_script(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                        char *out, size_t len)
 {
     (void)c, (void)i;
@@ -456,8 +456,8 @@ static void set_script(const struct plugin_compare *c, size_t i, const struct ct
     }
 }
 
-static void set_rate(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
-                     char *out, size_t len)
+static void set_rate(const struct plugin_compare *c, size_t i, const struct api_spec *sp, char *out,
+                     size_t len)
 {
     (void)c, (void)i;
     if (sp->rate > 0) {
@@ -468,7 +468,7 @@ static void set_rate(const struct plugin_compare *c, size_t i, const struct ctrl
     }
 }
 
-static void set_target(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_target(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                        char *out, size_t len)
 {
     const char *t = jstr(status_of(c->brs[i]), "target");
@@ -478,7 +478,7 @@ static void set_target(const struct plugin_compare *c, size_t i, const struct ct
         (void)snprintf(out, len, "%s:%d/%s", sp->host, sp->port, sp->database);
 }
 
-static void set_server(const struct plugin_compare *c, size_t i, const struct ctrl_spec *sp,
+static void set_server(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                        char *out, size_t len)
 {
     (void)sp;
@@ -557,15 +557,15 @@ static void settings_row(struct table *t, int r, const char *label, const struct
 static int compare_settings(struct table *t, int r, const struct plugin_compare *c,
                             const struct side *sd)
 {
-    struct ctrl_spec *sp = util_xcalloc(c->n, sizeof(*sp));
+    struct api_spec *sp = util_xcalloc(c->n, sizeof(*sp));
     bool *ok = util_xcalloc(c->n, sizeof(*ok));
     char(*vals)[TCELL] = util_xcalloc(c->n, sizeof(*vals));
     bool all = true;
     for (size_t i = 0; i < c->n; i++) {
         char err[300];
-        ok[i] = ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(c->brs[i], "spec"), &sp[i], err,
-                                sizeof(err)) == 0 &&
-                sp[i].workload == CTRL_WL_PGBENCH;
+        ok[i] = api_spec_parse(cJSON_GetObjectItemCaseSensitive(c->brs[i], "spec"), &sp[i], err,
+                               sizeof(err)) == 0 &&
+                sp[i].workload == API_WL_PGBENCH;
         all = all && ok[i];
     }
     table_set(t, r, 0, "settings");
@@ -586,7 +586,7 @@ static int compare_settings(struct table *t, int r, const struct plugin_compare 
     }
     for (size_t i = 0; i < c->n; i++)
         if (ok[i])
-            ctrl_spec_free(&sp[i]);
+            api_spec_free(&sp[i]);
     free(sp);
     free(ok);
     free(vals);
@@ -599,7 +599,7 @@ static int compare_settings(struct table *t, int r, const struct plugin_compare 
  * status as the result's checks.littlesLaw is (status words it in a sentence). */
 static double metric(const cJSON *br, enum bench_field_id id)
 {
-    return id == BK_CHECKS_LITTLES_LAW_DEVIATION_PCT ? ctrl_status_littles_law_pct(status_of(br))
+    return id == BK_CHECKS_LITTLES_LAW_DEVIATION_PCT ? api_status_littles_law_pct(status_of(br))
                                                      : snum(status_of(br), id);
 }
 
@@ -1124,7 +1124,7 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
     const cJSON *st = status_of(br);
     cJSON *o = util_must(cJSON_CreateObject());
     cJSON_AddStringToObject(o, "name", name_of(br));
-    cJSON_AddStringToObject(o, "phase", ctrl_phase_shown(jstr(st, "phase")));
+    cJSON_AddStringToObject(o, "phase", api_phase_shown(jstr(st, "phase")));
     cJSON_AddStringToObject(o, "source", result ? "result" : "status");
     const cJSON *sum = bench_status_get(st, BK_SUMMARY);
     cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
@@ -1202,15 +1202,15 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
         cJSON *row = util_must(cJSON_CreateObject());
         const cJSON *st = status_of(brs[i]);
         cJSON_AddStringToObject(row, "run", name_of(brs[i]));
-        cJSON_AddStringToObject(row, "phase", ctrl_phase_shown(jstr(st, "phase")));
-        struct ctrl_spec sp;
+        cJSON_AddStringToObject(row, "phase", api_phase_shown(jstr(st, "phase")));
+        struct api_spec sp;
         char err[300], key[64], v[TCELL];
-        bool ok = ctrl_spec_parse(cJSON_GetObjectItemCaseSensitive(brs[i], "spec"), &sp, err,
-                                  sizeof(err)) == 0;
+        bool ok = api_spec_parse(cJSON_GetObjectItemCaseSensitive(brs[i], "spec"), &sp, err,
+                                 sizeof(err)) == 0;
         for (size_t k = 0; k < sizeof(settings) / sizeof(settings[0]); k++) {
             camel(settings[k].label, key, sizeof(key));
             v[0] = '\0';
-            if (ok && sp.workload == CTRL_WL_PGBENCH)
+            if (ok && sp.workload == API_WL_PGBENCH)
                 settings[k].fn(&c, i, &sp, v, sizeof(v));
             char *end;
             double d = strtod(v, &end);
@@ -1220,7 +1220,7 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
                                                            : cJSON_CreateString(v)));
         }
         if (ok)
-            ctrl_spec_free(&sp);
+            api_spec_free(&sp);
         for (int k = 0; k < nc; k++) {
             const cJSON *x = results[i] ? bench_get(results[i], cols[k]) : NULL;
             if (!x && bench_fields[cols[k]].status)

@@ -3,8 +3,8 @@
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
-#include "pkg/controller/phase.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/status.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
@@ -533,7 +533,7 @@ static double summary_value(const cJSON *st, const cJSON *result, enum bench_fie
         return num_at(st, id);
     if (result)
         return bench_num(result, id);
-    return id == BK_CHECKS_LITTLES_LAW_DEVIATION_PCT ? ctrl_status_littles_law_pct(st) : NAN;
+    return id == BK_CHECKS_LITTLES_LAW_DEVIATION_PCT ? api_status_littles_law_pct(st) : NAN;
 }
 
 static int summary_table(struct buf *o, const cJSON *st, const cJSON *result)
@@ -730,7 +730,7 @@ static int percentile_chart(struct buf *o, const char *const *names, const cJSON
 static int hpa_points(const cJSON *st, struct pts *p)
 {
     const cJSON *hpa = cJSON_GetObjectItemCaseSensitive(st, "hpaTimeline"), *it;
-    double start = ctrl_status_start_at(st);
+    double start = api_status_start_at(st);
     int nh = 0;
     if (!cJSON_IsArray(hpa) || !(start > 0))
         return 0;
@@ -913,7 +913,7 @@ static int report_head(struct buf *o, const cJSON *br, const cJSON *res, const c
     (void)snprintf(title, sizeof(title), "BenchmarkRun %s", name ? name : "");
     int rc = page_start(o, title);
     rc = rc ? rc : buf_puts(o, "<table class=\"kv\">\n");
-    rc = rc ? rc : kv_row(o, "phase", ctrl_phase_shown(phase));
+    rc = rc ? rc : kv_row(o, "phase", api_phase_shown(phase));
     static const char *const keys[] = {"target", "message", "startTime", "completionTime"};
     for (size_t i = 0; i < 4 && !rc; i++) {
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, keys[i]));

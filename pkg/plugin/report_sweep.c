@@ -1,12 +1,12 @@
 /* The HTML report of a BenchmarkSweep: TPS and p99 against the varied value, with the USL fit,
  * the knee and N*, drawn with report.c's line chart. */
-#include "pkg/controller/phase.h"
+#include "pkg/api/phase.h"
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 #include "pkg/bench/stepclass.h"
 #include "pkg/bench/usl.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/status.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
 #include "pkg/plugin/sweep.h"
@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXRUNS (CTRL_SWEEP_MAX_STEPS * CTRL_SWEEP_MAX_REPEATS)
+#define MAXRUNS (API_SWEEP_MAX_STEPS * API_SWEEP_MAX_REPEATS)
 
 /* The measured points of a sweep: every succeeded run (x = its step's value), and each step's
  * mean. */
 struct sweep_pts {
     double rx[MAXRUNS], rtps[MAXRUNS], rp99[MAXRUNS];
     int nr;
-    double sx[CTRL_SWEEP_MAX_STEPS], stps[CTRL_SWEEP_MAX_STEPS], sp99[CTRL_SWEEP_MAX_STEPS];
+    double sx[API_SWEEP_MAX_STEPS], stps[API_SWEEP_MAX_STEPS], sp99[API_SWEEP_MAX_STEPS];
     int ns;
     double ux[PLUGIN_SWEEP_CURVE_POINTS], uy[PLUGIN_SWEEP_CURVE_POINTS];
     int nu;
@@ -37,7 +37,7 @@ static void take_points(const cJSON *st, struct sweep_pts *p)
     cJSON_ArrayForEach(step, util_jget(st, "steps"))
     {
         double v = util_jnum(step, "value", NAN);
-        if (p->ns < CTRL_SWEEP_MAX_STEPS && isfinite(util_jnum(step, "tpsMean", NAN))) {
+        if (p->ns < API_SWEEP_MAX_STEPS && isfinite(util_jnum(step, "tpsMean", NAN))) {
             p->sx[p->ns] = v;
             p->stps[p->ns] = util_jnum(step, "tpsMean", NAN);
             p->sp99[p->ns++] = util_jnum(step, "latencyP99MsMean", NAN);
@@ -45,7 +45,7 @@ static void take_points(const cJSON *st, struct sweep_pts *p)
         cJSON_ArrayForEach(e, util_jget(step, "runs"))
         {
             const char *ph = util_jstr(e, "phase");
-            if (p->nr >= MAXRUNS || ctrl_phase_parse(ph) != CTRL_PHASE_SUCCEEDED)
+            if (p->nr >= MAXRUNS || api_phase_parse(ph) != API_PHASE_SUCCEEDED)
                 continue;
             p->rx[p->nr] = v;
             p->rtps[p->nr] = util_jnum(e, "tps", NAN);
@@ -150,7 +150,7 @@ static int head_table(struct buf *o, const cJSON *sw)
     const char *phase = util_jstr(st, "phase");
     char b[160];
     int rc = buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
-    rc = rc ? rc : kv(o, "phase", ctrl_phase_shown(phase), NULL);
+    rc = rc ? rc : kv(o, "phase", api_phase_shown(phase), NULL);
     (void)snprintf(b, sizeof(b), "%s (%d steps)",
                    util_jstr(st, "field") ? util_jstr(st, "field") : "?",
                    (int)util_jnum(st, "totalSteps", 0));
@@ -240,7 +240,7 @@ static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p
     const cJSON *st = util_jget(sw, "status");
     const char *field = util_jstr(st, "field");
     field = field ? field : "value";
-    double x[BENCH_VC__COUNT][CTRL_SWEEP_MAX_STEPS], y[BENCH_VC__COUNT][CTRL_SWEEP_MAX_STEPS];
+    double x[BENCH_VC__COUNT][API_SWEEP_MAX_STEPS], y[BENCH_VC__COUNT][API_SWEEP_MAX_STEPS];
     int n[BENCH_VC__COUNT] = {0};
     struct plugin_series s[PLUGIN_CHART_SERIES];
     int ns = 0;
@@ -250,7 +250,7 @@ static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p
         cJSON_ArrayForEach(it, util_jget(step, "classSharesPct"))
         {
             int c = bench_verdict_class_parse(it->string);
-            if (c < 0 || n[c] >= CTRL_SWEEP_MAX_STEPS)
+            if (c < 0 || n[c] >= API_SWEEP_MAX_STEPS)
                 continue;
             x[c][n[c]] = util_jnum(step, "value", NAN);
             y[c][n[c]++] = it->valuedouble;

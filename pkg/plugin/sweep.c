@@ -2,8 +2,8 @@
 #include "pkg/plugin/sweep.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
-#include "pkg/controller/phase.h"
-#include "pkg/controller/spec.h"
+#include "pkg/api/phase.h"
+#include "pkg/api/spec.h"
 #include "pkg/plugin/present.h"
 #include "pkg/util/err.h"
 
@@ -46,28 +46,28 @@ static int parse_range(const char *s, const char *dots, bool whole, struct plugi
     if (out->to < out->from || (x && out->factor < 1.1))
         return -EINVAL;
     /* the steps, as the operator will expand them */
-    int n = ctrl_sweep_range(out->from, out->to, x ? out->factor : 2, whole, out->values,
-                             CTRL_SWEEP_MAX_STEPS);
+    int n = api_sweep_range(out->from, out->to, x ? out->factor : 2, whole, out->values,
+                            API_SWEEP_MAX_STEPS);
     if (n < 0)
         return -E2BIG;
     out->n = n;
     return 0;
 }
 
-int plugin_vary_parse(const char *s, enum ctrl_sweep_field field, const char *flag,
+int plugin_vary_parse(const char *s, enum api_sweep_field field, const char *flag,
                       struct plugin_vary *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     out->set = true;
     out->field = field;
-    bool whole = field != CTRL_SWEEP_RATE;
+    bool whole = field != API_SWEEP_RATE;
     const char *kind = whole ? "whole numbers >= 1" : "numbers >= 0";
     const char *dots = strstr(s, "..");
     if (dots) {
         int rc = parse_range(s, dots, whole, out);
         if (rc == -E2BIG)
             return util_errf(err, errlen, "%s \"%s\": more than %d steps; raise the factor (xF)",
-                             flag, s, CTRL_SWEEP_MAX_STEPS);
+                             flag, s, API_SWEEP_MAX_STEPS);
         if (rc)
             return util_errf(err, errlen,
                              "%s \"%s\": a range FROM..TO[xFACTOR] of %s, FROM <= TO, FACTOR >= "
@@ -78,8 +78,8 @@ int plugin_vary_parse(const char *s, enum ctrl_sweep_field field, const char *fl
     for (const char *p = s;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (out->n >= CTRL_SWEEP_MAX_STEPS)
-            return util_errf(err, errlen, "%s: at most %d values", flag, CTRL_SWEEP_MAX_STEPS);
+        if (out->n >= API_SWEEP_MAX_STEPS)
+            return util_errf(err, errlen, "%s: at most %d values", flag, API_SWEEP_MAX_STEPS);
         if (number(p, len, whole, &out->values[out->n]))
             return util_errf(err, errlen, "%s \"%s\": a list such as 1,2,4,8 of %s", flag, s, kind);
         if (out->n > 0 && out->values[out->n] <= out->values[out->n - 1])
@@ -93,14 +93,14 @@ int plugin_vary_parse(const char *s, enum ctrl_sweep_field field, const char *fl
 }
 
 /* The template's member that the varied field would set, if it sets it already. */
-static const char *preset_flag(const cJSON *spec, enum ctrl_sweep_field f)
+static const char *preset_flag(const cJSON *spec, enum api_sweep_field f)
 {
     switch (f) {
-    case CTRL_SWEEP_CLIENTS:
+    case API_SWEEP_CLIENTS:
         return util_jget(spec, "workload.pgbench.run.clients") ? "pgbench's -c" : NULL;
-    case CTRL_SWEEP_RATE:
+    case API_SWEEP_RATE:
         return util_jget(spec, "workload.pgbench.run.rate") ? "pgbench's -R" : NULL;
-    case CTRL_SWEEP_WORKERS:
+    case API_SWEEP_WORKERS:
         return util_jget(spec, "workers") ? "--workers N" : NULL;
     }
     return NULL;
@@ -109,7 +109,7 @@ static const char *preset_flag(const cJSON *spec, enum ctrl_sweep_field f)
 static cJSON *vary_json(const struct plugin_vary *v)
 {
     cJSON *vary = util_must(cJSON_CreateObject());
-    util_must(cJSON_AddStringToObject(vary, "field", ctrl_sweep_field_name(v->field)));
+    util_must(cJSON_AddStringToObject(vary, "field", api_sweep_field_name(v->field)));
     if (v->range) {
         cJSON *r = util_must(cJSON_AddObjectToObject(vary, "range"));
         util_must(cJSON_AddNumberToObject(r, "from", v->from));
@@ -149,17 +149,17 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
                         "--workers with a list (1,2,4,8) or a range (1..64)");
         return NULL;
     }
-    if (name && strlen(name) > CTRL_SWEEP_MAX_NAME) {
+    if (name && strlen(name) > API_SWEEP_MAX_NAME) {
         (void)util_errf(err, errlen,
                         "--name \"%s\": at most %d characters, so that the runs' names "
                         "(<name>-s<step>-r<repeat>) stay valid",
-                        name, CTRL_SWEEP_MAX_NAME);
+                        name, API_SWEEP_MAX_NAME);
         return NULL;
     }
     const char *clash = preset_flag(tmpl, o->vary.field);
     if (clash) {
         (void)util_errf(err, errlen, "%s and --%s: the sweep sets %s at each step; drop %s", clash,
-                        ctrl_sweep_field_name(o->vary.field), ctrl_sweep_field_name(o->vary.field),
+                        api_sweep_field_name(o->vary.field), api_sweep_field_name(o->vary.field),
                         clash);
         return NULL;
     }
@@ -175,9 +175,9 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
     cJSON *stop = stop_json(o);
     if (stop)
         cJSON_AddItemToObject(spec, "stopWhen", stop);
-    struct ctrl_sweep_spec parsed;
+    struct api_sweep_spec parsed;
     char why[800];
-    if (ctrl_sweep_spec_parse(spec, &parsed, why, sizeof(why))) {
+    if (api_sweep_spec_parse(spec, &parsed, why, sizeof(why))) {
         (void)util_errf(err, errlen, "the operator would refuse this sweep: %s", why);
         cJSON_Delete(sw);
         return NULL;
@@ -223,12 +223,12 @@ int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
     cJSON_ArrayForEach(e, runs)
     {
         const char *ph = util_jstr(e, "phase");
-        if (!rc && ph && ctrl_phase_parse(ph) == CTRL_PHASE_FAILED)
+        if (!rc && ph && api_phase_parse(ph) == API_PHASE_FAILED)
             rc = buf_printf(out, "%srun %s Failed: %s", isfinite(tps) ? "; " : "",
                             util_jstr(e, "name"),
                             util_jstr(e, "message") ? util_jstr(e, "message") : "no message");
     }
-    if (!rc && !isfinite(tps) && phase && ctrl_phase_parse(phase) == CTRL_PHASE_SUCCEEDED)
+    if (!rc && !isfinite(tps) && phase && api_phase_parse(phase) == API_PHASE_SUCCEEDED)
         rc = buf_puts(out, "no tps measured");
     return rc;
 }
@@ -258,7 +258,7 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
     field = field ? field : "value";
     int rc =
         buf_printf(out, "benchmarksweep %s: %s (%d of %d steps)\n", util_jstr(sw, "metadata.name"),
-                   ctrl_phase_shown(phase), cJSON_GetArraySize(util_jget(st, "steps")),
+                   api_phase_shown(phase), cJSON_GetArraySize(util_jget(st, "steps")),
                    (int)util_jnum(st, "totalSteps", 0));
     const cJSON *an = util_jget(st, "analysis");
     if (an && !rc) {
@@ -295,7 +295,7 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
         rc = buf_printf(out, "  verdict: %s\n", verdict);
     if (stop && !rc)
         rc = buf_printf(out, "  stopped: %s\n", stop);
-    if (!rc && phase && ctrl_phase_parse(phase) == CTRL_PHASE_FAILED)
+    if (!rc && phase && api_phase_parse(phase) == API_PHASE_FAILED)
         rc = buf_printf(out, "  %s\n", util_jstr(st, "message") ? util_jstr(st, "message") : "");
     return rc;
 }
@@ -361,7 +361,7 @@ int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, cha
                              field ? field : "?", field_of(sws[i]) ? field_of(sws[i]) : "?");
     if (n > 7)
         n = 7; /* 1 + 2 columns each in a table of 16 */
-    double vals[CTRL_SWEEP_MAX_STEPS * 7];
+    double vals[API_SWEEP_MAX_STEPS * 7];
     int nv = all_values(sws, n, vals, (int)(sizeof(vals) / sizeof(vals[0])));
     struct plugin_table *t = plugin_table_new(1 + 2 * (int)n);
     char b[160];

@@ -1,7 +1,7 @@
 /* pkg/plugin/sweep: the BenchmarkSweep that `kubectl pgbench sweep` applies: the varied field's
  * values from the command line (a list "1,2,4,8" or a geometric range "1..64" / "1..64x1.5"), the
  * template from the BenchmarkRun that `run`'s flags build (plugin_build_run), stopWhen, repeats;
- * checked with the operator's own sweep parser (ctrl_sweep_spec_parse) before anything is sent. */
+ * checked with the operator's own sweep parser (api_sweep_spec_parse) before anything is sent. */
 #ifndef PGBO_PLUGIN_SWEEP_H
 #define PGBO_PLUGIN_SWEEP_H
 
@@ -10,22 +10,22 @@
 
 #include <cjson/cJSON.h>
 
-#include "pkg/controller/sweep.h"
+#include "pkg/api/sweep_spec.h"
 #include "pkg/util/buf.h"
 
 /* The varied field's values as given. */
 struct plugin_vary {
     bool set;
-    enum ctrl_sweep_field field;
+    enum api_sweep_field field;
     bool range; /* from..to[xfactor] */
-    double values[CTRL_SWEEP_MAX_STEPS];
+    double values[API_SWEEP_MAX_STEPS];
     int n;
     double from, to, factor; /* range: factor 0 = the spec's default (2) */
 };
 
 /* Parses "1,2,4,8", "1..64" or "1..64x1.5" for field (clients and workers: whole numbers >= 1;
  * rate: numbers >= 0). Returns 0 or -EINVAL with err naming flag. */
-int plugin_vary_parse(const char *s, enum ctrl_sweep_field field, const char *flag,
+int plugin_vary_parse(const char *s, enum api_sweep_field field, const char *flag,
                       struct plugin_vary *out, char *err, size_t errlen);
 /* True when s is a list or a range ("," or ".." in it), not one number. */
 bool plugin_vary_is_list(const char *s);

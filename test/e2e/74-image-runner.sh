@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runner image run as the operator runs it (pkg/controller/manifest.c): uid 65532, read-only
+# The runner image run as the operator runs it (pkg/api/manifest.c): uid 65532, read-only
 # root, /tmp an emptyDir (a host directory here), every capability dropped, no-new-privileges,
 # the default seccomp profile, host networking, PGPASSWORD from the environment (a Secret in a
 # pod) and the termination message in a file at /dev/termination-log. In it:

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/controller/reconcile.h"
-#include "pkg/controller/spec.h"
+#include "pkg/api/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,9 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON *spec = cJSON_ParseWithLength((const char *)data, size);
     if (!spec)
         return 0;
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    if (ctrl_spec_parse(spec, &s, err, sizeof(err)) == 0) {
+    if (api_spec_parse(spec, &s, err, sizeof(err)) == 0) {
         cJSON *br = cJSON_CreateObject();
         cJSON *md = cJSON_AddObjectToObject(br, "metadata");
         cJSON_AddStringToObject(md, "name", "fz");
@@ -27,14 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON_AddStringToObject(md, "uid", "u");
         cJSON_AddNumberToObject(md, "generation", 1);
         cJSON_AddItemToObject(br, "spec", cJSON_Duplicate(spec, 1));
-        struct ctrl_config cfg;
-        ctrl_config_defaults(&cfg);
-        cJSON_Delete(ctrl_manifest_init_job(br, &s, &cfg));
-        cJSON_Delete(ctrl_manifest_run_job(br, &s, &cfg, 1));
-        if (s.workload == CTRL_WL_FIO)
-            cJSON_Delete(ctrl_manifest_fio_pvc(br, &s));
+        struct api_config cfg;
+        api_config_defaults(&cfg);
+        cJSON_Delete(api_manifest_init_job(br, &s, &cfg));
+        cJSON_Delete(api_manifest_run_job(br, &s, &cfg, 1));
+        if (s.workload == API_WL_FIO)
+            cJSON_Delete(api_manifest_fio_pvc(br, &s));
         if (s.hpa)
-            cJSON_Delete(ctrl_manifest_hpa(br, &s));
+            cJSON_Delete(api_manifest_hpa(br, &s));
         struct ctrl_observed *o = calloc(1, sizeof(*o));
         if (o) {
             o->br = br;
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(o);
         }
         cJSON_Delete(br);
-        ctrl_spec_free(&s);
+        api_spec_free(&s);
     }
     cJSON_Delete(spec);
     return 0;

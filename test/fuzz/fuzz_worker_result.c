@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include "pkg/bench/aggregate.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/status.h"
 #include "test/fuzz/fuzz_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void status_from(const cJSON *const *results, int n)
 {
-    struct ctrl_worker w[2];
+    struct api_worker w[2];
     memset(w, 0, sizeof(w));
     for (int i = 0; i < n; i++) {
         w[i].index = i;
@@ -26,7 +26,7 @@ static void status_from(const cJSON *const *results, int n)
     cJSON *st = cJSON_CreateObject();
     if (!st)
         abort();
-    ctrl_status_set_results(st, agg, w, n);
+    api_status_set_results(st, agg, w, n);
     cJSON_Delete(fuzz_json_reparse(st, (size_t)512 * 1024)); /* far below etcd's 1.5 MiB */
     cJSON_Delete(st);
     cJSON_Delete(agg);

@@ -16,7 +16,7 @@ const b64 = (s) => Buffer.from(s).toString('base64');
 const getPod = (c, name, ns = 'default') => c.store.get('core/pods', ns, name);
 const waiting = (p) => p && p.status && p.status.containerStatuses && p.status.containerStatuses[0].state.waiting;
 
-// The runner pod the operator builds (pkg/controller/manifest.c), reduced to what matters here.
+// The runner pod the operator builds (pkg/api/manifest.c), reduced to what matters here.
 const runnerPod = {
   metadata: { name: 'br-run-0-abcde', namespace: 'bench' },
   spec: {

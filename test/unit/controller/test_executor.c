@@ -39,7 +39,7 @@ struct ctx {
     struct kube_client *kc;
     struct kube_queue *q;
     struct kube_informer *brs, *jobs, *pods, *events;
-    struct ctrl_config ccfg;
+    struct api_config ccfg;
     struct ctrl_exec *x;
     /* the server's side */
     int conflicts; /* status writes still to answer 409 */
@@ -143,11 +143,11 @@ static int setup(void **state)
     assert_non_null(c);
     fs_api_start(&c->api, &c->loop, "t", handler, c, &c->kc);
     log_set_level(LOG_ERROR);
-    ctrl_config_defaults(&c->ccfg);
+    api_config_defaults(&c->ccfg);
     struct kube_queue_opts qo = {.workers = 1, .base_ms = 60000, .max_ms = 60000};
     assert_int_equal(kube_queue_new(&c->loop, &qo, process, c, &c->q), 0);
     struct kube_informer_handlers h = {0};
-    assert_int_equal(kube_informer_new(c->kc, &CTRL_BENCHMARKRUNS, NULL, NULL, &h, c, &c->brs), 0);
+    assert_int_equal(kube_informer_new(c->kc, &API_BENCHMARKRUNS, NULL, NULL, &h, c, &c->brs), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_JOBS, NULL, NULL, &h, c, &c->jobs), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_PODS, NULL, NULL, &h, c, &c->pods), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_EVENTS, NULL, NULL, &h, c, &c->events), 0);

@@ -19,7 +19,7 @@
 
 #define NOW 1800000000.0
 
-static struct ctrl_config cfg;
+static struct api_config cfg;
 
 static cJSON *br_new(const char *spec, const char *status, int generation)
 {
@@ -63,13 +63,13 @@ static const char *phase(const struct ctrl_plan *p)
 
 static const cJSON *cond(const struct ctrl_plan *p, const char *type)
 {
-    return ctrl_cond_get(p->status, type);
+    return api_cond_get(p->status, type);
 }
 
 static int setup(void **state)
 {
     (void)state;
-    ctrl_config_defaults(&cfg);
+    api_config_defaults(&cfg);
     cfg.start_delay_s = 5;
     cfg.progress_interval_s = 0; /* test_live_progress turns it on */
     return 0;
@@ -964,7 +964,7 @@ static cJSON *worker_pod(const char *name, int index, bool ready, const char *st
     if (start_at)
         cJSON_AddStringToObject(
             cJSON_GetObjectItem(cJSON_GetObjectItem(p, "metadata"), "annotations"),
-            CTRL_START_ANNOTATION, start_at);
+            API_START_ANNOTATION, start_at);
     return p;
 }
 
@@ -1019,7 +1019,7 @@ static void test_start_barrier(void **state)
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, &p);
     assert_non_null(p.status);
     assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
-    assert_true(ctrl_status_start_at(p.status) == NOW + 22.25);
+    assert_true(api_status_start_at(p.status) == NOW + 22.25);
     assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     assert_int_equal(p.n_annotate, 2);
     assert_string_equal(p.annotate[0].pod, "b1-run-0-a");
@@ -2053,7 +2053,7 @@ static void test_event_object(void **state)
     struct ctrl_event e = {.warning = true, .time = 1800000000.0};
     (void)snprintf(e.reason, sizeof(e.reason), "Failed");
     (void)snprintf(e.message, sizeof(e.message), "it broke");
-    struct ctrl_config c = cfg;
+    struct api_config c = cfg;
     c.component = "pgbench-operator";
     c.instance = "op-1";
     cJSON *ev = ctrl_event_object("BenchmarkRun", br, &e, "b1.0123456789abcdef", &c);

@@ -15,9 +15,9 @@
 #include "pkg/bench/aggregate.h"
 #include "pkg/util/json.h"
 #include "pkg/bench/histogram.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/controller/reconcile.h"
-#include "pkg/controller/resultcm.h"
+#include "pkg/api/resultcm.h"
 
 static cJSON *br(void)
 {
@@ -132,8 +132,8 @@ static void test_small_result_whole(void **state)
     struct run r;
     run_make(&r, 2, 30, 1, 40);
     char err[256] = "";
-    cJSON *cm = ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
-                                      CTRL_RESULT_MAX_BYTES, err, sizeof(err));
+    cJSON *cm = api_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
+                                     API_RESULT_MAX_BYTES, err, sizeof(err));
     assert_non_null(cm);
     assert_string_equal(util_jstr(cm, "metadata.name"), "big-result");
     assert_string_equal(util_jstr(cm, "apiVersion"), "v1");
@@ -158,8 +158,7 @@ static void test_small_result_whole(void **state)
     cJSON_Delete(doc);
     cJSON_Delete(cm);
     /* no aggregate: nothing */
-    assert_null(
-        ctrl_result_configmap(r.br, NULL, NULL, 0, CTRL_RESULT_MAX_BYTES, err, sizeof(err)));
+    assert_null(api_result_configmap(r.br, NULL, NULL, 0, API_RESULT_MAX_BYTES, err, sizeof(err)));
     assert_true(strlen(err) > 0);
     run_free(&r);
 }
@@ -176,8 +175,8 @@ static void test_long_timelines_downsampled(void **state)
     assert_true(strlen(whole) > 900 * 1024UL); /* the test needs a result that does not fit */
     free(whole);
     char err[256] = "";
-    cJSON *cm = ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
-                                      900 * 1024UL, err, sizeof(err));
+    cJSON *cm = api_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
+                                     900 * 1024UL, err, sizeof(err));
     assert_non_null(cm);
     size_t size;
     cJSON *doc = open_cm(cm, &size);
@@ -221,12 +220,12 @@ static void test_worker_results_removed_last(void **state)
     struct run r;
     run_make(&r, 48, 100, 200, 300);
     char err[256] = "";
-    cJSON *cm = ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
-                                      CTRL_RESULT_MAX_BYTES, err, sizeof(err));
+    cJSON *cm = api_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
+                                     API_RESULT_MAX_BYTES, err, sizeof(err));
     assert_non_null(cm);
     size_t size;
     cJSON *doc = open_cm(cm, &size);
-    assert_true(size < CTRL_RESULT_MAX_BYTES);
+    assert_true(size < API_RESULT_MAX_BYTES);
     assert_int_equal(len(doc, "workerResults"), 0);
     assert_float_equal(util_jnum(doc, "downsampled.workerResults", 0), 48, 0);
     assert_float_equal(util_jnum(doc, "downsampled.workerHistograms", 0), 48, 0);
@@ -241,8 +240,8 @@ static void test_worker_results_removed_last(void **state)
     cJSON_Delete(doc);
     cJSON_Delete(cm);
     /* a limit even the aggregate does not fit: no ConfigMap, and why */
-    assert_null(ctrl_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n, 2048, err,
-                                      sizeof(err)));
+    assert_null(api_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n, 2048, err,
+                                     sizeof(err)));
     assert_non_null(strstr(err, "bytes"));
     run_free(&r);
 }
@@ -262,8 +261,8 @@ static void test_finished_run_not_rewritten(void **state)
         "\"message\":\"m\",\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:"
         "00Z\"}]}}");
     assert_non_null(b);
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
     struct ctrl_observed o;
     memset(&o, 0, sizeof(o));
     o.br = b;

@@ -18,34 +18,34 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/controller/controller.h"
-#include "pkg/controller/status.h"
+#include "pkg/api/status.h"
 #include "pkg/util/clock.h"
 
 static void test_conditions(void **state)
 {
     (void)state;
     cJSON *st = cJSON_CreateObject();
-    assert_true(ctrl_cond_set(st, "Running", "True", "Started", "go", 1, 1000));
-    const cJSON *c = ctrl_cond_get(st, "Running");
+    assert_true(api_cond_set(st, "Running", "True", "Started", "go", 1, 1000));
+    const cJSON *c = api_cond_get(st, "Running");
     assert_string_equal(util_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
     /* same values: no change */
-    assert_false(ctrl_cond_set(st, "Running", "True", "Started", "go", 1, 2000));
+    assert_false(api_cond_set(st, "Running", "True", "Started", "go", 1, 2000));
     /* message change without a status change keeps lastTransitionTime */
-    assert_true(ctrl_cond_set(st, "Running", "True", "Started", "still going", 1, 3000));
+    assert_true(api_cond_set(st, "Running", "True", "Started", "still going", 1, 3000));
     assert_string_equal(util_jstr(c, "lastTransitionTime"), "1970-01-01T00:16:40Z");
     assert_string_equal(util_jstr(c, "message"), "still going");
     /* a status change moves it */
-    assert_true(ctrl_cond_set(st, "Running", "False", "Completed", "done", 1, 4000));
+    assert_true(api_cond_set(st, "Running", "False", "Completed", "done", 1, 4000));
     assert_string_equal(util_jstr(c, "lastTransitionTime"), "1970-01-01T01:06:40Z");
     assert_int_equal(util_jnum(c, "observedGeneration", 0), 1);
-    assert_true(ctrl_cond_set(st, "Failed", "True", "X", "y", 2, 4000));
+    assert_true(api_cond_set(st, "Failed", "True", "X", "y", 2, 4000));
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(st, "conditions")), 2);
     /* very long messages are capped */
     char big[5000];
     memset(big, 'x', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
-    ctrl_cond_set(st, "Failed", "True", "X", big, 2, 4000);
-    assert_true(strlen(util_jstr(ctrl_cond_get(st, "Failed"), "message")) < CTRL_MAX_MESSAGE);
+    api_cond_set(st, "Failed", "True", "X", big, 2, 4000);
+    assert_true(strlen(util_jstr(api_cond_get(st, "Failed"), "message")) < API_MAX_MESSAGE);
     cJSON_Delete(st);
 }
 
@@ -85,11 +85,11 @@ static void test_results_mapping_and_caps(void **state)
         cJSON_AddNumberToObject(p, "failures", i == 1 ? 2 : 0);
         cJSON_AddItemToArray(sts, p);
     }
-    struct ctrl_worker w = {.index = 0, .pod = "b-run-0-x", .terminated = true, .exit_code = 0};
+    struct api_worker w = {.index = 0, .pod = "b-run-0-x", .terminated = true, .exit_code = 0};
     w.result = cJSON_Parse("{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"
                            "\"exitCode\":0}");
     cJSON *st = cJSON_CreateObject();
-    ctrl_status_set_results(st, agg, &w, 1);
+    api_status_set_results(st, agg, &w, 1);
     assert_true(util_jnum(st, "summary.tps", 0) == 10.5);
     assert_int_equal(util_jnum(st, "summary.transactions", 0), 100);
     assert_int_equal(util_jnum(st, "summary.failed", 0), 2);
@@ -104,7 +104,7 @@ static void test_results_mapping_and_caps(void **state)
     cJSON *none = cJSON_Parse("{\"summary\":{\"tps\":1,\"failedTransactions\":0,"
                               "\"abortedClients\":0}}");
     cJSON *st0 = cJSON_CreateObject();
-    ctrl_status_set_results(st0, none, NULL, 0);
+    api_status_set_results(st0, none, NULL, 0);
     assert_int_equal(util_jnum(st0, "summary.failed", -1), 0);
     assert_null(util_jget(st0, "summary.aborted"));
     assert_int_equal(util_jnum(st0, "failed", -1), 0);
@@ -153,8 +153,8 @@ static void test_results_mapping_and_caps(void **state)
     assert_int_equal(util_jnum(row, "exitCode", -1), 0);
     assert_true(util_jnum(row, "tps", 0) == 10.5);
     char msg[256];
-    assert_false(ctrl_workers_failure(&w, 1, msg, sizeof(msg)));
-    ctrl_status_summary_message(st, 1, msg, sizeof(msg));
+    assert_false(api_workers_failure(&w, 1, msg, sizeof(msg)));
+    api_status_summary_message(st, 1, msg, sizeof(msg));
     assert_string_equal(msg, "10.5 tps, avg 1.50 ms, p99 9.00 ms (1 worker)");
     /* the status stays small enough for etcd */
     char *txt = cJSON_PrintUnformatted(st);
@@ -208,12 +208,12 @@ static void test_diagnostics_from_runner_results(void **state)
     char err[256];
     cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
     assert_non_null(agg);
-    struct ctrl_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true, .pod = "p0"},
-                               {.index = 1, .exit_code = 0, .terminated = true, .pod = "p1"}};
+    struct api_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true, .pod = "p0"},
+                              {.index = 1, .exit_code = 0, .terminated = true, .pod = "p1"}};
     w[0].result = rs[0];
     w[1].result = rs[1];
     cJSON *st = cJSON_CreateObject();
-    ctrl_status_set_results(st, agg, w, 2);
+    api_status_set_results(st, agg, w, 2);
     /* status: one sentence per diagnostic, written out here from the workers' numbers */
     assert_string_equal(util_jstr(st, "diagnostics.waitEvents"),
                         "CPU 60 %, IO:WALSync 40 % of 20 backend samples in 20 rounds");
@@ -249,7 +249,7 @@ static void test_diagnostics_from_runner_results(void **state)
     assert_true(bench_num(agg, BK_CHECKS_LITTLES_LAW_DEVIATION_PCT) == 0);
     /* the sweep's and kubectl pgbench's reading of status: the same deviation */
     util_jset_num(st, "clients", 2);
-    assert_true(ctrl_status_littles_law_pct(st) == 0);
+    assert_true(api_status_littles_law_pct(st) == 0);
     assert_int_equal(cJSON_GetArraySize(util_jget(st, "workers")), 2);
     cJSON_Delete(st);
     cJSON_Delete(agg);
@@ -275,16 +275,16 @@ static void test_workers_skewed(void **state)
         char err[256], msg[600];
         cJSON *agg = bench_aggregate((const cJSON *const *)rs, 2, err, sizeof(err));
         assert_non_null(agg);
-        struct ctrl_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true},
-                                   {.index = 1, .exit_code = 0, .terminated = true}};
+        struct api_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true},
+                                  {.index = 1, .exit_code = 0, .terminated = true}};
         cJSON *st = cJSON_CreateObject();
-        ctrl_status_set_results(st, agg, w, 2);
+        api_status_set_results(st, agg, w, 2);
         /* not in status (status.startAt is the barrier, each worker's line says when it ran);
          * the result keeps the window and the barrier the workers saw */
         assert_null(util_jget(st, "window"));
         assert_string_equal(cJSON_GetStringValue(bench_get(agg, BK_WINDOW_BARRIER)),
                             "2023-11-14T22:13:20.000Z");
-        bool skewed = ctrl_workers_skewed(agg, CTRL_SKEW_LIMIT_S, msg, sizeof(msg));
+        bool skewed = api_workers_skewed(agg, API_SKEW_LIMIT_S, msg, sizeof(msg));
         if (k == 0) {
             assert_false(skewed);
             assert_true(bench_num(agg, BK_WINDOW_COVERAGE_PCT) > 99);
@@ -317,7 +317,7 @@ static void test_display(void **state)
                              "{\"script\":0,\"command\":\"SELECT 1;\",\"latencyMs\":0.5}]}");
     assert_non_null(agg);
     cJSON *st = cJSON_CreateObject();
-    ctrl_status_set_results(st, agg, NULL, 0);
+    api_status_set_results(st, agg, NULL, 0);
     assert_string_equal(util_jstr(st, "result"), "2,561 tps · p99 9.99 ms · 4 failed");
     assert_int_equal(util_jnum(st, "failed", -1), 4); /* 3 failed transactions + 1 aborted */
     assert_null(util_jget(st, "display"));
@@ -333,12 +333,12 @@ static void test_display(void **state)
                       "\"clatUs\":{\"p99\":412.3}}},{\"name\":\"wal\",\"write\":{\"iops\":"
                       "2793.7,\"clatUs\":{\"p99\":300}},\"sync\":{\"p99\":1974.272}}]}}");
     st = cJSON_CreateObject();
-    ctrl_status_set_results(st, agg, NULL, 0);
+    api_status_set_results(st, agg, NULL, 0);
     assert_string_equal(util_jstr(st, "result"),
                         "randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
     assert_null(util_jget(st, "failed")); /* a pgbench count */
     char msg[256];
-    ctrl_status_summary_message(st, 1, msg, sizeof(msg));
+    api_status_summary_message(st, 1, msg, sizeof(msg));
     assert_string_equal(msg,
                         "fio randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
     cJSON_Delete(st);
@@ -348,7 +348,7 @@ static void test_display(void **state)
 static void test_worker_failures(void **state)
 {
     (void)state;
-    struct ctrl_worker w[3];
+    struct api_worker w[3];
     memset(w, 0, sizeof(w));
     for (int i = 0; i < 3; i++) {
         w[i].index = i;
@@ -364,12 +364,12 @@ static void test_worker_failures(void **state)
     w[1].reason = "OOMKilled";
     (void)snprintf(w[1].error, sizeof(w[1].error), "no result line in the pod log");
     char msg[512];
-    assert_true(ctrl_workers_failure(w, 3, msg, sizeof(msg)));
+    assert_true(api_workers_failure(w, 3, msg, sizeof(msg)));
     assert_string_equal(msg, "worker 1 (pod p1) failed: exit code 137 OOMKilled: no result line "
                              "in the pod log");
     w[1].result = cJSON_Parse("{\"complete\":true,\"exitCode\":0}");
     w[1].exit_code = 0;
-    assert_true(ctrl_workers_failure(w, 3, msg, sizeof(msg)));
+    assert_true(api_workers_failure(w, 3, msg, sizeof(msg)));
     assert_string_equal(msg, "worker 2 failed: no pod was created for this worker");
     cJSON_Delete(w[0].result);
     cJSON_Delete(w[1].result);
@@ -392,7 +392,7 @@ static void test_worker_and_statement_lines(void **state)
         "\"failedTransactions\":2,\"abortedClients\":1,\"latencyAvgMs\":3.004,"
         "\"lateSeconds\":0.0004,\"endSeconds\":2.5,\"exitCode\":2,\"complete\":false}]}");
     assert_non_null(agg);
-    struct ctrl_worker w[3];
+    struct api_worker w[3];
     memset(w, 0, sizeof(w));
     for (int i = 0; i < 3; i++) {
         w[i].index = i;
@@ -408,7 +408,7 @@ static void test_worker_and_statement_lines(void **state)
     w[1].result = cJSON_Parse("{\"complete\":false,\"exitCode\":2,\"errors\":[\"client 3 "
                               "aborted\"]}");
     cJSON *st = cJSON_CreateObject();
-    ctrl_status_set_results(st, agg, w, 3);
+    api_status_set_results(st, agg, w, 3);
     const cJSON *lines = util_jget(st, "workers");
     assert_int_equal(cJSON_GetArraySize(lines), 3);
     assert_string_equal(cJSON_GetArrayItem(lines, 0)->valuestring,
@@ -447,7 +447,7 @@ static void test_worker_and_statement_lines(void **state)
 static void test_worker_summary_only(void **state)
 {
     (void)state;
-    struct ctrl_worker w[2];
+    struct api_worker w[2];
     memset(w, 0, sizeof(w));
     for (int i = 0; i < 2; i++) {
         w[i].index = i;
@@ -461,7 +461,7 @@ static void test_worker_summary_only(void **state)
     w[1].result = cJSON_Parse("{\"kind\":\"fio\",\"complete\":false,\"exitCode\":2,"
                               "\"errors\":[\"job wal: error 5\"]}");
     cJSON *st = cJSON_CreateObject(), *agg = cJSON_CreateObject();
-    ctrl_status_set_results(st, agg, w, 2);
+    api_status_set_results(st, agg, w, 2);
     const cJSON *rows = util_jget(agg, "workers");
     assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 0), "message"),
                         "ok; summary only, without timeline, statements and histogram: the pod "
@@ -481,14 +481,14 @@ static void test_worker_summary_only(void **state)
                         "distributions: the pod log could not be read: HTTP 403 forbidden");
     cJSON_Delete(agg);
     char msg[512];
-    assert_true(ctrl_workers_failure(w, 2, msg, sizeof(msg)));
+    assert_true(api_workers_failure(w, 2, msg, sizeof(msg)));
     assert_non_null(strstr(msg, "worker 1 (pod p1) failed: exit code 2: job wal: error 5"));
-    assert_false(ctrl_workers_failure(w, 1, msg, sizeof(msg)));
+    assert_false(api_workers_failure(w, 1, msg, sizeof(msg)));
     /* without a result the detail note has nothing to qualify */
     cJSON_Delete(w[1].result);
     w[1].result = NULL;
     (void)snprintf(w[1].error, sizeof(w[1].error), "no result line in the pod log");
-    assert_true(ctrl_workers_failure(w, 2, msg, sizeof(msg)));
+    assert_true(api_workers_failure(w, 2, msg, sizeof(msg)));
     assert_string_equal(msg,
                         "worker 1 (pod p1) failed: exit code 2: no result line in the pod log");
     cJSON_Delete(w[0].result);
@@ -499,13 +499,13 @@ static void test_hpa_timeline(void **state)
 {
     (void)state;
     cJSON *st = cJSON_CreateObject();
-    assert_true(ctrl_hpa_timeline_record(st, 1, 100));
-    assert_false(ctrl_hpa_timeline_record(st, 1, 102));
-    assert_true(ctrl_hpa_timeline_record(st, 2, 104));
+    assert_true(api_hpa_timeline_record(st, 1, 100));
+    assert_false(api_hpa_timeline_record(st, 1, 102));
+    assert_true(api_hpa_timeline_record(st, 2, 104));
     for (int i = 0; i < 1000; i++)
-        ctrl_hpa_timeline_record(st, 3 + (i % 2), 200 + i);
+        api_hpa_timeline_record(st, 3 + (i % 2), 200 + i);
     const cJSON *tl = util_jget(st, "hpaTimeline");
-    assert_int_equal(cJSON_GetArraySize(tl), CTRL_MAX_HPA_TIMELINE);
+    assert_int_equal(cJSON_GetArraySize(tl), API_MAX_HPA_TIMELINE);
     assert_int_equal(util_jnum(cJSON_GetArrayItem(tl, 0), "replicas", 0), 1); /* first kept */
     cJSON_Delete(st);
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/controller/sweep.h"
 
@@ -65,27 +65,27 @@ static cJSON *make_run(const char *name, const char *phase, double tps, double p
 static void test_range(void **state)
 {
     (void)state;
-    double v[CTRL_SWEEP_MAX_STEPS];
-    assert_int_equal(ctrl_sweep_range(1, 64, 2, true, v, CTRL_SWEEP_MAX_STEPS), 7);
+    double v[API_SWEEP_MAX_STEPS];
+    assert_int_equal(api_sweep_range(1, 64, 2, true, v, API_SWEEP_MAX_STEPS), 7);
     assert_true(v[0] == 1 && v[3] == 8 && v[6] == 64);
     /* the last value is always `to` */
-    assert_int_equal(ctrl_sweep_range(1, 10, 2, true, v, CTRL_SWEEP_MAX_STEPS), 5);
+    assert_int_equal(api_sweep_range(1, 10, 2, true, v, API_SWEEP_MAX_STEPS), 5);
     assert_true(v[3] == 8 && v[4] == 10);
     /* rounding to whole numbers drops duplicates: 1, 1.5->2, 2.25->2, 3.375->3, then 5 */
-    assert_int_equal(ctrl_sweep_range(1, 5, 1.5, true, v, CTRL_SWEEP_MAX_STEPS), 4);
+    assert_int_equal(api_sweep_range(1, 5, 1.5, true, v, API_SWEEP_MAX_STEPS), 4);
     assert_true(v[0] == 1 && v[1] == 2 && v[2] == 3 && v[3] == 5);
     /* rate: not rounded */
-    assert_int_equal(ctrl_sweep_range(100, 250, 1.5, false, v, CTRL_SWEEP_MAX_STEPS), 4);
+    assert_int_equal(api_sweep_range(100, 250, 1.5, false, v, API_SWEEP_MAX_STEPS), 4);
     assert_true(v[1] == 150 && v[2] == 225 && v[3] == 250);
-    assert_int_equal(ctrl_sweep_range(1, 1e9, 1.1, true, v, CTRL_SWEEP_MAX_STEPS), -E2BIG);
+    assert_int_equal(api_sweep_range(1, 1e9, 1.1, true, v, API_SWEEP_MAX_STEPS), -E2BIG);
 }
 
 static void expect_refused(const char *extra, const char *needle)
 {
     cJSON *sw = make_sweep(extra, NULL);
-    struct ctrl_sweep_spec s;
+    struct api_sweep_spec s;
     char err[700] = "";
-    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(api_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
     if (!strstr(err, needle))
         fail_msg("%s: error \"%s\" lacks \"%s\"", extra, err, needle);
     cJSON_Delete(sw);
@@ -97,10 +97,10 @@ static void test_spec(void **state)
     cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"range\":{\"from\":1,\"to\":8}},"
                            "\"repeats\":2,\"stopWhen\":{\"p99Ms\":50,\"abortedClients\":1}",
                            NULL);
-    struct ctrl_sweep_spec s;
+    struct api_sweep_spec s;
     char err[700] = "";
-    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), 0);
-    assert_int_equal(s.field, CTRL_SWEEP_CLIENTS);
+    assert_int_equal(api_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), 0);
+    assert_int_equal(s.field, API_SWEEP_CLIENTS);
     assert_int_equal(s.n_values, 4); /* factor defaults to 2 */
     assert_true(s.values[3] == 8);
     assert_int_equal(s.repeats, 2);
@@ -120,11 +120,11 @@ static void test_spec(void **state)
 static void test_step_spec_checked_by_run_parser(void **state)
 {
     (void)state;
-    /* workers 3 with 2 clients: refused by ctrl_spec_parse, named with the step */
+    /* workers 3 with 2 clients: refused by api_spec_parse, named with the step */
     cJSON *sw = make_sweep("\"vary\":{\"field\":\"workers\",\"values\":[1,3]}", NULL);
-    struct ctrl_sweep_spec s;
+    struct api_sweep_spec s;
     char err[700] = "";
-    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(api_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "spec.template (step 2, workers=3)"));
     cJSON_Delete(sw);
 }
@@ -133,23 +133,23 @@ static void test_run_object(void **state)
 {
     (void)state;
     cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[2,4]},\"repeats\":2", NULL);
-    struct ctrl_sweep_spec s;
+    struct api_sweep_spec s;
     char err[700];
-    assert_int_equal(ctrl_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), 0);
-    cJSON *r0 = ctrl_sweep_run_object(sw, &s, 0, 0);
+    assert_int_equal(api_sweep_spec_parse(util_jget(sw, "spec"), &s, err, sizeof(err)), 0);
+    cJSON *r0 = api_sweep_run_object(sw, &s, 0, 0);
     assert_string_equal(util_jstr(r0, "metadata.name"), "sw-s0-r0");
     assert_string_equal(util_jstr(r0, "metadata.namespace"), "ns");
-    assert_string_equal(util_jkey(util_jget(r0, "metadata.labels"), CTRL_LABEL_SWEEP), "sw");
+    assert_string_equal(util_jkey(util_jget(r0, "metadata.labels"), API_LABEL_SWEEP), "sw");
     assert_true(util_jnum(r0, "spec.workload.pgbench.run.clients", 0) == 2);
     assert_non_null(util_jget(r0, "spec.workload.pgbench.init")); /* init runs once: first run */
     const cJSON *ref = cJSON_GetArrayItem(util_jget(r0, "metadata.ownerReferences"), 0);
     assert_string_equal(util_jstr(ref, "kind"), "BenchmarkSweep");
     assert_string_equal(util_jstr(ref, "uid"), "u-1");
     assert_true(cJSON_IsTrue(util_jget(ref, "controller")));
-    cJSON *r1 = ctrl_sweep_run_object(sw, &s, 0, 1);
+    cJSON *r1 = api_sweep_run_object(sw, &s, 0, 1);
     assert_string_equal(util_jstr(r1, "metadata.name"), "sw-s0-r1");
     assert_null(util_jget(r1, "spec.workload.pgbench.init"));
-    cJSON *r2 = ctrl_sweep_run_object(sw, &s, 1, 0);
+    cJSON *r2 = api_sweep_run_object(sw, &s, 1, 0);
     assert_string_equal(util_jstr(r2, "metadata.name"), "sw-s1-r0");
     assert_true(util_jnum(r2, "spec.workload.pgbench.run.clients", 0) == 4);
     assert_null(util_jget(r2, "spec.workload.pgbench.init"));

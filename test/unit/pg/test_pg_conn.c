@@ -1,5 +1,5 @@
 /* Unit tests for pkg/pg/pg_conn.c: error classification, message sanitizing, quoting; and
- * pkg/pg/conninfo.h's PG* table. */
+ * pkg/bench/conninfo.h's PG* table. */
 /* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,13 +141,13 @@ static void test_target(void **state)
 {
     (void)state;
     char t[256];
-    struct pg_conninfo ci = {.host = "db.example", .port = "6432", .dbname = "app"};
+    struct bench_conninfo ci = {.host = "db.example", .port = "6432", .dbname = "app"};
     pg_conninfo_target(&ci, t, sizeof(t));
     assert_string_equal(t, "db.example:6432/app");
     (void)setenv("PGHOST", "envhost", 1);
     (void)setenv("PGPORT", "5433", 1);
     (void)setenv("PGDATABASE", "envdb", 1);
-    struct pg_conninfo empty = {0};
+    struct bench_conninfo empty = {0};
     pg_conninfo_target(&empty, t, sizeof(t));
     assert_string_equal(t, "envhost:5433/envdb");
     (void)unsetenv("PGHOST");
@@ -164,7 +164,7 @@ static void test_connect_refused(void **state)
 {
     (void)state;
     (void)setenv("PGPASSWORD", "very-secret-pw", 1);
-    struct pg_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .user = "u"};
+    struct bench_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .user = "u"};
     PGconn *c = NULL;
     struct pg_error err;
     int rc = pg_connect(&ci, NULL, &c, &err);
@@ -184,7 +184,7 @@ static void test_wait_cancelled(void **state)
 {
     (void)state;
     static volatile sig_atomic_t stop = 1;
-    struct pg_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .cancel = &stop};
+    struct bench_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .cancel = &stop};
     PGconn *c = NULL;
     struct pg_error err;
     time_t t0 = time(NULL);
@@ -194,35 +194,35 @@ static void test_wait_cancelled(void **state)
     assert_true(time(NULL) - t0 < 30); /* returned on the cancel flag, not the 60 s deadline */
 }
 
-/* Each pg_conninfo field's variable is the one libpq itself reads for that option (the oracle:
+/* Each bench_conninfo field's variable is the one libpq itself reads for that option (the oracle:
  * PQconndefaults()' envvar of the keyword), and a field reads back what was set. */
 static void test_conninfo_env_is_libpq(void **state)
 {
     (void)state;
-    static const char *const keyword[PG_CONNINFO_NFIELDS] = {
-        [PG_CONNINFO_HOST] = "host",
-        [PG_CONNINFO_PORT] = "port",
-        [PG_CONNINFO_DBNAME] = "dbname",
-        [PG_CONNINFO_USER] = "user",
-        [PG_CONNINFO_SSLMODE] = "sslmode",
-        [PG_CONNINFO_SSLROOTCERT] = "sslrootcert",
-        [PG_CONNINFO_APPNAME] = "application_name",
+    static const char *const keyword[BENCH_CONNINFO_NFIELDS] = {
+        [BENCH_CONNINFO_HOST] = "host",
+        [BENCH_CONNINFO_PORT] = "port",
+        [BENCH_CONNINFO_DBNAME] = "dbname",
+        [BENCH_CONNINFO_USER] = "user",
+        [BENCH_CONNINFO_SSLMODE] = "sslmode",
+        [BENCH_CONNINFO_SSLROOTCERT] = "sslrootcert",
+        [BENCH_CONNINFO_APPNAME] = "application_name",
     };
     PQconninfoOption *defs = PQconndefaults();
     assert_non_null(defs);
-    for (int f = 0; f < PG_CONNINFO_NFIELDS; f++) {
+    for (int f = 0; f < BENCH_CONNINFO_NFIELDS; f++) {
         const PQconninfoOption *o = defs;
         while (o->keyword && strcmp(o->keyword, keyword[f]) != 0)
             o++;
         assert_non_null(o->keyword);
         assert_non_null(o->envvar);
-        assert_string_equal(pg_conninfo_env((enum pg_conninfo_field)f), o->envvar);
+        assert_string_equal(bench_conninfo_env((enum bench_conninfo_field)f), o->envvar);
     }
     PQconninfoFree(defs);
-    struct pg_conninfo ci = {"h", "p", "d", "u", "s", "r", "a", 0, NULL};
-    const char *want[PG_CONNINFO_NFIELDS] = {"h", "p", "d", "u", "s", "r", "a"};
-    for (int f = 0; f < PG_CONNINFO_NFIELDS; f++)
-        assert_string_equal(pg_conninfo_get(&ci, (enum pg_conninfo_field)f), want[f]);
+    struct bench_conninfo ci = {"h", "p", "d", "u", "s", "r", "a", 0, NULL};
+    const char *want[BENCH_CONNINFO_NFIELDS] = {"h", "p", "d", "u", "s", "r", "a"};
+    for (int f = 0; f < BENCH_CONNINFO_NFIELDS; f++)
+        assert_string_equal(pg_conninfo_get(&ci, (enum bench_conninfo_field)f), want[f]);
 }
 
 int main(void)

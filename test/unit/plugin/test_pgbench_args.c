@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/build.h"
 #include "pkg/plugin/pgbench_args.h"
@@ -279,8 +279,8 @@ static void test_build(void **state)
         fail_msg("%s", err);
     assert_int_equal((int)util_jnum(br, "spec.workload.pgbench.init.scale", 0), 5);
     assert_string_equal(util_jstr(br, "spec.podTemplate.nodeSelector.disk"), "ssd");
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
     cJSON *kids = plugin_children(br, &cfg, 1000, err, sizeof(err));
     assert_non_null(kids);
     assert_int_equal(cJSON_GetArraySize(kids), 2);

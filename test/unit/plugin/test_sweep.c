@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
 #include "pkg/plugin/report.h"
 #include "pkg/plugin/report_sweep.h"
@@ -27,37 +27,37 @@ static void test_vary_parse(void **state)
     struct plugin_vary v;
     char err[256];
     assert_int_equal(
-        plugin_vary_parse("1,2,4,8,16", CTRL_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
+        plugin_vary_parse("1,2,4,8,16", API_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
     assert_int_equal(v.n, 5);
     assert_false(v.range);
     assert_true(v.values[4] == 16);
     /* a range: 1 2 4 8 16 32 64 */
     assert_int_equal(
-        plugin_vary_parse("1..64", CTRL_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
+        plugin_vary_parse("1..64", API_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
     assert_true(v.range && v.from == 1 && v.to == 64 && v.factor == 0);
     assert_int_equal(v.n, 7);
     /* 2 3 4.5->5 ... with a factor, and the last value added when the series misses it */
     assert_int_equal(
-        plugin_vary_parse("2..10x1.5", CTRL_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
+        plugin_vary_parse("2..10x1.5", API_SWEEP_CLIENTS, "--clients", &v, err, sizeof(err)), 0);
     assert_true(v.factor == 1.5);
     assert_true(v.values[v.n - 1] == 10);
     /* rate takes fractions and 0 */
     assert_int_equal(
-        plugin_vary_parse("0,12.5,100", CTRL_SWEEP_RATE, "--rate", &v, err, sizeof(err)), 0);
+        plugin_vary_parse("0,12.5,100", API_SWEEP_RATE, "--rate", &v, err, sizeof(err)), 0);
     assert_true(v.values[1] == 12.5);
     static const struct {
         const char *s;
-        enum ctrl_sweep_field f;
+        enum api_sweep_field f;
         const char *want;
     } bad[] = {
-        {"1,2.5", CTRL_SWEEP_CLIENTS, "whole numbers >= 1"},
-        {"0,1", CTRL_SWEEP_WORKERS, "whole numbers >= 1"},
-        {"4,2", CTRL_SWEEP_CLIENTS, "increasing order"},
-        {"1,,2", CTRL_SWEEP_CLIENTS, "a list such as"},
-        {"8..2", CTRL_SWEEP_CLIENTS, "FROM <= TO"},
-        {"1..8x1.01", CTRL_SWEEP_CLIENTS, "FACTOR >= 1.1"},
-        {"1..100000x1.1", CTRL_SWEEP_CLIENTS, "more than 32 steps"},
-        {"-5,1", CTRL_SWEEP_RATE, "numbers >= 0"},
+        {"1,2.5", API_SWEEP_CLIENTS, "whole numbers >= 1"},
+        {"0,1", API_SWEEP_WORKERS, "whole numbers >= 1"},
+        {"4,2", API_SWEEP_CLIENTS, "increasing order"},
+        {"1,,2", API_SWEEP_CLIENTS, "a list such as"},
+        {"8..2", API_SWEEP_CLIENTS, "FROM <= TO"},
+        {"1..8x1.01", API_SWEEP_CLIENTS, "FACTOR >= 1.1"},
+        {"1..100000x1.1", API_SWEEP_CLIENTS, "more than 32 steps"},
+        {"-5,1", API_SWEEP_RATE, "numbers >= 0"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
@@ -92,7 +92,7 @@ static void test_build_sweep(void **state)
     struct plugin_sweep_opts o = {
         .repeats = 2, .stop_failed_pct = 1, .stop_p99_ms = -1, .stop_aborted = 1};
     assert_int_equal(
-        plugin_vary_parse("1,2,4", CTRL_SWEEP_CLIENTS, "--clients", &o.vary, err, sizeof(err)), 0);
+        plugin_vary_parse("1,2,4", API_SWEEP_CLIENTS, "--clients", &o.vary, err, sizeof(err)), 0);
     cJSON *sw = plugin_build_sweep(br, &o, err, sizeof(err));
     assert_non_null(sw);
     char *got = cJSON_PrintUnformatted(util_jget(sw, "spec"));

@@ -1,4 +1,4 @@
-/* pkg/controller/resultcm: the result ConfigMap <run>-result, where a run's whole result lasts.
+/* pkg/api/resultcm: the result ConfigMap <run>-result, where a run's whole result lasts.
  *
  * Status holds a trimmed projection of the aggregate (60 timeline points, no histogram, no
  * per-worker results); the pods' logs that hold the rest go with the Jobs. So when a run's
@@ -8,29 +8,29 @@
  * own result, by index), histogramHdr (the merged histogram, HdrHistogram V2 compressed base64)
  * and, when something had to be left out to fit, downsampled (what). docs/result-schema.md
  * describes it; status.resultRef names it. */
-#ifndef PGBO_CONTROLLER_RESULTCM_H
-#define PGBO_CONTROLLER_RESULTCM_H
+#ifndef PGBO_API_RESULTCM_H
+#define PGBO_API_RESULTCM_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#define CTRL_RESULT_KEY "result.json"
+#define API_RESULT_KEY "result.json"
 /* The serialized ConfigMap (its JSON, metadata included) stays below this: the API server takes
  * at most 1 MiB of data. */
-#define CTRL_RESULT_MAX_BYTES ((size_t)900 * 1024)
+#define API_RESULT_MAX_BYTES ((size_t)900 * 1024)
 /* Timelines are never downsampled below status' own count. */
-#define CTRL_RESULT_MIN_POINTS 60
+#define API_RESULT_MIN_POINTS 60
 
 /* The ConfigMap for the run br (metadata.name, namespace, uid used) holding agg (may be NULL:
  * then NULL) and the n worker results (entries may be NULL), whose JSON form is shorter than
  * limit bytes. Too big, it is reduced in this order until it fits, each step recorded in
  * result.json's "downsampled": the timelines (the aggregate's and every worker's) halved, evenly
- * spaced as status keeps its own, down to CTRL_RESULT_MIN_POINTS; the workers' histograms
+ * spaced as status keeps its own, down to API_RESULT_MIN_POINTS; the workers' histograms
  * removed; the workers' timelines removed; the worker results removed. Returns a new object (the
  * caller owns it) or NULL with the reason in err (no aggregate, or nothing left to remove). The
  * inputs are not changed. */
-cJSON *ctrl_result_configmap(const cJSON *br, const cJSON *agg, const cJSON *const *results, int n,
-                             size_t limit, char *err, size_t errlen);
+cJSON *api_result_configmap(const cJSON *br, const cJSON *agg, const cJSON *const *results, int n,
+                            size_t limit, char *err, size_t errlen);
 
 #endif

@@ -1,35 +1,35 @@
-/* pkg/controller/status: BenchmarkRun status pieces: conditions, times, and the result fields
+/* pkg/api/status: BenchmarkRun status pieces: conditions, times, and the result fields
  * (summary, statements, timeline, workers, diagnostics, fio) built from aggregated results.
  * Status is stored in etcd, so every list here is capped (max_items of its row in
  * pkg/bench/fields.c). */
-#ifndef PGBO_CONTROLLER_STATUS_H
-#define PGBO_CONTROLLER_STATUS_H
+#ifndef PGBO_API_STATUS_H
+#define PGBO_API_STATUS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#define CTRL_MAX_HPA_TIMELINE 200
-#define CTRL_MAX_MESSAGE 1024
+#define API_MAX_HPA_TIMELINE 200
+#define API_MAX_MESSAGE 1024
 /* A worker that starts or ends this much apart from the others is reported (WorkersSkewed). */
-#define CTRL_SKEW_LIMIT_S 1.0
+#define API_SKEW_LIMIT_S 1.0
 
 /* The conditions whose True status says the run waits for something outside it, retrying:
  * pods that cannot start, a target that does not answer. The run goes on once it clears (or
  * fails at its deadline / connectRetrySeconds); clients show them as they appear. */
-#define CTRL_COND_WORKERS_BLOCKED "WorkersBlocked"
-#define CTRL_COND_TARGET_UNREACHABLE "TargetUnreachable"
-bool ctrl_cond_is_waiting(const char *type);
+#define API_COND_WORKERS_BLOCKED "WorkersBlocked"
+#define API_COND_TARGET_UNREACHABLE "TargetUnreachable"
+bool api_cond_is_waiting(const char *type);
 
-const cJSON *ctrl_cond_get(const cJSON *status, const char *type);
+const cJSON *api_cond_get(const cJSON *status, const char *type);
 /* Sets or updates a condition; lastTransitionTime changes only when status changes. Returns true
  * when anything changed. */
-bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const char *reason,
-                   const char *message, long generation, double now);
+bool api_cond_set(cJSON *status, const char *type, const char *cstatus, const char *reason,
+                  const char *message, long generation, double now);
 
 /* What the controller knows about one worker of the run Job. */
-struct ctrl_worker {
+struct api_worker {
     /* The result is the compact termination summary only: why the log's was not read (the log
      * could not be read, or its result line was cut); NULL when it is the log's full result. */
     const char *detail_missing;
@@ -48,35 +48,35 @@ struct ctrl_worker {
  * every worker, may be NULL) and the workers. agg's workers[] rows get what the controller saw of
  * each worker (pod; exitCode, complete and message as status.workers' lines say them), so the
  * result ConfigMap written from agg afterwards holds them. */
-void ctrl_status_set_results(cJSON *status, cJSON *agg, const struct ctrl_worker *w, int n);
+void api_status_set_results(cJSON *status, cJSON *agg, const struct api_worker *w, int n);
 
 /* One line naming the first failed worker, its pod and its error into out; returns false when
  * every worker succeeded with a complete result. */
-bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t len);
+bool api_workers_failure(const struct api_worker *w, int n, char *out, size_t len);
 
 /* Human summary of a finished run, e.g. "1234.5 tps, avg 3.21 ms, p99 9.80 ms (2 workers)". */
-void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len);
+void api_status_summary_message(const cJSON *status, int workers, char *out, size_t len);
 
 /* One line naming the workers whose pgbench started more than limit_s after the start barrier or
  * ended more than limit_s before the last one, with the share of the run the totals cover (from
  * the aggregate's workers[] and window; NULL: none). False when the workers ran together. */
-bool ctrl_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len);
+bool api_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len);
 
 /* The run's start barrier (Unix seconds) from status.startAt: an RFC 3339 string, or the Unix
  * seconds an operator before issue 18 wrote; -1 when absent (not published yet) or unreadable. */
-double ctrl_status_start_at(const cJSON *status);
+double api_status_start_at(const cJSON *status);
 
 /* tps as status.result spells it, at the end and live: grouped, without decimals from 100
  * (2,561), one decimal below (45.3). */
-void ctrl_status_fmt_tps(char *out, size_t len, double tps);
+void api_status_fmt_tps(char *out, size_t len, double tps);
 
 /* Little's law's deviation of a run from its status (clients, summary.latencyMs.avg and
  * summary.tps) by bench_littles_law, the computation of the result's checks.littlesLaw, for the
  * readers that have the status only (the sweep, kubectl pgbench); NAN when status lacks one. */
-double ctrl_status_littles_law_pct(const cJSON *status);
+double api_status_littles_law_pct(const cJSON *status);
 
 /* Appends {time, replicas} to status.hpaTimeline when replicas differ from the last entry.
  * Returns true when appended. */
-bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now);
+bool api_hpa_timeline_record(cJSON *status, int replicas, double now);
 
 #endif

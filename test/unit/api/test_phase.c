@@ -13,21 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/controller/phase.h"
+#include "pkg/api/phase.h"
 
 static void test_name_parse_inverse(void **state)
 {
     (void)state;
-    for (int p = 0; p < CTRL_PHASE_COUNT; p++) {
-        const char *name = ctrl_phase_name((enum ctrl_phase)p);
+    for (int p = 0; p < API_PHASE_COUNT; p++) {
+        const char *name = api_phase_name((enum api_phase)p);
         assert_string_not_equal(name, "Unknown");
-        assert_int_equal(ctrl_phase_parse(name), p);
+        assert_int_equal(api_phase_parse(name), p);
     }
-    assert_string_equal(ctrl_phase_name(CTRL_PHASE_UNKNOWN), "Unknown");
-    assert_string_equal(ctrl_phase_name((enum ctrl_phase)99), "Unknown");
-    assert_int_equal(ctrl_phase_parse(NULL), CTRL_PHASE_PENDING);
-    assert_int_equal(ctrl_phase_parse("running"), CTRL_PHASE_UNKNOWN); /* exact spelling */
-    assert_int_equal(ctrl_phase_parse(""), CTRL_PHASE_UNKNOWN);
+    assert_string_equal(api_phase_name(API_PHASE_UNKNOWN), "Unknown");
+    assert_string_equal(api_phase_name((enum api_phase)99), "Unknown");
+    assert_int_equal(api_phase_parse(NULL), API_PHASE_PENDING);
+    assert_int_equal(api_phase_parse("running"), API_PHASE_UNKNOWN); /* exact spelling */
+    assert_int_equal(api_phase_parse(""), API_PHASE_UNKNOWN);
 }
 
 /* The names in "enum: [A, B, ...]" on the line after the first "phase:" of the CRD's status. */
@@ -57,20 +57,20 @@ static void test_crd_enum(void **state)
     char names[16][32];
     int n = crd_run_phases(names, 16);
     assert_int_equal(n, 6); /* Pending Initializing Running Collecting Succeeded Failed */
-    static const enum ctrl_phase run[] = {CTRL_PHASE_PENDING,   CTRL_PHASE_INITIALIZING,
-                                          CTRL_PHASE_RUNNING,   CTRL_PHASE_COLLECTING,
-                                          CTRL_PHASE_SUCCEEDED, CTRL_PHASE_FAILED};
+    static const enum api_phase run[] = {API_PHASE_PENDING,   API_PHASE_INITIALIZING,
+                                         API_PHASE_RUNNING,   API_PHASE_COLLECTING,
+                                         API_PHASE_SUCCEEDED, API_PHASE_FAILED};
     for (int i = 0; i < n; i++)
-        assert_int_equal(ctrl_phase_parse(names[i]), run[i]);
+        assert_int_equal(api_phase_parse(names[i]), run[i]);
 }
 
 static void test_shown(void **state)
 {
     (void)state;
-    assert_string_equal(ctrl_phase_shown(NULL), "Pending");
+    assert_string_equal(api_phase_shown(NULL), "Pending");
     const char *odd = "Rebalancing"; /* a phase this build does not know is shown as it is */
-    assert_ptr_equal(ctrl_phase_shown(odd), odd);
-    assert_string_equal(ctrl_phase_shown("Failed"), "Failed");
+    assert_ptr_equal(api_phase_shown(odd), odd);
+    assert_string_equal(api_phase_shown("Failed"), "Failed");
 }
 
 int main(void)

@@ -1,33 +1,33 @@
-/* pkg/controller/spec: the BenchmarkRun spec, parsed, defaulted and validated.
+/* pkg/api/spec: the BenchmarkRun spec, parsed, defaulted and validated.
  *
- * ctrl_spec_parse() reads `spec` of a BenchmarkRun into a flat struct with every default applied.
+ * api_spec_parse() reads `spec` of a BenchmarkRun into a flat struct with every default applied.
  * The struct owns a private copy of the JSON: every `const char *` in it points into that copy
- * and lives until ctrl_spec_free(). Validation errors name the field and say how to fix it, e.g.
+ * and lives until api_spec_free(). Validation errors name the field and say how to fix it, e.g.
  * "spec.workload.pgbench.run: set exactly one of durationSeconds or transactions". */
-#ifndef PGBO_CONTROLLER_SPEC_H
-#define PGBO_CONTROLLER_SPEC_H
+#ifndef PGBO_API_SPEC_H
+#define PGBO_API_SPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
-#define CTRL_MAX_WORKERS 256
-#define CTRL_MAX_SCRIPTS 16
-#define CTRL_MAX_EXTRA_ARGS 32
-#define CTRL_MAX_FIO_JOBS 8
+#define API_MAX_WORKERS 256
+#define API_MAX_SCRIPTS 16
+#define API_MAX_EXTRA_ARGS 32
+#define API_MAX_FIO_JOBS 8
 /* spec.timeoutSeconds at most (the CRD's maximum too) */
-#define CTRL_MAX_TIMEOUT_S (30L * 86400)
+#define API_MAX_TIMEOUT_S (30L * 86400)
 
-enum ctrl_workload { CTRL_WL_PGBENCH, CTRL_WL_FIO };
+enum api_workload { API_WL_PGBENCH, API_WL_FIO };
 
-struct ctrl_script {
+struct api_script {
     const char *configmap; /* ConfigMap name */
     const char *key;       /* key inside it, also the file name */
     int weight;
 };
 
-struct ctrl_fio_job {
+struct api_fio_job {
     const char *name, *rw, *bs, *size, *ioengine;
     int iodepth, numjobs, runtime_s, fsync, fdatasync;
     bool direct;
@@ -35,9 +35,9 @@ struct ctrl_fio_job {
 
 /* target.connectRetrySeconds' default: how long the runners retry a target that does not
  * resolve, refuses or is starting up before the run fails (a Service may appear later). */
-#define CTRL_CONNECT_RETRY_S 30
+#define API_CONNECT_RETRY_S 30
 
-struct ctrl_spec {
+struct api_spec {
     cJSON *json; /* owned copy of spec */
 
     /* target: resolved (the CNPG shortcut is expanded into host/user/secret) */
@@ -57,7 +57,7 @@ struct ctrl_spec {
     bool create_database;
     long connect_retry_s; /* target.connectRetrySeconds: the runners' --wait-timeout */
 
-    enum ctrl_workload workload;
+    enum api_workload workload;
 
     /* pgbench */
     bool init;
@@ -68,21 +68,21 @@ struct ctrl_spec {
     long transactions;   /* 0 when durationSeconds is set */
     const char *builtin; /* NULL when only scripts */
     int builtin_weight;
-    struct ctrl_script scripts[CTRL_MAX_SCRIPTS];
+    struct api_script scripts[API_MAX_SCRIPTS];
     int n_scripts;
     const char *protocol;
     double rate, latency_limit_ms;
     bool no_vacuum, connect, failures_detailed, per_statement;
     int max_tries, progress_s;
     int warmup_s; /* run.warmupSeconds: the warm-up cut, 0 = none */
-    const char *extra_args[CTRL_MAX_EXTRA_ARGS];
+    const char *extra_args[API_MAX_EXTRA_ARGS];
     int n_extra_args;
 
     /* fio */
     const char *storage_class; /* NULL or "" = cluster default */
     const char *volume_size;
     bool keep_volume;
-    struct ctrl_fio_job fio_jobs[CTRL_MAX_FIO_JOBS];
+    struct api_fio_job fio_jobs[API_MAX_FIO_JOBS];
     int n_fio_jobs;
 
     int workers;
@@ -108,33 +108,33 @@ struct ctrl_spec {
 
 /* Parses and validates spec (the BenchmarkRun's .spec, may be NULL). Returns 0, or -EINVAL with
  * a message in err naming the field and the fix. On error the struct is freed already. */
-int ctrl_spec_parse(const cJSON *spec, struct ctrl_spec *out, char *err, size_t errlen);
-void ctrl_spec_free(struct ctrl_spec *s);
+int api_spec_parse(const cJSON *spec, struct api_spec *out, char *err, size_t errlen);
+void api_spec_free(struct api_spec *s);
 
 /* Worker `index`'s share when `total` is split across `workers`: the remainder goes to the
  * lowest indexes (7 over 3 -> 3, 2, 2). Every total the workers share (clients, rate) is split by
  * this one rule, so that the workers together run what one pgbench would. */
-long ctrl_worker_share(long total, int workers, int index);
-/* Clients of worker `index`: ctrl_worker_share of the clients. */
-int ctrl_worker_clients(int clients, int workers, int index);
-/* The rate (pgbench -R, tps) is a total like clients: worker `index` gets ctrl_worker_share of it
- * counted in 1/CTRL_RATE_UNITS tps (1001 over 4 -> 250.25 each; 10 over 3 -> 3.334, 3.333,
+long api_worker_share(long total, int workers, int index);
+/* Clients of worker `index`: api_worker_share of the clients. */
+int api_worker_clients(int clients, int workers, int index);
+/* The rate (pgbench -R, tps) is a total like clients: worker `index` gets api_worker_share of it
+ * counted in 1/API_RATE_UNITS tps (1001 over 4 -> 250.25 each; 10 over 3 -> 3.334, 3.333,
  * 3.333), so the shares add up to the rate exactly. The spec parser refuses a rate below
- * 1/CTRL_RATE_UNITS per worker. */
-#define CTRL_RATE_UNITS 1000
-double ctrl_worker_rate(double rate, int workers, int index);
+ * 1/API_RATE_UNITS per worker. */
+#define API_RATE_UNITS 1000
+double api_worker_rate(double rate, int workers, int index);
 /* Threads of that worker: the requested threads capped at its clients. */
-int ctrl_worker_threads(int threads, int clients, int workers, int index);
+int api_worker_threads(int threads, int clients, int workers, int index);
 
 /* "host:port/database", for status.target. */
-void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len);
+void api_spec_target_string(const struct api_spec *s, char *out, size_t len);
 
 /* The role for status.targetUser before a result names it: the user, or "from Secret <name>"
  * when the pods read it from a Secret (the operator never does). */
-void ctrl_spec_user_string(const struct ctrl_spec *s, char *out, size_t len);
+void api_spec_user_string(const struct api_spec *s, char *out, size_t len);
 
 /* Seconds the run is expected to take at most (duration or fio runtimes), 0 when unknown
  * (transactions mode). */
-long ctrl_spec_expected_seconds(const struct ctrl_spec *s);
+long api_spec_expected_seconds(const struct api_spec *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* The result ConfigMap: the whole result of a run, brought under the size limit (resultcm.h). */
-#include "pkg/controller/resultcm.h"
+#include "pkg/api/resultcm.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -10,7 +10,7 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/bench/histogram.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 
 #define KEY(id) bench_key(BK_##id)
 
@@ -137,8 +137,8 @@ static bool reduce(cJSON *doc, struct reduction *r)
         r->timeline_from = timeline_len(doc);
         r->worker_from = wl;
     }
-    if (longest > CTRL_RESULT_MIN_POINTS) {
-        int to = longest / 2 > CTRL_RESULT_MIN_POINTS ? longest / 2 : CTRL_RESULT_MIN_POINTS;
+    if (longest > API_RESULT_MIN_POINTS) {
+        int to = longest / 2 > API_RESULT_MIN_POINTS ? longest / 2 : API_RESULT_MIN_POINTS;
         r->points = to;
         thin_timeline(doc, to);
         cJSON *w;
@@ -171,7 +171,7 @@ static bool reduce(cJSON *doc, struct reduction *r)
 static cJSON *fitting(const cJSON *br, const cJSON *doc, size_t limit, size_t *size)
 {
     char *text = util_must(cJSON_PrintUnformatted(doc));
-    cJSON *cm = ctrl_manifest_result_configmap(br, CTRL_RESULT_KEY, text);
+    cJSON *cm = api_manifest_result_configmap(br, API_RESULT_KEY, text);
     free(text);
     char *all = util_must(cJSON_PrintUnformatted(cm));
     *size = strlen(all);
@@ -182,8 +182,8 @@ static cJSON *fitting(const cJSON *br, const cJSON *doc, size_t limit, size_t *s
     return NULL;
 }
 
-cJSON *ctrl_result_configmap(const cJSON *br, const cJSON *agg, const cJSON *const *results, int n,
-                             size_t limit, char *err, size_t errlen)
+cJSON *api_result_configmap(const cJSON *br, const cJSON *agg, const cJSON *const *results, int n,
+                            size_t limit, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(agg)) {
         (void)snprintf(err, errlen, "no aggregate result");

@@ -1,5 +1,5 @@
 /* BenchmarkRun status: conditions and results. */
-#include "pkg/controller/status.h"
+#include "pkg/api/status.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -12,17 +12,17 @@
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/clock.h"
 
-bool ctrl_cond_is_waiting(const char *type)
+bool api_cond_is_waiting(const char *type)
 {
-    return type && (strcmp(type, CTRL_COND_WORKERS_BLOCKED) == 0 ||
-                    strcmp(type, CTRL_COND_TARGET_UNREACHABLE) == 0);
+    return type && (strcmp(type, API_COND_WORKERS_BLOCKED) == 0 ||
+                    strcmp(type, API_COND_TARGET_UNREACHABLE) == 0);
 }
 
-const cJSON *ctrl_cond_get(const cJSON *status, const char *type)
+const cJSON *api_cond_get(const cJSON *status, const char *type)
 {
     const cJSON *conds = status ? cJSON_GetObjectItemCaseSensitive(status, "conditions") : NULL;
     const cJSON *c;
@@ -41,16 +41,16 @@ static bool str_eq(const cJSON *o, const char *k, const char *v)
     return cJSON_IsString(x) && strcmp(x->valuestring, v) == 0;
 }
 
-bool ctrl_cond_set(cJSON *status, const char *type, const char *cstatus, const char *reason,
-                   const char *message, long generation, double now)
+bool api_cond_set(cJSON *status, const char *type, const char *cstatus, const char *reason,
+                  const char *message, long generation, double now)
 {
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(status, "conditions");
     if (!cJSON_IsArray(conds)) {
         conds = util_must(cJSON_CreateArray());
         util_jset(status, "conditions", conds);
     }
-    cJSON *c = (cJSON *)ctrl_cond_get(status, type);
-    char msg[CTRL_MAX_MESSAGE];
+    cJSON *c = (cJSON *)api_cond_get(status, type);
+    char msg[API_MAX_MESSAGE];
     (void)snprintf(msg, sizeof(msg), "%s", message ? message : "");
     if (c && str_eq(c, "status", cstatus) && str_eq(c, "reason", reason) &&
         str_eq(c, "message", msg)) {
@@ -110,7 +110,7 @@ static cJSON *status_value(const struct bench_field *f, const cJSON *v)
     case BF_TIME: {
         if (!cJSON_IsString(v))
             return NULL;
-        char s[CTRL_MAX_MESSAGE];
+        char s[API_MAX_MESSAGE];
         (void)snprintf(s, sizeof(s), "%s", v->valuestring);
         return cJSON_CreateString(s);
     }
@@ -220,7 +220,7 @@ static const char *result_error(const cJSON *r)
     return cJSON_IsString(e) ? e->valuestring : NULL;
 }
 
-static bool worker_ok(const struct ctrl_worker *w)
+static bool worker_ok(const struct api_worker *w)
 {
     if (!w->result)
         return false;
@@ -234,12 +234,12 @@ static bool worker_ok(const struct ctrl_worker *w)
 }
 
 /* "ok", or what went wrong; a result that is the compact summary only says so, and why. */
-static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
+static void worker_message(const struct api_worker *w, char *out, size_t len)
 {
     const char *err = w->result ? result_error(w->result) : NULL;
     if (w->result && w->detail_missing) {
         char first[384];
-        struct ctrl_worker full = *w;
+        struct api_worker full = *w;
         full.detail_missing = NULL;
         worker_message(&full, first, sizeof(first));
         const cJSON *kind = bench_get(w->result, BK_KIND);
@@ -268,7 +268,7 @@ static void worker_message(const struct ctrl_worker *w, char *out, size_t len)
                        w->reason ? w->reason : "");
 }
 
-bool ctrl_workers_failure(const struct ctrl_worker *w, int n, char *out, size_t len)
+bool api_workers_failure(const struct api_worker *w, int n, char *out, size_t len)
 {
     for (int i = 0; i < n; i++) {
         if (worker_ok(&w[i]))
@@ -327,7 +327,7 @@ static void fmt_rate(char *out, size_t len, double v)
         fmt_grouped(out, len, v);
 }
 
-void ctrl_status_fmt_tps(char *out, size_t len, double tps)
+void api_status_fmt_tps(char *out, size_t len, double tps)
 {
     if (tps >= 99.95)
         fmt_grouped(out, len, tps);
@@ -362,7 +362,7 @@ static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)
 /* status.result (and status.failed) from status.summary or status.fio (already projected). */
 static void set_result(cJSON *status)
 {
-    char line[CTRL_MAX_MESSAGE] = "", a[32], b[32];
+    char line[API_MAX_MESSAGE] = "", a[32], b[32];
     double tps = status_num(status, BK_SUMMARY_TPS);
     double p99 = status_num(status, BK_SUMMARY_LATENCY_P99_MS);
     double failed = status_num(status, BK_SUMMARY_FAILED_TRANSACTIONS);
@@ -371,7 +371,7 @@ static void set_result(cJSON *status)
     if (isfinite(tps)) {
         double bad = (isfinite(failed) ? failed : 0) + (isfinite(aborted) ? aborted : 0);
         util_jset(status, bench_fields[BK_STATUS_FAILED].status, cJSON_CreateNumber(bad));
-        ctrl_status_fmt_tps(a, sizeof(a), tps);
+        api_status_fmt_tps(a, sizeof(a), tps);
         int n = snprintf(line, sizeof(line), "%s tps", a);
         if (isfinite(p99) && n >= 0 && (size_t)n < sizeof(line)) {
             fmt_sig3(b, sizeof(b), p99);
@@ -457,7 +457,7 @@ static const cJSON *agg_worker(const cJSON *agg, int index)
 /* The run's worker rows: the aggregate's row of each worker (agg may be NULL) with what the
  * controller saw of its pod written over it: the pod, the container's exit code once it
  * terminated, and the verdict (complete, message). */
-static cJSON *worker_rows(const cJSON *agg, const struct ctrl_worker *w, int n)
+static cJSON *worker_rows(const cJSON *agg, const struct api_worker *w, int n)
 {
     cJSON *rows = util_must(cJSON_CreateArray());
     for (int i = 0; i < n; i++) {
@@ -489,7 +489,7 @@ static void add_count(struct buf *b, double v, const char *one, const char *many
  * 25.715 s", failed transactions and aborted clients only when not 0. */
 static cJSON *worker_line(const cJSON *row)
 {
-    struct buf b = BUF_INIT(CTRL_MAX_MESSAGE);
+    struct buf b = BUF_INIT(API_MAX_MESSAGE);
     const char *pod = cJSON_GetStringValue(bench_get(row, BK_WORKERS_POD));
     const char *msg = cJSON_GetStringValue(bench_get(row, BK_WORKERS_MESSAGE));
     double tps = bench_num(row, BK_WORKERS_TPS),
@@ -520,7 +520,7 @@ static cJSON *worker_line(const cJSON *row)
  * failures and retries only when not 0, "script N: " first when several scripts ran. */
 static cJSON *statement_line(const cJSON *st, bool scripts)
 {
-    struct buf b = BUF_INIT(CTRL_MAX_MESSAGE);
+    struct buf b = BUF_INIT(API_MAX_MESSAGE);
     const char *cmd = cJSON_GetStringValue(bench_get(st, BK_STATEMENTS_COMMAND));
     double lat = bench_num(st, BK_STATEMENTS_LATENCY_MS);
     if (scripts)
@@ -595,7 +595,7 @@ static void project_window(cJSON *status, const cJSON *agg)
                          util_must(cJSON_CreateString(line)));
 }
 
-void ctrl_status_set_results(cJSON *status, cJSON *agg, const struct ctrl_worker *w, int n)
+void api_status_set_results(cJSON *status, cJSON *agg, const struct api_worker *w, int n)
 {
     project(status, agg);
     project_window(status, agg);
@@ -617,7 +617,7 @@ void ctrl_status_set_results(cJSON *status, cJSON *agg, const struct ctrl_worker
         cJSON_Delete(rows);
 }
 
-void ctrl_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
+void api_status_summary_message(const cJSON *status, int workers, char *out, size_t len)
 {
     double tps = status_num(status, BK_SUMMARY_TPS);
     double avg = status_num(status, BK_SUMMARY_LATENCY_AVG_MS);
@@ -640,7 +640,7 @@ void ctrl_status_summary_message(const cJSON *status, int workers, char *out, si
     }
 }
 
-bool ctrl_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len)
+bool api_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len)
 {
     const cJSON *rows = bench_get(agg, BK_WORKERS), *r;
     double last_end = NAN;
@@ -678,7 +678,7 @@ bool ctrl_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len
     return true;
 }
 
-double ctrl_status_littles_law_pct(const cJSON *status)
+double api_status_littles_law_pct(const cJSON *status)
 {
     const cJSON *clients = cJSON_GetObjectItemCaseSensitive(status, "clients");
     return bench_littles_law(cJSON_IsNumber(clients) ? clients->valuedouble : NAN,
@@ -686,7 +686,7 @@ double ctrl_status_littles_law_pct(const cJSON *status)
                              status_num(status, BK_SUMMARY_TPS), NULL);
 }
 
-double ctrl_status_start_at(const cJSON *status)
+double api_status_start_at(const cJSON *status)
 {
     const cJSON *sa = cJSON_GetObjectItemCaseSensitive(status, "startAt");
     if (cJSON_IsString(sa))
@@ -696,7 +696,7 @@ double ctrl_status_start_at(const cJSON *status)
     return -1;
 }
 
-bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
+bool api_hpa_timeline_record(cJSON *status, int replicas, double now)
 {
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(status, "hpaTimeline");
     if (!cJSON_IsArray(tl)) {
@@ -710,7 +710,7 @@ bool ctrl_hpa_timeline_record(cJSON *status, int replicas, double now)
         if (cJSON_IsNumber(r) && (int)r->valuedouble == replicas)
             return false;
     }
-    if (n >= CTRL_MAX_HPA_TIMELINE)
+    if (n >= API_MAX_HPA_TIMELINE)
         cJSON_DeleteItemFromArray(tl, 1); /* keep the first sample */
     cJSON *o = util_must(cJSON_CreateObject());
     char ts[40];

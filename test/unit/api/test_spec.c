@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "pkg/bench/pgbench.h"
-#include "pkg/controller/spec.h"
+#include "pkg/api/spec.h"
 
 static cJSON *parse(const char *json)
 {
@@ -30,9 +30,9 @@ static void test_defaults(void **state)
 {
     (void)state;
     cJSON *j = parse("{" TARGET "," RUN "}");
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_string_equal(s.host, "pg");
     assert_int_equal(s.port, 5432);
     assert_string_equal(s.database, "app"); /* libpq's default: the user name */
@@ -61,9 +61,9 @@ static void test_defaults(void **state)
     assert_string_equal(s.pull_policy, "IfNotPresent");
     assert_null(s.image);
     char t[300];
-    ctrl_spec_target_string(&s, t, sizeof(t));
+    api_spec_target_string(&s, t, sizeof(t));
     assert_string_equal(t, "pg:5432/app");
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(j);
 }
 
@@ -72,9 +72,9 @@ static void test_cnpg(void **state)
     (void)state;
     cJSON *j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"pg\",\"service\":\"ro\","
                      "\"secret\":\"superuser\"}}," RUN "}");
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_true(s.cnpg);
     assert_string_equal(s.host, "pg-ro");
     assert_string_equal(s.database, "app");
@@ -83,30 +83,30 @@ static void test_cnpg(void **state)
     assert_string_equal(s.user_key, "username");
     assert_string_equal(s.password_secret, "pg-superuser");
     char u[300];
-    ctrl_spec_user_string(&s, u, sizeof(u));
+    api_spec_user_string(&s, u, sizeof(u));
     assert_string_equal(u, "from Secret pg-superuser");
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(j);
 
     j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"db\"},\"database\":\"bench\"}," RUN "}");
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_string_equal(s.host, "db-rw");
     assert_string_equal(s.database, "bench");
     assert_string_equal(s.user_key, "username");
     assert_string_equal(s.password_secret, "db-app");
     assert_string_equal(s.password_key, "password");
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(j);
 
     /* target.user beside cnpg: an override that wins over the Secret's username */
     j = parse("{\"target\":{\"cnpg\":{\"clusterName\":\"db\"},\"user\":\"bench\"}," RUN "}");
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_string_equal(s.user, "bench");
     assert_null(s.user_key);
     assert_string_equal(s.password_secret, "db-app");
-    ctrl_spec_user_string(&s, u, sizeof(u));
+    api_spec_user_string(&s, u, sizeof(u));
     assert_string_equal(u, "bench");
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(j);
 }
 
@@ -251,9 +251,9 @@ static void test_validation_table(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(bad_specs) / sizeof(bad_specs[0]); i++) {
         cJSON *j = parse(bad_specs[i].spec);
-        struct ctrl_spec s;
+        struct api_spec s;
         char err[512];
-        int rc = ctrl_spec_parse(cJSON_IsNull(j) ? NULL : j, &s, err, sizeof(err));
+        int rc = api_spec_parse(cJSON_IsNull(j) ? NULL : j, &s, err, sizeof(err));
         if (rc != -22 || !strstr(err, bad_specs[i].message)) {
             (void)fprintf(stderr, "case %zu: %s\n  rc=%d err=%s\n  want: %s\n", i,
                           bad_specs[i].spec, rc, err, bad_specs[i].message);
@@ -275,9 +275,9 @@ static void test_full_pgbench(void **state)
               "\"prepared\",\"rate\":100,\"latencyLimitMs\":50,\"noVacuum\":true,\"connect\":true,"
               "\"maxTries\":3,\"failuresDetailed\":true,\"perStatementLatencies\":true,"
               "\"progressSeconds\":2,\"extraArgs\":[\"--random-seed=7\"]}}}}");
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_true(s.init);
     assert_int_equal(s.scale, 50);
     assert_true(s.foreign_keys);
@@ -292,8 +292,8 @@ static void test_full_pgbench(void **state)
     assert_int_equal(s.n_extra_args, 1);
     assert_string_equal(s.extra_args[0], "--random-seed=7");
     assert_int_equal(s.max_tries, 3);
-    assert_int_equal(ctrl_spec_expected_seconds(&s), 0);
-    ctrl_spec_free(&s);
+    assert_int_equal(api_spec_expected_seconds(&s), 0);
+    api_spec_free(&s);
     cJSON_Delete(j);
 }
 
@@ -301,42 +301,42 @@ static void test_worker_split(void **state)
 {
     (void)state;
     /* 7 clients over 3 workers: remainder to the lowest indexes */
-    assert_int_equal(ctrl_worker_clients(7, 3, 0), 3);
-    assert_int_equal(ctrl_worker_clients(7, 3, 1), 2);
-    assert_int_equal(ctrl_worker_clients(7, 3, 2), 2);
-    assert_int_equal(ctrl_worker_clients(8, 3, 0), 3);
-    assert_int_equal(ctrl_worker_clients(8, 3, 1), 3);
-    assert_int_equal(ctrl_worker_clients(8, 3, 2), 2);
-    assert_int_equal(ctrl_worker_clients(6, 3, 2), 2);
-    assert_int_equal(ctrl_worker_clients(6, 3, 3), 0);
+    assert_int_equal(api_worker_clients(7, 3, 0), 3);
+    assert_int_equal(api_worker_clients(7, 3, 1), 2);
+    assert_int_equal(api_worker_clients(7, 3, 2), 2);
+    assert_int_equal(api_worker_clients(8, 3, 0), 3);
+    assert_int_equal(api_worker_clients(8, 3, 1), 3);
+    assert_int_equal(api_worker_clients(8, 3, 2), 2);
+    assert_int_equal(api_worker_clients(6, 3, 2), 2);
+    assert_int_equal(api_worker_clients(6, 3, 3), 0);
     for (int c = 1; c < 50; c++)
         for (int w = 1; w <= c; w++) {
             int sum = 0;
             for (int i = 0; i < w; i++) {
-                int n = ctrl_worker_clients(c, w, i);
+                int n = api_worker_clients(c, w, i);
                 assert_true(n >= 1);
                 if (i > 0)
-                    assert_true(n <= ctrl_worker_clients(c, w, i - 1));
+                    assert_true(n <= api_worker_clients(c, w, i - 1));
                 sum += n;
             }
             assert_int_equal(sum, c);
         }
     /* the rate is split by the same rule, in thousandths of a tps: the shares add up to it */
-    assert_true(ctrl_worker_rate(1001, 4, 0) == 250.25 && ctrl_worker_rate(1001, 4, 3) == 250.25);
-    assert_true(ctrl_worker_rate(10, 3, 0) == 3.334 && ctrl_worker_rate(10, 3, 1) == 3.333);
-    assert_true(ctrl_worker_rate(1000, 4, 2) == 250 && ctrl_worker_rate(0, 4, 1) == 0);
+    assert_true(api_worker_rate(1001, 4, 0) == 250.25 && api_worker_rate(1001, 4, 3) == 250.25);
+    assert_true(api_worker_rate(10, 3, 0) == 3.334 && api_worker_rate(10, 3, 1) == 3.333);
+    assert_true(api_worker_rate(1000, 4, 2) == 250 && api_worker_rate(0, 4, 1) == 0);
     static const double rates[] = {1, 7, 10, 99.5, 1000, 1001, 12345.678};
     for (size_t k = 0; k < sizeof(rates) / sizeof(rates[0]); k++)
         for (int w = 1; w <= 8; w++) {
             long milli = 0;
             for (int i = 0; i < w; i++)
-                milli += lround(ctrl_worker_rate(rates[k], w, i) * 1000);
+                milli += lround(api_worker_rate(rates[k], w, i) * 1000);
             assert_int_equal(milli, lround(rates[k] * 1000));
         }
     /* threads are capped by the worker's clients */
-    assert_int_equal(ctrl_worker_threads(4, 7, 3, 0), 3);
-    assert_int_equal(ctrl_worker_threads(2, 7, 3, 2), 2);
-    assert_int_equal(ctrl_worker_threads(1, 7, 3, 0), 1);
+    assert_int_equal(api_worker_threads(4, 7, 3, 0), 3);
+    assert_int_equal(api_worker_threads(2, 7, 3, 2), 2);
+    assert_int_equal(api_worker_threads(1, 7, 3, 0), 1);
 }
 
 /* The operator and the runner agree on every extra argument, because both ask the one list in
@@ -440,10 +440,10 @@ static int spec_verdict(const char *const *args, size_t n, char *err, size_t err
         len += snprintf(json + len, sizeof(json) - (size_t)len, "%s\"%s\"", i ? "," : "", args[i]);
     (void)snprintf(json + len, sizeof(json) - (size_t)len, "]}}}}");
     cJSON *j = parse(json);
-    struct ctrl_spec s;
-    int rc = ctrl_spec_parse(j, &s, err, errlen);
+    struct api_spec s;
+    int rc = api_spec_parse(j, &s, err, errlen);
     if (rc == 0)
-        ctrl_spec_free(&s);
+        api_spec_free(&s);
     cJSON_Delete(j);
     return rc;
 }
@@ -486,9 +486,9 @@ static void test_no_connection_strings(void **state)
         char json[1024];
         (void)snprintf(json, sizeof(json), "{\"target\":{%s}," RUN "}", cases[i].target);
         cJSON *j = parse(json);
-        struct ctrl_spec s;
+        struct api_spec s;
         char err[512] = "";
-        int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
+        int rc = api_spec_parse(j, &s, err, sizeof(err));
         if (rc != -22 || !strstr(err, cases[i].message))
             fail_msg("case %zu: rc=%d err=%s\n  want: %s", i, rc, err, cases[i].message);
         cJSON_Delete(j);
@@ -497,13 +497,13 @@ static void test_no_connection_strings(void **state)
      * and sslMode stays what the spec says */
     cJSON *j = parse("{\"target\":{\"host\":\"10.0.0.7\",\"user\":\"bench user\",\"sslMode\":"
                      "\"require\",\"database\":\"my \\\"db\\\"; postgres:/x\"}," RUN "}");
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_string_equal(s.database, "my \"db\"; postgres:/x");
     assert_string_equal(s.user, "bench user");
     assert_string_equal(s.ssl_mode, "require");
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(j);
 }
 
@@ -515,14 +515,14 @@ static void test_zero_is_a_value(void **state)
                      "\"builtin\":\"select-only\",\"builtinWeight\":0,\"maxTries\":0,\"scripts\":[{"
                      "\"configMapRef\":{\"name\":\"cm\",\"key\":\"a.sql\"},\"weight\":0},{"
                      "\"configMapRef\":{\"name\":\"cm\",\"key\":\"b.sql\"}}]}}}}");
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    assert_int_equal(ctrl_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
     assert_int_equal(s.builtin_weight, 0);
     assert_int_equal(s.max_tries, 0);
     assert_int_equal(s.scripts[0].weight, 0);
     assert_int_equal(s.scripts[1].weight, 1); /* not given: pgbench's and the CRD's 1 */
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(j);
 }
 
@@ -570,15 +570,15 @@ static void test_fio_volume_fits(void **state)
         char json[512];
         (void)snprintf(json, sizeof(json), "{\"workload\":{\"fio\":{%s}}}", cases[i].fio);
         cJSON *j = parse(json);
-        struct ctrl_spec s;
+        struct api_spec s;
         char err[1024] = "";
-        int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
+        int rc = api_spec_parse(j, &s, err, sizeof(err));
         if (!cases[i].message && rc != 0)
             fail_msg("case %zu refused: %s", i, err);
         if (cases[i].message && (rc != -22 || !strstr(err, cases[i].message)))
             fail_msg("case %zu: rc=%d err=%s\n  want: %s", i, rc, err, cases[i].message);
         if (rc == 0)
-            ctrl_spec_free(&s);
+            api_spec_free(&s);
         cJSON_Delete(j);
     }
 }

@@ -1,24 +1,24 @@
 /* Child manifests of a BenchmarkRun: init Job, Indexed run Job, fio PVC, HPA. */
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 #include "pkg/util/version.h"
 #include "pkg/bench/argv.h"
 #include "pkg/bench/runner_args.h"
-#include "pkg/pg/conninfo.h"
+#include "pkg/bench/conninfo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const struct kube_resource CTRL_BENCHMARKRUNS = {"pgbench.dev", "v1alpha1", "BenchmarkRun",
-                                                 "benchmarkruns", true};
+const struct kube_resource API_BENCHMARKRUNS = {"pgbench.dev", "v1alpha1", "BenchmarkRun",
+                                                "benchmarkruns", true};
 
 #define SCRIPTS_DIR "/etc/pgbench/scripts"
 #define CA_DIR "/etc/pgbench/ca"
 #define FIO_DIR "/data"
 
-void ctrl_config_defaults(struct ctrl_config *cfg)
+void api_config_defaults(struct api_config *cfg)
 {
     cfg->runner_image = util_runner_image();
     cfg->runner_command = "/usr/local/bin/pgbench-runner";
@@ -29,7 +29,7 @@ void ctrl_config_defaults(struct ctrl_config *cfg)
     cfg->instance = "pgbench-operator";
 }
 
-void ctrl_child_name(const char *br, enum ctrl_child which, char *out, size_t len)
+void api_child_name(const char *br, enum api_child which, char *out, size_t len)
 {
     static const char *const suffix[] = {"init", "run", "fio", "hpa", "result"};
     (void)snprintf(out, len, "%s-%s", br, suffix[which]);
@@ -80,9 +80,9 @@ static void push_runner_args(cJSON *args, enum bench_runner_cmd cmd, const void 
 static cJSON *labels_for(const char *br, const char *role)
 {
     cJSON *l = obj();
-    put_str(l, CTRL_LABEL_RUN, br);
+    put_str(l, API_LABEL_RUN, br);
     if (role)
-        put_str(l, CTRL_LABEL_ROLE, role);
+        put_str(l, API_LABEL_ROLE, role);
     put_str(l, "app.kubernetes.io/managed-by", "pgbench-operator");
     return l;
 }
@@ -134,14 +134,14 @@ static void env_secret(cJSON *env, const char *name, const char *secret, const c
     cJSON_AddItemToArray(env, e);
 }
 
-/* The target's PG* variables, written from one pg_conninfo in its field order: the role from the
+/* The target's PG* variables, written from one bench_conninfo in its field order: the role from the
  * CloudNativePG Secret's key when there is one (as `kubectl cnpg pgbench` does), the password
  * only ever as a secretKeyRef, before PGAPPNAME. */
-static void target_env(cJSON *env, const struct ctrl_spec *s)
+static void target_env(cJSON *env, const struct api_spec *s)
 {
     char port[16];
     (void)snprintf(port, sizeof(port), "%d", s->port);
-    const struct pg_conninfo ci = {
+    const struct bench_conninfo ci = {
         .host = s->host,
         .port = port,
         .dbname = s->database,
@@ -150,18 +150,18 @@ static void target_env(cJSON *env, const struct ctrl_spec *s)
         .sslrootcert = s->ca_secret ? CA_DIR "/ca.crt" : NULL,
         .appname = "pgbench-runner",
     };
-    for (int i = 0; i < PG_CONNINFO_NFIELDS; i++) {
-        enum pg_conninfo_field f = (enum pg_conninfo_field)i;
-        if (f == PG_CONNINFO_APPNAME && s->password_secret[0])
+    for (int i = 0; i < BENCH_CONNINFO_NFIELDS; i++) {
+        enum bench_conninfo_field f = (enum bench_conninfo_field)i;
+        if (f == BENCH_CONNINFO_APPNAME && s->password_secret[0])
             env_secret(env, "PGPASSWORD", s->password_secret, s->password_key);
-        if (f == PG_CONNINFO_USER && s->user_key)
-            env_secret(env, pg_conninfo_env(f), s->password_secret, s->user_key);
+        if (f == BENCH_CONNINFO_USER && s->user_key)
+            env_secret(env, bench_conninfo_env(f), s->password_secret, s->user_key);
         else if (pg_conninfo_get(&ci, f))
-            env_value(env, pg_conninfo_env(f), pg_conninfo_get(&ci, f));
+            env_value(env, bench_conninfo_env(f), pg_conninfo_get(&ci, f));
     }
 }
 
-static cJSON *connection_env(const struct ctrl_spec *s)
+static cJSON *connection_env(const struct api_spec *s)
 {
     cJSON *env = arr();
     if (s->host[0]) /* fio without a database target has none */
@@ -200,8 +200,8 @@ static void pod_metadata(cJSON *tmpl, const char *brname, const char *role, cons
         cJSON_ArrayForEach(it, ul) if (cJSON_IsString(it) &&
                                        strncmp(it->string, "pgbench.dev/", 12) != 0)
             put_str(labels, it->string, it->valuestring);
-    put_str(labels, CTRL_LABEL_RUN, brname);
-    put_str(labels, CTRL_LABEL_ROLE, role);
+    put_str(labels, API_LABEL_RUN, brname);
+    put_str(labels, API_LABEL_ROLE, role);
     put_str(labels, "app.kubernetes.io/managed-by", "pgbench-operator");
     copy_key(meta, pt, "annotations");
 }
@@ -212,9 +212,9 @@ static cJSON *pod_security(const cJSON *pt)
 {
     cJSON *psc = obj();
     put_bool(psc, "runAsNonRoot", true);
-    put_num(psc, "runAsUser", CTRL_RUNNER_UID);
-    put_num(psc, "runAsGroup", CTRL_RUNNER_UID);
-    put_num(psc, "fsGroup", CTRL_RUNNER_UID);
+    put_num(psc, "runAsUser", API_RUNNER_UID);
+    put_num(psc, "runAsGroup", API_RUNNER_UID);
+    put_num(psc, "fsGroup", API_RUNNER_UID);
     cJSON *sp = put(psc, "seccompProfile", obj());
     put_str(sp, "type", "RuntimeDefault");
     const cJSON *usc = pt ? cJSON_GetObjectItemCaseSensitive(pt, "securityContext") : NULL;
@@ -233,11 +233,11 @@ static cJSON *pod_security(const cJSON *pt)
 
 /* The runner container: image, command, connection env, resources, a locked-down
  * securityContext and /tmp mounted (its volumeMounts come back in *mounts). */
-static cJSON *runner_container(const struct ctrl_spec *s, const struct ctrl_config *cfg,
+static cJSON *runner_container(const struct api_spec *s, const struct api_config *cfg,
                                const cJSON *pt, cJSON **mounts)
 {
     cJSON *c = obj();
-    put_str(c, "name", CTRL_CONTAINER);
+    put_str(c, "name", API_CONTAINER);
     put_str(c, "image", s->image && *s->image ? s->image : cfg->runner_image);
     put_str(c, "imagePullPolicy", s->pull_policy);
     cJSON *cmd = put(c, "command", arr());
@@ -260,7 +260,7 @@ static cJSON *runner_container(const struct ctrl_spec *s, const struct ctrl_conf
 }
 
 /* /tmp as an emptyDir, and the CA Secret's key as ca.crt under CA_DIR when there is one. */
-static void pod_volumes(cJSON *spec, const struct ctrl_spec *s, cJSON *mounts)
+static void pod_volumes(cJSON *spec, const struct api_spec *s, cJSON *mounts)
 {
     cJSON *vols = put(spec, "volumes", arr());
     cJSON *tmp = obj();
@@ -282,8 +282,8 @@ static void pod_volumes(cJSON *spec, const struct ctrl_spec *s, cJSON *mounts)
 }
 
 /* The pod template shared by init and run Jobs; args/env/volumes/mounts are added by callers. */
-static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
-                           const struct ctrl_config *cfg, const char *role, cJSON **container)
+static cJSON *pod_template(const cJSON *br, const struct api_spec *s, const struct api_config *cfg,
+                           const char *role, cJSON **container)
 {
     const char *brname = util_jstr(br, "metadata.name");
     const cJSON *pt = s->pod_template;
@@ -312,7 +312,7 @@ static cJSON *pod_template(const cJSON *br, const struct ctrl_spec *s,
 }
 
 static cJSON *job_skeleton(const cJSON *br, const char *name, const char *role, cJSON *tmpl,
-                           const struct ctrl_spec *s)
+                           const struct api_spec *s)
 {
     cJSON *job = obj();
     put_str(job, "apiVersion", "batch/v1");
@@ -325,34 +325,34 @@ static cJSON *job_skeleton(const cJSON *br, const char *name, const char *role, 
     return job;
 }
 
-long ctrl_init_timeout(const struct ctrl_spec *s)
+long api_init_timeout(const struct api_spec *s)
 {
-    return s->timeout_s > 0 ? s->timeout_s : CTRL_INIT_TIMEOUT_S;
+    return s->timeout_s > 0 ? s->timeout_s : API_INIT_TIMEOUT_S;
 }
 
-long ctrl_run_timeout(const struct ctrl_spec *s, const struct ctrl_config *cfg)
+long api_run_timeout(const struct api_spec *s, const struct api_config *cfg)
 {
     if (s->timeout_s > 0)
         return s->timeout_s;
-    long expected = ctrl_spec_expected_seconds(s);
+    long expected = api_spec_expected_seconds(s);
     if (expected <= 0)
-        return CTRL_TRANSACTIONS_TIMEOUT_S;
+        return API_TRANSACTIONS_TIMEOUT_S;
     long t = expected + cfg->deadline_margin_s;
-    if (s->workload == CTRL_WL_PGBENCH && s->replica_lag) /* the runner's catch-up wait */
+    if (s->workload == API_WL_PGBENCH && s->replica_lag) /* the runner's catch-up wait */
         t += s->replica_timeout_s;
     return t;
 }
 
-long ctrl_run_deadline(const struct ctrl_spec *s, const struct ctrl_config *cfg)
+long api_run_deadline(const struct api_spec *s, const struct api_config *cfg)
 {
-    return cfg->start_delay_s + ctrl_run_timeout(s, cfg) + CTRL_DEADLINE_REPORT_S;
+    return cfg->start_delay_s + api_run_timeout(s, cfg) + API_DEADLINE_REPORT_S;
 }
 
-cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
-                              const struct ctrl_config *cfg)
+cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
+                             const struct api_config *cfg)
 {
     char name[300];
-    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_INIT, name, sizeof(name));
+    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_INIT, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "init", &c);
     struct bench_runner_init ra;
@@ -368,25 +368,25 @@ cJSON *ctrl_manifest_init_job(const cJSON *br, const struct ctrl_spec *s,
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     put_num(spec, "completions", 1);
     put_num(spec, "parallelism", 1);
-    put_num(spec, "activeDeadlineSeconds", (double)ctrl_init_timeout(s));
+    put_num(spec, "activeDeadlineSeconds", (double)api_init_timeout(s));
     return job;
 }
 
-static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct ctrl_spec *s)
+static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct api_spec *s)
 {
     struct bench_runner_run ra;
     bench_runner_defaults(BENCH_RUNNER_PGBENCH_RUN, &ra);
     /* clients/threads are those of worker 0 (the largest share); BENCH_CLIENTS_BY_INDEX tells
      * each worker its own share when clients do not divide evenly. */
-    ra.pg.clients = ctrl_worker_clients(s->clients, s->workers, 0);
-    ra.pg.threads = ctrl_worker_threads(s->threads, s->clients, s->workers, 0);
+    ra.pg.clients = api_worker_clients(s->clients, s->workers, 0);
+    ra.pg.threads = api_worker_threads(s->threads, s->clients, s->workers, 0);
     ra.pg.duration_s = (int)s->duration_s;
     ra.pg.transactions = s->transactions;
     ra.pg.builtin = s->builtin;
     /* the builtin's weight applies beside scripts only; 0 is passed on as @0 */
     ra.pg.builtin_weight = s->builtin && s->n_scripts > 0 ? s->builtin_weight : BENCH_PGBENCH_UNSET;
-    struct bench_pgbench_script scripts[CTRL_MAX_SCRIPTS];
-    char paths[CTRL_MAX_SCRIPTS][320];
+    struct bench_pgbench_script scripts[API_MAX_SCRIPTS];
+    char paths[API_MAX_SCRIPTS][320];
     for (int i = 0; i < s->n_scripts; i++) {
         char vname[32], dir[96];
         (void)snprintf(vname, sizeof(vname), "script-%d", i);
@@ -409,7 +409,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
     ra.pg.nscripts = (size_t)s->n_scripts;
     if (bench_protocol_parse(s->protocol, &ra.pg.protocol) != 0)
         ra.pg.protocol = BENCH_PROTOCOL_DEFAULT; /* the spec parser allows only the three */
-    ra.pg.rate = ctrl_worker_rate(s->rate, s->workers, 0); /* worker 0's, as clients */
+    ra.pg.rate = api_worker_rate(s->rate, s->workers, 0); /* worker 0's, as clients */
     ra.pg.latency_limit_ms = s->latency_limit_ms;
     ra.pg.no_vacuum = s->no_vacuum;
     ra.pg.connect = s->connect;
@@ -432,13 +432,13 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct c
 }
 
 static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
-                     const struct ctrl_spec *s)
+                     const struct api_spec *s)
 {
     struct bench_runner_fio ra;
     bench_runner_defaults(BENCH_RUNNER_FIO, &ra);
-    struct bench_fio_job_opts jobs[CTRL_MAX_FIO_JOBS];
+    struct bench_fio_job_opts jobs[API_MAX_FIO_JOBS];
     for (int i = 0; i < s->n_fio_jobs; i++) {
-        const struct ctrl_fio_job *j = &s->fio_jobs[i];
+        const struct api_fio_job *j = &s->fio_jobs[i];
         jobs[i] = (struct bench_fio_job_opts){
             .name = j->name,
             .rw = j->rw,
@@ -458,7 +458,7 @@ static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
     ra.fio.njobs = (size_t)s->n_fio_jobs;
     push_runner_args(args, BENCH_RUNNER_FIO, &ra);
     char pvc[300];
-    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, pvc, sizeof(pvc));
+    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_FIO_PVC, pvc, sizeof(pvc));
     cJSON *v = obj();
     put_str(v, "name", "data");
     put_str(put(v, "persistentVolumeClaim", obj()), "claimName", pvc);
@@ -466,46 +466,46 @@ static void fio_args(cJSON *args, cJSON *vols, cJSON *mounts, const cJSON *br,
     volume_mount(mounts, "data", FIO_DIR, false);
 }
 
-/* The start barrier's file: a downwardAPI volume of the pod's CTRL_START_ANNOTATION (empty until
+/* The start barrier's file: a downwardAPI volume of the pod's API_START_ANNOTATION (empty until
  * the operator sets it; the kubelet rewrites the volume when the pod's annotations change). */
 static void start_file(cJSON *env, cJSON *vols, cJSON *mounts)
 {
-    char dir[sizeof(CTRL_START_FILE)];
-    (void)snprintf(dir, sizeof(dir), "%s", CTRL_START_FILE);
+    char dir[sizeof(API_START_FILE)];
+    (void)snprintf(dir, sizeof(dir), "%s", API_START_FILE);
     *strrchr(dir, '/') = '\0';
     cJSON *v = obj();
     put_str(v, "name", "start");
     cJSON *item = obj();
-    put_str(item, "path", strrchr(CTRL_START_FILE, '/') + 1);
+    put_str(item, "path", strrchr(API_START_FILE, '/') + 1);
     put_str(put(item, "fieldRef", obj()), "fieldPath",
-            "metadata.annotations['" CTRL_START_ANNOTATION "']");
+            "metadata.annotations['" API_START_ANNOTATION "']");
     cJSON_AddItemToArray(put(put(v, "downwardAPI", obj()), "items", arr()), item);
     cJSON_AddItemToArray(vols, v);
     volume_mount(mounts, "start", dir, true);
-    env_value(env, "BENCH_START_AT_FILE", CTRL_START_FILE);
+    env_value(env, "BENCH_START_AT_FILE", API_START_FILE);
 }
 
 /* NAME=each worker's share (clients, or rate when `rate`) in worker order, as plain decimals
  * ("3,2,2", "250.25,250.25"): BENCH_CLIENTS_BY_INDEX, BENCH_RATE_BY_INDEX. */
-static void shares_env(cJSON *env, const char *name, const struct ctrl_spec *s, bool rate)
+static void shares_env(cJSON *env, const char *name, const struct api_spec *s, bool rate)
 {
-    char list[24 * CTRL_MAX_WORKERS] = "";
+    char list[24 * API_MAX_WORKERS] = "";
     size_t n = 0;
     for (int i = 0; i < s->workers && n + 24 < sizeof(list); i++) {
         char v[400];
         bench_fmt_decimal(v, sizeof(v),
-                          rate ? ctrl_worker_rate(s->rate, s->workers, i)
-                               : ctrl_worker_clients(s->clients, s->workers, i));
+                          rate ? api_worker_rate(s->rate, s->workers, i)
+                               : api_worker_clients(s->clients, s->workers, i));
         n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? "," : "", v);
     }
     env_value(env, name, list);
 }
 
-cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
-                             const struct ctrl_config *cfg, long run_from)
+cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const struct api_config *cfg,
+                            long run_from)
 {
     char name[300];
-    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_RUN, name, sizeof(name));
+    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_RUN, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "run", &c);
     cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args");
@@ -513,9 +513,9 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
     cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
     cJSON *vols = (cJSON *)util_jget(tmpl, "spec.volumes");
     start_file(env, vols, mounts);
-    if (s->workload == CTRL_WL_PGBENCH) /* the runner stops its load there and reports */
-        env_num(env, "BENCH_DEADLINE_AT", run_from + ctrl_run_timeout(s, cfg));
-    if (s->workload == CTRL_WL_PGBENCH) {
+    if (s->workload == API_WL_PGBENCH) /* the runner stops its load there and reports */
+        env_num(env, "BENCH_DEADLINE_AT", run_from + api_run_timeout(s, cfg));
+    if (s->workload == API_WL_PGBENCH) {
         pgbench_args(args, vols, mounts, s);
         if (s->workers > 1) {
             shares_env(env, "BENCH_CLIENTS_BY_INDEX", s, false);
@@ -530,14 +530,14 @@ cJSON *ctrl_manifest_run_job(const cJSON *br, const struct ctrl_spec *s,
     put_str(spec, "completionMode", "Indexed");
     put_num(spec, "completions", s->workers);
     put_num(spec, "parallelism", s->workers);
-    put_num(spec, "activeDeadlineSeconds", (double)ctrl_run_deadline(s, cfg));
+    put_num(spec, "activeDeadlineSeconds", (double)api_run_deadline(s, cfg));
     return job;
 }
 
-cJSON *ctrl_manifest_fio_pvc(const cJSON *br, const struct ctrl_spec *s)
+cJSON *api_manifest_fio_pvc(const cJSON *br, const struct api_spec *s)
 {
     char name[300];
-    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_FIO_PVC, name, sizeof(name));
+    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_FIO_PVC, name, sizeof(name));
     cJSON *pvc = obj();
     put_str(pvc, "apiVersion", "v1");
     put_str(pvc, "kind", "PersistentVolumeClaim");
@@ -550,10 +550,10 @@ cJSON *ctrl_manifest_fio_pvc(const cJSON *br, const struct ctrl_spec *s)
     return pvc;
 }
 
-cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s)
+cJSON *api_manifest_hpa(const cJSON *br, const struct api_spec *s)
 {
     char name[300];
-    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_HPA, name, sizeof(name));
+    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_HPA, name, sizeof(name));
     cJSON *h = obj();
     put_str(h, "apiVersion", "autoscaling/v2");
     put_str(h, "kind", "HorizontalPodAutoscaler");
@@ -578,10 +578,10 @@ cJSON *ctrl_manifest_hpa(const cJSON *br, const struct ctrl_spec *s)
     return h;
 }
 
-cJSON *ctrl_manifest_result_configmap(const cJSON *br, const char *key, const char *value)
+cJSON *api_manifest_result_configmap(const cJSON *br, const char *key, const char *value)
 {
     char name[300];
-    ctrl_child_name(util_jstr(br, "metadata.name"), CTRL_CHILD_RESULT, name, sizeof(name));
+    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_RESULT, name, sizeof(name));
     cJSON *cm = obj();
     put_str(cm, "apiVersion", "v1");
     put_str(cm, "kind", "ConfigMap");

@@ -13,19 +13,19 @@
 
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/json.h"
-#include "pkg/controller/manifest.h"
+#include "pkg/api/manifest.h"
 
 static const char *br_json =
     "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":"
     "\"b1\",\"namespace\":\"ns\",\"uid\":\"u-1\",\"generation\":1},\"spec\":{}}";
 
-static struct ctrl_spec spec_of(const char *json)
+static struct api_spec spec_of(const char *json)
 {
     cJSON *j = cJSON_Parse(json);
     assert_non_null(j);
-    struct ctrl_spec s;
+    struct api_spec s;
     char err[512];
-    int rc = ctrl_spec_parse(j, &s, err, sizeof(err));
+    int rc = api_spec_parse(j, &s, err, sizeof(err));
     if (rc)
         (void)fprintf(stderr, "%s\n", err);
     assert_int_equal(rc, 0);
@@ -72,23 +72,22 @@ static void test_run_job(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s = spec_of(
+    struct api_spec s = spec_of(
         "{\"target\":{\"host\":\"pg-rw\",\"port\":5433,\"database\":\"app\",\"user\":\"app\","
         "\"passwordSecretRef\":{\"name\":\"pg-app\",\"key\":\"pw\"}},\"workers\":3,\"workload\":"
         "{\"pgbench\":{\"run\":{\"clients\":7,\"threads\":4,\"durationSeconds\":60,\"scripts\":[{"
         "\"configMapRef\":{\"name\":\"cm\",\"key\":\"r.sql\"},\"weight\":2}]}}},"
         "\"ttlSecondsAfterFinished\":600,\"podTemplate\":{\"nodeSelector\":{\"pool\":\"bench\"},"
         "\"resources\":{\"limits\":{\"cpu\":\"1\"}}}}");
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 1700000000);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    cJSON *job = api_manifest_run_job(br, &s, &cfg, 1700000000);
 
     assert_string_equal(str_at(job, "apiVersion"), "batch/v1");
     assert_string_equal(str_at(job, "metadata.name"), "b1-run");
     assert_string_equal(str_at(job, "metadata.namespace"), "ns");
     const cJSON *labels = util_jget(job, "metadata.labels");
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, CTRL_LABEL_RUN)->valuestring,
-                        "b1");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, API_LABEL_RUN)->valuestring, "b1");
     const cJSON *own = cJSON_GetArrayItem(util_jget(job, "metadata.ownerReferences"), 0);
     assert_string_equal(str_at(own, "kind"), "BenchmarkRun");
     assert_string_equal(str_at(own, "uid"), "u-1");
@@ -104,17 +103,17 @@ static void test_run_job(void **state)
     assert_true(s.replica_lag);
     /* the run's timeout from the barrier: 60 s + 300 s catch-up + 10 min = 960 s; the Job's
      * deadline counts from its start, 10 s earlier, and leaves the runner 15 s to report */
-    assert_int_equal(ctrl_run_timeout(&s, &cfg), 960);
+    assert_int_equal(api_run_timeout(&s, &cfg), 960);
     assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 960 + 15);
     const cJSON *c0 = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
     assert_string_equal(util_jstr(env_var(c0, "BENCH_DEADLINE_AT"), "value"), "1700000960");
 
     const cJSON *pod = util_jget(job, "spec.template.spec");
     const cJSON *tl = util_jget(job, "spec.template.metadata.labels");
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tl, CTRL_LABEL_RUN)->valuestring, "b1");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tl, API_LABEL_RUN)->valuestring, "b1");
     assert_string_equal(str_at(pod, "restartPolicy"), "Never");
     assert_true(cJSON_IsTrue(util_jget(pod, "securityContext.runAsNonRoot")));
-    assert_int_equal(util_jnum(pod, "securityContext.runAsUser", 0), CTRL_RUNNER_UID);
+    assert_int_equal(util_jnum(pod, "securityContext.runAsUser", 0), API_RUNNER_UID);
     assert_string_equal(str_at(pod, "securityContext.seccompProfile.type"), "RuntimeDefault");
     assert_string_equal(str_at(pod, "nodeSelector.pool"), "bench");
     const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pod, "containers"), 0);
@@ -185,7 +184,7 @@ static void test_run_job(void **state)
     free(txt);
 
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -206,8 +205,8 @@ static void test_cnpg_user_from_secret(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
     static const struct {
         const char *target, *user_ref, *password_ref, *user;
     } cases[] = {
@@ -223,9 +222,9 @@ static void test_cnpg_user_from_secret(void **state)
                        "{\"target\":%s,\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
                        "\"run\":{\"durationSeconds\":5}}}}",
                        cases[i].target);
-        struct ctrl_spec s = spec_of(json);
-        cJSON *jobs[] = {ctrl_manifest_init_job(br, &s, &cfg),
-                         ctrl_manifest_run_job(br, &s, &cfg, 1700000000)};
+        struct api_spec s = spec_of(json);
+        cJSON *jobs[] = {api_manifest_init_job(br, &s, &cfg),
+                         api_manifest_run_job(br, &s, &cfg, 1700000000)};
         for (size_t j = 0; j < 2; j++) {
             const cJSON *c =
                 cJSON_GetArrayItem(util_jget(jobs[j], "spec.template.spec.containers"), 0);
@@ -243,7 +242,7 @@ static void test_cnpg_user_from_secret(void **state)
             free(text);
             cJSON_Delete(jobs[j]);
         }
-        ctrl_spec_free(&s);
+        api_spec_free(&s);
     }
     cJSON_Delete(br);
 }
@@ -252,13 +251,13 @@ static void test_init_job_and_transactions(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s =
+    struct api_spec s =
         spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"createDatabase\":true},"
                 "\"workload\":{\"pgbench\":{\"init\":{\"scale\":20,\"foreignKeys\":true},"
                 "\"run\":{\"transactions\":100}}}}");
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    cJSON *job = api_manifest_init_job(br, &s, &cfg);
     assert_string_equal(str_at(job, "metadata.name"), "b1-init");
     assert_int_equal(util_jnum(job, "spec.completions", 0), 1);
     assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 6 * 3600); /* default */
@@ -273,7 +272,7 @@ static void test_init_job_and_transactions(void **state)
     assert_null(env_var(c, "PGPASSWORD")); /* no Secret given */
     cJSON_Delete(job);
 
-    job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    job = api_manifest_run_job(br, &s, &cfg, 5);
     /* a transactions run has no expected end: 24 h from the barrier (5) */
     assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 86400 + 15);
     c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
@@ -282,7 +281,7 @@ static void test_init_job_and_transactions(void **state)
     assert_true(has_arg(util_jget(c, "args"), "--builtin", "tpcb-like"));
     assert_null(env_var(c, "BENCH_CLIENTS_BY_INDEX"));
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -291,26 +290,26 @@ static void test_run_job_rate_split(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    struct ctrl_spec s =
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    struct api_spec s =
         spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":4,\"workload\":{"
                 "\"pgbench\":{\"run\":{\"clients\":10,\"durationSeconds\":5,\"rate\":1000}}}}");
-    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    cJSON *job = api_manifest_run_job(br, &s, &cfg, 5);
     const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
     assert_true(has_arg(util_jget(c, "args"), "--rate", "250")); /* not "1e+03", not 1000 */
     assert_string_equal(str_at(env_var(c, "BENCH_RATE_BY_INDEX"), "value"), "250,250,250,250");
     assert_string_equal(str_at(env_var(c, "BENCH_CLIENTS_BY_INDEX"), "value"), "3,3,2,2");
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":3,\"workload\":{"
                 "\"pgbench\":{\"run\":{\"clients\":3,\"durationSeconds\":5,\"rate\":10}}}}");
-    job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    job = api_manifest_run_job(br, &s, &cfg, 5);
     c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
     assert_true(has_arg(util_jget(c, "args"), "--rate", "3.334"));
     assert_string_equal(str_at(env_var(c, "BENCH_RATE_BY_INDEX"), "value"), "3.334,3.333,3.333");
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -319,21 +318,21 @@ static void test_timeout_seconds(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"timeoutSeconds\":"
-                                 "90,\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
-                                 "\"run\":{\"transactions\":100000000}}}}");
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
+    struct api_spec s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"timeoutSeconds\":"
+                                "90,\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
+                                "\"run\":{\"transactions\":100000000}}}}");
+    struct api_config cfg;
+    api_config_defaults(&cfg);
     assert_int_equal(s.timeout_s, 90);
-    cJSON *job = ctrl_manifest_init_job(br, &s, &cfg);
+    cJSON *job = api_manifest_init_job(br, &s, &cfg);
     assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 90);
     cJSON_Delete(job);
-    job = ctrl_manifest_run_job(br, &s, &cfg, 1000);
+    job = api_manifest_run_job(br, &s, &cfg, 1000);
     assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 90 + 15);
     const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
     assert_string_equal(util_jstr(env_var(c, "BENCH_DEADLINE_AT"), "value"), "1090");
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -341,19 +340,19 @@ static void test_fio_and_hpa(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s = spec_of(
+    struct api_spec s = spec_of(
         "{\"workload\":{\"fio\":{\"storageClassName\":\"fast\",\"volumeSize\":\"5Gi\",\"jobs\":[{"
         "\"name\":\"wal\",\"rw\":\"write\",\"bs\":\"8k\",\"fdatasync\":1,\"runtimeSeconds\":30},"
         "{\"name\":\"rr\",\"rw\":\"randread\",\"runtimeSeconds\":20}]}}}");
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    cJSON *pvc = ctrl_manifest_fio_pvc(br, &s);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    cJSON *pvc = api_manifest_fio_pvc(br, &s);
     assert_string_equal(str_at(pvc, "metadata.name"), "b1-fio");
     assert_string_equal(str_at(pvc, "spec.storageClassName"), "fast");
     assert_string_equal(str_at(pvc, "spec.resources.requests.storage"), "5Gi");
     assert_non_null(util_jget(pvc, "metadata.ownerReferences"));
     cJSON_Delete(pvc);
-    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    cJSON *job = api_manifest_run_job(br, &s, &cfg, 5);
     /* the fio jobs' 30 + 20 s + 10 min, no replica wait; fio stops by itself (no deadline env) */
     assert_int_equal(util_jnum(job, "spec.activeDeadlineSeconds", 0), 10 + 650 + 15);
     const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
@@ -366,21 +365,21 @@ static void test_fio_and_hpa(void **state)
     assert_true(has_arg(args, "--fdatasync", "1"));
     assert_null(env_var(c, "PGHOST"));
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
 
     s = spec_of("{\"workload\":{\"fio\":{\"keepVolume\":true,\"jobs\":[{\"name\":\"a\"}]}}}");
-    pvc = ctrl_manifest_fio_pvc(br, &s);
+    pvc = api_manifest_fio_pvc(br, &s);
     assert_null(util_jget(pvc, "metadata.ownerReferences")); /* kept after the run */
     assert_null(util_jget(pvc, "spec.storageClassName"));    /* cluster default */
     cJSON_Delete(pvc);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
 
     s = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":"
                 "{\"durationSeconds\":5}}},\"hpa\":{\"scaleTargetRef\":{\"apiVersion\":"
                 "\"apps/v1\",\"kind\":\"StatefulSet\",\"name\":\"pg-replicas\"},\"minReplicas\":"
                 "1,\"maxReplicas\":4,\"targetCPUUtilizationPercentage\":60,\"behavior\":{"
                 "\"scaleUp\":{\"stabilizationWindowSeconds\":0}}}}");
-    cJSON *h = ctrl_manifest_hpa(br, &s);
+    cJSON *h = api_manifest_hpa(br, &s);
     assert_string_equal(str_at(h, "apiVersion"), "autoscaling/v2");
     assert_string_equal(str_at(h, "metadata.name"), "b1-hpa");
     assert_string_equal(str_at(h, "spec.scaleTargetRef.kind"), "StatefulSet");
@@ -391,7 +390,7 @@ static void test_fio_and_hpa(void **state)
     assert_int_equal(util_jnum(m, "resource.target.averageUtilization", 0), 60);
     assert_int_equal(util_jnum(h, "spec.behavior.scaleUp.stabilizationWindowSeconds", -1), 0);
     cJSON_Delete(h);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -399,20 +398,20 @@ static void test_user_security_context_cannot_escalate(void **state)
 {
     (void)state;
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s =
+    struct api_spec s =
         spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workload\":{\"pgbench\":{\"run\":{"
                 "\"durationSeconds\":5}}},\"podTemplate\":{\"securityContext\":{\"runAsUser\":1000,"
                 "\"fsGroup\":2000}}}");
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    cJSON *job = api_manifest_run_job(br, &s, &cfg, 5);
     const cJSON *psc = util_jget(job, "spec.template.spec.securityContext");
     assert_int_equal(util_jnum(psc, "runAsUser", 0), 1000);
     assert_int_equal(util_jnum(psc, "fsGroup", 0), 2000);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(psc, "runAsNonRoot")));
     assert_string_equal(str_at(psc, "seccompProfile.type"), "RuntimeDefault");
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -449,14 +448,14 @@ static void parse_back(const cJSON *job, enum bench_runner_cmd cmd, void *out)
 static void check_run_args(const char *json)
 {
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s = spec_of(json);
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    struct api_spec s = spec_of(json);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    cJSON *job = api_manifest_run_job(br, &s, &cfg, 5);
     struct bench_runner_run r;
     parse_back(job, BENCH_RUNNER_PGBENCH_RUN, &r);
-    assert_int_equal(r.pg.clients, ctrl_worker_clients(s.clients, s.workers, 0));
-    assert_int_equal(r.pg.threads, ctrl_worker_threads(s.threads, s.clients, s.workers, 0));
+    assert_int_equal(r.pg.clients, api_worker_clients(s.clients, s.workers, 0));
+    assert_int_equal(r.pg.threads, api_worker_threads(s.threads, s.clients, s.workers, 0));
     assert_int_equal(r.pg.duration_s, s.duration_s);
     assert_int_equal(r.pg.transactions, s.transactions);
     if (s.builtin)
@@ -474,7 +473,7 @@ static void check_run_args(const char *json)
         assert_int_equal(r.pg.scripts[i].weight, s.scripts[i].weight);
     }
     assert_string_equal(bench_protocol_name(r.pg.protocol), s.protocol);
-    assert_true(r.pg.rate == ctrl_worker_rate(s.rate, s.workers, 0));
+    assert_true(r.pg.rate == api_worker_rate(s.rate, s.workers, 0));
     assert_true(r.pg.latency_limit_ms == s.latency_limit_ms);
     assert_int_equal(r.pg.no_vacuum, s.no_vacuum);
     assert_int_equal(r.pg.connect, s.connect);
@@ -496,7 +495,7 @@ static void check_run_args(const char *json)
     cJSON_Delete(job);
 
     if (s.init) {
-        job = ctrl_manifest_init_job(br, &s, &cfg);
+        job = api_manifest_init_job(br, &s, &cfg);
         struct bench_runner_init in;
         parse_back(job, BENCH_RUNNER_PGBENCH_INIT, &in);
         assert_int_equal(in.pg.scale, s.scale);
@@ -508,7 +507,7 @@ static void check_run_args(const char *json)
         bench_runner_cleanup(BENCH_RUNNER_PGBENCH_INIT, &in);
         cJSON_Delete(job);
     }
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 
@@ -529,12 +528,12 @@ static void test_run_args_parse_back(void **state)
                      "1e9,\"latencyLimitMs\":3.6e6,\"noVacuum\":true,\"connect\":true,"
                      "\"maxTries\":1000000,\"failuresDetailed\":true,\"perStatementLatencies\":"
                      "true,\"progressSeconds\":3600,\"scripts\":[");
-    for (int i = 0; i < CTRL_MAX_SCRIPTS; i++)
+    for (int i = 0; i < API_MAX_SCRIPTS; i++)
         n += snprintf(json + n, sizeof(json) - (size_t)n,
                       "%s{\"configMapRef\":{\"name\":\"cm\",\"key\":\"s%d.sql\"},\"weight\":1000}",
                       i ? "," : "", i);
     n += snprintf(json + n, sizeof(json) - (size_t)n, "],\"extraArgs\":[");
-    for (int i = 0; i < CTRL_MAX_EXTRA_ARGS; i++)
+    for (int i = 0; i < API_MAX_EXTRA_ARGS; i++)
         n += snprintf(json + n, sizeof(json) - (size_t)n, "%s\"-Dv%d=%d\"", i ? "," : "", i, i);
     (void)snprintf(json + n, sizeof(json) - (size_t)n, "]}}}}");
     check_run_args(json);
@@ -560,7 +559,7 @@ static void test_fio_args_parse_back(void **state)
     (void)state;
     char json[4096];
     int n = snprintf(json, sizeof(json), "{\"workload\":{\"fio\":{\"jobs\":[");
-    for (int i = 0; i < CTRL_MAX_FIO_JOBS; i++)
+    for (int i = 0; i < API_MAX_FIO_JOBS; i++)
         n += snprintf(json + n, sizeof(json) - (size_t)n,
                       "%s{\"name\":\"j%d\",\"rw\":\"%s\",\"bs\":\"%dk\",\"size\":\"%dM\","
                       "\"ioengine\":\"%s\",\"iodepth\":%d,\"numjobs\":%d,\"runtimeSeconds\":%d,"
@@ -571,16 +570,16 @@ static void test_fio_args_parse_back(void **state)
                       i % 2 ? "true" : "false");
     (void)snprintf(json + n, sizeof(json) - (size_t)n, "]}}}");
     cJSON *br = cJSON_Parse(br_json);
-    struct ctrl_spec s = spec_of(json);
-    struct ctrl_config cfg;
-    ctrl_config_defaults(&cfg);
-    cJSON *job = ctrl_manifest_run_job(br, &s, &cfg, 5);
+    struct api_spec s = spec_of(json);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    cJSON *job = api_manifest_run_job(br, &s, &cfg, 5);
     struct bench_runner_fio f;
     parse_back(job, BENCH_RUNNER_FIO, &f);
     assert_string_equal(f.fio.directory, "/data");
     assert_int_equal(f.fio.njobs, s.n_fio_jobs);
     for (int i = 0; i < s.n_fio_jobs; i++) {
-        const struct ctrl_fio_job *x = &s.fio_jobs[i];
+        const struct api_fio_job *x = &s.fio_jobs[i];
         const struct bench_fio_job_opts *y = &f.fio.jobs[i];
         assert_string_equal(y->name, x->name);
         assert_string_equal(y->rw, x->rw);
@@ -596,7 +595,7 @@ static void test_fio_args_parse_back(void **state)
     }
     bench_runner_cleanup(BENCH_RUNNER_FIO, &f);
     cJSON_Delete(job);
-    ctrl_spec_free(&s);
+    api_spec_free(&s);
     cJSON_Delete(br);
 }
 

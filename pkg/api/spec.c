@@ -1,5 +1,5 @@
 /* BenchmarkRun spec parsing: types and ranges field by field, then combinations, then defaults. */
-#include "pkg/controller/spec.h"
+#include "pkg/api/spec.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/mem.h"
@@ -253,8 +253,8 @@ struct field {
     const char *invalid; /* "<path>.<key>: \"<v>\" <invalid>" when valid() refuses v */
 };
 
-#define SPEC(f) offsetof(struct ctrl_spec, f)
-#define JOB(f) offsetof(struct ctrl_fio_job, f)
+#define SPEC(f) offsetof(struct api_spec, f)
+#define JOB(f) offsetof(struct api_fio_job, f)
 #define NFIELDS(rows) (sizeof(rows) / sizeof((rows)[0]))
 #define FIELD_AT(base, off, type) ((type *)(void *)((char *)(base) + (off)))
 
@@ -301,12 +301,12 @@ static const struct field target_rows[] = {
     {"sslMode", FK_STR, SPEC(ssl_mode), 0, 0, 0, "prefer", ssl_modes, NULL, NULL},
     {"port", FK_INT, SPEC(port), 5432, 1, 65535, NULL, NULL, NULL, NULL},
     {"createDatabase", FK_BOOL, SPEC(create_database), 0, 0, 0, NULL, NULL, NULL, NULL},
-    {"connectRetrySeconds", FK_LONG, SPEC(connect_retry_s), CTRL_CONNECT_RETRY_S, 0, 3600, NULL,
+    {"connectRetrySeconds", FK_LONG, SPEC(connect_retry_s), API_CONNECT_RETRY_S, 0, 3600, NULL,
      NULL, NULL, NULL},
 };
 
 /* target.cnpg: host, database, user and password Secret from the CloudNativePG conventions. */
-static void target_cnpg(struct pctx *p, const cJSON *t, const cJSON *cnpg, struct ctrl_spec *s)
+static void target_cnpg(struct pctx *p, const cJSON *t, const cJSON *cnpg, struct api_spec *s)
 {
     s->cnpg = true;
     const char *cluster = str_field(p, cnpg, "clusterName", "spec.target.cnpg", NULL);
@@ -349,7 +349,7 @@ static void target_cnpg(struct pctx *p, const cJSON *t, const cJSON *cnpg, struc
 }
 
 /* target.host with its database, user and passwordSecretRef. */
-static void target_host(struct pctx *p, const cJSON *t, struct ctrl_spec *s)
+static void target_host(struct pctx *p, const cJSON *t, struct api_spec *s)
 {
     const char *host = str_field(p, t, "host", "spec.target", NULL);
     char why[256];
@@ -380,7 +380,7 @@ static void target_host(struct pctx *p, const cJSON *t, struct ctrl_spec *s)
     }
 }
 
-static void parse_target(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+static void parse_target(struct pctx *p, const cJSON *spec, struct api_spec *s)
 {
     const cJSON *t = obj_field(p, spec, "target", "spec");
     if (!t) {
@@ -445,7 +445,7 @@ static const struct field run_rows2[] = {
 };
 
 /* run.scripts[i] (path ip): its ConfigMap reference and weight; false after an error. */
-static bool script_ref(struct pctx *p, const cJSON *it, const char *ip, struct ctrl_script *out)
+static bool script_ref(struct pctx *p, const cJSON *it, const char *ip, struct api_script *out)
 {
     if (!cJSON_IsObject(it)) {
         perr(p, "%s: must be an object {configMapRef: {name, key}, weight}", ip);
@@ -475,7 +475,7 @@ static bool script_ref(struct pctx *p, const cJSON *it, const char *ip, struct c
 }
 
 /* run.scripts; false after an error that ends the pgbench section. */
-static bool pgbench_scripts(struct pctx *p, const cJSON *run, const char *rp, struct ctrl_spec *s)
+static bool pgbench_scripts(struct pctx *p, const cJSON *run, const char *rp, struct api_spec *s)
 {
     const cJSON *scripts = cJSON_GetObjectItemCaseSensitive(run, "scripts");
     if (!scripts || cJSON_IsNull(scripts))
@@ -490,8 +490,8 @@ static bool pgbench_scripts(struct pctx *p, const cJSON *run, const char *rp, st
     {
         char ip[96];
         (void)snprintf(ip, sizeof(ip), "%s.scripts[%d]", rp, i);
-        if (i >= CTRL_MAX_SCRIPTS) {
-            perr(p, "%s.scripts: at most %d scripts", rp, CTRL_MAX_SCRIPTS);
+        if (i >= API_MAX_SCRIPTS) {
+            perr(p, "%s.scripts: at most %d scripts", rp, API_MAX_SCRIPTS);
             return false;
         }
         if (!script_ref(p, it, ip, &s->scripts[i]))
@@ -504,7 +504,7 @@ static bool pgbench_scripts(struct pctx *p, const cJSON *run, const char *rp, st
 
 /* weights are honoured as given, 0 included, so refuse what pgbench would refuse */
 static void pgbench_weights(struct pctx *p, const cJSON *run, const char *rp,
-                            const struct ctrl_spec *s)
+                            const struct api_spec *s)
 {
     if (has_field(run, "builtinWeight") && (!s->builtin || s->n_scripts == 0))
         perr(p,
@@ -525,7 +525,7 @@ static void pgbench_weights(struct pctx *p, const cJSON *run, const char *rp,
 
 /* The runner's allow-list (pkg/bench) over the n collected extraArgs, so that what it would
  * refuse never starts; false after an error. */
-static bool extra_args_allowed(struct pctx *p, const char *rp, const struct ctrl_spec *s, int n)
+static bool extra_args_allowed(struct pctx *p, const char *rp, const struct api_spec *s, int n)
 {
     for (int k = 0; k < n;) {
         char flag[64], e[768];
@@ -547,8 +547,7 @@ static bool extra_args_allowed(struct pctx *p, const char *rp, const struct ctrl
     return true;
 }
 
-static void pgbench_extra_args(struct pctx *p, const cJSON *run, const char *rp,
-                               struct ctrl_spec *s)
+static void pgbench_extra_args(struct pctx *p, const cJSON *run, const char *rp, struct api_spec *s)
 {
     const cJSON *extra = cJSON_GetObjectItemCaseSensitive(run, "extraArgs");
     if (!extra || cJSON_IsNull(extra))
@@ -561,8 +560,8 @@ static void pgbench_extra_args(struct pctx *p, const cJSON *run, const char *rp,
     const cJSON *it;
     cJSON_ArrayForEach(it, extra)
     {
-        if (i >= CTRL_MAX_EXTRA_ARGS) {
-            perr(p, "%s.extraArgs: at most %d arguments", rp, CTRL_MAX_EXTRA_ARGS);
+        if (i >= API_MAX_EXTRA_ARGS) {
+            perr(p, "%s.extraArgs: at most %d arguments", rp, API_MAX_EXTRA_ARGS);
             return;
         }
         if (!cJSON_IsString(it) || !it->valuestring[0]) {
@@ -575,7 +574,7 @@ static void pgbench_extra_args(struct pctx *p, const cJSON *run, const char *rp,
         s->n_extra_args = i;
 }
 
-static void parse_pgbench(struct pctx *p, const cJSON *pg, struct ctrl_spec *s)
+static void parse_pgbench(struct pctx *p, const cJSON *pg, struct api_spec *s)
 {
     const char *path = "spec.workload.pgbench";
     const cJSON *init = obj_field(p, pg, "init", path);
@@ -636,12 +635,12 @@ static void human_bytes(double b, char *out, size_t len)
 /* The runner passes every job to one fio with --directory=<the volume>: each of a job's numjobs
  * clones writes its own file of `size` bytes there (<job>.<clone>.0), and fio leaves the files
  * in place (unlink=0) while the next job runs, so all jobs' files are on the volume at once. */
-static void fio_jobs_fit(struct pctx *p, const struct ctrl_spec *s, double volume)
+static void fio_jobs_fit(struct pctx *p, const struct api_spec *s, double volume)
 {
     double usable = volume * (1 - FIO_HEADROOM_PCT / 100) - FIO_HEADROOM_BYTES;
     double total = 0;
     for (int i = 0; i < s->n_fio_jobs; i++) {
-        const struct ctrl_fio_job *j = &s->fio_jobs[i];
+        const struct api_fio_job *j = &s->fio_jobs[i];
         uint64_t size;
         if (bench_fio_size_bytes(j->size, &size)) {
             perr(p, "spec.workload.fio.jobs[%d].size: \"%s\" is too large", i, j->size);
@@ -689,7 +688,7 @@ static const struct field job_rows[] = {
 };
 
 /* One of fio.jobs (path jp), an object. */
-static void parse_fio_job(struct pctx *p, const cJSON *it, const char *jp, struct ctrl_fio_job *j)
+static void parse_fio_job(struct pctx *p, const cJSON *it, const char *jp, struct api_fio_job *j)
 {
     j->name = str_field(p, it, "name", jp, NULL);
     if (j->name) {
@@ -709,7 +708,7 @@ static void parse_fio_job(struct pctx *p, const cJSON *it, const char *jp, struc
              jp);
 }
 
-static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
+static void parse_fio(struct pctx *p, const cJSON *fio, struct api_spec *s)
 {
     const char *path = "spec.workload.fio";
     s->storage_class = str_field(p, fio, "storageClassName", path, NULL);
@@ -732,8 +731,8 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
     {
         char jp[64];
         (void)snprintf(jp, sizeof(jp), "%s.jobs[%d]", path, i);
-        if (i >= CTRL_MAX_FIO_JOBS) {
-            perr(p, "%s.jobs: at most %d jobs", path, CTRL_MAX_FIO_JOBS);
+        if (i >= API_MAX_FIO_JOBS) {
+            perr(p, "%s.jobs: at most %d jobs", path, API_MAX_FIO_JOBS);
             return;
         }
         if (!cJSON_IsObject(it)) {
@@ -748,7 +747,7 @@ static void parse_fio(struct pctx *p, const cJSON *fio, struct ctrl_spec *s)
         fio_jobs_fit(p, s, volume);
 }
 
-static void parse_hpa(struct pctx *p, const cJSON *hpa, struct ctrl_spec *s)
+static void parse_hpa(struct pctx *p, const cJSON *hpa, struct api_spec *s)
 {
     const char *path = "spec.hpa";
     s->hpa = true;
@@ -782,7 +781,7 @@ static void parse_hpa(struct pctx *p, const cJSON *hpa, struct ctrl_spec *s)
 }
 
 /* spec.target (unless a fio-only spec leaves it out), spec.workload and spec.workers. */
-static void spec_workload(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+static void spec_workload(struct pctx *p, const cJSON *spec, struct api_spec *s)
 {
     const cJSON *wl = obj_field(p, spec, "workload", "spec");
     bool fio_only = wl && has_field(wl, "fio") && !has_field(wl, "pgbench");
@@ -794,28 +793,28 @@ static void spec_workload(struct pctx *p, const cJSON *spec, struct ctrl_spec *s
     if (!p->rc && (!wl || (pg != NULL) == (fio != NULL)))
         perr(p, "spec.workload: set exactly one of pgbench or fio");
     else if (pg) {
-        s->workload = CTRL_WL_PGBENCH;
+        s->workload = API_WL_PGBENCH;
         parse_pgbench(p, pg, s);
     } else if (fio) {
-        s->workload = CTRL_WL_FIO;
+        s->workload = API_WL_FIO;
         parse_fio(p, fio, s);
     }
 
-    s->workers = (int)int_field(p, spec, "workers", "spec", 1, 1, CTRL_MAX_WORKERS);
-    if (!p->rc && s->workload == CTRL_WL_PGBENCH && s->clients < s->workers)
+    s->workers = (int)int_field(p, spec, "workers", "spec", 1, 1, API_MAX_WORKERS);
+    if (!p->rc && s->workload == API_WL_PGBENCH && s->clients < s->workers)
         perr(p,
              "spec.workload.pgbench.run.clients: %d clients cannot be split over %d workers "
              "(clients are the total across workers); set clients >= workers or lower "
              "spec.workers",
              s->clients, s->workers);
-    if (!p->rc && s->workload == CTRL_WL_PGBENCH && s->rate > 0 &&
-        llround(s->rate * CTRL_RATE_UNITS) < s->workers)
+    if (!p->rc && s->workload == API_WL_PGBENCH && s->rate > 0 &&
+        llround(s->rate * API_RATE_UNITS) < s->workers)
         perr(p,
              "spec.workload.pgbench.run.rate: %g tps cannot be split over %d workers (rate is "
              "the total across workers, at least %g tps per worker); raise rate or lower "
              "spec.workers",
-             s->rate, s->workers, 1.0 / CTRL_RATE_UNITS);
-    if (!p->rc && s->workload == CTRL_WL_FIO && s->workers != 1)
+             s->rate, s->workers, 1.0 / API_RATE_UNITS);
+    if (!p->rc && s->workload == API_WL_FIO && s->workers != 1)
         perr(p, "spec.workers: a fio workload runs in one pod on its own volume; set workers "
                 "to 1");
 }
@@ -829,7 +828,7 @@ static const struct field diag_rows[] = {
 };
 
 /* The pods' image, pull policy and template, and the run's lifetime fields. */
-static void spec_pods(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
+static void spec_pods(struct pctx *p, const cJSON *spec, struct api_spec *s)
 {
     s->image = str_field(p, spec, "image", "spec", NULL);
     if (s->image && (!*s->image || strpbrk(s->image, " \t\n")))
@@ -840,7 +839,7 @@ static void spec_pods(struct pctx *p, const cJSON *spec, struct ctrl_spec *s)
     enum_check(p, s->pull_policy, "spec", "imagePullPolicy", pulls);
     s->pod_template = obj_field(p, spec, "podTemplate", "spec");
     s->ttl_s = int_field(p, spec, "ttlSecondsAfterFinished", "spec", 3600, 0, 365L * 86400);
-    s->timeout_s = int_field(p, spec, "timeoutSeconds", "spec", 0, 1, CTRL_MAX_TIMEOUT_S);
+    s->timeout_s = int_field(p, spec, "timeoutSeconds", "spec", 0, 1, API_MAX_TIMEOUT_S);
     static const char *const policies[] = {"Keep", "Delete", NULL};
     const char *cp = str_field(p, spec, "cleanupPolicy", "spec", "Keep");
     enum_check(p, cp, "spec", "cleanupPolicy", policies);
@@ -881,7 +880,7 @@ static void pod_template_check(struct pctx *p, const cJSON *pt)
                 "runAsNonRoot: false / runAsUser: 0");
 }
 
-int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t errlen)
+int api_spec_parse(const cJSON *spec_in, struct api_spec *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof(*s));
     struct pctx p = {err, errlen, 0};
@@ -896,7 +895,7 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
 
     spec_workload(&p, spec, s);
     const cJSON *hpa = obj_field(&p, spec, "hpa", "spec");
-    if (hpa && s->workload == CTRL_WL_FIO)
+    if (hpa && s->workload == API_WL_FIO)
         perr(&p, "spec.hpa: only meaningful with a pgbench workload; remove spec.hpa");
     else if (hpa)
         parse_hpa(&p, hpa, s);
@@ -907,13 +906,13 @@ int ctrl_spec_parse(const cJSON *spec_in, struct ctrl_spec *s, char *err, size_t
         pod_template_check(&p, s->pod_template);
 
     if (p.rc) {
-        ctrl_spec_free(s);
+        api_spec_free(s);
         return p.rc;
     }
     return 0;
 }
 
-void ctrl_spec_free(struct ctrl_spec *s)
+void api_spec_free(struct api_spec *s)
 {
     if (!s)
         return;
@@ -921,36 +920,36 @@ void ctrl_spec_free(struct ctrl_spec *s)
     memset(s, 0, sizeof(*s));
 }
 
-long ctrl_worker_share(long total, int workers, int index)
+long api_worker_share(long total, int workers, int index)
 {
     if (workers <= 0 || index < 0 || index >= workers)
         return 0;
     return total / workers + (index < total % workers ? 1 : 0);
 }
 
-int ctrl_worker_clients(int clients, int workers, int index)
+int api_worker_clients(int clients, int workers, int index)
 {
-    return (int)ctrl_worker_share(clients, workers, index);
+    return (int)api_worker_share(clients, workers, index);
 }
 
-double ctrl_worker_rate(double rate, int workers, int index)
+double api_worker_rate(double rate, int workers, int index)
 {
-    return (double)ctrl_worker_share(llround(rate * CTRL_RATE_UNITS), workers, index) /
-           CTRL_RATE_UNITS;
+    return (double)api_worker_share(llround(rate * API_RATE_UNITS), workers, index) /
+           API_RATE_UNITS;
 }
 
-int ctrl_worker_threads(int threads, int clients, int workers, int index)
+int api_worker_threads(int threads, int clients, int workers, int index)
 {
-    int c = ctrl_worker_clients(clients, workers, index);
+    int c = api_worker_clients(clients, workers, index);
     return threads < c ? threads : c;
 }
 
-void ctrl_spec_target_string(const struct ctrl_spec *s, char *out, size_t len)
+void api_spec_target_string(const struct api_spec *s, char *out, size_t len)
 {
     (void)snprintf(out, len, "%s:%d/%s", s->host, s->port, s->database);
 }
 
-void ctrl_spec_user_string(const struct ctrl_spec *s, char *out, size_t len)
+void api_spec_user_string(const struct api_spec *s, char *out, size_t len)
 {
     if (s->user_key)
         (void)snprintf(out, len, "from Secret %s", s->password_secret);
@@ -958,9 +957,9 @@ void ctrl_spec_user_string(const struct ctrl_spec *s, char *out, size_t len)
         (void)snprintf(out, len, "%s", s->user);
 }
 
-long ctrl_spec_expected_seconds(const struct ctrl_spec *s)
+long api_spec_expected_seconds(const struct api_spec *s)
 {
-    if (s->workload == CTRL_WL_FIO) {
+    if (s->workload == API_WL_FIO) {
         long t = 0;
         for (int i = 0; i < s->n_fio_jobs; i++)
             t += s->fio_jobs[i].runtime_s;
