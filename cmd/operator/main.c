@@ -81,7 +81,8 @@ static int start_controller(struct app *a)
     if (!rc)
         rc = ctrl_controller_start(a->ctrl);
     if (!rc)
-        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, a->ctrl, &a->sweeper);
+        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, ctrl_controller_events(a->ctrl),
+                              &a->sweeper);
     if (!rc)
         rc = ctrl_sweeper_start(a->sweeper);
     if (rc) {

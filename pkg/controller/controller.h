@@ -45,11 +45,6 @@
 #include "pkg/kube/kube.h"
 #include "pkg/util/buf.h"
 
-/* The backoff of a key whose reconcile failed, for the run and the sweep controllers' queues:
- * CTRL_QUEUE_BASE_MS * 2^failures, at most CTRL_QUEUE_MAX_MS. */
-#define CTRL_QUEUE_BASE_MS 50
-#define CTRL_QUEUE_MAX_MS 60000
-
 struct ctrl_options {
     const char *namespace; /* NULL or "" = all namespaces */
     int workers;           /* concurrent reconciles (queue workers) */
@@ -71,33 +66,13 @@ int ctrl_controller_inflight(const struct ctrl_controller *c);
 /* Frees everything; requests still in flight must have been cancelled (kube_client_free). */
 void ctrl_controller_free(struct ctrl_controller *c);
 
-struct ctrl_event;
-/* Sends an Event about obj (kind, e.g. "BenchmarkSweep", of pgbench.dev/v1alpha1; its metadata
- * name, namespace and uid) as the controller sends its runs' Events: named by ctrl_event_name (a
- * transition sent twice is created once), not sent again by this process, retried with backoff
- * after a transient failure. */
-void ctrl_controller_event(struct ctrl_controller *c, const char *kind, const cJSON *obj,
-                           const struct ctrl_event *e);
-/* Forgets what was sent about an object (it was deleted). */
-void ctrl_controller_event_forget(struct ctrl_controller *c, const char *kind, const char *ns,
-                                  const char *name);
+struct ctrl_events;
+/* The controller's Event sender (events.h), for the sweep controller's Events; valid while c is. */
+struct ctrl_events *ctrl_controller_events(struct ctrl_controller *c);
 
 /* The controller's numbers for /metrics (pkg/controller/metrics.h); out->cache is c's
  * BenchmarkRun informer, valid while c is. */
 void ctrl_controller_metrics_source(const struct ctrl_controller *c,
                                     struct ctrl_metrics_controller *out);
-
-/* Trims cached objects to what the controller reads (exported for tests). */
-void ctrl_transform_benchmarkrun(cJSON *obj, void *ud);
-void ctrl_transform_job(cJSON *obj, void *ud);
-void ctrl_transform_pod(cJSON *obj, void *ud);
-/* Events: {metadata: {name, namespace, resourceVersion}, involvedObject: {kind, name}, reason,
- * message (at most CTRL_EVENT_MESSAGE_MAX bytes), time (the last time it was seen)}. */
-void ctrl_transform_event(cJSON *obj, void *ud);
-/* A (transformed) event the reconciler reads: FailedMount of a pod named like a worker
- * (<br>-init-..., <br>-run-...), ProvisioningFailed of a claim <br>-fio, FailedCreate of a Job
- * <br>-init or <br>-run. */
-bool ctrl_event_relevant(const cJSON *obj, void *ud);
-#define CTRL_EVENT_MESSAGE_MAX 512
 
 #endif

@@ -11,7 +11,7 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
-#include "pkg/controller/controller.h"
+#include "pkg/controller/cache.h"
 #include "pkg/api/phase.h"
 #include "pkg/api/status.h"
 #include "pkg/util/clock.h"

@@ -110,6 +110,11 @@ const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x);
  * requests must have been cancelled (kube_client_free). NULL: nothing. */
 void ctrl_exec_free(struct ctrl_exec *x);
 
+/* The backoff of a key whose reconcile failed, for the run and the sweep controllers' queues:
+ * CTRL_QUEUE_BASE_MS * 2^failures, at most CTRL_QUEUE_MAX_MS. */
+#define CTRL_QUEUE_BASE_MS 50
+#define CTRL_QUEUE_MAX_MS 60000
+
 /* Retries of a transient answer (log reads, Events): after CTRL_RETRY_BASE_MS, twice that, ...,
  * each jittered into [d/2, d]. */
 #define CTRL_RETRY_BASE_MS 500

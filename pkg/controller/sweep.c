@@ -16,7 +16,9 @@
 #include "pkg/bench/stepclass.h"
 #include "pkg/bench/usl.h"
 #include "pkg/bench/stats.h"
-#include "pkg/controller/controller.h"
+#include "pkg/controller/cache.h"
+#include "pkg/controller/events.h"
+#include "pkg/controller/executor.h"
 #include "pkg/api/manifest.h"
 #include "pkg/api/spec.h"
 #include "pkg/api/status.h"
@@ -778,34 +780,6 @@ void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan)
     plan->status = plan->create = NULL;
 }
 
-/* ---- transforms --------------------------------------------------------------------------- */
-
-void ctrl_transform_sweep_run(cJSON *obj, void *ud)
-{
-    (void)ud;
-    static const char *const top[] = {"metadata", "status", NULL};
-    static const char *const meta[] = {"name", "namespace", "labels", "resourceVersion", NULL};
-    static const char *const status[] = {"phase",   "message",     "summary",
-                                         "clients", "diagnostics", NULL};
-    static const char *const diag[] = {"waitEvents", "verdict", "verdictClass", NULL};
-    util_jkeep_keys(obj, top);
-    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    util_jkeep_keys(st, status);
-    cJSON *d = cJSON_GetObjectItemCaseSensitive(st, "diagnostics");
-    util_jkeep_keys(d, diag);
-}
-
-static void transform_sweep(cJSON *obj, void *ud)
-{
-    (void)ud;
-    static const char *const top[] = {"metadata", "spec", "status", NULL};
-    static const char *const meta[] = {
-        "name", "namespace", "uid", "generation", "resourceVersion", "deletionTimestamp", NULL};
-    util_jkeep_keys(obj, top);
-    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
-}
-
 /* ---- the controller ----------------------------------------------------------------------- */
 
 struct sw_rec;
@@ -818,7 +792,7 @@ struct ctrl_sweeper {
     struct kube_queue *q;
     struct kube_enqueue own, by_sweep; /* what the informers queue: a sweep's key, its runs' */
     struct sw_rec *recs;               /* in flight */
-    struct ctrl_controller *ev;        /* the Event sender, or NULL */
+    struct ctrl_events *ev;            /* the Event sender, or NULL */
 };
 
 struct sw_rec {
@@ -835,8 +809,8 @@ static void sweep_deleted(const cJSON *obj, const char *key, void *ud)
     struct ctrl_sweeper *s = ud;
     (void)key;
     if (s->ev)
-        ctrl_controller_event_forget(s->ev, "BenchmarkSweep", util_jstr(obj, "metadata.namespace"),
-                                     util_jstr(obj, "metadata.name"));
+        ctrl_events_forget_object(s->ev, "BenchmarkSweep", util_jstr(obj, "metadata.namespace"),
+                                  util_jstr(obj, "metadata.name"));
 }
 
 static void rec_free(struct sw_rec *r)
@@ -865,7 +839,7 @@ static void rec_finish(struct sw_rec *r, bool error, long requeue_ms)
 static void send_events(struct sw_rec *r)
 {
     for (int i = 0; r->s->ev && i < r->plan.n_events; i++)
-        ctrl_controller_event(r->s->ev, "BenchmarkSweep", r->obj, &r->plan.events[i]);
+        ctrl_events_send(r->s->ev, "BenchmarkSweep", r->obj, &r->plan.events[i]);
     r->plan.n_events = 0;
 }
 
@@ -1019,7 +993,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 }
 
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
-                     struct ctrl_controller *ev, struct ctrl_sweeper **out)
+                     struct ctrl_events *ev, struct ctrl_sweeper **out)
 {
     struct ctrl_sweeper *s = util_xcalloc(1, sizeof(*s));
     s->loop = loop;
@@ -1035,8 +1009,8 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
         goto fail;
     s->own = (struct kube_enqueue){.q = s->q, .on_delete = sweep_deleted, .ud = s};
     s->by_sweep = (struct kube_enqueue){.q = s->q, .owner_label = API_LABEL_SWEEP};
-    rc = kube_informer_enqueue(kc, &API_BENCHMARKSWEEPS, s->ns, &s->own, transform_sweep, false,
-                               &s->sweeps);
+    rc = kube_informer_enqueue(kc, &API_BENCHMARKSWEEPS, s->ns, &s->own, ctrl_transform_sweep,
+                               false, &s->sweeps);
     /* indexed by sweep: a reconcile reads its own sweep's runs only */
     rc = rc ? rc
             : kube_informer_enqueue(kc, &API_BENCHMARKRUNS, s->ns, &s->by_sweep,

@@ -63,18 +63,15 @@ int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_even
  * ones, objects recursively, arrays whole. NULL when they are equal. */
 cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj);
 
-/* Trims a cached run of a sweep to what ctrl_sweep_decide reads (exported for tests). */
-void ctrl_transform_sweep_run(cJSON *obj, void *ud);
-
 /* The controller of BenchmarkSweeps: its own informers (sweeps; BenchmarkRuns labelled
  * pgbench.dev/sweep) and its own queue, beside the BenchmarkRun controller. Status first (merge
  * patch with the observed resourceVersion; 409 -> again), then the create. */
 struct ctrl_sweeper;
-struct ctrl_controller;
-/* ns NULL or "" = all namespaces. Events go through ev's sender (ctrl_controller_event; NULL: no
- * Events), which must outlive the sweeper. */
+struct ctrl_events;
+/* ns NULL or "" = all namespaces. Events go through ev (events.h; NULL: no Events), which must
+ * outlive the sweeper. */
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
-                     struct ctrl_controller *ev, struct ctrl_sweeper **out);
+                     struct ctrl_events *ev, struct ctrl_sweeper **out);
 /* Calls fn(sweep, ctx) for each cached BenchmarkSweep (metadata, spec, status), for /metrics. */
 void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *sweep, void *ctx),
                           void *ctx);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pkg/bench/fields.h"
+#include "pkg/controller/cache.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/metrics.h"
 

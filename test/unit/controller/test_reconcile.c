@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/controller/cache.h"
 #include "pkg/controller/controller.h"
 #include "pkg/util/json.h"
 #include "pkg/controller/reconcile.h"

@@ -17,6 +17,7 @@
 #include "pkg/util/json.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
+#include "pkg/controller/cache.h"
 #include "pkg/controller/controller.h"
 #include "pkg/api/status.h"
 #include "pkg/util/clock.h"

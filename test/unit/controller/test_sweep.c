@@ -18,6 +18,7 @@
 
 #include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
+#include "pkg/controller/cache.h"
 #include "pkg/controller/sweep.h"
 
 #define NOW 1800000000.0
