@@ -86,7 +86,7 @@ $(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS)
 
-$(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call libs_for,bench)
+$(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call libs_for,api)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Writes what the result contract table (pkg/bench/fields.c) defines into the files that must
-# agree with it, between "BEGIN generated" and "END generated" marker lines:
-#   crds/benchmarkrun.yaml   the status schema of the results and the printer columns
+# Writes what the contract tables (pkg/bench/fields.def: the result and a BenchmarkRun's status;
+# pkg/bench/sweep_fields.def: a BenchmarkSweep's status) define into the files that must agree
+# with them, between "BEGIN generated" and "END generated" marker lines:
+#   crds/benchmarkrun.yaml   the status schema and the printer columns
+#   crds/benchmarksweep.yaml the status schema and the printer columns
 #   docs/result-schema.md    the field tables
-#   docs/spec.md             the result rows of the status table
+#   docs/spec.md             the status tables of both kinds
 #   docs/design.md           the runner's commands, from `pgbench-runner --help` (its flag table)
 #   docs/troubleshooting.md  "Reading a verdict": the rules table pkg/bench/verdict.def
-# then copies the CRD into the chart and deploy/install.yaml (scripts/render-install.sh).
+# and whole:
+#   pkg/controller/cache_keep.h  the status paths the controllers read back (the cache keep-lists)
+# then copies the CRDs into the chart and deploy/install.yaml (scripts/render-install.sh).
 #
 # usage: scripts/generate.sh           regenerate (needs build/bin/pgbench-gen-contract: make)
 #        scripts/generate.sh --check   fail with a diff when a committed file differs
@@ -64,21 +68,26 @@ runner_commands() {
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/crds" "$tmp/docs"
+mkdir -p "$tmp/crds" "$tmp/docs" "$tmp/pkg/controller"
 splice crds/benchmarkrun.yaml 1 "$GEN" crd-columns 8 >"$tmp/crd1"
 cp crds/benchmarkrun.yaml "$tmp/orig.yaml"
 cp "$tmp/crd1" "$tmp/crds.yaml"
 splice "$tmp/crds.yaml" 2 "$GEN" crd-status 16 >"$tmp/crds/benchmarkrun.yaml"
 splice docs/result-schema.md 1 "$GEN" docs-result >"$tmp/docs/result-schema.md"
-splice docs/spec.md 1 "$GEN" docs-status >"$tmp/docs/spec.md"
+splice crds/benchmarksweep.yaml 1 "$GEN" crd-sweep-columns 8 >"$tmp/sweep1.yaml"
+splice "$tmp/sweep1.yaml" 2 "$GEN" crd-sweep-status 16 >"$tmp/crds/benchmarksweep.yaml"
+splice docs/spec.md 1 "$GEN" docs-status >"$tmp/spec1.md"
+splice "$tmp/spec1.md" 2 "$GEN" docs-sweep-status >"$tmp/docs/spec.md"
+"$GEN" cache-keep >"$tmp/pkg/controller/cache_keep.h"
 splice docs/design.md 1 runner_commands >"$tmp/docs/design.md"
 splice docs/troubleshooting.md 1 "$GEN" docs-verdict >"$tmp/docs/troubleshooting.md"
 
 status=0
-for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md docs/design.md docs/troubleshooting.md; do
+for f in crds/benchmarkrun.yaml crds/benchmarksweep.yaml docs/result-schema.md docs/spec.md \
+    docs/design.md docs/troubleshooting.md pkg/controller/cache_keep.h; do
     if [ "$check" = 1 ]; then
         if ! diff -u "$f" "$tmp/$f" >"$tmp/diff"; then
-            echo "generate: $f differs from pkg/bench/fields.c; run make generate" >&2
+            echo "generate: $f differs from the contract tables in pkg/bench; run make generate" >&2
             head -40 "$tmp/diff" >&2
             status=1
         fi
@@ -88,9 +97,11 @@ for f in crds/benchmarkrun.yaml docs/result-schema.md docs/spec.md docs/design.m
     fi
 done
 if [ "$check" = 1 ]; then
-    cmp -s crds/benchmarkrun.yaml charts/pgbench-operator/crds/benchmarkrun.yaml ||
-        { echo "generate: the chart's CRD differs from crds/; run make generate" >&2; status=1; }
-    [ "$status" = 0 ] && echo "generate: CRD and docs match pkg/bench/fields.c"
+    for crd in benchmarkrun benchmarksweep; do
+        cmp -s crds/$crd.yaml charts/pgbench-operator/crds/$crd.yaml ||
+            { echo "generate: the chart's $crd CRD differs from crds/; run make generate" >&2; status=1; }
+    done
+    [ "$status" = 0 ] && echo "generate: CRDs, docs and cache keep-lists match the tables in pkg/bench"
     exit "$status"
 fi
 scripts/render-install.sh

@@ -1,14 +1,21 @@
-/* pgbench-gen-contract: prints what is generated from the result contract table
- * (pkg/bench/fields.c). scripts/generate.sh splices its output into the CRD and the docs.
+/* pgbench-gen-contract: prints what is generated from the contract tables (pkg/bench/fields.def:
+ * the result and a BenchmarkRun's status; pkg/bench/sweep_fields.def: a BenchmarkSweep's status).
+ * scripts/generate.sh splices its output into the CRDs and the docs.
  *
- *   pgbench-gen-contract crd-status INDENT   status properties of the CRD (YAML)
- *   pgbench-gen-contract crd-columns INDENT  additionalPrinterColumns (YAML)
- *   pgbench-gen-contract docs-result         field tables for docs/result-schema.md
- *   pgbench-gen-contract docs-status         the result rows of docs/spec.md's status table
- *   pgbench-gen-contract docs-verdict        the verdict's rules for docs/troubleshooting.md
- *                                            (pkg/bench/verdict.def)
- *   pgbench-gen-contract json                the table as JSON (for tests)
+ *   pgbench-gen-contract crd-status INDENT         BenchmarkRun status properties (YAML)
+ *   pgbench-gen-contract crd-columns INDENT        its additionalPrinterColumns (YAML)
+ *   pgbench-gen-contract crd-sweep-status INDENT   BenchmarkSweep status properties (YAML)
+ *   pgbench-gen-contract crd-sweep-columns INDENT  its additionalPrinterColumns (YAML)
+ *   pgbench-gen-contract docs-result               field tables for docs/result-schema.md
+ *   pgbench-gen-contract docs-status               docs/spec.md's BenchmarkRun status table
+ *   pgbench-gen-contract docs-sweep-status         docs/spec.md's BenchmarkSweep status table
+ *   pgbench-gen-contract docs-verdict              the verdict's rules for docs/troubleshooting.md
+ *                                                  (pkg/bench/verdict.def)
+ *   pgbench-gen-contract cache-keep                pkg/controller/cache_keep.h: the status paths
+ *                                                  the controllers read back (the cache keep-lists)
+ *   pgbench-gen-contract json [sweep]              a table as JSON (for tests)
  */
+#include "pkg/api/phase.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/verdict.h"
 #include "pkg/util/json.h"
@@ -20,11 +27,34 @@
 #include <string.h>
 
 static const char *const type_names[] = {
-    [BF_SECTION] = "object",  [BF_NUM] = "number",      [BF_INT] = "integer",
-    [BF_BOOL] = "boolean",    [BF_STR] = "string",      [BF_TIME] = "time",
-    [BF_NUMMAP] = "map",      [BF_OBJECT] = "object",   [BF_LIST] = "list",
-    [BF_NUMLIST] = "numbers", [BF_STRLIST] = "strings",
+    [BF_SECTION] = "object",
+    [BF_NUM] = "number",
+    [BF_INT] = "integer",
+    [BF_BOOL] = "boolean",
+    [BF_STR] = "string",
+    [BF_TIME] = "time",
+    [BF_NUMMAP] = "map",
+    [BF_OBJECT] = "object",
+    [BF_LIST] = "list",
+    [BF_NUMLIST] = "numbers",
+    [BF_STRLIST] = "strings",
+    [BF_PHASE] = "phase",
+    [BF_INTSTR] = "time or integer",
+    [BF_CONDITIONS] = "conditions",
+    [BF_INTERVAL] = "interval",
 };
+
+/* A status table: its rows, and the phases its object can be in (status.phase's enum). */
+struct table {
+    const struct bench_field *rows;
+    size_t n;
+    const enum api_phase *phases;
+    size_t nphases;
+};
+
+static const struct table RUN = {bench_fields, BK__COUNT, api_run_phases, API_RUN_NPHASES};
+static const struct table SWEEP = {bench_sweep_fields, BSW__COUNT, api_sweep_phases,
+                                   API_SWEEP_NPHASES};
 
 static const char *const merge_names[] = {
     [BM_NONE] = "",
@@ -94,12 +124,61 @@ static void description(int ind, const struct bench_field *f)
     putchar('\n');
 }
 
-static void schema_children(int ind, const char *parent);
+static void schema_children(const struct table *t, int ind, const char *parent);
 
-static void schema_node(int ind, const struct bench_field *f, const char *key)
+/* status.conditions: metav1.Condition's schema, as Kubernetes' own types declare it. */
+static void schema_conditions(int ind)
 {
-    printf("%*s%s:\n", ind, "", key);
-    ind += 2;
+    static const char *const lines[] = {
+        "type: array",
+        "x-kubernetes-list-type: map",
+        "x-kubernetes-list-map-keys: [type]",
+        "items:",
+        "  type: object",
+        "  required: [type, status]",
+        "  properties:",
+        "    type:",
+        "      description: \"The condition's type.\"",
+        "      type: string",
+        "      maxLength: 316",
+        "    status:",
+        "      description: \"True, False or Unknown.\"",
+        "      type: string",
+        "      enum: [\"True\", \"False\", \"Unknown\"]",
+        "    reason:",
+        "      description: \"A CamelCase reason, e.g. InvalidSpec, WorkerFailed, "
+        "DeadlineExceeded.\"",
+        "      type: string",
+        "      maxLength: 1024",
+        "    message:",
+        "      description: \"What happened, in one line, naming the field, the pod or the "
+        "error.\"",
+        "      type: string",
+        "      maxLength: 32768",
+        "    lastTransitionTime:",
+        "      description: \"When status last changed (RFC 3339).\"",
+        "      type: string",
+        "      format: date-time",
+        "    observedGeneration:",
+        "      description: \"The spec generation the condition was set for.\"",
+        "      type: integer",
+        "      format: int64",
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        printf("%*s%s\n", ind, "", lines[i]);
+}
+
+static void schema_phase(const struct table *t, int ind)
+{
+    printf("%*stype: string\n%*senum: [", ind, "", ind, "");
+    for (size_t i = 0; i < t->nphases; i++)
+        printf("%s%s", i ? ", " : "", api_phase_name(t->phases[i]));
+    printf("]\n");
+}
+
+/* The schema of a list, a map or an object (sections) under ind. */
+static void schema_group(const struct table *t, int ind, const struct bench_field *f)
+{
     switch (f->type) {
     case BF_SECTION:
     case BF_OBJECT:
@@ -108,14 +187,14 @@ static void schema_node(int ind, const struct bench_field *f, const char *key)
         if (f->type == BF_OBJECT)
             printf("%*sx-kubernetes-preserve-unknown-fields: true\n", ind, "");
         printf("%*sproperties:\n", ind, "");
-        schema_children(ind + 2, f->status);
+        schema_children(t, ind + 2, f->status);
         break;
     case BF_LIST:
         printf("%*stype: array\n", ind, "");
         description(ind, f);
         printf("%*smaxItems: %d\n", ind, "", f->max_items);
         printf("%*sitems:\n%*stype: object\n%*sproperties:\n", ind, "", ind + 2, "", ind + 2, "");
-        schema_children(ind + 4, f->status);
+        schema_children(t, ind + 4, f->status);
         break;
     case BF_NUMMAP:
         printf("%*stype: object\n", ind, "");
@@ -124,11 +203,45 @@ static void schema_node(int ind, const struct bench_field *f, const char *key)
         break;
     case BF_NUMLIST:
     case BF_STRLIST:
+    case BF_INTERVAL:
         printf("%*stype: array\n", ind, "");
         description(ind, f);
         if (f->max_items)
             printf("%*smaxItems: %d\n", ind, "", f->max_items);
-        printf("%*sitems: {type: %s}\n", ind, "", f->type == BF_NUMLIST ? "number" : "string");
+        printf("%*sitems: {type: %s%s}\n", ind, "", f->type == BF_STRLIST ? "string" : "number",
+               f->type == BF_INTERVAL ? ", nullable: true" : "");
+        break;
+    default:
+        break;
+    }
+}
+
+static void schema_node(const struct table *t, int ind, const struct bench_field *f,
+                        const char *key)
+{
+    printf("%*s%s:\n", ind, "", key);
+    ind += 2;
+    switch (f->type) {
+    case BF_SECTION:
+    case BF_OBJECT:
+    case BF_LIST:
+    case BF_NUMMAP:
+    case BF_NUMLIST:
+    case BF_STRLIST:
+    case BF_INTERVAL:
+        schema_group(t, ind, f);
+        break;
+    case BF_PHASE:
+        schema_phase(t, ind);
+        description(ind, f);
+        break;
+    case BF_CONDITIONS:
+        description(ind, f);
+        schema_conditions(ind);
+        break;
+    case BF_INTSTR:
+        printf("%*sx-kubernetes-int-or-string: true\n%*snullable: true\n", ind, "", ind, "");
+        description(ind, f);
         break;
     case BF_INT:
         printf("%*stype: integer\n%*sformat: int64\n%*snullable: true\n", ind, "", ind, "", ind,
@@ -146,20 +259,20 @@ static void schema_node(int ind, const struct bench_field *f, const char *key)
     }
 }
 
-static void schema_children(int ind, const char *parent)
+static void schema_children(const struct table *t, int ind, const char *parent)
 {
-    for (size_t i = 0; i < bench_nfields; i++) {
-        const struct bench_field *f = &bench_fields[i];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct bench_field *f = &t->rows[i];
         const char *key = f->status ? child_of(f->status, parent) : NULL;
         if (key)
-            schema_node(ind, f, key);
+            schema_node(t, ind, f, key);
     }
 }
 
-static void crd_columns(int ind)
+static void crd_columns(const struct bench_column *cols, size_t n, int ind)
 {
-    for (size_t i = 0; i < bench_ncolumns; i++) {
-        const struct bench_column *c = &bench_columns[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct bench_column *c = &cols[i];
         printf("%*s- name: %s\n", ind, "", c->name);
         printf("%*s  type: %s\n", ind, "", c->type);
         printf("%*s  jsonPath: %s\n", ind, "", c->json_path);
@@ -216,16 +329,34 @@ static void docs_result(void)
     }
 }
 
-static void docs_status(void)
+/* "live, done, sweep": who reads a status field back (enum bench_read). */
+static void read_cell(unsigned read, bool sweep)
 {
-    printf("| status field | type | unit | present | description |\n");
-    printf("| --- | --- | --- | --- | --- |\n");
-    for (size_t i = 0; i < bench_nfields; i++) {
-        const struct bench_field *f = &bench_fields[i];
+    static const struct {
+        unsigned flag;
+        const char *run, *sweep;
+    } names[] = {
+        {RB_LIVE, "running", "running"}, {RB_DONE, "ended", "ended"}, {RB_SWEEP, "sweep", "?"}};
+    const char *sep = "";
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (read & names[i].flag) {
+            printf("%s%s", sep, sweep ? names[i].sweep : names[i].run);
+            sep = ", ";
+        }
+}
+
+static void docs_status(const struct table *t)
+{
+    printf("| status field | type | unit | present | read back | description |\n");
+    printf("| --- | --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct bench_field *f = &t->rows[i];
         if (!f->status)
             continue;
         printf("| `%s` | %s | %s | %s | ", f->status, type_names[f->type], f->unit ? f->unit : "",
                presence_names[f->presence]);
+        read_cell(f->read, t == &SWEEP);
+        printf(" | ");
         md_cell(f->description);
         if (f->path && strcmp(f->path, f->status) != 0) {
             printf(" From the result's `");
@@ -234,6 +365,68 @@ static void docs_status(void)
         }
         printf(" |\n");
     }
+}
+
+/* ---- cache keep-lists ------------------------------------------------------------------------ */
+
+/* The status path a keep-list holds for row f: its path up to its first list (a list is kept
+ * whole). Into out. */
+static void keep_path(const struct bench_field *f, char *out, size_t len)
+{
+    size_t n = strcspn(f->status, "[");
+    (void)snprintf(out, len, "%.*s", (int)n, f->status);
+}
+
+/* p is q, or below it ("summary.tps" below "summary"). */
+static bool at_or_below(const char *p, const char *q)
+{
+    size_t n = strlen(q);
+    return strncmp(p, q, n) == 0 && (p[n] == '\0' || p[n] == '.');
+}
+
+/* Whether another row read by flag holds a path that contains row i's (so row i adds nothing),
+ * or an earlier row the same path. */
+static bool keep_covered(unsigned flag, size_t i)
+{
+    char p[256], q[256];
+    keep_path(&bench_fields[i], p, sizeof(p));
+    for (size_t j = 0; j < bench_nfields; j++) {
+        const struct bench_field *g = &bench_fields[j];
+        if (j == i || !g->status || !(g->read & flag))
+            continue;
+        keep_path(g, q, sizeof(q));
+        if ((strcmp(p, q) == 0 && j < i) || (strcmp(p, q) != 0 && at_or_below(p, q)))
+            return true;
+    }
+    return false;
+}
+
+static void keep_list(const char *name, unsigned flag, const char *what)
+{
+    printf("\n/* %s */\nstatic const char *const %s[] = {\n", what, name);
+    for (size_t i = 0; i < bench_nfields; i++) {
+        const struct bench_field *f = &bench_fields[i];
+        char p[256];
+        if (!f->status || !(f->read & flag) || keep_covered(flag, i))
+            continue;
+        keep_path(f, p, sizeof(p));
+        printf("    \"%s\",\n", p);
+    }
+    printf("    NULL,\n};\n");
+}
+
+static void cache_keep(void)
+{
+    printf("/* pkg/controller/cache_keep.h: the status paths the controllers read back from their "
+           "caches,\n * from the read-back column of pkg/bench/fields.def (util_jkeep_paths keeps "
+           "them). Generated\n * by scripts/generate.sh (make generate); do not edit. Included "
+           "by pkg/controller/cache.c. */\n");
+    printf("#ifndef PGBO_CONTROLLER_CACHE_KEEP_H\n#define PGBO_CONTROLLER_CACHE_KEEP_H\n");
+    keep_list("ctrl_keep_run_live", RB_LIVE, "a BenchmarkRun that has not ended (RB_LIVE)");
+    keep_list("ctrl_keep_run_done", RB_DONE, "a BenchmarkRun that has ended (RB_DONE)");
+    keep_list("ctrl_keep_sweep_run", RB_SWEEP,
+              "a BenchmarkRun of a sweep, in the sweep controller's cache (RB_SWEEP)");
+    printf("\n#endif\n");
 }
 
 /* The verdict's tables: classes, wait events, limit rules, pitfalls, evidence. */
@@ -298,11 +491,11 @@ static void docs_verdict(void)
 #include "pkg/bench/verdict.def"
 }
 
-static void json(void)
+static void json(const struct table *t)
 {
     cJSON *a = util_must(cJSON_CreateArray());
-    for (size_t i = 0; i < bench_nfields; i++) {
-        const struct bench_field *f = &bench_fields[i];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct bench_field *f = &t->rows[i];
         cJSON *o = util_must(cJSON_CreateObject());
         cJSON_AddItemToArray(a, o);
         if (f->path)
@@ -325,20 +518,30 @@ int main(int argc, char **argv)
     const char *what = argc > 1 ? argv[1] : "";
     int ind = argc > 2 ? atoi(argv[2]) : 0;
     if (strcmp(what, "crd-status") == 0)
-        schema_children(ind, "");
+        schema_children(&RUN, ind, "");
     else if (strcmp(what, "crd-columns") == 0)
-        crd_columns(ind);
+        crd_columns(bench_columns, bench_ncolumns, ind);
+    else if (strcmp(what, "crd-sweep-status") == 0)
+        schema_children(&SWEEP, ind, "");
+    else if (strcmp(what, "crd-sweep-columns") == 0)
+        crd_columns(bench_sweep_columns, bench_sweep_ncolumns, ind);
     else if (strcmp(what, "docs-result") == 0)
         docs_result();
     else if (strcmp(what, "docs-status") == 0)
-        docs_status();
+        docs_status(&RUN);
+    else if (strcmp(what, "docs-sweep-status") == 0)
+        docs_status(&SWEEP);
     else if (strcmp(what, "docs-verdict") == 0)
         docs_verdict();
+    else if (strcmp(what, "cache-keep") == 0)
+        cache_keep();
     else if (strcmp(what, "json") == 0)
-        json();
+        json(argc > 2 && strcmp(argv[2], "sweep") == 0 ? &SWEEP : &RUN);
     else {
-        (void)fprintf(stderr, "usage: pgbench-gen-contract crd-status INDENT | crd-columns INDENT "
-                              "| docs-result | docs-status | docs-verdict | json\n");
+        (void)fprintf(
+            stderr, "usage: pgbench-gen-contract crd-status INDENT | crd-columns INDENT | "
+                    "crd-sweep-status INDENT | crd-sweep-columns INDENT | docs-result | "
+                    "docs-status | docs-sweep-status | docs-verdict | cache-keep | json [sweep]\n");
         return 1;
     }
     return fflush(stdout) == 0 ? 0 : 1;

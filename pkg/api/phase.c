@@ -10,6 +10,12 @@ static const char *const PHASE_NAMES[API_PHASE_COUNT] = {
     [API_PHASE_FAILED] = "Failed",
 };
 
+const enum api_phase api_run_phases[API_RUN_NPHASES] = {API_PHASE_PENDING,   API_PHASE_INITIALIZING,
+                                                        API_PHASE_RUNNING,   API_PHASE_COLLECTING,
+                                                        API_PHASE_SUCCEEDED, API_PHASE_FAILED};
+const enum api_phase api_sweep_phases[API_SWEEP_NPHASES] = {
+    API_PHASE_PENDING, API_PHASE_RUNNING, API_PHASE_SUCCEEDED, API_PHASE_STOPPED, API_PHASE_FAILED};
+
 const char *api_phase_name(enum api_phase p)
 {
     return (unsigned)p < API_PHASE_COUNT ? PHASE_NAMES[p] : "Unknown";

@@ -21,6 +21,13 @@ enum api_phase {
 };
 #define API_PHASE_COUNT API_PHASE_UNKNOWN
 
+/* The phases a BenchmarkRun can be in, and those of a BenchmarkSweep, in lifecycle order (the
+ * CRDs' enums, /metrics' phase gauges). */
+extern const enum api_phase api_run_phases[];
+#define API_RUN_NPHASES 6
+extern const enum api_phase api_sweep_phases[];
+#define API_SWEEP_NPHASES 5
+
 /* "Pending", "Initializing", ...; "Unknown" for API_PHASE_UNKNOWN or a value outside the enum.
  * A static string. */
 const char *api_phase_name(enum api_phase p);

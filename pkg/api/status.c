@@ -122,6 +122,11 @@ static cJSON *status_value(const struct bench_field *f, const cJSON *v)
     case BF_STRLIST:
     case BF_LIST:
         return cJSON_IsArray(v) ? cJSON_Duplicate(v, 1) : NULL;
+    case BF_PHASE:
+    case BF_INTSTR:
+    case BF_CONDITIONS:
+    case BF_INTERVAL: /* written by the controllers, never copied from a result */
+        return NULL;
     }
     return NULL;
 }

@@ -9,14 +9,25 @@
 #include <string.h>
 
 const struct bench_field bench_fields[] = {
-#define ROW(id, path, type, unit, merge, compact, status, presence, max_items, downsample, desc)   \
-    [BK_##id] = {path,   BF_##type,     unit,      BM_##merge, compact,                            \
-                 status, BP_##presence, max_items, downsample, desc},
+#define ROW(id, path, type, unit, merge, compact, status, presence, read, max_items, downsample,   \
+            desc)                                                                                  \
+    [BK_##id] = {path,          BF_##type, unit,      BM_##merge, compact, status,                 \
+                 BP_##presence, read,      max_items, downsample, desc},
 #include "pkg/bench/fields.def"
 #undef ROW
 };
 
 const size_t bench_nfields = BK__COUNT;
+
+const struct bench_field bench_sweep_fields[] = {
+#define SROW(id, status, type, unit, presence, read, max_items, desc)                              \
+    [BSW_##id] = {NULL,          BF_##type, unit,      BM_NONE, false, status,                     \
+                  BP_##presence, read,      max_items, false,   desc},
+#include "pkg/bench/sweep_fields.def"
+#undef SROW
+};
+
+const size_t bench_sweep_nfields = BSW__COUNT;
 
 const struct bench_column bench_columns[] = {
     {"Phase", "string", ".status.phase", NULL, 0},
@@ -35,6 +46,22 @@ const struct bench_column bench_columns[] = {
 };
 
 const size_t bench_ncolumns = sizeof(bench_columns) / sizeof(bench_columns[0]);
+
+const struct bench_column bench_sweep_columns[] = {
+    {"Phase", "string", ".status.phase", NULL, 0},
+    {"Step", "string", ".status.stepText",
+     "The step running (or the last one run) of all steps, as i/n", 0},
+    {"Peak TPS", "number", ".status.analysis.peakTps", "The highest mean tps of a step", 0},
+    {"At clients", "number", ".status.analysis.peakAt",
+     "The varied value (clients, rate or workers) of the step with the peak tps", 0},
+    {"Knee", "number", ".status.analysis.kneeAt",
+     "The varied value where p99 latency first grows more than twice as fast as tps", 0},
+    {"Age", "date", ".metadata.creationTimestamp", NULL, 0},
+    {"Verdict", "string", ".status.analysis.verdict",
+     "Where the target stops scaling and why, in one sentence", 1},
+};
+
+const size_t bench_sweep_ncolumns = sizeof(bench_sweep_columns) / sizeof(bench_sweep_columns[0]);
 
 const struct bench_field *bench_field_find(const char *path, bool by_status)
 {
@@ -177,6 +204,38 @@ const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id)
 const char *bench_status_key(enum bench_field_id id)
 {
     return bench_fields[id].status ? bench_field_key(bench_fields[id].status) : NULL;
+}
+
+const char *bench_sweep_rel(enum bench_sweep_field_id id)
+{
+    return relative(bench_sweep_fields[id].status);
+}
+
+const char *bench_sweep_key(enum bench_sweep_field_id id)
+{
+    return bench_field_key(bench_sweep_fields[id].status);
+}
+
+const cJSON *bench_sweep_get(const cJSON *o, enum bench_sweep_field_id id)
+{
+    return not_null(bench_json_at(o, bench_sweep_rel(id)));
+}
+
+double bench_sweep_num(const cJSON *o, enum bench_sweep_field_id id, double def)
+{
+    const cJSON *v = bench_sweep_get(o, id);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+const char *bench_sweep_str(const cJSON *o, enum bench_sweep_field_id id)
+{
+    const cJSON *v = bench_sweep_get(o, id);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int bench_sweep_put(cJSON *o, enum bench_sweep_field_id id, cJSON *v)
+{
+    return bench_json_put(o, bench_sweep_rel(id), v);
 }
 
 /* Copies the segment of path starting at *p into seg; advances *p past it and its dot. */

@@ -27,12 +27,16 @@ enum bench_ftype {
     BF_INT,     /* integer */
     BF_BOOL,
     BF_STR,
-    BF_TIME,    /* RFC 3339 string */
-    BF_NUMMAP,  /* object: string -> number */
-    BF_OBJECT,  /* object copied whole; known keys described by the rows below it */
-    BF_LIST,    /* list of objects whose fields are the rows "path[].x" */
-    BF_NUMLIST, /* list of numbers */
-    BF_STRLIST, /* list of strings */
+    BF_TIME,       /* RFC 3339 string */
+    BF_NUMMAP,     /* object: string -> number */
+    BF_OBJECT,     /* object copied whole; known keys described by the rows below it */
+    BF_LIST,       /* list of objects whose fields are the rows "path[].x" */
+    BF_NUMLIST,    /* list of numbers */
+    BF_STRLIST,    /* list of strings */
+    BF_PHASE,      /* status.phase: a string, one of the object's phases (pkg/api/phase.h) */
+    BF_INTSTR,     /* an RFC 3339 string, or an integer from an older writer (status.startAt) */
+    BF_CONDITIONS, /* status.conditions: Kubernetes conditions, a list keyed by type */
+    BF_INTERVAL,   /* [low, high]: two numbers, either null when open */
 };
 
 /* How bench_aggregate merges a field across workers (docs/result-schema.md, "Aggregate"). */
@@ -61,6 +65,15 @@ enum bench_presence {
                   * that status.failed does not */
 };
 
+/* Who reads a status field back from the controllers' caches: the informers keep only these
+ * (pkg/controller/cache.c, with the keep-lists `make generate` writes from the rows into
+ * pkg/controller/cache_keep.h). A row read back keeps its whole value; 0: nobody reads it. */
+enum bench_read {
+    RB_LIVE = 1,  /* the run controller or /metrics, while the run has not ended */
+    RB_DONE = 2,  /* the same, once it has ended (Succeeded or Failed) */
+    RB_SWEEP = 4, /* the sweep controller, from the runs of a sweep (its run cache) */
+};
+
 struct bench_field {
     const char *path; /* in the runner's result and the aggregate; NULL: controller-written */
     enum bench_ftype type;
@@ -69,6 +82,7 @@ struct bench_field {
     bool compact;       /* kept by the compact termination summary */
     const char *status; /* path in BenchmarkRun status; NULL: not projected */
     enum bench_presence presence;
+    unsigned read;   /* enum bench_read flags */
     int max_items;   /* lists in status: at most this many items */
     bool downsample; /* lists in status: evenly spaced items, not the first ones */
     const char *description;
@@ -146,6 +160,41 @@ int bench_series_parse(const char *s, double *out, int max);
  * has no timeline. The caller frees it. */
 cJSON *bench_series_timeline(const cJSON *status);
 
+/* ---- BenchmarkSweep status ----
+ *
+ * Every field the sweep controller writes into a BenchmarkSweep's status is one row of
+ * bench_sweep_fields[] (sweep_fields.def), a struct bench_field with only a status path (its
+ * "result path" is NULL, merge BM_NONE). `make generate` writes the sweep CRD's status schema and
+ * printer columns and docs/spec.md's sweep table from them; the controller writes and every
+ * reader reads a field by its id (BSW_STEPS_TPS_MEAN), never by its key, so a row added here
+ * reaches the CRD, the docs, the writer and the readers. Paths are relative to status; a field
+ * is read or written relative to its innermost list ("steps[].runs[].tps" -> "tps" below a run's
+ * item, "steps[].latencyMs.p99Mean" -> "latencyMs.p99Mean" below a step). */
+enum bench_sweep_field_id {
+#define SROW(id, ...) BSW_##id,
+#include "pkg/bench/sweep_fields.def"
+#undef SROW
+    BSW__COUNT
+};
+
+/* Indexed by enum bench_sweep_field_id. */
+extern const struct bench_field bench_sweep_fields[];
+extern const size_t bench_sweep_nfields;
+
+/* The row's path relative to its innermost list (to status at the top), and its last key. */
+const char *bench_sweep_rel(enum bench_sweep_field_id id);
+const char *bench_sweep_key(enum bench_sweep_field_id id);
+/* The value at the row's relative path below o (a status, a step, a run's item), or NULL when
+ * absent or null. */
+const cJSON *bench_sweep_get(const cJSON *o, enum bench_sweep_field_id id);
+/* The number, or def when absent or not a number. */
+double bench_sweep_num(const cJSON *o, enum bench_sweep_field_id id, double def);
+/* The string, or NULL. Borrowed from o. */
+const char *bench_sweep_str(const cJSON *o, enum bench_sweep_field_id id);
+/* Sets the value at the row's relative path below o, creating groups on the way; takes ownership
+ * of v. Returns 0 or -EINVAL. */
+int bench_sweep_put(cJSON *o, enum bench_sweep_field_id id, cJSON *v);
+
 /* Printer columns of `kubectl get benchmarkruns`, generated into the CRD. */
 struct bench_column {
     const char *name;
@@ -156,5 +205,8 @@ struct bench_column {
 };
 extern const struct bench_column bench_columns[];
 extern const size_t bench_ncolumns;
+/* The same for `kubectl get benchmarksweeps`. */
+extern const struct bench_column bench_sweep_columns[];
+extern const size_t bench_sweep_ncolumns;
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "pkg/api/manifest.h"
 #include "pkg/api/phase.h"
+#include "pkg/controller/cache_keep.h"
 #include "pkg/controller/metrics.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/json.h"
@@ -23,26 +24,12 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     util_jkeep_keys(obj, top);
     util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    /* what the run controller and /metrics read back (the read-back column of fields.def): the
+     * rest is written once at a transition and never read by a decision; status writes are merge
+     * patches */
     enum api_phase phase = api_phase_parse(util_jstr(st, "phase"));
-    if (phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) {
-        /* results are never read again by the controller; status writes are merge patches */
-        static const char *const keep[] = {"phase",
-                                           "observedGeneration",
-                                           "startedGeneration",
-                                           "conditions",
-                                           "startAt",
-                                           "summary",
-                                           "diagnostics",
-                                           NULL};
-        util_jkeep_keys(st, keep);
-    } else {
-        /* the rest is written once at a transition, never read back by a decision; the live
-         * progress is read back (when it was last read, whether it changed) */
-        static const char *const keep[] = {
-            "phase",     "observedGeneration", "startedGeneration", "conditions", "startAt",
-            "startTime", "hpaTimeline",        "summary",           "progress",   NULL};
-        util_jkeep_keys(st, keep);
-    }
+    bool ended = phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED;
+    util_jkeep_paths(st, ended ? ctrl_keep_run_done : ctrl_keep_run_live);
     /* of the results, only the few numbers /metrics shows per run, and the verdict's class */
     ctrl_metrics_trim_status(st);
 }
@@ -213,17 +200,13 @@ void ctrl_transform_sweep_run(cJSON *obj, void *ud)
     (void)ud;
     static const char *const top[] = {"metadata", "status", NULL};
     static const char *const meta[] = {"name", "namespace", "labels", "resourceVersion", NULL};
-    static const char *const status[] = {"phase",   "message",     "summary",
-                                         "clients", "diagnostics", NULL};
-    static const char *const diag[] = {"waitEvents", "verdict", "verdictClass", NULL};
     util_jkeep_keys(obj, top);
     util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    util_jkeep_keys(st, status);
-    cJSON *d = cJSON_GetObjectItemCaseSensitive(st, "diagnostics");
-    util_jkeep_keys(d, diag);
+    util_jkeep_paths(cJSON_GetObjectItemCaseSensitive(obj, "status"), ctrl_keep_sweep_run);
 }
 
+/* A sweep keeps its whole status: the controller diffs the status it decides against the cached
+ * one (a trimmed cache would rewrite what it left out at every reconcile). */
 void ctrl_transform_sweep(cJSON *obj, void *ud)
 {
     (void)ud;

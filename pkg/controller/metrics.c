@@ -35,10 +35,7 @@ void ctrl_metrics_observe(struct ctrl_metrics_histogram *h, double seconds)
 
 /* A run's phases, in the order of their lifecycle (pkg/api/phase.h). A run without a phase
  * yet counts as Pending. */
-static const enum api_phase phases[] = {API_PHASE_PENDING,   API_PHASE_INITIALIZING,
-                                        API_PHASE_RUNNING,   API_PHASE_COLLECTING,
-                                        API_PHASE_SUCCEEDED, API_PHASE_FAILED};
-#define N_PHASES (sizeof(phases) / sizeof(phases[0]))
+#define N_PHASES API_RUN_NPHASES
 
 /* The per-run values: one row per sample of a run, rows of one family next to each other (the
  * first carries the family's type and help). The value is the status field `id`, converted from
@@ -84,7 +81,7 @@ static double unit_divisor(enum bench_field_id id)
 
 struct run_row {
     char *ns, *name; /* one allocation: ns, then name */
-    int phase;       /* index in phases[]; -1: a phase not listed */
+    int phase;       /* index in api_run_phases[]; -1: a phase not listed */
     int verdict;     /* enum bench_verdict_class of status.diagnostics.verdictClass, or -1 */
     double v[N_RUN_VALUES];
 };
@@ -99,7 +96,7 @@ static int phase_index(const char *p)
     if (!p || !*p)
         return 0;
     for (size_t i = 0; i < N_PHASES; i++)
-        if (api_phase_parse(p) == phases[i])
+        if (api_phase_parse(p) == api_run_phases[i])
             return (int)i;
     return -1;
 }
@@ -242,7 +239,7 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
         for (size_t p = 0; p < N_PHASES; p++) {
             buf_puts(out, PREFIX "benchmarkrun_phase");
             put_run_labels(out, &rr->row[i]);
-            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(phases[p]),
+            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(api_run_phases[p]),
                        rr->row[i].phase == (int)p);
         }
     for (size_t v = 0; v < N_RUN_VALUES; v++) {
@@ -267,9 +264,7 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
 
 /* ---- BenchmarkSweeps ------------------------------------------------------------------------ */
 
-static const enum api_phase sweep_phases[] = {
-    API_PHASE_PENDING, API_PHASE_RUNNING, API_PHASE_SUCCEEDED, API_PHASE_STOPPED, API_PHASE_FAILED};
-#define N_SWEEP_PHASES (sizeof(sweep_phases) / sizeof(sweep_phases[0]))
+#define N_SWEEP_PHASES API_SWEEP_NPHASES
 
 /* One gauge per row, from a status path; the field label (the varied field) where it says. */
 static const struct sweep_value {
@@ -296,7 +291,7 @@ static const struct sweep_value {
 
 struct sweep_row {
     char *ns, *name, *field; /* one allocation */
-    int phase;               /* index in sweep_phases[], -1: not listed */
+    int phase;               /* index in api_sweep_phases[], -1: not listed */
     double v[N_SWEEP_VALUES];
 };
 
@@ -329,7 +324,7 @@ static void collect_sweep(const cJSON *sw, void *ctx)
     memcpy(r->field, field, c);
     r->phase = phase ? -1 : 0;
     for (size_t p = 0; phase && p < N_SWEEP_PHASES; p++)
-        if (api_phase_parse(phase) == sweep_phases[p])
+        if (api_phase_parse(phase) == api_sweep_phases[p])
             r->phase = (int)p;
     for (size_t i = 0; i < N_SWEEP_VALUES; i++)
         r->v[i] = util_jnum(st, sweep_values[i].path, NAN);
@@ -362,7 +357,7 @@ static void put_sweeps(struct buf *out, const struct sweep_rows *rr)
         for (size_t p = 0; p < N_SWEEP_PHASES; p++) {
             buf_puts(out, PREFIX "benchmarksweep_phase");
             put_sweep_labels(out, &rr->row[i]);
-            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(sweep_phases[p]),
+            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(api_sweep_phases[p]),
                        rr->row[i].phase == (int)p);
         }
     for (size_t v = 0; v < N_SWEEP_VALUES; v++) {
@@ -495,8 +490,8 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
     buf_puts(out, "# HELP " PREFIX "benchmarkruns BenchmarkRuns in the cache by phase.\n"
                   "# TYPE " PREFIX "benchmarkruns gauge\n");
     for (size_t p = 0; p < N_PHASES; p++)
-        buf_printf(out, PREFIX "benchmarkruns{phase=\"%s\"} %llu\n", api_phase_name(phases[p]),
-                   (unsigned long long)by_phase[p]);
+        buf_printf(out, PREFIX "benchmarkruns{phase=\"%s\"} %llu\n",
+                   api_phase_name(api_run_phases[p]), (unsigned long long)by_phase[p]);
     if (c) {
         put_runs(out, &rr);
         format_sweeps(src, out);

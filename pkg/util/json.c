@@ -88,6 +88,37 @@ void util_jkeep_keys(cJSON *o, const char *const *keys)
     util_jkeep_if(o, in_list, (void *)keys);
 }
 
+void util_jkeep_paths(cJSON *o, const char *const *paths)
+{
+    if (!cJSON_IsObject(o))
+        return;
+    size_t n = 0;
+    while (paths[n])
+        n++;
+    const char **below = util_xcalloc(n + 1, sizeof(*below));
+    cJSON *it = o->child;
+    while (it) {
+        cJSON *next = it->next;
+        size_t len = it->string ? strlen(it->string) : 0, nb = 0;
+        bool whole = false;
+        for (size_t i = 0; len && i < n; i++) {
+            if (strncmp(paths[i], it->string, len) != 0)
+                continue;
+            if (paths[i][len] == '\0')
+                whole = true;
+            else if (paths[i][len] == '.')
+                below[nb++] = paths[i] + len + 1;
+        }
+        below[nb] = NULL;
+        if (!whole && nb && cJSON_IsObject(it))
+            util_jkeep_paths(it, below);
+        else if (!whole)
+            cJSON_Delete(cJSON_DetachItemViaPointer(o, it));
+        it = next;
+    }
+    free(below);
+}
+
 void util_fmt_double(char *out, size_t len, double v)
 {
     if (!isfinite(v)) {

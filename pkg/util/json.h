@@ -35,6 +35,10 @@ void util_jset_num(cJSON *o, const char *k, double v);
  * case-sensitive, member order is kept); does nothing when o is not an object. An informer's
  * transform uses it to cache only what the controller reads. */
 void util_jkeep_keys(cJSON *o, const char *const *keys);
+/* Keeps of o only the members on the dot paths (NULL-terminated): a member a whole path names is
+ * kept whole; one that only begins paths ("summary" of "summary.tps") keeps, if it is an object,
+ * only what those paths name below it. Nothing happens when o is not an object. */
+void util_jkeep_paths(cJSON *o, const char *const *paths);
 /* The same with a predicate: keeps the members for which keep(key, ctx) is true. */
 void util_jkeep_if(cJSON *o, bool (*keep)(const char *key, void *ctx), void *ctx);
 
