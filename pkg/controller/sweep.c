@@ -52,8 +52,6 @@ cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj)
 
 /* ---- the controller ----------------------------------------------------------------------- */
 
-struct sw_rec;
-
 struct ctrl_sweeper {
     uv_loop_t *loop;
     struct kube_client *kc;
@@ -61,16 +59,8 @@ struct ctrl_sweeper {
     struct kube_informer *sweeps, *runs;
     struct kube_queue *q;
     struct kube_enqueue own, by_sweep; /* what the informers queue: a sweep's key, its runs' */
-    struct sw_rec *recs;               /* in flight */
+    struct ctrl_exec *x;               /* the reconciles (executor.h) */
     struct ctrl_events *ev;            /* the Event sender, or NULL */
-};
-
-struct sw_rec {
-    struct ctrl_sweeper *s;
-    struct sw_rec *next, *prev;
-    char key[512], ns[256], name[256];
-    struct ctrl_sweep_plan plan;
-    cJSON *obj; /* metadata of the sweep (name, namespace, uid), for its Events */
 };
 
 /* A deleted sweep: the Events sent about it are forgotten with it. */
@@ -81,108 +71,6 @@ static void sweep_deleted(const cJSON *obj, const char *key, void *ud)
     if (s->ev)
         ctrl_events_forget_object(s->ev, "BenchmarkSweep", util_jstr(obj, "metadata.namespace"),
                                   util_jstr(obj, "metadata.name"));
-}
-
-static void rec_free(struct sw_rec *r)
-{
-    struct ctrl_sweeper *s = r->s;
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        s->recs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    ctrl_sweep_plan_free(&r->plan);
-    cJSON_Delete(r->obj);
-    free(r);
-}
-
-static void rec_finish(struct sw_rec *r, bool error, long requeue_ms)
-{
-    struct ctrl_sweeper *s = r->s;
-    log_debug(COMP, "reconciled %s phase=%s%s", r->key, r->plan.phase, error ? " (retry)" : "");
-    kube_queue_finish(s->q, r->key, error, requeue_ms);
-    rec_free(r);
-}
-
-/* The plan's Events, once the status that records their transitions is written. */
-static void send_events(struct sw_rec *r)
-{
-    for (int i = 0; r->s->ev && i < r->plan.n_events; i++)
-        ctrl_events_send(r->s->ev, "BenchmarkSweep", r->obj, &r->plan.events[i]);
-    r->plan.n_events = 0;
-}
-
-static void on_failed_written(struct kube_result *res, void *ud)
-{
-    struct sw_rec *r = ud;
-    if (!kube_ok(&res->status))
-        log_warn(COMP, "%s: status not written: HTTP %d %s", r->key, res->status.http,
-                 res->status.message);
-    else
-        send_events(r);
-    rec_finish(r, !kube_ok(&res->status), 0);
-}
-
-/* A run the API server will never accept: the sweep fails with the server's words. */
-static void fail_sweep(struct sw_rec *r, const char *run, const char *why)
-{
-    ctrl_sweep_refused(run, why, util_wall_s(), &r->plan);
-    cJSON *patch = util_must(cJSON_CreateObject());
-    cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
-    struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    if (kube_patch(r->s->kc, &API_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
-                   on_failed_written, r) != 0)
-        rec_finish(r, true, 0);
-    cJSON_Delete(patch);
-}
-
-static void on_created(struct kube_result *res, void *ud)
-{
-    struct sw_rec *r = ud;
-    const char *run = util_jstr(r->plan.create, "metadata.name");
-    int http = res->status.http;
-    if (kube_ok(&res->status) || http == 409) {
-        log_info(COMP, "%s: %s BenchmarkRun %s", r->key, http == 409 ? "found existing" : "created",
-                 run);
-        rec_finish(r, false, r->plan.requeue_ms);
-        return;
-    }
-    log_warn(COMP, "%s: create BenchmarkRun %s: HTTP %d %s: %s", r->key, run, http,
-             res->status.reason, res->status.message);
-    if (http == 400 || http == 403 || http == 422) {
-        fail_sweep(r, run, res->status.message);
-        return;
-    }
-    rec_finish(r, true, 0);
-}
-
-static void do_create(struct sw_rec *r)
-{
-    if (!r->plan.create) {
-        rec_finish(r, false, r->plan.requeue_ms);
-        return;
-    }
-    struct kube_opts o = {.field_validation = "Strict"};
-    if (kube_create(r->s->kc, &API_BENCHMARKRUNS, r->ns, r->plan.create, &o, on_created, r) != 0)
-        rec_finish(r, true, 0);
-}
-
-static void on_status_written(struct kube_result *res, void *ud)
-{
-    struct sw_rec *r = ud;
-    if (!kube_ok(&res->status)) {
-        if (res->status.http == 409)
-            log_debug(COMP, "%s: status conflict; deciding again", r->key);
-        else
-            log_warn(COMP, "%s: status not written: HTTP %d %s", r->key, res->status.http,
-                     res->status.message);
-        rec_finish(r, true, 0);
-        return;
-    }
-    log_info(COMP, "%s: phase %s: %s", r->key, r->plan.phase, util_jstr(r->plan.status, "message"));
-    send_events(r);
-    do_create(r);
 }
 
 struct run_list {
@@ -197,61 +85,73 @@ static void collect_run(const cJSON *obj, void *ud)
         l->items[l->n++] = util_must(cJSON_Duplicate(obj, 1));
 }
 
+/* The sweep's plan as the executor carries it out: the status as a merge patch (the difference
+ * from the status decided from: members the decision dropped are nulled), the run to create as
+ * an action. */
+static void to_exec_plan(const cJSON *old, struct ctrl_sweep_plan *sp, struct ctrl_plan *plan)
+{
+    plan->status = sp->status ? ctrl_merge_diff(old, sp->status) : NULL;
+    if (sp->create) {
+        struct ctrl_action *a = &plan->actions[plan->n_actions++];
+        a->kind = CTRL_ACT_CREATE;
+        a->resource = &API_BENCHMARKRUNS;
+        (void)snprintf(a->name, sizeof(a->name), "%s", util_jstr(sp->create, "metadata.name"));
+        a->object = sp->create;
+        sp->create = NULL;
+    }
+    for (int i = 0; i < sp->n_events && i < CTRL_PLAN_MAX_EVENTS; i++)
+        plan->events[plan->n_events++] = sp->events[i];
+    plan->requeue_ms = sp->requeue_ms;
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", sp->phase);
+    ctrl_sweep_plan_free(sp);
+}
+
+/* The executor's decide hook (ctrl_exec_decide_fn): ctrl_sweep_decide over the sweep and its
+ * cached runs, or, after a create refused for good, ctrl_sweep_refused. */
+static int decide(void *ctx, const char *key, const cJSON *sweep, const char *error, double now,
+                  struct ctrl_plan *plan)
+{
+    struct ctrl_sweeper *s = ctx;
+    struct ctrl_sweep_plan sp;
+    if (util_jget(sweep, "metadata.deletionTimestamp"))
+        return 0; /* the garbage collector deletes its runs */
+    if (error) {
+        ctrl_sweep_refused(sweep, error, now, &sp);
+    } else {
+        struct run_list *l = util_xcalloc(1, sizeof(*l));
+        kube_informer_foreach_indexed(s->runs, key, collect_run, l);
+        ctrl_sweep_decide(sweep, (const cJSON *const *)l->items, l->n, now, &sp);
+        for (int i = 0; i < l->n; i++)
+            cJSON_Delete(l->items[i]);
+        free(l);
+    }
+    to_exec_plan(util_jget(sweep, "status"), &sp, plan);
+    return 0;
+}
+
+/* The executor's Event sender (ctrl_exec_event_fn). */
+static void send_event(void *ctx, const char *key, const cJSON *sweep, const struct ctrl_event *e,
+                       bool again)
+{
+    struct ctrl_sweeper *s = ctx;
+    (void)key;
+    (void)again;
+    if (s->ev)
+        ctrl_events_send(s->ev, "BenchmarkSweep", sweep, e);
+}
+
+/* A key the queue hands out: reconciled by the executor once both caches have synced (a partial
+ * run cache would look like missing runs). */
 static void process(struct kube_queue *q, const char *key, void *ud)
 {
     struct ctrl_sweeper *s = ud;
     (void)q;
-    struct sw_rec *r = util_xcalloc(1, sizeof(*r));
-    r->s = s;
-    (void)snprintf(r->key, sizeof(r->key), "%s", key);
-    r->next = s->recs;
-    if (s->recs)
-        s->recs->prev = r;
-    s->recs = r;
-    const char *slash = strchr(key, '/');
-    if (!slash) {
-        rec_finish(r, false, 0);
+    if (!ctrl_sweeper_synced(s)) {
+        kube_queue_add_after(s->q, key, 200);
+        kube_queue_done(s->q, key);
         return;
     }
-    (void)snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
-    (void)snprintf(r->name, sizeof(r->name), "%s", slash + 1);
-    if (!ctrl_sweeper_synced(s)) { /* a partial run cache would look like missing runs */
-        rec_finish(r, false, 200);
-        return;
-    }
-    cJSON *sweep = kube_informer_copy(s->sweeps, r->ns, r->name);
-    if (!sweep || util_jget(sweep, "metadata.deletionTimestamp")) {
-        cJSON_Delete(sweep);
-        rec_finish(r, false, 0);
-        return;
-    }
-    struct run_list *l = util_xcalloc(1, sizeof(*l));
-    kube_informer_foreach_indexed(s->runs, key, collect_run, l);
-    ctrl_sweep_decide(sweep, (const cJSON *const *)l->items, l->n, util_wall_s(), &r->plan);
-    for (int i = 0; i < l->n; i++)
-        cJSON_Delete(l->items[i]);
-    free(l);
-    r->obj = util_must(cJSON_CreateObject());
-    util_jset(r->obj, "metadata", util_must(cJSON_Duplicate(util_jget(sweep, "metadata"), 1)));
-    if (!r->plan.status) {
-        cJSON_Delete(sweep);
-        do_create(r);
-        return;
-    }
-    cJSON *patch = util_must(cJSON_CreateObject());
-    cJSON *md = util_must(cJSON_AddObjectToObject(patch, "metadata"));
-    const char *rv = util_jstr(sweep, "metadata.resourceVersion");
-    if (rv)
-        util_jset_str(md, "resourceVersion", rv); /* the status decided from is the current one */
-    cJSON *diff = ctrl_merge_diff(util_jget(sweep, "status"), r->plan.status);
-    cJSON_Delete(sweep);
-    util_jset(patch, "status", diff ? diff : util_must(cJSON_CreateObject()));
-    struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    int rc = kube_patch(s->kc, &API_BENCHMARKSWEEPS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
-                        on_status_written, r);
-    cJSON_Delete(patch);
-    if (rc)
-        rec_finish(r, true, 0);
+    ctrl_exec_run(s->x, key);
 }
 
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
@@ -279,6 +179,16 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
                                     ctrl_transform_sweep_run, true, &s->runs);
     if (rc)
         goto fail;
+    struct ctrl_exec_env env = {.loop = loop,
+                                .kc = kc,
+                                .q = s->q,
+                                .resource = &API_BENCHMARKSWEEPS,
+                                .objs = s->sweeps,
+                                .transform = ctrl_transform_sweep,
+                                .decide = decide,
+                                .send_event = send_event,
+                                .ctx = s};
+    s->x = ctrl_exec_new(&env);
     *out = s;
     return 0;
 fail:
@@ -301,6 +211,23 @@ void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *
         kube_informer_foreach(s->sweeps, fn, ctx);
 }
 
+void ctrl_sweeper_metrics_source(const struct ctrl_sweeper *s, struct ctrl_metrics_controller *out)
+{
+    const struct ctrl_exec_stats *st = ctrl_exec_stats(s->x);
+    *out = (struct ctrl_metrics_controller){
+        .reconciles = st->reconciles,
+        .reconcile_errors = st->reconcile_errors,
+        .conflicts = st->conflicts,
+        .creates = st->creates,
+        .deletes = st->deletes,
+        .status_writes = st->status_writes,
+        .write_errors = st->write_errors,
+        .reconcile_seconds = st->lat,
+        .queue_depth = kube_queue_len(s->q),
+        .inflight = ctrl_exec_inflight(s->x),
+    };
+}
+
 bool ctrl_sweeper_synced(const struct ctrl_sweeper *s)
 {
     return s && kube_informer_synced(s->sweeps) && kube_informer_synced(s->runs);
@@ -316,11 +243,7 @@ void ctrl_sweeper_free(struct ctrl_sweeper *s)
 {
     if (!s)
         return;
-    for (struct sw_rec *r = s->recs, *next; r; r = next) {
-        next = r->next;
-        kube_queue_done(s->q, r->key);
-        rec_free(r);
-    }
+    ctrl_exec_free(s->x);
     kube_informer_free(s->sweeps);
     kube_informer_free(s->runs);
     kube_queue_free(s->q);

@@ -24,8 +24,11 @@
 cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj);
 
 /* The controller of BenchmarkSweeps: its own informers (sweeps; BenchmarkRuns labelled
- * pgbench.dev/sweep) and its own queue, beside the BenchmarkRun controller. Status first (merge
- * patch with the observed resourceVersion; 409 -> again), then the create. */
+ * pgbench.dev/sweep), its own queue and its own executor (executor.h: the same write semantics
+ * as the runs': status merge patch with the observed resourceVersion, a 409 read again and
+ * decided again, the written object put into the cache, create expectations, refusals for good
+ * not retried, Events sent and retried by ev, reconciles counted), beside the BenchmarkRun
+ * controller. */
 struct ctrl_sweeper;
 struct ctrl_events;
 /* ns NULL or "" = all namespaces. Events go through ev (events.h; NULL: no Events), which must
@@ -36,6 +39,10 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
 void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *sweep, void *ctx),
                           void *ctx);
 int ctrl_sweeper_start(struct ctrl_sweeper *s);
+struct ctrl_metrics_controller;
+/* The sweep controller's reconcile counters, queue depth and reconciles in flight, for /metrics
+ * (the cache members of out stay empty). */
+void ctrl_sweeper_metrics_source(const struct ctrl_sweeper *s, struct ctrl_metrics_controller *out);
 bool ctrl_sweeper_synced(const struct ctrl_sweeper *s);
 void ctrl_sweeper_stop(struct ctrl_sweeper *s);
 /* Requests still in flight must have been cancelled (kube_client_free) or be none. */

@@ -296,9 +296,6 @@ static void sweep_invalid(cJSON *st, const cJSON *old, const char *err, long gen
     plan->status = st;
 }
 
-static int add_event(struct ctrl_event *out, int n, int max, bool warning, const char *reason,
-                     const char *msg);
-
 /* Pending, Running: the status made again from the spec and the runs (see sweep_decide.h). */
 static void decide_walk(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
                         struct ctrl_sweep_plan *plan)
@@ -365,21 +362,29 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
     }
 }
 
-/* A run the API server will never accept ends the sweep: status.phase Failed with the
- * server's words, and the Warning Event SweepFailed. */
-void ctrl_sweep_refused(const char *run, const char *why, double now, struct ctrl_sweep_plan *plan)
+/* A run the API server will never accept ends the sweep (see sweep_decide.h). */
+void ctrl_sweep_refused(const cJSON *sweep, const char *why, double now,
+                        struct ctrl_sweep_plan *plan)
 {
-    char msg[API_MAX_MESSAGE], ts[40];
-    (void)snprintf(msg, sizeof(msg), "creating BenchmarkRun %.300s: %.600s", run, why);
+    memset(plan, 0, sizeof(*plan));
+    const cJSON *old = util_jget(sweep, "status");
+    enum api_phase phase = api_phase_parse(util_jstr(old, "phase"));
+    if (api_phase_done(phase)) {
+        (void)snprintf(plan->phase, sizeof(plan->phase), "%s", api_phase_name(phase));
+        return;
+    }
+    cJSON *st =
+        cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1)) : util_must(cJSON_CreateObject());
+    char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    ctrl_sweep_plan_free(plan);
-    cJSON *st = util_must(cJSON_CreateObject());
     util_jset_str(st, "phase", api_phase_name(API_PHASE_FAILED));
-    util_jset_str(st, "message", msg);
-    util_jset_str(st, "completionTime", ts);
-    plan->status = st;
+    util_jset_str(st, "message", why);
+    keep_completion(st, old, ts);
+    api_cond_set(st, "Failed", "True", "CreateFailed", why,
+                 (long)util_jnum(sweep, "metadata.generation", 0), now);
     (void)snprintf(plan->phase, sizeof(plan->phase), "%s", api_phase_name(API_PHASE_FAILED));
-    plan->n_events = add_event(plan->events, 0, CTRL_SWEEP_MAX_EVENTS, true, "SweepFailed", msg);
+    plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
+    plan->status = st;
 }
 
 /* ---- events ------------------------------------------------------------------------------- */

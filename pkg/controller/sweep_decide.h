@@ -23,7 +23,8 @@
  *              recorded in its step and the sweep goes on. A finished run crossing spec.stopWhen
  *              -> Stopped (status.stopReason, condition Stopped/StopWhen); every step run ->
  *              Succeeded (condition Complete/AllStepsRun, the analysis's verdict). A run the API
- *              server refuses for good -> Failed (ctrl_sweep_refused).
+ *              server refuses for good -> Failed (ctrl_sweep_refused: condition
+ *              Failed/CreateFailed).
  *   Succeeded, Stopped, Failed  Terminal: never left again, nothing written.
  *
  * Any other phase (one no sweep has) is made again like Running. */
@@ -57,9 +58,11 @@ struct ctrl_sweep_plan {
  * seconds (used only for transition times). Free the plan with ctrl_sweep_plan_free. */
 void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs, double now,
                        struct ctrl_sweep_plan *plan);
-/* The plan after the API server refused the create of run for good (why: its message): replaced
- * by a status patch {phase Failed, message, completionTime} and the Warning Event SweepFailed. */
-void ctrl_sweep_refused(const char *run, const char *why, double now, struct ctrl_sweep_plan *plan);
+/* The plan after the API server refused the create of one of the sweep's runs for good (why:
+ * what it said, naming the run): unless the sweep has ended, its status becomes phase Failed with
+ * why as the message and condition Failed/CreateFailed, and the Warning Event SweepFailed. */
+void ctrl_sweep_refused(const cJSON *sweep, const char *why, double now,
+                        struct ctrl_sweep_plan *plan);
 void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan);
 
 /* The Events of the transition from the status old_st to new_st (either may be NULL), at most max
