@@ -15,6 +15,7 @@
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/plugin/sweep.h"
 #include "pkg/util/clock.h"
+#include "pkg/bench/fields.h"
 #include "plugin.h"
 #include "run.h"
 
@@ -140,10 +141,10 @@ static bool terminal(const char *phase)
 /* Prints the steps that finished since the last call (*printed of them so far). */
 static void print_steps(const cJSON *sw, int *printed, bool tty)
 {
-    const cJSON *steps = util_jget(sw, "status.steps");
+    const cJSON *steps = bench_sweep_get(util_jget(sw, "status"), BSW_STEPS);
     for (int i = *printed; i < cJSON_GetArraySize(steps); i++) {
         const cJSON *step = cJSON_GetArrayItem(steps, i);
-        const char *ph = util_jstr(step, "phase");
+        const char *ph = bench_sweep_str(step, BSW_STEPS_PHASE);
         enum api_phase p = api_phase_parse(ph);
         if (!ph || (p != API_PHASE_SUCCEEDED && p != API_PHASE_FAILED))
             break;
@@ -158,7 +159,8 @@ static void print_steps(const cJSON *sw, int *printed, bool tty)
 /* The line of the step that runs: its run's progress. */
 static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool tty)
 {
-    const char *run = util_jstr(sw, "status.currentRun");
+    const cJSON *st = util_jget(sw, "status");
+    const char *run = bench_sweep_str(st, BSW_CURRENT_RUN);
     if (!run)
         return;
     cJSON *br = NULL;
@@ -168,13 +170,13 @@ static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool
         r.body = NULL;
     }
     kc_reply_free(&r);
-    const char *field = util_jstr(sw, "status.field");
-    const cJSON *v = cJSON_GetArrayItem(util_jget(sw, "status.values"),
-                                        (int)util_jnum(sw, "status.currentStep", 0));
+    const char *field = bench_sweep_str(st, BSW_FIELD);
+    const cJSON *v = cJSON_GetArrayItem(bench_sweep_get(st, BSW_VALUES),
+                                        (int)bench_sweep_num(st, BSW_CURRENT_STEP, 0));
     char val[48];
     plugin_fmt_num(val, sizeof(val), cJSON_IsNumber(v) ? v->valuedouble : NAN);
     struct buf line = BUF_INIT(4096);
-    (void)buf_printf(&line, "step %s %s=%s: ", util_jstr(sw, "status.stepText"),
+    (void)buf_printf(&line, "step %s %s=%s: ", bench_sweep_str(st, BSW_STEP_TEXT),
                      field ? field : "value", val);
     if (br)
         (void)plugin_progress_line(&line, br, util_wall_s());
@@ -201,7 +203,7 @@ static int follow_sweep(struct act *x, struct kc *k, const char *name)
         if ((rc = get_sweep(k, name, &sw)) != 0)
             return rc;
         print_steps(sw, &printed, tty);
-        if (terminal(util_jstr(sw, "status.phase")))
+        if (terminal(bench_sweep_str(util_jget(sw, "status"), BSW_PHASE)))
             break;
         progress(k, sw, last, sizeof(last), tty);
         if (x->wait_timeout_s > 0 && util_wall_s() - start > (double)x->wait_timeout_s) {
@@ -220,7 +222,9 @@ static int follow_sweep(struct act *x, struct kc *k, const char *name)
     (void)plugin_sweep_summary(&out, sw);
     emit(out.data, out.len);
     buf_free(&out);
-    rc = api_phase_parse(util_jstr(sw, "status.phase")) == API_PHASE_FAILED ? EXIT_RUN_FAILED : 0;
+    rc = api_phase_parse(bench_sweep_str(util_jget(sw, "status"), BSW_PHASE)) == API_PHASE_FAILED
+             ? EXIT_RUN_FAILED
+             : 0;
     cJSON_Delete(sw);
     return rc;
 }

@@ -201,6 +201,12 @@ const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id)
     return p ? not_null(bench_json_at(status, p)) : NULL;
 }
 
+const char *bench_status_str(const cJSON *status, enum bench_field_id id)
+{
+    const cJSON *v = bench_status_get(status, id);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 const char *bench_status_key(enum bench_field_id id)
 {
     return bench_fields[id].status ? bench_field_key(bench_fields[id].status) : NULL;
@@ -236,6 +242,17 @@ const char *bench_sweep_str(const cJSON *o, enum bench_sweep_field_id id)
 int bench_sweep_put(cJSON *o, enum bench_sweep_field_id id, cJSON *v)
 {
     return bench_json_put(o, bench_sweep_rel(id), v);
+}
+
+void bench_sweep_set_num(cJSON *o, enum bench_sweep_field_id id, double v)
+{
+    (void)bench_sweep_put(o, id, util_must(cJSON_CreateNumber(v)));
+}
+
+void bench_sweep_set_str(cJSON *o, enum bench_sweep_field_id id, const char *s)
+{
+    if (s)
+        (void)bench_sweep_put(o, id, util_must(cJSON_CreateString(s)));
 }
 
 /* Copies the segment of path starting at *p into seg; advances *p past it and its dot. */

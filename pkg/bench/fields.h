@@ -129,6 +129,8 @@ int bench_put_key(cJSON *o, enum bench_field_id id, cJSON *v);
 /* The same in status, at the row's status path (relative to its list, as above). */
 const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id);
 const char *bench_status_key(enum bench_field_id id);
+/* The string at the row's status path, or NULL. Borrowed from status. */
+const char *bench_status_str(const cJSON *status, enum bench_field_id id);
 
 /* The value at a dot path below o (no "[]" segments; util_jget); NULL when absent or path empty. */
 const cJSON *bench_json_at(const cJSON *o, const char *path);
@@ -194,6 +196,9 @@ const char *bench_sweep_str(const cJSON *o, enum bench_sweep_field_id id);
 /* Sets the value at the row's relative path below o, creating groups on the way; takes ownership
  * of v. Returns 0 or -EINVAL. */
 int bench_sweep_put(cJSON *o, enum bench_sweep_field_id id, cJSON *v);
+/* The same for a number and a string (nothing when s is NULL). */
+void bench_sweep_set_num(cJSON *o, enum bench_sweep_field_id id, double v);
+void bench_sweep_set_str(cJSON *o, enum bench_sweep_field_id id, const char *s);
 
 /* Printer columns of `kubectl get benchmarkruns`, generated into the CRD. */
 struct bench_column {

@@ -28,6 +28,12 @@ void bench_sweep_put_num(cJSON *o, const char *k, double v, int digits)
         util_jset_num(o, k, round_sig(v, digits));
 }
 
+void bench_sweep_put_round(cJSON *o, enum bench_sweep_field_id id, double v, int digits)
+{
+    if (isfinite(v))
+        bench_sweep_set_num(o, id, round_sig(v, digits));
+}
+
 /* The class most of a step's succeeded runs' verdicts name (ties: the earlier run's), and one
  * such run's evidence into ev (may stay empty); -1 when no run has a verdict. */
 static int runs_class(const cJSON *step, bench_sweep_ok_fn ok, char *ev_out, size_t len)
@@ -35,17 +41,17 @@ static int runs_class(const cJSON *step, bench_sweep_ok_fn ok, char *ev_out, siz
     int count[BENCH_VC__COUNT] = {0}, best = -1;
     const cJSON *e;
     ev_out[0] = '\0';
-    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
     {
-        int c = bench_verdict_class_parse(util_jstr(e, "verdictClass"));
+        int c = bench_verdict_class_parse(bench_sweep_str(e, BSW_STEPS_RUNS_VERDICT_CLASS));
         if (ok(e) && c >= 0 && ++count[c] > (best >= 0 ? count[best] : 0))
             best = c;
     }
-    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
     {
-        const char *ev = util_jstr(e, "verdictEvidence");
+        const char *ev = bench_sweep_str(e, BSW_STEPS_RUNS_VERDICT_EVIDENCE);
         if (best >= 0 && !ev_out[0] && ev &&
-            bench_verdict_class_parse(util_jstr(e, "verdictClass")) == best)
+            bench_verdict_class_parse(bench_sweep_str(e, BSW_STEPS_RUNS_VERDICT_CLASS)) == best)
             (void)snprintf(ev_out, len, "%s", ev);
     }
     return best;
@@ -60,13 +66,13 @@ static void step_class(const cJSON *step, bench_sweep_ok_fn ok, struct bench_ste
     char ev[400];
     int cls = runs_class(step, ok, ev, sizeof(ev));
     const cJSON *e, *it;
-    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
     {
-        const cJSON *m = util_jget(e, "waitSharesPct");
+        const cJSON *m = bench_sweep_get(e, BSW_STEPS_RUNS_WAIT_SHARES_PCT);
         if (!ok(e) || !cJSON_IsObject(m))
             continue;
         runs++;
-        int r = (int)util_jnum(e, "waitRounds", 0);
+        int r = (int)bench_sweep_num(e, BSW_STEPS_RUNS_WAIT_ROUNDS, 0);
         rounds = rounds < 0 || r < rounds ? r : rounds;
         cJSON_ArrayForEach(it, m)
         {
@@ -99,32 +105,32 @@ static void step_limit(cJSON *step, bench_sweep_ok_fn ok)
     if (c.cls == BENCH_VC_INCONCLUSIVE && !(any > 0) && !c.evidence[0] && !c.rounds)
         return; /* nothing measured */
     cJSON *l = util_must(cJSON_CreateObject());
-    util_jset_str(l, "class", bench_verdict_classes[c.cls].name);
+    util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_CLASS), bench_verdict_classes[c.cls].name);
     if (c.event[0])
-        util_jset_str(l, "event", c.event);
+        util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_EVENT), c.event);
     if (isfinite(c.share)) {
-        bench_sweep_put_num(l, "sharePct", c.share, 4);
-        util_jset_str(l, "shareOf",
+        bench_sweep_put_num(l, bench_sweep_key(BSW_STEPS_LIMIT_SHARE_PCT), c.share, 4);
+        util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_SHARE_OF),
                       c.cls == BENCH_VC_CLIENT ? "backendSamples" : "databaseWaitTime");
     }
     if (c.evidence[0])
-        util_jset_str(l, "evidence", c.evidence);
-    util_jset_num(l, "rounds", c.rounds);
-    util_jset(l, "weak", cJSON_CreateBool(c.weak));
-    util_jset(step, "limit", l);
+        util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_EVIDENCE), c.evidence);
+    util_jset_num(l, bench_sweep_key(BSW_STEPS_LIMIT_ROUNDS), c.rounds);
+    util_jset(l, bench_sweep_key(BSW_STEPS_LIMIT_WEAK), util_must(cJSON_CreateBool(c.weak)));
+    (void)bench_sweep_put(step, BSW_STEPS_LIMIT, l);
     cJSON *m = util_must(cJSON_CreateObject());
     for (int k = 0; k < BENCH_VC__COUNT; k++)
         if (c.pct[k] > 0)
             bench_sweep_put_num(m, bench_verdict_classes[k].name, c.pct[k], 4);
     if (m->child)
-        util_jset(step, "classSharesPct", m);
+        (void)bench_sweep_put(step, BSW_STEPS_CLASS_SHARES_PCT, m);
     else
         cJSON_Delete(m);
 }
 
 void bench_sweep_step_stats(cJSON *step, bench_sweep_ok_fn ok)
 {
-    const cJSON *runs = util_jget(step, "runs");
+    const cJSON *runs = bench_sweep_get(step, BSW_STEPS_RUNS);
     double tps[BENCH_SWEEP_MAX_REPEATS], p99[BENCH_SWEEP_MAX_REPEATS], ll[BENCH_SWEEP_MAX_REPEATS];
     int nt = 0, np = 0, nl = 0;
     const cJSON *e;
@@ -133,28 +139,29 @@ void bench_sweep_step_stats(cJSON *step, bench_sweep_ok_fn ok)
         if (!ok(e))
             continue;
         double v;
-        if ((v = util_jnum(e, "tps", NAN)) > 0 && nt < BENCH_SWEEP_MAX_REPEATS)
+        if ((v = bench_sweep_num(e, BSW_STEPS_RUNS_TPS, NAN)) > 0 && nt < BENCH_SWEEP_MAX_REPEATS)
             tps[nt++] = v;
-        if ((v = util_jnum(e, "latencyP99Ms", NAN)) > 0 && np < BENCH_SWEEP_MAX_REPEATS)
+        if ((v = bench_sweep_num(e, BSW_STEPS_RUNS_LATENCY_P99, NAN)) > 0 &&
+            np < BENCH_SWEEP_MAX_REPEATS)
             p99[np++] = v;
-        if (isfinite(v = util_jnum(e, "littlesLawDeviationPct", NAN)) &&
+        if (isfinite(v = bench_sweep_num(e, BSW_STEPS_RUNS_LITTLES_LAW_DEVIATION_PCT, NAN)) &&
             nl < BENCH_SWEEP_MAX_REPEATS)
             ll[nl++] = v;
     }
     double m, sd;
     if (nt) { /* bench_sweep_put_num leaves out the stddev of one run: unknown, not 0 */
         bench_mean_sd(tps, nt, &m, &sd);
-        bench_sweep_put_num(step, "tpsMean", m, 8);
-        bench_sweep_put_num(step, "tpsStddev", sd, 6);
+        bench_sweep_put_round(step, BSW_STEPS_TPS_MEAN, m, 8);
+        bench_sweep_put_round(step, BSW_STEPS_TPS_STDDEV, sd, 6);
     }
     if (np) {
         bench_mean_sd(p99, np, &m, &sd);
-        bench_sweep_put_num(step, "latencyP99MsMean", m, 8);
-        bench_sweep_put_num(step, "latencyP99MsStddev", sd, 6);
+        bench_sweep_put_round(step, BSW_STEPS_LATENCY_P99_MEAN, m, 8);
+        bench_sweep_put_round(step, BSW_STEPS_LATENCY_P99_STDDEV, sd, 6);
     }
     if (nl) {
         bench_mean_sd(ll, nl, &m, &sd);
-        bench_sweep_put_num(step, "littlesLawDeviationPct", m, 6);
+        bench_sweep_put_round(step, BSW_STEPS_LITTLES_LAW_DEVIATION_PCT, m, 6);
     }
     step_limit(step, ok);
 }
@@ -168,17 +175,17 @@ static int steps_by_value(const cJSON *steps, int *order, double *peak, double *
     *peak_at = NAN;
     for (int i = 0; i < n && i < BENCH_SWEEP_MAX_STEPS; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, i);
-        double t = util_jnum(st, "tpsMean", NAN);
+        double t = bench_sweep_num(st, BSW_STEPS_TPS_MEAN, NAN);
         if (!(t > 0))
             continue;
         if (t > *peak) {
             *peak = t;
-            *peak_at = util_jnum(st, "value", NAN);
+            *peak_at = bench_sweep_num(st, BSW_STEPS_VALUE, NAN);
         }
         /* insertion by value */
         int j = k++;
-        while (j > 0 && util_jnum(cJSON_GetArrayItem(steps, order[j - 1]), "value", 0) >
-                            util_jnum(st, "value", 0)) {
+        while (j > 0 && bench_sweep_num(cJSON_GetArrayItem(steps, order[j - 1]), BSW_STEPS_VALUE,
+                                        0) > bench_sweep_num(st, BSW_STEPS_VALUE, 0)) {
             order[j] = order[j - 1];
             j--;
         }
@@ -194,19 +201,20 @@ static const char *dominant_wait(const cJSON *step, double *wait_pct)
     const char *wait = NULL;
     *wait_pct = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
     {
-        const char *w = util_jstr(e, "waitEvent");
+        const char *w = bench_sweep_str(e, BSW_STEPS_RUNS_WAIT_EVENT);
         if (!w)
             continue;
         double sum = 0;
         int cnt = 0;
         const cJSON *o;
-        cJSON_ArrayForEach(o, util_jget(step, "runs"))
+        cJSON_ArrayForEach(o, bench_sweep_get(step, BSW_STEPS_RUNS))
         {
             cnt++;
-            if (util_jstr(o, "waitEvent") && strcmp(util_jstr(o, "waitEvent"), w) == 0)
-                sum += util_jnum(o, "waitPct", 0);
+            if (bench_sweep_str(o, BSW_STEPS_RUNS_WAIT_EVENT) &&
+                strcmp(bench_sweep_str(o, BSW_STEPS_RUNS_WAIT_EVENT), w) == 0)
+                sum += bench_sweep_num(o, BSW_STEPS_RUNS_WAIT_PCT, 0);
         }
         if (cnt && sum / cnt > *wait_pct) {
             *wait_pct = sum / cnt;
@@ -238,41 +246,41 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k,
     const cJSON *st, *e;
     cJSON_ArrayForEach(st, steps)
     {
-        cJSON_ArrayForEach(e, util_jget(st, "runs"))
+        cJSON_ArrayForEach(e, bench_sweep_get(st, BSW_STEPS_RUNS))
         {
-            double x = util_jnum(e, "tps", NAN);
+            double x = bench_sweep_num(e, BSW_STEPS_RUNS_TPS, NAN);
             if (ok(e) && x > 0 && np < sizeof(pts) / sizeof(pts[0]))
-                pts[np++] = (struct bench_usl_point){util_jnum(st, "value", 0), x};
+                pts[np++] = (struct bench_usl_point){bench_sweep_num(st, BSW_STEPS_VALUE, 0), x};
         }
     }
     struct bench_usl_fit fit;
     bench_usl_fit(pts, np, &fit);
     cJSON *u = util_must(cJSON_CreateObject());
-    util_jset(u, "ok", cJSON_CreateBool(fit.ok));
-    util_jset_num(u, "distinctClients", fit.distinct);
+    util_jset(u, bench_sweep_key(BSW_ANALYSIS_USL_OK), util_must(cJSON_CreateBool(fit.ok)));
+    util_jset_num(u, bench_sweep_key(BSW_ANALYSIS_USL_DISTINCT_CLIENTS), fit.distinct);
     if (!fit.ok) {
-        util_jset_str(u, "reason", fit.reason);
+        util_jset_str(u, bench_sweep_key(BSW_ANALYSIS_USL_REASON), fit.reason);
         if (fit.steps_needed > 0)
-            util_jset_num(u, "stepsNeeded", fit.steps_needed);
+            util_jset_num(u, bench_sweep_key(BSW_ANALYSIS_USL_STEPS_NEEDED), fit.steps_needed);
     } else {
-        bench_sweep_put_num(u, "lambda", fit.lambda, 6);
-        bench_sweep_put_num(u, "sigma", fit.sigma, 6);
-        bench_sweep_put_num(u, "kappa", fit.kappa, 6);
-        bench_sweep_put_num(u, "r2", fit.r2, 6);
-        bench_sweep_put_num(u, "peakClients", fit.peak_n, 6);
-        bench_sweep_put_num(u, "peakTps", fit.peak_x, 6);
-        put_interval(u, "sigmaInterval", fit.sigma_ci);
-        put_interval(u, "kappaInterval", fit.kappa_ci);
-        put_interval(u, "peakClientsInterval", fit.peak_ci);
+        bench_sweep_put_num(u, bench_sweep_key(BSW_ANALYSIS_USL_LAMBDA), fit.lambda, 6);
+        bench_sweep_put_num(u, bench_sweep_key(BSW_ANALYSIS_USL_SIGMA), fit.sigma, 6);
+        bench_sweep_put_num(u, bench_sweep_key(BSW_ANALYSIS_USL_KAPPA), fit.kappa, 6);
+        bench_sweep_put_num(u, bench_sweep_key(BSW_ANALYSIS_USL_R2), fit.r2, 6);
+        bench_sweep_put_num(u, bench_sweep_key(BSW_ANALYSIS_USL_PEAK_CLIENTS), fit.peak_n, 6);
+        bench_sweep_put_num(u, bench_sweep_key(BSW_ANALYSIS_USL_PEAK_TPS), fit.peak_x, 6);
+        put_interval(u, bench_sweep_key(BSW_ANALYSIS_USL_SIGMA_INTERVAL), fit.sigma_ci);
+        put_interval(u, bench_sweep_key(BSW_ANALYSIS_USL_KAPPA_INTERVAL), fit.kappa_ci);
+        put_interval(u, bench_sweep_key(BSW_ANALYSIS_USL_PEAK_CLIENTS_INTERVAL), fit.peak_ci);
     }
-    util_jset(a, "usl", u);
+    util_jset(a, bench_sweep_key(BSW_ANALYSIS_USL), u);
     double n[BENCH_SWEEP_MAX_STEPS], x[BENCH_SWEEP_MAX_STEPS];
     struct bench_step_class cls[BENCH_SWEEP_MAX_STEPS];
     bool any = false;
     for (int i = 0; i < k; i++) {
         const cJSON *s = cJSON_GetArrayItem(steps, order[i]);
-        n[i] = util_jnum(s, "value", 0);
-        x[i] = util_jnum(s, "tpsMean", NAN);
+        n[i] = bench_sweep_num(s, BSW_STEPS_VALUE, 0);
+        x[i] = bench_sweep_num(s, BSW_STEPS_TPS_MEAN, NAN);
         step_class(s, ok, &cls[i]);
         any = any || cls[i].cls != BENCH_VC_INCONCLUSIVE || cls[i].evidence[0];
     }
@@ -281,36 +289,37 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k,
 
 void bench_sweep_analyse(cJSON *status, const char *field, bool usl, bench_sweep_ok_fn ok)
 {
-    const cJSON *steps = util_jget(status, "steps");
+    const cJSON *steps = bench_sweep_get(status, BSW_STEPS);
     int order[BENCH_SWEEP_MAX_STEPS];
     double peak, peak_at;
     int k = steps_by_value(steps, order, &peak, &peak_at);
     if (k == 0)
         return;
     cJSON *a = util_must(cJSON_CreateObject());
-    bench_sweep_put_num(a, "peakTps", peak, 8);
-    util_jset_num(a, "peakAt", peak_at);
+    bench_sweep_put_num(a, bench_sweep_key(BSW_ANALYSIS_PEAK_TPS), peak, 8);
+    util_jset_num(a, bench_sweep_key(BSW_ANALYSIS_PEAK_AT), peak_at);
     double tps[BENCH_SWEEP_MAX_STEPS], p99[BENCH_SWEEP_MAX_STEPS];
     for (int i = 0; i < k; i++) {
         const cJSON *st = cJSON_GetArrayItem(steps, order[i]);
-        tps[i] = util_jnum(st, "tpsMean", NAN);
-        p99[i] = util_jnum(st, "latencyP99MsMean", NAN);
+        tps[i] = bench_sweep_num(st, BSW_STEPS_TPS_MEAN, NAN);
+        p99[i] = bench_sweep_num(st, BSW_STEPS_LATENCY_P99_MEAN, NAN);
     }
     int knee = bench_latency_knee(tps, p99, (size_t)k);
     if (knee >= 0)
-        util_jset_num(a, "kneeAt", util_jnum(cJSON_GetArrayItem(steps, order[knee]), "value", 0));
+        util_jset_num(a, bench_sweep_key(BSW_ANALYSIS_KNEE_AT),
+                      bench_sweep_num(cJSON_GetArrayItem(steps, order[knee]), BSW_STEPS_VALUE, 0));
 
     /* the dominant wait event at the largest value measured: mean share over its runs */
     const cJSON *last = cJSON_GetArrayItem(steps, order[k - 1]);
     double wait_pct;
     const char *wait = dominant_wait(last, &wait_pct);
     if (wait) {
-        util_jset_str(a, "dominantWaitEvent", wait);
-        bench_sweep_put_num(a, "dominantWaitPct", wait_pct, 4);
+        util_jset_str(a, bench_sweep_key(BSW_ANALYSIS_DOMINANT_WAIT_EVENT), wait);
+        bench_sweep_put_num(a, bench_sweep_key(BSW_ANALYSIS_DOMINANT_WAIT_PCT), wait_pct, 4);
     }
 
     char verdict[BENCH_SWEEP_MAX_VERDICT];
-    double max_n = util_jnum(last, "value", 0);
+    double max_n = bench_sweep_num(last, BSW_STEPS_VALUE, 0);
     if (usl) {
         usl_analysis(a, steps, order, k, ok, verdict, sizeof(verdict));
     } else {
@@ -321,6 +330,6 @@ void bench_sweep_analyse(cJSON *status, const char *field, bool usl, bench_sweep
         (void)snprintf(verdict, sizeof(verdict), "peak %.1f tps at %s=%g%s", peak, field, peak_at,
                        why);
     }
-    util_jset_str(a, "verdict", verdict);
-    util_jset(status, "analysis", a);
+    util_jset_str(a, bench_sweep_key(BSW_ANALYSIS_VERDICT), verdict);
+    (void)bench_sweep_put(status, BSW_ANALYSIS, a);
 }

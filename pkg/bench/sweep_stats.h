@@ -1,8 +1,8 @@
 /* pkg/bench/sweep_stats: the numbers of a BenchmarkSweep, from the run entries its status
- * records (status.steps[].runs[]: tps, latencyP99Ms, littlesLawDeviationPct, waitSharesPct,
- * waitRounds, verdictClass, verdictEvidence): each step's means and spreads over its repeats and
- * what limits it, and the analysis over the steps (peak, USL fit, latency knee, dominant wait
- * event, verdict).
+ * records (status.steps[].runs[]: tps, latencyMs.p99, littlesLawDeviationPct, waitSharesPct,
+ * waitRounds, verdictClass, verdictEvidence; rows of pkg/bench/sweep_fields.def): each step's means
+ * and spreads over its repeats and what limits it, and the analysis over the steps (peak, USL fit,
+ * latency knee, dominant wait event, verdict).
  *
  * Pure functions of the JSON they are given; numbers are rounded to a few significant digits so
  * that a status computed twice from the same runs compares equal. Only the runs the caller's ok()
@@ -15,6 +15,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "pkg/bench/fields.h"
+
 /* Steps and repeats a sweep has at most (pkg/api/sweep_spec.h's limits are these). */
 #define BENCH_SWEEP_MAX_STEPS 32
 #define BENCH_SWEEP_MAX_REPEATS 10
@@ -26,9 +28,11 @@ typedef bool (*bench_sweep_ok_fn)(const cJSON *e);
 
 /* o[k] = v rounded to digits significant digits; nothing when v is not finite. */
 void bench_sweep_put_num(cJSON *o, const char *k, double v, int digits);
+/* The same at the status row id's path below o (pkg/bench/sweep_fields.def). */
+void bench_sweep_put_round(cJSON *o, enum bench_sweep_field_id id, double v, int digits);
 
-/* Into step (status.steps[i], with its runs): tpsMean, tpsStddev, latencyP99MsMean,
- * latencyP99MsStddev, littlesLawDeviationPct (means over its ok runs; a spread needs two), limit
+/* Into step (status.steps[i], with its runs): tpsMean, tpsStddev, latencyMs.p99Mean,
+ * latencyMs.p99Stddev, littlesLawDeviationPct (means over its ok runs; a spread needs two), limit
  * and classSharesPct (what limits the step, from its runs' verdicts and wait-event shares;
  * nothing when no run sampled wait events). */
 void bench_sweep_step_stats(cJSON *step, bench_sweep_ok_fn ok);

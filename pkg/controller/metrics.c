@@ -120,7 +120,7 @@ static void collect_run(const cJSON *br, void *ctx)
     r->name = r->ns + lns + 1;
     memcpy(r->name, name, lname + 1);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
-    r->phase = phase_index(util_jstr(st, "phase"));
+    r->phase = phase_index(bench_status_str(st, BK_STATUS_PHASE));
     r->verdict = bench_verdict_status_class(st);
     for (size_t i = 0; i < N_RUN_VALUES; i++) {
         const cJSON *v = st ? bench_status_get(st, run_values[i].id) : NULL;
@@ -266,26 +266,23 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
 
 #define N_SWEEP_PHASES API_SWEEP_NPHASES
 
-/* One gauge per row, from a status path; the field label (the varied field) where it says. */
+/* One gauge per row, from a status field (its help names the field, from the sweep's status
+ * table); the field label (the varied field) where it says. */
 static const struct sweep_value {
-    const char *family, *help, *path;
+    const char *family, *help;
+    enum bench_sweep_field_id id;
     bool field_label;
 } sweep_values[] = {
-    {PREFIX "benchmarksweep_step",
-     "Step the sweep runs (or ran last), from 1 (status.currentStep + 1)", "currentStep", false},
-    {PREFIX "benchmarksweep_steps", "Steps the sweep has in all (status.totalSteps)", "totalSteps",
+    {PREFIX "benchmarksweep_step", "Step the sweep runs (or ran last), from 1", BSW_CURRENT_STEP,
      false},
-    {PREFIX "benchmarksweep_peak_tps", "Highest mean tps of a step (status.analysis.peakTps)",
-     "analysis.peakTps", false},
-    {PREFIX "benchmarksweep_peak_at",
-     "Value of the varied field at the highest mean tps (status.analysis.peakAt)",
-     "analysis.peakAt", true},
-    {PREFIX "benchmarksweep_knee",
-     "Value of the varied field at the latency knee (status.analysis.kneeAt)", "analysis.kneeAt",
-     true},
-    {PREFIX "benchmarksweep_usl_peak_clients",
-     "Clients N* at which the fitted USL curve peaks (status.analysis.usl.peakClients)",
-     "analysis.usl.peakClients", false},
+    {PREFIX "benchmarksweep_steps", "Steps the sweep has in all", BSW_TOTAL_STEPS, false},
+    {PREFIX "benchmarksweep_peak_tps", "Highest mean tps of a step", BSW_ANALYSIS_PEAK_TPS, false},
+    {PREFIX "benchmarksweep_peak_at", "Value of the varied field at the highest mean tps",
+     BSW_ANALYSIS_PEAK_AT, true},
+    {PREFIX "benchmarksweep_knee", "Value of the varied field at the latency knee",
+     BSW_ANALYSIS_KNEE_AT, true},
+    {PREFIX "benchmarksweep_usl_peak_clients", "Clients N* at which the fitted USL curve peaks",
+     BSW_ANALYSIS_USL_PEAK_CLIENTS, false},
 };
 #define N_SWEEP_VALUES (sizeof(sweep_values) / sizeof(sweep_values[0]))
 
@@ -305,7 +302,7 @@ static void collect_sweep(const cJSON *sw, void *ctx)
     struct sweep_rows *rr = ctx;
     const char *ns = util_jstr(sw, "metadata.namespace"), *name = util_jstr(sw, "metadata.name");
     const cJSON *st = util_jget(sw, "status");
-    const char *field = util_jstr(st, "field"), *phase = util_jstr(st, "phase");
+    const char *field = bench_sweep_str(st, BSW_FIELD), *phase = bench_sweep_str(st, BSW_PHASE);
     if (!name)
         return;
     if (rr->n == rr->cap) {
@@ -327,7 +324,7 @@ static void collect_sweep(const cJSON *sw, void *ctx)
         if (api_phase_parse(phase) == api_sweep_phases[p])
             r->phase = (int)p;
     for (size_t i = 0; i < N_SWEEP_VALUES; i++)
-        r->v[i] = util_jnum(st, sweep_values[i].path, NAN);
+        r->v[i] = bench_sweep_num(st, sweep_values[i].id, NAN);
     if (isfinite(r->v[0]))
         r->v[0] += 1; /* currentStep counts from 0 */
 }
@@ -362,7 +359,8 @@ static void put_sweeps(struct buf *out, const struct sweep_rows *rr)
         }
     for (size_t v = 0; v < N_SWEEP_VALUES; v++) {
         const struct sweep_value *f = &sweep_values[v];
-        buf_printf(out, "# HELP %s %s.\n# TYPE %s gauge\n", f->family, f->help, f->family);
+        buf_printf(out, "# HELP %s %s (status.%s%s).\n# TYPE %s gauge\n", f->family, f->help,
+                   bench_sweep_fields[f->id].status, v == 0 ? " + 1" : "", f->family);
         for (size_t i = 0; i < rr->n; i++) {
             const struct sweep_row *r = &rr->row[i];
             if (isnan(r->v[v]))

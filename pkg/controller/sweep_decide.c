@@ -36,7 +36,7 @@ static bool run_finished(const char *phase)
 /* The run entry e succeeded (the runs bench_sweep_step_stats counts). */
 static bool succeeded(const cJSON *e)
 {
-    return phase_is(util_jstr(e, "phase"), API_PHASE_SUCCEEDED);
+    return phase_is(bench_sweep_str(e, BSW_STEPS_RUNS_PHASE), API_PHASE_SUCCEEDED);
 }
 
 /* A step's phase from its runs': Running while one has not finished, else Failed when one
@@ -45,42 +45,43 @@ static void step_phase(cJSON *step)
 {
     bool running = false, failed = false;
     const cJSON *e;
-    cJSON_ArrayForEach(e, util_jget(step, "runs"))
+    cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
     {
-        const char *ph = util_jstr(e, "phase");
+        const char *ph = bench_sweep_str(e, BSW_STEPS_RUNS_PHASE);
         if (!run_finished(ph))
             running = true;
         else if (phase_is(ph, API_PHASE_FAILED))
             failed = true;
     }
-    util_jset_str(step, "phase",
-                  api_phase_name(running  ? API_PHASE_RUNNING
-                                 : failed ? API_PHASE_FAILED
-                                          : API_PHASE_SUCCEEDED));
+    bench_sweep_set_str(step, BSW_STEPS_PHASE,
+                        api_phase_name(running  ? API_PHASE_RUNNING
+                                       : failed ? API_PHASE_FAILED
+                                                : API_PHASE_SUCCEEDED));
 }
 
 /* One repeat's entry of status.steps[].runs[] from a finished cached run. */
 static cJSON *entry_from_run(const cJSON *run, const char *name)
 {
     cJSON *e = util_must(cJSON_CreateObject());
-    util_jset_str(e, "name", name);
-    const char *phase = util_jstr(run, "status.phase");
-    util_jset_str(e, "phase", phase ? phase : api_phase_name(API_PHASE_PENDING));
+    bench_sweep_set_str(e, BSW_STEPS_RUNS_NAME, name);
     const cJSON *st = util_jget(run, "status");
+    const char *phase = bench_status_str(st, BK_STATUS_PHASE);
+    bench_sweep_set_str(e, BSW_STEPS_RUNS_PHASE, phase ? phase : api_phase_name(API_PHASE_PENDING));
     const cJSON *v;
     if ((v = bench_status_get(st, BK_SUMMARY_TPS)) && cJSON_IsNumber(v))
-        bench_sweep_put_num(e, "tps", v->valuedouble, 8);
+        bench_sweep_put_round(e, BSW_STEPS_RUNS_TPS, v->valuedouble, 8);
     if ((v = bench_status_get(st, BK_SUMMARY_LATENCY_P99_MS)) && cJSON_IsNumber(v))
-        bench_sweep_put_num(e, "latencyP99Ms", v->valuedouble, 8);
+        bench_sweep_put_round(e, BSW_STEPS_RUNS_LATENCY_P99, v->valuedouble, 8);
     if ((v = bench_status_get(st, BK_SUMMARY_TRANSACTIONS_PROCESSED)) && cJSON_IsNumber(v))
-        util_jset_num(e, "transactions", v->valuedouble);
+        bench_sweep_set_num(e, BSW_STEPS_RUNS_TRANSACTIONS, v->valuedouble);
     if ((v = bench_status_get(st, BK_SUMMARY_FAILED_TRANSACTIONS)) && cJSON_IsNumber(v))
-        util_jset_num(e, "failed", v->valuedouble);
+        bench_sweep_set_num(e, BSW_STEPS_RUNS_FAILED, v->valuedouble);
     if (bench_status_get(st, BK_SUMMARY)) { /* a run's summary says summary.aborted only when > 0 */
         v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS);
-        util_jset_num(e, "aborted", cJSON_IsNumber(v) ? v->valuedouble : 0);
+        bench_sweep_set_num(e, BSW_STEPS_RUNS_ABORTED, cJSON_IsNumber(v) ? v->valuedouble : 0);
     }
-    bench_sweep_put_num(e, "littlesLawDeviationPct", api_status_littles_law_pct(st), 6);
+    bench_sweep_put_round(e, BSW_STEPS_RUNS_LITTLES_LAW_DEVIATION_PCT,
+                          api_status_littles_law_pct(st), 6);
     /* the wait-event shares as the sentence names them (largest first), and the rounds they
      * rest on */
     struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
@@ -89,38 +90,40 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
                  ? bench_diag_wait_parse(waits->valuestring, w, BENCH_DIAG_MAX_WAITS)
                  : 0;
     if (nw > 0) {
-        util_jset_str(e, "waitEvent", w[0].event);
-        bench_sweep_put_num(e, "waitPct", w[0].pct, 6);
+        bench_sweep_set_str(e, BSW_STEPS_RUNS_WAIT_EVENT, w[0].event);
+        bench_sweep_put_round(e, BSW_STEPS_RUNS_WAIT_PCT, w[0].pct, 6);
         cJSON *m = util_must(cJSON_CreateObject());
         for (int i = 0; i < nw; i++)
             bench_sweep_put_num(m, w[i].event, w[i].pct, 6);
-        util_jset(e, "waitSharesPct", m);
+        (void)bench_sweep_put(e, BSW_STEPS_RUNS_WAIT_SHARES_PCT, m);
         int rounds = bench_diag_wait_rounds(waits->valuestring);
         if (rounds >= 0)
-            util_jset_num(e, "waitRounds", rounds);
+            bench_sweep_set_num(e, BSW_STEPS_RUNS_WAIT_ROUNDS, rounds);
     }
     /* the run's verdict: its class and the evidence of its sentence */
     int cls = bench_verdict_status_class(st);
     const cJSON *vs = bench_status_get(st, BK_STATUS_DIAGNOSTICS_VERDICT);
     char ev[400];
     if (cls >= 0)
-        util_jset_str(e, "verdictClass", bench_verdict_classes[cls].name);
+        bench_sweep_set_str(e, BSW_STEPS_RUNS_VERDICT_CLASS, bench_verdict_classes[cls].name);
     if (cJSON_IsString(vs) && bench_step_verdict_evidence(vs->valuestring, ev, sizeof(ev)))
-        util_jset_str(e, "verdictEvidence", ev);
-    const char *msg = util_jstr(run, "status.message");
+        bench_sweep_set_str(e, BSW_STEPS_RUNS_VERDICT_EVIDENCE, ev);
+    const char *msg = bench_status_str(st, BK_STATUS_MESSAGE);
     if (msg && phase_is(phase, API_PHASE_FAILED))
-        util_jset_str(e, "message", msg);
+        bench_sweep_set_str(e, BSW_STEPS_RUNS_MESSAGE, msg);
     return e;
 }
 
 /* The recorded (finished) entry of a run in the old status, or NULL. */
 static const cJSON *recorded(const cJSON *old_status, int step, const char *name)
 {
-    const cJSON *runs = util_jget(cJSON_GetArrayItem(util_jget(old_status, "steps"), step), "runs");
+    const cJSON *runs = bench_sweep_get(
+        cJSON_GetArrayItem(bench_sweep_get(old_status, BSW_STEPS), step), BSW_STEPS_RUNS);
     const cJSON *e;
     cJSON_ArrayForEach(e, runs)
     {
-        if (str_is(util_jstr(e, "name"), name) && run_finished(util_jstr(e, "phase")))
+        if (str_is(bench_sweep_str(e, BSW_STEPS_RUNS_NAME), name) &&
+            run_finished(bench_sweep_str(e, BSW_STEPS_RUNS_PHASE)))
             return e;
     }
     return NULL;
@@ -129,9 +132,11 @@ static const cJSON *recorded(const cJSON *old_status, int step, const char *name
 /* stopWhen against a finished run's entry: writes why into out and returns true. */
 static bool stop_check(const struct api_sweep_spec *s, const cJSON *e, char *out, size_t len)
 {
-    const char *name = util_jstr(e, "name");
-    double failed = util_jnum(e, "failed", 0), tx = util_jnum(e, "transactions", 0);
-    double aborted = util_jnum(e, "aborted", 0), p99 = util_jnum(e, "latencyP99Ms", NAN);
+    const char *name = bench_sweep_str(e, BSW_STEPS_RUNS_NAME);
+    double failed = bench_sweep_num(e, BSW_STEPS_RUNS_FAILED, 0);
+    double tx = bench_sweep_num(e, BSW_STEPS_RUNS_TRANSACTIONS, 0);
+    double aborted = bench_sweep_num(e, BSW_STEPS_RUNS_ABORTED, 0);
+    double p99 = bench_sweep_num(e, BSW_STEPS_RUNS_LATENCY_P99, NAN);
     if (s->stop_failed && failed > 0) {
         double pct = 100.0 * failed / (tx + failed);
         if (pct > s->stop_failed_pct) {
@@ -163,11 +168,11 @@ static const cJSON *find_run(const cJSON *const *runs, int n, const char *name)
     return NULL;
 }
 
-static void copy_member(cJSON *to, const cJSON *from, const char *k)
+static void copy_member(cJSON *to, const cJSON *from, enum bench_sweep_field_id id)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, k);
+    const cJSON *v = bench_sweep_get(from, id);
     if (v)
-        util_jset(to, k, util_must(cJSON_Duplicate(v, 1)));
+        (void)bench_sweep_put(to, id, util_must(cJSON_Duplicate(v, 1)));
 }
 
 /* Where the walk over a sweep's runs stopped. */
@@ -185,9 +190,9 @@ static cJSON *step_entry(cJSON *steps, const struct api_sweep_spec *s, int i)
     cJSON *step = cJSON_GetArrayItem(steps, i);
     if (!step) {
         step = util_must(cJSON_CreateObject());
-        util_jset_num(step, "index", i);
-        util_jset_num(step, "value", s->values[i]);
-        util_jset(step, "runs", util_must(cJSON_CreateArray()));
+        bench_sweep_set_num(step, BSW_STEPS_INDEX, i);
+        bench_sweep_set_num(step, BSW_STEPS_VALUE, s->values[i]);
+        (void)bench_sweep_put(step, BSW_STEPS_RUNS, util_must(cJSON_CreateArray()));
         cJSON_AddItemToArray(steps, step);
     }
     return step;
@@ -207,19 +212,21 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
         w->last_step = i;
         char name[320];
         api_sweep_run_name(sname, i, j, name, sizeof(name));
-        cJSON *list = cJSON_GetObjectItemCaseSensitive(step_entry(steps, s, i), "runs");
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(step_entry(steps, s, i),
+                                                       bench_sweep_key(BSW_STEPS_RUNS));
         const cJSON *run = find_run(runs, n_runs, name);
         const cJSON *rec = recorded(old, i, name);
         cJSON *e;
-        if (run && run_finished(util_jstr(run, "status.phase")))
+        const char *ph = bench_status_str(util_jget(run, "status"), BK_STATUS_PHASE);
+        if (run && run_finished(ph))
             e = entry_from_run(run, name);
         else if (rec)
             e = util_must(cJSON_Duplicate(rec, 1));
         else {
             e = util_must(cJSON_CreateObject());
-            util_jset_str(e, "name", name);
-            const char *ph = util_jstr(run, "status.phase");
-            util_jset_str(e, "phase", ph ? ph : api_phase_name(API_PHASE_PENDING));
+            bench_sweep_set_str(e, BSW_STEPS_RUNS_NAME, name);
+            bench_sweep_set_str(e, BSW_STEPS_RUNS_PHASE,
+                                ph ? ph : api_phase_name(API_PHASE_PENDING));
             cJSON_AddItemToArray(list, e);
             w->current = k;
             (void)snprintf(w->current_name, sizeof(w->current_name), "%s", name);
@@ -238,9 +245,9 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
 /* status.completionTime: kept from the old status, else now. */
 static void keep_completion(cJSON *st, const cJSON *old, const char *ts)
 {
-    copy_member(st, old, "completionTime");
-    if (!util_jget(st, "completionTime"))
-        util_jset_str(st, "completionTime", ts);
+    copy_member(st, old, BSW_COMPLETION_TIME);
+    if (!bench_sweep_get(st, BSW_COMPLETION_TIME))
+        bench_sweep_set_str(st, BSW_COMPLETION_TIME, ts);
 }
 
 /* phase, message and condition from where the walk stopped. */
@@ -250,32 +257,32 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct api_sweep_spec
 {
     char msg[API_MAX_MESSAGE], ts[40], text[32];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    util_jset_num(st, "currentStep", w->last_step);
+    bench_sweep_set_num(st, BSW_CURRENT_STEP, w->last_step);
     (void)snprintf(text, sizeof(text), "%d/%d", w->last_step + 1, s->n_values);
-    util_jset_str(st, "stepText", text);
-    const char *verdict = util_jstr(st, "analysis.verdict");
+    bench_sweep_set_str(st, BSW_STEP_TEXT, text);
+    const char *verdict = bench_sweep_str(st, BSW_ANALYSIS_VERDICT);
     if (w->stopped) {
-        util_jset_str(st, "phase", api_phase_name(API_PHASE_STOPPED));
-        util_jset_str(st, "stopReason", w->stop_reason);
+        bench_sweep_set_str(st, BSW_PHASE, api_phase_name(API_PHASE_STOPPED));
+        bench_sweep_set_str(st, BSW_STOP_REASON, w->stop_reason);
         (void)snprintf(msg, sizeof(msg), "stopped at step %d/%d: %s", w->last_step + 1, s->n_values,
                        w->stop_reason);
-        util_jset_str(st, "message", msg);
+        bench_sweep_set_str(st, BSW_MESSAGE, msg);
         keep_completion(st, old, ts);
         api_cond_set(st, "Stopped", "True", "StopWhen", w->stop_reason, obs_gen, now);
     } else if (w->current >= 0) {
-        util_jset_str(st, "phase", api_phase_name(API_PHASE_RUNNING));
-        util_jset_str(st, "currentRun", w->current_name);
+        bench_sweep_set_str(st, BSW_PHASE, api_phase_name(API_PHASE_RUNNING));
+        bench_sweep_set_str(st, BSW_CURRENT_RUN, w->current_name);
         (void)snprintf(msg, sizeof(msg), "step %d/%d: %s=%g, run %s", w->last_step + 1, s->n_values,
                        api_sweep_field_name(s->field), s->values[w->last_step], w->current_name);
-        util_jset_str(st, "message", msg);
-        if (!util_jget(st, "startTime"))
-            util_jset_str(st, "startTime", ts);
+        bench_sweep_set_str(st, BSW_MESSAGE, msg);
+        if (!bench_sweep_get(st, BSW_START_TIME))
+            bench_sweep_set_str(st, BSW_START_TIME, ts);
         plan->requeue_ms = CTRL_SWEEP_RESYNC_MS;
     } else {
-        util_jset_str(st, "phase", api_phase_name(API_PHASE_SUCCEEDED));
+        bench_sweep_set_str(st, BSW_PHASE, api_phase_name(API_PHASE_SUCCEEDED));
         (void)snprintf(msg, sizeof(msg), "%d steps: %s", s->n_values,
                        verdict ? verdict : "no step measured a tps");
-        util_jset_str(st, "message", msg);
+        bench_sweep_set_str(st, BSW_MESSAGE, msg);
         keep_completion(st, old, ts);
         api_cond_set(st, "Complete", "True", "AllStepsRun", msg, obs_gen, now);
     }
@@ -285,11 +292,11 @@ static void sweep_phase(cJSON *st, const cJSON *old, const struct api_sweep_spec
 static void sweep_invalid(cJSON *st, const cJSON *old, const char *err, long gen, double now,
                           struct ctrl_sweep_plan *plan)
 {
-    util_jset_str(st, "phase", api_phase_name(API_PHASE_FAILED));
-    util_jset_str(st, "message", err);
+    bench_sweep_set_str(st, BSW_PHASE, api_phase_name(API_PHASE_FAILED));
+    bench_sweep_set_str(st, BSW_MESSAGE, err);
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    util_jset_str(st, "completionTime", ts);
+    bench_sweep_set_str(st, BSW_COMPLETION_TIME, ts);
     api_cond_set(st, "Failed", "True", "InvalidSpec", err, gen, now);
     (void)snprintf(plan->phase, sizeof(plan->phase), "%s", api_phase_name(API_PHASE_FAILED));
     plan->n_events = ctrl_sweep_events(old, st, plan->events, CTRL_SWEEP_MAX_EVENTS);
@@ -302,11 +309,11 @@ static void decide_walk(const cJSON *sweep, const cJSON *const *runs, int n_runs
 {
     const cJSON *old = util_jget(sweep, "status");
     long gen = (long)util_jnum(sweep, "metadata.generation", 0);
-    long obs_gen = (long)util_jnum(old, "observedGeneration", (double)gen);
+    long obs_gen = (long)bench_sweep_num(old, BSW_OBSERVED_GENERATION, (double)gen);
     cJSON *st = util_must(cJSON_CreateObject());
-    copy_member(st, old, "conditions");
-    copy_member(st, old, "startTime");
-    util_jset_num(st, "observedGeneration", (double)obs_gen);
+    copy_member(st, old, BSW_CONDITIONS);
+    copy_member(st, old, BSW_START_TIME);
+    bench_sweep_set_num(st, BSW_OBSERVED_GENERATION, (double)obs_gen);
 
     struct api_sweep_spec s;
     char err[700];
@@ -314,14 +321,14 @@ static void decide_walk(const cJSON *sweep, const cJSON *const *runs, int n_runs
         sweep_invalid(st, old, err, gen, now, plan);
         return;
     }
-    util_jset_str(st, "field", api_sweep_field_name(s.field));
+    bench_sweep_set_str(st, BSW_FIELD, api_sweep_field_name(s.field));
     cJSON *vals = util_must(cJSON_CreateArray());
     for (int i = 0; i < s.n_values; i++)
         cJSON_AddItemToArray(vals, util_must(cJSON_CreateNumber(s.values[i])));
-    util_jset(st, "values", vals);
-    util_jset_num(st, "totalSteps", s.n_values);
+    (void)bench_sweep_put(st, BSW_VALUES, vals);
+    bench_sweep_set_num(st, BSW_TOTAL_STEPS, s.n_values);
     cJSON *steps = util_must(cJSON_CreateArray());
-    util_jset(st, "steps", steps);
+    (void)bench_sweep_put(st, BSW_STEPS, steps);
 
     struct sweep_walk w = {.current = -1};
     walk_runs(sweep, runs, n_runs, old, &s, steps, &w, plan);
@@ -333,7 +340,7 @@ static void decide_walk(const cJSON *sweep, const cJSON *const *runs, int n_runs
     }
     bench_sweep_analyse(st, api_sweep_field_name(s.field), s.field == API_SWEEP_CLIENTS, succeeded);
     sweep_phase(st, old, &s, &w, obs_gen, now, plan);
-    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", util_jstr(st, "phase"));
+    (void)snprintf(plan->phase, sizeof(plan->phase), "%s", bench_sweep_str(st, BSW_PHASE));
     if (old && cJSON_Compare(old, st, true)) {
         cJSON_Delete(st);
         return;
@@ -346,7 +353,7 @@ void ctrl_sweep_decide(const cJSON *sweep, const cJSON *const *runs, int n_runs,
                        struct ctrl_sweep_plan *plan)
 {
     memset(plan, 0, sizeof(*plan));
-    enum api_phase phase = api_phase_parse(util_jstr(sweep, "status.phase"));
+    enum api_phase phase = api_phase_parse(bench_sweep_str(util_jget(sweep, "status"), BSW_PHASE));
     switch (phase) {
     case API_PHASE_SUCCEEDED:
     case API_PHASE_STOPPED:
@@ -368,7 +375,7 @@ void ctrl_sweep_refused(const cJSON *sweep, const char *why, double now,
 {
     memset(plan, 0, sizeof(*plan));
     const cJSON *old = util_jget(sweep, "status");
-    enum api_phase phase = api_phase_parse(util_jstr(old, "phase"));
+    enum api_phase phase = api_phase_parse(bench_sweep_str(old, BSW_PHASE));
     if (api_phase_done(phase)) {
         (void)snprintf(plan->phase, sizeof(plan->phase), "%s", api_phase_name(phase));
         return;
@@ -377,8 +384,8 @@ void ctrl_sweep_refused(const cJSON *sweep, const char *why, double now,
         cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1)) : util_must(cJSON_CreateObject());
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    util_jset_str(st, "phase", api_phase_name(API_PHASE_FAILED));
-    util_jset_str(st, "message", why);
+    bench_sweep_set_str(st, BSW_PHASE, api_phase_name(API_PHASE_FAILED));
+    bench_sweep_set_str(st, BSW_MESSAGE, why);
     keep_completion(st, old, ts);
     api_cond_set(st, "Failed", "True", "CreateFailed", why,
                  (long)util_jnum(sweep, "metadata.generation", 0), now);
@@ -404,10 +411,10 @@ static int add_event(struct ctrl_event *out, int n, int max, bool warning, const
 /* "step 3/5 clients=4" */
 static void step_label(const cJSON *st, const cJSON *step, char *out, size_t len)
 {
-    const char *field = util_jstr(st, "field");
-    (void)snprintf(out, len, "step %d/%d %s=%g", (int)util_jnum(step, "index", 0) + 1,
-                   (int)util_jnum(st, "totalSteps", 0), field ? field : "value",
-                   util_jnum(step, "value", 0));
+    const char *field = bench_sweep_str(st, BSW_FIELD);
+    (void)snprintf(out, len, "step %d/%d %s=%g", (int)bench_sweep_num(step, BSW_STEPS_INDEX, 0) + 1,
+                   (int)bench_sweep_num(st, BSW_TOTAL_STEPS, 0), field ? field : "value",
+                   bench_sweep_num(step, BSW_STEPS_VALUE, 0));
 }
 
 /* The events of one step whose phase moved from old_phase (NULL: the step is new). */
@@ -415,29 +422,33 @@ static int step_events(const cJSON *st, const cJSON *step, const char *old_phase
                        struct ctrl_event *out, int n, int max)
 {
     char label[96], msg[512];
-    const char *phase = util_jstr(step, "phase");
-    const cJSON *first = cJSON_GetArrayItem(util_jget(step, "runs"), 0);
+    const char *phase = bench_sweep_str(step, BSW_STEPS_PHASE);
+    const cJSON *first = cJSON_GetArrayItem(bench_sweep_get(step, BSW_STEPS_RUNS), 0);
     step_label(st, step, label, sizeof(label));
     if (!old_phase) {
-        (void)snprintf(msg, sizeof(msg), "%s: run %s", label, util_jstr(first, "name"));
+        (void)snprintf(msg, sizeof(msg), "%s: run %s", label,
+                       bench_sweep_str(first, BSW_STEPS_RUNS_NAME));
         n = add_event(out, n, max, false, "StepStarted", msg);
     }
     if ((old_phase && str_is(phase, old_phase)) || !run_finished(phase))
         return n;
-    int runs = cJSON_GetArraySize(util_jget(step, "runs"));
+    int runs = cJSON_GetArraySize(bench_sweep_get(step, BSW_STEPS_RUNS));
     if (phase_is(phase, API_PHASE_SUCCEEDED)) {
         (void)snprintf(msg, sizeof(msg), "%s: %.1f tps, p99 %.2f ms%s", label,
-                       util_jnum(step, "tpsMean", NAN), util_jnum(step, "latencyP99MsMean", NAN),
+                       bench_sweep_num(step, BSW_STEPS_TPS_MEAN, NAN),
+                       bench_sweep_num(step, BSW_STEPS_LATENCY_P99_MEAN, NAN),
                        runs > 1 ? " (means over its runs)" : "");
         return add_event(out, n, max, false, "StepCompleted", msg);
     }
     const char *why = NULL, *name = NULL;
     const cJSON *e;
     cJSON_ArrayForEach(
-        e, util_jget(step, "runs")) if (!why && phase_is(util_jstr(e, "phase"), API_PHASE_FAILED))
+        e, bench_sweep_get(
+               step, BSW_STEPS_RUNS)) if (!why && phase_is(bench_sweep_str(e, BSW_STEPS_RUNS_PHASE),
+                                                           API_PHASE_FAILED))
     {
-        name = util_jstr(e, "name");
-        why = util_jstr(e, "message");
+        name = bench_sweep_str(e, BSW_STEPS_RUNS_NAME);
+        why = bench_sweep_str(e, BSW_STEPS_RUNS_MESSAGE);
     }
     (void)snprintf(msg, sizeof(msg), "%s: run %s failed: %.380s", label, name ? name : "?",
                    why ? why : "no message");
@@ -448,17 +459,18 @@ int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_even
 {
     int n = 0;
     const cJSON *step;
-    cJSON_ArrayForEach(step, util_jget(new_st, "steps"))
+    cJSON_ArrayForEach(step, bench_sweep_get(new_st, BSW_STEPS))
     {
-        int i = (int)util_jnum(step, "index", -1);
-        const cJSON *old_step = cJSON_GetArrayItem(util_jget(old_st, "steps"), i);
-        const char *old_phase = old_step ? util_jstr(old_step, "phase") : NULL;
+        int i = (int)bench_sweep_num(step, BSW_STEPS_INDEX, -1);
+        const cJSON *old_step = cJSON_GetArrayItem(bench_sweep_get(old_st, BSW_STEPS), i);
+        const char *old_phase = old_step ? bench_sweep_str(old_step, BSW_STEPS_PHASE) : NULL;
         if (old_step && !old_phase)
             old_phase = api_phase_name(API_PHASE_PENDING);
         n = step_events(new_st, step, old_phase, out, n, max);
     }
-    const char *phase = util_jstr(new_st, "phase"), *msg = util_jstr(new_st, "message");
-    const char *old_phase = util_jstr(old_st, "phase");
+    const char *phase = bench_sweep_str(new_st, BSW_PHASE),
+               *msg = bench_sweep_str(new_st, BSW_MESSAGE);
+    const char *old_phase = bench_sweep_str(old_st, BSW_PHASE);
     if (old_phase && str_is(phase, old_phase))
         return n;
     if (phase_is(phase, API_PHASE_SUCCEEDED))

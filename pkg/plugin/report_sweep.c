@@ -34,22 +34,23 @@ struct sweep_pts {
 static void take_points(const cJSON *st, struct sweep_pts *p)
 {
     const cJSON *step, *e;
-    cJSON_ArrayForEach(step, util_jget(st, "steps"))
+    cJSON_ArrayForEach(step, bench_sweep_get(st, BSW_STEPS))
     {
-        double v = util_jnum(step, "value", NAN);
-        if (p->ns < API_SWEEP_MAX_STEPS && isfinite(util_jnum(step, "tpsMean", NAN))) {
+        double v = bench_sweep_num(step, BSW_STEPS_VALUE, NAN);
+        double tps = bench_sweep_num(step, BSW_STEPS_TPS_MEAN, NAN);
+        if (p->ns < API_SWEEP_MAX_STEPS && isfinite(tps)) {
             p->sx[p->ns] = v;
-            p->stps[p->ns] = util_jnum(step, "tpsMean", NAN);
-            p->sp99[p->ns++] = util_jnum(step, "latencyP99MsMean", NAN);
+            p->stps[p->ns] = tps;
+            p->sp99[p->ns++] = bench_sweep_num(step, BSW_STEPS_LATENCY_P99_MEAN, NAN);
         }
-        cJSON_ArrayForEach(e, util_jget(step, "runs"))
+        cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
         {
-            const char *ph = util_jstr(e, "phase");
+            const char *ph = bench_sweep_str(e, BSW_STEPS_RUNS_PHASE);
             if (p->nr >= MAXRUNS || api_phase_parse(ph) != API_PHASE_SUCCEEDED)
                 continue;
             p->rx[p->nr] = v;
-            p->rtps[p->nr] = util_jnum(e, "tps", NAN);
-            p->rp99[p->nr++] = util_jnum(e, "latencyP99Ms", NAN);
+            p->rtps[p->nr] = bench_sweep_num(e, BSW_STEPS_RUNS_TPS, NAN);
+            p->rp99[p->nr++] = bench_sweep_num(e, BSW_STEPS_RUNS_LATENCY_P99, NAN);
         }
     }
 }
@@ -66,12 +67,14 @@ static void spread(double lo, double hi, bool geometric, double *x, int max)
 int plugin_sweep_usl_curve(const cJSON *usl, double lo, double hi, bool geometric, double *x,
                            double *y, int max)
 {
-    if (!cJSON_IsTrue(util_jget(usl, "ok")) || !(hi > lo) || max < 2 || (geometric && !(lo > 0)))
+    if (!cJSON_IsTrue(util_jget(usl, bench_sweep_key(BSW_ANALYSIS_USL_OK))) || !(hi > lo) ||
+        max < 2 || (geometric && !(lo > 0)))
         return 0;
-    struct bench_usl_fit f = {.ok = true,
-                              .lambda = util_jnum(usl, "lambda", NAN),
-                              .sigma = util_jnum(usl, "sigma", NAN),
-                              .kappa = util_jnum(usl, "kappa", NAN)};
+    struct bench_usl_fit f = {
+        .ok = true,
+        .lambda = util_jnum(usl, bench_sweep_key(BSW_ANALYSIS_USL_LAMBDA), NAN),
+        .sigma = util_jnum(usl, bench_sweep_key(BSW_ANALYSIS_USL_SIGMA), NAN),
+        .kappa = util_jnum(usl, bench_sweep_key(BSW_ANALYSIS_USL_KAPPA), NAN)};
     if (!isfinite(f.lambda) || !isfinite(f.sigma) || !isfinite(f.kappa))
         return 0;
     spread(lo, hi, geometric, x, max);
@@ -98,7 +101,9 @@ bool plugin_sweep_doubling(const double *v, int n)
  * squash the data). */
 static void ideal_line(struct sweep_pts *p, const cJSON *usl, double lo, double hi, bool log)
 {
-    double lambda = cJSON_IsTrue(util_jget(usl, "ok")) ? util_jnum(usl, "lambda", NAN) : NAN;
+    double lambda = cJSON_IsTrue(util_jget(usl, bench_sweep_key(BSW_ANALYSIS_USL_OK)))
+                        ? util_jnum(usl, bench_sweep_key(BSW_ANALYSIS_USL_LAMBDA), NAN)
+                        : NAN;
     double ymax = 0;
     int first = -1;
     for (int i = 0; i < p->ns; i++) {
@@ -129,7 +134,7 @@ static void curve_range(const struct sweep_pts *p, const cJSON *usl, double *lo,
         *lo = fmin(*lo, p->sx[i]);
         *hi = fmax(*hi, p->sx[i]);
     }
-    double peak = util_jnum(usl, "peakClients", NAN);
+    double peak = util_jnum(usl, bench_sweep_key(BSW_ANALYSIS_USL_PEAK_CLIENTS), NAN);
     if (isfinite(peak) && peak > *hi && peak <= 2 * *hi)
         *hi = peak;
 }
@@ -147,19 +152,20 @@ static int kv(struct buf *o, const char *k, const char *v, const char *cls)
 static int head_table(struct buf *o, const cJSON *sw)
 {
     const cJSON *st = util_jget(sw, "status");
-    const char *phase = util_jstr(st, "phase");
+    const char *phase = bench_sweep_str(st, BSW_PHASE);
     char b[160];
     int rc = buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
     rc = rc ? rc : kv(o, "phase", api_phase_shown(phase), NULL);
     (void)snprintf(b, sizeof(b), "%s (%d steps)",
-                   util_jstr(st, "field") ? util_jstr(st, "field") : "?",
-                   (int)util_jnum(st, "totalSteps", 0));
+                   bench_sweep_str(st, BSW_FIELD) ? bench_sweep_str(st, BSW_FIELD) : "?",
+                   (int)bench_sweep_num(st, BSW_TOTAL_STEPS, 0));
     rc = rc ? rc : kv(o, "varied", b, NULL);
-    static const char *const keys[] = {"message", "stopReason", "startTime", "completionTime"};
+    static const enum bench_sweep_field_id keys[] = {BSW_MESSAGE, BSW_STOP_REASON, BSW_START_TIME,
+                                                     BSW_COMPLETION_TIME};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && !rc; i++)
-        if (util_jstr(st, keys[i]))
-            rc = kv(o, keys[i], util_jstr(st, keys[i]), NULL);
-    const char *verdict = util_jstr(st, "analysis.verdict");
+        if (bench_sweep_str(st, keys[i]))
+            rc = kv(o, bench_sweep_key(keys[i]), bench_sweep_str(st, keys[i]), NULL);
+    const char *verdict = bench_sweep_str(st, BSW_ANALYSIS_VERDICT);
     if (verdict && !rc)
         rc = kv(o, "verdict", verdict, "verdict");
     rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\" class=\"wrap\">");
@@ -181,13 +187,13 @@ static double mean_at(const double *sx, const double *sy, int n, double v)
 
 static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
 {
-    const cJSON *st = util_jget(sw, "status"), *usl = util_jget(st, "analysis.usl");
-    const char *field = util_jstr(st, "field");
+    const cJSON *st = util_jget(sw, "status"), *usl = bench_sweep_get(st, BSW_ANALYSIS_USL);
+    const char *field = bench_sweep_str(st, BSW_FIELD);
     field = field ? field : "value";
     char xlabel[64], knee[64], nstar[96], title[96];
     (void)snprintf(xlabel, sizeof(xlabel), "%s%s", field,
                    strcmp(field, "rate") == 0 ? " (target tps per worker)" : "");
-    double lo, hi, kx = util_jnum(st, "analysis.kneeAt", NAN);
+    double lo, hi, kx = bench_sweep_num(st, BSW_ANALYSIS_KNEE_AT, NAN);
     bool log = plugin_sweep_doubling(p->sx, p->ns);
     curve_range(p, usl, &lo, &hi);
     p->nu = plugin_sweep_usl_curve(usl, lo, hi, log, p->ux, p->uy, PLUGIN_SWEEP_CURVE_POINTS);
@@ -198,7 +204,8 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     (void)snprintf(knee, sizeof(knee), "latency knee: %s=%g", field, kx);
     if (isfinite(kx))
         marks[nm++] = (struct plugin_mark){knee, kx, mean_at(p->sx, p->stps, p->ns, kx)};
-    double px = util_jnum(usl, "peakClients", NAN), py = util_jnum(usl, "peakTps", NAN);
+    double px = bench_sweep_num(st, BSW_ANALYSIS_USL_PEAK_CLIENTS, NAN);
+    double py = bench_sweep_num(st, BSW_ANALYSIS_USL_PEAK_TPS, NAN);
     (void)snprintf(nstar, sizeof(nstar), "N* = %.1f clients (USL peak %.0f tps)", px, py);
     if (p->nu && isfinite(px) && px <= hi)
         marks[nm++] = (struct plugin_mark){nstar, px, py};
@@ -218,7 +225,9 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     rc = rc ? rc : plugin_line_chart(o, &tc, ts, 2 + (p->ni > 0) + (p->nu > 0));
     if (!p->nu && !rc)
         rc = buf_printf(o, "<p class=\"none\">no USL curve: %s</p>\n",
-                        usl ? (util_jstr(usl, "reason") ? util_jstr(usl, "reason") : "no fit")
+                        usl ? (bench_sweep_str(st, BSW_ANALYSIS_USL_REASON)
+                                   ? bench_sweep_str(st, BSW_ANALYSIS_USL_REASON)
+                                   : "no fit")
                             : "the USL is fitted to a clients sweep only");
     struct plugin_series ls[2] = {
         {"p99 of each run", p->rx, p->rp99, p->nr, true, false},
@@ -238,21 +247,21 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
 static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p)
 {
     const cJSON *st = util_jget(sw, "status");
-    const char *field = util_jstr(st, "field");
+    const char *field = bench_sweep_str(st, BSW_FIELD);
     field = field ? field : "value";
     double x[BENCH_VC__COUNT][API_SWEEP_MAX_STEPS], y[BENCH_VC__COUNT][API_SWEEP_MAX_STEPS];
     int n[BENCH_VC__COUNT] = {0};
     struct plugin_series s[PLUGIN_CHART_SERIES];
     int ns = 0;
     const cJSON *step, *it;
-    cJSON_ArrayForEach(step, util_jget(st, "steps"))
+    cJSON_ArrayForEach(step, bench_sweep_get(st, BSW_STEPS))
     {
-        cJSON_ArrayForEach(it, util_jget(step, "classSharesPct"))
+        cJSON_ArrayForEach(it, bench_sweep_get(step, BSW_STEPS_CLASS_SHARES_PCT))
         {
             int c = bench_verdict_class_parse(it->string);
             if (c < 0 || n[c] >= API_SWEEP_MAX_STEPS)
                 continue;
-            x[c][n[c]] = util_jnum(step, "value", NAN);
+            x[c][n[c]] = bench_sweep_num(step, BSW_STEPS_VALUE, NAN);
             y[c][n[c]++] = it->valuedouble;
         }
     }
@@ -283,44 +292,49 @@ static bool str_eq(const char *a, const char *b)
 
 static int steps_table(struct buf *o, const cJSON *sw)
 {
+    const cJSON *st = util_jget(sw, "status");
     int rc = buf_printf(o,
                         "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>%s</th><th>phase</th>"
                         "<th>runs</th><th>TPS mean</th><th>TPS stddev</th><th>p99 mean "
                         "(ms)</th><th>Little's law deviation (%%)</th><th>limit</th></tr>\n",
-                        util_jstr(sw, "status.field") ? util_jstr(sw, "status.field") : "value");
+                        bench_sweep_str(st, BSW_FIELD) ? bench_sweep_str(st, BSW_FIELD) : "value");
     const cJSON *step;
-    cJSON_ArrayForEach(step, util_jget(sw, "status.steps"))
+    cJSON_ArrayForEach(step, bench_sweep_get(st, BSW_STEPS))
     {
-        static const char *const nums[] = {"tpsMean", "tpsStddev", "latencyP99MsMean",
-                                           "littlesLawDeviationPct"};
+        static const enum bench_sweep_field_id nums[] = {BSW_STEPS_TPS_MEAN, BSW_STEPS_TPS_STDDEV,
+                                                         BSW_STEPS_LATENCY_P99_MEAN,
+                                                         BSW_STEPS_LITTLES_LAW_DEVIATION_PCT};
         char b[48];
-        plugin_fmt_num(b, sizeof(b), util_jnum(step, "value", NAN));
+        plugin_fmt_num(b, sizeof(b), bench_sweep_num(step, BSW_STEPS_VALUE, NAN));
         rc = rc ? rc : buf_printf(o, "<tr><td>%s</td><td>", b);
-        rc = rc ? rc : plugin_html_esc(o, util_jstr(step, "phase"));
+        rc = rc ? rc : plugin_html_esc(o, bench_sweep_str(step, BSW_STEPS_PHASE));
         rc = rc ? rc
-                : buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(util_jget(step, "runs")));
+                : buf_printf(o, "</td><td>%d</td>",
+                             cJSON_GetArraySize(bench_sweep_get(step, BSW_STEPS_RUNS)));
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !rc; i++) {
-            plugin_fmt_num(b, sizeof(b), util_jnum(step, nums[i], NAN));
+            plugin_fmt_num(b, sizeof(b), bench_sweep_num(step, nums[i], NAN));
             rc = buf_printf(o, "<td>%s</td>", b);
         }
         rc = rc ? rc : buf_puts(o, "<td class=\"limit\">");
-        const cJSON *l = util_jget(step, "limit");
-        if (l && !rc) {
+        if (bench_sweep_get(step, BSW_STEPS_LIMIT) && !rc) {
             char lim[700], share[200] = "";
-            int c = bench_verdict_class_parse(util_jstr(l, "class"));
-            if (util_jstr(l, "evidence"))
-                (void)snprintf(share, sizeof(share), "%s; ", util_jstr(l, "evidence"));
-            else if (util_jget(l, "sharePct"))
-                (void)snprintf(share, sizeof(share), "%s %.0f %% of %s; ",
-                               util_jstr(l, "event") ? util_jstr(l, "event") : "?",
-                               util_jnum(l, "sharePct", NAN),
-                               str_eq(util_jstr(l, "shareOf"), "backendSamples")
-                                   ? "backend samples"
-                                   : "database wait time");
+            int c = bench_verdict_class_parse(bench_sweep_str(step, BSW_STEPS_LIMIT_CLASS));
+            const char *ev = bench_sweep_str(step, BSW_STEPS_LIMIT_EVIDENCE);
+            const char *event = bench_sweep_str(step, BSW_STEPS_LIMIT_EVENT);
+            if (ev)
+                (void)snprintf(share, sizeof(share), "%s; ", ev);
+            else if (bench_sweep_get(step, BSW_STEPS_LIMIT_SHARE_PCT))
+                (void)snprintf(
+                    share, sizeof(share), "%s %.0f %% of %s; ", event ? event : "?",
+                    bench_sweep_num(step, BSW_STEPS_LIMIT_SHARE_PCT, NAN),
+                    str_eq(bench_sweep_str(step, BSW_STEPS_LIMIT_SHARE_OF), "backendSamples")
+                        ? "backend samples"
+                        : "database wait time");
             (void)snprintf(lim, sizeof(lim), "%s: %s%d rounds%s",
                            c >= 0 ? bench_verdict_classes[c].label : "?", share,
-                           (int)util_jnum(l, "rounds", 0),
-                           cJSON_IsTrue(util_jget(l, "weak")) ? " (weak)" : "");
+                           (int)bench_sweep_num(step, BSW_STEPS_LIMIT_ROUNDS, 0),
+                           cJSON_IsTrue(bench_sweep_get(step, BSW_STEPS_LIMIT_WEAK)) ? " (weak)"
+                                                                                     : "");
             rc = plugin_html_esc(o, lim);
         }
         rc = rc ? rc : buf_puts(o, "</td></tr>\n");
@@ -363,7 +377,7 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
         ts[i] = (struct plugin_series){name, p[i].sx, p[i].stps, p[i].ns, false, false};
         ls[i] = (struct plugin_series){name, p[i].sx, p[i].sp99, p[i].ns, false, false};
     }
-    const char *field = util_jstr(sws[0], "status.field");
+    const char *field = bench_sweep_str(util_jget(sws[0], "status"), BSW_FIELD);
     field = field ? field : "value";
     char title[96];
     rc = plugin_page_start(o, "BenchmarkSweeps compared");

@@ -4,6 +4,7 @@
 #include "pkg/util/json.h"
 #include "pkg/api/phase.h"
 #include "pkg/api/spec.h"
+#include "pkg/bench/fields.h"
 #include "pkg/plugin/present.h"
 #include "pkg/util/err.h"
 
@@ -189,7 +190,7 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
 
 static const char *field_of(const cJSON *sw)
 {
-    const char *f = util_jstr(sw, "status.field");
+    const char *f = bench_sweep_str(util_jget(sw, "status"), BSW_FIELD);
     return f ? f : util_jstr(sw, "spec.vary.field");
 }
 
@@ -202,18 +203,20 @@ static const char *num(char *b, size_t n, double v)
 int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
 {
     char a[48], b[48], c[48];
-    const char *field = field_of(sw), *phase = util_jstr(step, "phase");
-    int rc = buf_printf(out, "step %d/%d %s=%s: ", (int)util_jnum(step, "index", 0) + 1,
-                        (int)util_jnum(sw, "status.totalSteps", 0), field ? field : "value",
-                        num(a, sizeof(a), util_jnum(step, "value", NAN)));
-    const cJSON *runs = util_jget(step, "runs");
+    const char *field = field_of(sw), *phase = bench_sweep_str(step, BSW_STEPS_PHASE);
+    int rc = buf_printf(
+        out, "step %d/%d %s=%s: ", (int)bench_sweep_num(step, BSW_STEPS_INDEX, 0) + 1,
+        (int)bench_sweep_num(util_jget(sw, "status"), BSW_TOTAL_STEPS, 0), field ? field : "value",
+        num(a, sizeof(a), bench_sweep_num(step, BSW_STEPS_VALUE, NAN)));
+    const cJSON *runs = bench_sweep_get(step, BSW_STEPS_RUNS);
     int nruns = cJSON_GetArraySize(runs);
-    double tps = util_jnum(step, "tpsMean", NAN);
+    double tps = bench_sweep_num(step, BSW_STEPS_TPS_MEAN, NAN);
     if (isfinite(tps)) {
         rc = rc ? rc
-                : buf_printf(out, "%s tps p99 %s ms", num(a, sizeof(a), tps),
-                             num(b, sizeof(b), util_jnum(step, "latencyP99MsMean", NAN)));
-        double sd = util_jnum(step, "tpsStddev", NAN);
+                : buf_printf(
+                      out, "%s tps p99 %s ms", num(a, sizeof(a), tps),
+                      num(b, sizeof(b), bench_sweep_num(step, BSW_STEPS_LATENCY_P99_MEAN, NAN)));
+        double sd = bench_sweep_num(step, BSW_STEPS_TPS_STDDEV, NAN);
         if (nruns > 1 && !rc)
             rc = isfinite(sd)
                      ? buf_printf(out, " (mean of %d runs, tps ±%s)", nruns, num(c, sizeof(c), sd))
@@ -222,11 +225,11 @@ int plugin_sweep_step_line(struct buf *out, const cJSON *sw, const cJSON *step)
     const cJSON *e;
     cJSON_ArrayForEach(e, runs)
     {
-        const char *ph = util_jstr(e, "phase");
+        const char *ph = bench_sweep_str(e, BSW_STEPS_RUNS_PHASE);
+        const char *why = bench_sweep_str(e, BSW_STEPS_RUNS_MESSAGE);
         if (!rc && ph && api_phase_parse(ph) == API_PHASE_FAILED)
             rc = buf_printf(out, "%srun %s Failed: %s", isfinite(tps) ? "; " : "",
-                            util_jstr(e, "name"),
-                            util_jstr(e, "message") ? util_jstr(e, "message") : "no message");
+                            bench_sweep_str(e, BSW_STEPS_RUNS_NAME), why ? why : "no message");
     }
     if (!rc && !isfinite(tps) && phase && api_phase_parse(phase) == API_PHASE_SUCCEEDED)
         rc = buf_puts(out, "no tps measured");
@@ -254,49 +257,55 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
 {
     char a[48], b[48], c[48], d[48], e[48], f[48];
     const cJSON *st = util_jget(sw, "status");
-    const char *phase = util_jstr(st, "phase"), *field = field_of(sw);
+    const char *phase = bench_sweep_str(st, BSW_PHASE), *field = field_of(sw);
     field = field ? field : "value";
     int rc =
         buf_printf(out, "benchmarksweep %s: %s (%d of %d steps)\n", util_jstr(sw, "metadata.name"),
-                   api_phase_shown(phase), cJSON_GetArraySize(util_jget(st, "steps")),
-                   (int)util_jnum(st, "totalSteps", 0));
-    const cJSON *an = util_jget(st, "analysis");
+                   api_phase_shown(phase), cJSON_GetArraySize(bench_sweep_get(st, BSW_STEPS)),
+                   (int)bench_sweep_num(st, BSW_TOTAL_STEPS, 0));
+    const cJSON *an = bench_sweep_get(st, BSW_ANALYSIS);
     if (an && !rc) {
         rc = buf_printf(out, "  peak %s tps at %s=%s",
-                        num(a, sizeof(a), util_jnum(an, "peakTps", NAN)), field,
-                        num(b, sizeof(b), util_jnum(an, "peakAt", NAN)));
-        if (!rc && util_jget(an, "kneeAt"))
+                        num(a, sizeof(a), bench_sweep_num(st, BSW_ANALYSIS_PEAK_TPS, NAN)), field,
+                        num(b, sizeof(b), bench_sweep_num(st, BSW_ANALYSIS_PEAK_AT, NAN)));
+        if (!rc && bench_sweep_get(st, BSW_ANALYSIS_KNEE_AT))
             rc = buf_printf(out, "   latency knee at %s=%s", field,
-                            num(a, sizeof(a), util_jnum(an, "kneeAt", NAN)));
+                            num(a, sizeof(a), bench_sweep_num(st, BSW_ANALYSIS_KNEE_AT, NAN)));
         rc = rc ? rc : buf_puts(out, "\n");
     }
-    const cJSON *usl = util_jget(an, "usl");
+    const cJSON *usl = bench_sweep_get(st, BSW_ANALYSIS_USL);
     if (usl && !rc) {
-        if (cJSON_IsTrue(util_jget(usl, "ok")))
-            rc = buf_printf(out,
-                            "  USL fit: lambda %s tps/client  sigma %s  kappa %s  R² %s  N* %s "
-                            "clients (%s tps)\n",
-                            num(a, sizeof(a), util_jnum(usl, "lambda", NAN)),
-                            num(b, sizeof(b), util_jnum(usl, "sigma", NAN)),
-                            num(c, sizeof(c), util_jnum(usl, "kappa", NAN)),
-                            num(d, sizeof(d), util_jnum(usl, "r2", NAN)),
-                            num(e, sizeof(e), util_jnum(usl, "peakClients", NAN)),
-                            num(f, sizeof(f), util_jnum(usl, "peakTps", NAN)));
+        if (cJSON_IsTrue(bench_sweep_get(st, BSW_ANALYSIS_USL_OK)))
+            rc = buf_printf(
+                out,
+                "  USL fit: lambda %s tps/client  sigma %s  kappa %s  R² %s  N* %s "
+                "clients (%s tps)\n",
+                num(a, sizeof(a), bench_sweep_num(st, BSW_ANALYSIS_USL_LAMBDA, NAN)),
+                num(b, sizeof(b), bench_sweep_num(st, BSW_ANALYSIS_USL_SIGMA, NAN)),
+                num(c, sizeof(c), bench_sweep_num(st, BSW_ANALYSIS_USL_KAPPA, NAN)),
+                num(d, sizeof(d), bench_sweep_num(st, BSW_ANALYSIS_USL_R2, NAN)),
+                num(e, sizeof(e), bench_sweep_num(st, BSW_ANALYSIS_USL_PEAK_CLIENTS, NAN)),
+                num(f, sizeof(f), bench_sweep_num(st, BSW_ANALYSIS_USL_PEAK_TPS, NAN)));
         else
-            rc = buf_printf(out, "  USL fit: none (%s)\n", util_jstr(usl, "reason"));
-        if (!rc && util_jget(usl, "sigmaInterval"))
-            rc = buf_printf(out, "  95 %% intervals (jackknife): sigma %s  kappa %s  N* %s\n",
-                            interval(a, sizeof(a), util_jget(usl, "sigmaInterval")),
-                            interval(b, sizeof(b), util_jget(usl, "kappaInterval")),
-                            interval(c, sizeof(c), util_jget(usl, "peakClientsInterval")));
+            rc = buf_printf(out, "  USL fit: none (%s)\n",
+                            bench_sweep_str(st, BSW_ANALYSIS_USL_REASON));
+        if (!rc && bench_sweep_get(st, BSW_ANALYSIS_USL_SIGMA_INTERVAL))
+            rc = buf_printf(
+                out, "  95 %% intervals (jackknife): sigma %s  kappa %s  N* %s\n",
+                interval(a, sizeof(a), bench_sweep_get(st, BSW_ANALYSIS_USL_SIGMA_INTERVAL)),
+                interval(b, sizeof(b), bench_sweep_get(st, BSW_ANALYSIS_USL_KAPPA_INTERVAL)),
+                interval(c, sizeof(c),
+                         bench_sweep_get(st, BSW_ANALYSIS_USL_PEAK_CLIENTS_INTERVAL)));
     }
-    const char *verdict = util_jstr(an, "verdict"), *stop = util_jstr(st, "stopReason");
+    const char *verdict = bench_sweep_str(st, BSW_ANALYSIS_VERDICT);
+    const char *stop = bench_sweep_str(st, BSW_STOP_REASON);
     if (verdict && !rc)
         rc = buf_printf(out, "  verdict: %s\n", verdict);
     if (stop && !rc)
         rc = buf_printf(out, "  stopped: %s\n", stop);
     if (!rc && phase && api_phase_parse(phase) == API_PHASE_FAILED)
-        rc = buf_printf(out, "  %s\n", util_jstr(st, "message") ? util_jstr(st, "message") : "");
+        rc = buf_printf(out, "  %s\n",
+                        bench_sweep_str(st, BSW_MESSAGE) ? bench_sweep_str(st, BSW_MESSAGE) : "");
     return rc;
 }
 
@@ -305,8 +314,11 @@ int plugin_sweep_summary(struct buf *out, const cJSON *sw)
 static const cJSON *step_at(const cJSON *sw, double v)
 {
     const cJSON *s;
-    cJSON_ArrayForEach(s,
-                       util_jget(sw, "status.steps")) if (util_jnum(s, "value", NAN) == v) return s;
+    cJSON_ArrayForEach(s, bench_sweep_get(util_jget(sw, "status"), BSW_STEPS))
+    {
+        if (bench_sweep_num(s, BSW_STEPS_VALUE, NAN) == v)
+            return s;
+    }
     return NULL;
 }
 
@@ -322,9 +334,9 @@ static int all_values(const cJSON *const *sws, size_t n, double *out, int max)
     int k = 0;
     for (size_t i = 0; i < n; i++) {
         const cJSON *s;
-        cJSON_ArrayForEach(s, util_jget(sws[i], "status.steps"))
+        cJSON_ArrayForEach(s, bench_sweep_get(util_jget(sws[i], "status"), BSW_STEPS))
         {
-            double v = util_jnum(s, "value", NAN);
+            double v = bench_sweep_num(s, BSW_STEPS_VALUE, NAN);
             bool dup = false;
             for (int j = 0; j < k && !dup; j++)
                 dup = out[j] == v;
@@ -336,16 +348,22 @@ static int all_values(const cJSON *const *sws, size_t n, double *out, int max)
     return k;
 }
 
-/* One row of the analysis under the table: every sweep's value at path (ratio: with its ratio to
- * the first sweep's). */
+/* A sweep's status field id (a field of status itself, not of a step), NAN when absent. */
+static double status_num(const cJSON *sw, enum bench_sweep_field_id id)
+{
+    return bench_sweep_num(util_jget(sw, "status"), id, NAN);
+}
+
+/* One row of the analysis under the table: every sweep's value of field id (ratio: with its ratio
+ * to the first sweep's). */
 static void analysis_row(struct plugin_table *t, int row, const char *label,
-                         const cJSON *const *sws, size_t n, const char *path, bool ratio)
+                         const cJSON *const *sws, size_t n, enum bench_sweep_field_id id,
+                         bool ratio)
 {
     plugin_table_set(t, row, 0, label);
-    double base = ratio ? util_jnum(sws[0], path, NAN) : NAN;
+    double base = ratio ? status_num(sws[0], id) : NAN;
     for (size_t i = 0; i < n; i++)
-        plugin_table_ratio(t, row, 1 + 2 * (int)i, util_jnum(sws[i], path, NAN), i ? base : NAN,
-                           "");
+        plugin_table_ratio(t, row, 1 + 2 * (int)i, status_num(sws[i], id), i ? base : NAN, "");
 }
 
 int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, char *err,
@@ -382,27 +400,27 @@ int plugin_sweep_compare(struct buf *out, const cJSON *const *sws, size_t n, cha
         const cJSON *s0 = step_at(sws[0], vals[v]);
         for (size_t i = 0; i < n; i++) {
             const cJSON *s = step_at(sws[i], vals[v]);
-            plugin_table_ratio(t, row, 1 + 2 * (int)i, util_jnum(s, "tpsMean", NAN),
-                               i ? util_jnum(s0, "tpsMean", NAN) : NAN, "");
-            plugin_table_ratio(t, row, 2 + 2 * (int)i, util_jnum(s, "latencyP99MsMean", NAN),
-                               i ? util_jnum(s0, "latencyP99MsMean", NAN) : NAN, " ms");
+            plugin_table_ratio(t, row, 1 + 2 * (int)i, bench_sweep_num(s, BSW_STEPS_TPS_MEAN, NAN),
+                               i ? bench_sweep_num(s0, BSW_STEPS_TPS_MEAN, NAN) : NAN, "");
+            plugin_table_ratio(
+                t, row, 2 + 2 * (int)i, bench_sweep_num(s, BSW_STEPS_LATENCY_P99_MEAN, NAN),
+                i ? bench_sweep_num(s0, BSW_STEPS_LATENCY_P99_MEAN, NAN) : NAN, " ms");
         }
     }
     row++; /* a blank row */
-    analysis_row(t, row++, "peak tps", sws, n, "status.analysis.peakTps", true);
+    analysis_row(t, row++, "peak tps", sws, n, BSW_ANALYSIS_PEAK_TPS, true);
     (void)snprintf(b, sizeof(b), "peak at %s", field);
-    analysis_row(t, row++, b, sws, n, "status.analysis.peakAt", false);
+    analysis_row(t, row++, b, sws, n, BSW_ANALYSIS_PEAK_AT, false);
     (void)snprintf(b, sizeof(b), "knee at %s", field);
-    analysis_row(t, row++, b, sws, n, "status.analysis.kneeAt", false);
+    analysis_row(t, row++, b, sws, n, BSW_ANALYSIS_KNEE_AT, false);
     if (strcmp(field, "clients") == 0) {
-        analysis_row(t, row++, "USL N* (clients)", sws, n, "status.analysis.usl.peakClients",
-                     false);
-        analysis_row(t, row++, "USL peak tps", sws, n, "status.analysis.usl.peakTps", true);
+        analysis_row(t, row++, "USL N* (clients)", sws, n, BSW_ANALYSIS_USL_PEAK_CLIENTS, false);
+        analysis_row(t, row++, "USL peak tps", sws, n, BSW_ANALYSIS_USL_PEAK_TPS, true);
     }
     int rc = plugin_table_emit(out, t, "");
     plugin_table_free(t);
     for (size_t i = 0; i < n && !rc; i++) {
-        const char *v = util_jstr(sws[i], "status.analysis.verdict");
+        const char *v = bench_sweep_str(util_jget(sws[i], "status"), BSW_ANALYSIS_VERDICT);
         rc = buf_printf(out, "%s: %s\n", util_jstr(sws[i], "metadata.name"),
                         v ? v : "no analysis yet");
     }

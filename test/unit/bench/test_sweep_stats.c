@@ -36,13 +36,13 @@ static void test_step_over_ok_runs(void **state)
     (void)state;
     cJSON *step =
         parse("{\"index\":0,\"value\":4,\"runs\":["
-              "{\"ok\":true,\"tps\":100,\"latencyP99Ms\":4,\"littlesLawDeviationPct\":-1},"
-              "{\"ok\":false,\"tps\":5000,\"latencyP99Ms\":1000},"
-              "{\"ok\":true,\"tps\":110,\"latencyP99Ms\":6,\"littlesLawDeviationPct\":3}]}");
+              "{\"ok\":true,\"tps\":100,\"latencyMs\":{\"p99\":4},\"littlesLawDeviationPct\":-1},"
+              "{\"ok\":false,\"tps\":5000,\"latencyMs\":{\"p99\":1000}},"
+              "{\"ok\":true,\"tps\":110,\"latencyMs\":{\"p99\":6},\"littlesLawDeviationPct\":3}]}");
     bench_sweep_step_stats(step, marked_ok);
     assert_true(util_jnum(step, "tpsMean", 0) == 105);
     assert_true(util_jnum(step, "tpsStddev", 0) == 7.07107);
-    assert_true(util_jnum(step, "latencyP99MsMean", 0) == 5);
+    assert_true(util_jnum(step, "latencyMs.p99Mean", 0) == 5);
     assert_true(util_jnum(step, "littlesLawDeviationPct", 0) == 1);
     assert_null(util_jget(step, "limit")); /* no run sampled wait events */
     cJSON_Delete(step);
@@ -53,11 +53,11 @@ static void test_one_run_no_spread(void **state)
 {
     (void)state;
     cJSON *step = parse("{\"index\":0,\"value\":1,\"runs\":[{\"ok\":true,\"tps\":123.456789012,"
-                        "\"latencyP99Ms\":2}]}");
+                        "\"latencyMs\":{\"p99\":2}}]}");
     bench_sweep_step_stats(step, marked_ok);
     assert_true(util_jnum(step, "tpsMean", 0) == 123.45679); /* 8 significant digits */
     assert_null(util_jget(step, "tpsStddev"));
-    assert_null(util_jget(step, "latencyP99MsStddev"));
+    assert_null(util_jget(step, "latencyMs.p99Stddev"));
     cJSON_Delete(step);
 }
 
@@ -67,9 +67,9 @@ static void test_analysis_peak(void **state)
 {
     (void)state;
     cJSON *st = parse("{\"steps\":["
-                      "{\"value\":8,\"tpsMean\":300,\"latencyP99MsMean\":30,\"runs\":[]},"
-                      "{\"value\":2,\"tpsMean\":100,\"latencyP99MsMean\":2,\"runs\":[]},"
-                      "{\"value\":4,\"tpsMean\":400,\"latencyP99MsMean\":3,\"runs\":[]}]}");
+                      "{\"value\":8,\"tpsMean\":300,\"latencyMs\":{\"p99Mean\":30},\"runs\":[]},"
+                      "{\"value\":2,\"tpsMean\":100,\"latencyMs\":{\"p99Mean\":2},\"runs\":[]},"
+                      "{\"value\":4,\"tpsMean\":400,\"latencyMs\":{\"p99Mean\":3},\"runs\":[]}]}");
     bench_sweep_analyse(st, "rate", false, marked_ok);
     assert_true(util_jnum(st, "analysis.peakTps", 0) == 400);
     assert_true(util_jnum(st, "analysis.peakAt", 0) == 4);

@@ -286,7 +286,7 @@ static void test_repeats_mean_and_spread(void **state)
     /* mean 105, sample standard deviation sqrt(((-5)^2 + 5^2) / 1) = 7.0711 */
     assert_true(util_jnum(s0, "tpsMean", 0) == 105);
     assert_true(fabs(util_jnum(s0, "tpsStddev", 0) - 7.0711) < 1e-3);
-    assert_true(util_jnum(s0, "latencyP99MsMean", 0) == 5);
+    assert_true(util_jnum(s0, "latencyMs.p99Mean", 0) == 5);
     assert_int_equal(cJSON_GetArraySize(util_jget(s0, "runs")), 2);
     /* no client aborted: the run's status leaves summary.aborted out, the step's entry says 0 */
     assert_int_equal(util_jnum(cJSON_GetArrayItem(util_jget(s0, "runs"), 0), "aborted", -1), 0);
@@ -397,7 +397,7 @@ static void test_analysis(void **state)
     assert_true(util_jnum(s5, "classSharesPct.wal-flush", 0) == 61);
     assert_true(util_jnum(s5, "classSharesPct.server-cpu", 0) == 30);
     assert_null(util_jget(s5, "tpsStddev"));
-    assert_null(util_jget(s5, "latencyP99MsStddev"));
+    assert_null(util_jget(s5, "latencyMs.p99Stddev"));
     assert_non_null(strstr(util_jstr(sw, "status.message"), "7 steps: scales to"));
     ctrl_sweep_plan_free(&p);
     for (int i = 0; i < 7; i++)
