@@ -86,7 +86,8 @@ $(BUILD)/bin/pgbench-runner: $(RUNNER_OBJS) $(call libs_for,pg)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS)
 
-$(BUILD)/bin/pgbench-gen-contract: $(BUILD)/obj/cmd/gen-contract/main.o $(call libs_for,api)
+GEN_OBJS := $(BUILD)/obj/cmd/gen-contract/main.o $(BUILD)/obj/cmd/gen-contract/gen.o
+$(BUILD)/bin/pgbench-gen-contract: $(GEN_OBJS) $(call libs_for,api)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
@@ -115,6 +116,12 @@ $(UNIT_HELPERS): $(patsubst %.c,$(BUILD)/obj/%.o,$(UNIT_HELPER_SRCS))
 $(BUILD)/test/%: $(BUILD)/obj/test/unit/%.o $(BUILD)/obj/test/unit/unit_env.o $(UNIT_HELPERS) $$(call libs_for,$$(firstword $$(subst /, ,%)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(PQ_LIBS) -lcmocka
+
+# test/unit/gen/test_gen.c: the contract generator (cmd/gen-contract/gen.c), linked with what it reads
+$(BUILD)/test/gen/test_gen: $(BUILD)/obj/test/unit/gen/test_gen.o $(BUILD)/obj/cmd/gen-contract/gen.o \
+        $(BUILD)/obj/test/unit/unit_env.o $(UNIT_HELPERS) $(call libs_for,api)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) -lcmocka
 
 # every unit test binary starts in the source tree (fixtures) and honours TEST_FILTER
 $(BUILD)/obj/test/unit/unit_env.o: CPPFLAGS += -DPGBO_SOURCE_DIR='"$(CURDIR)"'

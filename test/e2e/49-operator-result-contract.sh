@@ -36,7 +36,8 @@ st = json.load(open(sys.argv[1]))["status"]
 rows = json.load(open(sys.argv[2]))
 types = {"number": (int, float), "integer": (int,), "boolean": (bool,), "string": (str,),
          "time": (str,), "map": (dict,), "object": (dict,), "list": (list,),
-         "numbers": (list,), "strings": (list,)}
+         "numbers": (list,), "strings": (list,), "phase": (str,), "time or integer": (str, int),
+         "conditions": (list,), "interval": (list,)}
 
 def values(obj, path):
     """Every value at a status path, expanding "x[]" over the list's items."""

@@ -48,7 +48,7 @@ assert usl["ok"] is False and usl["stepsNeeded"] == 2 and usl["distinctClients"]
 assert "2 more steps" in usl["reason"], usl
 assert "lambda" not in usl and "sigmaInterval" not in usl, usl
 for s in st["steps"]:
-    assert len(s["runs"]) == 1 and "tpsStddev" not in s and "latencyP99MsStddev" not in s, s
+    assert len(s["runs"]) == 1 and "tpsStddev" not in s and "p99Stddev" not in s["latencyMs"], s
     r = s["runs"][0]
     # 2 s sampled every 100 ms from 50 ms in: about 20 rounds; 1 Hz would give 2
     assert r["waitRounds"] >= 10, r
