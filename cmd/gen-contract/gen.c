@@ -302,6 +302,8 @@ void gen_docs_result(void)
     }
 }
 
+static unsigned read_of(size_t i);
+
 /* Who reads a status field back (enum bench_read): "running, ended, sweep". */
 static void read_cell(unsigned read)
 {
@@ -327,7 +329,7 @@ void gen_docs_status(const struct gen_table *t)
             continue;
         printf("| `%s` | %s | %s | %s | ", f->status, type_names[f->type], f->unit ? f->unit : "",
                presence_names[f->presence]);
-        read_cell(f->read);
+        read_cell(t == &gen_run ? read_of(i) : f->read);
         printf(" | ");
         md_cell(f->description);
         if (f->path && strcmp(f->path, f->status) != 0) {
@@ -356,6 +358,17 @@ static bool at_or_below(const char *p, const char *q)
     return strncmp(p, q, n) == 0 && (p[n] == '\0' || p[n] == '.');
 }
 
+/* Who reads run status row i back: its read column, and the sweep controller when a sweep row
+ * copies it into a run's entry (sweep_fields.def's from column). */
+static unsigned read_of(size_t i)
+{
+    unsigned r = bench_fields[i].read;
+    for (size_t k = 0; k < bench_sweep_nfields; k++)
+        if (bench_sweep_fields[k].from == (int)i)
+            r |= RB_SWEEP;
+    return r;
+}
+
 /* Whether another row read by flag holds a path that contains row i's (so row i adds nothing),
  * or an earlier row the same path. */
 static bool keep_covered(unsigned flag, size_t i)
@@ -364,7 +377,7 @@ static bool keep_covered(unsigned flag, size_t i)
     keep_path(&bench_fields[i], p, sizeof(p));
     for (size_t j = 0; j < bench_nfields; j++) {
         const struct bench_field *g = &bench_fields[j];
-        if (j == i || !g->status || !(g->read & flag))
+        if (j == i || !g->status || !(read_of(j) & flag))
             continue;
         keep_path(g, q, sizeof(q));
         if ((strcmp(p, q) == 0 && j < i) || (strcmp(p, q) != 0 && at_or_below(p, q)))
@@ -379,7 +392,7 @@ static void keep_list(const char *name, unsigned flag, const char *what)
     for (size_t i = 0; i < bench_nfields; i++) {
         const struct bench_field *f = &bench_fields[i];
         char p[256];
-        if (!f->status || !(f->read & flag) || keep_covered(flag, i))
+        if (!f->status || !(read_of(i) & flag) || keep_covered(flag, i))
             continue;
         keep_path(f, p, sizeof(p));
         printf("    \"%s\",\n", p);

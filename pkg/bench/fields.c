@@ -12,7 +12,7 @@ const struct bench_field bench_fields[] = {
 #define ROW(id, path, type, unit, merge, compact, status, presence, read, max_items, downsample,   \
             desc)                                                                                  \
     [BK_##id] = {path,          BF_##type, unit,      BM_##merge, compact, status,                 \
-                 BP_##presence, read,      max_items, downsample, desc},
+                 BP_##presence, read,      max_items, downsample, desc,    -1},
 #include "pkg/bench/fields.def"
 #undef ROW
 };
@@ -20,9 +20,9 @@ const struct bench_field bench_fields[] = {
 const size_t bench_nfields = BK__COUNT;
 
 const struct bench_field bench_sweep_fields[] = {
-#define SROW(id, status, type, unit, presence, read, max_items, desc)                              \
+#define SROW(id, status, type, unit, presence, read, max_items, from, desc)                        \
     [BSW_##id] = {NULL,          BF_##type, unit,      BM_NONE, false, status,                     \
-                  BP_##presence, read,      max_items, false,   desc},
+                  BP_##presence, read,      max_items, false,   desc,  from},
 #include "pkg/bench/sweep_fields.def"
 #undef SROW
 };

@@ -86,6 +86,8 @@ struct bench_field {
     int max_items;   /* lists in status: at most this many items */
     bool downsample; /* lists in status: evenly spaced items, not the first ones */
     const char *description;
+    int from; /* sweep rows of a run's entry (steps[].runs[].x): the run's status row (enum
+               * bench_field_id) the entry copies when the run has finished; -1: none */
 };
 
 /* One id per row, named after its path: BK_SUMMARY_TPS is "summary.tps", BK_FIO_JOBS_READ_IOPS

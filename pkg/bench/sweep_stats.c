@@ -34,6 +34,20 @@ void bench_sweep_put_round(cJSON *o, enum bench_sweep_field_id id, double v, int
         bench_sweep_set_num(o, id, round_sig(v, digits));
 }
 
+void bench_sweep_copy_run(cJSON *entry, const cJSON *run_status)
+{
+    for (int i = 0; i < BSW__COUNT; i++) {
+        const struct bench_field *f = &bench_sweep_fields[i];
+        const cJSON *v = f->from >= 0 ? bench_status_get(run_status, f->from) : NULL;
+        if (cJSON_IsNumber(v) && f->type == BF_INT)
+            bench_sweep_set_num(entry, i, v->valuedouble);
+        else if (cJSON_IsNumber(v))
+            bench_sweep_put_round(entry, i, v->valuedouble, 8);
+        else if (cJSON_IsString(v))
+            bench_sweep_set_str(entry, i, v->valuestring);
+    }
+}
+
 /* The class most of a step's succeeded runs' verdicts name (ties: the earlier run's), and one
  * such run's evidence into ev (may stay empty); -1 when no run has a verdict. */
 static int runs_class(const cJSON *step, bench_sweep_ok_fn ok, char *ev_out, size_t len)

@@ -31,6 +31,10 @@ void bench_sweep_put_num(cJSON *o, const char *k, double v, int digits);
 /* The same at the status row id's path below o (pkg/bench/sweep_fields.def). */
 void bench_sweep_put_round(cJSON *o, enum bench_sweep_field_id id, double v, int digits);
 
+/* Into a run's entry (status.steps[].runs[i]) every field the table copies from the run's status
+ * (sweep_fields.def's from column): integers as they are, numbers rounded as the others. */
+void bench_sweep_copy_run(cJSON *entry, const cJSON *run_status);
+
 /* Into step (status.steps[i], with its runs): tpsMean, tpsStddev, latencyMs.p99Mean,
  * latencyMs.p99Stddev, littlesLawDeviationPct (means over its ok runs; a spread needs two), limit
  * and classSharesPct (what limits the step, from its runs' verdicts and wait-event shares;

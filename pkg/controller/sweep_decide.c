@@ -68,14 +68,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
     const char *phase = bench_status_str(st, BK_STATUS_PHASE);
     bench_sweep_set_str(e, BSW_STEPS_RUNS_PHASE, phase ? phase : api_phase_name(API_PHASE_PENDING));
     const cJSON *v;
-    if ((v = bench_status_get(st, BK_SUMMARY_TPS)) && cJSON_IsNumber(v))
-        bench_sweep_put_round(e, BSW_STEPS_RUNS_TPS, v->valuedouble, 8);
-    if ((v = bench_status_get(st, BK_SUMMARY_LATENCY_P99_MS)) && cJSON_IsNumber(v))
-        bench_sweep_put_round(e, BSW_STEPS_RUNS_LATENCY_P99, v->valuedouble, 8);
-    if ((v = bench_status_get(st, BK_SUMMARY_TRANSACTIONS_PROCESSED)) && cJSON_IsNumber(v))
-        bench_sweep_set_num(e, BSW_STEPS_RUNS_TRANSACTIONS, v->valuedouble);
-    if ((v = bench_status_get(st, BK_SUMMARY_FAILED_TRANSACTIONS)) && cJSON_IsNumber(v))
-        bench_sweep_set_num(e, BSW_STEPS_RUNS_FAILED, v->valuedouble);
+    bench_sweep_copy_run(e, st);            /* tps, latencyMs.p99, transactions, failed, ... */
     if (bench_status_get(st, BK_SUMMARY)) { /* a run's summary says summary.aborted only when > 0 */
         v = bench_status_get(st, BK_SUMMARY_ABORTED_CLIENTS);
         bench_sweep_set_num(e, BSW_STEPS_RUNS_ABORTED, cJSON_IsNumber(v) ? v->valuedouble : 0);

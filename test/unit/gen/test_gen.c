@@ -221,8 +221,8 @@ static cJSON *full_status(void)
     return st;
 }
 
-/* Applying a keep-list to a full status leaves a value at every row read back with flag, and
- * nothing at a leaf no such row covers. */
+/* Applying a keep-list to a full status leaves a value at every row read back with flag (marked
+ * so, or copied into a sweep's run entries), and nothing at a leaf no such row covers. */
 static void check_keep(const char *header, const char *name, unsigned flag)
 {
     char **list = keep_list(header, name);
@@ -237,7 +237,10 @@ static void check_keep(const char *header, const char *name, unsigned flag)
         for (size_t k = 0; k < bench_nfields && !read; k++) {
             const char *a = bench_fields[k].status;
             size_t n = a ? strcspn(a, "[") : 0;
-            read = a && (bench_fields[k].read & flag) && strncmp(f->status, a, n) == 0 &&
+            unsigned r = bench_fields[k].read;
+            for (size_t j = 0; j < bench_sweep_nfields; j++) /* a run entry's copy */
+                r |= bench_sweep_fields[j].from == (int)k ? RB_SWEEP : 0;
+            read = a && (r & flag) && strncmp(f->status, a, n) == 0 &&
                    (f->status[n] == '\0' || f->status[n] == '.' || f->status[n] == '[');
         }
         bool kept = bench_json_at(st, f->status) != NULL;
