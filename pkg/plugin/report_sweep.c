@@ -342,6 +342,63 @@ static int steps_table(struct buf *o, const cJSON *sw)
     return rc ? rc : buf_puts(o, "</table>\n");
 }
 
+/* The sweep rows a run's entry holds as one value (steps[].runs[].x: numbers, strings, flags),
+ * into cols; their count. A row added to the table is a column here. */
+static int run_columns(enum bench_sweep_field_id *cols, int max)
+{
+    int n = 0;
+    for (int i = 0; i < BSW__COUNT && n < max; i++) {
+        const struct bench_field *f = &bench_sweep_fields[i];
+        if (bench_field_under(f->status, "steps[].runs") &&
+            (f->type == BF_NUM || f->type == BF_INT || f->type == BF_STR || f->type == BF_BOOL))
+            cols[n++] = (enum bench_sweep_field_id)i;
+    }
+    return n;
+}
+
+/* Every run of every step, a column per value its entry holds (run_columns), headed by the
+ * entry's key and unit. */
+static int runs_table(struct buf *o, const cJSON *sw)
+{
+    const cJSON *st = util_jget(sw, "status");
+    const char *field = bench_sweep_str(st, BSW_FIELD);
+    enum bench_sweep_field_id cols[BSW__COUNT];
+    int nc = run_columns(cols, BSW__COUNT);
+    int rc = buf_puts(o, "<h2>Runs</h2>\n<table id=\"runs\"><tr><th>");
+    rc = rc ? rc : plugin_html_esc(o, field ? field : "value");
+    for (int c = 0; c < nc && !rc; c++) {
+        const struct bench_field *f = &bench_sweep_fields[cols[c]];
+        rc = buf_puts(o, "</th><th>");
+        rc = rc ? rc : plugin_html_esc(o, bench_sweep_rel(cols[c]));
+        if (!rc && f->unit && strcmp(f->unit, "count") != 0)
+            rc = buf_printf(o, " (%s)", f->unit);
+    }
+    rc = rc ? rc : buf_puts(o, "</th></tr>\n");
+    const cJSON *step, *e;
+    cJSON_ArrayForEach(step, bench_sweep_get(st, BSW_STEPS))
+    {
+        cJSON_ArrayForEach(e, bench_sweep_get(step, BSW_STEPS_RUNS))
+        {
+            char b[48];
+            plugin_fmt_num(b, sizeof(b), bench_sweep_num(step, BSW_STEPS_VALUE, NAN));
+            rc = rc ? rc : buf_printf(o, "<tr><td>%s</td>", b);
+            for (int c = 0; c < nc && !rc; c++) {
+                const cJSON *v = bench_sweep_get(e, cols[c]);
+                if (cJSON_IsNumber(v))
+                    plugin_fmt_num(b, sizeof(b), v->valuedouble);
+                else
+                    (void)snprintf(b, sizeof(b), "%s",
+                                   cJSON_IsBool(v) ? cJSON_IsTrue(v) ? "yes" : "no" : "");
+                rc = buf_puts(o, "<td>");
+                rc = rc ? rc : plugin_html_esc(o, cJSON_IsString(v) ? v->valuestring : b);
+                rc = rc ? rc : buf_puts(o, "</td>");
+            }
+            rc = rc ? rc : buf_puts(o, "</tr>\n");
+        }
+    }
+    return rc ? rc : buf_puts(o, "</table>\n");
+}
+
 int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
 {
     char title[320];
@@ -353,6 +410,7 @@ int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
     rc = rc ? rc : charts(o, sw, p);
     rc = rc ? rc : class_chart(o, sw, p);
     rc = rc ? rc : steps_table(o, sw);
+    rc = rc ? rc : runs_table(o, sw);
     rc = rc ? rc : plugin_spec_section(o, util_jget(sw, "spec"));
     free(p);
     return rc ? rc : buf_puts(o, "</body></html>\n");

@@ -249,6 +249,30 @@ static double value_at(const struct lin *l, double p)
     return l->v0 + (p - l->p0) * (l->v1 - l->v0) / (l->p1 - l->p0);
 }
 
+/* The report's runs table: a column per value a run's entry holds, a row per run. */
+static void test_report_runs_table(void **state)
+{
+    (void)state;
+    cJSON *sw = cJSON_Parse(sweep_json);
+    struct buf out = BUF_INIT(8u << 20);
+    assert_int_equal(plugin_sweep_report_html(&out, sw), 0);
+    const char *t = strstr(out.data, "<table id=\"runs\">");
+    assert_non_null(t);
+    const char *end = strstr(t, "</table>");
+    const char *head = strstr(t, "<tr><th>clients</th><th>name</th><th>phase</th><th>tps (1/s)</th>"
+                                 "<th>latencyMs.p99 (ms)</th>");
+    assert_true(head && head < end);
+    const char *row = strstr(t, "<tr><td>2</td><td>gp3-s1-r0</td><td>Succeeded</td><td>185</td>"
+                                "<td>2.40</td>");
+    assert_true(row && row < end);
+    int rows = 0;
+    for (const char *r = t; (r = strstr(r, "<tr><td>")) != NULL && r < end; r++)
+        rows++;
+    assert_int_equal(rows, 8); /* 4 steps x 2 runs */
+    buf_free(&out);
+    cJSON_Delete(sw);
+}
+
 static double usl(double n)
 {
     return 100 * n / (1 + 0.05 * (n - 1) + 0.006 * n * (n - 1));
@@ -385,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_build_sweep),
         cmocka_unit_test(test_step_line_and_compare),
         cmocka_unit_test(test_report_usl_path),
+        cmocka_unit_test(test_report_runs_table),
         cmocka_unit_test(test_mark_labels_leave_headroom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
