@@ -40,6 +40,7 @@ static const char *const ctrl_keep_sweep_run[] = {
     "summary.aborted",
     "summary.tps",
     "summary.latencyMs.avg",
+    "summary.latencyMs.p50",
     "summary.latencyMs.p99",
     "diagnostics.waitEvents",
     "diagnostics.verdict",

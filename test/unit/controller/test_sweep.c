@@ -52,7 +52,7 @@ static cJSON *make_run(const char *name, const char *phase, double tps, double p
                    "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns\",\"labels\":"
                    "{\"pgbench.dev/sweep\":\"sw\"}},\"status\":{\"phase\":\"%s\","
                    "\"message\":\"m-%s\",\"clients\":1,\"summary\":{\"tps\":%g,"
-                   "\"latencyMs\":{\"avg\":10.15,\"p99\":%g},"
+                   "\"latencyMs\":{\"avg\":10.15,\"p50\":3.25,\"p90\":3.5,\"p99\":%g},"
                    "\"transactions\":1000,\"failed\":%ld%s},"
                    "\"diagnostics\":{\"littlesLaw\":\"1 client / 10.15 ms predict 98.5 tps\","
                    "\"waitEvents\":\"IO:WALSync 61 %%, CPU 30 %% of 10 backend samples in 10 "
@@ -61,6 +61,21 @@ static cJSON *make_run(const char *name, const char *phase, double tps, double p
     cJSON *j = cJSON_Parse(buf);
     assert_non_null(j);
     return j;
+}
+
+/* The sweep's run cache keeps what the entries copy and the statistics read, and drops the rest. */
+static void test_run_cache_keeps_what_entries_read(void **state)
+{
+    (void)state;
+    cJSON *run = make_run("sw-s0-r0", "Succeeded", 100, 4, 2, 1);
+    ctrl_transform_sweep_run(run, NULL);
+    assert_true(util_jnum(run, "status.summary.latencyMs.p50", 0) == 3.25);
+    assert_true(util_jnum(run, "status.summary.latencyMs.p99", 0) == 4);
+    assert_true(util_jnum(run, "status.summary.aborted", 0) == 1);
+    assert_non_null(util_jget(run, "status.diagnostics.waitEvents"));
+    assert_null(util_jget(run, "status.summary.latencyMs.p90"));  /* nobody reads it */
+    assert_null(util_jget(run, "status.diagnostics.littlesLaw")); /* computed again */
+    cJSON_Delete(run);
 }
 
 static void test_range(void **state)
@@ -288,6 +303,9 @@ static void test_repeats_mean_and_spread(void **state)
     assert_true(fabs(util_jnum(s0, "tpsStddev", 0) - 7.0711) < 1e-3);
     assert_true(util_jnum(s0, "latencyMs.p99Mean", 0) == 5);
     assert_int_equal(cJSON_GetArraySize(util_jget(s0, "runs")), 2);
+    /* the run's median, copied into its entry (sweep_fields.def's from column) */
+    assert_true(util_jnum(cJSON_GetArrayItem(util_jget(s0, "runs"), 0), "latencyMs.p50", 0) ==
+                3.25);
     /* no client aborted: the run's status leaves summary.aborted out, the step's entry says 0 */
     assert_int_equal(util_jnum(cJSON_GetArrayItem(util_jget(s0, "runs"), 0), "aborted", -1), 0);
     ctrl_sweep_plan_free(&p);
@@ -667,6 +685,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range),
+        cmocka_unit_test(test_run_cache_keeps_what_entries_read),
         cmocka_unit_test(test_spec),
         cmocka_unit_test(test_step_spec_checked_by_run_parser),
         cmocka_unit_test(test_run_object),
