@@ -119,13 +119,11 @@ static void schema_conditions(int ind)
         "      type: string",
         "      enum: [\"True\", \"False\", \"Unknown\"]",
         "    reason:",
-        "      description: \"A CamelCase reason, e.g. InvalidSpec, WorkerFailed, "
-        "DeadlineExceeded.\"",
+        "      description: \"A CamelCase reason, e.g. InvalidSpec or WorkerFailed.\"",
         "      type: string",
         "      maxLength: 1024",
         "    message:",
-        "      description: \"What happened, in one line, naming the field, the pod or the "
-        "error.\"",
+        "      description: \"What happened, naming the field, the pod or the error.\"",
         "      type: string",
         "      maxLength: 32768",
         "    lastTransitionTime:",
@@ -407,11 +405,12 @@ void gen_cache_keep(void)
            "them). Generated\n * by scripts/generate.sh (make generate); do not edit. Included "
            "by pkg/controller/cache.c. */\n");
     printf("#ifndef PGBO_CONTROLLER_CACHE_KEEP_H\n#define PGBO_CONTROLLER_CACHE_KEEP_H\n");
+    printf("/* clang-format off */\n"); /* one path a line, as generated */
     keep_list("ctrl_keep_run_live", RB_LIVE, "a BenchmarkRun that has not ended (RB_LIVE)");
     keep_list("ctrl_keep_run_done", RB_DONE, "a BenchmarkRun that has ended (RB_DONE)");
     keep_list("ctrl_keep_sweep_run", RB_SWEEP,
               "a BenchmarkRun of a sweep, in the sweep controller's cache (RB_SWEEP)");
-    printf("\n#endif\n");
+    printf("/* clang-format on */\n\n#endif\n");
 }
 
 /* The verdict's tables: classes, wait events, limit rules, pitfalls, evidence. */

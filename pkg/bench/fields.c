@@ -241,7 +241,12 @@ const char *bench_sweep_str(const cJSON *o, enum bench_sweep_field_id id)
 
 int bench_sweep_put(cJSON *o, enum bench_sweep_field_id id, cJSON *v)
 {
-    return bench_json_put(o, bench_sweep_rel(id), v);
+    const char *rel = bench_sweep_rel(id);
+    if (!rel) {
+        cJSON_Delete(v);
+        return -EINVAL;
+    }
+    return bench_json_put(o, rel, v);
 }
 
 void bench_sweep_set_num(cJSON *o, enum bench_sweep_field_id id, double v)

@@ -39,6 +39,8 @@ void bench_sweep_copy_run(cJSON *entry, const cJSON *run_status)
     for (int i = 0; i < BSW__COUNT; i++) {
         const struct bench_field *f = &bench_sweep_fields[i];
         const cJSON *v = f->from >= 0 ? bench_status_get(run_status, f->from) : NULL;
+        if (!v)
+            continue;
         if (cJSON_IsNumber(v) && f->type == BF_INT)
             bench_sweep_set_num(entry, i, v->valuedouble);
         else if (cJSON_IsNumber(v))

@@ -3,6 +3,7 @@
  * by scripts/generate.sh (make generate); do not edit. Included by pkg/controller/cache.c. */
 #ifndef PGBO_CONTROLLER_CACHE_KEEP_H
 #define PGBO_CONTROLLER_CACHE_KEEP_H
+/* clang-format off */
 
 /* a BenchmarkRun that has not ended (RB_LIVE) */
 static const char *const ctrl_keep_run_live[] = {
@@ -47,5 +48,6 @@ static const char *const ctrl_keep_sweep_run[] = {
     "diagnostics.verdictClass",
     NULL,
 };
+/* clang-format on */
 
 #endif
