@@ -490,6 +490,8 @@ void gen_json(const struct gen_table *t)
         util_jset_str(o, "presence", presence_names[f->presence]);
         if (f->max_items)
             util_jset_num(o, "maxItems", f->max_items);
+        if (f->from >= 0) /* a sweep run entry's copy: the run's status path */
+            util_jset_str(o, "from", bench_fields[f->from].status);
     }
     char *s = util_must(cJSON_Print(a));
     cJSON_Delete(a);
