@@ -8,7 +8,10 @@
  *   - the compact summary (bench_result_compact) keeps the rows marked compact;
  *   - `make generate` writes the CRD's status schema, its printer columns and the field tables of
  *     docs/result-schema.md and docs/spec.md (cmd/gen), and `make test` fails when they differ;
- *   - the end-to-end contract test checks that every row marked "always" reaches status, typed.
+ *   - the end-to-end contract test checks that every row marked "always" reaches status, typed;
+ *   - the controllers' cache keep-lists are generated from the read-back column (enum bench_read).
+ * The fields the run controller writes itself (phase, conditions, times, ...) are rows too, with no
+ * result path; a BenchmarkSweep's status is the second table below (sweep_fields.def).
  *
  * Paths are dot-separated keys; "name[]" is a list whose items have the fields "name[].x". A row
  * with a NULL result path is written by the controller itself (per-worker pod, exit code, ...). A
