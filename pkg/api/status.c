@@ -22,6 +22,12 @@ bool api_cond_is_waiting(const char *type)
                     strcmp(type, API_COND_TARGET_UNREACHABLE) == 0);
 }
 
+bool api_cond_is_caveat(const char *type)
+{
+    return type && (strcmp(type, API_COND_WORKERS_SKEWED) == 0 ||
+                    strcmp(type, API_COND_RESULT_DETAIL_UNAVAILABLE) == 0);
+}
+
 const cJSON *api_cond_get(const cJSON *status, const char *type)
 {
     const cJSON *conds = status ? cJSON_GetObjectItemCaseSensitive(status, "conditions") : NULL;

@@ -21,6 +21,11 @@
 #define API_COND_WORKERS_BLOCKED "WorkersBlocked"
 #define API_COND_TARGET_UNREACHABLE "TargetUnreachable"
 bool api_cond_is_waiting(const char *type);
+/* The conditions whose True status qualifies the result without stopping the run: workers that
+ * did not start or end together, a worker's result read from its compact summary only. */
+#define API_COND_WORKERS_SKEWED "WorkersSkewed"
+#define API_COND_RESULT_DETAIL_UNAVAILABLE "ResultDetailUnavailable"
+bool api_cond_is_caveat(const char *type);
 
 const cJSON *api_cond_get(const cJSON *status, const char *type);
 /* Sets or updates a condition; lastTransitionTime changes only when status changes. Returns true

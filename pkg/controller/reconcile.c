@@ -1116,14 +1116,14 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
 static void check_skew(struct dctx *d, const cJSON *agg)
 {
     char msg[600];
-    const cJSON *c = api_cond_get(d->st, "WorkersSkewed");
+    const cJSON *c = api_cond_get(d->st, API_COND_WORKERS_SKEWED);
     if (api_workers_skewed(agg, API_SKEW_LIMIT_S, msg, sizeof(msg))) {
         bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-        cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
+        cond(d, API_COND_WORKERS_SKEWED, "True", "WorkersNotTogether", msg);
         if (!was)
-            event(d, true, "WorkersSkewed", "%s", msg);
+            event(d, true, API_COND_WORKERS_SKEWED, "%s", msg);
     } else if (c) {
-        cond(d, "WorkersSkewed", "False", "WorkersTogether",
+        cond(d, API_COND_WORKERS_SKEWED, "False", "WorkersTogether",
              "every worker ran within a second of the common window");
     }
 }
@@ -1190,10 +1190,10 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
     char msg[API_MAX_MESSAGE] = "";
     struct detail_missing dm = {0};
     list_detail_missing(d, w, n, msg, sizeof(msg), &dm);
-    const cJSON *c = api_cond_get(d->st, "ResultDetailUnavailable");
+    const cJSON *c = api_cond_get(d->st, API_COND_RESULT_DETAIL_UNAVAILABLE);
     if (!dm.missing) {
         if (c)
-            cond(d, "ResultDetailUnavailable", "False", "LogRead",
+            cond(d, API_COND_RESULT_DETAIL_UNAVAILABLE, "False", "LogRead",
                  "every worker's result was read from its log");
         return false;
     }
@@ -1213,9 +1213,9 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
                        "; the latency percentiles are the slowest worker's, an upper bound "
                        "(merging them needs every worker's histogram)");
     bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-    cond(d, "ResultDetailUnavailable", "True", dm.reason, msg);
+    cond(d, API_COND_RESULT_DETAIL_UNAVAILABLE, "True", dm.reason, msg);
     if (!was)
-        event(d, true, "ResultDetailUnavailable", "%s", msg);
+        event(d, true, API_COND_RESULT_DETAIL_UNAVAILABLE, "%s", msg);
     return true;
 }
 
@@ -1587,7 +1587,8 @@ static const struct {
                     {API_PHASE_FAILED, "Failed"}};
 /* Conditions announced by a Warning Event of their own name while True. */
 static const char *const WARNING_CONDITIONS[] = {API_COND_WORKERS_BLOCKED, "SpecLocked",
-                                                 "WorkersSkewed", "ResultDetailUnavailable", NULL};
+                                                 API_COND_WORKERS_SKEWED,
+                                                 API_COND_RESULT_DETAIL_UNAVAILABLE, NULL};
 
 static bool implied(struct ctrl_event *e, bool warning, const char *reason, const char *message,
                     double at, double now)

@@ -13,6 +13,7 @@
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -290,6 +291,62 @@ int plugin_result_table(struct buf *out, const cJSON *br)
     if (!rc && nonempty_array(workers))
         rc = workers_lines(out, workers);
     return rc;
+}
+
+/* a and b alike but for their numbers ("retrying, 12 s of 30 s" is no news after "6 s of 30 s") */
+static bool same_words(const char *a, const char *b)
+{
+    for (;;) {
+        bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+        if (da != db)
+            return false;
+        if (da) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+            continue;
+        }
+        if (*a != *b)
+            return false;
+        if (!*a)
+            return true;
+        a++;
+        b++;
+    }
+}
+
+int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
+                          struct plugin_conds_seen *seen)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
+        seen->c[i].on = false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, util_jget(br, "status.conditions"))
+    {
+        const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
+        const char *m = util_jstr(c, "message");
+        if (!(api_cond_is_waiting(type) || api_cond_is_caveat(type)) || !cs ||
+            strcmp(cs, "True") != 0)
+            continue;
+        size_t k = 0, nk = sizeof(seen->c) / sizeof(seen->c[0]);
+        while (k < nk && seen->c[k].type[0] && strcmp(seen->c[k].type, type) != 0)
+            k++;
+        if (k == nk)
+            continue;
+        seen->c[k].on = true;
+        if (seen->c[k].type[0] && seen->c[k].msg[0] && same_words(seen->c[k].msg, m ? m : ""))
+            continue;
+        (void)snprintf(seen->c[k].type, sizeof(seen->c[k].type), "%s", type);
+        (void)snprintf(seen->c[k].msg, sizeof(seen->c[k].msg), "%s", m ? m : "");
+        (void)buf_printf(out, "%s: %s: %s\n", name, type, m ? m : "");
+        n++;
+    }
+    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
+        if (!seen->c[i].on)
+            seen->c[i].msg[0] = '\0'; /* printed again when it comes back */
+    return n;
 }
 
 int plugin_progress_line(struct buf *out, const cJSON *br, double now)
