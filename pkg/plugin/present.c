@@ -7,7 +7,6 @@
 #include "pkg/api/phase.h"
 #include "pkg/api/spec.h"
 #include "pkg/api/status.h"
-#include "pkg/plugin/report.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/json.h"
@@ -116,7 +115,7 @@ static int table_emit_html(struct buf *out, const struct table *t, const char *i
     for (int r = 0; r < t->nrows && !rc; r++) {
         if (t->kind[r] == ROW_SECTION) {
             rc = buf_printf(out, "<tr class=\"sec\"><th colspan=\"%d\">", t->ncols);
-            rc = rc ? rc : plugin_html_esc(out, t->cell[r][0]);
+            rc = rc ? rc : buf_put_html(out, t->cell[r][0]);
             rc = rc ? rc : buf_puts(out, "</th></tr>\n");
             continue;
         }
@@ -127,7 +126,7 @@ static int table_emit_html(struct buf *out, const struct table *t, const char *i
             const char *tag = r == 0 || c == 0 ? "th" : "td";
             rc = buf_printf(out, "<%s%s>", tag, t->right[c] ? " class=\"n\"" : "");
             rc = rc ? rc : buf_puts(out, c == 0 && t->kind[r] == ROW_MARKED ? "* " : "");
-            rc = rc ? rc : plugin_html_esc(out, t->cell[r][c]);
+            rc = rc ? rc : buf_put_html(out, t->cell[r][c]);
             rc = rc ? rc : buf_printf(out, "</%s>", tag);
         }
         rc = rc ? rc : buf_puts(out, "</tr>\n");
@@ -965,7 +964,7 @@ static int table_notes(struct buf *out, const struct buf *notes, bool html, cons
     if (!html)
         return buf_printf(out, "\n%s", notes->data);
     int rc = buf_printf(out, "<pre class=\"wrap\" id=\"%s\">", id);
-    rc = rc ? rc : plugin_html_esc(out, notes->data);
+    rc = rc ? rc : buf_put_html(out, notes->data);
     return rc ? rc : buf_puts(out, "</pre>\n");
 }
 

@@ -13,6 +13,9 @@
 
 #include "pkg/util/buf.h"
 
+/* Most runs one compare page overlays. */
+#define PLUGIN_MAX_RUNS 30
+
 /* The result table of one finished (or failed) run: summary, wait events, Little's law, workers,
  * fio jobs. br is the whole BenchmarkRun. */
 int plugin_result_table(struct buf *out, const cJSON *br);

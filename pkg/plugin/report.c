@@ -35,26 +35,7 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 
 static int esc(struct buf *o, const char *s)
 {
-    int rc = 0;
-    for (; s && *s && !rc; s++) {
-        switch (*s) {
-        case '<':
-            rc = buf_puts(o, "&lt;");
-            break;
-        case '>':
-            rc = buf_puts(o, "&gt;");
-            break;
-        case '&':
-            rc = buf_puts(o, "&amp;");
-            break;
-        case '"':
-            rc = buf_puts(o, "&quot;");
-            break;
-        default:
-            rc = buf_append(o, s, 1);
-        }
-    }
-    return rc;
+    return buf_put_html(o, s);
 }
 
 /* A "nice" tick step (1, 2, 5 x 10^k) giving at most max_ticks ticks over span. */
@@ -1222,11 +1203,6 @@ int plugin_compare_html(struct buf *o, const struct plugin_compare *c, struct bu
 }
 
 /* ---- for the other pages (report.h) ----------------------------------------------------- */
-
-int plugin_html_esc(struct buf *o, const char *s)
-{
-    return esc(o, s);
-}
 
 int plugin_page_start(struct buf *o, const char *title)
 {

@@ -20,8 +20,6 @@
 #include "pkg/plugin/present.h"
 #include "pkg/util/buf.h"
 
-/* Most runs one compare page overlays. */
-#define PLUGIN_MAX_RUNS 30
 /* Percentile curve: points per nine (0.05 nines apart; every whole nine is a point). */
 #define PLUGIN_CURVE_STEPS_PER_NINE 20
 
@@ -73,7 +71,6 @@ struct plugin_chart {
     int nmarks;
     bool log2x; /* x on a log2 scale, a tick per power of two (values > 0) */
 };
-int plugin_html_esc(struct buf *o, const char *s);
 int plugin_page_start(struct buf *o, const char *title);
 /* "Spec" heading and the object's spec as YAML in <pre id="spec">; nothing when spec is NULL. */
 int plugin_spec_section(struct buf *o, const cJSON *spec);

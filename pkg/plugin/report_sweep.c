@@ -138,9 +138,9 @@ static int kv(struct buf *o, const char *k, const char *v, const char *cls)
 {
     int rc =
         buf_printf(o, "<tr%s%s%s><th>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    rc = rc ? rc : plugin_html_esc(o, k);
+    rc = rc ? rc : buf_put_html(o, k);
     rc = rc ? rc : buf_puts(o, "</th><td>");
-    rc = rc ? rc : plugin_html_esc(o, v);
+    rc = rc ? rc : buf_put_html(o, v);
     return rc ? rc : buf_puts(o, "</td></tr>\n");
 }
 
@@ -165,7 +165,7 @@ static int head_table(struct buf *o, const cJSON *sw)
     rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\" class=\"wrap\">");
     struct buf sum = BUF_INIT(1 << 16);
     rc = rc ? rc : plugin_sweep_summary(&sum, sw);
-    rc = rc ? rc : plugin_html_esc(o, sum.data);
+    rc = rc ? rc : buf_put_html(o, sum.data);
     buf_free(&sum);
     return rc ? rc : buf_puts(o, "</pre>\n");
 }
@@ -296,7 +296,7 @@ static int steps_table(struct buf *o, const cJSON *sw)
         char b[48];
         plugin_fmt_num(b, sizeof(b), util_jnum(step, "value", NAN));
         rc = rc ? rc : buf_printf(o, "<tr><td>%s</td><td>", b);
-        rc = rc ? rc : plugin_html_esc(o, util_jstr(step, "phase"));
+        rc = rc ? rc : buf_put_html(o, util_jstr(step, "phase"));
         rc = rc ? rc
                 : buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(util_jget(step, "runs")));
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !rc; i++) {
@@ -321,7 +321,7 @@ static int steps_table(struct buf *o, const cJSON *sw)
                            c >= 0 ? bench_verdict_classes[c].label : "?", share,
                            (int)util_jnum(l, "rounds", 0),
                            cJSON_IsTrue(util_jget(l, "weak")) ? " (weak)" : "");
-            rc = plugin_html_esc(o, lim);
+            rc = buf_put_html(o, lim);
         }
         rc = rc ? rc : buf_puts(o, "</td></tr>\n");
     }
@@ -368,7 +368,7 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     char title[96];
     rc = plugin_page_start(o, "BenchmarkSweeps compared");
     rc = rc ? rc : buf_puts(o, "<pre id=\"compare\" class=\"wrap\">");
-    rc = rc ? rc : plugin_html_esc(o, table.data);
+    rc = rc ? rc : buf_put_html(o, table.data);
     rc = rc ? rc : buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
     bool log = true; /* log2 when every sweep is a doubling series */
     for (size_t i = 0; i < n; i++)

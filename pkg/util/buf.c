@@ -133,3 +133,27 @@ char *buf_steal(struct buf *b)
     b->len = b->cap = 0;
     return d;
 }
+
+int buf_put_html(struct buf *b, const char *s)
+{
+    int rc = 0;
+    for (; s && *s && !rc; s++) {
+        switch (*s) {
+        case '<':
+            rc = buf_puts(b, "&lt;");
+            break;
+        case '>':
+            rc = buf_puts(b, "&gt;");
+            break;
+        case '&':
+            rc = buf_puts(b, "&amp;");
+            break;
+        case '"':
+            rc = buf_puts(b, "&quot;");
+            break;
+        default:
+            rc = buf_append(b, s, 1);
+        }
+    }
+    return rc;
+}

@@ -21,6 +21,8 @@ struct buf {
 
 int buf_append(struct buf *b, const void *data, size_t len);
 int buf_puts(struct buf *b, const char *s);
+/* s with <, >, & and " as HTML character references (text and attribute values). */
+int buf_put_html(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal, quotes included. */
 int buf_json_string(struct buf *b, const char *s);
