@@ -128,7 +128,7 @@ char *buf_steal(struct buf *b)
 {
     char *d = b->data;
     if (!d)
-        d = calloc(1, 1);
+        d = util_xcalloc(1, 1);
     b->data = NULL;
     b->len = b->cap = 0;
     return d;
