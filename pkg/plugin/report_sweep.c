@@ -203,15 +203,20 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     if (p->nu && isfinite(px) && px <= hi)
         marks[nm++] = (struct plugin_mark){nstar, px, py};
     struct plugin_series ts[4] = {
-        {"TPS of each run", p->rx, p->rtps, p->nr, true, false},
-        {"mean TPS per step", p->sx, p->stps, p->ns, false, true},
-        {"ideal linear scaling (λN)", p->ix, p->iy, p->ni, false, true},
-        {"USL fit", p->ux, p->uy, p->nu, false, true},
+        {.label = "TPS of each run", .x = p->rx, .y = p->rtps, .n = p->nr, .dots = true},
+        {.label = "mean TPS per step", .x = p->sx, .y = p->stps, .n = p->ns, .nodots = true},
+        {.label = "ideal linear scaling (λN)", .x = p->ix, .y = p->iy, .n = p->ni, .nodots = true},
+        {.label = "USL fit", .x = p->ux, .y = p->uy, .n = p->nu, .nodots = true},
     };
     (void)snprintf(title, sizeof(title), "TPS against %s%s", field, log ? " (log2 scale)" : "");
-    struct plugin_chart tc = {
-        "sweep-tps", title, xlabel, "TPS (transactions/s)", "no step measured a tps yet.",
-        marks,       nm,    log};
+    struct plugin_chart tc = {.id = "sweep-tps",
+                              .title = title,
+                              .xlabel = xlabel,
+                              .ylabel = "TPS (transactions/s)",
+                              .empty = "no step measured a tps yet.",
+                              .marks = marks,
+                              .nmarks = nm,
+                              .log2x = log};
     int rc = buf_puts(o, "<h2>Throughput</h2>\n");
     if (!p->ni) /* the fit in the ideal line's place */
         ts[2] = ts[3];
@@ -221,14 +226,19 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
                         usl ? (util_jstr(usl, "reason") ? util_jstr(usl, "reason") : "no fit")
                             : "the USL is fitted to a clients sweep only");
     struct plugin_series ls[2] = {
-        {"p99 of each run", p->rx, p->rp99, p->nr, true, false},
-        {"mean p99 per step", p->sx, p->sp99, p->ns, false, true},
+        {.label = "p99 of each run", .x = p->rx, .y = p->rp99, .n = p->nr, .dots = true},
+        {.label = "mean p99 per step", .x = p->sx, .y = p->sp99, .n = p->ns, .nodots = true},
     };
     struct plugin_mark lm = {knee, kx, mean_at(p->sx, p->sp99, p->ns, kx)};
     (void)snprintf(title, sizeof(title), "p99 latency against %s", field);
-    struct plugin_chart lc = {
-        "sweep-p99",          title, xlabel, "latency p99 (ms)", "no step measured a p99 yet.", &lm,
-        isfinite(kx) ? 1 : 0, log};
+    struct plugin_chart lc = {.id = "sweep-p99",
+                              .title = title,
+                              .xlabel = xlabel,
+                              .ylabel = "latency p99 (ms)",
+                              .empty = "no step measured a p99 yet.",
+                              .marks = &lm,
+                              .nmarks = isfinite(kx) ? 1 : 0,
+                              .log2x = log};
     rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
     return rc ? rc : plugin_line_chart(o, &lc, ls, 2);
 }
@@ -260,18 +270,16 @@ static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p
     for (int c = 0; c < BENCH_VC__COUNT && ns < PLUGIN_CHART_SERIES; c++)
         if (n[c])
             s[ns++] = (struct plugin_series){
-                bench_verdict_classes[c].label, x[c], y[c], n[c], false, false};
+                .label = bench_verdict_classes[c].label, .x = x[c], .y = y[c], .n = n[c]};
     char title[96];
     bool log = plugin_sweep_doubling(p->sx, p->ns);
     (void)snprintf(title, sizeof(title), "share of backend samples by class against %s", field);
-    struct plugin_chart cc = {"sweep-classes",
-                              title,
-                              field,
-                              "share of backend samples (%)",
-                              "no step sampled wait events (spec.diagnostics.waitEvents).",
-                              NULL,
-                              0,
-                              log};
+    struct plugin_chart cc = {.id = "sweep-classes",
+                              .title = title,
+                              .xlabel = field,
+                              .ylabel = "share of backend samples (%)",
+                              .empty = "no step sampled wait events (spec.diagnostics.waitEvents).",
+                              .log2x = log};
     rc = rc ? rc : plugin_line_chart(o, &cc, s, ns);
     return rc;
 }
@@ -360,8 +368,8 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     for (size_t i = 0; i < n; i++) {
         take_points(util_jget(sws[i], "status"), &p[i]);
         const char *name = util_jstr(sws[i], "metadata.name");
-        ts[i] = (struct plugin_series){name, p[i].sx, p[i].stps, p[i].ns, false, false};
-        ls[i] = (struct plugin_series){name, p[i].sx, p[i].sp99, p[i].ns, false, false};
+        ts[i] = (struct plugin_series){.label = name, .x = p[i].sx, .y = p[i].stps, .n = p[i].ns};
+        ls[i] = (struct plugin_series){.label = name, .x = p[i].sx, .y = p[i].sp99, .n = p[i].ns};
     }
     const char *field = util_jstr(sws[0], "status.field");
     field = field ? field : "value";
@@ -375,15 +383,21 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
         log = log && plugin_sweep_doubling(p[i].sx, p[i].ns);
     const char *scale = log ? " (log2 scale)" : "";
     (void)snprintf(title, sizeof(title), "mean TPS per step against %s%s", field, scale);
-    struct plugin_chart tc = {
-        "compare-tps", title, field, "TPS (transactions/s)", "no sweep measured a tps yet.",
-        NULL,          0,     log};
+    struct plugin_chart tc = {.id = "compare-tps",
+                              .title = title,
+                              .xlabel = field,
+                              .ylabel = "TPS (transactions/s)",
+                              .empty = "no sweep measured a tps yet.",
+                              .log2x = log};
     rc = rc ? rc : plugin_line_chart(o, &tc, ts, (int)n);
     rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
     (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s%s", field, scale);
-    struct plugin_chart lc = {
-        "compare-p99", title, field, "latency p99 (ms)", "no sweep measured a p99 yet.",
-        NULL,          0,     log};
+    struct plugin_chart lc = {.id = "compare-p99",
+                              .title = title,
+                              .xlabel = field,
+                              .ylabel = "latency p99 (ms)",
+                              .empty = "no sweep measured a p99 yet.",
+                              .log2x = log};
     rc = rc ? rc : plugin_line_chart(o, &lc, ls, (int)n);
     free(p);
     buf_free(&table);
