@@ -13,8 +13,9 @@
 #define MR 70
 #define MT 44
 #define MB 48
-#define LEGEND_ROW 16 /* px per further legend row: the plot grows, the legend never overlaps */
-#define DOTS_MAX 400  /* a line with more points than this is drawn without a circle per point */
+#define LEGEND_ROW 16   /* px per further legend row: the plot grows, the legend never overlaps */
+#define MAX_TICKS 10000 /* an axis with more is no chart (axes ask for at most about 12) */
+#define DOTS_MAX 400    /* a line with more points than this is drawn without a circle per point */
 
 static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -100,6 +101,15 @@ static struct axis axis_for(double lo, double hi, int max_ticks, bool from_zero)
     return a;
 }
 
+/* How many ticks an axis has: lo, then a step at a time up to hi and half a step beyond (a log2
+ * axis' hi need not be a whole number of steps from lo). Counted, so that no floating-point
+ * counter decides how often a loop runs. */
+static int ticks(const struct axis *a)
+{
+    double n = floor((a->hi - a->lo) / a->step + 0.5 + 1e-9);
+    return n >= 0 && n < MAX_TICKS ? (int)n + 1 : 0; /* not NaN; a sane number */
+}
+
 static double px(const struct axis *a, double v, double p0, double p1)
 {
     if (a->log2)
@@ -177,7 +187,8 @@ static void draw_ticks(struct buf *o, const struct plugin_chart *c, const struct
 {
     char b[64];
     const struct axis *ax = &f->ax, *ay = &f->ay, *ar = &f->ar;
-    for (double v = ax->lo; v <= ax->hi + ax->step / 2; v += ax->step) {
+    double v = ax->lo;
+    for (int k = 0, n = ticks(ax); k < n; k++, v += ax->step) {
         double X = px(ax, ax->log2 ? exp2(v) : v, f->x0, f->x1);
         if (c->nines)
             nines_label(b, sizeof(b), v);
@@ -190,7 +201,8 @@ static void draw_ticks(struct buf *o, const struct plugin_chart *c, const struct
                    "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
                    X, f->y0, X, f->y1, X, f->y0 + 16, b);
     }
-    for (double v = ay->lo; v <= ay->hi + ay->step / 2; v += ay->step) {
+    v = ay->lo;
+    for (int k = 0, n = ticks(ay); k < n; k++, v += ay->step) {
         double Y = px(ay, v, f->y0, f->y1);
         tick_label(b, sizeof(b), v, ay->step);
         buf_printf(o,
@@ -198,7 +210,8 @@ static void draw_ticks(struct buf *o, const struct plugin_chart *c, const struct
                    "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
                    f->x0, Y, f->x1, Y, f->x0 - 6, Y + 4, b);
     }
-    for (double v = ar->lo; f->has_right && v <= ar->hi + ar->step / 2; v += ar->step) {
+    v = ar->lo;
+    for (int k = 0, n = f->has_right ? ticks(ar) : 0; k < n; k++, v += ar->step) {
         tick_label(b, sizeof(b), v, ar->step);
         buf_printf(o, "<text class=\"rt\" x=\"%.1f\" y=\"%.1f\">%s</text>", f->x1 + 6,
                    px(ar, v, f->y0, f->y1) + 4, b);
@@ -364,7 +377,8 @@ static void bar_axes(struct buf *o, const struct bars *g, int h, const char *xla
 {
     char b[64];
     const struct axis *ax = &g->ax;
-    for (double x = ax->lo; x <= ax->hi + ax->step / 2; x += ax->step) {
+    double x = ax->lo;
+    for (int k = 0, n = ticks(ax); k < n; k++, x += ax->step) {
         double X = px(ax, x, g->x0, g->x1);
         tick_label(b, sizeof(b), x, ax->step);
         buf_printf(o,
