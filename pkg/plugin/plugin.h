@@ -6,7 +6,8 @@
  *   sweep.c         the BenchmarkSweep of `sweep`, and its summary
  *   present.c       results as text tables, comparisons (settings, deltas, repeats against
  *                   their noise), JSON, YAML and CSV exports
- *   report.c        a run's, or several runs', HTML report (inline SVG)
+ *   chart.c         the pages' line and bar charts as inline SVG, and the HTML escape
+ *   report.c        a run's, or several runs', HTML report
  *   report_sweep.c  a sweep's HTML report; yaml.c: JSON trees written as YAML
  *
  * Owns the plugin's flags and output: how a command line becomes a spec, and how a status or a
@@ -20,6 +21,7 @@
 #define PGBO_PLUGIN_PLUGIN_H
 
 #include "pkg/plugin/build.h"
+#include "pkg/plugin/chart.h"
 #include "pkg/plugin/pgbench_args.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
