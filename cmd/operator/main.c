@@ -21,6 +21,7 @@
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 
 #define COMP "operator"
 
@@ -327,6 +328,7 @@ static void teardown(struct app *a)
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     struct app app;
     memset(&app, 0, sizeof(app));
     struct app *a = &app;

@@ -18,6 +18,7 @@
 #include "pkg/util/log.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 
 /* The overview: the synopsis of each subcommand comes from the runner's flag table
  * (pkg/bench/runner_args.h); `pgbench-runner <command> --help` lists every flag. */
@@ -252,6 +253,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     int i;
     int rc = global_options(argc, argv, &i);
     if (rc >= 0)

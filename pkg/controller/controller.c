@@ -202,11 +202,6 @@ void ctrl_controller_stop(struct ctrl_controller *c)
         kube_queue_shutdown(c->q);
 }
 
-int ctrl_controller_inflight(const struct ctrl_controller *c)
-{
-    return c ? ctrl_exec_inflight(c->x) : 0;
-}
-
 void ctrl_controller_free(struct ctrl_controller *c)
 {
     if (!c)

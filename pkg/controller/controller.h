@@ -59,8 +59,6 @@ int ctrl_controller_start(struct ctrl_controller *c);
 bool ctrl_controller_synced(const struct ctrl_controller *c);
 /* Stops dispatching new reconciles; in-flight ones finish. */
 void ctrl_controller_stop(struct ctrl_controller *c);
-/* Reconciles still in flight. */
-int ctrl_controller_inflight(const struct ctrl_controller *c);
 /* Frees everything; requests still in flight must have been cancelled (kube_client_free). */
 void ctrl_controller_free(struct ctrl_controller *c);
 

@@ -883,10 +883,7 @@ static void expect_add(struct ctrl_exec *x, const char *key)
         if (x->cap_expect >= EXPECT_MAX)
             return;
         int cap = x->cap_expect ? x->cap_expect * 2 : 16;
-        struct expectation *e = realloc(x->expect, (size_t)cap * sizeof(*e));
-        if (!e)
-            return;
-        x->expect = e;
+        x->expect = util_xrealloc(x->expect, (size_t)cap * sizeof(*x->expect));
         x->cap_expect = cap;
     }
     (void)snprintf(x->expect[x->n_expect].key, sizeof(x->expect[0].key), "%s", key);

@@ -58,10 +58,16 @@ class Faults {
     this.retryAfter = null;
     this.delayMs = 0;
     this.watchDelays = {}; // resource plural -> ms: that resource's watch events arrive this late
+    this.refused = {}; // "409 PUT /apis/.../status" -> how many: what the clients met, injected or not
   }
 
   state() {
-    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays) };
+    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays), refused: Object.assign({}, this.refused) };
+  }
+
+  refusal(code, req) {
+    const key = `${code} ${req.method} ${new URL(req.url, 'http://x').pathname}`;
+    this.refused[key] = (this.refused[key] || 0) + 1;
   }
 
   watchDelay(plural) {
@@ -169,6 +175,7 @@ class SimServer {
 
   _fail(res, e) {
     if (e instanceof StoreError) {
+      this.faults.refusal(e.code, res.req);
       const h = {};
       if (e.retryAfter) h['Retry-After'] = String(e.retryAfter);
       this._send(res, e.code, e.status(), h);
