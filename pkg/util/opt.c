@@ -486,25 +486,29 @@ static void left_column(const struct util_opt *o, char *out, size_t len)
         (void)snprintf(out, len, "%s--%s %s", sh, o->name, mv);
 }
 
-/* The help line's tail: range, default, repeatable, required, alias. */
+/* The help line's tail: "[range or words, default D]", then repeatable, required, alias. */
 static void tail(const struct util_opt *o, struct buf *t)
 {
     bool num = o->type == UTIL_OPT_INT || o->type == UTIL_OPT_LONG || o->type == UTIL_OPT_INT64 ||
                o->type == UTIL_OPT_DOUBLE;
-    if (num) {
+    bool words = (o->type == UTIL_OPT_ENUM || o->type == UTIL_OPT_CHOICE) &&
+                 !(o->metavar && strchr(o->metavar, '|'));
+    size_t at = t->len;
+    if (num)
         (void)buf_printf(t, " [%.15g..%.15g", o->min, o->max);
-        /* a default outside the range stands for "not given" (the tool's own default) */
-        if (o->def != 0 && o->def >= o->min && o->def <= o->max)
-            (void)buf_printf(t, ", default %.15g", o->def);
-        (void)buf_puts(t, "]");
-    } else if (o->type == UTIL_OPT_ENUM || o->type == UTIL_OPT_CHOICE) {
-        char want[400];
-        expected(o, want, sizeof(want));
-        if (!o->metavar || !strchr(o->metavar, '|'))
-            (void)buf_printf(t, " (%s)", want);
+    for (size_t i = 0; words; i++) {
+        const char *w = o->type == UTIL_OPT_CHOICE ? o->choices[i] : o->enums[i].name;
+        if (!w)
+            break;
+        (void)buf_printf(t, "%s%s", i ? "|" : " [", w);
     }
-    if (o->def_str && o->def_str[0])
-        (void)buf_printf(t, " (default %s)", o->def_str);
+    /* a default outside the range stands for "not given" (the tool's own default) */
+    if (num && o->def != 0 && o->def >= o->min && o->def <= o->max)
+        (void)buf_printf(t, ", default %.15g", o->def);
+    else if (o->def_str && o->def_str[0])
+        (void)buf_printf(t, "%sdefault %s", t->len > at ? ", " : " [", o->def_str);
+    if (t->len > at)
+        (void)buf_puts(t, "]");
     if (o->flags & UTIL_OPT_MULTI)
         (void)buf_puts(t, " (repeatable)");
     if (o->flags & UTIL_OPT_REQUIRED)

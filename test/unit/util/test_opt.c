@@ -412,10 +412,10 @@ static void test_help_layout(void **state)
                           "  --delay S          wait this long [0..3600]\n",
                           "  --big N            a large one [1..5000000000]\n",
                           "  --ratio R          a share [0..1, default 0.5]\n",
-                          "  --format FORMAT    output (one of json, text) (default json)\n",
+                          "  --format FORMAT    output [json|text, default json]\n",
                           "  --color red|green  a color\n",
                           "  -l, --label K=V    a label (repeatable)\n",
-                          "  --dry-run[=MODE]   print only (one of none, client, server)\n",
+                          "  --dry-run[=MODE]   print only [none|client|server]\n",
                           "  --even N           an even one\n"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         if (!strstr(b.data, want[i]))
