@@ -148,7 +148,7 @@ int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err,
 {
     ctrl_cmdline_defaults(o);
     struct util_opt_set set = set_of(o);
-    struct util_opt_parse p = {.sets = &set, .nsets = 1};
+    struct util_opt_parse p = {.sets = &set, .nsets = 1, .abbrev = true}; /* as getopt_long */
     int rc = util_opt_parse(&p, argc, argv, err, errlen);
     if (rc == UTIL_OPT_HELP)
         return CTRL_CMDLINE_HELP;
@@ -164,6 +164,5 @@ int ctrl_cmdline_usage(struct buf *out)
     struct ctrl_cmdline o;
     struct util_opt_set set = set_of(&o);
     int rc = buf_puts(out, "usage: pgbench-operator [flags]\n\n");
-    rc = rc ? rc : util_opt_help(out, &set, 1);
-    return rc ? rc : buf_puts(out, "  -h, --help             this text\n");
+    return rc ? rc : util_opt_help(out, &set, 1);
 }

@@ -322,17 +322,48 @@ static int unknown(struct pstate *st)
     return rc;
 }
 
+/* getopt_long's abbreviations: the one row whose name (or alias) begins with name[0..len).
+ * NULL when none does; -EINVAL in *rc when several do. */
+static const struct util_opt *abbreviated(struct pstate *st, const char *name, size_t len,
+                                          size_t *set, int *rc)
+{
+    const struct util_opt *found = NULL;
+    for (size_t s = 0; s < st->p->nsets; s++) {
+        for (size_t i = 0; i < st->p->sets[s].n; i++) {
+            const struct util_opt *o = &st->p->sets[s].rows[i];
+            bool match =
+                strncmp(o->name, name, len) == 0 || (o->alias && strncmp(o->alias, name, len) == 0);
+            if (!match || o == found)
+                continue;
+            if (found) {
+                *rc = util_errf(st->err, st->errlen, "--%.*s is ambiguous (--%s, --%s)", (int)len,
+                                name, found->name, o->name);
+                return NULL;
+            }
+            found = o;
+            *set = s;
+        }
+    }
+    return found;
+}
+
 /* --name, --name=V, --name V at argv[i]. */
 static int long_flag(struct pstate *st)
 {
     const char *a = st->argv[st->i], *name = a + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name), s = 0;
     const struct util_opt *o = util_opt_find(st->p->sets, st->p->nsets, name, len, &s);
+    int rc = 0;
+    if (!o && st->p->abbrev && len > 0)
+        o = abbreviated(st, name, len, &s, &rc);
+    if (rc)
+        return rc;
     if (!o)
         return unknown(st);
+    if (!named(o->name, name, len) && !named(o->alias, name, len))
+        name = o->name, len = strlen(o->name); /* messages name the flag in full */
     char flag[80];
-    (void)snprintf(flag, sizeof(flag), "%.*s%s", (int)(len + 2 < 70 ? len + 2 : 70), a,
-                   eq ? "=" : "");
+    (void)snprintf(flag, sizeof(flag), "--%.*s%s", (int)(len < 70 ? len : 70), name, eq ? "=" : "");
     const char *v = NULL;
     if (!takes_value(o)) {
         if (eq)
@@ -579,6 +610,9 @@ int util_opt_help(struct buf *out, const struct util_opt_set *sets, size_t nsets
             buf_free(&text);
         }
     }
+    size_t s;
+    (void)buf_printf(out, "  %-*s  this text\n", (int)w,
+                     find_short(sets, nsets, 'h', &s) ? "--help" : "-h, --help");
     return out->limit && out->len >= out->limit ? -E2BIG : 0;
 }
 

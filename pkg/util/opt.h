@@ -87,6 +87,7 @@ struct util_opt_parse {
     size_t nsets;
     bool stop_at_word; /* the first word that is no flag ends the flags (as getopt's "+") */
     bool bundles;      /* -nr is -n -r (short flags without values) */
+    bool abbrev;       /* --cli is --clients when no other name begins so (getopt_long's) */
     /* A word that is no flag (not after "--"): 0 taken, or -EINVAL with err; NULL: refused,
      * "unexpected argument W". */
     int (*word)(void *ctx, const char *word, char *err, size_t errlen);
@@ -137,7 +138,7 @@ size_t util_opt_distance(const char *a, const char *b);
 
 /* The --help list: for every row, "  -s, --name METAVAR" and its help, aligned, wrapped at 100
  * columns; a heading line "GROUP:" where the group changes; the range, the default, "required"
- * and the alias after the help. Returns 0 or -E2BIG (out's limit). */
+ * and the alias after the help; last "-h, --help" (the parser's). Returns 0 or -E2BIG. */
 int util_opt_help(struct buf *out, const struct util_opt_set *sets, size_t nsets);
 
 /* The synopsis: prefix, then every row as a token ("--a N" when required, "[--b]", "[--c X]..."

@@ -152,7 +152,7 @@ static void test_refusals_name_the_flag(void **state)
          "--log-level \"verbose\": expected one of debug, info, warn, error"},
         {"--log-format", "xml", "--log-format \"xml\": expected one of json, text"},
         {"--bogus", "1", "unknown flag --bogus"},
-        {"--worker", "1", "unknown flag --worker (did you mean --workers?)"},
+        {"--wrokers", "1", "unknown flag --wrokers (did you mean --workers?)"},
         {"-x", "1", "unknown flag -x"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
