@@ -2,6 +2,7 @@
  * and export their results. kubectl finds this program on PATH by its name. Option parsing,
  * wiring and exit codes (plugin.h); the BenchmarkRun comes from pkg/plugin, the children from the
  * operator's own manifest code. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,60 +59,6 @@ void die_usage(const struct args *a, const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
-void die_unknown(const struct args *a)
-{
-    die_usage(a, "unknown flag %s (see kubectl pgbench %s --help%s)", a->argv[a->i], a->cmd,
-              strcmp(a->cmd, "run") == 0 ? "; pgbench's own options go after --" : "");
-}
-
-bool arg_value(struct args *a, const char *lng, const char *shrt, const char **val)
-{
-    const char *s = a->argv[a->i];
-    size_t n = lng ? strlen(lng) : 0;
-    if (lng && strncmp(s, lng, n) == 0 && (s[n] == '=' || s[n] == '\0')) {
-        if (s[n] == '=') {
-            *val = s + n + 1;
-            a->i++;
-            return true;
-        }
-        if (a->i + 1 >= a->argc)
-            die_usage(a, "%s needs a value", lng);
-        *val = a->argv[a->i + 1];
-        a->i += 2;
-        return true;
-    }
-    if (shrt && strncmp(s, shrt, 2) == 0) {
-        if (s[2]) {
-            *val = s + 2 + (s[2] == '=');
-            a->i++;
-            return true;
-        }
-        if (a->i + 1 >= a->argc)
-            die_usage(a, "%s needs a value", shrt);
-        *val = a->argv[a->i + 1];
-        a->i += 2;
-        return true;
-    }
-    return false;
-}
-
-bool arg_flag(struct args *a, const char *lng, const char *shrt)
-{
-    const char *s = a->argv[a->i];
-    if ((lng && strcmp(s, lng) == 0) || (shrt && strcmp(s, shrt) == 0)) {
-        a->i++;
-        return true;
-    }
-    return false;
-}
-
-bool arg_kube(struct args *a, struct kc_flags *f)
-{
-    return arg_value(a, "--kubeconfig", NULL, &f->kubeconfig) ||
-           arg_value(a, "--context", NULL, &f->context) ||
-           arg_value(a, "--namespace", "-n", &f->ns);
-}
-
 int get_run(struct kc *k, const char *name, cJSON **out)
 {
     struct kc_reply r;
@@ -134,31 +81,6 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     return 0;
 }
 
-/* Levenshtein distance of a and b (both short). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[64];
-    if (lb >= sizeof(row) / sizeof(row[0]))
-        return la + lb;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static const struct {
     const char *name;
     int (*fn)(int, char **);
@@ -174,7 +96,7 @@ static int unknown_command(const char *word)
     bool any = false;
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         size_t lw = strlen(word);
-        if (edit_distance(word, cmds[i].name) <= 2 ||
+        if (util_opt_distance(word, cmds[i].name) <= 2 ||
             (lw && strncmp(cmds[i].name, word, lw) == 0)) {
             (void)fprintf(stderr, "%s\t%s\n", any ? "" : "\nDid you mean this?\n", cmds[i].name);
             any = true;
@@ -189,32 +111,39 @@ int main(int argc, char **argv)
     log_set_level(getenv("KUBECTL_PGBENCH_DEBUG") ? LOG_DEBUG : LOG_ERROR);
     log_set_format(LOG_FORMAT_TEXT);
     /* kubectl's flags may come before the command (kubectl pgbench -n ns report x): they are
-     * moved after it, where every command's parser takes them (arg_kube) */
-    struct args a = {argc, argv, 1, "flags"};
+     * moved after it, where every command's parser takes them */
     struct kc_flags ignored = {0};
+    struct util_opt_set kube = flag_kube_set(&ignored);
+    struct util_opt_parse p = {.sets = &kube, .nsets = 1, .stop_at_word = true};
+    char err[512];
     cmd_name = "";
-    while (a.i < argc && arg_kube(&a, &ignored))
-        ;
-    if (a.i > 1 && a.i < argc) {
-        char *cmd = argv[a.i];
-        memmove(argv + 2, argv + 1, (size_t)(a.i - 1) * sizeof(*argv));
-        argv[1] = cmd;
+    int rc = util_opt_parse(&p, argc, argv, err, sizeof(err));
+    if (rc == UTIL_OPT_HELP || (rc == 0 && p.next < argc && strcmp(argv[p.next], "help") == 0)) {
+        (void)fputs(usage_text, stdout);
+        return 0;
     }
-    if (argc - (a.i - 1) < 2 || a.i >= argc || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-        bool none = a.i >= argc;
-        (void)fputs(usage_text, none ? stderr : stdout);
-        return none ? EXIT_USAGE : 0;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (rc == -ENOENT && strcmp(argv[p.bad], "--version") == 0) {
         char line[256];
         (void)puts(util_version_line(line, sizeof(line), "kubectl-pgbench"));
         return 0;
     }
+    if (rc) {
+        (void)fprintf(stderr, "kubectl pgbench: %s (see kubectl pgbench --help)\n", err);
+        return EXIT_USAGE;
+    }
+    if (p.next >= argc || p.dashes) {
+        (void)fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (p.next > 1) {
+        char *cmd = argv[p.next];
+        memmove(argv + 2, argv + 1, (size_t)(p.next - 1) * sizeof(*argv));
+        argv[1] = cmd;
+    }
     cmd_name = argv[1];
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0) {
-            int rc = cmds[i].fn(argc - 1, argv + 1);
+            rc = cmds[i].fn(argc - 1, argv + 1);
             if (fflush(stdout) != 0)
                 return EXIT_CLUSTER;
             return rc;

@@ -595,6 +595,8 @@ int util_opt_help(struct buf *out, const struct util_opt_set *sets, size_t nsets
     for (size_t s = 0; s < nsets; s++) {
         for (size_t i = 0; i < sets[s].n; i++) {
             const struct util_opt *o = &sets[s].rows[i];
+            if (util_opt_find(sets, s, o->name, strlen(o->name), NULL))
+                continue; /* an earlier set's row of that name is the one the parser takes */
             if (!same_group(o->group, group) && o->group)
                 (void)buf_printf(out, "%s%s:\n", out->len > before ? "\n" : "", o->group);
             group = o->group;

@@ -74,7 +74,8 @@ struct util_opt {
 
 #define UTIL_OPT_N(rows) (sizeof(rows) / sizeof((rows)[0]))
 
-/* Rows and the struct their offsets point into. */
+/* Rows and the struct their offsets point into. Of two rows with one name in several sets, the
+ * first set's is the flag (the parser takes it, the help lists it). */
 struct util_opt_set {
     const struct util_opt *rows;
     size_t n;
