@@ -296,6 +296,13 @@ struct pstate {
     size_t errlen;
 };
 
+/* "--x needs a value (N)" */
+static int needs_value(struct pstate *st, const struct util_opt *o, const char *flag)
+{
+    return util_errf(st->err, st->errlen, "%s needs a value%s%s%s", flag, o->metavar ? " (" : "",
+                     o->metavar ? o->metavar : "", o->metavar ? ")" : "");
+}
+
 /* The row o of set s met as flag with value v: stored. */
 static int apply(struct pstate *st, size_t s, const struct util_opt *o, const char *flag,
                  const char *v)
@@ -375,8 +382,7 @@ static int long_flag(struct pstate *st)
     } else if (st->i + 1 < st->argc) {
         v = st->argv[++st->i];
     } else {
-        return util_errf(st->err, st->errlen, "%s needs a value (%s)", flag,
-                         o->metavar ? o->metavar : "a value");
+        return needs_value(st, o, flag);
     }
     st->i++;
     return apply(st, s, o, flag, v);
@@ -409,8 +415,7 @@ static int short_flags(struct pstate *st)
         else if (st->i + 1 < st->argc)
             v = st->argv[++st->i];
         else
-            return util_errf(st->err, st->errlen, "%s needs a value (%s)", flag,
-                             o->metavar ? o->metavar : "a value");
+            return needs_value(st, o, flag);
         st->i++;
         return apply(st, s, o, flag, v);
     }
@@ -421,6 +426,8 @@ static int short_flags(struct pstate *st)
 static bool is_help(const struct util_opt_parse *p, const char *a)
 {
     size_t s;
+    if (p->no_help)
+        return false;
     return strcmp(a, "--help") == 0 ||
            (strcmp(a, "-h") == 0 && !find_short(p->sets, p->nsets, 'h', &s));
 }

@@ -69,7 +69,8 @@ struct util_opt {
     const char *expect;                /* "--x \"v\": expected <expect>"; NULL = from the type */
     const char *group;                 /* --help: the heading the row is listed under, or NULL */
     const char *help;
-    int tag; /* the table owner's own mark (the runner's builder); the engine ignores it */
+    int tag;          /* the table owner's own mark (the runner's builder); the engine ignores it */
+    const void *data; /* CALL: the row's own data for cb (pgbench_args: the spec field) */
 };
 
 #define UTIL_OPT_N(rows) (sizeof(rows) / sizeof((rows)[0]))
@@ -89,6 +90,7 @@ struct util_opt_parse {
     bool stop_at_word; /* the first word that is no flag ends the flags (as getopt's "+") */
     bool bundles;      /* -nr is -n -r (short flags without values) */
     bool abbrev;       /* --cli is --clients when no other name begins so (getopt_long's) */
+    bool no_help;      /* -h and --help are no help: rows or unknown flags like any other */
     /* A word that is no flag (not after "--"): 0 taken, or -EINVAL with err; NULL: refused,
      * "unexpected argument W". */
     int (*word)(void *ctx, const char *word, char *err, size_t errlen);
