@@ -247,14 +247,14 @@ static int compare_word(void *ctx, const char *word, char *err, size_t errlen)
 }
 
 #define CMPF(f) offsetof(struct compare_cli, f)
+enum { MAX_REPEATS = MAX_RUNS / 2 }; /* two sides at least */
 static const struct util_opt compare_rows[] = {
     {.name = "repeats",
      .type = UTIL_OPT_LONG,
      .off = CMPF(repeats),
      .min = 1,
-     .max = MAX_RUNS / 2,
+     .max = MAX_REPEATS,
      .metavar = "N",
-     .expect = "runs per side, an integer 1..8",
      .help = "N consecutive runs per side (instead of A1,A2 B1,B2)"},
     {.name = "fail-if-tps-drops",
      .type = UTIL_OPT_DOUBLE,

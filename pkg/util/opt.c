@@ -140,6 +140,8 @@ int util_opt_store(const struct util_opt *o, void *base, const char *flag, const
                    char *err, size_t errlen)
 {
     char *end;
+    if (!value && o->type != UTIL_OPT_BOOL && o->type != UTIL_OPT_CALL)
+        return util_errf(err, errlen, "--%s needs a value", o->name);
     switch (o->type) {
     case UTIL_OPT_BOOL:
         *FIELD(base, o->off, bool) = true;

@@ -563,7 +563,8 @@ static void test_messages(void **state)
     expect_error(R, -ENOENT, "unknown flag --clinets (did you mean --clients?)", "--clinets", "1",
                  NULL);
     expect_error(R, -EINVAL, "--clients needs a value (N)", "--clients", NULL);
-    expect_error(R, -EINVAL, "--re is ambiguous (--replica-lag, --replica-timeout)", "--re", "1", NULL);
+    expect_error(R, -EINVAL, "--re is ambiguous (--replica-lag, --replica-timeout)", "--re", "1",
+                 NULL);
     expect_error(I, -EINVAL, "--scale is required", "--foreign-keys", NULL);
     expect_error(I, -EINVAL, "--scale \"0\": expected an integer 1..1000000", "--scale", "0", NULL);
     expect_error(I, -ENOENT, "unknown flag --clients", "--clients=3", NULL);
