@@ -209,16 +209,19 @@ static int cmd_parse_pgbench(int argc, char **argv)
 static int cmd_parse_fio(int argc, char **argv)
 {
     double start = util_wall_s();
-    if (argc > 1) {
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        return runner_fail("fio", BENCH_EXIT_USAGE, start, "unexpected argument %s", argv[1]);
+    struct util_opt_parse p = {0}; /* no flags but --help */
+    char perr[512];
+    int rc = util_opt_parse(&p, argc, argv, perr, sizeof(perr));
+    if (rc == UTIL_OPT_HELP) {
+        usage(stdout);
+        return 0;
     }
+    if (rc || p.next < argc)
+        return runner_fail("fio", BENCH_EXIT_USAGE, start, "%s",
+                           rc ? perr : "unexpected argument after --");
     char *text = NULL;
     size_t len = 0;
-    int rc = runner_read_stdin((size_t)64 << 20, &text, &len);
+    rc = runner_read_stdin((size_t)64 << 20, &text, &len);
     if (rc)
         return runner_fail("fio", BENCH_EXIT_USAGE, start, "reading stdin: %s", strerror(-rc));
     struct bench_fio_result *fio = NULL;
