@@ -15,30 +15,53 @@
 #include "pkg/util/version.h"
 #include "plugin.h"
 
-static const char usage_text[] =
-    "usage: kubectl pgbench COMMAND [flags]\n"
-    "\n"
-    "  run TARGET [flags] -- PGBENCH-ARGS   a pgbench BenchmarkRun (pgbench's own options after "
-    "--)\n"
-    "  sweep TARGET --clients 1,2,4,8 [flags] -- PGBENCH-ARGS   a BenchmarkSweep: one run per "
-    "value\n"
-    "  fio NAME --storage-class SC [--size 10Gi] [--preset wal|random-read|random-rw|all]\n"
-    "  compare A B [C...] [--repeats N] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] "
-    "[-o html [FILE.html]]\n"
-    "                                       settings (differences marked *) and results; runs "
-    "or sweeps\n"
-    "  export NAME... -o json|yaml|csv [--table summary|timeline|statements|workers|fio]\n"
-    "  logs NAME [-f] [--raw]               every worker's log, each line prefixed with its index\n"
-    "  report NAME|sweep/NAME [-o FILE.html]   one self-contained HTML page with plots\n"
-    "  version                              the plugin's, the operator's and the CRDs' versions\n"
-    "\n"
-    "kubectl's flags on every command, before or after it: --kubeconfig PATH, --context NAME,\n"
-    "-n/--namespace NS.\n"
-    "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them all.\n"
-    "`kubectl pgbench --version` prints the version and commit (`version`: the operator's and\n"
-    "the CRDs' too).\n"
-    "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
-    "crossed.\n";
+/* The commands, in the overview's order: name, arguments, what it does. */
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *args, *what;
+} cmds[] = {
+    {"run", cmd_run, "TARGET [flags] -- PGBENCH-ARGS",
+     "a pgbench BenchmarkRun (pgbench's own options after --)"},
+    {"sweep", cmd_sweep, "TARGET --clients 1,2,4,8 [flags] -- PGBENCH-ARGS",
+     "a BenchmarkSweep: one run per value"},
+    {"fio", cmd_fio, "NAME --storage-class SC [flags]", "fio on a new volume of the StorageClass"},
+    {"compare", cmd_compare, "A B [C...] [flags]",
+     "settings (differences marked *) and results; runs or sweeps"},
+    {"export", cmd_export, "NAME... -o json|yaml|csv [flags]", "results as JSON, YAML or CSV"},
+    {"logs", cmd_logs, "NAME [-f] [--raw]",
+     "every worker's log, each line prefixed with its index"},
+    {"report", cmd_report, "NAME|sweep/NAME [-o FILE.html]",
+     "one self-contained HTML page with plots"},
+    {"version", cmd_version, "", "the plugin's, the operator's and the CRDs' versions"},
+};
+
+/* The overview: the commands from the table, then what every command shares. */
+static void usage(FILE *f)
+{
+    struct buf b = BUF_INIT(0);
+    (void)buf_puts(&b, "usage: kubectl pgbench COMMAND [flags]\n\n");
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char left[128];
+        (void)snprintf(left, sizeof(left), "%s %s", cmds[i].name, cmds[i].args);
+        if (strlen(left) > 36)
+            (void)buf_printf(&b, "  %s\n  %-36s %s\n", left, "", cmds[i].what);
+        else
+            (void)buf_printf(&b, "  %-36s %s\n", left, cmds[i].what);
+    }
+    (void)buf_puts(
+        &b, "\n"
+            "kubectl's flags on every command, before or after it: --kubeconfig PATH, --context "
+            "NAME,\n-n/--namespace NS.\n"
+            "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them "
+            "all.\n"
+            "`kubectl pgbench --version` prints the version and commit (`version`: the operator's "
+            "and\nthe CRDs' too).\n"
+            "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
+            "crossed.\n");
+    (void)fputs(b.data, f);
+    buf_free(&b);
+}
 
 static const char *cmd_name = "";
 
@@ -81,13 +104,6 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-} cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},        {"compare", cmd_compare},
-            {"export", cmd_export}, {"logs", cmd_logs},      {"report", cmd_report},
-            {"sweep", cmd_sweep},   {"version", cmd_version}};
-
 /* An unknown command: cobra's message and its suggestions (a distance of at most 2, or a
  * command the word begins), then the usage. */
 static int unknown_command(const char *word)
@@ -102,7 +118,8 @@ static int unknown_command(const char *word)
             any = true;
         }
     }
-    (void)fprintf(stderr, "\n%s", usage_text);
+    (void)fputc('\n', stderr);
+    usage(stderr);
     return EXIT_USAGE;
 }
 
@@ -119,7 +136,7 @@ int main(int argc, char **argv)
     cmd_name = "";
     int rc = util_opt_parse(&p, argc, argv, err, sizeof(err));
     if (rc == UTIL_OPT_HELP || (rc == 0 && p.next < argc && strcmp(argv[p.next], "help") == 0)) {
-        (void)fputs(usage_text, stdout);
+        usage(stdout);
         return 0;
     }
     if (rc == -ENOENT && strcmp(argv[p.bad], "--version") == 0) {
@@ -132,7 +149,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (p.next >= argc || p.dashes) {
-        (void)fputs(usage_text, stderr);
+        usage(stderr);
         return EXIT_USAGE;
     }
     if (p.next > 1) {
