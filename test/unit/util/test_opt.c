@@ -392,6 +392,104 @@ static void test_required_and_several_sets(void **state)
     assert_int_equal(b.n, 0);
 }
 
+/* getopt_long's abbreviations where asked for: a unique prefix is the flag, messages name it in
+ * full, an ambiguous one names both, an exact name wins over a longer one */
+static void test_abbreviations(void **state)
+{
+    (void)state;
+    struct util_opt_parse p = {.abbrev = true};
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse_with(&p, &c, (char *[]){"--verb", "--cou=4", NULL}, err, 256), 0);
+    assert_true(c.verbose);
+    assert_int_equal(c.count, 4);
+    p = (struct util_opt_parse){.abbrev = true};
+    assert_int_equal(parse_with(&p, &c, (char *[]){"--cou", "0", NULL}, err, 256), -EINVAL);
+    assert_string_equal(err, "--count \"0\": expected an integer 1..10");
+    p = (struct util_opt_parse){.abbrev = true};
+    assert_int_equal(parse_with(&p, &c, (char *[]){"--d", NULL}, err, 256), -EINVAL);
+    assert_string_equal(err, "--d is ambiguous (--delay, --dry-run)");
+    p = (struct util_opt_parse){.abbrev = true};
+    assert_int_equal(parse_with(&p, &c, (char *[]){"--job", "x", NULL}, err, 256), 0);
+    assert_string_equal(c.name, "x"); /* the alias job-name's prefix */
+    /* without abbrev, a prefix is unknown */
+    expect_refused((char *[]){"--verb", NULL}, -ENOENT,
+                   "unknown flag --verb (did you mean --verbose?)");
+}
+
+/* An unknown-flag hook takes a flag and its words; a before hook picks the struct a row fills. */
+struct hooked {
+    struct cli other;
+    const char *taken[4];
+    int ntaken;
+};
+
+static int take_unknown(void *ctx, char **argv, int argc, int *used, char *err, size_t errlen)
+{
+    struct hooked *h = ctx;
+    if (strcmp(argv[0], "--two") != 0)
+        return util_errf(err, errlen, "no %s", argv[0]);
+    *used = argc > 1 ? 2 : 1;
+    for (int i = 0; i < *used; i++)
+        h->taken[h->ntaken++] = argv[i];
+    return 0;
+}
+
+static int to_other(void *ctx, const struct util_opt *o, void **base, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    if (strcmp(o->name, "count") == 0)
+        *base = &((struct hooked *)ctx)->other;
+    return 0;
+}
+
+static void test_hooks(void **state)
+{
+    (void)state;
+    struct hooked h = {0};
+    struct util_opt_parse p = {.unknown = take_unknown, .before = to_other, .ctx = &h};
+    struct cli c;
+    char err[256];
+    assert_int_equal(
+        parse_with(&p, &c, (char *[]){"--two", "w", "-c", "5", "-v", NULL}, err, sizeof(err)), 0);
+    assert_int_equal(h.ntaken, 2);
+    assert_string_equal(h.taken[1], "w");
+    assert_int_equal(h.other.count, 5); /* the before hook's struct */
+    assert_int_equal(c.count, 2);       /* not the set's */
+    assert_true(c.verbose);
+    assert_int_equal(parse_with(&p, &c, (char *[]){"--three", NULL}, err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, "no --three");
+    /* no_help: -h and --help are flags like others (here unknown) */
+    p = (struct util_opt_parse){.no_help = true};
+    assert_int_equal(parse_with(&p, &c, (char *[]){"--help", NULL}, err, sizeof(err)), -ENOENT);
+}
+
+/* A row of the same name in a later set is shadowed: not parsed, not listed. */
+static void test_shadowed_rows(void **state)
+{
+    (void)state;
+    static const struct util_opt first[] = {
+        {.name = "n", .type = UTIL_OPT_BOOL, .off = offsetof(struct two, on), .help = "first"}};
+    static const struct util_opt later[] = {{.name = "n",
+                                             .type = UTIL_OPT_INT,
+                                             .off = offsetof(struct two, n),
+                                             .max = 9,
+                                             .metavar = "N",
+                                             .help = "later"}};
+    struct two a = {0}, b = {0};
+    struct util_opt_set sets[] = {{first, 1, &a}, {later, 1, &b}};
+    struct util_opt_parse p = {.sets = sets, .nsets = 2};
+    char err[256];
+    char *argv[] = {"prog", "--n", NULL};
+    assert_int_equal(util_opt_parse(&p, 2, argv, err, sizeof(err)), 0);
+    assert_true(a.on);
+    struct buf h = BUF_INIT(0);
+    assert_int_equal(util_opt_help(&h, sets, 2), 0);
+    assert_non_null(strstr(h.data, "first"));
+    assert_null(strstr(h.data, "later"));
+    buf_free(&h);
+}
+
 static void test_help_layout(void **state)
 {
     (void)state;
@@ -462,6 +560,9 @@ int main(void)
         cmocka_unit_test(test_bundles),
         cmocka_unit_test(test_words_dashes_and_help),
         cmocka_unit_test(test_required_and_several_sets),
+        cmocka_unit_test(test_abbreviations),
+        cmocka_unit_test(test_hooks),
+        cmocka_unit_test(test_shadowed_rows),
         cmocka_unit_test(test_help_layout),
         cmocka_unit_test(test_synopsis),
     };
