@@ -342,8 +342,8 @@ static const struct util_opt *abbreviated(struct pstate *st, const char *name, s
             const struct util_opt *o = &st->p->sets[s].rows[i];
             bool match =
                 strncmp(o->name, name, len) == 0 || (o->alias && strncmp(o->alias, name, len) == 0);
-            if (!match || o == found)
-                continue;
+            if (!match || (found && strcmp(found->name, o->name) == 0))
+                continue; /* a later set's row of that name is shadowed */
             if (found) {
                 *rc = util_errf(st->err, st->errlen, "--%.*s is ambiguous (--%s, --%s)", (int)len,
                                 name, found->name, o->name);
