@@ -35,6 +35,7 @@ struct api_worker {
     const char *detail_missing;
     int index;
     const char *pod;      /* NULL when no pod was seen */
+    const char *node;     /* its spec.nodeName; NULL when not scheduled */
     bool terminated;      /* container terminated */
     int exit_code;        /* -1 unknown */
     const char *reason;   /* terminated.reason (Error, OOMKilled, DeadlineExceeded...) */
