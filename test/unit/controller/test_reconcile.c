@@ -344,6 +344,7 @@ static void test_collecting_success(void **state)
     cJSON *job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
     cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, "{\"schemaVersion\":1}");
     cJSON *p1 = pod_with("b1-run-1-def", 1, 0, NULL);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(p1, "spec"), "nodeName", "n2");
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
@@ -369,9 +370,12 @@ static void test_collecting_success(void **state)
     assert_float_equal(util_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
     assert_null(util_jget(p.status, "summary.aborted")); /* in status only when not 0 */
     assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "workers")), 2);
-    assert_non_null(strstr(status_worker(&p, 1), "1 b1-run-1-def: ok, 99.5 tps"));
+    assert_non_null(strstr(status_worker(&p, 0), "0 b1-run-0-abc: ok, 100.5 tps")); /* no node */
+    assert_non_null(strstr(status_worker(&p, 1), "1 b1-run-1-def on node n2: ok, 99.5 tps"));
     cJSON *r0 = cm_worker(&p, 0), *r1 = cm_worker(&p, 1);
     assert_string_equal(util_jstr(r1, "pod"), "b1-run-1-def");
+    assert_string_equal(util_jstr(r1, "node"), "n2");
+    assert_null(util_jget(r0, "node"));
     assert_float_equal(util_jnum(r1, "tps", 0), 99.5, 1e-9);
     assert_true(cJSON_IsTrue(util_jget(r0, "complete")));
     cJSON_Delete(r0);
