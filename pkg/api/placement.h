@@ -16,8 +16,8 @@
 /* True: two workers share a node while a schedulable node ran none (reason
  * API_PLACEMENT_SHARED); False: one worker per node (API_PLACEMENT_ONE_PER_NODE), no other node
  * was schedulable (API_PLACEMENT_NO_OTHER_NODE) or the nodes could not be read
- * (API_PLACEMENT_NODES_UNKNOWN). Set once, when every worker's pod is on a node; absent for one
- * worker and with spec.placement.mode pack. */
+ * (API_PLACEMENT_NODES_UNKNOWN). Set once, with the start barrier (every worker's pod Ready, so
+ * on a node); absent for one worker and with spec.placement.mode pack. */
 #define API_COND_WORKERS_SHARE_NODE "WorkersShareNode"
 #define API_PLACEMENT_SHARED "SharedNode"
 #define API_PLACEMENT_ONE_PER_NODE "OnePerNode"

@@ -947,14 +947,15 @@ static void publish_start(struct dctx *d)
     d->plan->n_annotate = n;
 }
 
-/* Condition WorkersShareNode (pkg/api/placement.h), set once every worker's pod is on a node:
- * one worker per node, or two sharing one, then judged against the cluster's Nodes
- * (CTRL_NEED_NODES): a Warning when another node was schedulable. Not with one worker, nor
- * when the workers were packed on purpose. */
+/* Condition WorkersShareNode (pkg/api/placement.h), set once with the start barrier (every
+ * worker's pod Ready, so on a node; the nodes as the load starts): one worker per node, or two
+ * sharing one, then judged against the cluster's Nodes (CTRL_NEED_NODES): a Warning when
+ * another node was schedulable. Not with one worker, nor when the workers were packed on
+ * purpose. */
 static void check_placement(struct dctx *d)
 {
     const struct api_spec *s = &d->spec;
-    if (s->workers < 2 || s->placement == API_PLACE_PACK ||
+    if (s->workers < 2 || s->placement == API_PLACE_PACK || !d->plan->start_at[0] ||
         api_cond_get(d->st, API_COND_WORKERS_SHARE_NODE))
         return;
     const char *nodes[API_MAX_WORKERS];

@@ -1085,15 +1085,16 @@ static void test_start_barrier(void **state)
     cJSON_Delete(pods[1]);
 }
 
-/* Decides Running for b1 (2 workers of spec) with pods on these nodes, the Nodes read as `nodes`
- * says (CTRL_FETCH_NONE: not read); returns the plan in p. */
+/* Decides Running for b1 (2 workers of spec) with pods on these nodes (worker 1's Ready as
+ * ready1), the Nodes read as `nodes` says (CTRL_FETCH_NONE: not read); returns the plan in p. */
 static void decide_placed(const char *spec, const char *status, const char *n0, const char *n1,
-                          enum ctrl_fetch_state nodes, const char *items, struct ctrl_plan *p)
+                          bool ready1, enum ctrl_fetch_state nodes, const char *items,
+                          struct ctrl_plan *p)
 {
     cJSON *br = br_new(spec, status, 1);
     cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
     cJSON *pods[2] = {worker_pod("b1-run-0-a", 0, true, NULL),
-                      worker_pod("b1-run-1-b", 1, true, NULL)};
+                      worker_pod("b1-run-1-b", 1, ready1, NULL)};
     const char *on[2] = {n0, n1};
     for (int i = 0; i < 2; i++)
         if (on[i])
@@ -1121,7 +1122,7 @@ static void decide_placed(const char *spec, const char *status, const char *n0, 
     "{\"metadata\":{\"name\":\"" name "\"},\"spec\":{" extra "},\"status\":{\"conditions\":[{"     \
     "\"type\":\"Ready\",\"status\":\"True\"}]}}"
 
-/* Issue 31.2: condition WorkersShareNode once every worker is on a node: False (OnePerNode) when
+/* Issue 31.2: condition WorkersShareNode with the start barrier: False (OnePerNode) when
  * each has its own, else judged from the Nodes, read then and only then: True (a Warning Event)
  * while another node was schedulable, False when none was or the Nodes cannot be read. Set once;
  * not with placement pack. */
@@ -1129,12 +1130,20 @@ static void test_workers_share_node(void **state)
 {
     (void)state;
     struct ctrl_plan p;
-    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", NULL, CTRL_FETCH_NONE, NULL, &p);
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", NULL, true, CTRL_FETCH_NONE, NULL,
+                  &p);
     assert_null(cond(&p, API_COND_WORKERS_SHARE_NODE)); /* worker 1 not placed yet */
     assert_false(p.needs & CTRL_NEED_NODES);
     ctrl_plan_free(&p);
+    /* placed but not ready: judged with the start barrier, the nodes as the load starts */
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", false, CTRL_FETCH_NONE, NULL,
+                  &p);
+    assert_null(p.status);
+    assert_false(p.needs & CTRL_NEED_NODES);
+    ctrl_plan_free(&p);
 
-    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n2", CTRL_FETCH_NONE, NULL, &p);
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n2", true, CTRL_FETCH_NONE, NULL,
+                  &p);
     const cJSON *c = cond(&p, API_COND_WORKERS_SHARE_NODE);
     assert_string_equal(util_jstr(c, "status"), "False");
     assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_ONE_PER_NODE);
@@ -1145,12 +1154,14 @@ static void test_workers_share_node(void **state)
     ctrl_plan_free(&p);
 
     /* both on n1: the Nodes are read first */
-    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", CTRL_FETCH_NONE, NULL, &p);
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_NONE, NULL,
+                  &p);
     assert_true(p.needs & CTRL_NEED_NODES);
     ctrl_plan_free(&p);
     static const char *const free_node = "[" NODE_ITEM("n1", "") "," NODE_ITEM(
         "n2", "") "," NODE_ITEM("n3", "\"unschedulable\":true") "]";
-    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", CTRL_FETCH_OK, free_node, &p);
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_OK, free_node,
+                  &p);
     assert_false(p.needs & CTRL_NEED_NODES);
     c = cond(&p, API_COND_WORKERS_SHARE_NODE);
     assert_string_equal(util_jstr(c, "status"), "True");
@@ -1174,7 +1185,7 @@ static void test_workers_share_node(void **state)
     /* decided again with the condition in status: neither read nor changed */
     char *st = cJSON_PrintUnformatted(p.status);
     ctrl_plan_free(&p);
-    decide_placed(SPEC_BASIC, st, "n1", "n1", CTRL_FETCH_NONE, NULL, &p);
+    decide_placed(SPEC_BASIC, st, "n1", "n1", true, CTRL_FETCH_NONE, NULL, &p);
     assert_false(p.needs & CTRL_NEED_NODES);
     assert_null(p.status); /* nothing to write: the barrier and the condition are there */
     ctrl_plan_free(&p);
@@ -1183,7 +1194,7 @@ static void test_workers_share_node(void **state)
     /* no other node was schedulable: False, saying why */
     static const char *const none =
         "[" NODE_ITEM("n1", "") "," NODE_ITEM("n3", "\"unschedulable\":true") "]";
-    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", CTRL_FETCH_OK, none, &p);
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_OK, none, &p);
     c = cond(&p, API_COND_WORKERS_SHARE_NODE);
     assert_string_equal(util_jstr(c, "status"), "False");
     assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_NO_OTHER_NODE);
@@ -1192,7 +1203,8 @@ static void test_workers_share_node(void **state)
     ctrl_plan_free(&p);
 
     /* the Nodes could not be read (no RBAC on nodes) */
-    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", CTRL_FETCH_ERROR, NULL, &p);
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_ERROR, NULL,
+                  &p);
     c = cond(&p, API_COND_WORKERS_SHARE_NODE);
     assert_string_equal(util_jstr(c, "status"), "False");
     assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_NODES_UNKNOWN);
@@ -1203,7 +1215,7 @@ static void test_workers_share_node(void **state)
     static const char *const pack =
         "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":2,\"placement\":{\"mode\":"
         "\"pack\"},\"workload\":{\"pgbench\":{\"run\":{\"clients\":4,\"durationSeconds\":30}}}}";
-    decide_placed(pack, STATUS_RUNNING_NO_BARRIER, "n1", "n1", CTRL_FETCH_NONE, NULL, &p);
+    decide_placed(pack, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_NONE, NULL, &p);
     assert_null(cond(&p, API_COND_WORKERS_SHARE_NODE));
     assert_false(p.needs & CTRL_NEED_NODES);
     ctrl_plan_free(&p);
