@@ -71,7 +71,8 @@ struct kube_resource {
 };
 
 extern const struct kube_resource KUBE_PODS, KUBE_JOBS, KUBE_SECRETS, KUBE_CONFIGMAPS, KUBE_EVENTS,
-    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES;
+    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES,
+    KUBE_NODES;
 
 /* Decoded from the API's Status object, or synthesised for transport errors. */
 struct kube_status {

@@ -33,6 +33,7 @@ const FIELD_LABELS = {
   'events.k8s.io/events': ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'regarding.apiVersion', 'reason', 'reportingController', 'type'],
   'core/secrets': ['type'],
   'core/namespaces': ['status.phase'],
+  'core/nodes': ['spec.unschedulable'],
   'batch/jobs': ['status.successful'],
   'core/persistentvolumeclaims': [],
 };
