@@ -69,8 +69,9 @@ static void test_caveats_and_waits(void **state)
                              "percentiles are worker 2's own\n");
     /* workers on one node while another was free: a caveat too */
     const char *const shared[] = {
+        "WorkersSkewed=True:worker 1 started 1.4 s after the barrier",
         "WorkersShareNode=True:workers 0 and 1 on node-1; node-2 was free"};
-    assert_int_equal(poll_news(&seen, shared, 1, out, sizeof(out)), 1);
+    assert_int_equal(poll_news(&seen, shared, 2, out, sizeof(out)), 1);
     assert_string_equal(out, "r1: WorkersShareNode: workers 0 and 1 on node-1; node-2 was free\n");
     /* unreachable again after it cleared: printed again */
     const char *const again[] = {"TargetUnreachable=True:retrying, 1 s of 30 s",
