@@ -135,6 +135,9 @@ void ctrl_exec_free(struct ctrl_exec *x);
  * CTRL_QUEUE_BASE_MS * 2^failures, at most CTRL_QUEUE_MAX_MS. */
 #define CTRL_QUEUE_BASE_MS 50
 #define CTRL_QUEUE_MAX_MS 60000
+/* Until every cache of a controller has synced, a key waits this long, undecided (a partial cache
+ * would look like missing objects). */
+#define CTRL_SYNC_WAIT_MS 200
 
 /* Retries of a transient answer (log reads, Events): after CTRL_RETRY_BASE_MS, twice that, ...,
  * each jittered into [d/2, d]. */
