@@ -168,6 +168,7 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
                                 .pods = c->pods,
                                 .events = c->events,
                                 .cfg = &c->opt.cfg,
+                                .status_events = ctrl_status_events,
                                 .send_event = send_run_event,
                                 .ctx = c->ev};
     c->x = ctrl_exec_new(&env);

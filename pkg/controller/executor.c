@@ -1021,7 +1021,7 @@ static void send_events(struct rec *r)
     const struct ctrl_exec_env *env = &r->x->env;
     set_state(r, CTRL_EXEC_EVENTS);
     struct ctrl_event implied[8];
-    int n = env->decide ? 0 : ctrl_status_events(r->br, util_wall_s(), implied, 8);
+    int n = env->status_events ? env->status_events(r->br, util_wall_s(), implied, 8) : 0;
     for (int i = 0; env->send_event && i < n; i++)
         env->send_event(env->ctx, r->key, r->br, &implied[i], true);
     for (int i = 0; env->send_event && i < r->plan.n_events; i++)

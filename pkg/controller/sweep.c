@@ -186,6 +186,7 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
                                 .objs = s->sweeps,
                                 .transform = ctrl_transform_sweep,
                                 .decide = decide,
+                                .status_events = ctrl_sweep_status_events,
                                 .send_event = send_event,
                                 .ctx = s};
     s->x = ctrl_exec_new(&env);
