@@ -17,6 +17,7 @@
 #include "pkg/util/clock.h"
 #include "pkg/util/log.h"
 
+#define COMP "controller"
 #define MAX_CONFLICT_RETRIES 5
 /* A worker's result is the last line of its log. The runtime stores a line longer than 16 KiB
  * as several records and tailLines counts records (the kubelet joins them again in its answer),
@@ -102,7 +103,7 @@ static void set_state(struct rec *r, enum ctrl_exec_state s)
 {
     if (r->state == s)
         return;
-    log_debug(r->x->env.component, "%s: %s -> %s", r->key, ctrl_exec_state_name(r->state),
+    log_debug(COMP, "%s: %s -> %s", r->key, ctrl_exec_state_name(r->state),
               ctrl_exec_state_name(s));
     r->state = s;
 }
@@ -152,8 +153,8 @@ static void rec_end(struct rec *r, bool error, bool retry)
     x->stats.reconciles++;
     if (error)
         x->stats.reconcile_errors++;
-    log_debug(r->x->env.component, "reconciled %s phase=%s in %.1f ms%s, again in %ld ms", r->key,
-              r->plan.phase, dt * 1000,
+    log_debug(COMP, "reconciled %s phase=%s in %.1f ms%s, again in %ld ms", r->key, r->plan.phase,
+              dt * 1000,
               retry   ? " (retry)"
               : error ? " (refused)"
                       : "",
@@ -304,8 +305,8 @@ static void on_scale_target(struct kube_result *res, void *ud)
         r->obs.scale_target = CTRL_FETCH_ERROR;
         (void)snprintf(r->obs.scale_target_error, sizeof(r->obs.scale_target_error), "%.200s",
                        res->status.message);
-        log_warn(r->x->env.component, "%s: reading the HPA scale target: HTTP %d %s", r->key,
-                 res->status.http, res->status.message);
+        log_warn(COMP, "%s: reading the HPA scale target: HTTP %d %s", r->key, res->status.http,
+                 res->status.message);
     }
     fetch_done(r);
 }
@@ -483,9 +484,8 @@ static void log_fallback(struct log_fetch *lf, enum ctrl_detail detail, const ch
     if (result) {
         r->obs.result_detail[i] = detail;
         set_result_error(r, i, why);
-        log_warn(r->x->env.component,
-                 "%s: worker %d (pod %s): %s; using the summary of its termination message", r->key,
-                 i, lf->pod, why);
+        log_warn(COMP, "%s: worker %d (pod %s): %s; using the summary of its termination message",
+                 r->key, i, lf->pod, why);
     } else {
         /* no result anywhere: the termination message's first line says what happened */
         const char *tm = pod_term_message(r, lf->pod);
@@ -554,8 +554,8 @@ static void on_log(struct kube_result *res, void *ud)
     if (ctrl_transient(&res->status) && lf->attempt + 1 < LOG_TRIES) {
         uint64_t d = ctrl_jittered(&r->x->rng, (uint64_t)CTRL_RETRY_BASE_MS << lf->attempt);
         lf->attempt++;
-        log_info(r->x->env.component, "%s: reading the log of pod %s: HTTP %d %s; again in %llu ms",
-                 r->key, lf->pod, res->status.http, res->status.message, (unsigned long long)d);
+        log_info(COMP, "%s: reading the log of pod %s: HTTP %d %s; again in %llu ms", r->key,
+                 lf->pod, res->status.http, res->status.message, (unsigned long long)d);
         if (!lf->timer_on) {
             uv_timer_init(r->x->env.loop, &lf->timer);
             lf->timer.data = lf;
@@ -587,7 +587,7 @@ static void log_request(struct log_fetch *lf)
     else
         (void)snprintf(q, sizeof(q), "container=%s&tailLines=%d", API_CONTAINER, LOG_TAIL_LINES);
     struct kube_opts o = {.subresource = "log", .query = q, .timeout_ms = LOG_TIMEOUT_MS};
-    log_debug(r->x->env.component, "%s: reading the log of pod %s (%s)", r->key, lf->pod,
+    log_debug(COMP, "%s: reading the log of pod %s (%s)", r->key, lf->pod,
               lf->whole ? "from its start: no whole result line in its last lines" : "last lines");
     if (kube_get(r->x->env.kc, &KUBE_PODS, r->ns, lf->pod, &o, on_log, lf) == 0)
         return;
@@ -622,8 +622,8 @@ static void on_pods(struct kube_result *res, void *ud)
     struct rec *r = ud;
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(res->body, "items");
     if (!kube_ok(&res->status) || !cJSON_IsArray(items)) {
-        log_warn(r->x->env.component, "%s: reading the run's pods: HTTP %d %s", r->key,
-                 res->status.http, res->status.message);
+        log_warn(COMP, "%s: reading the run's pods: HTTP %d %s", r->key, res->status.http,
+                 res->status.message);
         r->fetch_failed = true;
         fetch_done(r);
         return;
@@ -644,7 +644,7 @@ static void on_pods(struct kube_result *res, void *ud)
     }
     r->obs.n_pods = r->n_pods;
     r->obs.pods_fresh = true;
-    log_debug(r->x->env.component, "%s: read %d pods from the API server", r->key, r->n_pods);
+    log_debug(COMP, "%s: read %d pods from the API server", r->key, r->n_pods);
     fetch_done(r);
 }
 
@@ -731,8 +731,7 @@ static void rec_decide(struct rec *r)
                                        r->error_set ? r->error_message : NULL, r->obs.now, &r->plan)
                          : ctrl_decide(&r->obs, &r->plan);
     if (rc != 0) {
-        log_warn(r->x->env.component, "%s: cannot reconcile: object without name or namespace",
-                 r->key);
+        log_warn(COMP, "%s: cannot reconcile: object without name or namespace", r->key);
         rec_finish(r, false);
         return;
     }
@@ -786,7 +785,7 @@ static void write_status(struct rec *r)
                         on_status_written, r);
     cJSON_Delete(patch);
     if (rc) {
-        log_warn(r->x->env.component, "%s: status write not sent: %s", r->key, strerror(-rc));
+        log_warn(COMP, "%s: status write not sent: %s", r->key, strerror(-rc));
         rec_finish(r, true);
     }
 }
@@ -797,7 +796,7 @@ static void on_status_written(struct kube_result *res, void *ud)
     struct ctrl_exec *x = r->x;
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
-        log_info(r->x->env.component, "%s: phase %s", r->key, r->plan.phase);
+        log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
         /* The cache learns of this write from the watch, maybe only after the next reconcile
          * of the key has read the old object and written again into a 409. The answer is that
          * object already; the key is queued again as its watch event would have done. */
@@ -823,8 +822,8 @@ static void on_status_written(struct kube_result *res, void *ud)
             return;
     }
     x->stats.write_errors++;
-    log_warn(r->x->env.component, "%s: status write failed: HTTP %d %s: %s", r->key,
-             res->status.http, res->status.reason, res->status.message);
+    log_warn(COMP, "%s: status write failed: HTTP %d %s: %s", r->key, res->status.http,
+             res->status.reason, res->status.message);
     if (ctrl_terminal(&res->status)) {
         rec_finish_terminal(r);
         return;
@@ -856,7 +855,7 @@ static void on_action(struct kube_result *res, void *ud)
             } else {
                 x->stats.deletes++;
             }
-            log_info(r->x->env.component, "%s: %s %s %s", r->key,
+            log_info(COMP, "%s: %s %s %s", r->key,
                      a->kind == CTRL_ACT_CREATE ? "created" : "deleted", a->resource->kind,
                      a->name);
         }
@@ -865,7 +864,7 @@ static void on_action(struct kube_result *res, void *ud)
         return;
     }
     x->stats.write_errors++;
-    log_warn(r->x->env.component, "%s: %s %s %s: HTTP %d %s: %s", r->key,
+    log_warn(COMP, "%s: %s %s %s: HTTP %d %s: %s", r->key,
              a->kind == CTRL_ACT_CREATE ? "create" : "delete", a->resource->kind, a->name, http,
              res->status.reason, res->status.message);
     if (a->kind == CTRL_ACT_CREATE && ctrl_terminal(&res->status) && !r->error_set) {
@@ -952,7 +951,7 @@ static void rec_next_action(struct rec *r)
         }
         if (rc == 0)
             return;
-        log_warn(r->x->env.component, "%s: request not sent: %s", r->key, strerror(-rc));
+        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
         rec_finish(r, true);
         return;
     }
@@ -985,14 +984,14 @@ static void on_annotated(struct kube_result *res, void *ud)
     const char *pod = r->plan.annotate[r->ann].pod;
     if (kube_ok(&res->status) || res->status.http == 404) { /* a pod gone needs no start */
         if (kube_ok(&res->status))
-            log_info(r->x->env.component, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
+            log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
         r->ann++;
         next_annotation(r);
         return;
     }
     x->stats.write_errors++;
-    log_warn(r->x->env.component, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod,
-             res->status.http, res->status.reason, res->status.message);
+    log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
+             res->status.reason, res->status.message);
     send_events(r);
     rec_finish(r, true);
 }
@@ -1010,7 +1009,7 @@ static void annotate_pod(struct rec *r)
                         KUBE_PATCH_MERGE, patch, &o, on_annotated, r);
     cJSON_Delete(patch);
     if (rc) {
-        log_warn(r->x->env.component, "%s: request not sent: %s", r->key, strerror(-rc));
+        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
         rec_finish(r, true);
     }
 }
@@ -1045,14 +1044,13 @@ static void result_cm_refused(struct rec *r, const char *why)
 {
     struct ctrl_plan *p = &r->plan;
     const char *name = util_jstr(p->result_cm, "metadata.name");
-    log_warn(r->x->env.component, "%s: result ConfigMap %s not written: %s", r->key, name, why);
+    log_warn(COMP, "%s: result ConfigMap %s not written: %s", r->key, name, why);
     cJSON_DeleteItemFromObjectCaseSensitive(p->status, bench_status_key(BK_STATUS_RESULT_REF));
     if (!ctrl_plan_event(p, true, "ResultConfigMapFailed",
                          "the result ConfigMap %.120s is not written (status keeps the summary): "
                          "%.300s",
                          name, why)) {
-        log_warn(r->x->env.component,
-                 "%s: Event ResultConfigMapFailed dropped (at most %d per plan)", r->key,
+        log_warn(COMP, "%s: Event ResultConfigMapFailed dropped (at most %d per plan)", r->key,
                  CTRL_PLAN_MAX_EVENTS);
         r->x->stats.dropped_events++;
     }
@@ -1069,7 +1067,7 @@ static void result_cm_error(struct rec *r, const char *verb, const struct kube_s
         result_cm_refused(r, why);
         return;
     }
-    log_warn(r->x->env.component, "%s: result ConfigMap: %s; trying again", r->key, why);
+    log_warn(COMP, "%s: result ConfigMap: %s; trying again", r->key, why);
     rec_finish(r, true);
 }
 
@@ -1080,7 +1078,7 @@ static void on_result_cm_replaced(struct kube_result *res, void *ud)
         result_cm_error(r, "update", &res->status);
         return;
     }
-    log_info(r->x->env.component, "%s: updated ConfigMap %s", r->key,
+    log_info(COMP, "%s: updated ConfigMap %s", r->key,
              util_jstr(r->plan.result_cm, "metadata.name"));
     after_result_cm(r);
 }
@@ -1124,7 +1122,7 @@ static void on_result_cm_created(struct kube_result *res, void *ud)
     const char *name = util_jstr(r->plan.result_cm, "metadata.name");
     if (kube_ok(&res->status)) {
         r->x->stats.creates++;
-        log_info(r->x->env.component, "%s: created ConfigMap %s", r->key, name);
+        log_info(COMP, "%s: created ConfigMap %s", r->key, name);
         after_result_cm(r);
         return;
     }
@@ -1141,11 +1139,11 @@ static void count_dropped(struct rec *r)
 {
     const struct ctrl_plan *p = &r->plan;
     if (p->dropped_events)
-        log_warn(r->x->env.component, "%s: %d Events of the plan dropped (at most %d per plan)",
-                 r->key, p->dropped_events, CTRL_PLAN_MAX_EVENTS);
+        log_warn(COMP, "%s: %d Events of the plan dropped (at most %d per plan)", r->key,
+                 p->dropped_events, CTRL_PLAN_MAX_EVENTS);
     if (p->dropped_actions)
-        log_warn(r->x->env.component, "%s: %d actions of the plan dropped (at most %d per plan)",
-                 r->key, p->dropped_actions, CTRL_PLAN_MAX_ACTIONS);
+        log_warn(COMP, "%s: %d actions of the plan dropped (at most %d per plan)", r->key,
+                 p->dropped_actions, CTRL_PLAN_MAX_ACTIONS);
     r->x->stats.dropped_events += (uint64_t)p->dropped_events;
     r->x->stats.dropped_actions += (uint64_t)p->dropped_actions;
 }
@@ -1172,8 +1170,6 @@ struct ctrl_exec *ctrl_exec_new(const struct ctrl_exec_env *env)
 {
     struct ctrl_exec *x = util_xcalloc(1, sizeof(*x));
     x->env = *env;
-    if (!x->env.component)
-        x->env.component = "controller";
     return x;
 }
 

@@ -92,7 +92,6 @@ typedef int (*ctrl_exec_decide_fn)(void *ctx, const char *key, const cJSON *obj,
 
 /* What the executor reads and writes through; borrowed, they outlive the executor. */
 struct ctrl_exec_env {
-    const char *component; /* the logs' component ("controller", "sweep"); NULL: "controller" */
     uv_loop_t *loop;
     struct kube_client *kc;
     struct kube_queue *q; /* the keys' queue: ctrl_exec_run ends every key with kube_queue_done */

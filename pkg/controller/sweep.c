@@ -179,8 +179,7 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
                                     ctrl_transform_sweep_run, true, &s->runs);
     if (rc)
         goto fail;
-    struct ctrl_exec_env env = {.component = COMP,
-                                .loop = loop,
+    struct ctrl_exec_env env = {.loop = loop,
                                 .kc = kc,
                                 .q = s->q,
                                 .resource = &API_BENCHMARKSWEEPS,
