@@ -65,12 +65,14 @@ static void foreach_sweep(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx)
 static void metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
                           const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader)
 {
-    struct ctrl_metrics_controller mc;
+    struct ctrl_metrics_controller mc, ms;
     struct kube_client_stats st;
     struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
     if (sw) {
         src.foreach_sweep = foreach_sweep;
         src.sweeps = sw;
+        ctrl_sweeper_metrics_source(sw, &ms);
+        src.sweep = &ms;
     }
     if (ctrl) {
         ctrl_controller_metrics_source(ctrl, &mc);

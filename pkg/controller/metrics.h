@@ -59,6 +59,9 @@ struct ctrl_metrics_source {
      * families are left out too) */
     void (*foreach_sweep)(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx);
     const void *sweeps;
+    /* the BenchmarkSweep controller's reconciles (pgbench_operator_sweep_reconcile_total, ...;
+     * only its counters, queue and in-flight count are read); NULL: none */
+    const struct ctrl_metrics_controller *sweep;
     const struct kube_client_stats *client; /* NULL: no client counters */
     bool leader;                            /* this instance runs the controller */
     long rss_bytes;                         /* < 0: unknown, not shown */
