@@ -1011,8 +1011,7 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     bool reached = st && strcmp(st, "True") == 0;
     if (reached)
         cond(d, API_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
-    if (may_say && strcmp(role, "run") == 0 &&
-        ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
+    if (may_say && ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
         set_message(d, msg);
     } else if (may_say && reached) {
         const char *usual = util_jstr(
