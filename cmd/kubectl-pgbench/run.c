@@ -50,6 +50,10 @@ static const char run_help[] =
     "flags:\n"
     "  --name NAME (alias --job-name)   the BenchmarkRun (default pgbench-YYYYMMDD-HHMMSS)\n"
     "  --init -s N [--foreign-keys] [--partitions N]   initialise the tables first (pgbench -i)\n"
+    "      [--init-generation server|client]   data made in the server (-I G, default where\n"
+    "                                          the runner's pgbench has it) or streamed (g)\n"
+    "      [-I STEPS] [-F FILLFACTOR] [--unlogged-tables] [--tablespace NAME]\n"
+    "      [--index-tablespace NAME]           pgbench -i's own options\n"
     "  --warmup DURATION   leave the first seconds out of the summary and percentiles\n"
     "                      (spec run.warmupSeconds; the report shades them)\n"
     "  --workers N  --node-selector K=V (repeatable)  --ttl DURATION  --timeout DURATION\n"
@@ -597,6 +601,38 @@ static bool target_flag(struct run_cli *r)
     return false;
 }
 
+static int parse_fillfactor(struct args *a, const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 10 || n > 100)
+        die_usage(a, "-F \"%s\": the fill factor is an integer 10-100 (percent)", v);
+    return (int)n;
+}
+
+/* pgbench -i's options beside -s: into spec.workload.pgbench.init (checked there). */
+static bool init_option(struct run_cli *r)
+{
+    struct args *a = r->x->a;
+    const char *v;
+    if (arg_value(a, "--init-generation", NULL, &v))
+        r->ro.init_generation = v;
+    else if (arg_value(a, "--init-steps", "-I", &v))
+        r->ro.init_steps = v;
+    else if (arg_value(a, "--tablespace", NULL, &v))
+        r->ro.tablespace = v;
+    else if (arg_value(a, "--index-tablespace", NULL, &v))
+        r->ro.index_tablespace = v;
+    else if (arg_flag(a, "--unlogged-tables", NULL))
+        r->ro.unlogged_tables = true;
+    else if (arg_value(a, "--fillfactor", "-F", &v))
+        r->ro.fillfactor = parse_fillfactor(a, v);
+    else
+        return false;
+    r->init_opts = true;
+    return true;
+}
+
 bool run_cli_flag(struct run_cli *r)
 {
     struct args *a = r->x->a;
@@ -626,6 +662,8 @@ bool run_cli_flag(struct run_cli *r)
         r->ro.partitions = (int)n;
         return true;
     }
+    if (init_option(r))
+        return true;
     if (arg_value(a, "--warmup", NULL, &v)) {
         if ((r->ro.warmup_s = plugin_parse_duration(v)) < 0)
             die_usage(a, "--warmup \"%s\": seconds, or a duration such as 30s or 2m", v);
@@ -661,6 +699,9 @@ static void run_cli_check(struct run_cli *r)
                   r->ro.init_scale);
     if ((r->ro.foreign_keys || r->ro.partitions) && !r->init)
         die_usage(a, "--foreign-keys and --partitions need --init");
+    if (r->init_opts && !r->init)
+        die_usage(a, "--init-generation, -I, -F, --unlogged-tables and the tablespaces need "
+                     "--init");
     if (r->arch && r->to.distro != PLUGIN_BITNAMI)
         die_usage(a, "--bitnami-arch goes with --bitnami");
     if (r->to.service && r->to.distro == PLUGIN_HOST)

@@ -31,6 +31,7 @@ struct run_cli {
     struct plugin_target_opts to;
     const char *distro_flag, *arch;
     bool init;
+    bool init_opts; /* a pgbench -i option beside -s was given (needs --init) */
     int ndistro;
     char ns[254], name[64];
     struct kc k; /* open when open is true (not with --dry-run=client) */

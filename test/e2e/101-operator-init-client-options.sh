@@ -49,4 +49,27 @@ refused bad-both 'steps: dtgGvp' 'init.steps: keep one of g'
 refused bad-letter 'steps: dtxvp' 'spec.workload.pgbench.init.steps'
 refused bad-ff 'fillfactor: 5' 'spec.workload.pgbench.init.fillfactor'
 refused bad-gen 'generation: gpu' 'spec.workload.pgbench.init.generation'
+# the plugin's pgbench -i flags become the same spec, and the init Job's runner flags
+"$BIN/kubectl-pgbench" run --host pg --user u --password-secret s --init -s 5 \
+    --init-generation client -F 90 --unlogged-tables -I dtgvpf --index-tablespace idx_ts \
+    --name plug --dry-run=client -o json -- -T 5 >"$TMP/plug.json" || fail "plugin dry run"
+python3 - "$TMP/plug.json" <<'PY' || fail "plugin's init"
+import json, sys
+d = json.load(open(sys.argv[1]))
+items = d.get("items", [d])
+br = [i for i in items if i["kind"] == "BenchmarkRun"][0]
+init = br["spec"]["workload"]["pgbench"]["init"]
+assert init == {"scale": 5, "generation": "client", "steps": "dtgvpf", "fillfactor": 90,
+                "unloggedTables": True, "indexTablespace": "idx_ts"}, init
+job = [i for i in items if i["kind"] == "Job" and i["metadata"]["name"] == "plug-init"][0]
+args = job["spec"]["template"]["spec"]["containers"][0]["args"]
+for want in (["--generation", "client"], ["--init-steps", "dtgvpf"], ["--fillfactor", "90"],
+             ["--unlogged-tables"], ["--index-tablespace", "idx_ts"]):
+    i = args.index(want[0])
+    assert args[i:i + len(want)] == want, args
+PY
+"$BIN/kubectl-pgbench" run --host pg --user u --password-secret s --init -s 1 -I dtGxp \
+    --name plug --dry-run=client -- -T 5 >"$TMP/plug.err" 2>&1 && fail "-I dtGxp accepted"
+grep -qF 'spec.workload.pgbench.init.steps: "dtGxp": use 1 to 32' "$TMP/plug.err" ||
+    fail "plugin -I dtGxp: $(cat "$TMP/plug.err")"
 pass "client-side init with fillfactor 90, unlogged tables; 5 invalid init specs refused"
