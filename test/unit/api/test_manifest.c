@@ -503,10 +503,12 @@ static void check_run_args(const char *json)
         assert_int_equal(in.pg.foreign_keys, s.foreign_keys);
         assert_int_equal(in.skip_if_initialized, s.skip_if_initialized);
         assert_int_equal(in.common.create_database, s.create_database);
-        assert_true(!s.init_generation || !strcmp(in.pg.generation, s.init_generation));
         assert_true(!s.init_generation == !in.pg.generation);
+        if (s.init_generation && in.pg.generation)
+            assert_string_equal(in.pg.generation, s.init_generation);
         assert_true(!s.init_steps == !in.pg.steps);
-        assert_true(!s.init_steps || !strcmp(in.pg.steps, s.init_steps));
+        if (s.init_steps && in.pg.steps)
+            assert_string_equal(in.pg.steps, s.init_steps);
         assert_int_equal(in.pg.fillfactor, s.init_fillfactor);
         assert_int_equal(in.pg.unlogged_tables, s.init_unlogged);
         assert_true(!s.init_tablespace == !in.pg.tablespace);
