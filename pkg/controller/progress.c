@@ -200,11 +200,24 @@ static bool init_words(const cJSON *status, const char *sep, char *out, size_t l
     return true;
 }
 
+#define INIT_RESULT_PREFIX "init: "
+
+void ctrl_progress_end_init(cJSON *status)
+{
+    if (!cJSON_IsString(bench_status_get(status, BK_STATUS_PROGRESS_STEP)))
+        return;
+    util_jset(status, bench_fields[BK_STATUS_PROGRESS].status, cJSON_CreateNull());
+    const char *key = bench_fields[BK_STATUS_RESULT].status;
+    const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(status, key));
+    if (r && strncmp(r, INIT_RESULT_PREFIX, strlen(INIT_RESULT_PREFIX)) == 0)
+        util_jset(status, key, cJSON_CreateNull());
+}
+
 void ctrl_progress_display(cJSON *status)
 {
     char words[256], init_line[300];
     if (init_words(status, " · ", words, sizeof(words))) {
-        (void)snprintf(init_line, sizeof(init_line), "init: %s", words);
+        (void)snprintf(init_line, sizeof(init_line), INIT_RESULT_PREFIX "%s", words);
         util_jset_str(status, bench_fields[BK_STATUS_RESULT].status, init_line);
         return;
     }

@@ -51,6 +51,11 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
  * database size". */
 void ctrl_progress_display(cJSON *status);
 
+/* The init's progress ends with the init: status.progress when it is the init's (it has a step)
+ * and status.result when it holds the init's live line are set to null (removed by the merge
+ * patch), so that a run does not show the init's last figures until its own come. */
+void ctrl_progress_end_init(cJSON *status);
+
 /* status.message while the run goes, from status.progress: the current state, "pgbench runs on 2
  * of 2 workers: 12 s of 30 s, 2,480 tps now" (kubectl get -o wide shows it), or for an init
  * "pgbench -i: generate (server-side), 2,400,000 of 5,000,000 rows (48 %, estimated from the

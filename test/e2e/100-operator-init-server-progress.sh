@@ -18,9 +18,13 @@ env_br_yaml big "pgbench: {init: {scale: $SCALE, generation: server}, run: {clie
 
 partial=() table=""
 loaded() { # samples the init's progress while it generates; true once the run is past the init
-    local phase step rows total src
-    IFS='|' read -r phase step rows total src <<<"$(env_status big \
-        '{.status.phase}|{.status.progress.step}|{.status.progress.rows}|{.status.progress.rowsTotal}|{.status.progress.source}')"
+    local phase step rows total src result
+    IFS='|' read -r phase step rows total src result <<<"$(env_status big \
+        '{.status.phase}|{.status.progress.step}|{.status.progress.rows}|{.status.progress.rowsTotal}|{.status.progress.source}|{.status.result}')"
+    case "$phase:$result:$step" in
+    Initializing:* | Pending:* | :*) ;;
+    *:init:* | *:*:?*) fail "$phase still shows the init's progress: $result / step $step" ;;
+    esac
     if [ "$phase" = Initializing ] && [ "$step" = "generate (server-side)" ] && [ -n "$rows" ] &&
         [ "$rows" -gt 0 ] && [ "$rows" -lt "$total" ]; then
         [ "$src" = "database size" ] || fail "server-side progress from '$src'"

@@ -130,6 +130,21 @@ static void test_init_progress(void **state)
     assert_true(ctrl_progress_message(st, 1, msg, sizeof(msg)));
     assert_string_equal(msg, "pgbench -i: generate (server-side) 48 %, 2,400,000 of 5,000,000 "
                              "rows, 650,123 rows/s, estimated from the database size, 12 s");
+    /* the init ends: its figures go (null: removed by the merge patch) */
+    ctrl_progress_end_init(st);
+    assert_true(cJSON_IsNull(util_jget(st, "progress")));
+    assert_true(cJSON_IsNull(util_jget(st, "result")));
+    cJSON_Delete(st);
+
+    /* a run's progress and result are not the init's: left alone */
+    struct ctrl_worker_progress run;
+    assert_true(ctrl_progress_parse(log1, strlen(log1), &run));
+    st = cJSON_CreateObject();
+    assert_true(ctrl_progress_set(st, &run, 1, 1700000000));
+    ctrl_progress_display(st);
+    ctrl_progress_end_init(st);
+    assert_true(cJSON_IsObject(util_jget(st, "progress")));
+    assert_string_equal(util_jstr(st, "result"), "400 tps now · 3 s of 20 s");
     cJSON_Delete(st);
 
     /* a step without rows (vacuum of a client-side init that printed none yet) */
