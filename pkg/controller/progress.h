@@ -51,9 +51,10 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
  * database size". */
 void ctrl_progress_display(cJSON *status);
 
-/* The init's progress ends with the init: status.progress when it is the init's (it has a step)
- * and status.result when it holds the init's live line are set to null (removed by the merge
- * patch), so that a run does not show the init's last figures until its own come. */
+/* The init's progress ends with the init: call it when the run leaves Initializing. The init's
+ * status.progress (it has a step) and status.result (the init's live line, the only result an init
+ * writes) are set to null (removed by the merge patch), so that a run does not show the init's
+ * last figures until its own come. */
 void ctrl_progress_end_init(cJSON *status);
 
 /* status.message while the run goes, from status.progress: the current state, "pgbench runs on 2

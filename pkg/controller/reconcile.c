@@ -166,7 +166,7 @@ static void end_progress(struct dctx *d)
 
 static void set_phase(struct dctx *d, enum api_phase phase)
 {
-    if (phase != API_PHASE_INITIALIZING)
+    if (d->old_phase == API_PHASE_INITIALIZING && phase != API_PHASE_INITIALIZING)
         ctrl_progress_end_init(d->st);
     if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
