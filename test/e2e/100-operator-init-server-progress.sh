@@ -65,4 +65,4 @@ PY
 n="$(psql -XAtc 'SELECT count(*) FROM pgbench_accounts')"
 [ "$n" -eq $((SCALE * 100000)) ] || fail "pgbench_accounts has $n rows"
 [ "$(env_status big '{.status.progress}')" = "" ] || fail "status.progress stayed after the run"
-pass "scale $SCALE server-side: partial rows seen $(printf '%s\n' "${partial[@]}" | uniq | xargs); RESULT: $(echo "$table" | sed 's/  */ /g')"
+pass "scale $SCALE server-side: partial rows seen $(printf '%s\n' "${partial[@]}" | uniq | xargs); RESULT: ${table//  / }"
