@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# An init at scale 50 (E2E_INIT_SCALE) with server-side generation (init.generation: server, pgbench -I dtGvp)
-# through the real operator, runner and pgbench 15 on the simulated cluster: while pgbench loads,
-# status.progress names the step and a partial row count of the total that grows (estimated from
-# the database's growth: server-side generation prints no rows lines), and `kubectl get br`'s
-# RESULT column shows it. The init's result names the steps it ran and the database holds the
-# rows.
+# An init at scale 50 (E2E_INIT_SCALE) with server-side generation (init.generation: server,
+# pgbench -I dtGvp) through the real operator, runner and pgbench 15 on the simulated cluster:
+# while pgbench loads, status.progress names the step and a partial row count of the total that
+# grows (estimated from the database's growth: server-side generation prints no rows lines), and
+# `kubectl get br`'s RESULT column shows it; once the run goes, the init's figures are gone. The
+# init's result names the steps it ran and the database holds the rows.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 env_start_pg
