@@ -396,8 +396,11 @@ static void run_cli_check(struct run_cli *r)
                   "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
                   "after --",
                   r->ro.init_scale);
-    if ((r->ro.foreign_keys || r->ro.partitions) && !r->init)
-        die_usage(a, "--foreign-keys and --partitions need --init");
+    if ((r->ro.foreign_keys || r->ro.partitions || r->ro.init_generation || r->ro.init_steps ||
+         r->ro.fillfactor || r->ro.unlogged_tables || r->ro.tablespace || r->ro.index_tablespace) &&
+        !r->init)
+        die_usage(a, "--foreign-keys, --partitions and pgbench -i's options (--init-generation, "
+                     "-I, -F, --unlogged-tables, --tablespace, --index-tablespace) need --init");
     if (r->arch && r->to.distro != PLUGIN_BITNAMI)
         die_usage(a, "--bitnami-arch goes with --bitnami");
     if (r->to.service && r->to.distro == PLUGIN_HOST)

@@ -66,6 +66,9 @@ struct child_drive;
 struct child_drive_hooks {
     /* output as it arrives (stream 1 = stdout, 2 = stderr), after the stderr tail is kept */
     void (*on_data)(struct child_drive *d, int stream, const char *data, size_t len);
+    /* with echo: each line of output as it is logged (stream 1 = stdout, 2 = stderr; without
+     * its newline; one longer than the echo buffer comes in pieces) */
+    void (*on_line)(struct child_drive *d, int stream, const char *line, size_t len);
     /* the child was spawned: start what samples it (timers, diagnostics) */
     void (*on_start)(struct child_drive *d);
     /* once, when the drive ends (child and pipes done, spawn failed, or ended before the start):

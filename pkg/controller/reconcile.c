@@ -167,6 +167,8 @@ static void end_progress(struct dctx *d)
 
 static void set_phase(struct dctx *d, enum api_phase phase)
 {
+    if (d->old_phase == API_PHASE_INITIALIZING && phase != API_PHASE_INITIALIZING)
+        ctrl_progress_end_init(d->st);
     if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
     util_jset_str(d->st, "phase", api_phase_name(phase));
@@ -1054,8 +1056,7 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     bool reached = st && strcmp(st, "True") == 0;
     if (reached)
         cond(d, API_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
-    if (may_say && strcmp(role, "run") == 0 &&
-        ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
+    if (may_say && ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
         set_message(d, msg);
     } else if (may_say && reached) {
         const char *usual = util_jstr(

@@ -647,6 +647,8 @@ static void test_init_flow(void **state)
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_null(util_jget(p.status, "startAt")); /* once the run's pods are ready */
+    /* the init's live RESULT line goes with the init (the cache keeps no status.result) */
+    assert_true(cJSON_IsNull(util_jget(p.status, "result")));
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-run");
     ctrl_plan_free(&p);
