@@ -16,6 +16,7 @@
  *   pgbench-gen-contract json [sweep]              a table as JSON (for tests)
  */
 #include "cmd/gen-contract/gen.h"
+#include "pkg/util/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     const char *what = argc > 1 ? argv[1] : "";
     int ind = argc > 2 ? atoi(argv[2]) : 0;
     if (strcmp(what, "crd-status") == 0)

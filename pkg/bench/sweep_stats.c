@@ -132,7 +132,7 @@ static void step_limit(cJSON *step, bench_sweep_ok_fn ok)
     if (c.evidence[0])
         util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_EVIDENCE), c.evidence);
     util_jset_num(l, bench_sweep_key(BSW_STEPS_LIMIT_ROUNDS), c.rounds);
-    util_jset(l, bench_sweep_key(BSW_STEPS_LIMIT_WEAK), util_must(cJSON_CreateBool(c.weak)));
+    util_jset(l, bench_sweep_key(BSW_STEPS_LIMIT_WEAK), cJSON_CreateBool(c.weak));
     (void)bench_sweep_put(step, BSW_STEPS_LIMIT, l);
     cJSON *m = util_must(cJSON_CreateObject());
     for (int k = 0; k < BENCH_VC__COUNT; k++)
@@ -272,7 +272,7 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k,
     struct bench_usl_fit fit;
     bench_usl_fit(pts, np, &fit);
     cJSON *u = util_must(cJSON_CreateObject());
-    util_jset(u, bench_sweep_key(BSW_ANALYSIS_USL_OK), util_must(cJSON_CreateBool(fit.ok)));
+    util_jset(u, bench_sweep_key(BSW_ANALYSIS_USL_OK), cJSON_CreateBool(fit.ok));
     util_jset_num(u, bench_sweep_key(BSW_ANALYSIS_USL_DISTINCT_CLIENTS), fit.distinct);
     if (!fit.ok) {
         util_jset_str(u, bench_sweep_key(BSW_ANALYSIS_USL_REASON), fit.reason);

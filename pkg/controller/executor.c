@@ -64,6 +64,7 @@ struct rec {
     int n_pods;
     cJSON *events[CTRL_MAX_EVENTS];
     int n_events;
+    cJSON *node_list; /* FETCH: the NodeList of CTRL_NEED_NODES (obs.node_items) */
     struct ctrl_observed obs;
     struct ctrl_plan plan;
     int pending;           /* FETCH: reads in flight */
@@ -138,6 +139,7 @@ static void rec_free(struct rec *r)
         free(r->obs.result_errors[i]);
     }
     free(r->obs.progress);
+    cJSON_Delete(r->node_list);
     ctrl_plan_free(&r->plan);
     free(r);
 }
@@ -648,6 +650,30 @@ static void on_pods(struct kube_result *res, void *ud)
     fetch_done(r);
 }
 
+/* The cluster's Nodes (CTRL_NEED_NODES): two workers share one; was another schedulable? A
+ * refusal (no RBAC on nodes) is an answer too: the condition says the nodes are unknown. */
+static void on_nodes(struct kube_result *res, void *ud)
+{
+    struct rec *r = ud;
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(res->body, "items");
+    cJSON_Delete(r->node_list);
+    r->node_list = NULL;
+    r->obs.node_items = NULL;
+    if (!kube_ok(&res->status) || !cJSON_IsArray(items)) {
+        log_warn(COMP, "%s: reading the nodes: HTTP %d %s", r->key, res->status.http,
+                 res->status.message);
+        r->obs.nodes = CTRL_FETCH_ERROR;
+        (void)snprintf(r->obs.nodes_error, sizeof(r->obs.nodes_error), "HTTP %d %.200s",
+                       res->status.http,
+                       res->status.message[0] ? res->status.message : res->status.reason);
+    } else {
+        r->node_list = util_must(cJSON_Duplicate(items, 1));
+        r->obs.node_items = r->node_list;
+        r->obs.nodes = CTRL_FETCH_OK;
+    }
+    fetch_done(r);
+}
+
 static void start_fetches(struct rec *r)
 {
     struct ctrl_exec *x = r->x;
@@ -680,6 +706,14 @@ static void start_fetches(struct rec *r)
         if (kube_list(x->env.kc, &KUBE_PODS, r->ns, &o, on_pods, r)) {
             r->pending--;
             r->fetch_failed = true;
+        }
+    }
+    if (needs & CTRL_NEED_NODES) {
+        r->pending++;
+        if (kube_list(x->env.kc, &KUBE_NODES, NULL, NULL, on_nodes, r)) {
+            r->pending--;
+            r->obs.nodes = CTRL_FETCH_ERROR;
+            (void)snprintf(r->obs.nodes_error, sizeof(r->obs.nodes_error), "not requested");
         }
     }
     if (needs & CTRL_NEED_PROGRESS)
@@ -917,10 +951,7 @@ static void expect_add(struct ctrl_exec *x, const char *key)
         if (x->cap_expect >= EXPECT_MAX)
             return;
         int cap = x->cap_expect ? x->cap_expect * 2 : 16;
-        struct expectation *e = realloc(x->expect, (size_t)cap * sizeof(*e));
-        if (!e)
-            return;
-        x->expect = e;
+        x->expect = util_xrealloc(x->expect, (size_t)cap * sizeof(*x->expect));
         x->cap_expect = cap;
     }
     (void)snprintf(x->expect[x->n_expect].key, sizeof(x->expect[0].key), "%s", key);
@@ -1021,7 +1052,7 @@ static void send_events(struct rec *r)
     const struct ctrl_exec_env *env = &r->x->env;
     set_state(r, CTRL_EXEC_EVENTS);
     struct ctrl_event implied[8];
-    int n = env->decide ? 0 : ctrl_status_events(r->br, util_wall_s(), implied, 8);
+    int n = env->status_events ? env->status_events(r->br, util_wall_s(), implied, 8) : 0;
     for (int i = 0; env->send_event && i < n; i++)
         env->send_event(env->ctx, r->key, r->br, &implied[i], true);
     for (int i = 0; env->send_event && i < r->plan.n_events; i++)

@@ -44,9 +44,9 @@
  * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, one at a time
  *   (`ann` is the next one); a pod gone is fine. Then EVENTS.
  *
- * CTRL_EXEC_EVENTS: the Events the observed status implies but this process has not seen sent,
- *   then the plan's own, are handed to env.send_event (which sends and retries them on its own);
- *   the reconcile ends (DONE).
+ * CTRL_EXEC_EVENTS: the Events the observed status implies (env.status_events) but this process
+ *   has not seen sent, then the plan's own, are handed to env.send_event (which sends and retries
+ * them on its own); the reconcile ends (DONE).
  *
  * CTRL_EXEC_DONE: the key is handed back to the queue (requeued after plan.requeue_ms, or with
  *   backoff after an error) and the reconcile is freed. */
@@ -100,8 +100,12 @@ struct ctrl_exec_env {
     /* objs' transform, for an object read from the API server after a 409 */
     void (*transform)(cJSON *obj, void *ud);
     /* NULL: the BenchmarkRun's ctrl_decide over the run, its Jobs, pods and Warning events (from
-     * the three caches below), with its fetches, and the Events its status implies */
+     * the three caches below), with its fetches */
     ctrl_exec_decide_fn decide;
+    /* The Events the object's status records (ctrl_status_events, ctrl_sweep_status_events),
+     * sent before the plan's: those a process killed after the status write did not send. NULL:
+     * none. */
+    int (*status_events)(const cJSON *obj, double now, struct ctrl_event *out, int max);
     struct kube_informer *jobs, *pods, *events;
     const struct api_config *cfg;
     ctrl_exec_event_fn send_event;
@@ -135,6 +139,9 @@ void ctrl_exec_free(struct ctrl_exec *x);
  * CTRL_QUEUE_BASE_MS * 2^failures, at most CTRL_QUEUE_MAX_MS. */
 #define CTRL_QUEUE_BASE_MS 50
 #define CTRL_QUEUE_MAX_MS 60000
+/* Until every cache of a controller has synced, a key waits this long, undecided (a partial cache
+ * would look like missing objects). */
+#define CTRL_SYNC_WAIT_MS 200
 
 /* Retries of a transient answer (log reads, Events): after CTRL_RETRY_BASE_MS, twice that, ...,
  * each jittered into [d/2, d]. */

@@ -12,9 +12,7 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/bench/verdict.h"
-#include "pkg/controller/controller.h"
 #include "pkg/api/manifest.h"
-#include "pkg/controller/sweep.h"
 
 #define PREFIX "pgbench_operator_"
 
@@ -523,44 +521,4 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
                    "# TYPE process_resident_memory_bytes gauge\n"
                    "process_resident_memory_bytes %ld\n",
                    src->rss_bytes);
-}
-
-static long rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, rss = 0;
-    if (!f)
-        return -1;
-    if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-        rss = -1;
-    (void)fclose(f);
-    return rss < 0 ? -1 : rss * sysconf(_SC_PAGESIZE);
-}
-
-static void foreach_sweep(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx)
-{
-    ctrl_sweeper_foreach(sweeps, fn, ctx);
-}
-
-void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader)
-{
-    struct ctrl_metrics_controller mc, ms;
-    struct kube_client_stats st;
-    struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
-    if (sw) {
-        src.foreach_sweep = foreach_sweep;
-        src.sweeps = sw;
-        ctrl_sweeper_metrics_source(sw, &ms);
-        src.sweep = &ms;
-    }
-    if (ctrl) {
-        ctrl_controller_metrics_source(ctrl, &mc);
-        src.ctrl = &mc;
-    }
-    if (kc) {
-        kube_client_stats(kc, &st);
-        src.client = &st;
-    }
-    ctrl_metrics_format(&src, out);
 }

@@ -71,13 +71,6 @@ struct ctrl_metrics_source {
  * HELP and TYPE; the per-run families only have samples for runs in the cache. */
 void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out);
 
-struct ctrl_controller;
-struct ctrl_sweeper;
-/* /metrics of this process: the controller's numbers (ctrl NULL: none runs here), the sweeps in
- * sw's cache, kc's counters and the resident memory, formatted by ctrl_metrics_format. */
-void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader);
-
 /* For the cache transform: trims the summary of a BenchmarkRun status (status.summary) to the
  * keys the per-run series read, a few numbers per finished run. */
 void ctrl_metrics_trim_status(cJSON *status);

@@ -140,14 +140,14 @@ static void send_event(void *ctx, const char *key, const cJSON *sweep, const str
         ctrl_events_send(s->ev, "BenchmarkSweep", sweep, e);
 }
 
-/* A key the queue hands out: reconciled by the executor once both caches have synced (a partial
- * run cache would look like missing runs). */
+/* A key the queue hands out: reconciled by the executor once both caches have synced. */
 static void process(struct kube_queue *q, const char *key, void *ud)
 {
     struct ctrl_sweeper *s = ud;
     (void)q;
     if (!ctrl_sweeper_synced(s)) {
-        kube_queue_add_after(s->q, key, 200);
+        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
+        kube_queue_add_after(s->q, key, CTRL_SYNC_WAIT_MS);
         kube_queue_done(s->q, key);
         return;
     }
@@ -186,6 +186,7 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
                                 .objs = s->sweeps,
                                 .transform = ctrl_transform_sweep,
                                 .decide = decide,
+                                .status_events = ctrl_sweep_status_events,
                                 .send_event = send_event,
                                 .ctx = s};
     s->x = ctrl_exec_new(&env);

@@ -475,6 +475,26 @@ int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_even
     return n;
 }
 
+int ctrl_sweep_status_events(const cJSON *sweep, double now, struct ctrl_event *out, int max)
+{
+    const cJSON *st = util_jget(sweep, "status");
+    const char *done = bench_sweep_str(st, BSW_COMPLETION_TIME);
+    double at = done ? util_rfc3339_parse(done) : -1;
+    if (!api_phase_done(api_phase_parse(bench_sweep_str(st, BSW_PHASE))) || !(at > 0) ||
+        now - at > CTRL_EVENT_RESEND_S)
+        return 0;
+    /* the transition into the terminal phase: from the same status still Running at its step */
+    cJSON *before = util_must(cJSON_Duplicate(st, 1));
+    bench_sweep_set_str(before, BSW_PHASE, api_phase_name(API_PHASE_RUNNING));
+    cJSON *step = cJSON_GetArrayItem(bench_sweep_get(before, BSW_STEPS),
+                                     (int)bench_sweep_num(st, BSW_CURRENT_STEP, 0));
+    if (step)
+        bench_sweep_set_str(step, BSW_STEPS_PHASE, api_phase_name(API_PHASE_RUNNING));
+    int n = ctrl_sweep_events(before, st, out, max);
+    cJSON_Delete(before);
+    return n;
+}
+
 void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan)
 {
     cJSON_Delete(plan->status);

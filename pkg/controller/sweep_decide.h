@@ -72,5 +72,12 @@ void ctrl_sweep_plan_free(struct ctrl_sweep_plan *plan);
  * or SweepStopped, Warning SweepFailed, each with status.message. Sent under ctrl_event_name's
  * deterministic name, so a repeated transition creates its Event once. */
 int ctrl_sweep_events(const cJSON *old_st, const cJSON *new_st, struct ctrl_event *out, int max);
+/* The Events of the transition the status of sweep ended with (at most max into out; returns how
+ * many), as ctrl_sweep_events gave them then: at a terminal phase reached less than
+ * CTRL_EVENT_RESEND_S ago, the last step's StepCompleted or StepFailed and SweepSucceeded,
+ * SweepStopped or SweepFailed; else none. The executor sends them again after a restart (an
+ * operator killed between the status write and its Events); one sent already is answered 409
+ * AlreadyExists under its ctrl_event_name. */
+int ctrl_sweep_status_events(const cJSON *sweep, double now, struct ctrl_event *out, int max);
 
 #endif

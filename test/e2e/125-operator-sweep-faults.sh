@@ -9,6 +9,8 @@
 #     and all, under a second sweep's names while no operator runs, and a fresh operator analyses
 #     them without a fault; steps and analysis must be equal (run names aside);
 #   - the sweep controller's /metrics counters moved (conflicts, errors, writes, reconciles);
+#   - a run create refused for good (422) fails its sweep (CreateFailed, one SweepFailed Event)
+#     and is not tried again;
 #   - under ASan/UBSan (BUILD=build/asan) the operators' logs hold no sanitizer report.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
@@ -113,7 +115,9 @@ grep -q ": created BenchmarkRun $SW-s2-r0\"" "$TMP/operator2.log" ||
 # ---- 4. the faults were met, and counted -----------------------------------------------------------
 m1="$TMP/metrics1.txt" m2="$TMP/metrics2.txt"
 conf="$(metric "$m1" pgbench_operator_sweep_status_conflicts_total)"
-[ "$conf" -eq 2 ] || fail "sweep status conflicts: $conf, want 2: $(grep sweep_ "$m1")"
+[ "$conf" -ge 2 ] || fail "sweep status conflicts: $conf, want >= 2: $(grep sweep_ "$m1")"
+[ "$(metric "$m1" pgbench_operator_watch_restarts_total)" -ge 1 ] ||
+    fail "operator1's watches were not cut: $(grep watch_restarts "$m1")"
 err="$(metric "$m1" 'pgbench_operator_sweep_reconcile_total{result="error"}')"
 [ "$err" -ge 2 ] || fail "sweep reconcile errors: $err, want >= 2 (the 500s): $(grep sweep_ "$m1")"
 [ "$(metric "$m1" pgbench_operator_sweep_write_errors_total)" -ge 2 ] ||
@@ -165,6 +169,23 @@ assert a["analysis"] == b["analysis"], (a["analysis"], b["analysis"])
 assert a["analysis"]["verdict"] and a["analysis"]["peakTps"] > 0, a["analysis"]
 print(json.dumps(a["analysis"]))
 PY
+
+# ---- 6. a run the API server refuses for good (422) fails the sweep, not retried ------------------
+env_sim_fault '{"failNext": 1, "code": 422, "path": "/benchmarkruns", "method": "POST"}'
+sweep refused | env_apply
+wait_phase refused Failed 60
+[ "$(faults_left)" = 0 ] || fail "the 422 was not met"
+env_sim_fault '{"reset": true}'
+msg="$(env_kubectl get bsw refused -o jsonpath='{.status.message}')"
+[[ "$msg" == "creating BenchmarkRun refused-s0-r0: injected fault"* ]] || fail "refused: message: $msg"
+reason="$(env_kubectl get bsw refused -o jsonpath='{.status.conditions[?(@.type=="Failed")].reason}')"
+[ "$reason" = CreateFailed ] || fail "refused: condition reason $reason"
+sleep 2 # a retry with backoff would create the run by now
+[ -z "$(env_kubectl get br -l pgbench.dev/sweep=refused -o name)" ] || fail "refused: a run was created"
+env_wait_for "the SweepFailed Event" 20 sh -c "KUBECONFIG=$KUBECONFIG kubectl get events \
+    --field-selector involvedObject.name=refused,reason=SweepFailed -o name | grep -q ."
+n="$(env_kubectl get events --field-selector involvedObject.name=refused,reason=SweepFailed -o name | wc -l)"
+[ "$n" -eq 1 ] || fail "refused: $n SweepFailed Events"
 env_stop_operator
 if grep -l 'AddressSanitizer\|runtime error:\|LeakSanitizer' "$TMP"/operator*.log; then
     fail "sanitizer report in an operator's log"

@@ -33,6 +33,7 @@ const FIELD_LABELS = {
   'events.k8s.io/events': ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'regarding.apiVersion', 'reason', 'reportingController', 'type'],
   'core/secrets': ['type'],
   'core/namespaces': ['status.phase'],
+  'core/nodes': ['spec.unschedulable'],
   'batch/jobs': ['status.successful'],
   'core/persistentvolumeclaims': [],
 };
@@ -59,10 +60,16 @@ class Faults {
     this.retryAfter = null;
     this.delayMs = 0;
     this.watchDelays = {}; // resource plural -> ms: that resource's watch events arrive this late
+    this.refused = {}; // "409 PUT /apis/.../status" -> how many: what the clients met, injected or not
   }
 
   state() {
-    return { failNext: this.failNext, code: this.failCode, path: this.failPath, method: this.failMethod, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays) };
+    return { failNext: this.failNext, code: this.failCode, path: this.failPath, method: this.failMethod, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays), refused: Object.assign({}, this.refused) };
+  }
+
+  refusal(code, req) {
+    const key = `${code} ${req.method} ${new URL(req.url, 'http://x').pathname}`;
+    this.refused[key] = (this.refused[key] || 0) + 1;
   }
 
   watchDelay(plural) {
@@ -170,6 +177,7 @@ class SimServer {
 
   _fail(res, e) {
     if (e instanceof StoreError) {
+      this.faults.refusal(e.code, res.req);
       const h = {};
       if (e.retryAfter) h['Retry-After'] = String(e.retryAfter);
       this._send(res, e.code, e.status(), h);

@@ -196,6 +196,7 @@ static int setup_with(void **state, long base_ms, bool hook)
                                 .pods = c->pods,
                                 .events = c->events,
                                 .cfg = &c->ccfg,
+                                .status_events = hook ? NULL : ctrl_status_events,
                                 .send_event = send_event,
                                 .ctx = c};
     c->x = ctrl_exec_new(&env);

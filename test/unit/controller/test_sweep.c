@@ -646,11 +646,27 @@ static void test_events(void **state)
                              "Normal StepStarted: step 3/3 clients=4: run sw-s2-r0\n");
     ctrl_sweep_plan_free(&p);
 
+    /* still running: its status implies no Event to send again */
+    struct ctrl_event implied[CTRL_SWEEP_MAX_EVENTS];
+    assert_int_equal(ctrl_sweep_status_events(sw, NOW, implied, CTRL_SWEEP_MAX_EVENTS), 0);
+
     runs[2] = make_run("sw-s2-r0", "Succeeded", 300, 9, 0, 0);
     step(sw, runs, 3, &p);
     events_text(&p, got, sizeof(got));
     assert_non_null(strstr(got, "Normal StepCompleted: step 3/3 clients=4: 300.0 tps, p99 9.00 "
                                 "ms\nNormal SweepSucceeded: 3 steps: "));
+    /* the status that ends the sweep implies the same Events (same names: sent once), for an hour
+     */
+    int n = ctrl_sweep_status_events(sw, NOW + 10, implied, CTRL_SWEEP_MAX_EVENTS);
+    assert_int_equal(n, p.n_events);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(implied[i].warning, p.events[i].warning);
+        assert_string_equal(implied[i].reason, p.events[i].reason);
+        assert_string_equal(implied[i].message, p.events[i].message);
+    }
+    assert_int_equal(ctrl_sweep_status_events(sw, NOW + CTRL_EVENT_RESEND_S + 10, implied,
+                                              CTRL_SWEEP_MAX_EVENTS),
+                     0);
     ctrl_sweep_plan_free(&p);
 
     /* nothing changes any more: no Event twice */
