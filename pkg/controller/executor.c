@@ -48,6 +48,7 @@ struct ctrl_exec {
     struct expectation *expect; /* grows with a burst of creates, freed once all expired */
     int n_expect, cap_expect;
     struct ctrl_exec_stats stats;
+    struct ctrl_margin margin; /* the start barrier's, learned from the collected runs */
 };
 
 struct log_fetch;
@@ -696,6 +697,7 @@ static void rec_decide(struct rec *r)
     set_state(r, CTRL_EXEC_DECIDE);
     ctrl_plan_free(&r->plan);
     r->obs.now = util_wall_s();
+    r->obs.start_margin_ms = ctrl_margin_ms(&r->x->margin);
     if (r->error_set) {
         r->obs.error_reason = "CreateFailed";
         r->obs.error_message = r->error_message;
@@ -766,6 +768,13 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        if (r->plan.start_notice_s > 0) {
+            ctrl_margin_record(&x->margin, r->plan.start_notice_s);
+            log_info(COMP,
+                     "%s: the workers read the barrier %.3f s after the pods were ready; "
+                     "start margin now %ld ms",
+                     r->key, r->plan.start_notice_s, ctrl_margin_ms(&x->margin));
+        }
         /* The cache learns of this write from the watch, maybe only after the next reconcile
          * of the key has read the old object and written again into a 409. The answer is that
          * object already; the key is queued again as its watch event would have done. */
