@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A run's wall time, step by step (issue 31.3), and the goals of the simulated cluster.
 
-run-phases.py RESULT_JSON WATCH_LOG [--check]
+run-phases.py RUN RESULT_JSON WATCH_LOG... [--check]
+  RUN          the BenchmarkRun's name (the watch lines of it and its pods, RUN-*, are read)
   RESULT_JSON  the run's result ConfigMap's result.json (its timing.steps: each step from its own
                record, pkg/api/timing.h)
-  WATCH_LOG    test/lib/stamp-watch.py's lines for the run and its pods: when the API server
+  WATCH_LOG    test/lib/stamp-watch.py's lines (env_stamp_watch) of the runs and pods: when the API server
                published the last worker pod's Ready and the run's Succeeded, to the millisecond
 Prints each step in seconds after the apply with its source, then the goals:
   Succeeded within 1 s of the last worker's end (watch vs the runners' records);
@@ -25,14 +26,18 @@ def t(s):
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
-    check = "--check" in sys.argv[3:]
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    check = "--check" in sys.argv[1:]
+    run, doc = args[0], json.load(open(args[1]))
     steps = {s["step"]: s for s in doc["timing"]["steps"]}
     applied = t(steps["applied"]["at"])
     ready_watch, succeeded_watch = {}, None
-    for line in open(sys.argv[2]):
+    lines = [l for f in args[2:] for l in open(f)]
+    for line in lines:
         at, obj = line.split(" ", 1)
         o = json.loads(obj)
+        if o["name"] != run and not o["name"].startswith(run + "-"):
+            continue
         if o["kind"] == "Pod" and o["role"] == "run" and o["ready"] == "True":
             ready_watch.setdefault(o["name"], float(at))
         if o["kind"] == "BenchmarkRun" and o["phase"] == "Succeeded" and succeeded_watch is None:

@@ -9,6 +9,7 @@
  *   resultcm.c    the result ConfigMap; progress.c: live progress from the workers' log records
  *   phase.c       the phases and their names; sweep.c: the BenchmarkSweep controller
  *   metrics.c     /metrics; httpd.c: the probes server; leader.c: the Lease
+ *   margin.c      the start barrier's margin, learned from when the workers read it
  *   cmdline.c     the operator's flags
  *
  * Owns what the operator decides and writes: phases, conditions, Events, the children, their

@@ -13,15 +13,8 @@ env_start_pg
 SIM_DOWNWARD_DELAY_MS=50-1170 env_start_sim
 env_start_operator
 
-stamp() { # name kubectl-get-args...: their watch, stamped, into $TMP/name.watch
-    local name="$1"
-    shift
-    env_bg "$name" sh -c 'kubectl --kubeconfig "$0" get "$@" -w -o json | python3 "$ROOT/test/lib/stamp-watch.py"' \
-        "$KUBECONFIG" "$@" >/dev/null
-}
-export ROOT
-stamp br br
-stamp pods pods -l pgbench.dev/benchmarkrun
+env_stamp_watch br br
+env_stamp_watch pods pods -l pgbench.dev/benchmarkrun
 sleep 1
 
 for run in quick again; do
@@ -32,15 +25,8 @@ for run in quick again; do
     env_wait_phase "$run" Succeeded 90
     sleep 0.5 # the watches' last lines
     env_result_json "$run" >"$TMP/$run-result.json"
-    cat "$TMP/br.log" "$TMP/pods.log" | python3 -c '
-import json, sys
-run = sys.argv[1]
-for l in sys.stdin:
-    o = json.loads(l.split(" ", 1)[1])
-    if o["name"] == run or o["name"].startswith(run + "-"):
-        sys.stdout.write(l)' "$run" >"$TMP/$run.watch"
     echo "run $run:"
-    python3 "$ROOT/scripts/run-phases.py" "$TMP/$run-result.json" "$TMP/$run.watch" --check ||
+    python3 "$ROOT/scripts/run-phases.py" "$run" "$TMP/$run-result.json" "$TMP/br.log" "$TMP/pods.log" --check ||
         fail "run $run missed a goal (above)"
 done
 
