@@ -46,6 +46,13 @@ assert at["jobCreated"] - at["initSucceeded"] <= 1, at
 # the margin: the default before any run was measured (1.25 s + 80 ms)
 assert abs(at["barrier"] - at["allReady"] - 1.33) < 0.002, at
 PY
-grep -q 'default/quick: the workers read the barrier .* s after the pods were ready; start margin now' "$OP_LOG" ||
-    fail "the operator did not learn from run quick's workers"
+learned="$(sed -n 's/.*default\/quick: the workers read the barrier .* s after the pods were ready; start margin now \([0-9]*\) ms.*/\1/p' "$OP_LOG")"
+[ -n "$learned" ] || fail "the operator did not learn from run quick's workers"
+# run again's barrier is that margin after its pods were ready
+python3 -c 'import sys; from datetime import datetime as d
+p = lambda s: d.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+m = p(sys.argv[1]) - p(sys.argv[2])
+assert abs(m * 1000 - int(sys.argv[3])) < 2, (m, sys.argv[3])' \
+    "$(env_status again .status.startAt)" "$(env_status again .status.readyAt)" "$learned" ||
+    fail "run again did not use the margin learned from run quick ($learned ms)"
 pass "phases measured in the result ConfigMap; Succeeded within 1 s of the end, pgbench within 1.5 s of Ready, no worker late"
