@@ -31,7 +31,7 @@ def main():
     run, doc = args[0], json.load(open(args[1]))
     steps = {s["step"]: s for s in doc["timing"]["steps"]}
     applied = t(steps["applied"]["at"])
-    ready_watch, succeeded_watch = {}, None
+    ready_watch, done_watch, succeeded_watch = {}, {}, None
     lines = [l for f in args[2:] for l in open(f)]
     for line in lines:
         at, obj = line.split(" ", 1)
@@ -40,12 +40,17 @@ def main():
             continue
         if o["kind"] == "Pod" and o["role"] == "run" and o["ready"] == "True":
             ready_watch.setdefault(o["name"], float(at))
+        if o["kind"] == "Pod" and o["role"] == "run" and o["phase"] in ("Succeeded", "Failed"):
+            done_watch.setdefault(o["name"], float(at))
         if o["kind"] == "BenchmarkRun" and o["phase"] == "Succeeded" and succeeded_watch is None:
             succeeded_watch = float(at)
     rows = [(s["step"], t(s["at"]), s["source"]) for s in doc["timing"]["steps"]]
     if ready_watch:
         rows.append(("lastPodReady", max(ready_watch.values()),
                      "the last worker pod's Ready=True, as a watch saw it (1 ms)"))
+    if done_watch:
+        rows.append(("lastPodTerminated", max(done_watch.values()),
+                     "the last worker pod's phase Succeeded/Failed, as a watch saw it (1 ms)"))
     if succeeded_watch:
         rows.append(("succeeded", succeeded_watch, "status.phase Succeeded, as a watch saw it (1 ms)"))
     rows.sort(key=lambda r: r[1])
