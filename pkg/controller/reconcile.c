@@ -1374,7 +1374,8 @@ static void end_collecting(struct dctx *d, struct api_worker *w, int n, const cJ
 }
 
 /* The result ConfigMap's "timing" (pkg/api/timing.h) in agg, and the slowest worker's notice
- * delay, status.readyAt to its read of the barrier, for the margin's learning (margin.h). */
+ * delay, status.readyAt to its read of the barrier, for the margin's learning (margin.h): of the
+ * workers whose runner was waiting when the barrier was published. */
 static void add_timing(struct dctx *d, cJSON *agg, const cJSON *const *results, int n)
 {
     const struct ctrl_observed *o = d->obs;
@@ -1392,10 +1393,17 @@ static void add_timing(struct dctx *d, cJSON *agg, const cJSON *const *results, 
         .now = o->now,
     };
     (void)bench_put(agg, BK_TIMING, api_run_timing(&in));
+    /* a runner that started after readyAt (a replaced pod) found the barrier in its file's first
+     * contents: its read says nothing of the kubelet's refresh */
     double ready = util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
-    double seen = bench_num(agg, BK_WINDOW_SEEN_SECONDS);
-    if (ready > 0 && api_status_start_at(d->st) > 0 && isfinite(seen))
-        d->plan->start_notice_s = api_status_start_at(d->st) + seen - ready;
+    double barrier = api_status_start_at(d->st);
+    for (int i = 0; i < n && ready > 0 && barrier > 0; i++) {
+        double seen = bench_num(results[i], BK_WINDOW_SEEN_SECONDS);
+        const char *started = cJSON_GetStringValue(bench_get(results[i], BK_START_TIME));
+        double t0 = util_rfc3339_parse(started);
+        if (isfinite(seen) && t0 > 0 && t0 < ready)
+            d->plan->start_notice_s = fmax(d->plan->start_notice_s, barrier + seen - ready);
+    }
 }
 
 /* The results read: the status gets the aggregate, the result ConfigMap is planned, the checks

@@ -512,6 +512,7 @@ static void test_collecting_timing(void **state)
         cJSON_AddNumberToObject(w, "lateSeconds", late[i]);
         cJSON_AddNumberToObject(w, "endSeconds", end[i]);
         cJSON_AddNumberToObject(w, "seenSeconds", seen[i]);
+        cJSON_AddStringToObject(o.results[i], "startTime", "2027-01-15T08:00:02.500Z");
     }
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
@@ -545,6 +546,13 @@ static void test_collecting_timing(void **state)
     assert_float_equal(timing_step(doc, "initSucceeded", src, sizeof(src)), -1, 0);
     assert_null(util_jget(p.status, "timing")); /* the ConfigMap's only */
     cJSON_Delete(doc);
+    ctrl_plan_free(&p);
+    /* worker 1's runner started after readyAt (a replaced pod): its file held the barrier from
+     * the start, which says nothing of the kubelet's refresh; worker 0's read counts */
+    cJSON_ReplaceItemInObject(o.results[1], "startTime",
+                              cJSON_CreateString("2027-01-15T08:00:04.000Z"));
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_float_equal(p.start_notice_s, 0.43, 1e-6);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
         cJSON_Delete(o.results[i]);
