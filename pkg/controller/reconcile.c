@@ -970,6 +970,8 @@ static void publish_start(struct dctx *d)
     d->plan->n_annotate = n;
 }
 
+static void decide_collecting(struct dctx *d);
+
 static void decide_running(struct dctx *d)
 {
     const struct api_spec *s = &d->spec;
@@ -978,9 +980,17 @@ static void decide_running(struct dctx *d)
         start_running(d); /* restart after status was written but before the Job was */
         return;
     }
-    /* every worker's pod Succeeded: its results are there, without waiting for the Job
-     * controller's Complete */
-    if (ctrl_job_finished(job) || pods_succeeded(d->obs, "run", s->workers)) {
+    if (pods_succeeded(d->obs, "run", s->workers)) {
+        /* every worker's pod Succeeded: their results are read now, in this reconcile, without
+         * waiting for the Job controller's Complete or writing Collecting first (its Event is
+         * the one a Succeeded status implies) */
+        set_phase(d, API_PHASE_COLLECTING);
+        set_message(d, CTRL_COLLECTING_MESSAGE);
+        event(d, false, api_phase_name(API_PHASE_COLLECTING), "%s", CTRL_COLLECTING_MESSAGE);
+        decide_collecting(d);
+        return;
+    }
+    if (ctrl_job_finished(job)) {
         set_phase(d, API_PHASE_COLLECTING);
         set_message(d, CTRL_COLLECTING_MESSAGE);
         d->plan->requeue_ms = 1; /* at once */

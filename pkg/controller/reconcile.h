@@ -27,9 +27,10 @@
  *                 into status.hpaTimeline every few seconds. Every progress interval the
  *                 running workers' log tails are read (CTRL_NEED_PROGRESS): status.progress and,
  *                 while a worker retries its target, condition TargetUnreachable (also during
- *                 Initializing, for the init pod). The run Job finished, or every worker
- *                 index has a Succeeded pod (the Job controller marks the Job Complete later)
- *                 -> Collecting.
+ *                 Initializing, for the init pod). The run Job finished -> Collecting. Every
+ *                 worker index has a Succeeded pod (the Job controller marks the Job Complete
+ *                 later): the results are read and the run ends in this reconcile, as
+ *                 Collecting would (its Event sent, its status never written).
  *   Collecting    The caches may disagree: a Job watch can be ahead of the pod watch. So when a
  *                 worker's cached pod has not terminated (or is missing), its pods are read from
  *                 the API server first; a pod still running is waited for (requeue), up to

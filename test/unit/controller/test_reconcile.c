@@ -405,7 +405,8 @@ static void test_collecting_success(void **state)
 }
 
 /* Issue 31.3: every worker's pod Succeeded while the Job controller has not yet marked the Job
- * Complete: Collecting at once. A failed worker pod waits for the Job's verdict. */
+ * Complete: the results are read and the run ends at once. A failed worker pod waits for the
+ * Job's verdict. */
 static void test_running_pods_succeeded(void **state)
 {
     (void)state;
@@ -432,10 +433,26 @@ static void test_running_pods_succeeded(void **state)
     p1 = pod_with("b1-run-1-def", 1, 0, NULL);
     o.pods[1] = p1;
     o.n_pods = 2;
+    /* the results are read at once, then the run ends in the same reconcile: Running ->
+     * Succeeded, with the Collecting Event a Succeeded status implies */
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_string_equal(phase(&p), "Collecting");
-    assert_int_equal(p.requeue_ms, 1);
+    assert_int_equal(p.needs, CTRL_NEED_RESULTS);
+    assert_int_equal(p.n_logs, 2);
+    assert_null(p.status);
     ctrl_plan_free(&p);
+    o.results_fetched = true;
+    o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
+    o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_non_null(p.result_cm);
+    assert_int_equal(p.n_events, 2);
+    assert_string_equal(p.events[0].reason, "Collecting");
+    assert_string_equal(p.events[0].message, CTRL_COLLECTING_MESSAGE);
+    assert_string_equal(p.events[1].reason, "Succeeded");
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(o.results[i]);
     cJSON_Delete(p0);
     cJSON_Delete(p1);
     cJSON_Delete(job);
