@@ -169,6 +169,12 @@ static void set_phase(struct dctx *d, enum api_phase phase)
 {
     if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
+    /* readyAt serves the run while it goes (the margin's learning, the result's timing, which
+     * keeps it as allReady); an ended run's describe stays as short as before */
+    const cJSON *ready = cJSON_GetObjectItemCaseSensitive(d->st, API_STATUS_READY_AT);
+    if ((phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) && ready &&
+        !cJSON_IsNull(ready))
+        util_jset(d->st, API_STATUS_READY_AT, cJSON_CreateNull());
     util_jset_str(d->st, "phase", api_phase_name(phase));
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(phase));
 }

@@ -562,6 +562,8 @@ static void test_collecting_timing(void **state)
                         "allReady");
     assert_float_equal(timing_step(doc, "initSucceeded", src, sizeof(src)), -1, 0);
     assert_null(util_jget(p.status, "timing")); /* the ConfigMap's only */
+    /* readyAt goes with the run's end (null: the merge patch removes it), kept in the timing */
+    assert_true(cJSON_IsNull(util_jget(p.status, "readyAt")));
     cJSON_Delete(doc);
     ctrl_plan_free(&p);
     /* worker 1's runner started after readyAt (a replaced pod): its file held the barrier from
