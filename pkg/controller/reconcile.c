@@ -17,6 +17,7 @@
 #include "pkg/api/phase.h"
 #include "pkg/api/placement.h"
 #include "pkg/api/spec.h"
+#include "pkg/api/timing.h"
 #include "pkg/util/clock.h"
 
 int ctrl_pod_index(const cJSON *pod)
@@ -171,6 +172,12 @@ static void set_phase(struct dctx *d, enum api_phase phase)
         ctrl_progress_end_init(d->st);
     if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
+    /* readyAt serves the run while it goes (the margin's learning, the result's timing, which
+     * keeps it as allReady); an ended run's describe stays as short as before */
+    const cJSON *ready = cJSON_GetObjectItemCaseSensitive(d->st, API_STATUS_READY_AT);
+    if ((phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) && ready &&
+        !cJSON_IsNull(ready))
+        util_jset(d->st, API_STATUS_READY_AT, cJSON_CreateNull());
     util_jset_str(d->st, "phase", api_phase_name(phase));
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(phase));
 }
@@ -291,10 +298,9 @@ static void start_running(struct dctx *d)
     /* the same words on a re-entry (a restart, a Job missing from the cache): the Running Event
      * is named after them */
     char msg[256];
-    (void)snprintf(
-        msg, sizeof(msg), "%d worker%s start together once %s ready (%.0f ms after the last)",
-        s->workers, s->workers == 1 ? "" : "s",
-        s->workers == 1 ? "its pod is" : "all their pods are", (double)CTRL_START_MARGIN_MS);
+    (void)snprintf(msg, sizeof(msg), "%d worker%s start together once %s ready", s->workers,
+                   s->workers == 1 ? "" : "s",
+                   s->workers == 1 ? "its pod is" : "all their pods are");
     cond(d, "Running", "True", "Started", msg);
     if (api_status_start_at(d->st) <= 0)
         set_message(d, msg);
@@ -362,6 +368,19 @@ static const cJSON *terminated_state(const cJSON *pod)
             return t;
     }
     return NULL;
+}
+
+/* True when every index below n (-1 with n = 1: any pod of the role) has a pod of role that
+ * Succeeded (every container exited 0): its Job is complete, whether or not the Job controller has
+ * said so yet (its status update follows the pod's). */
+static bool pods_succeeded(const struct ctrl_observed *obs, const char *role, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *ph = util_jstr(find_pod(obs, role, n > 1 ? i : -1), "status.phase");
+        if (!ph || strcmp(ph, "Succeeded") != 0)
+            return false;
+    }
+    return n > 0;
 }
 
 static void fill_worker(struct api_worker *w, int index, const cJSON *pod)
@@ -804,6 +823,8 @@ static void decide_initializing(struct dctx *d)
         return;
     }
     const char *fin = ctrl_job_finished(job);
+    if (!fin && pods_succeeded(d->obs, "init", 1))
+        fin = "Complete"; /* the pod's success: no need to wait for the Job controller's */
     if (!fin) {
         double since = util_rfc3339_parse(util_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
@@ -905,19 +926,23 @@ static bool workers_ready(const struct dctx *d)
     return n == d->spec.workers;
 }
 
-/* The start barrier (level-triggered): once every worker index has a Ready pod, startAt = now +
- * CTRL_START_MARGIN_MS (RFC 3339, milliseconds) goes into status, and (after the status write,
- * plan.annotate) onto every run pod as API_START_ANNOTATION, which the runners read through
- * their downwardAPI file. A published time is never replaced: pods without it (the rest after a
- * restart, a replacement pod) get the same value; a pod that has one keeps it. */
+/* The start barrier (level-triggered): once every worker index has a Ready pod, readyAt = now
+ * and startAt = now + the margin (obs.start_margin_ms, learned by margin.h; RFC 3339,
+ * milliseconds) go into status, and (after the status write, plan.annotate) startAt onto every
+ * run pod as API_START_ANNOTATION, which the runners read through their downwardAPI file. A
+ * published time is never replaced: pods without it (the rest after a restart, a replacement
+ * pod) get the same value; a pod that has one keeps it. */
 static void publish_start(struct dctx *d)
 {
-    char at[40];
+    char at[40], ready[40];
     const char *pub = published_start(d);
     if (!pub) {
         if (!workers_ready(d))
             return; /* a pod that becomes ready brings the run back (its watch event) */
-        util_rfc3339(d->obs->now + CTRL_START_MARGIN_MS / 1000.0, 3, at, sizeof(at));
+        long margin = d->obs->start_margin_ms > 0 ? d->obs->start_margin_ms : ctrl_margin_ms(NULL);
+        util_rfc3339(d->obs->now + (double)margin / 1000.0, 3, at, sizeof(at));
+        util_rfc3339(d->obs->now, 3, ready, sizeof(ready));
+        util_jset_str(d->st, API_STATUS_READY_AT, ready);
         pub = at;
     }
     (void)snprintf(d->plan->start_at, sizeof(d->plan->start_at), "%s", pub);
@@ -925,8 +950,14 @@ static void publish_start(struct dctx *d)
     if (!cur || strcmp(cur, d->plan->start_at) != 0) {
         char msg[256];
         util_jset_str(d->st, "startAt", d->plan->start_at);
-        (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
-                       d->spec.workers == 1 ? "" : "s", d->plan->start_at);
+        double margin = util_rfc3339_parse(d->plan->start_at) -
+                        util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
+        size_t l =
+            (size_t)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
+                             d->spec.workers == 1 ? "" : "s", d->plan->start_at);
+        if (margin > 0 && margin < 3600 && l < sizeof(msg))
+            (void)snprintf(msg + l, sizeof(msg) - l, ", %.3f s after the last pod was ready",
+                           margin);
         /* the Running condition keeps its message: the Running Event is named after it */
         set_message(d, msg);
     }
@@ -989,12 +1020,24 @@ static void check_placement(struct dctx *d)
          avoidable ? API_PLACEMENT_SHARED : API_PLACEMENT_NO_OTHER_NODE, full);
 }
 
+static void decide_collecting(struct dctx *d);
+
 static void decide_running(struct dctx *d)
 {
     const struct api_spec *s = &d->spec;
     const cJSON *job = d->obs->run_job;
     if (!job) {
         start_running(d); /* restart after status was written but before the Job was */
+        return;
+    }
+    if (pods_succeeded(d->obs, "run", s->workers)) {
+        /* every worker's pod Succeeded: their results are read now, in this reconcile, without
+         * waiting for the Job controller's Complete or writing Collecting first (its Event is
+         * the one a Succeeded status implies) */
+        set_phase(d, API_PHASE_COLLECTING);
+        set_message(d, CTRL_COLLECTING_MESSAGE);
+        event(d, false, api_phase_name(API_PHASE_COLLECTING), "%s", CTRL_COLLECTING_MESSAGE);
+        decide_collecting(d);
         return;
     }
     if (ctrl_job_finished(job)) {
@@ -1390,6 +1433,39 @@ static void end_collecting(struct dctx *d, struct api_worker *w, int n, const cJ
     }
 }
 
+/* The result ConfigMap's "timing" (pkg/api/timing.h) in agg, and the slowest worker's notice
+ * delay, status.readyAt to its read of the barrier, for the margin's learning (margin.h): of the
+ * workers whose runner was waiting when the barrier was published. */
+static void add_timing(struct dctx *d, cJSON *agg, const cJSON *const *results, int n)
+{
+    const struct ctrl_observed *o = d->obs;
+    if (!agg)
+        return;
+    struct api_timing_in in = {
+        .br = o->br,
+        .status = d->st,
+        .init_job = o->init_job,
+        .run_job = o->run_job,
+        .pods = o->pods,
+        .n_pods = o->n_pods,
+        .results = results,
+        .n_results = n,
+        .now = o->now,
+    };
+    (void)bench_put(agg, BK_TIMING, api_run_timing(&in));
+    /* a runner that started after readyAt (a replaced pod) found the barrier in its file's first
+     * contents: its read says nothing of the kubelet's refresh */
+    double ready = util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
+    double barrier = api_status_start_at(d->st);
+    for (int i = 0; i < n && ready > 0 && barrier > 0; i++) {
+        double seen = bench_num(results[i], BK_WINDOW_SEEN_SECONDS);
+        const char *started = cJSON_GetStringValue(bench_get(results[i], BK_START_TIME));
+        double t0 = util_rfc3339_parse(started);
+        if (isfinite(seen) && t0 > 0 && t0 < ready)
+            d->plan->start_notice_s = fmax(d->plan->start_notice_s, barrier + seen - ready);
+    }
+}
+
 /* The results read: the status gets the aggregate, the result ConfigMap is planned, the checks
  * run, and the run ends. */
 static void conclude(struct dctx *d, struct api_worker *w, int n)
@@ -1412,6 +1488,7 @@ static void conclude(struct dctx *d, struct api_worker *w, int n)
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
     bool bounded = bench_aggregate_bounded(agg);
     api_status_set_results(d->st, agg, w, n);
+    add_timing(d, agg, results, n);
     result_configmap(d, agg, results, n);
     check_skew(d, agg);
     bool detail_missing = check_detail(d, w, n, bounded);

@@ -223,6 +223,16 @@ env_bg() {
     echo "$!"
 }
 
+# env_stamp_watch NAME KUBECTL_GET_ARGS...: `kubectl get ARGS -w -o json` in the background, each
+# object stamped with its arrival time (test/lib/stamp-watch.py) into $TMP/NAME.log; stopped at
+# exit. The objects' own timestamps have whole seconds; these have milliseconds.
+env_stamp_watch() {
+    local name="$1"
+    shift
+    env_bg "$name" sh -c '"${KUBECTL:-kubectl}" --kubeconfig "$0" get "$@" -w -o json |
+        python3 "'"$ROOT"'/test/lib/stamp-watch.py"' "$KUBECONFIG" "$@" >/dev/null
+}
+
 # env_crds: what an install gives the operator: the CRDs (crds/*.yaml) applied and, after
 # env_start_pg, the Secret pg-pass (key password) with the test database's password unless it
 # exists. env_start_operator does it first; a test without an operator yet calls it itself.
