@@ -32,7 +32,7 @@ cat >"$TMP/driver.js" <<'JS'
 // Creates BenchmarkRuns through the API and watches run Jobs appear (loopback HTTPS).
 const fs = require('fs');
 const https = require('https');
-const [kubeconfig, runs, samples, opPid, simPid] = process.argv.slice(2);
+const [kubeconfig, runs, samples, opPid, simPid, opUrl] = process.argv.slice(2);
 function cpuSeconds(pid) { // utime + stime
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
@@ -132,6 +132,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     last = r;
   }
   const rss = rssKiB(), anon = memKiB('RssAnon'), file = memKiB('RssFile');
+  const metrics = await (await fetch(`${opUrl}/metrics`)).text();
+  const cachedKiB = {};
+  for (const m of metrics.matchAll(/cached_bytes\{resource="(\w+)"\} (\d+)/g)) cachedKiB[m[1]] = Number(m[2]) / 1024;
   // 2. latency, one CR at a time, with the 1,000 runs still there
   const lat = [];
   for (let i = 0; i < Number(samples); i++) {
@@ -142,12 +145,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     lat.push(t - s);
   }
   console.log(JSON.stringify({ runs: n, applySeconds: (tApplied - t0) / 1000, allJobsSeconds: tAll / 1000,
-    rssKiB: rss, rssAnonKiB: anon, rssFileKiB: file, operatorCpuSeconds: cpu[0], simCpuSeconds: cpu[1], latencyP50Ms: pct(lat, 50), latencyP99Ms: pct(lat, 99), latencyMaxMs: Math.max(...lat), samples: lat.length }));
+    rssKiB: rss, rssAnonKiB: anon, rssFileKiB: file, cachedKiB, operatorCpuSeconds: cpu[0], simCpuSeconds: cpu[1], latencyP50Ms: pct(lat, 50), latencyP99Ms: pct(lat, 99), latencyMaxMs: Math.max(...lat), samples: lat.length }));
   process.exit(0);
 })().catch((e) => { console.error(e); process.exit(1); });
 JS
 
-node "$TMP/driver.js" "$KUBECONFIG" "$RUNS" "$SAMPLES" "$OP_PID" "$SIM_PID" >"$TMP/result.json" ||
+node "$TMP/driver.js" "$KUBECONFIG" "$RUNS" "$SAMPLES" "$OP_PID" "$SIM_PID" "$OP_URL" >"$TMP/result.json" ||
     { tail -20 "$OP_LOG" >&2; fail "the driver failed"; }
 python3 - "$TMP/result.json" <<'PY'
 import json, sys
@@ -158,6 +161,8 @@ print("operator: RSS with %d BenchmarkRuns + their Jobs and Pods: %.2f MiB (targ
       % (r["runs"], mib, mark(mib <= 8)))
 print("operator:   of which heap and stacks (RssAnon) %.2f MiB, shared-library pages (RssFile) %.2f MiB"
       % (r["rssAnonKiB"] / 1024, r["rssFileKiB"] / 1024))
+print("operator:   the informer caches hold %s" % ", ".join(
+    "%s %.2f MiB" % (k, v / 1024) for k, v in sorted(r["cachedKiB"].items())))
 print("operator: CR created -> run Job created: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d runs (target p99 <= 20 ms) %s"
       % (r["latencyP50Ms"], r["latencyP99Ms"], r["latencyMaxMs"], r["samples"], mark(r["latencyP99Ms"] <= 20)))
 print("operator: %d BenchmarkRuns applied at once: all run Jobs created after %.2f s (applying took %.2f s; target <= 10 s) %s"

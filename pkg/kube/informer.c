@@ -37,12 +37,14 @@ struct kube_informer {
     struct kube_watch *watch;
     struct kube__map cache; /* key -> struct cached */
     struct kube__map index; /* index value -> struct keyset */
+    size_t bytes;           /* what the cached entries hold (kube_informer_bytes) */
     bool synced;
 };
 
 struct cached {
     const char *rv, *uid, *index; /* "" when absent; point into data */
     const char *text;             /* the object, unformatted JSON */
+    size_t size;                  /* of this allocation */
     char data[];                  /* rv \0 uid \0 index \0 text \0 */
 };
 
@@ -69,6 +71,7 @@ static struct cached *cached_new(const struct kube_informer *inf, const cJSON *o
     size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, li = strnlen(ix, sizeof(ix) - 1);
     size_t lt = strlen(text);
     struct cached *o = util_xmalloc(sizeof(*o) + lr + lu + li + lt + 4);
+    o->size = sizeof(*o) + lr + lu + li + lt + 4;
     char *p = o->data;
     o->rv = memcpy(p, rv ? rv : "", lr + 1);
     p += lr + 1;
@@ -125,9 +128,13 @@ static void index_remove(struct kube_informer *inf, const char *key, const struc
         keyset_free(kube__map_del(&inf->index, o->index));
 }
 
+/* A relist's new cache: its index, and its size */
 static void index_one(const char *key, void *val, void *ud)
 {
-    index_add(ud, key, val);
+    struct kube_informer *inf = ud;
+    const struct cached *o = val;
+    index_add(inf, key, o);
+    inf->bytes += o->size;
 }
 
 /* The cache's only writers (besides a relist's swap): both keep the index in step, and return the
@@ -135,17 +142,22 @@ static void index_one(const char *key, void *val, void *ud)
 static struct cached *cache_put(struct kube_informer *inf, const char *key, struct cached *o)
 {
     struct cached *old = kube__map_put(&inf->cache, key, o);
-    if (old)
+    if (old) {
         index_remove(inf, key, old);
+        inf->bytes -= old->size;
+    }
     index_add(inf, key, o);
+    inf->bytes += o->size;
     return old;
 }
 
 static struct cached *cache_del(struct kube_informer *inf, const char *key)
 {
     struct cached *old = kube__map_del(&inf->cache, key);
-    if (old)
+    if (old) {
         index_remove(inf, key, old);
+        inf->bytes -= old->size;
+    }
     return old;
 }
 
@@ -237,6 +249,7 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
     struct kube__map old = inf->cache;
     inf->cache = fresh;
     kube__map_clear(&inf->index, keyset_free);
+    inf->bytes = 0;
     kube__map_foreach(&inf->cache, index_one, inf);
     struct relist_ctx x = {inf, &inf->cache};
     kube__map_foreach(&old, emit_deleted, &x);
@@ -420,6 +433,11 @@ void kube_informer_foreach_indexed(const struct kube_informer *inf, const char *
 size_t kube_informer_count(const struct kube_informer *inf)
 {
     return inf->cache.count;
+}
+
+size_t kube_informer_bytes(const struct kube_informer *inf)
+{
+    return inf->bytes;
 }
 
 int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev_rv)
