@@ -76,7 +76,12 @@ struct rec {
         int index;
     } pf[API_MAX_WORKERS]; /* FETCH: progress reads in flight, by plan.progress entry */
     int action;            /* ACTIONS: next plan.actions entry */
-    int ann;               /* ANNOTATE: next plan.annotate pod */
+    int ann;               /* ANNOTATE: patches in flight */
+    bool ann_failed;       /* ANNOTATE: one of them failed: retry the reconcile */
+    struct ann_patch {
+        struct rec *r;
+        int k;
+    } ap[API_MAX_WORKERS]; /* ANNOTATE: the patches, by plan.annotate entry */
     bool error_set;
     char error_message[600];
 };
@@ -112,7 +117,7 @@ static void rec_decide(struct rec *r);
 static void rec_execute(struct rec *r);
 static void rec_next_action(struct rec *r);
 static void start_actions(struct rec *r);
-static void next_annotation(struct rec *r);
+static void start_annotations(struct rec *r);
 static void lf_free_all(struct rec *r);
 
 static void rec_free(struct rec *r)
@@ -797,7 +802,6 @@ static void on_status_written(struct kube_result *res, void *ud)
 }
 
 static void send_events(struct rec *r);
-static void annotate_pod(struct rec *r);
 static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len);
 static void expect_add(struct ctrl_exec *x, const char *key);
 
@@ -922,7 +926,7 @@ static void rec_next_action(struct rec *r)
         return;
     }
     set_state(r, CTRL_EXEC_ANNOTATE);
-    next_annotation(r);
+    start_annotations(r);
 }
 
 /* STATUS is done (or there was none): the plan's creates and deletes. */
@@ -932,52 +936,65 @@ static void start_actions(struct rec *r)
     rec_next_action(r);
 }
 
-/* The next pod of plan.annotate; after the last, EVENTS and DONE. */
-static void next_annotation(struct rec *r)
+static int annotate_pod(struct rec *r, int k);
+
+/* Every pod of plan.annotate at once (a run's workers wait for the last one: one patch after
+ * another took 64 x a round trip, past the barrier's margin); once all are answered, EVENTS and
+ * DONE. */
+static void start_annotations(struct rec *r)
 {
-    if (r->ann < r->plan.n_annotate) {
-        annotate_pod(r);
-        return;
+    r->ann = 0;
+    r->ann_failed = false;
+    for (int k = 0; k < r->plan.n_annotate && k < API_MAX_WORKERS; k++) {
+        int rc = annotate_pod(r, k);
+        if (rc == 0) {
+            r->ann++;
+            continue;
+        }
+        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
+        r->ann_failed = true;
+        break;
     }
-    send_events(r);
-    rec_finish(r, false);
+    if (r->ann == 0) {
+        send_events(r);
+        rec_finish(r, r->ann_failed);
+    }
 }
 
 static void on_annotated(struct kube_result *res, void *ud)
 {
-    struct rec *r = ud;
+    struct ann_patch *ap = ud;
+    struct rec *r = ap->r;
     struct ctrl_exec *x = r->x;
-    const char *pod = r->plan.annotate[r->ann].pod;
-    if (kube_ok(&res->status) || res->status.http == 404) { /* a pod gone needs no start */
-        if (kube_ok(&res->status))
-            log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
-        r->ann++;
-        next_annotation(r);
-        return;
+    const char *pod = r->plan.annotate[ap->k].pod;
+    if (kube_ok(&res->status)) {
+        log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
+    } else if (res->status.http != 404) { /* a pod gone needs no start */
+        x->stats.write_errors++;
+        log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
+                 res->status.reason, res->status.message);
+        r->ann_failed = true;
     }
-    x->stats.write_errors++;
-    log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
-             res->status.reason, res->status.message);
+    if (--r->ann > 0)
+        return;
     send_events(r);
-    rec_finish(r, true);
+    rec_finish(r, r->ann_failed);
 }
 
-/* Publishes the start barrier on the next pod of plan.annotate: a merge patch of its
- * API_START_ANNOTATION (the same value for every pod of the run). */
-static void annotate_pod(struct rec *r)
+/* Publishes the start barrier on pod k of plan.annotate: a merge patch of its
+ * API_START_ANNOTATION (the same value for every pod of the run). 0 or -errno (not sent). */
+static int annotate_pod(struct rec *r, int k)
 {
     cJSON *patch = util_must(cJSON_CreateObject());
     cJSON *ann = util_must(cJSON_CreateObject());
     util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
     util_jset(util_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
-    int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann].pod,
-                        KUBE_PATCH_MERGE, patch, &o, on_annotated, r);
+    r->ap[k] = (struct ann_patch){.r = r, .k = k};
+    int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[k].pod, KUBE_PATCH_MERGE,
+                        patch, &o, on_annotated, &r->ap[k]);
     cJSON_Delete(patch);
-    if (rc) {
-        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
-        rec_finish(r, true);
-    }
+    return rc;
 }
 
 /* The plan's Events, and before them those the observed status records but this process has
