@@ -25,53 +25,55 @@ env_br_yaml many 'pgbench: {init: {scale: 1}, run: {clients: 64, threads: 1, dur
     'workers: 64' 'cleanupPolicy: Keep' | env_apply
 
 progress_reads() { grep -c '^sim: GET /api/v1/namespaces/default/pods/many-run-[^/]*/log?.*tailLines=64&limitBytes=' "$SIM_LOG" || true; }
-samples=()
-last_time=""
-last_reads=0
-per_interval_max=0
-sample() { # while Running: each new status.progress, and the log reads since the one before
-    local out phase ptime reads
-    out="$(env_kubectl get br many -o json)"
-    phase="$(python3 -c 'import json,sys; print(json.load(sys.stdin)["status"].get("phase",""))' <<<"$out")"
-    ptime="$(python3 -c 'import json,sys; print((json.load(sys.stdin)["status"].get("progress") or {}).get("time",""))' <<<"$out")"
-    if [ "$phase" = Running ] && [ -n "$ptime" ] && [ "$ptime" != "$last_time" ]; then
-        reads="$(progress_reads)"
-        [ -z "$last_time" ] || [ $((reads - last_reads)) -le "$per_interval_max" ] ||
-            per_interval_max=$((reads - last_reads))
-        last_time="$ptime" last_reads="$reads"
-        samples+=("$(python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["status"]["progress"]))' <<<"$out")")
-    fi
-    case "$phase" in Succeeded | Failed) return 0 ;; *) return 1 ;; esac
-}
-ENV_POLL=0.3 env_wait_for "the 64-worker run to end" 300 sample
-env_wait_phase many Succeeded 1
+# every version of the run as it changes (a poll misses most of them on a loaded machine)
+env_kubectl get br many -w -o json >"$TMP/watch.json" 2>/dev/null &
+_env_pids+=("$!")
+env_wait_phase many Succeeded 300
 read -r hwm1 anon1 <<<"$(mem)"
 
-[ "${#samples[@]}" -ge 3 ] || fail "status.progress seen ${#samples[@]} times while Running: ${samples[*]:-none}"
 reads="$(progress_reads)"
 pods_read="$(grep -o '^sim: GET /api/v1/namespaces/default/pods/many-run-[^/]*/log?.*tailLines=64&limitBytes=' "$SIM_LOG" |
     sed 's#.*/pods/\([^/]*\)/log.*#\1#' | sort -u | wc -l)"
-echo "progress: ${#samples[@]} updates seen, $reads log reads in all, at most $per_interval_max between two updates, $pods_read distinct pods read"
-# between two updates of status.progress one interval's reads (8), or two when an interval changed
-# nothing (no write): never all 64
-[ "$per_interval_max" -le 16 ] || fail "$per_interval_max log reads between two progress updates (at most 8 per interval)"
-[ "$pods_read" -ge 24 ] || fail "the sample did not rotate: only $pods_read pods' logs read"
-
 env_kubectl get br many -o json >"$TMP/br.json"
 env_kubectl get configmap many-result -o json >"$TMP/cm.json"
 mkdir -p "$TMP/w"
 for pod in $(env_kubectl get pods -l pgbench.dev/benchmarkrun=many,pgbench.dev/role=run -o name); do
     env_kubectl logs "$pod" | tail -1 >"$TMP/w/$(basename "$pod").json"
 done
-printf '%s\n' "${samples[@]}" >"$TMP/samples.jsonl"
-python3 - "$TMP/br.json" "$TMP/cm.json" "$TMP/samples.jsonl" "$TMP"/w/*.json <<'PY' || fail "64-worker result"
+python3 - "$TMP/br.json" "$TMP/cm.json" "$TMP/watch.json" "$reads" "$pods_read" "$INTERVAL" "$TMP"/w/*.json <<'PY' || fail "64-worker result"
 import json, sys
+from datetime import datetime
 br = json.load(open(sys.argv[1]))
-cm_text = open(sys.argv[2]).read()
-cm = json.loads(cm_text)
-samples = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
-workers = [json.loads(open(f).read()) for f in sys.argv[4:]]
+cm = json.load(open(sys.argv[2]))
+text, versions, at = open(sys.argv[3]).read(), [], 0
+dec = json.JSONDecoder()
+while True:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at >= len(text):
+        break
+    o, at = dec.raw_decode(text, at)
+    versions.append(o)
+reads, pods_read, interval = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+workers = [json.loads(open(f).read()) for f in sys.argv[7:]]
 assert len(workers) == 64, len(workers)
+samples = []
+for v in versions:
+    p = v.get("status", {}).get("progress")
+    if v.get("status", {}).get("phase") == "Running" and p and (not samples or samples[-1] != p):
+        samples.append(p)
+assert len(samples) >= 3, "status.progress seen %d times while Running: %s" % (len(samples), samples)
+# the reads: at most 8 per interval from the init's end to the run's end (all 64 every interval
+# would be 8 times that), and the sample rotated over the workers
+def t(s):
+    return datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ").timestamp()
+conds = {c["type"]: c for c in br["status"]["conditions"]}
+span = t(br["status"]["completionTime"]) - t(conds["Initialized"]["lastTransitionTime"])
+bound = 8 * (int(span / interval) + 2)
+print("progress: %d versions of status.progress while Running; %d log reads in %.0f s (at most %d: 8 per %d s), %d distinct pods"
+      % (len(samples), reads, span, bound, interval, pods_read))
+assert reads <= bound, (reads, bound)
+assert pods_read >= 24, "the sample did not rotate: only %d pods' logs read" % pods_read
 # every progress read while 9 or more workers ran: a sample of 8, marked, tps scaled
 marked = [p for p in samples if p.get("extrapolated")]
 assert marked, samples
