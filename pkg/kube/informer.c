@@ -46,6 +46,7 @@ struct codec {
     size_t dict_len;
     unsigned char *out; /* deflate's scratch output */
     size_t out_cap;
+    bool refreshed; /* codec_refresh has run */
 };
 
 struct kube_informer {
@@ -152,17 +153,12 @@ static const char *object_uid(const cJSON *obj)
     return cJSON_IsString(uid) ? uid->valuestring : NULL;
 }
 
-static struct cached *cached_new(struct kube_informer *inf, const cJSON *obj)
+/* An entry of text (lt bytes) with its resourceVersion, uid and index value (each may be NULL). */
+static struct cached *cached_make(struct kube_informer *inf, const char *rv, const char *uid,
+                                  const char *ix, const char *text, size_t lt)
 {
-    char *text = util_must(cJSON_PrintUnformatted(obj));
-    char ix[KEY_MAX] = "";
-    if (inf->h.index && !inf->h.index(obj, ix, sizeof(ix), inf->ud))
-        ix[0] = '\0';
-    const char *rv = kube__object_rv(obj), *uid = object_uid(obj);
-    size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, li = strnlen(ix, sizeof(ix) - 1);
-    size_t lt = strlen(text);
+    size_t lr = rv ? strlen(rv) : 0, lu = uid ? strlen(uid) : 0, li = ix ? strlen(ix) : 0;
     size_t lz = codec_deflate(&inf->z, text, lt);
-    free(text);
     struct cached *o = util_xmalloc(sizeof(*o) + lr + lu + li + lz + 3);
     o->size = sizeof(*o) + lr + lu + li + lz + 3;
     o->zlen = lz;
@@ -172,11 +168,71 @@ static struct cached *cached_new(struct kube_informer *inf, const cJSON *obj)
     p += lr + 1;
     o->uid = memcpy(p, uid ? uid : "", lu + 1);
     p += lu + 1;
-    o->index = memcpy(p, ix, li);
-    p[li] = '\0';
+    o->index = memcpy(p, ix ? ix : "", li + 1);
     p += li + 1;
     o->z = memcpy(p, inf->z.out, lz);
     return o;
+}
+
+static struct cached *cached_new(struct kube_informer *inf, const cJSON *obj)
+{
+    char *text = util_must(cJSON_PrintUnformatted(obj));
+    char ix[KEY_MAX] = "";
+    if (inf->h.index && !inf->h.index(obj, ix, sizeof(ix), inf->ud))
+        ix[0] = '\0';
+    ix[sizeof(ix) - 1] = '\0';
+    struct cached *o =
+        cached_make(inf, kube__object_rv(obj), object_uid(obj), ix, text, strlen(text));
+    free(text);
+    return o;
+}
+
+/* The dictionary again, once: the first object an informer caches is often its least typical
+ * (created, no status yet), so when the cache first holds Z_DICT_REFRESH objects the one just
+ * written becomes the dictionary and every entry is deflated again (a few dozen: cheap). Called
+ * once no entry of the old dictionary is held outside the cache (after a write's callbacks). */
+#define Z_DICT_REFRESH 64
+
+struct recode {
+    struct kube_informer *inf;
+    char **keys, **texts;
+    size_t n;
+};
+
+static void recode_collect(const char *key, void *val, void *ud)
+{
+    struct recode *rc = ud;
+    rc->keys[rc->n] = util_xstrdup(key);
+    rc->texts[rc->n] = codec_inflate(&rc->inf->z, val);
+    rc->n++;
+}
+
+static void codec_refresh(struct kube_informer *inf, const struct cached *from)
+{
+    if (inf->z.refreshed || inf->cache.count < Z_DICT_REFRESH || !from)
+        return;
+    struct codec *z = &inf->z;
+    size_t n = inf->cache.count;
+    struct recode rc = {inf, util_xcalloc(n + 1, sizeof(char *)),
+                        util_xcalloc(n + 1, sizeof(char *)), 0};
+    char *dict = codec_inflate(z, from);
+    kube__map_foreach(&inf->cache, recode_collect, &rc);
+    free(z->dict);
+    z->dict_len = strlen(dict) < Z_DICT_MAX ? strlen(dict) : Z_DICT_MAX;
+    z->dict = (unsigned char *)dict; /* its first dict_len bytes */
+    z->refreshed = true;
+    for (size_t i = 0; i < rc.n; i++) {
+        struct cached *old = kube__map_get(&inf->cache, rc.keys[i]);
+        struct cached *o =
+            cached_make(inf, old->rv, old->uid, old->index, rc.texts[i], strlen(rc.texts[i]));
+        inf->bytes += o->size;
+        inf->bytes -= old->size;
+        free(kube__map_put(&inf->cache, rc.keys[i], o)); /* same key: the index is unchanged */
+        free(rc.keys[i]);
+        free(rc.texts[i]);
+    }
+    free(rc.keys);
+    free(rc.texts);
 }
 
 static void keyset_free(void *v)
@@ -371,10 +427,12 @@ static void inf_on_list(cJSON *items, const char *rv, void *ud)
         if (!prev->rv[0] || !b || strcmp(prev->rv, b) != 0)
             emit_update(inf, prev, order[i]);
     }
+    kube__map_clear(&old, free);
+    if (k > 0 && kube__object_key(order[k - 1], key, sizeof(key)) >= 0)
+        codec_refresh(inf, kube__map_get(&inf->cache, key));
     for (int i = 0; i < k; i++)
         cJSON_Delete(order[i]);
     free(order);
-    kube__map_clear(&old, free);
     inf->synced = true;
     if (inf->h.on_synced)
         inf->h.on_synced(inf->ud);
@@ -425,6 +483,7 @@ static void inf_on_event(enum kube_event_type type, cJSON *obj, void *ud)
         inf->h.on_add(obj, inf->ud);
     free(old);
     cJSON_Delete(obj);
+    codec_refresh(inf, kube__map_get(&inf->cache, key));
 }
 
 int kube_informer_new_opts(struct kube_client *c, const struct kube_resource *r, const char *ns,
@@ -554,6 +613,7 @@ int kube_informer_assume(struct kube_informer *inf, cJSON *obj, const char *prev
     }
     free(cache_put(inf, key, cached_new(inf, obj)));
     cJSON_Delete(obj);
+    codec_refresh(inf, kube__map_get(&inf->cache, key));
     return 0;
 }
 
