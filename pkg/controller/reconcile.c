@@ -1077,9 +1077,14 @@ static void requeue_within(struct dctx *d, long ms)
 
 /* The workers' progress records just fetched: status.progress, condition TargetUnreachable
  * while a worker retries its target, and status.message. */
+static int running_workers(const struct dctx *d, const char *role, int workers,
+                           struct ctrl_fetch_log *out);
+
 static void progress_apply(struct dctx *d, const char *role, int workers)
 {
-    if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
+    int running = running_workers(d, role, workers, NULL);
+    int read = running < CTRL_PROGRESS_SAMPLE ? running : CTRL_PROGRESS_SAMPLE;
+    if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, read, running, d->obs->now))
         ctrl_progress_display(d->st);
     char msg[900];
     const cJSON *c = api_cond_get(d->st, API_COND_TARGET_UNREACHABLE);
@@ -1108,11 +1113,10 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     }
 }
 
-/* The log tails to fetch: one per running pod of the phase, into the plan (none when no pod
- * runs yet). */
-static void progress_plan(struct dctx *d, const char *role, int workers)
+/* The running pods of the phase, in worker order, into out (NULL: only counted). */
+static int running_workers(const struct dctx *d, const char *role, int workers,
+                           struct ctrl_fetch_log *out)
 {
-    struct ctrl_fetch_log *logs = util_xcalloc((size_t)workers, sizeof(*logs));
     int n = 0;
     for (int i = 0; i < workers; i++) {
         const cJSON *pod = find_pod(d->obs, role, workers > 1 || strcmp(role, "run") == 0 ? i : -1);
@@ -1120,24 +1124,43 @@ static void progress_plan(struct dctx *d, const char *role, int workers)
         const char *name = pod ? util_jstr(pod, "metadata.name") : NULL;
         if (!ph || !name || strcmp(ph, "Running") != 0)
             continue;
-        logs[n].index = i;
-        (void)snprintf(logs[n].pod, sizeof(logs[n].pod), "%s", name);
+        if (out) {
+            out[n].index = i;
+            (void)snprintf(out[n].pod, sizeof(out[n].pod), "%s", name);
+        }
         n++;
     }
+    return n;
+}
+
+/* The log tails to fetch into the plan: the running pods of the phase, at most
+ * CTRL_PROGRESS_SAMPLE of them, a block that rotates with the interval (none when no pod runs
+ * yet). */
+static void progress_plan(struct dctx *d, const char *role, int workers)
+{
+    struct ctrl_fetch_log *running = util_xcalloc((size_t)workers, sizeof(*running));
+    int n = running_workers(d, role, workers, running);
     if (n == 0) { /* a pod that starts running brings the run back (its watch event) */
-        free(logs);
+        free(running);
         return;
     }
+    int take = n < CTRL_PROGRESS_SAMPLE ? n : CTRL_PROGRESS_SAMPLE;
+    int from = ctrl_progress_sample_start(n, d->obs->now, d->obs->cfg->progress_interval_s);
+    struct ctrl_fetch_log *logs = util_xcalloc((size_t)take, sizeof(*logs));
+    for (int k = 0; k < take; k++)
+        logs[k] = running[(from + k) % n];
+    free(running);
     free(d->plan->progress);
     d->plan->progress = logs;
-    d->plan->n_progress = n;
+    d->plan->n_progress = take;
     d->plan->needs |= CTRL_NEED_PROGRESS;
 }
 
 /* While the pods of a phase run, every progress interval: the tails of their logs give
  * status.progress (the workers' last progress records, summed) and condition TargetUnreachable
  * while a worker retries its target (its wait records). A log tail is read at most once per
- * worker per interval, bounded by tailLines and limitBytes, and only of running pods. */
+ * worker per interval, bounded by tailLines and limitBytes, and only of running pods; at most
+ * CTRL_PROGRESS_SAMPLE of them per interval (a rotating sample, extrapolated). */
 static void follow_progress(struct dctx *d, const char *role, int workers)
 {
     long every = d->obs->cfg->progress_interval_s;
