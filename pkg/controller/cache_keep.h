@@ -11,6 +11,7 @@ static const char *const ctrl_keep_run_live[] = {
     "observedGeneration",
     "startedGeneration",
     "startTime",
+    "readyAt",
     "startAt",
     "conditions",
     "hpaTimeline",
