@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/runner/runner.h"
 #include "pkg/bench/argv.h"
 #include "pkg/bench/fields.h"
 #include "pkg/util/clock.h"

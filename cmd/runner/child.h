@@ -10,12 +10,18 @@
 #ifndef PGBO_RUNNER_CHILD_H
 #define PGBO_RUNNER_CHILD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
 
 #include "pkg/util/buf.h"
+
+/* Set to the signal number by the early SIGTERM/SIGINT handler (before the libuv loop takes the
+ * signals over), so that blocking waits can stop and a result is still printed (output.c
+ * defines it; the child driver hands it to the loop once it runs). */
+extern volatile sig_atomic_t runner_stop_signal;
 
 struct child;
 /* stream: 1 = stdout, 2 = stderr. data is valid during the call only. */

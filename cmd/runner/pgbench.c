@@ -557,6 +557,8 @@ struct pgrun_ctx {
     double rtt_ms;
     struct bench_txlog *tl;   /* -l logs -> histogram, read every second while the run goes on */
     struct rusage ru0, self0; /* the children's and the runner's CPU when pgbench started */
+    struct util_sched sched;  /* pgbench's threads' scheduler times, last read (sched_at) */
+    double sched_at;
     uv_timer_t txtimer;
     struct bench_pgbench_run_opts ro; /* its scripts point into ra */
     struct barrier barrier;
@@ -753,10 +755,22 @@ static void pgrun_on_data(struct child_drive *d, int stream, const char *data, s
     }
 }
 
+/* pgbench's threads' scheduler times, kept from the last read while it runs (its /proc entries go
+ * with it). */
+static void sample_sched(struct pgrun_ctx *r)
+{
+    struct util_sched s;
+    if (r->c.drive.child.running && util_sched_read("/proc", r->c.drive.child.pid, &s) == 0) {
+        r->sched = s;
+        r->sched_at = util_wall_s();
+    }
+}
+
 static void on_txtimer(uv_timer_t *t)
 {
     struct pgrun_ctx *r = t->data;
     (void)txstream_poll(&r->ts, false);
+    sample_sched(r);
 }
 
 static void pgrun_on_start(struct child_drive *d)
@@ -959,6 +973,16 @@ static cJSON *client_json(const struct pgrun_ctx *r)
     util_jset(o, bench_key(BK_CLIENT_CPU_BUSY_PCT),
               run > 0 ? cJSON_CreateNumber(round(cpu / (run * cpus) * 1000.0) / 10.0)
                       : cJSON_CreateNull());
+    /* the threads' time from the spawn to the last read: on a CPU, or runnable and waiting */
+    double span = r->sched.tasks * (r->sched_at - d->start);
+    bool sched = r->sched.tasks > 0 && span >= 0.5;
+    util_jset(o, bench_key(BK_CLIENT_CPU_DEMAND_PCT),
+              sched ? cJSON_CreateNumber(fmin(
+                          100.0, round((r->sched.run_s + r->sched.wait_s) / span * 1000.0) / 10.0))
+                    : cJSON_CreateNull());
+    util_jset(o, bench_key(BK_CLIENT_CPU_WAIT_PCT),
+              sched ? cJSON_CreateNumber(fmin(100.0, round(r->sched.wait_s / span * 1000.0) / 10.0))
+                    : cJSON_CreateNull());
     util_jset_num(o, bench_key(BK_CLIENT_THREADS), r->ro.threads);
     util_jset_num(o, bench_key(BK_CLIENT_CLIENTS), r->ro.clients);
     util_jset(o, bench_key(BK_CLIENT_TLS), cJSON_CreateBool(r->tls));

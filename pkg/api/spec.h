@@ -21,6 +21,12 @@
 
 enum api_workload { API_WL_PGBENCH, API_WL_FIO };
 
+/* spec.placement.mode: spread the workers over nodes (a topologySpreadConstraint on
+ * kubernetes.io/hostname, maxSkew 1, ScheduleAnyway), pack them on one (a preferred podAffinity
+ * to each other), or only the user's constraints. */
+enum api_placement { API_PLACE_SPREAD, API_PLACE_PACK, API_PLACE_CUSTOM };
+#define API_MAX_SPREAD_CONSTRAINTS 8
+
 struct api_script {
     const char *configmap; /* ConfigMap name */
     const char *key;       /* key inside it, also the file name */
@@ -103,6 +109,11 @@ struct api_spec {
     /* diagnostics */
     bool wait_events, server_settings, replica_lag;
     int replica_timeout_s;
+
+    /* spec.placement (docs/spec.md): where the run Job's worker pods go */
+    enum api_placement placement;
+    const cJSON *spread_constraints; /* with API_PLACE_CUSTOM: NULL or the user's
+                                        topologySpreadConstraints (an array, checked) */
 
     const char *image; /* NULL = the operator's --runner-image */
     const char *pull_policy;

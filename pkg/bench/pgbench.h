@@ -344,8 +344,6 @@ void bench_pgbench_result_free(struct bench_pgbench_result *r);
  * are truncated. Returns 0, or -EINVAL for a stream other than the two. */
 int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
                        size_t len);
-/* Feeds one complete line (without or with its trailing newline) of stdout. */
-void bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len);
 /* Flushes partial lines of both streams. Call once after the child exited. */
 void bench_pgbench_finish(struct bench_pgbench_result *r);
 /* One-shot: new + feed(STDOUT, text) + finish. The caller frees the result (never NULL). */

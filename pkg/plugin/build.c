@@ -70,7 +70,7 @@ static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *
         util_must(cJSON_AddNumberToObject(spec, "workers", c->workers));
     if (c->n_node_selector > 0) {
         cJSON *ns = add_obj(add_obj(spec, "podTemplate"), "nodeSelector");
-        for (int i = 0; i < c->n_node_selector; i++) {
+        for (size_t i = 0; i < c->n_node_selector; i++) {
             const char *kv = c->node_selector[i], *eq = strchr(kv, '=');
             if (!eq || eq == kv)
                 return util_errf(err, errlen, "--node-selector \"%s\": expected KEY=VALUE", kv);

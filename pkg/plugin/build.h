@@ -21,7 +21,7 @@ struct plugin_common_opts {
     const char *ns;                                  /* metadata.namespace (required) */
     int workers;                                     /* 0: spec default */
     const char *node_selector[PLUGIN_MAX_SELECTORS]; /* "key=value" */
-    int n_node_selector;
+    size_t n_node_selector;
     long ttl_s;          /* -1: spec default */
     long timeout_s;      /* 0: spec default */
     const char *image;   /* NULL: the operator's */

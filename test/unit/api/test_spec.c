@@ -38,6 +38,8 @@ static void test_defaults(void **state)
     assert_string_equal(s.database, "app"); /* libpq's default: the user name */
     assert_string_equal(s.user, "app");
     assert_string_equal(s.password_secret, "pw");
+    assert_int_equal(s.placement, API_PLACE_SPREAD); /* spec.placement's default */
+    assert_null(s.spread_constraints);
     assert_string_equal(s.password_key, "password");
     assert_string_equal(s.ssl_mode, "prefer");
     assert_int_equal(s.workers, 1);
@@ -261,6 +263,34 @@ static const struct bad bad_specs[] = {
      "spec.podTemplate.securityContext: runner pods must not run as root"},
     {"{" TARGET "," RUN ",\"diagnostics\":{\"waitEvents\":\"yes\"}}",
      "spec.diagnostics.waitEvents: must be true or false"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"scatter\"}}",
+     "spec.placement.mode: \"scatter\" is not one of"},
+    {"{" TARGET "," RUN ",\"placement\":{\"topologySpreadConstraints\":[]}}",
+     "spec.placement.topologySpreadConstraints: only with mode custom"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":"
+     "[{\"maxSkew\":1,\"topologyKey\":\"z\"}]}}",
+     "spec.placement.topologySpreadConstraints[0]: maxSkew, topologyKey and whenUnsatisfiable "
+     "are required"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":"
+     "[{\"maxSkew\":0,\"topologyKey\":\"z\",\"whenUnsatisfiable\":\"DoNotSchedule\"}]}}",
+     "spec.placement.topologySpreadConstraints[0].maxSkew: must be between 1 and"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":"
+     "[{\"maxSkew\":1,\"topologyKey\":\"z\",\"whenUnsatisfiable\":\"ScheduleAnyway\","
+     "\"minDomains\":2}]}}",
+     "spec.placement.topologySpreadConstraints[0].minDomains: only with whenUnsatisfiable "
+     "DoNotSchedule"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":"
+     "[{\"maxSkew\":1,\"topologyKey\":\"z\",\"whenUnsatisfiable\":\"Maybe\"}]}}",
+     "spec.placement.topologySpreadConstraints[0].whenUnsatisfiable: \"Maybe\" is not one of"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":"
+     "[{\"maxSkew\":1,\"topologyKey\":\"z\",\"whenUnsatisfiable\":\"DoNotSchedule\","
+     "\"nodeAffinityPolicy\":\"Honor\"}]}}",
+     "spec.placement.topologySpreadConstraints[0].nodeAffinityPolicy: unknown field"},
+    {"{" TARGET "," RUN ",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":"
+     "[{\"maxSkew\":1,\"topologyKey\":\"z\",\"whenUnsatisfiable\":\"DoNotSchedule\"},"
+     "{\"maxSkew\":2,\"topologyKey\":\"z\",\"whenUnsatisfiable\":\"DoNotSchedule\"}]}}",
+     "spec.placement.topologySpreadConstraints[1]: the same topologyKey z and "
+     "whenUnsatisfiable DoNotSchedule as [0]"},
     {"null", "spec: required"},
 };
 
