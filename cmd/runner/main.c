@@ -99,7 +99,7 @@ static void usage(FILE *f)
         "  %s\n"
         "\n"
         "environment: BENCH_START_AT (Unix time barrier), else BENCH_START_AT_FILE (a file read\n"
-        "  every 100 ms until it holds the barrier, RFC 3339 or Unix time), BENCH_DEADLINE_AT\n"
+        "  every 20 ms until it holds the barrier, RFC 3339 or Unix time), BENCH_DEADLINE_AT\n"
         "  (Unix time: pgbench run stops there, partial result), JOB_COMPLETION_INDEX (worker),\n"
         "  BENCH_TERMINATION_LOG (compact summary path, default /dev/termination-log), PGBENCH, "
         "FIO\n"

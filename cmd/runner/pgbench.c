@@ -138,6 +138,7 @@ struct barrier {
     struct child_drive *drive;
     uv_timer_t timer;
     double at;              /* the start time, 0 = none */
+    double seen;            /* when it was read from BENCH_START_AT_FILE, 0 = not from there */
     const char *start_file; /* BENCH_START_AT_FILE while it is polled, else NULL */
     bool never;             /* the deadline came before the start time did */
 };
@@ -201,6 +202,7 @@ static void on_start_poll(uv_timer_t *t)
         return;
     double when = start_file_read(b->start_file);
     if (when > 0) {
+        b->seen = util_wall_s();
         barrier_arm(b, when, b->start_file);
         b->start_file = NULL;
         return;
@@ -234,12 +236,14 @@ static void barrier_begin(struct barrier *b, struct child_drive *d)
     if (when > 0) {
         barrier_arm(b, when, "BENCH_START_AT");
     } else if (file && *file) {
-        /* BENCH_START_POLL_MS: how often the file is read (default 100) */
+        /* BENCH_START_POLL_MS: how often the file is read (default 20: the operator's start
+         * margin counts it) */
         const char *e = getenv("BENCH_START_POLL_MS");
-        long ms = e && *e ? strtol(e, NULL, 10) : 100;
+        long ms = e && *e ? strtol(e, NULL, 10) : BENCH_START_POLL_MS;
         b->start_file = file;
         log_info("runner", "waiting for the start time in %s", file);
-        (void)uv_timer_start(&b->timer, on_start_poll, 0, (uint64_t)(ms > 0 ? ms : 100));
+        (void)uv_timer_start(&b->timer, on_start_poll, 0,
+                             (uint64_t)(ms > 0 ? ms : BENCH_START_POLL_MS));
     } else {
         (void)uv_timer_start(&b->timer, on_barrier, 0, 0);
     }
@@ -868,7 +872,7 @@ static void pgrun_collect(struct pgrun_ctx *r)
                              &r->ro);
     bench_result_add_txlog(c->result, r->tl, r->ra.warmup_s);
     if (d->started)
-        bench_result_add_window(c->result, r->barrier.at, d->start, d->end);
+        bench_result_add_window(c->result, r->barrier.at, r->barrier.seen, d->start, d->end);
 }
 
 /* Report: why the run is not complete, in the result's errors. */

@@ -461,7 +461,7 @@ static cJSON *window_span(double a, double b, bool ordered)
     return util_must(known ? cJSON_CreateNumber(round((b - a) * 1e3) / 1e3) : cJSON_CreateNull());
 }
 
-void bench_result_add_window(cJSON *result, double barrier, double start, double end)
+void bench_result_add_window(cJSON *result, double barrier, double seen, double start, double end)
 {
     if (!(barrier > 0))
         return;
@@ -470,6 +470,8 @@ void bench_result_add_window(cJSON *result, double barrier, double start, double
     put_time(w, bench_key(BK_WINDOW_BARRIER), barrier);
     put_item(w, bench_key(BK_WINDOW_LATE_SECONDS), window_span(barrier, start, false));
     put_item(w, bench_key(BK_WINDOW_END_SECONDS), window_span(barrier, end, false));
+    if (seen > 0)
+        put_item(w, bench_key(BK_WINDOW_SEEN_SECONDS), window_span(barrier, seen, false));
     put_item(w, bench_key(BK_WINDOW_SECONDS), window_span(start, end, true));
 }
 

@@ -82,8 +82,9 @@ struct bench_init_outcome {
  * "initialization of scale 50 failed". */
 void bench_result_add_init(cJSON *result, const struct bench_init_outcome *o);
 /* Adds "window": the start barrier (Unix seconds; nothing is added when it is 0: no barrier)
- * and when the child really started and ended, as seconds after it. */
-void bench_result_add_window(cJSON *result, double barrier, double start, double end);
+ * and when the child really started and ended, as seconds after it; seen (0: not recorded) is
+ * when the runner read the barrier (window.seenSeconds). */
+void bench_result_add_window(cJSON *result, double barrier, double seen, double start, double end);
 /* Appends a message to "errors" (truncated to BENCH_PGBENCH_MAX_ERROR_LEN bytes). */
 void bench_result_add_error(cJSON *result, const char *msg);
 /* Attaches a diagnostics section at its row of the contract table: BK_WAIT_EVENTS, BK_SERVER,

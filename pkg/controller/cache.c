@@ -18,12 +18,23 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
 {
     (void)ud;
     static const char *const top[] = {"metadata", "spec", "status", NULL};
-    static const char *const meta[] = {
-        "name", "namespace", "uid", "generation", "resourceVersion", "deletionTimestamp", NULL};
+    /* creationTimestamp: the apply, the first step of the result's timing (pkg/api/timing.h),
+     * until the run ends */
+    static const char *const meta[] = {"name",
+                                       "namespace",
+                                       "uid",
+                                       "generation",
+                                       "resourceVersion",
+                                       "deletionTimestamp",
+                                       "creationTimestamp",
+                                       NULL};
     util_jkeep_keys(obj, top);
-    util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), meta);
+    cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    util_jkeep_keys(md, meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     enum api_phase phase = api_phase_parse(util_jstr(st, "phase"));
+    if (phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED)
+        cJSON_DeleteItemFromObjectCaseSensitive(md, "creationTimestamp");
     if (phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) {
         /* results are never read again by the controller; status writes are merge patches */
         static const char *const keep[] = {"phase",
@@ -38,9 +49,17 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     } else {
         /* the rest is written once at a transition, never read back by a decision; the live
          * progress is read back (when it was last read, whether it changed) */
-        static const char *const keep[] = {
-            "phase",     "observedGeneration", "startedGeneration", "conditions", "startAt",
-            "startTime", "hpaTimeline",        "summary",           "progress",   NULL};
+        static const char *const keep[] = {"phase",
+                                           "observedGeneration",
+                                           "startedGeneration",
+                                           "conditions",
+                                           "startAt",
+                                           "startTime",
+                                           "hpaTimeline",
+                                           "summary",
+                                           "progress",
+                                           API_STATUS_READY_AT,
+                                           NULL};
         util_jkeep_keys(st, keep);
     }
     /* of the results, only the few numbers /metrics shows per run, and the verdict's class */
@@ -59,7 +78,11 @@ void ctrl_transform_job(cJSON *obj, void *ud)
     static const char *const top[] = {"metadata", "spec", "status", NULL};
     util_jkeep_keys(obj, top);
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    util_jkeep_keys(md, meta_keys);
+    static const char *const job_meta[] = {
+        "name",        "namespace",         "resourceVersion",   "labels",
+        "annotations", "deletionTimestamp", "creationTimestamp", /* the result's timing */
+        NULL};
+    util_jkeep_keys(md, job_meta);
     static const char *const labels[] = {API_LABEL_RUN, API_LABEL_ROLE, NULL};
     static const char *const ann[] = {CTRL_SPEC_ANNOTATION, NULL};
     keep_label_keys(cJSON_GetObjectItemCaseSensitive(md, "labels"), labels);
@@ -110,7 +133,9 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
     util_jkeep_keys(st, status);
     static const char *const cs_keys[] = {"state", NULL};
     static const char *const state_keys[] = {"terminated", "waiting", NULL};
-    static const char *const term_keys[] = {"exitCode", "reason", "message", NULL};
+    /* startedAt, finishedAt: the result's timing (pkg/api/timing.h) */
+    static const char *const term_keys[] = {"exitCode",  "reason",     "message",
+                                            "startedAt", "finishedAt", NULL};
     static const char *const why_keys[] = {"reason", "message", NULL};
     cJSON *cs;
     cJSON_ArrayForEach(cs, cJSON_GetObjectItemCaseSensitive(st, "containerStatuses"))
@@ -122,15 +147,20 @@ void ctrl_transform_pod(cJSON *obj, void *ud)
         util_jkeep_keys(cJSON_GetObjectItemCaseSensitive(state, "waiting"), why_keys);
     }
     /* of the conditions only an unscheduled pod's PodScheduled says why a worker does not start,
-     * and Ready when the workers start together (its type and status) */
+     * a scheduled one's when (the result's timing), and Ready when the workers start together
+     * (its type and status) */
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(st, "conditions");
     static const char *const cond_keys[] = {"type", "status", "reason", "message", NULL};
+    static const char *const sched_keys[] = {"type", "status", "lastTransitionTime", NULL};
     static const char *const ready_keys[] = {"type", "status", NULL};
     for (int i = cJSON_GetArraySize(conds) - 1; i >= 0; i--) {
         cJSON *c = cJSON_GetArrayItem(conds, i);
         const char *type = util_jstr(c, "type"), *cstatus = util_jstr(c, "status");
-        if (type && strcmp(type, "PodScheduled") == 0 && cstatus && strcmp(cstatus, "False") == 0)
+        bool sched = type && strcmp(type, "PodScheduled") == 0;
+        if (sched && cstatus && strcmp(cstatus, "False") == 0)
             util_jkeep_keys(c, cond_keys);
+        else if (sched && cstatus && strcmp(cstatus, "True") == 0)
+            util_jkeep_keys(c, sched_keys);
         else if (type && strcmp(type, "Ready") == 0)
             util_jkeep_keys(c, ready_keys);
         else

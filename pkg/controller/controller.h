@@ -7,6 +7,7 @@
  *   cache.c       what the informers keep of each object; events.c: the Event sender
  *   progress.c    live progress from the workers' log records
  *   metrics.c     /metrics' families and format; httpd.c: the probes server; leader.c: the Lease
+ *   margin.c      the start barrier's margin, learned from when the workers read it
  *   cmdline.c     the operator's flags
  *
  * Owns when and why the operator writes: reconciles, phases and conditions decided, Events,

@@ -48,6 +48,7 @@ struct ctrl_exec {
     struct expectation *expect; /* grows with a burst of creates, freed once all expired */
     int n_expect, cap_expect;
     struct ctrl_exec_stats stats;
+    struct ctrl_margin margin; /* the start barrier's, learned from the collected runs */
 };
 
 struct log_fetch;
@@ -77,7 +78,12 @@ struct rec {
         int index;
     } pf[API_MAX_WORKERS]; /* FETCH: progress reads in flight, by plan.progress entry */
     int action;            /* ACTIONS: next plan.actions entry */
-    int ann;               /* ANNOTATE: next plan.annotate pod */
+    int ann;               /* ANNOTATE: patches not answered yet */
+    bool ann_failed;       /* ANNOTATE: one was refused or not sent: the reconcile ends in error */
+    struct ann_req {
+        struct rec *r;
+        int i;
+    } * anns; /* ANNOTATE: one per plan.annotate pod, the context of its patch */
     bool error_set;
     char error_message[600];
 };
@@ -113,7 +119,7 @@ static void rec_decide(struct rec *r);
 static void rec_execute(struct rec *r);
 static void rec_next_action(struct rec *r);
 static void start_actions(struct rec *r);
-static void next_annotation(struct rec *r);
+static void start_annotations(struct rec *r);
 static void lf_free_all(struct rec *r);
 
 static void rec_free(struct rec *r)
@@ -140,6 +146,7 @@ static void rec_free(struct rec *r)
     }
     free(r->obs.progress);
     cJSON_Delete(r->node_list);
+    free(r->anns);
     ctrl_plan_free(&r->plan);
     free(r);
 }
@@ -756,6 +763,7 @@ static void rec_decide(struct rec *r)
     ctrl_plan_free(&r->plan);
     memset(&r->plan, 0, sizeof(r->plan));
     r->obs.now = util_wall_s();
+    r->obs.start_margin_ms = ctrl_margin_ms(&r->x->margin);
     if (r->error_set) {
         r->obs.error_reason = "CreateFailed";
         r->obs.error_message = r->error_message;
@@ -831,6 +839,13 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        if (r->plan.start_notice_s > 0) {
+            ctrl_margin_record(&x->margin, r->plan.start_notice_s);
+            log_info(COMP,
+                     "%s: the workers read the barrier %.3f s after the pods were ready; "
+                     "start margin now %ld ms",
+                     r->key, r->plan.start_notice_s, ctrl_margin_ms(&x->margin));
+        }
         /* The cache learns of this write from the watch, maybe only after the next reconcile
          * of the key has read the old object and written again into a 409. The answer is that
          * object already; the key is queued again as its watch event would have done. */
@@ -866,7 +881,6 @@ static void on_status_written(struct kube_result *res, void *ud)
 }
 
 static void send_events(struct rec *r);
-static void annotate_pod(struct rec *r);
 static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len);
 static void expect_add(struct ctrl_exec *x, const char *key);
 
@@ -986,8 +1000,7 @@ static void rec_next_action(struct rec *r)
         rec_finish(r, true);
         return;
     }
-    set_state(r, CTRL_EXEC_ANNOTATE);
-    next_annotation(r);
+    start_annotations(r);
 }
 
 /* STATUS is done (or there was none): the plan's creates and deletes. */
@@ -997,52 +1010,61 @@ static void start_actions(struct rec *r)
     rec_next_action(r);
 }
 
-/* The next pod of plan.annotate; after the last, EVENTS and DONE. */
-static void next_annotation(struct rec *r)
+/* One pod of plan.annotate answered (or its patch was not sent); after the last, EVENTS and
+ * DONE (with an error when one failed). */
+static void annotation_done(struct rec *r)
 {
-    if (r->ann < r->plan.n_annotate) {
-        annotate_pod(r);
+    if (--r->ann > 0)
         return;
-    }
     send_events(r);
-    rec_finish(r, false);
+    rec_finish(r, r->ann_failed);
 }
 
 static void on_annotated(struct kube_result *res, void *ud)
 {
-    struct rec *r = ud;
-    struct ctrl_exec *x = r->x;
-    const char *pod = r->plan.annotate[r->ann].pod;
-    if (kube_ok(&res->status) || res->status.http == 404) { /* a pod gone needs no start */
-        if (kube_ok(&res->status))
-            log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
-        r->ann++;
-        next_annotation(r);
-        return;
+    struct ann_req *a = ud;
+    struct rec *r = a->r;
+    const char *pod = r->plan.annotate[a->i].pod;
+    if (kube_ok(&res->status)) {
+        log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
+    } else if (res->status.http != 404) { /* a pod gone needs no start */
+        r->x->stats.write_errors++;
+        r->ann_failed = true;
+        log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
+                 res->status.reason, res->status.message);
     }
-    x->stats.write_errors++;
-    log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
-             res->status.reason, res->status.message);
-    send_events(r);
-    rec_finish(r, true);
+    annotation_done(r);
 }
 
-/* Publishes the start barrier on the next pod of plan.annotate: a merge patch of its
- * API_START_ANNOTATION (the same value for every pod of the run). */
-static void annotate_pod(struct rec *r)
+/* Publishes the start barrier on every pod of plan.annotate at once, the last one's kubelet
+ * refresh being what the workers wait for: a merge patch of its API_START_ANNOTATION (the same
+ * value for every pod of the run). */
+static void start_annotations(struct rec *r)
 {
+    set_state(r, CTRL_EXEC_ANNOTATE);
+    int n = r->plan.n_annotate;
+    free(r->anns);
+    r->anns = util_xcalloc((size_t)(n > 0 ? n : 1), sizeof(*r->anns));
+    r->ann = 1; /* guard until every patch is sent */
+    r->ann_failed = false;
     cJSON *patch = util_must(cJSON_CreateObject());
     cJSON *ann = util_must(cJSON_CreateObject());
     util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
     util_jset(util_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
-    int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann].pod,
-                        KUBE_PATCH_MERGE, patch, &o, on_annotated, r);
-    cJSON_Delete(patch);
-    if (rc) {
-        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
-        rec_finish(r, true);
+    for (int i = 0; i < n; i++) {
+        r->anns[i] = (struct ann_req){.r = r, .i = i};
+        int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[i].pod,
+                            KUBE_PATCH_MERGE, patch, &o, on_annotated, &r->anns[i]);
+        if (rc) {
+            log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
+            r->ann_failed = true;
+        } else {
+            r->ann++;
+        }
     }
+    cJSON_Delete(patch);
+    annotation_done(r);
 }
 
 /* The plan's Events, and before them those the observed status records but this process has
@@ -1182,7 +1204,6 @@ static void count_dropped(struct rec *r)
 static void rec_execute(struct rec *r)
 {
     r->action = 0;
-    r->ann = 0;
     count_dropped(r);
     if (r->plan.result_cm) {
         set_state(r, CTRL_EXEC_RESULT_CM);

@@ -41,8 +41,10 @@
  *   decides again with the server's words as the error (DECIDE); any other failure sends the
  *   Events and ends with an error. Then ANNOTATE.
  *
- * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, one at a time
- *   (`ann` is the next one); a pod gone is fine. Then EVENTS.
+ * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, all at once (the
+ *   workers start at the last one's kubelet refresh; `ann` counts those not answered); a pod
+ *   gone is fine, one refused ends the reconcile with an error after the others answered. Then
+ *   EVENTS.
  *
  * CTRL_EXEC_EVENTS: the Events the observed status implies (env.status_events) but this process
  *   has not seen sent, then the plan's own, are handed to env.send_event (which sends and retries

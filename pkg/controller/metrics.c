@@ -461,6 +461,15 @@ static void put_controller(struct buf *out, const struct ctrl_metrics_controller
                "cached_objects{resource=\"pods\"} %zu\n",
                c->cached_runs, c->cached_jobs, c->cached_pods);
     buf_printf(out,
+               "# HELP " PREFIX "cached_bytes Bytes the informer caches hold (objects as trimmed "
+               "JSON text).\n"
+               "# TYPE " PREFIX "cached_bytes gauge\n" PREFIX
+               "cached_bytes{resource=\"benchmarkruns\"} %zu\n" PREFIX
+               "cached_bytes{resource=\"jobs\"} %zu\n" PREFIX
+               "cached_bytes{resource=\"pods\"} %zu\n" PREFIX
+               "cached_bytes{resource=\"events\"} %zu\n",
+               c->bytes_runs, c->bytes_jobs, c->bytes_pods, c->bytes_events);
+    buf_printf(out,
                "# HELP " PREFIX "plan_dropped_total Events and actions a reconcile plan had no "
                "room for (past its caps), dropped.\n"
                "# TYPE " PREFIX "plan_dropped_total counter\n" PREFIX

@@ -48,6 +48,8 @@ struct ctrl_metrics_controller {
     size_t queue_depth;
     int inflight;
     size_t cached_runs, cached_jobs, cached_pods;
+    /* the bytes those caches and the Warning events' take (kube_informer_bytes) */
+    size_t bytes_runs, bytes_jobs, bytes_pods, bytes_events;
     /* Calls fn(br, ctx) for each cached BenchmarkRun. */
     void (*foreach_run)(const void *cache, ctrl_metrics_run_fn fn, void *ctx);
     const void *cache;

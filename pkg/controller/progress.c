@@ -91,7 +91,16 @@ static const struct ctrl_worker_progress *init_record(const struct ctrl_worker_p
     return NULL;
 }
 
-bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, double now)
+int ctrl_progress_sample_start(int running, double now, long every)
+{
+    if (running <= CTRL_PROGRESS_SAMPLE || every <= 0 || !(now >= 0))
+        return 0;
+    double k = floor(now / (double)every);
+    return (int)fmod(k * CTRL_PROGRESS_SAMPLE, (double)running);
+}
+
+bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, int read,
+                       int running, double now)
 {
     double elapsed = NAN, duration = NAN, tps = 0, wlat = 0, failed = 0;
     int reporting = 0, failed_known = 0;
@@ -131,12 +140,20 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     if (init) {
         put_init_progress(p, init);
     } else {
-        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * 10) / 10);
+        /* a sample stands for every running worker: its sums scaled (the latency is an average) */
+        bool sampled = read > 0 && read < running;
+        double scale = sampled ? (double)running / read : 1;
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * scale * 10) / 10);
         if (tps > 0)
             util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
                           round(wlat / tps * 1000) / 1000);
         if (failed_known)
-            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), failed);
+            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), round(failed * scale));
+        if (sampled) {
+            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_READ), read);
+            util_jset(p, bench_status_key(BK_STATUS_PROGRESS_EXTRAPOLATED),
+                      util_must(cJSON_CreateTrue()));
+        }
     }
     util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);
     /* nothing new, nothing written: the time alone is no change */
@@ -184,7 +201,8 @@ void ctrl_progress_display(cJSON *status)
         return;
     char line[128], t[32];
     api_status_fmt_tps(t, sizeof(t), tps->valuedouble);
-    int n = snprintf(line, sizeof(line), "%s tps now", t);
+    bool about = cJSON_IsTrue(bench_status_get(status, BK_STATUS_PROGRESS_EXTRAPOLATED));
+    int n = snprintf(line, sizeof(line), "%s%s tps now", about ? "~" : "", t);
     if (cJSON_IsNumber(el) && n > 0 && (size_t)n < sizeof(line)) {
         if (cJSON_IsNumber(rem))
             (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f s of %.0f s",
@@ -217,6 +235,15 @@ bool ctrl_progress_message(const cJSON *status, int workers, char *out, size_t l
                        el->valuedouble + rem->valuedouble);
     else if (cJSON_IsNumber(el))
         (void)snprintf(when, sizeof(when), "%.0f s, ", el->valuedouble);
+    const cJSON *read = bench_status_get(status, BK_STATUS_PROGRESS_WORKERS_READ);
+    if (cJSON_IsTrue(bench_status_get(status, BK_STATUS_PROGRESS_EXTRAPOLATED)) &&
+        cJSON_IsNumber(read)) {
+        (void)snprintf(out, len,
+                       "pgbench runs on %d workers: %sabout %s tps now (%.0f of %d read, "
+                       "extrapolated)",
+                       workers, when, t, read->valuedouble, workers);
+        return true;
+    }
     (void)snprintf(out, len, "pgbench runs on %.0f of %d worker%s: %s%s tps now", rep->valuedouble,
                    workers, workers == 1 ? "" : "s", when, t);
     return true;

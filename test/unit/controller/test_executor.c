@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/controller/cache.h"
 #include "pkg/controller/executor.h"
 #include "pkg/util/json.h"
 #include "pkg/util/log.h"
@@ -31,7 +32,30 @@
     "\"passwordSecretRef\":{\"name\":\"pw\"}},\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{"  \
     "\"clients\":4,\"durationSeconds\":30}}}}}"
 
+/* The same run Running, its Job made and both worker pods Ready: the decision publishes the start
+ * barrier (status, then an annotation on each pod). */
+#define BR_RUNNING_JSON                                                                            \
+    "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"            \
+    "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":1,"                        \
+    "\"resourceVersion\":\"7\"},\"spec\":{\"target\":{\"host\":\"pg\",\"user\":\"u\","             \
+    "\"passwordSecretRef\":{\"name\":\"pw\"}},\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{"  \
+    "\"clients\":4,\"durationSeconds\":30}}}},\"status\":{\"phase\":\"Running\","                  \
+    "\"observedGeneration\":1,\"startedGeneration\":1,\"conditions\":[{\"type\":\"Running\","      \
+    "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,"       \
+    "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}}"
+#define RUN_JOB_JSON                                                                               \
+    "{\"metadata\":{\"name\":\"b1-run\",\"namespace\":\"ns\",\"resourceVersion\":\"5\","           \
+    "\"labels\":{"                                                                                 \
+    "\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\"}},\"spec\":{"                \
+    "\"completions\":2},\"status\":{\"active\":2}}"
+#define READY_POD_JSON(i)                                                                          \
+    "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"6\","    \
+    "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","                \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"}},\"status\":{\"phase\":\"Running\"," \
+    "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"
+
 #define MAX_LOG 32
+#define MAX_HELD 4
 
 struct ctx {
     uv_loop_t loop;
@@ -39,11 +63,15 @@ struct ctx {
     struct kube_client *kc;
     struct kube_queue *q;
     struct kube_informer *brs, *jobs, *pods, *events;
+    struct kube_enqueue children;
     struct api_config ccfg;
     struct ctrl_exec *x;
     /* the server's side */
     int conflicts; /* status writes still to answer 409 */
     bool refuse_job;
+    bool running;                   /* the run is Running with its Job and two Ready pods */
+    struct fs_conn *held[MAX_HELD]; /* pod patches not answered yet */
+    int n_held;
     bool refuse_status; /* status writes answer 422 */
     /* the decide hook's side (env.decide, when a test sets it) */
     int decisions;
@@ -68,7 +96,7 @@ static void add_log(struct ctx *c, const char *method, const char *path)
 }
 
 /* Lists: the run, or nothing; watches: held open without an event. */
-static bool list_or_watch(struct fs_conn *conn, const struct fs_req *r)
+static bool list_or_watch(const struct ctx *c, struct fs_conn *conn, const struct fs_req *r)
 {
     static const char *const lists[] = {"/apis/pgbench.dev/v1alpha1/benchmarkruns?",
                                         "/apis/batch/v1/jobs?", "/api/v1/pods?", "/api/v1/events?",
@@ -80,11 +108,14 @@ static bool list_or_watch(struct fs_conn *conn, const struct fs_req *r)
             fs_stream_begin(conn, 200);
             return true;
         }
-        char body[4096];
+        const char *items[] = {c->running ? BR_RUNNING_JSON : BR_JSON,
+                               c->running ? RUN_JOB_JSON : "",
+                               c->running ? READY_POD_JSON(0) "," READY_POD_JSON(1) : "", ""};
+        char body[8192];
         (void)snprintf(body, sizeof(body),
                        "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{"
                        "\"resourceVersion\":\"7\"},\"items\":[%s]}",
-                       i == 0 ? BR_JSON : "");
+                       items[i]);
         fs_json(conn, 200, body);
         return true;
     }
@@ -95,9 +126,14 @@ static void handler(struct fake_server *s, struct fs_conn *conn, const struct fs
 {
     (void)s;
     struct ctx *c = ud;
-    if (!strcmp(r->method, "GET") && list_or_watch(conn, r))
+    if (!strcmp(r->method, "GET") && list_or_watch(c, conn, r))
         return;
     add_log(c, r->method, r->path);
+    if (!strcmp(r->method, "PATCH") && !strncmp(r->path, "/api/v1/namespaces/ns/pods/", 27) &&
+        c->n_held < MAX_HELD) {
+        c->held[c->n_held++] = conn; /* answered by the test */
+        return;
+    }
     if (!strcmp(r->method, "GET") && !strncmp(r->path, BR_PATH, strlen(BR_PATH))) {
         fs_json(conn, 200, BR_JSON);
     } else if (!strcmp(r->method, "PATCH") &&
@@ -183,7 +219,11 @@ static int setup_with(void **state, long base_ms, bool hook)
     struct kube_informer_handlers h = {0};
     assert_int_equal(kube_informer_new(c->kc, &API_BENCHMARKRUNS, NULL, NULL, &h, c, &c->brs), 0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_JOBS, NULL, NULL, &h, c, &c->jobs), 0);
-    assert_int_equal(kube_informer_new(c->kc, &KUBE_PODS, NULL, NULL, &h, c, &c->pods), 0);
+    /* pods indexed by their run, as the controller keeps them (a reconcile reads its own) */
+    c->children = (struct kube_enqueue){.q = c->q, .owner_label = API_LABEL_RUN};
+    assert_int_equal(kube_informer_enqueue(c->kc, &KUBE_PODS, NULL, &c->children,
+                                           ctrl_transform_pod, true, &c->pods),
+                     0);
     assert_int_equal(kube_informer_new(c->kc, &KUBE_EVENTS, NULL, NULL, &h, c, &c->events), 0);
     struct ctrl_exec_env env = {.loop = &c->loop,
                                 .kc = c->kc,
@@ -397,6 +437,57 @@ static void test_hook_refused_create(void **state)
     assert_string_equal(util_jstr(c->patches[1], "status.phase"), "Refused");
 }
 
+static bool two_held(const struct ctx *c)
+{
+    return c->n_held == 2;
+}
+
+/* Issue 31.3: the start barrier goes onto every worker pod at once (the workers start at the last
+ * pod's kubelet refresh), after the status that holds it: both patches are in flight before
+ * either is answered; a pod gone (404) is fine. */
+static void test_barrier_patches_in_parallel(void **state)
+{
+    struct ctx *c = *state;
+    c->running = true;
+    assert_int_equal(kube_informer_start(c->brs), 0);
+    assert_int_equal(kube_informer_start(c->jobs), 0);
+    assert_int_equal(kube_informer_start(c->pods), 0);
+    assert_int_equal(kube_informer_start(c->events), 0);
+    run_until(c, synced);
+    kube_queue_add(c->q, "ns/b1");
+    run_until(c, two_held);
+    /* the writes, after the progress reads of the workers' logs (404 here) */
+    char w[3][160] = {"", "", ""};
+    int n = 0;
+    for (int i = 0; i < c->n_log; i++)
+        if (strncmp(c->log[i], "GET ", 4) != 0 && n++ < 3)
+            (void)snprintf(w[n - 1], sizeof(w[0]), "%s", c->log[i]);
+    assert_int_equal(n, 3);
+    assert_string_equal(w[0], "PATCH " BR_PATH "/status");
+    assert_non_null(util_jstr(c->patches[0], "status.readyAt"));
+    assert_non_null(util_jstr(c->patches[0], "status.startAt"));
+    /* in either order: they are in flight together */
+    bool first0 = strcmp(w[1], "PATCH /api/v1/namespaces/ns/pods/b1-run-0") == 0;
+    assert_string_equal(w[first0 ? 1 : 2], "PATCH /api/v1/namespaces/ns/pods/b1-run-0");
+    assert_string_equal(w[first0 ? 2 : 1], "PATCH /api/v1/namespaces/ns/pods/b1-run-1");
+    assert_int_equal(ctrl_exec_inflight(c->x), 1);
+    fs_status(c->held[1], 404, "NotFound", "pods \"b1-run-1\" not found");
+    for (int i = 0; i < 50; i++) {
+        uv_run(&c->loop, UV_RUN_NOWAIT);
+        uv_sleep(1);
+    }
+    assert_int_equal(ctrl_exec_inflight(c->x), 1); /* the other patch is still out */
+    fs_json(c->held[0], 200, READY_POD_JSON(0));
+    for (int i = 0; i < 5000 && ctrl_exec_inflight(c->x) > 0; i++) {
+        uv_run(&c->loop, UV_RUN_NOWAIT);
+        uv_sleep(1);
+    }
+    assert_int_equal(ctrl_exec_inflight(c->x), 0);
+    const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
+    assert_int_equal(st->write_errors, 0);
+    assert_int_equal(st->reconcile_errors, 0);
+}
+
 static void test_state_names(void **state)
 {
     (void)state;
@@ -410,6 +501,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_status_then_actions_then_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_barrier_patches_in_parallel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conflict_reads_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_create_fails_the_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_status_not_retried, setup_fast_backoff,
