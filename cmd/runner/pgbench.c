@@ -259,7 +259,7 @@ static void barrier_close(struct barrier *b)
  * ------------------------------------------------------------------------------------------- */
 
 /* How often the server-side generation's progress is sampled (pg_database_size). */
-#define INIT_SIZE_POLL_MS 2000
+#define INIT_SIZE_POLL_MS 1000
 
 struct init_ctx {
     struct run_ctx c;

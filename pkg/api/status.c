@@ -348,6 +348,45 @@ void api_status_fmt_tps(char *out, size_t len, double tps)
         (void)snprintf(out, len, "%.1f", tps);
 }
 
+/* A count as status spells it: grouped (2,400,000). */
+static void fmt_count(char *out, size_t len, double v)
+{
+    if (v >= 100)
+        fmt_grouped(out, len, v);
+    else
+        (void)snprintf(out, len, "%.0f", v);
+}
+
+bool api_status_init_progress(const cJSON *status, const char *sep, char *out, size_t len)
+{
+    const cJSON *step = bench_status_get(status, BK_STATUS_PROGRESS_STEP);
+    if (!cJSON_IsString(step))
+        return false;
+    const cJSON *rows = bench_status_get(status, BK_STATUS_PROGRESS_ROWS);
+    const cJSON *total = bench_status_get(status, BK_STATUS_PROGRESS_ROWS_TOTAL);
+    const cJSON *rate = bench_status_get(status, BK_STATUS_PROGRESS_ROWS_PER_SECOND);
+    const char *src = cJSON_GetStringValue(bench_status_get(status, BK_STATUS_PROGRESS_SOURCE));
+    struct buf b = BUF_INIT(len);
+    (void)buf_printf(&b, "%s", step->valuestring);
+    if (cJSON_IsNumber(rows) && cJSON_IsNumber(total) && total->valuedouble > 0) {
+        char r[32], t[32];
+        fmt_count(r, sizeof(r), rows->valuedouble);
+        fmt_count(t, sizeof(t), total->valuedouble);
+        (void)buf_printf(&b, " %.0f %%%s%s of %s rows",
+                         floor(rows->valuedouble / total->valuedouble * 100), sep, r, t);
+    }
+    if (cJSON_IsNumber(rate)) {
+        char r[32];
+        fmt_count(r, sizeof(r), rate->valuedouble);
+        (void)buf_printf(&b, "%s%s rows/s", sep, r);
+    }
+    if (src && strcmp(src, "database size") == 0)
+        (void)buf_printf(&b, "%sestimated from the database size", sep);
+    (void)snprintf(out, len, "%s", b.data ? b.data : "");
+    buf_free(&b);
+    return true;
+}
+
 /* "randread 12.3k IOPS · p99 0.41 ms": IOPS of both directions, the sync latency when the job
  * synced (the commit-latency floor a WAL test is for), else the slower direction's clat. */
 static int fio_job_line(const cJSON *j, bool named, char *out, size_t len)

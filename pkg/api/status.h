@@ -80,6 +80,12 @@ double api_status_start_at(const cJSON *status);
  * (2,561), one decimal below (45.3). */
 void api_status_fmt_tps(char *out, size_t len, double tps);
 
+/* An init's status.progress in words, its parts joined by sep: with " · " "generate (server-side)
+ * 48 % · 2,400,000 of 5,000,000 rows · 650,123 rows/s · estimated from the database size" (the
+ * RESULT column's, after "init: "); the operator's message and the plugin's --wait line take it
+ * with their own sep. False (out untouched) without an init's progress (no step). */
+bool api_status_init_progress(const cJSON *status, const char *sep, char *out, size_t len);
+
 /* Little's law's deviation of a run from its status (clients, summary.latencyMs.avg and
  * summary.tps) by bench_littles_law, the computation of the result's checks.littlesLaw, for the
  * readers that have the status only (the sweep, kubectl pgbench); NAN when status lacks one. */

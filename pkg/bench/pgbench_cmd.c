@@ -686,7 +686,8 @@ int bench_pgbench_init_check(const struct bench_pgbench_init_opts *o, enum bench
     if (gen && strcmp(gen, "server") == 0 && o->pgbench_major > 0 &&
         o->pgbench_major < INIT_SERVER_MAJOR)
         return init_refuse(field, BENCH_INIT_F_GENERATION, err, errlen,
-                           "server-side generation needs pgbench >= %d (have %d): use client",
+                           "\"server\" needs pgbench >= %d for server-side generation (have "
+                           "%d): use client",
                            INIT_SERVER_MAJOR, o->pgbench_major);
     if (o->steps && !valid_steps(o->steps))
         return init_refuse(field, BENCH_INIT_F_STEPS, err, errlen,

@@ -175,48 +175,6 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     return true;
 }
 
-/* A count as status spells it: grouped (2,400,000). */
-static void fmt_count(char *out, size_t len, double v)
-{
-    if (v >= 100)
-        api_status_fmt_tps(out, len, v);
-    else
-        (void)snprintf(out, len, "%.0f", v);
-}
-
-/* The init's progress in words: "generate (server-side) 48 % · 2,400,000 of 5,000,000 rows ·
- * 650,000 rows/s · estimated from the database size" (sep " · "), or with sep ", " the message's
- * form. False without an init's progress. */
-static bool init_words(const cJSON *status, const char *sep, char *out, size_t len)
-{
-    const cJSON *step = bench_status_get(status, BK_STATUS_PROGRESS_STEP);
-    if (!cJSON_IsString(step))
-        return false;
-    const cJSON *rows = bench_status_get(status, BK_STATUS_PROGRESS_ROWS);
-    const cJSON *total = bench_status_get(status, BK_STATUS_PROGRESS_ROWS_TOTAL);
-    const cJSON *rate = bench_status_get(status, BK_STATUS_PROGRESS_ROWS_PER_SECOND);
-    const char *src = cJSON_GetStringValue(bench_status_get(status, BK_STATUS_PROGRESS_SOURCE));
-    struct buf b = BUF_INIT(len);
-    (void)buf_printf(&b, "%s", step->valuestring);
-    if (cJSON_IsNumber(rows) && cJSON_IsNumber(total) && total->valuedouble > 0) {
-        char r[32], t[32];
-        fmt_count(r, sizeof(r), rows->valuedouble);
-        fmt_count(t, sizeof(t), total->valuedouble);
-        (void)buf_printf(&b, " %.0f %%%s%s of %s rows",
-                         floor(rows->valuedouble / total->valuedouble * 100), sep, r, t);
-    }
-    if (cJSON_IsNumber(rate)) {
-        char r[32];
-        fmt_count(r, sizeof(r), rate->valuedouble);
-        (void)buf_printf(&b, "%s%s rows/s", sep, r);
-    }
-    if (src && strcmp(src, "database size") == 0)
-        (void)buf_printf(&b, "%sestimated from the database size", sep);
-    (void)snprintf(out, len, "%s", b.data ? b.data : "");
-    buf_free(&b);
-    return true;
-}
-
 #define INIT_RESULT_PREFIX "init: "
 
 void ctrl_progress_end_init(cJSON *status)
@@ -231,7 +189,7 @@ void ctrl_progress_end_init(cJSON *status)
 void ctrl_progress_display(cJSON *status)
 {
     char words[256], init_line[300];
-    if (init_words(status, " · ", words, sizeof(words))) {
+    if (api_status_init_progress(status, " · ", words, sizeof(words))) {
         (void)snprintf(init_line, sizeof(init_line), INIT_RESULT_PREFIX "%s", words);
         util_jset_str(status, bench_fields[BK_STATUS_RESULT].status, init_line);
         return;
@@ -258,7 +216,7 @@ void ctrl_progress_display(cJSON *status)
 bool ctrl_progress_message(const cJSON *status, int workers, char *out, size_t len)
 {
     char words[256];
-    if (init_words(status, ", ", words, sizeof(words))) {
+    if (api_status_init_progress(status, ", ", words, sizeof(words))) {
         const cJSON *el = bench_status_get(status, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
         (void)snprintf(out, len, "pgbench -i: %s, %.0f s", words,
                        cJSON_IsNumber(el) ? el->valuedouble : 0);

@@ -356,6 +356,10 @@ int plugin_progress_line(struct buf *out, const cJSON *br, double now)
     double start = util_rfc3339_parse(jstr(st, "startTime"));
     if (!rc && isfinite(start) && start > 0 && now >= start)
         rc = buf_printf(out, "  %.0fs", now - start);
+    /* an init's status.progress: pgbench -i's step and rows */
+    char init[256];
+    if (!rc && api_status_init_progress(st, "  ", init, sizeof(init)))
+        rc = buf_printf(out, "  %s", init);
     /* status.progress: what the workers' last -P lines said, summed (live while they run) */
     double tps = snum(st, BK_STATUS_PROGRESS_TPS), lat = snum(st, BK_STATUS_PROGRESS_LATENCY_MS);
     double el = snum(st, BK_STATUS_PROGRESS_ELAPSED_SECONDS);

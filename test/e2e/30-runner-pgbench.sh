@@ -54,6 +54,23 @@ assert r["init"]["reason"].endswith(")"), r["init"]  # "initialized scale 1 in 0
 PGDATABASE=bench_new runner init_nopk pgbench init --scale 1 --init-steps dtg
 [ "$RC" -eq 0 ] || { cat "$TMP/init_nopk.err" >&2; fail "init -I dtg exited $RC"; }
 check init_nopk 'assert r["init"]["steps"] == "dtg", r["init"]'
+# the generation: server-side by default where pgbench has it (13+), client-side before; a
+# fake pgbench 12 records the command line the runner gives it
+mkdir -p "$TMP/pg12"
+# shellcheck disable=SC2016 # the fake's own $1 and $*
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "pgbench (PostgreSQL) 12.20"; exit 0; }\necho "$*" >"%s"\n' \
+    "$TMP/pg12/args" >"$TMP/pg12/pgbench"
+chmod +x "$TMP/pg12/pgbench"
+PGBENCH="$TMP/pg12/pgbench" runner init_pg12 pgbench init --scale 1
+[ "$RC" -eq 0 ] || { cat "$TMP/init_pg12.err" >&2; fail "init with pgbench 12 exited $RC"; }
+grep -q -- "-I dtgvp" "$TMP/pg12/args" || fail "pgbench 12 got: $(cat "$TMP/pg12/args")"
+PGBENCH="$TMP/pg12/pgbench" runner init_pg12s pgbench init --scale 1 --generation server
+[ "$RC" -eq 1 ] || fail "--generation server with pgbench 12 exited $RC, want 1"
+grep -qF -- '--generation \"server\" needs pgbench >= 13 for server-side generation (have 12)' \
+    "$TMP/init_pg12s.out" || fail "pgbench 12 refusal: $(tail -1 "$TMP/init_pg12s.out")"
+runner init_badsteps pgbench init --scale 1 --init-steps dtxvp
+{ [ "$RC" -eq 1 ] && grep -qF -- '--init-steps \"dtxvp\": use 1 to 32' "$TMP/init_badsteps.out"; } ||
+    fail "--init-steps dtxvp: exit $RC, $(tail -1 "$TMP/init_badsteps.out")"
 # -I is the runner's flag, not an extra argument
 PGDATABASE=bench_new runner init_extra pgbench init --scale 1 -- --init-steps=dtg
 [ "$RC" -eq 1 ] || fail "init -- --init-steps=dtg exited $RC, want 1"

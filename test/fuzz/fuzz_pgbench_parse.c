@@ -1,6 +1,7 @@
 /* fuzz-package: bench */
 /* libFuzzer target: pgbench console output (two interleaved streams), -l logs, progress lines,
- * pgbench -i's step and rows lines, and the result JSON / compact summary built from what was parsed. */
+ * pgbench -i's step and rows lines, and the result JSON / compact summary built from what was
+ * parsed. */
 #include "pkg/bench/init_progress.h"
 #include "pkg/bench/result.h"
 #include "test/fuzz/fuzz_json.h"

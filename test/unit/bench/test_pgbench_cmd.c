@@ -341,7 +341,7 @@ static void test_init_check(void **state)
         {{.scale = 1, .generation = "gpu"}, BENCH_INIT_F_GENERATION, "not server or client"},
         {{.scale = 1, .generation = "server", .pgbench_major = 12},
          BENCH_INIT_F_GENERATION,
-         "needs pgbench >= 13 (have 12): use client"},
+         "\"server\" needs pgbench >= 13 for server-side generation (have 12): use client"},
         {{.scale = 1, .steps = "dtxvp"}, BENCH_INIT_F_STEPS, "g (client-side data), G"},
         {{.scale = 1, .steps = ""}, BENCH_INIT_F_STEPS, "use 1 to 32"},
         {{.scale = 1, .steps = "dtgGvp"}, BENCH_INIT_F_STEPS, "both g and G: keep one"},

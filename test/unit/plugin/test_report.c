@@ -20,6 +20,7 @@
 #include "pkg/bench/histogram.h"
 #include "pkg/plugin/present.h"
 #include "pkg/plugin/report.h"
+#include "pkg/util/buf.h"
 #include "pkg/util/json.h"
 
 #define NLAT 20000
@@ -512,6 +513,24 @@ static void test_export_workers_and_statements(void **state)
     cJSON_Delete(br);
 }
 
+/* --wait's line while the init runs: pgbench -i's step and rows from status.progress */
+static void test_progress_line_init(void **state)
+{
+    (void)state;
+    cJSON *br =
+        cJSON_Parse("{\"metadata\":{\"name\":\"big\"},\"status\":{\"phase\":\"Initializing\","
+                    "\"startTime\":\"2023-11-14T22:13:00Z\",\"progress\":{\"elapsedSeconds\":12,"
+                    "\"step\":\"generate (client-side)\",\"rows\":2400000,\"rowsTotal\":5000000,"
+                    "\"rowsPerSecond\":200000,\"source\":\"pgbench\",\"workersReporting\":1}}}");
+    assert_non_null(br);
+    struct buf b = BUF_INIT(0);
+    assert_int_equal(plugin_progress_line(&b, br, 1700000000), 0);
+    assert_string_equal(b.data, "big Initializing  20s  generate (client-side) 48 %  2,400,000 of "
+                                "5,000,000 rows  200,000 rows/s  12 s");
+    buf_free(&b);
+    cJSON_Delete(br);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_compare_repeats),
         cmocka_unit_test(test_export_full_timeline),
         cmocka_unit_test(test_export_workers_and_statements),
+        cmocka_unit_test(test_progress_line_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
