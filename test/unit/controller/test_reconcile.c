@@ -1228,6 +1228,18 @@ static void test_start_margin_learned(void **state)
     assert_null(p.status);
     assert_string_equal(p.start_at, "2027-01-15T08:00:20.750Z");
     ctrl_plan_free(&p);
+    /* with live progress on, the barrier goes out without the progress reads first; they come
+     * with the next decision */
+    cfg.progress_interval_s = 10;
+    decide_pods_margin(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, 500, &p);
+    assert_int_equal(p.needs, 0);
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:20.750Z");
+    assert_int_equal(p.n_annotate, 2);
+    ctrl_plan_free(&p);
+    decide_pods_margin(st, pods, 2, NOW + 20.5, 500, &p);
+    assert_int_equal(p.needs, CTRL_NEED_PROGRESS);
+    ctrl_plan_free(&p);
+    cfg.progress_interval_s = 0;
     free(st);
     cJSON_Delete(pods[0]);
     cJSON_Delete(pods[1]);
