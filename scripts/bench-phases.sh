@@ -24,9 +24,10 @@ for run in phases phases-again; do
     env_wait_phase "$run" Succeeded 120
     sleep 0.5 # the watches' last lines
     env_result_json "$run" >"$TMP/$run.json"
-    margin="$(python3 -c 'import sys; from datetime import datetime as d
-p = lambda s: d.fromisoformat(s.replace("Z", "+00:00")).timestamp()
-print("%.3f" % (p(sys.argv[1]) - p(sys.argv[2])))' "$(env_status "$run" .status.startAt)" "$(env_status "$run" .status.readyAt)")"
+    margin="$(python3 -c 'import json, sys; from datetime import datetime as d
+at = {s["step"]: d.fromisoformat(s["at"].replace("Z", "+00:00")).timestamp()
+      for s in json.load(open(sys.argv[1]))["timing"]["steps"]}
+print("%.3f" % (at["barrier"] - at["allReady"]))' "$TMP/$run.json")"
     echo "phases of a $WORKERS-worker run${init:+ with an init} (downwardAPI refresh ${SIM_DOWNWARD_DELAY_MS:-50-1170} ms, start margin $margin s):"
     python3 "$ROOT/scripts/run-phases.py" "$run" "$TMP/$run.json" "$TMP/br.log" "$TMP/pods.log"
 done
