@@ -105,8 +105,14 @@ void ctrl_transform_job(cJSON *obj, void *ud)
 void ctrl_transform_pod(cJSON *obj, void *ud)
 {
     (void)ud;
-    static const char *const top[] = {"metadata", "status", NULL};
+    static const char *const top[] = {"metadata", "spec", "status", NULL};
     util_jkeep_keys(obj, top);
+    /* the node each worker ran on (the result, condition WorkersShareNode) */
+    static const char *const spec[] = {"nodeName", NULL};
+    cJSON *sp = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    util_jkeep_keys(sp, spec);
+    if (sp && !sp->child)
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, "spec");
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     util_jkeep_keys(md, meta_keys);
     static const char *const labels[] = {API_LABEL_RUN, API_LABEL_ROLE,

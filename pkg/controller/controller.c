@@ -18,8 +18,6 @@
 #include "pkg/util/log.h"
 
 #define COMP "controller"
-/* Until every cache has synced a key waits this long, undecided. */
-#define SYNC_WAIT_MS 200
 struct ctrl_controller {
     uv_loop_t *loop;
     struct kube_client *kc;
@@ -99,8 +97,8 @@ static void process(struct kube_queue *q, const char *key, void *ud)
     (void)q;
     if (!ctrl_controller_synced(c)) {
         /* nothing is decided from a cache that has not listed yet */
-        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, SYNC_WAIT_MS);
-        kube_queue_add_after(c->q, key, SYNC_WAIT_MS);
+        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
+        kube_queue_add_after(c->q, key, CTRL_SYNC_WAIT_MS);
         kube_queue_done(c->q, key);
         return;
     }
@@ -163,11 +161,14 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     struct ctrl_exec_env env = {.loop = loop,
                                 .kc = kc,
                                 .q = c->q,
-                                .brs = c->brs,
+                                .resource = &API_BENCHMARKRUNS,
+                                .objs = c->brs,
+                                .transform = ctrl_transform_benchmarkrun,
                                 .jobs = c->jobs,
                                 .pods = c->pods,
                                 .events = c->events,
                                 .cfg = &c->opt.cfg,
+                                .status_events = ctrl_status_events,
                                 .send_event = send_run_event,
                                 .ctx = c->ev};
     c->x = ctrl_exec_new(&env);
@@ -200,11 +201,6 @@ void ctrl_controller_stop(struct ctrl_controller *c)
 {
     if (c && c->q)
         kube_queue_shutdown(c->q);
-}
-
-int ctrl_controller_inflight(const struct ctrl_controller *c)
-{
-    return c ? ctrl_exec_inflight(c->x) : 0;
 }
 
 void ctrl_controller_free(struct ctrl_controller *c)

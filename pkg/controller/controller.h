@@ -1,24 +1,22 @@
 /* pkg/controller: the operator's controllers of BenchmarkRun and BenchmarkSweep over pkg/kube.
  *
- *   controller.c  the run controller: informers, work queue, the Event sender (this header)
+ *   controller.c  the run controller: informers, work queue (this header)
  *   reconcile.c   ctrl_decide, the run's state machine as a pure function: observed -> plan
  *   executor.c    a plan carried out against the API server, one state at a time
- *   spec.c        the run's spec parsed, defaulted and validated
- *   manifest.c    the children (Jobs, PVC, HPA) and the BenchmarkRun resource
- *   status.c      conditions and the result projected into status (through pkg/bench/fields.h)
- *   resultcm.c    the result ConfigMap; progress.c: live progress from the workers' log records
- *   phase.c       the phases and their names; sweep.c: the BenchmarkSweep controller
- *   metrics.c     /metrics; httpd.c: the probes server; leader.c: the Lease
+ *   sweep.c       the BenchmarkSweep controller
+ *   cache.c       what the informers keep of each object; events.c: the Event sender
+ *   progress.c    live progress from the workers' log records
+ *   metrics.c     /metrics' families and format; httpd.c: the probes server; leader.c: the Lease
  *   margin.c      the start barrier's margin, learned from when the workers read it
  *   cmdline.c     the operator's flags
  *
- * Owns what the operator decides and writes: phases, conditions, Events, the children, their
- * names and the runners' environment, and status outside the result contract's rows. Must not
- * know how the API server is spoken to (pkg/kube: requests, watches, caches, queues), what
- * pgbench or fio print or how worker results merge (pkg/bench; result fields are read and
- * written by the contract's ids, never by key), nor libpq (of pkg/pg only conninfo.h's struct).
- * Nothing here prints (pkg/util/log.h) or exits. The parsers, ctrl_decide, ctrl_sweep_decide and
- * the manifest builders send no requests, which is how the plugin (pkg/plugin) reuses them.
+ * Owns when and why the operator writes: reconciles, phases and conditions decided, Events,
+ * creates and deletes, retries. The objects themselves (specs, manifests, status pieces, the
+ * result ConfigMap) are pkg/api's. Must not know how the API server is spoken to (pkg/kube:
+ * requests, watches, caches, queues), what pgbench or fio print or how worker results merge
+ * (pkg/bench; result fields are read and written by the contract's ids, never by key), nor libpq.
+ * Nothing here prints (pkg/util/log.h) or exits; ctrl_decide and ctrl_sweep_decide send no
+ * requests.
  *
  * controller.c: the BenchmarkRun controller's informers, work queue and Events.
  *
@@ -30,7 +28,7 @@
  * caches have synced, is reconciled by the executor (executor.h: ctrl_decide's plan carried out,
  * result ConfigMap and status first, then creates and deletes, the start barrier's annotations,
  * then Events); the Events it and the sweep controller
- * send go through this file's sender (named per transition, retried, not sent twice). It must not
+ * send go through events.h's sender (named per transition, retried, not sent twice). It must not
  * know what to decide (reconcile.c) or how a plan is carried out (executor.c). All writes use
  * fieldValidation=Strict. */
 #ifndef PGBO_CONTROLLER_CONTROLLER_H
@@ -62,8 +60,6 @@ int ctrl_controller_start(struct ctrl_controller *c);
 bool ctrl_controller_synced(const struct ctrl_controller *c);
 /* Stops dispatching new reconciles; in-flight ones finish. */
 void ctrl_controller_stop(struct ctrl_controller *c);
-/* Reconciles still in flight. */
-int ctrl_controller_inflight(const struct ctrl_controller *c);
 /* Frees everything; requests still in flight must have been cancelled (kube_client_free). */
 void ctrl_controller_free(struct ctrl_controller *c);
 

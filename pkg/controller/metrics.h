@@ -59,6 +59,9 @@ struct ctrl_metrics_source {
      * families are left out too) */
     void (*foreach_sweep)(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx);
     const void *sweeps;
+    /* the BenchmarkSweep controller's reconciles (pgbench_operator_sweep_reconcile_total, ...;
+     * only its counters, queue and in-flight count are read); NULL: none */
+    const struct ctrl_metrics_controller *sweep;
     const struct kube_client_stats *client; /* NULL: no client counters */
     bool leader;                            /* this instance runs the controller */
     long rss_bytes;                         /* < 0: unknown, not shown */
@@ -67,13 +70,6 @@ struct ctrl_metrics_source {
 /* Appends the Prometheus text of src to out. Every family of a running operator is there, with
  * HELP and TYPE; the per-run families only have samples for runs in the cache. */
 void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out);
-
-struct ctrl_controller;
-struct ctrl_sweeper;
-/* /metrics of this process: the controller's numbers (ctrl NULL: none runs here), the sweeps in
- * sw's cache, kc's counters and the resident memory, formatted by ctrl_metrics_format. */
-void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader);
 
 /* For the cache transform: trims the summary of a BenchmarkRun status (status.summary) to the
  * keys the per-run series read, a few numbers per finished run. */

@@ -15,6 +15,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
 #include "pkg/api/phase.h"
+#include "pkg/api/placement.h"
 #include "pkg/api/spec.h"
 #include "pkg/api/timing.h"
 #include "pkg/util/clock.h"
@@ -167,6 +168,8 @@ static void end_progress(struct dctx *d)
 
 static void set_phase(struct dctx *d, enum api_phase phase)
 {
+    if (d->old_phase == API_PHASE_INITIALIZING && phase != API_PHASE_INITIALIZING)
+        ctrl_progress_end_init(d->st);
     if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
     /* readyAt serves the run while it goes (the margin's learning, the result's timing, which
@@ -388,6 +391,7 @@ static void fill_worker(struct api_worker *w, int index, const cJSON *pod)
     if (!pod)
         return;
     w->pod = util_jstr(pod, "metadata.name");
+    w->node = util_jstr(pod, "spec.nodeName");
     const cJSON *t = terminated_state(pod);
     if (t) {
         w->terminated = true;
@@ -978,6 +982,46 @@ static bool publish_start(struct dctx *d)
     return fresh;
 }
 
+/* Condition WorkersShareNode (pkg/api/placement.h), set once with the start barrier (every
+ * worker's pod Ready, so on a node; the nodes as the load starts): one worker per node, or two
+ * sharing one, then judged against the cluster's Nodes (CTRL_NEED_NODES): a Warning when
+ * another node was schedulable. Not with one worker, nor when the workers were packed on
+ * purpose. */
+static void check_placement(struct dctx *d)
+{
+    const struct api_spec *s = &d->spec;
+    if (s->workers < 2 || s->placement == API_PLACE_PACK || !d->plan->start_at[0] ||
+        api_cond_get(d->st, API_COND_WORKERS_SHARE_NODE))
+        return;
+    const char *nodes[API_MAX_WORKERS];
+    for (int i = 0; i < s->workers; i++)
+        nodes[i] = util_jstr(find_pod(d->obs, "run", i), "spec.nodeName");
+    bool shared;
+    char msg[API_MAX_MESSAGE], full[API_MAX_MESSAGE];
+    if (!api_workers_placed(nodes, s->workers, &shared, msg, sizeof(msg)))
+        return;
+    if (!shared) {
+        cond(d, API_COND_WORKERS_SHARE_NODE, "False", API_PLACEMENT_ONE_PER_NODE, msg);
+        return;
+    }
+    if (d->obs->nodes == CTRL_FETCH_NONE) {
+        d->plan->needs |= CTRL_NEED_NODES;
+        return;
+    }
+    if (d->obs->nodes != CTRL_FETCH_OK) {
+        (void)snprintf(full, sizeof(full),
+                       "%.600s; whether another node was schedulable is unknown: the nodes could "
+                       "not be read (%.200s); the operator needs list on nodes",
+                       msg, d->obs->nodes_error);
+        cond(d, API_COND_WORKERS_SHARE_NODE, "False", API_PLACEMENT_NODES_UNKNOWN, full);
+        return;
+    }
+    bool avoidable = api_sharing_avoidable(nodes, s->workers, msg, d->obs->node_items,
+                                           s->pod_template, full, sizeof(full));
+    cond(d, API_COND_WORKERS_SHARE_NODE, avoidable ? "True" : "False",
+         avoidable ? API_PLACEMENT_SHARED : API_PLACEMENT_NO_OTHER_NODE, full);
+}
+
 static void decide_collecting(struct dctx *d);
 
 static void decide_running(struct dctx *d)
@@ -1005,8 +1049,10 @@ static void decide_running(struct dctx *d)
         return;
     }
     /* a barrier set now goes out at once: the HPA's scale and the workers' progress, reads
-     * before a decision, wait for the next reconcile (the pod patches bring it) */
+     * before a decision, wait for the next reconcile (the pod patches bring it); the Nodes that
+     * WorkersShareNode reads when two workers share one are read first (one list) */
     bool fresh = publish_start(d);
+    check_placement(d);
     if (s->hpa && !fresh) {
         if (d->obs->scale == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE;
@@ -1058,8 +1104,7 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     bool reached = st && strcmp(st, "True") == 0;
     if (reached)
         cond(d, API_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
-    if (may_say && strcmp(role, "run") == 0 &&
-        ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
+    if (may_say && ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
         set_message(d, msg);
     } else if (may_say && reached) {
         const char *usual = util_jstr(
@@ -1163,14 +1208,14 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
 static void check_skew(struct dctx *d, const cJSON *agg)
 {
     char msg[600];
-    const cJSON *c = api_cond_get(d->st, "WorkersSkewed");
+    const cJSON *c = api_cond_get(d->st, API_COND_WORKERS_SKEWED);
     if (api_workers_skewed(agg, API_SKEW_LIMIT_S, msg, sizeof(msg))) {
         bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-        cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
+        cond(d, API_COND_WORKERS_SKEWED, "True", "WorkersNotTogether", msg);
         if (!was)
-            event(d, true, "WorkersSkewed", "%s", msg);
+            event(d, true, API_COND_WORKERS_SKEWED, "%s", msg);
     } else if (c) {
-        cond(d, "WorkersSkewed", "False", "WorkersTogether",
+        cond(d, API_COND_WORKERS_SKEWED, "False", "WorkersTogether",
              "every worker ran within a second of the common window");
     }
 }
@@ -1237,10 +1282,10 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
     char msg[API_MAX_MESSAGE] = "";
     struct detail_missing dm = {0};
     list_detail_missing(d, w, n, msg, sizeof(msg), &dm);
-    const cJSON *c = api_cond_get(d->st, "ResultDetailUnavailable");
+    const cJSON *c = api_cond_get(d->st, API_COND_RESULT_DETAIL_UNAVAILABLE);
     if (!dm.missing) {
         if (c)
-            cond(d, "ResultDetailUnavailable", "False", "LogRead",
+            cond(d, API_COND_RESULT_DETAIL_UNAVAILABLE, "False", "LogRead",
                  "every worker's result was read from its log");
         return false;
     }
@@ -1260,9 +1305,9 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
                        "; the latency percentiles are the slowest worker's, an upper bound "
                        "(merging them needs every worker's histogram)");
     bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-    cond(d, "ResultDetailUnavailable", "True", dm.reason, msg);
+    cond(d, API_COND_RESULT_DETAIL_UNAVAILABLE, "True", dm.reason, msg);
     if (!was)
-        event(d, true, "ResultDetailUnavailable", "%s", msg);
+        event(d, true, API_COND_RESULT_DETAIL_UNAVAILABLE, "%s", msg);
     return true;
 }
 
@@ -1667,8 +1712,10 @@ static const struct {
                     {API_PHASE_SUCCEEDED, "Complete"},
                     {API_PHASE_FAILED, "Failed"}};
 /* Conditions announced by a Warning Event of their own name while True. */
-static const char *const WARNING_CONDITIONS[] = {API_COND_WORKERS_BLOCKED, "SpecLocked",
-                                                 "WorkersSkewed", "ResultDetailUnavailable", NULL};
+static const char *const WARNING_CONDITIONS[] = {
+    API_COND_WORKERS_BLOCKED,    "SpecLocked",
+    API_COND_WORKERS_SKEWED,     API_COND_RESULT_DETAIL_UNAVAILABLE,
+    API_COND_WORKERS_SHARE_NODE, NULL};
 
 static bool implied(struct ctrl_event *e, bool warning, const char *reason, const char *message,
                     double at, double now)

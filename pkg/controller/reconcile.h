@@ -133,6 +133,11 @@ struct ctrl_observed {
     bool progress_fetched;
     struct ctrl_worker_progress *progress;
     int n_progress;
+    /* With CTRL_NEED_NODES: the cluster's Nodes (a NodeList's items, owned by the executor), or
+     * why they could not be read (condition WorkersShareNode, pkg/api/placement.h). */
+    enum ctrl_fetch_state nodes;
+    const cJSON *node_items;
+    char nodes_error[256];
     /* A create/delete the executor could not do (terminal API error): reason + message. */
     const char *error_reason;
     const char *error_message;
@@ -143,6 +148,7 @@ struct ctrl_observed {
 #define CTRL_NEED_RESULTS 0x4
 #define CTRL_NEED_PODS 0x8      /* the run's pods from the API server, not the cache */
 #define CTRL_NEED_PROGRESS 0x10 /* the tails of the running workers' logs (plan.progress) */
+#define CTRL_NEED_NODES 0x20    /* the cluster's Nodes (two workers share one) */
 /* A progress read asks for the last records of a log (the runner logs about one a second; the
  * kubelet counts them as tailLines), at most this many bytes. */
 #define CTRL_PROGRESS_TAIL_LINES 64

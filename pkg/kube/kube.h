@@ -71,7 +71,8 @@ struct kube_resource {
 };
 
 extern const struct kube_resource KUBE_PODS, KUBE_JOBS, KUBE_SECRETS, KUBE_CONFIGMAPS, KUBE_EVENTS,
-    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES;
+    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES,
+    KUBE_NODES;
 
 /* Decoded from the API's Status object, or synthesised for transport errors. */
 struct kube_status {
@@ -165,9 +166,6 @@ int kube_request(struct kube_client *c, const char *method, const char *path,
 /* Response bodies larger than this fail with reason "TooLarge" (default 64 MiB); the same cap
  * bounds a watch stream's undelivered bytes. */
 void kube_client_set_max_body(struct kube_client *c, size_t bytes);
-/* CURLMOPT_MAX_HOST_CONNECTIONS (default 32). Every open watch holds one HTTP/1.1 connection;
- * requests beyond the limit wait for a free connection. */
-void kube_client_set_max_connections(struct kube_client *c, long n);
 /* Retries after a Retry-After answer (default 10, client-go's; 0 = hand every answer over). */
 void kube_client_set_max_retries(struct kube_client *c, int n);
 /* The Content-Type sent for a patch type. */

@@ -33,6 +33,7 @@ const FIELD_LABELS = {
   'events.k8s.io/events': ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'regarding.apiVersion', 'reason', 'reportingController', 'type'],
   'core/secrets': ['type'],
   'core/namespaces': ['status.phase'],
+  'core/nodes': ['spec.unschedulable'],
   'batch/jobs': ['status.successful'],
   'core/persistentvolumeclaims': [],
 };
@@ -55,13 +56,20 @@ class Faults {
     this.failNext = 0;
     this.failCode = 500;
     this.failPath = null; // only requests whose path contains this consume failNext
+    this.failMethod = null; // and, when set, only requests of this method (POST, PATCH, ...)
     this.retryAfter = null;
     this.delayMs = 0;
     this.watchDelays = {}; // resource plural -> ms: that resource's watch events arrive this late
+    this.refused = {}; // "409 PUT /apis/.../status" -> how many: what the clients met, injected or not
   }
 
   state() {
-    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays) };
+    return { failNext: this.failNext, code: this.failCode, path: this.failPath, method: this.failMethod, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays), refused: Object.assign({}, this.refused) };
+  }
+
+  refusal(code, req) {
+    const key = `${code} ${req.method} ${new URL(req.url, 'http://x').pathname}`;
+    this.refused[key] = (this.refused[key] || 0) + 1;
   }
 
   watchDelay(plural) {
@@ -169,6 +177,7 @@ class SimServer {
 
   _fail(res, e) {
     if (e instanceof StoreError) {
+      this.faults.refusal(e.code, res.req);
       const h = {};
       if (e.retryAfter) h['Retry-After'] = String(e.retryAfter);
       this._send(res, e.code, e.status(), h);
@@ -193,7 +202,8 @@ class SimServer {
     if (path === '/sim' || path.startsWith('/sim/')) return this._handleSim(req, res, path, body);
 
     if (this.faults.delayMs > 0) await new Promise((r) => setTimeout(r, this.faults.delayMs));
-    if (this.faults.failNext > 0 && (!this.faults.failPath || path.includes(this.faults.failPath))) {
+    if (this.faults.failNext > 0 && (!this.faults.failPath || path.includes(this.faults.failPath)) &&
+        (!this.faults.failMethod || req.method === this.faults.failMethod)) {
       this.faults.failNext -= 1;
       const code = this.faults.failCode;
       if (code === 409) { // answered as an update with a stale resourceVersion is
@@ -1196,6 +1206,7 @@ class SimServer {
         this.faults.failCode = f.code !== undefined ? Number(f.code) : 500;
         this.faults.retryAfter = f.retryAfter !== undefined ? Number(f.retryAfter) : null;
         this.faults.failPath = f.path ? String(f.path) : null;
+        this.faults.failMethod = f.method ? String(f.method).toUpperCase() : null;
       }
       if (f.compact) {
         this.store.compact();

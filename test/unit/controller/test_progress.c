@@ -97,11 +97,59 @@ static void test_wait_then_progress(void **state)
     assert_false(w.waiting);
 }
 
+/* An init's records (as the runner logs them while pgbench -i generates server-side): step and
+ * rows instead of tps, in status.progress, the RESULT column and the message. */
+static const char *log_init =
+    "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pgbench\",\"msg\":\"generating data "
+    "(server-side)...\",\"output\":\"stderr\"}\n"
+    "{\"ts\":\"x\",\"level\":\"info\",\"component\":\"pgbench\",\"msg\":\"init progress\","
+    "\"progress\":{\"t\":12.5,\"step\":\"generate (server-side)\",\"rows\":2400000,"
+    "\"rowsTotal\":5000000,\"rowsPerSecond\":650123,\"source\":\"database size\"}}\n";
+
+static void test_init_progress(void **state)
+{
+    (void)state;
+    struct ctrl_worker_progress w;
+    assert_true(ctrl_progress_parse(log_init, strlen(log_init), &w));
+    assert_string_equal(w.step, "generate (server-side)");
+    assert_true(w.rows == 2400000 && w.rows_total == 5000000 && w.rows_per_s == 650123);
+    cJSON *st = cJSON_CreateObject();
+    assert_true(ctrl_progress_set(st, &w, 1, 1700000000));
+    assert_string_equal(util_jstr(st, "progress.step"), "generate (server-side)");
+    assert_true(util_jnum(st, "progress.rows", 0) == 2400000);
+    assert_true(util_jnum(st, "progress.rowsTotal", 0) == 5000000);
+    assert_true(util_jnum(st, "progress.rowsPerSecond", 0) == 650123);
+    assert_string_equal(util_jstr(st, "progress.source"), "database size");
+    assert_true(util_jnum(st, "progress.elapsedSeconds", 0) == 12.5);
+    assert_null(util_jget(st, "progress.tps")); /* an init has no tps */
+    ctrl_progress_display(st);
+    assert_string_equal(util_jstr(st, "result"),
+                        "init: generate (server-side) 48 % · 2,400,000 of 5,000,000 rows · "
+                        "650,123 rows/s · estimated from the database size");
+    char msg[512];
+    assert_true(ctrl_progress_message(st, 1, msg, sizeof(msg)));
+    assert_string_equal(msg, "pgbench -i: generate (server-side) 48 %, 2,400,000 of 5,000,000 "
+                             "rows, 650,123 rows/s, estimated from the database size, 12 s");
+    /* the init ends: its figures go (null: removed by the merge patch) */
+    ctrl_progress_end_init(st);
+    assert_true(cJSON_IsNull(util_jget(st, "progress")));
+    assert_true(cJSON_IsNull(util_jget(st, "result")));
+    cJSON_Delete(st);
+
+    /* the init's line also goes when its progress went first (the pod stopped running) */
+    st = cJSON_CreateObject();
+    util_jset_str(st, "result", "init: vacuum");
+    ctrl_progress_end_init(st);
+    assert_true(cJSON_IsNull(util_jget(st, "result")));
+    cJSON_Delete(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum_and_wait),
         cmocka_unit_test(test_wait_then_progress),
+        cmocka_unit_test(test_init_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

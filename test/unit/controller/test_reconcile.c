@@ -17,6 +17,7 @@
 #include "pkg/controller/controller.h"
 #include "pkg/util/json.h"
 #include "pkg/controller/reconcile.h"
+#include "pkg/api/placement.h"
 #include "pkg/util/clock.h"
 
 #define NOW 1800000000.0
@@ -350,6 +351,7 @@ static void test_collecting_success(void **state)
     cJSON *job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
     cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, "{\"schemaVersion\":1}");
     cJSON *p1 = pod_with("b1-run-1-def", 1, 0, NULL);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(p1, "spec"), "nodeName", "n2");
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
@@ -375,9 +377,12 @@ static void test_collecting_success(void **state)
     assert_float_equal(util_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
     assert_null(util_jget(p.status, "summary.aborted")); /* in status only when not 0 */
     assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "workers")), 2);
-    assert_non_null(strstr(status_worker(&p, 1), "1 b1-run-1-def: ok, 99.5 tps"));
+    assert_non_null(strstr(status_worker(&p, 0), "0 b1-run-0-abc: ok, 100.5 tps")); /* no node */
+    assert_non_null(strstr(status_worker(&p, 1), "1 b1-run-1-def on node n2: ok, 99.5 tps"));
     cJSON *r0 = cm_worker(&p, 0), *r1 = cm_worker(&p, 1);
     assert_string_equal(util_jstr(r1, "pod"), "b1-run-1-def");
+    assert_string_equal(util_jstr(r1, "node"), "n2");
+    assert_null(util_jget(r0, "node"));
     assert_float_equal(util_jnum(r1, "tps", 0), 99.5, 1e-9);
     assert_true(cJSON_IsTrue(util_jget(r0, "complete")));
     cJSON_Delete(r0);
@@ -850,6 +855,8 @@ static void test_init_flow(void **state)
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_null(util_jget(p.status, "startAt")); /* once the run's pods are ready */
+    /* the init's live RESULT line goes with the init (the cache keeps no status.result) */
+    assert_true(cJSON_IsNull(util_jget(p.status, "result")));
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-run");
     ctrl_plan_free(&p);
@@ -1336,6 +1343,142 @@ static void test_start_barrier(void **state)
     ctrl_plan_free(&p);
     cJSON_Delete(pods[0]);
     cJSON_Delete(pods[1]);
+}
+
+/* Decides Running for b1 (2 workers of spec) with pods on these nodes (worker 1's Ready as
+ * ready1), the Nodes read as `nodes` says (CTRL_FETCH_NONE: not read); returns the plan in p. */
+static void decide_placed(const char *spec, const char *status, const char *n0, const char *n1,
+                          bool ready1, enum ctrl_fetch_state nodes, const char *items,
+                          struct ctrl_plan *p)
+{
+    cJSON *br = br_new(spec, status, 1);
+    cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
+    cJSON *pods[2] = {worker_pod("b1-run-0-a", 0, true, NULL),
+                      worker_pod("b1-run-1-b", 1, ready1, NULL)};
+    const char *on[2] = {n0, n1};
+    for (int i = 0; i < 2; i++)
+        if (on[i])
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(pods[i], "spec"), "nodeName", on[i]);
+    cJSON *list = items ? cJSON_Parse(items) : NULL;
+    struct ctrl_observed o;
+    obs_init(&o, br);
+    o.now = NOW + 20;
+    o.run_job = job;
+    o.pods[0] = pods[0];
+    o.pods[1] = pods[1];
+    o.n_pods = 2;
+    o.nodes = nodes;
+    o.node_items = list;
+    (void)snprintf(o.nodes_error, sizeof(o.nodes_error), "HTTP 403 nodes is forbidden");
+    assert_int_equal(ctrl_decide(&o, p), 0);
+    cJSON_Delete(list);
+    cJSON_Delete(pods[0]);
+    cJSON_Delete(pods[1]);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+}
+
+#define NODE_ITEM(name, extra)                                                                     \
+    "{\"metadata\":{\"name\":\"" name "\"},\"spec\":{" extra "},\"status\":{\"conditions\":[{"     \
+    "\"type\":\"Ready\",\"status\":\"True\"}]}}"
+
+/* Issue 31.2: condition WorkersShareNode with the start barrier: False (OnePerNode) when
+ * each has its own, else judged from the Nodes, read then and only then: True (a Warning Event)
+ * while another node was schedulable, False when none was or the Nodes cannot be read. Set once;
+ * not with placement pack. */
+static void test_workers_share_node(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", NULL, true, CTRL_FETCH_NONE, NULL,
+                  &p);
+    assert_null(cond(&p, API_COND_WORKERS_SHARE_NODE)); /* worker 1 not placed yet */
+    assert_false(p.needs & CTRL_NEED_NODES);
+    ctrl_plan_free(&p);
+    /* placed but not ready: judged with the start barrier, the nodes as the load starts */
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", false, CTRL_FETCH_NONE, NULL,
+                  &p);
+    assert_null(p.status);
+    assert_false(p.needs & CTRL_NEED_NODES);
+    ctrl_plan_free(&p);
+
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n2", true, CTRL_FETCH_NONE, NULL,
+                  &p);
+    const cJSON *c = cond(&p, API_COND_WORKERS_SHARE_NODE);
+    assert_string_equal(util_jstr(c, "status"), "False");
+    assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_ONE_PER_NODE);
+    assert_string_equal(util_jstr(c, "message"),
+                        "each of the 2 workers ran on a node of its own: worker 0 on n1, worker 1 "
+                        "on n2");
+    assert_false(p.needs & CTRL_NEED_NODES); /* no Nodes read for that */
+    ctrl_plan_free(&p);
+
+    /* both on n1: the Nodes are read first */
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_NONE, NULL,
+                  &p);
+    assert_true(p.needs & CTRL_NEED_NODES);
+    ctrl_plan_free(&p);
+    static const char *const free_node = "[" NODE_ITEM("n1", "") "," NODE_ITEM(
+        "n2", "") "," NODE_ITEM("n3", "\"unschedulable\":true") "]";
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_OK, free_node,
+                  &p);
+    assert_false(p.needs & CTRL_NEED_NODES);
+    c = cond(&p, API_COND_WORKERS_SHARE_NODE);
+    assert_string_equal(util_jstr(c, "status"), "True");
+    assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_SHARED);
+    assert_non_null(
+        strstr(util_jstr(c, "message"),
+               "workers 0 and 1 share node n1 while 1 other node was schedulable (n2)"));
+    /* its Warning Event, from the status as written */
+    cJSON *br = br_new(SPEC_BASIC, "{}", 1);
+    cJSON_ReplaceItemInObject(br, "status", cJSON_Duplicate(p.status, 1));
+    struct ctrl_event ev[8];
+    int n = ctrl_status_events(br, NOW + 21, ev, 8), found = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(ev[i].reason, API_COND_WORKERS_SHARE_NODE) == 0) {
+            found++;
+            assert_true(ev[i].warning);
+            assert_non_null(strstr(ev[i].message, "share node n1"));
+        }
+    assert_int_equal(found, 1);
+    cJSON_Delete(br);
+    /* decided again with the condition in status: neither read nor changed */
+    char *st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    decide_placed(SPEC_BASIC, st, "n1", "n1", true, CTRL_FETCH_NONE, NULL, &p);
+    assert_false(p.needs & CTRL_NEED_NODES);
+    assert_null(p.status); /* nothing to write: the barrier and the condition are there */
+    ctrl_plan_free(&p);
+    free(st);
+
+    /* no other node was schedulable: False, saying why */
+    static const char *const none =
+        "[" NODE_ITEM("n1", "") "," NODE_ITEM("n3", "\"unschedulable\":true") "]";
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_OK, none, &p);
+    c = cond(&p, API_COND_WORKERS_SHARE_NODE);
+    assert_string_equal(util_jstr(c, "status"), "False");
+    assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_NO_OTHER_NODE);
+    assert_string_equal(util_jstr(c, "message"), "workers 0 and 1 share node n1; no other node "
+                                                 "was schedulable (n3: cordoned)");
+    ctrl_plan_free(&p);
+
+    /* the Nodes could not be read (no RBAC on nodes) */
+    decide_placed(SPEC_BASIC, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_ERROR, NULL,
+                  &p);
+    c = cond(&p, API_COND_WORKERS_SHARE_NODE);
+    assert_string_equal(util_jstr(c, "status"), "False");
+    assert_string_equal(util_jstr(c, "reason"), API_PLACEMENT_NODES_UNKNOWN);
+    assert_non_null(strstr(util_jstr(c, "message"), "(HTTP 403 nodes is forbidden)"));
+    ctrl_plan_free(&p);
+
+    /* packed on purpose: nothing to say */
+    static const char *const pack =
+        "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":2,\"placement\":{\"mode\":"
+        "\"pack\"},\"workload\":{\"pgbench\":{\"run\":{\"clients\":4,\"durationSeconds\":30}}}}";
+    decide_placed(pack, STATUS_RUNNING_NO_BARRIER, "n1", "n1", true, CTRL_FETCH_NONE, NULL, &p);
+    assert_null(cond(&p, API_COND_WORKERS_SHARE_NODE));
+    assert_false(p.needs & CTRL_NEED_NODES);
+    ctrl_plan_free(&p);
 }
 
 /* The run Job finished at `at` (its condition's lastTransitionTime). */
@@ -2355,6 +2498,7 @@ int main(void)
         cmocka_unit_test(test_workers_blocked),
         cmocka_unit_test(test_collecting_stale_pod_cache),
         cmocka_unit_test(test_start_barrier),
+        cmocka_unit_test(test_workers_share_node),
         cmocka_unit_test(test_start_margin_learned),
         cmocka_unit_test(test_running_pods_succeeded),
         cmocka_unit_test(test_collecting_timing),

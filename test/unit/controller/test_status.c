@@ -558,14 +558,14 @@ static void test_transforms(void **state)
         "\"job-name\":\"b-run\"},\"annotations\":{\"batch.kubernetes.io/job-completion-index\":"
         "\"1\",\"x\":\"y\",\"pgbench.dev/start-at\":\"2027-01-15T08:00:01.000Z\"},"
         "\"ownerReferences\":[{}]},\"spec\":{\"containers\":[{\"name\":"
-        "\"runner\"}]},\"status\":{\"phase\":\"Failed\",\"podIP\":\"1.2.3.4\","
+        "\"runner\"}],\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Failed\",\"podIP\":\"1.2.3.4\","
         "\"containerStatuses\":[{\"name\":\"runner\",\"image\":\"i\",\"state\":{\"terminated\":{"
         "\"exitCode\":3,\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}",
         "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"resourceVersion\":\"5\","
         "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b\",\"pgbench.dev/role\":\"run\","
         "\"batch.kubernetes.io/job-completion-index\":\"1\"},"
         "\"annotations\":{\"pgbench.dev/start-at\":\"2027-01-15T08:00:01.000Z\"}},"
-        "\"status\":{\"phase\":"
+        "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":"
         "\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":3,"
         "\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}",
         "pod");
@@ -589,10 +589,11 @@ static void test_transforms(void **state)
                     "\"phase\":\"Running\",\"readyAt\":\"r\",\"startAt\":\"s\"}}",
                     "running br");
     /* a pod that does not start keeps why: its container's waiting state, an unscheduled pod's
-     * PodScheduled condition (and no other condition) */
+     * PodScheduled condition (and no other condition); without a node, no spec */
     check_transform(
         ctrl_transform_pod,
-        "{\"metadata\":{\"name\":\"q\"},\"status\":{\"phase\":\"Pending\",\"conditions\":["
+        "{\"metadata\":{\"name\":\"q\"},\"spec\":{\"containers\":[]},\"status\":{\"phase\":"
+        "\"Pending\",\"conditions\":["
         "{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"ContainersNotReady\"},"
         "{\"type\":\"Initialized\",\"status\":\"True\"},"
         "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
