@@ -5,7 +5,8 @@
 # within 1 s of the last worker's end; pgbench started within 1.5 s of the last pod Ready, no
 # worker late against the barrier. A 3-worker run with an init (scale 1, 3 s, select-only), the
 # sim's kubelet refreshing downwardAPI files 50-1170 ms after each update as the real v1.25 node
-# did (SIM_DOWNWARD_DELAY_MS), then a second run with the margin learned from the first.
+# did (SIM_DOWNWARD_DELAY_MS), by an operator that has measured no run yet (its margin is 2 s, so
+# the 1.5 s goal is missed by design), then a second run with the margin learned from the first.
 # Env: BUILD, BENCH_WORKERS (3).
 set -euo pipefail
 . "$(dirname "$0")/../test/lib/env.sh"
@@ -24,9 +25,10 @@ for run in phases phases-again; do
     env_wait_phase "$run" Succeeded 120
     sleep 0.5 # the watches' last lines
     env_result_json "$run" >"$TMP/$run.json"
-    margin="$(python3 -c 'import sys; from datetime import datetime as d
-p = lambda s: d.fromisoformat(s.replace("Z", "+00:00")).timestamp()
-print("%.3f" % (p(sys.argv[1]) - p(sys.argv[2])))' "$(env_status "$run" .status.startAt)" "$(env_status "$run" .status.readyAt)")"
+    margin="$(python3 -c 'import json, sys; from datetime import datetime as d
+at = {s["step"]: d.fromisoformat(s["at"].replace("Z", "+00:00")).timestamp()
+      for s in json.load(open(sys.argv[1]))["timing"]["steps"]}
+print("%.3f" % (at["barrier"] - at["allReady"]))' "$TMP/$run.json")"
     echo "phases of a $WORKERS-worker run${init:+ with an init} (downwardAPI refresh ${SIM_DOWNWARD_DELAY_MS:-50-1170} ms, start margin $margin s):"
     python3 "$ROOT/scripts/run-phases.py" "$run" "$TMP/$run.json" "$TMP/br.log" "$TMP/pods.log"
 done

@@ -15,11 +15,13 @@ void ctrl_margin_record(struct ctrl_margin *m, double notice_s)
 
 long ctrl_margin_ms(const struct ctrl_margin *m)
 {
+    if (!m || m->n == 0)
+        return CTRL_START_MARGIN_COLD_MS;
     double worst_ms = 0;
-    for (int i = 0; m && i < m->n; i++)
+    for (int i = 0; i < m->n; i++)
         worst_ms = fmax(worst_ms, m->notice_s[i] * 1000.0);
-    if (!m || m->n < CTRL_MARGIN_TRUST_RUNS)
-        worst_ms = fmax(worst_ms, CTRL_START_NOTICE_DEFAULT_MS);
+    if (m->n < CTRL_MARGIN_TRUST_RUNS)
+        worst_ms = fmax(worst_ms, CTRL_START_NOTICE_FLOOR_MS);
     long ms = (long)ceil(worst_ms) + CTRL_START_SLACK_MS;
     if (ms < CTRL_START_MARGIN_MIN_MS)
         return CTRL_START_MARGIN_MIN_MS;

@@ -6,19 +6,23 @@
  * issue 33), and records when it read it (window.seenSeconds). The margin must cover the worst
  * "notice" delay, readyAt to the runner's read, or that worker starts late.
  *
- * Before CTRL_MARGIN_TRUST_RUNS runs have been measured, the margin is the larger of
- * CTRL_START_NOTICE_DEFAULT_MS (the real node's slowest refresh and the writes before it) and
- * what was measured, plus CTRL_START_SLACK_MS; after that, the slowest notice of the last
- * CTRL_MARGIN_WINDOW runs plus the slack, within [CTRL_START_MARGIN_MIN_MS,
- * CTRL_START_MARGIN_MAX_MS]. So a kubelet slower than assumed lengthens the margin from the next
- * run on, and one that is fast on every run shortens it. Memory only: a restarted operator starts
- * from the default again. */
+ * Before any run was measured the margin is CTRL_START_MARGIN_COLD_MS (2 s: the real node's
+ * slowest refresh with room for an API server slow to take the writes, as before the margin was
+ * learned). Then it is the slowest notice of the last CTRL_MARGIN_WINDOW runs plus
+ * CTRL_START_SLACK_MS, and until CTRL_MARGIN_TRUST_RUNS runs were measured at least
+ * CTRL_START_NOTICE_FLOOR_MS (the real node's slowest refresh and the writes before it) plus the
+ * slack; always within [CTRL_START_MARGIN_MIN_MS, CTRL_START_MARGIN_MAX_MS]. So a kubelet or an
+ * API server slower than assumed lengthens the margin from the next run on, and a cluster fast on
+ * every run shortens it. Memory only: a restarted operator starts cold again. */
 #ifndef PGBO_CONTROLLER_MARGIN_H
 #define PGBO_CONTROLLER_MARGIN_H
 
-/* readyAt to the runner's read of the barrier, assumed before any was measured: the slowest
- * downwardAPI refresh of the real node (1170 ms) plus the status write and the pod patches. */
-#define CTRL_START_NOTICE_DEFAULT_MS 1250
+/* The margin before any run was measured. */
+#define CTRL_START_MARGIN_COLD_MS 2000
+/* readyAt to the runner's read of the barrier assumed at least, until CTRL_MARGIN_TRUST_RUNS runs
+ * were measured: the slowest downwardAPI refresh of the real node (1170 ms) plus the status
+ * write and the pod patches. */
+#define CTRL_START_NOTICE_FLOOR_MS 1250
 /* Added to the notice delay: the runner's poll of its file (BENCH_START_POLL_MS) and the
  * scheduling of its timer. */
 #define CTRL_START_SLACK_MS 80
@@ -34,7 +38,7 @@ struct ctrl_margin {
 
 /* Records one run's slowest notice delay (seconds; ignored unless > 0 and finite). */
 void ctrl_margin_record(struct ctrl_margin *m, double notice_s);
-/* The margin for the next barrier, in milliseconds. m NULL: the default. */
+/* The margin for the next barrier, in milliseconds. m NULL: the cold one. */
 long ctrl_margin_ms(const struct ctrl_margin *m);
 
 #endif

@@ -931,14 +931,15 @@ static bool workers_ready(const struct dctx *d)
  * milliseconds) go into status, and (after the status write, plan.annotate) startAt onto every
  * run pod as API_START_ANNOTATION, which the runners read through their downwardAPI file. A
  * published time is never replaced: pods without it (the rest after a restart, a replacement
- * pod) get the same value; a pod that has one keeps it. */
-static void publish_start(struct dctx *d)
+ * pod) get the same value; a pod that has one keeps it. True when this plan sets the barrier. */
+static bool publish_start(struct dctx *d)
 {
     char at[40], ready[40];
     const char *pub = published_start(d);
+    bool fresh = !pub;
     if (!pub) {
         if (!workers_ready(d))
-            return; /* a pod that becomes ready brings the run back (its watch event) */
+            return false; /* a pod that becomes ready brings the run back (its watch event) */
         long margin = d->obs->start_margin_ms > 0 ? d->obs->start_margin_ms : ctrl_margin_ms(NULL);
         util_rfc3339(d->obs->now + (double)margin / 1000.0, 3, at, sizeof(at));
         util_rfc3339(d->obs->now, 3, ready, sizeof(ready));
@@ -978,6 +979,7 @@ static void publish_start(struct dctx *d)
     free(d->plan->annotate);
     d->plan->annotate = pods;
     d->plan->n_annotate = n;
+    return fresh;
 }
 
 /* Condition WorkersShareNode (pkg/api/placement.h), set once with the start barrier (every
@@ -1046,9 +1048,12 @@ static void decide_running(struct dctx *d)
         d->plan->requeue_ms = 1; /* at once */
         return;
     }
-    publish_start(d);
+    /* a barrier set now goes out at once: the HPA's scale and the workers' progress, reads
+     * before a decision, wait for the next reconcile (the pod patches bring it); the Nodes that
+     * WorkersShareNode reads when two workers share one are read first (one list) */
+    bool fresh = publish_start(d);
     check_placement(d);
-    if (s->hpa) {
+    if (s->hpa && !fresh) {
         if (d->obs->scale == CTRL_FETCH_NONE) {
             d->plan->needs |= CTRL_NEED_SCALE;
             (void)snprintf(d->plan->scale_kind, sizeof(d->plan->scale_kind), "%s", s->hpa_kind);
@@ -1059,9 +1064,9 @@ static void decide_running(struct dctx *d)
             api_hpa_timeline_record(d->st, d->obs->scale_replicas, d->obs->now);
         d->plan->requeue_ms = CTRL_HPA_POLL_MS;
     } else {
-        d->plan->requeue_ms = CTRL_RESYNC_MS;
+        d->plan->requeue_ms = s->hpa ? CTRL_HPA_POLL_MS : CTRL_RESYNC_MS;
     }
-    if (past_deadline(d, run_from(d), api_run_timeout(s, d->obs->cfg), false))
+    if (past_deadline(d, run_from(d), api_run_timeout(s, d->obs->cfg), false) || fresh)
         return;
     follow_progress(d, "run", s->workers);
     if (d->plan->needs)

@@ -1235,14 +1235,26 @@ static void test_start_margin_learned(void **state)
     assert_null(p.status);
     assert_string_equal(p.start_at, "2027-01-15T08:00:20.750Z");
     ctrl_plan_free(&p);
+    /* with live progress on, the barrier goes out without the progress reads first; they come
+     * with the next decision */
+    cfg.progress_interval_s = 10;
+    decide_pods_margin(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, 500, &p);
+    assert_int_equal(p.needs, 0);
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:20.750Z");
+    assert_int_equal(p.n_annotate, 2);
+    ctrl_plan_free(&p);
+    decide_pods_margin(st, pods, 2, NOW + 20.5, 500, &p);
+    assert_int_equal(p.needs, CTRL_NEED_PROGRESS);
+    ctrl_plan_free(&p);
+    cfg.progress_interval_s = 0;
     free(st);
     cJSON_Delete(pods[0]);
     cJSON_Delete(pods[1]);
 }
 
 /* Issue 18.6: the workers start together once every worker pod is Ready: readyAt = the moment
- * the last one is seen ready, startAt = readyAt + the margin (issue 31.3: by default the real
- * node's slowest downwardAPI refresh and the writes, 1.25 s, + 80 ms; RFC 3339, ms) in status,
+ * the last one is seen ready, startAt = readyAt + the margin (issue 31.3: 2 s before the
+ * operator measured a run, then learned from the runners; RFC 3339, ms) in status,
  * then as an annotation on every pod.
  * Level-triggered: a published barrier is never replaced, pods lacking it get the same one. */
 static void test_start_barrier(void **state)
@@ -1264,21 +1276,21 @@ static void test_start_barrier(void **state)
     ctrl_plan_free(&p);
     cJSON_Delete(pods[2]);
 
-    /* both ready at NOW + 20.25: the barrier is 1.33 s later, in status and on both pods */
+    /* both ready at NOW + 20.25: the barrier is 2 s later, in status and on both pods */
     cJSON_Delete(pods[1]);
     pods[1] = worker_pod("b1-run-1-b", 1, true, NULL);
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, &p);
     assert_non_null(p.status);
     assert_string_equal(util_jstr(p.status, "readyAt"), "2027-01-15T08:00:20.250Z");
-    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.580Z");
-    assert_true(fabs(api_status_start_at(p.status) - (NOW + 21.58)) < 1e-6);
-    assert_string_equal(p.start_at, "2027-01-15T08:00:21.580Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
+    assert_true(fabs(api_status_start_at(p.status) - (NOW + 22.25)) < 1e-6);
+    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     assert_int_equal(p.n_annotate, 2);
     assert_string_equal(p.annotate[0].pod, "b1-run-0-a");
     assert_string_equal(p.annotate[1].pod, "b1-run-1-b");
     const cJSON *rc = cond(&p, "Running");
     assert_string_equal(util_jstr(p.status, "message"),
-                        "2 workers start together at 2027-01-15T08:00:21.580Z, 1.330 s after the "
+                        "2 workers start together at 2027-01-15T08:00:22.250Z, 2.000 s after the "
                         "last pod was ready");
     assert_string_equal(util_jstr(rc, "message"), "m"); /* the Running Event's, unchanged */
     /* the run's deadline keeps counting from the Running entry */
@@ -1288,20 +1300,20 @@ static void test_start_barrier(void **state)
 
     /* decided again later (a restart) with one pod annotated: the same value for the other */
     cJSON_Delete(pods[0]);
-    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:21.580Z");
+    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:22.250Z");
     decide_pods(st, pods, 2, NOW + 30, &p);
     assert_null(p.status);
     assert_int_equal(p.n_annotate, 1);
     assert_string_equal(p.annotate[0].pod, "b1-run-1-b");
-    assert_string_equal(p.start_at, "2027-01-15T08:00:21.580Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     ctrl_plan_free(&p);
     free(st);
 
     /* a status without the barrier while a pod has it (restored from a backup): that value */
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 40, &p);
-    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.580Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
     assert_int_equal(p.n_annotate, 1);
-    assert_string_equal(p.start_at, "2027-01-15T08:00:21.580Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
     ctrl_plan_free(&p);
 
     /* a startAt in Unix seconds (an operator before issue 18): the same time, now RFC 3339 */
