@@ -46,6 +46,7 @@ const struct kube_resource KUBE_EVENTS = {"", "v1", "Event", "events", true};
 const struct kube_resource KUBE_PVCS = {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
                                         true};
 const struct kube_resource KUBE_NAMESPACES = {"", "v1", "Namespace", "namespaces", false};
+const struct kube_resource KUBE_NODES = {"", "v1", "Node", "nodes", false};
 const struct kube_resource KUBE_JOBS = {"batch", "v1", "Job", "jobs", true};
 const struct kube_resource KUBE_HPAS = {"autoscaling", "v2", "HorizontalPodAutoscaler",
                                         "horizontalpodautoscalers", true};

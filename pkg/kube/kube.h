@@ -71,7 +71,8 @@ struct kube_resource {
 };
 
 extern const struct kube_resource KUBE_PODS, KUBE_JOBS, KUBE_SECRETS, KUBE_CONFIGMAPS, KUBE_EVENTS,
-    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES;
+    KUBE_PVCS, KUBE_HPAS, KUBE_LEASES, KUBE_STATEFULSETS, KUBE_DEPLOYMENTS, KUBE_NAMESPACES,
+    KUBE_NODES;
 
 /* Decoded from the API's Status object, or synthesised for transport errors. */
 struct kube_status {
@@ -302,6 +303,9 @@ void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJS
 void kube_informer_foreach_indexed(const struct kube_informer *inf, const char *value,
                                    void (*fn)(const cJSON *obj, void *ud), void *ud);
 size_t kube_informer_count(const struct kube_informer *inf);
+/* The bytes its cached objects take (their text, versions, uids and index values, with each
+ * entry's header; not the map's own nodes nor the index's key lists). */
+size_t kube_informer_bytes(const struct kube_informer *inf);
 /* Puts obj (owned; transformed like a listed object) into the cache in place of the cached
  * object whose resourceVersion is prev_rv: the answer to the caller's own write made with that
  * resourceVersion as precondition, known before its watch event arrives. No other write can lie

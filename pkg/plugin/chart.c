@@ -21,29 +21,6 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define NCOLORS ((int)(sizeof(colors) / sizeof(colors[0])))
 
-int plugin_html_esc(struct buf *o, const char *s)
-{
-    for (; s && *s && !o->err; s++) {
-        switch (*s) {
-        case '<':
-            buf_puts(o, "&lt;");
-            break;
-        case '>':
-            buf_puts(o, "&gt;");
-            break;
-        case '&':
-            buf_puts(o, "&amp;");
-            break;
-        case '"':
-            buf_puts(o, "&quot;");
-            break;
-        default:
-            buf_append(o, s, 1);
-        }
-    }
-    return o->err;
-}
-
 /* A "nice" tick step (1, 2, 5 x 10^k) giving at most max_ticks ticks over span. */
 static double nice_step(double span, int max_ticks)
 {
@@ -227,17 +204,17 @@ static void draw_axes(struct buf *o, const struct plugin_chart *c, const struct 
                "<text class=\"xl\" x=\"%.1f\" y=\"%d\">",
                f->x0, f->y0, f->x1, f->y0, f->x0, f->y0, f->x0, f->y1, (f->x0 + f->x1) / 2,
                f->h - 8);
-    plugin_html_esc(o, c->xlabel);
+    buf_put_html(o, c->xlabel);
     buf_printf(o, "</text><text class=\"yl\" transform=\"translate(16 %.1f) rotate(-90)\">",
                (f->y0 + f->y1) / 2);
-    plugin_html_esc(o, c->ylabel);
+    buf_put_html(o, c->ylabel);
     buf_puts(o, "</text>");
     if (f->has_right && c->rlabel) {
         buf_printf(o,
                    "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                    "<text class=\"yl\" transform=\"translate(%d %.1f) rotate(90)\">",
                    f->x1, f->y0, f->x1, f->y1, W - 12, (f->y0 + f->y1) / 2);
-        plugin_html_esc(o, c->rlabel);
+        buf_put_html(o, c->rlabel);
         buf_puts(o, "</text>");
     }
 }
@@ -249,7 +226,7 @@ static void draw_series(struct buf *o, const struct frame *f, const struct plugi
 {
     const struct axis *ya = s->right ? &f->ar : &f->ay;
     buf_printf(o, "<g class=\"series\" data-label=\"");
-    plugin_html_esc(o, s->label);
+    buf_put_html(o, s->label);
     buf_printf(o,
                "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s "
                "points=\"",
@@ -291,7 +268,7 @@ static void draw_legend(struct buf *o, const struct plugin_series *s, int ns)
                    "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" "
                    "height=\"4\" fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
                    x, y, colors[k % NCOLORS], x + 18, y + 5);
-        plugin_html_esc(o, s[k].label);
+        buf_put_html(o, s[k].label);
         buf_puts(o, "</text></g>");
         x += legend_w(s[k].label);
     }
@@ -314,7 +291,7 @@ static void draw_marks(struct buf *o, const struct plugin_chart *c, const struct
                    "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">",
                    m->x, m->y, X, f->y0, X, f->y1 + 10 + 14.0 * i, X, Y, end ? "mkl e" : "mkl",
                    end ? X - 4 : X + 4, f->y1 + 14 + 14.0 * i);
-        plugin_html_esc(o, m->label);
+        buf_put_html(o, m->label);
         buf_puts(o, "</text></g>");
     }
 }
@@ -341,9 +318,9 @@ static void svg_open(struct buf *o, const char *id, int h, const char *title, in
                "<figure><svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
                "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
                id, W, h, W, h);
-    plugin_html_esc(o, title);
+    buf_put_html(o, title);
     buf_printf(o, "</title><text class=\"t\" x=\"%d\" y=\"18\">", x);
-    plugin_html_esc(o, title);
+    buf_put_html(o, title);
     buf_puts(o, "</text>");
 }
 
@@ -391,7 +368,7 @@ static void bar_axes(struct buf *o, const struct bars *g, int h, const char *xla
                "<line class=\"ax\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"/>"
                "<text class=\"xl\" x=\"%.1f\" y=\"%d\">",
                g->x0, g->y0, g->x1, g->y0, g->x0, MT, g->x0, g->y0, (g->x0 + g->x1) / 2, h - 8);
-    plugin_html_esc(o, xlabel);
+    buf_put_html(o, xlabel);
     buf_puts(o, "</text>");
 }
 
@@ -400,7 +377,7 @@ static void bar_row(struct buf *o, const struct bars *g, int i, const char *labe
 {
     double ry = MT + i * g->row + 5;
     buf_printf(o, "<text class=\"bl\" x=\"%.1f\" y=\"%.1f\">", g->x0 - 6, ry + 7 * g->nseries + 4);
-    plugin_html_esc(o, label);
+    buf_put_html(o, label);
     buf_puts(o, "</text>");
     char b[64];
     for (int k = 0; k < g->nseries; k++) {
@@ -425,7 +402,7 @@ static void bar_legend(struct buf *o, const struct bars *g, const char *const *s
                    "<g class=\"legend\"><rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"4\" "
                    "fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">",
                    lx, 30, colors[k % NCOLORS], lx + 18, 34);
-        plugin_html_esc(o, series_names[k]);
+        buf_put_html(o, series_names[k]);
         buf_puts(o, "</text></g>");
     }
 }

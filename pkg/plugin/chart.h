@@ -1,7 +1,7 @@
 /* pkg/plugin/chart: the charts of every HTML page (report.c, report_sweep.c) as inline SVG: line
  * charts with axes and units, 1/2/5 ticks (or powers of two, or nines), a second y axis, a
  * legend that wraps, marks with a drop line and a label in their own row above the data, a
- * shaded warm-up; horizontal bar charts; the HTML escape.
+ * shaded warm-up; horizontal bar charts (HTML text is escaped by buf_put_html).
  *
  * Owns the drawing and its one set of types. Knows nothing of BenchmarkRuns, results or status:
  * a caller hands it numbers and words. Every function appends to o and returns o->err (buf.h's
@@ -47,8 +47,6 @@ struct plugin_chart {
     double shade_to;    /* > 0: x from the axis' start to here is shaded as the warm-up cut */
 };
 
-/* s as HTML text (<, >, &, " escaped); nothing for NULL. */
-int plugin_html_esc(struct buf *o, const char *s);
 /* A line chart in a <figure>: the x axis (xlabel with its unit), the left y axis for the series
  * that are not `right`, a second one for those that are, the legend above the plot; "<p
  * class="none">title: empty</p>" when no series has a point. */

@@ -15,8 +15,9 @@
  * and prints nothing (cmd/kubectl-pgbench reads and writes objects through pkg/kube, and prints
  * what this builds into capped buffers). Must not decide what the operator decides: a spec is
  * checked by the operator's own parsers and the children come from its manifest builders
- * (pkg/controller), phases are compared through phase.h, and result values are read by the
- * contract's ids (pkg/bench/fields.h), never by key. Include this or the individual headers. */
+ * (pkg/api; never pkg/controller), phases are compared through phase.h, and result values are read
+ * by the contract's ids (pkg/bench/fields.h), never by key. Include this or the individual headers.
+ */
 #ifndef PGBO_PLUGIN_PLUGIN_H
 #define PGBO_PLUGIN_PLUGIN_H
 

@@ -32,9 +32,9 @@ static double num_at(const cJSON *o, enum bench_field_id id)
 static int kv_row(struct buf *o, const char *k, const char *v)
 {
     buf_puts(o, "<tr><th>");
-    plugin_html_esc(o, k);
+    buf_put_html(o, k);
     buf_puts(o, "</th><td>");
-    plugin_html_esc(o, v);
+    buf_put_html(o, v);
     return buf_puts(o, "</td></tr>\n");
 }
 
@@ -195,9 +195,9 @@ static const char css[] =
 static int page_start(struct buf *o, const char *title)
 {
     buf_puts(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
-    plugin_html_esc(o, title);
+    buf_put_html(o, title);
     buf_printf(o, "</title><style>%s</style></head><body>\n<h1>", css);
-    plugin_html_esc(o, title);
+    buf_put_html(o, title);
     return buf_puts(o, "</h1>\n");
 }
 
@@ -346,7 +346,7 @@ static int statements_table(struct buf *o, const cJSON *st, const cJSON *res)
             (void)snprintf(fl, sizeof(fl), isfinite(f) ? "%g" : "", f);
             const cJSON *cmd = bench_get(it, BK_STATEMENTS_COMMAND);
             buf_printf(o, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", sc, lat, fl);
-            plugin_html_esc(o, cJSON_IsString(cmd) ? cmd->valuestring : "");
+            buf_put_html(o, cJSON_IsString(cmd) ? cmd->valuestring : "");
             buf_puts(o, "</code></td></tr>\n");
         }
         return buf_puts(o, "</table>\n");
@@ -356,7 +356,7 @@ static int statements_table(struct buf *o, const cJSON *st, const cJSON *res)
     buf_puts(o, "<h2>Statement latencies</h2>\n<pre id=\"statements\">");
     cJSON_ArrayForEach(it, lines) if (cJSON_IsString(it))
     {
-        plugin_html_esc(o, it->valuestring);
+        buf_put_html(o, it->valuestring);
         buf_puts(o, "\n");
     }
     return buf_puts(o, "</pre>\n");
@@ -706,7 +706,7 @@ int plugin_compare_html(struct buf *o, const struct plugin_compare *c, struct bu
     buf_append(o, table.data, table.len);
     if (*failed) {
         buf_puts(o, "<pre class=\"verdict\" id=\"verdict\">");
-        plugin_html_esc(o, verdict->data);
+        buf_put_html(o, verdict->data);
         buf_puts(o, "</pre>\n");
     }
     buf_free(&table);
@@ -749,7 +749,7 @@ int plugin_spec_section(struct buf *o, const cJSON *spec)
     int rc = plugin_yaml_append(&y, spec, 0);
     if (rc == 0) {
         buf_puts(o, "<h2>Spec</h2>\n<pre id=\"spec\">");
-        plugin_html_esc(o, y.data);
+        buf_put_html(o, y.data);
         rc = buf_puts(o, "</pre>\n");
     }
     buf_free(&y);

@@ -21,8 +21,6 @@
 #include "pkg/plugin/present.h"
 #include "pkg/util/buf.h"
 
-/* Most runs one compare page overlays. */
-#define PLUGIN_MAX_RUNS 30
 /* Percentile curve: points per nine (0.05 nines apart; every whole nine is a point). */
 #define PLUGIN_CURVE_STEPS_PER_NINE 20
 

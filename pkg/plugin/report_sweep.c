@@ -137,9 +137,9 @@ static void curve_range(const struct sweep_pts *p, const cJSON *usl, double *lo,
 static int kv(struct buf *o, const char *k, const char *v, const char *cls)
 {
     buf_printf(o, "<tr%s%s%s><th>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    plugin_html_esc(o, k);
+    buf_put_html(o, k);
     buf_puts(o, "</th><td>");
-    plugin_html_esc(o, v);
+    buf_put_html(o, v);
     return buf_puts(o, "</td></tr>\n");
 }
 
@@ -165,7 +165,7 @@ static int head_table(struct buf *o, const cJSON *sw)
     struct buf sum = BUF_INIT(1 << 16);
     int rc = plugin_sweep_summary(&sum, sw); /* sum's error, not o's */
     if (rc == 0) {
-        plugin_html_esc(o, sum.data);
+        buf_put_html(o, sum.data);
         rc = buf_puts(o, "</pre>\n");
     }
     buf_free(&sum);
@@ -306,7 +306,7 @@ static int steps_table(struct buf *o, const cJSON *sw)
         char b[48];
         plugin_fmt_num(b, sizeof(b), util_jnum(step, "value", NAN));
         buf_printf(o, "<tr><td>%s</td><td>", b);
-        plugin_html_esc(o, util_jstr(step, "phase"));
+        buf_put_html(o, util_jstr(step, "phase"));
         buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(util_jget(step, "runs")));
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
             plugin_fmt_num(b, sizeof(b), util_jnum(step, nums[i], NAN));
@@ -330,7 +330,7 @@ static int steps_table(struct buf *o, const cJSON *sw)
                            c >= 0 ? bench_verdict_classes[c].label : "?", share,
                            (int)util_jnum(l, "rounds", 0),
                            cJSON_IsTrue(util_jget(l, "weak")) ? " (weak)" : "");
-            plugin_html_esc(o, lim);
+            buf_put_html(o, lim);
         }
         buf_puts(o, "</td></tr>\n");
     }
@@ -377,7 +377,7 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     char title[96];
     plugin_page_start(o, "BenchmarkSweeps compared");
     buf_puts(o, "<pre id=\"compare\" class=\"wrap\">");
-    plugin_html_esc(o, table.data);
+    buf_put_html(o, table.data);
     buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
     bool log = true; /* log2 when every sweep is a doubling series */
     for (size_t i = 0; i < n; i++)

@@ -148,3 +148,26 @@ char *buf_steal(struct buf *b)
     b->err = 0;
     return d;
 }
+
+int buf_put_html(struct buf *b, const char *s)
+{
+    for (; s && *s && !b->err; s++) {
+        switch (*s) {
+        case '<':
+            buf_puts(b, "&lt;");
+            break;
+        case '>':
+            buf_puts(b, "&gt;");
+            break;
+        case '&':
+            buf_puts(b, "&amp;");
+            break;
+        case '"':
+            buf_puts(b, "&quot;");
+            break;
+        default:
+            buf_append(b, s, 1);
+        }
+    }
+    return b->err;
+}

@@ -27,6 +27,8 @@ struct buf {
 /* Each returns 0, or err: the error of this append or of an earlier one (nothing appended). */
 int buf_append(struct buf *b, const void *data, size_t len);
 int buf_puts(struct buf *b, const char *s);
+/* s with <, >, & and " as HTML character references (text and attribute values). */
+int buf_put_html(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal, quotes included; nothing of it when it does not fit. */
 int buf_json_string(struct buf *b, const char *s);

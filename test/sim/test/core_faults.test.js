@@ -75,6 +75,22 @@ test('refused: every refusal the clients met, injected or not, by code, method a
   }
 });
 
+test('failNext with a method: only requests of that method fail (creates, not reads)', async () => {
+  const api = await startServer();
+  try {
+    await fault(api, { failNext: 1, code: 500, path: '/configmaps', method: 'post' });
+    assert.equal((await api.get('/sim/faults')).body.method, 'POST');
+    assert.equal((await api.get(CM)).status, 200); // a read of the same path: not consumed
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm1' } };
+    assert.equal((await api.post(CM, cm)).status, 500);
+    assert.equal((await api.post(CM, cm)).status, 201);
+    await fault(api, { reset: true });
+    assert.equal((await api.get('/sim/faults')).body.method, null);
+  } finally {
+    await api.close();
+  }
+});
+
 test('429 with Retry-After', async () => {
   const api = await startServer();
   try {

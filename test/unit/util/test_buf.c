@@ -97,6 +97,19 @@ static void test_json_string_escapes(void **state)
     buf_free(&small);
 }
 
+static void test_html(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT(0);
+    assert_int_equal(buf_put_html(&b, "<a href=\"x?a=1&b=2\">p99 > 5 ms</a>"), 0);
+    assert_string_equal(b.data, "&lt;a href=&quot;x?a=1&amp;b=2&quot;&gt;p99 &gt; 5 ms&lt;/a&gt;");
+    assert_int_equal(buf_put_html(&b, NULL), 0);
+    buf_free(&b);
+    struct buf small = BUF_INIT(8); /* a cap refuses, as every append does */
+    assert_int_not_equal(buf_put_html(&small, "<<<<<<"), 0);
+    buf_free(&small);
+}
+
 static void test_log_level_parse(void **state)
 {
     (void)state;
@@ -114,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_error_is_sticky),
         cmocka_unit_test(test_consume_and_steal),
         cmocka_unit_test(test_json_string_escapes),
+        cmocka_unit_test(test_html),
         cmocka_unit_test(test_log_level_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
