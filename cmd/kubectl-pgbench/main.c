@@ -13,6 +13,7 @@
 #include "pkg/api/manifest.h"
 #include "pkg/util/log.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 #include "plugin.h"
 
 /* The commands, in the overview's order: name, arguments, what it does. */
@@ -125,6 +126,7 @@ static int unknown_command(const char *word)
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     log_set_level(getenv("KUBECTL_PGBENCH_DEBUG") ? LOG_DEBUG : LOG_ERROR);
     log_set_format(LOG_FORMAT_TEXT);
     /* kubectl's flags may come before the command (kubectl pgbench -n ns report x): they are

@@ -1,6 +1,5 @@
 /* kubectl pgbench run / fio: build the BenchmarkRun, print it (--dry-run=client), have the API
  * server check it (--dry-run=server), or create it and follow it (--wait). */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -214,80 +213,15 @@ int act_create(struct kc *k, const cJSON *obj, bool dry, cJSON **out)
     return 0;
 }
 
-/* What follow() has printed of the conditions that say the run waits: type and last message. */
-struct waits_seen {
-    struct {
-        char type[64];
-        char msg[API_MAX_MESSAGE];
-        bool on;
-    } c[8];
-};
-
-/* a and b alike but for their numbers ("retrying, 12 s of 30 s" is no news after "6 s of 30 s") */
-static bool same_words(const char *a, const char *b)
-{
-    for (;;) {
-        bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
-        if (da != db)
-            return false;
-        if (da) {
-            while (isdigit((unsigned char)*a))
-                a++;
-            while (isdigit((unsigned char)*b))
-                b++;
-            continue;
-        }
-        if (*a != *b)
-            return false;
-        if (!*a)
-            return true;
-        a++;
-        b++;
-    }
-}
-
-/* Each True waiting condition (api_cond_is_waiting) as a line of its own when it appears or its
- * words change (a new cause; not its counting seconds): "NAME: TargetUnreachable: worker 0 waits
- * for ...". One that goes False and comes back is printed again. Returns how many lines. */
-static int print_waits(const cJSON *br, const char *name, struct waits_seen *seen, bool tty)
-{
-    int n = 0;
-    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
-        seen->c[i].on = false;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, util_jget(br, "status.conditions"))
-    {
-        const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
-        const char *m = util_jstr(c, "message");
-        if (!api_cond_is_waiting(type) || !cs || strcmp(cs, "True") != 0)
-            continue;
-        size_t k = 0, nk = sizeof(seen->c) / sizeof(seen->c[0]);
-        while (k < nk && seen->c[k].type[0] && strcmp(seen->c[k].type, type) != 0)
-            k++;
-        if (k == nk)
-            continue;
-        seen->c[k].on = true;
-        if (seen->c[k].type[0] && seen->c[k].msg[0] && same_words(seen->c[k].msg, m ? m : ""))
-            continue;
-        (void)snprintf(seen->c[k].type, sizeof(seen->c[k].type), "%s", type);
-        (void)snprintf(seen->c[k].msg, sizeof(seen->c[k].msg), "%s", m ? m : "");
-        (void)printf("%s%s: %s: %s\n", tty ? "\r\033[K" : "", name, type, m ? m : "");
-        n++;
-    }
-    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
-        if (!seen->c[i].on)
-            seen->c[i].msg[0] = '\0'; /* printed again when it comes back */
-    return n;
-}
-
 /* --wait: a progress line per change (live status.progress; on a TTY rewritten in place), each
- * waiting condition as it appears with its message, then the result table, the one summary. */
+ * waiting or caveat condition as it appears with its message (plugin_condition_news), then the
+ * result table, the one summary. */
 static int follow(struct act *x, struct kc *k, const char *name)
 {
     bool tty = isatty(STDOUT_FILENO);
     double start = util_wall_s();
     char last[512] = "";
-    struct waits_seen seen = {0};
+    struct plugin_conds_seen seen = {0};
     cJSON *br = NULL;
     int rc;
     for (;;) {
@@ -297,8 +231,13 @@ static int follow(struct act *x, struct kc *k, const char *name)
             return rc;
         const char *phase = util_jstr(br, "status.phase");
         bool done = phase && api_phase_done(api_phase_parse(phase));
-        bool waits = print_waits(br, name, &seen, tty) > 0;
         struct buf line = BUF_INIT(4096);
+        bool waits = plugin_condition_news(&line, br, name, &seen) > 0;
+        if (waits) { /* on a TTY, each over the progress line */
+            for (const char *p = line.data, *nl; p && (nl = strchr(p, '\n')); p = nl + 1)
+                (void)printf("%s%.*s\n", tty ? "\r\033[K" : "", (int)(nl - p), p);
+            buf_reset(&line);
+        }
         (void)plugin_progress_line(&line, br, util_wall_s());
         if (!done && line.data && (waits || strcmp(line.data, last) != 0)) {
             if (tty)
@@ -457,8 +396,11 @@ static void run_cli_check(struct run_cli *r)
                   "-s %d without --init: pgbench's own -s (for custom scripts' :scale) goes "
                   "after --",
                   r->ro.init_scale);
-    if ((r->ro.foreign_keys || r->ro.partitions) && !r->init)
-        die_usage(a, "--foreign-keys and --partitions need --init");
+    if ((r->ro.foreign_keys || r->ro.partitions || r->ro.init_generation || r->ro.init_steps ||
+         r->ro.fillfactor || r->ro.unlogged_tables || r->ro.tablespace || r->ro.index_tablespace) &&
+        !r->init)
+        die_usage(a, "--foreign-keys, --partitions and pgbench -i's options (--init-generation, "
+                     "-I, -F, --unlogged-tables, --tablespace, --index-tablespace) need --init");
     if (r->arch && r->to.distro != PLUGIN_BITNAMI)
         die_usage(a, "--bitnami-arch goes with --bitnami");
     if (r->to.service && r->to.distro == PLUGIN_HOST)

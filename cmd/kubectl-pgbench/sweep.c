@@ -194,7 +194,7 @@ static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool
     if (br)
         (void)plugin_progress_line(&line, br, util_wall_s());
     else
-        (void)buf_printf(&line, "%s Pending", run);
+        (void)buf_printf(&line, "%s %s", run, api_phase_name(API_PHASE_PENDING));
     if (line.data && strcmp(line.data, last) != 0) {
         (void)printf(tty ? "\r\033[K%s" : "%s\n", line.data);
         (void)fflush(stdout);

@@ -19,6 +19,7 @@
 #include "pkg/util/opt.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 
 /* The global flags, before the command (the environment's values are their defaults). */
 struct globals {
@@ -92,7 +93,7 @@ static void usage(FILE *f)
         "  %s\n"
         "\n"
         "environment: BENCH_START_AT (Unix time barrier), else BENCH_START_AT_FILE (a file read\n"
-        "  every 100 ms until it holds the barrier, RFC 3339 or Unix time), BENCH_DEADLINE_AT\n"
+        "  every 20 ms until it holds the barrier, RFC 3339 or Unix time), BENCH_DEADLINE_AT\n"
         "  (Unix time: pgbench run stops there, partial result), JOB_COMPLETION_INDEX (worker),\n"
         "  BENCH_TERMINATION_LOG (compact summary path, default /dev/termination-log), PGBENCH, "
         "FIO\n"
@@ -288,6 +289,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     int i;
     int rc = global_options(argc, argv, &i);
     if (rc >= 0)

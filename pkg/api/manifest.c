@@ -360,6 +360,12 @@ cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
     ra.pg.scale = s->scale;
     ra.pg.foreign_keys = s->foreign_keys;
     ra.pg.partitions = s->partitions;
+    ra.pg.generation = s->init_generation;
+    ra.pg.steps = s->init_steps;
+    ra.pg.fillfactor = s->init_fillfactor;
+    ra.pg.unlogged_tables = s->init_unlogged;
+    ra.pg.tablespace = s->init_tablespace;
+    ra.pg.index_tablespace = s->init_index_tablespace;
     ra.skip_if_initialized = s->skip_if_initialized;
     ra.common.create_database = s->create_database;
     ra.common.wait_timeout_s = (double)s->connect_retry_s;
@@ -501,6 +507,59 @@ static void shares_env(cJSON *env, const char *name, const struct api_spec *s, b
     env_value(env, name, list);
 }
 
+/* The run's worker pods: {matchLabels: {API_LABEL_RUN: br, API_LABEL_ROLE: run}}. */
+static cJSON *worker_selector(const char *brname)
+{
+    cJSON *sel = obj();
+    cJSON *ml = put(sel, "matchLabels", obj());
+    put_str(ml, API_LABEL_RUN, brname);
+    put_str(ml, API_LABEL_ROLE, "run");
+    return sel;
+}
+
+/* spec.placement on the worker pods' spec: spread (a topologySpreadConstraint on the hostname,
+ * maxSkew 1, ScheduleAnyway), pack (a preferred podAffinity to each other on the hostname, added
+ * to the podTemplate's affinity) or the user's constraints, those without labelSelector selecting
+ * the run's workers. */
+static void placement(cJSON *pod_spec, const struct api_spec *s, const char *brname)
+{
+    if (s->placement == API_PLACE_PACK) {
+        cJSON *aff = cJSON_GetObjectItemCaseSensitive(pod_spec, "affinity");
+        if (!aff)
+            aff = put(pod_spec, "affinity", obj());
+        cJSON *pa = cJSON_GetObjectItemCaseSensitive(aff, "podAffinity");
+        if (!pa)
+            pa = put(aff, "podAffinity", obj());
+        const char *k = "preferredDuringSchedulingIgnoredDuringExecution";
+        cJSON *pref = cJSON_GetObjectItemCaseSensitive(pa, k);
+        if (!pref)
+            pref = put(pa, k, arr());
+        cJSON *w = obj();
+        put_num(w, "weight", 100);
+        cJSON *term = put(w, "podAffinityTerm", obj());
+        put(term, "labelSelector", worker_selector(brname));
+        put_str(term, "topologyKey", API_LABEL_HOSTNAME);
+        cJSON_AddItemToArray(pref, w);
+        return;
+    }
+    if (s->placement == API_PLACE_CUSTOM) {
+        if (!s->spread_constraints)
+            return;
+        cJSON *tsc =
+            put(pod_spec, "topologySpreadConstraints", cJSON_Duplicate(s->spread_constraints, 1));
+        cJSON *c;
+        cJSON_ArrayForEach(c, tsc) if (!cJSON_GetObjectItemCaseSensitive(c, "labelSelector"))
+            put(c, "labelSelector", worker_selector(brname));
+        return;
+    }
+    cJSON *c = obj();
+    put_num(c, "maxSkew", 1);
+    put_str(c, "topologyKey", API_LABEL_HOSTNAME);
+    put_str(c, "whenUnsatisfiable", "ScheduleAnyway");
+    put(c, "labelSelector", worker_selector(brname));
+    cJSON_AddItemToArray(put(pod_spec, "topologySpreadConstraints", arr()), c);
+}
+
 cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const struct api_config *cfg,
                             long run_from)
 {
@@ -513,6 +572,7 @@ cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const str
     cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
     cJSON *vols = (cJSON *)util_jget(tmpl, "spec.volumes");
     start_file(env, vols, mounts);
+    placement(cJSON_GetObjectItemCaseSensitive(tmpl, "spec"), s, util_jstr(br, "metadata.name"));
     if (s->workload == API_WL_PGBENCH) /* the runner stops its load there and reports */
         env_num(env, "BENCH_DEADLINE_AT", run_from + api_run_timeout(s, cfg));
     if (s->workload == API_WL_PGBENCH) {

@@ -18,6 +18,8 @@ extern const struct kube_resource API_BENCHMARKRUNS;
 #define API_LABEL_RUN "pgbench.dev/benchmarkrun"
 #define API_LABEL_ROLE "pgbench.dev/role"
 #define API_CONTAINER "runner"
+/* The node label spec.placement spreads and packs the workers over (every node has it). */
+#define API_LABEL_HOSTNAME "kubernetes.io/hostname"
 #define API_RUNNER_UID 65532
 /* Longest BenchmarkRun name whose child names (<br>-init) are still valid label values. */
 #define API_MAX_NAME 57

@@ -2,6 +2,7 @@
 #include "pkg/api/spec.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
+#include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
 #include <errno.h>
@@ -413,12 +414,45 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct api_spec *s)
         target_host(p, t, s);
 }
 
+static const char *const generations[] = {"server", "client", NULL};
 static const struct field init_rows[] = {
     {"scale", FK_INT, SPEC(scale), 1, 1, 100000, NULL, NULL, NULL, NULL},
     {"foreignKeys", FK_BOOL, SPEC(foreign_keys), 0, 0, 0, NULL, NULL, NULL, NULL},
     {"skipIfInitialized", FK_BOOL, SPEC(skip_if_initialized), 1, 0, 0, NULL, NULL, NULL, NULL},
     {"partitions", FK_INT, SPEC(partitions), 0, 0, 10000, NULL, NULL, NULL, NULL},
+    {"generation", FK_STR, SPEC(init_generation), 0, 0, 0, NULL, generations, NULL, NULL},
+    {"steps", FK_STR, SPEC(init_steps), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"fillfactor", FK_INT, SPEC(init_fillfactor), 0, 10, 100, NULL, NULL, NULL, NULL},
+    {"unloggedTables", FK_BOOL, SPEC(init_unlogged), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"tablespace", FK_STR, SPEC(init_tablespace), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"indexTablespace", FK_STR, SPEC(init_index_tablespace), 0, 0, 0, NULL, NULL, NULL, NULL},
 };
+
+/* init's options together, by the runner's own check (pkg/bench), so that what it would refuse
+ * never starts: the steps' letters against the generation, the tablespace names. */
+static void init_check(struct pctx *p, const struct api_spec *s)
+{
+    static const char *const keys[] = {
+        [BENCH_INIT_F_GENERATION] = "generation",
+        [BENCH_INIT_F_STEPS] = "steps",
+        [BENCH_INIT_F_FILLFACTOR] = "fillfactor",
+        [BENCH_INIT_F_TABLESPACE] = "tablespace",
+        [BENCH_INIT_F_INDEX_TABLESPACE] = "indexTablespace",
+    };
+    struct bench_pgbench_init_opts o = {.scale = s->scale,
+                                        .foreign_keys = s->foreign_keys,
+                                        .partitions = s->partitions,
+                                        .generation = s->init_generation,
+                                        .steps = s->init_steps,
+                                        .fillfactor = s->init_fillfactor,
+                                        .unlogged_tables = s->init_unlogged,
+                                        .tablespace = s->init_tablespace,
+                                        .index_tablespace = s->init_index_tablespace};
+    enum bench_init_field which = BENCH_INIT_F_NONE;
+    char why[512];
+    if (bench_pgbench_init_check(&o, &which, why, sizeof(why)))
+        perr(p, "spec.workload.pgbench.init.%s: %s", keys[which], why);
+}
 
 static const char *const builtins[] = {"tpcb-like", "simple-update", "select-only", NULL};
 static const char *const protocols[] = {"simple", "extended", "prepared", NULL};
@@ -581,6 +615,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct api_spec *s)
     if (init) {
         s->init = true;
         parse_fields(p, init, "spec.workload.pgbench.init", init_rows, NFIELDS(init_rows), s);
+        init_check(p, s);
     }
     const cJSON *run = obj_field(p, pg, "run", path);
     if (!run) {
@@ -880,6 +915,86 @@ static void pod_template_check(struct pctx *p, const cJSON *pt)
                 "runAsNonRoot: false / runAsUser: 0");
 }
 
+/* One of spec.placement.topologySpreadConstraints: what the API server would refuse on the Job,
+ * refused here with the field's name (an API server without CEL, the plugin). */
+static void spread_constraint_check(struct pctx *p, const cJSON *c, int i)
+{
+    char path[96];
+    (void)snprintf(path, sizeof(path), "spec.placement.topologySpreadConstraints[%d]", i);
+    if (!cJSON_IsObject(c)) {
+        perr(p, "%s: must be an object with maxSkew, topologyKey and whenUnsatisfiable", path);
+        return;
+    }
+    static const char *const known[] = {"maxSkew",       "topologyKey", "whenUnsatisfiable",
+                                        "labelSelector", "minDomains",  NULL};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, c) if (!one_of(it->string, known))
+    {
+        perr(p,
+             "%s.%s: unknown field; allowed: maxSkew, topologyKey, whenUnsatisfiable, "
+             "labelSelector, minDomains",
+             path, it->string);
+        return;
+    }
+    static const char *const when[] = {"DoNotSchedule", "ScheduleAnyway", NULL};
+    const char *key = str_field(p, c, "topologyKey", path, NULL);
+    const char *wu = str_field(p, c, "whenUnsatisfiable", path, NULL);
+    if (!has_field(c, "maxSkew") || !key || !*key || !wu)
+        perr(p,
+             "%s: maxSkew, topologyKey and whenUnsatisfiable are required, e.g. {maxSkew: 1, "
+             "topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}",
+             path);
+    (void)int_field(p, c, "maxSkew", path, 1, 1, INT32_MAX);
+    enum_check(p, wu, path, "whenUnsatisfiable", when);
+    (void)obj_field(p, c, "labelSelector", path);
+    long md = int_field(p, c, "minDomains", path, 0, 1, INT32_MAX);
+    if (md > 0 && wu && strcmp(wu, "DoNotSchedule") != 0)
+        perr(p, "%s.minDomains: only with whenUnsatisfiable DoNotSchedule; remove minDomains",
+             path);
+}
+
+/* spec.placement: mode (spread, the default; pack; custom) and, with custom, the user's
+ * topologySpreadConstraints, at most one per topologyKey and whenUnsatisfiable. */
+static void parse_placement(struct pctx *p, const cJSON *spec, struct api_spec *s)
+{
+    const cJSON *pl = obj_field(p, spec, "placement", "spec");
+    static const char *const modes[] = {"spread", "pack", "custom", NULL};
+    const char *mode = str_field(p, pl, "mode", "spec.placement", "spread");
+    enum_check(p, mode, "spec.placement", "mode", modes);
+    s->placement = mode && strcmp(mode, "pack") == 0     ? API_PLACE_PACK
+                   : mode && strcmp(mode, "custom") == 0 ? API_PLACE_CUSTOM
+                                                         : API_PLACE_SPREAD;
+    const cJSON *tsc =
+        pl ? cJSON_GetObjectItemCaseSensitive(pl, "topologySpreadConstraints") : NULL;
+    if (!tsc || cJSON_IsNull(tsc))
+        return;
+    if (s->placement != API_PLACE_CUSTOM) {
+        perr(p, "spec.placement.topologySpreadConstraints: only with mode custom (spread and "
+                "pack bring their own); set spec.placement.mode: custom");
+        return;
+    }
+    if (!cJSON_IsArray(tsc) || cJSON_GetArraySize(tsc) > API_MAX_SPREAD_CONSTRAINTS) {
+        perr(p, "spec.placement.topologySpreadConstraints: must be a list of at most %d",
+             API_MAX_SPREAD_CONSTRAINTS);
+        return;
+    }
+    for (int i = 0; i < cJSON_GetArraySize(tsc) && !p->rc; i++) {
+        const cJSON *c = cJSON_GetArrayItem(tsc, i);
+        spread_constraint_check(p, c, i);
+        for (int j = 0; j < i && !p->rc; j++) {
+            const cJSON *o = cJSON_GetArrayItem(tsc, j);
+            const char *k = util_jstr(c, "topologyKey"), *w = util_jstr(c, "whenUnsatisfiable");
+            if (strcmp(k, util_jstr(o, "topologyKey")) == 0 &&
+                strcmp(w, util_jstr(o, "whenUnsatisfiable")) == 0)
+                perr(p,
+                     "spec.placement.topologySpreadConstraints[%d]: the same topologyKey %s and "
+                     "whenUnsatisfiable %s as [%d]; keep one",
+                     i, k, w, j);
+        }
+    }
+    s->spread_constraints = tsc;
+}
+
 int api_spec_parse(const cJSON *spec_in, struct api_spec *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof(*s));
@@ -902,6 +1017,7 @@ int api_spec_parse(const cJSON *spec_in, struct api_spec *s, char *err, size_t e
     const cJSON *diag = obj_field(&p, spec, "diagnostics", "spec");
     parse_fields(&p, diag, "spec.diagnostics", diag_rows, NFIELDS(diag_rows), s);
     spec_pods(&p, spec, s);
+    parse_placement(&p, spec, s);
     if (s->pod_template)
         pod_template_check(&p, s->pod_template);
 

@@ -21,6 +21,12 @@
 
 enum api_workload { API_WL_PGBENCH, API_WL_FIO };
 
+/* spec.placement.mode: spread the workers over nodes (a topologySpreadConstraint on
+ * kubernetes.io/hostname, maxSkew 1, ScheduleAnyway), pack them on one (a preferred podAffinity
+ * to each other), or only the user's constraints. */
+enum api_placement { API_PLACE_SPREAD, API_PLACE_PACK, API_PLACE_CUSTOM };
+#define API_MAX_SPREAD_CONSTRAINTS 8
+
 struct api_script {
     const char *configmap; /* ConfigMap name */
     const char *key;       /* key inside it, also the file name */
@@ -63,6 +69,12 @@ struct api_spec {
     bool init;
     int scale, partitions;
     bool foreign_keys, skip_if_initialized;
+    /* init.generation ("server"|"client", NULL = the runner's default: server where its pgbench
+     * has it), init.steps (-I, NULL = the generation's), init.fillfactor (0 = pgbench's 100),
+     * init.unloggedTables, init.tablespace, init.indexTablespace (NULL = the default) */
+    const char *init_generation, *init_steps, *init_tablespace, *init_index_tablespace;
+    int init_fillfactor;
+    bool init_unlogged;
     int clients, threads;
     long duration_s;     /* 0 when transactions is set */
     long transactions;   /* 0 when durationSeconds is set */
@@ -97,6 +109,11 @@ struct api_spec {
     /* diagnostics */
     bool wait_events, server_settings, replica_lag;
     int replica_timeout_s;
+
+    /* spec.placement (docs/spec.md): where the run Job's worker pods go */
+    enum api_placement placement;
+    const cJSON *spread_constraints; /* with API_PLACE_CUSTOM: NULL or the user's
+                                        topologySpreadConstraints (an array, checked) */
 
     const char *image; /* NULL = the operator's --runner-image */
     const char *pull_policy;

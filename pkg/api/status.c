@@ -1,5 +1,6 @@
 /* BenchmarkRun status: conditions and results. */
 #include "pkg/api/status.h"
+#include "pkg/api/placement.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -20,6 +21,13 @@ bool api_cond_is_waiting(const char *type)
 {
     return type && (strcmp(type, API_COND_WORKERS_BLOCKED) == 0 ||
                     strcmp(type, API_COND_TARGET_UNREACHABLE) == 0);
+}
+
+bool api_cond_is_caveat(const char *type)
+{
+    return type && (strcmp(type, API_COND_WORKERS_SKEWED) == 0 ||
+                    strcmp(type, API_COND_RESULT_DETAIL_UNAVAILABLE) == 0 ||
+                    strcmp(type, API_COND_WORKERS_SHARE_NODE) == 0);
 }
 
 const cJSON *api_cond_get(const cJSON *status, const char *type)
@@ -466,6 +474,8 @@ static cJSON *worker_rows(const cJSON *agg, const struct api_worker *w, int n)
         (void)bench_put(o, BK_WORKERS_INDEX, cJSON_CreateNumber(w[i].index));
         if (w[i].pod)
             (void)bench_put(o, BK_WORKERS_POD, util_must(cJSON_CreateString(w[i].pod)));
+        if (w[i].node)
+            (void)bench_put(o, BK_WORKERS_NODE, util_must(cJSON_CreateString(w[i].node)));
         if (w[i].exit_code >= 0)
             (void)bench_put(o, BK_WORKERS_EXIT_CODE, cJSON_CreateNumber(w[i].exit_code));
         (void)bench_put(o, BK_WORKERS_COMPLETE, cJSON_CreateBool(worker_ok(&w[i])));
@@ -485,8 +495,8 @@ static void add_count(struct buf *b, double v, const char *one, const char *many
 }
 
 /* One worker's line in status.workers from its row (worker_rows), rounded as status.result
- * rounds: "0 tpcb-demo-run-0-b546q: ok, 406.3 tps, 10050 tx, avg 9.82 ms, from +0.016 s to
- * 25.715 s", failed transactions and aborted clients only when not 0. */
+ * rounds: "0 tpcb-demo-run-0-b546q on node n1: ok, 406.3 tps, 10050 tx, avg 9.82 ms, from
+ * +0.016 s to 25.715 s", failed transactions and aborted clients only when not 0. */
 static cJSON *worker_line(const cJSON *row)
 {
     struct buf b = BUF_INIT(API_MAX_MESSAGE);
@@ -497,8 +507,9 @@ static cJSON *worker_line(const cJSON *row)
     double avg = bench_num(row, BK_WORKERS_LATENCY_AVG_MS);
     double late = bench_num(row, BK_WORKERS_LATE_SECONDS),
            end = bench_num(row, BK_WORKERS_END_SECONDS);
-    (void)buf_printf(&b, "%.0f%s%s: %s", bench_num(row, BK_WORKERS_INDEX), pod ? " " : "",
-                     pod ? pod : "", msg ? msg : "");
+    const char *node = cJSON_GetStringValue(bench_get(row, BK_WORKERS_NODE));
+    (void)buf_printf(&b, "%.0f%s%s%s%s: %s", bench_num(row, BK_WORKERS_INDEX), pod ? " " : "",
+                     pod ? pod : "", node ? " on node " : "", node ? node : "", msg ? msg : "");
     if (isfinite(tps))
         (void)buf_printf(&b, ", %.1f tps", tps);
     if (isfinite(tx))

@@ -36,6 +36,11 @@ struct plugin_run_opts {
     int init_scale; /* > 0: spec.workload.pgbench.init with this scale */
     bool foreign_keys;
     int partitions;
+    /* init.generation, steps, fillfactor (0: pgbench's), unloggedTables, tablespace,
+     * indexTablespace; NULL/0/false: not set */
+    const char *init_generation, *init_steps, *tablespace, *index_tablespace;
+    int fillfactor;
+    bool unlogged_tables;
     bool create_database;
     long warmup_s; /* > 0: run.warmupSeconds */
     bool template; /* a sweep's template: not checked alone (the sweep checks each step's spec) */

@@ -121,7 +121,7 @@ for g, res, verbs in [("pgbench.dev", "benchmarkruns", "get list watch create"),
                       ("batch", "jobs", "create get list watch delete"), ("", "pods", "get list watch patch"), ("", "pods/log", "get"),
                       ("", "persistentvolumeclaims", "create get delete"), ("autoscaling", "horizontalpodautoscalers", "create get delete"),
                       ("apps", "statefulsets", "get"), ("", "events", "create list watch"),
-                      ("", "configmaps", "create get update")]:
+                      ("", "configmaps", "create get update"), ("", "nodes", "list")]:
     for v in verbs.split():
         if not allowed(g, res, v):
             die(f"operator lacks {v} on {g or 'core'}/{res}")
@@ -132,8 +132,10 @@ if mode == "cluster":
         die("cluster-wide mode needs a ClusterRoleBinding and no --namespace")
 elif mode == "namespaced":
     roles = [r for r in by.get("Role", []) if r["metadata"]["namespace"] == "db"]
-    if not roles or by.get("ClusterRole") or "--namespace=db" not in args:
-        die("namespaced mode: Role in db, no ClusterRole, --namespace=db")
+    # the one ClusterRole: list nodes (cluster-scoped; condition WorkersShareNode)
+    cluster = [r for r in by.get("ClusterRole", []) if r["rules"] != [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]}]]
+    if not roles or cluster or "--namespace=db" not in args:
+        die("namespaced mode: Role in db, no ClusterRole but list on nodes, --namespace=db")
 lease = [r for r in by.get("Role", []) if r["metadata"]["name"].endswith("-leader-election")]
 if "--leader-elect" in args:
     if not lease or lease[0]["metadata"]["namespace"] != "pgbench-system":

@@ -8,6 +8,7 @@ const path = require('path');
 const crypto = require('crypto');
 const { goValue } = require('./status');
 const quantity = require('./quantity');
+const { validateSpread } = require('../workload/scheduler');
 
 const KM_DIR = path.join(path.dirname(require.resolve('kubernetes-models/package.json')), '_schemas');
 
@@ -21,6 +22,7 @@ const MODELS = {
   'core/persistentvolumeclaims': ['V1PersistentVolumeClaim', 'IoK8sApiCoreV1PersistentVolumeClaim'],
   'core/serviceaccounts': ['V1ServiceAccount', 'IoK8sApiCoreV1ServiceAccount'],
   'core/events': ['CoreV1Event', 'IoK8sApiCoreV1Event'],
+  'core/nodes': ['V1Node', 'IoK8sApiCoreV1Node'],
   'batch/jobs': ['V1Job', 'IoK8sApiBatchV1Job'],
   'apps/statefulsets': ['V1StatefulSet', 'IoK8sApiAppsV1StatefulSet'],
   'apps/deployments': ['V1Deployment', 'IoK8sApiAppsV1Deployment'],
@@ -434,6 +436,7 @@ function validatePodSpec(spec, p, out, opts = {}) {
   };
   checkContainers(spec.containers, 'containers', true);
   checkContainers(spec.initContainers, 'initContainers', false);
+  validateSpread(spec.topologySpreadConstraints, p, out, { inv, req, dup, notSupported });
   if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null && spec.activeDeadlineSeconds <= 0) {
     out.push(inv(`${p}.activeDeadlineSeconds`, spec.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
   }

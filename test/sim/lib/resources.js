@@ -12,6 +12,7 @@ const BUILTINS = [
   ['', 'v1', 'persistentvolumeclaims', 'persistentvolumeclaim', 'PersistentVolumeClaim', true, ['pvc'], ['status'], []],
   ['', 'v1', 'serviceaccounts', 'serviceaccount', 'ServiceAccount', true, ['sa'], ['token'], []],
   ['', 'v1', 'events', 'event', 'Event', true, ['ev'], [], []],
+  ['', 'v1', 'nodes', 'node', 'Node', false, ['no'], ['status'], []],
   ['batch', 'v1', 'jobs', 'job', 'Job', true, [], ['status'], ['all']],
   ['apps', 'v1', 'statefulsets', 'statefulset', 'StatefulSet', true, ['sts'], ['status', 'scale'], ['all']],
   ['apps', 'v1', 'replicasets', 'replicaset', 'ReplicaSet', true, ['rs'], ['status', 'scale'], ['all']],

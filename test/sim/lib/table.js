@@ -156,6 +156,17 @@ const BUILTIN_COLUMNS = {
     ['age'],
   ],
   'core/namespaces': [[col('Status'), (n) => (n.status && n.status.phase) || ''], ['age']],
+  'core/nodes': [
+    [col('Status', 'string', 0, 'The status of the node'), (n) => {
+      const c = ((n.status && n.status.conditions) || []).find((x) => x.type === 'Ready');
+      const st = c && c.status === 'True' ? 'Ready' : c && c.status === 'False' ? 'NotReady' : 'Unknown';
+      return n.spec && n.spec.unschedulable ? `${st},SchedulingDisabled` : st;
+    }],
+    [col('Roles', 'string', 0, 'The roles of the node'), () => '<none>'],
+    ['age'],
+    [col('Version', 'string', 0, 'Kubelet Version reported by the node.'), (n) => (n.status && n.status.nodeInfo && n.status.nodeInfo.kubeletVersion) || ''],
+    [col('Internal-IP', 'string', 1, 'List of internal IPs in the node.'), (n) => (((n.status && n.status.addresses) || []).find((a) => a.type === 'InternalIP') || {}).address || '<none>'],
+  ],
   'core/secrets': [[col('Type'), (s) => s.type || 'Opaque'], [col('Data', 'string'), (s) => String(Object.keys(s.data || {}).length)], ['age']],
   'core/configmaps': [[col('Data', 'string'), (s) => String(Object.keys(s.data || {}).length + Object.keys(s.binaryData || {}).length)], ['age']],
   'core/services': [

@@ -19,6 +19,8 @@
 //   downwardDelayMs  how late a changed label/annotation reaches a downwardAPI volume: ms, or
 //                    "MIN-MAX" / [min, max] drawn uniformly per change (default: env
 //                    SIM_DOWNWARD_DELAY_MS, else "50-1170", what the real v1.25 node showed)
+//   nodes            how many nodes the kubelet registers and the scheduler places pods on
+//                    (default: env SIM_NODES, else 1: node "sim-node"; scheduler.js)
 //   containerMode    run pods from their images through podman (default: env SIM_CONTAINER_MODE=1);
 //                    Deployments then run pods too (deployments.js)
 //   apiServer        {host, port, ca}: what in-cluster pods are given (container mode)
@@ -34,6 +36,7 @@ const { WorkloadStatus, HPAController } = require('./hpa');
 const { ClusterRoleAggregation } = require('./aggregation');
 const { DeploymentController } = require('./deployments');
 const { PodmanRuntime } = require('./podman');
+const { nodeCount } = require('./scheduler');
 
 // [min, max] ms from a number, "N", "MIN-MAX" or [min, max]; an error names SIM_DOWNWARD_DELAY_MS.
 function delayRange(v) {
@@ -65,6 +68,7 @@ function start(store, opts = {}) {
     maxGraceSeconds: opts.maxGraceSeconds !== undefined ? opts.maxGraceSeconds : 3,
     hpaResyncMs: opts.hpaResyncMs !== undefined ? opts.hpaResyncMs : 1000,
     downwardDelayMs,
+    nodes: nodeCount(opts.nodes !== undefined ? opts.nodes : process.env.SIM_NODES),
     containerMode: opts.containerMode !== undefined ? !!opts.containerMode : process.env.SIM_CONTAINER_MODE === '1',
     apiServer: opts.apiServer || null,
     issueToken: opts.issueToken || null,

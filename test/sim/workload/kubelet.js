@@ -24,14 +24,13 @@ const { spawn } = require('child_process');
 const U = require('./util');
 const { CriLog, LogReader, CRI_MAX_LOG_LINE } = require('./crilog');
 const P = require('./podman');
+const S = require('./scheduler');
 
 const MAX_CONTAINER_MSG = 4 * 1024; // kubecontainer.MaxContainerTerminationMessageLength
 const MAX_POD_MSG = 12 * 1024; // kubecontainer.MaxPodTerminationMessageLogLength
 const MAX_LOG_MSG = 2 * 1024; // MaxContainerTerminationMessageLogLength
 const MAX_LOG_LINES = 80; // MaxContainerTerminationMessageLogLines
 const DEFAULT_TERM_PATH = '/dev/termination-log';
-const NODE = 'sim-node';
-const HOST_IP = '127.0.0.1';
 const RETRY_MS = 1000;
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 
@@ -113,8 +112,10 @@ function b64(s) {
   return Buffer.from(s || '', 'base64');
 }
 
-function usesClaim(pod, claim) {
-  return (pod.spec.volumes || []).some((v) => v.persistentVolumeClaim && v.persistentVolumeClaim.claimName === claim);
+// "ns/claim" of every claim a pod uses: the store's index "claim" on pods
+function podClaims(pod) {
+  return ((pod.spec && pod.spec.volumes) || []).filter((v) => v.persistentVolumeClaim)
+    .map((v) => `${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`);
 }
 
 function podKey(ns, name) {
@@ -124,12 +125,14 @@ function podKey(ns, name) {
 class Kubelet {
   constructor(ctx) {
     this.store = ctx.store;
+    if (!(this.store.indexes.get('core/pods') || new Map()).has('claim')) this.store.addIndex('core/pods', 'claim', podClaims);
     this.log = ctx.log;
     this.tmpDir = ctx.tmpDir;
     this.binPath = ctx.binPath;
     this.maxGraceSeconds = ctx.maxGraceSeconds;
     this.restartBackoffMs = ctx.restartBackoffMs;
     this.downwardDelayMs = ctx.downwardDelayMs || [0, 0]; // [min, max]
+    this.nodeNames = S.nodeNames(ctx.nodes || 1); // the nodes this kubelet runs (scheduler.js)
     // container mode: a PodmanRuntime, the API server pods reach ({host, port, ca}) and
     // issueToken(ns, serviceAccount) for the in-cluster credentials the kubelet mounts
     this.runtime = ctx.runtime || null;
@@ -153,11 +156,16 @@ class Kubelet {
       case 'core/pods':
         if (ev.type === 'DELETED') this.podGone(md.uid);
         this.queue.add(podKey(md.namespace, md.name));
+        // as the scheduler's queueing hints: a pod gone may let a spread-constrained pod in
+        if (ev.type === 'DELETED' || (o.metadata && o.metadata.deletionTimestamp)) this.requeueUnscheduled();
         if (ev.type === 'DELETED' || (o.status && (o.status.phase === 'Succeeded' || o.status.phase === 'Failed'))) {
           for (const v of (o.spec && o.spec.volumes) || []) {
             if (v.persistentVolumeClaim) this.pvcQueue.add(podKey(md.namespace, v.persistentVolumeClaim.claimName));
           }
         }
+        break;
+      case 'core/nodes':
+        this.requeueUnscheduled();
         break;
       case 'core/secrets':
       case 'core/configmaps':
@@ -167,7 +175,7 @@ class Kubelet {
         if (ev.type !== 'DELETED') this.pvcQueue.add(podKey(md.namespace, md.name));
         else if (this._warned) this._warned.delete(md.uid);
         // as the scheduler's queueing hints: only unscheduled pods that use this claim
-        for (const p of this.store.list('core/pods', md.namespace, { filter: (o) => !o.spec.nodeName && usesClaim(o, md.name) })) {
+        for (const p of this.store.list('core/pods', md.namespace, { index: ['claim', `${md.namespace}/${md.name}`], filter: (o) => !o.spec.nodeName })) {
           this.queue.add(podKey(md.namespace, p.metadata.name));
         }
         break;
@@ -181,6 +189,7 @@ class Kubelet {
   }
 
   resync() {
+    this.registerNodes();
     for (const p of this.store.list('core/pods', null)) this.queue.add(podKey(p.metadata.namespace, p.metadata.name));
     for (const c of this.store.list('core/persistentvolumeclaims', null)) this.pvcQueue.add(podKey(c.metadata.namespace, c.metadata.name));
   }
@@ -261,8 +270,8 @@ class Kubelet {
     }
     if (!has) return pvc;
     const inUse = this.store.list('core/pods', pvc.metadata.namespace, {
-      filter: (p) => p.spec.nodeName && !['Succeeded', 'Failed'].includes(p.status && p.status.phase)
-        && usesClaim(p, pvc.metadata.name),
+      index: ['claim', `${pvc.metadata.namespace}/${pvc.metadata.name}`],
+      filter: (p) => p.spec.nodeName && !['Succeeded', 'Failed'].includes(p.status && p.status.phase),
     }).length > 0;
     if (inUse) return pvc;
     pvc.metadata.finalizers = fins.filter((f) => f !== PVC_PROTECTION);
@@ -287,26 +296,53 @@ class Kubelet {
     return path.join(this.tmpDir, 'pvc', pvc.metadata.namespace, `${pvc.metadata.name}-${pvc.metadata.uid.slice(0, 8)}`);
   }
 
-  // ---------------------------------------------------------------- scheduling
+  // ---------------------------------------------------------------- nodes and scheduling
+  // Each node registers itself as a kubelet does (a Node object that exists is left as it is:
+  // cordoned, tainted or edited by a test).
+  registerNodes() {
+    this.nodeNames.forEach((name, k) => {
+      if (!this.store.get('core/nodes', null, name)) this.store.create('core/nodes', S.nodeObject(name, k, this.nodeNames.length));
+    });
+  }
+
+  nodes() {
+    return this.store.list('core/nodes', null).filter((n) => this.nodeNames.includes(n.metadata.name));
+  }
+
+  requeueUnscheduled() {
+    for (const p of this.store.list('core/pods', null, { filter: (o) => !o.spec.nodeName && !o.metadata.deletionTimestamp })) {
+      this.queue.add(podKey(p.metadata.namespace, p.metadata.name));
+    }
+  }
+
+  // The node's InternalIP (pods share it: podIP = hostIP, as with hostNetwork).
+  hostIP(pod) {
+    return S.nodeIP(this.store.get('core/nodes', null, pod.spec.nodeName || this.nodeNames[0]));
+  }
+
   // Returns null when schedulable, else the Unschedulable message.
+  // Returns {node} or {message}: the Unschedulable message.
   checkSchedulable(pod) {
+    const nodes = this.nodes();
+    const n = nodes.length;
     for (const v of pod.spec.volumes || []) {
       if (!v.persistentVolumeClaim) continue;
       const claim = v.persistentVolumeClaim.claimName;
       const pvc = this.store.get('core/persistentvolumeclaims', pod.metadata.namespace, claim);
-      const pre = ' preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
-      if (!pvc) return `0/1 nodes are available: persistentvolumeclaim "${claim}" not found.${pre}`;
-      if (pvc.metadata.deletionTimestamp) return `0/1 nodes are available: persistentvolumeclaim "${claim}" is being deleted.${pre}`;
+      const pre = ` preemption: 0/${n} nodes are available: ${n} Preemption is not helpful for scheduling.`;
+      if (!pvc) return { message: `0/${n} nodes are available: persistentvolumeclaim "${claim}" not found.${pre}` };
+      if (pvc.metadata.deletionTimestamp) return { message: `0/${n} nodes are available: persistentvolumeclaim "${claim}" is being deleted.${pre}` };
       if (!pvc.status || pvc.status.phase !== 'Bound') {
         const r = this.syncPVC(podKey(pod.metadata.namespace, claim), true);
-        if (!r.bound) return `0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.${pre}`;
+        if (!r.bound) return { message: `0/${n} nodes are available: pod has unbound immediate PersistentVolumeClaims.${pre}` };
       }
     }
-    return null;
+    return S.place(pod, nodes, this.store.list('core/pods', null));
   }
 
   schedule(pod) {
-    const msg = this.checkSchedulable(pod);
+    const placed = this.checkSchedulable(pod);
+    const msg = placed.message;
     if (msg) {
       const st = pod.status || {};
       const changed = U.setCondition(st, 'PodScheduled', 'False', 'Unschedulable', msg, { lastProbeTime: null });
@@ -319,7 +355,8 @@ class Kubelet {
       }
       return false;
     }
-    pod.spec.nodeName = NODE;
+    const node = placed.node.metadata.name;
+    pod.spec.nodeName = node;
     pod = this.store.update('core/pods', pod);
     const st = pod.status || {};
     U.setCondition(st, 'PodScheduled', 'True', null, null, { lastProbeTime: null });
@@ -327,7 +364,7 @@ class Kubelet {
     pod.status = st;
     this.store.update('core/pods', pod, { subresource: 'status' });
     U.recordEvent(this.store, Object.assign({ apiVersion: 'v1', kind: 'Pod' }, pod), 'Normal', 'Scheduled',
-      `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${NODE}`, 'default-scheduler');
+      `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`, 'default-scheduler');
     return true;
   }
 
@@ -348,7 +385,7 @@ class Kubelet {
       this.schedule(pod);
       return;
     }
-    if (pod.spec.nodeName !== NODE) return;
+    if (!this.nodeNames.includes(pod.spec.nodeName)) return; // another (unknown) node runs it
     if (!rt) {
       const phase = pod.status && pod.status.phase;
       if (phase === 'Succeeded' || phase === 'Failed') return;
@@ -786,7 +823,7 @@ class Kubelet {
         }
         env[e.name] = data[r.key];
       } else if (vf.fieldRef) {
-        const v = fieldRefValue(pod, vf.fieldRef.fieldPath);
+        const v = fieldRefValue(pod, vf.fieldRef.fieldPath, this.hostIP(pod));
         if (v === undefined) return { error: `unsupported fieldPath: ${vf.fieldRef.fieldPath}` };
         env[e.name] = v;
       } else if (vf.resourceFieldRef) {
@@ -1173,10 +1210,11 @@ class Kubelet {
     const old = pod.status || {};
     const st = JSON.parse(JSON.stringify(old));
     st.phase = phase;
-    st.hostIP = HOST_IP;
-    st.hostIPs = [{ ip: HOST_IP }];
-    st.podIP = HOST_IP;
-    st.podIPs = [{ ip: HOST_IP }];
+    const ip = this.hostIP(pod);
+    st.hostIP = ip;
+    st.hostIPs = [{ ip }];
+    st.podIP = ip;
+    st.podIPs = [{ ip }];
     st.startTime = st.startTime || rt.startTime;
     st.qosClass = qosClass(pod);
     const terminal = phase === 'Succeeded' || phase === 'Failed';
@@ -1477,7 +1515,8 @@ function writeAtomic(dir, payload) {
   return true;
 }
 
-function fieldRefValue(pod, fp) {
+// ip: the pod's node's InternalIP (env only: a downwardAPI volume takes metadata fields).
+function fieldRefValue(pod, fp, ip) {
   const md = pod.metadata;
   const m = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(fp);
   if (m) {
@@ -1490,13 +1529,13 @@ function fieldRefValue(pod, fp) {
     case 'metadata.uid': return md.uid;
     case 'metadata.labels': return formatMap(md.labels);
     case 'metadata.annotations': return formatMap(md.annotations);
-    case 'spec.nodeName': return pod.spec.nodeName || NODE;
+    case 'spec.nodeName': return pod.spec.nodeName;
     case 'spec.serviceAccountName': return pod.spec.serviceAccountName || 'default';
     case 'status.hostIP':
     case 'status.podIP':
     case 'status.hostIPs':
     case 'status.podIPs':
-      return HOST_IP;
+      return ip;
     default: return undefined;
   }
 }
@@ -1551,4 +1590,4 @@ function qosClass(pod) {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-module.exports = { Kubelet, expand, makeRewriter, CRI_MAX_LOG_LINE, resolveExecutable, NODE };
+module.exports = { Kubelet, expand, makeRewriter, CRI_MAX_LOG_LINE, resolveExecutable };

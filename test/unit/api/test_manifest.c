@@ -313,6 +313,88 @@ static void test_run_job_rate_split(void **state)
     cJSON_Delete(br);
 }
 
+/* spec.placement on the run Job's pods; the init Job's pod is not a worker and gets none. */
+static void test_run_job_placement(void **state)
+{
+    (void)state;
+    cJSON *br = cJSON_Parse(br_json);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    static const char *const target =
+        "{\"target\":{\"host\":\"pg\",\"user\":\"u\"},\"workers\":4,\"workload\":{\"pgbench\":{"
+        "\"init\":{\"scale\":1},\"run\":{\"clients\":4,\"durationSeconds\":5}}}";
+    static const char *const workers =
+        "{\"matchLabels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\"}}";
+    static const struct {
+        const char *placement, *tsc, *affinity;
+    } cases[] = {
+        {"", /* the default: spread */
+         "[{\"maxSkew\":1,\"topologyKey\":\"kubernetes.io/hostname\",\"whenUnsatisfiable\":"
+         "\"ScheduleAnyway\",\"labelSelector\":@W}]",
+         NULL},
+        {",\"placement\":{\"mode\":\"spread\"}",
+         "[{\"maxSkew\":1,\"topologyKey\":\"kubernetes.io/hostname\",\"whenUnsatisfiable\":"
+         "\"ScheduleAnyway\",\"labelSelector\":@W}]",
+         NULL},
+        /* pack: added to the podTemplate's own affinity, which stays */
+        {",\"placement\":{\"mode\":\"pack\"},\"podTemplate\":{\"affinity\":{\"nodeAffinity\":{"
+         "\"preferredDuringSchedulingIgnoredDuringExecution\":[]}}}",
+         NULL,
+         "{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[]},"
+         "\"podAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":100,"
+         "\"podAffinityTerm\":{\"labelSelector\":@W,\"topologyKey\":\"kubernetes.io/hostname\"}}]}"
+         "}"},
+        /* custom: as written; a constraint without labelSelector counts the run's workers */
+        {",\"placement\":{\"mode\":\"custom\",\"topologySpreadConstraints\":[{\"maxSkew\":2,"
+         "\"topologyKey\":\"topology.kubernetes.io/zone\",\"whenUnsatisfiable\":\"DoNotSchedule\","
+         "\"minDomains\":3},{\"maxSkew\":1,\"topologyKey\":\"kubernetes.io/hostname\","
+         "\"whenUnsatisfiable\":\"ScheduleAnyway\",\"labelSelector\":{\"matchLabels\":{\"app\":"
+         "\"x\"}}}]}",
+         "[{\"maxSkew\":2,\"topologyKey\":\"topology.kubernetes.io/zone\",\"whenUnsatisfiable\":"
+         "\"DoNotSchedule\",\"minDomains\":3,\"labelSelector\":@W},{\"maxSkew\":1,\"topologyKey\":"
+         "\"kubernetes.io/hostname\",\"whenUnsatisfiable\":\"ScheduleAnyway\",\"labelSelector\":"
+         "{\"matchLabels\":{\"app\":\"x\"}}}]",
+         NULL},
+        {",\"placement\":{\"mode\":\"custom\"}", NULL, NULL}, /* none at all */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char json[2048], want[2048];
+        (void)snprintf(json, sizeof(json), "%s%s}", target, cases[i].placement);
+        struct api_spec s = spec_of(json);
+        cJSON *job = api_manifest_run_job(br, &s, &cfg, 5);
+        const cJSON *ps = util_jget(job, "spec.template.spec");
+        const cJSON *tsc = cJSON_GetObjectItemCaseSensitive(ps, "topologySpreadConstraints");
+        const cJSON *aff = cJSON_GetObjectItemCaseSensitive(ps, "affinity");
+        const struct {
+            const char *fmt; /* the JSON wanted, @W standing for the worker selector */
+            const cJSON *got;
+        } parts[] = {{cases[i].tsc, tsc}, {cases[i].affinity, aff}};
+        for (size_t k = 0; k < 2; k++) {
+            if (!parts[k].fmt) {
+                assert_null(parts[k].got);
+                continue;
+            }
+            const char *at = strstr(parts[k].fmt, "@W"); /* the run's worker selector */
+            (void)snprintf(want, sizeof(want), "%.*s%s%s", (int)(at - parts[k].fmt), parts[k].fmt,
+                           workers, at + 2);
+            cJSON *w = cJSON_Parse(want);
+            assert_non_null(w);
+            char *got = cJSON_PrintUnformatted(parts[k].got);
+            if (!cJSON_Compare(w, parts[k].got, 1))
+                fail_msg("case %zu part %zu: %s\n  want %s", i, k, got ? got : "(none)", want);
+            free(got);
+            cJSON_Delete(w);
+        }
+        cJSON *init = api_manifest_init_job(br, &s, &cfg);
+        assert_null(util_jget(init, "spec.template.spec.topologySpreadConstraints"));
+        assert_null(util_jget(init, "spec.template.spec.affinity.podAffinity"));
+        cJSON_Delete(init);
+        cJSON_Delete(job);
+        api_spec_free(&s);
+    }
+    cJSON_Delete(br);
+}
+
 /* spec.timeoutSeconds replaces every phase's default */
 static void test_timeout_seconds(void **state)
 {
@@ -503,6 +585,16 @@ static void check_run_args(const char *json)
         assert_int_equal(in.pg.foreign_keys, s.foreign_keys);
         assert_int_equal(in.skip_if_initialized, s.skip_if_initialized);
         assert_int_equal(in.common.create_database, s.create_database);
+        assert_true(!s.init_generation == !in.pg.generation);
+        if (s.init_generation && in.pg.generation)
+            assert_string_equal(in.pg.generation, s.init_generation);
+        assert_true(!s.init_steps == !in.pg.steps);
+        if (s.init_steps && in.pg.steps)
+            assert_string_equal(in.pg.steps, s.init_steps);
+        assert_int_equal(in.pg.fillfactor, s.init_fillfactor);
+        assert_int_equal(in.pg.unlogged_tables, s.init_unlogged);
+        assert_true(!s.init_tablespace == !in.pg.tablespace);
+        assert_true(!s.init_index_tablespace == !in.pg.index_tablespace);
         assert_int_equal(in.pg.nextra, 0);
         bench_runner_cleanup(BENCH_RUNNER_PGBENCH_INIT, &in);
         cJSON_Delete(job);
@@ -522,7 +614,9 @@ static void test_run_args_parse_back(void **state)
                      "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":true,"
                      "\"serverSettings\":true,\"replicaCatchUpTimeoutSeconds\":86400},"
                      "\"workload\":{\"pgbench\":{\"init\":{\"scale\":100000,\"partitions\":10000,"
-                     "\"foreignKeys\":true,\"skipIfInitialized\":true},\"run\":{\"clients\":"
+                     "\"foreignKeys\":true,\"skipIfInitialized\":true,\"generation\":\"client\","
+                     "\"steps\":\"dtgvpf\",\"fillfactor\":100,\"unloggedTables\":true,"
+                     "\"tablespace\":\"ts1\",\"indexTablespace\":\"ts2\"},\"run\":{\"clients\":"
                      "100000,\"threads\":1024,\"durationSeconds\":604800,\"builtin\":"
                      "\"select-only\",\"builtinWeight\":1000,\"protocol\":\"prepared\",\"rate\":"
                      "1e9,\"latencyLimitMs\":3.6e6,\"noVacuum\":true,\"connect\":true,"
@@ -548,7 +642,8 @@ static void test_run_args_parse_back(void **state)
     check_run_args(
         "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":false,"
         "\"serverSettings\":false,\"replicaCatchUpTimeoutSeconds\":0},\"workload\":{\"pgbench\":"
-        "{\"init\":{\"scale\":1,\"partitions\":0},\"run\":{\"clients\":1,\"threads\":1,"
+        "{\"init\":{\"scale\":1,\"partitions\":0,\"fillfactor\":10,\"generation\":\"server\"},"
+        "\"run\":{\"clients\":1,\"threads\":1,"
         "\"durationSeconds\":1,\"builtin\":\"tpcb-like\",\"builtinWeight\":0,\"maxTries\":0,"
         "\"progressSeconds\":1,\"scripts\":[{\"configMapRef\":{\"name\":\"cm\",\"key\":\"k\"},"
         "\"weight\":0},{\"configMapRef\":{\"name\":\"cm\",\"key\":\"l\"},\"weight\":1}]}}}}");
@@ -604,6 +699,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_job),
         cmocka_unit_test(test_run_job_rate_split),
+        cmocka_unit_test(test_run_job_placement),
         cmocka_unit_test(test_init_job_and_transactions),
         cmocka_unit_test(test_cnpg_user_from_secret),
         cmocka_unit_test(test_timeout_seconds),

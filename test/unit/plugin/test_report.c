@@ -490,9 +490,9 @@ static void test_export_workers_and_statements(void **state)
     struct buf c = BUF_INIT(1 << 20), j = BUF_INIT(1 << 20), l = BUF_INIT(1 << 20);
     struct buf t = BUF_INIT(1 << 20);
     assert_int_equal(export1(&c, br, res, "csv", "workers"), 0);
-    assert_string_equal(c.data, "index,pod,tps,transactionsProcessed,failedTransactions,"
+    assert_string_equal(c.data, "index,pod,node,tps,transactionsProcessed,failedTransactions,"
                                 "abortedClients,latencyAvgMs,lateSeconds,endSeconds,exitCode,"
-                                "complete,message\n0,p0,10,100,,,,,,,true,ok\n");
+                                "complete,message\n0,p0,,10,100,,,,,,,true,ok\n");
     assert_int_equal(export1(&j, br, res, "json", NULL), 0);
     cJSON *e = cJSON_Parse(j.data);
     assert_int_equal(
