@@ -17,8 +17,7 @@
 /* A command's words, for messages. */
 struct args {
     int argc;
-    char **argv;
-    int i;
+    char **argv;     /* argv[0] is the command */
     const char *cmd; /* "run", "fio", ... for messages */
 };
 

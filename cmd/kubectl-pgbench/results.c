@@ -317,7 +317,7 @@ static int compare_runs(struct kc *k, const struct compare_cli *o, const char **
 
 int cmd_compare(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "compare"};
+    struct args a = {argc, argv, "compare"};
     struct compare_cli o = {0};
     const char *names[MAX_RUNS];
     struct util_opt_set sets[] = {{compare_rows, UTIL_OPT_N(compare_rows), &o},
@@ -409,7 +409,7 @@ static int export_write(cJSON *const *brs, cJSON *const *res, size_t n, const ch
 
 int cmd_export(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "export"};
+    struct args a = {argc, argv, "export"};
     struct export_cli e = {0};
     struct util_opt_set sets[] = {{export_rows, UTIL_OPT_N(export_rows), &e}, flag_kube_set(&e.kf)};
     struct cmd_flags f = {.usage = export_usage,
@@ -682,7 +682,7 @@ static const struct util_opt logs_rows[] = {
 
 int cmd_logs(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "logs"};
+    struct args a = {argc, argv, "logs"};
     struct logs_cli l = {0};
     const char *name = NULL;
     struct util_opt_set sets[] = {{logs_rows, UTIL_OPT_N(logs_rows), &l}, flag_kube_set(&l.kf)};
@@ -742,7 +742,7 @@ static const struct util_opt report_rows[] = {
 
 int cmd_report(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "report"};
+    struct args a = {argc, argv, "report"};
     struct report_cli rc_ = {0};
     const char *name = NULL;
     struct util_opt_set sets[] = {{report_rows, UTIL_OPT_N(report_rows), &rc_},

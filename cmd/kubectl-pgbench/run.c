@@ -480,7 +480,7 @@ void run_cli_free(struct run_cli *r)
 
 int cmd_run(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "run"};
+    struct args a = {argc, argv, "run"};
     struct act x;
     struct run_cli r;
     run_cli_init(&r, &x, &a);
@@ -573,7 +573,7 @@ static const struct util_opt fio_rows[] = {
 
 int cmd_fio(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "fio"};
+    struct args a = {argc, argv, "fio"};
     struct act x;
     init_act(&x, &a);
     struct plugin_fio_opts fo = {.c = {.ttl_s = -1}};

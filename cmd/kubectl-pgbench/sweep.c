@@ -274,7 +274,7 @@ out:
 
 int cmd_sweep(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "sweep"};
+    struct args a = {argc, argv, "sweep"};
     struct act x;
     struct run_cli r;
     run_cli_init(&r, &x, &a);

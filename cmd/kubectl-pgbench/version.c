@@ -87,7 +87,7 @@ static const struct util_opt version_rows[] = {
 
 int cmd_version(int argc, char **argv)
 {
-    struct args a = {argc, argv, 1, "version"};
+    struct args a = {argc, argv, "version"};
     struct version_cli v = {0};
     struct util_opt_set sets[] = {{version_rows, UTIL_OPT_N(version_rows), &v},
                                   flag_kube_set(&v.kf)};

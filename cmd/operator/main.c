@@ -234,10 +234,7 @@ static int options(int argc, char **argv, struct ctrl_cmdline *o)
         (void)fprintf(stderr, "pgbench-operator: %s (--help lists the flags)\n", err);
         return 1;
     }
-    enum log_level level = LOG_INFO;
-    (void)log_level_parse(o->log_level, &level); /* one of the table's words */
-    log_set_level(level);
-    log_set_format(strcmp(o->log_format, "text") == 0 ? LOG_FORMAT_TEXT : LOG_FORMAT_JSON);
+    (void)log_flags_apply(&o->log, NULL, NULL, err, sizeof(err)); /* the rows' words: taken */
     return -1;
 }
 

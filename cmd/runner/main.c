@@ -23,34 +23,26 @@
 
 /* The global flags, before the command (the environment's values are their defaults). */
 struct globals {
-    int level; /* enum log_level; -1: BENCH_LOG_LEVEL, else info */
-    const char *format;
+    struct log_flags log; /* NULL: BENCH_LOG_LEVEL, BENCH_LOG_FORMAT, else info, json */
     bool version;
 };
 
-static const struct util_opt_enum levels[] = {
-    {"debug", LOG_DEBUG}, {"info", LOG_INFO}, {"warn", LOG_WARN}, {"error", LOG_ERROR}, {NULL, 0}};
-static const char *const formats[] = {"json", "text", NULL};
-
 static const struct util_opt global_rows[] = {
-    {.name = "log-level",
-     .type = UTIL_OPT_ENUM,
-     .off = offsetof(struct globals, level),
-     .def = -1,
-     .enums = levels,
-     .metavar = "debug|info|warn|error",
-     .help = "the least severe records logged (default BENCH_LOG_LEVEL, else info)"},
-    {.name = "log-format",
-     .type = UTIL_OPT_CHOICE,
-     .off = offsetof(struct globals, format),
-     .choices = formats,
-     .metavar = "json|text",
-     .help = "records as JSON lines or text (default BENCH_LOG_FORMAT, else json)"},
     {.name = "version",
      .type = UTIL_OPT_BOOL,
      .off = offsetof(struct globals, version),
      .help = "print the version and commit"},
 };
+
+/* The global flags' tables over g: the logging flags every program shares, then the runner's. */
+static size_t global_sets(struct globals *g, struct util_opt_set sets[2])
+{
+    size_t n;
+    const struct util_opt *log_rows = log_flag_rows(&n);
+    sets[0] = (struct util_opt_set){log_rows, n, &g->log};
+    sets[1] = (struct util_opt_set){global_rows, UTIL_OPT_N(global_rows), g};
+    return 2;
+}
 
 /* `parse pgbench`'s flags. */
 struct parse_flags {
@@ -77,16 +69,18 @@ static void usage(FILE *f)
     static const enum bench_runner_cmd cmds[] = {BENCH_RUNNER_PGBENCH_INIT,
                                                  BENCH_RUNNER_PGBENCH_RUN, BENCH_RUNNER_FIO};
     struct buf b = BUF_INIT(0);
-    (void)util_opt_synopsis(&b, "usage: pgbench-runner", global_rows, UTIL_OPT_N(global_rows),
-                            "<command>");
+    struct globals g;
+    struct util_opt_set gsets[2];
+    size_t ng = global_sets(&g, gsets);
+    struct util_opt_set parse_set = {parse_rows, UTIL_OPT_N(parse_rows), NULL};
+    (void)util_opt_synopsis(&b, "usage: pgbench-runner", gsets, ng, "<command>");
     (void)buf_puts(&b, "\ncommands:\n");
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         char *u = bench_runner_usage(cmds[i], false);
         (void)buf_puts(&b, u);
         free(u);
     }
-    (void)util_opt_synopsis(&b, "  parse pgbench", parse_rows, UTIL_OPT_N(parse_rows),
-                            "< console-output");
+    (void)util_opt_synopsis(&b, "  parse pgbench", &parse_set, 1, "< console-output");
     (void)fputs(b.data, f);
     buf_free(&b);
     char *conn = bench_runner_conn_usage();
@@ -255,10 +249,11 @@ static int cmd_parse_fio(int argc, char **argv)
 static int global_options(int argc, char **argv, int *i)
 {
     struct globals g;
-    struct util_opt_set set = {global_rows, UTIL_OPT_N(global_rows), &g};
-    struct util_opt_parse p = {.sets = &set, .nsets = 1, .stop_at_word = true, .abbrev = true};
+    struct util_opt_set sets[2];
+    struct util_opt_parse p = {
+        .sets = sets, .nsets = global_sets(&g, sets), .stop_at_word = true, .abbrev = true};
     char err[512];
-    util_opt_defaults(&set, 1);
+    util_opt_defaults(sets, p.nsets);
     int rc = util_opt_parse(&p, argc, argv, err, sizeof(err));
     if (rc == UTIL_OPT_HELP) {
         usage(stdout);
@@ -272,21 +267,8 @@ static int global_options(int argc, char **argv, int *i)
         return 0;
     }
     *i = p.next;
-    enum log_level l = LOG_INFO;
-    const char *lvl = getenv("BENCH_LOG_LEVEL"), *fmt = g.format;
-    if (g.level >= 0)
-        l = (enum log_level)g.level;
-    else if (lvl && log_level_parse(lvl, &l) != 0) {
-        (void)fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
-        return BENCH_EXIT_USAGE;
-    }
-    if (g.level >= 0 || lvl)
-        log_set_level(l);
-    fmt = fmt ? fmt : getenv("BENCH_LOG_FORMAT");
-    if (fmt && strcmp(fmt, "text") == 0) {
-        log_set_format(LOG_FORMAT_TEXT);
-    } else if (fmt && strcmp(fmt, "json") != 0) {
-        (void)fprintf(stderr, "pgbench-runner: bad log format %s\n", fmt);
+    if (log_flags_apply(&g.log, "BENCH_LOG_LEVEL", "BENCH_LOG_FORMAT", err, sizeof(err))) {
+        (void)fprintf(stderr, "pgbench-runner: %s\n", err);
         return BENCH_EXIT_USAGE;
     }
     return -1;

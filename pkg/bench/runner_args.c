@@ -858,13 +858,13 @@ char *bench_runner_usage(enum bench_runner_cmd cmd, bool detailed)
     char prefix[64];
     (void)snprintf(prefix, sizeof(prefix), "%s%s", detailed ? "usage: pgbench-runner " : "  ",
                    d->words);
-    (void)util_opt_synopsis(&b, prefix, d->rows, d->nrows, d->extra_usage);
+    struct util_opt_set set = {d->rows, d->nrows, NULL};
+    (void)util_opt_synopsis(&b, prefix, &set, 1, d->extra_usage);
     for (size_t i = 0; i < d->nrows; i++) /* fio: what --job does */
         if (d->rows[i].tag & BENCH_RT_NEW_JOB)
             (void)buf_printf(&b, "%*s(--%s %s: %s)\n", (int)strlen(prefix) + 1, "", d->rows[i].name,
                              d->rows[i].metavar, d->rows[i].help);
     if (detailed) {
-        struct util_opt_set set = {d->rows, d->nrows, NULL};
         (void)buf_puts(&b, "\n");
         (void)util_opt_help(&b, &set, 1);
     }

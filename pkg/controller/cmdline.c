@@ -6,11 +6,10 @@
 
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
+#include "pkg/util/log.h"
 #include "pkg/util/opt.h"
 
 #define F(f) offsetof(struct ctrl_cmdline, f)
-static const char *const log_levels[] = {"debug", "info", "warn", "error", NULL};
-static const char *const log_formats[] = {"json", "text", NULL};
 
 static const struct util_opt rows[] = {
     {.name = "kubeconfig",
@@ -105,22 +104,9 @@ static const struct util_opt rows[] = {
      .expect = "2 to 3600 seconds",
      .group = "serving",
      .help = "Lease duration"},
-    {.name = "log-level",
-     .type = UTIL_OPT_CHOICE,
-     .off = F(log_level),
-     .def_str = "info",
-     .choices = log_levels,
-     .metavar = "LEVEL",
-     .group = "logging",
-     .help = "the least severe records written"},
-    {.name = "log-format",
-     .type = UTIL_OPT_CHOICE,
-     .off = F(log_format),
-     .def_str = "json",
-     .choices = log_formats,
-     .metavar = "FORMAT",
-     .group = "logging",
-     .help = "one JSON object per line, or key=value text"},
+};
+
+static const struct util_opt version_rows[] = {
     {.name = "version",
      .type = UTIL_OPT_BOOL,
      .off = F(version),
@@ -128,27 +114,34 @@ static const struct util_opt rows[] = {
      .help = "print the version and commit"},
 };
 
-static struct util_opt_set set_of(struct ctrl_cmdline *o)
+/* The operator's rows over o, the logging flags every program shares (pkg/util/log.h), then
+ * --version. */
+static size_t sets_of(struct ctrl_cmdline *o, struct util_opt_set sets[3])
 {
-    return (struct util_opt_set){rows, UTIL_OPT_N(rows), o};
+    size_t n;
+    const struct util_opt *log_rows = log_flag_rows(&n);
+    sets[0] = (struct util_opt_set){rows, UTIL_OPT_N(rows), o};
+    sets[1] = (struct util_opt_set){log_rows, n, &o->log};
+    sets[2] = (struct util_opt_set){version_rows, UTIL_OPT_N(version_rows), o};
+    return 3;
 }
 
 void ctrl_cmdline_defaults(struct ctrl_cmdline *o)
 {
     memset(o, 0, sizeof(*o));
     api_config_defaults(&o->copt.cfg); /* the runner image, command, start delay, progress */
-    struct util_opt_set set = set_of(o);
+    struct util_opt_set sets[3];
     /* the rows' own defaults, the api_config ones kept where a row has none */
     struct api_config cfg = o->copt.cfg;
-    util_opt_defaults(&set, 1);
+    util_opt_defaults(sets, sets_of(o, sets));
     o->copt.cfg = cfg;
 }
 
 int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err, size_t errlen)
 {
     ctrl_cmdline_defaults(o);
-    struct util_opt_set set = set_of(o);
-    struct util_opt_parse p = {.sets = &set, .nsets = 1, .abbrev = true}; /* as getopt_long */
+    struct util_opt_set sets[3];
+    struct util_opt_parse p = {.sets = sets, .nsets = sets_of(o, sets), .abbrev = true};
     int rc = util_opt_parse(&p, argc, argv, err, errlen);
     if (rc == UTIL_OPT_HELP)
         return CTRL_CMDLINE_HELP;
@@ -162,7 +155,8 @@ int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err,
 int ctrl_cmdline_usage(struct buf *out)
 {
     struct ctrl_cmdline o;
-    struct util_opt_set set = set_of(&o);
+    struct util_opt_set sets[3];
+    size_t n = sets_of(&o, sets);
     int rc = buf_puts(out, "usage: pgbench-operator [flags]\n\n");
-    return rc ? rc : util_opt_help(out, &set, 1);
+    return rc ? rc : util_opt_help(out, sets, n);
 }

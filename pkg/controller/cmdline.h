@@ -6,6 +6,7 @@
 #define PGBO_CONTROLLER_CMDLINE_H
 
 #include "pkg/controller/controller.h"
+#include "pkg/util/log.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,8 +19,7 @@ struct ctrl_cmdline {
     const char *lease_name;   /* "pgbench-operator" */
     const char *lease_ns;     /* NULL: the kubeconfig's namespace */
     int lease_duration_s;     /* 15 */
-    const char *log_level;    /* "info": one of debug, info, warn, error */
-    const char *log_format;   /* "json" or "text" */
+    struct log_flags log;     /* --log-level, --log-format (NULL: info, json) */
     bool version;             /* --version */
     struct ctrl_options copt; /* namespace, workers (8), runner image/command, start delay,
                                  progress interval (api_config_defaults) */

@@ -1,16 +1,59 @@
 #include "pkg/util/log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "pkg/util/buf.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/err.h"
+#include "pkg/util/opt.h"
 
 static enum log_level min_level = LOG_INFO;
 static enum log_format format = LOG_FORMAT_JSON;
 
-static const char *const level_names[] = {"debug", "info", "warn", "error"};
+static const char *const level_names[] = {"debug", "info", "warn", "error", NULL};
+static const char *const format_names[] = {"json", "text", NULL};
+
+static const struct util_opt flag_rows[] = {
+    {.name = "log-level",
+     .type = UTIL_OPT_CHOICE,
+     .off = offsetof(struct log_flags, level),
+     .choices = level_names,
+     .metavar = "debug|info|warn|error",
+     .group = "logging",
+     .help = "the least severe records written (default info)"},
+    {.name = "log-format",
+     .type = UTIL_OPT_CHOICE,
+     .off = offsetof(struct log_flags, format),
+     .choices = format_names,
+     .metavar = "json|text",
+     .group = "logging",
+     .help = "one JSON object per line, or text (default json)"},
+};
+
+const struct util_opt *log_flag_rows(size_t *n)
+{
+    *n = UTIL_OPT_N(flag_rows);
+    return flag_rows;
+}
+
+int log_flags_apply(const struct log_flags *f, const char *level_env, const char *format_env,
+                    char *err, size_t errlen)
+{
+    const char *lvl = f->level ? f->level : level_env ? getenv(level_env) : NULL;
+    const char *fmt = f->format ? f->format : format_env ? getenv(format_env) : NULL;
+    enum log_level l = LOG_INFO;
+    if (lvl && log_level_parse(lvl, &l) != 0)
+        return util_errf(err, errlen, "%s \"%s\": expected one of debug, info, warn, error",
+                         level_env, lvl);
+    if (fmt && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0)
+        return util_errf(err, errlen, "%s \"%s\": expected one of json, text", format_env, fmt);
+    log_set_level(l);
+    log_set_format(fmt && strcmp(fmt, "text") == 0 ? LOG_FORMAT_TEXT : LOG_FORMAT_JSON);
+    return 0;
+}
 
 void log_set_level(enum log_level level)
 {

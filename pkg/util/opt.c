@@ -664,21 +664,19 @@ static void row_token(struct buf *b, size_t *col, size_t indent, const struct ut
               o->metavar ? o->metavar : "V", rep);
 }
 
-int util_opt_synopsis(struct buf *out, const char *prefix, const struct util_opt *rows, size_t n,
-                      const char *tail_text)
+/* The synopsis tokens of one table (brief: the group of the "[<group> flags]" just written). */
+static void synopsis_rows(struct buf *out, size_t *col, size_t indent, const struct util_opt *rows,
+                          size_t n, const char **brief)
 {
-    (void)buf_puts(out, prefix);
-    size_t indent = strlen(prefix) + 1, col = strlen(prefix);
-    const char *brief = NULL;
     for (size_t i = 0; i < n; i++) {
         const struct util_opt *o = &rows[i];
         if (o->flags & UTIL_OPT_BRIEF) {
-            if (!brief || !same_group(brief, o->group))
-                token(out, &col, indent, "[%s flags]", o->group ? o->group : "other");
-            brief = o->group ? o->group : "other";
+            if (!*brief || !same_group(*brief, o->group))
+                token(out, col, indent, "[%s flags]", o->group ? o->group : "other");
+            *brief = o->group ? o->group : "other";
             continue;
         }
-        brief = NULL;
+        *brief = NULL;
         if (o->flags & UTIL_OPT_ONE_OF) { /* (--a X | --b Y) */
             char alt[256] = "(";
             size_t len = 1;
@@ -687,11 +685,21 @@ int util_opt_synopsis(struct buf *out, const char *prefix, const struct util_opt
                                         len > 1 ? " | " : "", rows[i].name,
                                         rows[i].metavar ? rows[i].metavar : "V");
             i--;
-            token(out, &col, indent, "%s)", alt);
+            token(out, col, indent, "%s)", alt);
             continue;
         }
-        row_token(out, &col, indent, o);
+        row_token(out, col, indent, o);
     }
+}
+
+int util_opt_synopsis(struct buf *out, const char *prefix, const struct util_opt_set *sets,
+                      size_t nsets, const char *tail_text)
+{
+    (void)buf_puts(out, prefix);
+    size_t indent = strlen(prefix) + 1, col = strlen(prefix);
+    const char *brief = NULL;
+    for (size_t s = 0; s < nsets; s++)
+        synopsis_rows(out, &col, indent, sets[s].rows, sets[s].n, &brief);
     if (tail_text && tail_text[0])
         token(out, &col, indent, "%s", tail_text);
     (void)buf_puts(out, "\n");

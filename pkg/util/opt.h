@@ -147,7 +147,7 @@ int util_opt_help(struct buf *out, const struct util_opt_set *sets, size_t nsets
 /* The synopsis: prefix, then every row as a token ("--a N" when required, "[--b]", "[--c X]..."
  * when repeatable, "(--d X | --e Y)" for ONE_OF rows, "[<group> flags]" for BRIEF rows), then
  * tail; lines wrapped at 100 columns and indented under the first token. Returns 0 or -E2BIG. */
-int util_opt_synopsis(struct buf *out, const char *prefix, const struct util_opt *rows, size_t n,
-                      const char *tail);
+int util_opt_synopsis(struct buf *out, const char *prefix, const struct util_opt_set *sets,
+                      size_t nsets, const char *tail);
 
 #endif

@@ -39,8 +39,8 @@ static void test_defaults(void **state)
     assert_string_equal(o.lease_name, "pgbench-operator");
     assert_int_equal(o.lease_duration_s, 15);
     assert_false(o.leader_elect);
-    assert_string_equal(o.log_level, "info");
-    assert_string_equal(o.log_format, "json");
+    assert_null(o.log.level); /* info and json: log_flags_apply */
+    assert_null(o.log.format);
     assert_int_equal(o.copt.workers, 8);
     assert_int_equal(o.copt.cfg.start_delay_s, 10);
     assert_int_equal(o.copt.cfg.progress_interval_s, 10);
@@ -100,8 +100,8 @@ static void test_every_flag(void **state)
     assert_string_equal(o.lease_name, "ln");
     assert_string_equal(o.lease_ns, "lns");
     assert_int_equal(o.lease_duration_s, 2);
-    assert_string_equal(o.log_level, "debug");
-    assert_string_equal(o.log_format, "text");
+    assert_string_equal(o.log.level, "debug");
+    assert_string_equal(o.log.format, "text");
     assert_int_equal(o.copt.workers, 256);
 }
 
@@ -127,7 +127,7 @@ static void test_chart_args(void **state)
     assert_int_equal(parse(argv, &o, err, sizeof(err)), 0);
     assert_string_equal(o.metrics_addr, ":8080");
     assert_string_equal(o.copt.cfg.runner_image, "r:2");
-    assert_string_equal(o.log_level, "warn");
+    assert_string_equal(o.log.level, "warn");
     assert_string_equal(o.copt.namespace, "a");
     assert_string_equal(o.lease_name, "pgbench-operator-leader");
     assert_string_equal(o.lease_ns, "sys");
@@ -214,8 +214,8 @@ static void test_help(void **state)
                                         "  --lease-name NAME ",
                                         "  --lease-namespace NS ",
                                         "  --lease-duration S ",
-                                        "  --log-level LEVEL ",
-                                        "  --log-format FORMAT ",
+                                        "  --log-level debug|info|warn|error\n",
+                                        "  --log-format json|text ",
                                         "  --workers N ",
                                         "  --version ",
                                         "  -h, --help "};

@@ -542,7 +542,8 @@ static void test_synopsis(void **state)
         {.name = "port", .type = UTIL_OPT_STR, .flags = UTIL_OPT_BRIEF, .group = "connection"},
     };
     struct buf b = BUF_INIT(0);
-    assert_int_equal(util_opt_synopsis(&b, "  cmd", s, UTIL_OPT_N(s), "[-- args]"), 0);
+    struct util_opt_set set = {s, UTIL_OPT_N(s), NULL};
+    assert_int_equal(util_opt_synopsis(&b, "  cmd", &set, 1, "[-- args]"), 0);
     assert_string_equal(b.data,
                         "  cmd --a N [--b] (--t S | --u N) [--f FILE]... [connection flags] "
                         "[-- args]\n");
