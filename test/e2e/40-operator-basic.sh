@@ -52,8 +52,8 @@ assert len(st["timeline"]["tps"].split()) >= 2, st.get("timeline")  # series: "1
 w = res["workers"]  # the rows, with what the operator saw of the pod, in the result ConfigMap
 assert len(w) == 1 and w[0]["complete"] is True and w[0]["exitCode"] == 0, w
 assert w[0]["pod"].startswith("basic-run-"), w
-assert st["workers"] == ["0 %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
-    w[0]["pod"], w[0]["tps"], w[0]["transactionsProcessed"], w[0]["latencyAvgMs"],
+assert st["workers"] == ["0 %s on node %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
+    w[0]["pod"], w[0]["node"], w[0]["tps"], w[0]["transactionsProcessed"], w[0]["latencyAvgMs"],
     w[0]["lateSeconds"], w[0]["endSeconds"])], (st["workers"], w)
 conds = {c["type"]: c for c in st["conditions"]}
 for t in ("Initialized", "Complete", "Running"):

@@ -59,7 +59,7 @@ parts = st["result"].split("; ")
 assert len(parts) == 2 and parts[0].startswith("wal ") and " IOPS · sync p99 " in parts[0], st["result"]
 assert parts[1].startswith("randread ") and " IOPS · p99 " in parts[1], st["result"]
 assert row["complete"] is True and row["pod"].startswith("disk-run-0-"), row
-assert st["workers"] == ["0 %s: ok" % row["pod"]], st["workers"]
+assert st["workers"] == ["0 %s on node %s: ok" % (row["pod"], row["node"])], st["workers"]
 print(st["message"])
 PY
 gone() { ! env_kubectl get "$1" "$2" >/dev/null 2>&1; }

@@ -95,7 +95,7 @@ else:
     assert lat["p50"] <= lat["p99"], s
     assert len(st["workers"]) == len(rows) == spec.get("workers", 1), (st["workers"], rows)
     assert all(w["complete"] for w in rows), rows
-    assert all(l.startswith("%d %s: ok, " % (w["index"], w["pod"])) for l, w in zip(st["workers"], rows)), \
+    assert all(l.startswith("%d %s on node %s: ok, " % (w["index"], w["pod"], w["node"])) for l, w in zip(st["workers"], rows)), \
         st["workers"]
     run = spec["workload"]["pgbench"]["run"]
     if "transactions" in run:

@@ -140,8 +140,8 @@ for r in res["workers"]:
         s["tps"], s["transactionsProcessed"], s["failedTransactions"], s["abortedClients"],
         s["latencyAvgMs"], win["lateSeconds"], win["endSeconds"], own["exitCode"], True), (r, s, win)
     assert r["message"] == "ok", r
-    assert st["workers"][r["index"]] == "%d %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
-        r["index"], r["pod"], r["tps"], r["transactionsProcessed"], r["latencyAvgMs"],
+    assert st["workers"][r["index"]] == "%d %s on node %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
+        r["index"], r["pod"], r["node"], r["tps"], r["transactionsProcessed"], r["latencyAvgMs"],
         r["lateSeconds"], r["endSeconds"]), (st["workers"], r)
 # the statement rows: each latency between the workers' own; status a line per SQL statement
 for x in res["statements"]:

@@ -56,7 +56,7 @@ assert "deadline: pgbench was still running at the run's deadline" in msg, msg
 assert st["message"] == msg
 w = json.load(open(sys.argv[3]))["workers"][0]  # the row, in the result ConfigMap
 assert w["exitCode"] == 2 and w["complete"] is False, w
-assert st["workers"][0].startswith("0 %s: exit code 2: " % w["pod"]), st["workers"]
+assert st["workers"][0].startswith("0 %s on node %s: exit code 2: " % (w["pod"], w["node"])), st["workers"]
 # the partial results: what pgbench did before it was stopped (its progress lines and the
 # percentiles of its transaction logs; a stopped pgbench prints no final report)
 assert st["summary"]["latencyMs"]["p99"] > 0, st.get("summary")
