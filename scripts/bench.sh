@@ -2,7 +2,7 @@
 # `make bench`: prints the speed and memory figures. Each script prints its own lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for s in scripts/bench-runner.sh scripts/bench-operator.sh scripts/bench-progress.sh scripts/bench-start.sh; do
+for s in scripts/bench-runner.sh scripts/bench-operator.sh scripts/bench-progress.sh scripts/bench-start.sh scripts/bench-init.sh scripts/bench-phases.sh; do
     if [ -x "$s" ]; then
         "$s"
     else

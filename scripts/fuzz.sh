@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds each libFuzzer target (test/fuzz/fuzz_*.c, linked against the package its first line
-# names: /* fuzz-package: kube */) and runs it briefly. FUZZ_SECONDS sets the time per target.
+# names: /* fuzz-package: kube */, and test/fuzz/env.c, the environment of every target) and
+# runs it briefly. FUZZ_SECONDS sets the time per target.
 # Run by `make fuzz`, which passes BUILD (binaries and corpora go to $BUILD/fuzz) and each
 # package's link list as FUZZ_DEPS_<pkg> (the Makefile's deps_<pkg>, the one definition).
 set -euo pipefail
@@ -21,7 +22,7 @@ for t in "${targets[@]}"; do
     srcs=()
     for p in ${!deps_var}; do srcs+=(pkg/"$p"/*.c); done
     clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -I. -I"$PG_INC" \
-        "$t" "${srcs[@]}" -o "$out/$name" -lcurl -luv -lcjson -lyaml -lpq -lz -lm -lpthread
+        "$t" test/fuzz/env.c "${srcs[@]}" -o "$out/$name" -lcurl -luv -lcjson -lyaml -lpq -lz -lm -lpthread
     corpus="$out/$name.corpus"
     mkdir -p "$corpus"
     seeds="test/fuzz/corpus/${name#fuzz_}"

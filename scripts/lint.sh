@@ -46,5 +46,7 @@ if command -v pmccabe >/dev/null; then
 else
     echo "function size: pmccabe missing (make deps installs it)"
 fi
+# Layering: no upward include, no include cycle (scripts/layers.sh holds the rules).
+scripts/layers.sh || rc=1
 [ "$rc" -eq 0 ] && echo "lint: clean"
 exit "$rc"

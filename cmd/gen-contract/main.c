@@ -322,6 +322,7 @@ static void json(void)
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     const char *what = argc > 1 ? argv[1] : "";
     int ind = argc > 2 ? atoi(argv[2]) : 0;
     if (strcmp(what, "crd-status") == 0)

@@ -2,6 +2,7 @@
  * and export their results. kubectl finds this program on PATH by its name. Option parsing,
  * wiring and exit codes (plugin.h); the BenchmarkRun comes from pkg/plugin, the children from the
  * operator's own manifest code. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,32 +13,56 @@
 #include "pkg/api/manifest.h"
 #include "pkg/util/log.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 #include "plugin.h"
 
-static const char usage_text[] =
-    "usage: kubectl pgbench COMMAND [flags]\n"
-    "\n"
-    "  run TARGET [flags] -- PGBENCH-ARGS   a pgbench BenchmarkRun (pgbench's own options after "
-    "--)\n"
-    "  sweep TARGET --clients 1,2,4,8 [flags] -- PGBENCH-ARGS   a BenchmarkSweep: one run per "
-    "value\n"
-    "  fio NAME --storage-class SC [--size 10Gi] [--preset wal|random-read|random-rw|all]\n"
-    "  compare A B [C...] [--repeats N] [--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] "
-    "[-o html [FILE.html]]\n"
-    "                                       settings (differences marked *) and results; runs "
-    "or sweeps\n"
-    "  export NAME... -o json|yaml|csv [--table summary|timeline|statements|workers|fio]\n"
-    "  logs NAME [-f] [--raw]               every worker's log, each line prefixed with its index\n"
-    "  report NAME|sweep/NAME [-o FILE.html]   one self-contained HTML page with plots\n"
-    "  version                              the plugin's, the operator's and the CRDs' versions\n"
-    "\n"
-    "kubectl's flags on every command, before or after it: --kubeconfig PATH, --context NAME,\n"
-    "-n/--namespace NS.\n"
-    "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them all.\n"
-    "`kubectl pgbench --version` prints the version and commit (`version`: the operator's and\n"
-    "the CRDs' too).\n"
-    "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
-    "crossed.\n";
+/* The commands, in the overview's order: name, arguments, what it does. */
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *args, *what;
+} cmds[] = {
+    {"run", cmd_run, "TARGET [flags] -- PGBENCH-ARGS",
+     "a pgbench BenchmarkRun (pgbench's own options after --)"},
+    {"sweep", cmd_sweep, "TARGET --clients 1,2,4,8 [flags] -- PGBENCH-ARGS",
+     "a BenchmarkSweep: one run per value"},
+    {"fio", cmd_fio, "NAME --storage-class SC [flags]", "fio on a new volume of the StorageClass"},
+    {"compare", cmd_compare, "A B [C...] [flags]",
+     "settings (differences marked *) and results; runs or sweeps"},
+    {"export", cmd_export, "NAME... -o json|yaml|csv [flags]", "results as JSON, YAML or CSV"},
+    {"logs", cmd_logs, "NAME [-f] [--raw]",
+     "every worker's log, each line prefixed with its index"},
+    {"report", cmd_report, "NAME|sweep/NAME [-o FILE.html]",
+     "one self-contained HTML page with plots"},
+    {"version", cmd_version, "", "the plugin's, the operator's and the CRDs' versions"},
+};
+
+/* The overview: the commands from the table, then what every command shares. */
+static void usage(FILE *f)
+{
+    struct buf b = BUF_INIT(0);
+    (void)buf_puts(&b, "usage: kubectl pgbench COMMAND [flags]\n\n");
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char left[128];
+        (void)snprintf(left, sizeof(left), "%s %s", cmds[i].name, cmds[i].args);
+        if (strlen(left) > 36)
+            (void)buf_printf(&b, "  %s\n  %-36s %s\n", left, "", cmds[i].what);
+        else
+            (void)buf_printf(&b, "  %-36s %s\n", left, cmds[i].what);
+    }
+    (void)buf_puts(
+        &b, "\n"
+            "kubectl's flags on every command, before or after it: --kubeconfig PATH, --context "
+            "NAME,\n-n/--namespace NS.\n"
+            "`kubectl pgbench COMMAND --help` shows a command's flags; docs/plugin.md has them "
+            "all.\n"
+            "`kubectl pgbench --version` prints the version and commit (`version`: the operator's "
+            "and\nthe CRDs' too).\n"
+            "Exit codes: 0 ok, 1 usage or refused flag, 2 cluster error, 3 run failed or threshold "
+            "crossed.\n");
+    (void)fputs(b.data, f);
+    buf_free(&b);
+}
 
 static const char *cmd_name = "";
 
@@ -56,60 +81,6 @@ void die_usage(const struct args *a, const char *fmt, ...)
     (void)fputc('\n', stderr);
     va_end(ap);
     exit(EXIT_USAGE);
-}
-
-void die_unknown(const struct args *a)
-{
-    die_usage(a, "unknown flag %s (see kubectl pgbench %s --help%s)", a->argv[a->i], a->cmd,
-              strcmp(a->cmd, "run") == 0 ? "; pgbench's own options go after --" : "");
-}
-
-bool arg_value(struct args *a, const char *lng, const char *shrt, const char **val)
-{
-    const char *s = a->argv[a->i];
-    size_t n = lng ? strlen(lng) : 0;
-    if (lng && strncmp(s, lng, n) == 0 && (s[n] == '=' || s[n] == '\0')) {
-        if (s[n] == '=') {
-            *val = s + n + 1;
-            a->i++;
-            return true;
-        }
-        if (a->i + 1 >= a->argc)
-            die_usage(a, "%s needs a value", lng);
-        *val = a->argv[a->i + 1];
-        a->i += 2;
-        return true;
-    }
-    if (shrt && strncmp(s, shrt, 2) == 0) {
-        if (s[2]) {
-            *val = s + 2 + (s[2] == '=');
-            a->i++;
-            return true;
-        }
-        if (a->i + 1 >= a->argc)
-            die_usage(a, "%s needs a value", shrt);
-        *val = a->argv[a->i + 1];
-        a->i += 2;
-        return true;
-    }
-    return false;
-}
-
-bool arg_flag(struct args *a, const char *lng, const char *shrt)
-{
-    const char *s = a->argv[a->i];
-    if ((lng && strcmp(s, lng) == 0) || (shrt && strcmp(s, shrt) == 0)) {
-        a->i++;
-        return true;
-    }
-    return false;
-}
-
-bool arg_kube(struct args *a, struct kc_flags *f)
-{
-    return arg_value(a, "--kubeconfig", NULL, &f->kubeconfig) ||
-           arg_value(a, "--context", NULL, &f->context) ||
-           arg_value(a, "--namespace", "-n", &f->ns);
 }
 
 int get_run(struct kc *k, const char *name, cJSON **out)
@@ -134,38 +105,6 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     return 0;
 }
 
-/* Levenshtein distance of a and b (both short). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[64];
-    if (lb >= sizeof(row) / sizeof(row[0]))
-        return la + lb;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-} cmds[] = {{"run", cmd_run},       {"fio", cmd_fio},        {"compare", cmd_compare},
-            {"export", cmd_export}, {"logs", cmd_logs},      {"report", cmd_report},
-            {"sweep", cmd_sweep},   {"version", cmd_version}};
-
 /* An unknown command: cobra's message and its suggestions (a distance of at most 2, or a
  * command the word begins), then the usage. */
 static int unknown_command(const char *word)
@@ -174,47 +113,56 @@ static int unknown_command(const char *word)
     bool any = false;
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         size_t lw = strlen(word);
-        if (edit_distance(word, cmds[i].name) <= 2 ||
+        if (util_opt_distance(word, cmds[i].name) <= 2 ||
             (lw && strncmp(cmds[i].name, word, lw) == 0)) {
             (void)fprintf(stderr, "%s\t%s\n", any ? "" : "\nDid you mean this?\n", cmds[i].name);
             any = true;
         }
     }
-    (void)fprintf(stderr, "\n%s", usage_text);
+    (void)fputc('\n', stderr);
+    usage(stderr);
     return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     log_set_level(getenv("KUBECTL_PGBENCH_DEBUG") ? LOG_DEBUG : LOG_ERROR);
     log_set_format(LOG_FORMAT_TEXT);
     /* kubectl's flags may come before the command (kubectl pgbench -n ns report x): they are
-     * moved after it, where every command's parser takes them (arg_kube) */
-    struct args a = {argc, argv, 1, "flags"};
+     * moved after it, where every command's parser takes them */
     struct kc_flags ignored = {0};
+    struct util_opt_set kube = flag_kube_set(&ignored);
+    struct util_opt_parse p = {.sets = &kube, .nsets = 1, .stop_at_word = true};
+    char err[512];
     cmd_name = "";
-    while (a.i < argc && arg_kube(&a, &ignored))
-        ;
-    if (a.i > 1 && a.i < argc) {
-        char *cmd = argv[a.i];
-        memmove(argv + 2, argv + 1, (size_t)(a.i - 1) * sizeof(*argv));
-        argv[1] = cmd;
+    int rc = util_opt_parse(&p, argc, argv, err, sizeof(err));
+    if (rc == UTIL_OPT_HELP || (rc == 0 && p.next < argc && strcmp(argv[p.next], "help") == 0)) {
+        usage(stdout);
+        return 0;
     }
-    if (argc - (a.i - 1) < 2 || a.i >= argc || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-        bool none = a.i >= argc;
-        (void)fputs(usage_text, none ? stderr : stdout);
-        return none ? EXIT_USAGE : 0;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (rc == -ENOENT && strcmp(argv[p.bad], "--version") == 0) {
         char line[256];
         (void)puts(util_version_line(line, sizeof(line), "kubectl-pgbench"));
         return 0;
     }
+    if (rc) {
+        (void)fprintf(stderr, "kubectl pgbench: %s (see kubectl pgbench --help)\n", err);
+        return EXIT_USAGE;
+    }
+    if (p.next >= argc || p.dashes) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (p.next > 1) {
+        char *cmd = argv[p.next];
+        memmove(argv + 2, argv + 1, (size_t)(p.next - 1) * sizeof(*argv));
+        argv[1] = cmd;
+    }
     cmd_name = argv[1];
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0) {
-            int rc = cmds[i].fn(argc - 1, argv + 1);
+            rc = cmds[i].fn(argc - 1, argv + 1);
             if (fflush(stdout) != 0)
                 return EXIT_CLUSTER;
             return rc;

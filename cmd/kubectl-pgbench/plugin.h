@@ -8,12 +8,13 @@
 
 #include "kc.h"
 #include "pkg/util/buf.h"
+#include "pkg/util/opt.h"
 
 #define EXIT_USAGE 1
 #define EXIT_CLUSTER 2
 #define EXIT_RUN_FAILED 3
 
-/* Argument cursor shared by the subcommands' parsers. */
+/* A command's words, for messages. */
 struct args {
     int argc;
     char **argv;
@@ -21,18 +22,36 @@ struct args {
     const char *cmd; /* "run", "fio", ... for messages */
 };
 
-/* argv[i] is --long / -s with a value ("--long=v", "--long v", "-s v", "-sv"): sets *val, advances
- * and returns true. Exits with a usage error when the value is missing. */
-bool arg_value(struct args *a, const char *lng, const char *shrt, const char **val);
-/* argv[i] is the flag --long (or -s): advances and returns true. */
-bool arg_flag(struct args *a, const char *lng, const char *shrt);
-/* kubectl's connection flags (--kubeconfig, --context, -n/--namespace). */
-bool arg_kube(struct args *a, struct kc_flags *f);
 /* Prints "kubectl pgbench CMD: msg" to stderr and exits EXIT_USAGE. */
 void die_usage(const struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 __attribute__((noreturn));
-/* The "unknown flag" message. */
-void die_unknown(const struct args *a) __attribute__((noreturn));
+
+/* ---- flags (flags.c): every command's flags are pkg/util/opt.h rows ------------------------ */
+
+/* A command's flags: its text for --help, its tables, what it does with words and "--". */
+struct cmd_flags {
+    const char *usage;  /* "usage: kubectl pgbench CMD ..." and what it does, before the flags */
+    const char *footer; /* after the flags, or NULL */
+    struct util_opt_set *sets;
+    size_t nsets;
+    /* a word that is no flag (util_opt_parse's); NULL: refused */
+    int (*word)(void *ctx, const char *word, char *err, size_t errlen);
+    int (*before)(void *ctx, const struct util_opt *o, void **base, char *err, size_t errlen);
+    void *ctx;
+    bool after_dashes; /* "--" ends the flags, the rest is pgbench's (else "--" is refused) */
+};
+
+/* Parses argv[1..] into the sets (their rows' defaults first): --help prints the usage, the
+ * flags by group and the footer, and exits 0; a refused flag, value or word exits EXIT_USAGE
+ * with a message naming it. Returns the index after "--" (argc when none). */
+int flags_parse(const struct cmd_flags *f, struct args *a);
+/* kubectl's flags (--kubeconfig, --context, -n/--namespace) into kf. */
+struct util_opt_set flag_kube_set(struct kc_flags *kf);
+/* CALL rows: a duration (plugin_parse_duration) in [min, max] seconds into the long field at off
+ * (tag FLAG_INT: an int field). */
+enum { FLAG_LONG, FLAG_INT };
+int flag_duration(void *base, const struct util_opt *o, const char *flag, const char *v, char *err,
+                  size_t errlen);
 
 /* Gets a BenchmarkRun into *out (owned). Returns 0 or an exit code, having printed why. */
 int get_run(struct kc *k, const char *name, cJSON **out);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/util/err.h"
 #include "pkg/util/mem.h"
 #include "pkg/bench/fields.h"
 #include "pkg/api/manifest.h"
@@ -27,17 +28,14 @@ static int open_or_fail(struct kc *k, const struct kc_flags *f, const char *cmd)
     return 0;
 }
 
-/* A positional argument at argv[i]: the one NAME (a second, or an unknown flag, is a usage
- * error). Advances. */
-static void one_name(struct args *a, const char **name)
+/* A word: the one NAME (a second is a usage error). */
+static int one_name(void *ctx, const char *word, char *err, size_t errlen)
 {
-    const char *s = a->argv[a->i];
-    if (s[0] == '-')
-        die_unknown(a);
+    const char **name = ctx;
     if (*name)
-        die_usage(a, "one NAME (\"%s\" is a second)", s);
-    *name = s;
-    a->i++;
+        return util_errf(err, errlen, "one NAME (\"%s\" is a second)", word);
+    *name = word;
+    return 0;
 }
 
 /* The run's full result from the ConfigMap status.resultRef names, parsed into *out (owned), or
@@ -148,15 +146,6 @@ static bool html_file_arg(const char *s)
                            (l > 4 && strcmp(s + l - 4, ".htm") == 0));
 }
 
-static double pct_arg(struct args *a, const char *flag, const char *v)
-{
-    char *end;
-    double d = strtod(v, &end);
-    if (*end || end == v || !(d >= 0 && d <= 1e6))
-        die_usage(a, "%s \"%s\": a percentage (0 or more)", flag, v);
-    return d;
-}
-
 /* The runs of compare's arguments, in sides: "a,b,c" is a side of three runs; with --repeats N
  * every N consecutive names are one. names[] gets every run, c->side_n each side's count. */
 static size_t compare_sides(struct args *a, char **args, size_t nargs, long repeats,
@@ -199,61 +188,102 @@ static size_t compare_sides(struct args *a, char **args, size_t nargs, long repe
     return n;
 }
 
-static const char compare_help[] =
-    "usage: kubectl pgbench compare A B [C...] [--repeats N] "
-    "[--fail-if-tps-drops PCT] [--fail-if-p99-grows PCT] [-o html "
-    "[FILE.html]]\n"
-    "  a settings block (rows that differ marked *), then the results; deltas "
-    "are\n  against the first: ratios, percentage points (pp) for shares\n"
-    "  --repeats N, or A1,A2,A3 B1,B2,B3: N runs per side; each side's mean "
-    "± stddev,\n  and the gates judge a difference against the runs' spread "
-    "(Welch t-test):\n  \"within noise\" does not fail\n"
-    "  a crossed threshold exits 3\n"
-    "  -o html: one self-contained page (the table, TPS, latency and "
-    "percentile curves overlaid); stdout without FILE\n"
-    "  sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per "
-    "varied value, ratios to the first sweep; -o html: their curves";
+static const char compare_usage[] =
+    "usage: kubectl pgbench compare A B [C...] [flags]\n"
+    "\n"
+    "A settings block (rows that differ marked *), then the results; deltas are against the\n"
+    "first: ratios, percentage points (pp) for shares. A1,A2,A3 B1,B2,B3 (or --repeats N): N\n"
+    "runs per side; each side's mean ± stddev, and the gates judge a difference against the\n"
+    "runs' spread (Welch t-test): \"within noise\" does not fail. A crossed threshold exits 3.\n"
+    "Sweeps (sweep/A sweep/B, or names no BenchmarkRun has): a row per varied value, ratios to\n"
+    "the first sweep; -o html: their curves.\n";
 
 /* compare's command line: the flags, and the run names as given (sides not yet split). */
 struct compare_cli {
     struct kc_flags kf;
     struct plugin_compare cmp; /* the thresholds */
     const char *format, *html_file;
+    bool html_next; /* the word after -o html may be its FILE */
     long repeats;
     char *args[MAX_RUNS];
     size_t nargs;
 };
 
-/* One of compare's flags at argv[i] into o: true when it was one (advanced past it). */
-static bool compare_flag(struct args *a, struct compare_cli *o)
+/* -o html [FILE.html]: the next word is the page's file when it looks like one. */
+static int compare_output(void *base, const struct util_opt *o, const char *flag, const char *v,
+                          char *err, size_t errlen)
 {
-    const char *v;
-    if (arg_kube(a, &o->kf))
-        return true;
-    if (arg_value(a, "--output", "-o", &o->format)) {
-        if (strcmp(o->format, "html") != 0)
-            die_usage(a, "-o \"%s\": html (the table alone is the default)", o->format);
-        if (a->i < a->argc && html_file_arg(a->argv[a->i]))
-            o->html_file = a->argv[a->i++];
-        return true;
-    }
-    if (arg_value(a, "--fail-if-tps-drops", NULL, &v)) {
-        o->cmp.th.tps_drop_pct = pct_arg(a, "--fail-if-tps-drops", v);
-        return true;
-    }
-    if (arg_value(a, "--fail-if-p99-grows", NULL, &v)) {
-        o->cmp.th.p99_grow_pct = pct_arg(a, "--fail-if-p99-grows", v);
-        return true;
-    }
-    if (arg_value(a, "--repeats", NULL, &v)) {
-        char *end;
-        o->repeats = strtol(v, &end, 10);
-        if (*end || end == v || o->repeats < 1 || o->repeats > MAX_RUNS / 2)
-            die_usage(a, "--repeats \"%s\": runs per side, 1 to %d", v, MAX_RUNS / 2);
-        return true;
-    }
-    return false;
+    struct compare_cli *c = base;
+    if (strcmp(v, "html") != 0)
+        return util_opt_bad(o, flag, v, err, errlen);
+    c->format = v;
+    c->html_next = true;
+    return 0;
 }
+
+/* Any flag: the word after -o html is no longer its FILE. */
+static int compare_before(void *ctx, const struct util_opt *o, void **base, char *err,
+                          size_t errlen)
+{
+    (void)o, (void)base, (void)err, (void)errlen;
+    ((struct compare_cli *)ctx)->html_next = false;
+    return 0;
+}
+
+/* A word: -o html's FILE, or a run (a side "a,b,c"). */
+static int compare_word(void *ctx, const char *word, char *err, size_t errlen)
+{
+    struct compare_cli *c = ctx;
+    if (c->html_next && html_file_arg(word)) {
+        c->html_file = word;
+        c->html_next = false;
+        return 0;
+    }
+    c->html_next = false;
+    if (c->nargs >= MAX_RUNS)
+        return util_errf(err, errlen, "at most %d runs", MAX_RUNS);
+    c->args[c->nargs++] = (char *)word;
+    return 0;
+}
+
+#define CMPF(f) offsetof(struct compare_cli, f)
+enum { MAX_REPEATS = MAX_RUNS / 2 }; /* two sides at least */
+static const struct util_opt compare_rows[] = {
+    {.name = "repeats",
+     .type = UTIL_OPT_LONG,
+     .off = CMPF(repeats),
+     .min = 1,
+     .max = MAX_REPEATS,
+     .metavar = "N",
+     .help = "N consecutive runs per side (instead of A1,A2 B1,B2)"},
+    {.name = "fail-if-tps-drops",
+     .type = UTIL_OPT_DOUBLE,
+     .off = CMPF(cmp.th.tps_drop_pct),
+     .min = 0,
+     .max = 1e6,
+     .def = -1,
+     .metavar = "PCT",
+     .expect = "a percentage (0 or more)",
+     .help = "exit 3 when a run's TPS is this many % below the first's"},
+    {.name = "fail-if-p99-grows",
+     .type = UTIL_OPT_DOUBLE,
+     .off = CMPF(cmp.th.p99_grow_pct),
+     .min = 0,
+     .max = 1e6,
+     .def = -1,
+     .metavar = "PCT",
+     .expect = "a percentage (0 or more)",
+     .help = "exit 3 when a run's p99 latency is this many % above the first's"},
+    {.name = "output",
+     .shrt = 'o',
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE,
+     .cb = compare_output,
+     .metavar = "html [FILE.html]",
+     .expect = "html (the table alone is the default)",
+     .help = "one self-contained page (the table, TPS, latency and percentile curves "
+             "overlaid); stdout without FILE"},
+};
 
 /* BenchmarkSweeps compared: one row per varied value, the table or (-o html) a page. */
 static int compare_sweeps(struct args *a, struct kc *k, const struct compare_cli *o,
@@ -288,22 +318,17 @@ static int compare_runs(struct kc *k, const struct compare_cli *o, const char **
 int cmd_compare(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "compare"};
-    struct compare_cli o = {.cmp = {.th = {-1, -1}}};
+    struct compare_cli o = {0};
     const char *names[MAX_RUNS];
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts(compare_help);
-            return 0;
-        }
-        if (compare_flag(&a, &o))
-            continue;
-        if (s[0] == '-')
-            die_unknown(&a);
-        if (o.nargs >= MAX_RUNS)
-            die_usage(&a, "at most %d runs", MAX_RUNS);
-        o.args[o.nargs++] = a.argv[a.i++];
-    }
+    struct util_opt_set sets[] = {{compare_rows, UTIL_OPT_N(compare_rows), &o},
+                                  flag_kube_set(&o.kf)};
+    struct cmd_flags f = {.usage = compare_usage,
+                          .sets = sets,
+                          .nsets = UTIL_OPT_N(sets),
+                          .word = compare_word,
+                          .before = compare_before,
+                          .ctx = &o};
+    (void)flags_parse(&f, &a);
     size_t n = compare_sides(&a, o.args, o.nargs, o.repeats, names, &o.cmp);
     if (n < 2 || o.cmp.nsides < 2)
         die_usage(&a, "give at least two BenchmarkRuns: kubectl pgbench compare A B");
@@ -320,33 +345,48 @@ int cmd_compare(int argc, char **argv)
     return rc;
 }
 
-static const char export_help[] =
-    "usage: kubectl pgbench export NAME [NAME...] -o json|yaml|csv "
-    "[--table summary|timeline|statements|workers|fio]\n"
-    "  --table summary: one row per run (settings, TPS, latency percentiles, "
-    "failures)\n"
-    "  csv without --table: every non-empty table, separated by a blank line; "
-    "several\n  runs: a first column \"run\"";
+static const char export_usage[] =
+    "usage: kubectl pgbench export NAME [NAME...] -o json|yaml|csv [flags]\n"
+    "\n"
+    "csv without --table: every non-empty table, separated by a blank line; several runs: a\n"
+    "first column \"run\".\n";
 
-/* export's -o and --table: one of the formats and tables plugin_export writes. */
-static void export_check(struct args *a, const char *format, const char *table)
+struct export_cli {
+    struct kc_flags kf;
+    const char *format, *table;
+    const char *names[MAX_RUNS];
+    size_t n;
+};
+
+static const char *const export_formats[] = {"json", "yaml", "csv", NULL};
+static const char *const export_tables[] = {"summary", "timeline", "statements",
+                                            "workers", "fio",      NULL};
+
+#define EXF(f) offsetof(struct export_cli, f)
+static const struct util_opt export_rows[] = {
+    {.name = "output",
+     .shrt = 'o',
+     .type = UTIL_OPT_CHOICE,
+     .flags = UTIL_OPT_REQUIRED,
+     .off = EXF(format),
+     .choices = export_formats,
+     .metavar = "json|yaml|csv",
+     .help = "the format"},
+    {.name = "table",
+     .type = UTIL_OPT_CHOICE,
+     .off = EXF(table),
+     .choices = export_tables,
+     .metavar = "summary|timeline|statements|workers|fio",
+     .help = "one table (summary: one row per run: settings, TPS, latency percentiles, failures)"},
+};
+
+static int export_word(void *ctx, const char *word, char *err, size_t errlen)
 {
-    static const char *const formats[] = {"json", "yaml", "csv"}, *const tables[] = {
-                                                                      "summary", "timeline",
-                                                                      "statements", "workers",
-                                                                      "fio"};
-    bool ok = false;
-    if (!format)
-        die_usage(a, "-o json, -o yaml or -o csv is required");
-    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-        ok = ok || strcmp(format, formats[i]) == 0;
-    if (!ok)
-        die_usage(a, "-o \"%s\": json, yaml or csv", format);
-    ok = !table;
-    for (size_t i = 0; table && i < sizeof(tables) / sizeof(tables[0]); i++)
-        ok = ok || strcmp(table, tables[i]) == 0;
-    if (!ok)
-        die_usage(a, "--table \"%s\": summary, timeline, statements, workers or fio", table);
+    struct export_cli *e = ctx;
+    if (e->n >= MAX_RUNS)
+        return util_errf(err, errlen, "at most %d runs", MAX_RUNS);
+    e->names[e->n++] = word;
+    return 0;
 }
 
 /* The runs and their results exported to stdout. Returns 0 or an exit code. */
@@ -370,27 +410,19 @@ static int export_write(cJSON *const *brs, cJSON *const *res, size_t n, const ch
 int cmd_export(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "export"};
-    struct kc_flags kf = {0};
-    const char *names[MAX_RUNS], *format = NULL, *table = NULL;
-    size_t n = 0;
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts(export_help);
-            return 0;
-        }
-        if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &format) ||
-            arg_value(&a, "--table", NULL, &table))
-            continue;
-        if (s[0] == '-')
-            die_unknown(&a);
-        if (n >= MAX_RUNS)
-            die_usage(&a, "at most %d runs", MAX_RUNS);
-        names[n++] = a.argv[a.i++];
-    }
+    struct export_cli e = {0};
+    struct util_opt_set sets[] = {{export_rows, UTIL_OPT_N(export_rows), &e}, flag_kube_set(&e.kf)};
+    struct cmd_flags f = {.usage = export_usage,
+                          .sets = sets,
+                          .nsets = UTIL_OPT_N(sets),
+                          .word = export_word,
+                          .ctx = &e};
+    (void)flags_parse(&f, &a);
+    const char *const *names = e.names, *format = e.format, *table = e.table;
+    struct kc_flags kf = e.kf;
+    size_t n = e.n;
     if (!n)
         die_usage(&a, "a NAME is required");
-    export_check(&a, format, table);
     struct kc k;
     int rc = open_or_fail(&k, &kf, "export");
     if (rc)
@@ -631,35 +663,39 @@ static int follow_logs(struct kc *k, const char *name, const char *sel, bool raw
     return rc;
 }
 
+struct logs_cli {
+    struct kc_flags kf;
+    bool follow, raw;
+};
+
+static const struct util_opt logs_rows[] = {
+    {.name = "follow",
+     .shrt = 'f',
+     .type = UTIL_OPT_BOOL,
+     .off = offsetof(struct logs_cli, follow),
+     .help = "stream the logs as they grow, new pods as they start, until the run ends"},
+    {.name = "raw",
+     .type = UTIL_OPT_BOOL,
+     .off = offsetof(struct logs_cli, raw),
+     .help = "pgbench's own output only (its report, init's lines), not the runner's records"},
+};
+
 int cmd_logs(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "logs"};
-    struct kc_flags kf = {0};
+    struct logs_cli l = {0};
     const char *name = NULL;
-    bool follow = false, raw = false;
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench logs NAME [-f] [--raw]\n"
-                       "  the init pod's log prefixed [init], each worker's with [INDEX]\n"
-                       "  -f, --follow: stream the logs as they grow, new pods as they start, "
-                       "until the run ends\n"
-                       "  --raw: pgbench's own output only (its report, init's lines), not the "
-                       "runner's records");
-            return 0;
-        }
-        if (arg_kube(&a, &kf))
-            continue;
-        if (arg_flag(&a, "--follow", "-f")) {
-            follow = true;
-            continue;
-        }
-        if (arg_flag(&a, "--raw", NULL)) {
-            raw = true;
-            continue;
-        }
-        one_name(&a, &name);
-    }
+    struct util_opt_set sets[] = {{logs_rows, UTIL_OPT_N(logs_rows), &l}, flag_kube_set(&l.kf)};
+    struct cmd_flags f = {.usage = "usage: kubectl pgbench logs NAME [flags]\n\n"
+                                   "The init pod's log prefixed [init], each worker's with "
+                                   "[INDEX].\n",
+                          .sets = sets,
+                          .nsets = UTIL_OPT_N(sets),
+                          .word = one_name,
+                          .ctx = &name};
+    (void)flags_parse(&f, &a);
+    struct kc_flags kf = l.kf;
+    bool follow = l.follow, raw = l.raw;
     if (!name)
         die_usage(&a, "a NAME is required");
     struct kc k;
@@ -690,25 +726,39 @@ int cmd_logs(int argc, char **argv)
 
 /* ---- report ----------------------------------------------------------------------------- */
 
+struct report_cli {
+    struct kc_flags kf;
+    const char *file;
+};
+
+static const struct util_opt report_rows[] = {
+    {.name = "output",
+     .shrt = 'o',
+     .type = UTIL_OPT_STR,
+     .off = offsetof(struct report_cli, file),
+     .metavar = "FILE.html",
+     .help = "the page's file (default: stdout)"},
+};
+
 int cmd_report(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "report"};
-    struct kc_flags kf = {0};
-    const char *name = NULL, *file = NULL;
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench report NAME|sweep/NAME [-o FILE.html]\n"
-                       "  one self-contained HTML page (inline SVG, no scripts); stdout "
-                       "without -o\n"
-                       "  sweep/NAME (or a NAME no BenchmarkRun has): a BenchmarkSweep's TPS and "
-                       "p99\n  against the varied value, with the USL fit, knee and N*");
-            return 0;
-        }
-        if (arg_kube(&a, &kf) || arg_value(&a, "--output", "-o", &file))
-            continue;
-        one_name(&a, &name);
-    }
+    struct report_cli rc_ = {0};
+    const char *name = NULL;
+    struct util_opt_set sets[] = {{report_rows, UTIL_OPT_N(report_rows), &rc_},
+                                  flag_kube_set(&rc_.kf)};
+    struct cmd_flags f = {.usage = "usage: kubectl pgbench report NAME|sweep/NAME [flags]\n\n"
+                                   "One self-contained HTML page (inline SVG, no scripts). "
+                                   "sweep/NAME (or a NAME no\nBenchmarkRun has): a "
+                                   "BenchmarkSweep's TPS and p99 against the varied value, with "
+                                   "the\nUSL fit, knee and N*.\n",
+                          .sets = sets,
+                          .nsets = UTIL_OPT_N(sets),
+                          .word = one_name,
+                          .ctx = &name};
+    (void)flags_parse(&f, &a);
+    struct kc_flags kf = rc_.kf;
+    const char *file = rc_.file;
     if (!name)
         die_usage(&a, "a NAME is required");
     struct kc k;

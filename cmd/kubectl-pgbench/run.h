@@ -17,7 +17,7 @@ enum dry { DRY_NONE, DRY_CLIENT, DRY_SERVER };
 struct act {
     struct args *a;
     struct kc_flags kf;
-    enum dry dry;
+    enum dry dry;       /* an int-sized enum: a util/opt ENUM row fills it */
     const char *output; /* yaml, json, name */
     bool wait;
     long wait_timeout_s; /* 0: none */
@@ -29,19 +29,26 @@ struct run_cli {
     struct act *x;
     struct plugin_run_opts ro;
     struct plugin_target_opts to;
-    const char *distro_flag, *arch;
+    const char *distro_flag; /* "--host" ... (distro_buf), NULL until one is given */
+    char distro_buf[32];
+    const char *arch;
     bool init;
-    int ndistro;
     char ns[254], name[64];
     struct kc k; /* open when open is true (not with --dry-run=client) */
     bool open;
 };
 
 void run_cli_init(struct run_cli *r, struct act *x, struct args *a);
-/* One of run's flags at argv[i] (TARGET, --init..., --name, --workers, --dry-run, --wait, ...; "--"
- * takes the rest as pgbench's): advances and returns true. Dies on a bad value or a positional
- * argument; false for a flag it does not know. */
-bool run_cli_flag(struct run_cli *r);
+/* The tables of run's flags over r (TARGET and the tables; then flag_act_sets'): into out (room
+ * for 4), returns how many. */
+size_t flag_run_sets(struct run_cli *r, struct util_opt_set *out);
+/* The flags of every command that creates objects: the pods' (over c), the output and --wait (over
+ * x), kubectl's (x->kf). Into out (room for 3), returns how many. */
+size_t flag_act_sets(struct act *x, struct plugin_common_opts *c, struct util_opt_set *out);
+/* run's words: none before "--" (pgbench's options and DBNAME go after it). */
+int run_cli_word(void *ctx, const char *word, char *err, size_t errlen);
+/* Takes argv[from..] as pgbench's own arguments. */
+void run_cli_pgbench_args(struct run_cli *r, int from);
 /* Checks the flags' combinations, opens the cluster (not for --dry-run=client), resolves the
  * target, and builds the BenchmarkRun (default name <name_prefix>-YYYYMMDD-HHMMSS) into *out.
  * Returns 0 or an exit code, having printed why. */

@@ -15,100 +15,115 @@
 #include "pkg/plugin/report_sweep.h"
 #include "pkg/plugin/sweep.h"
 #include "pkg/util/clock.h"
+#include "pkg/util/err.h"
 #include "plugin.h"
 #include "run.h"
 
 #define OUT_CAP (16u << 20)
 
-static const char sweep_help[] =
+static const char sweep_usage[] =
     "usage: kubectl pgbench sweep TARGET [flags] --clients LIST -- [PGBENCH-ARGS] [DBNAME]\n"
     "\n"
     "A BenchmarkSweep: one BenchmarkRun per value, one at a time, then the analysis (peak, USL\n"
     "fit, latency knee, verdict) in its status. TARGET, PGBENCH-ARGS and the flags are run's\n"
-    "(kubectl pgbench run --help).\n"
-    "\n"
-    "the varied field (one of):\n"
-    "  --clients LIST   pgbench -c at each step, e.g. 1,2,4,8,16, or a range 1..64 (doubling)\n"
-    "                   or 1..64x1.5 (factor 1.5)\n"
-    "  --rate LIST      pgbench -R (total over workers) at each step, e.g. 500,1000,2000\n"
-    "  --workers LIST   worker pods at each step, e.g. 1,2,4 (one number: every step's workers)\n"
-    "flags:\n"
-    "  --repeats N                     runs per step (1-10; the step's numbers are their mean)\n"
-    "  --stop-when-failures-pct X      stop after a run whose failed transactions exceed X %\n"
-    "  --stop-when-p99-ms Y            stop after a run whose p99 latency exceeds Y ms\n"
-    "  --stop-when-aborted [N]         stop after a run with N (default 1) aborted clients\n"
-    "  --name NAME                     the sweep (at most 49 characters; default\n"
-    "                                  sweep-YYYYMMDD-HHMMSS); its runs are "
-    "NAME-s<step>-r<repeat>\n"
-    "  --dry-run=client|server  -o yaml|json|name  --wait [--wait-timeout DURATION]\n"
-    "exit: 0 Succeeded or Stopped, 3 Failed (or --wait-timeout passed)\n";
+    "(kubectl pgbench run --help); the runs are NAME-s<step>-r<repeat> (NAME: at most 49\n"
+    "characters, default sweep-YYYYMMDD-HHMMSS).\n";
 
-static double num_arg(struct args *a, const char *flag, const char *v, double lo, double hi)
+static const char sweep_footer[] = "exit: 0 Succeeded or Stopped, 3 Failed (or --wait-timeout "
+                                   "passed)";
+
+/* sweep's own flags, and run's that it changes (--workers). */
+struct sweep_cli {
+    struct plugin_sweep_opts so;
+    struct run_cli *r;
+};
+
+/* --clients, --rate, --workers: the varied field's values (the row's tag is the field). A single
+ * --workers number is every step's workers (run's --workers). */
+static int vary(void *base, const struct util_opt *o, const char *flag, const char *v, char *err,
+                size_t errlen)
 {
-    char *end;
-    double d = strtod(v, &end);
-    if (*end || end == v || !(d >= lo && d <= hi))
-        die_usage(a, "%s \"%s\": a number from %g to %g", flag, v, lo, hi);
-    return d;
+    struct sweep_cli *s = base;
+    enum api_sweep_field field = (enum api_sweep_field)o->tag;
+    if (field == API_SWEEP_WORKERS && !plugin_vary_is_list(v)) {
+        size_t set = 0;
+        struct util_opt_set run[4];
+        size_t n = flag_run_sets(s->r, run);
+        const struct util_opt *w = util_opt_find(run, n, "workers", 7, &set);
+        return util_opt_store(w, run[set].base, flag, v, err, errlen);
+    }
+    if (s->so.vary.set)
+        return util_errf(err, errlen, "--%s and --%s: a sweep varies one field",
+                         api_sweep_field_name(s->so.vary.field), o->name);
+    char name[64];
+    (void)snprintf(name, sizeof(name), "--%s", o->name);
+    return plugin_vary_parse(v, field, name, &s->so.vary, err, errlen);
 }
 
-/* The varied field's flags; --workers with one number is left to run's flags. */
-static bool vary_flag(struct args *a, struct plugin_sweep_opts *o)
-{
-    static const struct {
-        const char *flag;
-        enum api_sweep_field f;
-    } flags[] = {{"--clients", API_SWEEP_CLIENTS},
-                 {"--rate", API_SWEEP_RATE},
-                 {"--workers", API_SWEEP_WORKERS}};
-    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-        int at = a->i;
-        const char *v;
-        if (!arg_value(a, flags[i].flag, NULL, &v))
-            continue;
-        if (flags[i].f == API_SWEEP_WORKERS && !plugin_vary_is_list(v)) {
-            a->i = at; /* one worker count for every step */
-            return false;
-        }
-        if (o->vary.set)
-            die_usage(a, "--%s and %s: a sweep varies one field",
-                      api_sweep_field_name(o->vary.field), flags[i].flag);
-        char err[512];
-        if (plugin_vary_parse(v, flags[i].f, flags[i].flag, &o->vary, err, sizeof(err)))
-            die_usage(a, "%s", err);
-        return true;
-    }
-    return false;
-}
-
-static bool sweep_flag(struct args *a, struct plugin_sweep_opts *o)
-{
-    const char *v;
-    if (vary_flag(a, o))
-        return true;
-    if (arg_value(a, "--repeats", NULL, &v)) {
-        o->repeats = (int)num_arg(a, "--repeats", v, 1, API_SWEEP_MAX_REPEATS);
-        if (o->repeats != atof(v))
-            die_usage(a, "--repeats \"%s\": a whole number", v);
-        return true;
-    }
-    if (arg_value(a, "--stop-when-failures-pct", NULL, &v)) {
-        o->stop_failed_pct = num_arg(a, "--stop-when-failures-pct", v, 0, 100);
-        return true;
-    }
-    if (arg_value(a, "--stop-when-p99-ms", NULL, &v)) {
-        o->stop_p99_ms = num_arg(a, "--stop-when-p99-ms", v, 0, 1e9);
-        return true;
-    }
-    const char *s = a->argv[a->i];
-    if (strncmp(s, "--stop-when-aborted", 19) == 0 && (s[19] == '\0' || s[19] == '=')) {
-        o->stop_aborted =
-            s[19] == '=' ? (long)num_arg(a, "--stop-when-aborted", s + 20, 1, 1e6) : 1;
-        a->i++;
-        return true;
-    }
-    return false;
-}
+#define SF(f) offsetof(struct sweep_cli, so.f)
+static const struct util_opt sweep_rows[] = {
+    {.name = "clients",
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE,
+     .cb = vary,
+     .tag = API_SWEEP_CLIENTS,
+     .metavar = "LIST",
+     .group = "the varied field (one of)",
+     .help = "pgbench -c at each step, e.g. 1,2,4,8,16, or a range 1..64 (doubling) or 1..64x1.5 "
+             "(factor 1.5)"},
+    {.name = "rate",
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE,
+     .cb = vary,
+     .tag = API_SWEEP_RATE,
+     .metavar = "LIST",
+     .group = "the varied field (one of)",
+     .help = "pgbench -R (total over workers) at each step, e.g. 500,1000,2000"},
+    {.name = "workers",
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE,
+     .cb = vary,
+     .tag = API_SWEEP_WORKERS,
+     .metavar = "LIST",
+     .group = "the varied field (one of)",
+     .help = "worker pods at each step, e.g. 1,2,4 (one number: every step's workers)"},
+    {.name = "repeats",
+     .type = UTIL_OPT_INT,
+     .off = SF(repeats),
+     .min = 1,
+     .max = API_SWEEP_MAX_REPEATS,
+     .metavar = "N",
+     .group = "the sweep",
+     .help = "runs per step (the step's numbers are their mean)"},
+    {.name = "stop-when-failures-pct",
+     .type = UTIL_OPT_DOUBLE,
+     .off = SF(stop_failed_pct),
+     .min = 0,
+     .max = 100,
+     .def = -1,
+     .metavar = "X",
+     .group = "the sweep",
+     .help = "stop after a run whose failed transactions exceed X %"},
+    {.name = "stop-when-p99-ms",
+     .type = UTIL_OPT_DOUBLE,
+     .off = SF(stop_p99_ms),
+     .min = 0,
+     .max = 1e9,
+     .def = -1,
+     .metavar = "Y",
+     .group = "the sweep",
+     .help = "stop after a run whose p99 latency exceeds Y ms"},
+    {.name = "stop-when-aborted",
+     .type = UTIL_OPT_LONG,
+     .flags = UTIL_OPT_OPTIONAL,
+     .off = SF(stop_aborted),
+     .min = 1,
+     .max = 1e6,
+     .implied = "1",
+     .metavar = "N",
+     .group = "the sweep",
+     .help = "stop after a run with N (bare: 1) aborted clients"},
+};
 
 /* ---- --wait ----------------------------------------------------------------------------- */
 
@@ -179,7 +194,7 @@ static void progress(struct kc *k, const cJSON *sw, char *last, size_t len, bool
     if (br)
         (void)plugin_progress_line(&line, br, util_wall_s());
     else
-        (void)buf_printf(&line, "%s Pending", run);
+        (void)buf_printf(&line, "%s %s", run, api_phase_name(API_PHASE_PENDING));
     if (line.data && strcmp(line.data, last) != 0) {
         (void)printf(tty ? "\r\033[K%s" : "%s\n", line.data);
         (void)fflush(stdout);
@@ -258,26 +273,26 @@ int cmd_sweep(int argc, char **argv)
     struct args a = {argc, argv, 1, "sweep"};
     struct act x;
     struct run_cli r;
-    struct plugin_sweep_opts so = {.stop_failed_pct = -1, .stop_p99_ms = -1};
     run_cli_init(&r, &x, &a);
     r.ro.template = true;
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)fputs(sweep_help, stdout);
-            return 0;
-        }
-        if (!sweep_flag(&a, &so) && !run_cli_flag(&r))
-            die_unknown(&a);
-    }
-    if (!so.vary.set)
+    struct sweep_cli sc = {.r = &r};
+    struct plugin_sweep_opts *o = &sc.so;
+    struct util_opt_set sets[5] = {{sweep_rows, UTIL_OPT_N(sweep_rows), &sc}};
+    struct cmd_flags f = {.usage = sweep_usage,
+                          .footer = sweep_footer,
+                          .sets = sets,
+                          .nsets = 1 + flag_run_sets(&r, sets + 1),
+                          .word = run_cli_word,
+                          .after_dashes = true};
+    run_cli_pgbench_args(&r, flags_parse(&f, &a));
+    if (!o->vary.set)
         die_usage(&a, "the varied field is required: --clients, --rate or --workers with a list "
                       "(1,2,4,8) or a range (1..64)");
     cJSON *br = NULL, *sw = NULL;
     int rc = run_cli_build(&r, "sweep", &br);
     if (!rc) {
         char err[1024];
-        sw = plugin_build_sweep(br, &so, err, sizeof(err));
+        sw = plugin_build_sweep(br, o, err, sizeof(err));
         if (!sw) {
             (void)fprintf(stderr, "kubectl pgbench sweep: %s\n", err);
             rc = EXIT_USAGE;

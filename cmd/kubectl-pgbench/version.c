@@ -73,27 +73,33 @@ static int print_crd(struct kc *k, const char *name)
     return 0;
 }
 
+struct version_cli {
+    struct kc_flags kf;
+    bool client;
+};
+
+static const struct util_opt version_rows[] = {
+    {.name = "client",
+     .type = UTIL_OPT_BOOL,
+     .off = offsetof(struct version_cli, client),
+     .help = "the plugin's version only"},
+};
+
 int cmd_version(int argc, char **argv)
 {
     struct args a = {argc, argv, 1, "version"};
-    struct kc_flags kf = {0};
-    bool client = false;
-    while (a.i < a.argc) {
-        const char *s = a.argv[a.i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            (void)puts("usage: kubectl pgbench version [--client]\n"
-                       "  the plugin's version; the operator's (from its Lease) and the API "
-                       "versions\n  the CRDs serve, unless --client");
-            return 0;
-        }
-        if (arg_kube(&a, &kf))
-            continue;
-        if (arg_flag(&a, "--client", NULL)) {
-            client = true;
-            continue;
-        }
-        die_unknown(&a);
-    }
+    struct version_cli v = {0};
+    struct util_opt_set sets[] = {{version_rows, UTIL_OPT_N(version_rows), &v},
+                                  flag_kube_set(&v.kf)};
+    struct cmd_flags f = {.usage = "usage: kubectl pgbench version [flags]\n\n"
+                                   "The plugin's version; the operator's (from its Lease) and "
+                                   "the API versions the CRDs\nserve, unless --client.\n",
+                          .sets = sets,
+                          .nsets = UTIL_OPT_N(sets),
+                          .word = NULL};
+    (void)flags_parse(&f, &a);
+    struct kc_flags kf = v.kf;
+    bool client = v.client;
     char line[256];
     (void)printf("plugin: %s\n", util_version_line(line, sizeof(line), "kubectl-pgbench"));
     if (client)

@@ -21,6 +21,7 @@
 #include "pkg/util/buf.h"
 #include "pkg/util/log.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 
 #define COMP "operator"
 
@@ -41,6 +42,48 @@ struct app {
     char identity[300];
     uint64_t start_failures;
 };
+
+static long rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+        rss = -1;
+    (void)fclose(f);
+    return rss < 0 ? -1 : rss * sysconf(_SC_PAGESIZE);
+}
+
+static void foreach_sweep(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx)
+{
+    ctrl_sweeper_foreach(sweeps, fn, ctx);
+}
+
+/* /metrics of this process: the controller's numbers (ctrl NULL: none runs here), the sweeps in
+ * sw's cache, kc's counters and the resident memory, formatted by ctrl_metrics_format. */
+static void metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
+                          const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader)
+{
+    struct ctrl_metrics_controller mc, ms;
+    struct kube_client_stats st;
+    struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
+    if (sw) {
+        src.foreach_sweep = foreach_sweep;
+        src.sweeps = sw;
+        ctrl_sweeper_metrics_source(sw, &ms);
+        src.sweep = &ms;
+    }
+    if (ctrl) {
+        ctrl_controller_metrics_source(ctrl, &mc);
+        src.ctrl = &mc;
+    }
+    if (kc) {
+        kube_client_stats(kc, &st);
+        src.client = &st;
+    }
+    ctrl_metrics_format(&src, out);
+}
 
 static void http_handler(const char *method, const char *path, struct buf *body, int *code,
                          const char **ctype, void *ud)
@@ -65,8 +108,8 @@ static void http_handler(const char *method, const char *path, struct buf *body,
         }
     } else if (strcmp(path, "/metrics") == 0) {
         *ctype = CTRL_METRICS_CONTENT_TYPE;
-        ctrl_metrics_write(body, a->started ? a->ctrl : NULL, a->started ? a->sweeper : NULL, a->kc,
-                           a->started);
+        metrics_write(body, a->started ? a->ctrl : NULL, a->started ? a->sweeper : NULL, a->kc,
+                      a->started);
     } else {
         *code = 404;
         buf_puts(body, "not found\n");
@@ -81,7 +124,8 @@ static int start_controller(struct app *a)
     if (!rc)
         rc = ctrl_controller_start(a->ctrl);
     if (!rc)
-        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, a->ctrl, &a->sweeper);
+        rc = ctrl_sweeper_new(a->loop, a->kc, a->copt.namespace, 2, ctrl_controller_events(a->ctrl),
+                              &a->sweeper);
     if (!rc)
         rc = ctrl_sweeper_start(a->sweeper);
     if (rc) {
@@ -286,6 +330,7 @@ static void teardown(struct app *a)
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     struct app app;
     memset(&app, 0, sizeof(app));
     struct app *a = &app;

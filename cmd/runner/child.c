@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/runner/runner.h"
 #include "pkg/bench/argv.h"
 #include "pkg/bench/fields.h"
 #include "pkg/util/clock.h"
@@ -172,13 +171,16 @@ int child_drive_exit(const struct child_drive *d)
     return (int)d->child.exit_status;
 }
 
-/* echo: the line of stream k (0 stdout, 1 stderr) as an "output" record; the buffer emptied. */
+/* echo: the line of stream k (0 stdout, 1 stderr) as an "output" record, then to on_line; the
+ * buffer emptied. */
 static void echo_flush(struct child_drive *d, int k)
 {
     if (!d->line_len[k])
         return;
     log_record(LOG_INFO, "pgbench", bench_key(BK_OUTPUT), k ? "\"stderr\"" : "\"stdout\"", "%.*s",
                (int)d->line_len[k], d->line[k]);
+    if (d->hooks->on_line)
+        d->hooks->on_line(d, k + 1, d->line[k], d->line_len[k]);
     d->line_len[k] = 0;
 }
 

@@ -10,12 +10,18 @@
 #ifndef PGBO_RUNNER_CHILD_H
 #define PGBO_RUNNER_CHILD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
 
 #include "pkg/util/buf.h"
+
+/* Set to the signal number by the early SIGTERM/SIGINT handler (before the libuv loop takes the
+ * signals over), so that blocking waits can stop and a result is still printed (output.c
+ * defines it; the child driver hands it to the loop once it runs). */
+extern volatile sig_atomic_t runner_stop_signal;
 
 struct child;
 /* stream: 1 = stdout, 2 = stderr. data is valid during the call only. */
@@ -60,6 +66,9 @@ struct child_drive;
 struct child_drive_hooks {
     /* output as it arrives (stream 1 = stdout, 2 = stderr), after the stderr tail is kept */
     void (*on_data)(struct child_drive *d, int stream, const char *data, size_t len);
+    /* with echo: each line of output as it is logged (stream 1 = stdout, 2 = stderr; without
+     * its newline; one longer than the echo buffer comes in pieces) */
+    void (*on_line)(struct child_drive *d, int stream, const char *line, size_t len);
     /* the child was spawned: start what samples it (timers, diagnostics) */
     void (*on_start)(struct child_drive *d);
     /* once, when the drive ends (child and pipes done, spawn failed, or ended before the start):

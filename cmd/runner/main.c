@@ -5,7 +5,6 @@
  * This file: global options, dispatch, usage, and the `parse` subcommands. The pgbench
  * subcommands are in pgbench.c, fio in fio.c, output helpers in output.c. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,29 +14,84 @@
 #include "cmd/runner/runner.h"
 #include "pkg/bench/bench.h"
 #include "pkg/bench/runner_args.h"
+#include "pkg/util/buf.h"
 #include "pkg/util/log.h"
+#include "pkg/util/opt.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/version.h"
+#include "pkg/util/json.h"
 
-/* The overview: the synopsis of each subcommand comes from the runner's flag table
- * (pkg/bench/runner_args.h); `pgbench-runner <command> --help` lists every flag. */
+/* The global flags, before the command (the environment's values are their defaults). */
+struct globals {
+    int level; /* enum log_level; -1: BENCH_LOG_LEVEL, else info */
+    const char *format;
+    bool version;
+};
+
+static const struct util_opt_enum levels[] = {
+    {"debug", LOG_DEBUG}, {"info", LOG_INFO}, {"warn", LOG_WARN}, {"error", LOG_ERROR}, {NULL, 0}};
+static const char *const formats[] = {"json", "text", NULL};
+
+static const struct util_opt global_rows[] = {
+    {.name = "log-level",
+     .type = UTIL_OPT_ENUM,
+     .off = offsetof(struct globals, level),
+     .def = -1,
+     .enums = levels,
+     .metavar = "debug|info|warn|error",
+     .help = "the least severe records logged (default BENCH_LOG_LEVEL, else info)"},
+    {.name = "log-format",
+     .type = UTIL_OPT_CHOICE,
+     .off = offsetof(struct globals, format),
+     .choices = formats,
+     .metavar = "json|text",
+     .help = "records as JSON lines or text (default BENCH_LOG_FORMAT, else json)"},
+    {.name = "version",
+     .type = UTIL_OPT_BOOL,
+     .off = offsetof(struct globals, version),
+     .help = "print the version and commit"},
+};
+
+/* `parse pgbench`'s flags. */
+struct parse_flags {
+    const char *logs[256];
+    size_t nlogs;
+};
+
+static const struct util_opt parse_rows[] = {
+    {.name = "log",
+     .type = UTIL_OPT_STR,
+     .flags = UTIL_OPT_MULTI,
+     .off = offsetof(struct parse_flags, logs),
+     .off_n = offsetof(struct parse_flags, nlogs),
+     .max = 256,
+     .metavar = "FILE|DIR",
+     .help = "a pgbench -l transaction log, or a directory of them"},
+};
+
+/* The overview: the synopsis of the global flags and of each subcommand come from their tables
+ * (the subcommands': pkg/bench/runner_args.h); `pgbench-runner <command> --help` lists every
+ * flag. */
 static void usage(FILE *f)
 {
     static const enum bench_runner_cmd cmds[] = {BENCH_RUNNER_PGBENCH_INIT,
                                                  BENCH_RUNNER_PGBENCH_RUN, BENCH_RUNNER_FIO};
-    (void)fputs(
-        "usage: pgbench-runner [--log-level debug|info|warn|error] [--log-format json|text] "
-        "<command>\n       pgbench-runner --version\n\ncommands:\n",
-        f);
+    struct buf b = BUF_INIT(0);
+    (void)util_opt_synopsis(&b, "usage: pgbench-runner", global_rows, UTIL_OPT_N(global_rows),
+                            "<command>");
+    (void)buf_puts(&b, "\ncommands:\n");
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         char *u = bench_runner_usage(cmds[i], false);
-        (void)fputs(u, f);
+        (void)buf_puts(&b, u);
         free(u);
     }
+    (void)util_opt_synopsis(&b, "  parse pgbench", parse_rows, UTIL_OPT_N(parse_rows),
+                            "< console-output");
+    (void)fputs(b.data, f);
+    buf_free(&b);
     char *conn = bench_runner_conn_usage();
     (void)fprintf(
         f,
-        "  parse pgbench [--log FILE|DIR]... < console-output\n"
         "  parse fio < fio.json\n"
         "\n"
         "connection flags (default: the libpq environment PGHOST PGPORT PGDATABASE PGUSER "
@@ -45,7 +99,7 @@ static void usage(FILE *f)
         "  %s\n"
         "\n"
         "environment: BENCH_START_AT (Unix time barrier), else BENCH_START_AT_FILE (a file read\n"
-        "  every 100 ms until it holds the barrier, RFC 3339 or Unix time), BENCH_DEADLINE_AT\n"
+        "  every 20 ms until it holds the barrier, RFC 3339 or Unix time), BENCH_DEADLINE_AT\n"
         "  (Unix time: pgbench run stops there, partial result), JOB_COMPLETION_INDEX (worker),\n"
         "  BENCH_TERMINATION_LOG (compact summary path, default /dev/termination-log), PGBENCH, "
         "FIO\n"
@@ -58,36 +112,34 @@ static void usage(FILE *f)
     free(conn);
 }
 
-/* `parse pgbench`'s flags: --log FILE|DIR (repeatable) into logs. Returns -1 to go on, else the
- * exit code (after --help or a usage error). */
-static int parse_pgbench_flags(int argc, char **argv, double start, const char **logs, size_t cap,
-                               size_t *nlogs)
+/* The usage on stderr after a refused flag: why, then the overview. */
+static int refused(const char *err)
 {
-    static const struct option opts[] = {
-        {"log", required_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "+l:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'l':
-            if (*nlogs == cap)
-                return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "too many --log files");
-            logs[(*nlogs)++] = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return BENCH_EXIT_USAGE;
-        }
+    (void)fprintf(stderr, "pgbench-runner: %s\n", err);
+    usage(stderr);
+    return BENCH_EXIT_USAGE;
+}
+
+/* `parse pgbench`'s flags: --log FILE|DIR (repeatable) into *pf. Returns -1 to go on, else the
+ * exit code (after --help or a usage error). */
+static int parse_pgbench_flags(int argc, char **argv, double start, struct parse_flags *pf)
+{
+    struct util_opt_set set = {parse_rows, UTIL_OPT_N(parse_rows), pf};
+    struct util_opt_parse p = {.sets = &set, .nsets = 1, .abbrev = true};
+    char err[512];
+    util_opt_defaults(&set, 1);
+    int rc = util_opt_parse(&p, argc, argv, err, sizeof(err));
+    if (rc == UTIL_OPT_HELP) {
+        usage(stdout);
+        return 0;
     }
-    if (optind < argc)
+    if (rc == -ENOENT)
+        return refused(err);
+    if (rc)
+        return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "%s", err);
+    if (p.next < argc)
         return runner_fail("pgbench", BENCH_EXIT_USAGE, start, "unexpected argument %s",
-                           argv[optind]);
+                           argv[p.next]);
     return -1;
 }
 
@@ -117,10 +169,9 @@ static struct bench_txlog *read_txlogs(const char *const *logs, size_t nlogs, bo
 
 static int cmd_parse_pgbench(int argc, char **argv)
 {
-    const char *logs[256];
-    size_t nlogs = 0;
+    struct parse_flags pf;
     double start = util_wall_s();
-    int rc = parse_pgbench_flags(argc, argv, start, logs, sizeof(logs) / sizeof(logs[0]), &nlogs);
+    int rc = parse_pgbench_flags(argc, argv, start, &pf);
     if (rc >= 0)
         return rc;
     char *text = NULL;
@@ -133,7 +184,7 @@ static int cmd_parse_pgbench(int argc, char **argv)
 
     char logerr[512] = "";
     struct bench_txlog *tl =
-        read_txlogs(logs, nlogs, !isnan(pg->rate_lag_avg_ms), logerr, sizeof(logerr));
+        read_txlogs(pf.logs, pf.nlogs, !isnan(pg->rate_lag_avg_ms), logerr, sizeof(logerr));
     bool complete = pg->summary_seen && pg->aborted_clients == 0 && !pg->run_aborted;
     int exit_code = logerr[0] ? BENCH_EXIT_USAGE : complete ? BENCH_EXIT_OK : BENCH_EXIT_PARTIAL;
     struct bench_result_meta m = {
@@ -159,16 +210,19 @@ static int cmd_parse_pgbench(int argc, char **argv)
 static int cmd_parse_fio(int argc, char **argv)
 {
     double start = util_wall_s();
-    if (argc > 1) {
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        return runner_fail("fio", BENCH_EXIT_USAGE, start, "unexpected argument %s", argv[1]);
+    struct util_opt_parse p = {0}; /* no flags but --help */
+    char perr[512];
+    int rc = util_opt_parse(&p, argc, argv, perr, sizeof(perr));
+    if (rc == UTIL_OPT_HELP) {
+        usage(stdout);
+        return 0;
     }
+    if (rc || p.next < argc)
+        return runner_fail("fio", BENCH_EXIT_USAGE, start, "%s",
+                           rc ? perr : "unexpected argument after --");
     char *text = NULL;
     size_t len = 0;
-    int rc = runner_read_stdin((size_t)64 << 20, &text, &len);
+    rc = runner_read_stdin((size_t)64 << 20, &text, &len);
     if (rc)
         return runner_fail("fio", BENCH_EXIT_USAGE, start, "reading stdin: %s", strerror(-rc));
     struct bench_fio_result *fio = NULL;
@@ -200,34 +254,35 @@ static int cmd_parse_fio(int argc, char **argv)
  * else the exit code (after --help or a usage error). */
 static int global_options(int argc, char **argv, int *i)
 {
-    const char *fmt = getenv("BENCH_LOG_FORMAT");
-    const char *lvl = getenv("BENCH_LOG_LEVEL");
-    for (*i = 1; *i < argc && argv[*i][0] == '-'; *i += 2) {
-        const char *a = argv[*i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            char line[256];
-            (void)puts(util_version_line(line, sizeof(line), "pgbench-runner"));
-            return 0;
-        } else if (strcmp(a, "--log-level") == 0 && *i + 1 < argc) {
-            lvl = argv[*i + 1];
-        } else if (strcmp(a, "--log-format") == 0 && *i + 1 < argc) {
-            fmt = argv[*i + 1];
-        } else {
-            (void)fprintf(stderr, "pgbench-runner: unknown option %s\n", a);
-            usage(stderr);
-            return BENCH_EXIT_USAGE;
-        }
+    struct globals g;
+    struct util_opt_set set = {global_rows, UTIL_OPT_N(global_rows), &g};
+    struct util_opt_parse p = {.sets = &set, .nsets = 1, .stop_at_word = true, .abbrev = true};
+    char err[512];
+    util_opt_defaults(&set, 1);
+    int rc = util_opt_parse(&p, argc, argv, err, sizeof(err));
+    if (rc == UTIL_OPT_HELP) {
+        usage(stdout);
+        return 0;
     }
-    enum log_level l;
-    if (lvl && log_level_parse(lvl, &l) != 0) {
+    if (rc)
+        return refused(err);
+    if (g.version) {
+        char line[256];
+        (void)puts(util_version_line(line, sizeof(line), "pgbench-runner"));
+        return 0;
+    }
+    *i = p.next;
+    enum log_level l = LOG_INFO;
+    const char *lvl = getenv("BENCH_LOG_LEVEL"), *fmt = g.format;
+    if (g.level >= 0)
+        l = (enum log_level)g.level;
+    else if (lvl && log_level_parse(lvl, &l) != 0) {
         (void)fprintf(stderr, "pgbench-runner: bad log level %s\n", lvl);
         return BENCH_EXIT_USAGE;
     }
-    if (lvl)
+    if (g.level >= 0 || lvl)
         log_set_level(l);
+    fmt = fmt ? fmt : getenv("BENCH_LOG_FORMAT");
     if (fmt && strcmp(fmt, "text") == 0) {
         log_set_format(LOG_FORMAT_TEXT);
     } else if (fmt && strcmp(fmt, "json") != 0) {
@@ -252,6 +307,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    util_json_init(); /* first: every cJSON call after it is total (json.h) */
     int i;
     int rc = global_options(argc, argv, &i);
     if (rc >= 0)

@@ -81,6 +81,24 @@ static const char *pgbench_path(void)
     return p && *p ? p : "pgbench";
 }
 
+/* The pgbench binary's major version (decides --max-tries / --failures-detailed, and whether the
+ * init can generate server-side). Returns 0 with *major, or -1 when the run is over. */
+static int pgbench_major(struct run_ctx *c, const char *path, int *major)
+{
+    char *out = NULL;
+    int status = -1;
+    char *vargv[] = {(char *)path, "--version", NULL};
+    int rc = child_run_capture(vargv, 4096, &out, &status);
+    if (rc || status != 0)
+        return run_fail(c, BENCH_EXIT_USAGE, "cannot run %s --version: %s", path,
+                        rc ? uv_strerror(rc) : "non-zero exit");
+    *major = bench_pgbench_version_major(out);
+    free(out);
+    if (*major < 0)
+        return run_fail(c, BENCH_EXIT_USAGE, "cannot read the version of %s", path);
+    return 0;
+}
+
 /* "pgbench-runner<what>:<worker>:<token>": unique per process (pods all have pid 1, so the
  * token is random), the same token for the load and the diagnostics connection. */
 static char *make_appname(const char *what)
@@ -120,6 +138,7 @@ struct barrier {
     struct child_drive *drive;
     uv_timer_t timer;
     double at;              /* the start time, 0 = none */
+    double seen;            /* when it was read from BENCH_START_AT_FILE, 0 = not from there */
     const char *start_file; /* BENCH_START_AT_FILE while it is polled, else NULL */
     bool never;             /* the deadline came before the start time did */
 };
@@ -183,6 +202,7 @@ static void on_start_poll(uv_timer_t *t)
         return;
     double when = start_file_read(b->start_file);
     if (when > 0) {
+        b->seen = util_wall_s();
         barrier_arm(b, when, b->start_file);
         b->start_file = NULL;
         return;
@@ -216,12 +236,14 @@ static void barrier_begin(struct barrier *b, struct child_drive *d)
     if (when > 0) {
         barrier_arm(b, when, "BENCH_START_AT");
     } else if (file && *file) {
-        /* BENCH_START_POLL_MS: how often the file is read (default 100) */
+        /* BENCH_START_POLL_MS: how often the file is read (default 20: the operator's start
+         * margin counts it) */
         const char *e = getenv("BENCH_START_POLL_MS");
-        long ms = e && *e ? strtol(e, NULL, 10) : 100;
+        long ms = e && *e ? strtol(e, NULL, 10) : BENCH_START_POLL_MS;
         b->start_file = file;
         log_info("runner", "waiting for the start time in %s", file);
-        (void)uv_timer_start(&b->timer, on_start_poll, 0, (uint64_t)(ms > 0 ? ms : 100));
+        (void)uv_timer_start(&b->timer, on_start_poll, 0,
+                             (uint64_t)(ms > 0 ? ms : BENCH_START_POLL_MS));
     } else {
         (void)uv_timer_start(&b->timer, on_barrier, 0, 0);
     }
@@ -236,15 +258,46 @@ static void barrier_close(struct barrier *b)
  * pgbench init
  * ------------------------------------------------------------------------------------------- */
 
+/* How often the server-side generation's progress is sampled (pg_database_size). */
+#define INIT_SIZE_POLL_MS 2000
+
 struct init_ctx {
     struct run_ctx c;
     struct bench_runner_init ra; /* owns nothing */
     struct bench_pgbench_init_opts io;
     char user[64];    /* the role libpq connected as (PGUSER, maybe from a Secret) */
     char reason[512]; /* why the tables are (not) initialized */
+    char steps[48];   /* the -I steps pgbench runs */
     bool initialized;
     struct barrier barrier;
+    /* progress: pgbench's step and rows lines; while it generates server-side, the database's
+     * growth since the step began (c.conn stays open for it) */
+    struct bench_init_progress pr;
+    uv_timer_t size_timer;
+    double gen_start;      /* wall clock when the generation step began, 0 = not yet */
+    double size0;          /* database bytes then */
+    int block_size;        /* the server's, for the row estimate */
+    long long server_rows; /* the estimate so far */
+    bool size_polling;
 };
+
+/* The init options refused by the flag that set them: "--init-steps \"dtxp\": use ...". */
+static int init_check(struct init_ctx *in)
+{
+    static const size_t offs[] = {
+        [BENCH_INIT_F_GENERATION] = offsetof(struct bench_runner_init, pg.generation),
+        [BENCH_INIT_F_STEPS] = offsetof(struct bench_runner_init, pg.steps),
+        [BENCH_INIT_F_FILLFACTOR] = offsetof(struct bench_runner_init, pg.fillfactor),
+        [BENCH_INIT_F_TABLESPACE] = offsetof(struct bench_runner_init, pg.tablespace),
+        [BENCH_INIT_F_INDEX_TABLESPACE] = offsetof(struct bench_runner_init, pg.index_tablespace),
+    };
+    enum bench_init_field which = BENCH_INIT_F_NONE;
+    char why[512];
+    if (bench_pgbench_init_check(&in->io, &which, why, sizeof(why)) == 0)
+        return 0;
+    return run_fail(&in->c, BENCH_EXIT_USAGE, "--%s %s",
+                    bench_runner_flag(BENCH_RUNNER_PGBENCH_INIT, offs[which]), why);
+}
 
 static int init_options(struct init_ctx *in, int argc, char **argv)
 {
@@ -254,8 +307,13 @@ static int init_options(struct init_ctx *in, int argc, char **argv)
     in->io = in->ra.pg;
     in->io.pgbench_path = pgbench_path();
     in->io.quiet = true;
+    if (pgbench_major(c, in->io.pgbench_path, &in->io.pgbench_major) || init_check(in))
+        return -1;
+    bench_pgbench_init_steps(&in->io, in->steps, sizeof(in->steps));
     if (bench_pgbench_init_argv(&in->io, &c->argv, c->msg, sizeof(c->msg)) != 0)
         return run_fail(c, BENCH_EXIT_USAGE, "%s", c->msg);
+    log_info("runner", "pgbench %d: init steps %s (%s-side generation)", in->io.pgbench_major,
+             in->steps, strchr(in->steps, 'G') ? "server" : "client");
     return 0;
 }
 
@@ -272,7 +330,8 @@ static int init_connect(struct init_ctx *in)
     return 0;
 }
 
-/* --skip-if-initialized: tables of this scale already there end the run with a result. */
+/* --skip-if-initialized: tables of this scale already there end the run with a result. The
+ * connection stays open for the server-side generation's progress. */
 static int init_prepare(struct init_ctx *in)
 {
     struct run_ctx *c = &in->c;
@@ -282,9 +341,11 @@ static int init_prepare(struct init_ctx *in)
         if (rc)
             log_warn("runner", "%s; initializing", in->reason);
     }
-    PQfinish(c->conn);
-    c->conn = NULL;
     if (!in->initialized) {
+        if (!strchr(in->steps, 'G')) {
+            PQfinish(c->conn);
+            c->conn = NULL;
+        }
         if (in->ra.skip_if_initialized && in->reason[0])
             log_info("runner", "initializing: %s", in->reason);
         return 0;
@@ -292,24 +353,118 @@ static int init_prepare(struct init_ctx *in)
     log_info("runner", "skipping init: %s", in->reason);
     c->exit_code = BENCH_EXIT_OK;
     run_result_new(c, -1, true, in->user[0] ? in->user : NULL);
-    bench_result_add_init(c->result, true, in->reason, in->io.scale, util_wall_s() - c->start);
+    struct bench_init_outcome o = {.skipped = true,
+                                   .complete = true,
+                                   .scale = in->io.scale,
+                                   .duration_s = util_wall_s() - c->start,
+                                   .why = in->reason};
+    bench_result_add_init(c->result, &o);
     run_emit(c);
     return -1;
+}
+
+/* One progress record (rows "progress.*" of the result contract) of where pgbench -i is: its step,
+ * and while it generates the rows so far, with where that figure comes from. */
+static void init_progress_log(struct init_ctx *in)
+{
+    const struct child_drive *d = &in->c.drive;
+    const struct bench_init_progress *p = &in->pr;
+    bool server = strchr(in->steps, 'G') != NULL;
+    long long total = bench_init_accounts_rows(in->io.scale);
+    long long rows = server ? in->server_rows : p->rows;
+    bool generating =
+        p->step == BENCH_INIT_STEP_GENERATE_CLIENT || p->step == BENCH_INIT_STEP_GENERATE_SERVER;
+    if (p->step > BENCH_INIT_STEP_GENERATE_SERVER && in->gen_start > 0)
+        rows = total; /* pgbench went on: every row is in */
+    double now = util_wall_s(), t = d->started ? now - d->start : 0;
+    double gen_s = in->gen_start > 0 ? now - in->gen_start : 0;
+    if (!server && p->rows_total > 0)
+        gen_s = p->elapsed_s;
+    cJSON *o = util_must(cJSON_CreateObject());
+    (void)bench_put_key(o, BK_PROGRESS_T, cJSON_CreateNumber(round(t * 10) / 10));
+    (void)bench_put_key(o, BK_PROGRESS_STEP, cJSON_CreateString(bench_init_step_name(p->step)));
+    if (in->gen_start > 0 || (generating && p->rows_total > 0)) {
+        (void)bench_put_key(o, BK_PROGRESS_ROWS, cJSON_CreateNumber((double)rows));
+        (void)bench_put_key(o, BK_PROGRESS_ROWS_TOTAL, cJSON_CreateNumber((double)total));
+        if (generating && gen_s > 0 && rows > 0)
+            (void)bench_put_key(o, BK_PROGRESS_ROWS_PER_SECOND,
+                                cJSON_CreateNumber(round((double)rows / gen_s)));
+        (void)bench_put_key(o, BK_PROGRESS_SOURCE,
+                            cJSON_CreateString(server ? "database size" : "pgbench"));
+    }
+    char *rec = util_must(cJSON_PrintUnformatted(o));
+    cJSON_Delete(o);
+    log_record(LOG_INFO, "pgbench", bench_key(BK_PROGRESS), rec,
+               "init progress: %s, %lld of %lld rows", bench_init_step_name(p->step), rows, total);
+    free(rec);
+}
+
+/* Server-side generation: the database's growth since the step began, as rows of
+ * pgbench_accounts (bench_init_rows_from_bytes); an estimate, capped at the total. */
+static void on_size_poll(uv_timer_t *t)
+{
+    struct init_ctx *in = t->data;
+    double bytes = 0;
+    int bs = 0;
+    char msg[256];
+    if (!in->c.conn || pg_database_bytes(in->c.conn, &bytes, &bs, msg, sizeof(msg)) != 0) {
+        log_warn("runner", "server-side generation: no progress, cannot read the database size: %s",
+                 in->c.conn ? msg : "no connection");
+        (void)uv_timer_stop(t);
+        return;
+    }
+    if (!in->size_polling) { /* the first sample is the baseline */
+        in->size_polling = true;
+        in->size0 = bytes;
+        in->block_size = bs;
+        return;
+    }
+    long long total = bench_init_accounts_rows(in->io.scale);
+    double rows = bench_init_rows_from_bytes(bytes - in->size0, in->io.fillfactor, in->block_size);
+    in->server_rows = rows < (double)total ? (long long)rows : total;
+    init_progress_log(in);
+}
+
+/* Each line of pgbench -i: a step or rows line is progress; the server-side generation step
+ * starts the size sampling, the next step stops it. */
+static void init_on_line(struct child_drive *d, int stream, const char *line, size_t len)
+{
+    struct init_ctx *in = d->ctx;
+    (void)stream;
+    enum bench_init_step before = in->pr.step;
+    if (!bench_init_progress_line(&in->pr, line, len))
+        return;
+    enum bench_init_step now = in->pr.step;
+    if (now != before &&
+        (now == BENCH_INIT_STEP_GENERATE_CLIENT || now == BENCH_INIT_STEP_GENERATE_SERVER))
+        in->gen_start = util_wall_s();
+    if (now != before && now == BENCH_INIT_STEP_GENERATE_SERVER && in->c.conn) {
+        on_size_poll(&in->size_timer); /* the baseline */
+        (void)uv_timer_start(&in->size_timer, on_size_poll, INIT_SIZE_POLL_MS, INIT_SIZE_POLL_MS);
+    } else if (now != before && before == BENCH_INIT_STEP_GENERATE_SERVER) {
+        (void)uv_timer_stop(&in->size_timer);
+    }
+    init_progress_log(in);
 }
 
 static void init_on_end(struct child_drive *d)
 {
     struct init_ctx *in = d->ctx;
     barrier_close(&in->barrier);
+    uv_close((uv_handle_t *)&in->size_timer, NULL);
+    PQfinish(in->c.conn);
+    in->c.conn = NULL;
 }
 
 static void init_load(struct init_ctx *in)
 {
-    static const struct child_drive_hooks hooks = {.on_end = init_on_end};
+    static const struct child_drive_hooks hooks = {.on_end = init_on_end, .on_line = init_on_line};
     struct child_drive *d = &in->c.drive;
     child_drive_init(d, uv_default_loop(), in->c.argv.argv, &hooks, in);
     d->err_keep = STDERR_KEEP;
     d->echo = true;
+    (void)uv_timer_init(d->loop, &in->size_timer);
+    in->size_timer.data = in;
     barrier_begin(&in->barrier, d);
     child_drive_run(d);
 }
@@ -360,14 +515,12 @@ static void init_report(struct init_ctx *in)
     struct run_ctx *c = &in->c;
     const struct child_drive *d = &c->drive;
     bool complete = c->exit_code == BENCH_EXIT_OK;
-    char done[640];
-    if (complete)
-        (void)snprintf(done, sizeof(done), "initialized scale %d in %.1f s%s%s", in->io.scale,
-                       d->end - d->start, in->reason[0] ? " (" : "",
-                       in->reason[0] ? in->reason : "");
-    else
-        (void)snprintf(done, sizeof(done), "initialization of scale %d failed", in->io.scale);
-    bench_result_add_init(c->result, false, done, in->io.scale, d->end - d->start);
+    struct bench_init_outcome o = {.complete = complete,
+                                   .scale = in->io.scale,
+                                   .duration_s = d->end - d->start,
+                                   .why = in->reason,
+                                   .steps = in->steps};
+    bench_result_add_init(c->result, &o);
     if (d->spawn_error)
         run_add_error(c, "cannot start %s: %s", in->io.pgbench_path, uv_strerror(d->spawn_error));
     if (d->signal)
@@ -408,6 +561,8 @@ struct pgrun_ctx {
     double rtt_ms;
     struct bench_txlog *tl;   /* -l logs -> histogram, read every second while the run goes on */
     struct rusage ru0, self0; /* the children's and the runner's CPU when pgbench started */
+    struct util_sched sched;  /* pgbench's threads' scheduler times, last read (sched_at) */
+    double sched_at;
     uv_timer_t txtimer;
     struct bench_pgbench_run_opts ro; /* its scripts point into ra */
     struct barrier barrier;
@@ -463,18 +618,8 @@ static int pgrun_options(struct pgrun_ctx *r, int argc, char **argv)
 static int pgrun_command_line(struct pgrun_ctx *r)
 {
     struct run_ctx *c = &r->c;
-    char *out = NULL;
-    int status = -1;
-    char *vargv[] = {(char *)r->ro.pgbench_path, "--version", NULL};
-    int rc = child_run_capture(vargv, 4096, &out, &status);
-    if (rc || status != 0)
-        return run_fail(c, BENCH_EXIT_USAGE, "cannot run %s --version: %s", r->ro.pgbench_path,
-                        rc ? uv_strerror(rc) : "non-zero exit");
-    int major = bench_pgbench_version_major(out);
-    free(out);
-    if (major < 0)
-        return run_fail(c, BENCH_EXIT_USAGE, "cannot read the version of %s", r->ro.pgbench_path);
-    r->ro.pgbench_major = major;
+    if (pgbench_major(c, r->ro.pgbench_path, &r->ro.pgbench_major))
+        return -1;
 
     int trc = runner_temp_dir(r->logdir, sizeof(r->logdir));
     if (trc)
@@ -614,10 +759,22 @@ static void pgrun_on_data(struct child_drive *d, int stream, const char *data, s
     }
 }
 
+/* pgbench's threads' scheduler times, kept from the last read while it runs (its /proc entries go
+ * with it). */
+static void sample_sched(struct pgrun_ctx *r)
+{
+    struct util_sched s;
+    if (r->c.drive.child.running && util_sched_read("/proc", r->c.drive.child.pid, &s) == 0) {
+        r->sched = s;
+        r->sched_at = util_wall_s();
+    }
+}
+
 static void on_txtimer(uv_timer_t *t)
 {
     struct pgrun_ctx *r = t->data;
     (void)txstream_poll(&r->ts, false);
+    sample_sched(r);
 }
 
 static void pgrun_on_start(struct child_drive *d)
@@ -715,7 +872,7 @@ static void pgrun_collect(struct pgrun_ctx *r)
                              &r->ro);
     bench_result_add_txlog(c->result, r->tl, r->ra.warmup_s);
     if (d->started)
-        bench_result_add_window(c->result, r->barrier.at, d->start, d->end);
+        bench_result_add_window(c->result, r->barrier.at, r->barrier.seen, d->start, d->end);
 }
 
 /* Report: why the run is not complete, in the result's errors. */
@@ -820,6 +977,16 @@ static cJSON *client_json(const struct pgrun_ctx *r)
     util_jset(o, bench_key(BK_CLIENT_CPU_BUSY_PCT),
               run > 0 ? cJSON_CreateNumber(round(cpu / (run * cpus) * 1000.0) / 10.0)
                       : cJSON_CreateNull());
+    /* the threads' time from the spawn to the last read: on a CPU, or runnable and waiting */
+    double span = r->sched.tasks * (r->sched_at - d->start);
+    bool sched = r->sched.tasks > 0 && span >= 0.5;
+    util_jset(o, bench_key(BK_CLIENT_CPU_DEMAND_PCT),
+              sched ? cJSON_CreateNumber(fmin(
+                          100.0, round((r->sched.run_s + r->sched.wait_s) / span * 1000.0) / 10.0))
+                    : cJSON_CreateNull());
+    util_jset(o, bench_key(BK_CLIENT_CPU_WAIT_PCT),
+              sched ? cJSON_CreateNumber(fmin(100.0, round(r->sched.wait_s / span * 1000.0) / 10.0))
+                    : cJSON_CreateNull());
     util_jset_num(o, bench_key(BK_CLIENT_THREADS), r->ro.threads);
     util_jset_num(o, bench_key(BK_CLIENT_CLIENTS), r->ro.clients);
     util_jset(o, bench_key(BK_CLIENT_TLS), cJSON_CreateBool(r->tls));

@@ -24,9 +24,7 @@ void runner_conn_apply_env(const struct bench_conninfo *ci);
  * naming the flag or variable and why (the caller exits 1). */
 int runner_conn_check(const struct bench_conninfo *ci, char *msg, size_t n);
 
-/* Set to the signal number by the early SIGTERM/SIGINT handler (before the libuv loop takes the
- * signals over), so that blocking waits can stop and a result is still printed. */
-extern volatile sig_atomic_t runner_stop_signal;
+/* Installs the early SIGTERM/SIGINT handler that sets runner_stop_signal (child.h). */
 void runner_install_early_signals(void);
 
 /* JOB_COMPLETION_INDEX, or -1 when unset/invalid. */

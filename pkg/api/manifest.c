@@ -360,6 +360,12 @@ cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
     ra.pg.scale = s->scale;
     ra.pg.foreign_keys = s->foreign_keys;
     ra.pg.partitions = s->partitions;
+    ra.pg.generation = s->init_generation;
+    ra.pg.steps = s->init_steps;
+    ra.pg.fillfactor = s->init_fillfactor;
+    ra.pg.unlogged_tables = s->init_unlogged;
+    ra.pg.tablespace = s->init_tablespace;
+    ra.pg.index_tablespace = s->init_index_tablespace;
     ra.skip_if_initialized = s->skip_if_initialized;
     ra.common.create_database = s->create_database;
     ra.common.wait_timeout_s = (double)s->connect_retry_s;

@@ -414,12 +414,45 @@ static void parse_target(struct pctx *p, const cJSON *spec, struct api_spec *s)
         target_host(p, t, s);
 }
 
+static const char *const generations[] = {"server", "client", NULL};
 static const struct field init_rows[] = {
     {"scale", FK_INT, SPEC(scale), 1, 1, 100000, NULL, NULL, NULL, NULL},
     {"foreignKeys", FK_BOOL, SPEC(foreign_keys), 0, 0, 0, NULL, NULL, NULL, NULL},
     {"skipIfInitialized", FK_BOOL, SPEC(skip_if_initialized), 1, 0, 0, NULL, NULL, NULL, NULL},
     {"partitions", FK_INT, SPEC(partitions), 0, 0, 10000, NULL, NULL, NULL, NULL},
+    {"generation", FK_STR, SPEC(init_generation), 0, 0, 0, NULL, generations, NULL, NULL},
+    {"steps", FK_STR, SPEC(init_steps), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"fillfactor", FK_INT, SPEC(init_fillfactor), 0, 10, 100, NULL, NULL, NULL, NULL},
+    {"unloggedTables", FK_BOOL, SPEC(init_unlogged), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"tablespace", FK_STR, SPEC(init_tablespace), 0, 0, 0, NULL, NULL, NULL, NULL},
+    {"indexTablespace", FK_STR, SPEC(init_index_tablespace), 0, 0, 0, NULL, NULL, NULL, NULL},
 };
+
+/* init's options together, by the runner's own check (pkg/bench), so that what it would refuse
+ * never starts: the steps' letters against the generation, the tablespace names. */
+static void init_check(struct pctx *p, const struct api_spec *s)
+{
+    static const char *const keys[] = {
+        [BENCH_INIT_F_GENERATION] = "generation",
+        [BENCH_INIT_F_STEPS] = "steps",
+        [BENCH_INIT_F_FILLFACTOR] = "fillfactor",
+        [BENCH_INIT_F_TABLESPACE] = "tablespace",
+        [BENCH_INIT_F_INDEX_TABLESPACE] = "indexTablespace",
+    };
+    struct bench_pgbench_init_opts o = {.scale = s->scale,
+                                        .foreign_keys = s->foreign_keys,
+                                        .partitions = s->partitions,
+                                        .generation = s->init_generation,
+                                        .steps = s->init_steps,
+                                        .fillfactor = s->init_fillfactor,
+                                        .unlogged_tables = s->init_unlogged,
+                                        .tablespace = s->init_tablespace,
+                                        .index_tablespace = s->init_index_tablespace};
+    enum bench_init_field which = BENCH_INIT_F_NONE;
+    char why[512];
+    if (bench_pgbench_init_check(&o, &which, why, sizeof(why)))
+        perr(p, "spec.workload.pgbench.init.%s: %s", keys[which], why);
+}
 
 static const char *const builtins[] = {"tpcb-like", "simple-update", "select-only", NULL};
 static const char *const protocols[] = {"simple", "extended", "prepared", NULL};
@@ -582,6 +615,7 @@ static void parse_pgbench(struct pctx *p, const cJSON *pg, struct api_spec *s)
     if (init) {
         s->init = true;
         parse_fields(p, init, "spec.workload.pgbench.init", init_rows, NFIELDS(init_rows), s);
+        init_check(p, s);
     }
     const cJSON *run = obj_field(p, pg, "run", path);
     if (!run) {

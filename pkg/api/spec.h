@@ -69,6 +69,12 @@ struct api_spec {
     bool init;
     int scale, partitions;
     bool foreign_keys, skip_if_initialized;
+    /* init.generation ("server"|"client", NULL = the runner's default: server where its pgbench
+     * has it), init.steps (-I, NULL = the generation's), init.fillfactor (0 = pgbench's 100),
+     * init.unloggedTables, init.tablespace, init.indexTablespace (NULL = the default) */
+    const char *init_generation, *init_steps, *init_tablespace, *init_index_tablespace;
+    int init_fillfactor;
+    bool init_unlogged;
     int clients, threads;
     long duration_s;     /* 0 when transactions is set */
     long transactions;   /* 0 when durationSeconds is set */

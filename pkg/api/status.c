@@ -1,5 +1,6 @@
 /* BenchmarkRun status: conditions and results. */
 #include "pkg/api/status.h"
+#include "pkg/api/placement.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -20,6 +21,13 @@ bool api_cond_is_waiting(const char *type)
 {
     return type && (strcmp(type, API_COND_WORKERS_BLOCKED) == 0 ||
                     strcmp(type, API_COND_TARGET_UNREACHABLE) == 0);
+}
+
+bool api_cond_is_caveat(const char *type)
+{
+    return type && (strcmp(type, API_COND_WORKERS_SKEWED) == 0 ||
+                    strcmp(type, API_COND_RESULT_DETAIL_UNAVAILABLE) == 0 ||
+                    strcmp(type, API_COND_WORKERS_SHARE_NODE) == 0);
 }
 
 const cJSON *api_cond_get(const cJSON *status, const char *type)

@@ -14,6 +14,9 @@
 #define API_MAX_MESSAGE 1024
 /* A worker that starts or ends this much apart from the others is reported (WorkersSkewed). */
 #define API_SKEW_LIMIT_S 1.0
+/* status.readyAt: when the operator saw every worker pod Ready and published the barrier
+ * (status.startAt, a margin later; RFC 3339, milliseconds); removed when the run ends. */
+#define API_STATUS_READY_AT "readyAt"
 
 /* The conditions whose True status says the run waits for something outside it, retrying:
  * pods that cannot start, a target that does not answer. The run goes on once it clears (or
@@ -21,6 +24,12 @@
 #define API_COND_WORKERS_BLOCKED "WorkersBlocked"
 #define API_COND_TARGET_UNREACHABLE "TargetUnreachable"
 bool api_cond_is_waiting(const char *type);
+/* The conditions whose True status qualifies the result without stopping the run: workers that
+ * did not start or end together, a worker's result read from its compact summary only, workers
+ * sharing a node while another could have taken one (API_COND_WORKERS_SHARE_NODE, placement.h). */
+#define API_COND_WORKERS_SKEWED "WorkersSkewed"
+#define API_COND_RESULT_DETAIL_UNAVAILABLE "ResultDetailUnavailable"
+bool api_cond_is_caveat(const char *type);
 
 const cJSON *api_cond_get(const cJSON *status, const char *type);
 /* Sets or updates a condition; lastTransitionTime changes only when status changes. Returns true

@@ -9,12 +9,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "pkg/bench/sweep_stats.h"
 #include "pkg/kube/kube.h"
 
 #define API_LABEL_SWEEP "pgbench.dev/sweep"
 #define API_LABEL_SWEEP_STEP "pgbench.dev/sweep-step"
-#define API_SWEEP_MAX_STEPS 32
-#define API_SWEEP_MAX_REPEATS 10
+#define API_SWEEP_MAX_STEPS BENCH_SWEEP_MAX_STEPS
+#define API_SWEEP_MAX_REPEATS BENCH_SWEEP_MAX_REPEATS
 /* Longest sweep name whose runs' names (<sweep>-s31-r10) are valid BenchmarkRun names. */
 #define API_SWEEP_MAX_NAME 49
 

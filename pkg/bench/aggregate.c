@@ -646,7 +646,7 @@ static void add_wait_shares(cJSON *wait)
  * and its share of the whole run, from the first start to the last end. */
 static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    struct acc late = {0}, end = {0}, first_start = {0}, last_end = {0};
+    struct acc late = {0}, end = {0}, first_start = {0}, last_end = {0}, seen = {0};
     const cJSON *barrier = NULL;
     for (size_t i = 0; i < n; i++) {
         const cJSON *b = bench_get(rs[i], BK_WINDOW_BARRIER);
@@ -660,6 +660,7 @@ static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
         acc_add(&first_start, isfinite(l) ? -l : NAN);
         acc_add(&end, isfinite(e) ? -e : NAN);
         acc_add(&last_end, e);
+        acc_add(&seen, bench_num(rs[i], BK_WINDOW_SEEN_SECONDS));
     }
     if (!barrier || !late.n || !end.n)
         return;
@@ -670,6 +671,8 @@ static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
         return;
     (void)bench_put(out, BK_WINDOW_LATE_SECONDS, cJSON_CreateNumber(start));
     (void)bench_put(out, BK_WINDOW_END_SECONDS, cJSON_CreateNumber(stop));
+    if (seen.n)
+        (void)bench_put(out, BK_WINDOW_SEEN_SECONDS, cJSON_CreateNumber(acc_max(&seen)));
     (void)bench_put(out, BK_WINDOW_SECONDS, cJSON_CreateNumber(round(common * 1e3) / 1e3));
     (void)bench_put(out, BK_WINDOW_COVERAGE_PCT,
                     cJSON_CreateNumber(whole > 0 ? round(common / whole * 1000.0) / 10.0 : 100.0));

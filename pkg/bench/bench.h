@@ -17,6 +17,7 @@
 #include "pkg/bench/diag.h"
 #include "pkg/bench/fio.h"
 #include "pkg/bench/histogram.h"
+#include "pkg/bench/init_progress.h"
 #include "pkg/bench/latseries.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/bench/result.h"

@@ -96,13 +96,47 @@ struct bench_pgbench_run_opts {
 struct bench_pgbench_init_opts {
     const char *pgbench_path; /* default "pgbench" */
     const char *host, *port, *user, *dbname;
-    int scale;                     /* -s, >= 1 */
-    bool foreign_keys;             /* --foreign-keys */
-    int partitions;                /* --partitions=N, 0 = none */
-    bool quiet;                    /* -q: progress every 5 s instead of every 100000 rows */
+    int scale;         /* -s, >= 1 */
+    bool foreign_keys; /* --foreign-keys */
+    int partitions;    /* --partitions=N, 0 = none */
+    bool quiet;        /* -q: progress every 5 s instead of every 100000 rows */
+    /* where the data is generated: "server" (step G: INSERT ... SELECT generate_series, nothing
+     * streamed from pgbench), "client" (step g: COPY from pgbench); NULL = server where the
+     * pgbench has G (>= 13), else client */
+    const char *generation;
+    const char *steps;      /* -I, 1..32 of dtgGvpf; NULL = pgbench's dtgvp with the generation's
+                               letter (and f with foreign_keys, which pgbench appends) */
+    int fillfactor;         /* -F 10..100; 0 = not given (pgbench's 100) */
+    bool unlogged_tables;   /* --unlogged-tables */
+    const char *tablespace; /* --tablespace, --index-tablespace: names; NULL = the default */
+    const char *index_tablespace;
+    int pgbench_major;             /* of the binary, 0 = unknown (assumed >= 13) */
     const char *const *extra_args; /* validated passthrough (init allow-list) */
     size_t nextra;
 };
+
+/* The options of bench_pgbench_init_opts that bench_pgbench_init_check can refuse, so that a
+ * caller names them its own way (the runner's flag, the spec's field). */
+enum bench_init_field {
+    BENCH_INIT_F_NONE = 0,
+    BENCH_INIT_F_GENERATION,
+    BENCH_INIT_F_STEPS,
+    BENCH_INIT_F_FILLFACTOR,
+    BENCH_INIT_F_TABLESPACE,
+    BENCH_INIT_F_INDEX_TABLESPACE,
+};
+/* The init options one by one, then together: generation one of server/client; steps 1..32 of
+ * pgbench's letters, not both g and G, and with generation set its letter; server-side
+ * generation (G) only with pgbench >= 13 (pgbench_major, 0 = unknown: allowed); fillfactor 0 or
+ * 10..100; tablespaces identifiers of at most 63 characters. Returns 0, or -EINVAL with *field the
+ * option refused (may be NULL) and err the reason and fix without the option's name ("\"dtxp\":
+ * use 1 to 32 of ..."). */
+int bench_pgbench_init_check(const struct bench_pgbench_init_opts *o, enum bench_init_field *field,
+                             char *err, size_t errlen);
+/* The -I steps pgbench -i will run: o->steps, else "dtGvp" (server-side generation) or "dtgvp"
+ * (client-side) by o->generation and o->pgbench_major; "f" appended with foreign keys when not
+ * there (as pgbench does). Into out (at least 40 bytes). */
+void bench_pgbench_init_steps(const struct bench_pgbench_init_opts *o, char *out, size_t n);
 
 /* Builds the argv. Validates every option and combination as pgbench would (a total script
  * weight of 0, --max-tries=0 without -T or -L are refused with pgbench's reason); on failure
@@ -123,10 +157,10 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
  *         --random-seed=time|rand|INTEGER, -v/--vacuum-all, --verbose-errors (>= 15),
  *         --exit-on-abort (>= 16), --continue-on-error (>= 19),
  *         -s/--scale N (only used by custom scripts for :scale)
- *   init: --unlogged-tables, --tablespace=NAME, --index-tablespace=NAME,
- *         --partition-method=range|hash, -I/--init-steps=[dtgGvpf]+, -F/--fillfactor=10..100
+ *   init: --partition-method=range|hash
  * Everything else is refused, in particular: options that have a first-class field above
- * (-c -j -T -t -b -f -M -R -L -n -C -r -P -l -S -N -i -s(init) -q --max-tries ...,
+ * (-c -j -T -t -b -f -M -R -L -n -C -r -P -l -S -N -i -s(init) -q -I -F --unlogged-tables
+ * --tablespace --index-tablespace --max-tries ...,
  * bench_pgbench_extra_managed), options that change the output format the parsers rely on
  * (--progress-timestamp, --aggregate-interval, --sampling-rate, --log-prefix, -d/--debug,
  * --show-script, -V), connection options (-h -p -U, whose values come from the libpq
@@ -310,8 +344,6 @@ void bench_pgbench_result_free(struct bench_pgbench_result *r);
  * are truncated. Returns 0, or -EINVAL for a stream other than the two. */
 int bench_pgbench_feed(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
                        size_t len);
-/* Feeds one complete line (without or with its trailing newline) of stdout. */
-void bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len);
 /* Flushes partial lines of both streams. Call once after the child exited. */
 void bench_pgbench_finish(struct bench_pgbench_result *r);
 /* One-shot: new + feed(STDOUT, text) + finish. The caller frees the result (never NULL). */

@@ -224,7 +224,7 @@ static int check_conn(const char *host, const char *port, const char *user, cons
 /* The extra-arguments allow-list: the one list the operator's spec validation and the runner
  * both use (bench_pgbench_check_extra). A row is a pgbench option, its value kind, the mode it
  * belongs to and the first pgbench major that has it. */
-enum xval { XV_NONE, XV_DEFINE, XV_SEED, XV_NAME, XV_METHOD, XV_STEPS, XV_FILLFACTOR, XV_SCALE };
+enum xval { XV_NONE, XV_DEFINE, XV_SEED, XV_METHOD, XV_SCALE };
 struct xopt {
     const char *lng; /* without "--" */
     char shrt;       /* 0 = none */
@@ -233,13 +233,11 @@ struct xopt {
     int min_major; /* first pgbench major with the option; 0 = all we support */
 };
 static const struct xopt xopts[] = {
-    {"define", 'D', XV_DEFINE, false, 0},      {"random-seed", 0, XV_SEED, false, 0},
-    {"vacuum-all", 'v', XV_NONE, false, 0},    {"verbose-errors", 0, XV_NONE, false, 15},
-    {"exit-on-abort", 0, XV_NONE, false, 16},  {"continue-on-error", 0, XV_NONE, false, 19},
+    {"define", 'D', XV_DEFINE, false, 0},        {"random-seed", 0, XV_SEED, false, 0},
+    {"vacuum-all", 'v', XV_NONE, false, 0},      {"verbose-errors", 0, XV_NONE, false, 15},
+    {"exit-on-abort", 0, XV_NONE, false, 16},    {"continue-on-error", 0, XV_NONE, false, 19},
     {"scale", 's', XV_SCALE, false, 0}, /* only :scale of custom scripts reads it */
-    {"unlogged-tables", 0, XV_NONE, true, 0},  {"tablespace", 0, XV_NAME, true, 0},
-    {"index-tablespace", 0, XV_NAME, true, 0}, {"partition-method", 0, XV_METHOD, true, 0},
-    {"init-steps", 'I', XV_STEPS, true, 0},    {"fillfactor", 'F', XV_FILLFACTOR, true, 0},
+    {"partition-method", 0, XV_METHOD, true, 0},
 };
 #define NXOPTS (sizeof(xopts) / sizeof(xopts[0]))
 
@@ -277,6 +275,11 @@ static const struct managed {
     {"quiet", 'q', MG_INIT},
     {"foreign-keys", 0, MG_INIT},
     {"partitions", 0, MG_INIT},
+    {"init-steps", 'I', MG_INIT},
+    {"fillfactor", 'F', MG_INIT},
+    {"unlogged-tables", 0, MG_INIT},
+    {"tablespace", 0, MG_INIT},
+    {"index-tablespace", 0, MG_INIT},
     {"host", 'h', MG_RUN | MG_INIT},
     {"port", 'p', MG_RUN | MG_INIT},
     {"username", 'U', MG_RUN | MG_INIT},
@@ -340,14 +343,8 @@ static int check_value(enum xval kind, const char *v)
         if (v && (!strcmp(v, "time") || !strcmp(v, "rand")))
             return 0;
         return v ? parse_int(v, LLONG_MIN, LLONG_MAX, &n) : -EINVAL;
-    case XV_NAME:
-        return v && is_ident(v, strlen(v)) ? 0 : -EINVAL;
     case XV_METHOD:
         return v && (!strcmp(v, "range") || !strcmp(v, "hash")) ? 0 : -EINVAL;
-    case XV_STEPS:
-        return valid_steps(v) ? 0 : -EINVAL;
-    case XV_FILLFACTOR:
-        return parse_int(v, 10, 100, &n);
     case XV_SCALE:
         return parse_int(v, 1, INT_MAX, &n);
     }
@@ -631,6 +628,110 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
     return 0;
 }
 
+/* pgbench's step letters: what each does, for messages. */
+#define INIT_STEP_LETTERS                                                                          \
+    "d (drop), t (create tables), g (client-side data), G (server-side data), v (vacuum), p "      \
+    "(primary keys), f (foreign keys)"
+/* The first pgbench with server-side generation (step G). */
+#define INIT_SERVER_MAJOR 13
+
+static int init_refuse(enum bench_init_field *field, enum bench_init_field which, char *err,
+                       size_t errlen, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int init_refuse(enum bench_init_field *field, enum bench_init_field which, char *err,
+                       size_t errlen, const char *fmt, ...)
+{
+    if (field)
+        *field = which;
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+/* The steps against the generation and the pgbench: one data letter, the generation's. */
+static int init_check_steps(const struct bench_pgbench_init_opts *o, enum bench_init_field *field,
+                            char *err, size_t errlen)
+{
+    const char *st = o->steps;
+    bool g = strchr(st, 'g') != NULL, G = strchr(st, 'G') != NULL;
+    if (g && G)
+        return init_refuse(field, BENCH_INIT_F_STEPS, err, errlen,
+                           "\"%s\" has both g and G: keep one (g generates the data in pgbench, G "
+                           "in the server)",
+                           st);
+    if (o->generation && (strcmp(o->generation, "server") == 0 ? !G : !g))
+        return init_refuse(field, BENCH_INIT_F_STEPS, err, errlen,
+                           "\"%s\" does not generate the data %s-side: put %c in the steps, or "
+                           "leave generation out",
+                           st, o->generation, strcmp(o->generation, "server") == 0 ? 'G' : 'g');
+    if (G && o->pgbench_major > 0 && o->pgbench_major < INIT_SERVER_MAJOR)
+        return init_refuse(field, BENCH_INIT_F_STEPS, err, errlen,
+                           "\"%s\": step G (server-side generation) needs pgbench >= %d (have "
+                           "%d): use g",
+                           st, INIT_SERVER_MAJOR, o->pgbench_major);
+    return 0;
+}
+
+int bench_pgbench_init_check(const struct bench_pgbench_init_opts *o, enum bench_init_field *field,
+                             char *err, size_t errlen)
+{
+    const char *gen = o->generation;
+    if (gen && strcmp(gen, "server") != 0 && strcmp(gen, "client") != 0)
+        return init_refuse(field, BENCH_INIT_F_GENERATION, err, errlen,
+                           "\"%.64s\" is not server or client", gen);
+    if (gen && strcmp(gen, "server") == 0 && o->pgbench_major > 0 &&
+        o->pgbench_major < INIT_SERVER_MAJOR)
+        return init_refuse(field, BENCH_INIT_F_GENERATION, err, errlen,
+                           "server-side generation needs pgbench >= %d (have %d): use client",
+                           INIT_SERVER_MAJOR, o->pgbench_major);
+    if (o->steps && !valid_steps(o->steps))
+        return init_refuse(field, BENCH_INIT_F_STEPS, err, errlen,
+                           "\"%.64s\": use 1 to 32 of pgbench's step letters " INIT_STEP_LETTERS,
+                           o->steps);
+    if (o->steps && init_check_steps(o, field, err, errlen))
+        return -EINVAL;
+    if (o->fillfactor != 0 && (o->fillfactor < 10 || o->fillfactor > 100))
+        return init_refuse(field, BENCH_INIT_F_FILLFACTOR, err, errlen,
+                           "%d is not a fill factor: use 10 to 100 (percent of each page filled "
+                           "at load; 100, pgbench's default, packs them)",
+                           o->fillfactor);
+    const char *ts[2] = {o->tablespace, o->index_tablespace};
+    for (int i = 0; i < 2; i++)
+        if (ts[i] && !is_ident(ts[i], strlen(ts[i])))
+            return init_refuse(field, i ? BENCH_INIT_F_INDEX_TABLESPACE : BENCH_INIT_F_TABLESPACE,
+                               err, errlen,
+                               "\"%.64s\" is not a tablespace name: letters, digits and _, at "
+                               "most 63, not starting with a digit",
+                               ts[i]);
+    return 0;
+}
+
+void bench_pgbench_init_steps(const struct bench_pgbench_init_opts *o, char *out, size_t n)
+{
+    bool server = o->generation ? strcmp(o->generation, "server") == 0
+                                : !(o->pgbench_major > 0 && o->pgbench_major < INIT_SERVER_MAJOR);
+    const char *st = o->steps ? o->steps : server ? "dtGvp" : "dtgvp";
+    bool add_f = o->foreign_keys && !strchr(st, 'f');
+    (void)snprintf(out, n, "%s%s", st, add_f ? "f" : "");
+}
+
+/* The init's table options: -F, --unlogged-tables, the tablespaces. */
+static void push_init_tables(struct bench_argv *a, const struct bench_pgbench_init_opts *o)
+{
+    if (o->fillfactor > 0)
+        push2(a, "-F", "%d", o->fillfactor);
+    if (o->unlogged_tables)
+        bench_argv_push(a, "--unlogged-tables");
+    if (o->tablespace)
+        bench_argv_pushf(a, "--tablespace=%s", o->tablespace);
+    if (o->index_tablespace)
+        bench_argv_pushf(a, "--index-tablespace=%s", o->index_tablespace);
+}
+
 int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct bench_argv *out,
                             char *err, size_t errlen)
 {
@@ -639,6 +740,12 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
         return util_errf(err, errlen, "scale (-s) must be >= 1");
     if (o->partitions < 0)
         return util_errf(err, errlen, "partitions must be >= 0");
+    static const char *const init_names[] = {"",   "generation",   "-I",
+                                             "-F", "--tablespace", "--index-tablespace"};
+    enum bench_init_field which = BENCH_INIT_F_NONE;
+    char why[512];
+    if (bench_pgbench_init_check(o, &which, why, sizeof(why)))
+        return util_errf(err, errlen, "%s %s", init_names[which], why);
     int rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
     if (rc)
         return rc;
@@ -646,12 +753,16 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
     push_conn(&a, o->host, o->port, o->user);
     bench_argv_push(&a, "-i");
     push2(&a, "-s", "%d", o->scale);
+    char steps[48];
+    bench_pgbench_init_steps(o, steps, sizeof(steps));
+    push2(&a, "-I", "%s", steps);
     if (o->quiet)
         bench_argv_push(&a, "-q");
     if (o->foreign_keys)
         bench_argv_push(&a, "--foreign-keys");
     if (o->partitions > 0)
         bench_argv_pushf(&a, "--partitions=%d", o->partitions);
+    push_init_tables(&a, o);
     if (o->nextra) {
         rc = push_extra(&a, true, o->extra_args, o->nextra, 0, err, errlen);
         /* --partition-method without --partitions is refused by pgbench; say it here */

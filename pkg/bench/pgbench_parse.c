@@ -648,11 +648,6 @@ static void feed_line(struct bench_pgbench_result *r, enum bench_stream stream, 
         free(buf);
 }
 
-void bench_pgbench_feed_line(struct bench_pgbench_result *r, const char *line, size_t len)
-{
-    feed_line(r, BENCH_STREAM_STDOUT, line, len);
-}
-
 static void feed_stream(struct bench_pgbench_result *r, enum bench_stream stream, const char *data,
                         size_t len)
 {

@@ -431,15 +431,26 @@ void bench_result_add_fio_errors(cJSON *result, const struct bench_fio_result *f
     (void)bench_fio_result_errors(fio, add_error_cb, result); /* add_error_cb goes on always */
 }
 
-void bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
-                           double duration_s)
+void bench_result_add_init(cJSON *result, const struct bench_init_outcome *io)
 {
+    char reason[640];
+    bool why = io->why && io->why[0];
+    if (io->skipped)
+        (void)snprintf(reason, sizeof(reason), "%s", why ? io->why : "");
+    else if (io->complete)
+        (void)snprintf(reason, sizeof(reason), "initialized scale %d in %.1f s%s%.500s%s",
+                       io->scale, io->duration_s, why ? " (" : "", why ? io->why : "",
+                       why ? ")" : "");
+    else
+        (void)snprintf(reason, sizeof(reason), "initialization of scale %d failed", io->scale);
     cJSON *o = util_must(cJSON_CreateObject());
     put_item(result, KEY(INIT), o);
-    put_bool(o, KEY(INIT_SKIPPED), skipped);
-    put_str(o, KEY(INIT_REASON), reason);
-    put_count(o, KEY(INIT_SCALE), scale);
-    put_num(o, KEY(INIT_DURATION_SECONDS), duration_s >= 0 ? duration_s : NAN);
+    put_bool(o, KEY(INIT_SKIPPED), io->skipped);
+    put_str(o, KEY(INIT_REASON), reason[0] ? reason : NULL);
+    put_count(o, KEY(INIT_SCALE), io->scale);
+    if (io->steps)
+        put_str(o, KEY(INIT_STEPS), io->steps);
+    put_num(o, KEY(INIT_DURATION_SECONDS), io->duration_s >= 0 ? io->duration_s : NAN);
 }
 
 /* Seconds from a to b rounded to ms; null when b is unknown (0), and with ordered also when a is
@@ -450,7 +461,7 @@ static cJSON *window_span(double a, double b, bool ordered)
     return util_must(known ? cJSON_CreateNumber(round((b - a) * 1e3) / 1e3) : cJSON_CreateNull());
 }
 
-void bench_result_add_window(cJSON *result, double barrier, double start, double end)
+void bench_result_add_window(cJSON *result, double barrier, double seen, double start, double end)
 {
     if (!(barrier > 0))
         return;
@@ -459,6 +470,8 @@ void bench_result_add_window(cJSON *result, double barrier, double start, double
     put_time(w, bench_key(BK_WINDOW_BARRIER), barrier);
     put_item(w, bench_key(BK_WINDOW_LATE_SECONDS), window_span(barrier, start, false));
     put_item(w, bench_key(BK_WINDOW_END_SECONDS), window_span(barrier, end, false));
+    if (seen > 0)
+        put_item(w, bench_key(BK_WINDOW_SEEN_SECONDS), window_span(barrier, seen, false));
     put_item(w, bench_key(BK_WINDOW_SECONDS), window_span(start, end, true));
 }
 

@@ -68,12 +68,23 @@ void bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio);
 /* Appends to "errors" what bench_fio_result_errors says of fio's output: failed jobs, jobs
  * without I/O, latencies missing and why. The `fio` and `parse fio` commands both use it. */
 void bench_result_add_fio_errors(cJSON *result, const struct bench_fio_result *fio);
-/* Adds "init": {"skipped":..,"reason":..,"scale":..,"durationSeconds":..}. reason may be NULL. */
-void bench_result_add_init(cJSON *result, bool skipped, const char *reason, int scale,
-                           double duration_s);
+/* What an init did, for its result. */
+struct bench_init_outcome {
+    bool skipped;      /* --skip-if-initialized found the tables: why says so */
+    bool complete;     /* pgbench -i ran to its end */
+    int scale;         /* -s */
+    double duration_s; /* how long pgbench -i ran (or the check, when skipped); < 0 unknown */
+    const char *why;   /* what the tables were found like before (may be NULL or "") */
+    const char *steps; /* the -I steps run; NULL when skipped */
+};
+/* Adds "init": {"skipped", "reason", "scale", "steps", "durationSeconds"}. The reason is why when
+ * skipped, else "initialized scale 50 in 12.3 s" followed by " (why)" when there is a why, or
+ * "initialization of scale 50 failed". */
+void bench_result_add_init(cJSON *result, const struct bench_init_outcome *o);
 /* Adds "window": the start barrier (Unix seconds; nothing is added when it is 0: no barrier)
- * and when the child really started and ended, as seconds after it. */
-void bench_result_add_window(cJSON *result, double barrier, double start, double end);
+ * and when the child really started and ended, as seconds after it; seen (0: not recorded) is
+ * when the runner read the barrier (window.seenSeconds). */
+void bench_result_add_window(cJSON *result, double barrier, double seen, double start, double end);
 /* Appends a message to "errors" (truncated to BENCH_PGBENCH_MAX_ERROR_LEN bytes). */
 void bench_result_add_error(cJSON *result, const char *msg);
 /* Attaches a diagnostics section at its row of the contract table: BK_WAIT_EVENTS, BK_SERVER,

@@ -3,12 +3,9 @@
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
-#include "pkg/util/mem.h"
+#include "pkg/util/opt.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,213 +15,267 @@
  * The tables: one row per runner flag
  * ------------------------------------------------------------------------------------------- */
 
+static int parse_weighted(void *base, const struct util_opt *o, const char *flag, const char *v,
+                          char *err, size_t errlen);
+static int parse_script(void *base, const struct util_opt *o, const char *flag, const char *v,
+                        char *err, size_t errlen);
+
+static const struct util_opt_enum protocols[] = {{"simple", BENCH_PROTOCOL_SIMPLE},
+                                                 {"extended", BENCH_PROTOCOL_EXTENDED},
+                                                 {"prepared", BENCH_PROTOCOL_PREPARED},
+                                                 {NULL, 0}};
+
 /* The flags of every subcommand that connects, spelled once and expanded into the init and run
  * tables (T is the subcommand's struct; both hold a `struct bench_runner_common common`). */
 #define COMMON_ROWS(T)                                                                             \
     {.name = "wait-timeout",                                                                       \
-     .kind = BENCH_RK_DOUBLE,                                                                      \
+     .type = UTIL_OPT_DOUBLE,                                                                      \
      .off = offsetof(T, common.wait_timeout_s),                                                    \
-     .lo = 0,                                                                                      \
-     .hi = 86400,                                                                                  \
-     .dflt = 120,                                                                                  \
+     .min = 0,                                                                                     \
+     .max = 86400,                                                                                 \
+     .def = 120,                                                                                   \
      .metavar = "S",                                                                               \
      .expect = "seconds 0..86400",                                                                 \
      .help = "retry refused/DNS/timeout/starting-up connections this long"},                       \
         {.name = "create-database",                                                                \
-         .kind = BENCH_RK_FLAG,                                                                    \
+         .type = UTIL_OPT_BOOL,                                                                    \
          .off = offsetof(T, common.create_database),                                               \
          .help = "create the database when it is missing (connects to \"postgres\")"},             \
         {.name = "host",                                                                           \
-         .kind = BENCH_RK_STRING,                                                                  \
-         .flags = BENCH_RF_CONN,                                                                   \
+         .type = UTIL_OPT_STR,                                                                     \
+         .flags = UTIL_OPT_BRIEF,                                                                  \
+         .group = "connection",                                                                    \
          .off = offsetof(T, common.conn.host),                                                     \
          .metavar = "H",                                                                           \
          .help = "server host (PGHOST)"},                                                          \
         {.name = "port",                                                                           \
-         .kind = BENCH_RK_STRING,                                                                  \
-         .flags = BENCH_RF_CONN,                                                                   \
+         .type = UTIL_OPT_STR,                                                                     \
+         .flags = UTIL_OPT_BRIEF,                                                                  \
+         .group = "connection",                                                                    \
          .off = offsetof(T, common.conn.port),                                                     \
          .metavar = "P",                                                                           \
          .help = "server port (PGPORT)"},                                                          \
         {.name = "dbname",                                                                         \
-         .kind = BENCH_RK_STRING,                                                                  \
-         .flags = BENCH_RF_CONN,                                                                   \
+         .type = UTIL_OPT_STR,                                                                     \
+         .flags = UTIL_OPT_BRIEF,                                                                  \
+         .group = "connection",                                                                    \
          .off = offsetof(T, common.conn.dbname),                                                   \
          .metavar = "D",                                                                           \
          .help = "database (PGDATABASE)"},                                                         \
         {.name = "user",                                                                           \
-         .kind = BENCH_RK_STRING,                                                                  \
-         .flags = BENCH_RF_CONN,                                                                   \
+         .type = UTIL_OPT_STR,                                                                     \
+         .flags = UTIL_OPT_BRIEF,                                                                  \
+         .group = "connection",                                                                    \
          .off = offsetof(T, common.conn.user),                                                     \
          .metavar = "U",                                                                           \
          .help = "user (PGUSER); the password only from PGPASSWORD or PGPASSFILE"},                \
         {.name = "sslmode",                                                                        \
-         .kind = BENCH_RK_STRING,                                                                  \
-         .flags = BENCH_RF_CONN,                                                                   \
+         .type = UTIL_OPT_STR,                                                                     \
+         .flags = UTIL_OPT_BRIEF,                                                                  \
+         .group = "connection",                                                                    \
          .off = offsetof(T, common.conn.sslmode),                                                  \
          .metavar = "M",                                                                           \
          .help = "TLS mode (PGSSLMODE)"},                                                          \
     {                                                                                              \
-        .name = "sslrootcert", .kind = BENCH_RK_STRING, .flags = BENCH_RF_CONN,                    \
-        .off = offsetof(T, common.conn.sslrootcert), .metavar = "FILE",                            \
+        .name = "sslrootcert", .type = UTIL_OPT_STR, .flags = UTIL_OPT_BRIEF,                      \
+        .group = "connection", .off = offsetof(T, common.conn.sslrootcert), .metavar = "FILE",     \
         .help = "CA certificate (PGSSLROOTCERT)"                                                   \
     }
 
 #define INIT_F(f) offsetof(struct bench_runner_init, f)
-static const struct bench_runner_opt init_rows[] = {
+static const struct util_opt init_rows[] = {
     {.name = "scale",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_REQUIRED,
+     .type = UTIL_OPT_INT,
+     .flags = UTIL_OPT_REQUIRED,
      .off = INIT_F(pg.scale),
-     .lo = 1,
-     .hi = 1000000,
+     .min = 1,
+     .max = 1000000,
      .metavar = "N",
      .help = "scale factor (pgbench -i -s)"},
     {.name = "foreign-keys",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = INIT_F(pg.foreign_keys),
      .help = "create foreign keys between the tables"},
     {.name = "partitions",
-     .kind = BENCH_RK_INT,
+     .type = UTIL_OPT_INT,
      .off = INIT_F(pg.partitions),
-     .lo = 0,
-     .hi = 100000,
+     .min = 0,
+     .max = 100000,
      .metavar = "N",
      .help = "partition pgbench_accounts into N partitions"},
+    {.name = "generation",
+     .type = UTIL_OPT_STR,
+     .off = INIT_F(pg.generation),
+     .metavar = "server|client",
+     .help = "generate the data in the server (step G, pgbench >= 13) or in pgbench (g, COPY); "
+             "default server where pgbench has it"},
+    {.name = "init-steps",
+     .type = UTIL_OPT_STR,
+     .off = INIT_F(pg.steps),
+     .metavar = "STEPS",
+     .help = "pgbench -I: 1 to 32 of d t g G v p f, instead of the generation's default"},
+    {.name = "fillfactor",
+     .type = UTIL_OPT_INT,
+     .off = INIT_F(pg.fillfactor),
+     .min = 10,
+     .max = 100, /* not given (0, outside the range): pgbench's 100 */
+     .metavar = "N",
+     .help = "fill factor of the tables, 10..100 (pgbench -F)"},
+    {.name = "unlogged-tables",
+     .type = UTIL_OPT_BOOL,
+     .off = INIT_F(pg.unlogged_tables),
+     .help = "create the tables unlogged (pgbench --unlogged-tables)"},
+    {.name = "tablespace",
+     .type = UTIL_OPT_STR,
+     .off = INIT_F(pg.tablespace),
+     .metavar = "NAME",
+     .help = "tablespace of the tables (pgbench --tablespace)"},
+    {.name = "index-tablespace",
+     .type = UTIL_OPT_STR,
+     .off = INIT_F(pg.index_tablespace),
+     .metavar = "NAME",
+     .help = "tablespace of the indexes (pgbench --index-tablespace)"},
     {.name = "skip-if-initialized",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = INIT_F(skip_if_initialized),
      .help = "skip when the pgbench tables exist complete with this scale and partitions"},
     COMMON_ROWS(struct bench_runner_init),
 };
 
 #define RUN_F(f) offsetof(struct bench_runner_run, f)
-static const struct bench_runner_opt run_rows[] = {
+static const struct util_opt run_rows[] = {
     {.name = "clients",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_REQUIRED,
+     .type = UTIL_OPT_INT,
+     .flags = UTIL_OPT_REQUIRED,
      .off = RUN_F(pg.clients),
-     .lo = 1,
-     .hi = 100000,
+     .min = 1,
+     .max = 100000,
      .metavar = "N",
      .help = "clients (pgbench -c); BENCH_CLIENTS_BY_INDEX overrides it per worker"},
     {.name = "threads",
-     .kind = BENCH_RK_INT,
+     .type = UTIL_OPT_INT,
      .off = RUN_F(pg.threads),
-     .lo = 1,
-     .hi = 10000,
-     .dflt = 1,
+     .min = 1,
+     .max = 10000,
+     .def = 1,
      .metavar = "N",
      .help = "threads (pgbench -j), capped at the clients"},
     {.name = "duration",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_ONE_OF,
+     .type = UTIL_OPT_INT,
+     .flags = UTIL_OPT_ONE_OF,
      .off = RUN_F(pg.duration_s),
-     .lo = 1,
-     .hi = 2592000,
+     .min = 1,
+     .max = 2592000,
      .metavar = "S",
      .help = "run for S seconds (pgbench -T)"},
     {.name = "transactions",
-     .kind = BENCH_RK_INT64,
-     .flags = BENCH_RF_ONE_OF,
+     .type = UTIL_OPT_INT64,
+     .flags = UTIL_OPT_ONE_OF,
      .off = RUN_F(pg.transactions),
-     .lo = 1,
-     .hi = 2000000000,
+     .min = 1,
+     .max = 2000000000,
      .metavar = "N",
      .help = "transactions per client (pgbench -t)"},
     {.name = "builtin",
-     .kind = BENCH_RK_WEIGHTED,
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE,
+     .cb = parse_weighted,
+     .tag = BENCH_RT_WEIGHTED,
      .off = RUN_F(pg.builtin),
-     .off2 = RUN_F(pg.builtin_weight),
+     .off_n = RUN_F(pg.builtin_weight),
      .metavar = "NAME[@W]",
      .expect = "tpcb-like|simple-update|select-only[@WEIGHT]",
      .help = "builtin script tpcb-like|simple-update|select-only (pgbench -b); @0 = never "
              "chosen"},
     {.name = "script",
-     .kind = BENCH_RK_SCRIPTS,
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE | UTIL_OPT_MULTI,
+     .cb = parse_script,
+     .tag = BENCH_RT_SCRIPTS,
      .off = RUN_F(pg.scripts),
-     .off2 = RUN_F(pg.nscripts),
+     .off_n = RUN_F(pg.nscripts),
      .metavar = "FILE[@W]",
      .expect = "FILE[@WEIGHT]",
-     .help = "custom script (pgbench -f), repeatable; @0 = never chosen"},
+     .help = "custom script (pgbench -f); @0 = never chosen"},
     {.name = "protocol",
-     .kind = BENCH_RK_PROTOCOL,
+     .type = UTIL_OPT_ENUM,
+     .enums = protocols,
      .off = RUN_F(pg.protocol),
      .metavar = "simple|extended|prepared",
      .expect = "simple|extended|prepared",
      .help = "query protocol (pgbench -M)"},
     {.name = "rate",
-     .kind = BENCH_RK_DOUBLE,
+     .type = UTIL_OPT_DOUBLE,
      .off = RUN_F(pg.rate),
-     .lo = 0,
-     .hi = 1e9,
+     .min = 0,
+     .max = 1e9,
      .metavar = "R",
      .help = "target transactions per second (pgbench -R), 0 = unthrottled"},
     {.name = "latency-limit",
-     .kind = BENCH_RK_DOUBLE,
+     .type = UTIL_OPT_DOUBLE,
      .off = RUN_F(pg.latency_limit_ms),
-     .lo = 0,
-     .hi = 1e9,
+     .min = 0,
+     .max = 1e9,
      .metavar = "MS",
      .help = "count transactions above MS ms, skip late ones with --rate (pgbench -L)"},
     {.name = "no-vacuum",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(pg.no_vacuum),
      .help = "no vacuum before the run (pgbench -n)"},
     {.name = "connect",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(pg.connect),
      .help = "a new connection per transaction (pgbench -C)"},
     {.name = "max-tries",
-     .kind = BENCH_RK_INT,
+     .type = UTIL_OPT_INT,
      .off = RUN_F(pg.max_tries),
-     .lo = 0,
-     .hi = 1000000,
-     .dflt = BENCH_PGBENCH_UNSET, /* not given: pgbench's default (1) */
+     .min = 0,
+     .max = 1000000,
+     .def = BENCH_PGBENCH_UNSET, /* not given: pgbench's default (1) */
      .metavar = "N",
      .help = "tries of serialization/deadlock failures (pgbench >= 15 --max-tries); 0 = "
              "unlimited (needs --duration or --latency-limit); not given = pgbench's 1"},
     {.name = "failures-detailed",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(pg.failures_detailed),
      .help = "failures by kind (pgbench >= 15 --failures-detailed)"},
     {.name = "per-statement",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(pg.per_statement),
      .help = "per-statement latencies (pgbench -r)"},
     {.name = "progress",
-     .kind = BENCH_RK_INT,
+     .type = UTIL_OPT_INT,
      .off = RUN_F(pg.progress_s),
-     .lo = 1,
-     .hi = 3600,
-     .dflt = 1,
+     .min = 1,
+     .max = 3600,
+     .def = 1,
      .metavar = "S",
      .help = "timeline resolution (pgbench -P)"},
     {.name = "wait-events",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(wait_events),
      .help = "sample the load's wait events every second"},
     {.name = "server-settings",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(server_settings),
      .help = "report the server's settings"},
     {.name = "replica-lag",
-     .kind = BENCH_RK_FLAG,
+     .type = UTIL_OPT_BOOL,
      .off = RUN_F(replica_lag),
      .help = "wait for the replicas to catch up before the run, sample their lag during it"},
     {.name = "replica-timeout",
-     .kind = BENCH_RK_DOUBLE,
+     .type = UTIL_OPT_DOUBLE,
      .off = RUN_F(replica_timeout_s),
-     .lo = 0,
-     .hi = 86400,
-     .dflt = 300,
+     .min = 0,
+     .max = 86400,
+     .def = 300,
      .metavar = "S",
      .help = "longest wait for the replicas to catch up"},
     {.name = "warmup",
-     .kind = BENCH_RK_DOUBLE,
+     .type = UTIL_OPT_DOUBLE,
      .off = RUN_F(warmup_s),
-     .lo = 0,
-     .hi = 86400,
+     .min = 0,
+     .max = 86400,
      .metavar = "S",
      .help = "leave the transactions of the first S seconds out of the summary and percentiles "
              "(taken from the -l log then); the timeline keeps them"},
@@ -234,120 +285,111 @@ static const struct bench_runner_opt run_rows[] = {
 #define FIO_F(f) offsetof(struct bench_runner_fio, f)
 #define JOB_F(f) offsetof(struct bench_fio_job_opts, f)
 #define FIO_COUNT "a non-negative integer"
-static const struct bench_runner_opt fio_rows[] = {
+static const struct util_opt fio_rows[] = {
     {.name = "directory",
-     .kind = BENCH_RK_STRING,
-     .flags = BENCH_RF_REQUIRED,
+     .type = UTIL_OPT_STR,
+     .flags = UTIL_OPT_REQUIRED,
      .off = FIO_F(fio.directory),
      .metavar = "DIR",
      .help = "directory the jobs write their files in (the volume)"},
     {.name = "job",
-     .kind = BENCH_RK_JOB,
+     .type = UTIL_OPT_STR,
+     .off = JOB_F(name),
+     .tag = BENCH_RT_JOB | BENCH_RT_NEW_JOB,
      .metavar = "NAME",
      .help = "start another job; the options after it apply to that job"},
     {.name = "name",
-     .kind = BENCH_RK_STRING,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_STR,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(name),
      .metavar = "NAME",
      .help = "name of the current job (default job<index>)"},
     {.name = "rw",
-     .kind = BENCH_RK_STRING,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_STR,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(rw),
      .metavar = "MODE",
      .help = "read|write|randread|randwrite|rw|randrw"},
     {.name = "bs",
-     .kind = BENCH_RK_STRING,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_STR,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(bs),
      .metavar = "B",
      .help = "block size, e.g. 8k"},
     {.name = "iodepth",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_INT,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(iodepth),
-     .lo = 0,
-     .hi = 100000000,
+     .min = 0,
+     .max = 100000000,
      .metavar = "N",
      .expect = FIO_COUNT,
      .help = "I/Os in flight"},
     {.name = "numjobs",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_INT,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(numjobs),
-     .lo = 0,
-     .hi = 100000000,
+     .min = 0,
+     .max = 100000000,
      .metavar = "N",
      .expect = FIO_COUNT,
      .help = "parallel clones of the job"},
     {.name = "size",
-     .kind = BENCH_RK_STRING,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_STR,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(size),
      .metavar = "S",
      .help = "file size per clone, e.g. 1G"},
     {.name = "runtime",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_INT,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(runtime_s),
-     .lo = 0,
-     .hi = 100000000,
+     .min = 0,
+     .max = 100000000,
      .metavar = "S",
      .expect = FIO_COUNT,
      .help = "seconds, time based; 0 = until size is done"},
     {.name = "direct",
-     .kind = BENCH_RK_FLAG,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_BOOL,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(direct),
      .help = "O_DIRECT"},
     {.name = "ioengine",
-     .kind = BENCH_RK_STRING,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_STR,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(ioengine),
      .metavar = "E",
      .help = "libaio|io_uring|psync|sync|posixaio"},
     {.name = "fsync",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_INT,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(fsync),
-     .lo = 0,
-     .hi = 100000000,
+     .min = 0,
+     .max = 100000000,
      .metavar = "N",
      .expect = FIO_COUNT,
      .help = "fsync every N writes"},
     {.name = "fdatasync",
-     .kind = BENCH_RK_INT,
-     .flags = BENCH_RF_JOB,
+     .type = UTIL_OPT_INT,
+     .tag = BENCH_RT_JOB,
      .off = JOB_F(fdatasync),
-     .lo = 0,
-     .hi = 100000000,
+     .min = 0,
+     .max = 100000000,
      .metavar = "N",
      .expect = FIO_COUNT,
      .help = "fdatasync every N writes"},
 };
 
-struct pstate; /* parser state, below */
-
 struct cmd_desc {
     const char *words; /* "pgbench run" */
-    const struct bench_runner_opt *rows;
+    const struct util_opt *rows;
     size_t nrows;
     size_t size;             /* of the subcommand's struct */
     size_t extra_off;        /* const char *const *extra_args */
     size_t nextra_off;       /* size_t nextra */
     const char *extra_usage; /* synopsis tail */
     const char *extra_what;  /* "unexpected argument X (<extra_what> go after --)" */
-    /* message of an unknown or incomplete option */
-    void (*unknown)(const struct cmd_desc *d, const char *arg, char *err, size_t errlen);
-    /* checks after the options, before the required flags; 0 or -EINVAL */
-    int (*finish)(void *args, struct pstate *st, char *err, size_t errlen);
 };
-
-static void unknown_pgbench(const struct cmd_desc *d, const char *arg, char *err, size_t errlen);
-static void unknown_fio(const struct cmd_desc *d, const char *arg, char *err, size_t errlen);
-static int finish_run(void *args, struct pstate *st, char *err, size_t errlen);
-static int finish_fio(void *args, struct pstate *st, char *err, size_t errlen);
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 static const struct cmd_desc cmds[BENCH_RUNNER_NCMDS] = {
@@ -360,7 +402,6 @@ static const struct cmd_desc cmds[BENCH_RUNNER_NCMDS] = {
         .nextra_off = INIT_F(pg.nextra),
         .extra_usage = "[-- extra pgbench init args]",
         .extra_what = "extra pgbench arguments",
-        .unknown = unknown_pgbench,
     },
     {
         .words = "pgbench run",
@@ -371,8 +412,6 @@ static const struct cmd_desc cmds[BENCH_RUNNER_NCMDS] = {
         .nextra_off = RUN_F(pg.nextra),
         .extra_usage = "[-- extra pgbench args]",
         .extra_what = "extra pgbench arguments",
-        .unknown = unknown_pgbench,
-        .finish = finish_run,
     },
     {
         .words = "fio",
@@ -383,8 +422,6 @@ static const struct cmd_desc cmds[BENCH_RUNNER_NCMDS] = {
         .nextra_off = FIO_F(fio.nextra),
         .extra_usage = "[-- --fio_option=value]",
         .extra_what = "extra fio options",
-        .unknown = unknown_fio,
-        .finish = finish_fio,
     },
 };
 
@@ -402,7 +439,7 @@ static void check_struct(enum bench_runner_cmd cmd, const void *args)
         abort();
 }
 
-const struct bench_runner_opt *bench_runner_table(enum bench_runner_cmd cmd, size_t *n)
+const struct util_opt *bench_runner_table(enum bench_runner_cmd cmd, size_t *n)
 {
     const struct cmd_desc *d = desc(cmd);
     *n = d->nrows;
@@ -419,9 +456,9 @@ size_t bench_runner_struct_size(enum bench_runner_cmd cmd)
     return desc(cmd)->size;
 }
 
-static bool job_row(const struct bench_runner_opt *o)
+static bool job_row(const struct util_opt *o)
 {
-    return (o->flags & BENCH_RF_JOB) || o->kind == BENCH_RK_JOB;
+    return (o->tag & BENCH_RT_JOB) != 0;
 }
 
 const char *bench_runner_flag(enum bench_runner_cmd cmd, size_t off)
@@ -438,8 +475,6 @@ const char *bench_runner_flag(enum bench_runner_cmd cmd, size_t off)
  * ------------------------------------------------------------------------------------------- */
 
 #define FIELD(base, off, type) ((type *)(void *)((char *)(base) + (off)))
-/* const after the type, so that a pointer type stays whole: CFIELD(b, o, const char *) is a
- * `const char *const *`, not a `const const char **`. */
 #define CFIELD(base, off, type) ((type const *)(const void *)((const char *)(base) + (off)))
 
 void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
@@ -448,25 +483,13 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
     memset(args, 0, d->size);
     *(enum bench_runner_cmd *)args = cmd;
     for (size_t i = 0; i < d->nrows; i++) {
-        const struct bench_runner_opt *o = &d->rows[i];
+        const struct util_opt *o = &d->rows[i];
         if (job_row(o)) /* per job: zero, which the fio builder reads as fio's default */
             continue;
-        switch (o->kind) {
-        case BENCH_RK_INT:
-            *FIELD(args, o->off, int) = (int)o->dflt;
-            break;
-        case BENCH_RK_INT64:
-            *FIELD(args, o->off, int64_t) = (int64_t)o->dflt;
-            break;
-        case BENCH_RK_DOUBLE:
-            *FIELD(args, o->off, double) = o->dflt;
-            break;
-        case BENCH_RK_WEIGHTED: /* no name, no @W */
-            *FIELD(args, o->off2, int) = BENCH_PGBENCH_UNSET;
-            break;
-        default: /* false, NULL, BENCH_PROTOCOL_DEFAULT, no scripts */
-            break;
-        }
+        if (o->tag & BENCH_RT_WEIGHTED) /* no name, no @W */
+            *FIELD(args, o->off_n, int) = BENCH_PGBENCH_UNSET;
+        struct util_opt_set one = {o, 1, args};
+        util_opt_defaults(&one, 1);
     }
 }
 
@@ -474,13 +497,13 @@ void bench_runner_defaults(enum bench_runner_cmd cmd, void *args)
  * Builder
  * ------------------------------------------------------------------------------------------- */
 
-static void push_flag(struct bench_argv *out, const struct bench_runner_opt *o)
+static void push_flag(struct bench_argv *out, const struct util_opt *o)
 {
     bench_argv_pushf(out, "--%s", o->name);
 }
 
-static void push_weighted(struct bench_argv *out, const struct bench_runner_opt *o,
-                          const char *name, int weight)
+static void push_weighted(struct bench_argv *out, const struct util_opt *o, const char *name,
+                          int weight)
 {
     push_flag(out, o);
     if (weight != BENCH_PGBENCH_UNSET)
@@ -489,84 +512,94 @@ static void push_weighted(struct bench_argv *out, const struct bench_runner_opt 
         bench_argv_push(out, name);
 }
 
-/* Appends one row's flag (and value) when its field at base differs from the default. */
-static void build_row(struct bench_argv *out, const struct bench_runner_opt *o, const void *base)
+/* The runner's own rows (CALL): the builtin NAME[@W] and the scripts FILE[@W]. */
+static void build_call(struct bench_argv *out, const struct util_opt *o, const void *base)
 {
-    switch (o->kind) {
-    case BENCH_RK_FLAG:
+    if (o->tag & BENCH_RT_WEIGHTED) {
+        const char *v = *CFIELD(base, o->off, const char *);
+        if (v)
+            push_weighted(out, o, v, *CFIELD(base, o->off_n, int));
+        return;
+    }
+    const struct bench_pgbench_script *s =
+        *CFIELD(base, o->off, const struct bench_pgbench_script *);
+    size_t n = *CFIELD(base, o->off_n, size_t);
+    for (size_t i = 0; i < n; i++)
+        push_weighted(out, o, s[i].path, s[i].weight);
+}
+
+static const char *enum_name(const struct util_opt *o, int v)
+{
+    for (size_t i = 0; o->enums[i].name; i++)
+        if (o->enums[i].value == v)
+            return o->enums[i].name;
+    abort(); /* a value the table does not name */
+}
+
+/* Appends one row's flag (and value) when its field at base differs from the default. */
+static void build_row(struct bench_argv *out, const struct util_opt *o, const void *base)
+{
+    switch (o->type) {
+    case UTIL_OPT_BOOL:
         if (*CFIELD(base, o->off, bool))
             push_flag(out, o);
-        break;
-    case BENCH_RK_INT: {
+        return;
+    case UTIL_OPT_INT:
+    case UTIL_OPT_ENUM: {
         int v = *CFIELD(base, o->off, int);
-        if (v != (int)o->dflt) {
-            push_flag(out, o);
+        if (v == (int)o->def)
+            return;
+        push_flag(out, o);
+        if (o->type == UTIL_OPT_ENUM)
+            bench_argv_push(out, enum_name(o, v));
+        else
             bench_argv_pushf(out, "%d", v);
-        }
-        break;
+        return;
     }
-    case BENCH_RK_INT64: {
+    case UTIL_OPT_INT64: {
         int64_t v = *CFIELD(base, o->off, int64_t);
-        if (v != (int64_t)o->dflt) {
+        if (v != (int64_t)o->def) {
             push_flag(out, o);
             bench_argv_pushf(out, "%lld", (long long)v);
         }
-        break;
+        return;
     }
-    case BENCH_RK_DOUBLE: {
+    case UTIL_OPT_DOUBLE: {
         double v = *CFIELD(base, o->off, double);
-        if (v != o->dflt) {
+        if (v != o->def) {
             push_flag(out, o);
             bench_argv_push_decimal(out, v);
         }
-        break;
+        return;
     }
-    case BENCH_RK_STRING: {
+    case UTIL_OPT_STR: {
         const char *v = *CFIELD(base, o->off, const char *);
         if (v) {
             push_flag(out, o);
             bench_argv_push(out, v);
         }
-        break;
+        return;
     }
-    case BENCH_RK_PROTOCOL: {
-        enum bench_protocol p = *CFIELD(base, o->off, enum bench_protocol);
-        if (p != BENCH_PROTOCOL_DEFAULT) {
-            push_flag(out, o);
-            bench_argv_push(out, bench_protocol_name(p));
-        }
-        break;
-    }
-    case BENCH_RK_WEIGHTED: {
-        const char *v = *CFIELD(base, o->off, const char *);
-        if (v)
-            push_weighted(out, o, v, *CFIELD(base, o->off2, int));
-        break;
-    }
-    case BENCH_RK_SCRIPTS: {
-        const struct bench_pgbench_script *s =
-            *CFIELD(base, o->off, const struct bench_pgbench_script *);
-        size_t n = *CFIELD(base, o->off2, size_t);
-        for (size_t i = 0; i < n; i++)
-            push_weighted(out, o, s[i].path, s[i].weight);
-        break;
-    }
-    case BENCH_RK_JOB: /* written by the fio builder */
-        break;
+    case UTIL_OPT_CALL:
+        build_call(out, o, base);
+        return;
+    default: /* the tables use no other type */
+        abort();
     }
 }
 
-static bool is_job_name_row(const struct bench_runner_opt *o)
+static bool is_job_name_row(const struct util_opt *o)
 {
-    return (o->flags & BENCH_RF_JOB) && o->kind == BENCH_RK_STRING && o->off == JOB_F(name);
+    return job_row(o) && !(o->tag & BENCH_RT_NEW_JOB) && o->type == UTIL_OPT_STR &&
+           o->off == JOB_F(name);
 }
 
 static void build_fio_jobs(const struct cmd_desc *d, const struct bench_runner_fio *f,
                            struct bench_argv *out)
 {
-    const struct bench_runner_opt *job = NULL;
+    const struct util_opt *job = NULL;
     for (size_t i = 0; i < d->nrows; i++)
-        if (d->rows[i].kind == BENCH_RK_JOB)
+        if (d->rows[i].tag & BENCH_RT_NEW_JOB)
             job = &d->rows[i];
     if (!job)
         abort(); /* the fio table has its --job row */
@@ -580,8 +613,8 @@ static void build_fio_jobs(const struct cmd_desc *d, const struct bench_runner_f
                 bench_argv_pushf(out, "job%zu", j);
         }
         for (size_t i = 0; i < d->nrows; i++) {
-            const struct bench_runner_opt *o = &d->rows[i];
-            if (!(o->flags & BENCH_RF_JOB) || (j > 0 && is_job_name_row(o)))
+            const struct util_opt *o = &d->rows[i];
+            if (!job_row(o) || (o->tag & BENCH_RT_NEW_JOB) || (j > 0 && is_job_name_row(o)))
                 continue;
             build_row(out, o, jo);
         }
@@ -617,20 +650,13 @@ void bench_runner_build(enum bench_runner_cmd cmd, const void *args, struct benc
  * Parser
  * ------------------------------------------------------------------------------------------- */
 
-struct pstate {
-    int cur; /* fio: the current job, -1 before the first */
-    bool touched[BENCH_RUNNER_MAX_FIO_JOBS];
-};
-
-static void unknown_pgbench(const struct cmd_desc *d, const char *arg, char *err, size_t errlen)
+/* fio: an option that no row names. The ones that would zero the latencies get their reason. */
+static int unknown_fio(void *ctx, char **argv, int argc, int *used, char *err, size_t errlen)
 {
-    (void)util_errf(err, errlen, "bad option for %s (see --help): %s", d->words, arg);
-}
-
-static void unknown_fio(const struct cmd_desc *d, const char *arg, char *err, size_t errlen)
-{
-    (void)d;
-    const char *name = arg;
+    (void)ctx;
+    (void)argc;
+    (void)used;
+    const char *name = argv[0];
     while (*name == '-')
         name++;
     char opt[64];
@@ -641,84 +667,22 @@ static void unknown_fio(const struct cmd_desc *d, const char *arg, char *err, si
                         "the result would report zero latencies",
                         opt);
     else
-        (void)util_errf(err, errlen, "unknown or incomplete fio option %s (see --help)", arg);
+        (void)util_errf(err, errlen, "unknown or incomplete fio option %s (see --help)", argv[0]);
+    return -ENOENT;
 }
 
-static int bad_value(const struct bench_runner_opt *o, const char *arg, char *err, size_t errlen)
-{
-    if (o->expect)
-        return util_errf(err, errlen, "--%s: expected %s, got %s", o->name, o->expect, arg);
-    if (o->kind == BENCH_RK_DOUBLE)
-        return util_errf(err, errlen, "--%s: expected a number %g..%g, got %s", o->name, o->lo,
-                         o->hi, arg);
-    return util_errf(err, errlen, "--%s: expected an integer %lld..%lld, got %s", o->name,
-                     (long long)o->lo, (long long)o->hi, arg);
-}
-
-static int parse_integer(const struct bench_runner_opt *o, const char *arg, long long *out,
-                         char *err, size_t errlen)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(arg, &end, 10);
-    if (errno || *end || end == arg || (double)v < o->lo || (double)v > o->hi) {
-        (void)bad_value(o, arg, err, errlen);
-        return -EINVAL;
-    }
-    *out = v;
-    return 0;
-}
-
-static char *weighted(const struct bench_runner_opt *o, const char *arg, int *weight, char *err,
-                      size_t errlen)
+/* NAME[@W] into an owned copy of NAME and *weight (BENCH_PGBENCH_UNSET: no @W; @0 is a weight). */
+static char *weighted(const struct util_opt *o, const char *flag, const char *arg, int *weight,
+                      char *err, size_t errlen)
 {
     char *name = NULL;
     int w = 0;
-    int rc = bench_weighted_parse(arg, &name, &w);
-    if (rc) {
-        (void)bad_value(o, arg, err, errlen);
+    if (bench_weighted_parse(arg, &name, &w)) {
+        (void)util_opt_bad(o, flag, arg, err, errlen);
         return NULL;
     }
-    *weight = strchr(arg, '@') ? w : BENCH_PGBENCH_UNSET; /* @0 is a weight, honoured */
+    *weight = strchr(arg, '@') ? w : BENCH_PGBENCH_UNSET;
     return name;
-}
-
-static int set_value(const struct bench_runner_opt *o, void *base, const char *arg, char *err,
-                     size_t errlen)
-{
-    long long v = 0;
-    switch (o->kind) {
-    case BENCH_RK_FLAG:
-        *FIELD(base, o->off, bool) = true;
-        return 0;
-    case BENCH_RK_INT:
-        if (parse_integer(o, arg, &v, err, errlen))
-            return -EINVAL;
-        *FIELD(base, o->off, int) = (int)v;
-        return 0;
-    case BENCH_RK_INT64:
-        if (parse_integer(o, arg, &v, err, errlen))
-            return -EINVAL;
-        *FIELD(base, o->off, int64_t) = v;
-        return 0;
-    case BENCH_RK_DOUBLE: {
-        char *end;
-        double d = strtod(arg, &end);
-        if (*end || end == arg || !(d >= o->lo) || !(d <= o->hi))
-            return bad_value(o, arg, err, errlen);
-        *FIELD(base, o->off, double) = d;
-        return 0;
-    }
-    case BENCH_RK_STRING:
-        *FIELD(base, o->off, const char *) = arg;
-        return 0;
-    case BENCH_RK_PROTOCOL:
-        if (bench_protocol_parse(arg, FIELD(base, o->off, enum bench_protocol)))
-            return bad_value(o, arg, err, errlen);
-        return 0;
-    default: /* WEIGHTED, SCRIPTS, JOB: owned strings or jobs, see parse_run_row / fio */
-        abort();
-    }
 }
 
 /* Owned strings of a run struct (builtin name and script paths). */
@@ -740,26 +704,34 @@ static void own_drop(struct bench_runner_run *r, const char *s)
     }
 }
 
-static int parse_run_row(const struct bench_runner_opt *o, struct bench_runner_run *r,
-                         const char *arg, char *err, size_t errlen)
+/* --builtin NAME[@W]: a later one replaces an earlier one. */
+static int parse_weighted(void *base, const struct util_opt *o, const char *flag, const char *v,
+                          char *err, size_t errlen)
 {
+    struct bench_runner_run *r = base;
     int w;
-    char *name;
-    if (o->kind == BENCH_RK_WEIGHTED) {
-        if (!(name = weighted(o, arg, &w, err, errlen)))
-            return -EINVAL;
-        const char **field = FIELD(r, o->off, const char *);
-        own_drop(r, *field); /* a later --builtin replaces an earlier one */
-        own_put(r, name);
-        *field = name;
-        *FIELD(r, o->off2, int) = w;
-        return 0;
-    }
-    /* BENCH_RK_SCRIPTS */
+    char *name = weighted(o, flag, v, &w, err, errlen);
+    if (!name)
+        return -EINVAL;
+    const char **field = FIELD(r, o->off, const char *);
+    own_drop(r, *field);
+    own_put(r, name);
+    *field = name;
+    *FIELD(r, o->off_n, int) = w;
+    return 0;
+}
+
+/* --script FILE[@W], repeatable. */
+static int parse_script(void *base, const struct util_opt *o, const char *flag, const char *v,
+                        char *err, size_t errlen)
+{
+    struct bench_runner_run *r = base;
+    int w;
     if (r->pg.nscripts == BENCH_RUNNER_MAX_SCRIPTS)
         return util_errf(err, errlen, "--%s: at most %d scripts", o->name,
                          BENCH_RUNNER_MAX_SCRIPTS);
-    if (!(name = weighted(o, arg, &w, err, errlen)))
+    char *name = weighted(o, flag, v, &w, err, errlen);
+    if (!name)
         return -EINVAL;
     own_put(r, name);
     r->script_buf[r->pg.nscripts].path = name;
@@ -769,50 +741,56 @@ static int parse_run_row(const struct bench_runner_opt *o, struct bench_runner_r
     return 0;
 }
 
-/* fio: the job an option applies to, starting a new one on --job or on the first job option
- * (as before the table: --job right after an untouched, unnamed job reuses it). */
-static int parse_fio_row(const struct bench_runner_opt *o, struct bench_runner_fio *f,
-                         struct pstate *st, const char *arg, char *err, size_t errlen)
+struct pstate {
+    const struct cmd_desc *d;
+    struct bench_runner_fio *f; /* fio */
+    int cur;                    /* fio: the current job, -1 before the first */
+    bool touched[BENCH_RUNNER_MAX_FIO_JOBS];
+};
+
+/* A word before "--": the extra arguments go after it. */
+static int stray_word(void *ctx, const char *word, char *err, size_t errlen)
 {
-    bool is_job = o->kind == BENCH_RK_JOB;
+    const struct pstate *st = ctx;
+    return util_errf(err, errlen, "unexpected argument %s (%s go after --)", word,
+                     st->d->extra_what);
+}
+
+/* fio: the job an option applies to, starting a new one on --job or on the first job option
+ * (--job right after an untouched, unnamed job reuses it). */
+static int fio_job_base(void *ctx, const struct util_opt *o, void **base, char *err, size_t errlen)
+{
+    struct pstate *st = ctx;
+    if (!job_row(o))
+        return 0;
+    bool is_job = (o->tag & BENCH_RT_NEW_JOB) != 0;
     if (is_job || st->cur < 0) {
-        if (!(is_job && st->cur >= 0 && !st->touched[st->cur] && !f->job_buf[st->cur].name)) {
+        if (!(is_job && st->cur >= 0 && !st->touched[st->cur] && !st->f->job_buf[st->cur].name)) {
             if (st->cur + 1 >= BENCH_RUNNER_MAX_FIO_JOBS)
                 return util_errf(err, errlen, "at most %d fio jobs", BENCH_RUNNER_MAX_FIO_JOBS);
             st->cur++;
         }
-        if (is_job) {
-            f->job_buf[st->cur].name = arg;
-            return 0;
-        }
     }
-    st->touched[st->cur] = true;
-    return set_value(o, &f->job_buf[st->cur], arg, err, errlen);
-}
-
-static int finish_run(void *args, struct pstate *st, char *err, size_t errlen)
-{
-    (void)st;
-    (void)err;
-    (void)errlen;
-    struct bench_runner_run *r = args;
-    if (r->pg.nscripts)
-        r->pg.scripts = r->script_buf;
+    if (!is_job)
+        st->touched[st->cur] = true;
+    *base = &st->f->job_buf[st->cur];
     return 0;
 }
 
-static int finish_fio(void *args, struct pstate *st, char *err, size_t errlen)
+/* fio: the jobs given, named job<i> where they have no name. */
+static int finish_fio(struct pstate *st, char *err, size_t errlen)
 {
-    struct bench_runner_fio *f = args;
+    struct bench_runner_fio *f = st->f;
     if (st->cur < 0) {
         /* "no fio job given (--rw, --bs, ...)": the job options from the table */
         struct buf b = BUF_INIT(0);
         const struct cmd_desc *d = desc(BENCH_RUNNER_FIO);
         size_t listed = 0;
         for (size_t i = 0; i < d->nrows && listed < 3; i++) {
-            if (!(d->rows[i].flags & BENCH_RF_JOB) || is_job_name_row(&d->rows[i]))
+            const struct util_opt *o = &d->rows[i];
+            if (!job_row(o) || (o->tag & BENCH_RT_NEW_JOB) || is_job_name_row(o))
                 continue;
-            (void)buf_printf(&b, "%s--%s", listed ? ", " : "", d->rows[i].name);
+            (void)buf_printf(&b, "%s--%s", listed ? ", " : "", o->name);
             listed++;
         }
         (void)util_errf(err, errlen, "no fio job given (%s ...)", b.data ? b.data : "");
@@ -830,67 +808,29 @@ static int finish_fio(void *args, struct pstate *st, char *err, size_t errlen)
     return 0;
 }
 
-#define OPT_BASE 1000
-#define OPT_HELP 999
-
 int bench_runner_parse(enum bench_runner_cmd cmd, int argc, char **argv, void *args, char *err,
                        size_t errlen)
 {
     const struct cmd_desc *d = desc(cmd);
     bench_runner_defaults(cmd, args);
-    struct option *lo = util_xcalloc(d->nrows + 2, sizeof(*lo));
-    bool *seen = util_xcalloc(d->nrows + 1, sizeof(*seen));
-    for (size_t i = 0; i < d->nrows; i++) {
-        lo[i].name = d->rows[i].name;
-        lo[i].has_arg = d->rows[i].kind == BENCH_RK_FLAG ? no_argument : required_argument;
-        lo[i].val = OPT_BASE + (int)i;
+    struct util_opt_set set = {d->rows, d->nrows, args};
+    struct pstate st = {.d = d, .f = args, .cur = -1};
+    struct util_opt_parse p = {
+        .sets = &set, .nsets = 1, .abbrev = true, .word = stray_word, .ctx = &st};
+    if (cmd == BENCH_RUNNER_FIO) {
+        p.unknown = unknown_fio;
+        p.before = fio_job_base;
     }
-    lo[d->nrows].name = "help";
-    lo[d->nrows].val = OPT_HELP;
-
-    struct pstate st = {.cur = -1};
-    int rc = 0, c;
-    optind = 0; /* glibc: start over, also after an earlier parse stopped early */
-    opterr = 0; /* unknown options are explained in err, never printed */
-    while ((c = getopt_long(argc, argv, "+:", lo, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            rc = BENCH_RUNNER_HELP;
-            goto out;
-        }
-        if (c < OPT_BASE || c >= OPT_BASE + (int)d->nrows) { /* '?' or ':' */
-            d->unknown(d, argv[optind - 1], err, errlen);
-            rc = -ENOENT;
-            goto out;
-        }
-        const struct bench_runner_opt *o = &d->rows[c - OPT_BASE];
-        seen[c - OPT_BASE] = true;
-        if (cmd == BENCH_RUNNER_FIO && job_row(o))
-            rc = parse_fio_row(o, args, &st, optarg, err, errlen);
-        else if (o->kind == BENCH_RK_WEIGHTED || o->kind == BENCH_RK_SCRIPTS)
-            rc = parse_run_row(o, args, optarg, err, errlen);
-        else
-            rc = set_value(o, args, optarg, err, errlen);
-        if (rc)
-            goto out;
-    }
-    if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
-        rc = util_errf(err, errlen, "unexpected argument %s (%s go after --)", argv[optind],
-                       d->extra_what);
+    int rc = util_opt_parse(&p, argc, argv, err, errlen);
+    if (rc == UTIL_OPT_HELP)
+        return BENCH_RUNNER_HELP;
+    if (rc)
         goto out;
-    }
-    *FIELD(args, d->extra_off, const char *const *) = (const char *const *)(argv + optind);
-    *FIELD(args, d->nextra_off, size_t) = (size_t)(argc - optind);
-    if (d->finish && (rc = d->finish(args, &st, err, errlen)) != 0)
-        goto out;
-    for (size_t i = 0; i < d->nrows; i++) {
-        if ((d->rows[i].flags & BENCH_RF_REQUIRED) && !seen[i]) {
-            rc = util_errf(err, errlen, "--%s is required", d->rows[i].name);
-            goto out;
-        }
-    }
+    *FIELD(args, d->extra_off, const char *const *) = (const char *const *)(argv + p.next);
+    *FIELD(args, d->nextra_off, size_t) = (size_t)(argc - p.next);
+    if (cmd == BENCH_RUNNER_FIO)
+        rc = finish_fio(&st, err, errlen);
 out:
-    free(lo);
-    free(seen);
     if (rc < 0)
         bench_runner_cleanup(cmd, args);
     return rc;
@@ -911,113 +851,22 @@ void bench_runner_cleanup(enum bench_runner_cmd cmd, void *args)
  * Usage
  * ------------------------------------------------------------------------------------------- */
 
-#define USAGE_WIDTH 100
-
-/* Appends a space and a token to the synopsis, or a new line indented by `indent` and the token
- * when the line would pass USAGE_WIDTH. */
-static void token(struct buf *b, size_t *col, size_t indent, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void token(struct buf *b, size_t *col, size_t indent, const char *fmt, ...)
-{
-    char t[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t, sizeof(t), fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    va_end(ap);
-    if (n < 0)
-        abort();
-    if (*col + 1 + (size_t)n > USAGE_WIDTH && *col > indent) {
-        (void)buf_printf(b, "\n%*s", (int)indent, "");
-        *col = indent;
-    } else {
-        (void)buf_puts(b, " ");
-        (*col)++;
-    }
-    (void)buf_puts(b, t);
-    *col += (size_t)n;
-}
-
-static void row_token(struct buf *b, size_t *col, size_t indent, const struct bench_runner_opt *o,
-                      bool bracket)
-{
-    const char *rep = o->kind == BENCH_RK_SCRIPTS ? "..." : "";
-    if (o->kind == BENCH_RK_FLAG)
-        token(b, col, indent, bracket ? "[--%s]" : "--%s", o->name);
-    else
-        token(b, col, indent, bracket ? "[--%s %s]%s" : "--%s %s%s", o->name, o->metavar, rep);
-}
-
-static void synopsis(struct buf *b, const struct cmd_desc *d, const char *prefix)
-{
-    (void)buf_printf(b, "%s%s", prefix, d->words);
-    size_t indent = strlen(prefix) + strlen(d->words) + 1;
-    size_t col = indent - 1; /* just after the words */
-    bool conn = false;
-    for (size_t i = 0; i < d->nrows; i++) {
-        const struct bench_runner_opt *o = &d->rows[i];
-        if (o->flags & BENCH_RF_CONN) {
-            if (!conn)
-                token(b, &col, indent, "[connection flags]");
-            conn = true;
-            continue;
-        }
-        if (o->flags & BENCH_RF_ONE_OF) { /* (--a X | --b Y) */
-            char alt[256] = "(";
-            size_t n = 1;
-            for (; i < d->nrows && (d->rows[i].flags & BENCH_RF_ONE_OF); i++)
-                n += (size_t)snprintf(alt + n, sizeof(alt) - n, "%s--%s %s", n > 1 ? " | " : "",
-                                      d->rows[i].name, d->rows[i].metavar);
-            i--;
-            token(b, &col, indent, "%s)", alt);
-            continue;
-        }
-        row_token(b, &col, indent, o, !(o->flags & BENCH_RF_REQUIRED));
-    }
-    token(b, &col, indent, "%s", d->extra_usage);
-    (void)buf_puts(b, "\n");
-    for (size_t i = 0; i < d->nrows; i++) /* fio: what --job does */
-        if (d->rows[i].kind == BENCH_RK_JOB)
-            (void)buf_printf(b, "%*s(--%s %s: %s)\n", (int)indent, "", d->rows[i].name,
-                             d->rows[i].metavar, d->rows[i].help);
-}
-
-static void describe(struct buf *b, const struct bench_runner_opt *o)
-{
-    char lhs[64];
-    if (o->kind == BENCH_RK_FLAG)
-        (void)snprintf(lhs, sizeof(lhs), "--%s", o->name);
-    else
-        (void)snprintf(lhs, sizeof(lhs), "--%s %s", o->name, o->metavar);
-    if (strlen(lhs) > 28)
-        (void)buf_printf(b, "  %s\n  %-28s %s", lhs, "", o->help);
-    else
-        (void)buf_printf(b, "  %-28s %s", lhs, o->help);
-    if (o->kind == BENCH_RK_INT || o->kind == BENCH_RK_INT64)
-        (void)buf_printf(b, " [%lld..%lld", (long long)o->lo, (long long)o->hi);
-    else if (o->kind == BENCH_RK_DOUBLE)
-        (void)buf_printf(b, " [%.15g..%.15g", o->lo, o->hi);
-    /* a default outside the range stands for "not given" (the tool's own default) */
-    if (o->kind == BENCH_RK_INT || o->kind == BENCH_RK_INT64 || o->kind == BENCH_RK_DOUBLE) {
-        if (o->dflt != 0 && o->dflt >= o->lo && o->dflt <= o->hi)
-            (void)buf_printf(b, ", default %.15g]", o->dflt);
-        else
-            (void)buf_puts(b, "]");
-    }
-    if (o->flags & BENCH_RF_REQUIRED)
-        (void)buf_puts(b, " (required)");
-    (void)buf_puts(b, "\n");
-}
-
 char *bench_runner_usage(enum bench_runner_cmd cmd, bool detailed)
 {
     const struct cmd_desc *d = desc(cmd);
     struct buf b = BUF_INIT(0);
-    synopsis(&b, d, detailed ? "usage: pgbench-runner " : "  ");
+    char prefix[64];
+    (void)snprintf(prefix, sizeof(prefix), "%s%s", detailed ? "usage: pgbench-runner " : "  ",
+                   d->words);
+    (void)util_opt_synopsis(&b, prefix, d->rows, d->nrows, d->extra_usage);
+    for (size_t i = 0; i < d->nrows; i++) /* fio: what --job does */
+        if (d->rows[i].tag & BENCH_RT_NEW_JOB)
+            (void)buf_printf(&b, "%*s(--%s %s: %s)\n", (int)strlen(prefix) + 1, "", d->rows[i].name,
+                             d->rows[i].metavar, d->rows[i].help);
     if (detailed) {
-        (void)buf_puts(&b, "\noptions:\n");
-        for (size_t i = 0; i < d->nrows; i++)
-            describe(&b, &d->rows[i]);
-        (void)buf_printf(&b, "  %-28s %s\n", "--help", "this text");
+        struct util_opt_set set = {d->rows, d->nrows, NULL};
+        (void)buf_puts(&b, "\n");
+        (void)util_opt_help(&b, &set, 1);
     }
     return buf_steal(&b);
 }
@@ -1027,7 +876,7 @@ char *bench_runner_conn_usage(void)
     const struct cmd_desc *d = desc(BENCH_RUNNER_PGBENCH_RUN);
     struct buf b = BUF_INIT(0);
     for (size_t i = 0; i < d->nrows; i++)
-        if (d->rows[i].flags & BENCH_RF_CONN)
+        if (d->rows[i].flags & UTIL_OPT_BRIEF)
             (void)buf_printf(&b, "%s--%s %s", b.len ? " " : "", d->rows[i].name,
                              d->rows[i].metavar);
     return buf_steal(&b);

@@ -2,11 +2,11 @@
  * pgbench-runner, which parses it.
  *
  * One table per subcommand (pgbench init, pgbench run, fio) names each runner flag once: long
- * name, argument kind and range, the struct field it fills and its help text. Everything else
- * comes from that table: the builder the operator's manifests use (bench_runner_build), the
- * runner's parser (bench_runner_parse, getopt_long with a `struct option` array generated from
- * the rows), the default values, the usage text, and the range errors ("--clients: expected an
- * integer 1..100000, got 0"). No runner flag is spelled anywhere else.
+ * name, type and range, default, the struct field it fills and its help text (pkg/util/opt.h
+ * rows). Everything else comes from that table: the builder the operator's manifests use
+ * (bench_runner_build), the runner's parser (bench_runner_parse, util_opt_parse over the rows),
+ * the default values, the usage text, and the range errors ("--clients \"0\": expected an
+ * integer 1..100000"). No runner flag is spelled anywhere else.
  *
  * Each subcommand fills its own struct below, which embeds the options of the tool it drives
  * (bench_pgbench_init_opts, bench_pgbench_run_opts, bench_fio_opts), so the parsed flags are the
@@ -20,6 +20,7 @@
 #include "pkg/bench/fio.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/bench/conninfo.h"
+#include "pkg/util/opt.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,6 +42,9 @@ struct bench_runner_common {
     bool create_database;  /* create the database when it is missing */
 };
 
+/* How often (ms) a run Job's runner reads BENCH_START_AT_FILE until it holds the start barrier
+ * (env BENCH_START_POLL_MS overrides); the operator's start margin counts one such interval. */
+#define BENCH_START_POLL_MS 20
 #define BENCH_RUNNER_MAX_SCRIPTS 64
 #define BENCH_RUNNER_MAX_FIO_JOBS 64
 
@@ -85,45 +89,22 @@ struct bench_runner_fio {
  * The tables
  * ------------------------------------------------------------------------------------------- */
 
-enum bench_runner_kind {
-    BENCH_RK_FLAG,     /* no argument: bool field set to true */
-    BENCH_RK_INT,      /* int field, decimal in [lo, hi] */
-    BENCH_RK_INT64,    /* int64_t field, decimal in [lo, hi] */
-    BENCH_RK_DOUBLE,   /* double field, a number in [lo, hi] */
-    BENCH_RK_STRING,   /* const char * field, borrowed from argv */
-    BENCH_RK_PROTOCOL, /* enum bench_protocol field: simple|extended|prepared */
-    BENCH_RK_WEIGHTED, /* NAME[@W]: const char * field (owned copy), int weight field at off2
-                          (BENCH_PGBENCH_UNSET = no @W given; @0 is a weight) */
-    BENCH_RK_SCRIPTS,  /* FILE[@W], repeatable: a const struct bench_pgbench_script * field and
-                          its count at off2 (weight BENCH_PGBENCH_UNSET = no @W given) */
-    BENCH_RK_JOB,      /* fio NAME: starts a new job named NAME */
-};
-
+/* The rows are pkg/util/opt.h's (type, range, default, metavar, help; UTIL_OPT_REQUIRED,
+ * UTIL_OPT_ONE_OF, and UTIL_OPT_BRIEF with group "connection" for the connection flags). The
+ * runner's own marks are in the rows' tag: */
 enum {
-    BENCH_RF_REQUIRED = 1 << 0, /* "--x is required" when absent */
-    BENCH_RF_CONN = 1 << 1,     /* a connection flag: "[connection flags]" in the synopsis */
-    BENCH_RF_ONE_OF = 1 << 2,   /* consecutive ONE_OF rows: "(--a X | --b Y)" in the synopsis */
-    BENCH_RF_JOB = 1 << 3,      /* fio: the field is in the current struct bench_fio_job_opts */
-};
-
-struct bench_runner_opt {
-    const char *name; /* long name without "--" */
-    enum bench_runner_kind kind;
-    unsigned flags;      /* BENCH_RF_* */
-    size_t off;          /* the field: in the subcommand's struct, or in bench_fio_job_opts */
-    size_t off2;         /* BENCH_RK_WEIGHTED: the int weight field; BENCH_RK_SCRIPTS: the size_t
-                            count of the script array at off */
-    double lo, hi;       /* numeric range */
-    double dflt;         /* numeric default (bools false, strings NULL); outside [lo, hi] it
-                            means "not given" (max-tries: BENCH_PGBENCH_UNSET) and is never
-                            written */
-    const char *metavar; /* the argument in usage texts: "N", "S", "NAME[@W]" */
-    const char *expect;  /* "expected <expect>, got X" in errors; NULL = from kind and range */
-    const char *help;
+    BENCH_RT_JOB = 1 << 0,      /* fio: the field is in the current struct bench_fio_job_opts */
+    BENCH_RT_NEW_JOB = 1 << 1,  /* fio --job NAME: starts another job named NAME */
+    BENCH_RT_WEIGHTED = 1 << 2, /* NAME[@W] (CALL): const char * field at off (owned copy), int
+                                   weight at off_n (BENCH_PGBENCH_UNSET = no @W given; @0 is a
+                                   weight) */
+    BENCH_RT_SCRIPTS = 1 << 3,  /* FILE[@W], repeatable (CALL): a const struct
+                                   bench_pgbench_script * field at off, its size_t count at
+                                   off_n */
 };
 
 /* The rows of a subcommand, in the order the builder emits them. */
-const struct bench_runner_opt *bench_runner_table(enum bench_runner_cmd cmd, size_t *n);
+const struct util_opt *bench_runner_table(enum bench_runner_cmd cmd, size_t *n);
 /* "pgbench run" */
 const char *bench_runner_words(enum bench_runner_cmd cmd);
 /* sizeof the subcommand's struct. */
@@ -153,11 +134,11 @@ void bench_runner_build(enum bench_runner_cmd cmd, const void *args, struct benc
 
 /* Parses the runner's arguments into *args (defaults first). argv[0] is the last subcommand
  * word ("init", "run", "fio"); options start at argv[1]; the extra arguments follow "--" and are
- * borrowed from argv. Uses getopt_long (optind is reset), prints nothing.
+ * borrowed from argv. Prints nothing.
  * Returns 0; BENCH_RUNNER_HELP when --help is met (the options after it are not read); -EINVAL with
- * the message in err for a value out of range, a missing required flag or a stray argument; -ENOENT
- * for an unknown or incomplete option (the message names it). On an error the owned strings are
- * already freed; on 0 or HELP call bench_runner_cleanup. */
+ * the message in err for a value out of range or missing, a missing required flag or a stray
+ * argument; -ENOENT for an unknown option (the message names it). On an error the owned strings
+ * are already freed; on 0 or HELP call bench_runner_cleanup. */
 #define BENCH_RUNNER_HELP 1
 int bench_runner_parse(enum bench_runner_cmd cmd, int argc, char **argv, void *args, char *err,
                        size_t errlen);

@@ -1,6 +1,7 @@
 /* Universal Scalability Law fit (see usl.h). */
 #include "pkg/bench/usl.h"
 #include "pkg/bench/stepclass.h"
+#include "pkg/util/mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -251,9 +252,7 @@ static void jackknife(const struct bench_usl_point *pts, size_t n, struct bench_
         if (!seen)
             groups[g++] = pts[i].n;
     }
-    struct bench_usl_point *sub = calloc(n, sizeof(*sub));
-    if (!sub)
-        abort();
+    struct bench_usl_point *sub = util_xcalloc(n, sizeof(*sub));
     int used = 0;
     for (int j = 0; j < g; j++) {
         size_t m = 0;

@@ -218,6 +218,8 @@ void bench_verdict_evidence_of(const cJSON *r, double ev[BENCH_EV__COUNT])
     }
 
     ev[BENCH_EV_CLIENT_BUSY] = bench_num(r, BK_CLIENT_CPU_BUSY_PCT);
+    ev[BENCH_EV_CLIENT_DEMAND] = bench_num(r, BK_CLIENT_CPU_DEMAND_PCT);
+    ev[BENCH_EV_CLIENT_WAIT] = bench_num(r, BK_CLIENT_CPU_WAIT_PCT);
     ev[BENCH_EV_CLIENT_CPUS] = bench_num(r, BK_CLIENT_CPUS);
     ev[BENCH_EV_THREADS] = bench_num(r, BK_CLIENT_THREADS);
     ev[BENCH_EV_WORKER_CLIENTS] = bench_num(r, BK_CLIENT_CLIENTS);
@@ -388,7 +390,8 @@ static int undecided(struct buf *b, const struct bench_verdict *v)
                          "inconclusive: the server idle %s %% of the time, waiting for pgbench "
                          "(the client or the network); would decide it: ",
                          x);
-        const int need[] = {BENCH_EV_CLIENT_BUSY, BENCH_EV_RTT, BENCH_EV_STATEMENTS};
+        const int need[] = {BENCH_EV_CLIENT_BUSY, BENCH_EV_CLIENT_DEMAND, BENCH_EV_RTT,
+                            BENCH_EV_STATEMENTS};
         bool named = false;
         for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
             if (!isfinite(ev[need[i]])) {

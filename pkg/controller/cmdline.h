@@ -1,7 +1,7 @@
 /* The operator's command line: one table names each pgbench-operator flag once (long name,
- * argument, range, the field it fills, its help line); the parser (getopt_long with a `struct
- * option` array made from the rows), the defaults and the --help text all come from it, as the
- * runner's flags come from pkg/bench/runner_args.c. cmd/operator/main.c only wires the result. */
+ * type and range, default, the field it fills, its help line: pkg/util/opt.h rows); the parser,
+ * the defaults and the --help text all come from it, as the runner's flags come from
+ * pkg/bench/runner_args.c. cmd/operator/main.c only wires the result. */
 #ifndef PGBO_CONTROLLER_CMDLINE_H
 #define PGBO_CONTROLLER_CMDLINE_H
 
@@ -20,6 +20,7 @@ struct ctrl_cmdline {
     int lease_duration_s;     /* 15 */
     const char *log_level;    /* "info": one of debug, info, warn, error */
     const char *log_format;   /* "json" or "text" */
+    bool version;             /* --version */
     struct ctrl_options copt; /* namespace, workers (8), runner image/command, start delay,
                                  progress interval (api_config_defaults) */
 };
@@ -28,15 +29,15 @@ struct ctrl_cmdline {
 void ctrl_cmdline_defaults(struct ctrl_cmdline *o);
 
 /* Parses argv (argv[0] the program) into *o (defaults first); strings are borrowed from argv.
- * Uses getopt_long (optind is reset), prints nothing. Returns 0; CTRL_CMDLINE_HELP when -h or
- * --help is met, CTRL_CMDLINE_VERSION for --version; -EINVAL with a message naming the flag in err
- * for an unknown flag, a flag without its value, a value out of range or a stray argument. */
+ * Prints nothing. Returns 0; CTRL_CMDLINE_HELP when -h or --help is met, CTRL_CMDLINE_VERSION for
+ * --version; -EINVAL with a message naming the flag in err for an unknown flag, a flag without
+ * its value, a value out of range or a stray argument. */
 #define CTRL_CMDLINE_HELP 1
 #define CTRL_CMDLINE_VERSION 2
 int ctrl_cmdline_parse(int argc, char **argv, struct ctrl_cmdline *o, char *err, size_t errlen);
 
 struct buf;
-/* Appends the --help text: the synopsis, then one line per row. Returns 0, or -E2BIG when out
+/* Appends the --help text: the synopsis, then the rows by group. Returns 0, or -E2BIG when out
  * has a limit the text passes (allocation failure aborts, pkg/util/mem.h). */
 int ctrl_cmdline_usage(struct buf *out);
 

@@ -1,4 +1,4 @@
-/* The executor of ctrl_decide() plans: one asynchronous reconcile per key (see executor.h for
+/* The executor of the controllers' plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
 #include "pkg/util/mem.h"
@@ -11,7 +11,7 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
-#include "pkg/controller/controller.h"
+#include "pkg/controller/cache.h"
 #include "pkg/api/phase.h"
 #include "pkg/api/status.h"
 #include "pkg/util/clock.h"
@@ -48,6 +48,7 @@ struct ctrl_exec {
     struct expectation *expect; /* grows with a burst of creates, freed once all expired */
     int n_expect, cap_expect;
     struct ctrl_exec_stats stats;
+    struct ctrl_margin margin; /* the start barrier's, learned from the collected runs */
 };
 
 struct log_fetch;
@@ -77,7 +78,12 @@ struct rec {
         int index;
     } pf[API_MAX_WORKERS]; /* FETCH: progress reads in flight, by plan.progress entry */
     int action;            /* ACTIONS: next plan.actions entry */
-    int ann;               /* ANNOTATE: next plan.annotate pod */
+    int ann;               /* ANNOTATE: patches not answered yet */
+    bool ann_failed;       /* ANNOTATE: one was refused or not sent: the reconcile ends in error */
+    struct ann_req {
+        struct rec *r;
+        int i;
+    } * anns; /* ANNOTATE: one per plan.annotate pod, the context of its patch */
     bool error_set;
     char error_message[600];
 };
@@ -113,7 +119,7 @@ static void rec_decide(struct rec *r);
 static void rec_execute(struct rec *r);
 static void rec_next_action(struct rec *r);
 static void start_actions(struct rec *r);
-static void next_annotation(struct rec *r);
+static void start_annotations(struct rec *r);
 static void lf_free_all(struct rec *r);
 
 static void rec_free(struct rec *r)
@@ -140,11 +146,14 @@ static void rec_free(struct rec *r)
     }
     free(r->obs.progress);
     cJSON_Delete(r->node_list);
+    free(r->anns);
     ctrl_plan_free(&r->plan);
     free(r);
 }
 
-static void rec_finish(struct rec *r, bool error)
+/* DONE: counted (error: as an error), and the key handed back; retry: requeued with backoff,
+ * else after plan.requeue_ms when set. */
+static void rec_end(struct rec *r, bool error, bool retry)
 {
     struct ctrl_exec *x = r->x;
     set_state(r, CTRL_EXEC_DONE);
@@ -154,9 +163,24 @@ static void rec_finish(struct rec *r, bool error)
     if (error)
         x->stats.reconcile_errors++;
     log_debug(COMP, "reconciled %s phase=%s in %.1f ms%s, again in %ld ms", r->key, r->plan.phase,
-              dt * 1000, error ? " (retry)" : "", error ? -1 : r->plan.requeue_ms);
-    kube_queue_finish(x->env.q, r->key, error, r->plan.requeue_ms);
+              dt * 1000,
+              retry   ? " (retry)"
+              : error ? " (refused)"
+                      : "",
+              retry ? -1 : r->plan.requeue_ms);
+    kube_queue_finish(x->env.q, r->key, retry, r->plan.requeue_ms);
     rec_free(r);
+}
+
+static void rec_finish(struct rec *r, bool error)
+{
+    rec_end(r, error, error);
+}
+
+/* A write refused for good: an error, but trying again at once would only be refused again. */
+static void rec_finish_terminal(struct rec *r)
+{
+    rec_end(r, true, false);
 }
 
 static void collect_pod(const cJSON *pod, void *ud)
@@ -207,6 +231,8 @@ static void rec_observe(struct rec *r, cJSON *br_fresh)
     struct ctrl_exec *x = r->x;
     cJSON_Delete(r->br);
     r->br = br_fresh;
+    if (x->env.decide)
+        return; /* the hook reads its own caches */
     char n[300];
     api_child_name(r->name, API_CHILD_INIT, n, sizeof(n));
     cJSON_Delete(r->init_job);
@@ -250,7 +276,7 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key)
         x->recs->prev = r;
     x->recs = r;
     x->inflight++;
-    cJSON *br = kube_informer_copy(x->env.brs, r->ns, r->name);
+    cJSON *br = kube_informer_copy(x->env.objs, r->ns, r->name);
     if (!br) { /* deleted: nothing to do, children go with ownerReferences */
         kube_queue_forget(x->env.q, key);
         kube_queue_done(x->env.q, key);
@@ -358,6 +384,12 @@ uint64_t ctrl_jittered(uint64_t *rng, uint64_t d)
     *rng ^= *rng >> 7;
     *rng ^= *rng << 17;
     return d / 2 + *rng % (d / 2 + 1);
+}
+
+bool ctrl_terminal(const struct kube_status *st)
+{
+    int h = st->http;
+    return h == 400 || h == 403 || h == 404 || h == 422;
 }
 
 bool ctrl_transient(const struct kube_status *st)
@@ -729,12 +761,18 @@ static void rec_decide(struct rec *r)
 {
     set_state(r, CTRL_EXEC_DECIDE);
     ctrl_plan_free(&r->plan);
+    memset(&r->plan, 0, sizeof(r->plan));
     r->obs.now = util_wall_s();
+    r->obs.start_margin_ms = ctrl_margin_ms(&r->x->margin);
     if (r->error_set) {
         r->obs.error_reason = "CreateFailed";
         r->obs.error_message = r->error_message;
     }
-    if (ctrl_decide(&r->obs, &r->plan) != 0) {
+    const struct ctrl_exec_env *env = &r->x->env;
+    int rc = env->decide ? env->decide(env->ctx, r->key, r->br,
+                                       r->error_set ? r->error_message : NULL, r->obs.now, &r->plan)
+                         : ctrl_decide(&r->obs, &r->plan);
+    if (rc != 0) {
         log_warn(COMP, "%s: cannot reconcile: object without name or namespace", r->key);
         rec_finish(r, false);
         return;
@@ -768,7 +806,8 @@ static void on_fresh_br(struct kube_result *res, void *ud)
     }
     cJSON *fresh = res->body;
     res->body = NULL;
-    ctrl_transform_benchmarkrun(fresh, NULL);
+    if (r->x->env.transform)
+        r->x->env.transform(fresh, NULL);
     rec_observe(r, fresh);
     rec_decide(r);
 }
@@ -784,7 +823,7 @@ static void write_status(struct rec *r)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
-    int rc = kube_patch(x->env.kc, &API_BENCHMARKRUNS, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
+    int rc = kube_patch(x->env.kc, x->env.resource, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);
     cJSON_Delete(patch);
     if (rc) {
@@ -800,6 +839,13 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        if (r->plan.start_notice_s > 0) {
+            ctrl_margin_record(&x->margin, r->plan.start_notice_s);
+            log_info(COMP,
+                     "%s: the workers read the barrier %.3f s after the pods were ready; "
+                     "start margin now %ld ms",
+                     r->key, r->plan.start_notice_s, ctrl_margin_ms(&x->margin));
+        }
         /* The cache learns of this write from the watch, maybe only after the next reconcile
          * of the key has read the old object and written again into a 409. The answer is that
          * object already; the key is queued again as its watch event would have done. */
@@ -807,7 +853,7 @@ static void on_status_written(struct kube_result *res, void *ud)
         if (res->body && rv) {
             cJSON *written = res->body;
             res->body = NULL;
-            if (kube_informer_assume(x->env.brs, written, rv) == 0)
+            if (kube_informer_assume(x->env.objs, written, rv) == 0)
                 kube_queue_add(x->env.q, r->key);
         }
         start_actions(r);
@@ -821,17 +867,20 @@ static void on_status_written(struct kube_result *res, void *ud)
         /* someone wrote in between: read the object again and decide again */
         x->stats.conflicts++;
         r->conflicts++;
-        if (kube_get(x->env.kc, &API_BENCHMARKRUNS, r->ns, r->name, NULL, on_fresh_br, r) == 0)
+        if (kube_get(x->env.kc, x->env.resource, r->ns, r->name, NULL, on_fresh_br, r) == 0)
             return;
     }
     x->stats.write_errors++;
     log_warn(COMP, "%s: status write failed: HTTP %d %s: %s", r->key, res->status.http,
              res->status.reason, res->status.message);
+    if (ctrl_terminal(&res->status)) {
+        rec_finish_terminal(r);
+        return;
+    }
     rec_finish(r, true);
 }
 
 static void send_events(struct rec *r);
-static void annotate_pod(struct rec *r);
 static void expect_key(const struct rec *r, const struct ctrl_action *a, char *out, size_t len);
 static void expect_add(struct ctrl_exec *x, const char *key);
 
@@ -866,8 +915,7 @@ static void on_action(struct kube_result *res, void *ud)
     log_warn(COMP, "%s: %s %s %s: HTTP %d %s: %s", r->key,
              a->kind == CTRL_ACT_CREATE ? "create" : "delete", a->resource->kind, a->name, http,
              res->status.reason, res->status.message);
-    bool permanent = http == 400 || http == 403 || http == 404 || http == 422;
-    if (a->kind == CTRL_ACT_CREATE && permanent && !r->error_set) {
+    if (a->kind == CTRL_ACT_CREATE && ctrl_terminal(&res->status) && !r->error_set) {
         /* the object will never be accepted: fail the run with the server's words */
         r->error_set = true;
         (void)snprintf(r->error_message, sizeof(r->error_message), "creating %s %.200s: %.300s",
@@ -917,10 +965,7 @@ static void expect_add(struct ctrl_exec *x, const char *key)
         if (x->cap_expect >= EXPECT_MAX)
             return;
         int cap = x->cap_expect ? x->cap_expect * 2 : 16;
-        struct expectation *e = realloc(x->expect, (size_t)cap * sizeof(*e));
-        if (!e)
-            return;
-        x->expect = e;
+        x->expect = util_xrealloc(x->expect, (size_t)cap * sizeof(*x->expect));
         x->cap_expect = cap;
     }
     (void)snprintf(x->expect[x->n_expect].key, sizeof(x->expect[0].key), "%s", key);
@@ -955,8 +1000,7 @@ static void rec_next_action(struct rec *r)
         rec_finish(r, true);
         return;
     }
-    set_state(r, CTRL_EXEC_ANNOTATE);
-    next_annotation(r);
+    start_annotations(r);
 }
 
 /* STATUS is done (or there was none): the plan's creates and deletes. */
@@ -966,52 +1010,61 @@ static void start_actions(struct rec *r)
     rec_next_action(r);
 }
 
-/* The next pod of plan.annotate; after the last, EVENTS and DONE. */
-static void next_annotation(struct rec *r)
+/* One pod of plan.annotate answered (or its patch was not sent); after the last, EVENTS and
+ * DONE (with an error when one failed). */
+static void annotation_done(struct rec *r)
 {
-    if (r->ann < r->plan.n_annotate) {
-        annotate_pod(r);
+    if (--r->ann > 0)
         return;
-    }
     send_events(r);
-    rec_finish(r, false);
+    rec_finish(r, r->ann_failed);
 }
 
 static void on_annotated(struct kube_result *res, void *ud)
 {
-    struct rec *r = ud;
-    struct ctrl_exec *x = r->x;
-    const char *pod = r->plan.annotate[r->ann].pod;
-    if (kube_ok(&res->status) || res->status.http == 404) { /* a pod gone needs no start */
-        if (kube_ok(&res->status))
-            log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
-        r->ann++;
-        next_annotation(r);
-        return;
+    struct ann_req *a = ud;
+    struct rec *r = a->r;
+    const char *pod = r->plan.annotate[a->i].pod;
+    if (kube_ok(&res->status)) {
+        log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
+    } else if (res->status.http != 404) { /* a pod gone needs no start */
+        r->x->stats.write_errors++;
+        r->ann_failed = true;
+        log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
+                 res->status.reason, res->status.message);
     }
-    x->stats.write_errors++;
-    log_warn(COMP, "%s: annotating pod %s: HTTP %d %s: %s", r->key, pod, res->status.http,
-             res->status.reason, res->status.message);
-    send_events(r);
-    rec_finish(r, true);
+    annotation_done(r);
 }
 
-/* Publishes the start barrier on the next pod of plan.annotate: a merge patch of its
- * API_START_ANNOTATION (the same value for every pod of the run). */
-static void annotate_pod(struct rec *r)
+/* Publishes the start barrier on every pod of plan.annotate at once, the last one's kubelet
+ * refresh being what the workers wait for: a merge patch of its API_START_ANNOTATION (the same
+ * value for every pod of the run). */
+static void start_annotations(struct rec *r)
 {
+    set_state(r, CTRL_EXEC_ANNOTATE);
+    int n = r->plan.n_annotate;
+    free(r->anns);
+    r->anns = util_xcalloc((size_t)(n > 0 ? n : 1), sizeof(*r->anns));
+    r->ann = 1; /* guard until every patch is sent */
+    r->ann_failed = false;
     cJSON *patch = util_must(cJSON_CreateObject());
     cJSON *ann = util_must(cJSON_CreateObject());
     util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
     util_jset(util_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
-    int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[r->ann].pod,
-                        KUBE_PATCH_MERGE, patch, &o, on_annotated, r);
-    cJSON_Delete(patch);
-    if (rc) {
-        log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
-        rec_finish(r, true);
+    for (int i = 0; i < n; i++) {
+        r->anns[i] = (struct ann_req){.r = r, .i = i};
+        int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[i].pod,
+                            KUBE_PATCH_MERGE, patch, &o, on_annotated, &r->anns[i]);
+        if (rc) {
+            log_warn(COMP, "%s: request not sent: %s", r->key, strerror(-rc));
+            r->ann_failed = true;
+        } else {
+            r->ann++;
+        }
     }
+    cJSON_Delete(patch);
+    annotation_done(r);
 }
 
 /* The plan's Events, and before them those the observed status records but this process has
@@ -1021,7 +1074,7 @@ static void send_events(struct rec *r)
     const struct ctrl_exec_env *env = &r->x->env;
     set_state(r, CTRL_EXEC_EVENTS);
     struct ctrl_event implied[8];
-    int n = ctrl_status_events(r->br, util_wall_s(), implied, 8);
+    int n = env->status_events ? env->status_events(r->br, util_wall_s(), implied, 8) : 0;
     for (int i = 0; env->send_event && i < n; i++)
         env->send_event(env->ctx, r->key, r->br, &implied[i], true);
     for (int i = 0; env->send_event && i < r->plan.n_events; i++)
@@ -1063,8 +1116,7 @@ static void result_cm_error(struct rec *r, const char *verb, const struct kube_s
     char why[700];
     (void)snprintf(why, sizeof(why), "%s: HTTP %d %s: %s", verb, st->http, st->reason, st->message);
     r->x->stats.write_errors++;
-    int h = st->http;
-    if (h == 400 || h == 403 || h == 404 || h == 413 || h == 422) {
+    if (ctrl_terminal(st) || st->http == 413) {
         result_cm_refused(r, why);
         return;
     }
@@ -1152,7 +1204,6 @@ static void count_dropped(struct rec *r)
 static void rec_execute(struct rec *r)
 {
     r->action = 0;
-    r->ann = 0;
     count_dropped(r);
     if (r->plan.result_cm) {
         set_state(r, CTRL_EXEC_RESULT_CM);

@@ -1,4 +1,6 @@
-/* pkg/controller/executor: carries out the reconciles of BenchmarkRun keys, one plan at a time.
+/* pkg/controller/executor: carries out the reconciles of a controller's keys, one plan at a time:
+ * the BenchmarkRun controller's (ctrl_decide's plans) and the BenchmarkSweep controller's (its
+ * decide hook, env.decide: sweep.c), so both share one write semantics.
  *
  * Owns the reconciles in flight: what each one observed (copies from the caches, then what it
  * fetched), its plan (ctrl_decide, reconcile.h) and the requests that carry it out, the retries
@@ -27,8 +29,11 @@
  *
  * CTRL_EXEC_STATUS: the status is merge-patched on /status with the observed resourceVersion.
  *   409 Conflict (at most MAX_CONFLICT_RETRIES times) re-reads the object and decides again
- *   (DECIDE); 404 ends the reconcile (the run is gone); any other failure ends it with an error.
- *   Written, it goes to ACTIONS.
+ *   (DECIDE); 404 ends the reconcile (the object is gone); refused for good (400, 403, 422:
+ *   ctrl_terminal) ends it as an error that is not retried with backoff (the key comes back with
+ *   its next watch event or plan.requeue_ms); any other failure ends it with an error. Written,
+ *   the answer (the object as written) goes into the cache (kube_informer_assume) and the key is
+ *   queued again, as its watch event would have done; then ACTIONS.
  *
  * CTRL_EXEC_ACTIONS: the plan's creates and deletes, one at a time (`action` is the next one).
  *   A create this process made moments ago (an expectation) is skipped. AlreadyExists on create
@@ -36,12 +41,14 @@
  *   decides again with the server's words as the error (DECIDE); any other failure sends the
  *   Events and ends with an error. Then ANNOTATE.
  *
- * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, one at a time
- *   (`ann` is the next one); a pod gone is fine. Then EVENTS.
+ * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, all at once (the
+ *   workers start at the last one's kubelet refresh; `ann` counts those not answered); a pod
+ *   gone is fine, one refused ends the reconcile with an error after the others answered. Then
+ *   EVENTS.
  *
- * CTRL_EXEC_EVENTS: the Events the observed status implies but this process has not seen sent,
- *   then the plan's own, are handed to env.send_event (which sends and retries them on its own);
- *   the reconcile ends (DONE).
+ * CTRL_EXEC_EVENTS: the Events the observed status implies (env.status_events) but this process
+ *   has not seen sent, then the plan's own, are handed to env.send_event (which sends and retries
+ * them on its own); the reconcile ends (DONE).
  *
  * CTRL_EXEC_DONE: the key is handed back to the queue (requeued after plan.requeue_ms, or with
  *   backoff after an error) and the reconcile is freed. */
@@ -71,17 +78,37 @@ enum ctrl_exec_state {
 /* "decide", "fetch", ... (for logs); "?" for a value outside the enum. */
 const char *ctrl_exec_state_name(enum ctrl_exec_state s);
 
-/* Sends one Event about the run br (valid during the call) whose queue key is key; again: the
+/* Sends one Event about the object br (valid during the call) whose queue key is key; again: the
  * observed status implies it, it is not the plan's. */
 typedef void (*ctrl_exec_event_fn)(void *ctx, const char *key, const cJSON *br,
                                    const struct ctrl_event *e, bool again);
+
+/* The plan for the object obj (as cached or as just read again; valid during the call) whose
+ * queue key is key, of a controller other than the BenchmarkRun's. error: a create of the last
+ * plan was refused for good (the server's words: the plan should fail the object), else NULL. now
+ * is Unix seconds. Fills plan as ctrl_decide would: status (a JSON merge patch for /status, NULL:
+ * nothing to write), actions, events, requeue_ms, phase; needs, result_cm and annotate stay
+ * empty. Returns 0, or -errno when nothing can be decided (the reconcile ends). */
+typedef int (*ctrl_exec_decide_fn)(void *ctx, const char *key, const cJSON *obj, const char *error,
+                                   double now, struct ctrl_plan *plan);
 
 /* What the executor reads and writes through; borrowed, they outlive the executor. */
 struct ctrl_exec_env {
     uv_loop_t *loop;
     struct kube_client *kc;
     struct kube_queue *q; /* the keys' queue: ctrl_exec_run ends every key with kube_queue_done */
-    struct kube_informer *brs, *jobs, *pods, *events;
+    const struct kube_resource *resource; /* the keys' objects, whose status is written */
+    struct kube_informer *objs;           /* their cache */
+    /* objs' transform, for an object read from the API server after a 409 */
+    void (*transform)(cJSON *obj, void *ud);
+    /* NULL: the BenchmarkRun's ctrl_decide over the run, its Jobs, pods and Warning events (from
+     * the three caches below), with its fetches */
+    ctrl_exec_decide_fn decide;
+    /* The Events the object's status records (ctrl_status_events, ctrl_sweep_status_events),
+     * sent before the plan's: those a process killed after the status write did not send. NULL:
+     * none. */
+    int (*status_events)(const cJSON *obj, double now, struct ctrl_event *out, int max);
+    struct kube_informer *jobs, *pods, *events;
     const struct api_config *cfg;
     ctrl_exec_event_fn send_event;
     void *ctx;
@@ -110,12 +137,22 @@ const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x);
  * requests must have been cancelled (kube_client_free). NULL: nothing. */
 void ctrl_exec_free(struct ctrl_exec *x);
 
+/* The backoff of a key whose reconcile failed, for the run and the sweep controllers' queues:
+ * CTRL_QUEUE_BASE_MS * 2^failures, at most CTRL_QUEUE_MAX_MS. */
+#define CTRL_QUEUE_BASE_MS 50
+#define CTRL_QUEUE_MAX_MS 60000
+/* Until every cache of a controller has synced, a key waits this long, undecided (a partial cache
+ * would look like missing objects). */
+#define CTRL_SYNC_WAIT_MS 200
+
 /* Retries of a transient answer (log reads, Events): after CTRL_RETRY_BASE_MS, twice that, ...,
  * each jittered into [d/2, d]. */
 #define CTRL_RETRY_BASE_MS 500
 /* An answer worth trying again: none (timeout, connection; not a reply cut as TooLarge), 429,
  * or a 5xx. */
 bool ctrl_transient(const struct kube_status *st);
+/* An answer that will not change by trying again: 400, 403, 404, 422. */
+bool ctrl_terminal(const struct kube_status *st);
 /* d scaled into [d/2, d] with the xorshift64 state *rng (seeded when 0). */
 uint64_t ctrl_jittered(uint64_t *rng, uint64_t d);
 

@@ -12,9 +12,7 @@
 
 #include "pkg/bench/fields.h"
 #include "pkg/bench/verdict.h"
-#include "pkg/controller/controller.h"
 #include "pkg/api/manifest.h"
-#include "pkg/controller/sweep.h"
 
 #define PREFIX "pgbench_operator_"
 
@@ -399,49 +397,62 @@ static void format_sweeps(const struct ctrl_metrics_source *src, struct buf *out
     free(rr.row);
 }
 
-static void put_controller(struct buf *out, const struct ctrl_metrics_controller *c)
+/* The reconcile families of one controller, named p + "reconcile_total" and so on (p: PREFIX for
+ * the BenchmarkRun controller's, PREFIX "sweep_" for the BenchmarkSweep controller's); what is
+ * counted: ctrl_exec_stats (executor.h). events: writes_total has the Events sent (by the one
+ * sender both controllers share, so only the BenchmarkRun controller's shows them). */
+static void put_reconciles(struct buf *out, const char *p, const char *what, bool events,
+                           const struct ctrl_metrics_controller *c)
 {
-    buf_puts(out, "# HELP " PREFIX "reconcile_duration_seconds Time of one reconcile, "
-                  "including its API requests.\n"
-                  "# TYPE " PREFIX "reconcile_duration_seconds histogram\n");
+    buf_printf(out,
+               "# HELP %sreconcile_duration_seconds Time of one reconcile of a %s, including its "
+               "API requests.\n# TYPE %sreconcile_duration_seconds histogram\n",
+               p, what, p);
     uint64_t cum = 0;
     for (size_t i = 0; i < CTRL_METRICS_RECONCILE_BOUNDS; i++) {
         cum += c->reconcile_seconds.bucket[i];
-        buf_printf(out, PREFIX "reconcile_duration_seconds_bucket{le=\"%g\"} %llu\n",
+        buf_printf(out, "%sreconcile_duration_seconds_bucket{le=\"%g\"} %llu\n", p,
                    reconcile_bounds[i], (unsigned long long)cum);
     }
     cum += c->reconcile_seconds.bucket[CTRL_METRICS_RECONCILE_BOUNDS];
     buf_printf(out,
-               PREFIX "reconcile_duration_seconds_bucket{le=\"+Inf\"} %llu\n" PREFIX
-                      "reconcile_duration_seconds_sum %.6f\n" PREFIX
-                      "reconcile_duration_seconds_count %llu\n",
-               (unsigned long long)cum, c->reconcile_seconds.sum, (unsigned long long)cum);
+               "%sreconcile_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
+               "%sreconcile_duration_seconds_sum %.6f\n%sreconcile_duration_seconds_count %llu\n",
+               p, (unsigned long long)cum, p, c->reconcile_seconds.sum, p, (unsigned long long)cum);
     buf_printf(out,
-               "# HELP " PREFIX "reconcile_total Reconciles by result.\n"
-               "# TYPE " PREFIX "reconcile_total counter\n" PREFIX
-               "reconcile_total{result=\"success\"} %llu\n" PREFIX
-               "reconcile_total{result=\"error\"} %llu\n",
-               (unsigned long long)(c->reconciles - c->reconcile_errors),
+               "# HELP %sreconcile_total Reconciles of a %s by result.\n"
+               "# TYPE %sreconcile_total counter\n%sreconcile_total{result=\"success\"} %llu\n"
+               "%sreconcile_total{result=\"error\"} %llu\n",
+               p, what, p, p, (unsigned long long)(c->reconciles - c->reconcile_errors), p,
                (unsigned long long)c->reconcile_errors);
-    buf_printf(
-        out,
-        "# HELP " PREFIX "writes_total Successful writes by kind.\n"
-        "# TYPE " PREFIX "writes_total counter\n" PREFIX
-        "writes_total{kind=\"create\"} %llu\n" PREFIX "writes_total{kind=\"delete\"} %llu\n" PREFIX
-        "writes_total{kind=\"status\"} %llu\n" PREFIX "writes_total{kind=\"event\"} %llu\n"
-        "# HELP " PREFIX "status_conflicts_total Status writes that met a 409 "
-        "Conflict and were retried.\n"
-        "# TYPE " PREFIX "status_conflicts_total counter\n" PREFIX "status_conflicts_total %llu\n"
-        "# HELP " PREFIX "write_errors_total Writes refused or failed.\n"
-        "# TYPE " PREFIX "write_errors_total counter\n" PREFIX "write_errors_total %llu\n"
-        "# HELP " PREFIX "queue_depth Keys waiting in the work queue.\n"
-        "# TYPE " PREFIX "queue_depth gauge\n" PREFIX "queue_depth %zu\n"
-        "# HELP " PREFIX "reconciles_in_flight Reconciles in progress.\n"
-        "# TYPE " PREFIX "reconciles_in_flight gauge\n" PREFIX "reconciles_in_flight %d\n",
-        (unsigned long long)c->creates, (unsigned long long)c->deletes,
-        (unsigned long long)c->status_writes, (unsigned long long)c->events_sent,
-        (unsigned long long)c->conflicts, (unsigned long long)c->write_errors, c->queue_depth,
-        c->inflight);
+    buf_printf(out,
+               "# HELP %swrites_total Successful writes of the %s controller by kind.\n"
+               "# TYPE %swrites_total counter\n%swrites_total{kind=\"create\"} %llu\n"
+               "%swrites_total{kind=\"delete\"} %llu\n%swrites_total{kind=\"status\"} %llu\n",
+               p, what, p, p, (unsigned long long)c->creates, p, (unsigned long long)c->deletes, p,
+               (unsigned long long)c->status_writes);
+    if (events) /* one sender records the Events of both controllers */
+        buf_printf(out, "%swrites_total{kind=\"event\"} %llu\n", p,
+                   (unsigned long long)c->events_sent);
+    buf_printf(out,
+               "# HELP %sstatus_conflicts_total Status writes of a %s that met a 409 Conflict and "
+               "were retried.\n# TYPE %sstatus_conflicts_total counter\n"
+               "%sstatus_conflicts_total %llu\n"
+               "# HELP %swrite_errors_total Writes of the %s controller refused or failed.\n"
+               "# TYPE %swrite_errors_total counter\n%swrite_errors_total %llu\n",
+               p, what, p, p, (unsigned long long)c->conflicts, p, what, p, p,
+               (unsigned long long)c->write_errors);
+    buf_printf(out,
+               "# HELP %squeue_depth Keys waiting in the %s work queue.\n"
+               "# TYPE %squeue_depth gauge\n%squeue_depth %zu\n"
+               "# HELP %sreconciles_in_flight Reconciles of a %s in progress.\n"
+               "# TYPE %sreconciles_in_flight gauge\n%sreconciles_in_flight %d\n",
+               p, what, p, p, c->queue_depth, p, what, p, p, c->inflight);
+}
+
+static void put_controller(struct buf *out, const struct ctrl_metrics_controller *c)
+{
+    put_reconciles(out, PREFIX, "BenchmarkRun", true, c);
     buf_printf(out,
                "# HELP " PREFIX "cached_objects Objects in the informer caches.\n"
                "# TYPE " PREFIX "cached_objects gauge\n" PREFIX
@@ -449,6 +460,15 @@ static void put_controller(struct buf *out, const struct ctrl_metrics_controller
                "cached_objects{resource=\"jobs\"} %zu\n" PREFIX
                "cached_objects{resource=\"pods\"} %zu\n",
                c->cached_runs, c->cached_jobs, c->cached_pods);
+    buf_printf(out,
+               "# HELP " PREFIX "cached_bytes Bytes the informer caches hold (objects as trimmed "
+               "JSON text).\n"
+               "# TYPE " PREFIX "cached_bytes gauge\n" PREFIX
+               "cached_bytes{resource=\"benchmarkruns\"} %zu\n" PREFIX
+               "cached_bytes{resource=\"jobs\"} %zu\n" PREFIX
+               "cached_bytes{resource=\"pods\"} %zu\n" PREFIX
+               "cached_bytes{resource=\"events\"} %zu\n",
+               c->bytes_runs, c->bytes_jobs, c->bytes_pods, c->bytes_events);
     buf_printf(out,
                "# HELP " PREFIX "plan_dropped_total Events and actions a reconcile plan had no "
                "room for (past its caps), dropped.\n"
@@ -501,6 +521,8 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
         put_runs(out, &rr);
         format_sweeps(src, out);
         put_controller(out, c);
+        if (src->sweep)
+            put_reconciles(out, PREFIX "sweep_", "BenchmarkSweep", false, src->sweep);
     }
     rows_free(&rr);
     if (src->client)
@@ -515,42 +537,4 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
                    "# TYPE process_resident_memory_bytes gauge\n"
                    "process_resident_memory_bytes %ld\n",
                    src->rss_bytes);
-}
-
-static long rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, rss = 0;
-    if (!f)
-        return -1;
-    if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-        rss = -1;
-    (void)fclose(f);
-    return rss < 0 ? -1 : rss * sysconf(_SC_PAGESIZE);
-}
-
-static void foreach_sweep(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx)
-{
-    ctrl_sweeper_foreach(sweeps, fn, ctx);
-}
-
-void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader)
-{
-    struct ctrl_metrics_controller mc;
-    struct kube_client_stats st;
-    struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
-    if (sw) {
-        src.foreach_sweep = foreach_sweep;
-        src.sweeps = sw;
-    }
-    if (ctrl) {
-        ctrl_controller_metrics_source(ctrl, &mc);
-        src.ctrl = &mc;
-    }
-    if (kc) {
-        kube_client_stats(kc, &st);
-        src.client = &st;
-    }
-    ctrl_metrics_format(&src, out);
 }

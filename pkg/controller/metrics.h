@@ -48,6 +48,8 @@ struct ctrl_metrics_controller {
     size_t queue_depth;
     int inflight;
     size_t cached_runs, cached_jobs, cached_pods;
+    /* the bytes those caches and the Warning events' take (kube_informer_bytes) */
+    size_t bytes_runs, bytes_jobs, bytes_pods, bytes_events;
     /* Calls fn(br, ctx) for each cached BenchmarkRun. */
     void (*foreach_run)(const void *cache, ctrl_metrics_run_fn fn, void *ctx);
     const void *cache;
@@ -59,6 +61,9 @@ struct ctrl_metrics_source {
      * families are left out too) */
     void (*foreach_sweep)(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx);
     const void *sweeps;
+    /* the BenchmarkSweep controller's reconciles (pgbench_operator_sweep_reconcile_total, ...;
+     * only its counters, queue and in-flight count are read); NULL: none */
+    const struct ctrl_metrics_controller *sweep;
     const struct kube_client_stats *client; /* NULL: no client counters */
     bool leader;                            /* this instance runs the controller */
     long rss_bytes;                         /* < 0: unknown, not shown */
@@ -67,13 +72,6 @@ struct ctrl_metrics_source {
 /* Appends the Prometheus text of src to out. Every family of a running operator is there, with
  * HELP and TYPE; the per-run families only have samples for runs in the cache. */
 void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out);
-
-struct ctrl_controller;
-struct ctrl_sweeper;
-/* /metrics of this process: the controller's numbers (ctrl NULL: none runs here), the sweeps in
- * sw's cache, kc's counters and the resident memory, formatted by ctrl_metrics_format. */
-void ctrl_metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
-                        const struct ctrl_sweeper *sw, const struct kube_client *kc, bool leader);
 
 /* For the cache transform: trims the summary of a BenchmarkRun status (status.summary) to the
  * keys the per-run series read, a few numbers per finished run. */

@@ -10,6 +10,7 @@
 #include "pkg/bench/fields.h"
 #include "pkg/api/manifest.h"
 #include "pkg/api/status.h"
+#include "pkg/util/buf.h"
 #include "pkg/util/clock.h"
 
 static double num_or_nan(const cJSON *o, enum bench_field_id id)
@@ -48,6 +49,11 @@ bool ctrl_progress_parse(const char *log, size_t len, struct ctrl_worker_progres
             out->latency_ms = num_or_nan(p, BK_PROGRESS_LATENCY_MS);
             out->failed_total = num_or_nan(p, BK_PROGRESS_FAILED_TOTAL);
             out->duration_s = num_or_nan(p, BK_PROGRESS_DURATION_SECONDS);
+            copy_str(out->step, sizeof(out->step), p, BK_PROGRESS_STEP);
+            copy_str(out->source, sizeof(out->source), p, BK_PROGRESS_SOURCE);
+            out->rows = num_or_nan(p, BK_PROGRESS_ROWS);
+            out->rows_total = num_or_nan(p, BK_PROGRESS_ROWS_TOTAL);
+            out->rows_per_s = num_or_nan(p, BK_PROGRESS_ROWS_PER_SECOND);
         } else if (cJSON_IsObject(w) && !wait_seen) {
             wait_seen = true;
             out->waiting = true; /* no progress after it (we read from the end) */
@@ -62,7 +68,39 @@ bool ctrl_progress_parse(const char *log, size_t len, struct ctrl_worker_progres
     return out->progress || wait_seen;
 }
 
-bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, double now)
+/* An init's progress (its one pod): pgbench -i's step and rows, no tps. */
+static void put_init_progress(cJSON *p, const struct ctrl_worker_progress *w)
+{
+    util_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_STEP), w->step);
+    if (isfinite(w->rows))
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ROWS), w->rows);
+    if (isfinite(w->rows_total))
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ROWS_TOTAL), w->rows_total);
+    if (isfinite(w->rows_per_s))
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ROWS_PER_SECOND), w->rows_per_s);
+    if (w->source[0])
+        util_jset_str(p, bench_status_key(BK_STATUS_PROGRESS_SOURCE), w->source);
+}
+
+/* The init's record among the workers' (n = 1 while Initializing), else NULL. */
+static const struct ctrl_worker_progress *init_record(const struct ctrl_worker_progress *w, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (w[i].progress && w[i].step[0])
+            return &w[i];
+    return NULL;
+}
+
+int ctrl_progress_sample_start(int running, double now, long every)
+{
+    if (running <= CTRL_PROGRESS_SAMPLE || every <= 0 || !(now >= 0))
+        return 0;
+    double k = floor(now / (double)every);
+    return (int)fmod(k * CTRL_PROGRESS_SAMPLE, (double)running);
+}
+
+bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, int read,
+                       int running, double now)
 {
     double elapsed = NAN, duration = NAN, tps = 0, wlat = 0, failed = 0;
     int reporting = 0, failed_known = 0;
@@ -98,12 +136,25 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     if (isfinite(elapsed) && isfinite(duration))
         util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_REMAINING_SECONDS),
                       duration > elapsed ? duration - elapsed : 0);
-    util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * 10) / 10);
-    if (tps > 0)
-        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
-                      round(wlat / tps * 1000) / 1000);
-    if (failed_known)
-        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), failed);
+    const struct ctrl_worker_progress *init = init_record(w, n);
+    if (init) {
+        put_init_progress(p, init);
+    } else {
+        /* a sample stands for every running worker: its sums scaled (the latency is an average) */
+        bool sampled = read > 0 && read < running;
+        double scale = sampled ? (double)running / read : 1;
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * scale * 10) / 10);
+        if (tps > 0)
+            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
+                          round(wlat / tps * 1000) / 1000);
+        if (failed_known)
+            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), round(failed * scale));
+        if (sampled) {
+            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_READ), read);
+            util_jset(p, bench_status_key(BK_STATUS_PROGRESS_EXTRAPOLATED),
+                      util_must(cJSON_CreateTrue()));
+        }
+    }
     util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);
     /* nothing new, nothing written: the time alone is no change */
     cJSON *old = cJSON_GetObjectItemCaseSensitive(status, key);
@@ -124,8 +175,67 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     return true;
 }
 
+/* A count as status spells it: grouped (2,400,000). */
+static void fmt_count(char *out, size_t len, double v)
+{
+    if (v >= 100)
+        api_status_fmt_tps(out, len, v);
+    else
+        (void)snprintf(out, len, "%.0f", v);
+}
+
+/* The init's progress in words: "generate (server-side) 48 % · 2,400,000 of 5,000,000 rows ·
+ * 650,000 rows/s · estimated from the database size" (sep " · "), or with sep ", " the message's
+ * form. False without an init's progress. */
+static bool init_words(const cJSON *status, const char *sep, char *out, size_t len)
+{
+    const cJSON *step = bench_status_get(status, BK_STATUS_PROGRESS_STEP);
+    if (!cJSON_IsString(step))
+        return false;
+    const cJSON *rows = bench_status_get(status, BK_STATUS_PROGRESS_ROWS);
+    const cJSON *total = bench_status_get(status, BK_STATUS_PROGRESS_ROWS_TOTAL);
+    const cJSON *rate = bench_status_get(status, BK_STATUS_PROGRESS_ROWS_PER_SECOND);
+    const char *src = cJSON_GetStringValue(bench_status_get(status, BK_STATUS_PROGRESS_SOURCE));
+    struct buf b = BUF_INIT(len);
+    (void)buf_printf(&b, "%s", step->valuestring);
+    if (cJSON_IsNumber(rows) && cJSON_IsNumber(total) && total->valuedouble > 0) {
+        char r[32], t[32];
+        fmt_count(r, sizeof(r), rows->valuedouble);
+        fmt_count(t, sizeof(t), total->valuedouble);
+        (void)buf_printf(&b, " %.0f %%%s%s of %s rows",
+                         floor(rows->valuedouble / total->valuedouble * 100), sep, r, t);
+    }
+    if (cJSON_IsNumber(rate)) {
+        char r[32];
+        fmt_count(r, sizeof(r), rate->valuedouble);
+        (void)buf_printf(&b, "%s%s rows/s", sep, r);
+    }
+    if (src && strcmp(src, "database size") == 0)
+        (void)buf_printf(&b, "%sestimated from the database size", sep);
+    (void)snprintf(out, len, "%s", b.data ? b.data : "");
+    buf_free(&b);
+    return true;
+}
+
+#define INIT_RESULT_PREFIX "init: "
+
+void ctrl_progress_end_init(cJSON *status)
+{
+    if (cJSON_IsString(bench_status_get(status, BK_STATUS_PROGRESS_STEP)))
+        util_jset(status, bench_fields[BK_STATUS_PROGRESS].status, cJSON_CreateNull());
+    /* the operator's cache keeps no status.result (it never reads it back): the init's live line
+     * is the only result an init writes, so it goes without looking */
+    util_jset(status, bench_fields[BK_STATUS_RESULT].status, cJSON_CreateNull());
+}
+
 void ctrl_progress_display(cJSON *status)
 {
+    char words[256], init_line[300];
+    if (init_words(status, " · ", words, sizeof(words))) {
+        (void)snprintf(init_line, sizeof(init_line), INIT_RESULT_PREFIX "%s", words);
+        util_jset_str(status, bench_fields[BK_STATUS_RESULT].status, init_line);
+        return;
+    }
     const cJSON *tps = bench_status_get(status, BK_STATUS_PROGRESS_TPS);
     const cJSON *el = bench_status_get(status, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
     const cJSON *rem = bench_status_get(status, BK_STATUS_PROGRESS_REMAINING_SECONDS);
@@ -133,7 +243,8 @@ void ctrl_progress_display(cJSON *status)
         return;
     char line[128], t[32];
     api_status_fmt_tps(t, sizeof(t), tps->valuedouble);
-    int n = snprintf(line, sizeof(line), "%s tps now", t);
+    bool about = cJSON_IsTrue(bench_status_get(status, BK_STATUS_PROGRESS_EXTRAPOLATED));
+    int n = snprintf(line, sizeof(line), "%s%s tps now", about ? "~" : "", t);
     if (cJSON_IsNumber(el) && n > 0 && (size_t)n < sizeof(line)) {
         if (cJSON_IsNumber(rem))
             (void)snprintf(line + n, sizeof(line) - (size_t)n, " · %.0f s of %.0f s",
@@ -146,6 +257,13 @@ void ctrl_progress_display(cJSON *status)
 
 bool ctrl_progress_message(const cJSON *status, int workers, char *out, size_t len)
 {
+    char words[256];
+    if (init_words(status, ", ", words, sizeof(words))) {
+        const cJSON *el = bench_status_get(status, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
+        (void)snprintf(out, len, "pgbench -i: %s, %.0f s", words,
+                       cJSON_IsNumber(el) ? el->valuedouble : 0);
+        return true;
+    }
     const cJSON *tps = bench_status_get(status, BK_STATUS_PROGRESS_TPS);
     const cJSON *el = bench_status_get(status, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
     const cJSON *rem = bench_status_get(status, BK_STATUS_PROGRESS_REMAINING_SECONDS);
@@ -159,6 +277,15 @@ bool ctrl_progress_message(const cJSON *status, int workers, char *out, size_t l
                        el->valuedouble + rem->valuedouble);
     else if (cJSON_IsNumber(el))
         (void)snprintf(when, sizeof(when), "%.0f s, ", el->valuedouble);
+    const cJSON *read = bench_status_get(status, BK_STATUS_PROGRESS_WORKERS_READ);
+    if (cJSON_IsTrue(bench_status_get(status, BK_STATUS_PROGRESS_EXTRAPOLATED)) &&
+        cJSON_IsNumber(read)) {
+        (void)snprintf(out, len,
+                       "pgbench runs on %d workers: %sabout %s tps now (%.0f of %d read, "
+                       "extrapolated)",
+                       workers, when, t, read->valuedouble, workers);
+        return true;
+    }
     (void)snprintf(out, len, "pgbench runs on %.0f of %d worker%s: %s%s tps now", rep->valuedouble,
                    workers, workers == 1 ? "" : "s", when, t);
     return true;

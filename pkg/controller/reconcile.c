@@ -17,6 +17,7 @@
 #include "pkg/api/phase.h"
 #include "pkg/api/placement.h"
 #include "pkg/api/spec.h"
+#include "pkg/api/timing.h"
 #include "pkg/util/clock.h"
 
 int ctrl_pod_index(const cJSON *pod)
@@ -167,8 +168,16 @@ static void end_progress(struct dctx *d)
 
 static void set_phase(struct dctx *d, enum api_phase phase)
 {
+    if (d->old_phase == API_PHASE_INITIALIZING && phase != API_PHASE_INITIALIZING)
+        ctrl_progress_end_init(d->st);
     if (phase != API_PHASE_INITIALIZING && phase != API_PHASE_RUNNING)
         end_progress(d);
+    /* readyAt serves the run while it goes (the margin's learning, the result's timing, which
+     * keeps it as allReady); an ended run's describe stays as short as before */
+    const cJSON *ready = cJSON_GetObjectItemCaseSensitive(d->st, API_STATUS_READY_AT);
+    if ((phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) && ready &&
+        !cJSON_IsNull(ready))
+        util_jset(d->st, API_STATUS_READY_AT, cJSON_CreateNull());
     util_jset_str(d->st, "phase", api_phase_name(phase));
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(phase));
 }
@@ -289,10 +298,9 @@ static void start_running(struct dctx *d)
     /* the same words on a re-entry (a restart, a Job missing from the cache): the Running Event
      * is named after them */
     char msg[256];
-    (void)snprintf(
-        msg, sizeof(msg), "%d worker%s start together once %s ready (%.0f ms after the last)",
-        s->workers, s->workers == 1 ? "" : "s",
-        s->workers == 1 ? "its pod is" : "all their pods are", (double)CTRL_START_MARGIN_MS);
+    (void)snprintf(msg, sizeof(msg), "%d worker%s start together once %s ready", s->workers,
+                   s->workers == 1 ? "" : "s",
+                   s->workers == 1 ? "its pod is" : "all their pods are");
     cond(d, "Running", "True", "Started", msg);
     if (api_status_start_at(d->st) <= 0)
         set_message(d, msg);
@@ -360,6 +368,19 @@ static const cJSON *terminated_state(const cJSON *pod)
             return t;
     }
     return NULL;
+}
+
+/* True when every index below n (-1 with n = 1: any pod of the role) has a pod of role that
+ * Succeeded (every container exited 0): its Job is complete, whether or not the Job controller has
+ * said so yet (its status update follows the pod's). */
+static bool pods_succeeded(const struct ctrl_observed *obs, const char *role, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *ph = util_jstr(find_pod(obs, role, n > 1 ? i : -1), "status.phase");
+        if (!ph || strcmp(ph, "Succeeded") != 0)
+            return false;
+    }
+    return n > 0;
 }
 
 static void fill_worker(struct api_worker *w, int index, const cJSON *pod)
@@ -802,6 +823,8 @@ static void decide_initializing(struct dctx *d)
         return;
     }
     const char *fin = ctrl_job_finished(job);
+    if (!fin && pods_succeeded(d->obs, "init", 1))
+        fin = "Complete"; /* the pod's success: no need to wait for the Job controller's */
     if (!fin) {
         double since = util_rfc3339_parse(util_jstr(d->st, "startTime"));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
@@ -903,19 +926,23 @@ static bool workers_ready(const struct dctx *d)
     return n == d->spec.workers;
 }
 
-/* The start barrier (level-triggered): once every worker index has a Ready pod, startAt = now +
- * CTRL_START_MARGIN_MS (RFC 3339, milliseconds) goes into status, and (after the status write,
- * plan.annotate) onto every run pod as API_START_ANNOTATION, which the runners read through
- * their downwardAPI file. A published time is never replaced: pods without it (the rest after a
- * restart, a replacement pod) get the same value; a pod that has one keeps it. */
+/* The start barrier (level-triggered): once every worker index has a Ready pod, readyAt = now
+ * and startAt = now + the margin (obs.start_margin_ms, learned by margin.h; RFC 3339,
+ * milliseconds) go into status, and (after the status write, plan.annotate) startAt onto every
+ * run pod as API_START_ANNOTATION, which the runners read through their downwardAPI file. A
+ * published time is never replaced: pods without it (the rest after a restart, a replacement
+ * pod) get the same value; a pod that has one keeps it. */
 static void publish_start(struct dctx *d)
 {
-    char at[40];
+    char at[40], ready[40];
     const char *pub = published_start(d);
     if (!pub) {
         if (!workers_ready(d))
             return; /* a pod that becomes ready brings the run back (its watch event) */
-        util_rfc3339(d->obs->now + CTRL_START_MARGIN_MS / 1000.0, 3, at, sizeof(at));
+        long margin = d->obs->start_margin_ms > 0 ? d->obs->start_margin_ms : ctrl_margin_ms(NULL);
+        util_rfc3339(d->obs->now + (double)margin / 1000.0, 3, at, sizeof(at));
+        util_rfc3339(d->obs->now, 3, ready, sizeof(ready));
+        util_jset_str(d->st, API_STATUS_READY_AT, ready);
         pub = at;
     }
     (void)snprintf(d->plan->start_at, sizeof(d->plan->start_at), "%s", pub);
@@ -923,8 +950,14 @@ static void publish_start(struct dctx *d)
     if (!cur || strcmp(cur, d->plan->start_at) != 0) {
         char msg[256];
         util_jset_str(d->st, "startAt", d->plan->start_at);
-        (void)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
-                       d->spec.workers == 1 ? "" : "s", d->plan->start_at);
+        double margin = util_rfc3339_parse(d->plan->start_at) -
+                        util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
+        size_t l =
+            (size_t)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
+                             d->spec.workers == 1 ? "" : "s", d->plan->start_at);
+        if (margin > 0 && margin < 3600 && l < sizeof(msg))
+            (void)snprintf(msg + l, sizeof(msg) - l, ", %.3f s after the last pod was ready",
+                           margin);
         /* the Running condition keeps its message: the Running Event is named after it */
         set_message(d, msg);
     }
@@ -987,12 +1020,24 @@ static void check_placement(struct dctx *d)
          avoidable ? API_PLACEMENT_SHARED : API_PLACEMENT_NO_OTHER_NODE, full);
 }
 
+static void decide_collecting(struct dctx *d);
+
 static void decide_running(struct dctx *d)
 {
     const struct api_spec *s = &d->spec;
     const cJSON *job = d->obs->run_job;
     if (!job) {
         start_running(d); /* restart after status was written but before the Job was */
+        return;
+    }
+    if (pods_succeeded(d->obs, "run", s->workers)) {
+        /* every worker's pod Succeeded: their results are read now, in this reconcile, without
+         * waiting for the Job controller's Complete or writing Collecting first (its Event is
+         * the one a Succeeded status implies) */
+        set_phase(d, API_PHASE_COLLECTING);
+        set_message(d, CTRL_COLLECTING_MESSAGE);
+        event(d, false, api_phase_name(API_PHASE_COLLECTING), "%s", CTRL_COLLECTING_MESSAGE);
+        decide_collecting(d);
         return;
     }
     if (ctrl_job_finished(job)) {
@@ -1032,9 +1077,14 @@ static void requeue_within(struct dctx *d, long ms)
 
 /* The workers' progress records just fetched: status.progress, condition TargetUnreachable
  * while a worker retries its target, and status.message. */
+static int running_workers(const struct dctx *d, const char *role, int workers,
+                           struct ctrl_fetch_log *out);
+
 static void progress_apply(struct dctx *d, const char *role, int workers)
 {
-    if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, d->obs->now))
+    int running = running_workers(d, role, workers, NULL);
+    int read = running < CTRL_PROGRESS_SAMPLE ? running : CTRL_PROGRESS_SAMPLE;
+    if (ctrl_progress_set(d->st, d->obs->progress, d->obs->n_progress, read, running, d->obs->now))
         ctrl_progress_display(d->st);
     char msg[900];
     const cJSON *c = api_cond_get(d->st, API_COND_TARGET_UNREACHABLE);
@@ -1054,8 +1104,7 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     bool reached = st && strcmp(st, "True") == 0;
     if (reached)
         cond(d, API_COND_TARGET_UNREACHABLE, "False", "Reached", "the workers reached the target");
-    if (may_say && strcmp(role, "run") == 0 &&
-        ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
+    if (may_say && ctrl_progress_message(d->st, workers, msg, sizeof(msg))) {
         set_message(d, msg);
     } else if (may_say && reached) {
         const char *usual = util_jstr(
@@ -1064,11 +1113,10 @@ static void progress_apply(struct dctx *d, const char *role, int workers)
     }
 }
 
-/* The log tails to fetch: one per running pod of the phase, into the plan (none when no pod
- * runs yet). */
-static void progress_plan(struct dctx *d, const char *role, int workers)
+/* The running pods of the phase, in worker order, into out (NULL: only counted). */
+static int running_workers(const struct dctx *d, const char *role, int workers,
+                           struct ctrl_fetch_log *out)
 {
-    struct ctrl_fetch_log *logs = util_xcalloc((size_t)workers, sizeof(*logs));
     int n = 0;
     for (int i = 0; i < workers; i++) {
         const cJSON *pod = find_pod(d->obs, role, workers > 1 || strcmp(role, "run") == 0 ? i : -1);
@@ -1076,24 +1124,43 @@ static void progress_plan(struct dctx *d, const char *role, int workers)
         const char *name = pod ? util_jstr(pod, "metadata.name") : NULL;
         if (!ph || !name || strcmp(ph, "Running") != 0)
             continue;
-        logs[n].index = i;
-        (void)snprintf(logs[n].pod, sizeof(logs[n].pod), "%s", name);
+        if (out) {
+            out[n].index = i;
+            (void)snprintf(out[n].pod, sizeof(out[n].pod), "%s", name);
+        }
         n++;
     }
+    return n;
+}
+
+/* The log tails to fetch into the plan: the running pods of the phase, at most
+ * CTRL_PROGRESS_SAMPLE of them, a block that rotates with the interval (none when no pod runs
+ * yet). */
+static void progress_plan(struct dctx *d, const char *role, int workers)
+{
+    struct ctrl_fetch_log *running = util_xcalloc((size_t)workers, sizeof(*running));
+    int n = running_workers(d, role, workers, running);
     if (n == 0) { /* a pod that starts running brings the run back (its watch event) */
-        free(logs);
+        free(running);
         return;
     }
+    int take = n < CTRL_PROGRESS_SAMPLE ? n : CTRL_PROGRESS_SAMPLE;
+    int from = ctrl_progress_sample_start(n, d->obs->now, d->obs->cfg->progress_interval_s);
+    struct ctrl_fetch_log *logs = util_xcalloc((size_t)take, sizeof(*logs));
+    for (int k = 0; k < take; k++)
+        logs[k] = running[(from + k) % n];
+    free(running);
     free(d->plan->progress);
     d->plan->progress = logs;
-    d->plan->n_progress = n;
+    d->plan->n_progress = take;
     d->plan->needs |= CTRL_NEED_PROGRESS;
 }
 
 /* While the pods of a phase run, every progress interval: the tails of their logs give
  * status.progress (the workers' last progress records, summed) and condition TargetUnreachable
  * while a worker retries its target (its wait records). A log tail is read at most once per
- * worker per interval, bounded by tailLines and limitBytes, and only of running pods. */
+ * worker per interval, bounded by tailLines and limitBytes, and only of running pods; at most
+ * CTRL_PROGRESS_SAMPLE of them per interval (a rotating sample, extrapolated). */
 static void follow_progress(struct dctx *d, const char *role, int workers)
 {
     long every = d->obs->cfg->progress_interval_s;
@@ -1159,14 +1226,14 @@ static void missing_pod(const struct dctx *d, char *out, size_t len)
 static void check_skew(struct dctx *d, const cJSON *agg)
 {
     char msg[600];
-    const cJSON *c = api_cond_get(d->st, "WorkersSkewed");
+    const cJSON *c = api_cond_get(d->st, API_COND_WORKERS_SKEWED);
     if (api_workers_skewed(agg, API_SKEW_LIMIT_S, msg, sizeof(msg))) {
         bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-        cond(d, "WorkersSkewed", "True", "WorkersNotTogether", msg);
+        cond(d, API_COND_WORKERS_SKEWED, "True", "WorkersNotTogether", msg);
         if (!was)
-            event(d, true, "WorkersSkewed", "%s", msg);
+            event(d, true, API_COND_WORKERS_SKEWED, "%s", msg);
     } else if (c) {
-        cond(d, "WorkersSkewed", "False", "WorkersTogether",
+        cond(d, API_COND_WORKERS_SKEWED, "False", "WorkersTogether",
              "every worker ran within a second of the common window");
     }
 }
@@ -1233,10 +1300,10 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
     char msg[API_MAX_MESSAGE] = "";
     struct detail_missing dm = {0};
     list_detail_missing(d, w, n, msg, sizeof(msg), &dm);
-    const cJSON *c = api_cond_get(d->st, "ResultDetailUnavailable");
+    const cJSON *c = api_cond_get(d->st, API_COND_RESULT_DETAIL_UNAVAILABLE);
     if (!dm.missing) {
         if (c)
-            cond(d, "ResultDetailUnavailable", "False", "LogRead",
+            cond(d, API_COND_RESULT_DETAIL_UNAVAILABLE, "False", "LogRead",
                  "every worker's result was read from its log");
         return false;
     }
@@ -1256,9 +1323,9 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
                        "; the latency percentiles are the slowest worker's, an upper bound "
                        "(merging them needs every worker's histogram)");
     bool was = c && util_jstr(c, "message") && strcmp(util_jstr(c, "message"), msg) == 0;
-    cond(d, "ResultDetailUnavailable", "True", dm.reason, msg);
+    cond(d, API_COND_RESULT_DETAIL_UNAVAILABLE, "True", dm.reason, msg);
     if (!was)
-        event(d, true, "ResultDetailUnavailable", "%s", msg);
+        event(d, true, API_COND_RESULT_DETAIL_UNAVAILABLE, "%s", msg);
     return true;
 }
 
@@ -1389,6 +1456,39 @@ static void end_collecting(struct dctx *d, struct api_worker *w, int n, const cJ
     }
 }
 
+/* The result ConfigMap's "timing" (pkg/api/timing.h) in agg, and the slowest worker's notice
+ * delay, status.readyAt to its read of the barrier, for the margin's learning (margin.h): of the
+ * workers whose runner was waiting when the barrier was published. */
+static void add_timing(struct dctx *d, cJSON *agg, const cJSON *const *results, int n)
+{
+    const struct ctrl_observed *o = d->obs;
+    if (!agg)
+        return;
+    struct api_timing_in in = {
+        .br = o->br,
+        .status = d->st,
+        .init_job = o->init_job,
+        .run_job = o->run_job,
+        .pods = o->pods,
+        .n_pods = o->n_pods,
+        .results = results,
+        .n_results = n,
+        .now = o->now,
+    };
+    (void)bench_put(agg, BK_TIMING, api_run_timing(&in));
+    /* a runner that started after readyAt (a replaced pod) found the barrier in its file's first
+     * contents: its read says nothing of the kubelet's refresh */
+    double ready = util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
+    double barrier = api_status_start_at(d->st);
+    for (int i = 0; i < n && ready > 0 && barrier > 0; i++) {
+        double seen = bench_num(results[i], BK_WINDOW_SEEN_SECONDS);
+        const char *started = cJSON_GetStringValue(bench_get(results[i], BK_START_TIME));
+        double t0 = util_rfc3339_parse(started);
+        if (isfinite(seen) && t0 > 0 && t0 < ready)
+            d->plan->start_notice_s = fmax(d->plan->start_notice_s, barrier + seen - ready);
+    }
+}
+
 /* The results read: the status gets the aggregate, the result ConfigMap is planned, the checks
  * run, and the run ends. */
 static void conclude(struct dctx *d, struct api_worker *w, int n)
@@ -1411,6 +1511,7 @@ static void conclude(struct dctx *d, struct api_worker *w, int n)
     cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
     bool bounded = bench_aggregate_bounded(agg);
     api_status_set_results(d->st, agg, w, n);
+    add_timing(d, agg, results, n);
     result_configmap(d, agg, results, n);
     check_skew(d, agg);
     bool detail_missing = check_detail(d, w, n, bounded);
@@ -1630,7 +1731,8 @@ static const struct {
                     {API_PHASE_FAILED, "Failed"}};
 /* Conditions announced by a Warning Event of their own name while True. */
 static const char *const WARNING_CONDITIONS[] = {
-    API_COND_WORKERS_BLOCKED,    "SpecLocked", "WorkersSkewed", "ResultDetailUnavailable",
+    API_COND_WORKERS_BLOCKED,    "SpecLocked",
+    API_COND_WORKERS_SKEWED,     API_COND_RESULT_DETAIL_UNAVAILABLE,
     API_COND_WORKERS_SHARE_NODE, NULL};
 
 static bool implied(struct ctrl_event *e, bool warning, const char *reason, const char *message,

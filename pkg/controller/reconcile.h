@@ -13,12 +13,13 @@
  *                 scale target must exist (else Failed/ScaleTargetNotFound). Then Initializing
  *                 (init requested) or Running. The generation at this moment is the run's spec:
  *                 later spec changes are ignored and reported by condition SpecLocked.
- *   Initializing  The init Job <br>-init runs once. Complete -> Running; Failed -> Failed with the
- *                 init pod's error.
+ *   Initializing  The init Job <br>-init runs once. Complete, or its pod Succeeded (before the
+ *                 Job controller says so) -> Running; Failed -> Failed with the init pod's error.
  *   Running       On entry the HPA, the fio PVC and the Indexed run Job are created (a create
  *                 that finds the object already there is fine). Once every worker index has a
- *                 Ready pod, the start barrier startAt = now + CTRL_START_MARGIN_MS is stored in
- *                 status, then set on every run pod as annotation pgbench.dev/start-at (plan.
+ *                 Ready pod, readyAt = now and the start barrier startAt = now + the margin
+ *                 (margin.h: learned from what the runners saw) are stored in status, then
+ *                 startAt is set on every run pod as annotation pgbench.dev/start-at (plan.
  *                 annotate), which the runners read from a downwardAPI file; a published barrier
  *                 is never replaced, pods lacking it get the same value. The run's deadline and
  *                 WorkersBlocked count from the Running entry (+ the start delay for the
@@ -26,7 +27,10 @@
  *                 into status.hpaTimeline every few seconds. Every progress interval the
  *                 running workers' log tails are read (CTRL_NEED_PROGRESS): status.progress and,
  *                 while a worker retries its target, condition TargetUnreachable (also during
- *                 Initializing, for the init pod). The run Job finished -> Collecting.
+ *                 Initializing, for the init pod). The run Job finished -> Collecting. Every
+ *                 worker index has a Succeeded pod (the Job controller marks the Job Complete
+ *                 later): the results are read and the run ends in this reconcile, as
+ *                 Collecting would (its Event sent, its status never written).
  *   Collecting    The caches may disagree: a Job watch can be ahead of the pod watch. So when a
  *                 worker's cached pod has not terminated (or is missing), its pods are read from
  *                 the API server first; a pod still running is waited for (requeue), up to
@@ -51,6 +55,7 @@
 #include "pkg/controller/progress.h"
 #include "pkg/api/resultcm.h"
 #include "pkg/api/status.h"
+#include "pkg/controller/margin.h"
 #include "pkg/kube/kube.h"
 
 #define CTRL_MAX_PODS 600
@@ -62,11 +67,6 @@
 /* Workers not started this long after their phase began are reported, with the reason
  * (condition WorkersBlocked). */
 #define CTRL_BLOCKED_GRACE_S 30
-/* The start barrier is this long after the operator sees the last worker pod ready: time for the
- * pod patches, the kubelet's downwardAPI refresh (its syncPod on the pod update: 0.05-1.17 s on
- * the real v1.25 node of issue 33) and the runner's 100 ms poll (docs/design.md, "Start
- * barrier"). 1 s left every worker 0.2-0.3 s late with a 1.1 s refresh (e2e 73). */
-#define CTRL_START_MARGIN_MS 2000
 /* A phase whose Job has not ended this long after its deadline (and activeDeadlineSeconds) is
  * failed by the operator itself, and the Job deleted (a Job made before deadlines existed). */
 #define CTRL_DEADLINE_GRACE_S 60
@@ -112,6 +112,9 @@ struct ctrl_observed {
     int n_events;
     double now; /* Unix seconds */
     const struct api_config *cfg;
+    /* How long after the last worker pod is seen Ready the start barrier is (margin.h: learned
+     * from the runners' records); 0: ctrl_margin_ms(NULL), the default. */
+    long start_margin_ms;
 
     /* Filled by the executor when the plan asked for them (plan.needs). */
     enum ctrl_fetch_state scale_target; /* GET of the HPA's scale target */
@@ -203,6 +206,10 @@ struct ctrl_plan {
     struct ctrl_fetch_log *annotate;
     int n_annotate;
     char start_at[40];
+    /* A run collected: the slowest worker's notice delay, status.readyAt to its read of the
+     * barrier (seconds; 0 = unknown), for the margin's learning (margin.h) once the status is
+     * written. */
+    double start_notice_s;
 };
 
 /* Decides; the caller frees the plan with ctrl_plan_free. Returns 0 or -errno. */

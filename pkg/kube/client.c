@@ -30,6 +30,8 @@
 
 #define DEFAULT_TIMEOUT_MS 30000L
 #define DEFAULT_MAX_BODY ((size_t)64 << 20)
+/* CURLMOPT_MAX_HOST_CONNECTIONS: each open watch holds one HTTP/1.1 connection; requests beyond
+ * the limit wait for a free one */
 #define DEFAULT_MAX_CONNS 32L
 #define CONNECT_TIMEOUT_MS 10000L
 #define DEFAULT_FIELD_MANAGER "pgbench-operator"
@@ -748,11 +750,6 @@ int kube_client_new(uv_loop_t *loop, const struct kube_config *cfg, struct kube_
 void kube_client_set_max_body(struct kube_client *c, size_t bytes)
 {
     c->max_body = bytes ? bytes : DEFAULT_MAX_BODY;
-}
-
-void kube_client_set_max_connections(struct kube_client *c, long n)
-{
-    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, n > 0 ? n : DEFAULT_MAX_CONNS);
 }
 
 void kube_client_set_max_retries(struct kube_client *c, int n)

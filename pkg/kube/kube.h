@@ -166,9 +166,6 @@ int kube_request(struct kube_client *c, const char *method, const char *path,
 /* Response bodies larger than this fail with reason "TooLarge" (default 64 MiB); the same cap
  * bounds a watch stream's undelivered bytes. */
 void kube_client_set_max_body(struct kube_client *c, size_t bytes);
-/* CURLMOPT_MAX_HOST_CONNECTIONS (default 32). Every open watch holds one HTTP/1.1 connection;
- * requests beyond the limit wait for a free connection. */
-void kube_client_set_max_connections(struct kube_client *c, long n);
 /* Retries after a Retry-After answer (default 10, client-go's; 0 = hand every answer over). */
 void kube_client_set_max_retries(struct kube_client *c, int n);
 /* The Content-Type sent for a patch type. */
@@ -306,6 +303,9 @@ void kube_informer_foreach(const struct kube_informer *inf, void (*fn)(const cJS
 void kube_informer_foreach_indexed(const struct kube_informer *inf, const char *value,
                                    void (*fn)(const cJSON *obj, void *ud), void *ud);
 size_t kube_informer_count(const struct kube_informer *inf);
+/* The bytes its cached objects take (their text, versions, uids and index values, with each
+ * entry's header; not the map's own nodes nor the index's key lists). */
+size_t kube_informer_bytes(const struct kube_informer *inf);
 /* Puts obj (owned; transformed like a listed object) into the cache in place of the cached
  * object whose resourceVersion is prev_rv: the answer to the caller's own write made with that
  * resourceVersion as precondition, known before its watch event arrives. No other write can lie

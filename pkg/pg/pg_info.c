@@ -57,6 +57,20 @@ static PGresult *query(PGconn *conn, const char *sql, int nparams, const char *c
     return res;
 }
 
+int pg_database_bytes(PGconn *conn, double *bytes, int *block_size, char *msg, size_t msglen)
+{
+    PGresult *res = query(conn,
+                          "SELECT pg_database_size(current_database()), "
+                          "current_setting('block_size')::int",
+                          0, NULL, msg, msglen);
+    if (!res)
+        return -EIO;
+    *bytes = strtod(PQgetvalue(res, 0, 0), NULL);
+    *block_size = atoi(PQgetvalue(res, 0, 1));
+    PQclear(res);
+    return 0;
+}
+
 int pg_server_info_get(PGconn *conn, struct pg_server_info *out, char *msg, size_t msglen)
 {
     memset(out, 0, sizeof(*out));

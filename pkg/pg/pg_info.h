@@ -46,6 +46,11 @@ cJSON *pg_server_info_to_json(const struct pg_server_info *s);
 int pg_pgbench_initialized(PGconn *conn, int scale, int partitions, bool *initialized, char *reason,
                            size_t n);
 
+/* The database's size on disk, every file of it (pg_database_size, which walks its directories
+ * and takes no lock, so it counts the files of a transaction still loading), and the server's
+ * block size: what the server-side generation's progress is estimated from. */
+int pg_database_bytes(PGconn *conn, double *bytes, int *block_size, char *msg, size_t msglen);
+
 /* Replay catch-up before a run.
  * On a standby: target = max(receive lsn, the primary's WAL end reported to the WAL receiver) taken
  * at the start; caught up when replay lsn >= target.

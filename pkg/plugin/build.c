@@ -70,7 +70,7 @@ static int common_fields(cJSON *spec, const struct plugin_common_opts *c, char *
         util_must(cJSON_AddNumberToObject(spec, "workers", c->workers));
     if (c->n_node_selector > 0) {
         cJSON *ns = add_obj(add_obj(spec, "podTemplate"), "nodeSelector");
-        for (int i = 0; i < c->n_node_selector; i++) {
+        for (size_t i = 0; i < c->n_node_selector; i++) {
             const char *kv = c->node_selector[i], *eq = strchr(kv, '=');
             if (!eq || eq == kv)
                 return util_errf(err, errlen, "--node-selector \"%s\": expected KEY=VALUE", kv);
@@ -102,6 +102,24 @@ static int check_spec(const cJSON *br, char *err, size_t errlen)
     return 0;
 }
 
+/* --init-generation, -I, -F, --unlogged-tables, --tablespace, --index-tablespace: as given (the
+ * spec parser checks them). */
+static void add_init_options(cJSON *init, const struct plugin_run_opts *o)
+{
+    if (o->init_generation)
+        util_must(cJSON_AddStringToObject(init, "generation", o->init_generation));
+    if (o->init_steps)
+        util_must(cJSON_AddStringToObject(init, "steps", o->init_steps));
+    if (o->fillfactor > 0)
+        util_must(cJSON_AddNumberToObject(init, "fillfactor", o->fillfactor));
+    if (o->unlogged_tables)
+        util_must(cJSON_AddTrueToObject(init, "unloggedTables"));
+    if (o->tablespace)
+        util_must(cJSON_AddStringToObject(init, "tablespace", o->tablespace));
+    if (o->index_tablespace)
+        util_must(cJSON_AddStringToObject(init, "indexTablespace", o->index_tablespace));
+}
+
 cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errlen)
 {
     cJSON *spec;
@@ -118,6 +136,7 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
             util_must(cJSON_AddTrueToObject(init, "foreignKeys"));
         if (o->partitions > 0)
             util_must(cJSON_AddNumberToObject(init, "partitions", o->partitions));
+        add_init_options(init, o);
     }
     cJSON *run = add_obj(pg, "run");
     const char *dbname = NULL;

@@ -21,7 +21,7 @@ struct plugin_common_opts {
     const char *ns;                                  /* metadata.namespace (required) */
     int workers;                                     /* 0: spec default */
     const char *node_selector[PLUGIN_MAX_SELECTORS]; /* "key=value" */
-    int n_node_selector;
+    size_t n_node_selector;
     long ttl_s;          /* -1: spec default */
     long timeout_s;      /* 0: spec default */
     const char *image;   /* NULL: the operator's */
@@ -36,6 +36,11 @@ struct plugin_run_opts {
     int init_scale; /* > 0: spec.workload.pgbench.init with this scale */
     bool foreign_keys;
     int partitions;
+    /* init.generation, steps, fillfactor (0: pgbench's), unloggedTables, tablespace,
+     * indexTablespace; NULL/0/false: not set */
+    const char *init_generation, *init_steps, *tablespace, *index_tablespace;
+    int fillfactor;
+    bool unlogged_tables;
     bool create_database;
     long warmup_s; /* > 0: run.warmupSeconds */
     bool template; /* a sweep's template: not checked alone (the sweep checks each step's spec) */

@@ -1,9 +1,10 @@
-/* pgbench options -> spec.workload.pgbench.run fields, one row per option. */
+/* pgbench options -> spec.workload.pgbench.run fields, one util/opt row per option. */
 #include "pkg/plugin/pgbench_args.h"
 #include "pkg/util/json.h"
 #include "pkg/bench/pgbench.h"
 #include "pkg/util/err.h"
 #include "pkg/util/mem.h"
+#include "pkg/util/opt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,74 +13,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind {
-    K_INT,      /* integer >= min into field */
-    K_NUM,      /* number >= 0 into field */
-    K_TRUE,     /* flag: field = true */
-    K_PROTOCOL, /* -M simple|extended|prepared */
-    K_BUILTIN,  /* -b name[@weight] */
-    K_SELECT,   /* -S: builtin select-only */
-    K_SKIP,     /* -N: builtin simple-update */
-    K_SCRIPT,   /* -f configmap:key[@weight] */
-    K_REFUSE,   /* known, no field: refused with hint */
-};
+static util_opt_cb put_int, put_num, put_true, put_protocol, put_builtin, put_script, refuse;
 
-struct row {
-    char short_name; /* 0: long only */
-    bool has_arg;
-    enum kind kind;
-    const char *long_name;
-    const char *field; /* below spec.workload.pgbench.run; the hint for K_REFUSE */
-    long min;
-};
+/* A spec field's row: pgbench's short and long name, the callback that writes the field (named by
+ * data) into spec.workload.pgbench.run (the parse's base), whether it takes a value, its least
+ * value. */
+#define ROW(s, l, c, f, fl, least)                                                                 \
+    {                                                                                              \
+        .shrt = (s), .name = (l), .type = UTIL_OPT_CALL, .flags = (fl), .min = (least), .cb = (c), \
+        .data = (f)                                                                                \
+    }
+#define VAL UTIL_OPT_VALUE
 
 /* pgbench's options (pgbench.c long_options) that the spec expresses, and those refused with a
- * better hint than the allow-list's. Anything else goes to bench_pgbench_check_extra. */
-static const struct row rows[] = {
-    {'c', true, K_INT, "client", "clients", 1},
-    {'j', true, K_INT, "jobs", "threads", 1},
-    {'T', true, K_INT, "time", "durationSeconds", 1},
-    {'t', true, K_INT, "transactions", "transactions", 1},
-    {'M', true, K_PROTOCOL, "protocol", "protocol", 0},
-    {'b', true, K_BUILTIN, "builtin", "builtin", 0},
-    {'S', false, K_SELECT, "select-only", "builtin", 0},
-    {'N', false, K_SKIP, "skip-some-updates", "builtin", 0},
-    {'f', true, K_SCRIPT, "file", "scripts", 0},
-    {'R', true, K_NUM, "rate", "rate", 0},
-    {'L', true, K_NUM, "latency-limit", "latencyLimitMs", 0},
-    {'n', false, K_TRUE, "no-vacuum", "noVacuum", 0},
-    {'C', false, K_TRUE, "connect", "connect", 0},
-    {0, true, K_INT, "max-tries", "maxTries", 0},
-    {0, false, K_TRUE, "failures-detailed", "failuresDetailed", 0},
-    {'r', false, K_TRUE, "report-per-command", "perStatementLatencies", 0},
-    {0, false, K_TRUE, "report-latencies", "perStatementLatencies", 0},
-    {'P', true, K_INT, "progress", "progressSeconds", 1},
-    {'i', false, K_REFUSE, "initialize", "use kubectl pgbench run --init -s N (before --)", 0},
-    {'h', true, K_REFUSE, "host",
-     "the target comes from --host, --cnpg, --bitnami, --stackgres or --zalando (before --)", 0},
-    {'p', true, K_REFUSE, "port", "use --port (before --)", 0},
-    {'U', true, K_REFUSE, "username", "use --user (before --)", 0},
-    {'l', false, K_REFUSE, "log",
-     "the runner always writes the transaction log itself: percentiles come from it", 0},
+ * better hint than the allow-list's (the hint is their data). Anything else goes to
+ * bench_pgbench_check_extra. */
+static const struct util_opt rows[] = {
+    ROW('c', "client", put_int, "clients", VAL, 1),
+    ROW('j', "jobs", put_int, "threads", VAL, 1),
+    ROW('T', "time", put_int, "durationSeconds", VAL, 1),
+    ROW('t', "transactions", put_int, "transactions", VAL, 1),
+    ROW('M', "protocol", put_protocol, "protocol", VAL, 0),
+    ROW('b', "builtin", put_builtin, "builtin", VAL, 0),
+    ROW('S', "select-only", put_builtin, "select-only", 0, 0),
+    ROW('N', "skip-some-updates", put_builtin, "simple-update", 0, 0),
+    ROW('f', "file", put_script, "scripts", VAL, 0),
+    ROW('R', "rate", put_num, "rate", VAL, 0),
+    ROW('L', "latency-limit", put_num, "latencyLimitMs", VAL, 0),
+    ROW('n', "no-vacuum", put_true, "noVacuum", 0, 0),
+    ROW('C', "connect", put_true, "connect", 0, 0),
+    ROW(0, "max-tries", put_int, "maxTries", VAL, 0),
+    ROW(0, "failures-detailed", put_true, "failuresDetailed", 0, 0),
+    ROW('r', "report-per-command", put_true, "perStatementLatencies", 0, 0),
+    ROW(0, "report-latencies", put_true, "perStatementLatencies", 0, 0),
+    ROW('P', "progress", put_int, "progressSeconds", VAL, 1),
+    ROW('i', "initialize", refuse, "use kubectl pgbench run --init -s N (before --)", 0, 0),
+    ROW('h', "host", refuse,
+        "the target comes from --host, --cnpg, --bitnami, --stackgres or --zalando (before --)",
+        VAL, 0),
+    ROW('p', "port", refuse, "use --port (before --)", VAL, 0),
+    ROW('U', "username", refuse, "use --user (before --)", VAL, 0),
+    ROW('l', "log", refuse,
+        "the runner always writes the transaction log itself: percentiles come from it", 0, 0),
 };
 
-static const struct row *find_long(const char *name, size_t n)
-{
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-        if (strlen(rows[i].long_name) == n && strncmp(rows[i].long_name, name, n) == 0)
-            return &rows[i];
-    return NULL;
-}
-
-static const struct row *find_short(char c)
-{
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-        if (rows[i].short_name == c)
-            return &rows[i];
-    return NULL;
-}
-
-/* value@weight: splits off a weight (0..1000), as pgbench's -b and -f do. */
 static int split_weight(const char *flag, const char *v, char *name, size_t n, long *weight,
                         char *err, size_t errlen)
 {
@@ -119,44 +96,58 @@ static const char *builtin_name(const char *v)
     return found;
 }
 
-static int apply_int(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
-                     size_t errlen)
+static int put_int(void *base, const struct util_opt *o, const char *flag, const char *v, char *err,
+                   size_t errlen)
 {
     char *end;
     errno = 0;
     long long n = strtoll(v, &end, 10);
-    if (errno || end == v || *end || n < r->min || n > 2147483647LL)
-        return util_errf(err, errlen, "%s \"%s\": must be an integer >= %ld (spec field %s)", flag,
-                         v, r->min, r->field);
-    util_jset(run, r->field, cJSON_CreateNumber((double)n));
+    if (errno || end == v || *end || (double)n < o->min || n > 2147483647LL)
+        return util_errf(err, errlen, "%s \"%s\": must be an integer >= %.0f (spec field %s)", flag,
+                         v, o->min, (const char *)o->data);
+    util_jset(base, o->data, cJSON_CreateNumber((double)n));
     return 0;
 }
 
-static int apply_num(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
-                     size_t errlen)
+static int put_num(void *base, const struct util_opt *o, const char *flag, const char *v, char *err,
+                   size_t errlen)
 {
     char *end;
     errno = 0;
     double d = strtod(v, &end);
     if (errno || end == v || *end || !isfinite(d) || d < 0)
         return util_errf(err, errlen, "%s \"%s\": must be a number >= 0 (spec field %s)", flag, v,
-                         r->field);
-    util_jset(run, r->field, cJSON_CreateNumber(d));
+                         (const char *)o->data);
+    util_jset(base, o->data, cJSON_CreateNumber(d));
     return 0;
 }
 
-static int apply_protocol(cJSON *run, const struct row *r, const char *flag, const char *v,
-                          char *err, size_t errlen)
+static int put_true(void *base, const struct util_opt *o, const char *flag, const char *v,
+                    char *err, size_t errlen)
+{
+    (void)flag, (void)v, (void)err, (void)errlen;
+    util_jset(base, o->data, cJSON_CreateTrue());
+    return 0;
+}
+
+static int put_protocol(void *base, const struct util_opt *o, const char *flag, const char *v,
+                        char *err, size_t errlen)
 {
     if (strcmp(v, "simple") != 0 && strcmp(v, "extended") != 0 && strcmp(v, "prepared") != 0)
         return util_errf(err, errlen,
                          "%s \"%s\": the protocol is one of simple, extended, prepared", flag, v);
-    util_jset(run, r->field, cJSON_CreateString(v));
+    util_jset(base, o->data, cJSON_CreateString(v));
     return 0;
 }
 
-static int apply_builtin(cJSON *run, const char *flag, const char *v, char *err, size_t errlen)
+/* -b NAME[@W]; -S and -N (no value: their builtin is their data). */
+static int put_builtin(void *base, const struct util_opt *o, const char *flag, const char *v,
+                       char *err, size_t errlen)
 {
+    if (!v) {
+        util_jset_str(base, "builtin", o->data);
+        return 0;
+    }
     char name[64];
     long w;
     int rc = split_weight(flag, v, name, sizeof(name), &w, err, errlen);
@@ -168,14 +159,17 @@ static int apply_builtin(cJSON *run, const char *flag, const char *v, char *err,
                          "%s \"%s\": the builtin scripts are tpcb-like, simple-update and "
                          "select-only (custom scripts: -f configmap:key)",
                          flag, v);
-    util_jset(run, "builtin", cJSON_CreateString(b));
+    util_jset(base, "builtin", cJSON_CreateString(b));
     if (w >= 0)
-        util_jset(run, "builtinWeight", cJSON_CreateNumber((double)w));
+        util_jset(base, "builtinWeight", cJSON_CreateNumber((double)w));
     return 0;
 }
 
-static int apply_script(cJSON *run, const char *flag, const char *v, char *err, size_t errlen)
+static int put_script(void *base, const struct util_opt *o, const char *flag, const char *v,
+                      char *err, size_t errlen)
 {
+    (void)o;
+    cJSON *run = base;
     char ref[512];
     long w;
     int rc = split_weight(flag, v, ref, sizeof(ref), &w, err, errlen);
@@ -204,40 +198,15 @@ static int apply_script(cJSON *run, const char *flag, const char *v, char *err, 
     return 0;
 }
 
-/* The kinds whose rows take a value (has_arg). */
-static bool kind_takes_value(enum kind k)
+/* Known to pgbench, no field: refused with the hint (the row's data). */
+static int refuse(void *base, const struct util_opt *o, const char *flag, const char *v, char *err,
+                  size_t errlen)
 {
-    return k == K_INT || k == K_NUM || k == K_PROTOCOL || k == K_BUILTIN || k == K_SCRIPT;
-}
-
-/* Applies row r; v is its value, NULL for a row without one. */
-static int apply(cJSON *run, const struct row *r, const char *flag, const char *v, char *err,
-                 size_t errlen)
-{
-    if (!v && kind_takes_value(r->kind))
-        return util_errf(err, errlen, "pgbench option %s needs a value", flag);
-    switch (r->kind) {
-    case K_INT:
-        return apply_int(run, r, flag, v, err, errlen);
-    case K_NUM:
-        return apply_num(run, r, flag, v, err, errlen);
-    case K_TRUE:
-        util_jset(run, r->field, cJSON_CreateTrue());
-        return 0;
-    case K_PROTOCOL:
-        return apply_protocol(run, r, flag, v, err, errlen);
-    case K_SELECT:
-    case K_SKIP:
-        util_jset_str(run, "builtin", r->kind == K_SELECT ? "select-only" : "simple-update");
-        return 0;
-    case K_BUILTIN:
-        return apply_builtin(run, flag, v, err, errlen);
-    case K_SCRIPT:
-        return apply_script(run, flag, v, err, errlen);
-    case K_REFUSE:
-        return util_errf(err, errlen, "pgbench option %s is not taken here: %s", flag, r->field);
-    }
-    return -EINVAL;
+    (void)base, (void)v;
+    char name[64];
+    (void)snprintf(name, sizeof(name), "%.*s", (int)strcspn(flag, "="), flag);
+    return util_errf(err, errlen, "pgbench option %s is not taken here: %s", name,
+                     (const char *)o->data);
 }
 
 static void add_extra(cJSON *run, const char *arg)
@@ -274,94 +243,52 @@ static int passthrough(cJSON *run, const char *const *args, size_t nargs, size_t
     return 0;
 }
 
-/* An option without a row at args[*i]: passed through, *i moved to the last argument it took. */
-static int unknown_option(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
-                          size_t errlen)
+struct pstate {
+    cJSON *run;
+    const char **dbname;
+};
+
+/* An option without a row: extraArgs when the allow-list takes it (with the words it takes). */
+static int unknown(void *ctx, char **argv, int argc, int *used, char *err, size_t errlen)
 {
-    size_t used = 0;
-    int rc = passthrough(run, args + *i, nargs - *i, &used, err, errlen);
-    if (!rc && used > 0)
-        *i += used - 1;
+    struct pstate *st = ctx;
+    size_t n = 0;
+    int rc = passthrough(st->run, (const char *const *)argv, (size_t)argc, &n, err, errlen);
+    *used = (int)n;
     return rc;
 }
 
-/* --long[=value] at args[*i]; *i moves past a separate value. */
-static int long_option(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
-                       size_t errlen)
+/* One non-option argument: the database. */
+static int database(void *ctx, const char *word, char *err, size_t errlen)
 {
-    const char *name = args[*i] + 2, *eq = strchr(name, '=');
-    size_t n = eq ? (size_t)(eq - name) : strlen(name);
-    const struct row *r = find_long(name, n);
-    if (!r)
-        return unknown_option(run, args, nargs, i, err, errlen);
-    char flag[64];
-    (void)snprintf(flag, sizeof(flag), "--%s", r->long_name);
-    const char *v = NULL;
-    if (r->has_arg) {
-        if (eq)
-            v = eq + 1;
-        else if (*i + 1 < nargs)
-            v = args[++*i];
-        else
-            return util_errf(err, errlen, "pgbench option %s needs a value", flag);
-    } else if (eq) {
-        return util_errf(err, errlen, "pgbench option %s takes no value", flag);
-    }
-    return apply(run, r, flag, v, err, errlen);
-}
-
-/* -x, -xVALUE, -x VALUE, bundles such as -nr at args[*i]; *i moves past a separate value. */
-static int short_options(cJSON *run, const char *const *args, size_t nargs, size_t *i, char *err,
-                         size_t errlen)
-{
-    const char *a = args[*i];
-    for (const char *p = a + 1; *p; p++) {
-        const struct row *r = find_short(*p);
-        char flag[3] = {'-', *p, '\0'};
-        if (!r) {
-            if (p != a + 1) /* inside a bundle: name the option alone */
-                return util_errf(err, errlen,
-                                 "pgbench option %s (in %s): write it as its own argument", flag,
-                                 a);
-            return unknown_option(run, args, nargs, i, err, errlen);
-        }
-        if (!r->has_arg) {
-            int rc = apply(run, r, flag, NULL, err, errlen);
-            if (rc)
-                return rc;
-            continue;
-        }
-        const char *v;
-        if (p[1])
-            v = p + 1;
-        else if (*i + 1 < nargs)
-            v = args[++*i];
-        else
-            return util_errf(err, errlen, "pgbench option %s needs a value", flag);
-        return apply(run, r, flag, v, err, errlen);
-    }
+    struct pstate *st = ctx;
+    if (*st->dbname && *st->dbname != word)
+        return util_errf(err, errlen, "pgbench takes one database name; \"%s\" is a second one",
+                         word);
+    *st->dbname = word;
     return 0;
 }
 
 int plugin_pgbench_args(cJSON *run, const char *const *args, size_t nargs, const char **dbname,
                         char *err, size_t errlen)
 {
-    for (size_t i = 0; i < nargs; i++) {
-        const char *a = args[i];
-        int rc;
-        if (a[0] != '-' || a[1] == '\0') {
-            if (*dbname && *dbname != a)
-                return util_errf(err, errlen,
-                                 "pgbench takes one database name; \"%s\" is a second one", a);
-            *dbname = a;
-            continue;
-        }
-        if (a[1] == '-')
-            rc = long_option(run, args, nargs, &i, err, errlen);
-        else
-            rc = short_options(run, args, nargs, &i, err, errlen);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    /* the parser's argv[0] is the command: args come after a placeholder */
+    char **argv = util_xcalloc(nargs + 2, sizeof(*argv));
+    argv[0] = (char *)"pgbench";
+    for (size_t i = 0; i < nargs; i++)
+        argv[i + 1] = (char *)args[i];
+    struct pstate st = {run, dbname};
+    struct util_opt_set set = {rows, UTIL_OPT_N(rows), run};
+    struct util_opt_parse p = {.sets = &set,
+                               .nsets = 1,
+                               .bundles = true,
+                               .no_help = true,
+                               .word = database,
+                               .unknown = unknown,
+                               .ctx = &st};
+    int rc = util_opt_parse(&p, (int)nargs + 1, argv, err, errlen);
+    for (int i = p.next; !rc && i <= (int)nargs; i++) /* after "--": words */
+        rc = database(&st, argv[i], err, errlen);
+    free(argv);
+    return rc ? -EINVAL : 0;
 }

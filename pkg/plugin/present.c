@@ -7,12 +7,12 @@
 #include "pkg/api/phase.h"
 #include "pkg/api/spec.h"
 #include "pkg/api/status.h"
-#include "pkg/plugin/report.h"
 #include "pkg/plugin/yaml.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -115,7 +115,7 @@ static int table_emit_html(struct buf *out, const struct table *t, const char *i
     for (int r = 0; r < t->nrows && !rc; r++) {
         if (t->kind[r] == ROW_SECTION) {
             rc = buf_printf(out, "<tr class=\"sec\"><th colspan=\"%d\">", t->ncols);
-            rc = rc ? rc : plugin_html_esc(out, t->cell[r][0]);
+            rc = rc ? rc : buf_put_html(out, t->cell[r][0]);
             rc = rc ? rc : buf_puts(out, "</th></tr>\n");
             continue;
         }
@@ -126,7 +126,7 @@ static int table_emit_html(struct buf *out, const struct table *t, const char *i
             const char *tag = r == 0 || c == 0 ? "th" : "td";
             rc = buf_printf(out, "<%s%s>", tag, t->right[c] ? " class=\"n\"" : "");
             rc = rc ? rc : buf_puts(out, c == 0 && t->kind[r] == ROW_MARKED ? "* " : "");
-            rc = rc ? rc : plugin_html_esc(out, t->cell[r][c]);
+            rc = rc ? rc : buf_put_html(out, t->cell[r][c]);
             rc = rc ? rc : buf_printf(out, "</%s>", tag);
         }
         rc = rc ? rc : buf_puts(out, "</tr>\n");
@@ -290,6 +290,62 @@ int plugin_result_table(struct buf *out, const cJSON *br)
     if (!rc && nonempty_array(workers))
         rc = workers_lines(out, workers);
     return rc;
+}
+
+/* a and b alike but for their numbers ("retrying, 12 s of 30 s" is no news after "6 s of 30 s") */
+static bool same_words(const char *a, const char *b)
+{
+    for (;;) {
+        bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+        if (da != db)
+            return false;
+        if (da) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+            continue;
+        }
+        if (*a != *b)
+            return false;
+        if (!*a)
+            return true;
+        a++;
+        b++;
+    }
+}
+
+int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
+                          struct plugin_conds_seen *seen)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
+        seen->c[i].on = false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, util_jget(br, "status.conditions"))
+    {
+        const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
+        const char *m = util_jstr(c, "message");
+        if (!(api_cond_is_waiting(type) || api_cond_is_caveat(type)) || !cs ||
+            strcmp(cs, "True") != 0)
+            continue;
+        size_t k = 0, nk = sizeof(seen->c) / sizeof(seen->c[0]);
+        while (k < nk && seen->c[k].type[0] && strcmp(seen->c[k].type, type) != 0)
+            k++;
+        if (k == nk)
+            continue;
+        seen->c[k].on = true;
+        if (seen->c[k].type[0] && seen->c[k].msg[0] && same_words(seen->c[k].msg, m ? m : ""))
+            continue;
+        (void)snprintf(seen->c[k].type, sizeof(seen->c[k].type), "%s", type);
+        (void)snprintf(seen->c[k].msg, sizeof(seen->c[k].msg), "%s", m ? m : "");
+        (void)buf_printf(out, "%s: %s: %s\n", name, type, m ? m : "");
+        n++;
+    }
+    for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
+        if (!seen->c[i].on)
+            seen->c[i].msg[0] = '\0'; /* printed again when it comes back */
+    return n;
 }
 
 int plugin_progress_line(struct buf *out, const cJSON *br, double now)
@@ -908,7 +964,7 @@ static int table_notes(struct buf *out, const struct buf *notes, bool html, cons
     if (!html)
         return buf_printf(out, "\n%s", notes->data);
     int rc = buf_printf(out, "<pre class=\"wrap\" id=\"%s\">", id);
-    rc = rc ? rc : plugin_html_esc(out, notes->data);
+    rc = rc ? rc : buf_put_html(out, notes->data);
     return rc ? rc : buf_puts(out, "</pre>\n");
 }
 

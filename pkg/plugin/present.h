@@ -13,6 +13,9 @@
 
 #include "pkg/util/buf.h"
 
+/* Most runs one compare page overlays. */
+#define PLUGIN_MAX_RUNS 30
+
 /* The result table of one finished (or failed) run: summary, wait events, Little's law, workers,
  * fio jobs. br is the whole BenchmarkRun. */
 int plugin_result_table(struct buf *out, const cJSON *br);
@@ -21,6 +24,23 @@ int plugin_result_table(struct buf *out, const cJSON *br);
  * workers' live tps, latency, seconds of the duration, failures) when status has it. No result
  * numbers: those are plugin_result_table's. No newline. */
 int plugin_progress_line(struct buf *out, const cJSON *br, double now);
+
+/* What plugin_condition_news has printed: each condition's type and last message. */
+struct plugin_conds_seen {
+    struct {
+        char type[64];
+        char msg[1024];
+        bool on;
+    } c[8];
+};
+
+/* The lines `run --wait` prints about conditions, appended to out: each True condition that says
+ * the run waits (api_cond_is_waiting) or qualifies its result (api_cond_is_caveat) as a line of
+ * its own, "NAME: TYPE: message\n", when it appears or its words change (a new cause; not its
+ * counting seconds). One that goes False and comes back is printed again. seen starts zeroed and
+ * is kept between calls. Returns how many lines. */
+int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
+                          struct plugin_conds_seen *seen);
 
 /* The comparison of runs grouped in sides: side s is side_n[s] consecutive runs of brs (one
  * setting measured that many times, `compare --repeats N`), nsides >= 2 (at most 15). results[i]

@@ -7,8 +7,8 @@
  * the spec and the server settings. Timelines, the workers' lines and the histogram come from the
  * run's full result (the ConfigMap status.resultRef names) when the caller read it; without it
  * the page says so and draws what status holds (its few timeline points, no per-worker lines,
- * no percentile curve). Each plot has axes with units and a legend; tick labels, legend entries
- * and marks are spaced so they do not overlap. */
+ * no percentile curve). Each plot (chart.h) has axes with units and a legend; tick labels,
+ * legend entries and marks are spaced so they do not overlap. */
 #ifndef PGBO_PLUGIN_REPORT_H
 #define PGBO_PLUGIN_REPORT_H
 
@@ -17,11 +17,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "pkg/plugin/chart.h"
 #include "pkg/plugin/present.h"
 #include "pkg/util/buf.h"
 
-/* Most runs one compare page overlays. */
-#define PLUGIN_MAX_RUNS 30
 /* Percentile curve: points per nine (0.05 nines apart; every whole nine is a point). */
 #define PLUGIN_CURVE_STEPS_PER_NINE 20
 
@@ -49,35 +48,10 @@ int plugin_compare_html(struct buf *out, const struct plugin_compare *c, struct 
  * points (at most max; 0 for an empty histogram) or -EINVAL when hist is absent or not valid. */
 int plugin_percentile_curve(const cJSON *hist, double *x, double *y, int max);
 
-/* For the other pages (report_sweep.c): the HTML escape, the page's head (title, style, <h1>),
- * and a line chart drawn as the report's are (axes with units, 1/2/5 ticks or powers of two, a
- * legend that wraps, marks with a drop line and a label in their own row above the data). A series
- * is a line through its points with a circle per point; dots: the circles only; nodots: the line
- * only. */
-#define PLUGIN_CHART_SERIES 8
-#define PLUGIN_CHART_MARKS 4
-struct plugin_series {
-    const char *label;
-    const double *x, *y;
-    int n;
-    bool dots, nodots;
-};
-struct plugin_mark {
-    const char *label;
-    double x, y;
-};
-struct plugin_chart {
-    const char *id, *title, *xlabel, *ylabel;
-    const char *empty; /* said instead of the plot when no series has a point */
-    const struct plugin_mark *marks;
-    int nmarks;
-    bool log2x; /* x on a log2 scale, a tick per power of two (values > 0) */
-};
-int plugin_html_esc(struct buf *o, const char *s);
+/* For the other pages (report_sweep.c): the page's head (title, style, <h1>); their charts and the
+ * HTML escape are chart.h's. */
 int plugin_page_start(struct buf *o, const char *title);
 /* "Spec" heading and the object's spec as YAML in <pre id="spec">; nothing when spec is NULL. */
 int plugin_spec_section(struct buf *o, const cJSON *spec);
-int plugin_line_chart(struct buf *o, const struct plugin_chart *c, const struct plugin_series *s,
-                      int ns);
 
 #endif

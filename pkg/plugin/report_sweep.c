@@ -136,12 +136,11 @@ static void curve_range(const struct sweep_pts *p, const cJSON *usl, double *lo,
 
 static int kv(struct buf *o, const char *k, const char *v, const char *cls)
 {
-    int rc =
-        buf_printf(o, "<tr%s%s%s><th>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    rc = rc ? rc : plugin_html_esc(o, k);
-    rc = rc ? rc : buf_puts(o, "</th><td>");
-    rc = rc ? rc : plugin_html_esc(o, v);
-    return rc ? rc : buf_puts(o, "</td></tr>\n");
+    buf_printf(o, "<tr%s%s%s><th>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+    buf_put_html(o, k);
+    buf_puts(o, "</th><td>");
+    buf_put_html(o, v);
+    return buf_puts(o, "</td></tr>\n");
 }
 
 static int head_table(struct buf *o, const cJSON *sw)
@@ -149,25 +148,28 @@ static int head_table(struct buf *o, const cJSON *sw)
     const cJSON *st = util_jget(sw, "status");
     const char *phase = util_jstr(st, "phase");
     char b[160];
-    int rc = buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
-    rc = rc ? rc : kv(o, "phase", api_phase_shown(phase), NULL);
+    buf_puts(o, "<table class=\"kv\" id=\"sweep\">\n");
+    kv(o, "phase", api_phase_shown(phase), NULL);
     (void)snprintf(b, sizeof(b), "%s (%d steps)",
                    util_jstr(st, "field") ? util_jstr(st, "field") : "?",
                    (int)util_jnum(st, "totalSteps", 0));
-    rc = rc ? rc : kv(o, "varied", b, NULL);
+    kv(o, "varied", b, NULL);
     static const char *const keys[] = {"message", "stopReason", "startTime", "completionTime"};
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && !rc; i++)
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (util_jstr(st, keys[i]))
-            rc = kv(o, keys[i], util_jstr(st, keys[i]), NULL);
+            kv(o, keys[i], util_jstr(st, keys[i]), NULL);
     const char *verdict = util_jstr(st, "analysis.verdict");
-    if (verdict && !rc)
-        rc = kv(o, "verdict", verdict, "verdict");
-    rc = rc ? rc : buf_puts(o, "</table>\n<pre id=\"summary\" class=\"wrap\">");
+    if (verdict)
+        kv(o, "verdict", verdict, "verdict");
+    buf_puts(o, "</table>\n<pre id=\"summary\" class=\"wrap\">");
     struct buf sum = BUF_INIT(1 << 16);
-    rc = rc ? rc : plugin_sweep_summary(&sum, sw);
-    rc = rc ? rc : plugin_html_esc(o, sum.data);
+    int rc = plugin_sweep_summary(&sum, sw); /* sum's error, not o's */
+    if (rc == 0) {
+        buf_put_html(o, sum.data);
+        rc = buf_puts(o, "</pre>\n");
+    }
     buf_free(&sum);
-    return rc ? rc : buf_puts(o, "</pre>\n");
+    return rc;
 }
 
 /* The mean at value v among the steps' points, or NAN. */
@@ -203,34 +205,44 @@ static int charts(struct buf *o, const cJSON *sw, struct sweep_pts *p)
     if (p->nu && isfinite(px) && px <= hi)
         marks[nm++] = (struct plugin_mark){nstar, px, py};
     struct plugin_series ts[4] = {
-        {"TPS of each run", p->rx, p->rtps, p->nr, true, false},
-        {"mean TPS per step", p->sx, p->stps, p->ns, false, true},
-        {"ideal linear scaling (λN)", p->ix, p->iy, p->ni, false, true},
-        {"USL fit", p->ux, p->uy, p->nu, false, true},
+        {.label = "TPS of each run", .x = p->rx, .y = p->rtps, .n = p->nr, .dots = true},
+        {.label = "mean TPS per step", .x = p->sx, .y = p->stps, .n = p->ns, .nodots = true},
+        {.label = "ideal linear scaling (λN)", .x = p->ix, .y = p->iy, .n = p->ni, .nodots = true},
+        {.label = "USL fit", .x = p->ux, .y = p->uy, .n = p->nu, .nodots = true},
     };
     (void)snprintf(title, sizeof(title), "TPS against %s%s", field, log ? " (log2 scale)" : "");
-    struct plugin_chart tc = {
-        "sweep-tps", title, xlabel, "TPS (transactions/s)", "no step measured a tps yet.",
-        marks,       nm,    log};
-    int rc = buf_puts(o, "<h2>Throughput</h2>\n");
+    struct plugin_chart tc = {.id = "sweep-tps",
+                              .title = title,
+                              .xlabel = xlabel,
+                              .ylabel = "TPS (transactions/s)",
+                              .empty = "no step measured a tps yet.",
+                              .marks = marks,
+                              .nmarks = nm,
+                              .log2x = log};
+    buf_puts(o, "<h2>Throughput</h2>\n");
     if (!p->ni) /* the fit in the ideal line's place */
         ts[2] = ts[3];
-    rc = rc ? rc : plugin_line_chart(o, &tc, ts, 2 + (p->ni > 0) + (p->nu > 0));
-    if (!p->nu && !rc)
-        rc = buf_printf(o, "<p class=\"none\">no USL curve: %s</p>\n",
-                        usl ? (util_jstr(usl, "reason") ? util_jstr(usl, "reason") : "no fit")
-                            : "the USL is fitted to a clients sweep only");
+    plugin_line_chart(o, &tc, ts, 2 + (p->ni > 0) + (p->nu > 0));
+    if (!p->nu)
+        buf_printf(o, "<p class=\"none\">no USL curve: %s</p>\n",
+                   usl ? (util_jstr(usl, "reason") ? util_jstr(usl, "reason") : "no fit")
+                       : "the USL is fitted to a clients sweep only");
     struct plugin_series ls[2] = {
-        {"p99 of each run", p->rx, p->rp99, p->nr, true, false},
-        {"mean p99 per step", p->sx, p->sp99, p->ns, false, true},
+        {.label = "p99 of each run", .x = p->rx, .y = p->rp99, .n = p->nr, .dots = true},
+        {.label = "mean p99 per step", .x = p->sx, .y = p->sp99, .n = p->ns, .nodots = true},
     };
     struct plugin_mark lm = {knee, kx, mean_at(p->sx, p->sp99, p->ns, kx)};
     (void)snprintf(title, sizeof(title), "p99 latency against %s", field);
-    struct plugin_chart lc = {
-        "sweep-p99",          title, xlabel, "latency p99 (ms)", "no step measured a p99 yet.", &lm,
-        isfinite(kx) ? 1 : 0, log};
-    rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
-    return rc ? rc : plugin_line_chart(o, &lc, ls, 2);
+    struct plugin_chart lc = {.id = "sweep-p99",
+                              .title = title,
+                              .xlabel = xlabel,
+                              .ylabel = "latency p99 (ms)",
+                              .empty = "no step measured a p99 yet.",
+                              .marks = &lm,
+                              .nmarks = isfinite(kx) ? 1 : 0,
+                              .log2x = log};
+    buf_puts(o, "<h2>Latency</h2>\n");
+    return plugin_line_chart(o, &lc, ls, 2);
 }
 
 /* How the limiting classes share each step's backend samples (steps[].classSharesPct), a line
@@ -256,24 +268,22 @@ static int class_chart(struct buf *o, const cJSON *sw, const struct sweep_pts *p
             y[c][n[c]++] = it->valuedouble;
         }
     }
-    int rc = buf_puts(o, "<h2>What limits each step</h2>\n");
+    buf_puts(o, "<h2>What limits each step</h2>\n");
     for (int c = 0; c < BENCH_VC__COUNT && ns < PLUGIN_CHART_SERIES; c++)
         if (n[c])
             s[ns++] = (struct plugin_series){
-                bench_verdict_classes[c].label, x[c], y[c], n[c], false, false};
+                .label = bench_verdict_classes[c].label, .x = x[c], .y = y[c], .n = n[c]};
     char title[96];
     bool log = plugin_sweep_doubling(p->sx, p->ns);
     (void)snprintf(title, sizeof(title), "share of backend samples by class against %s", field);
-    struct plugin_chart cc = {"sweep-classes",
-                              title,
-                              field,
-                              "share of backend samples (%)",
-                              "no step sampled wait events (spec.diagnostics.waitEvents).",
-                              NULL,
-                              0,
-                              log};
-    rc = rc ? rc : plugin_line_chart(o, &cc, s, ns);
-    return rc;
+    struct plugin_chart cc = {.id = "sweep-classes",
+                              .title = title,
+                              .xlabel = field,
+                              .ylabel = "share of backend samples (%)",
+                              .empty = "no step sampled wait events (spec.diagnostics.waitEvents).",
+                              .log2x = log};
+    plugin_line_chart(o, &cc, s, ns);
+    return o->err;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -283,11 +293,11 @@ static bool str_eq(const char *a, const char *b)
 
 static int steps_table(struct buf *o, const cJSON *sw)
 {
-    int rc = buf_printf(o,
-                        "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>%s</th><th>phase</th>"
-                        "<th>runs</th><th>TPS mean</th><th>TPS stddev</th><th>p99 mean "
-                        "(ms)</th><th>Little's law deviation (%%)</th><th>limit</th></tr>\n",
-                        util_jstr(sw, "status.field") ? util_jstr(sw, "status.field") : "value");
+    buf_printf(o,
+               "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>%s</th><th>phase</th>"
+               "<th>runs</th><th>TPS mean</th><th>TPS stddev</th><th>p99 mean "
+               "(ms)</th><th>Little's law deviation (%%)</th><th>limit</th></tr>\n",
+               util_jstr(sw, "status.field") ? util_jstr(sw, "status.field") : "value");
     const cJSON *step;
     cJSON_ArrayForEach(step, util_jget(sw, "status.steps"))
     {
@@ -295,17 +305,16 @@ static int steps_table(struct buf *o, const cJSON *sw)
                                            "littlesLawDeviationPct"};
         char b[48];
         plugin_fmt_num(b, sizeof(b), util_jnum(step, "value", NAN));
-        rc = rc ? rc : buf_printf(o, "<tr><td>%s</td><td>", b);
-        rc = rc ? rc : plugin_html_esc(o, util_jstr(step, "phase"));
-        rc = rc ? rc
-                : buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(util_jget(step, "runs")));
-        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !rc; i++) {
+        buf_printf(o, "<tr><td>%s</td><td>", b);
+        buf_put_html(o, util_jstr(step, "phase"));
+        buf_printf(o, "</td><td>%d</td>", cJSON_GetArraySize(util_jget(step, "runs")));
+        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
             plugin_fmt_num(b, sizeof(b), util_jnum(step, nums[i], NAN));
-            rc = buf_printf(o, "<td>%s</td>", b);
+            buf_printf(o, "<td>%s</td>", b);
         }
-        rc = rc ? rc : buf_puts(o, "<td class=\"limit\">");
+        buf_puts(o, "<td class=\"limit\">");
         const cJSON *l = util_jget(step, "limit");
-        if (l && !rc) {
+        if (l) {
             char lim[700], share[200] = "";
             int c = bench_verdict_class_parse(util_jstr(l, "class"));
             if (util_jstr(l, "evidence"))
@@ -321,11 +330,11 @@ static int steps_table(struct buf *o, const cJSON *sw)
                            c >= 0 ? bench_verdict_classes[c].label : "?", share,
                            (int)util_jnum(l, "rounds", 0),
                            cJSON_IsTrue(util_jget(l, "weak")) ? " (weak)" : "");
-            rc = plugin_html_esc(o, lim);
+            buf_put_html(o, lim);
         }
-        rc = rc ? rc : buf_puts(o, "</td></tr>\n");
+        buf_puts(o, "</td></tr>\n");
     }
-    return rc ? rc : buf_puts(o, "</table>\n");
+    return buf_puts(o, "</table>\n");
 }
 
 int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
@@ -334,13 +343,13 @@ int plugin_sweep_report_html(struct buf *o, const cJSON *sw)
     (void)snprintf(title, sizeof(title), "BenchmarkSweep %s", util_jstr(sw, "metadata.name"));
     struct sweep_pts *p = util_xcalloc(1, sizeof(*p));
     take_points(util_jget(sw, "status"), p);
-    int rc = plugin_page_start(o, title);
-    rc = rc ? rc : head_table(o, sw);
-    rc = rc ? rc : charts(o, sw, p);
-    rc = rc ? rc : class_chart(o, sw, p);
-    rc = rc ? rc : steps_table(o, sw);
-    rc = rc ? rc : plugin_spec_section(o, util_jget(sw, "spec"));
+    plugin_page_start(o, title);
+    int rc = head_table(o, sw); /* head_table and the spec's YAML have errors of their own */
+    charts(o, sw, p);
+    class_chart(o, sw, p);
+    steps_table(o, sw);
     free(p);
+    rc = rc ? rc : plugin_spec_section(o, util_jget(sw, "spec"));
     return rc ? rc : buf_puts(o, "</body></html>\n");
 }
 
@@ -360,32 +369,38 @@ int plugin_sweep_compare_html(struct buf *o, const cJSON *const *sws, size_t n, 
     for (size_t i = 0; i < n; i++) {
         take_points(util_jget(sws[i], "status"), &p[i]);
         const char *name = util_jstr(sws[i], "metadata.name");
-        ts[i] = (struct plugin_series){name, p[i].sx, p[i].stps, p[i].ns, false, false};
-        ls[i] = (struct plugin_series){name, p[i].sx, p[i].sp99, p[i].ns, false, false};
+        ts[i] = (struct plugin_series){.label = name, .x = p[i].sx, .y = p[i].stps, .n = p[i].ns};
+        ls[i] = (struct plugin_series){.label = name, .x = p[i].sx, .y = p[i].sp99, .n = p[i].ns};
     }
     const char *field = util_jstr(sws[0], "status.field");
     field = field ? field : "value";
     char title[96];
-    rc = plugin_page_start(o, "BenchmarkSweeps compared");
-    rc = rc ? rc : buf_puts(o, "<pre id=\"compare\" class=\"wrap\">");
-    rc = rc ? rc : plugin_html_esc(o, table.data);
-    rc = rc ? rc : buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
+    plugin_page_start(o, "BenchmarkSweeps compared");
+    buf_puts(o, "<pre id=\"compare\" class=\"wrap\">");
+    buf_put_html(o, table.data);
+    buf_puts(o, "</pre>\n<h2>Throughput</h2>\n");
     bool log = true; /* log2 when every sweep is a doubling series */
     for (size_t i = 0; i < n; i++)
         log = log && plugin_sweep_doubling(p[i].sx, p[i].ns);
     const char *scale = log ? " (log2 scale)" : "";
     (void)snprintf(title, sizeof(title), "mean TPS per step against %s%s", field, scale);
-    struct plugin_chart tc = {
-        "compare-tps", title, field, "TPS (transactions/s)", "no sweep measured a tps yet.",
-        NULL,          0,     log};
-    rc = rc ? rc : plugin_line_chart(o, &tc, ts, (int)n);
-    rc = rc ? rc : buf_puts(o, "<h2>Latency</h2>\n");
+    struct plugin_chart tc = {.id = "compare-tps",
+                              .title = title,
+                              .xlabel = field,
+                              .ylabel = "TPS (transactions/s)",
+                              .empty = "no sweep measured a tps yet.",
+                              .log2x = log};
+    plugin_line_chart(o, &tc, ts, (int)n);
+    buf_puts(o, "<h2>Latency</h2>\n");
     (void)snprintf(title, sizeof(title), "mean p99 latency per step against %s%s", field, scale);
-    struct plugin_chart lc = {
-        "compare-p99", title, field, "latency p99 (ms)", "no sweep measured a p99 yet.",
-        NULL,          0,     log};
-    rc = rc ? rc : plugin_line_chart(o, &lc, ls, (int)n);
+    struct plugin_chart lc = {.id = "compare-p99",
+                              .title = title,
+                              .xlabel = field,
+                              .ylabel = "latency p99 (ms)",
+                              .empty = "no sweep measured a p99 yet.",
+                              .log2x = log};
+    plugin_line_chart(o, &lc, ls, (int)n);
     free(p);
     buf_free(&table);
-    return rc ? rc : buf_puts(o, "</body></html>\n");
+    return buf_puts(o, "</body></html>\n");
 }

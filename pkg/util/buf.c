@@ -8,10 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keeps the first error. */
+static int fail(struct buf *b, int err)
+{
+    if (!b->err)
+        b->err = err;
+    return b->err;
+}
+
 static int buf_reserve(struct buf *b, size_t extra)
 {
+    if (b->err)
+        return b->err;
     if (b->limit && (extra > b->limit || b->len > b->limit - extra))
-        return -E2BIG;
+        return fail(b, -E2BIG);
     size_t need = b->len + extra + 1;
     if (need <= b->cap)
         return 0;
@@ -45,12 +55,14 @@ int buf_puts(struct buf *b, const char *s)
 // NOLINTBEGIN(clang-analyzer-valist.Uninitialized)
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
+    if (b->err)
+        return b->err;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0)
-        return -EINVAL;
+        return fail(b, -EINVAL);
     int rc = buf_reserve(b, (size_t)n);
     if (rc < 0)
         return rc;
@@ -113,6 +125,7 @@ void buf_consume(struct buf *b, size_t n)
 void buf_reset(struct buf *b)
 {
     b->len = 0;
+    b->err = 0;
     if (b->data)
         b->data[0] = '\0';
 }
@@ -122,14 +135,39 @@ void buf_free(struct buf *b)
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+    b->err = 0;
 }
 
 char *buf_steal(struct buf *b)
 {
     char *d = b->data;
     if (!d)
-        d = calloc(1, 1);
+        d = util_xcalloc(1, 1);
     b->data = NULL;
     b->len = b->cap = 0;
+    b->err = 0;
     return d;
+}
+
+int buf_put_html(struct buf *b, const char *s)
+{
+    for (; s && *s && !b->err; s++) {
+        switch (*s) {
+        case '<':
+            buf_puts(b, "&lt;");
+            break;
+        case '>':
+            buf_puts(b, "&gt;");
+            break;
+        case '&':
+            buf_puts(b, "&amp;");
+            break;
+        case '"':
+            buf_puts(b, "&quot;");
+            break;
+        default:
+            buf_append(b, s, 1);
+        }
+    }
+    return b->err;
 }

@@ -1,6 +1,7 @@
 /* CPU quota from the cgroup file systems, and CPU affinity. */
 #include "pkg/util/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -172,4 +173,45 @@ int util_cpus_allowed(void)
         return 1;
     int n = CPU_COUNT(&set);
     return n > 0 ? n : 1;
+}
+
+int util_sched_parse(const char *text, double *run_s, double *wait_s)
+{
+    unsigned long long run, wait, slices;
+    if (!text || sscanf(text, "%llu %llu %llu", &run, &wait, &slices) != 3)
+        return -EINVAL;
+    *run_s = (double)run / 1e9;
+    *wait_s = (double)wait / 1e9;
+    return 0;
+}
+
+int util_sched_read(const char *proc, int pid, struct util_sched *out)
+{
+    char path[PATHLEN];
+    (void)snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return -ENOENT;
+    *out = (struct util_sched){0};
+    const struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[PATHLEN + 300], text[128];
+        (void)snprintf(file, sizeof(file), "%s/%s/schedstat", path, e->d_name);
+        FILE *f = fopen(file, "r");
+        if (!f)
+            continue; /* the thread ended meanwhile */
+        size_t n = fread(text, 1, sizeof(text) - 1, f);
+        (void)fclose(f);
+        text[n] = '\0';
+        double run, wait;
+        if (util_sched_parse(text, &run, &wait) == 0) {
+            out->run_s += run;
+            out->wait_s += wait;
+            out->tasks++;
+        }
+    }
+    (void)closedir(dir);
+    return out->tasks > 0 ? 0 : -ENOENT;
 }

@@ -26,4 +26,17 @@ int util_cgroup_self_cpu_quota(const char *root, double *cores, const char **ver
 /* The CPUs this process may run on (sched_getaffinity), at least 1. */
 int util_cpus_allowed(void);
 
+/* A process's threads' scheduler times, summed over its threads: on a CPU, and runnable but
+ * waiting for one in a run queue (another task had it, or the cgroup's quota was spent). */
+struct util_sched {
+    double run_s, wait_s;
+    int tasks;
+};
+/* One /proc/<pid>/task/<tid>/schedstat ("<on cpu ns> <run queue ns> <timeslices>"): *run_s and
+ * *wait_s in seconds. Returns 0, or -EINVAL when the text is not that. Pure. */
+int util_sched_parse(const char *text, double *run_s, double *wait_s);
+/* The threads of pid under proc ("/proc"), summed. Returns 0, or -ENOENT (no such process, or a
+ * kernel without schedstat). */
+int util_sched_read(const char *proc, int pid, struct util_sched *out);
+
 #endif

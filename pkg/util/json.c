@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+void util_json_init(void)
+{
+    cJSON_Hooks hooks = {.malloc_fn = util_xmalloc, .free_fn = free};
+    cJSON_InitHooks(&hooks);
+}
+
 const cJSON *util_jget(const cJSON *o, const char *path)
 {
     char key[128];

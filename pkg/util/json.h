@@ -4,9 +4,9 @@
  *
  * Owns: path lookup and typed reads with a default; replacing-or-adding a member; pruning an
  * object to a list of keys. Knows nothing of Kubernetes objects, BenchmarkRuns or result keys
- * (those are pkg/kube, pkg/controller and pkg/bench/fields.h). Setters follow mem.h's policy: a
- * NULL value (cJSON's only failure is allocation) aborts. Returned pointers are borrowed from the
- * tree, valid while it is. */
+ * (those are pkg/kube, pkg/controller and pkg/bench/fields.h). Setters abort on a NULL value:
+ * after util_json_init cJSON returns NULL only for a NULL argument, which is a bug. Returned
+ * pointers are borrowed from the tree, valid while it is. */
 #ifndef PGBO_UTIL_JSON_H
 #define PGBO_UTIL_JSON_H
 
@@ -15,6 +15,12 @@
 #include <stddef.h>
 
 #include "pkg/util/buf.h"
+
+/* Makes cJSON allocate through mem.h (cJSON_InitHooks with util_xmalloc and free), so every
+ * cJSON constructor, adder, duplicate and printer is total: it aborts when memory runs out and
+ * returns NULL only for a NULL or invalid argument, never for memory. Every main, the unit-test
+ * environment and the fuzz targets call it first, before any cJSON call. */
+void util_json_init(void);
 
 /* The member at path "a.b.c" (each part an object member, case-sensitive); NULL when absent, when
  * an intermediate is not an object, or when a part is 128 bytes or longer. */

@@ -47,11 +47,16 @@ PGDATABASE=bench_new runner init_new3 pgbench init --scale 1 --skip-if-initializ
 check init_new3 '
 assert r["init"]["skipped"] is False, r["init"]
 assert "partitioned" in r["init"]["reason"], r["init"]
+assert r["init"]["reason"].endswith(")"), r["init"]  # "initialized scale 1 in 0.7 s (... partitioned ...)"
 '
 
 # an init without primary keys (pgbench -I dtg) is incomplete: detected, not skipped
-PGDATABASE=bench_new runner init_nopk pgbench init --scale 1 -- --init-steps=dtg
+PGDATABASE=bench_new runner init_nopk pgbench init --scale 1 --init-steps dtg
 [ "$RC" -eq 0 ] || { cat "$TMP/init_nopk.err" >&2; fail "init -I dtg exited $RC"; }
+check init_nopk 'assert r["init"]["steps"] == "dtg", r["init"]'
+# -I is the runner's flag, not an extra argument
+PGDATABASE=bench_new runner init_extra pgbench init --scale 1 -- --init-steps=dtg
+[ "$RC" -eq 1 ] || fail "init -- --init-steps=dtg exited $RC, want 1"
 PGDATABASE=bench_new runner init_nopk2 pgbench init --scale 1 --skip-if-initialized
 check init_nopk2 '
 assert r["init"]["skipped"] is False and "primary key" in r["init"]["reason"], r["init"]

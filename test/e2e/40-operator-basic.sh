@@ -132,13 +132,19 @@ grep -q '^pgbench_operator_benchmarkruns{phase="Succeeded"} 1$' "$TMP/metrics.tx
 grep -q '^pgbench_operator_reconcile_duration_seconds_count [1-9]' "$TMP/metrics.txt" || fail "reconcile latency histogram missing"
 grep -q '^pgbench_operator_api_errors_total ' "$TMP/metrics.txt" || fail "api errors counter missing"
 grep -q '^pgbench_operator_watch_restarts_total ' "$TMP/metrics.txt" || fail "watch restarts counter missing"
-# exactly the two injected ones: the operator's own status writes go into its cache at once, so
-# no reconcile writes from a resourceVersion it has already replaced, and nothing else writes the
-# run. A third one came from the sim, which stored a status write in two writes (status, then
-# managedFields: two resourceVersions, two watch events); kube-apiserver stores one, as the sim
-# now does (00b1c38)
-grep -q '^pgbench_operator_status_conflicts_total 2$' "$TMP/metrics.txt" ||
-    fail "want the two injected status conflicts retried and no others: $(grep conflicts "$TMP/metrics.txt")"
+# the counter counts exactly the 409s the run's status writes met, as the sim recorded them: the
+# two injected ones at least. On a quiet machine there are no others (the operator's own writes go
+# into its cache at once, and nothing else writes the run); on a loaded one a reconcile may still
+# write from an object a late watch event put back, meet a genuine 409 and retry, which is right:
+# so the count is compared with the sim's record, not with 2 (it was load-sensitive)
+conflicts="$(sed -n 's/^pgbench_operator_status_conflicts_total //p' "$TMP/metrics.txt")"
+refused="$(env_kubectl get --raw /sim/faults | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["refused"]
+print(sum(n for k, n in r.items() if k.startswith("409 ") and k.endswith("/benchmarkruns/basic/status")))')"
+[ -n "$conflicts" ] && [ "$refused" -ge 2 ] && [ "$conflicts" -eq "$refused" ] ||
+    fail "want every status conflict the sim answered ($refused, 2 injected) counted once: $(grep conflicts "$TMP/metrics.txt")"
+[ "$refused" -eq 2 ] || note "status conflicts besides the two injected: $((refused - 2))"
 # JSON logs
 head -1 "$TMP/operator.log" | python3 -c 'import json,sys; json.loads(sys.stdin.readline())' || fail "operator log is not JSON"
 

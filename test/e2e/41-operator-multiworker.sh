@@ -83,6 +83,8 @@ for w in workers:
     assert abs(r["tps"] - w["summary"]["tps"]) < 1e-6, (r, w["summary"]["tps"])
     assert r["transactionsProcessed"] == w["summary"]["transactionsProcessed"]
     assert r["pod"].startswith("multi-run-%d-" % w["worker"]), r
+    # the node each worker ran on (the simulated cluster's one node unless SIM_NODES)
+    assert r.get("node"), r
     line = "%d %s on node %s: ok, %.1f tps, %d tx, avg %.2f ms, from %+.3f s to %.3f s" % (
         w["worker"], r["pod"], r["node"], w["summary"]["tps"], w["summary"]["transactionsProcessed"],
         w["summary"]["latencyAvgMs"], w["window"]["lateSeconds"], w["window"]["endSeconds"])

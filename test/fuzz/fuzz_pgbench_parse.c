@@ -1,6 +1,7 @@
 /* fuzz-package: bench */
 /* libFuzzer target: pgbench console output (two interleaved streams), -l logs, progress lines,
- * and the result JSON / compact summary built from what was parsed. */
+ * pgbench -i's step and rows lines, and the result JSON / compact summary built from what was parsed. */
+#include "pkg/bench/init_progress.h"
 #include "pkg/bench/result.h"
 #include "test/fuzz/fuzz_json.h"
 
@@ -33,6 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bench_txlog_finish(l);
     struct bench_timeline_point pt;
     bench_pgbench_parse_progress(text, len < 400 ? len : 400, &pt);
+    /* pgbench -i's step and rows lines, line by line */
+    struct bench_init_progress ip = {0};
+    for (size_t off = 0; off < len;) {
+        const char *nl = memchr(text + off, '\n', len - off);
+        size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+        if (bench_init_progress_line(&ip, text + off, n) && (ip.rows < 0 || ip.rows_total < 0))
+            abort();
+        off += n + 1;
+    }
+    (void)bench_init_rows_from_bytes((double)len * 8192, data[0] % 120, 8192);
 
     struct bench_result_meta m = {.kind = "pgbench", .worker = 1, .child_exit = 2};
     cJSON *res = bench_result_new(&m);

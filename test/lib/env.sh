@@ -160,6 +160,8 @@ env_start_replica() {
 # SIM_HOSTS=FILE (lines "ADDRESS NAME..."): a stand-in for cluster DNS, as the sim's pods are host
 # processes that resolve no Service names: the sim, and so its pods, run in a private user and
 # mount namespace (unshare -rm) where /etc/hosts is this machine's plus FILE.
+# SIM_NODE_FLAGS: flags for node itself (split on spaces), e.g. "--cpu-prof --cpu-prof-dir=DIR"
+# to profile the sim (written when it exits).
 env_start_sim() {
     export SIM_BIN_PATH="$BIN"
     export SIM_KUBECONFIG="$TMP/kubeconfig"
@@ -171,7 +173,8 @@ env_start_sim() {
         # shellcheck disable=SC2016
         wrap=(unshare -rm sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$TMP/sim-hosts")
     fi
-    "${wrap[@]}" node "$ROOT/test/sim/main.js" --port 0 --kubeconfig "$SIM_KUBECONFIG" "$@" \
+    # shellcheck disable=SC2086
+    "${wrap[@]}" node ${SIM_NODE_FLAGS:-} "$ROOT/test/sim/main.js" --port 0 --kubeconfig "$SIM_KUBECONFIG" "$@" \
         >"$TMP/sim.out" 2>"$SIM_LOG" &
     SIM_PID=$!
     _env_pids+=("$SIM_PID")
@@ -221,6 +224,16 @@ env_bg() {
     "$@" >"$TMP/$name.log" 2>&1 &
     _env_pids+=("$!")
     echo "$!"
+}
+
+# env_stamp_watch NAME KUBECTL_GET_ARGS...: `kubectl get ARGS -w -o json` in the background, each
+# object stamped with its arrival time (test/lib/stamp-watch.py) into $TMP/NAME.log; stopped at
+# exit. The objects' own timestamps have whole seconds; these have milliseconds.
+env_stamp_watch() {
+    local name="$1"
+    shift
+    env_bg "$name" sh -c '"${KUBECTL:-kubectl}" --kubeconfig "$0" get "$@" -w -o json |
+        python3 "'"$ROOT"'/test/lib/stamp-watch.py"' "$KUBECONFIG" "$@" >/dev/null
 }
 
 # env_crds: what an install gives the operator: the CRDs (crds/*.yaml) applied and, after

@@ -23,7 +23,8 @@ const rbac = require('./lib/rbac');
 const { parseRFC3339 } = require('./lib/gotime');
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const clone = (o) => structuredClone(o);
+const { clone } = require('./lib/clone');
+const listPages = require('./lib/listpages');
 
 // Field selectors the real apiserver supports per resource (besides metadata.name/namespace).
 const FIELD_LABELS = {
@@ -56,13 +57,20 @@ class Faults {
     this.failNext = 0;
     this.failCode = 500;
     this.failPath = null; // only requests whose path contains this consume failNext
+    this.failMethod = null; // and, when set, only requests of this method (POST, PATCH, ...)
     this.retryAfter = null;
     this.delayMs = 0;
     this.watchDelays = {}; // resource plural -> ms: that resource's watch events arrive this late
+    this.refused = {}; // "409 PUT /apis/.../status" -> how many: what the clients met, injected or not
   }
 
   state() {
-    return { failNext: this.failNext, code: this.failCode, path: this.failPath, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays) };
+    return { failNext: this.failNext, code: this.failCode, path: this.failPath, method: this.failMethod, retryAfter: this.retryAfter, delayMs: this.delayMs, delayWatch: Object.assign({}, this.watchDelays), refused: Object.assign({}, this.refused) };
+  }
+
+  refusal(code, req) {
+    const key = `${code} ${req.method} ${new URL(req.url, 'http://x').pathname}`;
+    this.refused[key] = (this.refused[key] || 0) + 1;
   }
 
   watchDelay(plural) {
@@ -83,6 +91,7 @@ class SimServer {
     this.log = opts.log || (() => {});
     this.faults = new Faults();
     this.watches = new Set();
+    this.requests = 0; // API requests served (not /sim/*), for GET /sim/stats
     this.sockets = new Set();
     this.bookmarkMs = opts.bookmarkMs || 1000;
     this.server = null;
@@ -170,6 +179,7 @@ class SimServer {
 
   _fail(res, e) {
     if (e instanceof StoreError) {
+      this.faults.refusal(e.code, res.req);
       const h = {};
       if (e.retryAfter) h['Retry-After'] = String(e.retryAfter);
       this._send(res, e.code, e.status(), h);
@@ -192,9 +202,11 @@ class SimServer {
     this.log(`${req.method} ${req.url} ct=${req.headers["content-type"] || ""} accept=${req.headers.accept || ""} ua=${req.headers["user-agent"] || ""}`);
 
     if (path === '/sim' || path.startsWith('/sim/')) return this._handleSim(req, res, path, body);
+    this.requests += 1;
 
     if (this.faults.delayMs > 0) await new Promise((r) => setTimeout(r, this.faults.delayMs));
-    if (this.faults.failNext > 0 && (!this.faults.failPath || path.includes(this.faults.failPath))) {
+    if (this.faults.failNext > 0 && (!this.faults.failPath || path.includes(this.faults.failPath)) &&
+        (!this.faults.failMethod || req.method === this.faults.failMethod)) {
       this.faults.failNext -= 1;
       const code = this.faults.failCode;
       if (code === 409) { // answered as an update with a stale resourceVersion is
@@ -558,10 +570,10 @@ class SimServer {
   _list(ctx) {
     const { info, version, ns, q, res } = ctx;
     const storeRes = this._storeRes(info);
-    const filter = this._fieldFilter(info, q.get('fieldSelector'));
+    const fsel = q.get('fieldSelector');
+    const filter = this._fieldFilter(info, fsel);
     const ls = q.get('labelSelector');
     const match = compileLabelSelector(ls);
-    let items = this.store.list(storeRes, ns, {}).filter((o) => match(o.metadata.labels || {}) && filter(o));
     const limit = Number(q.get('limit') || 0);
     const cont = q.get('continue');
     const qrv = q.get('resourceVersion');
@@ -584,32 +596,16 @@ class SimServer {
         throw S.err(410, 'Expired', `The resourceVersion for the provided list is too old.`);
       }
     }
-    let start = null;
-    let listRV = this.store.rv();
-    if (cont) {
-      let tok;
-      try {
-        tok = JSON.parse(Buffer.from(cont, 'base64').toString('utf8'));
-      } catch (e) {
-        throw S.badRequest('continue key is not valid: illegal base64 data');
-      }
-      if (typeof tok.rv !== 'number' || typeof tok.start !== 'string') throw S.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-      if (tok.rv < this.store.historyStart) {
-        throw S.err(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
-      }
-      start = tok.start;
-      listRV = String(tok.rv);
-    }
-    const keyOf = (o) => `${o.metadata.namespace || ''}/${o.metadata.name}`;
-    if (start !== null) items = items.filter((o) => keyOf(o) > start);
-    const meta = { resourceVersion: listRV };
+    const page = listPages.page(this, storeRes, ns, limit, cont);
+    let items = page.objects.filter((o) => match(o.metadata.labels || {}) && filter(o));
+    const meta = { resourceVersion: String(page.rv) };
     if (limit > 0 && items.length > limit) {
-      const rem = items.length - limit;
       items = items.slice(0, limit);
-      meta.continue = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: Number(listRV), start: keyOf(items[items.length - 1]) })).toString('base64');
-      meta.remainingItemCount = rem;
+      meta.continue = listPages.token(page.rv, page.relKey(items[items.length - 1]));
+      // as etcd3's store: a count only without selectors (it would count what they filter out)
+      if (!ls && !fsel) meta.remainingItemCount = page.objects.length - limit;
     }
-    items = items.map((o) => this._external(info, version, o));
+    items = items.map((o) => this._external(info, version, clone(o)));
     if (wantsTable(ctx.req)) {
       return this._send(res, 200, toTable(info, version, items, meta, q.get('includeObject') || 'Metadata', false));
     }
@@ -1173,6 +1169,9 @@ class SimServer {
     if (path === '/sim/healthz') {
       return this._send(res, 200, { ok: true, rv: this.store.rv(), watches: this.watches.size });
     }
+    if (path === '/sim/stats') { // what make bench divides the sim's CPU time by
+      return this._send(res, 200, { requests: this.requests, watches: this.watches.size, resourceVersion: Number(this.store.rv()) });
+    }
     if (path === '/sim/faults') {
       if (req.method === 'GET') return this._send(res, 200, this.faults.state());
       if (req.method !== 'POST') throw S.methodNotAllowed();
@@ -1197,6 +1196,7 @@ class SimServer {
         this.faults.failCode = f.code !== undefined ? Number(f.code) : 500;
         this.faults.retryAfter = f.retryAfter !== undefined ? Number(f.retryAfter) : null;
         this.faults.failPath = f.path ? String(f.path) : null;
+        this.faults.failMethod = f.method ? String(f.method).toUpperCase() : null;
       }
       if (f.compact) {
         this.store.compact();

@@ -46,7 +46,8 @@ class StoreError extends Error {
   }
 
   status() {
-    const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
+    // a 410 for an expired continue token carries the token that continues inconsistently
+    const s = { kind: 'Status', apiVersion: 'v1', metadata: this.listContinue ? { continue: this.listContinue } : {}, status: 'Failure', message: this.message };
     if (this.reason) s.reason = this.reason;
     if (this.details) s.details = this.details;
     s.code = this.code;
@@ -54,7 +55,7 @@ class StoreError extends Error {
   }
 }
 
-const clone = (o) => (o === undefined ? undefined : structuredClone(o));
+const { clone } = require('./lib/clone');
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function groupOf(res) {
@@ -90,6 +91,12 @@ class Store extends EventEmitter {
     this.setMaxListeners(0);
     this.registry = opts.registry || new Registry();
     this.data = new Map(); // res -> Map(key -> obj)
+    // Indexes kept in step with every write (_put, _drop), so that controllers find an owner's
+    // dependents or a claim's pods without a scan of every object (which made each Job sync cost
+    // O(all pods), and a thousand runs O(n^2)):
+    this.owners = new Map(); // owner uid -> Map(res -> Set(key)), from metadata.ownerReferences
+    this.foreground = new Set(); // "res\0key" of objects deleting with foregroundDeletion
+    this.indexes = new Map(); // res -> Map(index name -> {fn, byValue: Map(value -> Set(key))})
     this._rv = 0;
     this.history = []; // {rv, type, res, object}
     this.historyStart = 0; // every event with rv > historyStart is in history
@@ -125,6 +132,68 @@ class Store extends EventEmitter {
       this.data.set(res, b);
     }
     return b;
+  }
+
+  // ---- indexes ----
+  // fn(obj) -> array of values; list(res, ns, {index: [name, value]}) then reads only the keys
+  // filed under value (client-go's Indexer). Objects already stored are indexed now.
+  addIndex(res, name, fn) {
+    let ix = this.indexes.get(res);
+    if (!ix) this.indexes.set(res, (ix = new Map()));
+    const entry = { fn, byValue: new Map() };
+    ix.set(name, entry);
+    for (const [k, o] of this._bucket(res)) this._file(entry.byValue, entry.fn(o), k, true);
+  }
+
+  _file(byValue, values, key, add) {
+    for (const v of values) {
+      let keys = byValue.get(v);
+      if (add) {
+        if (!keys) byValue.set(v, (keys = new Set()));
+        keys.add(key);
+      } else if (keys) {
+        keys.delete(key);
+        if (!keys.size) byValue.delete(v);
+      }
+    }
+  }
+
+  _reindex(res, key, old, o) {
+    const ownerUids = (x) => (x && x.metadata.ownerReferences ? x.metadata.ownerReferences.map((r) => r.uid) : []);
+    for (const [uids, add] of [[ownerUids(old), false], [ownerUids(o), true]]) {
+      for (const uid of uids) {
+        let byRes = this.owners.get(uid);
+        if (!byRes && add) this.owners.set(uid, (byRes = new Map()));
+        if (!byRes) continue;
+        this._file(byRes, [res], key, add);
+        if (!byRes.size) this.owners.delete(uid);
+      }
+    }
+    const fg = `${res}\0${key}`;
+    if (o && o.metadata.deletionTimestamp && (o.metadata.finalizers || []).includes('foregroundDeletion')) this.foreground.add(fg);
+    else this.foreground.delete(fg);
+    const ix = this.indexes.get(res);
+    if (!ix) return;
+    for (const { fn, byValue } of ix.values()) {
+      if (old) this._file(byValue, fn(old), key, false);
+      if (o) this._file(byValue, fn(o), key, true);
+    }
+  }
+
+  // The only writers of the buckets: they keep the indexes in step.
+  _put(res, key, o) {
+    const b = this._bucket(res);
+    const old = b.get(key);
+    b.set(key, o);
+    this._reindex(res, key, old, o);
+  }
+
+  _drop(res, key) {
+    const b = this._bucket(res);
+    const old = b.get(key);
+    if (!old) return;
+    b.delete(key);
+    this._reindex(res, key, old, null);
   }
 
   _key(res, ns, name) {
@@ -183,19 +252,35 @@ class Store extends EventEmitter {
     return this._bucket(res).get(this._key(res, ns, name)) || null;
   }
 
-  // opts: {labelSelector: string | LabelSelector object | requirement array, filter: fn}; filter
+  // opts: {labelSelector: string | LabelSelector object | requirement array, filter: fn,
+  // owner: uid (only objects with an ownerReference to it), index: [name, value] (only the keys
+  // filed under value, addIndex), noCopy: the stored objects themselves, to be only read (a write
+  // stores a new object, never changes one in place, so a kept one stays that version)}; filter
   // sees the stored object itself (no copy), so it must only read it.
   list(res, ns, opts = {}) {
     const match = compileLabelSelector(opts.labelSelector);
     const b = this._bucket(res);
+    let keys = null; // null: all of b
+    if (opts.owner !== undefined) {
+      const byRes = this.owners.get(opts.owner);
+      keys = (byRes && byRes.get(res)) || new Set();
+    }
+    if (opts.index) {
+      const ix = (this.indexes.get(res) || new Map()).get(opts.index[0]);
+      if (!ix) throw new Error(`store: no index ${opts.index[0]} on ${res}`);
+      const filed = ix.byValue.get(opts.index[1]) || new Set();
+      keys = keys ? new Set([...keys].filter((k) => filed.has(k))) : filed;
+    }
+    const entries = keys ? [...keys].map((k) => [k, b.get(k)]) : b;
     const hits = []; // filter first, then sort and copy only what matched
-    for (const [k, o] of b) {
+    for (const [k, o] of entries) {
       if (ns && o.metadata.namespace !== ns) continue;
       if (!match(o.metadata.labels)) continue;
       if (opts.filter && !opts.filter(o)) continue;
       hits.push(k);
     }
-    return hits.sort().map((k) => clone(b.get(k)));
+    hits.sort();
+    return opts.noCopy ? hits.map((k) => b.get(k)) : hits.map((k) => clone(b.get(k)));
   }
 
   resources() {
@@ -288,7 +373,7 @@ class Store extends EventEmitter {
       return clone(o);
     }
     m.resourceVersion = this._nextRV();
-    this._bucket(res).set(key, o);
+    this._put(res, key, o);
     this._emit('ADDED', res, clone(o), null);
     if (res === 'core/namespaces') {
       // The ServiceAccount controller's "default" account (made at once here, so pods created
@@ -367,7 +452,7 @@ class Store extends EventEmitter {
     // Finalizers emptied on an object being deleted: it goes away now.
     if (n.metadata.deletionTimestamp && !(n.metadata.finalizers && n.metadata.finalizers.length)) {
       n.metadata.resourceVersion = this._nextRV();
-      this._bucket(res).delete(key);
+      this._drop(res, key);
       this._emit('DELETED', res, clone(n), cur);
       return clone(n);
     }
@@ -409,7 +494,7 @@ class Store extends EventEmitter {
       if (opts.dryRun) return clone(n);
       if (!util.isDeepStrictEqual(n, cur)) {
         n.metadata.resourceVersion = this._nextRV();
-        this._bucket(res).set(key, n);
+        this._put(res, key, n);
         this._emit('MODIFIED', res, clone(n), cur);
       }
       setImmediate(() => this._nsTerminate(name));
@@ -461,7 +546,7 @@ class Store extends EventEmitter {
       n.metadata.deletionTimestamp = now();
       n.metadata.deletionGracePeriodSeconds = 0;
     }
-    this._bucket(res).delete(key);
+    this._drop(res, key);
     this._emit('DELETED', res, clone(n), cur);
     return clone(n);
   }
@@ -475,7 +560,7 @@ class Store extends EventEmitter {
       const n = clone(o);
       n.metadata.resourceVersion = this._nextRV();
       if (!n.metadata.deletionTimestamp) n.metadata.deletionTimestamp = now();
-      b.delete(key);
+      this._drop(res, key);
       this._emit('DELETED', res, n, o);
     }
   }
@@ -483,11 +568,11 @@ class Store extends EventEmitter {
   // ---- built-in finalizer processing ----
   _dependents(uid) {
     const out = [];
-    for (const [res, b] of this.data) {
-      for (const o of b.values()) {
-        const refs = o.metadata.ownerReferences || [];
-        const ref = refs.find((r) => r.uid === uid);
-        if (ref) out.push({ res, obj: o, ref });
+    for (const [res, keys] of this.owners.get(uid) || []) {
+      const b = this._bucket(res);
+      for (const k of keys) {
+        const o = b.get(k);
+        out.push({ res, obj: o, ref: o.metadata.ownerReferences.find((r) => r.uid === uid) });
       }
     }
     return out;
@@ -501,7 +586,7 @@ class Store extends EventEmitter {
   // and what a deletion in progress needs next; returns a copy.
   _modify(res, key, n, cur) {
     n.metadata.resourceVersion = this._nextRV();
-    this._bucket(res).set(key, n);
+    this._put(res, key, n);
     this._emit('MODIFIED', res, clone(n), cur);
     this._afterUpdate(res, n);
     return clone(n);
@@ -558,12 +643,10 @@ class Store extends EventEmitter {
 
   _ownerGone(uid) {
     // A dependent disappeared: owners waiting in foreground deletion may now be done.
-    for (const [res, b] of this.data) {
-      for (const o of b.values()) {
-        if (o.metadata.deletionTimestamp && (o.metadata.finalizers || []).includes('foregroundDeletion')) {
-          setImmediate(() => this._processGCFinalizers(res, o.metadata.namespace, o.metadata.name));
-        }
-      }
+    for (const fg of this.foreground) {
+      const [res, key] = fg.split('\0');
+      const o = this._bucket(res).get(key);
+      setImmediate(() => this._processGCFinalizers(res, o.metadata.namespace, o.metadata.name));
     }
     void uid;
   }
@@ -600,7 +683,7 @@ class Store extends EventEmitter {
       const n = clone(cur);
       n.metadata.resourceVersion = this._nextRV();
       if (n.spec) n.spec.finalizers = [];
-      b.delete(`/${ns}`);
+      this._drop('core/namespaces', `/${ns}`);
       this._emit('DELETED', 'core/namespaces', n, cur);
     });
   }
@@ -632,7 +715,7 @@ class Store extends EventEmitter {
     for (const c of crds) this.registry.registerCRD(c);
     for (const [res, list] of Object.entries(st.objects)) {
       const b = this._bucket(res);
-      for (const o of list) b.set(this._key(res, o.metadata.namespace, o.metadata.name), o);
+      for (const o of list) this._put(res, this._key(res, o.metadata.namespace, o.metadata.name), o);
     }
     this._loaded = true;
     // State written before namespaces got their default ServiceAccount.

@@ -124,8 +124,17 @@ function validate(schema, obj, old) {
   return errors;
 }
 
+// Asked on every write of a custom resource: remembered per schema object (a CRD's schema is
+// replaced, not changed in place, when the CRD is updated).
+const rulesSeen = new WeakMap();
 function hasRules(schema) {
-  return JSON.stringify(schema || {}).includes('x-kubernetes-validations');
+  if (!schema || typeof schema !== 'object') return false;
+  let r = rulesSeen.get(schema);
+  if (r === undefined) {
+    r = JSON.stringify(schema).includes('x-kubernetes-validations');
+    rulesSeen.set(schema, r);
+  }
+  return r;
 }
 
 module.exports = { load, loaded, validate, hasRules, ast };

@@ -55,6 +55,42 @@ test('failNext with a path: only matching requests fail; 409 is a Conflict Statu
   }
 });
 
+test('refused: every refusal the clients met, injected or not, by code, method and path', async () => {
+  const api = await startServer();
+  try {
+    const made = await api.post(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c2' } });
+    assert.equal(made.status, 201);
+    await fault(api, { failNext: 1, code: 409, path: '/configmaps/c2' });
+    const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c2', resourceVersion: made.body.metadata.resourceVersion }, data: { a: '1' } };
+    assert.equal((await api.put(`${CM}/c2`, stale)).status, 409); // injected
+    assert.equal((await api.put(`${CM}/c2`, stale)).status, 200);
+    assert.equal((await api.put(`${CM}/c2`, stale)).status, 409); // a stale resourceVersion
+    assert.equal((await api.get(`${CM}/nosuch?x=1`)).status, 404);
+    assert.deepEqual((await api.get('/sim/faults')).body.refused, {
+      [`409 PUT ${CM}/c2`]: 2,
+      [`404 GET ${CM}/nosuch`]: 1,
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+test('failNext with a method: only requests of that method fail (creates, not reads)', async () => {
+  const api = await startServer();
+  try {
+    await fault(api, { failNext: 1, code: 500, path: '/configmaps', method: 'post' });
+    assert.equal((await api.get('/sim/faults')).body.method, 'POST');
+    assert.equal((await api.get(CM)).status, 200); // a read of the same path: not consumed
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm1' } };
+    assert.equal((await api.post(CM, cm)).status, 500);
+    assert.equal((await api.post(CM, cm)).status, 201);
+    await fault(api, { reset: true });
+    assert.equal((await api.get('/sim/faults')).body.method, null);
+  } finally {
+    await api.close();
+  }
+});
+
 test('429 with Retry-After', async () => {
   const api = await startServer();
   try {

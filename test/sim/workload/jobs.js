@@ -265,7 +265,7 @@ class JobController {
       const r = controllerRef(p);
       return r && r.uid === uid;
     };
-    const pods = this.store.list('core/pods', ns, { filter: owned });
+    const pods = this.store.list('core/pods', ns, { owner: uid, filter: owned });
     const status = JSON.parse(JSON.stringify(job.status || {}));
     const oldStatus = JSON.stringify(job.status || {});
 
@@ -333,6 +333,7 @@ class JobController {
 
     let active = pods.filter((p) => !isTerminal(p) && !p.metadata.deletionTimestamp);
     const terminatingCount = () => this.store.list('core/pods', ns, {
+      owner: uid,
       filter: (p) => owned(p) && p.metadata.deletionTimestamp && !isTerminal(p),
     }).length;
 
@@ -387,7 +388,7 @@ class JobController {
           // syncJob: a failed pod create (FailedCreate) still lets the status (startTime, so
           // activeDeadlineSeconds counts) be written; the error makes the sync retry with backoff.
           manageErr = e;
-          active = this.store.list('core/pods', ns, { filter: (p) => owned(p) && !isTerminal(p) && !p.metadata.deletionTimestamp });
+          active = this.store.list('core/pods', ns, { owner: uid, filter: (p) => owned(p) && !isTerminal(p) && !p.metadata.deletionTimestamp });
         }
       }
       const done = !deleting && (completions === null ? status.succeeded > 0 && active.length === 0 : status.succeeded >= completions && active.length === 0);

@@ -112,8 +112,10 @@ function b64(s) {
   return Buffer.from(s || '', 'base64');
 }
 
-function usesClaim(pod, claim) {
-  return (pod.spec.volumes || []).some((v) => v.persistentVolumeClaim && v.persistentVolumeClaim.claimName === claim);
+// "ns/claim" of every claim a pod uses: the store's index "claim" on pods
+function podClaims(pod) {
+  return ((pod.spec && pod.spec.volumes) || []).filter((v) => v.persistentVolumeClaim)
+    .map((v) => `${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`);
 }
 
 function podKey(ns, name) {
@@ -123,6 +125,7 @@ function podKey(ns, name) {
 class Kubelet {
   constructor(ctx) {
     this.store = ctx.store;
+    if (!(this.store.indexes.get('core/pods') || new Map()).has('claim')) this.store.addIndex('core/pods', 'claim', podClaims);
     this.log = ctx.log;
     this.tmpDir = ctx.tmpDir;
     this.binPath = ctx.binPath;
@@ -172,7 +175,7 @@ class Kubelet {
         if (ev.type !== 'DELETED') this.pvcQueue.add(podKey(md.namespace, md.name));
         else if (this._warned) this._warned.delete(md.uid);
         // as the scheduler's queueing hints: only unscheduled pods that use this claim
-        for (const p of this.store.list('core/pods', md.namespace, { filter: (o) => !o.spec.nodeName && usesClaim(o, md.name) })) {
+        for (const p of this.store.list('core/pods', md.namespace, { index: ['claim', `${md.namespace}/${md.name}`], filter: (o) => !o.spec.nodeName })) {
           this.queue.add(podKey(md.namespace, p.metadata.name));
         }
         break;
@@ -267,8 +270,8 @@ class Kubelet {
     }
     if (!has) return pvc;
     const inUse = this.store.list('core/pods', pvc.metadata.namespace, {
-      filter: (p) => p.spec.nodeName && !['Succeeded', 'Failed'].includes(p.status && p.status.phase)
-        && usesClaim(p, pvc.metadata.name),
+      index: ['claim', `${pvc.metadata.namespace}/${pvc.metadata.name}`],
+      filter: (p) => p.spec.nodeName && !['Succeeded', 'Failed'].includes(p.status && p.status.phase),
     }).length > 0;
     if (inUse) return pvc;
     pvc.metadata.finalizers = fins.filter((f) => f !== PVC_PROTECTION);

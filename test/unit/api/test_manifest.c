@@ -585,6 +585,16 @@ static void check_run_args(const char *json)
         assert_int_equal(in.pg.foreign_keys, s.foreign_keys);
         assert_int_equal(in.skip_if_initialized, s.skip_if_initialized);
         assert_int_equal(in.common.create_database, s.create_database);
+        assert_true(!s.init_generation == !in.pg.generation);
+        if (s.init_generation && in.pg.generation)
+            assert_string_equal(in.pg.generation, s.init_generation);
+        assert_true(!s.init_steps == !in.pg.steps);
+        if (s.init_steps && in.pg.steps)
+            assert_string_equal(in.pg.steps, s.init_steps);
+        assert_int_equal(in.pg.fillfactor, s.init_fillfactor);
+        assert_int_equal(in.pg.unlogged_tables, s.init_unlogged);
+        assert_true(!s.init_tablespace == !in.pg.tablespace);
+        assert_true(!s.init_index_tablespace == !in.pg.index_tablespace);
         assert_int_equal(in.pg.nextra, 0);
         bench_runner_cleanup(BENCH_RUNNER_PGBENCH_INIT, &in);
         cJSON_Delete(job);
@@ -604,7 +614,9 @@ static void test_run_args_parse_back(void **state)
                      "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":true,"
                      "\"serverSettings\":true,\"replicaCatchUpTimeoutSeconds\":86400},"
                      "\"workload\":{\"pgbench\":{\"init\":{\"scale\":100000,\"partitions\":10000,"
-                     "\"foreignKeys\":true,\"skipIfInitialized\":true},\"run\":{\"clients\":"
+                     "\"foreignKeys\":true,\"skipIfInitialized\":true,\"generation\":\"client\","
+                     "\"steps\":\"dtgvpf\",\"fillfactor\":100,\"unloggedTables\":true,"
+                     "\"tablespace\":\"ts1\",\"indexTablespace\":\"ts2\"},\"run\":{\"clients\":"
                      "100000,\"threads\":1024,\"durationSeconds\":604800,\"builtin\":"
                      "\"select-only\",\"builtinWeight\":1000,\"protocol\":\"prepared\",\"rate\":"
                      "1e9,\"latencyLimitMs\":3.6e6,\"noVacuum\":true,\"connect\":true,"
@@ -630,7 +642,8 @@ static void test_run_args_parse_back(void **state)
     check_run_args(
         "{" TGT ",\"diagnostics\":{\"replicaLag\":true,\"waitEvents\":false,"
         "\"serverSettings\":false,\"replicaCatchUpTimeoutSeconds\":0},\"workload\":{\"pgbench\":"
-        "{\"init\":{\"scale\":1,\"partitions\":0},\"run\":{\"clients\":1,\"threads\":1,"
+        "{\"init\":{\"scale\":1,\"partitions\":0,\"fillfactor\":10,\"generation\":\"server\"},"
+        "\"run\":{\"clients\":1,\"threads\":1,"
         "\"durationSeconds\":1,\"builtin\":\"tpcb-like\",\"builtinWeight\":0,\"maxTries\":0,"
         "\"progressSeconds\":1,\"scripts\":[{\"configMapRef\":{\"name\":\"cm\",\"key\":\"k\"},"
         "\"weight\":0},{\"configMapRef\":{\"name\":\"cm\",\"key\":\"l\"},\"weight\":1}]}}}}");

@@ -159,6 +159,24 @@ static const struct bad bad_specs[] = {
     {"{" TARGET
      ",\"workload\":{\"pgbench\":{\"init\":{\"scale\":0},\"run\":{\"durationSeconds\":5}}}}",
      "spec.workload.pgbench.init.scale: must be between 1"},
+#define INIT(x)                                                                                    \
+    "{" TARGET ",\"workload\":{\"pgbench\":{\"init\":{\"scale\":1," x                              \
+    "},\"run\":{\"durationSeconds\":5}}}}"
+    {INIT("\"generation\":\"gpu\""),
+     "spec.workload.pgbench.init.generation: \"gpu\" is not one of server, client"},
+    {INIT("\"steps\":\"dtxvp\""),
+     "spec.workload.pgbench.init.steps: \"dtxvp\": use 1 to 32 of pgbench's step letters d "
+     "(drop)"},
+    {INIT("\"steps\":\"dtgGvp\""), "spec.workload.pgbench.init.steps: \"dtgGvp\" has both g and G"},
+    {INIT("\"steps\":\"dtgvp\",\"generation\":\"server\""),
+     "spec.workload.pgbench.init.steps: \"dtgvp\" does not generate the data server-side: put G"},
+    {INIT("\"fillfactor\":5"), "spec.workload.pgbench.init.fillfactor: must be between 10 and 100"},
+    {INIT("\"unloggedTables\":1"),
+     "spec.workload.pgbench.init.unloggedTables: must be true or false"},
+    {INIT("\"tablespace\":\"fast ts\""),
+     "spec.workload.pgbench.init.tablespace: \"fast ts\" is not a tablespace name"},
+    {INIT("\"indexTablespace\":\"x-y\""),
+     "spec.workload.pgbench.init.indexTablespace: \"x-y\" is not a tablespace name"},
     {"{" TARGET
      ",\"workload\":{\"pgbench\":{\"run\":{\"durationSeconds\":5,\"builtin\":\"tpcc\"}}}}",
      "spec.workload.pgbench.run.builtin: \"tpcc\" is not one of tpcb-like"},
@@ -313,6 +331,10 @@ static void test_full_pgbench(void **state)
     assert_true(s.foreign_keys);
     assert_true(s.skip_if_initialized);
     assert_int_equal(s.partitions, 4);
+    assert_null(s.init_generation); /* the runner's default: server where pgbench has it */
+    assert_null(s.init_steps);
+    assert_int_equal(s.init_fillfactor, 0);
+    assert_false(s.init_unlogged);
     assert_int_equal(s.clients, 8);
     assert_int_equal(s.transactions, 1000);
     assert_int_equal(s.n_scripts, 1);
@@ -323,6 +345,26 @@ static void test_full_pgbench(void **state)
     assert_string_equal(s.extra_args[0], "--random-seed=7");
     assert_int_equal(s.max_tries, 3);
     assert_int_equal(api_spec_expected_seconds(&s), 0);
+    api_spec_free(&s);
+    cJSON_Delete(j);
+}
+
+/* init's table options as given, into the init Job's runner flags */
+static void test_init_options(void **state)
+{
+    (void)state;
+    cJSON *j = parse(INIT("\"generation\":\"client\",\"steps\":\"dtgvpf\",\"fillfactor\":90,"
+                          "\"unloggedTables\":true,\"tablespace\":\"fast_ts\","
+                          "\"indexTablespace\":\"idx_ts\""));
+    struct api_spec s;
+    char err[512];
+    assert_int_equal(api_spec_parse(j, &s, err, sizeof(err)), 0);
+    assert_string_equal(s.init_generation, "client");
+    assert_string_equal(s.init_steps, "dtgvpf");
+    assert_int_equal(s.init_fillfactor, 90);
+    assert_true(s.init_unlogged);
+    assert_string_equal(s.init_tablespace, "fast_ts");
+    assert_string_equal(s.init_index_tablespace, "idx_ts");
     api_spec_free(&s);
     cJSON_Delete(j);
 }
@@ -690,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_cnpg),
         cmocka_unit_test(test_validation_table),
         cmocka_unit_test(test_full_pgbench),
+        cmocka_unit_test(test_init_options),
         cmocka_unit_test(test_worker_split),
         cmocka_unit_test(test_extra_args_agree_with_runner),
         cmocka_unit_test(test_no_connection_strings),

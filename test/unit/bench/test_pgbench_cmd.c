@@ -247,13 +247,18 @@ static void test_extra_forms(void **state)
     assert_int_equal(bench_pgbench_check_extra(false, a3, 1, &used, NULL, 0), 0);
     const char *a4[] = {"--random-seed=banana"};
     assert_int_equal(bench_pgbench_check_extra(false, a4, 1, &used, NULL, 0), -EINVAL);
+    /* the init's table options have fields of their own (bench_pgbench_init_opts) */
     const char *a5[] = {"-I", "dtGvp"};
-    assert_int_equal(bench_pgbench_check_extra(true, a5, 2, &used, NULL, 0), 0);
-    const char *a6[] = {"--init-steps=dtx"};
-    assert_int_equal(bench_pgbench_check_extra(true, a6, 1, &used, NULL, 0), -EINVAL);
-    const char *a7[] = {"--fillfactor=5"};
+    assert_int_equal(bench_pgbench_check_extra(true, a5, 2, &used, NULL, 0), -EINVAL);
+    char flag[32];
+    assert_true(bench_pgbench_extra_managed(true, "-IdtGvp", flag, sizeof(flag)));
+    assert_string_equal(flag, "-I");
+    const char *a7[] = {"--fillfactor=90"};
     assert_int_equal(bench_pgbench_check_extra(true, a7, 1, &used, NULL, 0), -EINVAL);
-    const char *a8[] = {"--tablespace=fast_ts"};
+    assert_true(bench_pgbench_extra_managed(true, "--unlogged-tables", flag, sizeof(flag)));
+    assert_true(bench_pgbench_extra_managed(true, "--tablespace=fast_ts", flag, sizeof(flag)));
+    assert_string_equal(flag, "--tablespace");
+    const char *a8[] = {"--partition-method=range"};
     assert_int_equal(bench_pgbench_check_extra(true, a8, 1, &used, NULL, 0), 0);
     const char *a9[] = {"--vacuum-all=1"};
     assert_int_equal(bench_pgbench_check_extra(false, a9, 1, &used, NULL, 0), -EINVAL);
@@ -262,18 +267,19 @@ static void test_extra_forms(void **state)
 static void test_init(void **state)
 {
     (void)state;
-    const char *extra[] = {"--partition-method=hash", "--unlogged-tables"};
+    const char *extra[] = {"--partition-method=hash"};
     struct bench_pgbench_init_opts o = {.scale = 50,
                                         .foreign_keys = true,
                                         .partitions = 4,
                                         .quiet = true,
+                                        .unlogged_tables = true,
                                         .extra_args = extra,
-                                        .nextra = 2};
+                                        .nextra = 1};
     struct bench_argv a = BENCH_ARGV_INIT;
     assert_int_equal(bench_pgbench_init_argv(&o, &a, NULL, 0), 0);
     char *s = bench_argv_join(&a);
-    assert_string_equal(s, "pgbench -i -s 50 -q --foreign-keys --partitions=4 "
-                           "--partition-method=hash --unlogged-tables");
+    assert_string_equal(s, "pgbench -i -s 50 -I dtGvpf -q --foreign-keys --partitions=4 "
+                           "--unlogged-tables --partition-method=hash");
     free(s);
     bench_argv_free(&a);
     o.partitions = 0;
@@ -282,6 +288,91 @@ static void test_init(void **state)
     assert_non_null(strstr(err, "--partition-method"));
     o.scale = 0;
     assert_int_equal(bench_pgbench_init_argv(&o, &a, err, sizeof(err)), -EINVAL);
+    assert_null(a.argv);
+}
+
+/* The init's generation: server-side by default where pgbench has it (13+), client-side before;
+ * the table options as pgbench spells them. */
+static void test_init_generation(void **state)
+{
+    (void)state;
+    struct bench_pgbench_init_opts o = {.scale = 100, .pgbench_major = 15};
+    char steps[48];
+    bench_pgbench_init_steps(&o, steps, sizeof(steps));
+    assert_string_equal(steps, "dtGvp");
+    o.pgbench_major = 12;
+    bench_pgbench_init_steps(&o, steps, sizeof(steps));
+    assert_string_equal(steps, "dtgvp");
+    o.pgbench_major = 0; /* unknown: assumed recent */
+    bench_pgbench_init_steps(&o, steps, sizeof(steps));
+    assert_string_equal(steps, "dtGvp");
+    o.generation = "client";
+    bench_pgbench_init_steps(&o, steps, sizeof(steps));
+    assert_string_equal(steps, "dtgvp");
+    o.generation = NULL;
+    o.steps = "dtGvpf";
+    o.foreign_keys = true; /* f already there: not twice */
+    bench_pgbench_init_steps(&o, steps, sizeof(steps));
+    assert_string_equal(steps, "dtGvpf");
+
+    struct bench_pgbench_init_opts t = {.scale = 1,
+                                        .generation = "client",
+                                        .fillfactor = 90,
+                                        .tablespace = "fast_ts",
+                                        .index_tablespace = "idx"};
+    struct bench_argv a = BENCH_ARGV_INIT;
+    assert_int_equal(bench_pgbench_init_argv(&t, &a, NULL, 0), 0);
+    char *s = bench_argv_join(&a);
+    assert_string_equal(s, "pgbench -i -s 1 -I dtgvp -F 90 --tablespace=fast_ts "
+                           "--index-tablespace=idx");
+    free(s);
+    bench_argv_free(&a);
+}
+
+/* Each refusal names the option (field) and says the fix. */
+static void test_init_check(void **state)
+{
+    (void)state;
+    static const struct {
+        struct bench_pgbench_init_opts o;
+        enum bench_init_field field;
+        const char *says;
+    } cases[] = {
+        {{.scale = 1, .generation = "gpu"}, BENCH_INIT_F_GENERATION, "not server or client"},
+        {{.scale = 1, .generation = "server", .pgbench_major = 12},
+         BENCH_INIT_F_GENERATION,
+         "needs pgbench >= 13 (have 12): use client"},
+        {{.scale = 1, .steps = "dtxvp"}, BENCH_INIT_F_STEPS, "g (client-side data), G"},
+        {{.scale = 1, .steps = ""}, BENCH_INIT_F_STEPS, "use 1 to 32"},
+        {{.scale = 1, .steps = "dtgGvp"}, BENCH_INIT_F_STEPS, "both g and G: keep one"},
+        {{.scale = 1, .steps = "dtgvp", .generation = "server"},
+         BENCH_INIT_F_STEPS,
+         "put G in the steps"},
+        {{.scale = 1, .steps = "dtGvp", .pgbench_major = 12},
+         BENCH_INIT_F_STEPS,
+         "needs pgbench >= 13 (have 12): use g"},
+        {{.scale = 1, .fillfactor = 5}, BENCH_INIT_F_FILLFACTOR, "use 10 to 100"},
+        {{.scale = 1, .fillfactor = 101}, BENCH_INIT_F_FILLFACTOR, "use 10 to 100"},
+        {{.scale = 1, .tablespace = "x;drop"}, BENCH_INIT_F_TABLESPACE, "not a tablespace name"},
+        {{.scale = 1, .index_tablespace = "9x"},
+         BENCH_INIT_F_INDEX_TABLESPACE,
+         "not a tablespace name"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        enum bench_init_field f = BENCH_INIT_F_NONE;
+        char err[512] = "";
+        assert_int_equal(bench_pgbench_init_check(&cases[i].o, &f, err, sizeof(err)), -EINVAL);
+        assert_int_equal(f, cases[i].field);
+        if (!strstr(err, cases[i].says))
+            fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, cases[i].says);
+    }
+    struct bench_pgbench_init_opts ok = {
+        .scale = 1, .generation = "server", .steps = "dtGvpf", .fillfactor = 10};
+    assert_int_equal(bench_pgbench_init_check(&ok, NULL, NULL, 0), 0);
+    struct bench_argv a = BENCH_ARGV_INIT;
+    char err[512];
+    assert_int_equal(bench_pgbench_init_argv(&cases[2].o, &a, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "-I \"dtxvp\""));
     assert_null(a.argv);
 }
 
@@ -554,7 +645,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_run),       cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_invalid),        cmocka_unit_test(test_extra_forms),
-        cmocka_unit_test(test_init),           cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_init),           cmocka_unit_test(test_init_generation),
+        cmocka_unit_test(test_init_check),     cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_extra_versions), cmocka_unit_test(test_extra_managed),
         cmocka_unit_test(test_conn_names),
     };

@@ -253,6 +253,50 @@ static void test_checks(void **state)
     cJSON_Delete(ds);
 }
 
+/* Regression: the reason of an init that ran after --skip-if-initialized's check lacked its
+ * closing parenthesis ("initialized scale 1 in 0.7 s (table pgbench_branches does not exist"). */
+static void test_init_reason(void **state)
+{
+    (void)state;
+    cJSON *r = cJSON_CreateObject();
+    struct bench_init_outcome o = {.complete = true,
+                                   .scale = 1,
+                                   .duration_s = 0.72,
+                                   .why = "table pgbench_branches does not exist",
+                                   .steps = "dtGvp"};
+    bench_result_add_init(r, &o);
+    assert_string_equal(cJSON_GetStringValue(bench_get(r, BK_INIT_REASON)),
+                        "initialized scale 1 in 0.7 s (table pgbench_branches does not exist)");
+    assert_string_equal(cJSON_GetStringValue(bench_get(r, BK_INIT_STEPS)), "dtGvp");
+    cJSON_Delete(r);
+
+    r = cJSON_CreateObject();
+    o.why = NULL;
+    bench_result_add_init(r, &o);
+    assert_string_equal(cJSON_GetStringValue(bench_get(r, BK_INIT_REASON)),
+                        "initialized scale 1 in 0.7 s");
+    cJSON_Delete(r);
+
+    r = cJSON_CreateObject();
+    o = (struct bench_init_outcome){.skipped = true,
+                                    .complete = true,
+                                    .scale = 1,
+                                    .duration_s = 0.1,
+                                    .why = "scale 1 is there"};
+    bench_result_add_init(r, &o);
+    assert_string_equal(cJSON_GetStringValue(bench_get(r, BK_INIT_REASON)), "scale 1 is there");
+    assert_true(cJSON_IsTrue(bench_get(r, BK_INIT_SKIPPED)));
+    assert_null(bench_get(r, BK_INIT_STEPS));
+    cJSON_Delete(r);
+
+    r = cJSON_CreateObject();
+    o = (struct bench_init_outcome){.scale = 2, .duration_s = 1, .steps = "dtgvp"};
+    bench_result_add_init(r, &o);
+    assert_string_equal(cJSON_GetStringValue(bench_get(r, BK_INIT_REASON)),
+                        "initialization of scale 2 failed");
+    cJSON_Delete(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_fio_result),
         cmocka_unit_test(test_from_log),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_init_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,6 +96,29 @@ static void test_client(void **state)
     free(s);
 }
 
+/* A runner sharing its node's CPUs: pgbench got a CPU 55 % of the time, under the busy rule's
+ * threshold, but was runnable the rest: it never waited for the server, so the client limits. */
+static void test_client_run_queue(void **state)
+{
+    (void)state;
+    struct bench_verdict v =
+        decide("{\"Client:ClientRead\":216,\"CPU\":24}",
+               "{\"client\":{\"cpuBusyPct\":55,\"cpuDemandPct\":98.5,\"cpuWaitPct\":43.5,"
+               "\"cpus\":1,\"threads\":1,\"clients\":8}}");
+    expect_class(&v, BENCH_VC_CLIENT);
+    assert_false(v.fired[BENCH_LR_CLIENT_CPU] || v.fired[BENCH_LR_CLIENT_SIDE]);
+    assert_true(v.fired[BENCH_LR_CLIENT_RUN_QUEUE]);
+    char *c = bench_verdict_sentence(&v);
+    assert_non_null(strstr(c, "on a CPU or waiting for one 98.5 % of theirs (waiting 43.5 %)"));
+    free(c);
+    /* the same idle server with pgbench mostly blocked: not the client, and not decided */
+    v = decide("{\"Client:ClientRead\":216,\"CPU\":24}",
+               "{\"client\":{\"cpuBusyPct\":30,\"cpuDemandPct\":35,\"cpuWaitPct\":5,"
+               "\"cpus\":1,\"threads\":1,\"clients\":8}}");
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    assert_false(v.fired[BENCH_LR_CLIENT_RUN_QUEUE]);
+}
+
 static void test_network(void **state)
 {
     (void)state;
@@ -384,6 +407,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_client),
+        cmocka_unit_test(test_client_run_queue),
         cmocka_unit_test(test_network),
         cmocka_unit_test(test_database_classes),
         cmocka_unit_test(test_rate_and_inconclusive),

@@ -140,17 +140,19 @@ static void test_refusals_name_the_flag(void **state)
     static const struct {
         const char *flag, *value, *want;
     } cases[] = {
-        {"--start-delay", "3601", "--start-delay: expected 0 to 3600 seconds, got '3601'"},
-        {"--start-delay", "-1", "--start-delay: expected 0 to 3600 seconds, got '-1'"},
-        {"--start-delay", "5s", "--start-delay: expected 0 to 3600 seconds, got '5s'"},
-        {"--progress-interval", "", "--progress-interval: expected 0 (off) to 3600 seconds"},
-        {"--lease-duration", "1", "--lease-duration: expected 2 to 3600 seconds, got '1'"},
-        {"--workers", "0", "--workers: expected 1 to 256, got '0'"},
-        {"--workers", "257", "--workers: expected 1 to 256, got '257'"},
-        {"--workers", "99999999999999999999", "--workers: expected 1 to 256"},
-        {"--log-level", "verbose", "--log-level: expected debug, info, warn or error"},
-        {"--log-format", "xml", "--log-format: expected json or text, got 'xml'"},
+        {"--start-delay", "3601", "--start-delay \"3601\": expected 0 to 3600 seconds"},
+        {"--start-delay", "-1", "--start-delay \"-1\": expected 0 to 3600 seconds"},
+        {"--start-delay", "5s", "--start-delay \"5s\": expected 0 to 3600 seconds"},
+        {"--progress-interval", "", "--progress-interval \"\": expected 0 (off) to 3600 seconds"},
+        {"--lease-duration", "1", "--lease-duration \"1\": expected 2 to 3600 seconds"},
+        {"--workers", "0", "--workers \"0\": expected an integer 1..256"},
+        {"--workers", "257", "--workers \"257\": expected an integer 1..256"},
+        {"--workers", "99999999999999999999", "--workers \"99999999999999999999\": expected"},
+        {"--log-level", "verbose",
+         "--log-level \"verbose\": expected one of debug, info, warn, error"},
+        {"--log-format", "xml", "--log-format \"xml\": expected one of json, text"},
         {"--bogus", "1", "unknown flag --bogus"},
+        {"--wrokers", "1", "unknown flag --wrokers (did you mean --workers?)"},
         {"-x", "1", "unknown flag -x"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -171,14 +173,14 @@ static void test_missing_value_and_stray_argument(void **state)
     char err[256];
     char *last[] = {"pgbench-operator", "--leader-elect", "--workers", NULL};
     assert_int_equal(parse(last, &o, err, sizeof(err)), -EINVAL);
-    assert_string_equal(err, "--workers: needs a value (N)");
+    assert_string_equal(err, "--workers needs a value (N)");
     char *stray[] = {"pgbench-operator", "--workers", "2", "extra", NULL};
     assert_int_equal(parse(stray, &o, err, sizeof(err)), -EINVAL);
     assert_string_equal(err, "unexpected argument extra");
     /* a flag without an argument takes none */
     char *flag[] = {"pgbench-operator", "--leader-elect=yes", NULL};
     assert_int_equal(parse(flag, &o, err, sizeof(err)), -EINVAL);
-    assert_string_equal(err, "--leader-elect: takes no value");
+    assert_string_equal(err, "--leader-elect takes no value");
     char *unknown[] = {"pgbench-operator", "--no-such=1", NULL};
     assert_int_equal(parse(unknown, &o, err, sizeof(err)), -EINVAL);
     assert_string_equal(err, "unknown flag --no-such");
@@ -193,23 +195,37 @@ static void test_help(void **state)
     assert_int_equal(parse(longh, &o, err, sizeof(err)), CTRL_CMDLINE_HELP);
     char *shorth[] = {"pgbench-operator", "-h", NULL};
     assert_int_equal(parse(shorth, &o, err, sizeof(err)), CTRL_CMDLINE_HELP);
+    char *version[] = {"pgbench-operator", "--version", NULL};
+    assert_int_equal(parse(version, &o, err, sizeof(err)), CTRL_CMDLINE_VERSION);
 
     struct buf b = BUF_INIT(0);
     assert_int_equal(ctrl_cmdline_usage(&b), 0);
-    assert_true(strncmp(b.data, "usage: pgbench-operator [options]\n", 34) == 0);
+    assert_true(strncmp(b.data, "usage: pgbench-operator [flags]\n", 32) == 0);
     /* every flag of test_every_flag, with its argument where it takes one */
-    static const char *const lines[] = {"  --kubeconfig PATH ",     "  --context NAME ",
-                                        "  --namespace NS ",        "  --runner-image IMAGE ",
-                                        "  --runner-command PATH ", "  --start-delay S ",
-                                        "  --progress-interval S ", "  --metrics-addr ADDR ",
-                                        "  --leader-elect ",        "  --lease-name NAME ",
-                                        "  --lease-namespace NS ",  "  --lease-duration S ",
-                                        "  --log-level LEVEL ",     "  --log-format FORMAT ",
-                                        "  --workers N ",           "  -h, --help\n"};
+    static const char *const lines[] = {"  --kubeconfig PATH ",
+                                        "  --context NAME ",
+                                        "  --namespace NS ",
+                                        "  --runner-image IMAGE ",
+                                        "  --runner-command PATH ",
+                                        "  --start-delay S ",
+                                        "  --progress-interval S ",
+                                        "  --metrics-addr ADDR ",
+                                        "  --leader-elect ",
+                                        "  --lease-name NAME ",
+                                        "  --lease-namespace NS ",
+                                        "  --lease-duration S ",
+                                        "  --log-level LEVEL ",
+                                        "  --log-format FORMAT ",
+                                        "  --workers N ",
+                                        "  --version ",
+                                        "  -h, --help "};
     for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
         if (!strstr(b.data, lines[i]))
             fail_msg("no line '%s' in:\n%s", lines[i], b.data);
-    assert_non_null(strstr(b.data, "(default 15)"));
+    /* ranges and defaults from the rows */
+    assert_non_null(strstr(b.data, "Lease duration [2..3600, default 15]\n"));
+    assert_non_null(strstr(b.data, "concurrent reconciles [1..256, default 8]\n"));
+    assert_non_null(strstr(b.data, "Lease name [default pgbench-operator]\n"));
     buf_free(&b);
 }
 

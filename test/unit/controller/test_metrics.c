@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pkg/bench/fields.h"
+#include "pkg/controller/cache.h"
 #include "pkg/controller/controller.h"
 #include "pkg/controller/metrics.h"
 
@@ -480,11 +481,56 @@ static void test_sweep_series(void **state)
     cJSON_Delete(runs);
 }
 
+/* The sweep controller's reconciles: families of their own (pgbench_operator_sweep_*), with the
+ * counters handed in; no Event writes (the run controller's sender counts them), no cache gauges;
+ * left out when no sweep controller runs. */
+static void test_sweep_controller_counters(void **state)
+{
+    (void)state;
+    cJSON *cache = cJSON_Parse(runs_json);
+    struct ctrl_metrics_controller c = fake_controller(cache);
+    struct ctrl_metrics_controller sw = {.reconciles = 9,
+                                         .reconcile_errors = 3,
+                                         .conflicts = 2,
+                                         .creates = 4,
+                                         .status_writes = 6,
+                                         .write_errors = 5,
+                                         .queue_depth = 1,
+                                         .inflight = 1};
+    ctrl_metrics_observe(&sw.reconcile_seconds, 0.02);
+    struct ctrl_metrics_source src = {.ctrl = &c, .sweep = &sw, .rss_bytes = -1};
+    char *t = format(&src);
+    assert_line(t, "# TYPE pgbench_operator_sweep_reconcile_total counter");
+    assert_line(t, "pgbench_operator_sweep_reconcile_total{result=\"success\"} 6");
+    assert_line(t, "pgbench_operator_sweep_reconcile_total{result=\"error\"} 3");
+    assert_line(t, "pgbench_operator_sweep_writes_total{kind=\"create\"} 4");
+    assert_line(t, "pgbench_operator_sweep_writes_total{kind=\"status\"} 6");
+    assert_line(t, "pgbench_operator_sweep_status_conflicts_total 2");
+    assert_line(t, "pgbench_operator_sweep_write_errors_total 5");
+    assert_line(t, "pgbench_operator_sweep_queue_depth 1");
+    assert_line(t, "pgbench_operator_sweep_reconciles_in_flight 1");
+    assert_line(t, "pgbench_operator_sweep_reconcile_duration_seconds_count 1");
+    assert_no_line_starting(t, "pgbench_operator_sweep_writes_total{kind=\"event\"}");
+    assert_no_line_starting(t, "pgbench_operator_sweep_cached_objects");
+    /* the run controller's stay as they were */
+    assert_line(t, "pgbench_operator_reconcile_total{result=\"success\"} 8");
+    assert_line(t, "pgbench_operator_writes_total{kind=\"event\"} 5");
+    check_structure(t);
+    promtool_check(t);
+    free(t);
+    src.sweep = NULL;
+    t = format(&src);
+    assert_no_line_starting(t, "# TYPE pgbench_operator_sweep_");
+    free(t);
+    cJSON_Delete(cache);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_series),
         cmocka_unit_test(test_sweep_series),
+        cmocka_unit_test(test_sweep_controller_counters),
         cmocka_unit_test(test_operator_families_kept),
         cmocka_unit_test(test_reconcile_histogram),
         cmocka_unit_test(test_standby),

@@ -10,8 +10,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
+#include "pkg/controller/cache.h"
 #include "pkg/controller/controller.h"
 #include "pkg/util/json.h"
 #include "pkg/controller/reconcile.h"
@@ -273,13 +275,18 @@ static cJSON *result(int worker, double tps, long tx, bool complete, int exit_co
     return j;
 }
 
+static const char *status_collecting_str(void)
+{
+    return "{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\","
+           "\"observedGeneration\":1,\"startedGeneration\":1,"
+           "\"conditions\":[{\"type\":\"Running\","
+           "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
+           "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}";
+}
+
 static char *status_collecting(void)
 {
-    return strdup("{\"phase\":\"Collecting\",\"startAt\":\"2027-01-15T08:00:05.000Z\","
-                  "\"observedGeneration\":1,\"startedGeneration\":1,"
-                  "\"conditions\":[{\"type\":\"Running\","
-                  "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\","
-                  "\"observedGeneration\":1,\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}");
+    return strdup(status_collecting_str());
 }
 
 /* The plan ending a run carries the result ConfigMap b1-result, owned by the run, and status
@@ -397,6 +404,184 @@ static void test_collecting_success(void **state)
         cJSON_Delete(o.results[i]);
     cJSON_Delete(p0);
     cJSON_Delete(p1);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+}
+
+/* Issue 31.3: every worker's pod Succeeded while the Job controller has not yet marked the Job
+ * Complete: the results are read and the run ends at once. A failed worker pod waits for the
+ * Job's verdict. */
+static void test_running_pods_succeeded(void **state)
+{
+    (void)state;
+    char *st = status_running();
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
+    cJSON *p0 = pod_with("b1-run-0-abc", 0, 0, NULL);
+    cJSON *p1 = pod_with("b1-run-1-def", 1, 2, NULL);
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.run_job = job;
+    o.pods[0] = p0;
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
+    ctrl_plan_free(&p);
+    o.n_pods = 1; /* worker 1's pod not seen yet */
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(p1);
+    p1 = pod_with("b1-run-1-def", 1, 0, NULL);
+    o.pods[1] = p1;
+    o.n_pods = 2;
+    /* the results are read at once, then the run ends in the same reconcile: Running ->
+     * Succeeded, with the Collecting Event a Succeeded status implies */
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_RESULTS);
+    assert_int_equal(p.n_logs, 2);
+    assert_null(p.status);
+    ctrl_plan_free(&p);
+    o.results_fetched = true;
+    o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
+    o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    assert_non_null(p.result_cm);
+    assert_int_equal(p.n_events, 2);
+    assert_string_equal(p.events[0].reason, "Collecting");
+    assert_string_equal(p.events[0].message, CTRL_COLLECTING_MESSAGE);
+    assert_string_equal(p.events[1].reason, "Succeeded");
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(o.results[i]);
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(job);
+    cJSON_Delete(br);
+    free(st);
+}
+
+/* Sets a container's startedAt/finishedAt and the PodScheduled condition on a terminated pod. */
+static void pod_times(cJSON *pod, const char *scheduled, const char *started, const char *finished)
+{
+    cJSON *t = (cJSON *)util_jget(cJSON_GetArrayItem(util_jget(pod, "status.containerStatuses"), 0),
+                                  "state.terminated");
+    cJSON_AddStringToObject(t, "startedAt", started);
+    cJSON_AddStringToObject(t, "finishedAt", finished);
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "type", "PodScheduled");
+    cJSON_AddStringToObject(c, "status", "True");
+    cJSON_AddStringToObject(c, "lastTransitionTime", scheduled);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(cJSON_GetObjectItem(pod, "status"), "conditions"),
+                         c);
+}
+
+/* The step of the result ConfigMap's timing named name: its seconds after the apply and its
+ * source's first word; -1 when absent. */
+static double timing_step(const cJSON *doc, const char *name, char *src, size_t len)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, util_jget(doc, "timing.steps"))
+    {
+        if (strcmp(util_jstr(s, "step"), name) == 0) {
+            (void)snprintf(src, len, "%s", util_jstr(s, "source"));
+            return util_jnum(s, "seconds", -1);
+        }
+    }
+    return -1;
+}
+
+/* Issue 31.3: the result ConfigMap says where the run's time went, each step from its record:
+ * object timestamps, pod conditions and container states, status.readyAt/startAt, the runners'
+ * windows; and the slowest worker's notice delay (readyAt to its read of the barrier) goes to the
+ * margin's learning. */
+static void test_collecting_timing(void **state)
+{
+    (void)state;
+    cJSON *stj = cJSON_Parse(status_collecting_str());
+    cJSON_AddStringToObject(stj, "readyAt", "2027-01-15T08:00:03.670Z");
+    char *st = cJSON_PrintUnformatted(stj);
+    cJSON_Delete(stj);
+    cJSON *br = br_new(SPEC_BASIC, st, 1);
+    cJSON_AddStringToObject(cJSON_GetObjectItem(br, "metadata"), "creationTimestamp",
+                            "2027-01-15T07:59:59Z");
+    cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
+    cJSON_AddStringToObject(cJSON_GetObjectItem(job, "metadata"), "creationTimestamp",
+                            "2027-01-15T08:00:00Z");
+    cJSON *pods[2] = {pod_with("b1-run-0-abc", 0, 0, NULL), pod_with("b1-run-1-def", 1, 0, NULL)};
+    pod_times(pods[0], "2027-01-15T08:00:01Z", "2027-01-15T08:00:02Z", "2027-01-15T08:00:15Z");
+    pod_times(pods[1], "2027-01-15T08:00:00Z", "2027-01-15T08:00:03Z", "2027-01-15T08:00:15Z");
+    struct ctrl_observed o;
+    struct ctrl_plan p;
+    obs_init(&o, br);
+    o.now = NOW + 15.4;
+    o.run_job = job;
+    o.pods[0] = pods[0];
+    o.pods[1] = pods[1];
+    o.n_pods = 2;
+    o.results_fetched = true;
+    /* the barrier 08:00:05.000; worker 0 read it at 04.100 and started at 05.003, worker 1 read it
+     * 04.900 and started 05.004; both ended about 15.0 */
+    const double seen[2] = {-0.9, -0.1}, late[2] = {0.003, 0.004}, end[2] = {10.01, 10.02};
+    for (int i = 0; i < 2; i++) {
+        o.results[i] = result(i, 100, 1000, true, 0, NULL);
+        cJSON *w = cJSON_AddObjectToObject(o.results[i], "window");
+        cJSON_AddStringToObject(w, "barrier", "2027-01-15T08:00:05.000Z");
+        cJSON_AddNumberToObject(w, "lateSeconds", late[i]);
+        cJSON_AddNumberToObject(w, "endSeconds", end[i]);
+        cJSON_AddNumberToObject(w, "seenSeconds", seen[i]);
+        cJSON_AddStringToObject(o.results[i], "startTime", "2027-01-15T08:00:02.500Z");
+    }
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Succeeded");
+    /* 05.000 - 0.1 - 03.670: the slower worker's notice */
+    assert_float_equal(p.start_notice_s, 1.23, 1e-6);
+    cJSON *doc = cJSON_Parse(util_jkey(util_jget(p.result_cm, "data"), "result.json"));
+    assert_non_null(doc);
+    char src[200];
+    const char *names[] = {"applied",      "jobCreated", "podsScheduled", "containersStarted",
+                           "allReady",     "barrier",    "barrierSeen",   "pgbenchStarted",
+                           "pgbenchEnded", "collected"};
+    const double want[] = {0, 1, 2, 4, 4.67, 6, 5.9, 6.004, 16.02, 16.4};
+    const char *from[] = {"BenchmarkRun",
+                          "run Job",
+                          "latest worker pod's PodScheduled",
+                          "latest worker container's",
+                          "status.readyAt",
+                          "status.startAt",
+                          "latest worker's read",
+                          "latest worker's pgbench start",
+                          "latest worker's pgbench end",
+                          "every worker's result"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        assert_float_equal(timing_step(doc, names[i], src, sizeof(src)), want[i], 1e-6);
+        assert_non_null(strstr(src, from[i]));
+    }
+    /* in that order, and no init steps without an init */
+    assert_int_equal(cJSON_GetArraySize(util_jget(doc, "timing.steps")), 10);
+    assert_string_equal(util_jstr(cJSON_GetArrayItem(util_jget(doc, "timing.steps"), 4), "step"),
+                        "allReady");
+    assert_float_equal(timing_step(doc, "initSucceeded", src, sizeof(src)), -1, 0);
+    assert_null(util_jget(p.status, "timing")); /* the ConfigMap's only */
+    /* readyAt goes with the run's end (null: the merge patch removes it), kept in the timing */
+    assert_true(cJSON_IsNull(util_jget(p.status, "readyAt")));
+    cJSON_Delete(doc);
+    ctrl_plan_free(&p);
+    /* worker 1's runner started after readyAt (a replaced pod): its file held the barrier from
+     * the start, which says nothing of the kubelet's refresh; worker 0's read counts */
+    cJSON_ReplaceItemInObject(o.results[1], "startTime",
+                              cJSON_CreateString("2027-01-15T08:00:04.000Z"));
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_float_equal(p.start_notice_s, 0.43, 1e-6);
+    ctrl_plan_free(&p);
+    for (int i = 0; i < 2; i++) {
+        cJSON_Delete(o.results[i]);
+        cJSON_Delete(pods[i]);
+    }
     cJSON_Delete(job);
     cJSON_Delete(br);
     free(st);
@@ -640,12 +825,38 @@ static void test_init_flow(void **state)
     ctrl_plan_free(&p);
     cJSON_Delete(ij);
 
+    /* issue 31.3: the init pod Succeeded, the Job controller has not said Complete yet: the run
+     * Job comes at once; an init pod that failed waits for the Job's verdict (its retries) */
+    ij = job_with("b1-init", NULL, NULL, 1, NULL);
+    cJSON *ipod = pod_with("b1-init-ok", -1, 1, NULL);
+    o.init_job = ij;
+    o.pods[0] = ipod;
+    o.n_pods = 1;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_null(p.status);
+    assert_int_equal(p.n_actions, 0);
+    ctrl_plan_free(&p);
+    cJSON_Delete(ipod);
+    ipod = pod_with("b1-init-ok", -1, 0, NULL);
+    o.pods[0] = ipod;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_string_equal(phase(&p), "Running");
+    assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
+    assert_int_equal(p.n_actions, 1);
+    assert_string_equal(p.actions[0].name, "b1-run");
+    ctrl_plan_free(&p);
+    o.n_pods = 0;
+    cJSON_Delete(ipod);
+    cJSON_Delete(ij);
+
     ij = job_with("b1-init", "Complete", "CompletionsReached", 1, NULL);
     o.init_job = ij;
     assert_int_equal(ctrl_decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_null(util_jget(p.status, "startAt")); /* once the run's pods are ready */
+    /* the init's live RESULT line goes with the init (the cache keeps no status.result) */
+    assert_true(cJSON_IsNull(util_jget(p.status, "result")));
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-run");
     ctrl_plan_free(&p);
@@ -979,8 +1190,10 @@ static cJSON *worker_pod(const char *name, int index, bool ready, const char *st
     "\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,\"lastTransitionTime\":"    \
     "\"2027-01-15T08:00:00Z\"}]}"
 
-/* Decides Running for b1 (2 workers) with these pods at `now`; returns the plan in p. */
-static void decide_pods(const char *status, cJSON **pods, int n, double now, struct ctrl_plan *p)
+/* Decides Running for b1 (2 workers) with these pods at `now` and a start margin learned so far
+ * (0: the default); returns the plan in p. */
+static void decide_pods_margin(const char *status, cJSON **pods, int n, double now, long margin_ms,
+                               struct ctrl_plan *p)
 {
     cJSON *br = br_new(SPEC_BASIC, status, 1);
     cJSON *job = job_with("b1-run", NULL, NULL, 2, NULL);
@@ -988,6 +1201,7 @@ static void decide_pods(const char *status, cJSON **pods, int n, double now, str
     obs_init(&o, br);
     o.now = now;
     o.run_job = job;
+    o.start_margin_ms = margin_ms;
     for (int i = 0; i < n; i++)
         o.pods[i] = pods[i];
     o.n_pods = n;
@@ -996,8 +1210,40 @@ static void decide_pods(const char *status, cJSON **pods, int n, double now, str
     cJSON_Delete(br);
 }
 
-/* Issue 18.6: the workers start together once every worker pod is Ready: startAt = the moment
- * the last one is seen ready + 1 s (RFC 3339, ms) in status, then as an annotation on every pod.
+static void decide_pods(const char *status, cJSON **pods, int n, double now, struct ctrl_plan *p)
+{
+    decide_pods_margin(status, pods, n, now, 0, p);
+}
+
+/* Issue 31.3: the margin learned from earlier runs (obs.start_margin_ms) sets the barrier; a
+ * barrier published with another margin stays. */
+static void test_start_margin_learned(void **state)
+{
+    (void)state;
+    struct ctrl_plan p;
+    cJSON *pods[2] = {worker_pod("b1-run-0-a", 0, true, NULL),
+                      worker_pod("b1-run-1-b", 1, true, NULL)};
+    decide_pods_margin(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, 500, &p);
+    assert_string_equal(util_jstr(p.status, "readyAt"), "2027-01-15T08:00:20.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:20.750Z");
+    assert_non_null(strstr(util_jstr(p.status, "message"), ", 0.500 s after the last pod"));
+    assert_int_equal(p.n_annotate, 2);
+    char *st = cJSON_PrintUnformatted(p.status);
+    ctrl_plan_free(&p);
+    /* decided again with a longer margin learned meanwhile: the published barrier holds */
+    decide_pods_margin(st, pods, 2, NOW + 20.5, 3000, &p);
+    assert_null(p.status);
+    assert_string_equal(p.start_at, "2027-01-15T08:00:20.750Z");
+    ctrl_plan_free(&p);
+    free(st);
+    cJSON_Delete(pods[0]);
+    cJSON_Delete(pods[1]);
+}
+
+/* Issue 18.6: the workers start together once every worker pod is Ready: readyAt = the moment
+ * the last one is seen ready, startAt = readyAt + the margin (issue 31.3: by default the real
+ * node's slowest downwardAPI refresh and the writes, 1.25 s, + 80 ms; RFC 3339, ms) in status,
+ * then as an annotation on every pod.
  * Level-triggered: a published barrier is never replaced, pods lacking it get the same one. */
 static void test_start_barrier(void **state)
 {
@@ -1018,20 +1264,22 @@ static void test_start_barrier(void **state)
     ctrl_plan_free(&p);
     cJSON_Delete(pods[2]);
 
-    /* both ready at NOW + 20.25: the barrier is 2 s later, in status and on both pods */
+    /* both ready at NOW + 20.25: the barrier is 1.33 s later, in status and on both pods */
     cJSON_Delete(pods[1]);
     pods[1] = worker_pod("b1-run-1-b", 1, true, NULL);
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 20.25, &p);
     assert_non_null(p.status);
-    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
-    assert_true(api_status_start_at(p.status) == NOW + 22.25);
-    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
+    assert_string_equal(util_jstr(p.status, "readyAt"), "2027-01-15T08:00:20.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.580Z");
+    assert_true(fabs(api_status_start_at(p.status) - (NOW + 21.58)) < 1e-6);
+    assert_string_equal(p.start_at, "2027-01-15T08:00:21.580Z");
     assert_int_equal(p.n_annotate, 2);
     assert_string_equal(p.annotate[0].pod, "b1-run-0-a");
     assert_string_equal(p.annotate[1].pod, "b1-run-1-b");
     const cJSON *rc = cond(&p, "Running");
     assert_string_equal(util_jstr(p.status, "message"),
-                        "2 workers start together at 2027-01-15T08:00:22.250Z");
+                        "2 workers start together at 2027-01-15T08:00:21.580Z, 1.330 s after the "
+                        "last pod was ready");
     assert_string_equal(util_jstr(rc, "message"), "m"); /* the Running Event's, unchanged */
     /* the run's deadline keeps counting from the Running entry */
     assert_string_equal(util_jstr(rc, "lastTransitionTime"), "2027-01-15T08:00:00Z");
@@ -1040,20 +1288,20 @@ static void test_start_barrier(void **state)
 
     /* decided again later (a restart) with one pod annotated: the same value for the other */
     cJSON_Delete(pods[0]);
-    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:22.250Z");
+    pods[0] = worker_pod("b1-run-0-a", 0, true, "2027-01-15T08:00:21.580Z");
     decide_pods(st, pods, 2, NOW + 30, &p);
     assert_null(p.status);
     assert_int_equal(p.n_annotate, 1);
     assert_string_equal(p.annotate[0].pod, "b1-run-1-b");
-    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:21.580Z");
     ctrl_plan_free(&p);
     free(st);
 
     /* a status without the barrier while a pod has it (restored from a backup): that value */
     decide_pods(STATUS_RUNNING_NO_BARRIER, pods, 2, NOW + 40, &p);
-    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:22.250Z");
+    assert_string_equal(util_jstr(p.status, "startAt"), "2027-01-15T08:00:21.580Z");
     assert_int_equal(p.n_annotate, 1);
-    assert_string_equal(p.start_at, "2027-01-15T08:00:22.250Z");
+    assert_string_equal(p.start_at, "2027-01-15T08:00:21.580Z");
     ctrl_plan_free(&p);
 
     /* a startAt in Unix seconds (an operator before issue 18): the same time, now RFC 3339 */
@@ -2239,6 +2487,9 @@ int main(void)
         cmocka_unit_test(test_collecting_stale_pod_cache),
         cmocka_unit_test(test_start_barrier),
         cmocka_unit_test(test_workers_share_node),
+        cmocka_unit_test(test_start_margin_learned),
+        cmocka_unit_test(test_running_pods_succeeded),
+        cmocka_unit_test(test_collecting_timing),
         cmocka_unit_test(test_collecting_summary_only),
         cmocka_unit_test(test_status_events),
         cmocka_unit_test(test_live_progress),

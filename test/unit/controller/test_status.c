@@ -17,6 +17,7 @@
 #include "pkg/util/json.h"
 #include "pkg/bench/fields.h"
 #include "pkg/bench/result.h"
+#include "pkg/controller/cache.h"
 #include "pkg/controller/controller.h"
 #include "pkg/api/status.h"
 #include "pkg/util/clock.h"
@@ -269,7 +270,7 @@ static void test_workers_skewed(void **state)
         for (int i = 0; i < 2; i++) {
             struct bench_result_meta m = {.kind = "pgbench", .worker = i, .complete = true};
             rs[i] = bench_result_new(&m);
-            bench_result_add_window(rs[i], barrier, barrier + starts[k][i],
+            bench_result_add_window(rs[i], barrier, 0, barrier + starts[k][i],
                                     barrier + 10.0 + 0.01 * i);
         }
         char err[256], msg[600];
@@ -532,12 +533,14 @@ static void test_job_transform(void **state)
     (void)state;
     check_transform(
         ctrl_transform_job,
-        "{\"metadata\":{\"name\":\"b-run\",\"namespace\":\"n\",\"uid\":\"u\"},\"spec\":{"
+        "{\"metadata\":{\"name\":\"b-run\",\"namespace\":\"n\",\"uid\":\"u\","
+        "\"creationTimestamp\":\"c\"},\"spec\":{"
         "\"completions\":2,\"parallelism\":2},\"status\":{\"succeeded\":2,\"startTime\":\"t\","
         "\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"reason\":\"Done\","
         "\"message\":\"m\",\"lastProbeTime\":\"x\",\"lastTransitionTime\":"
         "\"2027-01-15T08:00:00Z\"}]}}",
-        "{\"metadata\":{\"name\":\"b-run\",\"namespace\":\"n\"},\"spec\":{\"completions\":2},"
+        "{\"metadata\":{\"name\":\"b-run\",\"namespace\":\"n\",\"creationTimestamp\":\"c\"},"
+        "\"spec\":{\"completions\":2},"
         "\"status\":{\"succeeded\":2,\"conditions\":[{\"type\":\"Complete\",\"status\":"
         "\"True\",\"reason\":\"Done\",\"message\":\"m\",\"lastTransitionTime\":"
         "\"2027-01-15T08:00:00Z\"}]}}",
@@ -564,8 +567,27 @@ static void test_transforms(void **state)
         "\"annotations\":{\"pgbench.dev/start-at\":\"2027-01-15T08:00:01.000Z\"}},"
         "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":"
         "\"Failed\",\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":3,"
-        "\"reason\":\"Error\",\"message\":\"m\"}}}]}}",
+        "\"reason\":\"Error\",\"message\":\"m\",\"startedAt\":\"t\"}}}]}}",
         "pod");
+    /* issue 31.3: the result's timing reads when a pod was scheduled and its container ran, the
+     * apply (the run's creationTimestamp, until it ends), the run Job's creation and readyAt */
+    check_transform(
+        ctrl_transform_pod,
+        "{\"metadata\":{\"name\":\"s\"},\"status\":{\"phase\":\"Succeeded\",\"conditions\":["
+        "{\"type\":\"PodScheduled\",\"status\":\"True\",\"lastTransitionTime\":\"a\","
+        "\"lastProbeTime\":null}],\"containerStatuses\":[{\"state\":{\"terminated\":{"
+        "\"exitCode\":0,\"startedAt\":\"b\",\"finishedAt\":\"c\",\"containerID\":\"x\"}}}]}}",
+        "{\"metadata\":{\"name\":\"s\"},\"status\":{\"phase\":\"Succeeded\",\"conditions\":["
+        "{\"type\":\"PodScheduled\",\"status\":\"True\",\"lastTransitionTime\":\"a\"}],"
+        "\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":0,\"startedAt\":\"b\","
+        "\"finishedAt\":\"c\"}}}]}}",
+        "scheduled pod");
+    check_transform(ctrl_transform_benchmarkrun,
+                    "{\"metadata\":{\"name\":\"b\",\"creationTimestamp\":\"c\"},\"status\":{"
+                    "\"phase\":\"Running\",\"readyAt\":\"r\",\"startAt\":\"s\",\"x\":1}}",
+                    "{\"metadata\":{\"name\":\"b\",\"creationTimestamp\":\"c\"},\"status\":{"
+                    "\"phase\":\"Running\",\"readyAt\":\"r\",\"startAt\":\"s\"}}",
+                    "running br");
     /* a pod that does not start keeps why: its container's waiting state, an unscheduled pod's
      * PodScheduled condition (and no other condition); without a node, no spec */
     check_transform(
@@ -587,7 +609,8 @@ static void test_transforms(void **state)
         ctrl_transform_benchmarkrun,
         "{\"apiVersion\":\"a\",\"kind\":\"BenchmarkRun\",\"metadata\":{\"name\":\"b\","
         "\"namespace\":\"n\",\"uid\":\"u\",\"generation\":2,\"resourceVersion\":\"9\","
-        "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"{...}\"}},"
+        "\"creationTimestamp\":\"c\",\"annotations\":{\"kubectl.kubernetes.io/"
+        "last-applied-configuration\":\"{...}\"}},"
         "\"spec\":{\"workers\":1},\"status\":{\"phase\":\"Succeeded\",\"summary\":{\"tps\":1},"
         "\"timeline\":[],\"conditions\":[],\"startAt\":5,\"observedGeneration\":2}}",
         "{\"metadata\":{\"name\":\"b\",\"namespace\":\"n\",\"uid\":\"u\","

@@ -18,6 +18,7 @@
 
 #include "pkg/api/manifest.h"
 #include "pkg/util/json.h"
+#include "pkg/controller/cache.h"
 #include "pkg/controller/sweep.h"
 
 #define NOW 1800000000.0
@@ -508,6 +509,44 @@ static void test_invalid_spec_fails(void **state)
     cJSON_Delete(sw);
 }
 
+/* A run the API server refuses for good fails a running sweep: its status kept, phase Failed with
+ * the server's words, condition Failed/CreateFailed, the Warning Event SweepFailed; a sweep that
+ * has ended is left as it is. */
+static void test_refused_create_fails(void **state)
+{
+    (void)state;
+    cJSON *sw = make_sweep("\"vary\":{\"field\":\"clients\",\"values\":[1,2]}", NULL);
+    struct ctrl_sweep_plan p;
+    step(sw, NULL, 0, &p);
+    assert_string_equal(created(&p), "sw-s0-r0");
+    ctrl_sweep_plan_free(&p);
+    const char *why = "creating BenchmarkRun sw-s0-r0: admission webhook denied the request";
+    ctrl_sweep_refused(sw, why, NOW, &p);
+    assert_string_equal(p.phase, "Failed");
+    assert_null(p.create);
+    assert_string_equal(util_jstr(p.status, "message"), why);
+    assert_true(util_jnum(p.status, "totalSteps", 0) == 2); /* the rest of the status stays */
+    const cJSON *c, *failed = NULL;
+    cJSON_ArrayForEach(c, util_jget(p.status, "conditions"))
+    {
+        if (strcmp(util_jstr(c, "type"), "Failed") == 0)
+            failed = c;
+    }
+    assert_non_null(failed);
+    assert_string_equal(util_jstr(failed, "reason"), "CreateFailed");
+    assert_int_equal(p.n_events, 1);
+    assert_true(p.events[0].warning);
+    assert_string_equal(p.events[0].reason, "SweepFailed");
+    assert_string_equal(p.events[0].message, why);
+    util_jset(sw, "status", cJSON_Duplicate(p.status, 1));
+    ctrl_sweep_plan_free(&p);
+    ctrl_sweep_refused(sw, "again", NOW + 5, &p); /* ended: nothing more */
+    assert_null(p.status);
+    assert_string_equal(p.phase, "Failed");
+    ctrl_sweep_plan_free(&p);
+    cJSON_Delete(sw);
+}
+
 static void test_merge_diff(void **state)
 {
     (void)state;
@@ -589,11 +628,27 @@ static void test_events(void **state)
                              "Normal StepStarted: step 3/3 clients=4: run sw-s2-r0\n");
     ctrl_sweep_plan_free(&p);
 
+    /* still running: its status implies no Event to send again */
+    struct ctrl_event implied[CTRL_SWEEP_MAX_EVENTS];
+    assert_int_equal(ctrl_sweep_status_events(sw, NOW, implied, CTRL_SWEEP_MAX_EVENTS), 0);
+
     runs[2] = make_run("sw-s2-r0", "Succeeded", 300, 9, 0, 0);
     step(sw, runs, 3, &p);
     events_text(&p, got, sizeof(got));
     assert_non_null(strstr(got, "Normal StepCompleted: step 3/3 clients=4: 300.0 tps, p99 9.00 "
                                 "ms\nNormal SweepSucceeded: 3 steps: "));
+    /* the status that ends the sweep implies the same Events (same names: sent once), for an hour
+     */
+    int n = ctrl_sweep_status_events(sw, NOW + 10, implied, CTRL_SWEEP_MAX_EVENTS);
+    assert_int_equal(n, p.n_events);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(implied[i].warning, p.events[i].warning);
+        assert_string_equal(implied[i].reason, p.events[i].reason);
+        assert_string_equal(implied[i].message, p.events[i].message);
+    }
+    assert_int_equal(ctrl_sweep_status_events(sw, NOW + CTRL_EVENT_RESEND_S + 10, implied,
+                                              CTRL_SWEEP_MAX_EVENTS),
+                     0);
     ctrl_sweep_plan_free(&p);
 
     /* nothing changes any more: no Event twice */
@@ -640,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_three_falling_steps),
         cmocka_unit_test(test_runs_verdict_class),
         cmocka_unit_test(test_invalid_spec_fails),
+        cmocka_unit_test(test_refused_create_fails),
         cmocka_unit_test(test_merge_diff),
         cmocka_unit_test(test_transform),
         cmocka_unit_test(test_events),

@@ -355,6 +355,30 @@ static void script_filter(struct ctx *x, struct fs_conn *c, int n)
     }
 }
 
+/* 80 pods in 40 pages of 2 (pods p00..p79, resourceVersion 100 + i), then a watch that modifies
+ * p07 and deletes p31: past the 64 objects at which the cache takes its dictionary again. */
+#define MANY 80
+static void script_many_pages(struct ctx *x, struct fs_conn *c, int n)
+{
+    char a[8], b[8], cont[16];
+    if (n < MANY / 2) {
+        (void)snprintf(a, sizeof(a), "p%02d", 2 * n);
+        (void)snprintf(b, sizeof(b), "p%02d", 2 * n + 1);
+        (void)snprintf(cont, sizeof(cont), "t%d", n + 1);
+        char pa[512];
+        (void)snprintf(pa, sizeof(pa), "%s", pod(a, 100 + 2 * n));
+        list_page(c, "300", n + 1 < MANY / 2 ? cont : NULL, pa, pod(b, 101 + 2 * n));
+    } else if (n == MANY / 2) {
+        fs_stream_begin(c, 200);
+        event(c, "MODIFIED", pod("p07", 301), 0);
+        event(c, "DELETED", pod("p31", 302), 0);
+        fs_stream_end(c);
+    } else {
+        fs_stream_begin(c, 200);
+        x->stop = true;
+    }
+}
+
 static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_req *r, void *ud)
 {
     (void)s;
@@ -377,6 +401,8 @@ static void handler(struct fake_server *s, struct fs_conn *c, const struct fs_re
         script_index(x, c, n);
     else if (x->scenario == 6)
         script_filter(x, c, n);
+    else if (x->scenario == 7)
+        script_many_pages(x, c, n);
     else
         script_expired_continue(x, c, n);
 }
@@ -693,6 +719,53 @@ static void test_filter_and_field_selector(void **state)
     ctx_free(x);
 }
 
+/* Many objects over many pages: each page asked for with the last page's token, every object
+ * cached (deflated, the dictionary taken again on the way) and read back as it was sent (less what
+ * the transform drops), in fewer bytes than their text. */
+static void test_many_pages(void **state)
+{
+    (void)state;
+    struct ctx *x = ctx_new(7);
+    struct kube_informer_handlers h = {.transform = transform};
+    assert_int_equal(kube_informer_new(x->c, &KUBE_PODS, "bench", NULL, &h, x, &x->inf), 0);
+    assert_int_equal(kube_informer_start(x->inf), 0);
+    run_until_stop(x, 10000);
+    assert_int_equal(x->nreq, MANY / 2 + 2);
+    assert_string_equal(x->reqs[0], "/api/v1/namespaces/bench/pods?limit=500");
+    char want[128], v[64];
+    for (int i = 1; i < MANY / 2 && i < 32; i++) { /* the first 32 requests are recorded */
+        (void)snprintf(want, sizeof(want), "t%d", i);
+        assert_string_equal(query_param(x->reqs[i], "continue", v, sizeof(v)), want);
+    }
+    assert_int_equal(kube_informer_count(x->inf), MANY - 1);
+    size_t text = 0;
+    for (int i = 0; i < MANY; i++) {
+        char name[8];
+        (void)snprintf(name, sizeof(name), "p%02d", i);
+        cJSON *o = kube_informer_copy(x->inf, "bench", name);
+        if (i == 31) {
+            assert_null(o);
+            continue;
+        }
+        assert_non_null(o);
+        /* what was sent, transformed as the informer does (managedFields and spec dropped) */
+        cJSON *sent = cJSON_Parse(pod(name, i == 7 ? 301 : 100 + i));
+        cJSON_DeleteItemFromObject(cJSON_GetObjectItem(sent, "metadata"), "managedFields");
+        transform(sent, x);
+        assert_true(cJSON_Compare(o, sent, true));
+        char *t = cJSON_PrintUnformatted(o);
+        text += strlen(t);
+        free(t);
+        cJSON_Delete(sent);
+        cJSON_Delete(o);
+    }
+    size_t bytes = kube_informer_bytes(x->inf);
+    print_message("  %d objects: %zu bytes of text, %zu cached\n", MANY - 1, text, bytes);
+    assert_true(bytes < text);
+    kube_informer_free(x->inf);
+    ctx_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -703,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_assume),
         cmocka_unit_test(test_index),
         cmocka_unit_test(test_filter_and_field_selector),
+        cmocka_unit_test(test_many_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,9 +356,15 @@ static void test_mark_labels_leave_headroom(void **state)
 {
     (void)state;
     static const double x[] = {1, 2, 4, 8}, y[] = {150, 300, 600, 450};
-    struct plugin_series s = {"tps", x, y, 4, false, false};
+    struct plugin_series s = {.label = "tps", .x = x, .y = y, .n = 4};
     struct plugin_mark m[2] = {{"knee", 4, 600}, {"N*", 6, 550}};
-    struct plugin_chart c = {"c", "t", "clients", "tps", NULL, m, 2, true};
+    struct plugin_chart c = {.id = "c",
+                             .title = "t",
+                             .xlabel = "clients",
+                             .ylabel = "tps",
+                             .marks = m,
+                             .nmarks = 2,
+                             .log2x = true};
     struct buf out = BUF_INIT(1 << 20);
     assert_int_equal(plugin_line_chart(&out, &c, &s, 1), 0);
     double label_low = 0, point_high = INFINITY;

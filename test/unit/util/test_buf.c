@@ -42,6 +42,27 @@ static void test_limit_refuses_and_keeps_content(void **state)
     buf_free(&b);
 }
 
+/* The first failure sticks: a later append that would fit does nothing and returns it, so a
+ * writer checks once at the end; buf_reset clears it. */
+static void test_error_is_sticky(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT(8);
+    assert_int_equal(buf_puts(&b, "1234"), 0);
+    assert_int_equal(b.err, 0);
+    assert_int_equal(buf_puts(&b, "56789"), -E2BIG);
+    assert_int_equal(buf_puts(&b, "5"), -E2BIG);       /* fits, but an earlier append failed */
+    assert_int_equal(buf_printf(&b, "%d", 6), -E2BIG); /* the same for every appender */
+    assert_int_equal(buf_json_string(&b, ""), -E2BIG);
+    assert_string_equal(b.data, "1234");
+    assert_int_equal(b.err, -E2BIG);
+    buf_reset(&b);
+    assert_int_equal(b.err, 0);
+    assert_int_equal(buf_puts(&b, "ok"), 0);
+    assert_string_equal(b.data, "ok");
+    buf_free(&b);
+}
+
 static void test_consume_and_steal(void **state)
 {
     (void)state;
@@ -76,6 +97,19 @@ static void test_json_string_escapes(void **state)
     buf_free(&small);
 }
 
+static void test_html(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT(0);
+    assert_int_equal(buf_put_html(&b, "<a href=\"x?a=1&b=2\">p99 > 5 ms</a>"), 0);
+    assert_string_equal(b.data, "&lt;a href=&quot;x?a=1&amp;b=2&quot;&gt;p99 &gt; 5 ms&lt;/a&gt;");
+    assert_int_equal(buf_put_html(&b, NULL), 0);
+    buf_free(&b);
+    struct buf small = BUF_INIT(8); /* a cap refuses, as every append does */
+    assert_int_not_equal(buf_put_html(&small, "<<<<<<"), 0);
+    buf_free(&small);
+}
+
 static void test_log_level_parse(void **state)
 {
     (void)state;
@@ -90,8 +124,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_append_and_printf),
         cmocka_unit_test(test_limit_refuses_and_keeps_content),
+        cmocka_unit_test(test_error_is_sticky),
         cmocka_unit_test(test_consume_and_steal),
         cmocka_unit_test(test_json_string_escapes),
+        cmocka_unit_test(test_html),
         cmocka_unit_test(test_log_level_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

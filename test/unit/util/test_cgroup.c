@@ -1,5 +1,6 @@
 /* The CPU quota of a cgroup, v2 and v1, from fixture trees laid out like /sys/fs/cgroup
- * (test/fixtures/cgroup): a container's own quota, a parent's smaller one, unlimited, none. */
+ * (test/fixtures/cgroup): a container's own quota, a parent's smaller one, unlimited, none; and
+ * threads' scheduler times from /proc (fixtures in test/fixtures/proc, and this process). */
 /* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pkg/util/cgroup.h"
 
@@ -71,13 +74,37 @@ static void test_self(void **state)
     assert_true(util_cpus_allowed() >= 1);
 }
 
+/* schedstat: a fixture process of two threads (test/fixtures/proc), and this process after it
+ * spun on a CPU for 0.2 s. */
+static void test_sched(void **state)
+{
+    (void)state;
+    double run = 0, wait = 0;
+    assert_int_equal(util_sched_parse("1500000000 250000000 812\n", &run, &wait), 0);
+    assert_true(run == 1.5 && wait == 0.25);
+    assert_int_equal(util_sched_parse("12 x", &run, &wait), -EINVAL);
+    struct util_sched s;
+    assert_int_equal(util_sched_read("test/fixtures/proc", 4242, &s), 0);
+    assert_int_equal(s.tasks, 2);
+    assert_true(fabs(s.run_s - 2.0) < 1e-9 && fabs(s.wait_s - 1.0) < 1e-9);
+    assert_int_equal(util_sched_read("test/fixtures/proc", 4241, &s), -ENOENT);
+    struct timespec t0, t;
+    (void)clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        (void)clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < 0.2);
+    assert_int_equal(util_sched_read("/proc", (int)getpid(), &s), 0);
+    assert_true(s.tasks >= 1);
+    if (s.run_s + s.wait_s < 0.2 * 0.9)
+        fail_msg("spun 0.2 s, schedstat says %.3f s on a CPU and %.3f s waiting", s.run_s,
+                 s.wait_s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_v2),
-        cmocka_unit_test(test_v1),
-        cmocka_unit_test(test_self),
+        cmocka_unit_test(test_parse), cmocka_unit_test(test_v2),    cmocka_unit_test(test_v1),
+        cmocka_unit_test(test_self),  cmocka_unit_test(test_sched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
