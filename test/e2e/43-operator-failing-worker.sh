@@ -47,8 +47,10 @@ assert rows[1]["complete"] is False and rows[1]["exitCode"] != 0, rows[1]
 assert "password authentication failed" in rows[1]["message"], rows[1]
 # status: a line each, the failed worker's saying why
 lines = st["workers"]
-assert len(lines) == 2 and lines[0].startswith("0 %s on node %s: ok, " % (rows[0]["pod"], rows[0]["node"])), lines
-assert lines[1].startswith("1 %s on node %s: %s" % (rows[1]["pod"], rows[1]["node"], rows[1]["message"])), lines
+def head(r):  # "<index> <pod> on node <node>" (the node when the pod was bound)
+    return "%d %s%s" % (r["index"], r["pod"], " on node " + r["node"] if r.get("node") else "")
+assert len(lines) == 2 and lines[0].startswith(head(rows[0]) + ": ok, "), lines
+assert lines[1].startswith("%s: %s" % (head(rows[1]), rows[1]["message"])), lines
 assert "password authentication failed" in lines[1], lines
 # partial results are kept in the summary
 assert st["summary"]["transactions"] > 0 and st["summary"]["tps"] > 0, st["summary"]

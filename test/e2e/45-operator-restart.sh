@@ -89,7 +89,7 @@ st = br["status"]
 assert st["phase"] == "Succeeded"
 rows = json.load(open(sys.argv[2]))["workers"]  # the rows, in the result ConfigMap
 assert len(rows) == 2 and all(r["complete"] for r in rows), rows
-assert [l.split(":")[0] for l in st["workers"]] == ["%d %s" % (r["index"], r["pod"]) for r in rows], \
+assert [l.split(":")[0] for l in st["workers"]] == ["%d %s on node %s" % (r["index"], r["pod"], r["node"]) for r in rows], \
     (st["workers"], rows)
 assert all(": ok, " in l for l in st["workers"]), st["workers"]
 s = st["summary"]

@@ -48,7 +48,7 @@ cat "$TMP/base.out" >&2
 grep -q '^benchmarkrun.pgbench.dev/base created$' "$TMP/base.out" || fail "no created line"
 grep -q '^benchmarkrun base: Succeeded' "$TMP/base.out" || fail "no result table"
 grep -Eq '^  tps [0-9.]+ +latency avg [0-9.]+ ms' "$TMP/base.out" || fail "no tps line"
-[ "$(grep -Ec '^  worker [01] base-run-[01]-[a-z0-9]+ on node sim-node: ok, [0-9.]+ tps, [0-9]+ tx, avg ' "$TMP/base.out")" -eq 2 ] ||
+[ "$(grep -Ec '^  worker [01] base-run-[01]-[a-z0-9]+( on node [^ :]+)?: ok, [0-9.]+ tps, [0-9]+ tx, avg ' "$TMP/base.out")" -eq 2 ] ||
     fail "no line per worker"
 env_kubectl get br base -o json >"$TMP/base.json"
 python3 - "$TMP/base.json" <<'PY' || fail "the BenchmarkRun does not carry the pgbench options"
