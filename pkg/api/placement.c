@@ -54,7 +54,7 @@ static bool requirement(const cJSON *r, const cJSON *labels)
 {
     const char *key = util_jstr(r, "key"), *op = util_jstr(r, "operator");
     const cJSON *v = key ? cJSON_GetObjectItemCaseSensitive(labels, key) : NULL;
-    const char *val = cJSON_IsString(v) ? v->valuestring : NULL;
+    const char *val = cJSON_GetStringValue(v); /* NULL unless a string */
     bool in = false;
     const cJSON *it;
     cJSON_ArrayForEach(it, util_jget(r, "values")) in = in || str_eq(it->valuestring, val);
@@ -85,7 +85,7 @@ static bool affinity_matches(const cJSON *node, const cJSON *tmpl)
     cJSON_ArrayForEach(it, util_jget(tmpl, "nodeSelector"))
     {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, it->string);
-        if (!cJSON_IsString(v) || !cJSON_IsString(it) || strcmp(v->valuestring, it->valuestring))
+        if (!str_eq(cJSON_GetStringValue(v), cJSON_GetStringValue(it)))
             return false;
     }
     const cJSON *terms = util_jget(

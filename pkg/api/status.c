@@ -551,6 +551,8 @@ static cJSON *worker_line(const cJSON *row)
     double avg = bench_num(row, BK_WORKERS_LATENCY_AVG_MS);
     double late = bench_num(row, BK_WORKERS_LATE_SECONDS),
            end = bench_num(row, BK_WORKERS_END_SECONDS);
+    if (late == 0) /* a negative zero (a worker on the barrier) is "+0.000", as JSON writes it */
+        late = 0;
     const char *node = cJSON_GetStringValue(bench_get(row, BK_WORKERS_NODE));
     (void)buf_printf(&b, "%.0f%s%s%s%s: %s", bench_num(row, BK_WORKERS_INDEX), pod ? " " : "",
                      pod ? pod : "", node ? " on node " : "", node ? node : "", msg ? msg : "");

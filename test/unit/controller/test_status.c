@@ -620,6 +620,26 @@ static void test_transforms(void **state)
         "br (the summary's tps stays for /metrics, see test_metrics)");
 }
 
+/* A worker exactly on the barrier may carry a negative zero: its line says +0.000, as the result
+ * ConfigMap's JSON (0) does (e2e 49 compares the two). */
+static void test_worker_line_negative_zero(void **state)
+{
+    (void)state;
+    cJSON *agg = cJSON_Parse("{\"workers\":[{\"index\":0,\"lateSeconds\":-0.0,\"endSeconds\":2}]}");
+    assert_non_null(agg);
+    struct api_worker w;
+    memset(&w, 0, sizeof(w));
+    w.exit_code = -1;
+    w.pod = "r-0";
+    w.node = "n1";
+    cJSON *st = cJSON_CreateObject();
+    api_status_set_results(st, agg, &w, 1);
+    assert_string_equal(cJSON_GetArrayItem(util_jget(st, "workers"), 0)->valuestring,
+                        "0 r-0 on node n1: pod r-0 did not finish, from +0.000 s to 2.000 s");
+    cJSON_Delete(st);
+    cJSON_Delete(agg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -635,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_job_transform),
         cmocka_unit_test(test_hpa_timeline),
         cmocka_unit_test(test_transforms),
+        cmocka_unit_test(test_worker_line_negative_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
