@@ -84,6 +84,24 @@ static void run_make(struct run *r, int n, int points, int errors, int err_len)
     assert_non_null(r->agg);
 }
 
+/* The workers' results as they are now (caller frees), to show that the ConfigMap's ladder, which
+ * points into them instead of copying them, leaves them alone. */
+static cJSON *results_copy(const struct run *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < r->n; i++)
+        cJSON_AddItemToArray(a, cJSON_Duplicate(r->results[i], 1));
+    return a;
+}
+
+static void assert_results_unchanged(const struct run *r, cJSON *before)
+{
+    assert_int_equal(cJSON_GetArraySize(before), r->n);
+    for (int i = 0; i < r->n; i++)
+        assert_true(cJSON_Compare(cJSON_GetArrayItem(before, i), r->results[i], 1));
+    cJSON_Delete(before);
+}
+
 static void run_free(struct run *r)
 {
     for (int i = 0; i < r->n; i++)
@@ -171,6 +189,7 @@ static void test_long_timelines_downsampled(void **state)
     struct run r;
     run_make(&r, 2, 20000, 0, 0);
     cJSON *agg_before = cJSON_Duplicate(r.agg, 1);
+    cJSON *results_before = results_copy(&r);
     char *whole = cJSON_PrintUnformatted(r.agg);
     assert_true(strlen(whole) > 900 * 1024UL); /* the test needs a result that does not fit */
     free(whole);
@@ -206,6 +225,7 @@ static void test_long_timelines_downsampled(void **state)
     assert_true(cJSON_Compare(util_jget(doc, "histogram"), util_jget(r.agg, "histogram"), 1));
     assert_true(cJSON_Compare(agg_before, r.agg, 1)); /* the input is left alone */
     cJSON_Delete(agg_before);
+    assert_results_unchanged(&r, results_before);
     cJSON_Delete(doc);
     cJSON_Delete(cm);
     run_free(&r);
@@ -219,6 +239,7 @@ static void test_worker_results_removed_last(void **state)
     (void)state;
     struct run r;
     run_make(&r, 48, 100, 200, 300);
+    cJSON *results_before = results_copy(&r);
     char err[256] = "";
     cJSON *cm = api_result_configmap(r.br, r.agg, (const cJSON *const *)r.results, r.n,
                                      API_RESULT_MAX_BYTES, err, sizeof(err));
@@ -237,6 +258,8 @@ static void test_worker_results_removed_last(void **state)
     assert_non_null(util_jget(doc, "histogram"));
     assert_non_null(util_jstr(doc, "histogramHdr"));
     assert_true(cJSON_Compare(util_jget(doc, "summary"), util_jget(r.agg, "summary"), 1));
+    /* every step of the ladder ran on the document, none on the workers' own results */
+    assert_results_unchanged(&r, results_before);
     cJSON_Delete(doc);
     cJSON_Delete(cm);
     /* a limit even the aggregate does not fit: no ConfigMap, and why */
