@@ -380,7 +380,7 @@ static void init_progress_log(struct init_ctx *in)
     double gen_s = in->gen_start > 0 ? now - in->gen_start : 0;
     if (!server && p->rows_total > 0)
         gen_s = p->elapsed_s;
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     (void)bench_put_key(o, BK_PROGRESS_T, cJSON_CreateNumber(round(t * 10) / 10));
     (void)bench_put_key(o, BK_PROGRESS_STEP, cJSON_CreateString(bench_init_step_name(p->step)));
     if (in->gen_start > 0 || (generating && p->rows_total > 0)) {
@@ -392,7 +392,7 @@ static void init_progress_log(struct init_ctx *in)
         (void)bench_put_key(o, BK_PROGRESS_SOURCE,
                             cJSON_CreateString(server ? "database size" : "pgbench"));
     }
-    char *rec = util_must(cJSON_PrintUnformatted(o));
+    char *rec = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     log_record(LOG_INFO, "pgbench", bench_key(BK_PROGRESS), rec,
                "init progress: %s, %lld of %lld rows", bench_init_step_name(p->step), rows, total);
@@ -911,12 +911,11 @@ static void pgrun_report_errors(struct pgrun_ctx *r)
 static cJSON *lag_json(const struct pg_replica_wait *w, bool waited,
                        const struct pg_lag_samples *lag)
 {
-    cJSON *o = waited ? pg_replica_wait_to_json(w) : util_must(cJSON_CreateObject());
-    cJSON *arr = util_must(cJSON_CreateArray());
+    cJSON *o = waited ? pg_replica_wait_to_json(w) : cJSON_CreateObject();
+    cJSON *arr = cJSON_CreateArray();
     util_jset(o, bench_key(BK_CHECKS_REPLICA_LAG_SAMPLES_MS), arr);
     for (int i = 0; i < lag->n; i++)
-        (void)cJSON_AddItemToArray(
-            arr, util_must(cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0)));
+        (void)cJSON_AddItemToArray(arr, cJSON_CreateNumber(round(lag->ms[i] * 1000.0) / 1000.0));
     if (lag->n) {
         util_jset_num(o, bench_key(BK_CHECKS_REPLICA_MAX_LAG_MS),
                       round(lag->ms_max * 1000.0) / 1000.0);
@@ -965,7 +964,7 @@ static cJSON *client_json(const struct pgrun_ctx *r)
     double cpus = util_cpus_allowed();
     if (quota > 0 && quota < cpus)
         cpus = quota;
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     util_jset_num(o, bench_key(BK_CLIENT_CPU_SECONDS), round(cpu * 1000.0) / 1000.0);
     util_jset(o, bench_key(BK_CLIENT_RUN_SECONDS),
               isfinite(run) ? cJSON_CreateNumber(round(run * 1000.0) / 1000.0)
@@ -995,7 +994,7 @@ static cJSON *client_json(const struct pgrun_ctx *r)
 
 static cJSON *network_json(const struct pgrun_ctx *r)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     util_jset_num(o, bench_key(BK_NETWORK_RTT_MS), round(r->rtt_ms * 1000.0) / 1000.0);
     util_jset_num(o, bench_key(BK_NETWORK_RTT_SAMPLES), 10);
     return o;

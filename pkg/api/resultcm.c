@@ -45,8 +45,8 @@ static char *hdr_of(const cJSON *agg)
 static cJSON *worker_view(const cJSON *result)
 {
     if (!cJSON_IsObject(result))
-        return util_must(result ? cJSON_Duplicate(result, 1) : cJSON_CreateNull());
-    cJSON *o = util_must(cJSON_CreateObject());
+        return result ? cJSON_Duplicate(result, 1) : cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
     const cJSON *m;
     cJSON_ArrayForEach(m, result)
     {
@@ -60,7 +60,7 @@ static cJSON *worker_view(const cJSON *result)
 static cJSON *document(const cJSON *agg, const cJSON *const *results, int n)
 {
     cJSON *doc = util_must(cJSON_Duplicate(agg, 1));
-    cJSON *wr = util_must(cJSON_CreateArray());
+    cJSON *wr = cJSON_CreateArray();
     for (int i = 0; i < n; i++)
         cJSON_AddItemToArray(wr, worker_view(results[i]));
     util_jset(doc, KEY(WORKER_RESULTS), wr);
@@ -83,17 +83,17 @@ static void thin_timeline(cJSON *result, int max)
     int n = cJSON_GetArraySize(tl), step = bench_downsample_step(n, max);
     if (!cJSON_IsArray(tl) || step <= 1)
         return;
-    cJSON *kept = util_must(cJSON_CreateArray());
+    cJSON *kept = cJSON_CreateArray();
     for (int i = 0; i < n; i += step)
         cJSON_AddItemReferenceToArray(kept, cJSON_GetArrayItem(tl, i));
-    cJSON *out = util_must(cJSON_Duplicate(kept, 1));
+    cJSON *out = cJSON_Duplicate(kept, 1);
     cJSON_Delete(kept);
     cJSON_ReplaceItemInObjectCaseSensitive(result, KEY(TIMELINE), out);
 }
 
 static cJSON *from_to(int from, int to)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     util_jset_num(o, "from", from);
     util_jset_num(o, "to", to);
     return o;
@@ -114,7 +114,7 @@ static int longest_worker_timeline(const cJSON *doc)
 /* Writes what r says into doc's "downsampled". */
 static void record(cJSON *doc, const struct reduction *r, size_t limit)
 {
-    cJSON *d = util_must(cJSON_CreateObject());
+    cJSON *d = cJSON_CreateObject();
     util_jset_num(d, bench_key(BK_DOWNSAMPLED_LIMIT_BYTES), (double)limit);
     if (r->points && r->timeline_from > timeline_len(doc))
         util_jset(d, bench_key(BK_DOWNSAMPLED_TIMELINE_POINTS),
@@ -178,8 +178,7 @@ static bool reduce(cJSON *doc, struct reduction *r)
     }
     if (!r->results_removed && cJSON_GetArraySize(wr) > 0) {
         r->results_removed = cJSON_GetArraySize(wr);
-        cJSON_ReplaceItemInObjectCaseSensitive(doc, KEY(WORKER_RESULTS),
-                                               util_must(cJSON_CreateArray()));
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, KEY(WORKER_RESULTS), cJSON_CreateArray());
         return true;
     }
     return false;

@@ -54,7 +54,7 @@ bool api_cond_set(cJSON *status, const char *type, const char *cstatus, const ch
 {
     cJSON *conds = cJSON_GetObjectItemCaseSensitive(status, "conditions");
     if (!cJSON_IsArray(conds)) {
-        conds = util_must(cJSON_CreateArray());
+        conds = cJSON_CreateArray();
         util_jset(status, "conditions", conds);
     }
     cJSON *c = (cJSON *)api_cond_get(status, type);
@@ -70,7 +70,7 @@ bool api_cond_set(cJSON *status, const char *type, const char *cstatus, const ch
     }
     bool transition = !c || !str_eq(c, "status", cstatus);
     if (!c) {
-        c = util_must(cJSON_CreateObject());
+        c = cJSON_CreateObject();
         cJSON_AddItemToArray(conds, c);
         util_jset_str(c, "type", type);
     }
@@ -155,7 +155,7 @@ static bool copied_whole(const struct bench_field *f)
 /* Copies one item of a list: every row of the list's items. */
 static cJSON *project_item(const struct bench_field *list, const cJSON *item)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     for (size_t i = 0; i < bench_nfields; i++) {
         const struct bench_field *f = &bench_fields[i];
         const char *src = f->path ? bench_field_under(f->path, list->path) : NULL;
@@ -172,7 +172,7 @@ static cJSON *project_item(const struct bench_field *list, const cJSON *item)
  * timelines, replica lag samples), evenly spaced; a list of numbers keeps its numbers. */
 static cJSON *project_list(const struct bench_field *list, const cJSON *src)
 {
-    cJSON *a = util_must(cJSON_CreateArray());
+    cJSON *a = cJSON_CreateArray();
     int n = cJSON_GetArraySize(src), max = list->max_items;
     int step = list->downsample ? bench_downsample_step(n, max) : 1;
     for (int i = 0, kept = 0; i < n && kept < max; i += step) {
@@ -511,10 +511,10 @@ static const cJSON *agg_worker(const cJSON *agg, int index)
  * terminated, and the verdict (complete, message). */
 static cJSON *worker_rows(const cJSON *agg, const struct api_worker *w, int n)
 {
-    cJSON *rows = util_must(cJSON_CreateArray());
+    cJSON *rows = cJSON_CreateArray();
     for (int i = 0; i < n; i++) {
         const cJSON *a = agg_worker(agg, w[i].index);
-        cJSON *o = util_must(a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject());
+        cJSON *o = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
         (void)bench_put(o, BK_WORKERS_INDEX, cJSON_CreateNumber(w[i].index));
         if (w[i].pod)
             (void)bench_put(o, BK_WORKERS_POD, util_must(cJSON_CreateString(w[i].pod)));
@@ -568,7 +568,7 @@ static cJSON *worker_line(const cJSON *row)
         (void)buf_printf(&b, "%s %.3f s", isfinite(late) ? " to" : ", to", end);
     add_count(&b, bench_num(row, BK_WORKERS_FAILED_TRANSACTIONS), "failed", "failed");
     add_count(&b, bench_num(row, BK_WORKERS_ABORTED_CLIENTS), "aborted client", "aborted clients");
-    cJSON *s = util_must(cJSON_CreateString(b.data ? b.data : ""));
+    cJSON *s = cJSON_CreateString(b.data ? b.data : "");
     buf_free(&b);
     return s;
 }
@@ -589,7 +589,7 @@ static cJSON *statement_line(const cJSON *st, bool scripts)
     (void)buf_puts(&b, cmd ? cmd : "");
     add_count(&b, bench_num(st, BK_STATEMENTS_FAILURES), "failure", "failures");
     add_count(&b, bench_num(st, BK_STATEMENTS_RETRIES), "retry", "retries");
-    cJSON *s = util_must(cJSON_CreateString(b.data ? b.data : ""));
+    cJSON *s = cJSON_CreateString(b.data ? b.data : "");
     buf_free(&b);
     return s;
 }
@@ -607,7 +607,7 @@ static void project_statements(cJSON *status, const cJSON *agg)
     const cJSON *list = bench_get(agg, BK_STATEMENTS), *it;
     bool scripts = false;
     cJSON_ArrayForEach(it, list) scripts = scripts || bench_num(it, BK_STATEMENTS_SCRIPT) > 0;
-    cJSON *lines = util_must(cJSON_CreateArray());
+    cJSON *lines = cJSON_CreateArray();
     cJSON_ArrayForEach(it, list)
     {
         if (cJSON_GetArraySize(lines) >= bench_fields[BK_STATUS_STATEMENTS].max_items)
@@ -661,7 +661,7 @@ void api_status_set_results(cJSON *status, cJSON *agg, const struct api_worker *
     project_diagnostics(status, agg);
     set_result(status);
 
-    cJSON *rows = worker_rows(agg, w, n), *lines = util_must(cJSON_CreateArray()), *it;
+    cJSON *rows = worker_rows(agg, w, n), *lines = cJSON_CreateArray(), *it;
     cJSON_ArrayForEach(it, rows)
     {
         if (cJSON_GetArraySize(lines) < bench_fields[BK_STATUS_WORKERS].max_items)
@@ -757,7 +757,7 @@ bool api_hpa_timeline_record(cJSON *status, int replicas, double now)
 {
     cJSON *tl = cJSON_GetObjectItemCaseSensitive(status, "hpaTimeline");
     if (!cJSON_IsArray(tl)) {
-        tl = util_must(cJSON_CreateArray());
+        tl = cJSON_CreateArray();
         util_jset(status, "hpaTimeline", tl);
     }
     int n = cJSON_GetArraySize(tl);
@@ -769,7 +769,7 @@ bool api_hpa_timeline_record(cJSON *status, int replicas, double now)
     }
     if (n >= API_MAX_HPA_TIMELINE)
         cJSON_DeleteItemFromArray(tl, 1); /* keep the first sample */
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
     util_jset_str(o, "time", ts);

@@ -201,7 +201,7 @@ static cJSON *obj_at(cJSON *o, const char *a, const char *b)
 {
     cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
     if (!cJSON_IsObject(x)) {
-        x = util_must(cJSON_CreateObject());
+        x = cJSON_CreateObject();
         util_jset(o, a, x);
     }
     if (!b)
@@ -237,7 +237,7 @@ cJSON *api_sweep_run_object(const cJSON *sweep, const struct api_sweep_spec *s, 
     char name[320], stepv[16];
     api_sweep_run_name(sname, step, repeat, name, sizeof(name));
     (void)snprintf(stepv, sizeof(stepv), "%d", step);
-    cJSON *br = util_must(cJSON_CreateObject());
+    cJSON *br = cJSON_CreateObject();
     util_jset_str(br, "apiVersion", "pgbench.dev/v1alpha1");
     util_jset_str(br, "kind", "BenchmarkRun");
     cJSON *md = obj_at(br, "metadata", NULL);
@@ -248,8 +248,8 @@ cJSON *api_sweep_run_object(const cJSON *sweep, const struct api_sweep_spec *s, 
     cJSON *labels = obj_at(md, "labels", NULL);
     util_jset_str(labels, API_LABEL_SWEEP, sname);
     util_jset_str(labels, API_LABEL_SWEEP_STEP, stepv);
-    cJSON *refs = util_must(cJSON_CreateArray());
-    cJSON *ref = util_must(cJSON_CreateObject());
+    cJSON *refs = cJSON_CreateArray();
+    cJSON *ref = cJSON_CreateObject();
     util_jset_str(ref, "apiVersion", "pgbench.dev/v1alpha1");
     util_jset_str(ref, "kind", "BenchmarkSweep");
     util_jset_str(ref, "name", sname);

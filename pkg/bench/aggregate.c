@@ -102,7 +102,7 @@ static void merge_sum(cJSON *dst, const cJSON *src)
             continue;
         cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, s->string);
         if (!d) {
-            cJSON_AddItemToObject(dst, s->string, util_must(cJSON_Duplicate(s, 1)));
+            cJSON_AddItemToObject(dst, s->string, cJSON_Duplicate(s, 1));
         } else if (cJSON_IsNumber(d) && cJSON_IsNumber(s)) {
             cJSON_SetNumberValue(d, d->valuedouble + s->valuedouble);
         } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
@@ -134,7 +134,7 @@ static void merge_worst(cJSON *dst, const cJSON *src)
             {
                 if (cJSON_GetArraySize(d) >= 100000)
                     break;
-                cJSON_AddItemToArray(d, util_must(cJSON_Duplicate(x, 1)));
+                cJSON_AddItemToArray(d, cJSON_Duplicate(x, 1));
             }
         } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
             merge_worst(d, s);
@@ -227,7 +227,7 @@ static void summary_put_hist(cJSON *out, cJSON *s, const struct sum_acc *a)
 
 static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    cJSON *s = util_must(cJSON_CreateObject());
+    cJSON *s = cJSON_CreateObject();
     cJSON_AddItemToObject(out, KEY(SUMMARY), s);
     struct sum_acc a;
     memset(&a, 0, sizeof(a));
@@ -304,10 +304,10 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
     }
     if (npts)
         qsort(pts, npts, sizeof(*pts), cmp_tpoint);
-    cJSON *arr = util_must(cJSON_CreateArray());
+    cJSON *arr = cJSON_CreateArray();
     cJSON_AddItemToObject(out, KEY(TIMELINE), arr);
     for (size_t i = 0; i < npts; i++) {
-        cJSON *o = util_must(cJSON_CreateObject());
+        cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToArray(arr, o);
         set_num(o, KEY(TIMELINE_T), pts[i].t);
         set_num(o, KEY(TIMELINE_TPS), acc_sum(&pts[i].tps));
@@ -370,7 +370,7 @@ static void aggregate_warmup(cJSON *out, const cJSON *const *rs, size_t n)
                    : f->merge == BM_TXMEAN ? pool_mean(&p)
                                            : first;
         if (!w)
-            w = util_must(cJSON_CreateObject());
+            w = cJSON_CreateObject();
         set_num(w, bench_key(k), v);
     }
     if (w)
@@ -394,7 +394,7 @@ static cJSON *find_stmt(cJSON *arr, double script, const char *command)
 
 static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    cJSON *arr = util_must(cJSON_CreateArray());
+    cJSON *arr = cJSON_CreateArray();
     cJSON_AddItemToObject(out, KEY(STATEMENTS), arr);
     /* pass 1: union of statements with weighted sums kept in hidden fields */
     for (size_t i = 0; i < n; i++) {
@@ -413,7 +413,7 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
             if (!o) {
                 if (cJSON_GetArraySize(arr) >= 4096)
                     continue;
-                o = util_must(cJSON_CreateObject());
+                o = cJSON_CreateObject();
                 cJSON_AddItemToArray(arr, o);
                 set_num(o, KEY(STATEMENTS_SCRIPT), script);
                 util_jset_str(o, KEY(STATEMENTS_COMMAND), cmd->valuestring);
@@ -448,7 +448,7 @@ static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
 
 static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
 {
-    cJSON *arr = util_must(cJSON_CreateArray());
+    cJSON *arr = cJSON_CreateArray();
     cJSON_AddItemToObject(out, KEY(SCRIPTS), arr);
     for (size_t i = 0; i < n; i++) {
         const cJSON *sc;
@@ -463,7 +463,7 @@ static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
             if (!o) {
                 if (cJSON_GetArraySize(arr) >= 1024)
                     continue;
-                o = util_must(cJSON_Duplicate(sc, 1));
+                o = cJSON_Duplicate(sc, 1);
                 cJSON_AddItemToArray(arr, o);
                 set_num(o, "_w", tx > 0 ? tx : 0);
                 set_num(o, "_wl", tx > 0 ? tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)) : 0);
@@ -529,7 +529,7 @@ static void merge_fio_series(cJSON *o, const cJSON *j)
         cJSON_ArrayForEach(it, os) if (num(it, tk) == num(p, tk)) q = it;
         if (!q) {
             if (cJSON_GetArraySize(os) < bench_fields[BK_FIO_JOBS_SERIES].max_items)
-                cJSON_AddItemToArray(os, util_must(cJSON_Duplicate(p, 1)));
+                cJSON_AddItemToArray(os, cJSON_Duplicate(p, 1));
             continue;
         }
         for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
@@ -596,12 +596,12 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
         if (!cJSON_IsObject(f))
             continue;
         if (!fio) {
-            fio = util_must(cJSON_CreateObject());
+            fio = cJSON_CreateObject();
             cJSON_AddItemToObject(out, KEY(FIO), fio);
             const cJSON *v = get(f, KEY(FIO_VERSION));
             if (cJSON_IsString(v))
                 util_jset_str(fio, KEY(FIO_VERSION), v->valuestring);
-            jobs = util_must(cJSON_AddArrayToObject(fio, KEY(FIO_JOBS)));
+            jobs = cJSON_AddArrayToObject(fio, KEY(FIO_JOBS));
         }
         const cJSON *j;
         cJSON_ArrayForEach(j, get(f, KEY(FIO_JOBS)))
@@ -617,7 +617,7 @@ static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
                     o = x;
             }
             if (!o) {
-                cJSON_AddItemToArray(jobs, util_must(cJSON_Duplicate(j, 1)));
+                cJSON_AddItemToArray(jobs, cJSON_Duplicate(j, 1));
                 continue;
             }
             merge_fio_job(o, j);
@@ -632,7 +632,7 @@ static void add_wait_shares(cJSON *wait)
 {
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(wait, bench_key(BK_WAIT_EVENTS_EVENTS));
     double n = num(wait, bench_key(BK_WAIT_EVENTS_BACKEND_SAMPLES));
-    cJSON *out = util_must(cJSON_CreateObject());
+    cJSON *out = cJSON_CreateObject();
     const cJSON *e;
     cJSON_ArrayForEach(e, events)
     {
@@ -773,10 +773,10 @@ static void worker_top(cJSON *out, struct top_acc *t, const cJSON *r, size_t i)
 static void aggregate_workers(cJSON *out, const cJSON *const *results, size_t n)
 {
     struct top_acc t = {.complete = true};
-    cJSON *workers = util_must(cJSON_CreateArray());
+    cJSON *workers = cJSON_CreateArray();
     cJSON_AddItemToObject(out, KEY(WORKERS), workers);
     for (size_t i = 0; i < n; i++) {
-        cJSON *w = util_must(cJSON_CreateObject());
+        cJSON *w = cJSON_CreateObject();
         cJSON_AddItemToArray(workers, w);
         worker_entry(w, results[i], i);
         if (results[i])
@@ -792,7 +792,7 @@ static void aggregate_workers(cJSON *out, const cJSON *const *results, size_t n)
         util_jset(out, KEY(END_TIME), cJSON_CreateString(t.end));
     set_num(out, KEY(WORKER_COUNT), (double)n);
     if (t.dropped) {
-        cJSON *d = util_must(cJSON_CreateObject());
+        cJSON *d = cJSON_CreateObject();
         set_num(d, KEY(DROPPED_ERRORS), (double)t.dropped);
         util_jset(out, KEY(DROPPED), d);
     }
@@ -827,7 +827,7 @@ static void merge_checks(cJSON **checks, const cJSON *ck)
     if (!cJSON_IsObject(ds) && !cJSON_IsObject(rep))
         return;
     if (!*checks)
-        *checks = util_must(cJSON_CreateObject());
+        *checks = cJSON_CreateObject();
     if (cJSON_IsObject(ds) && !get(*checks, KEY(CHECKS_DATASET)))
         util_jset(*checks, KEY(CHECKS_DATASET), cJSON_Duplicate(ds, 1));
     if (!cJSON_IsObject(rep))
@@ -852,7 +852,7 @@ static void add_littles_law(cJSON **checks, const cJSON *out)
     if (!ll)
         return;
     if (!*checks)
-        *checks = util_must(cJSON_CreateObject());
+        *checks = cJSON_CreateObject();
     util_jset(*checks, KEY(CHECKS_LITTLES_LAW), ll);
 }
 

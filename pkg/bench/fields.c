@@ -124,14 +124,14 @@ cJSON *bench_series_timeline(const cJSON *status)
     const cJSON *first = bench_status_get(status, bench_timeline_series[0].status);
     if (!cJSON_IsString(first))
         return NULL;
-    cJSON *tl = util_must(cJSON_CreateArray());
+    cJSON *tl = cJSON_CreateArray();
     for (size_t k = 0; k < bench_ntimeline_series; k++) {
         const cJSON *str = bench_status_get(status, bench_timeline_series[k].status);
         double v[256];
         int n = bench_series_parse(cJSON_IsString(str) ? str->valuestring : NULL, v, 256);
         for (int i = 0; i < n; i++) {
             while (cJSON_GetArraySize(tl) <= i)
-                cJSON_AddItemToArray(tl, util_must(cJSON_CreateObject()));
+                cJSON_AddItemToArray(tl, cJSON_CreateObject());
             if (isfinite(v[i]))
                 (void)bench_put(cJSON_GetArrayItem(tl, i), bench_timeline_series[k].result,
                                 cJSON_CreateNumber(v[i]));

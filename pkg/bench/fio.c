@@ -666,8 +666,8 @@ static void add_num(cJSON *o, const char *key, double v)
 static cJSON *lat_json(const struct bench_fio_lat *l)
 {
     if (!l->present)
-        return util_must(cJSON_CreateNull());
-    cJSON *o = util_must(cJSON_CreateObject());
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
     add_num(o, KEY(FIO_JOBS_SYNC_MIN), l->min_us);
     add_num(o, KEY(FIO_JOBS_SYNC_MAX), l->max_us);
     add_num(o, KEY(FIO_JOBS_SYNC_MEAN), l->mean_us);
@@ -677,9 +677,9 @@ static cJSON *lat_json(const struct bench_fio_lat *l)
     add_num(o, KEY(FIO_JOBS_SYNC_P95), l->p95_us);
     add_num(o, KEY(FIO_JOBS_SYNC_P99), l->p99_us);
     add_num(o, KEY(FIO_JOBS_SYNC_P999), l->p999_us);
-    util_must(cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples));
+    cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples);
     if (l->npct > 0) {
-        cJSON *all = util_must(cJSON_AddObjectToObject(o, KEY(FIO_JOBS_SYNC_PERCENTILES)));
+        cJSON *all = cJSON_AddObjectToObject(o, KEY(FIO_JOBS_SYNC_PERCENTILES));
         for (int i = 0; i < l->npct; i++) {
             char k[32];
             (void)snprintf(k, sizeof(k), "%g", l->pct[i]);
@@ -691,10 +691,10 @@ static cJSON *lat_json(const struct bench_fio_lat *l)
 
 static cJSON *series_json(const struct bench_fio_job_result *j)
 {
-    cJSON *a = util_must(cJSON_CreateArray());
+    cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < j->nseries; i++) {
         const struct bench_fio_point *p = &j->series[i];
-        cJSON *o = util_must(cJSON_CreateObject());
+        cJSON *o = cJSON_CreateObject();
         add_num(o, KEY(FIO_JOBS_SERIES_T), p->t);
         add_num(o, KEY(FIO_JOBS_SERIES_READ_IOPS), p->iops[0]);
         add_num(o, KEY(FIO_JOBS_SERIES_WRITE_IOPS), p->iops[1]);
@@ -720,12 +720,12 @@ static const struct dir_rows {
 static cJSON *dir_json(const struct bench_fio_dir *d, const struct dir_rows *k)
 {
     if (!d->present)
-        return util_must(cJSON_CreateNull());
-    cJSON *o = util_must(cJSON_CreateObject());
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
     add_num(o, bench_key(k->iops), d->iops);
     add_num(o, bench_key(k->bw), d->bw_kibs);
-    util_must(cJSON_AddNumberToObject(o, bench_key(k->io), (double)d->io_kbytes));
-    util_must(cJSON_AddNumberToObject(o, bench_key(k->total), (double)d->total_ios));
+    cJSON_AddNumberToObject(o, bench_key(k->io), (double)d->io_kbytes);
+    cJSON_AddNumberToObject(o, bench_key(k->total), (double)d->total_ios);
     add_num(o, bench_key(k->runtime), d->runtime_ms);
     cJSON_AddItemToObject(o, bench_key(k->clat), lat_json(&d->clat));
     cJSON_AddItemToObject(o, bench_key(k->lat), lat_json(&d->lat));
@@ -734,15 +734,15 @@ static cJSON *dir_json(const struct bench_fio_dir *d, const struct dir_rows *k)
 
 cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     util_must(cJSON_AddStringToObject(o, KEY(FIO_VERSION), r->version));
-    cJSON *jobs = util_must(cJSON_AddArrayToObject(o, KEY(FIO_JOBS)));
+    cJSON *jobs = cJSON_AddArrayToObject(o, KEY(FIO_JOBS));
     for (size_t i = 0; i < r->njobs; i++) {
         const struct bench_fio_job_result *j = &r->jobs[i];
-        cJSON *jo = util_must(cJSON_CreateObject());
+        cJSON *jo = cJSON_CreateObject();
         cJSON_AddItemToArray(jobs, jo);
         util_must(cJSON_AddStringToObject(jo, KEY(FIO_JOBS_NAME), j->name));
-        util_must(cJSON_AddNumberToObject(jo, KEY(FIO_JOBS_ERROR), j->error));
+        cJSON_AddNumberToObject(jo, KEY(FIO_JOBS_ERROR), j->error);
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_READ), dir_json(&j->read, &dir_rows[0]));
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_WRITE), dir_json(&j->write, &dir_rows[1]));
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SYNC), lat_json(&j->sync));

@@ -222,23 +222,23 @@ double bench_hist_mean(const struct bench_hist *h)
 
 cJSON *bench_hist_to_json(const struct bench_hist *h)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
-    util_must(cJSON_AddStringToObject(o, "unit", "us"));
-    util_must(cJSON_AddNumberToObject(o, "subBucketBits", BENCH_HIST_SUB_BITS));
-    cJSON *buckets = util_must(cJSON_AddArrayToObject(o, "buckets"));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "unit", "us");
+    cJSON_AddNumberToObject(o, "subBucketBits", BENCH_HIST_SUB_BITS);
+    cJSON *buckets = cJSON_AddArrayToObject(o, "buckets");
     for (int i = 0; i < BENCH_HIST_BUCKETS; i++) {
         if (!h->counts[i])
             continue;
-        cJSON *pair = util_must(cJSON_CreateArray());
+        cJSON *pair = cJSON_CreateArray();
         cJSON_AddItemToArray(buckets, pair);
-        cJSON_AddItemToArray(pair, util_must(cJSON_CreateNumber(i)));
-        cJSON_AddItemToArray(pair, util_must(cJSON_CreateNumber((double)h->counts[i])));
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber(i));
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)h->counts[i]));
     }
-    util_must(cJSON_AddNumberToObject(o, "count", (double)h->count));
-    util_must(cJSON_AddNumberToObject(o, "min", (double)bench_hist_min(h)));
-    util_must(cJSON_AddNumberToObject(o, "max", (double)bench_hist_max(h)));
-    util_must(cJSON_AddNumberToObject(o, "sum", h->sum));
-    util_must(cJSON_AddNumberToObject(o, "clamped", (double)h->clamped));
+    cJSON_AddNumberToObject(o, "count", (double)h->count);
+    cJSON_AddNumberToObject(o, "min", (double)bench_hist_min(h));
+    cJSON_AddNumberToObject(o, "max", (double)bench_hist_max(h));
+    cJSON_AddNumberToObject(o, "sum", h->sum);
+    cJSON_AddNumberToObject(o, "clamped", (double)h->clamped);
     return o;
 }
 

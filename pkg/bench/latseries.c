@@ -108,7 +108,7 @@ void bench_latseries_point_hist(const struct bench_latseries_point *p, struct be
 static cJSON *point_json(const struct bench_latseries_point *p, double t, bool with_buckets,
                          struct bench_hist *h)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     bench_hist_init(h);
     bench_latseries_point_hist(p, h);
     util_jset_num(o, KEY(LATENCY_SERIES_POINTS_T), t);
@@ -116,11 +116,11 @@ static cJSON *point_json(const struct bench_latseries_point *p, double t, bool w
     util_jset_num(o, KEY(LATENCY_SERIES_POINTS_P50_MS), (double)bench_hist_percentile(h, 50) / 1e3);
     util_jset_num(o, KEY(LATENCY_SERIES_POINTS_P99_MS), (double)bench_hist_percentile(h, 99) / 1e3);
     if (with_buckets) {
-        cJSON *b = util_must(cJSON_CreateArray());
+        cJSON *b = cJSON_CreateArray();
         for (size_t i = 0; i < p->n; i++) {
-            cJSON *pair = util_must(cJSON_CreateArray());
-            cJSON_AddItemToArray(pair, util_must(cJSON_CreateNumber(p->idx[i])));
-            cJSON_AddItemToArray(pair, util_must(cJSON_CreateNumber((double)p->cnt[i])));
+            cJSON *pair = cJSON_CreateArray();
+            cJSON_AddItemToArray(pair, cJSON_CreateNumber(p->idx[i]));
+            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)p->cnt[i]));
             cJSON_AddItemToArray(b, pair);
         }
         util_jset(o, KEY(LATENCY_SERIES_POINTS_BUCKETS), b);
@@ -132,10 +132,10 @@ static cJSON *series_json(const struct bench_latseries *s, bool with_buckets)
 {
     if (s->n == 0)
         return NULL;
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     util_jset_num(o, KEY(LATENCY_SERIES_START_EPOCH_US), (double)s->start_us);
     util_jset_num(o, KEY(LATENCY_SERIES_INTERVAL_SECONDS), s->width_s);
-    cJSON *arr = util_must(cJSON_CreateArray());
+    cJSON *arr = cJSON_CreateArray();
     struct bench_hist *h = bench_hist_new();
     for (size_t i = 0; i < s->n; i++)
         if (s->pts[i].count)

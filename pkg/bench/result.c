@@ -61,7 +61,7 @@ static void put_time(cJSON *o, const char *key, double t)
 
 cJSON *bench_result_new(const struct bench_result_meta *m)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     put_num(o, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
     put_str(o, KEY(KIND), m->kind ? m->kind : "pgbench");
     put_bool(o, KEY(COMPLETE), m->complete);
@@ -80,7 +80,7 @@ void bench_result_add_error(cJSON *result, const char *msg)
 {
     cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, KEY(ERRORS));
     if (!cJSON_IsArray(errors)) {
-        errors = util_must(cJSON_CreateArray());
+        errors = cJSON_CreateArray();
         put_item(result, KEY(ERRORS), errors);
     }
     char *s =
@@ -161,10 +161,10 @@ static void put_rows(cJSON *o, const void *src, const struct put_row *rows, size
 static void put_list(cJSON *result, const char *key, const void *items, size_t n, size_t size,
                      const struct put_row *rows, size_t nrows)
 {
-    cJSON *arr = util_must(cJSON_CreateArray());
+    cJSON *arr = cJSON_CreateArray();
     put_item(result, key, arr);
     for (size_t i = 0; i < n; i++) {
-        cJSON *o = util_must(cJSON_CreateObject());
+        cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToArray(arr, o);
         put_rows(o, (const char *)items + i * size, rows, nrows);
     }
@@ -310,7 +310,7 @@ static void put_run_switches(cJSON *c, const struct bench_pgbench_run_opts *run)
 static cJSON *config_json(const struct bench_pgbench_result *pg,
                           const struct bench_pgbench_run_opts *run)
 {
-    cJSON *c = util_must(cJSON_CreateObject());
+    cJSON *c = cJSON_CreateObject();
     struct run_cfg v = run_cfg(run);
     printed_wins(&v, pg);
     put_str(c, KEY(PGBENCH_VERSION), pg->version);
@@ -338,7 +338,7 @@ static void put_pgbench_errors(cJSON *result, const struct bench_pgbench_result 
     for (size_t i = 0; i < pg->nerrors; i++)
         bench_result_add_error(result, pg->errors[i]);
     if (pg->errors_dropped || pg->statements_dropped || pg->timeline_dropped) {
-        cJSON *d = util_must(cJSON_CreateObject());
+        cJSON *d = cJSON_CreateObject();
         put_item(result, KEY(DROPPED), d);
         put_num(d, KEY(DROPPED_ERRORS), (double)pg->errors_dropped);
         put_num(d, KEY(DROPPED_STATEMENTS), (double)pg->statements_dropped);
@@ -351,7 +351,7 @@ void bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *
                               const struct bench_pgbench_run_opts *run)
 {
     put_item(result, KEY(PGBENCH), config_json(pg, run));
-    cJSON *s = util_must(cJSON_CreateObject());
+    cJSON *s = cJSON_CreateObject();
     put_item(result, KEY(SUMMARY), s);
     put_rows(s, pg, summary_rows, NROWS(summary_rows));
     bench_result_put_hist(s, hist);
@@ -405,7 +405,7 @@ void bench_result_add_txlog(cJSON *result, const struct bench_txlog *tl, double 
     double steady = tl->last_epoch_us > tl->cut_epoch_us
                         ? (double)(tl->last_epoch_us - tl->cut_epoch_us) / 1e6
                         : NAN;
-    cJSON *w = util_must(cJSON_CreateObject());
+    cJSON *w = cJSON_CreateObject();
     put_num(w, KEY(WARMUP_SECONDS), warmup_s);
     put_num(w, KEY(WARMUP_CUT_EPOCH_US), (double)tl->cut_epoch_us);
     put_num(w, KEY(WARMUP_STEADY_SECONDS), isfinite(steady) ? round(steady * 1e3) / 1e3 : NAN);
@@ -443,7 +443,7 @@ void bench_result_add_init(cJSON *result, const struct bench_init_outcome *io)
                        why ? ")" : "");
     else
         (void)snprintf(reason, sizeof(reason), "initialization of scale %d failed", io->scale);
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     put_item(result, KEY(INIT), o);
     put_bool(o, KEY(INIT_SKIPPED), io->skipped);
     put_str(o, KEY(INIT_REASON), reason[0] ? reason : NULL);
@@ -458,14 +458,14 @@ void bench_result_add_init(cJSON *result, const struct bench_init_outcome *io)
 static cJSON *window_span(double a, double b, bool ordered)
 {
     bool known = ordered ? a > 0 && b >= a : b > 0;
-    return util_must(known ? cJSON_CreateNumber(round((b - a) * 1e3) / 1e3) : cJSON_CreateNull());
+    return known ? cJSON_CreateNumber(round((b - a) * 1e3) / 1e3) : cJSON_CreateNull();
 }
 
 void bench_result_add_window(cJSON *result, double barrier, double seen, double start, double end)
 {
     if (!(barrier > 0))
         return;
-    cJSON *w = util_must(cJSON_CreateObject());
+    cJSON *w = cJSON_CreateObject();
     put_item(result, KEY(WINDOW), w);
     put_time(w, bench_key(BK_WINDOW_BARRIER), barrier);
     put_item(w, bench_key(BK_WINDOW_LATE_SECONDS), window_span(barrier, start, false));
@@ -502,7 +502,7 @@ cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measur
     double dev = bench_littles_law(clients, latency_avg_ms, measured_tps, &predicted);
     if (!isfinite(dev))
         return NULL;
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     put_num(o, KEY(CHECKS_LITTLES_LAW_CLIENTS), clients);
     put_num(o, KEY(CHECKS_LITTLES_LAW_LATENCY_AVG_MS), latency_avg_ms);
     put_num(o, KEY(CHECKS_LITTLES_LAW_PREDICTED_TPS), predicted);
@@ -519,7 +519,7 @@ cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measur
 
 cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     bool known = database_bytes >= 0 && shared_buffers_bytes > 0;
     bool fits = known && database_bytes <= shared_buffers_bytes;
     put_count(o, KEY(CHECKS_DATASET_DATABASE_BYTES), database_bytes);
@@ -561,12 +561,12 @@ static void compact_copy(cJSON *dst, const cJSON *src, const char *list)
             const cJSON *items = bench_json_at(src, rel), *it;
             if (!cJSON_IsArray(items))
                 continue;
-            cJSON *arr = util_must(cJSON_CreateArray());
+            cJSON *arr = cJSON_CreateArray();
             if (bench_json_put(dst, rel, arr))
                 continue;
             cJSON_ArrayForEach(it, items)
             {
-                cJSON *o = util_must(cJSON_CreateObject());
+                cJSON *o = cJSON_CreateObject();
                 cJSON_AddItemToArray(arr, o);
                 compact_copy(o, it, f->path);
             }
@@ -640,13 +640,13 @@ static char *compact_errors(cJSON *c, cJSON *errs, const cJSON *result, char *ou
 /* When nothing else fits: schemaVersion, complete, exitCode, truncated. */
 static char *compact_minimal(const cJSON *result)
 {
-    cJSON *m = util_must(cJSON_CreateObject());
+    cJSON *m = cJSON_CreateObject();
     double ec = bench_num(result, BK_EXIT_CODE);
     put_num(m, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
     put_bool(m, KEY(COMPLETE), cJSON_IsTrue(bench_get(result, BK_COMPLETE)));
     put_num(m, KEY(EXIT_CODE), isfinite(ec) ? (int)ec : 1);
     put_bool(m, KEY(TRUNCATED), true);
-    char *out = util_must(cJSON_PrintUnformatted(m));
+    char *out = cJSON_PrintUnformatted(m);
     cJSON_Delete(m);
     return out;
 }
@@ -655,10 +655,10 @@ char *bench_result_compact(const cJSON *result, size_t limit)
 {
     if (limit < 256)
         limit = 256;
-    cJSON *c = util_must(cJSON_CreateObject());
+    cJSON *c = cJSON_CreateObject();
     compact_copy(c, result, NULL);
-    util_must(cJSON_AddBoolToObject(c, KEY(TRUNCATED), false));
-    cJSON *errs = util_must(cJSON_AddArrayToObject(c, KEY(ERRORS)));
+    cJSON_AddBoolToObject(c, KEY(TRUNCATED), false);
+    cJSON *errs = cJSON_AddArrayToObject(c, KEY(ERRORS));
     char *out = NULL;
     int rc = compact_fit(c, limit, &out);
     if (!rc)

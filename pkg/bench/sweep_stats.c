@@ -1,6 +1,5 @@
 /* The numbers of a BenchmarkSweep (see sweep_stats.h). */
 #include "pkg/bench/sweep_stats.h"
-#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <math.h>
@@ -120,7 +119,7 @@ static void step_limit(cJSON *step, bench_sweep_ok_fn ok)
         any += c.pct[k];
     if (c.cls == BENCH_VC_INCONCLUSIVE && !(any > 0) && !c.evidence[0] && !c.rounds)
         return; /* nothing measured */
-    cJSON *l = util_must(cJSON_CreateObject());
+    cJSON *l = cJSON_CreateObject();
     util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_CLASS), bench_verdict_classes[c.cls].name);
     if (c.event[0])
         util_jset_str(l, bench_sweep_key(BSW_STEPS_LIMIT_EVENT), c.event);
@@ -134,7 +133,7 @@ static void step_limit(cJSON *step, bench_sweep_ok_fn ok)
     util_jset_num(l, bench_sweep_key(BSW_STEPS_LIMIT_ROUNDS), c.rounds);
     util_jset(l, bench_sweep_key(BSW_STEPS_LIMIT_WEAK), cJSON_CreateBool(c.weak));
     (void)bench_sweep_put(step, BSW_STEPS_LIMIT, l);
-    cJSON *m = util_must(cJSON_CreateObject());
+    cJSON *m = cJSON_CreateObject();
     for (int k = 0; k < BENCH_VC__COUNT; k++)
         if (c.pct[k] > 0)
             bench_sweep_put_num(m, bench_verdict_classes[k].name, c.pct[k], 4);
@@ -244,11 +243,11 @@ static void put_interval(cJSON *o, const char *k, const double ci[2])
 {
     if (!isfinite(ci[0]))
         return;
-    cJSON *a = util_must(cJSON_CreateArray());
-    cJSON_AddItemToArray(a, util_must(cJSON_CreateNumber(round_sig(ci[0], 4))));
+    cJSON *a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(round_sig(ci[0], 4)));
     /* open above: null */
-    cJSON_AddItemToArray(a, isfinite(ci[1]) ? util_must(cJSON_CreateNumber(round_sig(ci[1], 4)))
-                                            : util_must(cJSON_CreateNull()));
+    cJSON_AddItemToArray(a, isfinite(ci[1]) ? cJSON_CreateNumber(round_sig(ci[1], 4))
+                                            : cJSON_CreateNull());
     util_jset(o, k, a);
 }
 
@@ -271,7 +270,7 @@ static void usl_analysis(cJSON *a, const cJSON *steps, const int *order, int k,
     }
     struct bench_usl_fit fit;
     bench_usl_fit(pts, np, &fit);
-    cJSON *u = util_must(cJSON_CreateObject());
+    cJSON *u = cJSON_CreateObject();
     util_jset(u, bench_sweep_key(BSW_ANALYSIS_USL_OK), cJSON_CreateBool(fit.ok));
     util_jset_num(u, bench_sweep_key(BSW_ANALYSIS_USL_DISTINCT_CLIENTS), fit.distinct);
     if (!fit.ok) {
@@ -311,7 +310,7 @@ void bench_sweep_analyse(cJSON *status, const char *field, bool usl, bench_sweep
     int k = steps_by_value(steps, order, &peak, &peak_at);
     if (k == 0)
         return;
-    cJSON *a = util_must(cJSON_CreateObject());
+    cJSON *a = cJSON_CreateObject();
     bench_sweep_put_num(a, bench_sweep_key(BSW_ANALYSIS_PEAK_TPS), peak, 8);
     util_jset_num(a, bench_sweep_key(BSW_ANALYSIS_PEAK_AT), peak_at);
     double tps[BENCH_SWEEP_MAX_STEPS], p99[BENCH_SWEEP_MAX_STEPS];

@@ -475,17 +475,17 @@ char *bench_verdict_sentence(const struct bench_verdict *v)
 
 cJSON *bench_verdict_json(const struct bench_verdict *v)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     util_jset_str(o, bench_key(BK_VERDICT_CLASS), bench_verdict_classes[v->cls].name);
     char *s = bench_verdict_sentence(v);
     util_jset_str(o, bench_key(BK_VERDICT_SUMMARY), s);
     free(s);
-    cJSON *ev = util_must(cJSON_CreateObject());
+    cJSON *ev = cJSON_CreateObject();
     for (int i = 0; i < BENCH_EV__COUNT; i++)
         if (isfinite(v->ev[i]))
             util_jset_num(ev, bench_verdict_evidence[i].key, round(v->ev[i] * 1000.0) / 1000.0);
     util_jset(o, bench_key(BK_VERDICT_EVIDENCE), ev);
-    cJSON *rules = util_must(cJSON_CreateArray());
+    cJSON *rules = cJSON_CreateArray();
     if (v->decided_by >= 0)
         cJSON_AddItemToArray(rules,
                              util_must(cJSON_CreateString(bench_verdict_limits[v->decided_by].id)));
@@ -493,7 +493,7 @@ cJSON *bench_verdict_json(const struct bench_verdict *v)
         if (v->fired[i] && i != v->decided_by)
             cJSON_AddItemToArray(rules, util_must(cJSON_CreateString(bench_verdict_limits[i].id)));
     util_jset(o, bench_key(BK_VERDICT_RULES), rules);
-    cJSON *warns = util_must(cJSON_CreateArray());
+    cJSON *warns = cJSON_CreateArray();
     for (int i = 0; i < BENCH_WR__COUNT; i++)
         if (v->warned[i])
             cJSON_AddItemToArray(warns, util_must(cJSON_CreateString(bench_verdict_warns[i].id)));

@@ -645,7 +645,7 @@ static void on_pods(struct kube_result *res, void *ud)
     {
         if (r->n_pods >= CTRL_MAX_PODS)
             break;
-        cJSON *pod = util_must(cJSON_Duplicate(it, 1));
+        cJSON *pod = cJSON_Duplicate(it, 1);
         ctrl_transform_pod(pod, NULL);
         r->pods[r->n_pods] = pod;
         r->obs.pods[r->n_pods] = pod;
@@ -816,8 +816,8 @@ static void write_status(struct rec *r)
 {
     struct ctrl_exec *x = r->x;
     set_state(r, CTRL_EXEC_STATUS);
-    cJSON *patch = util_must(cJSON_CreateObject());
-    cJSON *md = util_must(cJSON_AddObjectToObject(patch, "metadata"));
+    cJSON *patch = cJSON_CreateObject();
+    cJSON *md = cJSON_AddObjectToObject(patch, "metadata");
     const char *rv = util_jstr(r->br, "metadata.resourceVersion");
     if (rv)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
@@ -1047,10 +1047,10 @@ static void start_annotations(struct rec *r)
     r->anns = util_xcalloc((size_t)(n > 0 ? n : 1), sizeof(*r->anns));
     r->ann = 1; /* guard until every patch is sent */
     r->ann_failed = false;
-    cJSON *patch = util_must(cJSON_CreateObject());
-    cJSON *ann = util_must(cJSON_CreateObject());
+    cJSON *patch = cJSON_CreateObject();
+    cJSON *ann = cJSON_CreateObject();
     util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
-    util_jset(util_must(cJSON_AddObjectToObject(patch, "metadata")), "annotations", ann);
+    util_jset(cJSON_AddObjectToObject(patch, "metadata"), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
     for (int i = 0; i < n; i++) {
         r->anns[i] = (struct ann_req){.r = r, .i = i};

@@ -1,6 +1,5 @@
 /* A run's live progress from its workers' log records (see progress.h). */
 #include "pkg/controller/progress.h"
-#include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
 #include <math.h>
@@ -130,7 +129,7 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
         util_jset(status, key, cJSON_CreateNull());
         return true;
     }
-    cJSON *p = util_must(cJSON_CreateObject());
+    cJSON *p = cJSON_CreateObject();
     if (isfinite(elapsed))
         util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_ELAPSED_SECONDS), elapsed);
     if (isfinite(elapsed) && isfinite(duration))
@@ -151,8 +150,7 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
             util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), round(failed * scale));
         if (sampled) {
             util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_READ), read);
-            util_jset(p, bench_status_key(BK_STATUS_PROGRESS_EXTRAPOLATED),
-                      util_must(cJSON_CreateTrue()));
+            util_jset(p, bench_status_key(BK_STATUS_PROGRESS_EXTRAPOLATED), cJSON_CreateTrue());
         }
     }
     util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);

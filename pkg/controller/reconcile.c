@@ -263,7 +263,7 @@ static void annotate_spec(cJSON *job, const struct api_spec *s)
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
     cJSON *ann = cJSON_GetObjectItemCaseSensitive(meta, "annotations");
     if (!ann) {
-        ann = util_must(cJSON_CreateObject());
+        ann = cJSON_CreateObject();
         cJSON_AddItemToObject(meta, "annotations", ann);
     }
     char *txt = util_must(cJSON_PrintUnformatted(s->json));
@@ -1347,7 +1347,7 @@ static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *cons
             event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
         return;
     }
-    cJSON *ref = util_must(cJSON_CreateObject());
+    cJSON *ref = cJSON_CreateObject();
     util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_NAME), util_jstr(cm, "metadata.name"));
     util_jset_str(ref, bench_status_key(BK_STATUS_RESULT_REF_KEY), API_RESULT_KEY);
     util_jset(d->st, bench_status_key(BK_STATUS_RESULT_REF), ref);
@@ -1661,8 +1661,7 @@ static void plan_drop_writes(struct ctrl_plan *plan)
 /* The status as it is observed, normalised: a copy (d->st), startAt as RFC 3339, a phase. */
 static void load_status(struct dctx *d, const cJSON *old)
 {
-    d->st = old && cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1))
-                                       : util_must(cJSON_CreateObject());
+    d->st = old && cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1)) : cJSON_CreateObject();
     d->old_phase = phase_of(old);
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(d->old_phase));
     const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
@@ -1811,11 +1810,11 @@ cJSON *ctrl_event_object(const char *kind, const cJSON *obj, const struct ctrl_e
         return NULL;
     char ts[40];
     util_rfc3339(e->time > 0 ? e->time : util_wall_s(), 0, ts, sizeof(ts));
-    cJSON *ev = util_must(cJSON_CreateObject());
-    cJSON *md = util_must(cJSON_AddObjectToObject(ev, "metadata"));
+    cJSON *ev = cJSON_CreateObject();
+    cJSON *md = cJSON_AddObjectToObject(ev, "metadata");
     cJSON_AddStringToObject(md, "name", name);
     cJSON_AddStringToObject(md, "namespace", ns);
-    cJSON *inv = util_must(cJSON_AddObjectToObject(ev, "involvedObject"));
+    cJSON *inv = cJSON_AddObjectToObject(ev, "involvedObject");
     cJSON_AddStringToObject(inv, "apiVersion", "pgbench.dev/v1alpha1");
     cJSON_AddStringToObject(inv, "kind", kind);
     cJSON_AddStringToObject(inv, "name", oname);
@@ -1826,7 +1825,7 @@ cJSON *ctrl_event_object(const char *kind, const cJSON *obj, const struct ctrl_e
     cJSON_AddStringToObject(ev, "reason", e->reason);
     cJSON_AddStringToObject(ev, "message", e->message);
     cJSON_AddStringToObject(ev, "type", e->warning ? "Warning" : "Normal");
-    cJSON *src = util_must(cJSON_AddObjectToObject(ev, "source"));
+    cJSON *src = cJSON_AddObjectToObject(ev, "source");
     cJSON_AddStringToObject(src, "component", cfg->component);
     cJSON_AddStringToObject(ev, "firstTimestamp", ts);
     cJSON_AddStringToObject(ev, "lastTimestamp", ts);

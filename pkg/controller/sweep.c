@@ -23,25 +23,25 @@ cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj)
     if (!cJSON_IsObject(old_obj) || !cJSON_IsObject(new_obj))
         return cJSON_Compare(old_obj, new_obj, true) ? NULL
                                                      : util_must(cJSON_Duplicate(new_obj, 1));
-    cJSON *patch = util_must(cJSON_CreateObject());
+    cJSON *patch = cJSON_CreateObject();
     const cJSON *it;
     cJSON_ArrayForEach(it, new_obj)
     {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(old_obj, it->string);
         cJSON *d;
         if (!o)
-            d = util_must(cJSON_Duplicate(it, 1));
+            d = cJSON_Duplicate(it, 1);
         else if (cJSON_IsObject(o) && cJSON_IsObject(it))
             d = ctrl_merge_diff(o, it);
         else
-            d = cJSON_Compare(o, it, true) ? NULL : util_must(cJSON_Duplicate(it, 1));
+            d = cJSON_Compare(o, it, true) ? NULL : cJSON_Duplicate(it, 1);
         if (d)
             cJSON_AddItemToObject(patch, it->string, d);
     }
     cJSON_ArrayForEach(it, old_obj)
     {
         if (!cJSON_GetObjectItemCaseSensitive(new_obj, it->string))
-            cJSON_AddItemToObject(patch, it->string, util_must(cJSON_CreateNull()));
+            cJSON_AddItemToObject(patch, it->string, cJSON_CreateNull());
     }
     if (!patch->child) {
         cJSON_Delete(patch);

@@ -62,7 +62,7 @@ static void step_phase(cJSON *step)
 /* One repeat's entry of status.steps[].runs[] from a finished cached run. */
 static cJSON *entry_from_run(const cJSON *run, const char *name)
 {
-    cJSON *e = util_must(cJSON_CreateObject());
+    cJSON *e = cJSON_CreateObject();
     bench_sweep_set_str(e, BSW_STEPS_RUNS_NAME, name);
     const cJSON *st = util_jget(run, "status");
     const char *phase = bench_status_str(st, BK_STATUS_PHASE);
@@ -85,7 +85,7 @@ static cJSON *entry_from_run(const cJSON *run, const char *name)
     if (nw > 0) {
         bench_sweep_set_str(e, BSW_STEPS_RUNS_WAIT_EVENT, w[0].event);
         bench_sweep_put_round(e, BSW_STEPS_RUNS_WAIT_PCT, w[0].pct, 6);
-        cJSON *m = util_must(cJSON_CreateObject());
+        cJSON *m = cJSON_CreateObject();
         for (int i = 0; i < nw; i++)
             bench_sweep_put_num(m, w[i].event, w[i].pct, 6);
         (void)bench_sweep_put(e, BSW_STEPS_RUNS_WAIT_SHARES_PCT, m);
@@ -182,10 +182,10 @@ static cJSON *step_entry(cJSON *steps, const struct api_sweep_spec *s, int i)
 {
     cJSON *step = cJSON_GetArrayItem(steps, i);
     if (!step) {
-        step = util_must(cJSON_CreateObject());
+        step = cJSON_CreateObject();
         bench_sweep_set_num(step, BSW_STEPS_INDEX, i);
         bench_sweep_set_num(step, BSW_STEPS_VALUE, s->values[i]);
-        (void)bench_sweep_put(step, BSW_STEPS_RUNS, util_must(cJSON_CreateArray()));
+        (void)bench_sweep_put(step, BSW_STEPS_RUNS, cJSON_CreateArray());
         cJSON_AddItemToArray(steps, step);
     }
     return step;
@@ -216,7 +216,7 @@ static void walk_runs(const cJSON *sweep, const cJSON *const *runs, int n_runs, 
         else if (rec)
             e = util_must(cJSON_Duplicate(rec, 1));
         else {
-            e = util_must(cJSON_CreateObject());
+            e = cJSON_CreateObject();
             bench_sweep_set_str(e, BSW_STEPS_RUNS_NAME, name);
             bench_sweep_set_str(e, BSW_STEPS_RUNS_PHASE,
                                 ph ? ph : api_phase_name(API_PHASE_PENDING));
@@ -303,7 +303,7 @@ static void decide_walk(const cJSON *sweep, const cJSON *const *runs, int n_runs
     const cJSON *old = util_jget(sweep, "status");
     long gen = (long)util_jnum(sweep, "metadata.generation", 0);
     long obs_gen = (long)bench_sweep_num(old, BSW_OBSERVED_GENERATION, (double)gen);
-    cJSON *st = util_must(cJSON_CreateObject());
+    cJSON *st = cJSON_CreateObject();
     copy_member(st, old, BSW_CONDITIONS);
     copy_member(st, old, BSW_START_TIME);
     bench_sweep_set_num(st, BSW_OBSERVED_GENERATION, (double)obs_gen);
@@ -315,12 +315,12 @@ static void decide_walk(const cJSON *sweep, const cJSON *const *runs, int n_runs
         return;
     }
     bench_sweep_set_str(st, BSW_FIELD, api_sweep_field_name(s.field));
-    cJSON *vals = util_must(cJSON_CreateArray());
+    cJSON *vals = cJSON_CreateArray();
     for (int i = 0; i < s.n_values; i++)
-        cJSON_AddItemToArray(vals, util_must(cJSON_CreateNumber(s.values[i])));
+        cJSON_AddItemToArray(vals, cJSON_CreateNumber(s.values[i]));
     (void)bench_sweep_put(st, BSW_VALUES, vals);
     bench_sweep_set_num(st, BSW_TOTAL_STEPS, s.n_values);
-    cJSON *steps = util_must(cJSON_CreateArray());
+    cJSON *steps = cJSON_CreateArray();
     (void)bench_sweep_put(st, BSW_STEPS, steps);
 
     struct sweep_walk w = {.current = -1};
@@ -373,8 +373,7 @@ void ctrl_sweep_refused(const cJSON *sweep, const char *why, double now,
         (void)snprintf(plan->phase, sizeof(plan->phase), "%s", api_phase_name(phase));
         return;
     }
-    cJSON *st =
-        cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1)) : util_must(cJSON_CreateObject());
+    cJSON *st = cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1)) : cJSON_CreateObject();
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
     bench_sweep_set_str(st, BSW_PHASE, api_phase_name(API_PHASE_FAILED));

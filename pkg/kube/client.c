@@ -1235,11 +1235,11 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
     int rc = kube__resource_path(&p, r, ns_for(r, ns), name, sub_of(o));
     if (!rc && o && o->propagation_policy) {
         rc = kube__query_add(&p, "propagationPolicy", o->propagation_policy);
-        cJSON *opts = util_must(cJSON_CreateObject());
+        cJSON *opts = cJSON_CreateObject();
         util_jset_str(opts, "kind", "DeleteOptions");
         util_jset_str(opts, "apiVersion", "v1");
         util_jset_str(opts, "propagationPolicy", o->propagation_policy);
-        body = util_must(cJSON_PrintUnformatted(opts));
+        body = cJSON_PrintUnformatted(opts);
         cJSON_Delete(opts);
     }
     if (!rc)

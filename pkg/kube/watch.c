@@ -262,7 +262,7 @@ static void ws_list_begin(struct kube_watch *w)
 {
     w->state = WS_LISTING;
     cJSON_Delete(w->items);
-    w->items = util_must(cJSON_CreateArray());
+    w->items = cJSON_CreateArray();
     free(w->continue_tok);
     w->continue_tok = NULL;
     ws_list_page(w);

@@ -241,13 +241,13 @@ int pg_connect(const struct bench_conninfo *ci, const char *dbname, PGconn **out
  * result contract): it reports TargetUnreachable from it while the runner retries. */
 static void log_wait(const struct pg_error *err, double waited, double timeout_s)
 {
-    cJSON *o = util_must(cJSON_CreateObject()); /* bench_put_key fails only for a non-object */
+    cJSON *o = cJSON_CreateObject(); /* bench_put_key fails only for a non-object */
     (void)bench_put_key(o, BK_WAIT_TARGET, cJSON_CreateString(err->target));
     (void)bench_put_key(o, BK_WAIT_CAUSE, cJSON_CreateString(pg_error_class_name(err->cls)));
     (void)bench_put_key(o, BK_WAIT_MESSAGE, cJSON_CreateString(err->message));
     (void)bench_put_key(o, BK_WAIT_ELAPSED_SECONDS, cJSON_CreateNumber(round(waited * 10) / 10));
     (void)bench_put_key(o, BK_WAIT_TIMEOUT_SECONDS, cJSON_CreateNumber(timeout_s));
-    char *rec = util_must(cJSON_PrintUnformatted(o));
+    char *rec = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     log_record(LOG_INFO, "pg", bench_key(BK_WAIT), rec, "waiting for %s: %s (%s), retrying",
                err->target, pg_error_class_name(err->cls), err->message);

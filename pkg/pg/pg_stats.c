@@ -12,7 +12,6 @@
 #include "pkg/pg/pg_conn.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/json.h"
-#include "pkg/util/mem.h"
 
 static PGresult *one_row(PGconn *conn, const char *sql, char *msg, size_t msglen)
 {
@@ -151,7 +150,7 @@ static cJSON *num_or_null(double v)
 
 cJSON *pg_stats_delta_json(const struct pg_stats_snap *a, const struct pg_stats_snap *b)
 {
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     double commits = b->commits >= a->commits ? (double)(b->commits - a->commits) : NAN;
     double hit = (double)(b->blks_hit - a->blks_hit), read = (double)(b->blks_read - a->blks_read);
     double wal = a->wal_bytes >= 0 ? (double)(b->wal_bytes - a->wal_bytes) : NAN;

@@ -52,9 +52,9 @@ static cJSON *skeleton(const struct plugin_common_opts *c, cJSON **spec, char *e
                         c->name, API_MAX_NAME);
         return NULL;
     }
-    cJSON *br = util_must(cJSON_CreateObject());
-    util_must(cJSON_AddStringToObject(br, "apiVersion", "pgbench.dev/v1alpha1"));
-    util_must(cJSON_AddStringToObject(br, "kind", "BenchmarkRun"));
+    cJSON *br = cJSON_CreateObject();
+    cJSON_AddStringToObject(br, "apiVersion", "pgbench.dev/v1alpha1");
+    cJSON_AddStringToObject(br, "kind", "BenchmarkRun");
     cJSON *meta = add_obj(br, "metadata");
     util_must(cJSON_AddStringToObject(meta, "name", c->name));
     util_must(cJSON_AddStringToObject(meta, "namespace", c->ns));
@@ -217,23 +217,23 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
         const struct preset *p = &presets[i];
         if (strcmp(preset, "all") != 0 && strcmp(preset, p->name) != 0)
             continue;
-        cJSON *j = util_must(cJSON_CreateObject());
+        cJSON *j = cJSON_CreateObject();
         util_must(cJSON_AddStringToObject(j, "name", p->name));
         util_must(cJSON_AddStringToObject(j, "rw", p->rw));
         util_must(cJSON_AddStringToObject(j, "bs", p->bs));
-        util_must(cJSON_AddNumberToObject(j, "iodepth", p->iodepth));
-        util_must(cJSON_AddNumberToObject(j, "numjobs", p->numjobs));
+        cJSON_AddNumberToObject(j, "iodepth", p->iodepth);
+        cJSON_AddNumberToObject(j, "numjobs", p->numjobs);
         if (p->fdatasync)
-            util_must(cJSON_AddNumberToObject(j, "fdatasync", p->fdatasync));
+            cJSON_AddNumberToObject(j, "fdatasync", p->fdatasync);
         if (o->file_size)
             util_must(cJSON_AddStringToObject(j, "size", o->file_size));
         if (o->runtime_s > 0)
-            util_must(cJSON_AddNumberToObject(j, "runtimeSeconds", o->runtime_s));
+            cJSON_AddNumberToObject(j, "runtimeSeconds", o->runtime_s);
         if (o->ioengine || p->ioengine)
             util_must(
                 cJSON_AddStringToObject(j, "ioengine", o->ioengine ? o->ioengine : p->ioengine));
         if (o->buffered || p->buffered)
-            util_must(cJSON_AddFalseToObject(j, "direct"));
+            cJSON_AddFalseToObject(j, "direct");
         cJSON_AddItemToArray(jobs, j);
     }
     if (common_fields(spec, &o->c, err, errlen) || check_spec(br, err, errlen)) {
@@ -252,7 +252,7 @@ cJSON *plugin_children(const cJSON *br, const struct api_config *cfg, long run_f
         (void)util_errf(err, errlen, "the operator would refuse this run: %s", why);
         return NULL;
     }
-    cJSON *out = util_must(cJSON_CreateArray());
+    cJSON *out = cJSON_CreateArray();
     if (s.hpa)
         cJSON_AddItemToArray(out, api_manifest_hpa(br, &s));
     if (s.workload == API_WL_FIO)

@@ -188,7 +188,7 @@ static int put_script(void *base, const struct util_opt *o, const char *flag, co
         scripts = cJSON_CreateArray();
         util_jset(run, "scripts", scripts);
     }
-    cJSON *s = util_must(cJSON_CreateObject()), *cm = util_must(cJSON_CreateObject());
+    cJSON *s = cJSON_CreateObject(), *cm = cJSON_CreateObject();
     util_jset(cm, "name", cJSON_CreateString(ref));
     util_jset(cm, "key", cJSON_CreateString(colon + 1));
     util_jset(s, "configMapRef", cm);

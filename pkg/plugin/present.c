@@ -925,7 +925,7 @@ static void run_evidence(const cJSON *br, const cJSON *result, double ev[BENCH_E
         bench_verdict_evidence_of(result, ev);
         return;
     }
-    cJSON *r = util_must(cJSON_CreateObject()), *shares = util_must(cJSON_CreateObject());
+    cJSON *r = cJSON_CreateObject(), *shares = cJSON_CreateObject();
     struct bench_wait_share w[BENCH_DIAG_MAX_WAITS];
     int nw = run_waits(br, w);
     for (int k = 0; k < nw; k++)
@@ -1161,11 +1161,11 @@ static cJSON *export_list(const cJSON *items, bool from_result, enum bench_field
         return util_must(cJSON_Duplicate(items, 1));
     enum bench_field_id cols[64];
     int nc = list_columns(list, cols, 64);
-    cJSON *a = util_must(cJSON_CreateArray());
+    cJSON *a = cJSON_CreateArray();
     const cJSON *it;
     cJSON_ArrayForEach(it, items)
     {
-        cJSON *row = util_must(cJSON_CreateObject());
+        cJSON *row = cJSON_CreateObject();
         for (int c = 0; c < nc; c++) {
             const cJSON *v = bench_get(it, cols[c]);
             if (v)
@@ -1182,21 +1182,20 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
                             const char *table)
 {
     const cJSON *st = status_of(br);
-    cJSON *o = util_must(cJSON_CreateObject());
+    cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", name_of(br));
     cJSON_AddStringToObject(o, "phase", api_phase_shown(jstr(st, "phase")));
     cJSON_AddStringToObject(o, "source", result ? "result" : "status");
     const cJSON *sum = bench_status_get(st, BK_SUMMARY);
     cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
-                          util_must(sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull()));
+                          sum ? cJSON_Duplicate(sum, 1) : cJSON_CreateNull());
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
         if (table && strcmp(table, tables[i].name) != 0)
             continue;
         bool res;
         const cJSON *l = table_items(st, lists, tables[i].list, &res);
         cJSON_AddItemToObject(o, tables[i].name,
-                              l ? export_list(l, res, tables[i].list)
-                                : util_must(cJSON_CreateArray()));
+                              l ? export_list(l, res, tables[i].list) : cJSON_CreateArray());
     }
     return o;
 }
@@ -1204,7 +1203,7 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
 /* The result's lists, with status' timeline series where it has no timeline (owned). */
 static cJSON *lists_of(const cJSON *br, const cJSON *result)
 {
-    cJSON *lists = util_must(result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject());
+    cJSON *lists = result ? cJSON_Duplicate(result, 1) : cJSON_CreateObject();
     cJSON *tl = bench_get(lists, BK_TIMELINE) ? NULL : bench_series_timeline(status_of(br));
     if (tl && bench_put(lists, BK_TIMELINE, tl) != 0)
         abort(); /* an assertion, not allocation: lists is an object and the row has one key */
@@ -1257,9 +1256,9 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
     struct plugin_compare c = {.brs = brs, .results = results, .n = n};
     enum bench_field_id cols[64];
     int nc = summary_columns(cols, 64);
-    cJSON *rows = util_must(cJSON_CreateArray());
+    cJSON *rows = cJSON_CreateArray();
     for (size_t i = 0; i < n; i++) {
-        cJSON *row = util_must(cJSON_CreateObject());
+        cJSON *row = cJSON_CreateObject();
         const cJSON *st = status_of(brs[i]);
         cJSON_AddStringToObject(row, "run", name_of(brs[i]));
         cJSON_AddStringToObject(row, "phase", api_phase_shown(jstr(st, "phase")));
@@ -1285,9 +1284,8 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
             const cJSON *x = results[i] ? bench_get(results[i], cols[k]) : NULL;
             if (!x && bench_fields[cols[k]].status)
                 x = bench_status_get(st, cols[k]);
-            cJSON_AddItemToObject(
-                row, bench_key(cols[k]),
-                util_must(cJSON_IsNumber(x) ? cJSON_Duplicate(x, 0) : cJSON_CreateNull()));
+            cJSON_AddItemToObject(row, bench_key(cols[k]),
+                                  cJSON_IsNumber(x) ? cJSON_Duplicate(x, 0) : cJSON_CreateNull());
         }
         cJSON_AddItemToArray(rows, row);
     }
@@ -1341,7 +1339,7 @@ static bool export_valid(const char *format, const char *table)
 static int export_trees(struct buf *out, const cJSON *const *brs, const cJSON *const *results,
                         cJSON *const *lists, size_t n, const char *format, const char *table)
 {
-    cJSON *all = n > 1 ? util_must(cJSON_CreateArray()) : NULL, *one = NULL;
+    cJSON *all = n > 1 ? cJSON_CreateArray() : NULL, *one = NULL;
     for (size_t i = 0; i < n; i++) {
         one = export_object(brs[i], results[i], lists[i], table);
         if (all)

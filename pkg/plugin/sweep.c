@@ -109,18 +109,18 @@ static const char *preset_flag(const cJSON *spec, enum api_sweep_field f)
 
 static cJSON *vary_json(const struct plugin_vary *v)
 {
-    cJSON *vary = util_must(cJSON_CreateObject());
+    cJSON *vary = cJSON_CreateObject();
     util_must(cJSON_AddStringToObject(vary, "field", api_sweep_field_name(v->field)));
     if (v->range) {
-        cJSON *r = util_must(cJSON_AddObjectToObject(vary, "range"));
-        util_must(cJSON_AddNumberToObject(r, "from", v->from));
-        util_must(cJSON_AddNumberToObject(r, "to", v->to));
+        cJSON *r = cJSON_AddObjectToObject(vary, "range");
+        cJSON_AddNumberToObject(r, "from", v->from);
+        cJSON_AddNumberToObject(r, "to", v->to);
         if (v->factor > 0)
-            util_must(cJSON_AddNumberToObject(r, "factor", v->factor));
+            cJSON_AddNumberToObject(r, "factor", v->factor);
     } else {
-        cJSON *a = util_must(cJSON_AddArrayToObject(vary, "values"));
+        cJSON *a = cJSON_AddArrayToObject(vary, "values");
         for (int i = 0; i < v->n; i++)
-            cJSON_AddItemToArray(a, util_must(cJSON_CreateNumber(v->values[i])));
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(v->values[i]));
     }
     return vary;
 }
@@ -129,13 +129,13 @@ static cJSON *stop_json(const struct plugin_sweep_opts *o)
 {
     if (o->stop_failed_pct < 0 && o->stop_p99_ms < 0 && o->stop_aborted <= 0)
         return NULL;
-    cJSON *st = util_must(cJSON_CreateObject());
+    cJSON *st = cJSON_CreateObject();
     if (o->stop_failed_pct >= 0)
-        util_must(cJSON_AddNumberToObject(st, "failedPct", o->stop_failed_pct));
+        cJSON_AddNumberToObject(st, "failedPct", o->stop_failed_pct);
     if (o->stop_aborted > 0)
-        util_must(cJSON_AddNumberToObject(st, "abortedClients", (double)o->stop_aborted));
+        cJSON_AddNumberToObject(st, "abortedClients", (double)o->stop_aborted);
     if (o->stop_p99_ms >= 0)
-        util_must(cJSON_AddNumberToObject(st, "p99Ms", o->stop_p99_ms));
+        cJSON_AddNumberToObject(st, "p99Ms", o->stop_p99_ms);
     return st;
 }
 
@@ -164,15 +164,15 @@ cJSON *plugin_build_sweep(const cJSON *br, const struct plugin_sweep_opts *o, ch
                         clash);
         return NULL;
     }
-    cJSON *sw = util_must(cJSON_CreateObject());
-    util_must(cJSON_AddStringToObject(sw, "apiVersion", "pgbench.dev/v1alpha1"));
-    util_must(cJSON_AddStringToObject(sw, "kind", "BenchmarkSweep"));
+    cJSON *sw = cJSON_CreateObject();
+    cJSON_AddStringToObject(sw, "apiVersion", "pgbench.dev/v1alpha1");
+    cJSON_AddStringToObject(sw, "kind", "BenchmarkSweep");
     cJSON_AddItemToObject(sw, "metadata", util_must(cJSON_Duplicate(util_jget(br, "metadata"), 1)));
-    cJSON *spec = util_must(cJSON_AddObjectToObject(sw, "spec"));
+    cJSON *spec = cJSON_AddObjectToObject(sw, "spec");
     cJSON_AddItemToObject(spec, "template", util_must(cJSON_Duplicate(tmpl, 1)));
     cJSON_AddItemToObject(spec, "vary", vary_json(&o->vary));
     if (o->repeats > 0)
-        util_must(cJSON_AddNumberToObject(spec, "repeats", o->repeats));
+        cJSON_AddNumberToObject(spec, "repeats", o->repeats);
     cJSON *stop = stop_json(o);
     if (stop)
         cJSON_AddItemToObject(spec, "stopWhen", stop);

@@ -188,7 +188,7 @@ cJSON *plugin_target_build(const struct plugin_target_opts *o, struct plugin_tar
                         "--stackgres or --zalando");
         return NULL;
     }
-    cJSON *t = util_must(cJSON_CreateObject());
+    cJSON *t = cJSON_CreateObject();
     int rc = o->distro == PLUGIN_CNPG ? cnpg_target(t, o, svc, e, err, errlen)
                                       : plain_target(t, o, strcmp(svc, "ro") == 0, e, err, errlen);
     if (rc) {
