@@ -98,6 +98,26 @@ int ctrl_progress_sample_start(int running, double now, long every)
     return (int)fmod(k * CTRL_PROGRESS_SAMPLE, (double)running);
 }
 
+/* The workers' sums: tps, latency weighted by tps (wlat / tps), failed (NAN: nobody counts). A
+ * sample (read of running) stands for every running worker: its sums scaled (the latency is an
+ * average), and said so. */
+static void put_run_progress(cJSON *p, double tps, double wlat, double failed, int read,
+                             int running)
+{
+    bool sampled = read > 0 && read < running;
+    double scale = sampled ? (double)running / read : 1;
+    util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * scale * 10) / 10);
+    if (tps > 0)
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
+                      round(wlat / tps * 1000) / 1000);
+    if (isfinite(failed))
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), round(failed * scale));
+    if (sampled) {
+        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_READ), read);
+        util_jset(p, bench_status_key(BK_STATUS_PROGRESS_EXTRAPOLATED), cJSON_CreateTrue());
+    }
+}
+
 bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int n, int read,
                        int running, double now)
 {
@@ -139,19 +159,7 @@ bool ctrl_progress_set(cJSON *status, const struct ctrl_worker_progress *w, int 
     if (init) {
         put_init_progress(p, init);
     } else {
-        /* a sample stands for every running worker: its sums scaled (the latency is an average) */
-        bool sampled = read > 0 && read < running;
-        double scale = sampled ? (double)running / read : 1;
-        util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_TPS), round(tps * scale * 10) / 10);
-        if (tps > 0)
-            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_LATENCY_MS),
-                          round(wlat / tps * 1000) / 1000);
-        if (failed_known)
-            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_FAILED), round(failed * scale));
-        if (sampled) {
-            util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_READ), read);
-            util_jset(p, bench_status_key(BK_STATUS_PROGRESS_EXTRAPOLATED), cJSON_CreateTrue());
-        }
+        put_run_progress(p, tps, wlat, failed_known ? failed : NAN, read, running);
     }
     util_jset_num(p, bench_status_key(BK_STATUS_PROGRESS_WORKERS_REPORTING), reporting);
     /* nothing new, nothing written: the time alone is no change */
