@@ -1,6 +1,6 @@
 /* pkg/plugin/build: the BenchmarkRun that `kubectl pgbench run|fio` applies, and the children the
  * operator would create for it, through the operator's own spec parser (api_spec_parse) and
- * manifest builders (ctrl_manifest_*), so --dry-run shows what the operator will do. */
+ * manifest builders (api_manifest_*), so --dry-run shows what the operator will do. */
 #ifndef PGBO_PLUGIN_BUILD_H
 #define PGBO_PLUGIN_BUILD_H
 
