@@ -19,6 +19,7 @@
 #include "pkg/controller/reconcile.h"
 #include "pkg/api/placement.h"
 #include "pkg/util/clock.h"
+#include "test/unit/bench/status_rows.h"
 
 #define NOW 1800000000.0
 
@@ -69,6 +70,15 @@ static const cJSON *cond(const struct ctrl_plan *p, const char *type)
     return api_cond_get(p->status, type);
 }
 
+/* ctrl_decide, and every key of the status it writes has a row in the contract table */
+static int decide(const struct ctrl_observed *o, struct ctrl_plan *p)
+{
+    int rc = ctrl_decide(o, p);
+    if (p->status)
+        assert_status_keys_have_rows(p->status);
+    return rc;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -87,7 +97,7 @@ static void test_pending_to_running(void **state)
     struct ctrl_observed o;
     obs_init(&o, br);
     struct ctrl_plan p;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
     assert_non_null(p.status);
     assert_string_equal(phase(&p), "Running");
@@ -133,7 +143,7 @@ static void test_pending_to_running(void **state)
     ctrl_plan_free(&p);
     obs_init(&o, br2);
     o.now = NOW + 100; /* later: the stored barrier must be reused */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_events, 0);
     assert_int_equal(p.n_actions, 1);
@@ -148,7 +158,7 @@ static void test_pending_to_running(void **state)
     char *st2s = cJSON_PrintUnformatted(st2);
     cJSON *br3 = br_new(SPEC_BASIC, st2s, 1);
     obs_init(&o, br3);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 1);
     ctrl_plan_free(&p);
@@ -211,7 +221,7 @@ static void test_running_states(void **state)
     struct ctrl_plan p;
     obs_init(&o, br);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status); /* nothing changed */
     assert_int_equal(p.n_actions, 0);
     assert_true(p.requeue_ms > 0);
@@ -221,7 +231,7 @@ static void test_running_states(void **state)
     /* the Job finished -> Collecting */
     job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Collecting");
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "Collecting");
@@ -359,7 +369,7 @@ static void test_collecting_success(void **state)
     o.pods[0] = p0;
     o.pods[1] = p1;
     o.n_pods = 2;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_null(p.status);
     assert_null(p.result_cm);
@@ -371,7 +381,7 @@ static void test_collecting_success(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
     o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_float_equal(util_jnum(p.status, "summary.tps", 0), 200.0, 1e-9);
     assert_float_equal(util_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
@@ -427,11 +437,11 @@ static void test_running_pods_succeeded(void **state)
     o.pods[0] = p0;
     o.pods[1] = p1;
     o.n_pods = 2;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
     ctrl_plan_free(&p);
     o.n_pods = 1; /* worker 1's pod not seen yet */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
     ctrl_plan_free(&p);
     cJSON_Delete(p1);
@@ -440,7 +450,7 @@ static void test_running_pods_succeeded(void **state)
     o.n_pods = 2;
     /* the results are read at once, then the run ends in the same reconcile: Running ->
      * Succeeded, with the Collecting Event a Succeeded status implies */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_int_equal(p.n_logs, 2);
     assert_null(p.status);
@@ -448,7 +458,7 @@ static void test_running_pods_succeeded(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
     o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_non_null(p.result_cm);
     assert_int_equal(p.n_events, 2);
@@ -536,7 +546,7 @@ static void test_collecting_timing(void **state)
         cJSON_AddNumberToObject(w, "seenSeconds", seen[i]);
         cJSON_AddStringToObject(o.results[i], "startTime", "2027-01-15T08:00:02.500Z");
     }
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     /* 05.000 - 0.1 - 03.670: the slower worker's notice */
     assert_float_equal(p.start_notice_s, 1.23, 1e-6);
@@ -575,7 +585,7 @@ static void test_collecting_timing(void **state)
      * the start, which says nothing of the kubelet's refresh; worker 0's read counts */
     cJSON_ReplaceItemInObject(o.results[1], "startTime",
                               cJSON_CreateString("2027-01-15T08:00:04.000Z"));
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_float_equal(p.start_notice_s, 0.43, 1e-6);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
@@ -605,7 +615,7 @@ static void test_collecting_worker_failed(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = result(1, 0, 0, false, 3, "connection to server at pg failed: refused");
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     const char *msg = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(msg, "worker 1 (pod b1-run-1-def) failed"));
@@ -631,7 +641,7 @@ static void test_collecting_worker_failed(void **state)
     o.results[1] = NULL;
     char why[] = "no result line in the pod log";
     o.result_errors[1] = why;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(util_jstr(p.status, "message"), "b1-run-1-def"));
     ctrl_plan_free(&p);
@@ -652,7 +662,7 @@ static void test_invalid_spec_and_fix(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "InvalidSpec");
     assert_string_equal(
@@ -667,7 +677,7 @@ static void test_invalid_spec_and_fix(void **state)
     /* unchanged: stays Failed, nothing written */
     br = br_new(bad, st, 1);
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     ctrl_plan_free(&p);
     cJSON_Delete(br);
@@ -675,7 +685,7 @@ static void test_invalid_spec_and_fix(void **state)
     /* the user fixes the spec (generation 2): evaluated again, the run starts */
     br = br_new(SPEC_BASIC, st, 2);
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "status"), "False");
     assert_int_equal(util_jnum(p.status, "startedGeneration", 0), 2);
@@ -692,7 +702,7 @@ static void test_invalid_spec_and_fix(void **state)
                               cJSON_CreateString("a-very-long-benchmark-run-name-that-goes-"
                                                  "beyond-the-label-limit"));
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(util_jstr(p.status, "message"), "metadata.name: at most 57"));
     ctrl_plan_free(&p);
@@ -706,7 +716,7 @@ static void test_hpa(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_SCALE_TARGET);
     assert_string_equal(p.scale_kind, "StatefulSet");
     assert_string_equal(p.scale_name, "reps");
@@ -715,7 +725,7 @@ static void test_hpa(void **state)
     ctrl_plan_free(&p);
 
     o.scale_target = CTRL_FETCH_NOT_FOUND;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "ScaleTargetNotFound");
     assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
@@ -723,13 +733,13 @@ static void test_hpa(void **state)
     ctrl_plan_free(&p);
 
     o.scale_target = CTRL_FETCH_ERROR;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_true(p.retry);
     assert_null(p.status);
     ctrl_plan_free(&p);
 
     o.scale_target = CTRL_FETCH_OK;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_int_equal(p.n_actions, 2); /* the HPA before the load */
     assert_ptr_equal(p.actions[0].resource, &KUBE_HPAS);
@@ -744,12 +754,12 @@ static void test_hpa(void **state)
     cJSON *job = job_with("b1-run", NULL, NULL, 1, NULL);
     obs_init(&o, br);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_SCALE);
     ctrl_plan_free(&p);
     o.scale = CTRL_FETCH_OK;
     o.scale_replicas = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 1);
     assert_int_equal(p.requeue_ms, CTRL_HPA_POLL_MS);
     free(st);
@@ -758,11 +768,11 @@ static void test_hpa(void **state)
     cJSON_Delete(br);
     br = br_new(SPEC_HPA, st, 1);
     o.br = br;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status); /* same replicas: nothing new */
     ctrl_plan_free(&p);
     o.scale_replicas = 3;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 2);
     assert_int_equal(
         util_jnum(cJSON_GetArrayItem(util_jget(p.status, "hpaTimeline"), 1), "replicas", 0), 3);
@@ -784,7 +794,7 @@ static void test_hpa(void **state)
     o.n_pods = 1;
     o.results_fetched = true;
     o.results[0] = result(0, 10, 300, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_int_equal(p.n_actions, 1);
     assert_int_equal(p.actions[0].kind, CTRL_ACT_DELETE);
@@ -806,7 +816,7 @@ static void test_init_flow(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Initializing");
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-init");
@@ -819,7 +829,7 @@ static void test_init_flow(void **state)
     cJSON *ij = job_with("b1-init", NULL, NULL, 1, NULL);
     obs_init(&o, br);
     o.init_job = ij;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
@@ -832,14 +842,14 @@ static void test_init_flow(void **state)
     o.init_job = ij;
     o.pods[0] = ipod;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
     cJSON_Delete(ipod);
     ipod = pod_with("b1-init-ok", -1, 0, NULL);
     o.pods[0] = ipod;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_int_equal(p.n_actions, 1);
@@ -851,7 +861,7 @@ static void test_init_flow(void **state)
 
     ij = job_with("b1-init", "Complete", "CompletionsReached", 1, NULL);
     o.init_job = ij;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_null(util_jget(p.status, "startAt")); /* once the run's pods are ready */
@@ -869,7 +879,7 @@ static void test_init_flow(void **state)
     o.init_job = ij;
     o.pods[0] = pod;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     const char *msg = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(msg, "pod b1-init-xyz exit code 3"));
@@ -900,7 +910,7 @@ static void spec_locked_from(char *st)
                               "\\\"workers\\\":2,\\\"workload\\\":{\\\"pgbench\\\":{\\\"run\\\":{"
                               "\\\"clients\\\":4,\\\"durationSeconds\\\":30}}}}\"");
     o.init_job = snapjob;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     const cJSON *c = cond(&p, "SpecLocked");
     assert_string_equal(util_jstr(c, "status"), "True");
     assert_string_equal(util_jstr(c, "reason"), "SpecChangedAfterStart");
@@ -919,7 +929,7 @@ static void spec_locked_from(char *st)
     /* once reported, no new event */
     br = br_new(changed, st2, 2);
     o.br = br;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_events, 0);
     ctrl_plan_free(&p);
@@ -948,7 +958,7 @@ static void test_started_by_older_operator(void **state)
     struct ctrl_plan p;
     obs_init(&o, br);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status); /* nothing changed: running, as started */
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
@@ -965,7 +975,7 @@ static void test_started_by_older_operator(void **state)
         "\"DeadlineExceeded\",\"message\":\"m\",\"observedGeneration\":1}]}";
     br = br_new(SPEC_BASIC, failed, 2);
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.n_actions, 0); /* no Job: not started again */
     if (p.status) {
         assert_string_equal(phase(&p), "Failed");
@@ -985,7 +995,7 @@ static void test_create_refused(void **state)
     obs_init(&o, br);
     o.error_reason = "CreateFailed";
     o.error_message = "creating Job b1-run: Job.batch \"b1-run\" is invalid: spec.x";
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "CreateFailed");
     assert_int_equal(p.n_actions, 0);
@@ -1003,7 +1013,7 @@ static void test_deleting_does_nothing(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
@@ -1049,7 +1059,7 @@ static char *decide_with(const char *spec, const char *st, cJSON *init_job, cJSO
         o.pods[0] = pod;
         o.n_pods = 1;
     }
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     char *out = p->status ? cJSON_PrintUnformatted(p->status) : strdup(st ? st : "{}");
     cJSON_Delete(br);
     return out;
@@ -1205,7 +1215,7 @@ static void decide_pods_margin(const char *status, cJSON **pods, int n, double n
     for (int i = 0; i < n; i++)
         o.pods[i] = pods[i];
     o.n_pods = n;
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     cJSON_Delete(job);
     cJSON_Delete(br);
 }
@@ -1370,7 +1380,7 @@ static void decide_placed(const char *spec, const char *status, const char *n0, 
     o.nodes = nodes;
     o.node_items = list;
     (void)snprintf(o.nodes_error, sizeof(o.nodes_error), "HTTP 403 nodes is forbidden");
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     cJSON_Delete(list);
     cJSON_Delete(pods[0]);
     cJSON_Delete(pods[1]);
@@ -1513,21 +1523,21 @@ static void test_collecting_stale_pod_cache(void **state)
     o.pods[1] = p1;
     o.n_pods = 2;
     /* the cache says running: ask the API server, decide nothing yet */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_PODS);
     assert_null(p.status);
     assert_int_equal(p.n_events, 0);
     ctrl_plan_free(&p);
     /* a pod missing from the cache likewise */
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_PODS);
     ctrl_plan_free(&p);
 
     /* the API server has it running too: looked at again soon, nothing written */
     o.n_pods = 2;
     o.pods_fresh = true;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
     assert_null(p.status);
     assert_int_equal(p.requeue_ms, CTRL_POD_RECHECK_MS);
@@ -1537,14 +1547,14 @@ static void test_collecting_stale_pod_cache(void **state)
     /* the API server has it terminated: its result is read */
     cJSON *p1done = pod_with("b1-run-1-def", 1, 0, NULL);
     o.pods[1] = p1done;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_int_equal(p.n_logs, 2);
     ctrl_plan_free(&p);
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = result(1, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
@@ -1556,13 +1566,13 @@ static void test_collecting_stale_pod_cache(void **state)
     o.results_fetched = false;
     o.pods[1] = p1;
     o.now = NOW - 5 + CTRL_POD_SETTLE_S + 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_int_equal(p.n_logs, 1); /* the terminated one only */
     ctrl_plan_free(&p);
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(util_jstr(p.status, "message"), "pod b1-run-1-def did not finish"));
     ctrl_plan_free(&p);
@@ -1585,12 +1595,12 @@ static void test_collecting_stale_pod_cache(void **state)
     o.init_job = ij;
     o.pods[0] = ip;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_PODS);
     assert_null(p.status);
     ctrl_plan_free(&p);
     o.pods_fresh = true; /* the API server agrees: fail with what there is */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     ctrl_plan_free(&p);
     cJSON_Delete(ip);
@@ -1644,7 +1654,7 @@ static void test_collecting_summary_only(void **state)
     o.result_errors[1] = why1;
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
     o.result_detail[1] = CTRL_DETAIL_LOG_UNAVAILABLE;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_float_equal(util_jnum(p.status, "summary.tps", 0), 180.0, 1e-9);
     /* two workers without histograms: the slowest worker's p99, an upper bound */
@@ -1687,7 +1697,7 @@ static void test_collecting_summary_only(void **state)
     o.result_detail[0] = CTRL_DETAIL_LOG_TRUNCATED;
     char cut[] = "the pod log is longer than 32 MiB and its result line lies beyond that";
     o.result_errors[0] = cut;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "ResultDetailUnavailable"), "reason"), "LogTruncated");
     assert_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "worker 1"));
     row = cm_worker(&p, 1);
@@ -1718,7 +1728,7 @@ static void test_collecting_summary_only(void **state)
     o.results[0] = compact_result(0, 100, 3000, 5.0);
     o.result_errors[0] = why0;
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_float_equal(util_jnum(p.status, "summary.latencyMs.p99", 0), 5.0, 1e-9);
     assert_float_equal(util_jnum(p.status, "summary.latencyMs.p50", 0), 1.5, 1e-9);
@@ -1748,7 +1758,7 @@ static void test_collecting_summary_only(void **state)
         "\"errors\":[]}");
     o.result_errors[0] = why0;
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     const cJSON *j0 = cJSON_GetArrayItem(util_jget(p.status, "fio"), 0);
     assert_string_equal(util_jstr(j0, "job"), "wal");
@@ -1851,7 +1861,7 @@ static void test_status_events(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = result(1, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_int_equal(p.n_events, 1);
     assert_int_equal(implied_matches(&p, "u1"), 1);
@@ -1947,7 +1957,7 @@ static char *decide_ev(const char *spec, const char *st, cJSON *init_job, cJSON 
     o.n_events = n_events;
     o.pods_fresh = true; /* as read from the API server */
     o.results_fetched = true;
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     char *out = p->status ? cJSON_PrintUnformatted(p->status) : strdup(st ? st : "{}");
     cJSON_Delete(br);
     return out;
@@ -2174,7 +2184,7 @@ static void test_deadlines(void **state)
     char ts[40];
     util_rfc3339(NOW + 5 + 20, 0, ts, sizeof(ts));
     cJSON_AddStringToObject(o.results[0], "endTime", ts);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
     assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
@@ -2187,7 +2197,7 @@ static void test_deadlines(void **state)
     util_rfc3339(NOW + 5 + 3, 0, ts, sizeof(ts));
     cJSON_ReplaceItemInObject(o.results[0], "endTime", cJSON_CreateString(ts));
     o.now = NOW + 10;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
@@ -2327,7 +2337,7 @@ static void test_blocked_then_succeeded(void **state)
     o.pods_fresh = true; /* as read from the API server */
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
     assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunSucceeded");
@@ -2359,7 +2369,7 @@ static void test_live_progress(void **state)
     o.run_job = rj;
     o.pods[0] = pod;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_true(p.needs & CTRL_NEED_PROGRESS);
     assert_int_equal(p.n_progress, 1);
     assert_int_equal(p.progress[0].index, 0);
@@ -2376,7 +2386,7 @@ static void test_live_progress(void **state)
     o.progress_fetched = true;
     o.progress = wp;
     o.n_progress = 2;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
     assert_true(util_jnum(p.status, "progress.tps", 0) == 800);
     assert_true(util_jnum(p.status, "progress.remainingSeconds", 0) == 18);
@@ -2393,7 +2403,7 @@ static void test_live_progress(void **state)
     (void)snprintf(wp[1].wait_target, sizeof(wp[1].wait_target), "pg:5432/postgres");
     (void)snprintf(wp[1].wait_cause, sizeof(wp[1].wait_cause), "dns");
     (void)snprintf(wp[1].wait_message, sizeof(wp[1].wait_message), "could not translate host name");
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "status"), "True");
     assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "message"),
                         "worker 1 waits for pg:5432/postgres: could not translate host name (dns), "
@@ -2412,7 +2422,7 @@ static void test_live_progress(void **state)
     obs_init(&o, br);
     o.now = NOW + 40;
     o.run_job = rj;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Collecting");
     assert_true(cJSON_IsNull(util_jget(p.status, "progress"))); /* removed by the merge patch */
     assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "status"), "False");
