@@ -73,8 +73,4 @@ struct ctrl_metrics_source {
  * HELP and TYPE; the per-run families only have samples for runs in the cache. */
 void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out);
 
-/* For the cache transform: trims the summary of a BenchmarkRun status (status.summary) to the
- * keys the per-run series read, a few numbers per finished run. */
-void ctrl_metrics_trim_status(cJSON *status);
-
 #endif

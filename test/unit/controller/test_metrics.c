@@ -420,6 +420,22 @@ static void test_transform_keeps_metric_fields(void **state)
     free(t);
     cJSON_Delete(cache);
     cJSON_Delete(want);
+    /* a run that has not ended keeps the same numbers, and its live progress */
+    br = cJSON_Parse("{\"metadata\":{\"name\":\"b\"},\"status\":{\"phase\":\"Running\","
+                     "\"progress\":{\"tps\":90},\"summary\":{\"tps\":100.5,\"transactions\":1000,"
+                     "\"latencyMs\":{\"avg\":1.5,\"p99\":4,\"max\":9},\"failed\":2},"
+                     "\"diagnostics\":{\"verdictClass\":\"wal-flush\"}}}");
+    assert_non_null(br);
+    ctrl_transform_benchmarkrun(br, NULL);
+    want = cJSON_Parse("{\"metadata\":{\"name\":\"b\"},\"status\":{\"phase\":\"Running\","
+                       "\"progress\":{\"tps\":90},\"summary\":{\"tps\":100.5,"
+                       "\"latencyMs\":{\"avg\":1.5,\"p99\":4},\"failed\":2}}}");
+    if (!cJSON_Compare(br, want, 1)) {
+        char *s = cJSON_PrintUnformatted(br);
+        fail_msg("transformed: %s", s);
+    }
+    cJSON_Delete(br);
+    cJSON_Delete(want);
 }
 
 /* Label values are escaped as the text format wants. */
