@@ -59,7 +59,7 @@ static inline bool status_unknown_key(const cJSON *o, const struct bench_field *
 #define assert_status_keys_have_rows(status)                                                       \
     do {                                                                                           \
         char unknown_[256];                                                                        \
-        if (status_unknown_key((status), bench_fields, bench_nfields, "", unknown_,              \
+        if (status_unknown_key((status), bench_fields, bench_nfields, "", unknown_,                \
                                sizeof(unknown_)))                                                  \
             fail_msg("status.%s is written but has no row in pkg/bench/fields.def", unknown_);     \
     } while (0)
