@@ -189,15 +189,15 @@ static bool nonempty_array(const cJSON *a)
  * pgbench summary in a sentence that pgbench_summary() follows with the numbers: one summary. */
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
-    const char *phase = jstr(st, "phase");
+    const char *phase = bench_status_str(st, BK_STATUS_PHASE);
     buf_printf(out, "benchmarkrun %s: %s", name_of(br), api_phase_shown(phase));
-    if (jstr(st, "target"))
-        buf_printf(out, " (target %s)", jstr(st, "target"));
+    if (bench_status_str(st, BK_STATUS_TARGET))
+        buf_printf(out, " (target %s)", bench_status_str(st, BK_STATUS_TARGET));
     bool summed = api_phase_parse(phase) == API_PHASE_SUCCEEDED &&
                   bench_status_get(st, BK_SUMMARY_TPS) &&
                   !nonempty_array(bench_status_get(st, BK_FIO_JOBS));
-    if (jstr(st, "message") && !summed)
-        buf_printf(out, "\n  %s", jstr(st, "message"));
+    if (bench_status_str(st, BK_STATUS_MESSAGE) && !summed)
+        buf_printf(out, "\n  %s", bench_status_str(st, BK_STATUS_MESSAGE));
     return buf_puts(out, "\n");
 }
 
@@ -315,7 +315,7 @@ int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
     for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
         seen->c[i].on = false;
     const cJSON *c;
-    cJSON_ArrayForEach(c, util_jget(br, "status.conditions"))
+    cJSON_ArrayForEach(c, bench_status_get(status_of(br), BK_STATUS_CONDITIONS))
     {
         const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
         const char *m = util_jstr(c, "message");
@@ -344,9 +344,9 @@ int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
 int plugin_progress_line(struct buf *out, const cJSON *br, double now)
 {
     const cJSON *st = status_of(br);
-    const char *phase = api_phase_shown(jstr(st, "phase"));
+    const char *phase = api_phase_shown(bench_status_str(st, BK_STATUS_PHASE));
     buf_printf(out, "%s %s", name_of(br), phase);
-    double start = util_rfc3339_parse(jstr(st, "startTime"));
+    double start = util_rfc3339_parse(bench_status_str(st, BK_STATUS_START_TIME));
     if (isfinite(start) && start > 0 && now >= start)
         buf_printf(out, "  %.0fs", now - start);
     /* an init's status.progress: pgbench -i's step and rows */
@@ -421,7 +421,8 @@ static int compare_head(struct table *t, const struct plugin_compare *c, const s
         table_set(t, 0, (int)s + 1, "%s", name);
         t->right[s + 1] = true;
         for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
-            const char *p = api_phase_shown(jstr(status_of(c->brs[i]), "phase"));
+            const char *p =
+                api_phase_shown(bench_status_str(status_of(c->brs[i]), BK_STATUS_PHASE));
             if (!strstr(ph, p))
                 (void)snprintf(ph + strlen(ph), sizeof(ph) - strlen(ph), "%s%s", ph[0] ? "/" : "",
                                p);
@@ -524,7 +525,7 @@ static void set_rate(const struct plugin_compare *c, size_t i, const struct api_
 static void set_target(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                        char *out, size_t len)
 {
-    const char *t = jstr(status_of(c->brs[i]), "target");
+    const char *t = bench_status_str(status_of(c->brs[i]), BK_STATUS_TARGET);
     if (t)
         (void)snprintf(out, len, "%s", t);
     else
@@ -1183,7 +1184,7 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
     const cJSON *st = status_of(br);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", name_of(br));
-    cJSON_AddStringToObject(o, "phase", api_phase_shown(jstr(st, "phase")));
+    cJSON_AddStringToObject(o, "phase", api_phase_shown(bench_status_str(st, BK_STATUS_PHASE)));
     cJSON_AddStringToObject(o, "source", result ? "result" : "status");
     const cJSON *sum = bench_status_get(st, BK_SUMMARY);
     cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
@@ -1260,7 +1261,8 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
         cJSON *row = cJSON_CreateObject();
         const cJSON *st = status_of(brs[i]);
         cJSON_AddStringToObject(row, "run", name_of(brs[i]));
-        cJSON_AddStringToObject(row, "phase", api_phase_shown(jstr(st, "phase")));
+        cJSON_AddStringToObject(row, "phase",
+                                api_phase_shown(bench_status_str(st, BK_STATUS_PHASE)));
         struct api_spec sp;
         char err[300], key[64], v[TCELL];
         bool ok = api_spec_parse(cJSON_GetObjectItemCaseSensitive(brs[i], "spec"), &sp, err,
