@@ -1,6 +1,7 @@
 /* Test helper: every key of a status written by the code has a row in a contract table
  * (pkg/bench/fields.def for a BenchmarkRun, sweep_fields.def for a BenchmarkSweep), so a key
- * spelled by hand, not by its id, fails the test that writes it. */
+ * spelled by hand, not by its id, fails the test that writes it (test_status, test_reconcile,
+ * test_sweep). */
 #ifndef TEST_BENCH_STATUS_ROWS_H
 #define TEST_BENCH_STATUS_ROWS_H
 
@@ -62,6 +63,16 @@ static inline bool status_unknown_key(const cJSON *o, const struct bench_field *
         if (status_unknown_key((status), bench_fields, bench_nfields, "", unknown_,                \
                                sizeof(unknown_)))                                                  \
             fail_msg("status.%s is written but has no row in pkg/bench/fields.def", unknown_);     \
+    } while (0)
+
+/* The same for a BenchmarkSweep status and pkg/bench/sweep_fields.def. */
+#define assert_sweep_status_keys_have_rows(status)                                                 \
+    do {                                                                                           \
+        char unknown_[256];                                                                        \
+        if (status_unknown_key((status), bench_sweep_fields, bench_sweep_nfields, "", unknown_,    \
+                               sizeof(unknown_)))                                                  \
+            fail_msg("status.%s is written but has no row in pkg/bench/sweep_fields.def",          \
+                     unknown_);                                                                    \
     } while (0)
 
 #endif
