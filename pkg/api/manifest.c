@@ -369,6 +369,7 @@ cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
     ra.skip_if_initialized = s->skip_if_initialized;
     ra.common.create_database = s->create_database;
     ra.common.wait_timeout_s = (double)s->connect_retry_s;
+    ra.common.wait_from = util_jstr(br, "metadata.creationTimestamp");
     push_runner_args(cJSON_GetObjectItemCaseSensitive(c, "args"), BENCH_RUNNER_PGBENCH_INIT, &ra);
     cJSON *job = job_skeleton(br, name, "init", tmpl, s);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
@@ -378,7 +379,10 @@ cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
     return job;
 }
 
-static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct api_spec *s)
+/* wait_from: where target.connectRetrySeconds counts from (the run's creationTimestamp), NULL
+ * for the runner's own start (after an init, which reached the target). */
+static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct api_spec *s,
+                         const char *wait_from)
 {
     struct bench_runner_run ra;
     bench_runner_defaults(BENCH_RUNNER_PGBENCH_RUN, &ra);
@@ -432,6 +436,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct a
     if (s->replica_lag)
         ra.replica_timeout_s = s->replica_timeout_s;
     ra.common.wait_timeout_s = (double)s->connect_retry_s;
+    ra.common.wait_from = wait_from;
     ra.pg.extra_args = s->extra_args;
     ra.pg.nextra = (size_t)s->n_extra_args;
     push_runner_args(args, BENCH_RUNNER_PGBENCH_RUN, &ra);
@@ -576,7 +581,8 @@ cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const str
     if (s->workload == API_WL_PGBENCH) /* the runner stops its load there and reports */
         env_num(env, "BENCH_DEADLINE_AT", run_from + api_run_timeout(s, cfg));
     if (s->workload == API_WL_PGBENCH) {
-        pgbench_args(args, vols, mounts, s);
+        pgbench_args(args, vols, mounts, s,
+                     s->init ? NULL : util_jstr(br, "metadata.creationTimestamp"));
         if (s->workers > 1) {
             shares_env(env, "BENCH_CLIENTS_BY_INDEX", s, false);
             if (s->rate > 0)
