@@ -1009,6 +1009,29 @@ int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool h
 
 /* ---- export ----------------------------------------------------------------------------- */
 
+double plugin_warmup_s(const cJSON *br, const cJSON *result)
+{
+    double w = bench_num(result, BK_WARMUP_SECONDS);
+    if (isfinite(w))
+        return w;
+    const cJSON *v = bench_json_at(cJSON_GetObjectItemCaseSensitive(br, "spec"),
+                                   "workload.pgbench.run.warmupSeconds");
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+void plugin_statements_cover(char *out, size_t len, const cJSON *br, const cJSON *result)
+{
+    double w = plugin_warmup_s(br, result);
+    if (w > 0)
+        (void)snprintf(out, len,
+                       "the whole run, its first %g s of warm-up included (pgbench -r averages "
+                       "over the whole run; the summary and percentiles cover the steady window "
+                       "only)",
+                       w);
+    else
+        (void)snprintf(out, len, "the whole run (pgbench -r)");
+}
+
 static const struct {
     const char *name;
     enum bench_field_id list;
@@ -1117,7 +1140,7 @@ static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench
 /* A table's columns are the status rows of the list; an item of the result is read at the same
  * row's result path. run: the run's name in a first column "run" (several runs), or NULL. */
 static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
-                     enum bench_field_id list, const char *run, bool header)
+                     enum bench_field_id list, const char *run, bool header, const char *covers)
 {
     bool res;
     const cJSON *items = table_items(st, result, list, &res);
@@ -1128,9 +1151,10 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
         rc = run ? buf_puts(out, "run,") : 0;
         for (int c = 0; c < nc && !rc; c++)
             rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
-        rc = rc ? rc : buf_puts(out, "\n");
+        rc = rc ? rc : buf_puts(out, covers ? ",covers\n" : "\n");
     }
     cJSON *name = run ? util_must(cJSON_CreateString(run)) : NULL;
+    cJSON *cov = covers ? util_must(cJSON_CreateString(covers)) : NULL;
     const cJSON *it;
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
@@ -1147,9 +1171,14 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
                                        : bench_status_get(it, cols[c]);
                 rc = rc ? rc : csv_field(out, v);
             }
+            if (cov && !rc) {
+                rc = buf_puts(out, ",");
+                rc = rc ? rc : csv_field(out, cov);
+            }
             rc = rc ? rc : buf_puts(out, "\n");
         }
     cJSON_Delete(name);
+    cJSON_Delete(cov);
     return rc;
 }
 
@@ -1196,6 +1225,11 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
         const cJSON *l = table_items(st, lists, tables[i].list, &res);
         cJSON_AddItemToObject(o, tables[i].name,
                               l ? export_list(l, res, tables[i].list) : cJSON_CreateArray());
+        if (tables[i].list == BK_STATEMENTS && cJSON_GetArraySize(l) > 0) {
+            char cover[256];
+            plugin_statements_cover(cover, sizeof(cover), br, result);
+            cJSON_AddStringToObject(o, "statementsCover", cover);
+        }
     }
     return o;
 }
@@ -1365,9 +1399,13 @@ static int export_csv(struct buf *out, const cJSON *const *brs, cJSON *const *li
             continue;
         if (done++)
             rc = buf_puts(out, "\n");
-        for (size_t i = 0; i < n && !rc; i++)
+        for (size_t i = 0; i < n && !rc; i++) {
+            char cover[256];
+            plugin_statements_cover(cover, sizeof(cover), brs[i], lists[i]);
             rc = csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
-                           n > 1 ? name_of(brs[i]) : NULL, i == 0);
+                           n > 1 ? name_of(brs[i]) : NULL, i == 0,
+                           tables[k].list == BK_STATEMENTS ? cover : NULL);
+        }
     }
     return rc;
 }
