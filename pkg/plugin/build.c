@@ -155,6 +155,8 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
         util_must(cJSON_AddTrueToObject(target, "createDatabase"));
     if (o->warmup_s > 0)
         util_must(cJSON_AddNumberToObject(run, "warmupSeconds", (double)o->warmup_s));
+    if (o->placement)
+        util_must(cJSON_AddStringToObject(add_obj(spec, "placement"), "mode", o->placement));
     /* pgbench's own default: 10 transactions per client */
     if (!cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
         !cJSON_GetObjectItemCaseSensitive(run, "transactions"))
