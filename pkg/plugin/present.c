@@ -800,6 +800,10 @@ static void compare_waits(struct table *t, int r, const struct plugin_compare *c
 
 /* ---- gates: against the first side, judged against the runs' own spread when there is one */
 
+/* A side whose runs' standard deviation is more than this share of their mean (%) is too noisy
+ * for "within noise" to mean the sides agree: the noise line says so. */
+#define PLUGIN_NOISY_PCT 10
+
 /* Side s's values of a summary field (finite ones) into x; returns their number. */
 static int side_values(const struct plugin_compare *c, const struct side *sd,
                        enum bench_field_id id, double *x)
@@ -832,6 +836,13 @@ static bool beyond_noise(const struct plugin_compare *c, const struct side *a, c
                          what, bn, num(mb, sizeof(mb), w.mean_b), num(sb, sizeof(sb), w.sd_b), an,
                          num(ma, sizeof(ma), w.mean_a), num(sa, sizeof(sa), w.sd_a), pct,
                          sig ? "beyond noise" : "within noise", -w.t, w.df, w.p);
+    /* within noise because a side is all noise: say so, a large drop must not look judged */
+    double cv = fmax(w.sd_a / fabs(w.mean_a), w.sd_b / fabs(w.mean_b)) * 100;
+    if (!sig && isfinite(cv) && cv > PLUGIN_NOISY_PCT && !*rc)
+        *rc = buf_printf(notes,
+                         "%s: the runs spread by up to %.0f %% of their mean (sd/mean): too "
+                         "noisy to judge; give more or longer runs, or a fixed rate (-R)\n",
+                         what, cv);
     return sig;
 }
 
