@@ -36,9 +36,6 @@
  * Shared by init and run
  * ------------------------------------------------------------------------------------------- */
 
-/* Connects for the runner's own use (readiness + diagnostics) as the load will (the flags are in
- * the environment by now), creating the database when asked. Returns 0 with c->conn, or -1 when
- * the run is over (its result emitted). */
 /* The readiness window: --wait-timeout, counted from --wait-from when given (the time this
  * node's clock has passed since then, clamped to 0..the window: a clock behind the API server's
  * gives the whole window from now, one ahead shortens it, to a single try at worst). */
@@ -53,6 +50,9 @@ static struct pg_wait wait_window(const struct bench_runner_common *co)
     return w;
 }
 
+/* Connects for the runner's own use (readiness + diagnostics) as the load will (the flags are in
+ * the environment by now), creating the database when asked. Returns 0 with c->conn, or -1 when
+ * the run is over (its result emitted). */
 static int connect_target(struct run_ctx *c, const struct bench_runner_common *co,
                           const char *appname)
 {
