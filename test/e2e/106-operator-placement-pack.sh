@@ -96,7 +96,8 @@ print("dry run: pack -> podAffinity, spread -> topologySpreadConstraints")
 PY
 env_plugin_refuses "YAML-only" run "${PLUGIN_TARGET[@]}" --name c --placement custom --dry-run=client -- -T 2
 env_plugin_refuses '--placement "sideways"' run "${PLUGIN_TARGET[@]}" --name c --placement sideways --dry-run=client -- -T 2
-kubectl pgbench run --help | grep -q -- "--placement spread|pack" || fail "run --help lacks --placement"
+kubectl pgbench run --help >"$TMP/help.txt" || fail "run --help"
+grep -q -- "--placement spread|pack" "$TMP/help.txt" || fail "run --help lacks --placement"
 kubectl pgbench run "${PLUGIN_TARGET[@]}" --name plugpack --workers 3 --placement pack --wait \
     -- -c 3 -S -T 2 -n >"$TMP/plugpack.out" 2>&1 || { cat "$TMP/plugpack.out" >&2; fail "--placement pack run"; }
 [ "$(env_status plugpack .spec.placement.mode)" = pack ] || fail "spec.placement.mode not pack"
