@@ -15,9 +15,7 @@
 #include "pkg/api/phase.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/clock.h"
-#include "pkg/util/log.h"
 
-#define COMP "controller"
 struct ctrl_controller {
     uv_loop_t *loop;
     struct kube_client *kc;
@@ -95,14 +93,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 {
     struct ctrl_controller *c = ud;
     (void)q;
-    if (!ctrl_controller_synced(c)) {
-        /* nothing is decided from a cache that has not listed yet */
-        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
-        kube_queue_add_after(c->q, key, CTRL_SYNC_WAIT_MS);
-        kube_queue_done(c->q, key);
-        return;
-    }
-    ctrl_exec_run(c->x, key);
+    ctrl_exec_run_synced(c->x, key, ctrl_controller_synced(c));
 }
 
 /* The executor's Event sender (ctrl_exec_event_fn). */
@@ -226,31 +217,18 @@ static void foreach_run(const void *cache, ctrl_metrics_run_fn fn, void *ctx)
 void ctrl_controller_metrics_source(const struct ctrl_controller *c,
                                     struct ctrl_metrics_controller *out)
 {
-    const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
     uint64_t sent, errors;
     ctrl_events_counts(c->ev, &sent, &errors);
-    *out = (struct ctrl_metrics_controller){
-        .reconciles = st->reconciles,
-        .reconcile_errors = st->reconcile_errors,
-        .conflicts = st->conflicts,
-        .creates = st->creates,
-        .deletes = st->deletes,
-        .status_writes = st->status_writes,
-        .events_sent = sent,
-        .write_errors = st->write_errors + errors,
-        .dropped_events = st->dropped_events,
-        .dropped_actions = st->dropped_actions,
-        .reconcile_seconds = st->lat,
-        .queue_depth = kube_queue_len(c->q),
-        .inflight = ctrl_exec_inflight(c->x),
-        .cached_runs = kube_informer_count(c->brs),
-        .cached_jobs = kube_informer_count(c->jobs),
-        .cached_pods = kube_informer_count(c->pods),
-        .bytes_runs = kube_informer_bytes(c->brs),
-        .bytes_jobs = kube_informer_bytes(c->jobs),
-        .bytes_pods = kube_informer_bytes(c->pods),
-        .bytes_events = kube_informer_bytes(c->events),
-        .foreach_run = foreach_run,
-        .cache = c->brs,
-    };
+    ctrl_exec_metrics(c->x, out);
+    out->events_sent = sent;
+    out->write_errors += errors;
+    out->cached_runs = kube_informer_count(c->brs);
+    out->cached_jobs = kube_informer_count(c->jobs);
+    out->cached_pods = kube_informer_count(c->pods);
+    out->bytes_runs = kube_informer_bytes(c->brs);
+    out->bytes_jobs = kube_informer_bytes(c->jobs);
+    out->bytes_pods = kube_informer_bytes(c->pods);
+    out->bytes_events = kube_informer_bytes(c->events);
+    out->foreach_run = foreach_run;
+    out->cache = c->brs;
 }

@@ -1235,6 +1235,37 @@ const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x)
     return &x->stats;
 }
 
+void ctrl_exec_run_synced(struct ctrl_exec *x, const char *key, bool synced)
+{
+    if (!synced) {
+        /* nothing is decided from a cache that has not listed yet */
+        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
+        kube_queue_add_after(x->env.q, key, CTRL_SYNC_WAIT_MS);
+        kube_queue_done(x->env.q, key);
+        return;
+    }
+    ctrl_exec_run(x, key);
+}
+
+void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out)
+{
+    const struct ctrl_exec_stats *st = &x->stats;
+    *out = (struct ctrl_metrics_controller){
+        .reconciles = st->reconciles,
+        .reconcile_errors = st->reconcile_errors,
+        .conflicts = st->conflicts,
+        .creates = st->creates,
+        .deletes = st->deletes,
+        .status_writes = st->status_writes,
+        .write_errors = st->write_errors,
+        .dropped_events = st->dropped_events,
+        .dropped_actions = st->dropped_actions,
+        .reconcile_seconds = st->lat,
+        .queue_depth = kube_queue_len(x->env.q),
+        .inflight = x->inflight,
+    };
+}
+
 void ctrl_exec_free(struct ctrl_exec *x)
 {
     if (!x)

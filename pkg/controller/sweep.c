@@ -12,9 +12,7 @@
 #include "pkg/controller/events.h"
 #include "pkg/controller/executor.h"
 #include "pkg/util/clock.h"
-#include "pkg/util/log.h"
 
-#define COMP "sweep"
 
 /* ---- merge diff --------------------------------------------------------------------------- */
 
@@ -145,13 +143,7 @@ static void process(struct kube_queue *q, const char *key, void *ud)
 {
     struct ctrl_sweeper *s = ud;
     (void)q;
-    if (!ctrl_sweeper_synced(s)) {
-        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
-        kube_queue_add_after(s->q, key, CTRL_SYNC_WAIT_MS);
-        kube_queue_done(s->q, key);
-        return;
-    }
-    ctrl_exec_run(s->x, key);
+    ctrl_exec_run_synced(s->x, key, ctrl_sweeper_synced(s));
 }
 
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
@@ -214,19 +206,7 @@ void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *
 
 void ctrl_sweeper_metrics_source(const struct ctrl_sweeper *s, struct ctrl_metrics_controller *out)
 {
-    const struct ctrl_exec_stats *st = ctrl_exec_stats(s->x);
-    *out = (struct ctrl_metrics_controller){
-        .reconciles = st->reconciles,
-        .reconcile_errors = st->reconcile_errors,
-        .conflicts = st->conflicts,
-        .creates = st->creates,
-        .deletes = st->deletes,
-        .status_writes = st->status_writes,
-        .write_errors = st->write_errors,
-        .reconcile_seconds = st->lat,
-        .queue_depth = kube_queue_len(s->q),
-        .inflight = ctrl_exec_inflight(s->x),
-    };
+    ctrl_exec_metrics(s->x, out);
 }
 
 bool ctrl_sweeper_synced(const struct ctrl_sweeper *s)
