@@ -13,7 +13,6 @@
 #include "pkg/controller/executor.h"
 #include "pkg/util/clock.h"
 
-
 /* ---- merge diff --------------------------------------------------------------------------- */
 
 cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj)
