@@ -1220,18 +1220,6 @@ const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x)
     return &x->stats;
 }
 
-void ctrl_exec_run_synced(struct ctrl_exec *x, const char *key, bool synced)
-{
-    if (!synced) {
-        /* nothing is decided from a cache that has not listed yet */
-        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
-        kube_queue_add_after(x->env.q, key, CTRL_SYNC_WAIT_MS);
-        kube_queue_done(x->env.q, key);
-        return;
-    }
-    ctrl_exec_run(x, key);
-}
-
 void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out)
 {
     const struct ctrl_exec_stats *st = &x->stats;

@@ -133,9 +133,6 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key);
 /* Reconciles in flight. */
 int ctrl_exec_inflight(const struct ctrl_exec *x);
 const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x);
-/* The key handed out by env.q: ctrl_exec_run when every cache of the controller has synced
- * (synced), else back into the queue after CTRL_SYNC_WAIT_MS, undecided. */
-void ctrl_exec_run_synced(struct ctrl_exec *x, const char *key, bool synced);
 /* Fills out with the counters, the latencies, env.q's depth and the reconciles in flight; the
  * rest (Events, caches) zero, for the controller to add. */
 void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out);
