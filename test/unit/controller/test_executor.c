@@ -23,7 +23,7 @@
 #define BR_PATH "/apis/pgbench.dev/v1alpha1/namespaces/ns/benchmarkruns/b1"
 #define JOBS_PATH "/apis/batch/v1/namespaces/ns/jobs"
 
-/* A Pending run that starts right away: the decision writes status Running, creates the run Job
+/* A Pending run that starts right away: the decision creates the run Job, writes status Running
  * and sends the Running Event. */
 #define BR_JSON                                                                                    \
     "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"            \
@@ -310,15 +310,16 @@ static void start_and_reconcile(struct ctx *c)
     run_until(c, evented);
 }
 
-/* STATUS, then ACTIONS, then EVENTS: the status patch carries the observed resourceVersion, the
- * Job is created with strict field validation after it, and the Event is handed over last. */
-static void test_status_then_actions_then_events(void **state)
+/* Issue 31.4: a run entering Running creates its Job first (one round trip after the decision,
+ * as a Job created directly), then STATUS, then EVENTS: the status patch carries the observed
+ * resourceVersion, and the Event is handed over last. */
+static void test_create_first_then_status_then_events(void **state)
 {
     struct ctx *c = *state;
     start_and_reconcile(c);
     assert_int_equal(c->log_at_event, 2);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[1], "POST " JOBS_PATH);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
     assert_string_equal(util_jstr(c->patches[0], "metadata.resourceVersion"), "7");
     assert_string_equal(util_jstr(c->patches[0], "status.phase"), "Running");
     assert_string_equal(c->sent[0], "Running|Normal|plan");
@@ -331,40 +332,42 @@ static void test_status_then_actions_then_events(void **state)
     assert_int_equal(st->dropped_events + st->dropped_actions, 0);
 }
 
-/* A 409 on the status write: the run is read again from the API server and decided again, then
- * written; the Job comes after the successful write only. */
+/* A 409 on the status write after the Job was created: the run is read again from the API server
+ * and decided again (the same start), then written; the Job is not created twice (the create made
+ * moments ago is expected, not sent again). */
 static void test_conflict_reads_again(void **state)
 {
     struct ctx *c = *state;
     c->conflicts = 1;
     start_and_reconcile(c);
     assert_int_equal(c->log_at_event, 4);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[1], "GET " BR_PATH);
-    assert_string_equal(c->log[2], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[3], "POST " JOBS_PATH);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
+    assert_string_equal(c->log[2], "GET " BR_PATH);
+    assert_string_equal(c->log[3], "PATCH " BR_PATH "/status");
     const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
+    assert_int_equal(st->creates, 1);
     assert_int_equal(st->conflicts, 1);
     assert_int_equal(st->reconcile_errors, 0);
     assert_string_equal(c->sent[0], "Running|Normal|plan");
 }
 
 /* A create refused for good (422) fails the run with the server's words: the next decision
- * writes phase Failed, reason CreateFailed, and sends a Warning Event. */
+ * writes phase Failed, reason CreateFailed (the Running status of the refused start is never
+ * written), and sends a Warning Event. */
 static void test_refused_create_fails_the_run(void **state)
 {
     struct ctx *c = *state;
     c->refuse_job = true;
     start_and_reconcile(c);
-    assert_int_equal(c->log_at_event, 3);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[1], "POST " JOBS_PATH);
-    assert_string_equal(c->log[2], "PATCH " BR_PATH "/status");
-    assert_true(c->n_patches >= 2);
-    assert_string_equal(util_jstr(c->patches[1], "status.phase"), "Failed");
+    assert_int_equal(c->log_at_event, 2);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
+    assert_true(c->n_patches >= 1);
+    assert_string_equal(util_jstr(c->patches[0], "status.phase"), "Failed");
     const cJSON *cond;
     const char *reason = NULL, *message = NULL;
-    cJSON_ArrayForEach(cond, util_jget(c->patches[1], "status.conditions"))
+    cJSON_ArrayForEach(cond, util_jget(c->patches[0], "status.conditions"))
     {
         if (strcmp(util_jstr(cond, "type"), "Failed") == 0) {
             reason = util_jstr(cond, "reason");
@@ -380,7 +383,8 @@ static void test_refused_create_fails_the_run(void **state)
 }
 
 /* A status write refused for good (422) ends the reconcile as an error that is not retried with
- * backoff: with a 10 ms backoff, no second write follows in 300 ms, and nothing is created. */
+ * backoff: with a 10 ms backoff, no second write follows the Job's create (made first) and the
+ * refused write in 300 ms. */
 static void test_refused_status_not_retried(void **state)
 {
     struct ctx *c = *state;
@@ -399,8 +403,9 @@ static void test_refused_status_not_retried(void **state)
     assert_int_equal(st->reconciles, 1);
     assert_int_equal(st->reconcile_errors, 1);
     assert_int_equal(st->write_errors, 1);
-    assert_int_equal(c->n_log, 1);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
+    assert_int_equal(c->n_log, 2);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
     assert_int_equal(c->n_events, 0);
 }
 
@@ -500,7 +505,7 @@ static void test_state_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_status_then_actions_then_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_first_then_status_then_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_barrier_patches_in_parallel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conflict_reads_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_create_fails_the_run, setup, teardown),
