@@ -88,6 +88,7 @@ struct rec {
     int log_next;          /* FETCH: next plan.logs entry to read */
     int conflicts;         /* STATUS: write retries */
     bool status_written;   /* STATUS: this plan's status is written (plan.create_first) */
+    uint64_t write_t0;     /* STATUS, ANNOTATE: when the write was sent (the margin learns it) */
     struct progress_fetch {
         struct rec *r;
         int index;
@@ -945,6 +946,7 @@ static void write_status(struct rec *r)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
+    r->write_t0 = uv_hrtime();
     int rc = kube_patch(x->env.kc, x->env.resource, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);
     cJSON_Delete(patch);
@@ -961,6 +963,14 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        const char *ready = util_jstr(r->plan.status, API_STATUS_READY_AT);
+        if (ready && !util_jstr(util_jget(r->br, "status"), API_STATUS_READY_AT)) {
+            char why[160]; /* as it was decided: before this write is learned */
+            ctrl_margin_describe(&x->margin, why, sizeof(why));
+            log_info(COMP, "%s: start barrier %s, start margin %ld ms (%s)", r->key,
+                     r->plan.start_at, r->obs.start_margin_ms, why);
+        }
+        ctrl_margin_record_write(&x->margin, (double)(uv_hrtime() - r->write_t0) / 1e9);
         enum api_phase ph = api_phase_parse(r->plan.phase);
         if (ph == API_PHASE_SUCCEEDED || ph == API_PHASE_FAILED)
             early_drop(x, r->key); /* what the collection did not take */
@@ -1155,6 +1165,7 @@ static void on_annotated(struct kube_result *res, void *ud)
     struct rec *r = a->r;
     const char *pod = r->plan.annotate[a->i].pod;
     if (kube_ok(&res->status)) {
+        ctrl_margin_record_write(&r->x->margin, (double)(uv_hrtime() - r->write_t0) / 1e9);
         log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
     } else if (res->status.http != 404) { /* a pod gone needs no start */
         r->x->stats.write_errors++;
@@ -1181,6 +1192,7 @@ static void start_annotations(struct rec *r)
     util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
     util_jset(cJSON_AddObjectToObject(patch, "metadata"), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
+    r->write_t0 = uv_hrtime();
     for (int i = 0; i < n; i++) {
         r->anns[i] = (struct ann_req){.r = r, .i = i};
         int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[i].pod,
