@@ -54,6 +54,38 @@
     "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"}},\"status\":{\"phase\":\"Running\"," \
     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"
 
+/* Issue 31.3: the same run with its barrier published, worker 0's pod Succeeded, worker 1's still
+ * running (then Succeeded, a watch event later). */
+#define BR_STARTED_JSON                                                                            \
+    "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"            \
+    "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":1,"                        \
+    "\"resourceVersion\":\"7\"},\"spec\":{\"target\":{\"host\":\"pg\",\"user\":\"u\","             \
+    "\"passwordSecretRef\":{\"name\":\"pw\"}},\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{"  \
+    "\"clients\":4,\"durationSeconds\":30}}}},\"status\":{\"phase\":\"Running\","                  \
+    "\"observedGeneration\":1,\"startedGeneration\":1,\"readyAt\":\"2027-01-15T08:00:01.000Z\","    \
+    "\"startAt\":\"2027-01-15T08:00:03.000Z\",\"conditions\":[{\"type\":\"Running\","              \
+    "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,"       \
+    "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}}"
+#define DONE_POD_JSON(i, rv)                                                                       \
+    "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"" rv     \
+    "\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","              \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                    \
+    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Succeeded\","  \
+    "\"containerStatuses\":[{\"name\":\"runner\",\"state\":{\"terminated\":{\"exitCode\":0,"       \
+    "\"reason\":\"Completed\"}}}]}}"
+#define STARTED_POD_JSON(i)                                                                        \
+    "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"6\","    \
+    "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","                \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                    \
+    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Running\","    \
+    "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"
+/* A worker's log: a record, then its result line. */
+#define RESULT_LOG(i)                                                                              \
+    "{\"msg\":\"pgbench done\"}\n{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"    \
+    "\"worker\":" #i ",\"exitCode\":0,\"errors\":[],\"summary\":{\"transactionsProcessed\":100,"     \
+    "\"failedTransactions\":0,\"abortedClients\":0,\"tps\":10,\"latencyAvgMs\":2.0,"              \
+    "\"latencyStddevMs\":0.5},\"statements\":[]}\n"
+
 #define MAX_LOG 32
 #define MAX_HELD 4
 
@@ -70,6 +102,10 @@ struct ctx {
     int conflicts; /* status writes still to answer 409 */
     bool refuse_job;
     bool running;                   /* the run is Running with its Job and two Ready pods */
+    bool one_done;                  /* ... its barrier published, worker 0's pod Succeeded */
+    struct fs_conn *pod_watch;      /* with one_done: the pods' watch, for the test's event */
+    bool second_done;               /* with one_done: worker 1's pod Succeeded (the event sent) */
+    int result_reads[2];            /* with one_done: reads of each worker's result (its log) */
     struct fs_conn *held[MAX_HELD]; /* pod patches not answered yet */
     int n_held;
     bool refuse_status; /* status writes answer 422 */
@@ -96,7 +132,7 @@ static void add_log(struct ctx *c, const char *method, const char *path)
 }
 
 /* Lists: the run, or nothing; watches: held open without an event. */
-static bool list_or_watch(const struct ctx *c, struct fs_conn *conn, const struct fs_req *r)
+static bool list_or_watch(struct ctx *c, struct fs_conn *conn, const struct fs_req *r)
 {
     static const char *const lists[] = {"/apis/pgbench.dev/v1alpha1/benchmarkruns?",
                                         "/apis/batch/v1/jobs?", "/api/v1/pods?", "/api/v1/events?",
@@ -106,11 +142,18 @@ static bool list_or_watch(const struct ctx *c, struct fs_conn *conn, const struc
             continue;
         if (strstr(r->path, "watch=")) {
             fs_stream_begin(conn, 200);
+            if (c->one_done && i == 2)
+                c->pod_watch = conn;
             return true;
         }
-        const char *items[] = {c->running ? BR_RUNNING_JSON : BR_JSON,
-                               c->running ? RUN_JOB_JSON : "",
-                               c->running ? READY_POD_JSON(0) "," READY_POD_JSON(1) : "", ""};
+        const char *items[] = {c->one_done  ? BR_STARTED_JSON
+                               : c->running ? BR_RUNNING_JSON
+                                            : BR_JSON,
+                               c->running || c->one_done ? RUN_JOB_JSON : "",
+                               c->one_done ? DONE_POD_JSON(0, "6") "," STARTED_POD_JSON(1)
+                               : c->running ? READY_POD_JSON(0) "," READY_POD_JSON(1)
+                                            : "",
+                               ""};
         char body[8192];
         (void)snprintf(body, sizeof(body),
                        "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{"
@@ -129,6 +172,17 @@ static void handler(struct fake_server *s, struct fs_conn *conn, const struct fs
     if (!strcmp(r->method, "GET") && list_or_watch(c, conn, r))
         return;
     add_log(c, r->method, r->path);
+    if (c->one_done && !strcmp(r->method, "GET") &&
+        !strncmp(r->path, "/api/v1/namespaces/ns/pods/b1-run-", 34) && strstr(r->path, "/log?")) {
+        int i = r->path[34] - '0';
+        if (i == 0 || c->second_done) { /* worker 1 runs until its event */
+            c->result_reads[i]++;
+            fs_respond(conn, 200, "text/plain", NULL, i == 0 ? RESULT_LOG(0) : RESULT_LOG(1));
+        } else {
+            fs_respond(conn, 200, "text/plain", NULL, "{\"msg\":\"running\"}\n");
+        }
+        return;
+    }
     if (!strcmp(r->method, "PATCH") && !strncmp(r->path, "/api/v1/namespaces/ns/pods/", 27) &&
         c->n_held < MAX_HELD) {
         c->held[c->n_held++] = conn; /* answered by the test */
@@ -493,6 +547,48 @@ static void test_barrier_patches_in_parallel(void **state)
     assert_int_equal(st->reconcile_errors, 0);
 }
 
+static bool first_result_read(const struct ctx *c)
+{
+    return c->result_reads[0] == 1 && ctrl_exec_inflight(c->x) == 0;
+}
+
+static bool ended(const struct ctx *c)
+{
+    for (int i = 0; i < c->n_patches; i++)
+        if (!strcmp(util_jstr(c->patches[i], "status.phase"), "Succeeded"))
+            return ctrl_exec_inflight(c->x) == 0;
+    return false;
+}
+
+/* Issue 31.3: a worker's result is read as soon as its pod Succeeded, while the other runs, and
+ * kept; when the last pod Succeeded only its log is read, and the run ends with both results. */
+static void test_result_read_when_pod_ends(void **state)
+{
+    struct ctx *c = *state;
+    c->one_done = true;
+    assert_int_equal(kube_informer_start(c->brs), 0);
+    assert_int_equal(kube_informer_start(c->jobs), 0);
+    assert_int_equal(kube_informer_start(c->pods), 0);
+    assert_int_equal(kube_informer_start(c->events), 0);
+    run_until(c, synced);
+    kube_queue_add(c->q, "ns/b1");
+    run_until(c, first_result_read);
+    assert_int_equal(c->result_reads[1], 0);
+    for (int i = 0; i < c->n_patches; i++) /* progress at most: still Running */
+        assert_string_equal(util_jstr(c->patches[i], "status.phase"), "Running");
+    assert_non_null(c->pod_watch);
+    c->second_done = true;
+    const char *ev = "{\"type\":\"MODIFIED\",\"object\":" DONE_POD_JSON(1, "9") "}\n";
+    fs_stream_chunk(c->pod_watch, ev, strlen(ev));
+    run_until(c, ended);
+    assert_int_equal(c->result_reads[0], 1); /* kept, not read again */
+    assert_int_equal(c->result_reads[1], 1);
+    const cJSON *last = c->patches[c->n_patches - 1];
+    assert_string_equal(util_jstr(last, "status.phase"), "Succeeded");
+    assert_int_equal(util_jnum(last, "status.summary.transactions", 0), 200);
+    assert_int_equal(ctrl_exec_stats(c->x)->reconcile_errors, 0);
+}
+
 static void test_state_names(void **state)
 {
     (void)state;
@@ -513,6 +609,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_hook_conflict_decides_again, setup_hook, teardown),
         cmocka_unit_test_setup_teardown(test_hook_refused_create, setup_hook, teardown),
+        cmocka_unit_test_setup_teardown(test_result_read_when_pod_ends, setup, teardown),
         cmocka_unit_test(test_state_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
