@@ -125,7 +125,7 @@ struct ctrl_observed {
     int scale_replicas;
     /* pods[] were read from the API server just now (CTRL_NEED_PODS), not from the cache */
     bool pods_fresh;
-    bool results_fetched;                 /* worker results below are complete */
+    bool results_fetched; /* worker results below are complete */
     /* The reads of CTRL_NEED_EARLY_RESULTS were done: the executor keeps what they read until
      * the run is collected (results[] stays empty for them). */
     bool early_fetched;

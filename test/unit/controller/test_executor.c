@@ -62,28 +62,28 @@
     "\"resourceVersion\":\"7\"},\"spec\":{\"target\":{\"host\":\"pg\",\"user\":\"u\","             \
     "\"passwordSecretRef\":{\"name\":\"pw\"}},\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{"  \
     "\"clients\":4,\"durationSeconds\":30}}}},\"status\":{\"phase\":\"Running\","                  \
-    "\"observedGeneration\":1,\"startedGeneration\":1,\"readyAt\":\"2027-01-15T08:00:01.000Z\","    \
+    "\"observedGeneration\":1,\"startedGeneration\":1,\"readyAt\":\"2027-01-15T08:00:01.000Z\","   \
     "\"startAt\":\"2027-01-15T08:00:03.000Z\",\"conditions\":[{\"type\":\"Running\","              \
     "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,"       \
     "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}}"
 #define DONE_POD_JSON(i, rv)                                                                       \
     "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"" rv     \
-    "\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","              \
-    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                    \
-    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Succeeded\","  \
+    "\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","             \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                   \
+    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Succeeded\"," \
     "\"containerStatuses\":[{\"name\":\"runner\",\"state\":{\"terminated\":{\"exitCode\":0,"       \
     "\"reason\":\"Completed\"}}}]}}"
 #define STARTED_POD_JSON(i)                                                                        \
     "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"6\","    \
     "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","                \
-    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                    \
-    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Running\","    \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                   \
+    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Running\","   \
     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"
 /* A worker's log: a record, then its result line. */
 #define RESULT_LOG(i)                                                                              \
-    "{\"msg\":\"pgbench done\"}\n{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"    \
-    "\"worker\":" #i ",\"exitCode\":0,\"errors\":[],\"summary\":{\"transactionsProcessed\":100,"     \
-    "\"failedTransactions\":0,\"abortedClients\":0,\"tps\":10,\"latencyAvgMs\":2.0,"              \
+    "{\"msg\":\"pgbench done\"}\n{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"     \
+    "\"worker\":" #i ",\"exitCode\":0,\"errors\":[],\"summary\":{\"transactionsProcessed\":100,"   \
+    "\"failedTransactions\":0,\"abortedClients\":0,\"tps\":10,\"latencyAvgMs\":2.0,"               \
     "\"latencyStddevMs\":0.5},\"statements\":[]}\n"
 
 #define MAX_LOG 32
@@ -150,7 +150,7 @@ static bool list_or_watch(struct ctx *c, struct fs_conn *conn, const struct fs_r
                                : c->running ? BR_RUNNING_JSON
                                             : BR_JSON,
                                c->running || c->one_done ? RUN_JOB_JSON : "",
-                               c->one_done ? DONE_POD_JSON(0, "6") "," STARTED_POD_JSON(1)
+                               c->one_done  ? DONE_POD_JSON(0, "6") "," STARTED_POD_JSON(1)
                                : c->running ? READY_POD_JSON(0) "," READY_POD_JSON(1)
                                             : "",
                                ""};
