@@ -24,11 +24,12 @@ void ctrl_margin_record_write(struct ctrl_margin *m, double seconds)
         m->n_writes++;
 }
 
-/* The slowest recent write (at least CTRL_START_WRITE_MIN_MS), ms. */
+/* The write assumed: before any run was measured the slowest recent one (at least
+ * CTRL_START_WRITE_MIN_MS), then CTRL_START_WRITE_MIN_MS (the runs' notices hold the writes), ms. */
 static double slowest_write_ms(const struct ctrl_margin *m)
 {
     double write_ms = CTRL_START_WRITE_MIN_MS;
-    for (int i = 0; i < m->n_writes; i++)
+    for (int i = 0; i < m->n_writes && m->n == 0; i++)
         write_ms = fmax(write_ms, m->write_s[i] * 1000.0);
     return write_ms;
 }

@@ -16,11 +16,13 @@
  * its API server (issue 31.3: 1.17 s + 2 x 40 ms + 80 ms = 1.33 s on an idle sim or API server,
  * where the fixed 2 s missed the 1.5 s goal; more at once when the writes are slower).
  * Then the margin is the slowest notice of the last CTRL_MARGIN_WINDOW runs plus
- * CTRL_START_SLACK_MS, and until CTRL_MARGIN_TRUST_RUNS runs were measured at least the assumed
- * notice plus the slack; always within [CTRL_START_MARGIN_MIN_MS, CTRL_START_MARGIN_MAX_MS]. So a
- * kubelet or an API server slower than assumed lengthens the margin (the API server's at once,
- * the kubelet's from the next run on), and a cluster fast on every run shortens it. Memory only:
- * a restarted operator learns again. */
+ * CTRL_START_SLACK_MS, and until CTRL_MARGIN_TRUST_RUNS runs were measured at least the refresh
+ * and two CTRL_START_WRITE_MIN_MS writes (the measured notices hold the real writes; a slow write
+ * seen since would lengthen the margin past what the runs showed) plus the slack; always within
+ * [CTRL_START_MARGIN_MIN_MS, CTRL_START_MARGIN_MAX_MS]. So a kubelet or an API server slower
+ * than assumed lengthens the margin (the API server's at once for the first run, else from the
+ * next run on), and a cluster fast on every run shortens it. Memory only: a restarted operator
+ * learns again. */
 #ifndef PGBO_CONTROLLER_MARGIN_H
 #define PGBO_CONTROLLER_MARGIN_H
 
