@@ -353,13 +353,19 @@ static bool evented(const struct ctx *c)
     return c->n_events > 0;
 }
 
-static void start_and_reconcile(struct ctx *c)
+/* The four caches started and synced. */
+static void start_synced(struct ctx *c)
 {
     assert_int_equal(kube_informer_start(c->brs), 0);
     assert_int_equal(kube_informer_start(c->jobs), 0);
     assert_int_equal(kube_informer_start(c->pods), 0);
     assert_int_equal(kube_informer_start(c->events), 0);
     run_until(c, synced);
+}
+
+static void start_and_reconcile(struct ctx *c)
+{
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     run_until(c, evented);
 }
@@ -443,11 +449,7 @@ static void test_refused_status_not_retried(void **state)
 {
     struct ctx *c = *state;
     c->refuse_status = true;
-    assert_int_equal(kube_informer_start(c->brs), 0);
-    assert_int_equal(kube_informer_start(c->jobs), 0);
-    assert_int_equal(kube_informer_start(c->pods), 0);
-    assert_int_equal(kube_informer_start(c->events), 0);
-    run_until(c, synced);
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     for (int i = 0; i < 300; i++) {
         uv_run(&c->loop, UV_RUN_NOWAIT);
@@ -508,11 +510,7 @@ static void test_barrier_patches_in_parallel(void **state)
 {
     struct ctx *c = *state;
     c->running = true;
-    assert_int_equal(kube_informer_start(c->brs), 0);
-    assert_int_equal(kube_informer_start(c->jobs), 0);
-    assert_int_equal(kube_informer_start(c->pods), 0);
-    assert_int_equal(kube_informer_start(c->events), 0);
-    run_until(c, synced);
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     run_until(c, two_held);
     /* the writes, after the progress reads of the workers' logs (404 here) */
@@ -566,11 +564,7 @@ static void test_result_read_when_pod_ends(void **state)
 {
     struct ctx *c = *state;
     c->one_done = true;
-    assert_int_equal(kube_informer_start(c->brs), 0);
-    assert_int_equal(kube_informer_start(c->jobs), 0);
-    assert_int_equal(kube_informer_start(c->pods), 0);
-    assert_int_equal(kube_informer_start(c->events), 0);
-    run_until(c, synced);
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     run_until(c, first_result_read);
     assert_int_equal(c->result_reads[1], 0);
