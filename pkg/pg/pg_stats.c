@@ -178,7 +178,10 @@ cJSON *pg_stats_delta_json(const struct pg_stats_snap *a, const struct pg_stats_
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT),
               num_or_null(commits > 0 ? sync_ms / commits : NAN));
     char cpu[160];
-    if (a->kcache_cpu_s >= 0 && b->kcache_cpu_s >= 0)
+    bool kcache = a->kcache_cpu_s >= 0 && b->kcache_cpu_s >= 0;
+    util_jset(o, bench_key(BK_SERVER_STATS_SERVER_CPU_SECONDS),
+              num_or_null(kcache ? b->kcache_cpu_s - a->kcache_cpu_s : NAN));
+    if (kcache)
         (void)snprintf(cpu, sizeof(cpu), "%.3f s of CPU (pg_stat_kcache)",
                        b->kcache_cpu_s - a->kcache_cpu_s);
     else

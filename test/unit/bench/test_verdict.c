@@ -151,8 +151,9 @@ static void test_database_classes(void **state)
         enum bench_evidence_id ev;
         double share; /* of the database's samples */
     } cases[] = {
-        {"{\"CPU\":192,\"Lock:tuple\":24,\"Client:ClientRead\":24}", NULL, BENCH_VC_SERVER_CPU,
-         BENCH_EV_CPU_SHARE, 192.0 / 216 * 100},
+        {"{\"CPU\":192,\"Lock:tuple\":24,\"Client:ClientRead\":24}",
+         "{\"serverStats\":{\"serverCpuSeconds\":55.2}}", BENCH_VC_SERVER_CPU, BENCH_EV_CPU_SHARE,
+         192.0 / 216 * 100},
         {"{\"IO:DataFileRead\":144,\"CPU\":72,\"Client:ClientRead\":24}",
          "{\"serverStats\":{\"cacheHitPct\":71.5}}", BENCH_VC_STORAGE_READS, BENCH_EV_STORAGE_SHARE,
          144.0 / 216 * 100},
@@ -179,6 +180,40 @@ static void test_database_classes(void **state)
         assert_true(strlen(s) < BENCH_DIAG_MAX);
         free(s);
     }
+}
+
+/* Server CPU is never guessed: backends on CPU (no wait event) without the server's CPU use
+ * (pg_stat_kcache) decide nothing, name what would, and keep a smaller share from deciding. */
+static void test_server_cpu_unknown(void **state)
+{
+    (void)state;
+    struct bench_verdict v = decide("{\"CPU\":192,\"Lock:tuple\":24,\"Client:ClientRead\":24}",
+                                    "{\"serverStats\":{\"serverCpu\":\"unknown: no "
+                                    "pg_stat_kcache\",\"serverCpuSeconds\":null}}");
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    assert_false(v.fired[BENCH_LR_CPU]);
+    char *s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "88.9 %"));
+    assert_non_null(strstr(s, bench_verdict_evidence[BENCH_EV_SERVER_CPU_SECONDS].how));
+    assert_null(strstr(s, bench_verdict_classes[BENCH_VC_SERVER_CPU].label));
+    free(s);
+    /* CPU 60 %, WAL 40 %: the WAL rule fires, but the larger share is CPU, unconfirmed */
+    v = decide("{\"CPU\":144,\"IO:WALSync\":96}", NULL);
+    assert_true(v.fired[BENCH_LR_WAL]);
+    expect_class(&v, BENCH_VC_INCONCLUSIVE);
+    /* ... with the server's CPU measured, CPU decides */
+    v = decide("{\"CPU\":144,\"IO:WALSync\":96}", "{\"serverStats\":{\"serverCpuSeconds\":40}}");
+    expect_class(&v, BENCH_VC_SERVER_CPU);
+    /* a WAL share above the unconfirmed CPU share still decides */
+    v = decide("{\"CPU\":72,\"IO:WALSync\":168}", NULL);
+    expect_class(&v, BENCH_VC_WAL_FLUSH);
+    /* an idle server whose own samples are all CPU: the network still decides (the CPU rule
+     * asks for a busy server) */
+    v = decide("{\"Client:ClientRead\":216,\"CPU\":24}",
+               "{\"summary\":{\"tps\":150,\"latencyAvgMs\":13,\"transactionsProcessed\":2000},"
+               "\"network\":{\"rttMs\":12.5},\"statements\":[{\"script\":0,\"command\":"
+               "\"SELECT 1;\"}],\"client\":{\"cpuBusyPct\":5,\"cpus\":2}}");
+    expect_class(&v, BENCH_VC_NETWORK);
 }
 
 static void test_rate_and_inconclusive(void **state)
@@ -410,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_client_run_queue),
         cmocka_unit_test(test_network),
         cmocka_unit_test(test_database_classes),
+        cmocka_unit_test(test_server_cpu_unknown),
         cmocka_unit_test(test_rate_and_inconclusive),
         cmocka_unit_test(test_few_samples),
         cmocka_unit_test(test_pitfalls),

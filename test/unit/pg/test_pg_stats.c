@@ -59,6 +59,7 @@ static void test_delta(void **state)
     assert_true(bench_num(r, BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT) == 2);
     assert_string_equal(bench_get(r, BK_SERVER_STATS_SERVER_CPU)->valuestring,
                         "unknown: no pg_stat_kcache");
+    assert_true(isnan(bench_num(r, BK_SERVER_STATS_SERVER_CPU_SECONDS))); /* never guessed */
     cJSON_Delete(r);
 
     /* PostgreSQL 13 (no pg_stat_wal), no block accesses: nulls, not zeros */
@@ -83,6 +84,7 @@ static void test_delta(void **state)
     cJSON_AddItemToObject(r, "serverStats", pg_stats_delta_json(&a, &b));
     assert_string_equal(bench_get(r, BK_SERVER_STATS_SERVER_CPU)->valuestring,
                         "2.500 s of CPU (pg_stat_kcache)");
+    assert_true(bench_num(r, BK_SERVER_STATS_SERVER_CPU_SECONDS) == 2.5);
     cJSON_Delete(r);
 }
 
