@@ -182,6 +182,39 @@ static void test_database_classes(void **state)
     }
 }
 
+/* Checkpoints too close together (PostgreSQL's checkpoint_warning, 30 s) whose cost shows as WAL
+ * writes and syncs (the full-page images after each one): checkpoints, not the WAL device. */
+static void test_frequent_checkpoints(void **state)
+{
+    (void)state;
+    const char *events = "{\"LWLock:WALWrite\":100,\"IO:WALSync\":50,\"IO:DataFileWrite\":10,"
+                         "\"CPU\":50,\"Client:ClientRead\":30}";
+    struct bench_verdict v = decide(events, "{\"serverStats\":{\"seconds\":12,\"checkpoints\":6,"
+                                            "\"walFpiPct\":24.5,\"walBytesPerTx\":13500}}");
+    expect_class(&v, BENCH_VC_CHECKPOINTS);
+    assert_true(v.fired[BENCH_LR_WAL]);
+    near(v.ev[BENCH_EV_CHECKPOINT_INTERVAL], 2);
+    near(v.ev[BENCH_EV_WRITE_SHARE], 160.0 / 210 * 100);
+    char *s = bench_verdict_sentence(&v);
+    assert_non_null(strstr(s, "every 2 s (6 during the run"));
+    assert_non_null(strstr(s, "24.5 %"));
+    assert_non_null(strstr(s, bench_verdict_classes[BENCH_VC_CHECKPOINTS].fix));
+    free(s);
+    /* one checkpoint in the run, or checkpoints 40 s apart: the WAL flush it is */
+    v = decide(events, "{\"serverStats\":{\"seconds\":12,\"checkpoints\":1}}");
+    expect_class(&v, BENCH_VC_WAL_FLUSH);
+    v = decide(events, "{\"serverStats\":{\"seconds\":120,\"checkpoints\":3}}");
+    expect_class(&v, BENCH_VC_WAL_FLUSH);
+    /* frequent checkpoints the load did not wait for: they do not limit it */
+    v = decide("{\"Lock:transactionid\":160,\"IO:WALSync\":20,\"CPU\":30,\"Client:ClientRead\":30}",
+               "{\"serverStats\":{\"seconds\":12,\"checkpoints\":6}}");
+    expect_class(&v, BENCH_VC_ROW_LOCK);
+    assert_false(v.fired[BENCH_LR_FREQUENT_CHECKPOINTS]);
+    /* no counters: no checkpoint rule */
+    v = decide(events, NULL);
+    expect_class(&v, BENCH_VC_WAL_FLUSH);
+}
+
 /* Server CPU is never guessed: backends on CPU (no wait event) without the server's CPU use
  * (pg_stat_kcache) decide nothing, name what would, and keep a smaller share from deciding. */
 static void test_server_cpu_unknown(void **state)
@@ -445,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_client_run_queue),
         cmocka_unit_test(test_network),
         cmocka_unit_test(test_database_classes),
+        cmocka_unit_test(test_frequent_checkpoints),
         cmocka_unit_test(test_server_cpu_unknown),
         cmocka_unit_test(test_rate_and_inconclusive),
         cmocka_unit_test(test_few_samples),
