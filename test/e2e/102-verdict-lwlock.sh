@@ -10,6 +10,7 @@
 # LWLock:BufferContent, 20 inserts per call; 1 insert per call leaves pgbench itself the limit.)
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$ROOT/test/lib/verdict.sh"
 env_start_pg
 env_start_sim
 env_start_operator --progress-interval 2
@@ -24,20 +25,14 @@ printf 'SELECT feed_in(40);\n' >"$TMP/feed.sql"
 k create configmap feed --from-file=feed.sql="$TMP/feed.sql" >/dev/null
 env_br_yaml feed "pgbench: {run: {clients: 32, threads: 2, durationSeconds: 12, progressSeconds: 1, protocol: prepared, scripts: [{configMapRef: {name: feed, key: feed.sql}}]}}" | env_apply
 env_wait_phase feed Succeeded 180
-k get br feed -o json >"$TMP/br.json"
-env_result_json feed >"$TMP/result.json"
-python3 - "$TMP/br.json" "$TMP/result.json" <<'PY' || { env_dump_run feed; fail "feed: verdict"; }
-import json, sys
-br = json.load(open(sys.argv[1])); res = json.load(open(sys.argv[2]))
-d = br["status"]["diagnostics"]; v = res["verdict"]; ev = v["evidence"]
+verdict_check feed '
 events = res["waitEvents"]["events"]
 db = {k: n for k, n in events.items() if not k.startswith("Client:")}
 assert max(db, key=db.get) == "LWLock:BufferContent", events
 assert ev["lwlockSharePct"] >= 50, ev
 assert v["class"] == "lwlock" and v["rules"][0] == "LWLOCKS", v
 assert d["verdictClass"] == "lwlock", (d["verdictClass"], d["verdict"])
-PY
+'
 rows="$(psql -X -At -c "SELECT count(*) FROM feed")"
 [ "$rows" -gt 0 ] || fail "nothing was inserted"
-note "$rows rows; $(env_status feed .status.diagnostics.verdict)"
 pass "internal contention: 32 clients inserting at one table's last page"

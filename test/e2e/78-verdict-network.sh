@@ -8,7 +8,8 @@
 # workload without the proxy is not classed network.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
-DELAY_MS=5
+. "$ROOT/test/lib/verdict.sh"
+export DELAY_MS=5
 env_start_pg
 env_start_sim
 env_start_operator --progress-interval 2
@@ -21,15 +22,10 @@ env_br_yaml init "pgbench: {init: {scale: 1}, run: {clients: 1, durationSeconds:
 env_wait_phase init Succeeded 180
 PGPORT="$PROXY_PORT" env_br_yaml far "$workload" | env_apply
 env_wait_phase far Succeeded 180
-k get br far -o json >"$TMP/br.json"
-env_result_json far >"$TMP/far.json"
-python3 - "$TMP/br.json" "$TMP/far.json" "$DELAY_MS" <<'PY' || { env_dump_run far; fail "far: verdict"; }
-import json, sys
-br = json.load(open(sys.argv[1])); res = json.load(open(sys.argv[2])); delay = float(sys.argv[3])
-d = br["status"]["diagnostics"]; v = res["verdict"]; ev = v["evidence"]
-injected = 2 * delay  # the proxy's delay on the request and on the answer
-# the probe saw the injected round trip, plus the proxy's and the loopback's own (a few ms on a
-# loaded 2-core machine)
+verdict_check far '
+injected = 2 * float(os.environ["DELAY_MS"])  # the proxy holds the request, then the answer
+# the probe saw the injected round trip, plus the proxy and the loopback (a few ms on a loaded
+# 2-core machine)
 assert injected <= res["network"]["rttMs"] <= injected + 8, res["network"]
 assert ev["rttMs"] == res["network"]["rttMs"], ev
 # one statement a transaction: the transaction is about one round trip
@@ -39,18 +35,13 @@ assert ev["rttSharePct"] >= 60, ev
 assert ev["clientSharePct"] >= 80, ev
 assert v["class"] == "network" and v["rules"][0] == "ROUND_TRIPS", v
 assert d["verdictClass"] == "network", (d["verdictClass"], d["verdict"])
-PY
-note "$(env_status far .status.diagnostics.verdict)"
+'
 
 # the same workload straight to the server: no round trip to blame
 env_br_yaml near "$workload" | env_apply
 env_wait_phase near Succeeded 180
-env_result_json near >"$TMP/near.json"
-python3 - "$TMP/near.json" "$DELAY_MS" <<'PY' || { env_dump_run near; fail "near: verdict"; }
-import json, sys
-res = json.load(open(sys.argv[1])); delay = float(sys.argv[2])
-assert res["network"]["rttMs"] < delay, res["network"]
-assert res["verdict"]["class"] != "network", res["verdict"]
-PY
-note "$(env_status near .status.diagnostics.verdict)"
+verdict_check near '
+assert res["network"]["rttMs"] < float(os.environ["DELAY_MS"]), res["network"]
+assert v["class"] != "network", v
+'
 pass "network round trips: a 2 x $DELAY_MS ms delay proxy"

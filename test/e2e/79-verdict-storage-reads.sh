@@ -8,6 +8,7 @@
 # "fits in shared_buffers" warning. The same run without the shim is not classed storage reads.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$ROOT/test/lib/verdict.sh"
 env_start_pg
 env_start_sim
 env_start_operator --progress-interval 2
@@ -15,11 +16,7 @@ cc -shared -fPIC -O1 -o "$TMP/slow-pread.so" "$ROOT/test/lib/slow-pread.c" -ldl 
 chmod 755 "$TMP/slow-pread.so"
 env_psql_super -d postgres -c "ALTER SYSTEM SET shared_buffers = '16MB'" >/dev/null || fail "shared_buffers"
 # restart_with MS: the server restarted with the shim, every data-file pread taking MS ms more
-restart_with() {
-    runuser -u postgres -- env LD_PRELOAD="$TMP/slow-pread.so" SLOW_PREAD_MS="$1" "$PG_BINDIR/pg_ctl" \
-        -D "$PG_DATADIR" -l "$PG_SOCKDIR/server.log" -w -t 60 restart >/dev/null ||
-        fail "restart with the shim ($1 ms) failed"
-}
+restart_with() { verdict_pg_restart LD_PRELOAD="$TMP/slow-pread.so" SLOW_PREAD_MS="$1"; }
 restart_with 0
 [ "$(env_psql_super -d postgres -At -c "SHOW shared_buffers")" = 16MB ] || fail "shared_buffers is not 16MB"
 
@@ -29,12 +26,7 @@ env_wait_phase init Succeeded 180
 restart_with 3
 env_br_yaml slow "$workload" | env_apply
 env_wait_phase slow Succeeded 180
-k get br slow -o json >"$TMP/br.json"
-env_result_json slow >"$TMP/slow.json"
-python3 - "$TMP/br.json" "$TMP/slow.json" <<'PY' || { env_dump_run slow; fail "slow: verdict"; }
-import json, sys
-br = json.load(open(sys.argv[1])); res = json.load(open(sys.argv[2]))
-d = br["status"]["diagnostics"]; v = res["verdict"]; ev = v["evidence"]; st = res["serverStats"]
+verdict_check slow '
 ds = res["checks"]["dataset"]
 # the construction: the database far larger than shared_buffers, reads that missed it
 assert ds["fitsInSharedBuffers"] is False and ds["ratio"] >= 5, ds
@@ -46,18 +38,11 @@ assert v["class"] == "storage-reads" and v["rules"][0] == "STORAGE", v
 assert ev["storageReadsSharePct"] >= 50 and ev["cacheHitPct"] == st["cacheHitPct"], ev
 assert res["waitEvents"]["events"].get("IO:DataFileRead", 0) > 0, res["waitEvents"]
 assert d["verdictClass"] == "storage-reads", (d["verdictClass"], d["verdict"])
-PY
-note "$(env_status slow .status.diagnostics.verdict)"
+'
 
 # the same run from the page cache: no slow disk to blame
 restart_with 0
 env_br_yaml fast "$workload" | env_apply
 env_wait_phase fast Succeeded 180
-env_result_json fast >"$TMP/fast.json"
-python3 - "$TMP/fast.json" <<'PY' || { env_dump_run fast; fail "fast: verdict"; }
-import json, sys
-res = json.load(open(sys.argv[1]))
-assert res["verdict"]["class"] != "storage-reads", res["verdict"]
-PY
-note "$(env_status fast .status.diagnostics.verdict)"
+verdict_check fast 'assert v["class"] != "storage-reads", v'
 pass "storage reads: 3 ms data-file reads, shared_buffers 16MB"

@@ -7,6 +7,7 @@
 # (which the construction makes dominant) and no serverCpuSeconds.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$ROOT/test/lib/verdict.sh"
 env_start_pg
 env_start_sim
 env_start_operator --progress-interval 2
@@ -24,13 +25,8 @@ printf 'SELECT burn(300000);\n' >"$TMP/burn.sql"
 k create configmap burn --from-file=burn.sql="$TMP/burn.sql" >/dev/null
 env_br_yaml burn "pgbench: {run: {clients: 4, threads: 1, durationSeconds: 10, progressSeconds: 1, perStatementLatencies: true, scripts: [{configMapRef: {name: burn, key: burn.sql}}]}}" | env_apply
 env_wait_phase burn Succeeded 180
-k get br burn -o json >"$TMP/br.json"
-env_result_json burn >"$TMP/result.json"
-python3 - "$TMP/br.json" "$TMP/result.json" <<'PY' || { env_dump_run burn; fail "burn: verdict"; }
-import json, sys
-br = json.load(open(sys.argv[1])); res = json.load(open(sys.argv[2]))
-d = br["status"]["diagnostics"]; v = res["verdict"]; ev = v["evidence"]; st = res["serverStats"]
-# the construction: the database's time on CPU, the server waiting little for the client
+verdict_check burn '
+# the construction: the database time on CPU, the server waiting little for the client
 assert ev["serverCpuSharePct"] >= 70 and ev["clientSharePct"] < 50, ev
 # not measured, and not made up
 assert st["serverCpuSeconds"] is None and "unknown" in st["serverCpu"], st
@@ -39,6 +35,5 @@ assert v["class"] == "inconclusive" and d["verdictClass"] == "inconclusive", v
 assert "CPU" not in v["rules"], v
 # it names what would decide it
 assert "pg_stat_kcache" in v["summary"] and "pg_stat_kcache" in d["verdict"], v["summary"]
-PY
-note "$(env_status burn .status.diagnostics.verdict)"
+'
 pass "server CPU unknown without pg_stat_kcache: inconclusive, naming it"

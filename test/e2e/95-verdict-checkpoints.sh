@@ -9,6 +9,7 @@
 # checkpoint during the load, fewer full-page images, and is not classed checkpoints.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$ROOT/test/lib/verdict.sh"
 env_start_pg
 env_start_sim
 env_start_operator --progress-interval 2
@@ -23,12 +24,7 @@ env_wait_phase init Succeeded 180
 workload="pgbench: {run: {clients: 4, threads: 2, durationSeconds: 12, progressSeconds: 1, builtin: tpcb-like}}"
 env_br_yaml tight "$workload" | env_apply
 env_wait_phase tight Succeeded 180
-k get br tight -o json >"$TMP/br.json"
-env_result_json tight >"$TMP/tight.json"
-python3 - "$TMP/br.json" "$TMP/tight.json" <<'PY' || { env_dump_run tight; fail "tight: verdict"; }
-import json, sys
-br = json.load(open(sys.argv[1])); res = json.load(open(sys.argv[2]))
-d = br["status"]["diagnostics"]; v = res["verdict"]; ev = v["evidence"]; st = res["serverStats"]
+verdict_check tight '
 # the construction: several checkpoints during the load
 assert st["checkpoints"] >= 2, st
 assert ev["checkpoints"] == st["checkpoints"], ev
@@ -37,23 +33,19 @@ assert ev["checkpointIntervalSeconds"] < 30, ev
 assert st["walFpi"] > 0 and ev["walFpiPct"] == st["walFpiPct"], (ev, st)
 assert v["class"] == "checkpoints" and v["rules"][0] == "FREQUENT_CHECKPOINTS", v
 assert d["verdictClass"] == "checkpoints", (d["verdictClass"], d["verdict"])
-PY
-note "$(env_status tight .status.diagnostics.verdict)"
+'
 
 # room for the WAL, and a checkpoint just before: none during the load
 env_psql_super -d postgres -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "SELECT pg_reload_conf()" >/dev/null
 env_psql_super -d postgres -c "CHECKPOINT" >/dev/null
 env_br_yaml roomy "$workload" | env_apply
 env_wait_phase roomy Succeeded 180
-env_result_json roomy >"$TMP/roomy.json"
-python3 - "$TMP/tight.json" "$TMP/roomy.json" <<'PY' || { env_dump_run roomy; fail "roomy: verdict"; }
-import json, sys
-tight, roomy = (json.load(open(p)) for p in sys.argv[1:3])
-assert roomy["serverStats"]["checkpoints"] == 0, roomy["serverStats"]
-assert roomy["verdict"]["class"] != "checkpoints", roomy["verdict"]
-# the checkpoints' own cost: more full-page images per record, more WAL per transaction
-assert tight["serverStats"]["walFpiPct"] > roomy["serverStats"]["walFpiPct"], (tight["serverStats"], roomy["serverStats"])
-assert tight["serverStats"]["walBytesPerTx"] > roomy["serverStats"]["walBytesPerTx"], (tight["serverStats"], roomy["serverStats"])
-PY
-note "$(env_status roomy .status.diagnostics.verdict)"
+verdict_check roomy '
+assert st["checkpoints"] == 0, st
+assert v["class"] != "checkpoints", v
+# the checkpoints own cost: more full-page images per record, more WAL per transaction
+tight = json.load(open(os.environ["TMP"] + "/tight.json"))["serverStats"]
+assert tight["walFpiPct"] > st["walFpiPct"], (tight, st)
+assert tight["walBytesPerTx"] > st["walBytesPerTx"], (tight, st)
+'
 pass "checkpoints: max_wal_size 32MB, a checkpoint every few seconds"
