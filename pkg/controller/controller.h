@@ -5,6 +5,7 @@
  *   sweep_decide.c  ctrl_sweep_decide, the sweep's, as pure (an enum, a paragraph per phase)
  *   executor.c    a plan carried out against the API server, one state at a time
  *   sweep.c       the BenchmarkSweep controller
+ *   loop.c        what both run their keys with: namespace, queue, executor, the sync gate
  *   cache.c       what the informers keep of each object; events.c: the Event sender
  *   progress.c    live progress from the workers' log records
  *   metrics.c     /metrics' families and format; httpd.c: the probes server; leader.c: the Lease
