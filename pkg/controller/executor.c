@@ -1,6 +1,7 @@
 /* The executor of the controllers' plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
+#include "pkg/controller/collect.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -141,7 +142,7 @@ static void rec_free(struct rec *r)
     for (int i = 0; i < r->n_events; i++)
         cJSON_Delete(r->events[i]);
     for (int i = 0; i < API_MAX_WORKERS; i++) {
-        cJSON_Delete(r->obs.results[i]);
+        ctrl_result_drop(&r->obs, i);
         free(r->obs.result_errors[i]);
     }
     free(r->obs.progress);
@@ -488,8 +489,7 @@ static void log_fallback(struct log_fetch *lf, enum ctrl_detail detail, const ch
     struct rec *r = lf->r;
     int i = lf->index;
     cJSON *result = result_from_text(pod_term_message(r, lf->pod));
-    cJSON_Delete(r->obs.results[i]);
-    r->obs.results[i] = result;
+    ctrl_result_keep(&r->obs, i, result);
     if (result) {
         r->obs.result_detail[i] = detail;
         set_result_error(r, i, why);
@@ -533,8 +533,7 @@ static void on_log(struct kube_result *res, void *ud)
         char err[128] = "";
         int rc = bench_result_from_log(res->text, res->text_len, &result, err, sizeof(err));
         if (rc == 0) {
-            cJSON_Delete(r->obs.results[i]);
-            r->obs.results[i] = result;
+            ctrl_result_keep(&r->obs, i, result);
             r->obs.result_detail[i] = CTRL_DETAIL_FULL;
             log_done(lf);
             return;
@@ -737,8 +736,7 @@ static void start_fetches(struct rec *r)
             /* A termination message with the full result (a histogram) needs no log. */
             cJSON *res = result_from_text(pod_term_message(r, p->logs[k].pod));
             if (res && cJSON_GetObjectItemCaseSensitive(res, "histogram")) {
-                cJSON_Delete(r->obs.results[i]);
-                r->obs.results[i] = res;
+                ctrl_result_keep(&r->obs, i, res);
                 r->obs.result_detail[i] = CTRL_DETAIL_FULL;
                 p->logs[k].index = -1;
                 continue;

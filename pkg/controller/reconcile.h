@@ -98,6 +98,8 @@ enum ctrl_fetch_state {
     CTRL_FETCH_ERROR
 };
 
+struct ctrl_kept_result; /* collect.h */
+
 struct ctrl_observed {
     const cJSON *br;                  /* the BenchmarkRun */
     const cJSON *init_job;            /* cached <br>-init or NULL */
@@ -124,7 +126,10 @@ struct ctrl_observed {
     /* pods[] were read from the API server just now (CTRL_NEED_PODS), not from the cache */
     bool pods_fresh;
     bool results_fetched;                 /* worker results below are complete */
-    cJSON *results[API_MAX_WORKERS];      /* by worker index, owned by the executor */
+    /* by worker index, owned by the executor: what the reconciler reads of each result, slim
+     * where kept[i] holds the whole one (pkg/controller/collect.h), else the whole result */
+    cJSON *results[API_MAX_WORKERS];
+    struct ctrl_kept_result *kept[API_MAX_WORKERS];
     char *result_errors[API_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
                                               missing; owned likewise */
     enum ctrl_detail result_detail[API_MAX_WORKERS];
