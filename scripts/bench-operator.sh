@@ -8,6 +8,9 @@
 #   3. the operator's share of CR -> Job latency: one CR at a time (created -> its run Job's ADDED
 #      event), each followed by a Job created directly (created -> its ADDED event) in the same
 #      sim; the share is the difference of the p99s (<= 2 ms)
+#   4. aggregation memory: e2e 110's 64-worker run (real runner and PostgreSQL): how much the
+#      operator's peak (VmHWM) grew while it collected the 64 results, against their JSON's size
+#      (BENCH_AGGREGATION=0 skips it)
 #
 # The benchmark pods must exist but need not run, so every run stays Running (the largest cached
 # state: spec, status, a Job and a Pod per run). No PostgreSQL is needed. Two ways:
@@ -196,3 +199,10 @@ print("operator: CR created -> run Job created: p50 %.2f ms, p99 %.2f ms, max %.
       % (r["latencyP50Ms"], r["latencyP99Ms"], r["latencyMaxMs"], r["samples"], r["directP50Ms"], r["directP99Ms"]))
 print("operator: its share of CR -> Job latency (p99 difference): %.2f ms (target <= 2 ms) %s" % (share, mark(share <= 2)))
 PY
+
+if [ "${BENCH_AGGREGATION:-1}" = 1 ]; then
+    env_stop_operator
+    BUILD="$BUILD" bash test/e2e/110-operator-64-workers.sh >"$TMP/agg.log" 2>&1 ||
+        { tail -20 "$TMP/agg.log" >&2; fail "the 64-worker run (e2e 110) failed"; }
+    sed -n 's/^aggregation memory: /operator: aggregation memory, 64 workers: /p' "$TMP/agg.log"
+fi
