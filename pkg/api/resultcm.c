@@ -89,11 +89,11 @@ struct ladder {
 
 /* What the workers' results hold once the ladder is applied. */
 struct workers_seen {
-    int longest;      /* the longest timeline */
-    int histograms;   /* results with a histogram */
-    int series;       /* results with a latencySeries */
-    int timelines;    /* results with a timeline */
-    bool over;        /* their text alone went over the limit (it is cut short) */
+    int longest;    /* the longest timeline */
+    int histograms; /* results with a histogram */
+    int series;     /* results with a latencySeries */
+    int timelines;  /* results with a timeline */
+    bool over;      /* their text alone went over the limit (it is cut short) */
 };
 
 /* Removes member key from w; returns 1 when it had it. */
@@ -127,8 +127,10 @@ static char *render_workers(const struct api_result_workers *src, const struct l
             (void)strip(w, KEY(TIMELINE));
         int tl = timeline_len(w);
         seen->longest = tl > seen->longest ? tl : seen->longest;
-        seen->histograms += cJSON_IsObject(w) && cJSON_GetObjectItemCaseSensitive(w, KEY(HISTOGRAM));
-        seen->series += cJSON_IsObject(w) && cJSON_GetObjectItemCaseSensitive(w, KEY(LATENCY_SERIES));
+        seen->histograms +=
+            cJSON_IsObject(w) && cJSON_GetObjectItemCaseSensitive(w, KEY(HISTOGRAM));
+        seen->series +=
+            cJSON_IsObject(w) && cJSON_GetObjectItemCaseSensitive(w, KEY(LATENCY_SERIES));
         seen->timelines += cJSON_IsObject(w) && cJSON_GetObjectItemCaseSensitive(w, KEY(TIMELINE));
         if (!b.err) {
             char *text = util_must(cJSON_PrintUnformatted(w));

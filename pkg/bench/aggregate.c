@@ -749,8 +749,7 @@ static void worker_top(cJSON *errs, struct top_acc *t, const cJSON *r, size_t i)
 
 /* "workers" (taking ownership of workers), complete, exitCode, startTime/endTime, workerCount,
  * errors (errs' errors) and dropped.errors. */
-static void workers_put(cJSON *out, cJSON *workers, cJSON *errs, const struct top_acc *t,
-                        size_t n)
+static void workers_put(cJSON *out, cJSON *workers, cJSON *errs, const struct top_acc *t, size_t n)
 {
     cJSON_AddItemToObject(out, KEY(WORKERS), workers);
     cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(errs, KEY(ERRORS));

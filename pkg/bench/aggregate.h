@@ -46,10 +46,10 @@ void bench_agg_add(struct bench_agg *a, const cJSON *r);
 cJSON *bench_agg_finish(struct bench_agg *a, char *err, size_t errlen);
 void bench_agg_free(struct bench_agg *a);
 
-/* All of results at once: bench_agg_* over them. results[i] may be NULL (a worker without a result): it is listed in "workers" with
- * complete=false and makes the aggregate incomplete. Returns a new object (caller owns) or NULL
- * with a message in err (no valid result at all, or kinds differ); allocation failure aborts
- * (pkg/util/mem.h). */
+/* All of results at once: bench_agg_* over them. results[i] may be NULL (a worker without a
+ * result): it is listed in "workers" with complete=false and makes the aggregate incomplete.
+ * Returns a new object (caller owns) or NULL with a message in err (no valid result at all, or
+ * kinds differ); allocation failure aborts (pkg/util/mem.h). */
 cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen);
 
 /* True when agg's latency percentiles are the slowest worker's (an upper bound), not merged:

@@ -27,7 +27,8 @@ void ctrl_result_sizes(const struct ctrl_observed *o, int n, size_t *kept, size_
 
 /* The aggregate of o's n worker results (bench_aggregate's, folded one result at a time). */
 cJSON *ctrl_collect_aggregate(const struct ctrl_observed *o, int n, char *err, size_t errlen);
-/* The result ConfigMap (api_result_configmap) of agg and o's n worker results, read one at a time. */
+/* The result ConfigMap (api_result_configmap) of agg and o's n worker results, read one at a time.
+ */
 cJSON *ctrl_collect_configmap(const struct ctrl_observed *o, const cJSON *agg, int n, size_t limit,
                               char *err, size_t errlen);
 

@@ -125,7 +125,7 @@ struct ctrl_observed {
     int scale_replicas;
     /* pods[] were read from the API server just now (CTRL_NEED_PODS), not from the cache */
     bool pods_fresh;
-    bool results_fetched;                 /* worker results below are complete */
+    bool results_fetched; /* worker results below are complete */
     /* by worker index, owned by the executor: what the reconciler reads of each result, slim
      * where kept[i] holds the whole one (pkg/controller/collect.h), else the whole result */
     cJSON *results[API_MAX_WORKERS];

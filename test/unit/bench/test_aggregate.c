@@ -335,8 +335,8 @@ static const struct gen_worker GEN[8] = {
     {NULL, NULL, 0}, /* no result */
     {"test/fixtures/pgbench/v15-log-retries.txt",
      "test/fixtures/pgbench/log-retries/pgbench_log.14705", 0},
-    {"test/fixtures/pgbench/v15-log-failed.txt", "test/fixtures/pgbench/log-failed/pgbench_log.14800",
-     0},
+    {"test/fixtures/pgbench/v15-log-failed.txt",
+     "test/fixtures/pgbench/log-failed/pgbench_log.14800", 0},
     {"test/fixtures/pgbench/v15-log-rate.txt", "test/fixtures/pgbench/log-rate/pgbench_log.14711",
      0.5},
     {"test/fixtures/pgbench/v15-tpcb-r.txt", "test/fixtures/pgbench/log-tpcb/pgbench_log.14700.1",

@@ -29,17 +29,18 @@ static cJSON *worker(int index, int points)
     if (index == 5)
         return NULL;
     char buf[600];
-    (void)snprintf(buf, sizeof(buf),
-                   "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":%s,\"worker\":%d,"
-                   "\"exitCode\":%d,\"startTime\":\"2027-01-15T08:00:0%d.000Z\","
-                   "\"endTime\":\"2027-01-15T08:01:0%d.000Z\",\"errors\":%s,"
-                   "\"pgbench\":{\"clients\":2,\"threads\":1},"
-                   "\"summary\":{\"transactionsProcessed\":%d,\"failedTransactions\":0,"
-                   "\"abortedClients\":0,\"tps\":%d.5,\"latencyAvgMs\":2.%d,\"latencyStddevMs\":0.5},"
-                   "\"window\":{\"barrier\":1800000000,\"lateSeconds\":0.0%d,\"endSeconds\":%d.0}}",
-                   index % 7 ? "true" : "false", index, index % 7 ? 0 : 2, index % 10, index % 10,
-                   index % 7 ? "[]" : "[\"pgbench: client 1 aborted\"]", 1000 + 37 * index,
-                   100 + index, index % 10, index % 10, 30 + index % 3);
+    (void)snprintf(
+        buf, sizeof(buf),
+        "{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":%s,\"worker\":%d,"
+        "\"exitCode\":%d,\"startTime\":\"2027-01-15T08:00:0%d.000Z\","
+        "\"endTime\":\"2027-01-15T08:01:0%d.000Z\",\"errors\":%s,"
+        "\"pgbench\":{\"clients\":2,\"threads\":1},"
+        "\"summary\":{\"transactionsProcessed\":%d,\"failedTransactions\":0,"
+        "\"abortedClients\":0,\"tps\":%d.5,\"latencyAvgMs\":2.%d,\"latencyStddevMs\":0.5},"
+        "\"window\":{\"barrier\":1800000000,\"lateSeconds\":0.0%d,\"endSeconds\":%d.0}}",
+        index % 7 ? "true" : "false", index, index % 7 ? 0 : 2, index % 10, index % 10,
+        index % 7 ? "[]" : "[\"pgbench: client 1 aborted\"]", 1000 + 37 * index, 100 + index,
+        index % 10, index % 10, 30 + index % 3);
     cJSON *r = cJSON_Parse(buf);
     assert_non_null(r);
     cJSON *tl = cJSON_AddArrayToObject(r, "timeline");
@@ -80,8 +81,9 @@ static void run(int points, size_t limit)
 {
     static struct ctrl_observed o;
     memset(&o, 0, sizeof(o));
-    cJSON *br = cJSON_Parse("{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\","
-                            "\"metadata\":{\"name\":\"big\",\"namespace\":\"ns\",\"uid\":\"u-9\"}}");
+    cJSON *br =
+        cJSON_Parse("{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\","
+                    "\"metadata\":{\"name\":\"big\",\"namespace\":\"ns\",\"uid\":\"u-9\"}}");
     o.br = br;
     cJSON *whole[N];
     for (int i = 0; i < N; i++) {
@@ -114,13 +116,13 @@ static void run(int points, size_t limit)
     cJSON *got = ctrl_collect_aggregate(&o, N, e2, sizeof(e2));
     assert_non_null(want);
     check_same(got, want);
-    cJSON *cm_want = api_result_configmap(br, want, (const cJSON *const *)whole, N, limit, e1,
-                                          sizeof(e1));
+    cJSON *cm_want =
+        api_result_configmap(br, want, (const cJSON *const *)whole, N, limit, e1, sizeof(e1));
     cJSON *cm_got = ctrl_collect_configmap(&o, got, N, limit, e2, sizeof(e2));
     assert_non_null(cm_want);
     check_same(cm_got, cm_want);
-    const char *doc = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(cm_got, "data"),
-                                                               API_RESULT_KEY));
+    const char *doc = cJSON_GetStringValue(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cm_got, "data"), API_RESULT_KEY));
     assert_non_null(doc);
     assert_true((strstr(doc, "\"downsampled\"") != NULL) == (points > 100));
     cJSON_Delete(cm_want);
