@@ -1,6 +1,7 @@
 /* The workers' results while a run is collected, held small (collect.h). */
 #include "pkg/controller/collect.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -20,7 +21,7 @@ struct ctrl_kept_result {
  * aggregate and the result ConfigMap. */
 static const enum bench_field_id PER_INTERVAL[] = {BK_HISTOGRAM, BK_LATENCY_SERIES, BK_TIMELINE};
 
-static struct ctrl_kept_result *deflated(const cJSON *full)
+struct ctrl_kept_result *ctrl_result_pack(const cJSON *full)
 {
     char *text = util_must(cJSON_PrintUnformatted(full));
     size_t len = strlen(text);
@@ -43,27 +44,8 @@ void ctrl_result_drop(struct ctrl_observed *o, int i)
     o->kept[i] = NULL;
 }
 
-void ctrl_result_keep(struct ctrl_observed *o, int i, cJSON *full)
+static cJSON *unpacked(const struct ctrl_kept_result *k)
 {
-    ctrl_result_drop(o, i);
-    if (!full)
-        return;
-    bool slim = false;
-    for (size_t k = 0; k < sizeof(PER_INTERVAL) / sizeof(PER_INTERVAL[0]); k++)
-        slim |= cJSON_GetObjectItemCaseSensitive(full, bench_key(PER_INTERVAL[k])) != NULL;
-    if (slim) {
-        o->kept[i] = deflated(full);
-        for (size_t k = 0; k < sizeof(PER_INTERVAL) / sizeof(PER_INTERVAL[0]); k++)
-            cJSON_DeleteItemFromObjectCaseSensitive(full, bench_key(PER_INTERVAL[k]));
-    }
-    o->results[i] = full;
-}
-
-cJSON *ctrl_result_whole(const struct ctrl_observed *o, int i)
-{
-    const struct ctrl_kept_result *k = o->kept[i];
-    if (!k)
-        return o->results[i] ? util_must(cJSON_Duplicate(o->results[i], 1)) : NULL;
     char *text = util_xmalloc(k->len + 1);
     uLongf len = (uLongf)k->len;
     /* our own deflated bytes: only a bug gets here */
@@ -73,6 +55,59 @@ cJSON *ctrl_result_whole(const struct ctrl_observed *o, int i)
     cJSON *r = util_must(cJSON_ParseWithLength(text, len));
     free(text);
     return r;
+}
+
+static bool has_per_interval(const cJSON *full)
+{
+    for (size_t k = 0; k < sizeof(PER_INTERVAL) / sizeof(PER_INTERVAL[0]); k++)
+        if (cJSON_GetObjectItemCaseSensitive(full, bench_key(PER_INTERVAL[k])))
+            return true;
+    return false;
+}
+
+static void slim_down(cJSON *full)
+{
+    for (size_t k = 0; k < sizeof(PER_INTERVAL) / sizeof(PER_INTERVAL[0]); k++)
+        cJSON_DeleteItemFromObjectCaseSensitive(full, bench_key(PER_INTERVAL[k]));
+}
+
+void ctrl_result_keep(struct ctrl_observed *o, int i, cJSON *full)
+{
+    ctrl_result_drop(o, i);
+    if (!full)
+        return;
+    if (has_per_interval(full)) {
+        o->kept[i] = ctrl_result_pack(full);
+        slim_down(full);
+    }
+    o->results[i] = full;
+}
+
+void ctrl_result_keep_packed(struct ctrl_observed *o, int i, struct ctrl_kept_result *packed)
+{
+    ctrl_result_drop(o, i);
+    if (!packed)
+        return;
+    o->results[i] = unpacked(packed);
+    slim_down(o->results[i]);
+    o->kept[i] = packed;
+}
+
+struct ctrl_kept_result *ctrl_result_take(struct ctrl_observed *o, int i)
+{
+    struct ctrl_kept_result *k = o->kept[i];
+    if (!k && o->results[i])
+        k = ctrl_result_pack(o->results[i]);
+    o->kept[i] = NULL;
+    ctrl_result_drop(o, i);
+    return k;
+}
+
+cJSON *ctrl_result_whole(const struct ctrl_observed *o, int i)
+{
+    if (!o->kept[i])
+        return o->results[i] ? util_must(cJSON_Duplicate(o->results[i], 1)) : NULL;
+    return unpacked(o->kept[i]);
 }
 
 void ctrl_result_sizes(const struct ctrl_observed *o, int n, size_t *kept, size_t *text)

@@ -18,6 +18,12 @@
 
 /* Keeps full (NULL: none; takes ownership) as worker i's result in o, replacing what o held. */
 void ctrl_result_keep(struct ctrl_observed *o, int i, cJSON *full);
+/* A whole result packed as o keeps it (deflated JSON), to keep elsewhere; free() it. */
+struct ctrl_kept_result *ctrl_result_pack(const cJSON *full);
+/* Worker i's whole result, packed, taken out of o (NULL: none). */
+struct ctrl_kept_result *ctrl_result_take(struct ctrl_observed *o, int i);
+/* Keeps packed (a whole result; takes ownership) as worker i's result in o. */
+void ctrl_result_keep_packed(struct ctrl_observed *o, int i, struct ctrl_kept_result *packed);
 /* Frees worker i's result in o (both forms). */
 void ctrl_result_drop(struct ctrl_observed *o, int i);
 /* Worker i's whole result as a new tree (the caller deletes it); NULL when it has none. */

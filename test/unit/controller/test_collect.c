@@ -167,12 +167,47 @@ static void test_compact_kept_whole(void **state)
     assert_null(o.results[0]);
 }
 
+/* A result taken out packed (as the executor keeps an early result) and put back is the same:
+ * slim where it was, whole when read. */
+static void test_take_and_keep_packed(void **state)
+{
+    (void)state;
+    static struct ctrl_observed o;
+    memset(&o, 0, sizeof(o));
+    cJSON *whole = worker(3, 40);
+    ctrl_result_keep(&o, 2, worker(3, 40));
+    struct ctrl_kept_result *k = ctrl_result_take(&o, 2);
+    assert_non_null(k);
+    assert_null(o.results[2]);
+    assert_null(o.kept[2]);
+    ctrl_result_keep_packed(&o, 7, k);
+    assert_null(cJSON_GetObjectItem(o.results[7], "histogram"));
+    assert_non_null(cJSON_GetObjectItem(o.results[7], "summary"));
+    cJSON *back = ctrl_result_whole(&o, 7);
+    check_same(back, whole);
+    cJSON_Delete(back);
+    /* a whole result without per-interval members is packed when taken */
+    cJSON *small = cJSON_Parse("{\"kind\":\"fio\",\"fio\":{\"jobs\":[]}}");
+    ctrl_result_keep(&o, 4, cJSON_Duplicate(small, 1));
+    k = ctrl_result_take(&o, 4);
+    ctrl_result_keep_packed(&o, 4, k);
+    back = ctrl_result_whole(&o, 4);
+    check_same(back, small);
+    cJSON_Delete(back);
+    cJSON_Delete(small);
+    cJSON_Delete(whole);
+    ctrl_result_drop(&o, 7);
+    ctrl_result_drop(&o, 4);
+    assert_null(ctrl_result_take(&o, 9));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_whole_fits),
         cmocka_unit_test(test_downsampled),
         cmocka_unit_test(test_compact_kept_whole),
+        cmocka_unit_test(test_take_and_keep_packed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
