@@ -504,4 +504,11 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
                    "# TYPE process_resident_memory_bytes gauge\n"
                    "process_resident_memory_bytes %ld\n",
                    src->rss_bytes);
+    if (src->heap_used_bytes > 0)
+        buf_printf(out,
+                   "# HELP " PREFIX "heap_bytes The allocator's heap: in use, and free but held "
+                   "(not given back to the system).\n"
+                   "# TYPE " PREFIX "heap_bytes gauge\n" PREFIX
+                   "heap_bytes{state=\"used\"} %ld\n" PREFIX "heap_bytes{state=\"free\"} %ld\n",
+                   src->heap_used_bytes, src->heap_free_bytes);
 }

@@ -1,5 +1,6 @@
 /* The BenchmarkRun state machine (see reconcile.h for the states and transitions). */
 #include "pkg/controller/reconcile.h"
+#include "pkg/controller/collect.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -1364,11 +1365,10 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
 /* The whole result in the ConfigMap <run>-result, written before this status (plan.result_cm),
  * named by status.resultRef. Not made again once the run has ended: the logs it comes from may be
  * gone by then, and status holds only the trimmed form (docs/spec.md, status.resultRef). */
-static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *const *results, int n)
+static void result_configmap(struct dctx *d, const cJSON *agg, int n)
 {
     char err[256];
-    cJSON *cm =
-        api_result_configmap(d->obs->br, agg, results, n, API_RESULT_MAX_BYTES, err, sizeof(err));
+    cJSON *cm = ctrl_collect_configmap(d->obs, agg, n, API_RESULT_MAX_BYTES, err, sizeof(err));
     if (!cm) {
         if (agg)
             event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
@@ -1540,11 +1540,11 @@ static void conclude(struct dctx *d, struct api_worker *w, int n)
         if (!w[i].pod)
             missing_pod(d, w[i].error, sizeof(w[i].error));
     char err[256];
-    cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
+    cJSON *agg = ctrl_collect_aggregate(o, n, err, sizeof(err));
     bool bounded = bench_aggregate_bounded(agg);
     api_status_set_results(d->st, agg, w, n);
     add_timing(d, agg, results, n);
-    result_configmap(d, agg, results, n);
+    result_configmap(d, agg, n);
     check_skew(d, agg);
     bool detail_missing = check_detail(d, w, n, bounded);
     end_collecting(d, w, n, agg, detail_missing);

@@ -278,8 +278,15 @@ static void test_operator_families_kept(void **state)
     cJSON *cache = cJSON_Parse(runs_json);
     struct ctrl_metrics_controller c = fake_controller(cache);
     struct kube_client_stats st = {.requests = 100, .errors = 4, .watch_restarts = 6, .relists = 8};
-    struct ctrl_metrics_source src = {.ctrl = &c, .client = &st, .leader = true, .rss_bytes = 1};
+    struct ctrl_metrics_source src = {.ctrl = &c,
+                                      .client = &st,
+                                      .leader = true,
+                                      .rss_bytes = 1,
+                                      .heap_used_bytes = 3000,
+                                      .heap_free_bytes = 700};
     char *t = format(&src);
+    assert_line(t, "pgbench_operator_heap_bytes{state=\"used\"} 3000");
+    assert_line(t, "pgbench_operator_heap_bytes{state=\"free\"} 700");
     const char *types[][2] = {
         {"pgbench_operator_benchmarkruns", "gauge"},
         {"pgbench_operator_reconcile_duration_seconds", "histogram"},
@@ -297,6 +304,7 @@ static void test_operator_families_kept(void **state)
         {"pgbench_operator_relists_total", "counter"},
         {"pgbench_operator_leader", "gauge"},
         {"process_resident_memory_bytes", "gauge"},
+        {"pgbench_operator_heap_bytes", "gauge"},
     };
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         char line[200];
