@@ -1148,6 +1148,16 @@ static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench
     return f ? bench_json_at(st, f->status) : NULL;
 }
 
+/* A field the table adds to each row (the run's name, what the rows cover) and then sep; only
+ * sep when v is NULL and sep is the row's end. */
+static int csv_extra(struct buf *out, const cJSON *v, const char *sep)
+{
+    if (!v)
+        return strcmp(sep, "\n") == 0 ? buf_puts(out, sep) : 0;
+    int rc = csv_field(out, v);
+    return rc ? rc : buf_puts(out, sep);
+}
+
 /* A table's columns are the status rows of the list; an item of the result is read at the same
  * row's result path. run: the run's name in a first column "run" (several runs), or NULL. */
 static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
@@ -1170,10 +1180,7 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
         {
-            if (name && !rc) {
-                rc = csv_field(out, name);
-                rc = rc ? rc : buf_puts(out, ",");
-            }
+            rc = rc ? rc : csv_extra(out, name, ",");
             for (int c = 0; c < nc && !rc; c++) {
                 if (c)
                     rc = buf_puts(out, ",");
@@ -1182,11 +1189,8 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
                                        : bench_status_get(it, cols[c]);
                 rc = rc ? rc : csv_field(out, v);
             }
-            if (cov && !rc) {
-                rc = buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, cov);
-            }
-            rc = rc ? rc : buf_puts(out, "\n");
+            rc = rc ? rc : cov ? buf_puts(out, ",") : 0;
+            rc = rc ? rc : csv_extra(out, cov, "\n");
         }
     cJSON_Delete(name);
     cJSON_Delete(cov);
