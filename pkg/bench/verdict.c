@@ -240,7 +240,13 @@ void bench_verdict_evidence_of(const cJSON *r, double ev[BENCH_EV__COUNT])
             ev[BENCH_EV_RTT] * ev[BENCH_EV_STATEMENTS] / ev[BENCH_EV_LATENCY] * 100.0;
 
     ev[BENCH_EV_CACHE_HIT] = bench_num(r, BK_SERVER_STATS_CACHE_HIT_PCT);
+    ev[BENCH_EV_SERVER_CPU_SECONDS] = bench_num(r, BK_SERVER_STATS_SERVER_CPU_SECONDS);
     ev[BENCH_EV_CHECKPOINTS] = bench_num(r, BK_SERVER_STATS_CHECKPOINTS);
+    if (ev[BENCH_EV_CHECKPOINTS] > 0)
+        ev[BENCH_EV_CHECKPOINT_INTERVAL] =
+            bench_num(r, BK_SERVER_STATS_SECONDS) / ev[BENCH_EV_CHECKPOINTS];
+    ev[BENCH_EV_WAL_FPI] = bench_num(r, BK_SERVER_STATS_WAL_FPI_PCT);
+    ev[BENCH_EV_WRITE_SHARE] = ev[BENCH_EV_WAL_SHARE] + ev[BENCH_EV_CHECKPOINT_SHARE];
     ev[BENCH_EV_BACKEND_WRITES] = bench_num(r, BK_SERVER_STATS_IO_BACKEND_WRITES);
     ev[BENCH_EV_WAL_PER_TX] = bench_num(r, BK_SERVER_STATS_WAL_BYTES_PER_TX);
     ev[BENCH_EV_WAL_SYNC_PER_COMMIT] = bench_num(r, BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT);
@@ -255,6 +261,18 @@ void bench_verdict_evidence_of(const cJSON *r, double ev[BENCH_EV__COUNT])
 }
 
 /* ---- the decision ------------------------------------------------------------------------- */
+
+/* The CPU rule would fire had the server's CPU use been measured, and it was not: the samples
+ * say the backends were on CPU (or waiting for one), only the server can say it was busy. */
+static bool cpu_unconfirmed(const double *ev)
+{
+    if (isfinite(ev[BENCH_EV_SERVER_CPU_SECONDS]))
+        return false;
+    double with[BENCH_EV__COUNT];
+    memcpy(with, ev, sizeof(with));
+    with[BENCH_EV_SERVER_CPU_SECONDS] = INFINITY;
+    return limit_holds(BENCH_LR_CPU, with);
+}
 
 void bench_verdict_decide(const double ev[BENCH_EV__COUNT], struct bench_verdict *v)
 {
@@ -274,6 +292,11 @@ void bench_verdict_decide(const double ev[BENCH_EV__COUNT], struct bench_verdict
             best = s;
         }
     }
+    /* a larger share on CPU that the CPU rule could not confirm (no server CPU measured) leaves
+     * a smaller share undecided rather than named the limit */
+    if (v->decided_by >= 0 && bench_verdict_limits[v->decided_by].score >= 0 &&
+        cpu_unconfirmed(ev) && ev[BENCH_EV_CPU_SHARE] > best)
+        v->decided_by = -1;
     if (v->decided_by >= 0)
         v->cls = bench_verdict_limits[v->decided_by].cls;
     for (int i = 0; i < BENCH_WR__COUNT; i++)
@@ -366,6 +389,23 @@ int bench_verdict_expand(struct buf *b, const char *tmpl, const double ev[BENCH_
     return 0;
 }
 
+/* The database's time mostly on CPU (active, no wait event) as the CPU rule asks, but the
+ * server's CPU use not measured: the verdict names what would decide it instead of guessing.
+ * Writes that and returns true, else writes nothing. */
+static bool cpu_unmeasured(struct buf *b, const double *ev, int *rc)
+{
+    if (!cpu_unconfirmed(ev))
+        return false;
+    char x[48];
+    ev_num(x, sizeof(x), ev[BENCH_EV_CPU_SHARE], "%");
+    *rc |= buf_printf(b,
+                      "inconclusive: backends active without a wait event %s %% of database "
+                      "samples, but the server's CPU use is unknown (not measured, not guessed); "
+                      "would decide it: %s",
+                      x, bench_verdict_evidence[BENCH_EV_SERVER_CPU_SECONDS].how);
+    return true;
+}
+
 /* What would decide an inconclusive verdict: the missing evidence the rules need, or a longer
  * look when everything was measured and nothing stood out. */
 static int undecided(struct buf *b, const struct bench_verdict *v)
@@ -402,6 +442,8 @@ static int undecided(struct buf *b, const struct bench_verdict *v)
             rc |= buf_puts(b, "a run with more runner CPU: if tps rises, the client limited it");
         return rc;
     }
+    if (cpu_unmeasured(b, ev, &rc))
+        return rc;
     int top = -1;
     for (int c = 0; c < BENCH_VC__COUNT; c++) {
         double s = c == BENCH_VC_CLIENT ? NAN : bench_verdict_share(ev, c);

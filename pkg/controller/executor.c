@@ -1,6 +1,7 @@
 /* The executor of the controllers' plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
+#include "pkg/util/list.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -142,12 +143,7 @@ static void early_drop(struct ctrl_exec *x, const char *key);
 static void rec_free(struct rec *r)
 {
     struct ctrl_exec *x = r->x;
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        x->recs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    UTIL_LIST_UNLINK(x->recs, r);
     x->inflight--;
     lf_free_all(r); /* only at ctrl_exec_free: their requests are cancelled */
     cJSON_Delete(r->br);
@@ -288,10 +284,7 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key)
     (void)snprintf(r->key, sizeof(r->key), "%s", key);
     (void)snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
     (void)snprintf(r->name, sizeof(r->name), "%s", slash + 1);
-    r->next = x->recs;
-    if (x->recs)
-        x->recs->prev = r;
-    x->recs = r;
+    UTIL_LIST_PUSH(x->recs, r);
     x->inflight++;
     cJSON *br = kube_informer_copy(x->env.objs, r->ns, r->name);
     if (!br) { /* deleted: nothing to do, children go with ownerReferences */
@@ -477,12 +470,7 @@ static void lf_closed(uv_handle_t *h)
 static void lf_free(struct log_fetch *lf)
 {
     struct rec *r = lf->r;
-    if (lf->prev)
-        lf->prev->next = lf->next;
-    else
-        r->lfs = lf->next;
-    if (lf->next)
-        lf->next->prev = lf->prev;
+    UTIL_LIST_UNLINK(r->lfs, lf);
     if (lf->timer_on) {
         lf->timer.data = lf;
         uv_close((uv_handle_t *)&lf->timer, lf_closed);
@@ -638,10 +626,7 @@ static void start_log_reads(struct rec *r)
         lf->r = r;
         lf->index = l->index;
         lf->pod = l->pod;
-        lf->next = r->lfs;
-        if (r->lfs)
-            r->lfs->prev = lf;
-        r->lfs = lf;
+        UTIL_LIST_PUSH(r->lfs, lf);
         running++;
         log_request(lf);
     }
@@ -1375,6 +1360,25 @@ int ctrl_exec_inflight(const struct ctrl_exec *x)
 const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x)
 {
     return &x->stats;
+}
+
+void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out)
+{
+    const struct ctrl_exec_stats *st = &x->stats;
+    *out = (struct ctrl_metrics_controller){
+        .reconciles = st->reconciles,
+        .reconcile_errors = st->reconcile_errors,
+        .conflicts = st->conflicts,
+        .creates = st->creates,
+        .deletes = st->deletes,
+        .status_writes = st->status_writes,
+        .write_errors = st->write_errors,
+        .dropped_events = st->dropped_events,
+        .dropped_actions = st->dropped_actions,
+        .reconcile_seconds = st->lat,
+        .queue_depth = kube_queue_len(x->env.q),
+        .inflight = x->inflight,
+    };
 }
 
 void ctrl_exec_free(struct ctrl_exec *x)

@@ -135,6 +135,9 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key);
 /* Reconciles in flight. */
 int ctrl_exec_inflight(const struct ctrl_exec *x);
 const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x);
+/* Fills out with the counters, the latencies, env.q's depth and the reconciles in flight; the
+ * rest (Events, caches) zero, for the controller to add. */
+void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out);
 /* Frees the reconciles in flight (their keys are handed back to env.q as done) and x; their
  * requests must have been cancelled (kube_client_free). NULL: nothing. */
 void ctrl_exec_free(struct ctrl_exec *x);

@@ -70,16 +70,18 @@ static int read_server(PGconn *conn, int version_num, struct pg_stats_snap *out,
         /* 18 moved the sync counters to pg_stat_io */
         r = one_row(conn,
                     version_num >= 180000
-                        ? "SELECT wal_bytes, NULL, NULL FROM pg_stat_wal"
+                        ? "SELECT wal_bytes, NULL, NULL, wal_records, wal_fpi FROM pg_stat_wal"
                         : "SELECT wal_bytes, wal_sync, CASE WHEN "
-                          "current_setting('track_wal_io_timing')::bool THEN wal_sync_time END "
-                          "FROM pg_stat_wal",
+                          "current_setting('track_wal_io_timing')::bool THEN wal_sync_time END, "
+                          "wal_records, wal_fpi FROM pg_stat_wal",
                     msg, msglen);
         if (!r)
             return -EIO;
         out->wal_bytes = i64(r, 0);
         out->wal_syncs = i64(r, 1);
         out->wal_sync_ms = PQgetisnull(r, 0, 2) ? -1 : strtod(PQgetvalue(r, 0, 2), NULL);
+        out->wal_records = i64(r, 3);
+        out->wal_fpi = i64(r, 4);
         PQclear(r);
     }
     if (version_num >= 160000) {
@@ -130,6 +132,7 @@ int pg_stats_read(PGconn *conn, int version_num, struct pg_stats_snap *out, char
 {
     memset(out, 0, sizeof(*out));
     out->wal_bytes = out->wal_syncs = out->io_reads = out->io_writes = -1;
+    out->wal_records = out->wal_fpi = -1;
     out->wal_sync_ms = out->kcache_cpu_s = -1;
     out->t = util_mono_s();
     if (read_database(conn, out, msg, msglen) || read_server(conn, version_num, out, msg, msglen))
@@ -171,6 +174,12 @@ cJSON *pg_stats_delta_json(const struct pg_stats_snap *a, const struct pg_stats_
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_BYTES), delta(a->wal_bytes, b->wal_bytes));
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_BYTES_PER_TX),
               num_or_null(commits > 0 ? wal / commits : NAN));
+    util_jset(o, bench_key(BK_SERVER_STATS_WAL_FPI), delta(a->wal_fpi, b->wal_fpi));
+    double records = a->wal_records >= 0 ? (double)(b->wal_records - a->wal_records) : NAN;
+    util_jset(o, bench_key(BK_SERVER_STATS_WAL_FPI_PCT),
+              num_or_null(records > 0 && a->wal_fpi >= 0
+                              ? (double)(b->wal_fpi - a->wal_fpi) / records * 100.0
+                              : NAN));
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNCS), delta(a->wal_syncs, b->wal_syncs));
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNC_MS), num_or_null(sync_ms));
     util_jset(o, bench_key(BK_SERVER_STATS_IO_READS), delta(a->io_reads, b->io_reads));
@@ -178,7 +187,10 @@ cJSON *pg_stats_delta_json(const struct pg_stats_snap *a, const struct pg_stats_
     util_jset(o, bench_key(BK_SERVER_STATS_WAL_SYNC_MS_PER_COMMIT),
               num_or_null(commits > 0 ? sync_ms / commits : NAN));
     char cpu[160];
-    if (a->kcache_cpu_s >= 0 && b->kcache_cpu_s >= 0)
+    bool kcache = a->kcache_cpu_s >= 0 && b->kcache_cpu_s >= 0;
+    util_jset(o, bench_key(BK_SERVER_STATS_SERVER_CPU_SECONDS),
+              num_or_null(kcache ? b->kcache_cpu_s - a->kcache_cpu_s : NAN));
+    if (kcache)
         (void)snprintf(cpu, sizeof(cpu), "%.3f s of CPU (pg_stat_kcache)",
                        b->kcache_cpu_s - a->kcache_cpu_s);
     else

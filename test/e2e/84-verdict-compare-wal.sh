@@ -7,6 +7,7 @@
 # moved with it. The oracle is the shim: the test checks the class named and the evidence.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
+. "$ROOT/test/lib/verdict.sh"
 env_start_plugin
 env_start_operator --progress-interval 2
 cat >"$TMP/slowsync.c" <<'C'
@@ -37,11 +38,7 @@ workload="pgbench: {run: {clients: 4, threads: 2, durationSeconds: 8, progressSe
 env_br_yaml init "pgbench: {init: {scale: 8}, run: {clients: 1, durationSeconds: 1}}" | env_apply
 env_wait_phase init Succeeded 180
 # restart_with MS: the server restarted with the shim, every fdatasync taking MS ms (0: none)
-restart_with() {
-    runuser -u postgres -- env LD_PRELOAD="$TMP/slowsync.so" SLOWSYNC_MS="$1" "$PG_BINDIR/pg_ctl" \
-        -D "$PG_DATADIR" -l "$PG_SOCKDIR/server.log" -w -t 60 restart >/dev/null ||
-        fail "restart with the shim ($1 ms) failed"
-}
+restart_with() { verdict_pg_restart LD_PRELOAD="$TMP/slowsync.so" SLOWSYNC_MS="$1"; }
 restart_with 0
 env_br_yaml fast "$workload" | env_apply
 env_wait_phase fast Succeeded 120

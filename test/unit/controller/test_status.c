@@ -235,10 +235,10 @@ static void test_diagnostics_from_runner_results(void **state)
     assert_int_equal(strncmp(verdict, util_jstr(bench_get(agg, BK_VERDICT), "summary"),
                              strlen(util_jstr(bench_get(agg, BK_VERDICT), "summary"))),
                      0);
-    /* the verdict: CPU 60 % and IO:WALSync 40 % of the database's samples; CPU's rule scores
-     * higher */
-    assert_string_equal(util_jstr(st, "diagnostics.verdictClass"), "server-cpu");
-    assert_string_equal(util_jstr(bench_get(agg, BK_VERDICT), "class"), "server-cpu");
+    /* the verdict: CPU 60 % and IO:WALSync 40 % of the database's samples; the larger share is
+     * CPU, which no server counter (pg_stat_kcache) confirms: inconclusive, not WAL flush */
+    assert_string_equal(util_jstr(st, "diagnostics.verdictClass"), "inconclusive");
+    assert_string_equal(util_jstr(bench_get(agg, BK_VERDICT), "class"), "inconclusive");
     assert_int_equal(cJSON_GetArraySize(util_jget(st, "diagnostics")), 4);
     /* the structured sections stay in the result (ConfigMap), merged */
     assert_int_equal(bench_num(agg, BK_WAIT_EVENTS_SAMPLES), 20);
