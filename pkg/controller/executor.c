@@ -75,6 +75,7 @@ struct rec {
     struct rec *next, *prev;
     char key[512], ns[256], name[256];
     uint64_t t0;
+    uint64_t write_t0; /* STATUS, ANNOTATE: when the write was sent (the margin learns it) */
     enum ctrl_exec_state state;
     cJSON *br, *init_job, *run_job;
     cJSON *pods[CTRL_MAX_PODS];
@@ -89,8 +90,6 @@ struct rec {
     struct log_fetch *lfs; /* FETCH: log reads of this reconcile (in flight or waiting) */
     int log_next;          /* FETCH: next plan.logs entry to read */
     int conflicts;         /* STATUS: write retries */
-    bool status_written;   /* STATUS: this plan's status is written (plan.create_first) */
-    uint64_t write_t0;     /* STATUS, ANNOTATE: when the write was sent (the margin learns it) */
     struct progress_fetch {
         struct rec *r;
         int index;
@@ -103,6 +102,7 @@ struct rec {
         int i;
     } * anns; /* ANNOTATE: one per plan.annotate pod, the context of its patch */
     bool error_set;
+    bool status_written; /* STATUS: this plan's status is written (plan.create_first) */
     char error_message[600];
 };
 
