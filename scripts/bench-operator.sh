@@ -7,7 +7,9 @@
 #      (GET /sim/stats) over that burst
 #   3. the operator's share of CR -> Job latency: one CR at a time (created -> its run Job's ADDED
 #      event), each followed by a Job created directly (created -> its ADDED event) in the same
-#      sim; the share is the difference of the p99s (<= 2 ms)
+#      sim; the share is the difference of the p99s (<= 2 ms). The CRs are pgbench runs (their
+#      pods wait for the missing Secret pg-app: nothing runs), whose run Job is the operator's
+#      first write (issue 31.4: the status follows it); a fio run creates its claim first
 #
 # The benchmark pods must exist but need not run, so every run stays Running (the largest cached
 # state: spec, status, a Job and a Pod per run). No PostgreSQL is needed. Two ways:
@@ -99,6 +101,9 @@ function br(ns, name) {
   if ((process.env.BENCH_MODE || 'pending') === 'pending') // pods stay Pending: no such class
     return { apiVersion: 'pgbench.dev/v1alpha1', kind: 'BenchmarkRun', metadata: { name, namespace: ns },
       spec: { workload: { fio: { storageClassName: 'none', jobs: [{ name: 'a', rw: 'read', runtimeSeconds: 600 }] } } } };
+  return pgbenchBr(ns, name);
+}
+function pgbenchBr(ns, name) {
   return { apiVersion: 'pgbench.dev/v1alpha1', kind: 'BenchmarkRun', metadata: { name, namespace: ns },
     spec: { target: { host: 'pg-rw.db.svc', user: 'app', passwordSecretRef: { name: 'pg-app' } },
       workload: { pgbench: { run: { clients: 2, durationSeconds: 600 } } }, workers: 1 } };
@@ -152,17 +157,23 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   for (const m of metrics.matchAll(/cached_bytes\{resource="(\w+)"\} (\d+)/g)) cachedKiB[m[1]] = Number(m[2]) / 1024;
   // 3. latency, one CR at a time, with the runs still there; each followed by a direct Job
   const lat = [], direct = [];
+  // each sample starts on a settled sim (the operator's writes after the Job, the sim's pod for
+  // it), and the two kinds alternate which goes first
+  const viaCr = async (name) => {
+    const s = performance.now();
+    await request('POST', '/apis/pgbench.dev/v1alpha1/namespaces/lat/benchmarkruns', pgbenchBr('lat', name));
+    lat.push(await waitJob(`lat/${name}-run`) - s);
+    await sleep(50);
+  };
+  const viaJob = async (name) => {
+    const s = performance.now();
+    await request('POST', '/apis/batch/v1/namespaces/direct/jobs', job('direct', name));
+    direct.push(await waitJob(`direct/${name}`) - s);
+    await sleep(50);
+  };
   for (let i = 0; i < Number(samples); i++) {
     const name = `lat-${i}`;
-    let s = performance.now();
-    await request('POST', '/apis/pgbench.dev/v1alpha1/namespaces/lat/benchmarkruns', br('lat', name));
-    let t = await waitJob(`lat/${name}-run`);
-    lat.push(t - s);
-    await sleep(5); // the operator's writes after the Job (status) out of the way
-    s = performance.now();
-    await request('POST', '/apis/batch/v1/namespaces/direct/jobs', job('direct', name));
-    t = await waitJob(`direct/${name}`);
-    direct.push(t - s);
+    if (i % 2) { await viaJob(name); await viaCr(name); } else { await viaCr(name); await viaJob(name); }
   }
   console.log(JSON.stringify({ runs: n, applySeconds: (tApplied - t0) / 1000, allJobsSeconds: tAll / 1000,
     rssKiB: rss, rssAnonKiB: anon, rssFileKiB: file, cachedKiB, operatorCpuSeconds: cpu[0], simCpuSeconds: cpu[1], simRequests,
@@ -194,5 +205,6 @@ print("operator: CPU per run %.3f ms (%.2f s for the %d runs); the simulated API
 share = r["latencyP99Ms"] - r["directP99Ms"]
 print("operator: CR created -> run Job created: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d runs; a Job created directly: p50 %.2f ms, p99 %.2f ms"
       % (r["latencyP50Ms"], r["latencyP99Ms"], r["latencyMaxMs"], r["samples"], r["directP50Ms"], r["directP99Ms"]))
-print("operator: its share of CR -> Job latency (p99 difference): %.2f ms (target <= 2 ms) %s" % (share, mark(share <= 2)))
+print("operator: its share of CR -> Job latency (p99 difference): %.2f ms (target <= 2 ms) %s; p50 difference %.2f ms"
+      % (share, mark(share <= 2), r["latencyP50Ms"] - r["directP50Ms"]))
 PY

@@ -68,6 +68,23 @@ static int connect_retry(void *base, const struct util_opt *o, const char *flag,
     return rc;
 }
 
+/* --placement: spread or pack; custom has constraints only YAML can carry. */
+static int placement(void *base, const struct util_opt *o, const char *flag, const char *v,
+                     char *err, size_t errlen)
+{
+    struct run_cli *r = base;
+    if (strcmp(v, "custom") == 0)
+        return util_errf(err, errlen,
+                         "%s custom: the constraints are YAML-only; write "
+                         "spec.placement.mode: custom and spec.placement.topologySpreadConstraints "
+                         "(docs/spec.md), e.g. from --dry-run's output",
+                         flag);
+    if (strcmp(v, "spread") != 0 && strcmp(v, "pack") != 0)
+        return util_opt_bad(o, flag, v, err, errlen);
+    r->ro.placement = v;
+    return 0;
+}
+
 /* ---- the tables -------------------------------------------------------------------------- */
 
 #define KF(f) offsetof(struct kc_flags, f)
@@ -391,6 +408,16 @@ static const struct util_opt target_rows[] = {
      .group = "the tables",
      .help = "leave the first seconds out of the summary and percentiles (spec "
              "run.warmupSeconds; the report shades them)"},
+    {.name = "placement",
+     .type = UTIL_OPT_CALL,
+     .flags = UTIL_OPT_VALUE,
+     .cb = placement,
+     .metavar = "spread|pack",
+     .expect = "spread or pack (custom: YAML only)",
+     .group = "pods",
+     .help = "spread: the workers over the nodes, one per node where it can (the default); pack: "
+             "on as few nodes as the scheduler can. custom (your own topologySpreadConstraints) "
+             "is YAML-only: spec.placement"},
 };
 
 size_t flag_act_sets(struct act *x, struct plugin_common_opts *c, struct util_opt_set *out)

@@ -2,6 +2,7 @@
  * and export their results. kubectl finds this program on PATH by its name. Option parsing,
  * wiring and exit codes (plugin.h); the BenchmarkRun comes from pkg/plugin, the children from the
  * operator's own manifest code. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -83,18 +84,22 @@ void die_usage(const struct args *a, const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
-int get_run(struct kc *k, const char *name, cJSON **out)
+int get_object(struct kc *k, const struct kube_resource *res, const char *name, cJSON **out)
 {
     struct kc_reply r;
-    char msg[600];
     *out = NULL;
-    if (kc_call(k, KC_GET, &API_BENCHMARKRUNS, name, NULL, NULL, &r) != 0) {
+    if (kc_call(k, KC_GET, res, name, NULL, NULL, &r) != 0) {
         (void)fprintf(stderr, "kubectl pgbench: cannot send the request\n");
         return EXIT_CLUSTER;
     }
     if (!kube_ok(&r.st)) {
+        char kind[64], msg[600];
+        size_t i = 0;
+        for (; res->kind[i] && i + 1 < sizeof(kind); i++)
+            kind[i] = (char)tolower((unsigned char)res->kind[i]);
+        kind[i] = '\0';
         kc_describe(&r.st, msg, sizeof(msg));
-        (void)fprintf(stderr, "kubectl pgbench: benchmarkrun %s in namespace %s: %s\n", name, k->ns,
+        (void)fprintf(stderr, "kubectl pgbench: %s %s in namespace %s: %s\n", kind, name, k->ns,
                       msg);
         kc_reply_free(&r);
         return EXIT_CLUSTER;
@@ -103,6 +108,11 @@ int get_run(struct kc *k, const char *name, cJSON **out)
     r.body = NULL;
     kc_reply_free(&r);
     return 0;
+}
+
+int get_run(struct kc *k, const char *name, cJSON **out)
+{
+    return get_object(k, &API_BENCHMARKRUNS, name, out);
 }
 
 /* An unknown command: cobra's message and its suggestions (a distance of at most 2, or a

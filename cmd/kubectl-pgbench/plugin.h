@@ -52,7 +52,9 @@ enum { FLAG_LONG, FLAG_INT };
 int flag_duration(void *base, const struct util_opt *o, const char *flag, const char *v, char *err,
                   size_t errlen);
 
-/* Gets a BenchmarkRun into *out (owned). Returns 0 or an exit code, having printed why. */
+/* Gets the object name of res in k's namespace into *out (owned). Returns 0 or an exit code,
+ * having printed why. get_run: a BenchmarkRun. */
+int get_object(struct kc *k, const struct kube_resource *res, const char *name, cJSON **out);
 int get_run(struct kc *k, const char *name, cJSON **out);
 /* Writes all of s to stdout. */
 void emit(const char *s, size_t len);

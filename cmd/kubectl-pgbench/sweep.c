@@ -130,22 +130,7 @@ static const struct util_opt sweep_rows[] = {
 
 static int get_sweep(struct kc *k, const char *name, cJSON **out)
 {
-    struct kc_reply r;
-    *out = NULL;
-    if (kc_call(k, KC_GET, &API_BENCHMARKSWEEPS, name, NULL, NULL, &r) != 0)
-        return EXIT_CLUSTER;
-    if (!kube_ok(&r.st)) {
-        char msg[600];
-        kc_describe(&r.st, msg, sizeof(msg));
-        (void)fprintf(stderr, "kubectl pgbench: benchmarksweep %s in namespace %s: %s\n", name,
-                      k->ns, msg);
-        kc_reply_free(&r);
-        return EXIT_CLUSTER;
-    }
-    *out = r.body;
-    r.body = NULL;
-    kc_reply_free(&r);
-    return 0;
+    return get_object(k, &API_BENCHMARKSWEEPS, name, out);
 }
 
 static bool terminal(const char *phase)

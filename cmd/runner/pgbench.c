@@ -36,6 +36,20 @@
  * Shared by init and run
  * ------------------------------------------------------------------------------------------- */
 
+/* The readiness window: --wait-timeout, counted from --wait-from when given (the time this
+ * node's clock has passed since then, clamped to 0..the window: a clock behind the API server's
+ * gives the whole window from now, one ahead shortens it, to a single try at worst). */
+static struct pg_wait wait_window(const struct bench_runner_common *co)
+{
+    struct pg_wait w = {.timeout_s = co->wait_timeout_s};
+    if (!co->wait_from)
+        return w;
+    double spent = util_wall_s() - util_rfc3339_parse(co->wait_from);
+    w.spent_s = spent < 0 ? 0 : (spent > w.timeout_s ? w.timeout_s : spent);
+    w.stop_early_s = BENCH_WAIT_REPORT_S;
+    return w;
+}
+
 /* Connects for the runner's own use (readiness + diagnostics) as the load will (the flags are in
  * the environment by now), creating the database when asked. Returns 0 with c->conn, or -1 when
  * the run is over (its result emitted). */
@@ -44,7 +58,8 @@ static int connect_target(struct run_ctx *c, const struct bench_runner_common *c
 {
     struct bench_conninfo ci = {.appname = appname, .cancel = &runner_stop_signal};
     struct pg_error err;
-    int rc = pg_wait_ready(&ci, co->wait_timeout_s, &c->conn, &err);
+    struct pg_wait w = wait_window(co);
+    int rc = pg_wait_ready(&ci, &w, &c->conn, &err);
     if (rc == -ECONNREFUSED && err.cls == PG_ERR_DATABASE && co->create_database) {
         bool created = false;
         struct pg_error cerr;
@@ -53,7 +68,8 @@ static int connect_target(struct run_ctx *c, const struct bench_runner_common *c
             return run_fail(c, cerr.cls == PG_ERR_OTHER ? BENCH_EXIT_USAGE : BENCH_EXIT_UNREACHABLE,
                             "cannot create the database on %.200s (%s): %.600s", err.target,
                             pg_error_class_name(cerr.cls), cerr.message);
-        rc = pg_wait_ready(&ci, co->wait_timeout_s, &c->conn, &err);
+        w = wait_window(co);
+        rc = pg_wait_ready(&ci, &w, &c->conn, &err);
     }
     if (rc == -ECANCELED)
         return run_fail(c, BENCH_EXIT_PARTIAL,
@@ -72,6 +88,11 @@ static int conn_options(struct run_ctx *c, const struct bench_runner_common *co)
 {
     if (runner_conn_check(&co->conn, c->msg, sizeof(c->msg)))
         return run_fail(c, BENCH_EXIT_USAGE, "%s", c->msg);
+    if (co->wait_from && util_rfc3339_parse(co->wait_from) < 0)
+        return run_fail(c, BENCH_EXIT_USAGE,
+                        "--wait-from \"%.64s\": expected an RFC 3339 time such as "
+                        "2026-12-07T23:00:00Z",
+                        co->wait_from);
     return 0;
 }
 

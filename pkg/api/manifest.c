@@ -29,10 +29,20 @@ void api_config_defaults(struct api_config *cfg)
     cfg->instance = "pgbench-operator";
 }
 
+/* A run's children: the suffix of the name (also their role label), and what they are. */
+static const struct {
+    const char *suffix, *api_version, *kind;
+} children[] = {
+    [API_CHILD_INIT] = {"init", "batch/v1", "Job"},
+    [API_CHILD_RUN] = {"run", "batch/v1", "Job"},
+    [API_CHILD_FIO_PVC] = {"fio", "v1", "PersistentVolumeClaim"},
+    [API_CHILD_HPA] = {"hpa", "autoscaling/v2", "HorizontalPodAutoscaler"},
+    [API_CHILD_RESULT] = {"result", "v1", "ConfigMap"},
+};
+
 void api_child_name(const char *br, enum api_child which, char *out, size_t len)
 {
-    static const char *const suffix[] = {"init", "run", "fio", "hpa", "result"};
-    (void)snprintf(out, len, "%s-%s", br, suffix[which]);
+    (void)snprintf(out, len, "%s-%s", br, children[which].suffix);
 }
 
 static cJSON *obj(void)
@@ -106,6 +116,19 @@ static cJSON *metadata_for(const cJSON *br, const char *name, const char *role, 
         cJSON_AddItemToArray(refs, r);
     }
     return m;
+}
+
+/* A new child of the run br: its apiVersion, kind and metadata (owned: br is its controller, the
+ * garbage collector deletes it with br). */
+static cJSON *child_object(const cJSON *br, enum api_child which, bool owned)
+{
+    char name[300];
+    api_child_name(util_jstr(br, "metadata.name"), which, name, sizeof(name));
+    cJSON *o = obj();
+    put_str(o, "apiVersion", children[which].api_version);
+    put_str(o, "kind", children[which].kind);
+    put(o, "metadata", metadata_for(br, name, children[which].suffix, owned));
+    return o;
 }
 
 static void env_value(cJSON *env, const char *name, const char *value)
@@ -311,13 +334,10 @@ static cJSON *pod_template(const cJSON *br, const struct api_spec *s, const stru
     return tmpl;
 }
 
-static cJSON *job_skeleton(const cJSON *br, const char *name, const char *role, cJSON *tmpl,
+static cJSON *job_skeleton(const cJSON *br, enum api_child which, cJSON *tmpl,
                            const struct api_spec *s)
 {
-    cJSON *job = obj();
-    put_str(job, "apiVersion", "batch/v1");
-    put_str(job, "kind", "Job");
-    put(job, "metadata", metadata_for(br, name, role, true));
+    cJSON *job = child_object(br, which, true);
     cJSON *spec = put(job, "spec", obj());
     put_num(spec, "backoffLimit", 0);
     put_num(spec, "ttlSecondsAfterFinished", (double)s->ttl_s);
@@ -351,26 +371,17 @@ long api_run_deadline(const struct api_spec *s, const struct api_config *cfg)
 cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
                              const struct api_config *cfg)
 {
-    char name[300];
-    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_INIT, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "init", &c);
     struct bench_runner_init ra;
     bench_runner_defaults(BENCH_RUNNER_PGBENCH_INIT, &ra);
-    ra.pg.scale = s->scale;
-    ra.pg.foreign_keys = s->foreign_keys;
-    ra.pg.partitions = s->partitions;
-    ra.pg.generation = s->init_generation;
-    ra.pg.steps = s->init_steps;
-    ra.pg.fillfactor = s->init_fillfactor;
-    ra.pg.unlogged_tables = s->init_unlogged;
-    ra.pg.tablespace = s->init_tablespace;
-    ra.pg.index_tablespace = s->init_index_tablespace;
+    api_spec_init_opts(s, &ra.pg);
     ra.skip_if_initialized = s->skip_if_initialized;
     ra.common.create_database = s->create_database;
     ra.common.wait_timeout_s = (double)s->connect_retry_s;
+    ra.common.wait_from = util_jstr(br, "metadata.creationTimestamp");
     push_runner_args(cJSON_GetObjectItemCaseSensitive(c, "args"), BENCH_RUNNER_PGBENCH_INIT, &ra);
-    cJSON *job = job_skeleton(br, name, "init", tmpl, s);
+    cJSON *job = job_skeleton(br, API_CHILD_INIT, tmpl, s);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     put_num(spec, "completions", 1);
     put_num(spec, "parallelism", 1);
@@ -378,7 +389,10 @@ cJSON *api_manifest_init_job(const cJSON *br, const struct api_spec *s,
     return job;
 }
 
-static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct api_spec *s)
+/* wait_from: where target.connectRetrySeconds counts from (the run's creationTimestamp), NULL
+ * for the runner's own start (after an init, which reached the target). */
+static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct api_spec *s,
+                         const char *wait_from)
 {
     struct bench_runner_run ra;
     bench_runner_defaults(BENCH_RUNNER_PGBENCH_RUN, &ra);
@@ -432,6 +446,7 @@ static void pgbench_args(cJSON *args, cJSON *vols, cJSON *mounts, const struct a
     if (s->replica_lag)
         ra.replica_timeout_s = s->replica_timeout_s;
     ra.common.wait_timeout_s = (double)s->connect_retry_s;
+    ra.common.wait_from = wait_from;
     ra.pg.extra_args = s->extra_args;
     ra.pg.nextra = (size_t)s->n_extra_args;
     push_runner_args(args, BENCH_RUNNER_PGBENCH_RUN, &ra);
@@ -563,8 +578,6 @@ static void placement(cJSON *pod_spec, const struct api_spec *s, const char *brn
 cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const struct api_config *cfg,
                             long run_from)
 {
-    char name[300];
-    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_RUN, name, sizeof(name));
     cJSON *c;
     cJSON *tmpl = pod_template(br, s, cfg, "run", &c);
     cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args");
@@ -576,7 +589,8 @@ cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const str
     if (s->workload == API_WL_PGBENCH) /* the runner stops its load there and reports */
         env_num(env, "BENCH_DEADLINE_AT", run_from + api_run_timeout(s, cfg));
     if (s->workload == API_WL_PGBENCH) {
-        pgbench_args(args, vols, mounts, s);
+        pgbench_args(args, vols, mounts, s,
+                     s->init ? NULL : util_jstr(br, "metadata.creationTimestamp"));
         if (s->workers > 1) {
             shares_env(env, "BENCH_CLIENTS_BY_INDEX", s, false);
             if (s->rate > 0)
@@ -585,7 +599,7 @@ cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const str
     } else {
         fio_args(args, vols, mounts, br, s);
     }
-    cJSON *job = job_skeleton(br, name, "run", tmpl, s);
+    cJSON *job = job_skeleton(br, API_CHILD_RUN, tmpl, s);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
     put_str(spec, "completionMode", "Indexed");
     put_num(spec, "completions", s->workers);
@@ -596,12 +610,7 @@ cJSON *api_manifest_run_job(const cJSON *br, const struct api_spec *s, const str
 
 cJSON *api_manifest_fio_pvc(const cJSON *br, const struct api_spec *s)
 {
-    char name[300];
-    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_FIO_PVC, name, sizeof(name));
-    cJSON *pvc = obj();
-    put_str(pvc, "apiVersion", "v1");
-    put_str(pvc, "kind", "PersistentVolumeClaim");
-    put(pvc, "metadata", metadata_for(br, name, "fio", !s->keep_volume));
+    cJSON *pvc = child_object(br, API_CHILD_FIO_PVC, !s->keep_volume);
     cJSON *spec = put(pvc, "spec", obj());
     push_str(put(spec, "accessModes", arr()), "ReadWriteOnce");
     if (s->storage_class && *s->storage_class)
@@ -612,12 +621,7 @@ cJSON *api_manifest_fio_pvc(const cJSON *br, const struct api_spec *s)
 
 cJSON *api_manifest_hpa(const cJSON *br, const struct api_spec *s)
 {
-    char name[300];
-    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_HPA, name, sizeof(name));
-    cJSON *h = obj();
-    put_str(h, "apiVersion", "autoscaling/v2");
-    put_str(h, "kind", "HorizontalPodAutoscaler");
-    put(h, "metadata", metadata_for(br, name, "hpa", true));
+    cJSON *h = child_object(br, API_CHILD_HPA, true);
     cJSON *spec = put(h, "spec", obj());
     cJSON *ref = put(spec, "scaleTargetRef", obj());
     put_str(ref, "apiVersion", s->hpa_api_version);
@@ -640,12 +644,7 @@ cJSON *api_manifest_hpa(const cJSON *br, const struct api_spec *s)
 
 cJSON *api_manifest_result_configmap(const cJSON *br, const char *key, const char *value)
 {
-    char name[300];
-    api_child_name(util_jstr(br, "metadata.name"), API_CHILD_RESULT, name, sizeof(name));
-    cJSON *cm = obj();
-    put_str(cm, "apiVersion", "v1");
-    put_str(cm, "kind", "ConfigMap");
-    put(cm, "metadata", metadata_for(br, name, "result", true));
+    cJSON *cm = child_object(br, API_CHILD_RESULT, true);
     put_str(put(cm, "data", obj()), key, value);
     return cm;
 }

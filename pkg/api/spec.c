@@ -428,6 +428,19 @@ static const struct field init_rows[] = {
     {"indexTablespace", FK_STR, SPEC(init_index_tablespace), 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
+void api_spec_init_opts(const struct api_spec *s, struct bench_pgbench_init_opts *o)
+{
+    o->scale = s->scale;
+    o->foreign_keys = s->foreign_keys;
+    o->partitions = s->partitions;
+    o->generation = s->init_generation;
+    o->steps = s->init_steps;
+    o->fillfactor = s->init_fillfactor;
+    o->unlogged_tables = s->init_unlogged;
+    o->tablespace = s->init_tablespace;
+    o->index_tablespace = s->init_index_tablespace;
+}
+
 /* init's options together, by the runner's own check (pkg/bench), so that what it would refuse
  * never starts: the steps' letters against the generation, the tablespace names. */
 static void init_check(struct pctx *p, const struct api_spec *s)
@@ -439,15 +452,8 @@ static void init_check(struct pctx *p, const struct api_spec *s)
         [BENCH_INIT_F_TABLESPACE] = "tablespace",
         [BENCH_INIT_F_INDEX_TABLESPACE] = "indexTablespace",
     };
-    struct bench_pgbench_init_opts o = {.scale = s->scale,
-                                        .foreign_keys = s->foreign_keys,
-                                        .partitions = s->partitions,
-                                        .generation = s->init_generation,
-                                        .steps = s->init_steps,
-                                        .fillfactor = s->init_fillfactor,
-                                        .unlogged_tables = s->init_unlogged,
-                                        .tablespace = s->init_tablespace,
-                                        .index_tablespace = s->init_index_tablespace};
+    struct bench_pgbench_init_opts o = {0};
+    api_spec_init_opts(s, &o);
     enum bench_init_field which = BENCH_INIT_F_NONE;
     char why[512];
     if (bench_pgbench_init_check(&o, &which, why, sizeof(why)))

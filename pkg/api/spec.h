@@ -150,6 +150,11 @@ void api_spec_target_string(const struct api_spec *s, char *out, size_t len);
  * when the pods read it from a Secret (the operator never does). */
 void api_spec_user_string(const struct api_spec *s, char *out, size_t len);
 
+/* Sets the init options of o (pkg/bench) the spec names (workload.pgbench.init, scale,
+ * foreignKeys, ...); the others are left. Strings are borrowed from s. */
+struct bench_pgbench_init_opts;
+void api_spec_init_opts(const struct api_spec *s, struct bench_pgbench_init_opts *o);
+
 /* Seconds the run is expected to take at most (duration or fio runtimes), 0 when unknown
  * (transactions mode). */
 long api_spec_expected_seconds(const struct api_spec *s);

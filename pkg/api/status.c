@@ -641,13 +641,17 @@ static void project_window(cJSON *status, const cJSON *agg)
            steady = bench_num(agg, BK_WARMUP_STEADY_SECONDS);
     if (!bench_get(agg, BK_SUMMARY) || !(cut > 0))
         return;
-    char line[256], tx[32], tps[32];
+    char line[384], tx[32], tps[32];
     fmt_grouped(tx, sizeof(tx), bench_num(agg, BK_WARMUP_TRANSACTIONS));
     fmt_sig3(tps, sizeof(tps), bench_num(agg, BK_WARMUP_RUN_TPS));
     (void)snprintf(line, sizeof(line),
                    "steady window: %g s to %.1f s after pgbench started (warm-up of %g s left out: "
-                   "%s transactions; whole run %s tps)",
-                   cut, cut + (isfinite(steady) ? steady : 0), cut, tx, tps);
+                   "%s transactions; whole run %s tps)%s",
+                   cut, cut + (isfinite(steady) ? steady : 0), cut, tx, tps,
+                   /* pgbench -r has no window: its averages are the whole run's */
+                   cJSON_GetArraySize(bench_get(agg, BK_STATEMENTS)) > 0
+                       ? "; statement latencies (pgbench -r): the whole run, warm-up included"
+                       : "");
     (void)bench_json_put(status, bench_fields[BK_STATUS_SUMMARY_WINDOW].status,
                          util_must(cJSON_CreateString(line)));
 }

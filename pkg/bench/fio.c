@@ -4,6 +4,7 @@
 #include "pkg/util/err.h"
 #include "pkg/util/mem.h"
 #include "pkg/bench/text.h"
+#include "pkg/bench/put.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -653,57 +654,43 @@ int bench_fio_result_errors(const struct bench_fio_result *r, bench_fio_error_fn
     return 0;
 }
 
-/* NAN -> null */
-static void add_num(cJSON *o, const char *key, double v)
-{
-    util_must(isfinite(v) ? cJSON_AddNumberToObject(o, key, v) : cJSON_AddNullToObject(o, key));
-}
-
 /* A result key, named by its row in the contract table (fields.def). Every latency statistics
  * object (clatUs, latUs, sync) has the keys of the sync rows. */
 #define KEY(id) bench_key(BK_##id)
+
+#define LAT_ROW(id, kind, f) BENCH_PUT_ROW(struct bench_fio_lat, FIO_JOBS_SYNC_##id, kind, f)
+static const struct bench_put_row lat_rows[] = {
+    LAT_ROW(MIN, NUM, min_us),       LAT_ROW(MAX, NUM, max_us), LAT_ROW(MEAN, NUM, mean_us),
+    LAT_ROW(STDDEV, NUM, stddev_us), LAT_ROW(P50, NUM, p50_us), LAT_ROW(P90, NUM, p90_us),
+    LAT_ROW(P95, NUM, p95_us),       LAT_ROW(P99, NUM, p99_us), LAT_ROW(P999, NUM, p999_us),
+    LAT_ROW(SAMPLES, U64, samples),
+};
 
 static cJSON *lat_json(const struct bench_fio_lat *l)
 {
     if (!l->present)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
-    add_num(o, KEY(FIO_JOBS_SYNC_MIN), l->min_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_MAX), l->max_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_MEAN), l->mean_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_STDDEV), l->stddev_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_P50), l->p50_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_P90), l->p90_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_P95), l->p95_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_P99), l->p99_us);
-    add_num(o, KEY(FIO_JOBS_SYNC_P999), l->p999_us);
-    cJSON_AddNumberToObject(o, KEY(FIO_JOBS_SYNC_SAMPLES), (double)l->samples);
+    bench__put_rows(o, l, lat_rows, BENCH_PUT_NROWS(lat_rows));
     if (l->npct > 0) {
         cJSON *all = cJSON_AddObjectToObject(o, KEY(FIO_JOBS_SYNC_PERCENTILES));
         for (int i = 0; i < l->npct; i++) {
             char k[32];
             (void)snprintf(k, sizeof(k), "%g", l->pct[i]);
-            add_num(all, k, l->pct_us[i]);
+            bench__put_num(all, k, l->pct_us[i]);
         }
     }
     return o;
 }
 
-static cJSON *series_json(const struct bench_fio_job_result *j)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < j->nseries; i++) {
-        const struct bench_fio_point *p = &j->series[i];
-        cJSON *o = cJSON_CreateObject();
-        add_num(o, KEY(FIO_JOBS_SERIES_T), p->t);
-        add_num(o, KEY(FIO_JOBS_SERIES_READ_IOPS), p->iops[0]);
-        add_num(o, KEY(FIO_JOBS_SERIES_WRITE_IOPS), p->iops[1]);
-        add_num(o, KEY(FIO_JOBS_SERIES_READ_BW_KI_BS), p->bw_kibs[0]);
-        add_num(o, KEY(FIO_JOBS_SERIES_WRITE_BW_KI_BS), p->bw_kibs[1]);
-        cJSON_AddItemToArray(a, o);
-    }
-    return a;
-}
+#define SERIES_ROW(id, f) BENCH_PUT_ROW(struct bench_fio_point, FIO_JOBS_SERIES_##id, NUM, f)
+static const struct bench_put_row series_rows[] = {
+    SERIES_ROW(T, t),
+    SERIES_ROW(READ_IOPS, iops[0]),
+    SERIES_ROW(WRITE_IOPS, iops[1]),
+    SERIES_ROW(READ_BW_KI_BS, bw_kibs[0]),
+    SERIES_ROW(WRITE_BW_KI_BS, bw_kibs[1]),
+};
 
 /* The rows of one direction of a job. */
 static const struct dir_rows {
@@ -722,11 +709,11 @@ static cJSON *dir_json(const struct bench_fio_dir *d, const struct dir_rows *k)
     if (!d->present)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
-    add_num(o, bench_key(k->iops), d->iops);
-    add_num(o, bench_key(k->bw), d->bw_kibs);
+    bench__put_num(o, bench_key(k->iops), d->iops);
+    bench__put_num(o, bench_key(k->bw), d->bw_kibs);
     cJSON_AddNumberToObject(o, bench_key(k->io), (double)d->io_kbytes);
     cJSON_AddNumberToObject(o, bench_key(k->total), (double)d->total_ios);
-    add_num(o, bench_key(k->runtime), d->runtime_ms);
+    bench__put_num(o, bench_key(k->runtime), d->runtime_ms);
     cJSON_AddItemToObject(o, bench_key(k->clat), lat_json(&d->clat));
     cJSON_AddItemToObject(o, bench_key(k->lat), lat_json(&d->lat));
     return o;
@@ -747,7 +734,9 @@ cJSON *bench_fio_result_to_json(const struct bench_fio_result *r)
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_WRITE), dir_json(&j->write, &dir_rows[1]));
         cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SYNC), lat_json(&j->sync));
         if (j->nseries > 0)
-            cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SERIES), series_json(j));
+            cJSON_AddItemToObject(jo, KEY(FIO_JOBS_SERIES),
+                                  bench__put_array(j->series, j->nseries, sizeof(*j->series),
+                                                   series_rows, BENCH_PUT_NROWS(series_rows)));
     }
     return o;
 }

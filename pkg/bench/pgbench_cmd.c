@@ -114,8 +114,25 @@ __attribute__((format(printf, 3, 4))) static void push2(struct bench_argv *a, co
     va_end(ap);
 }
 
-static void push_conn(struct bench_argv *a, const char *host, const char *port, const char *user)
+/* How every argv ends: the database name last; after an error (rc) a is freed and rc returned,
+ * else out takes a. */
+static int finish_argv(struct bench_argv *a, int rc, const char *dbname, struct bench_argv *out)
 {
+    if (!rc && dbname)
+        bench_argv_push(a, dbname);
+    if (rc) {
+        bench_argv_free(a);
+        return rc;
+    }
+    *out = *a;
+    return 0;
+}
+
+/* pgbench (path NULL: from PATH) and the connection options: how every argv starts. */
+static void push_program(struct bench_argv *a, const char *path, const char *host, const char *port,
+                         const char *user)
+{
+    bench_argv_push(a, path ? path : "pgbench");
     if (host)
         push2(a, "-h", "%s", host);
     if (port)
@@ -612,20 +629,12 @@ int bench_pgbench_run_argv(const struct bench_pgbench_run_opts *o, struct bench_
         rc = check_run_combinations(o, err, errlen);
     if (rc)
         return rc;
-    bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
-    push_conn(&a, o->host, o->port, o->user);
+    push_program(&a, o->pgbench_path, o->host, o->port, o->user);
     push_run_workload(&a, o);
     push_run_options(&a, o);
     if (o->nextra)
         rc = push_extra(&a, false, o->extra_args, o->nextra, o->pgbench_major, err, errlen);
-    if (!rc && o->dbname)
-        bench_argv_push(&a, o->dbname);
-    if (rc) {
-        bench_argv_free(&a);
-        return rc;
-    }
-    *out = a;
-    return 0;
+    return finish_argv(&a, rc, o->dbname, out);
 }
 
 /* pgbench's step letters: what each does, for messages. */
@@ -750,8 +759,7 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
     int rc = check_conn(o->host, o->port, o->user, o->dbname, err, errlen);
     if (rc)
         return rc;
-    bench_argv_push(&a, o->pgbench_path ? o->pgbench_path : "pgbench");
-    push_conn(&a, o->host, o->port, o->user);
+    push_program(&a, o->pgbench_path, o->host, o->port, o->user);
     bench_argv_push(&a, "-i");
     push2(&a, "-s", "%d", o->scale);
     char steps[48];
@@ -771,14 +779,7 @@ int bench_pgbench_init_argv(const struct bench_pgbench_init_opts *o, struct benc
             if (!strncmp(o->extra_args[i], "--partition-method", 18) && o->partitions <= 0)
                 rc = util_errf(err, errlen, "--partition-method needs partitions > 0");
     }
-    if (!rc && o->dbname)
-        bench_argv_push(&a, o->dbname);
-    if (rc) {
-        bench_argv_free(&a);
-        return rc;
-    }
-    *out = a;
-    return 0;
+    return finish_argv(&a, rc, o->dbname, out);
 }
 
 int bench_pgbench_version_major(const char *s)

@@ -4,6 +4,7 @@
 #include "pkg/util/buf.h"
 #include "pkg/util/err.h"
 #include "pkg/bench/text.h"
+#include "pkg/bench/put.h"
 #include "pkg/util/clock.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
@@ -19,60 +20,31 @@
 /* A result key, named by its row in the contract table (fields.def). */
 #define KEY(id) bench_key(BK_##id)
 
-/* The adders replace key (moving it last) and cannot fail: allocation failure aborts (mem.h).
- * NAN/negative sentinel -> null. */
-static void put_item(cJSON *o, const char *key, cJSON *item)
-{
-    util_must(item);
-    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
-    cJSON_AddItemToObject(o, key, item);
-}
-
-static void put_num(cJSON *o, const char *key, double v)
-{
-    put_item(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
-static void put_count(cJSON *o, const char *key, int64_t v)
-{
-    put_num(o, key, v < 0 ? NAN : (double)v);
-}
-
-static void put_bool(cJSON *o, const char *key, bool v)
-{
-    put_item(o, key, cJSON_CreateBool(v));
-}
-
-static void put_str(cJSON *o, const char *key, const char *s)
-{
-    put_item(o, key, s && *s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
 static void put_time(cJSON *o, const char *key, double t)
 {
     if (!(t > 0)) {
-        put_str(o, key, NULL);
+        bench__put_str(o, key, NULL);
         return;
     }
     char buf[UTIL_RFC3339_LEN];
     util_rfc3339(t, 3, buf, sizeof(buf));
-    put_str(o, key, buf);
+    bench__put_str(o, key, buf);
 }
 
 cJSON *bench_result_new(const struct bench_result_meta *m)
 {
     cJSON *o = cJSON_CreateObject();
-    put_num(o, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
-    put_str(o, KEY(KIND), m->kind ? m->kind : "pgbench");
-    put_bool(o, KEY(COMPLETE), m->complete);
-    put_count(o, KEY(WORKER), m->worker);
+    bench__put_num(o, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
+    bench__put_str(o, KEY(KIND), m->kind ? m->kind : "pgbench");
+    bench__put_bool(o, KEY(COMPLETE), m->complete);
+    bench__put_count(o, KEY(WORKER), m->worker);
     put_time(o, KEY(START_TIME), m->start_time);
     put_time(o, KEY(END_TIME), m->end_time);
-    put_num(o, KEY(EXIT_CODE), m->exit_code);
-    put_count(o, KEY(CHILD_EXIT_CODE), m->child_exit);
+    bench__put_num(o, KEY(EXIT_CODE), m->exit_code);
+    bench__put_count(o, KEY(CHILD_EXIT_CODE), m->child_exit);
     if (m->user)
-        put_str(o, KEY(USER), m->user);
-    put_item(o, KEY(ERRORS), cJSON_CreateArray());
+        bench__put_str(o, KEY(USER), m->user);
+    bench__put_item(o, KEY(ERRORS), cJSON_CreateArray());
     return o;
 }
 
@@ -81,7 +53,7 @@ void bench_result_add_error(cJSON *result, const char *msg)
     cJSON *errors = cJSON_GetObjectItemCaseSensitive(result, KEY(ERRORS));
     if (!cJSON_IsArray(errors)) {
         errors = cJSON_CreateArray();
-        put_item(result, KEY(ERRORS), errors);
+        bench__put_item(result, KEY(ERRORS), errors);
     }
     char *s =
         bench__strndup_message(msg ? msg : "", msg ? strlen(msg) : 0, BENCH_PGBENCH_MAX_ERROR_LEN);
@@ -95,135 +67,64 @@ bool bench_pgbench_complete(const struct bench_pgbench_result *pg, int exit_stat
            pg->aborted_clients == 0;
 }
 
-/* How a row's value sits in a C struct: put_rows writes it at its key, null for NAN/negative. */
-enum put_kind {
-    PUT_NUM,       /* double */
-    PUT_INT,       /* int, as is */
-    PUT_COUNT,     /* int64_t, negative: null */
-    PUT_COUNT_INT, /* int, negative: null */
-    PUT_BOOL,      /* bool */
-    PUT_STR,       /* char *, NULL or empty: null */
-};
-
-struct put_row {
-    enum bench_field_id id;
-    enum put_kind kind;
-    size_t off; /* in the struct */
-};
-
-#define PG_ROW(id, kind, f)                                                                        \
-    {                                                                                              \
-        BK_##id, kind, offsetof(struct bench_pgbench_result, f)                                    \
-    }
-#define ST_ROW(id, kind, f)                                                                        \
-    {                                                                                              \
-        BK_##id, kind, offsetof(struct bench_pgbench_statement, f)                                 \
-    }
-#define SC_ROW(id, kind, f)                                                                        \
-    {                                                                                              \
-        BK_##id, kind, offsetof(struct bench_pgbench_script_stats, f)                              \
-    }
-#define TL_ROW(id, kind, f)                                                                        \
-    {                                                                                              \
-        BK_##id, kind, offsetof(struct bench_timeline_point, f)                                    \
-    }
-#define NROWS(rows) (sizeof(rows) / sizeof((rows)[0]))
-
-static void put_rows(cJSON *o, const void *src, const struct put_row *rows, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *f = (const char *)src + rows[i].off;
-        const char *k = bench_key(rows[i].id);
-        switch (rows[i].kind) {
-        case PUT_NUM:
-            put_num(o, k, *(const double *)(const void *)f);
-            break;
-        case PUT_INT:
-            put_num(o, k, *(const int *)(const void *)f);
-            break;
-        case PUT_COUNT:
-            put_count(o, k, *(const int64_t *)(const void *)f);
-            break;
-        case PUT_COUNT_INT:
-            put_count(o, k, *(const int *)(const void *)f);
-            break;
-        case PUT_BOOL:
-            put_bool(o, k, *(const bool *)(const void *)f);
-            break;
-        case PUT_STR:
-            put_str(o, k, *(char *const *)(const void *)f);
-            break;
-        }
-    }
-}
-
-/* The array key of result: one object per item of items (n of size bytes), rows from each. */
-static void put_list(cJSON *result, const char *key, const void *items, size_t n, size_t size,
-                     const struct put_row *rows, size_t nrows)
-{
-    cJSON *arr = cJSON_CreateArray();
-    put_item(result, key, arr);
-    for (size_t i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(arr, o);
-        put_rows(o, (const char *)items + i * size, rows, nrows);
-    }
-}
+#define PG_ROW(id, kind, f) BENCH_PUT_ROW(struct bench_pgbench_result, id, kind, f)
+#define ST_ROW(id, kind, f) BENCH_PUT_ROW(struct bench_pgbench_statement, id, kind, f)
+#define SC_ROW(id, kind, f) BENCH_PUT_ROW(struct bench_pgbench_script_stats, id, kind, f)
+#define TL_ROW(id, kind, f) BENCH_PUT_ROW(struct bench_timeline_point, id, kind, f)
+#define NROWS BENCH_PUT_NROWS
 
 /* The summary's rows from pgbench's final report (the histogram's are bench_result_put_hist). */
-static const struct put_row summary_rows[] = {
-    PG_ROW(SUMMARY_TRANSACTIONS_PROCESSED, PUT_COUNT, transactions),
-    PG_ROW(SUMMARY_TRANSACTIONS_TARGET, PUT_COUNT, transactions_target),
-    PG_ROW(SUMMARY_FAILED_TRANSACTIONS, PUT_COUNT, failed),
-    PG_ROW(SUMMARY_FAILED_PCT, PUT_NUM, failed_pct),
-    PG_ROW(SUMMARY_SERIALIZATION_FAILURES, PUT_COUNT, serialization_failures),
-    PG_ROW(SUMMARY_DEADLOCK_FAILURES, PUT_COUNT, deadlock_failures),
-    PG_ROW(SUMMARY_OTHER_FAILURES, PUT_COUNT, other_failures),
-    PG_ROW(SUMMARY_RETRIED, PUT_COUNT, retried),
-    PG_ROW(SUMMARY_RETRIES, PUT_COUNT, retries),
-    PG_ROW(SUMMARY_SKIPPED, PUT_COUNT, skipped),
-    PG_ROW(SUMMARY_ABOVE_LATENCY_LIMIT, PUT_COUNT, above_latency_limit),
-    PG_ROW(SUMMARY_ABORTED_CLIENTS, PUT_INT, aborted_clients),
-    PG_ROW(SUMMARY_TPS, PUT_NUM, tps),
-    PG_ROW(SUMMARY_TPS_INCLUDING_CONNECT, PUT_NUM, tps_including_connect),
-    PG_ROW(SUMMARY_LATENCY_INCLUDES_FAILURES, PUT_BOOL, latency_includes_failures),
-    PG_ROW(SUMMARY_LATENCY_AVG_MS, PUT_NUM, latency_avg_ms),
-    PG_ROW(SUMMARY_LATENCY_STDDEV_MS, PUT_NUM, latency_stddev_ms),
-    PG_ROW(SUMMARY_INITIAL_CONNECTION_MS, PUT_NUM, initial_connection_ms),
-    PG_ROW(SUMMARY_AVERAGE_CONNECTION_MS, PUT_NUM, average_connection_ms),
-    PG_ROW(SUMMARY_RATE_LIMIT_LAG_AVG_MS, PUT_NUM, rate_lag_avg_ms),
-    PG_ROW(SUMMARY_RATE_LIMIT_LAG_MAX_MS, PUT_NUM, rate_lag_max_ms),
+static const struct bench_put_row summary_rows[] = {
+    PG_ROW(SUMMARY_TRANSACTIONS_PROCESSED, COUNT, transactions),
+    PG_ROW(SUMMARY_TRANSACTIONS_TARGET, COUNT, transactions_target),
+    PG_ROW(SUMMARY_FAILED_TRANSACTIONS, COUNT, failed),
+    PG_ROW(SUMMARY_FAILED_PCT, NUM, failed_pct),
+    PG_ROW(SUMMARY_SERIALIZATION_FAILURES, COUNT, serialization_failures),
+    PG_ROW(SUMMARY_DEADLOCK_FAILURES, COUNT, deadlock_failures),
+    PG_ROW(SUMMARY_OTHER_FAILURES, COUNT, other_failures),
+    PG_ROW(SUMMARY_RETRIED, COUNT, retried),
+    PG_ROW(SUMMARY_RETRIES, COUNT, retries),
+    PG_ROW(SUMMARY_SKIPPED, COUNT, skipped),
+    PG_ROW(SUMMARY_ABOVE_LATENCY_LIMIT, COUNT, above_latency_limit),
+    PG_ROW(SUMMARY_ABORTED_CLIENTS, INT, aborted_clients),
+    PG_ROW(SUMMARY_TPS, NUM, tps),
+    PG_ROW(SUMMARY_TPS_INCLUDING_CONNECT, NUM, tps_including_connect),
+    PG_ROW(SUMMARY_LATENCY_INCLUDES_FAILURES, BOOL, latency_includes_failures),
+    PG_ROW(SUMMARY_LATENCY_AVG_MS, NUM, latency_avg_ms),
+    PG_ROW(SUMMARY_LATENCY_STDDEV_MS, NUM, latency_stddev_ms),
+    PG_ROW(SUMMARY_INITIAL_CONNECTION_MS, NUM, initial_connection_ms),
+    PG_ROW(SUMMARY_AVERAGE_CONNECTION_MS, NUM, average_connection_ms),
+    PG_ROW(SUMMARY_RATE_LIMIT_LAG_AVG_MS, NUM, rate_lag_avg_ms),
+    PG_ROW(SUMMARY_RATE_LIMIT_LAG_MAX_MS, NUM, rate_lag_max_ms),
 };
 
-static const struct put_row statement_rows[] = {
-    ST_ROW(STATEMENTS_SCRIPT, PUT_INT, script),
-    ST_ROW(STATEMENTS_COMMAND, PUT_STR, command),
-    ST_ROW(STATEMENTS_LATENCY_MS, PUT_NUM, latency_ms),
-    ST_ROW(STATEMENTS_FAILURES, PUT_COUNT, failures),
-    ST_ROW(STATEMENTS_RETRIES, PUT_COUNT, retries),
+static const struct bench_put_row statement_rows[] = {
+    ST_ROW(STATEMENTS_SCRIPT, INT, script),         ST_ROW(STATEMENTS_COMMAND, STR, command),
+    ST_ROW(STATEMENTS_LATENCY_MS, NUM, latency_ms), ST_ROW(STATEMENTS_FAILURES, COUNT, failures),
+    ST_ROW(STATEMENTS_RETRIES, COUNT, retries),
 };
 
-static const struct put_row script_rows[] = {
-    SC_ROW(SCRIPTS_SCRIPT, PUT_INT, script),
-    SC_ROW(SCRIPTS_NAME, PUT_STR, name),
-    SC_ROW(SCRIPTS_WEIGHT, PUT_COUNT_INT, weight),
-    SC_ROW(SCRIPTS_TRANSACTIONS_PROCESSED, PUT_COUNT, transactions),
-    SC_ROW(SCRIPTS_FAILED_TRANSACTIONS, PUT_COUNT, failed),
-    SC_ROW(SCRIPTS_TPS, PUT_NUM, tps),
-    SC_ROW(SCRIPTS_LATENCY_AVG_MS, PUT_NUM, latency_avg_ms),
-    SC_ROW(SCRIPTS_LATENCY_STDDEV_MS, PUT_NUM, latency_stddev_ms),
+static const struct bench_put_row script_rows[] = {
+    SC_ROW(SCRIPTS_SCRIPT, INT, script),
+    SC_ROW(SCRIPTS_NAME, STR, name),
+    SC_ROW(SCRIPTS_WEIGHT, COUNT_INT, weight),
+    SC_ROW(SCRIPTS_TRANSACTIONS_PROCESSED, COUNT, transactions),
+    SC_ROW(SCRIPTS_FAILED_TRANSACTIONS, COUNT, failed),
+    SC_ROW(SCRIPTS_TPS, NUM, tps),
+    SC_ROW(SCRIPTS_LATENCY_AVG_MS, NUM, latency_avg_ms),
+    SC_ROW(SCRIPTS_LATENCY_STDDEV_MS, NUM, latency_stddev_ms),
 };
 
-static const struct put_row timeline_rows[] = {
-    TL_ROW(TIMELINE_T, PUT_NUM, t),
-    TL_ROW(TIMELINE_TPS, PUT_NUM, tps),
-    TL_ROW(TIMELINE_LATENCY_MS, PUT_NUM, latency_ms),
-    TL_ROW(TIMELINE_STDDEV_MS, PUT_NUM, stddev_ms),
-    TL_ROW(TIMELINE_FAILED, PUT_COUNT, failed),
-    TL_ROW(TIMELINE_LAG_MS, PUT_NUM, lag_ms),
-    TL_ROW(TIMELINE_SKIPPED, PUT_COUNT, skipped),
-    TL_ROW(TIMELINE_RETRIED, PUT_COUNT, retried),
-    TL_ROW(TIMELINE_RETRIES, PUT_COUNT, retries),
+static const struct bench_put_row timeline_rows[] = {
+    TL_ROW(TIMELINE_T, NUM, t),
+    TL_ROW(TIMELINE_TPS, NUM, tps),
+    TL_ROW(TIMELINE_LATENCY_MS, NUM, latency_ms),
+    TL_ROW(TIMELINE_STDDEV_MS, NUM, stddev_ms),
+    TL_ROW(TIMELINE_FAILED, COUNT, failed),
+    TL_ROW(TIMELINE_LAG_MS, NUM, lag_ms),
+    TL_ROW(TIMELINE_SKIPPED, COUNT, skipped),
+    TL_ROW(TIMELINE_RETRIED, COUNT, retried),
+    TL_ROW(TIMELINE_RETRIES, COUNT, retries),
 };
 
 /* The summary rows read from a latency histogram: a percentile, or (pct < 0) its max/min. */
@@ -246,9 +147,9 @@ void bench_result_put_hist(cJSON *summary, const struct bench_hist *hist)
             us = (double)bench_hist_percentile(hist, hist_rows[i].pct);
         else if (have)
             us = (double)(hist_rows[i].pct == -1 ? bench_hist_max(hist) : bench_hist_min(hist));
-        put_num(summary, bench_key(hist_rows[i].id), us / 1000.0);
+        bench__put_num(summary, bench_key(hist_rows[i].id), us / 1000.0);
     }
-    put_count(summary, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (int64_t)hist->count : -1);
+    bench__put_count(summary, KEY(SUMMARY_HISTOGRAM_COUNT), have ? (int64_t)hist->count : -1);
 }
 
 /* What the run's options say, for the config fields pgbench's report does not print: -1, NULL or
@@ -300,11 +201,11 @@ static void printed_wins(struct run_cfg *d, const struct bench_pgbench_result *p
 /* The switches only the options know. */
 static void put_run_switches(cJSON *c, const struct bench_pgbench_run_opts *run)
 {
-    put_bool(c, KEY(PGBENCH_CONNECT), run->connect);
-    put_bool(c, KEY(PGBENCH_NO_VACUUM), run->no_vacuum);
-    put_bool(c, KEY(PGBENCH_FAILURES_DETAILED), run->failures_detailed);
-    put_bool(c, KEY(PGBENCH_PER_STATEMENT), run->per_statement);
-    put_count(c, KEY(PGBENCH_PROGRESS_SECONDS), run->progress_s > 0 ? run->progress_s : -1);
+    bench__put_bool(c, KEY(PGBENCH_CONNECT), run->connect);
+    bench__put_bool(c, KEY(PGBENCH_NO_VACUUM), run->no_vacuum);
+    bench__put_bool(c, KEY(PGBENCH_FAILURES_DETAILED), run->failures_detailed);
+    bench__put_bool(c, KEY(PGBENCH_PER_STATEMENT), run->per_statement);
+    bench__put_count(c, KEY(PGBENCH_PROGRESS_SECONDS), run->progress_s > 0 ? run->progress_s : -1);
 }
 
 static cJSON *config_json(const struct bench_pgbench_result *pg,
@@ -313,20 +214,21 @@ static cJSON *config_json(const struct bench_pgbench_result *pg,
     cJSON *c = cJSON_CreateObject();
     struct run_cfg v = run_cfg(run);
     printed_wins(&v, pg);
-    put_str(c, KEY(PGBENCH_VERSION), pg->version);
-    put_str(c, KEY(PGBENCH_SERVER_VERSION), pg->server_version[0] ? pg->server_version : NULL);
-    put_str(c, KEY(PGBENCH_TRANSACTION_TYPE), pg->transaction_type);
-    put_count(c, KEY(PGBENCH_SCALE_FACTOR), pg->scale_factor);
-    put_str(c, KEY(PGBENCH_PARTITION_METHOD), pg->partition_method);
-    put_count(c, KEY(PGBENCH_PARTITIONS), pg->partitions);
-    put_str(c, KEY(PGBENCH_QUERY_MODE), v.mode);
-    put_count(c, KEY(PGBENCH_CLIENTS), v.clients);
-    put_count(c, KEY(PGBENCH_THREADS), v.threads);
-    put_count(c, KEY(PGBENCH_DURATION_SECONDS), v.duration);
-    put_count(c, KEY(PGBENCH_TRANSACTIONS_PER_CLIENT), v.per_client);
-    put_count(c, KEY(PGBENCH_MAX_TRIES), v.max_tries);
-    put_num(c, KEY(PGBENCH_RATE), v.rate);
-    put_num(c, KEY(PGBENCH_LATENCY_LIMIT_MS), v.latency_limit_ms);
+    bench__put_str(c, KEY(PGBENCH_VERSION), pg->version);
+    bench__put_str(c, KEY(PGBENCH_SERVER_VERSION),
+                   pg->server_version[0] ? pg->server_version : NULL);
+    bench__put_str(c, KEY(PGBENCH_TRANSACTION_TYPE), pg->transaction_type);
+    bench__put_count(c, KEY(PGBENCH_SCALE_FACTOR), pg->scale_factor);
+    bench__put_str(c, KEY(PGBENCH_PARTITION_METHOD), pg->partition_method);
+    bench__put_count(c, KEY(PGBENCH_PARTITIONS), pg->partitions);
+    bench__put_str(c, KEY(PGBENCH_QUERY_MODE), v.mode);
+    bench__put_count(c, KEY(PGBENCH_CLIENTS), v.clients);
+    bench__put_count(c, KEY(PGBENCH_THREADS), v.threads);
+    bench__put_count(c, KEY(PGBENCH_DURATION_SECONDS), v.duration);
+    bench__put_count(c, KEY(PGBENCH_TRANSACTIONS_PER_CLIENT), v.per_client);
+    bench__put_count(c, KEY(PGBENCH_MAX_TRIES), v.max_tries);
+    bench__put_num(c, KEY(PGBENCH_RATE), v.rate);
+    bench__put_num(c, KEY(PGBENCH_LATENCY_LIMIT_MS), v.latency_limit_ms);
     if (run)
         put_run_switches(c, run);
     return c;
@@ -339,10 +241,10 @@ static void put_pgbench_errors(cJSON *result, const struct bench_pgbench_result 
         bench_result_add_error(result, pg->errors[i]);
     if (pg->errors_dropped || pg->statements_dropped || pg->timeline_dropped) {
         cJSON *d = cJSON_CreateObject();
-        put_item(result, KEY(DROPPED), d);
-        put_num(d, KEY(DROPPED_ERRORS), (double)pg->errors_dropped);
-        put_num(d, KEY(DROPPED_STATEMENTS), (double)pg->statements_dropped);
-        put_num(d, KEY(DROPPED_TIMELINE), (double)pg->timeline_dropped);
+        bench__put_item(result, KEY(DROPPED), d);
+        bench__put_num(d, KEY(DROPPED_ERRORS), (double)pg->errors_dropped);
+        bench__put_num(d, KEY(DROPPED_STATEMENTS), (double)pg->statements_dropped);
+        bench__put_num(d, KEY(DROPPED_TIMELINE), (double)pg->timeline_dropped);
     }
 }
 
@@ -350,46 +252,49 @@ void bench_result_add_pgbench(cJSON *result, const struct bench_pgbench_result *
                               const struct bench_hist *hist,
                               const struct bench_pgbench_run_opts *run)
 {
-    put_item(result, KEY(PGBENCH), config_json(pg, run));
+    bench__put_item(result, KEY(PGBENCH), config_json(pg, run));
     cJSON *s = cJSON_CreateObject();
-    put_item(result, KEY(SUMMARY), s);
-    put_rows(s, pg, summary_rows, NROWS(summary_rows));
+    bench__put_item(result, KEY(SUMMARY), s);
+    bench__put_rows(s, pg, summary_rows, NROWS(summary_rows));
     bench_result_put_hist(s, hist);
-    put_list(result, KEY(STATEMENTS), pg->statements, pg->nstatements, sizeof(*pg->statements),
-             statement_rows, NROWS(statement_rows));
-    put_list(result, KEY(SCRIPTS), pg->scripts, pg->nscripts, sizeof(*pg->scripts), script_rows,
-             NROWS(script_rows));
-    put_list(result, KEY(TIMELINE), pg->timeline, pg->ntimeline, sizeof(*pg->timeline),
-             timeline_rows, NROWS(timeline_rows));
+    bench__put_item(result, KEY(STATEMENTS),
+                    bench__put_array(pg->statements, pg->nstatements, sizeof(*pg->statements),
+                                     statement_rows, NROWS(statement_rows)));
+    bench__put_item(result, KEY(SCRIPTS),
+                    bench__put_array(pg->scripts, pg->nscripts, sizeof(*pg->scripts), script_rows,
+                                     NROWS(script_rows)));
+    bench__put_item(result, KEY(TIMELINE),
+                    bench__put_array(pg->timeline, pg->ntimeline, sizeof(*pg->timeline),
+                                     timeline_rows, NROWS(timeline_rows)));
     if (hist && hist->count > 0)
-        put_item(result, KEY(HISTOGRAM), bench_hist_to_json(hist));
+        bench__put_item(result, KEY(HISTOGRAM), bench_hist_to_json(hist));
     else
-        put_item(result, KEY(HISTOGRAM), cJSON_CreateNull());
+        bench__put_item(result, KEY(HISTOGRAM), cJSON_CreateNull());
     put_pgbench_errors(result, pg);
 }
 
 /* The summary's counts, tps and average from the steady window; pgbench's own in warmup. */
 static void steady_summary(cJSON *summary, cJSON *w, const struct bench_txlog *tl, double steady)
 {
-    put_num(w, KEY(WARMUP_RUN_TPS), util_jnum(summary, KEY(SUMMARY_TPS), NAN));
-    put_num(w, KEY(WARMUP_RUN_LATENCY_AVG_MS),
-            util_jnum(summary, KEY(SUMMARY_LATENCY_AVG_MS), NAN));
-    put_count(summary, KEY(SUMMARY_TRANSACTIONS_PROCESSED), (int64_t)tl->ok);
-    put_num(summary, KEY(SUMMARY_TRANSACTIONS_TARGET), NAN);
+    bench__put_num(w, KEY(WARMUP_RUN_TPS), util_jnum(summary, KEY(SUMMARY_TPS), NAN));
+    bench__put_num(w, KEY(WARMUP_RUN_LATENCY_AVG_MS),
+                   util_jnum(summary, KEY(SUMMARY_LATENCY_AVG_MS), NAN));
+    bench__put_count(summary, KEY(SUMMARY_TRANSACTIONS_PROCESSED), (int64_t)tl->ok);
+    bench__put_num(summary, KEY(SUMMARY_TRANSACTIONS_TARGET), NAN);
     if (cJSON_IsNumber(util_jget(summary, KEY(SUMMARY_FAILED_TRANSACTIONS))))
-        put_count(summary, KEY(SUMMARY_FAILED_TRANSACTIONS), (int64_t)tl->failed);
+        bench__put_count(summary, KEY(SUMMARY_FAILED_TRANSACTIONS), (int64_t)tl->failed);
     if (cJSON_IsNumber(util_jget(summary, KEY(SUMMARY_SKIPPED))))
-        put_count(summary, KEY(SUMMARY_SKIPPED), (int64_t)tl->skipped);
+        bench__put_count(summary, KEY(SUMMARY_SKIPPED), (int64_t)tl->skipped);
     double total = (double)(tl->ok + tl->failed + tl->skipped);
     if (cJSON_IsNumber(util_jget(summary, KEY(SUMMARY_FAILED_PCT))))
-        put_num(summary, KEY(SUMMARY_FAILED_PCT),
-                total > 0 ? 100.0 * (double)tl->failed / total : 0);
-    put_num(summary, KEY(SUMMARY_TPS), steady > 0 ? (double)tl->ok / steady : NAN);
-    put_num(summary, KEY(SUMMARY_TPS_INCLUDING_CONNECT), NAN);
-    put_num(summary, KEY(SUMMARY_LATENCY_AVG_MS),
-            tl->ok ? bench_hist_mean(tl->hist) / 1000.0 : NAN);
-    put_num(summary, KEY(SUMMARY_LATENCY_STDDEV_MS), NAN);
-    put_bool(summary, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), false);
+        bench__put_num(summary, KEY(SUMMARY_FAILED_PCT),
+                       total > 0 ? 100.0 * (double)tl->failed / total : 0);
+    bench__put_num(summary, KEY(SUMMARY_TPS), steady > 0 ? (double)tl->ok / steady : NAN);
+    bench__put_num(summary, KEY(SUMMARY_TPS_INCLUDING_CONNECT), NAN);
+    bench__put_num(summary, KEY(SUMMARY_LATENCY_AVG_MS),
+                   tl->ok ? bench_hist_mean(tl->hist) / 1000.0 : NAN);
+    bench__put_num(summary, KEY(SUMMARY_LATENCY_STDDEV_MS), NAN);
+    bench__put_bool(summary, KEY(SUMMARY_LATENCY_INCLUDES_FAILURES), false);
 }
 
 void bench_result_add_txlog(cJSON *result, const struct bench_txlog *tl, double warmup_s)
@@ -397,7 +302,7 @@ void bench_result_add_txlog(cJSON *result, const struct bench_txlog *tl, double 
     if (tl->series) {
         cJSON *ls = bench_latseries_to_json(tl->series);
         if (ls)
-            put_item(result, KEY(LATENCY_SERIES), ls);
+            bench__put_item(result, KEY(LATENCY_SERIES), ls);
     }
     cJSON *summary = cJSON_GetObjectItemCaseSensitive(result, KEY(SUMMARY));
     if (!(warmup_s > 0) || !tl->cut_epoch_us || !cJSON_IsObject(summary))
@@ -406,18 +311,19 @@ void bench_result_add_txlog(cJSON *result, const struct bench_txlog *tl, double 
                         ? (double)(tl->last_epoch_us - tl->cut_epoch_us) / 1e6
                         : NAN;
     cJSON *w = cJSON_CreateObject();
-    put_num(w, KEY(WARMUP_SECONDS), warmup_s);
-    put_num(w, KEY(WARMUP_CUT_EPOCH_US), (double)tl->cut_epoch_us);
-    put_num(w, KEY(WARMUP_STEADY_SECONDS), isfinite(steady) ? round(steady * 1e3) / 1e3 : NAN);
-    put_count(w, KEY(WARMUP_TRANSACTIONS), (int64_t)tl->warm_ok);
-    put_count(w, KEY(WARMUP_FAILED_TRANSACTIONS), (int64_t)tl->warm_failed);
+    bench__put_num(w, KEY(WARMUP_SECONDS), warmup_s);
+    bench__put_num(w, KEY(WARMUP_CUT_EPOCH_US), (double)tl->cut_epoch_us);
+    bench__put_num(w, KEY(WARMUP_STEADY_SECONDS),
+                   isfinite(steady) ? round(steady * 1e3) / 1e3 : NAN);
+    bench__put_count(w, KEY(WARMUP_TRANSACTIONS), (int64_t)tl->warm_ok);
+    bench__put_count(w, KEY(WARMUP_FAILED_TRANSACTIONS), (int64_t)tl->warm_failed);
     steady_summary(summary, w, tl, steady);
-    put_item(result, KEY(WARMUP), w);
+    bench__put_item(result, KEY(WARMUP), w);
 }
 
 void bench_result_add_fio(cJSON *result, const struct bench_fio_result *fio)
 {
-    put_item(result, KEY(FIO), bench_fio_result_to_json(fio));
+    bench__put_item(result, KEY(FIO), bench_fio_result_to_json(fio));
 }
 
 static int add_error_cb(const char *msg, void *ctx)
@@ -444,13 +350,13 @@ void bench_result_add_init(cJSON *result, const struct bench_init_outcome *io)
     else
         (void)snprintf(reason, sizeof(reason), "initialization of scale %d failed", io->scale);
     cJSON *o = cJSON_CreateObject();
-    put_item(result, KEY(INIT), o);
-    put_bool(o, KEY(INIT_SKIPPED), io->skipped);
-    put_str(o, KEY(INIT_REASON), reason[0] ? reason : NULL);
-    put_count(o, KEY(INIT_SCALE), io->scale);
+    bench__put_item(result, KEY(INIT), o);
+    bench__put_bool(o, KEY(INIT_SKIPPED), io->skipped);
+    bench__put_str(o, KEY(INIT_REASON), reason[0] ? reason : NULL);
+    bench__put_count(o, KEY(INIT_SCALE), io->scale);
     if (io->steps)
-        put_str(o, KEY(INIT_STEPS), io->steps);
-    put_num(o, KEY(INIT_DURATION_SECONDS), io->duration_s >= 0 ? io->duration_s : NAN);
+        bench__put_str(o, KEY(INIT_STEPS), io->steps);
+    bench__put_num(o, KEY(INIT_DURATION_SECONDS), io->duration_s >= 0 ? io->duration_s : NAN);
 }
 
 /* Seconds from a to b rounded to ms; null when b is unknown (0), and with ordered also when a is
@@ -466,13 +372,13 @@ void bench_result_add_window(cJSON *result, double barrier, double seen, double 
     if (!(barrier > 0))
         return;
     cJSON *w = cJSON_CreateObject();
-    put_item(result, KEY(WINDOW), w);
+    bench__put_item(result, KEY(WINDOW), w);
     put_time(w, bench_key(BK_WINDOW_BARRIER), barrier);
-    put_item(w, bench_key(BK_WINDOW_LATE_SECONDS), window_span(barrier, start, false));
-    put_item(w, bench_key(BK_WINDOW_END_SECONDS), window_span(barrier, end, false));
+    bench__put_item(w, bench_key(BK_WINDOW_LATE_SECONDS), window_span(barrier, start, false));
+    bench__put_item(w, bench_key(BK_WINDOW_END_SECONDS), window_span(barrier, end, false));
     if (seen > 0)
-        put_item(w, bench_key(BK_WINDOW_SEEN_SECONDS), window_span(barrier, seen, false));
-    put_item(w, bench_key(BK_WINDOW_SECONDS), window_span(start, end, true));
+        bench__put_item(w, bench_key(BK_WINDOW_SEEN_SECONDS), window_span(barrier, seen, false));
+    bench__put_item(w, bench_key(BK_WINDOW_SECONDS), window_span(start, end, true));
 }
 
 int bench_result_set_diagnostic(cJSON *result, enum bench_field_id id, cJSON *value)
@@ -503,17 +409,18 @@ cJSON *bench_check_littles_law(int clients, double latency_avg_ms, double measur
     if (!isfinite(dev))
         return NULL;
     cJSON *o = cJSON_CreateObject();
-    put_num(o, KEY(CHECKS_LITTLES_LAW_CLIENTS), clients);
-    put_num(o, KEY(CHECKS_LITTLES_LAW_LATENCY_AVG_MS), latency_avg_ms);
-    put_num(o, KEY(CHECKS_LITTLES_LAW_PREDICTED_TPS), predicted);
-    put_num(o, KEY(CHECKS_LITTLES_LAW_MEASURED_TPS), measured_tps);
-    put_num(o, KEY(CHECKS_LITTLES_LAW_DEVIATION_PCT), dev);
-    put_str(o, KEY(CHECKS_LITTLES_LAW_NOTE),
-            throttled        ? "rate-limited run (-R): clients are idle between transactions, "
+    bench__put_num(o, KEY(CHECKS_LITTLES_LAW_CLIENTS), clients);
+    bench__put_num(o, KEY(CHECKS_LITTLES_LAW_LATENCY_AVG_MS), latency_avg_ms);
+    bench__put_num(o, KEY(CHECKS_LITTLES_LAW_PREDICTED_TPS), predicted);
+    bench__put_num(o, KEY(CHECKS_LITTLES_LAW_MEASURED_TPS), measured_tps);
+    bench__put_num(o, KEY(CHECKS_LITTLES_LAW_DEVIATION_PCT), dev);
+    bench__put_str(o, KEY(CHECKS_LITTLES_LAW_NOTE),
+                   throttled ? "rate-limited run (-R): clients are idle between transactions, "
                                "measured tps is expected below the prediction"
-            : fabs(dev) > 10 ? "more than 10% off: time is spent outside transactions (client "
-                               "CPU, think time, reconnects) or latency is skewed"
-                             : NULL);
+                   : fabs(dev) > 10
+                       ? "more than 10% off: time is spent outside transactions (client "
+                         "CPU, think time, reconnects) or latency is skewed"
+                       : NULL);
     return o;
 }
 
@@ -522,18 +429,19 @@ cJSON *bench_check_dataset(int64_t database_bytes, int64_t shared_buffers_bytes)
     cJSON *o = cJSON_CreateObject();
     bool known = database_bytes >= 0 && shared_buffers_bytes > 0;
     bool fits = known && database_bytes <= shared_buffers_bytes;
-    put_count(o, KEY(CHECKS_DATASET_DATABASE_BYTES), database_bytes);
-    put_count(o, KEY(CHECKS_DATASET_SHARED_BUFFERS_BYTES), shared_buffers_bytes);
+    bench__put_count(o, KEY(CHECKS_DATASET_DATABASE_BYTES), database_bytes);
+    bench__put_count(o, KEY(CHECKS_DATASET_SHARED_BUFFERS_BYTES), shared_buffers_bytes);
     if (known)
-        put_bool(o, KEY(CHECKS_DATASET_FITS_IN_SHARED_BUFFERS), fits);
+        bench__put_bool(o, KEY(CHECKS_DATASET_FITS_IN_SHARED_BUFFERS), fits);
     else
-        put_str(o, KEY(CHECKS_DATASET_FITS_IN_SHARED_BUFFERS), NULL);
-    put_num(o, KEY(CHECKS_DATASET_RATIO),
-            known ? (double)database_bytes / (double)shared_buffers_bytes : NAN);
-    put_str(o, KEY(CHECKS_DATASET_WARNING),
-            fits ? "the database fits in shared_buffers: the run measures memory and CPU, not "
-                   "storage; raise the scale for a storage test"
-                 : NULL);
+        bench__put_str(o, KEY(CHECKS_DATASET_FITS_IN_SHARED_BUFFERS), NULL);
+    bench__put_num(o, KEY(CHECKS_DATASET_RATIO),
+                   known ? (double)database_bytes / (double)shared_buffers_bytes : NAN);
+    bench__put_str(
+        o, KEY(CHECKS_DATASET_WARNING),
+        fits ? "the database fits in shared_buffers: the run measures memory and CPU, not "
+               "storage; raise the scale for a storage test"
+             : NULL);
     return o;
 }
 
@@ -642,10 +550,10 @@ static char *compact_minimal(const cJSON *result)
 {
     cJSON *m = cJSON_CreateObject();
     double ec = bench_num(result, BK_EXIT_CODE);
-    put_num(m, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
-    put_bool(m, KEY(COMPLETE), cJSON_IsTrue(bench_get(result, BK_COMPLETE)));
-    put_num(m, KEY(EXIT_CODE), isfinite(ec) ? (int)ec : 1);
-    put_bool(m, KEY(TRUNCATED), true);
+    bench__put_num(m, KEY(SCHEMA_VERSION), BENCH_RESULT_SCHEMA_VERSION);
+    bench__put_bool(m, KEY(COMPLETE), cJSON_IsTrue(bench_get(result, BK_COMPLETE)));
+    bench__put_num(m, KEY(EXIT_CODE), isfinite(ec) ? (int)ec : 1);
+    bench__put_bool(m, KEY(TRUNCATED), true);
     char *out = cJSON_PrintUnformatted(m);
     cJSON_Delete(m);
     return out;

@@ -37,6 +37,12 @@ static const struct util_opt_enum protocols[] = {{"simple", BENCH_PROTOCOL_SIMPL
      .metavar = "S",                                                                               \
      .expect = "seconds 0..86400",                                                                 \
      .help = "retry refused/DNS/timeout/starting-up connections this long"},                       \
+        {.name = "wait-from",                                                                      \
+         .type = UTIL_OPT_STR,                                                                     \
+         .off = offsetof(T, common.wait_from),                                                     \
+         .metavar = "TIME",                                                                        \
+         .help = "count --wait-timeout from TIME (RFC 3339, the run's creation) rather than from " \
+                 "the start; the wait then ends 2 s early so the failure is reported in time"},    \
         {.name = "create-database",                                                                \
          .type = UTIL_OPT_BOOL,                                                                    \
          .off = offsetof(T, common.create_database),                                               \

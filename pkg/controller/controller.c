@@ -11,22 +11,18 @@
 
 #include "pkg/controller/cache.h"
 #include "pkg/controller/events.h"
-#include "pkg/controller/executor.h"
+#include "pkg/controller/loop.h"
 #include "pkg/api/phase.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/clock.h"
-#include "pkg/util/log.h"
 
-#define COMP "controller"
 struct ctrl_controller {
     uv_loop_t *loop;
     struct kube_client *kc;
     struct ctrl_options opt;
-    char *ns;
+    struct ctrl_loop l; /* namespace, queue, the reconciles (executor.h) */
     struct kube_informer *brs, *jobs, *pods, *events;
-    struct kube_queue *q;
     struct kube_enqueue runs, children; /* what the informers queue: a run's key, its owner's */
-    struct ctrl_exec *x;                /* the reconciles */
     struct ctrl_events *ev;             /* the Events of runs and sweeps */
 };
 
@@ -61,7 +57,7 @@ static void warning_event(const cJSON *ev, void *ud)
         bool ok = pod && kube_label_key(pod, API_LABEL_RUN, key, sizeof(key));
         cJSON_Delete(pod);
         if (ok)
-            kube_queue_add(c->q, key);
+            kube_queue_add(c->l.q, key);
         return;
     }
     char br[300];
@@ -72,7 +68,7 @@ static void warning_event(const cJSON *ev, void *ud)
     *dash = '\0';
     cJSON *run = kube_informer_copy(c->brs, ns, br);
     if (run && kube_enqueue_index(run, key, sizeof(key), &c->runs))
-        kube_queue_add(c->q, key);
+        kube_queue_add(c->l.q, key);
     cJSON_Delete(run);
 }
 
@@ -90,19 +86,9 @@ static void run_deleted(const cJSON *obj, const char *key, void *ud)
     ctrl_events_forget(c->ev, key);
 }
 
-/* A key the queue hands out: reconciled by the executor once every cache has synced. */
-static void process(struct kube_queue *q, const char *key, void *ud)
+static bool synced(const void *c)
 {
-    struct ctrl_controller *c = ud;
-    (void)q;
-    if (!ctrl_controller_synced(c)) {
-        /* nothing is decided from a cache that has not listed yet */
-        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
-        kube_queue_add_after(c->q, key, CTRL_SYNC_WAIT_MS);
-        kube_queue_done(c->q, key);
-        return;
-    }
-    ctrl_exec_run(c->x, key);
+    return ctrl_controller_synced(c);
 }
 
 /* The executor's Event sender (ctrl_exec_event_fn). */
@@ -126,26 +112,20 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
     c->loop = loop;
     c->kc = kc;
     c->opt = *o;
-    if (o->namespace && *o->namespace)
-        c->ns = util_xstrdup(o->namespace);
     c->ev = ctrl_events_new(loop, kc, &c->opt.cfg);
-    int rc;
-    struct kube_queue_opts qo = {.workers = o->workers > 0 ? o->workers : 8,
-                                 .base_ms = CTRL_QUEUE_BASE_MS,
-                                 .max_ms = CTRL_QUEUE_MAX_MS};
-    rc = kube_queue_new(loop, &qo, process, c, &c->q);
+    int rc = ctrl_loop_init(&c->l, loop, o->namespace, o->workers > 0 ? o->workers : 8, synced, c);
     if (rc)
         goto fail;
-    c->runs = (struct kube_enqueue){.q = c->q, .on_delete = run_deleted, .ud = c};
-    c->children = (struct kube_enqueue){.q = c->q, .owner_label = API_LABEL_RUN};
-    rc = kube_informer_enqueue(kc, &API_BENCHMARKRUNS, c->ns, &c->runs, ctrl_transform_benchmarkrun,
-                               false, &c->brs);
+    c->runs = (struct kube_enqueue){.q = c->l.q, .on_delete = run_deleted, .ud = c};
+    c->children = (struct kube_enqueue){.q = c->l.q, .owner_label = API_LABEL_RUN};
+    rc = kube_informer_enqueue(kc, &API_BENCHMARKRUNS, c->l.ns, &c->runs,
+                               ctrl_transform_benchmarkrun, false, &c->brs);
     rc = rc ? rc
-            : kube_informer_enqueue(kc, &KUBE_JOBS, c->ns, &c->children, ctrl_transform_job, false,
-                                    &c->jobs);
+            : kube_informer_enqueue(kc, &KUBE_JOBS, c->l.ns, &c->children, ctrl_transform_job,
+                                    false, &c->jobs);
     /* indexed by run: a reconcile reads its own run's pods only */
     rc = rc ? rc
-            : kube_informer_enqueue(kc, &KUBE_PODS, c->ns, &c->children, ctrl_transform_pod, true,
+            : kube_informer_enqueue(kc, &KUBE_PODS, c->l.ns, &c->children, ctrl_transform_pod, true,
                                     &c->pods);
     if (rc)
         goto fail;
@@ -155,12 +135,11 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
                                         .filter = ctrl_event_relevant,
                                         .index = event_key};
     struct kube_informer_opts eo = {.field_selector = "type=Warning"};
-    rc = kube_informer_new_opts(kc, &KUBE_EVENTS, c->ns, &eo, &he, c, &c->events);
+    rc = kube_informer_new_opts(kc, &KUBE_EVENTS, c->l.ns, &eo, &he, c, &c->events);
     if (rc)
         goto fail;
     struct ctrl_exec_env env = {.loop = loop,
                                 .kc = kc,
-                                .q = c->q,
                                 .resource = &API_BENCHMARKRUNS,
                                 .objs = c->brs,
                                 .transform = ctrl_transform_benchmarkrun,
@@ -171,7 +150,7 @@ int ctrl_controller_new(uv_loop_t *loop, struct kube_client *kc, const struct ct
                                 .status_events = ctrl_status_events,
                                 .send_event = send_run_event,
                                 .ctx = c->ev};
-    c->x = ctrl_exec_new(&env);
+    ctrl_loop_exec(&c->l, &env);
     *out = c;
     return 0;
 fail:
@@ -199,22 +178,20 @@ bool ctrl_controller_synced(const struct ctrl_controller *c)
 
 void ctrl_controller_stop(struct ctrl_controller *c)
 {
-    if (c && c->q)
-        kube_queue_shutdown(c->q);
+    if (c)
+        ctrl_loop_stop(&c->l);
 }
 
 void ctrl_controller_free(struct ctrl_controller *c)
 {
     if (!c)
         return;
-    ctrl_exec_free(c->x);
     ctrl_events_free(c->ev);
     kube_informer_free(c->brs);
     kube_informer_free(c->jobs);
     kube_informer_free(c->pods);
     kube_informer_free(c->events);
-    kube_queue_free(c->q);
-    free(c->ns);
+    ctrl_loop_cleanup(&c->l);
     free(c);
 }
 
@@ -226,31 +203,18 @@ static void foreach_run(const void *cache, ctrl_metrics_run_fn fn, void *ctx)
 void ctrl_controller_metrics_source(const struct ctrl_controller *c,
                                     struct ctrl_metrics_controller *out)
 {
-    const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
     uint64_t sent, errors;
     ctrl_events_counts(c->ev, &sent, &errors);
-    *out = (struct ctrl_metrics_controller){
-        .reconciles = st->reconciles,
-        .reconcile_errors = st->reconcile_errors,
-        .conflicts = st->conflicts,
-        .creates = st->creates,
-        .deletes = st->deletes,
-        .status_writes = st->status_writes,
-        .events_sent = sent,
-        .write_errors = st->write_errors + errors,
-        .dropped_events = st->dropped_events,
-        .dropped_actions = st->dropped_actions,
-        .reconcile_seconds = st->lat,
-        .queue_depth = kube_queue_len(c->q),
-        .inflight = ctrl_exec_inflight(c->x),
-        .cached_runs = kube_informer_count(c->brs),
-        .cached_jobs = kube_informer_count(c->jobs),
-        .cached_pods = kube_informer_count(c->pods),
-        .bytes_runs = kube_informer_bytes(c->brs),
-        .bytes_jobs = kube_informer_bytes(c->jobs),
-        .bytes_pods = kube_informer_bytes(c->pods),
-        .bytes_events = kube_informer_bytes(c->events),
-        .foreach_run = foreach_run,
-        .cache = c->brs,
-    };
+    ctrl_exec_metrics(c->l.x, out);
+    out->events_sent = sent;
+    out->write_errors += errors;
+    out->cached_runs = kube_informer_count(c->brs);
+    out->cached_jobs = kube_informer_count(c->jobs);
+    out->cached_pods = kube_informer_count(c->pods);
+    out->bytes_runs = kube_informer_bytes(c->brs);
+    out->bytes_jobs = kube_informer_bytes(c->jobs);
+    out->bytes_pods = kube_informer_bytes(c->pods);
+    out->bytes_events = kube_informer_bytes(c->events);
+    out->foreach_run = foreach_run;
+    out->cache = c->brs;
 }

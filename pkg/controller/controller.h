@@ -4,6 +4,7 @@
  *   reconcile.c   ctrl_decide, the run's state machine as a pure function: observed -> plan
  *   executor.c    a plan carried out against the API server, one state at a time
  *   sweep.c       the BenchmarkSweep controller
+ *   loop.c        what both run their keys with: namespace, queue, executor, the sync gate
  *   cache.c       what the informers keep of each object; events.c: the Event sender
  *   progress.c    live progress from the workers' log records
  *   metrics.c     /metrics' families and format; httpd.c: the probes server; leader.c: the Lease

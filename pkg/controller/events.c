@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pkg/controller/executor.h"
+#include "pkg/util/list.h"
 #include "pkg/util/json.h"
 #include "pkg/util/log.h"
 #include "pkg/util/mem.h"
@@ -120,12 +121,7 @@ static void ev_closed(uv_handle_t *h)
 static void ev_free(struct ev_send *s)
 {
     struct ctrl_events *c = s->c;
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        c->evs = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    UTIL_LIST_UNLINK(c->evs, s);
     s->timer.data = s;
     uv_close((uv_handle_t *)&s->timer, ev_closed);
 }
@@ -202,10 +198,7 @@ void ctrl_events_post(struct ctrl_events *c, const char *key, const char *kind, 
     (void)snprintf(s->key, sizeof(s->key), "%s", key);
     uv_timer_init(c->loop, &s->timer);
     s->timer.data = s;
-    s->next = c->evs;
-    if (c->evs)
-        c->evs->prev = s;
-    c->evs = s;
+    UTIL_LIST_PUSH(c->evs, s);
     log_info(COMP, "%s: event %s %s%s: %s", key, e->warning ? "Warning" : "Normal", e->reason,
              again ? " (sent again: its status records it)" : "", e->message);
     ev_post(s);

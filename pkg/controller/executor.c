@@ -1,6 +1,7 @@
 /* The executor of the controllers' plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
+#include "pkg/util/list.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -40,8 +41,22 @@ struct expectation {
     uint64_t at;
 };
 
+/* Results of workers whose pod Succeeded while the run went on (CTRL_NEED_EARLY_RESULTS), kept
+ * until its collection takes them (or the run ends otherwise, or goes): by run key and pod name.
+ * Only whole results (the log's result line, or a termination message with the histogram); a
+ * read that fails is left to the collection. At most EARLY_MAX of them: past that, the
+ * collection reads the rest as before. */
+#define EARLY_MAX 4096
+struct early_result {
+    struct early_result *next;
+    char key[512], pod[256];
+    cJSON *result;
+};
+
 struct ctrl_exec {
     struct ctrl_exec_env env;
+    struct early_result *early; /* a list, newest first */
+    int n_early;
     struct rec *recs; /* in flight, for ctrl_exec_free */
     int inflight;
     uint64_t rng;               /* retry jitter */
@@ -73,6 +88,8 @@ struct rec {
     struct log_fetch *lfs; /* FETCH: log reads of this reconcile (in flight or waiting) */
     int log_next;          /* FETCH: next plan.logs entry to read */
     int conflicts;         /* STATUS: write retries */
+    bool status_written;   /* STATUS: this plan's status is written (plan.create_first) */
+    uint64_t write_t0;     /* STATUS, ANNOTATE: when the write was sent (the margin learns it) */
     struct progress_fetch {
         struct rec *r;
         int index;
@@ -121,16 +138,12 @@ static void rec_next_action(struct rec *r);
 static void start_actions(struct rec *r);
 static void start_annotations(struct rec *r);
 static void lf_free_all(struct rec *r);
+static void early_drop(struct ctrl_exec *x, const char *key);
 
 static void rec_free(struct rec *r)
 {
     struct ctrl_exec *x = r->x;
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        x->recs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    UTIL_LIST_UNLINK(x->recs, r);
     x->inflight--;
     lf_free_all(r); /* only at ctrl_exec_free: their requests are cancelled */
     cJSON_Delete(r->br);
@@ -271,13 +284,11 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key)
     (void)snprintf(r->key, sizeof(r->key), "%s", key);
     (void)snprintf(r->ns, sizeof(r->ns), "%.*s", (int)(slash - key), key);
     (void)snprintf(r->name, sizeof(r->name), "%s", slash + 1);
-    r->next = x->recs;
-    if (x->recs)
-        x->recs->prev = r;
-    x->recs = r;
+    UTIL_LIST_PUSH(x->recs, r);
     x->inflight++;
     cJSON *br = kube_informer_copy(x->env.objs, r->ns, r->name);
     if (!br) { /* deleted: nothing to do, children go with ownerReferences */
+        early_drop(x, key);
         kube_queue_forget(x->env.q, key);
         kube_queue_done(x->env.q, key);
         rec_free(r);
@@ -292,10 +303,14 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key)
 
 static void rec_finish(struct rec *r, bool error);
 
+static void early_store(struct rec *r);
+
 static void fetch_done(struct rec *r)
 {
     if (--r->pending > 0)
         return;
+    if (r->plan.needs & CTRL_NEED_EARLY_RESULTS)
+        early_store(r);
     if (r->fetch_failed) {
         rec_finish(r, true);
         return;
@@ -455,12 +470,7 @@ static void lf_closed(uv_handle_t *h)
 static void lf_free(struct log_fetch *lf)
 {
     struct rec *r = lf->r;
-    if (lf->prev)
-        lf->prev->next = lf->next;
-    else
-        r->lfs = lf->next;
-    if (lf->next)
-        lf->next->prev = lf->prev;
+    UTIL_LIST_UNLINK(r->lfs, lf);
     if (lf->timer_on) {
         lf->timer.data = lf;
         uv_close((uv_handle_t *)&lf->timer, lf_closed);
@@ -616,10 +626,7 @@ static void start_log_reads(struct rec *r)
         lf->r = r;
         lf->index = l->index;
         lf->pod = l->pod;
-        lf->next = r->lfs;
-        if (r->lfs)
-            r->lfs->prev = lf;
-        r->lfs = lf;
+        UTIL_LIST_PUSH(r->lfs, lf);
         running++;
         log_request(lf);
     }
@@ -681,6 +688,130 @@ static void on_nodes(struct kube_result *res, void *ud)
     fetch_done(r);
 }
 
+/* -- early results -- */
+
+static struct early_result **early_find(struct ctrl_exec *x, const char *key, const char *pod)
+{
+    for (struct early_result **e = &x->early; *e; e = &(*e)->next)
+        if (strcmp((*e)->key, key) == 0 && strcmp((*e)->pod, pod) == 0)
+            return e;
+    return NULL;
+}
+
+/* Keeps result (takes ownership) as pod's, a worker of the run key. */
+static void early_keep(struct ctrl_exec *x, const char *key, const char *pod, cJSON *result)
+{
+    if (x->n_early >= EARLY_MAX || early_find(x, key, pod)) {
+        cJSON_Delete(result);
+        return;
+    }
+    struct early_result *e = util_xcalloc(1, sizeof(*e));
+    (void)snprintf(e->key, sizeof(e->key), "%s", key);
+    (void)snprintf(e->pod, sizeof(e->pod), "%s", pod);
+    e->result = result;
+    e->next = x->early;
+    x->early = e;
+    x->n_early++;
+    log_debug(COMP, "%s: the result of pod %s is read and kept until the run is collected", key,
+              pod);
+}
+
+/* The kept result of pod (the caller's), or NULL. */
+static cJSON *early_take(struct ctrl_exec *x, const char *key, const char *pod)
+{
+    struct early_result **p = early_find(x, key, pod);
+    if (!p)
+        return NULL;
+    struct early_result *e = *p;
+    cJSON *result = e->result;
+    *p = e->next;
+    free(e);
+    x->n_early--;
+    return result;
+}
+
+/* Forgets what is kept for the run key (NULL: everything). */
+static void early_drop(struct ctrl_exec *x, const char *key)
+{
+    for (struct early_result **p = &x->early; *p;) {
+        struct early_result *e = *p;
+        if (key && strcmp(e->key, key) != 0) {
+            p = &e->next;
+            continue;
+        }
+        *p = e->next;
+        cJSON_Delete(e->result);
+        free(e);
+        x->n_early--;
+    }
+}
+
+/* CTRL_NEED_EARLY_RESULTS read: whole results are kept, the rest left to the collection. */
+static void early_store(struct rec *r)
+{
+    for (int k = 0; k < r->plan.n_logs; k++) {
+        int i = r->plan.logs[k].index;
+        if (i < 0 || i >= API_MAX_WORKERS)
+            continue;
+        if (r->obs.results[i] && r->obs.result_detail[i] == CTRL_DETAIL_FULL) {
+            early_keep(r->x, r->key, r->plan.logs[k].pod, r->obs.results[i]);
+            r->obs.results[i] = NULL;
+        }
+        cJSON_Delete(r->obs.results[i]);
+        r->obs.results[i] = NULL;
+        free(r->obs.result_errors[i]);
+        r->obs.result_errors[i] = NULL;
+    }
+    r->obs.early_fetched = true;
+}
+
+/* The result logs of plan.logs to read (CTRL_NEED_RESULTS, CTRL_NEED_EARLY_RESULTS), after those
+ * answered without a read: kept from an early read, or a termination message with the full
+ * result (a histogram). */
+static void start_result_reads(struct rec *r, bool early)
+{
+    struct ctrl_plan *p = &r->plan;
+    r->log_next = 0;
+    for (int k = 0; k < p->n_logs; k++) {
+        int i = p->logs[k].index;
+        if (i < 0 || i >= API_MAX_WORKERS) {
+            p->logs[k].index = -1;
+            continue;
+        }
+        cJSON *res = early ? NULL : early_take(r->x, r->key, p->logs[k].pod);
+        if (!res && early && early_find(r->x, r->key, p->logs[k].pod)) {
+            p->logs[k].index = -1; /* kept already */
+            continue;
+        }
+        if (!res) {
+            res = result_from_text(pod_term_message(r, p->logs[k].pod));
+            if (res && !cJSON_GetObjectItemCaseSensitive(res, "histogram")) {
+                cJSON_Delete(res);
+                res = NULL;
+            }
+        }
+        if (res && early) {
+            early_keep(r->x, r->key, p->logs[k].pod, res);
+        } else if (res) {
+            cJSON_Delete(r->obs.results[i]);
+            r->obs.results[i] = res;
+            r->obs.result_detail[i] = CTRL_DETAIL_FULL;
+        }
+        if (res) {
+            p->logs[k].index = -1;
+            continue;
+        }
+        r->pending++; /* one per log read, released by log_done */
+    }
+    /* entries answered without a read are skipped */
+    int kept = 0;
+    for (int k = 0; k < p->n_logs; k++)
+        if (p->logs[k].index >= 0)
+            p->logs[kept++] = p->logs[k];
+    p->n_logs = kept;
+    start_log_reads(r);
+}
+
 static void start_fetches(struct rec *r)
 {
     struct ctrl_exec *x = r->x;
@@ -727,32 +858,9 @@ static void start_fetches(struct rec *r)
         start_progress_reads(r);
     if (needs & CTRL_NEED_RESULTS) {
         r->obs.results_fetched = true;
-        r->log_next = 0;
-        for (int k = 0; k < p->n_logs; k++) {
-            int i = p->logs[k].index;
-            if (i < 0 || i >= API_MAX_WORKERS) {
-                p->logs[k].index = -1;
-                continue;
-            }
-            /* A termination message with the full result (a histogram) needs no log. */
-            cJSON *res = result_from_text(pod_term_message(r, p->logs[k].pod));
-            if (res && cJSON_GetObjectItemCaseSensitive(res, "histogram")) {
-                cJSON_Delete(r->obs.results[i]);
-                r->obs.results[i] = res;
-                r->obs.result_detail[i] = CTRL_DETAIL_FULL;
-                p->logs[k].index = -1;
-                continue;
-            }
-            cJSON_Delete(res);
-            r->pending++; /* one per log read, released by log_done */
-        }
-        /* entries answered by their termination message are skipped */
-        int kept = 0;
-        for (int k = 0; k < p->n_logs; k++)
-            if (p->logs[k].index >= 0)
-                p->logs[kept++] = p->logs[k];
-        p->n_logs = kept;
-        start_log_reads(r);
+        start_result_reads(r, false);
+    } else if (needs & CTRL_NEED_EARLY_RESULTS) {
+        start_result_reads(r, true);
     }
     fetch_done(r);
 }
@@ -823,6 +931,7 @@ static void write_status(struct rec *r)
         cJSON_AddStringToObject(md, "resourceVersion", rv);
     cJSON_AddItemReferenceToObject(patch, "status", r->plan.status);
     struct kube_opts o = {.subresource = "status", .field_validation = "Strict"};
+    r->write_t0 = uv_hrtime();
     int rc = kube_patch(x->env.kc, x->env.resource, r->ns, r->name, KUBE_PATCH_MERGE, patch, &o,
                         on_status_written, r);
     cJSON_Delete(patch);
@@ -839,6 +948,17 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
+        const char *ready = util_jstr(r->plan.status, API_STATUS_READY_AT);
+        if (ready && !util_jstr(util_jget(r->br, "status"), API_STATUS_READY_AT)) {
+            char why[160]; /* as it was decided: before this write is learned */
+            ctrl_margin_describe(&x->margin, why, sizeof(why));
+            log_info(COMP, "%s: start barrier %s, start margin %ld ms (%s)", r->key,
+                     r->plan.start_at, r->obs.start_margin_ms, why);
+        }
+        ctrl_margin_record_write(&x->margin, (double)(uv_hrtime() - r->write_t0) / 1e9);
+        enum api_phase ph = api_phase_parse(r->plan.phase);
+        if (ph == API_PHASE_SUCCEEDED || ph == API_PHASE_FAILED)
+            early_drop(x, r->key); /* what the collection did not take */
         if (r->plan.start_notice_s > 0) {
             ctrl_margin_record(&x->margin, r->plan.start_notice_s);
             log_info(COMP,
@@ -856,7 +976,8 @@ static void on_status_written(struct kube_result *res, void *ud)
             if (kube_informer_assume(x->env.objs, written, rv) == 0)
                 kube_queue_add(x->env.q, r->key);
         }
-        start_actions(r);
+        r->status_written = true;
+        start_actions(r); /* a create-first plan's are done: ANNOTATE */
         return;
     }
     if (res->status.http == 404) {
@@ -1000,7 +1121,10 @@ static void rec_next_action(struct rec *r)
         rec_finish(r, true);
         return;
     }
-    start_annotations(r);
+    if (r->plan.create_first && r->plan.status && !r->status_written)
+        write_status(r); /* the creates came first */
+    else
+        start_annotations(r);
 }
 
 /* STATUS is done (or there was none): the plan's creates and deletes. */
@@ -1026,6 +1150,7 @@ static void on_annotated(struct kube_result *res, void *ud)
     struct rec *r = a->r;
     const char *pod = r->plan.annotate[a->i].pod;
     if (kube_ok(&res->status)) {
+        ctrl_margin_record_write(&r->x->margin, (double)(uv_hrtime() - r->write_t0) / 1e9);
         log_info(COMP, "%s: pod %s starts at %s", r->key, pod, r->plan.start_at);
     } else if (res->status.http != 404) { /* a pod gone needs no start */
         r->x->stats.write_errors++;
@@ -1052,6 +1177,7 @@ static void start_annotations(struct rec *r)
     util_jset_str(ann, API_START_ANNOTATION, r->plan.start_at);
     util_jset(cJSON_AddObjectToObject(patch, "metadata"), "annotations", ann);
     struct kube_opts o = {.field_validation = "Strict"};
+    r->write_t0 = uv_hrtime();
     for (int i = 0; i < n; i++) {
         r->anns[i] = (struct ann_req){.r = r, .i = i};
         int rc = kube_patch(r->x->env.kc, &KUBE_PODS, r->ns, r->plan.annotate[i].pod,
@@ -1086,7 +1212,7 @@ static void send_events(struct rec *r)
 
 static void after_result_cm(struct rec *r)
 {
-    if (r->plan.status)
+    if (r->plan.status && !r->plan.create_first)
         write_status(r);
     else
         start_actions(r);
@@ -1204,6 +1330,7 @@ static void count_dropped(struct rec *r)
 static void rec_execute(struct rec *r)
 {
     r->action = 0;
+    r->status_written = false;
     count_dropped(r);
     if (r->plan.result_cm) {
         set_state(r, CTRL_EXEC_RESULT_CM);
@@ -1235,6 +1362,25 @@ const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x)
     return &x->stats;
 }
 
+void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out)
+{
+    const struct ctrl_exec_stats *st = &x->stats;
+    *out = (struct ctrl_metrics_controller){
+        .reconciles = st->reconciles,
+        .reconcile_errors = st->reconcile_errors,
+        .conflicts = st->conflicts,
+        .creates = st->creates,
+        .deletes = st->deletes,
+        .status_writes = st->status_writes,
+        .write_errors = st->write_errors,
+        .dropped_events = st->dropped_events,
+        .dropped_actions = st->dropped_actions,
+        .reconcile_seconds = st->lat,
+        .queue_depth = kube_queue_len(x->env.q),
+        .inflight = x->inflight,
+    };
+}
+
 void ctrl_exec_free(struct ctrl_exec *x)
 {
     if (!x)
@@ -1244,6 +1390,7 @@ void ctrl_exec_free(struct ctrl_exec *x)
         kube_queue_done(x->env.q, r->key);
         rec_free(r);
     }
+    early_drop(x, NULL);
     free(x->expect);
     free(x);
 }

@@ -15,7 +15,8 @@
  *   answers) and ctrl_decide() gives a plan. A plan that needs reads goes to FETCH; one that
  *   says retry, or an object without name, ends the reconcile (DONE); any other goes to
  *   RESULT_CM when it has a result ConfigMap, else to STATUS when it has a status, else to
- *   ACTIONS.
+ *   ACTIONS; a create-first plan (plan.create_first: a run entering Initializing or Running)
+ *   goes to ACTIONS, then STATUS, then ANNOTATE.
  *
  * CTRL_EXEC_FETCH: the reads the plan asked for (scale target, scale, the run's pods, progress
  *   log tails, result logs at most LOG_PARALLEL at a time) are in flight; `pending` counts them.
@@ -39,7 +40,8 @@
  *   A create this process made moments ago (an expectation) is skipped. AlreadyExists on create
  *   and NotFound on delete are success. A create refused for good fails the run: the reconcile
  *   decides again with the server's words as the error (DECIDE); any other failure sends the
- *   Events and ends with an error. Then ANNOTATE.
+ *   Events and ends with an error. Then ANNOTATE (STATUS for a create-first plan whose status is
+ *   not written yet).
  *
  * CTRL_EXEC_ANNOTATE: the start barrier is merge-patched onto the plan's pods, all at once (the
  *   workers start at the last one's kubelet refresh; `ann` counts those not answered); a pod
@@ -133,6 +135,9 @@ void ctrl_exec_run(struct ctrl_exec *x, const char *key);
 /* Reconciles in flight. */
 int ctrl_exec_inflight(const struct ctrl_exec *x);
 const struct ctrl_exec_stats *ctrl_exec_stats(const struct ctrl_exec *x);
+/* Fills out with the counters, the latencies, env.q's depth and the reconciles in flight; the
+ * rest (Events, caches) zero, for the controller to add. */
+void ctrl_exec_metrics(const struct ctrl_exec *x, struct ctrl_metrics_controller *out);
 /* Frees the reconciles in flight (their keys are handed back to env.q as done) and x; their
  * requests must have been cancelled (kube_client_free). NULL: nothing. */
 void ctrl_exec_free(struct ctrl_exec *x);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/util/list.h"
 #include "pkg/util/log.h"
 #include "pkg/util/mem.h"
 
@@ -43,12 +44,7 @@ static void conn_closed(uv_handle_t *h)
 {
     struct conn *c = h->data;
     struct ctrl_httpd *s = c->s;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        s->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    UTIL_LIST_UNLINK(s->conns, c);
     buf_free(&c->in);
     free(c->out);
     free(c);
@@ -173,10 +169,7 @@ static void on_connection(uv_stream_t *server, int status)
     c->in = (struct buf)BUF_INIT(MAX_REQUEST);
     uv_tcp_init(server->loop, &c->tcp);
     c->tcp.data = c;
-    c->next = s->conns;
-    if (s->conns)
-        s->conns->prev = c;
-    s->conns = c;
+    UTIL_LIST_PUSH(s->conns, c);
     s->n_conns++;
     if (uv_accept(server, (uv_stream_t *)&c->tcp) ||
         uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_read))

@@ -206,13 +206,34 @@ static void put_label_value(struct buf *out, const char *s)
     }
 }
 
-static void put_run_labels(struct buf *out, const struct run_row *r)
+/* The labels every run and sweep line starts with; the caller closes the brace. */
+static void put_labels(struct buf *out, const char *ns, const char *name)
 {
     buf_puts(out, "{namespace=\"");
-    put_label_value(out, r->ns);
+    put_label_value(out, ns);
     buf_puts(out, "\",name=\"");
-    put_label_value(out, r->name);
+    put_label_value(out, name);
     buf_puts(out, "\"");
+}
+
+/* HELP and TYPE of the phase gauge of the kind ("run", "sweep"). */
+static void put_phase_help(struct buf *out, const char *kind)
+{
+    buf_printf(out,
+               "# HELP " PREFIX "benchmark%s_phase 1 for the %s's current phase (status.phase), 0 "
+               "for the others.\n# TYPE " PREFIX "benchmark%s_phase gauge\n",
+               kind, kind, kind);
+}
+
+/* The phase gauge's lines of one object: one a phase of phases, 1 for phases[phase]. */
+static void put_phases(struct buf *out, const char *kind, const char *ns, const char *name,
+                       int phase, const enum api_phase *phases, size_t nphases)
+{
+    for (size_t p = 0; p < nphases; p++) {
+        buf_printf(out, PREFIX "benchmark%s_phase", kind);
+        put_labels(out, ns, name);
+        buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(phases[p]), phase == (int)p);
+    }
 }
 
 /* HELP and TYPE of run_values[first]'s family: its help, then the status fields it reads. */
@@ -230,16 +251,10 @@ static void put_run_family(struct buf *out, size_t first)
 
 static void put_runs(struct buf *out, const struct run_rows *rr)
 {
-    buf_puts(out, "# HELP " PREFIX "benchmarkrun_phase 1 for the run's current phase "
-                  "(status.phase), 0 for the others.\n"
-                  "# TYPE " PREFIX "benchmarkrun_phase gauge\n");
+    put_phase_help(out, "run");
     for (size_t i = 0; i < rr->n; i++)
-        for (size_t p = 0; p < N_PHASES; p++) {
-            buf_puts(out, PREFIX "benchmarkrun_phase");
-            put_run_labels(out, &rr->row[i]);
-            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(api_run_phases[p]),
-                       rr->row[i].phase == (int)p);
-        }
+        put_phases(out, "run", rr->row[i].ns, rr->row[i].name, rr->row[i].phase, api_run_phases,
+                   N_PHASES);
     for (size_t v = 0; v < N_RUN_VALUES; v++) {
         if (run_values[v].type)
             put_run_family(out, v);
@@ -248,7 +263,7 @@ static void put_runs(struct buf *out, const struct run_rows *rr)
             if (isnan(r->v[v]))
                 continue;
             buf_puts(out, run_values[v].family);
-            put_run_labels(out, r);
+            put_labels(out, r->ns, r->name);
             if (r->verdict >= 0)
                 buf_printf(out, ",verdict=\"%s\"", bench_verdict_classes[r->verdict].name);
             if (run_values[v].quantile)
@@ -334,27 +349,12 @@ static int sweep_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-static void put_sweep_labels(struct buf *out, const struct sweep_row *r)
-{
-    buf_puts(out, "{namespace=\"");
-    put_label_value(out, r->ns);
-    buf_puts(out, "\",name=\"");
-    put_label_value(out, r->name);
-    buf_puts(out, "\"");
-}
-
 static void put_sweeps(struct buf *out, const struct sweep_rows *rr)
 {
-    buf_puts(out, "# HELP " PREFIX "benchmarksweep_phase 1 for the sweep's current phase "
-                  "(status.phase), 0 for the others.\n"
-                  "# TYPE " PREFIX "benchmarksweep_phase gauge\n");
+    put_phase_help(out, "sweep");
     for (size_t i = 0; i < rr->n; i++)
-        for (size_t p = 0; p < N_SWEEP_PHASES; p++) {
-            buf_puts(out, PREFIX "benchmarksweep_phase");
-            put_sweep_labels(out, &rr->row[i]);
-            buf_printf(out, ",phase=\"%s\"} %d\n", api_phase_name(api_sweep_phases[p]),
-                       rr->row[i].phase == (int)p);
-        }
+        put_phases(out, "sweep", rr->row[i].ns, rr->row[i].name, rr->row[i].phase, api_sweep_phases,
+                   N_SWEEP_PHASES);
     for (size_t v = 0; v < N_SWEEP_VALUES; v++) {
         const struct sweep_value *f = &sweep_values[v];
         buf_printf(out, "# HELP %s %s (status.%s%s).\n# TYPE %s gauge\n", f->family, f->help,
@@ -364,7 +364,7 @@ static void put_sweeps(struct buf *out, const struct sweep_rows *rr)
             if (isnan(r->v[v]))
                 continue;
             buf_puts(out, f->family);
-            put_sweep_labels(out, r);
+            put_labels(out, r->ns, r->name);
             if (f->field_label) {
                 buf_puts(out, ",field=\"");
                 put_label_value(out, r->field);

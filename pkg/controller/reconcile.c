@@ -311,6 +311,9 @@ static void start_running(struct dctx *d)
     cJSON *job = api_manifest_run_job(d->obs->br, s, d->obs->cfg, (long)run_from(d));
     annotate_spec(job, s);
     action(d, CTRL_ACT_CREATE, &KUBE_JOBS, "", job);
+    /* entering Running: the Job first (the fio claim and the HPA before it, in order: a pod
+     * whose claim does not exist yet waits for the scheduler's backoff), the status after */
+    d->plan->create_first = d->old_phase != API_PHASE_RUNNING;
     for (int i = 0; i < d->plan->n_actions; i++)
         if (d->plan->actions[i].object && !d->plan->actions[i].name[0])
             (void)snprintf(d->plan->actions[i].name, sizeof(d->plan->actions[i].name), "%s",
@@ -788,6 +791,7 @@ static void decide_pending(struct dctx *d)
         cond(d, "Initialized", "False", "InitRunning", msg);
         set_message(d, msg);
         create_init_job(d);
+        d->plan->create_first = true;
         d->plan->requeue_ms = CTRL_RESYNC_MS;
         return;
     }
@@ -1024,6 +1028,34 @@ static void check_placement(struct dctx *d)
 
 static void decide_collecting(struct dctx *d);
 
+/* The workers whose pod Succeeded while others still run: their results are read now (the
+ * executor keeps them), not all at the end. True when the plan reads first. */
+static bool plan_early_results(struct dctx *d, int workers)
+{
+    if (d->obs->early_fetched)
+        return false;
+    struct ctrl_fetch_log *logs = NULL;
+    int n = 0;
+    for (int i = 0; i < workers && i < API_MAX_WORKERS; i++) {
+        const cJSON *pod = find_pod(d->obs, "run", i);
+        const char *ph = util_jstr(pod, "status.phase"), *name = util_jstr(pod, "metadata.name");
+        if (!ph || !name || strcmp(ph, "Succeeded") != 0)
+            continue;
+        if (!logs)
+            logs = util_xcalloc((size_t)workers, sizeof(*logs));
+        logs[n].index = i;
+        (void)snprintf(logs[n].pod, sizeof(logs[n].pod), "%s", name);
+        n++;
+    }
+    if (n == 0)
+        return false;
+    free(d->plan->logs);
+    d->plan->logs = logs;
+    d->plan->n_logs = n;
+    d->plan->needs |= CTRL_NEED_EARLY_RESULTS;
+    return true;
+}
+
 static void decide_running(struct dctx *d)
 {
     const struct api_spec *s = &d->spec;
@@ -1048,6 +1080,8 @@ static void decide_running(struct dctx *d)
         d->plan->requeue_ms = 1; /* at once */
         return;
     }
+    if (plan_early_results(d, s->workers))
+        return; /* decided again once they are read */
     /* a barrier set now goes out at once: the HPA's scale and the workers' progress, reads
      * before a decision, wait for the next reconcile (the pod patches bring it); the Nodes that
      * WorkersShareNode reads when two workers share one are read first (one list) */
@@ -1623,7 +1657,9 @@ static void decide_phase(struct dctx *d, enum api_phase phase, bool started)
         /* a child the API server refuses for good (e.g. 422 Invalid) fails the run; the spec,
          * when it can be read, tells fail()'s cleanup which children to delete (have_spec) */
         (void)load_spec(d, started, err, sizeof(err));
-        fail(d, obs->error_reason, obs->error_message ? obs->error_message : "", started);
+        /* a create-first plan (plan.create_first) may have made children of a run whose status
+         * does not say it started yet: they are cleaned up as a started run's */
+        fail(d, obs->error_reason, obs->error_message ? obs->error_message : "", true);
     } else if (phase == API_PHASE_PENDING) {
         decide_pending(d);
     } else if (load_spec(d, started, err, sizeof(err)) != 0) {

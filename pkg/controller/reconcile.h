@@ -30,7 +30,9 @@
  *                 Initializing, for the init pod). The run Job finished -> Collecting. Every
  *                 worker index has a Succeeded pod (the Job controller marks the Job Complete
  *                 later): the results are read and the run ends in this reconcile, as
- *                 Collecting would (its Event sent, its status never written).
+ *                 Collecting would (its Event sent, its status never written). A worker whose
+ *                 pod Succeeded while others run has its result read at once
+ *                 (CTRL_NEED_EARLY_RESULTS), so the collection reads only the last ones.
  *   Collecting    The caches may disagree: a Job watch can be ahead of the pod watch. So when a
  *                 worker's cached pod has not terminated (or is missing), its pods are read from
  *                 the API server first; a pod still running is waited for (requeue), up to
@@ -123,7 +125,10 @@ struct ctrl_observed {
     int scale_replicas;
     /* pods[] were read from the API server just now (CTRL_NEED_PODS), not from the cache */
     bool pods_fresh;
-    bool results_fetched;                 /* worker results below are complete */
+    bool results_fetched; /* worker results below are complete */
+    /* The reads of CTRL_NEED_EARLY_RESULTS were done: the executor keeps what they read until
+     * the run is collected (results[] stays empty for them). */
+    bool early_fetched;
     cJSON *results[API_MAX_WORKERS];      /* by worker index, owned by the executor */
     char *result_errors[API_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
                                               missing; owned likewise */
@@ -149,6 +154,10 @@ struct ctrl_observed {
 #define CTRL_NEED_PODS 0x8      /* the run's pods from the API server, not the cache */
 #define CTRL_NEED_PROGRESS 0x10 /* the tails of the running workers' logs (plan.progress) */
 #define CTRL_NEED_NODES 0x20    /* the cluster's Nodes (two workers share one) */
+/* The results of the workers whose pod Succeeded while others still run (plan.logs), read as
+ * each pod ends and kept by the executor (not in obs.results) until CTRL_NEED_RESULTS asks for
+ * them at the collection, where only the last workers' logs are left to read. */
+#define CTRL_NEED_EARLY_RESULTS 0x40
 /* A progress read asks for the last records of a log (the runner logs about one a second; the
  * kubelet counts them as tailLines), at most this many bytes. */
 #define CTRL_PROGRESS_TAIL_LINES 64
@@ -179,7 +188,8 @@ struct ctrl_fetch_log {
 #define CTRL_PLAN_MAX_EVENTS 8
 struct ctrl_plan {
     unsigned needs;              /* fetch these, fill the observed fields, decide again */
-    struct ctrl_fetch_log *logs; /* with CTRL_NEED_RESULTS: pods to read (n_logs of them) */
+    struct ctrl_fetch_log *logs; /* with CTRL_NEED_RESULTS or CTRL_NEED_EARLY_RESULTS: pods to
+                                    read (n_logs of them) */
     int n_logs;
     struct ctrl_fetch_log *progress; /* with CTRL_NEED_PROGRESS: running pods whose log tail to
                                         read (n_progress of them) */
@@ -187,6 +197,12 @@ struct ctrl_plan {
     char scale_kind[32]; /* StatefulSet or Deployment, with NEED_SCALE* */
     char scale_name[256];
     cJSON *status; /* the new status; NULL = nothing to write */
+    /* The creates go before the status write (a run entering Initializing or Running): its Job
+     * is made one round trip after the decision, as a Job created directly would be. Safe under
+     * level-triggered reconciling: the names are deterministic, 409 AlreadyExists is success, the
+     * ownerReference ties them to the run, and a decision that finds the status unwritten (a
+     * restart, a 409 on the write) takes the same one again. */
+    bool create_first;
     /* The result ConfigMap (pkg/api/resultcm.h), written before the status: created, or on
      * 409 AlreadyExists replaced when its data differ (left when identical). A refusal for good
      * (403, 422, ...) ends the run without it: status.resultRef is dropped, a Warning Event

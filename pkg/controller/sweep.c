@@ -10,11 +10,8 @@
 #include "pkg/api/manifest.h"
 #include "pkg/controller/cache.h"
 #include "pkg/controller/events.h"
-#include "pkg/controller/executor.h"
+#include "pkg/controller/loop.h"
 #include "pkg/util/clock.h"
-#include "pkg/util/log.h"
-
-#define COMP "sweep"
 
 /* ---- merge diff --------------------------------------------------------------------------- */
 
@@ -55,11 +52,9 @@ cJSON *ctrl_merge_diff(const cJSON *old_obj, const cJSON *new_obj)
 struct ctrl_sweeper {
     uv_loop_t *loop;
     struct kube_client *kc;
-    char *ns;
+    struct ctrl_loop l; /* namespace, queue, the reconciles (executor.h) */
     struct kube_informer *sweeps, *runs;
-    struct kube_queue *q;
     struct kube_enqueue own, by_sweep; /* what the informers queue: a sweep's key, its runs' */
-    struct ctrl_exec *x;               /* the reconciles (executor.h) */
     struct ctrl_events *ev;            /* the Event sender, or NULL */
 };
 
@@ -140,18 +135,9 @@ static void send_event(void *ctx, const char *key, const cJSON *sweep, const str
         ctrl_events_send(s->ev, "BenchmarkSweep", sweep, e);
 }
 
-/* A key the queue hands out: reconciled by the executor once both caches have synced. */
-static void process(struct kube_queue *q, const char *key, void *ud)
+static bool synced(const void *s)
 {
-    struct ctrl_sweeper *s = ud;
-    (void)q;
-    if (!ctrl_sweeper_synced(s)) {
-        log_debug(COMP, "%s: caches not synced yet; again in %d ms", key, CTRL_SYNC_WAIT_MS);
-        kube_queue_add_after(s->q, key, CTRL_SYNC_WAIT_MS);
-        kube_queue_done(s->q, key);
-        return;
-    }
-    ctrl_exec_run(s->x, key);
+    return ctrl_sweeper_synced(s);
 }
 
 int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, int workers,
@@ -161,27 +147,21 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
     s->loop = loop;
     s->ev = ev;
     s->kc = kc;
-    if (ns && *ns)
-        s->ns = util_xstrdup(ns);
-    struct kube_queue_opts qo = {.workers = workers > 0 ? workers : 2,
-                                 .base_ms = CTRL_QUEUE_BASE_MS,
-                                 .max_ms = CTRL_QUEUE_MAX_MS};
-    int rc = kube_queue_new(loop, &qo, process, s, &s->q);
+    int rc = ctrl_loop_init(&s->l, loop, ns, workers > 0 ? workers : 2, synced, s);
     if (rc)
         goto fail;
-    s->own = (struct kube_enqueue){.q = s->q, .on_delete = sweep_deleted, .ud = s};
-    s->by_sweep = (struct kube_enqueue){.q = s->q, .owner_label = API_LABEL_SWEEP};
-    rc = kube_informer_enqueue(kc, &API_BENCHMARKSWEEPS, s->ns, &s->own, ctrl_transform_sweep,
+    s->own = (struct kube_enqueue){.q = s->l.q, .on_delete = sweep_deleted, .ud = s};
+    s->by_sweep = (struct kube_enqueue){.q = s->l.q, .owner_label = API_LABEL_SWEEP};
+    rc = kube_informer_enqueue(kc, &API_BENCHMARKSWEEPS, s->l.ns, &s->own, ctrl_transform_sweep,
                                false, &s->sweeps);
     /* indexed by sweep: a reconcile reads its own sweep's runs only */
     rc = rc ? rc
-            : kube_informer_enqueue(kc, &API_BENCHMARKRUNS, s->ns, &s->by_sweep,
+            : kube_informer_enqueue(kc, &API_BENCHMARKRUNS, s->l.ns, &s->by_sweep,
                                     ctrl_transform_sweep_run, true, &s->runs);
     if (rc)
         goto fail;
     struct ctrl_exec_env env = {.loop = loop,
                                 .kc = kc,
-                                .q = s->q,
                                 .resource = &API_BENCHMARKSWEEPS,
                                 .objs = s->sweeps,
                                 .transform = ctrl_transform_sweep,
@@ -189,7 +169,7 @@ int ctrl_sweeper_new(uv_loop_t *loop, struct kube_client *kc, const char *ns, in
                                 .status_events = ctrl_sweep_status_events,
                                 .send_event = send_event,
                                 .ctx = s};
-    s->x = ctrl_exec_new(&env);
+    ctrl_loop_exec(&s->l, &env);
     *out = s;
     return 0;
 fail:
@@ -214,19 +194,7 @@ void ctrl_sweeper_foreach(const struct ctrl_sweeper *s, void (*fn)(const cJSON *
 
 void ctrl_sweeper_metrics_source(const struct ctrl_sweeper *s, struct ctrl_metrics_controller *out)
 {
-    const struct ctrl_exec_stats *st = ctrl_exec_stats(s->x);
-    *out = (struct ctrl_metrics_controller){
-        .reconciles = st->reconciles,
-        .reconcile_errors = st->reconcile_errors,
-        .conflicts = st->conflicts,
-        .creates = st->creates,
-        .deletes = st->deletes,
-        .status_writes = st->status_writes,
-        .write_errors = st->write_errors,
-        .reconcile_seconds = st->lat,
-        .queue_depth = kube_queue_len(s->q),
-        .inflight = ctrl_exec_inflight(s->x),
-    };
+    ctrl_exec_metrics(s->l.x, out);
 }
 
 bool ctrl_sweeper_synced(const struct ctrl_sweeper *s)
@@ -236,18 +204,16 @@ bool ctrl_sweeper_synced(const struct ctrl_sweeper *s)
 
 void ctrl_sweeper_stop(struct ctrl_sweeper *s)
 {
-    if (s && s->q)
-        kube_queue_shutdown(s->q);
+    if (s)
+        ctrl_loop_stop(&s->l);
 }
 
 void ctrl_sweeper_free(struct ctrl_sweeper *s)
 {
     if (!s)
         return;
-    ctrl_exec_free(s->x);
     kube_informer_free(s->sweeps);
     kube_informer_free(s->runs);
-    kube_queue_free(s->q);
-    free(s->ns);
+    ctrl_loop_cleanup(&s->l);
     free(s);
 }

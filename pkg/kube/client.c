@@ -24,6 +24,7 @@
 
 #include "pkg/kube/internal.h"
 #include "pkg/kube/kube.h"
+#include "pkg/util/list.h"
 #include "pkg/util/buf.h"
 #include "pkg/util/json.h"
 #include "pkg/util/log.h"
@@ -210,12 +211,7 @@ static void on_timeout(uv_timer_t *h)
 static void sock_close(struct kube_client *c, struct sock_ctx *ctx)
 {
     uv_poll_stop(&ctx->poll);
-    if (ctx->prev)
-        ctx->prev->next = ctx->next;
-    else
-        c->socks = ctx->next;
-    if (ctx->next)
-        ctx->next->prev = ctx->prev;
+    UTIL_LIST_UNLINK(c->socks, ctx);
     uv_close((uv_handle_t *)&ctx->poll, on_poll_closed);
 }
 
@@ -241,10 +237,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int action, void *userp, void 
         }
         ctx->poll.data = ctx;
         c->open_handles++;
-        ctx->next = c->socks;
-        if (c->socks)
-            c->socks->prev = ctx;
-        c->socks = ctx;
+        UTIL_LIST_PUSH(c->socks, ctx);
         curl_multi_assign(c->multi, s, ctx);
     }
     int ev = 0;
@@ -334,12 +327,7 @@ static void req_free(struct kube__req *r)
         curl_multi_remove_handle(c->multi, r->easy);
         r->in_multi = false;
     }
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        c->reqs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    UTIL_LIST_UNLINK(c->reqs, r);
     if (r->ud_free)
         r->ud_free(r->ud);
     curl_easy_cleanup(r->easy);
@@ -960,10 +948,7 @@ static int req_start(struct kube_client *c, struct kube__req *r, const char *met
     } else if (req_send(r) < 0) {
         return -EIO;
     }
-    r->next = c->reqs;
-    if (c->reqs)
-        c->reqs->prev = r;
-    c->reqs = r;
+    UTIL_LIST_PUSH(c->reqs, r);
     if (r->waiting)
         arm_retry_timer(c);
     return 0;

@@ -254,12 +254,14 @@ static void log_wait(const struct pg_error *err, double waited, double timeout_s
     free(rec);
 }
 
-int pg_wait_ready(const struct bench_conninfo *ci, double timeout_s, PGconn **out,
+int pg_wait_ready(const struct bench_conninfo *ci, const struct pg_wait *w, PGconn **out,
                   struct pg_error *err)
 {
     double logged = -1; /* when the last wait record was written */
-    double start = util_mono_s();
-    double deadline = start + (timeout_s > 0 ? timeout_s : 0);
+    double timeout_s = w->timeout_s > 0 ? w->timeout_s : 0;
+    double spent = w->spent_s > 0 ? w->spent_s : 0;
+    double start = util_mono_s() - spent; /* where the window began, on this clock */
+    double deadline = start + timeout_s - (w->stop_early_s > 0 ? w->stop_early_s : 0);
     double backoff = 0.25;
     int attempt = 0;
     for (;;) {

@@ -62,11 +62,20 @@ char *pg_quote_ident(const char *ident);
 int pg_connect(const struct bench_conninfo *ci, const char *dbname, PGconn **out,
                struct pg_error *err);
 
-/* Connects, retrying retryable failures with backoff until timeout_s has passed. Returns 0 with
- * *out set, or -ETIMEDOUT (gave up on a retryable error) / -ECONNREFUSED (permanent error: auth,
- * TLS, database missing) with err filled, or -ECANCELED when ci->cancel was set. Logs each failed
- * attempt (target and class, no password). */
-int pg_wait_ready(const struct bench_conninfo *ci, double timeout_s, PGconn **out,
+/* A readiness wait's window: timeout_s long, of which spent_s passed before the call (the wait
+ * counts from an earlier moment, e.g. the run's creation; 0: from the call), ending stop_early_s
+ * before its end (time left to report the failure). The wait records say "waited spent + x s of
+ * timeout_s". */
+struct pg_wait {
+    double timeout_s, spent_s, stop_early_s;
+};
+
+/* Connects, retrying retryable failures with backoff until w's window has passed (at least one
+ * attempt, also when it passed before the call). Returns 0 with *out set, or -ETIMEDOUT (gave up
+ * on a retryable error) / -ECONNREFUSED (permanent error: auth, TLS, database missing) with err
+ * filled, or -ECANCELED when ci->cancel was set. Logs each failed attempt (target and class, no
+ * password). */
+int pg_wait_ready(const struct bench_conninfo *ci, const struct pg_wait *w, PGconn **out,
                   struct pg_error *err);
 
 /* Creates database ci->dbname (or $PGDATABASE / the user name) when it does not exist, connecting

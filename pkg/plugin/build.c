@@ -4,7 +4,9 @@
 #include "pkg/api/spec.h"
 #include "pkg/bench/argv.h"
 #include "pkg/plugin/pgbench_args.h"
+#include "pkg/util/clock.h"
 #include "pkg/util/err.h"
+#include "pkg/util/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -155,6 +157,8 @@ cJSON *plugin_build_run(const struct plugin_run_opts *o, char *err, size_t errle
         util_must(cJSON_AddTrueToObject(target, "createDatabase"));
     if (o->warmup_s > 0)
         util_must(cJSON_AddNumberToObject(run, "warmupSeconds", (double)o->warmup_s));
+    if (o->placement)
+        util_must(cJSON_AddStringToObject(add_obj(spec, "placement"), "mode", o->placement));
     /* pgbench's own default: 10 transactions per client */
     if (!cJSON_GetObjectItemCaseSensitive(run, "durationSeconds") &&
         !cJSON_GetObjectItemCaseSensitive(run, "transactions"))
@@ -252,6 +256,17 @@ cJSON *plugin_children(const cJSON *br, const struct api_config *cfg, long run_f
         (void)util_errf(err, errlen, "the operator would refuse this run: %s", why);
         return NULL;
     }
+    /* not created yet: its connect window will count from its creationTimestamp, about now */
+    cJSON *created = NULL;
+    if (!util_jstr(br, "metadata.creationTimestamp")) {
+        char now[UTIL_RFC3339_LEN];
+        util_rfc3339(util_wall_s(), 0, now, sizeof(now));
+        created = util_must(cJSON_Duplicate(br, 1));
+        cJSON *md = cJSON_GetObjectItemCaseSensitive(created, "metadata");
+        if (cJSON_IsObject(md))
+            util_jset_str(md, "creationTimestamp", now);
+        br = created;
+    }
     cJSON *out = cJSON_CreateArray();
     if (s.hpa)
         cJSON_AddItemToArray(out, api_manifest_hpa(br, &s));
@@ -261,6 +276,7 @@ cJSON *plugin_children(const cJSON *br, const struct api_config *cfg, long run_f
         cJSON_AddItemToArray(out, api_manifest_init_job(br, &s, cfg));
     cJSON_AddItemToArray(out, api_manifest_run_job(br, &s, cfg, run_from));
     api_spec_free(&s);
+    cJSON_Delete(created);
     return out;
 }
 

@@ -43,6 +43,7 @@ struct plugin_run_opts {
     bool unlogged_tables;
     bool create_database;
     long warmup_s; /* > 0: run.warmupSeconds */
+    const char *placement; /* spec.placement.mode: "spread" or "pack"; NULL: the spec's default */
     bool template; /* a sweep's template: not checked alone (the sweep checks each step's spec) */
 };
 
@@ -66,7 +67,9 @@ cJSON *plugin_build_fio(const struct plugin_fio_opts *o, char *err, size_t errle
 /* The objects the operator creates for br, in its order: HPA, fio PVC, init Job, run Job (those
  * that apply). run_from is where the run Job's deadline counts from (Unix seconds: now + the start
  * delay, as the operator's Running entry would); the start barrier itself is published later, on
- * the pods. A new array, or NULL with err. */
+ * the pods. A br without metadata.creationTimestamp (not created yet) is taken as created now:
+ * the runners' --wait-from (target.connectRetrySeconds counts from the creation). A new array, or
+ * NULL with err. */
 cJSON *plugin_children(const cJSON *br, const struct api_config *cfg, long run_from, char *err,
                        size_t errlen);
 

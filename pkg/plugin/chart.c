@@ -21,6 +21,15 @@ static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define NCOLORS ((int)(sizeof(colors) / sizeof(colors[0])))
 
+/* A vertical grid line at x from y1 to y2, and the tick label under the x axis at axis_y. */
+static void x_tick(struct buf *o, double x, double y1, double y2, double axis_y, const char *label)
+{
+    buf_printf(o,
+               "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+               "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
+               x, y1, x, y2, x, axis_y + 16, label);
+}
+
 /* A "nice" tick step (1, 2, 5 x 10^k) giving at most max_ticks ticks over span. */
 static double nice_step(double span, int max_ticks)
 {
@@ -173,10 +182,7 @@ static void draw_ticks(struct buf *o, const struct plugin_chart *c, const struct
             tick_label(b, sizeof(b), exp2(v), exp2(v) >= 1 ? 1 : exp2(v));
         else
             tick_label(b, sizeof(b), v, ax->step);
-        buf_printf(o,
-                   "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                   "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                   X, f->y0, X, f->y1, X, f->y0 + 16, b);
+        x_tick(o, X, f->y0, f->y1, f->y0, b);
     }
     v = ay->lo;
     for (int k = 0, n = ticks(ay); k < n; k++, v += ay->step) {
@@ -358,10 +364,7 @@ static void bar_axes(struct buf *o, const struct bars *g, int h, const char *xla
     for (int k = 0, n = ticks(ax); k < n; k++, x += ax->step) {
         double X = px(ax, x, g->x0, g->x1);
         tick_label(b, sizeof(b), x, ax->step);
-        buf_printf(o,
-                   "<line class=\"g\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                   "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                   X, MT, X, g->y0, X, g->y0 + 16, b);
+        x_tick(o, X, MT, g->y0, g->y0, b);
     }
     buf_printf(o,
                "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"

@@ -800,6 +800,10 @@ static void compare_waits(struct table *t, int r, const struct plugin_compare *c
 
 /* ---- gates: against the first side, judged against the runs' own spread when there is one */
 
+/* A side whose runs' standard deviation is more than this share of their mean (%) is too noisy
+ * for "within noise" to mean the sides agree: the noise line says so. */
+#define PLUGIN_NOISY_PCT 10
+
 /* Side s's values of a summary field (finite ones) into x; returns their number. */
 static int side_values(const struct plugin_compare *c, const struct side *sd,
                        enum bench_field_id id, double *x)
@@ -832,6 +836,13 @@ static bool beyond_noise(const struct plugin_compare *c, const struct side *a, c
                          what, bn, num(mb, sizeof(mb), w.mean_b), num(sb, sizeof(sb), w.sd_b), an,
                          num(ma, sizeof(ma), w.mean_a), num(sa, sizeof(sa), w.sd_a), pct,
                          sig ? "beyond noise" : "within noise", -w.t, w.df, w.p);
+    /* within noise because a side is all noise: say so, a large drop must not look judged */
+    double cv = fmax(w.sd_a / fabs(w.mean_a), w.sd_b / fabs(w.mean_b)) * 100;
+    if (!sig && isfinite(cv) && cv > PLUGIN_NOISY_PCT && !*rc)
+        *rc = buf_printf(notes,
+                         "%s: the runs spread by up to %.0f %% of their mean (sd/mean): too "
+                         "noisy to judge; give more or longer runs, or a fixed rate (-R)\n",
+                         what, cv);
     return sig;
 }
 
@@ -1009,6 +1020,29 @@ int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool h
 
 /* ---- export ----------------------------------------------------------------------------- */
 
+double plugin_warmup_s(const cJSON *br, const cJSON *result)
+{
+    double w = bench_num(result, BK_WARMUP_SECONDS);
+    if (isfinite(w))
+        return w;
+    const cJSON *v = bench_json_at(cJSON_GetObjectItemCaseSensitive(br, "spec"),
+                                   "workload.pgbench.run.warmupSeconds");
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+void plugin_statements_cover(char *out, size_t len, const cJSON *br, const cJSON *result)
+{
+    double w = plugin_warmup_s(br, result);
+    if (w > 0)
+        (void)snprintf(out, len,
+                       "the whole run, its first %g s of warm-up included (pgbench -r averages "
+                       "over the whole run; the summary and percentiles cover the steady window "
+                       "only)",
+                       w);
+    else
+        (void)snprintf(out, len, "the whole run (pgbench -r)");
+}
+
 static const struct {
     const char *name;
     enum bench_field_id list;
@@ -1117,7 +1151,7 @@ static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench
 /* A table's columns are the status rows of the list; an item of the result is read at the same
  * row's result path. run: the run's name in a first column "run" (several runs), or NULL. */
 static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
-                     enum bench_field_id list, const char *run, bool header)
+                     enum bench_field_id list, const char *run, bool header, const char *covers)
 {
     bool res;
     const cJSON *items = table_items(st, result, list, &res);
@@ -1128,9 +1162,10 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
         rc = run ? buf_puts(out, "run,") : 0;
         for (int c = 0; c < nc && !rc; c++)
             rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
-        rc = rc ? rc : buf_puts(out, "\n");
+        rc = rc ? rc : buf_puts(out, covers ? ",covers\n" : "\n");
     }
     cJSON *name = run ? util_must(cJSON_CreateString(run)) : NULL;
+    cJSON *cov = covers ? util_must(cJSON_CreateString(covers)) : NULL;
     const cJSON *it;
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
@@ -1147,9 +1182,14 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
                                        : bench_status_get(it, cols[c]);
                 rc = rc ? rc : csv_field(out, v);
             }
+            if (cov && !rc) {
+                rc = buf_puts(out, ",");
+                rc = rc ? rc : csv_field(out, cov);
+            }
             rc = rc ? rc : buf_puts(out, "\n");
         }
     cJSON_Delete(name);
+    cJSON_Delete(cov);
     return rc;
 }
 
@@ -1196,6 +1236,11 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
         const cJSON *l = table_items(st, lists, tables[i].list, &res);
         cJSON_AddItemToObject(o, tables[i].name,
                               l ? export_list(l, res, tables[i].list) : cJSON_CreateArray());
+        if (tables[i].list == BK_STATEMENTS && cJSON_GetArraySize(l) > 0) {
+            char cover[256];
+            plugin_statements_cover(cover, sizeof(cover), br, result);
+            cJSON_AddStringToObject(o, "statementsCover", cover);
+        }
     }
     return o;
 }
@@ -1365,9 +1410,13 @@ static int export_csv(struct buf *out, const cJSON *const *brs, cJSON *const *li
             continue;
         if (done++)
             rc = buf_puts(out, "\n");
-        for (size_t i = 0; i < n && !rc; i++)
+        for (size_t i = 0; i < n && !rc; i++) {
+            char cover[256];
+            plugin_statements_cover(cover, sizeof(cover), brs[i], lists[i]);
             rc = csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
-                           n > 1 ? name_of(brs[i]) : NULL, i == 0);
+                           n > 1 ? name_of(brs[i]) : NULL, i == 0,
+                           tables[k].list == BK_STATEMENTS ? cover : NULL);
+        }
     }
     return rc;
 }

@@ -89,6 +89,16 @@ int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool h
 int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,
                   const char *format, const char *table);
 
+/* The run's warm-up cut in seconds: the result's (warmup.seconds), else the spec's
+ * run.warmupSeconds; 0 without one. result may be NULL. */
+double plugin_warmup_s(const cJSON *br, const cJSON *result);
+
+/* What the per-statement latencies (pgbench -r) cover, as a phrase for the report, the export and
+ * the text: always the whole run, since pgbench has no time window for -r (and its -l log no
+ * per-statement times); with a warm-up cut it says the cut's seconds are in them, unlike the
+ * summary and percentiles. */
+void plugin_statements_cover(char *out, size_t len, const cJSON *br, const cJSON *result);
+
 /* Formats a number compactly for tables: 16030.4 -> "16,030.4" style grouping off; digits kept
  * to the precision that means something (4 significant, at least 1 decimal for < 100). "-" for
  * NAN. */

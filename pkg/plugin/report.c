@@ -329,13 +329,24 @@ static int latency_chart(struct buf *o, const cJSON *st, const cJSON *res, doubl
     return o->err;
 }
 
+/* The heading of the statement latencies and what they cover (a warm-up cut is in them). */
+static void statements_heading(struct buf *o, const cJSON *br, const cJSON *res)
+{
+    char cover[256];
+    plugin_statements_cover(cover, sizeof(cover), br, res);
+    buf_puts(o, "<h2>Statement latencies</h2>\n<p id=\"statements-cover\">Averages over ");
+    buf_put_html(o, cover);
+    buf_puts(o, ".</p>\n");
+}
+
 /* Per-statement latencies (-r): the result's rows, else status' lines; nothing without -r. */
-static int statements_table(struct buf *o, const cJSON *st, const cJSON *res)
+static int statements_table(struct buf *o, const cJSON *br, const cJSON *st, const cJSON *res)
 {
     const cJSON *rows = bench_get(res, BK_STATEMENTS), *it;
     const cJSON *lines = bench_status_get(st, BK_STATUS_STATEMENTS);
     if (cJSON_GetArraySize(rows) > 0) {
-        buf_puts(o, "<h2>Statement latencies</h2>\n<table id=\"statements\">\n<tr><th>script"
+        statements_heading(o, br, res);
+        buf_puts(o, "<table id=\"statements\">\n<tr><th>script"
                     "</th><th>latency (ms)</th><th>failures</th><th>statement</th></tr>\n");
         cJSON_ArrayForEach(it, rows)
         {
@@ -353,7 +364,8 @@ static int statements_table(struct buf *o, const cJSON *st, const cJSON *res)
     }
     if (cJSON_GetArraySize(lines) == 0)
         return 0;
-    buf_puts(o, "<h2>Statement latencies</h2>\n<pre id=\"statements\">");
+    statements_heading(o, br, res);
+    buf_puts(o, "<pre id=\"statements\">");
     cJSON_ArrayForEach(it, lines) if (cJSON_IsString(it))
     {
         buf_put_html(o, it->valuestring);
@@ -362,16 +374,6 @@ static int statements_table(struct buf *o, const cJSON *st, const cJSON *res)
     return buf_puts(o, "</pre>\n");
 }
 
-/* The warm-up cut in seconds: the result's, else the spec's; 0 without one. */
-static double warmup_of(const cJSON *br, const cJSON *res)
-{
-    double w = bench_num(res, BK_WARMUP_SECONDS);
-    if (isfinite(w))
-        return w;
-    const cJSON *v = bench_json_at(cJSON_GetObjectItemCaseSensitive(br, "spec"),
-                                   "workload.pgbench.run.warmupSeconds");
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
 
 const char *plugin_result_ref(const cJSON *br, const char **key)
 {
@@ -618,8 +620,8 @@ int plugin_report_html(struct buf *o, const cJSON *br, const cJSON *result, cons
     report_head(o, br, result, note);
     /* sections only for what the run has: pgbench's for a run with a summary, fio's for jobs */
     if (bench_status_get(st, BK_SUMMARY)) {
-        double warm = warmup_of(br, result);
-        statements_table(o, st, result);
+        double warm = plugin_warmup_s(br, result);
+        statements_table(o, br, st, result);
         tps_chart(o, st, result, warm);
         latency_chart(o, st, result, warm);
         const cJSON *hist = bench_get(result, BK_HISTOGRAM);

@@ -10,11 +10,14 @@
 #      second worker on an open node is a skew of 2, as kube-scheduler counts) until a node is
 #      uncordoned, then the run succeeds with 3 workers on 3 nodes.
 #   3. the API server (CEL) and the operator refuse constraints without mode custom.
+#   4. the plugin (issue 31.2): `kubectl pgbench run --placement pack|spread` sets
+#      spec.placement.mode, which --dry-run=client shows with the Job's podAffinity or
+#      topologySpreadConstraint; --placement custom is refused as YAML-only (spec.placement);
+#      a real `--placement pack --workers 3 --wait` run puts its 3 workers on one node.
 set -euo pipefail
 . "$(dirname "$0")/../lib/env.sh"
 export SIM_NODES=4
-env_start_pg
-env_start_sim
+env_start_plugin
 env_start_operator --start-delay 1
 
 # ---- 1: pack
@@ -71,4 +74,38 @@ out="$(env_br_yaml bad 'pgbench: {run: {clients: 2, durationSeconds: 2}}' 'worke
     'placement: {topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}]}' |
     env_kubectl apply -f - 2>&1)" && fail "applied constraints without mode custom: $out"
 case "$out" in *"placement.topologySpreadConstraints only with placement.mode custom"*) ;; *) fail "refusal: $out" ;; esac
-pass "pack: 4 workers on one node; DoNotSchedule: a worker waited for its own node; constraints need mode custom"
+# ---- 4: the plugin's --placement
+for mode in pack spread; do
+    kubectl pgbench run "${PLUGIN_TARGET[@]}" --name "dry-$mode" --workers 3 --placement "$mode" \
+        --dry-run=client -o json -- -c 3 -S -T 2 >"$TMP/dry-$mode.json" || fail "--placement $mode --dry-run"
+done
+python3 - "$TMP/dry-pack.json" "$TMP/dry-spread.json" <<'PY' || fail "--placement in the dry run"
+import json, sys
+for f, mode in zip(sys.argv[1:3], ("pack", "spread")):
+    items = json.load(open(f))["items"]
+    br = [o for o in items if o["kind"] == "BenchmarkRun"][0]
+    assert br["spec"]["placement"] == {"mode": mode}, br["spec"].get("placement")
+    job = [o for o in items if o["kind"] == "Job" and o["metadata"]["name"].endswith("-run")][0]
+    pod = job["spec"]["template"]["spec"]
+    if mode == "pack":
+        assert "podAffinity" in pod.get("affinity", {}) and "topologySpreadConstraints" not in pod, pod
+    else:
+        assert pod["topologySpreadConstraints"][0]["topologyKey"] == "kubernetes.io/hostname", pod
+        assert "podAffinity" not in pod.get("affinity", {}), pod
+print("dry run: pack -> podAffinity, spread -> topologySpreadConstraints")
+PY
+env_plugin_refuses "YAML-only" run "${PLUGIN_TARGET[@]}" --name c --placement custom --dry-run=client -- -T 2
+env_plugin_refuses '--placement "sideways"' run "${PLUGIN_TARGET[@]}" --name c --placement sideways --dry-run=client -- -T 2
+kubectl pgbench run --help >"$TMP/help.txt" || fail "run --help"
+grep -q -- "--placement spread|pack" "$TMP/help.txt" || fail "run --help lacks --placement"
+kubectl pgbench run "${PLUGIN_TARGET[@]}" --name plugpack --workers 3 --placement pack --wait \
+    -- -c 3 -S -T 2 -n >"$TMP/plugpack.out" 2>&1 || { cat "$TMP/plugpack.out" >&2; fail "--placement pack run"; }
+[ "$(env_status plugpack .spec.placement.mode)" = pack ] || fail "spec.placement.mode not pack"
+env_result_json plugpack >"$TMP/plugpack.json"
+python3 - "$TMP/plugpack.json" <<'PY' || fail "--placement pack: $(cat "$TMP/plugpack.json")"
+import json, sys
+nodes = [r["node"] for r in json.load(open(sys.argv[1]))["workers"]]
+assert len(nodes) == 3 and len(set(nodes)) == 1, nodes
+print("--placement pack: 3 workers on", nodes[0])
+PY
+pass "pack: 4 workers on one node; DoNotSchedule: a worker waited for its own node; constraints need mode custom; the plugin's --placement pack|spread (dry run, refusal of custom, a packed run)"

@@ -4,8 +4,10 @@
 # v1.25 node did (SIM_DOWNWARD_DELAY_MS). The result ConfigMap says where the time went
 # (timing.steps, each from its own record; scripts/run-phases.py prints them beside the goals).
 # Checked: Succeeded within 1 s of the last worker's end; pgbench started within the margin + 0.2 s
-# of the last pod Ready (the margin the operator chose: 2 s before it measured a run, then what
-# the workers' records say, at least 1.33 s for its first 8 runs; the goal is 1.5 s); the
+# of the last pod Ready (the margin the operator chose: before it measured a run, the real node's
+# slowest refresh 1.17 s + twice its API server's slowest recent write (at least 40 ms) + 80 ms,
+# 1.33 s when the sim answers fast, not the fixed 2 s of before (issue 31.3); then what the
+# workers' records say, at least that for its first 8 runs; the goal is 1.5 s); the
 # run Job follows the init pod's success within a second (whole-second timestamps); the operator
 # learns from the workers' records how late they read the barrier (a worker late in the first
 # run lengthens the margin past its lateness), and the second run uses that margin.
@@ -59,10 +61,23 @@ assert all(at[a] <= at[b] + 1 for a, b in zip(seq, seq[1:])), at
 assert at["allReady"] <= at["barrierSeen"] <= at["barrier"], at
 # the run Job came with the init pod's success, not a Job controller's sync later (1 s records)
 assert at["jobCreated"] - at["initSucceeded"] <= 1, at
-# the margin: 2 s before any run was measured; no worker of this run is late then
-assert abs(at["barrier"] - at["allReady"] - 2.0) < 0.002, at
 late = [w["window"]["lateSeconds"] for w in json.load(open(sys.argv[1]))["workerResults"]]
 assert all(x < 0.1 for x in late), late
+PY
+# the first run's margin, before any run was measured: the refresh assumed and the writes
+# measured, as the operator says it chose it; under 2 s unless the sim took over 0.37 s a write
+first="$(sed -n 's/.*default\/quick: start barrier .*, start margin \([0-9]*\) ms (0 runs measured; assumed before 8: 1170 ms refresh + 2 x \([0-9]*\) ms writes + 80 ms).*/\1 \2/p' "$OP_LOG")"
+[ -n "$first" ] || fail "the operator did not say how it chose run quick's margin"
+python3 - "$TMP/quick-result.json" $first <<'PY' || fail "run quick's margin is not the assumed one ($first)"
+import json, sys
+from datetime import datetime
+d = json.load(open(sys.argv[1]))
+at = {s["step"]: datetime.fromisoformat(s["at"].replace("Z", "+00:00")).timestamp() for s in d["timing"]["steps"]}
+margin_ms, write_ms = int(sys.argv[2]), int(sys.argv[3])
+assert abs((at["barrier"] - at["allReady"]) * 1000 - margin_ms) < 2, (at, margin_ms)
+assert write_ms >= 40 and abs(margin_ms - (1170 + 2 * write_ms + 80)) <= 2, (margin_ms, write_ms)
+assert margin_ms < 2000 or write_ms >= 375, (margin_ms, write_ms)
+print("run quick: start margin %d ms (writes up to %d ms)" % (margin_ms, write_ms))
 PY
 # what the operator learned covers run quick's slowest worker: its read of the barrier + 80 ms
 notice="$(python3 - "$TMP/quick-result.json" <<'PY'
@@ -76,17 +91,21 @@ PY
 )"
 learned="$(sed -n 's/.*default\/quick: the workers read the barrier .* s after the pods were ready; start margin now \([0-9]*\) ms.*/\1/p' "$OP_LOG")"
 [ -n "$learned" ] || fail "the operator did not learn from run quick's workers"
-[ "$learned" -ge $((notice + 80 - 2)) ] || [ "$learned" -eq 1330 ] ||
+[ "$learned" -ge $((notice + 80 - 2)) ] ||
     fail "margin $learned ms does not cover run quick's slowest notice, $notice ms"
-# run again's barrier is that margin after its pods were ready (allReady: status.readyAt, gone
-# from status once the run ended)
-python3 - "$TMP/again-result.json" "$learned" <<'PY' || fail "run again did not use the margin learned from run quick ($learned ms)"
+# run again's barrier is the margin the operator says it chose, from the one run measured: at
+# least run quick's notice + 80 ms (and the writes assumed, which may have grown since) after its
+# pods were ready (allReady: status.readyAt, gone from status once the run ended)
+again="$(sed -n 's/.*default\/again: start barrier .*, start margin \([0-9]*\) ms (1 run measured;.*/\1/p' "$OP_LOG")"
+[ -n "$again" ] || fail "the operator did not say how it chose run again's margin from one run"
+python3 - "$TMP/again-result.json" "$again" "$notice" <<'PY' || fail "run again did not use the margin learned from run quick ($again ms, notice $notice ms)"
 import json, sys
 from datetime import datetime
 d = json.load(open(sys.argv[1]))
 at = {s["step"]: datetime.fromisoformat(s["at"].replace("Z", "+00:00")).timestamp() for s in d["timing"]["steps"]}
 m = at["barrier"] - at["allReady"]
 assert abs(m * 1000 - int(sys.argv[2])) < 2, (m, sys.argv[2])
+assert int(sys.argv[2]) >= int(sys.argv[3]) + 80 - 2, sys.argv[2:]
 PY
 [ -z "$(env_status again .status.readyAt)" ] || fail "status.readyAt left after the run ended"
-pass "phases in the result ConfigMap; Succeeded within 1 s of the end; margin learned (${learned} ms after ${notice} ms)"
+pass "phases in the result ConfigMap; Succeeded within 1 s of the end; first margin ${first% *} ms (assumed), then ${again} ms (learned: ${learned} ms after ${notice} ms)"

@@ -3,7 +3,9 @@
 # the report shows the statement latencies of -r, per-second p50 and p99 beside the average, the
 # warm-up shaded on both time plots, and only the sections the run has (no HPA in a title without
 # an HPA, no Replica lag or fio section without them), as headless Chromium renders it; describe
-# says which window the numbers cover. The aggregate's series is the workers' per-second
+# says which window the numbers cover. The statement latencies (pgbench -r has no time window)
+# are labelled as the whole run's, warm-up included, in describe, the report and the export
+# (csv column "covers", json statementsCover). The aggregate's series is the workers' per-second
 # histograms merged: its counts are their sums, and its p99 falls in the bucket of the
 # nearest-rank value of the workers' bucket counts put together (never an average of their p99s).
 set -euo pipefail
@@ -21,6 +23,23 @@ kubectl pgbench run "${PLUGIN_TARGET[@]}" --name warm --init -s 1 --workers 2 --
 k describe br warm >"$TMP/describe.txt"
 grep -q "Window:.*steady window: 2 s to" "$TMP/describe.txt" ||
     { grep -n -i "window" "$TMP/describe.txt" >&2 || true; fail "describe does not say which window the numbers cover"; }
+# pgbench -r has no window: describe says its statement latencies include the warm-up
+grep -Eq "Window:.*statement latencies.*whole run.*warm-up included" "$TMP/describe.txt" ||
+    { grep -n -i "window" "$TMP/describe.txt" >&2 || true; fail "describe does not say the statement latencies cover the whole run"; }
+
+# the export labels them too: csv a last column "covers", json the run's statementsCover
+kubectl pgbench export warm --table statements -o csv >"$TMP/st.csv" || fail "export statements csv"
+kubectl pgbench export warm --table statements -o json >"$TMP/st.json" || fail "export statements json"
+python3 - "$TMP/st.csv" "$TMP/st.json" <<'PY' || { cat "$TMP/st.csv" >&2; fail "export does not say what the statements cover"; }
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and any("UPDATE pgbench_accounts" in r["command"] for r in rows), rows
+for r in rows:
+    assert "whole run" in r["covers"] and "2 s of warm-up included" in r["covers"], r
+j = json.load(open(sys.argv[2]))
+assert j["statements"] and "2 s of warm-up included" in j["statementsCover"], j.get("statementsCover")
+print("export:", rows[0]["covers"])
+PY
 
 env_result_json warm >"$TMP/result.json"
 python3 - "$TMP/result.json" <<'PY' || fail "the merged series is not the workers' histograms merged"
@@ -121,6 +140,9 @@ assert p.warm.get("tps") == 2 and p.warm.get("latency") == 2, p.warm
 assert not [t for t in p.titles if "HPA" in t], p.titles
 assert "Replica lag" not in p.h2 and not [h for h in p.h2 if "fio" in h], p.h2
 assert re.search(r"The numbers cover steady window: 2 s to", dom), "no window sentence"
+# the statement latencies say they are the whole run's, the 2 s warm-up in them
+m = re.search(r'<p id="statements-cover">([^<]*)</p>', dom)
+assert m and "whole run" in m.group(1) and "first 2 s of warm-up included" in m.group(1), m and m.group(1)
 print("report ok:", sorted(lat), "warm-up", p.warm, "sections", p.h2)
 PY
 pass "report of a -r --warmup 2 run: statements, per-second p50/p99, warm-up shaded, no empty sections; describe names the window"

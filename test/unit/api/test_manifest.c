@@ -13,6 +13,7 @@
 
 #include "pkg/bench/runner_args.h"
 #include "pkg/util/json.h"
+#include "pkg/util/mem.h"
 #include "pkg/api/manifest.h"
 
 static const char *br_json =
@@ -282,6 +283,48 @@ static void test_init_job_and_transactions(void **state)
     assert_null(env_var(c, "BENCH_CLIENTS_BY_INDEX"));
     cJSON_Delete(job);
     api_spec_free(&s);
+    cJSON_Delete(br);
+}
+
+/* target.connectRetrySeconds counts from the run's creation: the first Job that connects (the
+ * init's, else the run's) gets --wait-from creationTimestamp; a run Job after an init, which
+ * reached the target, counts from its own start; an object not created yet has none. */
+static void test_wait_from_creation(void **state)
+{
+    (void)state;
+    const char *created = "2026-12-07T23:00:00Z";
+    cJSON *br = cJSON_Parse(br_json);
+    util_jset_str(util_must(cJSON_GetObjectItemCaseSensitive(br, "metadata")),
+                  "creationTimestamp", created);
+    struct api_config cfg;
+    api_config_defaults(&cfg);
+    struct api_spec init = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"connectRetrySeconds\":45},"
+                                   "\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
+                                   "\"run\":{\"transactions\":10}}}}");
+    struct api_spec plain = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},"
+                                    "\"workload\":{\"pgbench\":{\"run\":{\"transactions\":10}}}}");
+    cJSON *jobs[] = {api_manifest_init_job(br, &init, &cfg),
+                     api_manifest_run_job(br, &init, &cfg, 5),
+                     api_manifest_run_job(br, &plain, &cfg, 5)};
+    const bool want[] = {true, false, true};
+    const char *timeout[] = {"45", "45", "30"};
+    for (int i = 0; i < 3; i++) {
+        const cJSON *c = cJSON_GetArrayItem(util_jget(jobs[i], "spec.template.spec.containers"), 0);
+        const cJSON *args = util_jget(c, "args");
+        assert_true(has_arg(args, "--wait-timeout", timeout[i]));
+        assert_int_equal(has_arg(args, "--wait-from", created), want[i]);
+        assert_int_equal(has_arg(args, "--wait-from", NULL), want[i]);
+        cJSON_Delete(jobs[i]);
+    }
+    /* not created yet (the plugin's dry run): the runner's own start */
+    cJSON_DeleteItemFromObjectCaseSensitive(util_must(cJSON_GetObjectItemCaseSensitive(br, "metadata")),
+                                            "creationTimestamp");
+    cJSON *job = api_manifest_run_job(br, &plain, &cfg, 5);
+    const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
+    assert_false(has_arg(util_jget(c, "args"), "--wait-from", NULL));
+    cJSON_Delete(job);
+    api_spec_free(&init);
+    api_spec_free(&plain);
     cJSON_Delete(br);
 }
 
@@ -701,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_run_job_rate_split),
         cmocka_unit_test(test_run_job_placement),
         cmocka_unit_test(test_init_job_and_transactions),
+        cmocka_unit_test(test_wait_from_creation),
         cmocka_unit_test(test_cnpg_user_from_secret),
         cmocka_unit_test(test_timeout_seconds),
         cmocka_unit_test(test_fio_and_hpa),

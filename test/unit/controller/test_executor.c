@@ -23,7 +23,7 @@
 #define BR_PATH "/apis/pgbench.dev/v1alpha1/namespaces/ns/benchmarkruns/b1"
 #define JOBS_PATH "/apis/batch/v1/namespaces/ns/jobs"
 
-/* A Pending run that starts right away: the decision writes status Running, creates the run Job
+/* A Pending run that starts right away: the decision creates the run Job, writes status Running
  * and sends the Running Event. */
 #define BR_JSON                                                                                    \
     "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"            \
@@ -54,6 +54,38 @@
     "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"}},\"status\":{\"phase\":\"Running\"," \
     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"
 
+/* Issue 31.3: the same run with its barrier published, worker 0's pod Succeeded, worker 1's still
+ * running (then Succeeded, a watch event later). */
+#define BR_STARTED_JSON                                                                            \
+    "{\"apiVersion\":\"pgbench.dev/v1alpha1\",\"kind\":\"BenchmarkRun\",\"metadata\":{"            \
+    "\"name\":\"b1\",\"namespace\":\"ns\",\"uid\":\"u1\",\"generation\":1,"                        \
+    "\"resourceVersion\":\"7\"},\"spec\":{\"target\":{\"host\":\"pg\",\"user\":\"u\","             \
+    "\"passwordSecretRef\":{\"name\":\"pw\"}},\"workers\":2,\"workload\":{\"pgbench\":{\"run\":{"  \
+    "\"clients\":4,\"durationSeconds\":30}}}},\"status\":{\"phase\":\"Running\","                  \
+    "\"observedGeneration\":1,\"startedGeneration\":1,\"readyAt\":\"2027-01-15T08:00:01.000Z\","   \
+    "\"startAt\":\"2027-01-15T08:00:03.000Z\",\"conditions\":[{\"type\":\"Running\","              \
+    "\"status\":\"True\",\"reason\":\"Started\",\"message\":\"m\",\"observedGeneration\":1,"       \
+    "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"}]}}"
+#define DONE_POD_JSON(i, rv)                                                                       \
+    "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"" rv     \
+    "\",\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","             \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                   \
+    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Succeeded\"," \
+    "\"containerStatuses\":[{\"name\":\"runner\",\"state\":{\"terminated\":{\"exitCode\":0,"       \
+    "\"reason\":\"Completed\"}}}]}}"
+#define STARTED_POD_JSON(i)                                                                        \
+    "{\"metadata\":{\"name\":\"b1-run-" #i "\",\"namespace\":\"ns\",\"resourceVersion\":\"6\","    \
+    "\"labels\":{\"pgbench.dev/benchmarkrun\":\"b1\",\"pgbench.dev/role\":\"run\","                \
+    "\"batch.kubernetes.io/job-completion-index\":\"" #i "\"},\"annotations\":{"                   \
+    "\"pgbench.dev/start-at\":\"2027-01-15T08:00:03.000Z\"}},\"status\":{\"phase\":\"Running\","   \
+    "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}"
+/* A worker's log: a record, then its result line. */
+#define RESULT_LOG(i)                                                                              \
+    "{\"msg\":\"pgbench done\"}\n{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"     \
+    "\"worker\":" #i ",\"exitCode\":0,\"errors\":[],\"summary\":{\"transactionsProcessed\":100,"   \
+    "\"failedTransactions\":0,\"abortedClients\":0,\"tps\":10,\"latencyAvgMs\":2.0,"               \
+    "\"latencyStddevMs\":0.5},\"statements\":[]}\n"
+
 #define MAX_LOG 32
 #define MAX_HELD 4
 
@@ -70,6 +102,10 @@ struct ctx {
     int conflicts; /* status writes still to answer 409 */
     bool refuse_job;
     bool running;                   /* the run is Running with its Job and two Ready pods */
+    bool one_done;                  /* ... its barrier published, worker 0's pod Succeeded */
+    struct fs_conn *pod_watch;      /* with one_done: the pods' watch, for the test's event */
+    bool second_done;               /* with one_done: worker 1's pod Succeeded (the event sent) */
+    int result_reads[2];            /* with one_done: reads of each worker's result (its log) */
     struct fs_conn *held[MAX_HELD]; /* pod patches not answered yet */
     int n_held;
     bool refuse_status; /* status writes answer 422 */
@@ -96,7 +132,7 @@ static void add_log(struct ctx *c, const char *method, const char *path)
 }
 
 /* Lists: the run, or nothing; watches: held open without an event. */
-static bool list_or_watch(const struct ctx *c, struct fs_conn *conn, const struct fs_req *r)
+static bool list_or_watch(struct ctx *c, struct fs_conn *conn, const struct fs_req *r)
 {
     static const char *const lists[] = {"/apis/pgbench.dev/v1alpha1/benchmarkruns?",
                                         "/apis/batch/v1/jobs?", "/api/v1/pods?", "/api/v1/events?",
@@ -106,11 +142,18 @@ static bool list_or_watch(const struct ctx *c, struct fs_conn *conn, const struc
             continue;
         if (strstr(r->path, "watch=")) {
             fs_stream_begin(conn, 200);
+            if (c->one_done && i == 2)
+                c->pod_watch = conn;
             return true;
         }
-        const char *items[] = {c->running ? BR_RUNNING_JSON : BR_JSON,
-                               c->running ? RUN_JOB_JSON : "",
-                               c->running ? READY_POD_JSON(0) "," READY_POD_JSON(1) : "", ""};
+        const char *items[] = {c->one_done  ? BR_STARTED_JSON
+                               : c->running ? BR_RUNNING_JSON
+                                            : BR_JSON,
+                               c->running || c->one_done ? RUN_JOB_JSON : "",
+                               c->one_done  ? DONE_POD_JSON(0, "6") "," STARTED_POD_JSON(1)
+                               : c->running ? READY_POD_JSON(0) "," READY_POD_JSON(1)
+                                            : "",
+                               ""};
         char body[8192];
         (void)snprintf(body, sizeof(body),
                        "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{"
@@ -129,6 +172,17 @@ static void handler(struct fake_server *s, struct fs_conn *conn, const struct fs
     if (!strcmp(r->method, "GET") && list_or_watch(c, conn, r))
         return;
     add_log(c, r->method, r->path);
+    if (c->one_done && !strcmp(r->method, "GET") &&
+        !strncmp(r->path, "/api/v1/namespaces/ns/pods/b1-run-", 34) && strstr(r->path, "/log?")) {
+        int i = r->path[34] - '0';
+        if (i == 0 || c->second_done) { /* worker 1 runs until its event */
+            c->result_reads[i]++;
+            fs_respond(conn, 200, "text/plain", NULL, i == 0 ? RESULT_LOG(0) : RESULT_LOG(1));
+        } else {
+            fs_respond(conn, 200, "text/plain", NULL, "{\"msg\":\"running\"}\n");
+        }
+        return;
+    }
     if (!strcmp(r->method, "PATCH") && !strncmp(r->path, "/api/v1/namespaces/ns/pods/", 27) &&
         c->n_held < MAX_HELD) {
         c->held[c->n_held++] = conn; /* answered by the test */
@@ -299,26 +353,33 @@ static bool evented(const struct ctx *c)
     return c->n_events > 0;
 }
 
-static void start_and_reconcile(struct ctx *c)
+/* The four caches started and synced. */
+static void start_synced(struct ctx *c)
 {
     assert_int_equal(kube_informer_start(c->brs), 0);
     assert_int_equal(kube_informer_start(c->jobs), 0);
     assert_int_equal(kube_informer_start(c->pods), 0);
     assert_int_equal(kube_informer_start(c->events), 0);
     run_until(c, synced);
+}
+
+static void start_and_reconcile(struct ctx *c)
+{
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     run_until(c, evented);
 }
 
-/* STATUS, then ACTIONS, then EVENTS: the status patch carries the observed resourceVersion, the
- * Job is created with strict field validation after it, and the Event is handed over last. */
-static void test_status_then_actions_then_events(void **state)
+/* Issue 31.4: a run entering Running creates its Job first (one round trip after the decision,
+ * as a Job created directly), then STATUS, then EVENTS: the status patch carries the observed
+ * resourceVersion, and the Event is handed over last. */
+static void test_create_first_then_status_then_events(void **state)
 {
     struct ctx *c = *state;
     start_and_reconcile(c);
     assert_int_equal(c->log_at_event, 2);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[1], "POST " JOBS_PATH);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
     assert_string_equal(util_jstr(c->patches[0], "metadata.resourceVersion"), "7");
     assert_string_equal(util_jstr(c->patches[0], "status.phase"), "Running");
     assert_string_equal(c->sent[0], "Running|Normal|plan");
@@ -331,40 +392,42 @@ static void test_status_then_actions_then_events(void **state)
     assert_int_equal(st->dropped_events + st->dropped_actions, 0);
 }
 
-/* A 409 on the status write: the run is read again from the API server and decided again, then
- * written; the Job comes after the successful write only. */
+/* A 409 on the status write after the Job was created: the run is read again from the API server
+ * and decided again (the same start), then written; the Job is not created twice (the create made
+ * moments ago is expected, not sent again). */
 static void test_conflict_reads_again(void **state)
 {
     struct ctx *c = *state;
     c->conflicts = 1;
     start_and_reconcile(c);
     assert_int_equal(c->log_at_event, 4);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[1], "GET " BR_PATH);
-    assert_string_equal(c->log[2], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[3], "POST " JOBS_PATH);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
+    assert_string_equal(c->log[2], "GET " BR_PATH);
+    assert_string_equal(c->log[3], "PATCH " BR_PATH "/status");
     const struct ctrl_exec_stats *st = ctrl_exec_stats(c->x);
+    assert_int_equal(st->creates, 1);
     assert_int_equal(st->conflicts, 1);
     assert_int_equal(st->reconcile_errors, 0);
     assert_string_equal(c->sent[0], "Running|Normal|plan");
 }
 
 /* A create refused for good (422) fails the run with the server's words: the next decision
- * writes phase Failed, reason CreateFailed, and sends a Warning Event. */
+ * writes phase Failed, reason CreateFailed (the Running status of the refused start is never
+ * written), and sends a Warning Event. */
 static void test_refused_create_fails_the_run(void **state)
 {
     struct ctx *c = *state;
     c->refuse_job = true;
     start_and_reconcile(c);
-    assert_int_equal(c->log_at_event, 3);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
-    assert_string_equal(c->log[1], "POST " JOBS_PATH);
-    assert_string_equal(c->log[2], "PATCH " BR_PATH "/status");
-    assert_true(c->n_patches >= 2);
-    assert_string_equal(util_jstr(c->patches[1], "status.phase"), "Failed");
+    assert_int_equal(c->log_at_event, 2);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
+    assert_true(c->n_patches >= 1);
+    assert_string_equal(util_jstr(c->patches[0], "status.phase"), "Failed");
     const cJSON *cond;
     const char *reason = NULL, *message = NULL;
-    cJSON_ArrayForEach(cond, util_jget(c->patches[1], "status.conditions"))
+    cJSON_ArrayForEach(cond, util_jget(c->patches[0], "status.conditions"))
     {
         if (strcmp(util_jstr(cond, "type"), "Failed") == 0) {
             reason = util_jstr(cond, "reason");
@@ -380,16 +443,13 @@ static void test_refused_create_fails_the_run(void **state)
 }
 
 /* A status write refused for good (422) ends the reconcile as an error that is not retried with
- * backoff: with a 10 ms backoff, no second write follows in 300 ms, and nothing is created. */
+ * backoff: with a 10 ms backoff, no second write follows the Job's create (made first) and the
+ * refused write in 300 ms. */
 static void test_refused_status_not_retried(void **state)
 {
     struct ctx *c = *state;
     c->refuse_status = true;
-    assert_int_equal(kube_informer_start(c->brs), 0);
-    assert_int_equal(kube_informer_start(c->jobs), 0);
-    assert_int_equal(kube_informer_start(c->pods), 0);
-    assert_int_equal(kube_informer_start(c->events), 0);
-    run_until(c, synced);
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     for (int i = 0; i < 300; i++) {
         uv_run(&c->loop, UV_RUN_NOWAIT);
@@ -399,8 +459,9 @@ static void test_refused_status_not_retried(void **state)
     assert_int_equal(st->reconciles, 1);
     assert_int_equal(st->reconcile_errors, 1);
     assert_int_equal(st->write_errors, 1);
-    assert_int_equal(c->n_log, 1);
-    assert_string_equal(c->log[0], "PATCH " BR_PATH "/status");
+    assert_int_equal(c->n_log, 2);
+    assert_string_equal(c->log[0], "POST " JOBS_PATH);
+    assert_string_equal(c->log[1], "PATCH " BR_PATH "/status");
     assert_int_equal(c->n_events, 0);
 }
 
@@ -449,11 +510,7 @@ static void test_barrier_patches_in_parallel(void **state)
 {
     struct ctx *c = *state;
     c->running = true;
-    assert_int_equal(kube_informer_start(c->brs), 0);
-    assert_int_equal(kube_informer_start(c->jobs), 0);
-    assert_int_equal(kube_informer_start(c->pods), 0);
-    assert_int_equal(kube_informer_start(c->events), 0);
-    run_until(c, synced);
+    start_synced(c);
     kube_queue_add(c->q, "ns/b1");
     run_until(c, two_held);
     /* the writes, after the progress reads of the workers' logs (404 here) */
@@ -488,6 +545,44 @@ static void test_barrier_patches_in_parallel(void **state)
     assert_int_equal(st->reconcile_errors, 0);
 }
 
+static bool first_result_read(const struct ctx *c)
+{
+    return c->result_reads[0] == 1 && ctrl_exec_inflight(c->x) == 0;
+}
+
+static bool ended(const struct ctx *c)
+{
+    for (int i = 0; i < c->n_patches; i++)
+        if (!strcmp(util_jstr(c->patches[i], "status.phase"), "Succeeded"))
+            return ctrl_exec_inflight(c->x) == 0;
+    return false;
+}
+
+/* Issue 31.3: a worker's result is read as soon as its pod Succeeded, while the other runs, and
+ * kept; when the last pod Succeeded only its log is read, and the run ends with both results. */
+static void test_result_read_when_pod_ends(void **state)
+{
+    struct ctx *c = *state;
+    c->one_done = true;
+    start_synced(c);
+    kube_queue_add(c->q, "ns/b1");
+    run_until(c, first_result_read);
+    assert_int_equal(c->result_reads[1], 0);
+    for (int i = 0; i < c->n_patches; i++) /* progress at most: still Running */
+        assert_string_equal(util_jstr(c->patches[i], "status.phase"), "Running");
+    assert_non_null(c->pod_watch);
+    c->second_done = true;
+    const char *ev = "{\"type\":\"MODIFIED\",\"object\":" DONE_POD_JSON(1, "9") "}\n";
+    fs_stream_chunk(c->pod_watch, ev, strlen(ev));
+    run_until(c, ended);
+    assert_int_equal(c->result_reads[0], 1); /* kept, not read again */
+    assert_int_equal(c->result_reads[1], 1);
+    const cJSON *last = c->patches[c->n_patches - 1];
+    assert_string_equal(util_jstr(last, "status.phase"), "Succeeded");
+    assert_int_equal(util_jnum(last, "status.summary.transactions", 0), 200);
+    assert_int_equal(ctrl_exec_stats(c->x)->reconcile_errors, 0);
+}
+
 static void test_state_names(void **state)
 {
     (void)state;
@@ -500,7 +595,7 @@ static void test_state_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_status_then_actions_then_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_first_then_status_then_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_barrier_patches_in_parallel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conflict_reads_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_create_fails_the_run, setup, teardown),
@@ -508,6 +603,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_hook_conflict_decides_again, setup_hook, teardown),
         cmocka_unit_test_setup_teardown(test_hook_refused_create, setup_hook, teardown),
+        cmocka_unit_test_setup_teardown(test_result_read_when_pod_ends, setup, teardown),
         cmocka_unit_test(test_state_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

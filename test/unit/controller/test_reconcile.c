@@ -91,6 +91,7 @@ static void test_pending_to_running(void **state)
     assert_int_equal(p.needs, 0);
     assert_non_null(p.status);
     assert_string_equal(phase(&p), "Running");
+    assert_true(p.create_first); /* issue 31.4: the Job, then the status */
     assert_null(util_jget(p.status, "startAt"));
     assert_int_equal(util_jnum(p.status, "observedGeneration", 0), 1);
     assert_int_equal(util_jnum(p.status, "clients", 0), 4);
@@ -411,7 +412,8 @@ static void test_collecting_success(void **state)
 
 /* Issue 31.3: every worker's pod Succeeded while the Job controller has not yet marked the Job
  * Complete: the results are read and the run ends at once. A failed worker pod waits for the
- * Job's verdict. */
+ * Job's verdict. A worker whose pod Succeeded while another runs has its result read at once
+ * (CTRL_NEED_EARLY_RESULTS, kept by the executor), once per reconcile. */
 static void test_running_pods_succeeded(void **state)
 {
     (void)state;
@@ -428,11 +430,22 @@ static void test_running_pods_succeeded(void **state)
     o.pods[1] = p1;
     o.n_pods = 2;
     assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs, CTRL_NEED_EARLY_RESULTS);
+    assert_int_equal(p.n_logs, 1); /* the Succeeded one; the failed one waits for the Job */
+    assert_int_equal(p.logs[0].index, 0);
+    assert_string_equal(p.logs[0].pod, "b1-run-0-abc");
+    assert_null(p.status);
+    assert_false(p.create_first);
+    ctrl_plan_free(&p);
+    o.early_fetched = true;
+    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(p.needs & CTRL_NEED_EARLY_RESULTS, 0);
     assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
     ctrl_plan_free(&p);
+    o.early_fetched = false;
     o.n_pods = 1; /* worker 1's pod not seen yet */
     assert_int_equal(ctrl_decide(&o, &p), 0);
-    assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
+    assert_int_equal(p.needs, CTRL_NEED_EARLY_RESULTS);
     ctrl_plan_free(&p);
     cJSON_Delete(p1);
     p1 = pod_with("b1-run-1-def", 1, 0, NULL);

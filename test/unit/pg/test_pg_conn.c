@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "pkg/pg/pg_conn.h"
+#include "pkg/util/clock.h"
 
 /* Messages as libpq 15 prints them. */
 static void test_classify_libpq_messages(void **state)
@@ -174,7 +175,7 @@ static void test_connect_refused(void **state)
     assert_string_equal(err.target, "127.0.0.1:1/x");
     assert_null(strstr(err.message, "very-secret-pw"));
     /* the wait gives up after the timeout on a retryable error */
-    rc = pg_wait_ready(&ci, 0.3, &c, &err);
+    rc = pg_wait_ready(&ci, &(struct pg_wait){.timeout_s = 0.3}, &c, &err);
     assert_int_equal(rc, -ETIMEDOUT);
     (void)unsetenv("PGPASSWORD");
 }
@@ -188,10 +189,30 @@ static void test_wait_cancelled(void **state)
     PGconn *c = NULL;
     struct pg_error err;
     time_t t0 = time(NULL);
-    assert_int_equal(pg_wait_ready(&ci, 60, &c, &err), -ECANCELED);
+    assert_int_equal(pg_wait_ready(&ci, &(struct pg_wait){.timeout_s = 60}, &c, &err), -ECANCELED);
     assert_null(c);
     assert_int_equal(err.cls, PG_ERR_REFUSED);
     assert_true(time(NULL) - t0 < 30); /* returned on the cancel flag, not the 60 s deadline */
+}
+
+/* A window counted from earlier (the run's creation): what was spent before the call and the
+ * early stop shorten the wait; a window already over still gets its one attempt. */
+static void test_wait_counts_spent(void **state)
+{
+    (void)state;
+    struct bench_conninfo ci = {.host = "127.0.0.1", .port = "1", .dbname = "x", .user = "u"};
+    PGconn *c = NULL;
+    struct pg_error err;
+    double t0 = util_mono_s();
+    /* 60 s, 58.5 spent, 1 s kept to report: 0.5 s of retries */
+    assert_int_equal(pg_wait_ready(&ci, &(struct pg_wait){60, 58.5, 1}, &c, &err), -ETIMEDOUT);
+    double took = util_mono_s() - t0;
+    assert_true(took >= 0.45 && took < 5);
+    t0 = util_mono_s();
+    assert_int_equal(pg_wait_ready(&ci, &(struct pg_wait){30, 30, 2}, &c, &err), -ETIMEDOUT);
+    assert_int_equal(err.cls, PG_ERR_REFUSED); /* it tried */
+    assert_true(util_mono_s() - t0 < 2);
+    assert_null(c);
 }
 
 /* Each bench_conninfo field's variable is the one libpq itself reads for that option (the oracle:
@@ -235,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_wait_cancelled),
+        cmocka_unit_test(test_wait_counts_spent),
         cmocka_unit_test(test_conninfo_env_is_libpq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
