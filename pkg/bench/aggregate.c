@@ -39,6 +39,13 @@ static void set_num(cJSON *o, const char *k, double v)
     util_jset(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
+/* Adds from's number at key id to o's, either absent counting as nothing (both: null). */
+static void add_key(cJSON *o, const cJSON *from, enum bench_field_id id)
+{
+    double a = num(o, bench_key(id)), b = num(from, bench_key(id));
+    set_num(o, bench_key(id), isfinite(a) && isfinite(b) ? a + b : isfinite(a) ? a : b);
+}
+
 /* Accumulators where "all absent" stays null. */
 struct acc {
     double sum, wsum, max, wsq;
@@ -92,8 +99,10 @@ static double pool_sd(const struct pool *p)
     return sqrt(v > 0 ? v : 0);
 }
 
-/* Recursively sums numbers of src into dst (objects merged by key). */
-static void merge_sum(cJSON *dst, const cJSON *src)
+/* Merges src into dst by key, objects recursed: a member dst lacks is copied; numbers are summed,
+ * or (worst) the max. worst also replaces a null in dst, ANDs booleans and concatenates arrays
+ * (capped). */
+static void merge_tree(cJSON *dst, const cJSON *src, bool worst)
 {
     const cJSON *s;
     cJSON_ArrayForEach(s, src)
@@ -101,34 +110,19 @@ static void merge_sum(cJSON *dst, const cJSON *src)
         if (!s->string)
             continue;
         cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, s->string);
-        if (!d) {
-            cJSON_AddItemToObject(dst, s->string, cJSON_Duplicate(s, 1));
-        } else if (cJSON_IsNumber(d) && cJSON_IsNumber(s)) {
-            cJSON_SetNumberValue(d, d->valuedouble + s->valuedouble);
-        } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
-            merge_sum(d, s);
-        }
-    }
-}
-
-/* Worst-case merge: numbers max, booleans AND, arrays concatenated (capped), objects recursed. */
-static void merge_worst(cJSON *dst, const cJSON *src)
-{
-    const cJSON *s;
-    cJSON_ArrayForEach(s, src)
-    {
-        if (!s->string)
-            continue;
-        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, s->string);
-        if (!d || cJSON_IsNull(d)) {
+        if (!d || (worst && cJSON_IsNull(d))) {
             util_jset(dst, s->string, cJSON_Duplicate(s, 1));
         } else if (cJSON_IsNumber(d) && cJSON_IsNumber(s)) {
-            if (s->valuedouble > d->valuedouble)
+            if (!worst)
+                cJSON_SetNumberValue(d, d->valuedouble + s->valuedouble);
+            else if (s->valuedouble > d->valuedouble)
                 cJSON_SetNumberValue(d, s->valuedouble);
-        } else if (cJSON_IsBool(d) && cJSON_IsBool(s)) {
+        } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
+            merge_tree(d, s, worst);
+        } else if (worst && cJSON_IsBool(d) && cJSON_IsBool(s)) {
             if (cJSON_IsTrue(d) && cJSON_IsFalse(s))
                 util_jset(dst, s->string, cJSON_CreateFalse());
-        } else if (cJSON_IsArray(d) && cJSON_IsArray(s)) {
+        } else if (worst && cJSON_IsArray(d) && cJSON_IsArray(s)) {
             const cJSON *x;
             cJSON_ArrayForEach(x, s)
             {
@@ -136,10 +130,19 @@ static void merge_worst(cJSON *dst, const cJSON *src)
                     break;
                 cJSON_AddItemToArray(d, cJSON_Duplicate(x, 1));
             }
-        } else if (cJSON_IsObject(d) && cJSON_IsObject(s)) {
-            merge_worst(d, s);
         }
     }
+}
+
+static void merge_sum(cJSON *dst, const cJSON *src)
+{
+    merge_tree(dst, src, false);
+}
+
+/* Worst-case merge: numbers max, booleans AND, arrays concatenated (capped), objects recursed. */
+static void merge_worst(cJSON *dst, const cJSON *src)
+{
+    merge_tree(dst, src, true);
 }
 
 /* A summary row merged by rule m ("summary.x" with that merge rule in the contract table). */
@@ -472,13 +475,8 @@ static void scripts_add(cJSON *arr, const cJSON *r)
         }
         static const enum bench_field_id sums[] = {BK_SCRIPTS_TRANSACTIONS_PROCESSED,
                                                    BK_SCRIPTS_FAILED_TRANSACTIONS, BK_SCRIPTS_TPS};
-        for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++) {
-            double a = num(o, bench_key(sums[k])), b = num(sc, bench_key(sums[k]));
-            set_num(o, bench_key(sums[k]),
-                    isfinite(a) && isfinite(b) ? a + b
-                    : isfinite(a)              ? a
-                                               : b);
-        }
+        for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
+            add_key(o, sc, sums[k]);
         if (tx > 0 && isfinite(num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)))) {
             set_num(o, "_w", num(o, "_w") + tx);
             set_num(o, "_wl", num(o, "_wl") + tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)));
@@ -523,13 +521,8 @@ static void merge_fio_series(cJSON *o, const cJSON *j)
                 cJSON_AddItemToArray(os, cJSON_Duplicate(p, 1));
             continue;
         }
-        for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
-            double a = num(q, bench_key(vals[k])), b = num(p, bench_key(vals[k]));
-            set_num(q, bench_key(vals[k]),
-                    isfinite(a) && isfinite(b) ? a + b
-                    : isfinite(a)              ? a
-                                               : b);
-        }
+        for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++)
+            add_key(q, p, vals[k]);
     }
 }
 
