@@ -36,12 +36,12 @@ struct ctrl_kept_result *ctrl_result_pack(const cJSON *full)
     return util_xrealloc(k, sizeof(*k) + zlen);
 }
 
-void ctrl_result_drop(struct ctrl_observed *o, int i)
+void ctrl_result_drop(cJSON **slim, struct ctrl_kept_result **kept)
 {
-    cJSON_Delete(o->results[i]);
-    free(o->kept[i]);
-    o->results[i] = NULL;
-    o->kept[i] = NULL;
+    cJSON_Delete(*slim);
+    free(*kept);
+    *slim = NULL;
+    *kept = NULL;
 }
 
 static cJSON *unpacked(const struct ctrl_kept_result *k)
@@ -71,61 +71,63 @@ static void slim_down(cJSON *full)
         cJSON_DeleteItemFromObjectCaseSensitive(full, bench_key(PER_INTERVAL[k]));
 }
 
-void ctrl_result_keep(struct ctrl_observed *o, int i, cJSON *full)
+void ctrl_result_keep(cJSON **slim, struct ctrl_kept_result **kept, cJSON *full)
 {
-    ctrl_result_drop(o, i);
+    ctrl_result_drop(slim, kept);
     if (!full)
         return;
     if (has_per_interval(full)) {
-        o->kept[i] = ctrl_result_pack(full);
+        *kept = ctrl_result_pack(full);
         slim_down(full);
     }
-    o->results[i] = full;
+    *slim = full;
 }
 
-void ctrl_result_keep_packed(struct ctrl_observed *o, int i, struct ctrl_kept_result *packed)
+void ctrl_result_keep_packed(cJSON **slim, struct ctrl_kept_result **kept,
+                             struct ctrl_kept_result *packed)
 {
-    ctrl_result_drop(o, i);
+    ctrl_result_drop(slim, kept);
     if (!packed)
         return;
-    o->results[i] = unpacked(packed);
-    slim_down(o->results[i]);
-    o->kept[i] = packed;
+    *slim = unpacked(packed);
+    slim_down(*slim);
+    *kept = packed;
 }
 
-struct ctrl_kept_result *ctrl_result_take(struct ctrl_observed *o, int i)
+struct ctrl_kept_result *ctrl_result_take(cJSON **slim, struct ctrl_kept_result **kept)
 {
-    struct ctrl_kept_result *k = o->kept[i];
-    if (!k && o->results[i])
-        k = ctrl_result_pack(o->results[i]);
-    o->kept[i] = NULL;
-    ctrl_result_drop(o, i);
+    struct ctrl_kept_result *k = *kept;
+    if (!k && *slim)
+        k = ctrl_result_pack(*slim);
+    *kept = NULL;
+    ctrl_result_drop(slim, kept);
     return k;
 }
 
-cJSON *ctrl_result_whole(const struct ctrl_observed *o, int i)
+cJSON *ctrl_result_whole(const cJSON *slim, const struct ctrl_kept_result *kept)
 {
-    if (!o->kept[i])
-        return o->results[i] ? util_must(cJSON_Duplicate(o->results[i], 1)) : NULL;
-    return unpacked(o->kept[i]);
+    if (!kept)
+        return slim ? util_must(cJSON_Duplicate(slim, 1)) : NULL;
+    return unpacked(kept);
 }
 
-void ctrl_result_sizes(const struct ctrl_observed *o, int n, size_t *kept, size_t *text)
+void ctrl_result_sizes(struct ctrl_kept_result *const *kept, int n, size_t *packed, size_t *text)
 {
-    *kept = *text = 0;
+    *packed = *text = 0;
     for (int i = 0; i < n; i++)
-        if (o->kept[i]) {
-            *kept += o->kept[i]->zlen;
-            *text += o->kept[i]->len;
+        if (kept[i]) {
+            *packed += kept[i]->zlen;
+            *text += kept[i]->len;
         }
 }
 
-cJSON *ctrl_collect_aggregate(const struct ctrl_observed *o, int n, char *err, size_t errlen)
+cJSON *ctrl_collect_aggregate(cJSON *const *results, struct ctrl_kept_result *const *kept, int n,
+                              char *err, size_t errlen)
 {
     struct bench_agg *a = bench_agg_new();
     for (int i = 0; i < n; i++) {
-        cJSON *r = o->kept[i] ? ctrl_result_whole(o, i) : NULL;
-        bench_agg_add(a, r ? r : o->results[i]);
+        cJSON *r = kept[i] ? unpacked(kept[i]) : NULL;
+        bench_agg_add(a, r ? r : results[i]);
         cJSON_Delete(r);
     }
     cJSON *agg = bench_agg_finish(a, err, errlen);
@@ -133,14 +135,23 @@ cJSON *ctrl_collect_aggregate(const struct ctrl_observed *o, int n, char *err, s
     return agg;
 }
 
+/* The source of the ConfigMap's worker results. */
+struct slots {
+    cJSON *const *results;
+    struct ctrl_kept_result *const *kept;
+};
+
 static cJSON *whole_of(int i, void *ctx)
 {
-    return ctrl_result_whole(ctx, i);
+    const struct slots *s = ctx;
+    return ctrl_result_whole(s->results[i], s->kept[i]);
 }
 
-cJSON *ctrl_collect_configmap(const struct ctrl_observed *o, const cJSON *agg, int n, size_t limit,
-                              char *err, size_t errlen)
+cJSON *ctrl_collect_configmap(const cJSON *br, const cJSON *agg, cJSON *const *results,
+                              struct ctrl_kept_result *const *kept, int n, size_t limit, char *err,
+                              size_t errlen)
 {
-    struct api_result_workers src = {.n = n, .get = whole_of, .ctx = (void *)o};
-    return api_result_configmap_from(o->br, agg, &src, limit, err, errlen);
+    struct slots s = {.results = results, .kept = kept};
+    struct api_result_workers src = {.n = n, .get = whole_of, .ctx = &s};
+    return api_result_configmap_from(br, agg, &src, limit, err, errlen);
 }

@@ -14,28 +14,34 @@
 
 #include <cjson/cJSON.h>
 
-#include "pkg/controller/reconcile.h"
+/* A worker's result as kept: two slots, the tree (slim when *kept is set, else whole) and the
+ * packed whole result (ctrl_observed.results[i] and .kept[i], pkg/controller/reconcile.h). */
+struct ctrl_kept_result;
 
-/* Keeps full (NULL: none; takes ownership) as worker i's result in o, replacing what o held. */
-void ctrl_result_keep(struct ctrl_observed *o, int i, cJSON *full);
+/* Keeps full (NULL: none; takes ownership) in a worker's slots, replacing what they held. */
+void ctrl_result_keep(cJSON **slim, struct ctrl_kept_result **kept, cJSON *full);
 /* A whole result packed as o keeps it (deflated JSON), to keep elsewhere; free() it. */
 struct ctrl_kept_result *ctrl_result_pack(const cJSON *full);
-/* Worker i's whole result, packed, taken out of o (NULL: none). */
-struct ctrl_kept_result *ctrl_result_take(struct ctrl_observed *o, int i);
-/* Keeps packed (a whole result; takes ownership) as worker i's result in o. */
-void ctrl_result_keep_packed(struct ctrl_observed *o, int i, struct ctrl_kept_result *packed);
-/* Frees worker i's result in o (both forms). */
-void ctrl_result_drop(struct ctrl_observed *o, int i);
-/* Worker i's whole result as a new tree (the caller deletes it); NULL when it has none. */
-cJSON *ctrl_result_whole(const struct ctrl_observed *o, int i);
-/* The bytes o's n results take as kept (deflated text), and as JSON text. */
-void ctrl_result_sizes(const struct ctrl_observed *o, int n, size_t *kept, size_t *text);
+/* A worker's whole result, packed, taken out of its slots (NULL: none). */
+struct ctrl_kept_result *ctrl_result_take(cJSON **slim, struct ctrl_kept_result **kept);
+/* Keeps packed (a whole result; takes ownership) in a worker's slots. */
+void ctrl_result_keep_packed(cJSON **slim, struct ctrl_kept_result **kept,
+                             struct ctrl_kept_result *packed);
+/* Frees what a worker's slots hold. */
+void ctrl_result_drop(cJSON **slim, struct ctrl_kept_result **kept);
+/* A worker's whole result as a new tree (the caller deletes it); NULL when it has none. */
+cJSON *ctrl_result_whole(const cJSON *slim, const struct ctrl_kept_result *kept);
+/* The bytes n packed results take, and as JSON text. */
+void ctrl_result_sizes(struct ctrl_kept_result *const *kept, int n, size_t *packed, size_t *text);
 
-/* The aggregate of o's n worker results (bench_aggregate's, folded one result at a time). */
-cJSON *ctrl_collect_aggregate(const struct ctrl_observed *o, int n, char *err, size_t errlen);
-/* The result ConfigMap (api_result_configmap) of agg and o's n worker results, read one at a time.
- */
-cJSON *ctrl_collect_configmap(const struct ctrl_observed *o, const cJSON *agg, int n, size_t limit,
+/* The aggregate of n workers' results (bench_aggregate's, folded one result at a time). */
+cJSON *ctrl_collect_aggregate(cJSON *const *results, struct ctrl_kept_result *const *kept, int n,
                               char *err, size_t errlen);
+/* The result ConfigMap (api_result_configmap) of the run br, agg and n workers' results, read
+ * one at a time.
+ */
+cJSON *ctrl_collect_configmap(const cJSON *br, const cJSON *agg, cJSON *const *results,
+                              struct ctrl_kept_result *const *kept, int n, size_t limit, char *err,
+                              size_t errlen);
 
 #endif

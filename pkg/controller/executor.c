@@ -155,7 +155,7 @@ static void rec_free(struct rec *r)
     for (int i = 0; i < r->n_events; i++)
         cJSON_Delete(r->events[i]);
     for (int i = 0; i < API_MAX_WORKERS; i++) {
-        ctrl_result_drop(&r->obs, i);
+        ctrl_result_drop(&r->obs.results[i], &r->obs.kept[i]);
         free(r->obs.result_errors[i]);
     }
     free(r->obs.progress);
@@ -499,7 +499,7 @@ static void log_fallback(struct log_fetch *lf, enum ctrl_detail detail, const ch
     struct rec *r = lf->r;
     int i = lf->index;
     cJSON *result = result_from_text(pod_term_message(r, lf->pod));
-    ctrl_result_keep(&r->obs, i, result);
+    ctrl_result_keep(&r->obs.results[i], &r->obs.kept[i], result);
     if (result) {
         r->obs.result_detail[i] = detail;
         set_result_error(r, i, why);
@@ -543,7 +543,7 @@ static void on_log(struct kube_result *res, void *ud)
         char err[128] = "";
         int rc = bench_result_from_log(res->text, res->text_len, &result, err, sizeof(err));
         if (rc == 0) {
-            ctrl_result_keep(&r->obs, i, result);
+            ctrl_result_keep(&r->obs.results[i], &r->obs.kept[i], result);
             r->obs.result_detail[i] = CTRL_DETAIL_FULL;
             log_done(lf);
             return;
@@ -754,8 +754,9 @@ static void early_store(struct rec *r)
         if (i < 0 || i >= API_MAX_WORKERS)
             continue;
         if (r->obs.results[i] && r->obs.result_detail[i] == CTRL_DETAIL_FULL)
-            early_keep(r->x, r->key, r->plan.logs[k].pod, ctrl_result_take(&r->obs, i));
-        ctrl_result_drop(&r->obs, i);
+            early_keep(r->x, r->key, r->plan.logs[k].pod,
+                       ctrl_result_take(&r->obs.results[i], &r->obs.kept[i]));
+        ctrl_result_drop(&r->obs.results[i], &r->obs.kept[i]);
         free(r->obs.result_errors[i]);
         r->obs.result_errors[i] = NULL;
     }
@@ -794,9 +795,9 @@ static void start_result_reads(struct rec *r, bool early)
             cJSON_Delete(res);
         } else if (answered) {
             if (taken)
-                ctrl_result_keep_packed(&r->obs, i, taken);
+                ctrl_result_keep_packed(&r->obs.results[i], &r->obs.kept[i], taken);
             else
-                ctrl_result_keep(&r->obs, i, res);
+                ctrl_result_keep(&r->obs.results[i], &r->obs.kept[i], res);
             r->obs.result_detail[i] = CTRL_DETAIL_FULL;
         }
         if (answered) {

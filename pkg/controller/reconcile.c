@@ -1368,7 +1368,8 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
 static void result_configmap(struct dctx *d, const cJSON *agg, int n)
 {
     char err[256];
-    cJSON *cm = ctrl_collect_configmap(d->obs, agg, n, API_RESULT_MAX_BYTES, err, sizeof(err));
+    cJSON *cm = ctrl_collect_configmap(d->obs->br, agg, d->obs->results, d->obs->kept, n,
+                                       API_RESULT_MAX_BYTES, err, sizeof(err));
     if (!cm) {
         if (agg)
             event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
@@ -1540,7 +1541,7 @@ static void conclude(struct dctx *d, struct api_worker *w, int n)
         if (!w[i].pod)
             missing_pod(d, w[i].error, sizeof(w[i].error));
     char err[256];
-    cJSON *agg = ctrl_collect_aggregate(o, n, err, sizeof(err));
+    cJSON *agg = ctrl_collect_aggregate(o->results, o->kept, n, err, sizeof(err));
     bool bounded = bench_aggregate_bounded(agg);
     api_status_set_results(d->st, agg, w, n);
     add_timing(d, agg, results, n);

@@ -18,6 +18,7 @@
 #include "pkg/bench/histogram.h"
 #include "pkg/bench/latseries.h"
 #include "pkg/controller/collect.h"
+#include "pkg/controller/reconcile.h"
 
 #define N 24
 #define T0 INT64_C(1800000000000000)
@@ -52,7 +53,7 @@ static cJSON *worker(int index, int points)
         cJSON_AddItemToArray(tl, p);
     }
     struct bench_hist *h = bench_hist_new();
-    struct bench_latseries *s = bench_latseries_new(T0 + index * 1000);
+    struct bench_latseries *s = bench_latseries_new(T0 + (int64_t)index * 1000);
     for (int v = 1; v <= 1000 + 37 * index; v++) {
         bench_hist_add(h, (int64_t)v * 37 + index);
         bench_latseries_add(s, T0 + (int64_t)v * 29000 * (1 + index % 3), (int64_t)v * 37 + index);
@@ -88,13 +89,13 @@ static void run(int points, size_t limit)
     cJSON *whole[N];
     for (int i = 0; i < N; i++) {
         whole[i] = worker(i, points);
-        ctrl_result_keep(&o, i, worker(i, points));
+        ctrl_result_keep(&o.results[i], &o.kept[i], worker(i, points));
     }
     /* slim where whole: no per-interval member; the rest as it was */
     for (int i = 0; i < N; i++) {
         if (!whole[i]) {
             assert_null(o.results[i]);
-            assert_null(ctrl_result_whole(&o, i));
+            assert_null(ctrl_result_whole(o.results[i], o.kept[i]));
             continue;
         }
         assert_null(cJSON_GetObjectItem(o.results[i], "latencySeries"));
@@ -104,21 +105,21 @@ static void run(int points, size_t limit)
                    cJSON_GetObjectItem(whole[i], "window"));
         check_same(cJSON_GetObjectItem(o.results[i], "errors"),
                    cJSON_GetObjectItem(whole[i], "errors"));
-        cJSON *back = ctrl_result_whole(&o, i);
+        cJSON *back = ctrl_result_whole(o.results[i], o.kept[i]);
         check_same(back, whole[i]);
         cJSON_Delete(back);
     }
     size_t kept = 0, text = 0;
-    ctrl_result_sizes(&o, N, &kept, &text);
+    ctrl_result_sizes(o.kept, N, &kept, &text);
     assert_true(kept > 0 && kept < text / 2); /* deflated */
     char e1[256] = "", e2[256] = "";
     cJSON *want = bench_aggregate((const cJSON *const *)whole, N, e1, sizeof(e1));
-    cJSON *got = ctrl_collect_aggregate(&o, N, e2, sizeof(e2));
+    cJSON *got = ctrl_collect_aggregate(o.results, o.kept, N, e2, sizeof(e2));
     assert_non_null(want);
     check_same(got, want);
     cJSON *cm_want =
         api_result_configmap(br, want, (const cJSON *const *)whole, N, limit, e1, sizeof(e1));
-    cJSON *cm_got = ctrl_collect_configmap(&o, got, N, limit, e2, sizeof(e2));
+    cJSON *cm_got = ctrl_collect_configmap(br, got, o.results, o.kept, N, limit, e2, sizeof(e2));
     assert_non_null(cm_want);
     check_same(cm_got, cm_want);
     const char *doc = cJSON_GetStringValue(
@@ -131,7 +132,7 @@ static void run(int points, size_t limit)
     cJSON_Delete(got);
     for (int i = 0; i < N; i++) {
         cJSON_Delete(whole[i]);
-        ctrl_result_drop(&o, i);
+        ctrl_result_drop(&o.results[i], &o.kept[i]);
         assert_null(o.results[i]);
         assert_null(o.kept[i]);
     }
@@ -147,7 +148,8 @@ static void test_whole_fits(void **state)
 static void test_downsampled(void **state)
 {
     (void)state;
-    run(400, 120 * 1024); /* timelines thinned, then the workers' histograms and series go */
+    run(400,
+        (size_t)120 * 1024); /* timelines thinned, then the workers' histograms and series go */
 }
 
 /* A compact summary (no per-interval member) is kept as it is, and read back whole. */
@@ -157,13 +159,13 @@ static void test_compact_kept_whole(void **state)
     static struct ctrl_observed o;
     memset(&o, 0, sizeof(o));
     cJSON *r = cJSON_Parse("{\"kind\":\"pgbench\",\"summary\":{\"tps\":10}}");
-    ctrl_result_keep(&o, 0, r);
+    ctrl_result_keep(&o.results[0], &o.kept[0], r);
     assert_ptr_equal(o.results[0], r);
     assert_null(o.kept[0]);
-    cJSON *back = ctrl_result_whole(&o, 0);
+    cJSON *back = ctrl_result_whole(o.results[0], o.kept[0]);
     check_same(back, r);
     cJSON_Delete(back);
-    ctrl_result_keep(&o, 0, NULL);
+    ctrl_result_keep(&o.results[0], &o.kept[0], NULL);
     assert_null(o.results[0]);
 }
 
@@ -175,30 +177,30 @@ static void test_take_and_keep_packed(void **state)
     static struct ctrl_observed o;
     memset(&o, 0, sizeof(o));
     cJSON *whole = worker(3, 40);
-    ctrl_result_keep(&o, 2, worker(3, 40));
-    struct ctrl_kept_result *k = ctrl_result_take(&o, 2);
+    ctrl_result_keep(&o.results[2], &o.kept[2], worker(3, 40));
+    struct ctrl_kept_result *k = ctrl_result_take(&o.results[2], &o.kept[2]);
     assert_non_null(k);
     assert_null(o.results[2]);
     assert_null(o.kept[2]);
-    ctrl_result_keep_packed(&o, 7, k);
+    ctrl_result_keep_packed(&o.results[7], &o.kept[7], k);
     assert_null(cJSON_GetObjectItem(o.results[7], "histogram"));
     assert_non_null(cJSON_GetObjectItem(o.results[7], "summary"));
-    cJSON *back = ctrl_result_whole(&o, 7);
+    cJSON *back = ctrl_result_whole(o.results[7], o.kept[7]);
     check_same(back, whole);
     cJSON_Delete(back);
     /* a whole result without per-interval members is packed when taken */
     cJSON *small = cJSON_Parse("{\"kind\":\"fio\",\"fio\":{\"jobs\":[]}}");
-    ctrl_result_keep(&o, 4, cJSON_Duplicate(small, 1));
-    k = ctrl_result_take(&o, 4);
-    ctrl_result_keep_packed(&o, 4, k);
-    back = ctrl_result_whole(&o, 4);
+    ctrl_result_keep(&o.results[4], &o.kept[4], cJSON_Duplicate(small, 1));
+    k = ctrl_result_take(&o.results[4], &o.kept[4]);
+    ctrl_result_keep_packed(&o.results[4], &o.kept[4], k);
+    back = ctrl_result_whole(o.results[4], o.kept[4]);
     check_same(back, small);
     cJSON_Delete(back);
     cJSON_Delete(small);
     cJSON_Delete(whole);
-    ctrl_result_drop(&o, 7);
-    ctrl_result_drop(&o, 4);
-    assert_null(ctrl_result_take(&o, 9));
+    ctrl_result_drop(&o.results[7], &o.kept[7]);
+    ctrl_result_drop(&o.results[4], &o.kept[4]);
+    assert_null(ctrl_result_take(&o.results[9], &o.kept[9]));
 }
 
 int main(void)
