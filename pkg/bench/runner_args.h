@@ -44,7 +44,7 @@ struct bench_runner_common {
      * so that the failure reaches the run's status within the window; the time spent is clamped
      * to 0..wait_timeout_s (a clock behind gives the whole window, one ahead at least one try). */
     const char *wait_from;
-    bool create_database;  /* create the database when it is missing */
+    bool create_database; /* create the database when it is missing */
 };
 
 /* With --wait-from, how long before the window's end the runner stops retrying: the time its

@@ -25,7 +25,8 @@ void ctrl_margin_record_write(struct ctrl_margin *m, double seconds)
 }
 
 /* The write assumed: before any run was measured the slowest recent one (at least
- * CTRL_START_WRITE_MIN_MS), then CTRL_START_WRITE_MIN_MS (the runs' notices hold the writes), ms. */
+ * CTRL_START_WRITE_MIN_MS), then CTRL_START_WRITE_MIN_MS (the runs' notices hold the writes), ms.
+ */
 static double slowest_write_ms(const struct ctrl_margin *m)
 {
     double write_ms = CTRL_START_WRITE_MIN_MS;

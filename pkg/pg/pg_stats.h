@@ -18,9 +18,9 @@ struct pg_stats_snap {
     int64_t checkpoints;
     int64_t wal_bytes, wal_syncs;
     int64_t wal_records, wal_fpi; /* pg_stat_wal (14+): records, full-page images among them */
-    int64_t io_reads, io_writes; /* pg_stat_io of client backends (16+), else -1 */
-    double wal_sync_ms;          /* -1 without track_wal_io_timing or pg_stat_wal's sync columns */
-    double kcache_cpu_s;         /* pg_stat_kcache user + system time, -1 when not installed */
+    int64_t io_reads, io_writes;  /* pg_stat_io of client backends (16+), else -1 */
+    double wal_sync_ms;           /* -1 without track_wal_io_timing or pg_stat_wal's sync columns */
+    double kcache_cpu_s;          /* pg_stat_kcache user + system time, -1 when not installed */
     char kcache_error[128];
 };
 

@@ -42,7 +42,7 @@ struct plugin_run_opts {
     int fillfactor;
     bool unlogged_tables;
     bool create_database;
-    long warmup_s; /* > 0: run.warmupSeconds */
+    long warmup_s;         /* > 0: run.warmupSeconds */
     const char *placement; /* spec.placement.mode: "spread" or "pack"; NULL: the spec's default */
     bool template; /* a sweep's template: not checked alone (the sweep checks each step's spec) */
 };

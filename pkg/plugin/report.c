@@ -374,7 +374,6 @@ static int statements_table(struct buf *o, const cJSON *br, const cJSON *st, con
     return buf_puts(o, "</pre>\n");
 }
 
-
 const char *plugin_result_ref(const cJSON *br, const char **key)
 {
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(br, "status");
