@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench` figures for the operator, on the simulated cluster over loopback:
 #   1. operator heap (RssAnon) with BENCH_RUNS BenchmarkRuns and their Jobs (and Pods) in the
-#      cluster (<= 16 MiB at 10,000), and what its informer caches hold (/metrics cached_bytes)
+#      cluster (<= 16 MiB at 10,000), what its informer caches hold (/metrics cached_bytes), and
+#      its heap in use and free but held (/metrics heap_bytes: live data against fragments)
 #   2. time until all BENCH_RUNS BenchmarkRuns applied at once have their run Jobs (<= 10 s per
 #      1,000), the operator's CPU time per run and the simulated API server's per request
 #      (GET /sim/stats) over that burst
@@ -10,6 +11,9 @@
 #      sim; the share is the difference of the p99s (<= 2 ms). The CRs are pgbench runs (their
 #      pods wait for the missing Secret pg-app: nothing runs), whose run Job is the operator's
 #      first write (issue 31.4: the status follows it); a fio run creates its claim first
+#   4. aggregation memory: e2e 110's 64-worker run (real runner and PostgreSQL): how much the
+#      operator's peak (VmHWM) grew while it collected the 64 results, against their JSON's size
+#      (BENCH_AGGREGATION=0 skips it)
 #
 # The benchmark pods must exist but need not run, so every run stays Running (the largest cached
 # state: spec, status, a Job and a Pod per run). No PostgreSQL is needed. Two ways:
@@ -25,6 +29,13 @@ cd "$(dirname "$0")/.."
 RUNS="${BENCH_RUNS:-10000}"
 SAMPLES="${BENCH_LATENCY_SAMPLES:-200}"
 [ -x "$BIN/pgbench-operator" ] || fail "$BIN/pgbench-operator not built"
+
+# 4. first, on a quiet machine: the 64-worker run has its own PostgreSQL, sim and operator
+if [ "${BENCH_AGGREGATION:-1}" = 1 ]; then
+    BUILD="$BUILD" bash test/e2e/110-operator-64-workers.sh >"$TMP/agg.log" 2>&1 ||
+        { tail -20 "$TMP/agg.log" >&2; fail "the 64-worker run (e2e 110) failed"; }
+    sed -n 's/^aggregation memory: /operator: aggregation memory, 64 workers: /p' "$TMP/agg.log"
+fi
 
 mkdir -p "$TMP/bin"
 printf '#!/bin/sh\nexec sleep 3600\n' >"$TMP/bin/pgbench-runner"
@@ -155,6 +166,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const metrics = await (await fetch(`${opUrl}/metrics`)).text();
   const cachedKiB = {};
   for (const m of metrics.matchAll(/cached_bytes\{resource="(\w+)"\} (\d+)/g)) cachedKiB[m[1]] = Number(m[2]) / 1024;
+  const heapKiB = {}; // read before /metrics formats its answer (which takes MiBs at 10,000 runs)
+  for (const m of metrics.matchAll(/heap_bytes\{state="(\w+)"\} (\d+)/g)) heapKiB[m[1]] = Number(m[2]) / 1024;
   // 3. latency, one CR at a time, with the runs still there; each followed by a direct Job
   const lat = [], direct = [];
   // each sample starts on a settled sim (the operator's writes after the Job, the sim's pod for
@@ -176,7 +189,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     if (i % 2) { await viaJob(name); await viaCr(name); } else { await viaCr(name); await viaJob(name); }
   }
   console.log(JSON.stringify({ runs: n, applySeconds: (tApplied - t0) / 1000, allJobsSeconds: tAll / 1000,
-    rssKiB: rss, rssAnonKiB: anon, rssFileKiB: file, cachedKiB, operatorCpuSeconds: cpu[0], simCpuSeconds: cpu[1], simRequests,
+    rssKiB: rss, rssAnonKiB: anon, rssFileKiB: file, cachedKiB, heapKiB, operatorCpuSeconds: cpu[0], simCpuSeconds: cpu[1], simRequests,
     latencyP50Ms: pct(lat, 50), latencyP99Ms: pct(lat, 99), latencyMaxMs: Math.max(...lat),
     directP50Ms: pct(direct, 50), directP99Ms: pct(direct, 99), directMaxMs: Math.max(...direct), samples: lat.length }));
   process.exit(0);
@@ -196,6 +209,10 @@ print("operator: heap (RssAnon) with %d BenchmarkRuns + their Jobs and Pods: %.2
 print("operator:   RSS %.2f MiB, of which shared-library pages (RssFile) %.2f MiB; the informer caches hold %s"
       % (r["rssKiB"] / 1024, r["rssFileKiB"] / 1024,
          ", ".join("%s %.2f MiB" % (k, v / 1024) for k, v in sorted(r["cachedKiB"].items()))))
+h = r.get("heapKiB", {})
+if "used" in h:
+    print("operator:   the allocator's heap: %.2f MiB in use, %.2f MiB free but held (fragments); %.2f KiB in use per run"
+          % (h["used"] / 1024, h["free"] / 1024, h["used"] / n))
 goal = 10.0 * n / 1000
 print("operator: %d BenchmarkRuns applied at once: all run Jobs created after %.2f s (applying took %.2f s; target <= %.0f s, 10 s per 1,000) %s"
       % (n, r["allJobsSeconds"], r["applySeconds"], goal, mark(r["allJobsSeconds"] <= goal)))

@@ -55,6 +55,14 @@ static long rss_bytes(void)
     return rss < 0 ? -1 : rss * sysconf(_SC_PAGESIZE);
 }
 
+/* glibc's heap: in use (small blocks and mmapped ones), and free but held in the arenas */
+static void heap_bytes(struct ctrl_metrics_source *src)
+{
+    struct mallinfo2 mi = mallinfo2();
+    src->heap_used_bytes = (long)(mi.uordblks + mi.hblkhd);
+    src->heap_free_bytes = (long)mi.fordblks;
+}
+
 static void foreach_sweep(const void *sweeps, ctrl_metrics_run_fn fn, void *ctx)
 {
     ctrl_sweeper_foreach(sweeps, fn, ctx);
@@ -68,6 +76,7 @@ static void metrics_write(struct buf *out, const struct ctrl_controller *ctrl,
     struct ctrl_metrics_controller mc, ms;
     struct kube_client_stats st;
     struct ctrl_metrics_source src = {.leader = leader, .rss_bytes = rss_bytes()};
+    heap_bytes(&src);
     if (sw) {
         src.foreach_sweep = foreach_sweep;
         src.sweeps = sw;

@@ -8,6 +8,8 @@
  *   status.c      conditions, and the result projected into status (through pkg/bench/fields.h)
  *   resultcm.c    the result ConfigMap <run>-result, where a run's whole result lasts
  *   phase.c       the phases of runs and sweeps and their one name table
+ *   placement.c   where a run's workers ran, and whether two shared a node while another was free
+ *   timing.c      a run's phase timing (the result ConfigMap's timing.steps)
  *
  * Owns the shape of every object the operator reads or writes: names, labels, validation,
  * defaults. Must not know when or why an object is written (pkg/controller decides, and sends

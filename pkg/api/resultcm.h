@@ -33,4 +33,21 @@
 cJSON *api_result_configmap(const cJSON *br, const cJSON *agg, const cJSON *const *results, int n,
                             size_t limit, char *err, size_t errlen);
 
+/* Where api_result_configmap_from reads the n worker results: get(i, ctx) returns worker i's
+ * result as a new tree the builder changes and deletes (NULL: the worker has none). The builder
+ * asks for each one as often as the ladder takes steps and holds one at a time, so a caller can
+ * keep the results as text and parse one per call (pkg/controller/collect.h). */
+struct api_result_workers {
+    int n;
+    cJSON *(*get)(int i, void *ctx);
+    void *ctx;
+};
+
+/* api_result_configmap with the worker results read from src: the same ConfigMap. The workers'
+ * text is cut short once it alone passes limit (it cannot fit then), so the builder holds one
+ * parsed result, the document's text and the ConfigMap, whatever the number of workers. */
+cJSON *api_result_configmap_from(const cJSON *br, const cJSON *agg,
+                                 const struct api_result_workers *src, size_t limit, char *err,
+                                 size_t errlen);
+
 #endif

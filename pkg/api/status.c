@@ -1,4 +1,6 @@
-/* BenchmarkRun status: conditions and results. */
+/* BenchmarkRun status: conditions and results. Every status key is a row of the contract table
+ * (pkg/bench/fields.def), written and read by its id (bench_status_put, bench_status_get); only
+ * the members of a Kubernetes condition (type, status, reason, ...) are spelled here. */
 #include "pkg/api/status.h"
 #include "pkg/api/placement.h"
 #include "pkg/util/mem.h"
@@ -32,7 +34,7 @@ bool api_cond_is_caveat(const char *type)
 
 const cJSON *api_cond_get(const cJSON *status, const char *type)
 {
-    const cJSON *conds = status ? cJSON_GetObjectItemCaseSensitive(status, "conditions") : NULL;
+    const cJSON *conds = bench_status_get(status, BK_STATUS_CONDITIONS);
     const cJSON *c;
     cJSON_ArrayForEach(c, conds)
     {
@@ -52,10 +54,10 @@ static bool str_eq(const cJSON *o, const char *k, const char *v)
 bool api_cond_set(cJSON *status, const char *type, const char *cstatus, const char *reason,
                   const char *message, long generation, double now)
 {
-    cJSON *conds = cJSON_GetObjectItemCaseSensitive(status, "conditions");
+    cJSON *conds = (cJSON *)bench_status_get(status, BK_STATUS_CONDITIONS);
     if (!cJSON_IsArray(conds)) {
         conds = cJSON_CreateArray();
-        util_jset(status, "conditions", conds);
+        (void)bench_status_put(status, BK_STATUS_CONDITIONS, conds);
     }
     cJSON *c = (cJSON *)api_cond_get(status, type);
     char msg[API_MAX_MESSAGE];
@@ -89,12 +91,6 @@ bool api_cond_set(cJSON *status, const char *type, const char *cstatus, const ch
 /* ---- results ----------------------------------------------------------------------------
  * Everything below copies the aggregate into status through the result contract table
  * (pkg/bench/fields.h): no result key is spelled here. */
-
-static const cJSON *field(const cJSON *o, const char *k)
-{
-    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-    return v && !cJSON_IsNull(v) ? v : NULL;
-}
 
 /* Numbers go into status at pgbench's own precision (it prints tps with 6 decimals), which
  * also drops the float noise of aggregation (1.4000000000000004 shows as 1.4). */
@@ -741,15 +737,14 @@ bool api_workers_skewed(const cJSON *agg, double limit_s, char *out, size_t len)
 
 double api_status_littles_law_pct(const cJSON *status)
 {
-    const cJSON *clients = cJSON_GetObjectItemCaseSensitive(status, "clients");
-    return bench_littles_law(cJSON_IsNumber(clients) ? clients->valuedouble : NAN,
+    return bench_littles_law(bench_status_num(status, BK_STATUS_CLIENTS, NAN),
                              status_num(status, BK_SUMMARY_LATENCY_AVG_MS),
                              status_num(status, BK_SUMMARY_TPS), NULL);
 }
 
 double api_status_start_at(const cJSON *status)
 {
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(status, "startAt");
+    const cJSON *sa = bench_status_get(status, BK_STATUS_START_AT);
     if (cJSON_IsString(sa))
         return util_rfc3339_parse(sa->valuestring);
     if (cJSON_IsNumber(sa) && sa->valuedouble > 0)
@@ -759,25 +754,25 @@ double api_status_start_at(const cJSON *status)
 
 bool api_hpa_timeline_record(cJSON *status, int replicas, double now)
 {
-    cJSON *tl = cJSON_GetObjectItemCaseSensitive(status, "hpaTimeline");
+    cJSON *tl = (cJSON *)bench_status_get(status, BK_STATUS_HPA_TIMELINE);
     if (!cJSON_IsArray(tl)) {
         tl = cJSON_CreateArray();
-        util_jset(status, "hpaTimeline", tl);
+        (void)bench_status_put(status, BK_STATUS_HPA_TIMELINE, tl);
     }
     int n = cJSON_GetArraySize(tl);
     if (n > 0) {
         const cJSON *last = cJSON_GetArrayItem(tl, n - 1);
-        const cJSON *r = field(last, "replicas");
+        const cJSON *r = bench_status_get(last, BK_STATUS_HPA_TIMELINE_REPLICAS);
         if (cJSON_IsNumber(r) && (int)r->valuedouble == replicas)
             return false;
     }
-    if (n >= API_MAX_HPA_TIMELINE)
+    if (n >= bench_fields[BK_STATUS_HPA_TIMELINE].max_items)
         cJSON_DeleteItemFromArray(tl, 1); /* keep the first sample */
     cJSON *o = cJSON_CreateObject();
     char ts[40];
     util_rfc3339(now, 0, ts, sizeof(ts));
-    util_jset_str(o, "time", ts);
-    util_jset(o, "replicas", cJSON_CreateNumber(replicas));
+    bench_status_set_str(o, BK_STATUS_HPA_TIMELINE_TIME, ts);
+    bench_status_set_num(o, BK_STATUS_HPA_TIMELINE_REPLICAS, replicas);
     cJSON_AddItemToArray(tl, o);
     return true;
 }

@@ -10,13 +10,9 @@
 
 #include <cjson/cJSON.h>
 
-#define API_MAX_HPA_TIMELINE 200
 #define API_MAX_MESSAGE 1024
 /* A worker that starts or ends this much apart from the others is reported (WorkersSkewed). */
 #define API_SKEW_LIMIT_S 1.0
-/* status.readyAt: when the operator saw every worker pod Ready and published the barrier
- * (status.startAt, a margin later; RFC 3339, milliseconds); removed when the run ends. */
-#define API_STATUS_READY_AT "readyAt"
 
 /* The conditions whose True status says the run waits for something outside it, retrying:
  * pods that cannot start, a target that does not answer. The run goes on once it clears (or

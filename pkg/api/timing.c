@@ -99,9 +99,10 @@ cJSON *api_run_timing(const struct api_timing_in *in)
          "latest worker pod's PodScheduled lastTransitionTime (scheduler, 1 s)");
     step(steps, applied, "containersStarted", latest(in, "run", 1),
          "latest worker container's startedAt (kubelet, 1 s)");
-    step(steps, applied, "allReady", util_rfc3339_parse(util_jstr(in->status, API_STATUS_READY_AT)),
+    step(steps, applied, "allReady",
+         util_rfc3339_parse(bench_status_str(in->status, BK_STATUS_READY_AT)),
          "status.readyAt: the operator saw every worker pod Ready (operator, 1 ms)");
-    step(steps, applied, "barrier", util_rfc3339_parse(util_jstr(in->status, "startAt")),
+    step(steps, applied, "barrier", api_status_start_at(in->status),
          "status.startAt: the start barrier published (operator, 1 ms)");
     step(steps, applied, "barrierSeen", runners(in, BK_WINDOW_SEEN_SECONDS),
          "latest worker's read of its downwardAPI file (runner, 1 ms)");

@@ -228,22 +228,12 @@ static void summary_put_hist(cJSON *out, cJSON *s, const struct sum_acc *a)
     util_jset(out, KEY(HISTOGRAM), have ? bench_hist_to_json(h) : cJSON_CreateNull());
 }
 
-static void aggregate_summary(cJSON *out, const cJSON *const *rs, size_t n)
+static void summary_put(cJSON *out, const struct sum_acc *a)
 {
     cJSON *s = cJSON_CreateObject();
     cJSON_AddItemToObject(out, KEY(SUMMARY), s);
-    struct sum_acc a;
-    memset(&a, 0, sizeof(a));
-    a.hist_ok = 1;
-    a.h = bench_hist_new();
-    a.tmp = bench_hist_new();
-    for (size_t i = 0; i < n; i++)
-        if (rs[i])
-            summary_add(&a, rs[i]);
-    summary_put_sums(s, &a);
-    summary_put_hist(out, s, &a);
-    bench_hist_free(a.h);
-    bench_hist_free(a.tmp);
+    summary_put_sums(s, a);
+    summary_put_hist(out, s, a);
 }
 
 /* ---- timeline ---- */
@@ -262,54 +252,63 @@ static int cmp_tpoint(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
+struct timeline {
+    struct tpoint *pts;
+    size_t n, cap;
+};
+
+/* The tpoint at key, made when new (NULL when the timeline is full). */
+static struct tpoint *timeline_point(struct timeline *tl, long long key)
 {
-    struct tpoint *pts = NULL;
-    size_t npts = 0, cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *p;
-        cJSON_ArrayForEach(p, get(rs[i], KEY(TIMELINE)))
-        {
-            double t = num(p, KEY(TIMELINE_T));
-            if (!isfinite(t) || fabs(t) > 1e12)
-                continue;
-            long long key = llround(t * 10.0);
-            size_t j;
-            for (j = npts; j > 0; j--) /* points usually arrive in order: search from the end */
-                if (pts[j - 1].key == key)
-                    break;
-            struct tpoint *tp;
-            if (j > 0) {
-                tp = &pts[j - 1];
-            } else {
-                if (npts >= AGG_MAX_TIMELINE)
-                    continue;
-                if (npts == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    pts = util_xrealloc(pts, cap * sizeof(*pts));
-                }
-                tp = &pts[npts++];
-                memset(tp, 0, sizeof(*tp));
-                tp->key = key;
-                tp->t = (double)key / 10.0;
-            }
-            double tps = num(p, KEY(TIMELINE_TPS));
-            acc_add(&tp->tps, tps);
-            acc_add(&tp->failed, num(p, KEY(TIMELINE_FAILED)));
-            acc_add(&tp->lag, num(p, KEY(TIMELINE_LAG_MS)));
-            acc_add(&tp->skipped, num(p, KEY(TIMELINE_SKIPPED)));
-            acc_add(&tp->retried, num(p, KEY(TIMELINE_RETRIED)));
-            acc_add(&tp->retries, num(p, KEY(TIMELINE_RETRIES)));
-            pool_add(&tp->lat, num(p, KEY(TIMELINE_LATENCY_MS)), num(p, KEY(TIMELINE_STDDEV_MS)),
-                     tps > 0 ? tps : 1e-9);
-            tp->workers++;
-        }
+    size_t j;
+    for (j = tl->n; j > 0; j--) /* points usually arrive in order: search from the end */
+        if (tl->pts[j - 1].key == key)
+            return &tl->pts[j - 1];
+    if (tl->n >= AGG_MAX_TIMELINE)
+        return NULL;
+    if (tl->n == tl->cap) {
+        tl->cap = tl->cap ? tl->cap * 2 : 64;
+        tl->pts = util_xrealloc(tl->pts, tl->cap * sizeof(*tl->pts));
     }
-    if (npts)
-        qsort(pts, npts, sizeof(*pts), cmp_tpoint);
+    struct tpoint *tp = &tl->pts[tl->n++];
+    memset(tp, 0, sizeof(*tp));
+    tp->key = key;
+    tp->t = (double)key / 10.0;
+    return tp;
+}
+
+static void timeline_add(struct timeline *tl, const cJSON *r)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, get(r, KEY(TIMELINE)))
+    {
+        double t = num(p, KEY(TIMELINE_T));
+        if (!isfinite(t) || fabs(t) > 1e12)
+            continue;
+        struct tpoint *tp = timeline_point(tl, llround(t * 10.0));
+        if (!tp)
+            continue;
+        double tps = num(p, KEY(TIMELINE_TPS));
+        acc_add(&tp->tps, tps);
+        acc_add(&tp->failed, num(p, KEY(TIMELINE_FAILED)));
+        acc_add(&tp->lag, num(p, KEY(TIMELINE_LAG_MS)));
+        acc_add(&tp->skipped, num(p, KEY(TIMELINE_SKIPPED)));
+        acc_add(&tp->retried, num(p, KEY(TIMELINE_RETRIED)));
+        acc_add(&tp->retries, num(p, KEY(TIMELINE_RETRIES)));
+        pool_add(&tp->lat, num(p, KEY(TIMELINE_LATENCY_MS)), num(p, KEY(TIMELINE_STDDEV_MS)),
+                 tps > 0 ? tps : 1e-9);
+        tp->workers++;
+    }
+}
+
+static void timeline_put(cJSON *out, struct timeline *tl)
+{
+    struct tpoint *pts = tl->pts;
+    if (tl->n)
+        qsort(pts, tl->n, sizeof(*pts), cmp_tpoint);
     cJSON *arr = cJSON_CreateArray();
     cJSON_AddItemToObject(out, KEY(TIMELINE), arr);
-    for (size_t i = 0; i < npts; i++) {
+    for (size_t i = 0; i < tl->n; i++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddItemToArray(arr, o);
         set_num(o, KEY(TIMELINE_T), pts[i].t);
@@ -323,55 +322,56 @@ static void aggregate_timeline(cJSON *out, const cJSON *const *rs, size_t n)
         set_num(o, KEY(TIMELINE_RETRIES), acc_sum(&pts[i].retries));
         set_num(o, KEY(TIMELINE_WORKERS), pts[i].workers);
     }
-    free(pts);
 }
 
 /* ---- latency series, warm-up ---- */
 
-/* The workers' per-interval histograms merged exactly (latseries.h); the aggregate keeps their
- * percentiles, not the buckets (the workers' results keep those). */
-static void aggregate_latseries(cJSON *out, const cJSON *const *rs, size_t n)
+/* The warm-up section's rows (a field id per row, FIRST, SUM, MIN, MAX, TXMEAN), gathered. */
+struct warm_acc {
+    struct acc a;
+    struct pool p;
+    double first, lo;
+};
+
+static bool warmup_row(size_t k)
 {
-    const cJSON **ser = util_xcalloc(n ? n : 1, sizeof(const cJSON *));
-    for (size_t i = 0; i < n; i++)
-        ser[i] = get(rs[i], KEY(LATENCY_SERIES));
-    cJSON *m = bench_latseries_merge(ser, n, false);
-    free(ser);
-    if (m)
-        cJSON_AddItemToObject(out, KEY(LATENCY_SERIES), m);
+    const char *sec = bench_fields[BK_WARMUP].path, *p = bench_fields[k].path;
+    size_t len = strlen(sec);
+    return p && strncmp(p, sec, len) == 0 && p[len] == '.';
 }
 
-/* The warm-up section, each row by its merge rule (FIRST, SUM, MIN, MAX, TXMEAN). */
-static void aggregate_warmup(cJSON *out, const cJSON *const *rs, size_t n)
+static void warmup_add(struct warm_acc *wa, const cJSON *r)
 {
-    const char *sec = bench_fields[BK_WARMUP].path;
-    size_t len = strlen(sec);
+    for (size_t k = 0; k < bench_nfields; k++) {
+        if (!warmup_row(k))
+            continue;
+        double v = num(get(r, KEY(WARMUP)), bench_key(k));
+        if (!isfinite(v))
+            continue;
+        struct warm_acc *x = &wa[k];
+        x->first = isfinite(x->first) ? x->first : v;
+        x->lo = v < x->lo || !isfinite(x->lo) ? v : x->lo;
+        acc_add(&x->a, v);
+        pool_add(&x->p, v, 0,
+                 num(get(r, KEY(SUMMARY)), KEY(SUMMARY_TRANSACTIONS_PROCESSED)) +
+                     num(get(r, KEY(WARMUP)), KEY(WARMUP_TRANSACTIONS)));
+    }
+}
+
+/* The warm-up section, each row by its merge rule. */
+static void warmup_put(cJSON *out, const struct warm_acc *wa)
+{
     cJSON *w = NULL;
     for (size_t k = 0; k < bench_nfields; k++) {
         const struct bench_field *f = &bench_fields[k];
-        if (!f->path || strncmp(f->path, sec, len) != 0 || f->path[len] != '.')
+        const struct warm_acc *x = &wa[k];
+        if (!warmup_row(k) || !x->a.n)
             continue;
-        struct acc a = {0};
-        struct pool p = {0};
-        double first = NAN, lo = NAN;
-        for (size_t i = 0; i < n; i++) {
-            double v = num(get(rs[i], KEY(WARMUP)), bench_key(k));
-            if (!isfinite(v))
-                continue;
-            first = isfinite(first) ? first : v;
-            lo = v < lo || !isfinite(lo) ? v : lo;
-            acc_add(&a, v);
-            pool_add(&p, v, 0,
-                     num(get(rs[i], KEY(SUMMARY)), KEY(SUMMARY_TRANSACTIONS_PROCESSED)) +
-                         num(get(rs[i], KEY(WARMUP)), KEY(WARMUP_TRANSACTIONS)));
-        }
-        if (!a.n)
-            continue;
-        double v = f->merge == BM_SUM      ? acc_sum(&a)
-                   : f->merge == BM_MAX    ? acc_max(&a)
-                   : f->merge == BM_MIN    ? lo
-                   : f->merge == BM_TXMEAN ? pool_mean(&p)
-                                           : first;
+        double v = f->merge == BM_SUM      ? acc_sum(&x->a)
+                   : f->merge == BM_MAX    ? acc_max(&x->a)
+                   : f->merge == BM_MIN    ? x->lo
+                   : f->merge == BM_TXMEAN ? pool_mean(&x->p)
+                                           : x->first;
         if (!w)
             w = cJSON_CreateObject();
         set_num(w, bench_key(k), v);
@@ -395,103 +395,94 @@ static cJSON *find_stmt(cJSON *arr, double script, const char *command)
     return NULL;
 }
 
-static void aggregate_statements(cJSON *out, const cJSON *const *rs, size_t n)
+/* One worker's statements into arr: the union, with weighted sums kept in hidden fields. */
+static void statements_add(cJSON *arr, const cJSON *r)
 {
-    cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToObject(out, KEY(STATEMENTS), arr);
-    /* pass 1: union of statements with weighted sums kept in hidden fields */
-    for (size_t i = 0; i < n; i++) {
-        double w = num(get(rs[i], KEY(SUMMARY)), KEY(SUMMARY_TRANSACTIONS_PROCESSED));
-        if (!(w > 0))
-            w = 1;
-        const cJSON *st;
-        cJSON_ArrayForEach(st, get(rs[i], KEY(STATEMENTS)))
-        {
-            const cJSON *cmd = get(st, KEY(STATEMENTS_COMMAND));
-            double script = num(st, KEY(STATEMENTS_SCRIPT)),
-                   lat = num(st, KEY(STATEMENTS_LATENCY_MS));
-            if (!cJSON_IsString(cmd) || !isfinite(script))
+    double w = num(get(r, KEY(SUMMARY)), KEY(SUMMARY_TRANSACTIONS_PROCESSED));
+    if (!(w > 0))
+        w = 1;
+    const cJSON *st;
+    cJSON_ArrayForEach(st, get(r, KEY(STATEMENTS)))
+    {
+        const cJSON *cmd = get(st, KEY(STATEMENTS_COMMAND));
+        double script = num(st, KEY(STATEMENTS_SCRIPT)), lat = num(st, KEY(STATEMENTS_LATENCY_MS));
+        if (!cJSON_IsString(cmd) || !isfinite(script))
+            continue;
+        cJSON *o = find_stmt(arr, script, cmd->valuestring);
+        if (!o) {
+            if (cJSON_GetArraySize(arr) >= 4096)
                 continue;
-            cJSON *o = find_stmt(arr, script, cmd->valuestring);
-            if (!o) {
-                if (cJSON_GetArraySize(arr) >= 4096)
-                    continue;
-                o = cJSON_CreateObject();
-                cJSON_AddItemToArray(arr, o);
-                set_num(o, KEY(STATEMENTS_SCRIPT), script);
-                util_jset_str(o, KEY(STATEMENTS_COMMAND), cmd->valuestring);
-                set_num(o, KEY(STATEMENTS_LATENCY_MS), NAN);
-                set_num(o, KEY(STATEMENTS_FAILURES), NAN);
-                set_num(o, KEY(STATEMENTS_RETRIES), NAN);
-                set_num(o, "_w", 0);
-                set_num(o, "_wl", 0);
-            }
-            if (isfinite(lat)) {
-                set_num(o, "_w", num(o, "_w") + w);
-                set_num(o, "_wl", num(o, "_wl") + w * lat);
-            }
-            const char *const counts[] = {KEY(STATEMENTS_FAILURES), KEY(STATEMENTS_RETRIES)};
-            for (int k = 0; k < 2; k++) {
-                double v = num(st, counts[k]);
-                if (isfinite(v))
-                    set_num(o, counts[k],
-                            (isfinite(num(o, counts[k])) ? num(o, counts[k]) : 0) + v);
-            }
+            o = cJSON_CreateObject();
+            cJSON_AddItemToArray(arr, o);
+            set_num(o, KEY(STATEMENTS_SCRIPT), script);
+            util_jset_str(o, KEY(STATEMENTS_COMMAND), cmd->valuestring);
+            set_num(o, KEY(STATEMENTS_LATENCY_MS), NAN);
+            set_num(o, KEY(STATEMENTS_FAILURES), NAN);
+            set_num(o, KEY(STATEMENTS_RETRIES), NAN);
+            set_num(o, "_w", 0);
+            set_num(o, "_wl", 0);
+        }
+        if (isfinite(lat)) {
+            set_num(o, "_w", num(o, "_w") + w);
+            set_num(o, "_wl", num(o, "_wl") + w * lat);
+        }
+        const char *const counts[] = {KEY(STATEMENTS_FAILURES), KEY(STATEMENTS_RETRIES)};
+        for (int k = 0; k < 2; k++) {
+            double v = num(st, counts[k]);
+            if (isfinite(v))
+                set_num(o, counts[k], (isfinite(num(o, counts[k])) ? num(o, counts[k]) : 0) + v);
         }
     }
+}
+
+/* The statements (or scripts) gathered into out, their latency the weighted mean (takes
+ * ownership of arr). */
+static void weighted_put(cJSON *out, const char *key, cJSON *arr, const char *lat_key, bool always)
+{
+    cJSON_AddItemToObject(out, key, arr);
     cJSON *o;
     cJSON_ArrayForEach(o, arr)
     {
         double w = num(o, "_w");
-        set_num(o, KEY(STATEMENTS_LATENCY_MS), w > 0 ? num(o, "_wl") / w : NAN);
+        if (always)
+            set_num(o, lat_key, w > 0 ? num(o, "_wl") / w : NAN);
+        else if (w > 0 && isfinite(num(o, "_wl")))
+            set_num(o, lat_key, num(o, "_wl") / w);
         cJSON_DeleteItemFromObjectCaseSensitive(o, "_w");
         cJSON_DeleteItemFromObjectCaseSensitive(o, "_wl");
     }
 }
 
-static void aggregate_scripts(cJSON *out, const cJSON *const *rs, size_t n)
+static void scripts_add(cJSON *arr, const cJSON *r)
 {
-    cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToObject(out, KEY(SCRIPTS), arr);
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *sc;
-        cJSON_ArrayForEach(sc, get(rs[i], KEY(SCRIPTS)))
-        {
-            double idx = num(sc, KEY(SCRIPTS_SCRIPT));
-            if (!isfinite(idx))
-                continue;
-            cJSON *o = NULL, *x;
-            cJSON_ArrayForEach(x, arr) if (num(x, KEY(SCRIPTS_SCRIPT)) == idx) o = x;
-            double tx = num(sc, KEY(SCRIPTS_TRANSACTIONS_PROCESSED));
-            if (!o) {
-                if (cJSON_GetArraySize(arr) >= 1024)
-                    continue;
-                o = cJSON_Duplicate(sc, 1);
-                cJSON_AddItemToArray(arr, o);
-                set_num(o, "_w", tx > 0 ? tx : 0);
-                set_num(o, "_wl", tx > 0 ? tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)) : 0);
-                continue;
-            }
-            static const enum bench_field_id sums[] = {
-                BK_SCRIPTS_TRANSACTIONS_PROCESSED, BK_SCRIPTS_FAILED_TRANSACTIONS, BK_SCRIPTS_TPS};
-            for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
-                add_key(o, sc, sums[k]);
-            if (tx > 0 && isfinite(num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)))) {
-                set_num(o, "_w", num(o, "_w") + tx);
-                set_num(o, "_wl", num(o, "_wl") + tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)));
-            }
-            set_num(o, KEY(SCRIPTS_LATENCY_STDDEV_MS),
-                    NAN); /* per-script stddev cannot be pooled exactly here */
-        }
-    }
-    cJSON *o;
-    cJSON_ArrayForEach(o, arr)
+    const cJSON *sc;
+    cJSON_ArrayForEach(sc, get(r, KEY(SCRIPTS)))
     {
-        double w = num(o, "_w");
-        if (w > 0 && isfinite(num(o, "_wl")))
-            set_num(o, KEY(SCRIPTS_LATENCY_AVG_MS), num(o, "_wl") / w);
-        cJSON_DeleteItemFromObjectCaseSensitive(o, "_w");
-        cJSON_DeleteItemFromObjectCaseSensitive(o, "_wl");
+        double idx = num(sc, KEY(SCRIPTS_SCRIPT));
+        if (!isfinite(idx))
+            continue;
+        cJSON *o = NULL, *x;
+        cJSON_ArrayForEach(x, arr) if (num(x, KEY(SCRIPTS_SCRIPT)) == idx) o = x;
+        double tx = num(sc, KEY(SCRIPTS_TRANSACTIONS_PROCESSED));
+        if (!o) {
+            if (cJSON_GetArraySize(arr) >= 1024)
+                continue;
+            o = cJSON_Duplicate(sc, 1);
+            cJSON_AddItemToArray(arr, o);
+            set_num(o, "_w", tx > 0 ? tx : 0);
+            set_num(o, "_wl", tx > 0 ? tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)) : 0);
+            continue;
+        }
+        static const enum bench_field_id sums[] = {BK_SCRIPTS_TRANSACTIONS_PROCESSED,
+                                                   BK_SCRIPTS_FAILED_TRANSACTIONS, BK_SCRIPTS_TPS};
+        for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
+            add_key(o, sc, sums[k]);
+        if (tx > 0 && isfinite(num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)))) {
+            set_num(o, "_w", num(o, "_w") + tx);
+            set_num(o, "_wl", num(o, "_wl") + tx * num(sc, KEY(SCRIPTS_LATENCY_AVG_MS)));
+        }
+        /* per-script stddev cannot be pooled exactly here */
+        set_num(o, KEY(SCRIPTS_LATENCY_STDDEV_MS), NAN);
     }
 }
 
@@ -580,41 +571,39 @@ static void merge_fio_job(cJSON *o, const cJSON *j)
         set_num(o, error, je);
 }
 
-static void aggregate_fio(cJSON *out, const cJSON *const *rs, size_t n)
+/* One worker's fio jobs into *fio (made when first needed): jobs matched by name. */
+static void fio_add(cJSON **fio, const cJSON *r)
 {
-    cJSON *fio = NULL, *jobs = NULL;
     const char *k_name = KEY(FIO_JOBS_NAME);
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *f = get(rs[i], KEY(FIO));
-        if (!cJSON_IsObject(f))
+    const cJSON *f = get(r, KEY(FIO));
+    if (!cJSON_IsObject(f))
+        return;
+    if (!*fio) {
+        *fio = cJSON_CreateObject();
+        const cJSON *v = get(f, KEY(FIO_VERSION));
+        if (cJSON_IsString(v))
+            util_jset_str(*fio, KEY(FIO_VERSION), v->valuestring);
+        (void)util_must(cJSON_AddArrayToObject(*fio, KEY(FIO_JOBS)));
+    }
+    cJSON *jobs = cJSON_GetObjectItemCaseSensitive(*fio, KEY(FIO_JOBS));
+    const cJSON *j;
+    cJSON_ArrayForEach(j, get(f, KEY(FIO_JOBS)))
+    {
+        const cJSON *name = get(j, k_name);
+        if (!cJSON_IsString(name))
             continue;
-        if (!fio) {
-            fio = cJSON_CreateObject();
-            cJSON_AddItemToObject(out, KEY(FIO), fio);
-            const cJSON *v = get(f, KEY(FIO_VERSION));
-            if (cJSON_IsString(v))
-                util_jset_str(fio, KEY(FIO_VERSION), v->valuestring);
-            jobs = cJSON_AddArrayToObject(fio, KEY(FIO_JOBS));
-        }
-        const cJSON *j;
-        cJSON_ArrayForEach(j, get(f, KEY(FIO_JOBS)))
+        cJSON *o = NULL, *x;
+        cJSON_ArrayForEach(x, jobs)
         {
-            const cJSON *name = get(j, k_name);
-            if (!cJSON_IsString(name))
-                continue;
-            cJSON *o = NULL, *x;
-            cJSON_ArrayForEach(x, jobs)
-            {
-                const cJSON *xn = get(x, k_name);
-                if (cJSON_IsString(xn) && !strcmp(xn->valuestring, name->valuestring))
-                    o = x;
-            }
-            if (!o) {
-                cJSON_AddItemToArray(jobs, cJSON_Duplicate(j, 1));
-                continue;
-            }
-            merge_fio_job(o, j);
+            const cJSON *xn = get(x, k_name);
+            if (cJSON_IsString(xn) && !strcmp(xn->valuestring, name->valuestring))
+                o = x;
         }
+        if (!o) {
+            cJSON_AddItemToArray(jobs, cJSON_Duplicate(j, 1));
+            continue;
+        }
+        merge_fio_job(o, j);
     }
 }
 
@@ -637,35 +626,42 @@ static void add_wait_shares(cJSON *wait)
 
 /* The common window: from the latest start to the earliest end (every worker ran during it),
  * and its share of the whole run, from the first start to the last end. */
-static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
+struct window_acc {
+    struct acc late, end, first_start, last_end, seen;
+    cJSON *barrier; /* the first worker's */
+};
+
+static void window_add(struct window_acc *a, const cJSON *r)
 {
-    struct acc late = {0}, end = {0}, first_start = {0}, last_end = {0}, seen = {0};
-    const cJSON *barrier = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *b = bench_get(rs[i], BK_WINDOW_BARRIER);
-        if (!b)
-            continue;
-        if (!barrier)
-            barrier = b;
-        double l = bench_num(rs[i], BK_WINDOW_LATE_SECONDS);
-        double e = bench_num(rs[i], BK_WINDOW_END_SECONDS);
-        acc_add(&late, l);
-        acc_add(&first_start, isfinite(l) ? -l : NAN);
-        acc_add(&end, isfinite(e) ? -e : NAN);
-        acc_add(&last_end, e);
-        acc_add(&seen, bench_num(rs[i], BK_WINDOW_SEEN_SECONDS));
-    }
-    if (!barrier || !late.n || !end.n)
+    const cJSON *b = bench_get(r, BK_WINDOW_BARRIER);
+    if (!b)
         return;
-    double start = acc_max(&late), stop = -acc_max(&end);
-    double whole = acc_max(&last_end) + acc_max(&first_start);
+    if (!a->barrier)
+        a->barrier = util_must(cJSON_Duplicate(b, 0));
+    double l = bench_num(r, BK_WINDOW_LATE_SECONDS);
+    double e = bench_num(r, BK_WINDOW_END_SECONDS);
+    acc_add(&a->late, l);
+    acc_add(&a->first_start, isfinite(l) ? -l : NAN);
+    acc_add(&a->end, isfinite(e) ? -e : NAN);
+    acc_add(&a->last_end, e);
+    acc_add(&a->seen, bench_num(r, BK_WINDOW_SEEN_SECONDS));
+}
+
+static void window_put(cJSON *out, struct window_acc *a)
+{
+    if (!a->barrier || !a->late.n || !a->end.n)
+        return;
+    double start = acc_max(&a->late), stop = -acc_max(&a->end);
+    double whole = acc_max(&a->last_end) + acc_max(&a->first_start);
     double common = stop > start ? stop - start : 0;
-    if (bench_put(out, BK_WINDOW_BARRIER, cJSON_Duplicate(barrier, 0)))
+    cJSON *barrier = a->barrier;
+    a->barrier = NULL;
+    if (bench_put(out, BK_WINDOW_BARRIER, barrier))
         return;
     (void)bench_put(out, BK_WINDOW_LATE_SECONDS, cJSON_CreateNumber(start));
     (void)bench_put(out, BK_WINDOW_END_SECONDS, cJSON_CreateNumber(stop));
-    if (seen.n)
-        (void)bench_put(out, BK_WINDOW_SEEN_SECONDS, cJSON_CreateNumber(acc_max(&seen)));
+    if (a->seen.n)
+        (void)bench_put(out, BK_WINDOW_SEEN_SECONDS, cJSON_CreateNumber(acc_max(&a->seen)));
     (void)bench_put(out, BK_WINDOW_SECONDS, cJSON_CreateNumber(round(common * 1e3) / 1e3));
     (void)bench_put(out, BK_WINDOW_COVERAGE_PCT,
                     cJSON_CreateNumber(whole > 0 ? round(common / whole * 1000.0) / 10.0 : 100.0));
@@ -673,39 +669,11 @@ static void aggregate_window(cJSON *out, const cJSON *const *rs, size_t n)
 
 /* ---- top level ---- */
 
-/* The first valid result, or NULL with err filled: a result that fails validation, kinds that
- * differ, or none at all. */
-static const cJSON *check_inputs(const cJSON *const *results, size_t n, char *err, size_t errlen)
-{
-    const cJSON *first = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (!results[i])
-            continue;
-        if (bench_result_validate(results[i], err, errlen)) {
-            char inner[200];
-            (void)snprintf(inner, sizeof(inner), "%s", err ? err : "invalid");
-            util_errf(err, errlen, "worker result %zu: %s", i, inner);
-            return NULL;
-        }
-        const char *k0 = first ? get(first, KEY(KIND))->valuestring : NULL;
-        const char *k = get(results[i], KEY(KIND))->valuestring;
-        if (!first) {
-            first = results[i];
-        } else if (strcmp(k0, k) != 0) {
-            util_errf(err, errlen, "worker results have different kinds (%s, %s)", k0, k);
-            return NULL;
-        }
-    }
-    if (!first)
-        util_errf(err, errlen, "no worker result to aggregate");
-    return first;
-}
-
 /* What the workers loop gathers for the top-level fields. */
 struct top_acc {
     bool complete;
     double exit_code;
-    const char *start, *end; /* borrowed from the inputs */
+    char *start, *end; /* the earliest start, the latest end */
     size_t nerr, dropped;
 };
 
@@ -731,19 +699,29 @@ static void worker_entry(cJSON *w, const cJSON *r, size_t i)
     set_num(w, KEY(WORKERS_END_SECONDS), bench_num(r, BK_WINDOW_END_SECONDS));
 }
 
-/* Worker i's result into the top-level fields, its errors prefixed "worker N: " (capped). */
-static void worker_top(cJSON *out, struct top_acc *t, const cJSON *r, size_t i)
+/* Replaces *have by s when *have is NULL or s sorts before it (later: after). */
+static void keep_time(char **have, const cJSON *s, bool later)
+{
+    if (!cJSON_IsString(s))
+        return;
+    int c = *have ? strcmp(s->valuestring, *have) : 0;
+    if (!*have || (later ? c > 0 : c < 0)) {
+        free(*have);
+        *have = util_xstrdup(s->valuestring);
+    }
+}
+
+/* Worker i's result into the top-level fields, its errors prefixed "worker N: " (capped) into
+ * errs' errors. */
+static void worker_top(cJSON *errs, struct top_acc *t, const cJSON *r, size_t i)
 {
     if (!cJSON_IsTrue(get(r, KEY(COMPLETE))))
         t->complete = false;
     double ec = num(r, KEY(EXIT_CODE));
     if (isfinite(ec) && ec > t->exit_code)
         t->exit_code = ec;
-    const cJSON *st = get(r, KEY(START_TIME)), *et = get(r, KEY(END_TIME));
-    if (cJSON_IsString(st) && (!t->start || strcmp(st->valuestring, t->start) < 0))
-        t->start = st->valuestring;
-    if (cJSON_IsString(et) && (!t->end || strcmp(et->valuestring, t->end) > 0))
-        t->end = et->valuestring;
+    keep_time(&t->start, get(r, KEY(START_TIME)), false);
+    keep_time(&t->end, get(r, KEY(END_TIME)), true);
     double idx = num(r, KEY(WORKER));
     const cJSON *e;
     cJSON_ArrayForEach(e, get(r, KEY(ERRORS)))
@@ -757,59 +735,55 @@ static void worker_top(cJSON *out, struct top_acc *t, const cJSON *r, size_t i)
         char buf[600];
         (void)snprintf(buf, sizeof(buf), "worker %g: %s", isfinite(idx) ? idx : (double)i,
                        e->valuestring);
-        bench_result_add_error(out, buf);
+        bench_result_add_error(errs, buf);
         t->nerr++;
     }
 }
 
-/* "workers", complete, exitCode, startTime/endTime, workerCount, errors and dropped.errors. */
-static void aggregate_workers(cJSON *out, const cJSON *const *results, size_t n)
+/* "workers" (taking ownership of workers), complete, exitCode, startTime/endTime, workerCount,
+ * errors (errs' errors) and dropped.errors. */
+static void workers_put(cJSON *out, cJSON *workers, cJSON *errs, const struct top_acc *t, size_t n)
 {
-    struct top_acc t = {.complete = true};
-    cJSON *workers = cJSON_CreateArray();
     cJSON_AddItemToObject(out, KEY(WORKERS), workers);
-    for (size_t i = 0; i < n; i++) {
-        cJSON *w = cJSON_CreateObject();
-        cJSON_AddItemToArray(workers, w);
-        worker_entry(w, results[i], i);
-        if (results[i])
-            worker_top(out, &t, results[i], i);
-        else
-            t.complete = false;
-    }
-    util_jset(out, KEY(COMPLETE), cJSON_CreateBool(t.complete));
-    set_num(out, KEY(EXIT_CODE), t.exit_code);
-    if (t.start)
-        util_jset(out, KEY(START_TIME), cJSON_CreateString(t.start));
-    if (t.end)
-        util_jset(out, KEY(END_TIME), cJSON_CreateString(t.end));
+    cJSON *e = cJSON_DetachItemFromObjectCaseSensitive(errs, KEY(ERRORS));
+    if (e)
+        cJSON_ReplaceItemInObjectCaseSensitive(out, KEY(ERRORS), e);
+    util_jset(out, KEY(COMPLETE), cJSON_CreateBool(t->complete));
+    set_num(out, KEY(EXIT_CODE), t->exit_code);
+    if (t->start)
+        util_jset(out, KEY(START_TIME), cJSON_CreateString(t->start));
+    if (t->end)
+        util_jset(out, KEY(END_TIME), cJSON_CreateString(t->end));
     set_num(out, KEY(WORKER_COUNT), (double)n);
-    if (t.dropped) {
+    if (t->dropped) {
         cJSON *d = cJSON_CreateObject();
-        set_num(d, KEY(DROPPED_ERRORS), (double)t.dropped);
+        set_num(d, KEY(DROPPED_ERRORS), (double)t->dropped);
         util_jset(out, KEY(DROPPED), d);
     }
 }
 
-/* pgbench configuration: the first worker's; clients, threads and the rate (each worker's share of
- * the run's) summed. */
-static void aggregate_config(cJSON *out, const cJSON *first, const cJSON *const *rs, size_t n)
+/* pgbench configuration: the first worker's (cfg, taken); clients, threads and the rate (each
+ * worker's share of the run's) summed. */
+struct config_acc {
+    struct acc clients, threads, rate;
+};
+
+static void config_add(struct config_acc *c, const cJSON *r)
 {
-    const cJSON *cfg = get(first, KEY(PGBENCH));
-    if (!cJSON_IsObject(cfg))
+    acc_add(&c->clients, num(get(r, KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
+    acc_add(&c->threads, num(get(r, KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
+    acc_add(&c->rate, num(get(r, KEY(PGBENCH)), KEY(PGBENCH_RATE)));
+}
+
+static void config_put(cJSON *out, cJSON *cfg, const struct config_acc *a)
+{
+    if (!cfg)
         return;
-    cJSON *c = util_must(cJSON_Duplicate(cfg, 1));
-    struct acc clients = {0}, threads = {0}, rate = {0};
-    for (size_t i = 0; i < n; i++) {
-        acc_add(&clients, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_CLIENTS)));
-        acc_add(&threads, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_THREADS)));
-        acc_add(&rate, num(get(rs[i], KEY(PGBENCH)), KEY(PGBENCH_RATE)));
-    }
-    set_num(c, KEY(PGBENCH_CLIENTS), acc_sum(&clients));
-    set_num(c, KEY(PGBENCH_THREADS), acc_sum(&threads));
+    set_num(cfg, KEY(PGBENCH_CLIENTS), acc_sum(&a->clients));
+    set_num(cfg, KEY(PGBENCH_THREADS), acc_sum(&a->threads));
     if (get(cfg, KEY(PGBENCH_RATE))) /* shares are whole thousandths of a tps */
-        set_num(c, KEY(PGBENCH_RATE), round(acc_sum(&rate) * 1000) / 1000);
-    cJSON_AddItemToObject(out, KEY(PGBENCH), c);
+        set_num(cfg, KEY(PGBENCH_RATE), round(acc_sum(&a->rate) * 1000) / 1000);
+    cJSON_AddItemToObject(out, KEY(PGBENCH), cfg);
 }
 
 /* checks: the first worker's dataset check, the replica checks merged worst-case. *checks is
@@ -849,57 +823,70 @@ static void add_littles_law(cJSON **checks, const cJSON *out)
     util_jset(*checks, KEY(CHECKS_LITTLES_LAW), ll);
 }
 
-/* A section merged worst-case over the workers (client, network: the busiest, the slowest). */
-static void merge_section_worst(cJSON *out, const cJSON *const *rs, size_t n,
-                                enum bench_field_id id)
+/* A section merged worst-case over the workers (client, network: the busiest, the slowest) into
+ * *m, made when first needed. */
+static void section_worst_add(cJSON **m, const cJSON *r, enum bench_field_id id)
 {
-    cJSON *m = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *x = rs[i] ? bench_get(rs[i], id) : NULL;
-        if (!cJSON_IsObject(x))
-            continue;
-        if (!m)
-            m = util_must(cJSON_Duplicate(x, 1));
-        else
-            merge_worst(m, x);
-    }
-    if (m)
-        (void)bench_put(out, id, m);
+    const cJSON *x = bench_get(r, id);
+    if (!cJSON_IsObject(x))
+        return;
+    if (!*m)
+        *m = util_must(cJSON_Duplicate(x, 1));
+    else
+        merge_worst(*m, x);
 }
 
 /* server and serverStats (the first worker's), waitEvents summed with their shares, the runner's
  * side worst-case, checks. */
-static void aggregate_diagnostics(cJSON *out, const cJSON *const *rs, size_t n)
+struct diag_acc {
+    cJSON *client, *network, *server, *stats, *wait, *checks;
+};
+
+static void diag_add(struct diag_acc *a, const cJSON *r)
 {
-    const cJSON *server = NULL, *stats = NULL;
-    cJSON *wait = NULL, *checks = NULL;
-    merge_section_worst(out, rs, n, BK_CLIENT);
-    merge_section_worst(out, rs, n, BK_NETWORK);
-    for (size_t i = 0; i < n; i++) {
-        if (!rs[i])
-            continue;
-        if (!server && cJSON_IsObject(get(rs[i], KEY(SERVER))))
-            server = get(rs[i], KEY(SERVER));
-        if (!stats && cJSON_IsObject(get(rs[i], KEY(SERVER_STATS))))
-            stats = get(rs[i], KEY(SERVER_STATS));
-        const cJSON *we = get(rs[i], KEY(WAIT_EVENTS));
-        if (cJSON_IsObject(we) && !wait)
-            wait = util_must(cJSON_Duplicate(we, 1));
-        else if (cJSON_IsObject(we))
-            merge_sum(wait, we);
-        merge_checks(&checks, get(rs[i], KEY(CHECKS)));
+    section_worst_add(&a->client, r, BK_CLIENT);
+    section_worst_add(&a->network, r, BK_NETWORK);
+    if (!a->server && cJSON_IsObject(get(r, KEY(SERVER))))
+        a->server = util_must(cJSON_Duplicate(get(r, KEY(SERVER)), 1));
+    if (!a->stats && cJSON_IsObject(get(r, KEY(SERVER_STATS))))
+        a->stats = util_must(cJSON_Duplicate(get(r, KEY(SERVER_STATS)), 1));
+    const cJSON *we = get(r, KEY(WAIT_EVENTS));
+    if (cJSON_IsObject(we) && !a->wait)
+        a->wait = util_must(cJSON_Duplicate(we, 1));
+    else if (cJSON_IsObject(we))
+        merge_sum(a->wait, we);
+    merge_checks(&a->checks, get(r, KEY(CHECKS)));
+}
+
+/* Into out, which takes what a holds (a is emptied). */
+static void diag_put(cJSON *out, struct diag_acc *a)
+{
+    if (a->client)
+        (void)bench_put(out, BK_CLIENT, a->client);
+    if (a->network)
+        (void)bench_put(out, BK_NETWORK, a->network);
+    if (a->server)
+        util_jset(out, KEY(SERVER), a->server);
+    if (a->stats)
+        util_jset(out, KEY(SERVER_STATS), a->stats);
+    if (a->wait) {
+        add_wait_shares(a->wait);
+        util_jset(out, KEY(WAIT_EVENTS), a->wait);
     }
-    if (server)
-        util_jset(out, KEY(SERVER), cJSON_Duplicate(server, 1));
-    if (stats)
-        util_jset(out, KEY(SERVER_STATS), cJSON_Duplicate(stats, 1));
-    if (wait) {
-        add_wait_shares(wait);
-        util_jset(out, KEY(WAIT_EVENTS), wait);
-    }
-    add_littles_law(&checks, out);
-    if (checks)
-        util_jset(out, KEY(CHECKS), checks);
+    add_littles_law(&a->checks, out);
+    if (a->checks)
+        util_jset(out, KEY(CHECKS), a->checks);
+    memset(a, 0, sizeof(*a));
+}
+
+static void diag_free(struct diag_acc *a)
+{
+    cJSON_Delete(a->client);
+    cJSON_Delete(a->network);
+    cJSON_Delete(a->server);
+    cJSON_Delete(a->stats);
+    cJSON_Delete(a->wait);
+    cJSON_Delete(a->checks);
 }
 
 /* The rows percentiles_from_workers fills: merged from the histogram, shown in status. */
@@ -914,8 +901,31 @@ static bool from_workers_row(size_t k)
  * workers' own values then: exact for one worker; for several the largest, an upper bound of the
  * merged percentile (at that latency every worker, so all of them together, have reached the
  * rank), and for the maximum the exact value. Workers without transactions have none and do not
- * count. Only the rows status shows are filled. */
-static void percentiles_from_workers(cJSON *out, const cJSON *const *rs, size_t n)
+ * count. Only the rows status shows are filled. Gathered by row: */
+struct pct_acc {
+    double v;
+    int from;
+    bool incomplete; /* a worker with transactions lacks the value */
+};
+
+static void pct_add(struct pct_acc *pa, const cJSON *r)
+{
+    if (!(bench_num(r, BK_SUMMARY_TRANSACTIONS_PROCESSED) > 0))
+        return;
+    for (size_t k = 0; k < bench_nfields; k++) {
+        struct pct_acc *p = &pa[k];
+        if (!from_workers_row(k) || p->incomplete)
+            continue;
+        double x = bench_num(r, (enum bench_field_id)k);
+        if (!isfinite(x))
+            p->incomplete = true;
+        else if (!(x <= p->v))
+            p->v = x;
+        p->from++;
+    }
+}
+
+static void pct_put(cJSON *out, const struct pct_acc *pa)
 {
     if (!bench_get(out, BK_SUMMARY))
         return;
@@ -923,21 +933,8 @@ static void percentiles_from_workers(cJSON *out, const cJSON *const *rs, size_t 
         enum bench_field_id id = (enum bench_field_id)k;
         if (!from_workers_row(k) || bench_get(out, id))
             continue;
-        double v = NAN;
-        int from = 0;
-        bool complete = true;
-        for (size_t i = 0; i < n && complete; i++) {
-            if (!rs[i] || !(bench_num(rs[i], BK_SUMMARY_TRANSACTIONS_PROCESSED) > 0))
-                continue;
-            double x = bench_num(rs[i], id);
-            if (!isfinite(x))
-                complete = false;
-            else if (!(x <= v))
-                v = x;
-            from++;
-        }
-        if (complete && from > 0)
-            (void)bench_put(out, id, cJSON_CreateNumber(v));
+        if (!pa[k].incomplete && pa[k].from > 0)
+            (void)bench_put(out, id, cJSON_CreateNumber(pa[k].v));
     }
 }
 
@@ -960,42 +957,183 @@ bool bench_aggregate_bounded(const cJSON *agg)
     return filled && with_tx > 1;
 }
 
-cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen)
+/* ---- the fold ---- */
+
+struct bench_agg {
+    size_t n;      /* results added: the next one's position */
+    char err[256]; /* set: an invalid result, or kinds that differ */
+    /* of the first valid result: its kind, pgbench and init sections; the first user */
+    char *kind, *user;
+    cJSON *cfg, *init;
+    cJSON *workers, *errs; /* "workers"; an object holding "errors" */
+    struct top_acc top;
+    struct config_acc config;
+    bool any_summary;
+    struct sum_acc sum;
+    cJSON *statements, *scripts, *fio;
+    struct timeline timeline;
+    struct bench_latseries *series;
+    struct warm_acc *warm; /* by field id */
+    struct pct_acc *pct;   /* by field id */
+    struct window_acc window;
+    struct diag_acc diag;
+};
+
+struct bench_agg *bench_agg_new(void)
 {
-    const cJSON *first = check_inputs(results, n, err, errlen);
-    if (!first)
-        return NULL;
-    struct bench_result_meta m = {.kind = get(first, KEY(KIND))->valuestring,
-                                  .worker = -1,
-                                  .child_exit = -1,
-                                  .complete = true};
-    for (size_t i = 0; i < n && !m.user; i++) /* the first worker that connected */
-        if (results[i] && cJSON_IsString(get(results[i], KEY(USER))))
-            m.user = get(results[i], KEY(USER))->valuestring;
-    cJSON *out = bench_result_new(&m);
-    aggregate_workers(out, results, n);
-    aggregate_config(out, first, results, n);
-    bool any_summary = false;
-    for (size_t i = 0; i < n; i++)
-        if (cJSON_IsObject(get(results[i], KEY(SUMMARY))))
-            any_summary = true;
-    if (any_summary) {
-        aggregate_summary(out, results, n);
-        aggregate_statements(out, results, n);
-        aggregate_scripts(out, results, n);
-        aggregate_timeline(out, results, n);
-        aggregate_latseries(out, results, n);
-        aggregate_warmup(out, results, n);
+    struct bench_agg *a = util_xcalloc(1, sizeof(*a));
+    a->workers = cJSON_CreateArray();
+    a->errs = cJSON_CreateObject();
+    a->top.complete = true;
+    a->sum.hist_ok = 1;
+    a->sum.h = bench_hist_new();
+    a->sum.tmp = bench_hist_new();
+    a->statements = cJSON_CreateArray();
+    a->scripts = cJSON_CreateArray();
+    a->warm = util_xcalloc(bench_nfields, sizeof(*a->warm));
+    a->pct = util_xcalloc(bench_nfields, sizeof(*a->pct));
+    for (size_t k = 0; k < bench_nfields; k++)
+        a->warm[k].first = a->warm[k].lo = a->pct[k].v = NAN;
+    return a;
+}
+
+void bench_agg_free(struct bench_agg *a)
+{
+    if (!a)
+        return;
+    free(a->kind);
+    free(a->user);
+    cJSON_Delete(a->cfg);
+    cJSON_Delete(a->init);
+    cJSON_Delete(a->workers);
+    cJSON_Delete(a->errs);
+    free(a->top.start);
+    free(a->top.end);
+    bench_hist_free(a->sum.h);
+    bench_hist_free(a->sum.tmp);
+    cJSON_Delete(a->statements);
+    cJSON_Delete(a->scripts);
+    cJSON_Delete(a->fio);
+    free(a->timeline.pts);
+    bench_latseries_free(a->series);
+    free(a->warm);
+    free(a->pct);
+    cJSON_Delete(a->window.barrier);
+    diag_free(&a->diag);
+    free(a);
+}
+
+/* A result that fails validation, or of another kind than the first: the aggregate fails. */
+static bool agg_refuse(struct bench_agg *a, const cJSON *r, size_t i)
+{
+    char why[200];
+    if (bench_result_validate(r, why, sizeof(why))) {
+        (void)util_errf(a->err, sizeof(a->err), "worker result %zu: %s", i, why);
+        return true;
     }
-    aggregate_fio(out, results, n);
-    aggregate_window(out, results, n);
-    const cJSON *init = get(first, KEY(INIT));
-    if (cJSON_IsObject(init))
-        util_jset(out, KEY(INIT), cJSON_Duplicate(init, 1));
-    aggregate_diagnostics(out, results, n);
-    percentiles_from_workers(out, results, n);
+    const char *k = get(r, KEY(KIND))->valuestring;
+    if (a->kind && strcmp(a->kind, k) != 0) {
+        (void)util_errf(a->err, sizeof(a->err), "worker results have different kinds (%s, %s)",
+                        a->kind, k);
+        return true;
+    }
+    return false;
+}
+
+/* The first valid result's own sections, and the first user. */
+static void agg_firsts(struct bench_agg *a, const cJSON *r)
+{
+    if (!a->kind) {
+        a->kind = util_xstrdup(get(r, KEY(KIND))->valuestring);
+        if (cJSON_IsObject(get(r, KEY(PGBENCH))))
+            a->cfg = util_must(cJSON_Duplicate(get(r, KEY(PGBENCH)), 1));
+        if (cJSON_IsObject(get(r, KEY(INIT))))
+            a->init = util_must(cJSON_Duplicate(get(r, KEY(INIT)), 1));
+    }
+    if (!a->user && cJSON_IsString(get(r, KEY(USER))))
+        a->user = util_xstrdup(get(r, KEY(USER))->valuestring);
+}
+
+void bench_agg_add(struct bench_agg *a, const cJSON *r)
+{
+    size_t i = a->n++;
+    if (a->err[0] || (r && agg_refuse(a, r, i)))
+        return;
+    cJSON *w = cJSON_CreateObject();
+    cJSON_AddItemToArray(a->workers, w);
+    worker_entry(w, r, i);
+    if (!r) {
+        a->top.complete = false;
+        return;
+    }
+    agg_firsts(a, r);
+    worker_top(a->errs, &a->top, r, i);
+    config_add(&a->config, r);
+    if (cJSON_IsObject(get(r, KEY(SUMMARY))))
+        a->any_summary = true;
+    summary_add(&a->sum, r);
+    statements_add(a->statements, r);
+    scripts_add(a->scripts, r);
+    timeline_add(&a->timeline, r);
+    (void)bench_latseries_merge_add(&a->series, get(r, KEY(LATENCY_SERIES)));
+    warmup_add(a->warm, r);
+    fio_add(&a->fio, r);
+    window_add(&a->window, r);
+    diag_add(&a->diag, r);
+    pct_add(a->pct, r);
+}
+
+/* The sections of a pgbench load (only when a worker had a summary). */
+static void agg_put_load(cJSON *out, struct bench_agg *a)
+{
+    if (!a->any_summary)
+        return;
+    summary_put(out, &a->sum);
+    weighted_put(out, KEY(STATEMENTS), a->statements, KEY(STATEMENTS_LATENCY_MS), true);
+    weighted_put(out, KEY(SCRIPTS), a->scripts, KEY(SCRIPTS_LATENCY_AVG_MS), false);
+    a->statements = a->scripts = NULL;
+    timeline_put(out, &a->timeline);
+    cJSON *m = bench_latseries_merge_json(a->series, false);
+    if (m)
+        cJSON_AddItemToObject(out, KEY(LATENCY_SERIES), m);
+    warmup_put(out, a->warm);
+}
+
+cJSON *bench_agg_finish(struct bench_agg *a, char *err, size_t errlen)
+{
+    if (a->err[0] || !a->kind) {
+        (void)util_errf(err, errlen, "%s", a->err[0] ? a->err : "no worker result to aggregate");
+        return NULL;
+    }
+    struct bench_result_meta m = {
+        .kind = a->kind, .user = a->user, .worker = -1, .child_exit = -1, .complete = true};
+    cJSON *out = bench_result_new(&m);
+    workers_put(out, a->workers, a->errs, &a->top, a->n);
+    config_put(out, a->cfg, &a->config);
+    a->workers = a->cfg = NULL;
+    agg_put_load(out, a);
+    if (a->fio)
+        cJSON_AddItemToObject(out, KEY(FIO), a->fio);
+    a->fio = NULL;
+    window_put(out, &a->window);
+    if (a->init)
+        util_jset(out, KEY(INIT), a->init);
+    a->init = NULL;
+    diag_put(out, &a->diag);
+    pct_put(out, a->pct);
     struct bench_verdict v;
     if (bench_verdict_of(out, &v) == 0)
         (void)bench_put(out, BK_VERDICT, bench_verdict_json(&v));
+    (void)util_errf(a->err, sizeof(a->err), "the aggregate was already finished");
+    return out;
+}
+
+cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen)
+{
+    struct bench_agg *a = bench_agg_new();
+    for (size_t i = 0; i < n; i++)
+        bench_agg_add(a, results[i]);
+    cJSON *out = bench_agg_finish(a, err, errlen);
+    bench_agg_free(a);
     return out;
 }

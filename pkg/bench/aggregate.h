@@ -32,10 +32,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* results[i] may be NULL (a worker without a result): it is listed in "workers" with
- * complete=false and makes the aggregate incomplete. Returns a new object (caller owns) or NULL
- * with a message in err (no valid result at all, or kinds differ); allocation failure aborts
- * (pkg/util/mem.h). */
+/* The aggregate built one worker at a time, so that no more than one worker's result need be
+ * held (a worker's parsed result is about 23 times its JSON; 64 of them were 100 MiB): new, add
+ * every worker's result in index order, finish once, free. bench_agg_add borrows r (NULL: a
+ * worker without a result) only during the call; what the aggregate keeps is bounded by the
+ * merged figures (the histogram, the merged latency series, the union of the timelines'
+ * points, statements and fio jobs, the "workers" list), not by the number of workers.
+ * bench_agg_finish returns what bench_aggregate would for the same results in the same order
+ * (test_aggregate checks it figure for figure); err as there. */
+struct bench_agg;
+struct bench_agg *bench_agg_new(void);
+void bench_agg_add(struct bench_agg *a, const cJSON *r);
+cJSON *bench_agg_finish(struct bench_agg *a, char *err, size_t errlen);
+void bench_agg_free(struct bench_agg *a);
+
+/* All of results at once: bench_agg_* over them. results[i] may be NULL (a worker without a
+ * result): it is listed in "workers" with complete=false and makes the aggregate incomplete.
+ * Returns a new object (caller owns) or NULL with a message in err (no valid result at all, or
+ * kinds differ); allocation failure aborts (pkg/util/mem.h). */
 cJSON *bench_aggregate(const cJSON *const *results, size_t n, char *err, size_t errlen);
 
 /* True when agg's latency percentiles are the slowest worker's (an upper bound), not merged:

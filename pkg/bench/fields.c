@@ -207,6 +207,39 @@ const char *bench_status_str(const cJSON *status, enum bench_field_id id)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+double bench_status_num(const cJSON *status, enum bench_field_id id, double def)
+{
+    const cJSON *v = bench_status_get(status, id);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+int bench_status_put(cJSON *status, enum bench_field_id id, cJSON *v)
+{
+    const char *p = relative(bench_fields[id].status);
+    if (!p) {
+        cJSON_Delete(v);
+        return -EINVAL;
+    }
+    return bench_json_put(status, p, v);
+}
+
+void bench_status_clear(cJSON *status, enum bench_field_id id)
+{
+    if (bench_status_get(status, id))
+        (void)bench_status_put(status, id, cJSON_CreateNull());
+}
+
+void bench_status_set_num(cJSON *status, enum bench_field_id id, double v)
+{
+    (void)bench_status_put(status, id, cJSON_CreateNumber(v));
+}
+
+void bench_status_set_str(cJSON *status, enum bench_field_id id, const char *s)
+{
+    if (s)
+        (void)bench_status_put(status, id, cJSON_CreateString(s));
+}
+
 const char *bench_status_key(enum bench_field_id id)
 {
     return bench_fields[id].status ? bench_field_key(bench_fields[id].status) : NULL;

@@ -136,6 +136,17 @@ const cJSON *bench_status_get(const cJSON *status, enum bench_field_id id);
 const char *bench_status_key(enum bench_field_id id);
 /* The string at the row's status path, or NULL. Borrowed from status. */
 const char *bench_status_str(const cJSON *status, enum bench_field_id id);
+/* The number at the row's status path, or def when absent or not a number. */
+double bench_status_num(const cJSON *status, enum bench_field_id id, double def);
+/* Sets the value at the row's status path (relative to its list, as above), creating groups on
+ * the way; takes ownership of v (cJSON null removes the key in a merge patch). Returns 0 or
+ * -EINVAL (the row has no status path, or a segment is not an object). */
+int bench_status_put(cJSON *status, enum bench_field_id id, cJSON *v);
+/* Sets the row's status path to null (a merge patch removes it) when it holds a value. */
+void bench_status_clear(cJSON *status, enum bench_field_id id);
+/* The same for a number and a string (nothing when s is NULL). */
+void bench_status_set_num(cJSON *status, enum bench_field_id id, double v);
+void bench_status_set_str(cJSON *status, enum bench_field_id id, const char *s);
 
 /* The value at a dot path below o (no "[]" segments; util_jget); NULL when absent or path empty. */
 const cJSON *bench_json_at(const cJSON *o, const char *path);

@@ -184,36 +184,43 @@ static int add_json(struct bench_latseries *s, const cJSON *j)
     return 0;
 }
 
+int bench_latseries_merge_add(struct bench_latseries **m, const cJSON *series)
+{
+    double st = util_jnum(series, KEY(LATENCY_SERIES_START_EPOCH_US), NAN);
+    double w = util_jnum(series, KEY(LATENCY_SERIES_INTERVAL_SECONDS), NAN);
+    if (!isfinite(st) || !(w >= 1 && w <= 1 << 30) || ((int)w & ((int)w - 1)) != 0)
+        return -EINVAL;
+    if (!*m)
+        *m = bench_latseries_new((int64_t)st);
+    struct bench_latseries *s = *m;
+    if (st < (double)s->start_us)
+        s->start_us = (int64_t)st;
+    while (s->width_s < (int)w)
+        widen(s);
+    struct bench_latseries *one = bench_latseries_new(s->start_us);
+    one->width_s = s->width_s;
+    int rc = add_json(one, series);
+    if (rc == 0)
+        for (size_t k = 0; k < one->n; k++) {
+            point_merge(&s->pts[k], &one->pts[k]);
+            if (k >= s->n)
+                s->n = k + 1;
+        }
+    bench_latseries_free(one);
+    return rc;
+}
+
+cJSON *bench_latseries_merge_json(const struct bench_latseries *m, bool with_buckets)
+{
+    return m ? series_json(m, with_buckets) : NULL;
+}
+
 cJSON *bench_latseries_merge(const cJSON *const *series, size_t n, bool with_buckets)
 {
-    double start = NAN;
-    int width = 0;
-    for (size_t i = 0; i < n; i++) {
-        double st = util_jnum(series[i], KEY(LATENCY_SERIES_START_EPOCH_US), NAN);
-        double w = util_jnum(series[i], KEY(LATENCY_SERIES_INTERVAL_SECONDS), NAN);
-        if (!isfinite(st) || !(w >= 1 && w <= 1 << 30))
-            continue;
-        if (!(st >= start))
-            start = st;
-        if ((int)w > width)
-            width = (int)w;
-    }
-    if (!width)
-        return NULL;
-    struct bench_latseries *s = bench_latseries_new((int64_t)start);
-    s->width_s = width;
-    for (size_t i = 0; i < n; i++) {
-        struct bench_latseries *one = bench_latseries_new(s->start_us);
-        one->width_s = width;
-        if (series[i] && add_json(one, series[i]) == 0)
-            for (size_t k = 0; k < one->n; k++) {
-                point_merge(&s->pts[k], &one->pts[k]);
-                if (k >= s->n)
-                    s->n = k + 1;
-            }
-        bench_latseries_free(one);
-    }
-    cJSON *out = series_json(s, with_buckets);
-    bench_latseries_free(s);
+    struct bench_latseries *m = NULL;
+    for (size_t i = 0; i < n; i++)
+        (void)bench_latseries_merge_add(&m, series[i]);
+    cJSON *out = bench_latseries_merge_json(m, with_buckets);
+    bench_latseries_free(m);
     return out;
 }

@@ -50,5 +50,14 @@ cJSON *bench_latseries_to_json(const struct bench_latseries *s);
  * leaves the buckets out (the aggregate keeps the percentiles; the workers keep the buckets).
  * NULL when no input has a series; inputs without one (or with a malformed one) are skipped. */
 cJSON *bench_latseries_merge(const cJSON *const *series, size_t n, bool with_buckets);
+/* The same merge one series at a time, so no more than one worker's series need be held: *m
+ * starts NULL and is made by the first valid series; a wider series widens what *m holds first
+ * (adjacent intervals merged: exact, widths are powers of two); startEpochUs is the earliest.
+ * Returns 0, or -EINVAL for a malformed series: without a start or a width that is a power of
+ * two it is left out; with a bad point its points are (its start and width still count, as in
+ * bench_latseries_merge). Free *m with bench_latseries_free. */
+int bench_latseries_merge_add(struct bench_latseries **m, const cJSON *series);
+/* The merge as JSON (NULL when m is NULL or has no point). */
+cJSON *bench_latseries_merge_json(const struct bench_latseries *m, bool with_buckets);
 
 #endif

@@ -7,7 +7,6 @@
 #include "pkg/api/manifest.h"
 #include "pkg/api/phase.h"
 #include "pkg/controller/cache_keep.h"
-#include "pkg/controller/metrics.h"
 #include "pkg/controller/reconcile.h"
 #include "pkg/util/json.h"
 #include "pkg/util/mem.h"
@@ -33,16 +32,15 @@ void ctrl_transform_benchmarkrun(cJSON *obj, void *ud)
     cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     util_jkeep_keys(md, meta);
     cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    /* what the run controller and /metrics read back (the read-back column of fields.def): the
-     * rest is written once at a transition and never read by a decision; status writes are merge
+    /* what the run controller and /metrics read back (the read-back column of fields.def: of the
+     * results only the few numbers /metrics shows per run, and the verdict's class): the rest is
+     * written once at a transition and never read by a decision; status writes are merge
      * patches */
     enum api_phase phase = api_phase_parse(util_jstr(st, "phase"));
     bool ended = phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED;
     if (ended)
         cJSON_DeleteItemFromObjectCaseSensitive(md, "creationTimestamp");
     util_jkeep_paths(st, ended ? ctrl_keep_run_done : ctrl_keep_run_live);
-    /* of the results, only the few numbers /metrics shows per run, and the verdict's class */
-    ctrl_metrics_trim_status(st);
 }
 
 static void keep_label_keys(cJSON *o, const char *const *keys)

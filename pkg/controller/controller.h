@@ -2,6 +2,7 @@
  *
  *   controller.c  the run controller: informers, work queue (this header)
  *   reconcile.c   ctrl_decide, the run's state machine as a pure function: observed -> plan
+ *   sweep_decide.c  ctrl_sweep_decide, the sweep's, as pure (an enum, a paragraph per phase)
  *   executor.c    a plan carried out against the API server, one state at a time
  *   sweep.c       the BenchmarkSweep controller
  *   loop.c        what both run their keys with: namespace, queue, executor, the sync gate
@@ -19,7 +20,7 @@
  * Nothing here prints (pkg/util/log.h) or exits; ctrl_decide and ctrl_sweep_decide send no
  * requests.
  *
- * controller.c: the BenchmarkRun controller's informers, work queue and Events.
+ * controller.c: the BenchmarkRun controller's informers and work queue.
  *
  * Watches BenchmarkRuns (one namespace or all), and Jobs and Pods carrying the label
  * pgbench.dev/benchmarkrun; every event enqueues the owning BenchmarkRun's key. It also watches

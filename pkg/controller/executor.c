@@ -1,6 +1,7 @@
 /* The executor of the controllers' plans: one asynchronous reconcile per key (see executor.h for
  * its states). */
 #include "pkg/controller/executor.h"
+#include "pkg/controller/collect.h"
 #include "pkg/util/list.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
@@ -50,7 +51,7 @@ struct expectation {
 struct early_result {
     struct early_result *next;
     char key[512], pod[256];
-    cJSON *result;
+    struct ctrl_kept_result *result; /* packed (collect.h): 64 parsed results took 100 MiB */
 };
 
 struct ctrl_exec {
@@ -74,6 +75,7 @@ struct rec {
     struct rec *next, *prev;
     char key[512], ns[256], name[256];
     uint64_t t0;
+    uint64_t write_t0; /* STATUS, ANNOTATE: when the write was sent (the margin learns it) */
     enum ctrl_exec_state state;
     cJSON *br, *init_job, *run_job;
     cJSON *pods[CTRL_MAX_PODS];
@@ -88,8 +90,6 @@ struct rec {
     struct log_fetch *lfs; /* FETCH: log reads of this reconcile (in flight or waiting) */
     int log_next;          /* FETCH: next plan.logs entry to read */
     int conflicts;         /* STATUS: write retries */
-    bool status_written;   /* STATUS: this plan's status is written (plan.create_first) */
-    uint64_t write_t0;     /* STATUS, ANNOTATE: when the write was sent (the margin learns it) */
     struct progress_fetch {
         struct rec *r;
         int index;
@@ -102,6 +102,7 @@ struct rec {
         int i;
     } * anns; /* ANNOTATE: one per plan.annotate pod, the context of its patch */
     bool error_set;
+    bool status_written; /* STATUS: this plan's status is written (plan.create_first) */
     char error_message[600];
 };
 
@@ -154,7 +155,7 @@ static void rec_free(struct rec *r)
     for (int i = 0; i < r->n_events; i++)
         cJSON_Delete(r->events[i]);
     for (int i = 0; i < API_MAX_WORKERS; i++) {
-        cJSON_Delete(r->obs.results[i]);
+        ctrl_result_drop(&r->obs.results[i], &r->obs.kept[i]);
         free(r->obs.result_errors[i]);
     }
     free(r->obs.progress);
@@ -498,8 +499,7 @@ static void log_fallback(struct log_fetch *lf, enum ctrl_detail detail, const ch
     struct rec *r = lf->r;
     int i = lf->index;
     cJSON *result = result_from_text(pod_term_message(r, lf->pod));
-    cJSON_Delete(r->obs.results[i]);
-    r->obs.results[i] = result;
+    ctrl_result_keep(&r->obs.results[i], &r->obs.kept[i], result);
     if (result) {
         r->obs.result_detail[i] = detail;
         set_result_error(r, i, why);
@@ -543,8 +543,7 @@ static void on_log(struct kube_result *res, void *ud)
         char err[128] = "";
         int rc = bench_result_from_log(res->text, res->text_len, &result, err, sizeof(err));
         if (rc == 0) {
-            cJSON_Delete(r->obs.results[i]);
-            r->obs.results[i] = result;
+            ctrl_result_keep(&r->obs.results[i], &r->obs.kept[i], result);
             r->obs.result_detail[i] = CTRL_DETAIL_FULL;
             log_done(lf);
             return;
@@ -698,11 +697,12 @@ static struct early_result **early_find(struct ctrl_exec *x, const char *key, co
     return NULL;
 }
 
-/* Keeps result (takes ownership) as pod's, a worker of the run key. */
-static void early_keep(struct ctrl_exec *x, const char *key, const char *pod, cJSON *result)
+/* Keeps result (packed, takes ownership) as pod's, a worker of the run key. */
+static void early_keep(struct ctrl_exec *x, const char *key, const char *pod,
+                       struct ctrl_kept_result *result)
 {
-    if (x->n_early >= EARLY_MAX || early_find(x, key, pod)) {
-        cJSON_Delete(result);
+    if (!result || x->n_early >= EARLY_MAX || early_find(x, key, pod)) {
+        free(result);
         return;
     }
     struct early_result *e = util_xcalloc(1, sizeof(*e));
@@ -716,14 +716,14 @@ static void early_keep(struct ctrl_exec *x, const char *key, const char *pod, cJ
               pod);
 }
 
-/* The kept result of pod (the caller's), or NULL. */
-static cJSON *early_take(struct ctrl_exec *x, const char *key, const char *pod)
+/* The kept result of pod, packed (the caller's), or NULL. */
+static struct ctrl_kept_result *early_take(struct ctrl_exec *x, const char *key, const char *pod)
 {
     struct early_result **p = early_find(x, key, pod);
     if (!p)
         return NULL;
     struct early_result *e = *p;
-    cJSON *result = e->result;
+    struct ctrl_kept_result *result = e->result;
     *p = e->next;
     free(e);
     x->n_early--;
@@ -740,7 +740,7 @@ static void early_drop(struct ctrl_exec *x, const char *key)
             continue;
         }
         *p = e->next;
-        cJSON_Delete(e->result);
+        free(e->result);
         free(e);
         x->n_early--;
     }
@@ -753,12 +753,10 @@ static void early_store(struct rec *r)
         int i = r->plan.logs[k].index;
         if (i < 0 || i >= API_MAX_WORKERS)
             continue;
-        if (r->obs.results[i] && r->obs.result_detail[i] == CTRL_DETAIL_FULL) {
-            early_keep(r->x, r->key, r->plan.logs[k].pod, r->obs.results[i]);
-            r->obs.results[i] = NULL;
-        }
-        cJSON_Delete(r->obs.results[i]);
-        r->obs.results[i] = NULL;
+        if (r->obs.results[i] && r->obs.result_detail[i] == CTRL_DETAIL_FULL)
+            early_keep(r->x, r->key, r->plan.logs[k].pod,
+                       ctrl_result_take(&r->obs.results[i], &r->obs.kept[i]));
+        ctrl_result_drop(&r->obs.results[i], &r->obs.kept[i]);
         free(r->obs.result_errors[i]);
         r->obs.result_errors[i] = NULL;
     }
@@ -778,26 +776,31 @@ static void start_result_reads(struct rec *r, bool early)
             p->logs[k].index = -1;
             continue;
         }
-        cJSON *res = early ? NULL : early_take(r->x, r->key, p->logs[k].pod);
-        if (!res && early && early_find(r->x, r->key, p->logs[k].pod)) {
+        struct ctrl_kept_result *taken = early ? NULL : early_take(r->x, r->key, p->logs[k].pod);
+        if (!taken && early && early_find(r->x, r->key, p->logs[k].pod)) {
             p->logs[k].index = -1; /* kept already */
             continue;
         }
-        if (!res) {
+        cJSON *res = NULL;
+        if (!taken) {
             res = result_from_text(pod_term_message(r, p->logs[k].pod));
             if (res && !cJSON_GetObjectItemCaseSensitive(res, "histogram")) {
                 cJSON_Delete(res);
                 res = NULL;
             }
         }
+        bool answered = res || taken;
         if (res && early) {
-            early_keep(r->x, r->key, p->logs[k].pod, res);
-        } else if (res) {
-            cJSON_Delete(r->obs.results[i]);
-            r->obs.results[i] = res;
+            early_keep(r->x, r->key, p->logs[k].pod, ctrl_result_pack(res));
+            cJSON_Delete(res);
+        } else if (answered) {
+            if (taken)
+                ctrl_result_keep_packed(&r->obs.results[i], &r->obs.kept[i], taken);
+            else
+                ctrl_result_keep(&r->obs.results[i], &r->obs.kept[i], res);
             r->obs.result_detail[i] = CTRL_DETAIL_FULL;
         }
-        if (res) {
+        if (answered) {
             p->logs[k].index = -1;
             continue;
         }
@@ -948,8 +951,8 @@ static void on_status_written(struct kube_result *res, void *ud)
     if (kube_ok(&res->status)) {
         x->stats.status_writes++;
         log_info(COMP, "%s: phase %s", r->key, r->plan.phase);
-        const char *ready = util_jstr(r->plan.status, API_STATUS_READY_AT);
-        if (ready && !util_jstr(util_jget(r->br, "status"), API_STATUS_READY_AT)) {
+        const char *ready = bench_status_str(r->plan.status, BK_STATUS_READY_AT);
+        if (ready && !bench_status_str(util_jget(r->br, "status"), BK_STATUS_READY_AT)) {
             char why[160]; /* as it was decided: before this write is learned */
             ctrl_margin_describe(&x->margin, why, sizeof(why));
             log_info(COMP, "%s: start barrier %s, start margin %ld ms (%s)", r->key,

@@ -24,9 +24,8 @@ void ctrl_margin_record_write(struct ctrl_margin *m, double seconds)
         m->n_writes++;
 }
 
-/* The write assumed: before any run was measured the slowest recent one (at least
- * CTRL_START_WRITE_MIN_MS), then CTRL_START_WRITE_MIN_MS (the runs' notices hold the writes), ms.
- */
+/* The write assumed, ms: before any run was measured the slowest recent one (at least
+ * CTRL_START_WRITE_MIN_MS), then CTRL_START_WRITE_MIN_MS (the runs' notices hold the writes). */
 static double slowest_write_ms(const struct ctrl_margin *m)
 {
     double write_ms = CTRL_START_WRITE_MIN_MS;

@@ -37,7 +37,9 @@ void ctrl_metrics_observe(struct ctrl_metrics_histogram *h, double seconds)
 
 /* The per-run values: one row per sample of a run, rows of one family next to each other (the
  * first carries the family's type and help). The value is the status field `id`, converted from
- * its contract unit to the base unit (ms -> s); the help names the status fields it comes from. */
+ * its contract unit to the base unit (ms -> s); the help names the status fields it comes from.
+ * The informers keep these fields because their rows are read back (RB_LIVE | RB_DONE in
+ * pkg/bench/fields.def, the generated cache_keep.h): a row added here is marked there too. */
 static const struct run_value {
     const char *family;
     const char *type; /* NULL: same family as the row above */
@@ -138,34 +140,6 @@ static void rows_free(struct run_rows *rr)
     for (size_t i = 0; i < rr->n; i++)
         free(rr->row[i].ns);
     free(rr->row);
-}
-
-/* Of status.summary, keeps only the run values, groups included (summary.latencyMs.p99): the
- * summary is rebuilt from them at their status paths; of status.diagnostics, only the verdict's
- * class (the values' verdict label). */
-void ctrl_metrics_trim_status(cJSON *status)
-{
-    const char *cls = bench_fields[BK_VERDICT_CLASS].status;
-    cJSON *diag =
-        cJSON_GetObjectItemCaseSensitive(status, bench_fields[BK_STATUS_DIAGNOSTICS].status);
-    if (cJSON_IsObject(diag)) {
-        const char *const keep[] = {bench_field_key(cls), NULL};
-        util_jkeep_keys(diag, keep);
-    }
-    const char *at = bench_fields[BK_SUMMARY].status;
-    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(status, at)))
-        return;
-    cJSON *kept = cJSON_CreateObject();
-    cJSON_AddItemToObject(kept, at, cJSON_CreateObject());
-    for (size_t i = 0; i < N_RUN_VALUES; i++) {
-        const char *path = bench_fields[run_values[i].id].status;
-        const cJSON *v = bench_json_at(status, path);
-        if (v)
-            (void)bench_json_put(kept, path, util_must(cJSON_Duplicate(v, 1)));
-    }
-    (void)cJSON_ReplaceItemInObjectCaseSensitive(status, at,
-                                                 cJSON_DetachItemFromObjectCaseSensitive(kept, at));
-    cJSON_Delete(kept);
 }
 
 /* ---- text format ------------------------------------------------------------------------------
@@ -530,4 +504,11 @@ void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out)
                    "# TYPE process_resident_memory_bytes gauge\n"
                    "process_resident_memory_bytes %ld\n",
                    src->rss_bytes);
+    if (src->heap_used_bytes > 0)
+        buf_printf(out,
+                   "# HELP " PREFIX "heap_bytes The allocator's heap: in use, and free but held "
+                   "(not given back to the system).\n"
+                   "# TYPE " PREFIX "heap_bytes gauge\n" PREFIX
+                   "heap_bytes{state=\"used\"} %ld\n" PREFIX "heap_bytes{state=\"free\"} %ld\n",
+                   src->heap_used_bytes, src->heap_free_bytes);
 }

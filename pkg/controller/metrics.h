@@ -67,14 +67,13 @@ struct ctrl_metrics_source {
     const struct kube_client_stats *client; /* NULL: no client counters */
     bool leader;                            /* this instance runs the controller */
     long rss_bytes;                         /* < 0: unknown, not shown */
+    /* the allocator's heap: in use by the program, and free but still held (fragments between
+     * live blocks); 0: unknown, not shown */
+    long heap_used_bytes, heap_free_bytes;
 };
 
 /* Appends the Prometheus text of src to out. Every family of a running operator is there, with
  * HELP and TYPE; the per-run families only have samples for runs in the cache. */
 void ctrl_metrics_format(const struct ctrl_metrics_source *src, struct buf *out);
-
-/* For the cache transform: trims the summary of a BenchmarkRun status (status.summary) to the
- * keys the per-run series read, a few numbers per finished run. */
-void ctrl_metrics_trim_status(cJSON *status);
 
 #endif

@@ -1,5 +1,6 @@
 /* The BenchmarkRun state machine (see reconcile.h for the states and transitions). */
 #include "pkg/controller/reconcile.h"
+#include "pkg/controller/collect.h"
 #include "pkg/util/mem.h"
 #include "pkg/util/json.h"
 
@@ -146,7 +147,7 @@ static void action(struct dctx *d, enum ctrl_action_kind kind, const struct kube
 
 static enum api_phase phase_of(const cJSON *st)
 {
-    return api_phase_parse(util_jstr(st, "phase"));
+    return api_phase_parse(bench_status_str(st, BK_STATUS_PHASE));
 }
 
 static void cond(struct dctx *d, const char *type, const char *status, const char *reason,
@@ -156,10 +157,7 @@ static void cond(struct dctx *d, const char *type, const char *status, const cha
  * status is written as a merge patch, where only null removes a member). */
 static void end_progress(struct dctx *d)
 {
-    const char *key = bench_fields[BK_STATUS_PROGRESS].status;
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(d->st, key);
-    if (p && !cJSON_IsNull(p))
-        util_jset(d->st, key, cJSON_CreateNull());
+    bench_status_clear(d->st, BK_STATUS_PROGRESS);
     const cJSON *c = api_cond_get(d->st, API_COND_TARGET_UNREACHABLE);
     const char *st = c ? util_jstr(c, "status") : NULL;
     if (st && strcmp(st, "True") == 0)
@@ -174,11 +172,9 @@ static void set_phase(struct dctx *d, enum api_phase phase)
         end_progress(d);
     /* readyAt serves the run while it goes (the margin's learning, the result's timing, which
      * keeps it as allReady); an ended run's describe stays as short as before */
-    const cJSON *ready = cJSON_GetObjectItemCaseSensitive(d->st, API_STATUS_READY_AT);
-    if ((phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED) && ready &&
-        !cJSON_IsNull(ready))
-        util_jset(d->st, API_STATUS_READY_AT, cJSON_CreateNull());
-    util_jset_str(d->st, "phase", api_phase_name(phase));
+    if (phase == API_PHASE_SUCCEEDED || phase == API_PHASE_FAILED)
+        bench_status_clear(d->st, BK_STATUS_READY_AT);
+    bench_status_set_str(d->st, BK_STATUS_PHASE, api_phase_name(phase));
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(phase));
 }
 
@@ -186,14 +182,14 @@ static void set_message(struct dctx *d, const char *msg)
 {
     char m[API_MAX_MESSAGE];
     (void)snprintf(m, sizeof(m), "%s", msg);
-    util_jset_str(d->st, "message", m);
+    bench_status_set_str(d->st, BK_STATUS_MESSAGE, m);
 }
 
-static void set_time(struct dctx *d, const char *key)
+static void set_time(struct dctx *d, enum bench_field_id key)
 {
     char ts[40];
     util_rfc3339(d->obs->now, 0, ts, sizeof(ts));
-    util_jset_str(d->st, key, ts);
+    bench_status_set_str(d->st, key, ts);
 }
 
 /* The generation the run started with (status.startedGeneration), 0 if not started. A run
@@ -201,7 +197,7 @@ static void set_time(struct dctx *d, const char *key)
  * Started, set at the start) holds that generation as its observedGeneration. */
 static long start_generation(const cJSON *st)
 {
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(st, "startedGeneration");
+    const cJSON *g = bench_status_get(st, BK_STATUS_STARTED_GENERATION);
     if (!cJSON_IsNumber(g)) {
         const cJSON *c = api_cond_get(st, "SpecLocked");
         g = c ? cJSON_GetObjectItemCaseSensitive(c, "observedGeneration") : NULL;
@@ -252,7 +248,7 @@ static void fail(struct dctx *d, const char *reason, const char *msg, bool start
     if (api_cond_get(d->st, "Complete"))
         cond(d, "Complete", "False", reason, msg);
     set_message(d, msg);
-    set_time(d, "completionTime");
+    set_time(d, BK_STATUS_COMPLETION_TIME);
     if (started)
         add_cleanup(d, true);
 }
@@ -765,26 +761,24 @@ static void decide_pending(struct dctx *d)
     }
     /* The run starts now, with this generation of the spec; later changes are ignored. */
     char msg[256];
-    util_jset_num(d->st, "startedGeneration", (double)d->gen);
-    if (cJSON_GetObjectItemCaseSensitive(d->st,
-                                         "completionTime")) /* null: removed by the merge patch */
-        util_jset(d->st, "completionTime", cJSON_CreateNull());
+    bench_status_set_num(d->st, BK_STATUS_STARTED_GENERATION, (double)d->gen);
+    bench_status_clear(d->st, BK_STATUS_COMPLETION_TIME); /* null: removed by the merge patch */
     if (api_cond_get(d->st, "Failed"))
         cond(d, "Failed", "False", "Retrying", "the spec was changed; evaluating it again");
-    set_time(d, "startTime");
+    set_time(d, BK_STATUS_START_TIME);
     char target[400];
     api_spec_target_string(s, target, sizeof(target));
     if (s->workload == API_WL_FIO && !s->host[0]) /* what a storage probe measures */
         (void)snprintf(target, sizeof(target), "storageclass/%s",
                        s->storage_class && *s->storage_class ? s->storage_class : "(default)");
-    util_jset_str(d->st, "target", target);
+    bench_status_set_str(d->st, BK_STATUS_TARGET, target);
     if (s->host[0]) { /* the role; a result that names it replaces this */
         char user[300];
         api_spec_user_string(s, user, sizeof(user));
-        util_jset_str(d->st, bench_fields[BK_USER].status, user);
+        bench_status_set_str(d->st, BK_USER, user);
     }
     if (s->workload == API_WL_PGBENCH)
-        util_jset_num(d->st, "clients", s->clients);
+        bench_status_set_num(d->st, BK_STATUS_CLIENTS, s->clients);
     if (s->init && s->workload == API_WL_PGBENCH) {
         set_phase(d, API_PHASE_INITIALIZING);
         (void)snprintf(msg, sizeof(msg), "initializing pgbench tables at scale %d", s->scale);
@@ -830,7 +824,7 @@ static void decide_initializing(struct dctx *d)
     if (!fin && pods_succeeded(d->obs, "init", 1))
         fin = "Complete"; /* the pod's success: no need to wait for the Job controller's */
     if (!fin) {
-        double since = util_rfc3339_parse(util_jstr(d->st, "startTime"));
+        double since = util_rfc3339_parse(bench_status_str(d->st, BK_STATUS_START_TIME));
         d->plan->requeue_ms = CTRL_RESYNC_MS;
         if (past_deadline(d, since, api_init_timeout(&d->spec), true))
             return;
@@ -899,7 +893,7 @@ static bool pod_ready(const cJSON *pod)
  * pod that carries it. NULL when there is none. */
 static const char *published_start(const struct dctx *d)
 {
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
+    const cJSON *sa = bench_status_get(d->st, BK_STATUS_START_AT);
     if (cJSON_IsString(sa) && util_rfc3339_parse(sa->valuestring) > 0)
         return sa->valuestring;
     for (int i = 0; i < d->obs->n_pods; i++) {
@@ -947,16 +941,16 @@ static bool publish_start(struct dctx *d)
         long margin = d->obs->start_margin_ms > 0 ? d->obs->start_margin_ms : ctrl_margin_ms(NULL);
         util_rfc3339(d->obs->now + (double)margin / 1000.0, 3, at, sizeof(at));
         util_rfc3339(d->obs->now, 3, ready, sizeof(ready));
-        util_jset_str(d->st, API_STATUS_READY_AT, ready);
+        bench_status_set_str(d->st, BK_STATUS_READY_AT, ready);
         pub = at;
     }
     (void)snprintf(d->plan->start_at, sizeof(d->plan->start_at), "%s", pub);
-    const char *cur = util_jstr(d->st, "startAt");
+    const char *cur = bench_status_str(d->st, BK_STATUS_START_AT);
     if (!cur || strcmp(cur, d->plan->start_at) != 0) {
         char msg[256];
-        util_jset_str(d->st, "startAt", d->plan->start_at);
+        bench_status_set_str(d->st, BK_STATUS_START_AT, d->plan->start_at);
         double margin = util_rfc3339_parse(d->plan->start_at) -
-                        util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
+                        util_rfc3339_parse(bench_status_str(d->st, BK_STATUS_READY_AT));
         size_t l =
             (size_t)snprintf(msg, sizeof(msg), "%d worker%s start together at %s", d->spec.workers,
                              d->spec.workers == 1 ? "" : "s", d->plan->start_at);
@@ -1371,11 +1365,11 @@ static bool check_detail(struct dctx *d, const struct api_worker *w, int n, bool
 /* The whole result in the ConfigMap <run>-result, written before this status (plan.result_cm),
  * named by status.resultRef. Not made again once the run has ended: the logs it comes from may be
  * gone by then, and status holds only the trimmed form (docs/spec.md, status.resultRef). */
-static void result_configmap(struct dctx *d, const cJSON *agg, const cJSON *const *results, int n)
+static void result_configmap(struct dctx *d, const cJSON *agg, int n)
 {
     char err[256];
-    cJSON *cm =
-        api_result_configmap(d->obs->br, agg, results, n, API_RESULT_MAX_BYTES, err, sizeof(err));
+    cJSON *cm = ctrl_collect_configmap(d->obs->br, agg, d->obs->results, d->obs->kept, n,
+                                       API_RESULT_MAX_BYTES, err, sizeof(err));
     if (!cm) {
         if (agg)
             event(d, true, "ResultConfigMapFailed", "the result ConfigMap is not written: %s", err);
@@ -1457,7 +1451,7 @@ static void succeed(struct dctx *d, int n, const cJSON *agg, bool detail_missing
     cond(d, "Complete", "True", "Succeeded", msg);
     cond(d, "Running", "False", "Completed", "every worker finished");
     set_message(d, msg);
-    set_time(d, "completionTime");
+    set_time(d, BK_STATUS_COMPLETION_TIME);
     add_cleanup(d, true);
 }
 
@@ -1517,7 +1511,7 @@ static void add_timing(struct dctx *d, cJSON *agg, const cJSON *const *results, 
     (void)bench_put(agg, BK_TIMING, api_run_timing(&in));
     /* a runner that started after readyAt (a replaced pod) found the barrier in its file's first
      * contents: its read says nothing of the kubelet's refresh */
-    double ready = util_rfc3339_parse(util_jstr(d->st, API_STATUS_READY_AT));
+    double ready = util_rfc3339_parse(bench_status_str(d->st, BK_STATUS_READY_AT));
     double barrier = api_status_start_at(d->st);
     for (int i = 0; i < n && ready > 0 && barrier > 0; i++) {
         double seen = bench_num(results[i], BK_WINDOW_SEEN_SECONDS);
@@ -1547,11 +1541,11 @@ static void conclude(struct dctx *d, struct api_worker *w, int n)
         if (!w[i].pod)
             missing_pod(d, w[i].error, sizeof(w[i].error));
     char err[256];
-    cJSON *agg = bench_aggregate(results, (size_t)n, err, sizeof(err));
+    cJSON *agg = ctrl_collect_aggregate(o->results, o->kept, n, err, sizeof(err));
     bool bounded = bench_aggregate_bounded(agg);
     api_status_set_results(d->st, agg, w, n);
     add_timing(d, agg, results, n);
-    result_configmap(d, agg, results, n);
+    result_configmap(d, agg, n);
     check_skew(d, agg);
     bool detail_missing = check_detail(d, w, n, bounded);
     end_collecting(d, w, n, agg, detail_missing);
@@ -1634,7 +1628,7 @@ static void end_blocked(struct dctx *d)
         char reason[64];
         (void)append_cut(reason, sizeof(reason), 0,
                          util_jstr(f, "reason") ? util_jstr(f, "reason") : "Failed");
-        n = append_cut(msg, sizeof(msg), 0, util_jstr(d->st, "message"));
+        n = append_cut(msg, sizeof(msg), 0, bench_status_str(d->st, BK_STATUS_MESSAGE));
         n = append_cut(msg, sizeof(msg), n, "; the workers were blocked: ");
         (void)append_cut(msg, sizeof(msg), n, was);
         cond(d, "Failed", "True", reason, msg);
@@ -1700,13 +1694,13 @@ static void load_status(struct dctx *d, const cJSON *old)
     d->st = old && cJSON_IsObject(old) ? util_must(cJSON_Duplicate(old, 1)) : cJSON_CreateObject();
     d->old_phase = phase_of(old);
     (void)snprintf(d->plan->phase, sizeof(d->plan->phase), "%s", api_phase_name(d->old_phase));
-    const cJSON *sa = cJSON_GetObjectItemCaseSensitive(d->st, "startAt");
+    const cJSON *sa = bench_status_get(d->st, BK_STATUS_START_AT);
     if (cJSON_IsNumber(sa)) { /* Unix seconds, as an operator before issue 18 wrote it */
         char ts[40];
         util_rfc3339(sa->valuedouble, 3, ts, sizeof(ts));
-        util_jset_str(d->st, "startAt", ts);
+        bench_status_set_str(d->st, BK_STATUS_START_AT, ts);
     }
-    if (!util_jstr(d->st, "phase"))
+    if (!bench_status_str(d->st, BK_STATUS_PHASE))
         set_phase(d, API_PHASE_PENDING);
 }
 
@@ -1729,7 +1723,7 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     bool started = start_generation(d.st) > 0;
     /* A run refused before it started is evaluated again when its spec changes. */
     if (phase == API_PHASE_FAILED && !started) {
-        const cJSON *og = cJSON_GetObjectItemCaseSensitive(d.st, "observedGeneration");
+        const cJSON *og = bench_status_get(d.st, BK_STATUS_OBSERVED_GENERATION);
         if (cJSON_IsNumber(og) && (long)og->valuedouble < d.gen)
             phase = API_PHASE_PENDING;
     }
@@ -1744,10 +1738,10 @@ int ctrl_decide(const struct ctrl_observed *obs, struct ctrl_plan *plan)
     }
 
     end_blocked(&d);
-    util_jset_num(d.st, "observedGeneration", (double)d.gen);
+    bench_status_set_num(d.st, BK_STATUS_OBSERVED_GENERATION, (double)d.gen);
     enum api_phase np = phase_of(d.st);
     if (np != d.old_phase || !old) {
-        const char *name = api_phase_name(np), *m = util_jstr(d.st, "message");
+        const char *name = api_phase_name(np), *m = bench_status_str(d.st, BK_STATUS_MESSAGE);
         event(&d, np == API_PHASE_FAILED, name, "%s", m ? m : name);
     }
     if (old && cJSON_Compare(d.st, old, 1))
@@ -1791,7 +1785,7 @@ static bool implied(struct ctrl_event *e, bool warning, const char *reason, cons
 int ctrl_status_events(const cJSON *br, double now, struct ctrl_event *out, int max)
 {
     const cJSON *st = util_jget(br, "status");
-    enum api_phase ph = util_jstr(st, "phase") ? phase_of(st) : API_PHASE_UNKNOWN;
+    enum api_phase ph = bench_status_str(st, BK_STATUS_PHASE) ? phase_of(st) : API_PHASE_UNKNOWN;
     const char *phase = api_phase_name(ph);
     int n = 0;
     for (size_t i = 0; i < sizeof(PHASE_EVENTS) / sizeof(PHASE_EVENTS[0]); i++) {

@@ -100,6 +100,8 @@ enum ctrl_fetch_state {
     CTRL_FETCH_ERROR
 };
 
+struct ctrl_kept_result; /* collect.h */
+
 struct ctrl_observed {
     const cJSON *br;                  /* the BenchmarkRun */
     const cJSON *init_job;            /* cached <br>-init or NULL */
@@ -129,7 +131,10 @@ struct ctrl_observed {
     /* The reads of CTRL_NEED_EARLY_RESULTS were done: the executor keeps what they read until
      * the run is collected (results[] stays empty for them). */
     bool early_fetched;
-    cJSON *results[API_MAX_WORKERS];      /* by worker index, owned by the executor */
+    /* by worker index, owned by the executor: what the reconciler reads of each result, slim
+     * where kept[i] holds the whole one (pkg/controller/collect.h), else the whole result */
+    cJSON *results[API_MAX_WORKERS];
+    struct ctrl_kept_result *kept[API_MAX_WORKERS];
     char *result_errors[API_MAX_WORKERS]; /* why a result, or (detail not FULL) its detail, is
                                               missing; owned likewise */
     enum ctrl_detail result_detail[API_MAX_WORKERS];

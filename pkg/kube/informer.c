@@ -140,10 +140,11 @@ static char *codec_inflate(struct codec *z, const struct cached *o)
     return text;
 }
 
-/* The keys under one index value, unordered. */
+/* The keys under one index value, unordered; one allocation with its key pointers (most index
+ * values, a run's name, hold one or a few keys). */
 struct keyset {
     size_t n, cap;
-    char **keys;
+    char *keys[];
 };
 
 static const char *object_uid(const cJSON *obj)
@@ -240,7 +241,6 @@ static void keyset_free(void *v)
     struct keyset *s = v;
     for (size_t i = 0; i < s->n; i++)
         free(s->keys[i]);
-    free(s->keys);
     free(s);
 }
 
@@ -249,17 +249,13 @@ static void index_add(struct kube_informer *inf, const char *key, const struct c
     if (!o->index[0])
         return;
     struct keyset *s = kube__map_get(&inf->index, o->index);
-    if (!s) {
-        s = util_xcalloc(1, sizeof(*s));
+    if (!s || s->n == s->cap) {
+        size_t cap = s ? 2 * s->cap : 1;
+        s = util_xrealloc(s, sizeof(*s) + cap * sizeof(s->keys[0]));
+        if (cap == 1)
+            s->n = 0;
+        s->cap = cap;
         (void)kube__map_put(&inf->index, o->index, s);
-    }
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 4;
-        char **k = util_xcalloc(s->cap, sizeof(*k));
-        if (s->n)
-            memcpy(k, s->keys, s->n * sizeof(*k));
-        free(s->keys);
-        s->keys = k;
     }
     s->keys[s->n++] = util_xstrdup(key);
 }

@@ -14,11 +14,12 @@
 #include "pkg/util/mem.h"
 
 /* A chained hash map from NUL-terminated strings to pointers. The map copies keys. */
+/* One allocation per entry, the key inside it: a cache of 10,000 runs has some 80,000 entries. */
 struct kube__map_entry {
-    char *key;
     void *val;
-    uint32_t hash;
     struct kube__map_entry *next;
+    uint32_t hash;
+    char key[];
 };
 
 struct kube__map {

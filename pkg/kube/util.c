@@ -69,8 +69,9 @@ void *kube__map_put(struct kube__map *m, const char *key, void *val)
         (*pp)->val = val;
         return old;
     }
-    struct kube__map_entry *e = util_xmalloc(sizeof(*e));
-    e->key = util_xstrdup(key);
+    size_t len = strlen(key) + 1;
+    struct kube__map_entry *e = util_xmalloc(sizeof(*e) + len);
+    memcpy(e->key, key, len);
     e->val = val;
     e->hash = h;
     e->next = NULL;
@@ -87,7 +88,6 @@ void *kube__map_del(struct kube__map *m, const char *key)
     struct kube__map_entry *e = *pp;
     void *val = e->val;
     *pp = e->next;
-    free(e->key);
     free(e);
     m->count--;
     return val;
@@ -109,7 +109,6 @@ void kube__map_clear(struct kube__map *m, void (*free_val)(void *val))
             next = e->next;
             if (free_val)
                 free_val(e->val);
-            free(e->key);
             free(e);
         }
     }

@@ -85,53 +85,50 @@ static int table_emit(struct buf *out, const struct table *t, const char *indent
             if (t->kind[r] != ROW_SECTION && cw > w[c])
                 w[c] = cw;
         }
-    int rc = 0;
-    for (int r = 0; r < t->nrows && !rc; r++) {
-        rc = buf_puts(out, indent);
-        for (int c = 0; c < t->ncols && !rc; c++) {
+    for (int r = 0; r < t->nrows && !out->err; r++) {
+        buf_puts(out, indent);
+        for (int c = 0; c < t->ncols; c++) {
             const char *s = t->cell[r][c], *mark = c ? "" : row_mark(t, r);
             size_t sw = width(s) + strlen(mark);
             size_t pad = w[c] > sw ? w[c] - sw : 0;
             bool last = c == t->ncols - 1;
             if (t->right[c])
-                rc = buf_printf(out, "%*s%s%s%s", (int)pad, "", mark, s, last ? "" : "  ");
+                buf_printf(out, "%*s%s%s%s", (int)pad, "", mark, s, last ? "" : "  ");
             else
-                rc = buf_printf(out, "%s%s%*s", mark, s, last ? 0 : (int)pad + 2, "");
+                buf_printf(out, "%s%s%*s", mark, s, last ? 0 : (int)pad + 2, "");
         }
-        if (!rc) {
-            while (out->len && out->data[out->len - 1] == ' ')
-                out->data[--out->len] = '\0';
-            rc = buf_puts(out, "\n");
-        }
+        while (!out->err && out->len && out->data[out->len - 1] == ' ')
+            out->data[--out->len] = '\0';
+        buf_puts(out, "\n");
     }
-    return rc;
+    return out->err;
 }
 
 /* The same table as HTML: a header row, numbers right-aligned (class "n"), section titles
  * across the table, rows that differ with class "differs". */
 static int table_emit_html(struct buf *out, const struct table *t, const char *id)
 {
-    int rc = buf_printf(out, "<table class=\"cmp\" id=\"%s\">\n", id);
-    for (int r = 0; r < t->nrows && !rc; r++) {
+    buf_printf(out, "<table class=\"cmp\" id=\"%s\">\n", id);
+    for (int r = 0; r < t->nrows && !out->err; r++) {
         if (t->kind[r] == ROW_SECTION) {
-            rc = buf_printf(out, "<tr class=\"sec\"><th colspan=\"%d\">", t->ncols);
-            rc = rc ? rc : buf_put_html(out, t->cell[r][0]);
-            rc = rc ? rc : buf_puts(out, "</th></tr>\n");
+            buf_printf(out, "<tr class=\"sec\"><th colspan=\"%d\">", t->ncols);
+            buf_put_html(out, t->cell[r][0]);
+            buf_puts(out, "</th></tr>\n");
             continue;
         }
-        rc = buf_puts(out, r == 0                     ? "<tr>"
-                           : t->kind[r] == ROW_MARKED ? "<tr class=\"differs\">"
-                                                      : "<tr>");
-        for (int c = 0; c < t->ncols && !rc; c++) {
+        buf_puts(out, r == 0                     ? "<tr>"
+                      : t->kind[r] == ROW_MARKED ? "<tr class=\"differs\">"
+                                                 : "<tr>");
+        for (int c = 0; c < t->ncols; c++) {
             const char *tag = r == 0 || c == 0 ? "th" : "td";
-            rc = buf_printf(out, "<%s%s>", tag, t->right[c] ? " class=\"n\"" : "");
-            rc = rc ? rc : buf_puts(out, c == 0 && t->kind[r] == ROW_MARKED ? "* " : "");
-            rc = rc ? rc : buf_put_html(out, t->cell[r][c]);
-            rc = rc ? rc : buf_printf(out, "</%s>", tag);
+            buf_printf(out, "<%s%s>", tag, t->right[c] ? " class=\"n\"" : "");
+            buf_puts(out, c == 0 && t->kind[r] == ROW_MARKED ? "* " : "");
+            buf_put_html(out, t->cell[r][c]);
+            buf_printf(out, "</%s>", tag);
         }
-        rc = rc ? rc : buf_puts(out, "</tr>\n");
+        buf_puts(out, "</tr>\n");
     }
-    return rc ? rc : buf_puts(out, "</table>\n");
+    return buf_puts(out, "</table>\n");
 }
 
 /* ---- numbers ---------------------------------------------------------------------------- */
@@ -192,16 +189,16 @@ static bool nonempty_array(const cJSON *a)
  * pgbench summary in a sentence that pgbench_summary() follows with the numbers: one summary. */
 static int result_head(struct buf *out, const cJSON *br, const cJSON *st)
 {
-    const char *phase = jstr(st, "phase");
-    int rc = buf_printf(out, "benchmarkrun %s: %s", name_of(br), api_phase_shown(phase));
-    if (!rc && jstr(st, "target"))
-        rc = buf_printf(out, " (target %s)", jstr(st, "target"));
+    const char *phase = bench_status_str(st, BK_STATUS_PHASE);
+    buf_printf(out, "benchmarkrun %s: %s", name_of(br), api_phase_shown(phase));
+    if (bench_status_str(st, BK_STATUS_TARGET))
+        buf_printf(out, " (target %s)", bench_status_str(st, BK_STATUS_TARGET));
     bool summed = api_phase_parse(phase) == API_PHASE_SUCCEEDED &&
                   bench_status_get(st, BK_SUMMARY_TPS) &&
                   !nonempty_array(bench_status_get(st, BK_FIO_JOBS));
-    if (!rc && jstr(st, "message") && !summed)
-        rc = buf_printf(out, "\n  %s", jstr(st, "message"));
-    return rc ? rc : buf_puts(out, "\n");
+    if (bench_status_str(st, BK_STATUS_MESSAGE) && !summed)
+        buf_printf(out, "\n  %s", bench_status_str(st, BK_STATUS_MESSAGE));
+    return buf_puts(out, "\n");
 }
 
 /* One row per fio job. */
@@ -239,57 +236,53 @@ static int fio_table(struct buf *out, const cJSON *fio)
 static int pgbench_summary(struct buf *out, const cJSON *st)
 {
     char a[48], b[48], c[48], d[48], e[48];
-    int rc = buf_printf(out, "  tps %s   latency avg %s ms   p50 %s   p95 %s   p99 %s ms\n",
-                        num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
-                        num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_AVG_MS)),
-                        num(c, sizeof(c), snum(st, BK_SUMMARY_LATENCY_P50_MS)),
-                        num(d, sizeof(d), snum(st, BK_SUMMARY_LATENCY_P95_MS)),
-                        num(e, sizeof(e), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
-    if (!rc)
-        rc = buf_printf(out, "  transactions %.0f   failed %s   aborted clients %.0f\n",
-                        snum(st, BK_SUMMARY_TRANSACTIONS_PROCESSED),
-                        num(b, sizeof(b), snum(st, BK_SUMMARY_FAILED_TRANSACTIONS)),
-                        isfinite(snum(st, BK_SUMMARY_ABORTED_CLIENTS))
-                            ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
-                            : 0);
+    buf_printf(out, "  tps %s   latency avg %s ms   p50 %s   p95 %s   p99 %s ms\n",
+               num(a, sizeof(a), snum(st, BK_SUMMARY_TPS)),
+               num(b, sizeof(b), snum(st, BK_SUMMARY_LATENCY_AVG_MS)),
+               num(c, sizeof(c), snum(st, BK_SUMMARY_LATENCY_P50_MS)),
+               num(d, sizeof(d), snum(st, BK_SUMMARY_LATENCY_P95_MS)),
+               num(e, sizeof(e), snum(st, BK_SUMMARY_LATENCY_P99_MS)));
+    buf_printf(out, "  transactions %.0f   failed %s   aborted clients %.0f\n",
+               snum(st, BK_SUMMARY_TRANSACTIONS_PROCESSED),
+               num(b, sizeof(b), snum(st, BK_SUMMARY_FAILED_TRANSACTIONS)),
+               isfinite(snum(st, BK_SUMMARY_ABORTED_CLIENTS)) ? snum(st, BK_SUMMARY_ABORTED_CLIENTS)
+                                                              : 0);
     const cJSON *waits = bench_status_get(st, BK_STATUS_DIAGNOSTICS_WAIT_EVENTS);
-    if (!rc && cJSON_IsString(waits))
-        rc = buf_printf(out, "  wait events: %s\n", waits->valuestring);
+    if (cJSON_IsString(waits))
+        buf_printf(out, "  wait events: %s\n", waits->valuestring);
     const cJSON *verdict = bench_status_get(st, BK_STATUS_DIAGNOSTICS_VERDICT);
-    if (!rc && cJSON_IsString(verdict))
-        rc = buf_printf(out, "  verdict: %s\n", verdict->valuestring);
-    return rc;
+    if (cJSON_IsString(verdict))
+        buf_printf(out, "  verdict: %s\n", verdict->valuestring);
+    return out->err;
 }
 
 /* status.workers: the operator's line per worker ("0 pod: ok, 406.3 tps, ..."). */
 static int workers_lines(struct buf *out, const cJSON *workers)
 {
-    int rc = 0;
     const cJSON *w;
     cJSON_ArrayForEach(w, workers)
     {
-        if (!rc && cJSON_IsString(w))
-            rc = buf_printf(out, "  worker %s\n", w->valuestring);
+        if (cJSON_IsString(w))
+            buf_printf(out, "  worker %s\n", w->valuestring);
     }
-    return rc;
+    return out->err;
 }
 
 int plugin_result_table(struct buf *out, const cJSON *br)
 {
     const cJSON *st = status_of(br);
-    int rc = result_head(out, br, st);
-    if (rc)
-        return rc;
+    if (result_head(out, br, st))
+        return out->err;
     const cJSON *fio = bench_status_get(st, BK_FIO_JOBS);
     if (nonempty_array(fio))
         return fio_table(out, fio);
     if (!bench_status_get(st, BK_SUMMARY_TPS))
         return 0;
-    rc = pgbench_summary(out, st);
+    pgbench_summary(out, st);
     const cJSON *workers = bench_status_get(st, BK_STATUS_WORKERS);
-    if (!rc && nonempty_array(workers))
-        rc = workers_lines(out, workers);
-    return rc;
+    if (nonempty_array(workers))
+        workers_lines(out, workers);
+    return out->err;
 }
 
 /* a and b alike but for their numbers ("retrying, 12 s of 30 s" is no news after "6 s of 30 s") */
@@ -322,7 +315,7 @@ int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
     for (size_t i = 0; i < sizeof(seen->c) / sizeof(seen->c[0]); i++)
         seen->c[i].on = false;
     const cJSON *c;
-    cJSON_ArrayForEach(c, util_jget(br, "status.conditions"))
+    cJSON_ArrayForEach(c, bench_status_get(status_of(br), BK_STATUS_CONDITIONS))
     {
         const char *type = util_jstr(c, "type"), *cs = util_jstr(c, "status");
         const char *m = util_jstr(c, "message");
@@ -351,34 +344,34 @@ int plugin_condition_news(struct buf *out, const cJSON *br, const char *name,
 int plugin_progress_line(struct buf *out, const cJSON *br, double now)
 {
     const cJSON *st = status_of(br);
-    const char *phase = api_phase_shown(jstr(st, "phase"));
-    int rc = buf_printf(out, "%s %s", name_of(br), phase);
-    double start = util_rfc3339_parse(jstr(st, "startTime"));
-    if (!rc && isfinite(start) && start > 0 && now >= start)
-        rc = buf_printf(out, "  %.0fs", now - start);
+    const char *phase = api_phase_shown(bench_status_str(st, BK_STATUS_PHASE));
+    buf_printf(out, "%s %s", name_of(br), phase);
+    double start = util_rfc3339_parse(bench_status_str(st, BK_STATUS_START_TIME));
+    if (isfinite(start) && start > 0 && now >= start)
+        buf_printf(out, "  %.0fs", now - start);
     /* an init's status.progress: pgbench -i's step and rows */
     char init[256];
-    if (!rc && api_status_init_progress(st, "  ", init, sizeof(init)))
-        rc = buf_printf(out, "  %s", init);
+    if (api_status_init_progress(st, "  ", init, sizeof(init)))
+        buf_printf(out, "  %s", init);
     /* status.progress: what the workers' last -P lines said, summed (live while they run) */
     double tps = snum(st, BK_STATUS_PROGRESS_TPS), lat = snum(st, BK_STATUS_PROGRESS_LATENCY_MS);
     double el = snum(st, BK_STATUS_PROGRESS_ELAPSED_SECONDS);
     double rem = snum(st, BK_STATUS_PROGRESS_REMAINING_SECONDS);
     double failed = snum(st, BK_STATUS_PROGRESS_FAILED);
     char a[48], b[48];
-    if (!rc && isfinite(tps)) {
+    if (isfinite(tps)) {
         api_status_fmt_tps(a, sizeof(a), tps);
-        rc = buf_printf(out, "  %s tps now", a);
+        buf_printf(out, "  %s tps now", a);
     }
-    if (!rc && isfinite(lat))
-        rc = buf_printf(out, "  latency %s ms", num(b, sizeof(b), lat));
-    if (!rc && isfinite(el) && isfinite(rem))
-        rc = buf_printf(out, "  %.0f s of %.0f s", el, el + rem);
-    else if (!rc && isfinite(el))
-        rc = buf_printf(out, "  %.0f s", el);
-    if (!rc && isfinite(failed) && failed > 0)
-        rc = buf_printf(out, "  %.0f failed", failed);
-    return rc;
+    if (isfinite(lat))
+        buf_printf(out, "  latency %s ms", num(b, sizeof(b), lat));
+    if (isfinite(el) && isfinite(rem))
+        buf_printf(out, "  %.0f s of %.0f s", el, el + rem);
+    else if (isfinite(el))
+        buf_printf(out, "  %.0f s", el);
+    if (isfinite(failed) && failed > 0)
+        buf_printf(out, "  %.0f failed", failed);
+    return out->err;
 }
 
 /* ---- compare ---------------------------------------------------------------------------- */
@@ -428,7 +421,8 @@ static int compare_head(struct table *t, const struct plugin_compare *c, const s
         table_set(t, 0, (int)s + 1, "%s", name);
         t->right[s + 1] = true;
         for (size_t i = sd[s].first; i < sd[s].first + sd[s].n; i++) {
-            const char *p = api_phase_shown(jstr(status_of(c->brs[i]), "phase"));
+            const char *p =
+                api_phase_shown(bench_status_str(status_of(c->brs[i]), BK_STATUS_PHASE));
             if (!strstr(ph, p))
                 (void)snprintf(ph + strlen(ph), sizeof(ph) - strlen(ph), "%s%s", ph[0] ? "/" : "",
                                p);
@@ -531,7 +525,7 @@ static void set_rate(const struct plugin_compare *c, size_t i, const struct api_
 static void set_target(const struct plugin_compare *c, size_t i, const struct api_spec *sp,
                        char *out, size_t len)
 {
-    const char *t = jstr(status_of(c->brs[i]), "target");
+    const char *t = bench_status_str(status_of(c->brs[i]), BK_STATUS_TARGET);
     if (t)
         (void)snprintf(out, len, "%s", t);
     else
@@ -817,7 +811,7 @@ static int side_values(const struct plugin_compare *c, const struct side *sd,
  * on each side a Welch t-test (two-sided, p < 0.05), written to `notes` either way; true
  * (significant) without repeats, where there is no measure of noise. */
 static bool beyond_noise(const struct plugin_compare *c, const struct side *a, const struct side *b,
-                         enum bench_field_id id, const char *what, struct buf *notes, int *rc)
+                         enum bench_field_id id, const char *what, struct buf *notes)
 {
     double xa[PLUGIN_MAX_RUNS], xb[PLUGIN_MAX_RUNS];
     int na = side_values(c, a, id, xa), nb = side_values(c, b, id, xb);
@@ -829,20 +823,19 @@ static bool beyond_noise(const struct plugin_compare *c, const struct side *a, c
     side_name(c, b, bn, sizeof(bn));
     double pct = w.mean_a != 0 ? (w.mean_b - w.mean_a) / fabs(w.mean_a) * 100 : NAN;
     bool sig = w.p < 0.05;
-    if (!*rc)
-        *rc = buf_printf(notes,
-                         "%s: %s %s ± %s against %s %s ± %s (%+.1f %%): %s (Welch t %.2f, df "
-                         "%.1f, p %.3f)\n",
-                         what, bn, num(mb, sizeof(mb), w.mean_b), num(sb, sizeof(sb), w.sd_b), an,
-                         num(ma, sizeof(ma), w.mean_a), num(sa, sizeof(sa), w.sd_a), pct,
-                         sig ? "beyond noise" : "within noise", -w.t, w.df, w.p);
+    buf_printf(notes,
+               "%s: %s %s ± %s against %s %s ± %s (%+.1f %%): %s (Welch t %.2f, df %.1f, p "
+               "%.3f)\n",
+               what, bn, num(mb, sizeof(mb), w.mean_b), num(sb, sizeof(sb), w.sd_b), an,
+               num(ma, sizeof(ma), w.mean_a), num(sa, sizeof(sa), w.sd_a), pct,
+               sig ? "beyond noise" : "within noise", -w.t, w.df, w.p);
     /* within noise because a side is all noise: say so, a large drop must not look judged */
     double cv = fmax(w.sd_a / fabs(w.mean_a), w.sd_b / fabs(w.mean_b)) * 100;
-    if (!sig && isfinite(cv) && cv > PLUGIN_NOISY_PCT && !*rc)
-        *rc = buf_printf(notes,
-                         "%s: the runs spread by up to %.0f %% of their mean (sd/mean): too "
-                         "noisy to judge; give more or longer runs, or a fixed rate (-R)\n",
-                         what, cv);
+    if (!sig && isfinite(cv) && cv > PLUGIN_NOISY_PCT)
+        buf_printf(notes,
+                   "%s: the runs spread by up to %.0f %% of their mean (sd/mean): too noisy to "
+                   "judge; give more or longer runs, or a fixed rate (-R)\n",
+                   what, cv);
     return sig;
 }
 
@@ -854,14 +847,13 @@ static int compare_thresholds(const struct plugin_compare *c, const struct side 
 {
     const struct plugin_thresholds *th = &c->th;
     double x[PLUGIN_MAX_RUNS], m, dev;
-    int rc = 0;
     bench_mean_sd(x, side_values(c, &sd[0], BK_SUMMARY_TPS, x), &m, &dev);
     double tps0 = m;
     bench_mean_sd(x, side_values(c, &sd[0], BK_SUMMARY_LATENCY_P99_MS, x), &m, &dev);
     double p990 = m;
     char n0[TCELL], ni[TCELL];
     side_name(c, &sd[0], n0, sizeof(n0));
-    for (size_t s = 1; s < c->nsides && !rc; s++) {
+    for (size_t s = 1; s < c->nsides && !notes->err && !verdict->err; s++) {
         side_name(c, &sd[s], ni, sizeof(ni));
         int nt = side_values(c, &sd[s], BK_SUMMARY_TPS, x);
         bench_mean_sd(x, nt, &m, &dev);
@@ -869,43 +861,39 @@ static int compare_thresholds(const struct plugin_compare *c, const struct side 
         int np = side_values(c, &sd[s], BK_SUMMARY_LATENCY_P99_MS, x);
         bench_mean_sd(x, np, &m, &dev);
         double p99 = np ? m : NAN;
-        bool tps_sig = beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_TPS, "TPS", notes, &rc);
-        bool p99_sig =
-            beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_LATENCY_P99_MS, "p99", notes, &rc);
+        bool tps_sig = beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_TPS, "TPS", notes);
+        bool p99_sig = beyond_noise(c, &sd[0], &sd[s], BK_SUMMARY_LATENCY_P99_MS, "p99", notes);
         if (th->tps_drop_pct >= 0 && isfinite(tps0) && tps0 > 0) {
             double drop = (tps0 - tps) / tps0 * 100;
             if (!isfinite(tps) || (drop > th->tps_drop_pct && tps_sig)) {
                 *failed = true;
-                rc = rc ? rc
-                        : buf_printf(verdict,
-                                     "%s: TPS %.1f is %.1f %% below %s's %.1f "
-                                     "(--fail-if-tps-drops %g)\n",
-                                     ni, tps, drop, n0, tps0, th->tps_drop_pct);
-            } else if (drop > th->tps_drop_pct && !rc) {
-                rc = buf_printf(notes,
-                                "%s: TPS %.1f is %.1f %% below %s's %.1f, within noise: "
-                                "--fail-if-tps-drops %g not applied\n",
-                                ni, tps, drop, n0, tps0, th->tps_drop_pct);
+                buf_printf(verdict,
+                           "%s: TPS %.1f is %.1f %% below %s's %.1f (--fail-if-tps-drops %g)\n", ni,
+                           tps, drop, n0, tps0, th->tps_drop_pct);
+            } else if (drop > th->tps_drop_pct) {
+                buf_printf(notes,
+                           "%s: TPS %.1f is %.1f %% below %s's %.1f, within noise: "
+                           "--fail-if-tps-drops %g not applied\n",
+                           ni, tps, drop, n0, tps0, th->tps_drop_pct);
             }
         }
         if (th->p99_grow_pct >= 0 && isfinite(p990) && p990 > 0) {
             double grow = (p99 - p990) / p990 * 100;
             if (!isfinite(p99) || (grow > th->p99_grow_pct && p99_sig)) {
                 *failed = true;
-                rc = rc ? rc
-                        : buf_printf(verdict,
-                                     "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms "
-                                     "(--fail-if-p99-grows %g)\n",
-                                     ni, p99, grow, n0, p990, th->p99_grow_pct);
-            } else if (grow > th->p99_grow_pct && !rc) {
-                rc = buf_printf(notes,
-                                "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms, within noise: "
-                                "--fail-if-p99-grows %g not applied\n",
-                                ni, p99, grow, n0, p990, th->p99_grow_pct);
+                buf_printf(verdict,
+                           "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms (--fail-if-p99-grows "
+                           "%g)\n",
+                           ni, p99, grow, n0, p990, th->p99_grow_pct);
+            } else if (grow > th->p99_grow_pct) {
+                buf_printf(notes,
+                           "%s: p99 %.3f ms is %.1f %% above %s's %.3f ms, within noise: "
+                           "--fail-if-p99-grows %g not applied\n",
+                           ni, p99, grow, n0, p990, th->p99_grow_pct);
             }
         }
     }
-    return rc;
+    return notes->err ? notes->err : verdict->err;
 }
 
 /* The verdict's class of each side's runs (status.diagnostics.verdictClass; distinct ones joined
@@ -956,19 +944,18 @@ static int compare_why(struct buf *out, const struct plugin_compare *c, const st
 {
     double a[BENCH_EV__COUNT], b[BENCH_EV__COUNT];
     char an[TCELL], bn[TCELL];
-    int rc = 0;
     size_t f0 = sd[0].first;
     run_evidence(c->brs[f0], c->results ? c->results[f0] : NULL, a);
     side_name(c, &sd[0], an, sizeof(an));
-    for (size_t s = 1; s < c->nsides && !rc; s++) {
+    for (size_t s = 1; s < c->nsides && !out->err; s++) {
         size_t f = sd[s].first;
         run_evidence(c->brs[f], c->results ? c->results[f] : NULL, b);
         side_name(c, &sd[s], bn, sizeof(bn));
-        rc = buf_printf(out, "why %s against %s: ", bn, an);
-        rc = rc ? rc : bench_verdict_explain(out, a, b, NULL);
-        rc = rc ? rc : buf_puts(out, "\n");
+        buf_printf(out, "why %s against %s: ", bn, an);
+        bench_verdict_explain(out, a, b, NULL);
+        buf_puts(out, "\n");
     }
-    return rc;
+    return out->err;
 }
 
 /* Lines under the table: text as it is, HTML in a wrapping <pre> with id. */
@@ -978,9 +965,9 @@ static int table_notes(struct buf *out, const struct buf *notes, bool html, cons
         return 0;
     if (!html)
         return buf_printf(out, "\n%s", notes->data);
-    int rc = buf_printf(out, "<pre class=\"wrap\" id=\"%s\">", id);
-    rc = rc ? rc : buf_put_html(out, notes->data);
-    return rc ? rc : buf_puts(out, "</pre>\n");
+    buf_printf(out, "<pre class=\"wrap\" id=\"%s\">", id);
+    buf_put_html(out, notes->data);
+    return buf_puts(out, "</pre>\n");
 }
 
 int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool html,
@@ -1002,16 +989,24 @@ int plugin_compare_table(struct buf *out, const struct plugin_compare *c, bool h
     r = compare_verdicts(t, r, c, sd);
     compare_waits(t, r, c, sd);
     struct buf why = BUF_INIT(1 << 20), notes = BUF_INIT(1 << 20);
+    /* the lines under the table first: when they fail, nothing is written */
     int rc = compare_why(&why, c, sd);
-    rc = rc ? rc : compare_thresholds(c, sd, &notes, verdict, failed);
-    rc = rc ? rc : html ? table_emit_html(out, t, "compare") : table_emit(out, t, "");
-    bool marked = false;
-    for (int k = 0; k < t->nrows; k++)
-        marked = marked || t->kind[k] == ROW_MARKED;
-    if (!rc && !html && marked)
-        rc = buf_puts(out, "* the runs differ in this setting\n");
-    rc = rc ? rc : table_notes(out, &why, html, "why");
-    rc = rc ? rc : table_notes(out, &notes, html, "noise");
+    if (!rc)
+        rc = compare_thresholds(c, sd, &notes, verdict, failed);
+    if (!rc) {
+        if (html)
+            table_emit_html(out, t, "compare");
+        else
+            table_emit(out, t, "");
+        bool marked = false;
+        for (int k = 0; k < t->nrows; k++)
+            marked = marked || t->kind[k] == ROW_MARKED;
+        if (!html && marked)
+            buf_puts(out, "* the runs differ in this setting\n");
+        table_notes(out, &why, html, "why");
+        table_notes(out, &notes, html, "noise");
+        rc = out->err;
+    }
     buf_free(&why);
     buf_free(&notes);
     free(t);
@@ -1072,10 +1067,14 @@ static int csv_field(struct buf *out, const cJSON *v)
     const char *s = cJSON_IsString(v) ? v->valuestring : "";
     if (!strpbrk(s, ",\"\r\n"))
         return buf_puts(out, s);
-    int rc = buf_puts(out, "\"");
-    for (const char *p = s; *p && !rc; p++)
-        rc = *p == '"' ? buf_puts(out, "\"\"") : buf_append(out, p, 1);
-    return rc ? rc : buf_puts(out, "\"");
+    buf_puts(out, "\"");
+    for (const char *p = s; *p && !out->err; p++) {
+        if (*p == '"')
+            buf_puts(out, "\"\"");
+        else
+            buf_append(out, p, 1);
+    }
+    return buf_puts(out, "\"");
 }
 
 /* The contract rows that are fields of a status list ("fio[].x"), in table order; the
@@ -1157,12 +1156,13 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
     const cJSON *items = table_items(st, result, list, &res);
     bool lines = !res && !bench_fields[list].status; /* status' lines: one column */
     enum bench_field_id cols[64];
-    int nc = lines ? 1 : list_columns(list, cols, 64), rc = 0;
+    int nc = lines ? 1 : list_columns(list, cols, 64);
     if (header) {
-        rc = run ? buf_puts(out, "run,") : 0;
-        for (int c = 0; c < nc && !rc; c++)
-            rc = buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
-        rc = rc ? rc : buf_puts(out, covers ? ",covers\n" : "\n");
+        if (run)
+            buf_puts(out, "run,");
+        for (int c = 0; c < nc; c++)
+            buf_printf(out, "%s%s", c ? "," : "", lines ? "line" : column_key(cols[c]));
+        buf_puts(out, covers ? ",covers\n" : "\n");
     }
     cJSON *name = run ? util_must(cJSON_CreateString(run)) : NULL;
     cJSON *cov = covers ? util_must(cJSON_CreateString(covers)) : NULL;
@@ -1170,27 +1170,27 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
         {
-            if (name && !rc) {
-                rc = csv_field(out, name);
-                rc = rc ? rc : buf_puts(out, ",");
+            if (name) {
+                csv_field(out, name);
+                buf_puts(out, ",");
             }
-            for (int c = 0; c < nc && !rc; c++) {
+            for (int c = 0; c < nc; c++) {
                 if (c)
-                    rc = buf_puts(out, ",");
+                    buf_puts(out, ",");
                 const cJSON *v = lines ? it
                                  : res ? bench_get(it, cols[c])
                                        : bench_status_get(it, cols[c]);
-                rc = rc ? rc : csv_field(out, v);
+                csv_field(out, v);
             }
-            if (cov && !rc) {
-                rc = buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, cov);
+            if (cov) {
+                buf_puts(out, ",");
+                csv_field(out, cov);
             }
-            rc = rc ? rc : buf_puts(out, "\n");
+            buf_puts(out, "\n");
         }
     cJSON_Delete(name);
     cJSON_Delete(cov);
-    return rc;
+    return out->err;
 }
 
 /* A list for the JSON export, its items keyed as in status (a result's items are projected on
@@ -1224,7 +1224,7 @@ static cJSON *export_object(const cJSON *br, const cJSON *result, const cJSON *l
     const cJSON *st = status_of(br);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", name_of(br));
-    cJSON_AddStringToObject(o, "phase", api_phase_shown(jstr(st, "phase")));
+    cJSON_AddStringToObject(o, "phase", api_phase_shown(bench_status_str(st, BK_STATUS_PHASE)));
     cJSON_AddStringToObject(o, "source", result ? "result" : "status");
     const cJSON *sum = bench_status_get(st, BK_SUMMARY);
     cJSON_AddItemToObject(o, bench_status_key(BK_SUMMARY),
@@ -1306,7 +1306,8 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
         cJSON *row = cJSON_CreateObject();
         const cJSON *st = status_of(brs[i]);
         cJSON_AddStringToObject(row, "run", name_of(brs[i]));
-        cJSON_AddStringToObject(row, "phase", api_phase_shown(jstr(st, "phase")));
+        cJSON_AddStringToObject(row, "phase",
+                                api_phase_shown(bench_status_str(st, BK_STATUS_PHASE)));
         struct api_spec sp;
         char err[300], key[64], v[TCELL];
         bool ok = api_spec_parse(cJSON_GetObjectItemCaseSensitive(brs[i], "spec"), &sp, err,
@@ -1341,26 +1342,26 @@ static cJSON *summary_rows(const cJSON *const *brs, const cJSON *const *results,
 static int csv_rows(struct buf *out, const cJSON *rows)
 {
     const cJSON *first = cJSON_GetArrayItem(rows, 0), *it, *v;
-    int rc = 0;
     bool comma = false;
     cJSON_ArrayForEach(v, first)
     {
-        rc = rc ? rc : buf_printf(out, "%s%s", comma ? "," : "", v->string);
+        buf_printf(out, "%s%s", comma ? "," : "", v->string);
         comma = true;
     }
-    rc = rc ? rc : buf_puts(out, "\n");
+    buf_puts(out, "\n");
     cJSON_ArrayForEach(it, rows)
     {
         comma = false;
         cJSON_ArrayForEach(v, it)
         {
-            rc = rc ? rc : comma ? buf_puts(out, ",") : 0;
-            rc = rc ? rc : csv_field(out, v);
+            if (comma)
+                buf_puts(out, ",");
+            csv_field(out, v);
             comma = true;
         }
-        rc = rc ? rc : buf_puts(out, "\n");
+        buf_puts(out, "\n");
     }
-    return rc;
+    return out->err;
 }
 
 /* JSON (two-space indent) or YAML of a tree, its numbers rounded to EXPORT_DIGITS. */
@@ -1400,8 +1401,8 @@ static int export_trees(struct buf *out, const cJSON *const *brs, const cJSON *c
 static int export_csv(struct buf *out, const cJSON *const *brs, cJSON *const *lists, size_t n,
                       const char *table)
 {
-    int rc = 0, done = 0;
-    for (size_t k = 0; k < sizeof(tables) / sizeof(tables[0]) && !rc; k++) {
+    int done = 0;
+    for (size_t k = 0; k < sizeof(tables) / sizeof(tables[0]) && !out->err; k++) {
         bool res, any = false;
         for (size_t i = 0; i < n; i++)
             any = any || cJSON_GetArraySize(
@@ -1409,16 +1410,16 @@ static int export_csv(struct buf *out, const cJSON *const *brs, cJSON *const *li
         if (table ? strcmp(table, tables[k].name) != 0 : !any)
             continue;
         if (done++)
-            rc = buf_puts(out, "\n");
-        for (size_t i = 0; i < n && !rc; i++) {
+            buf_puts(out, "\n");
+        for (size_t i = 0; i < n; i++) {
             char cover[256];
             plugin_statements_cover(cover, sizeof(cover), brs[i], lists[i]);
-            rc = csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
-                           n > 1 ? name_of(brs[i]) : NULL, i == 0,
-                           tables[k].list == BK_STATEMENTS ? cover : NULL);
+            csv_table(out, status_of(brs[i]), lists[i], tables[k].list,
+                      n > 1 ? name_of(brs[i]) : NULL, i == 0,
+                      tables[k].list == BK_STATEMENTS ? cover : NULL);
         }
     }
-    return rc;
+    return out->err;
 }
 
 int plugin_export(struct buf *out, const cJSON *const *brs, const cJSON *const *results, size_t n,

@@ -1,8 +1,8 @@
 /* pkg/plugin/present: BenchmarkRun results as text for people and as JSON/CSV for tools.
  *
- * Every result value is read from status through the contract (bench_status_get with a BK_ id);
- * only the controller's own keys (phase, message, hpaTimeline, startAt) are named here. Output
- * is appended to a capped buffer; nothing here prints. */
+ * Every status value is read through the contract (bench_status_get/str with a BK_ id), the
+ * controller's own keys (phase, message, target, startTime, conditions) too; only a condition's
+ * members are named here. Output is appended to a capped buffer; nothing here prints. */
 #ifndef PGBO_PLUGIN_PRESENT_H
 #define PGBO_PLUGIN_PRESENT_H
 

@@ -24,13 +24,13 @@ PGPORT="$PROXY_PORT" env_br_yaml far "$workload" | env_apply
 env_wait_phase far Succeeded 180
 verdict_check far '
 injected = 2 * float(os.environ["DELAY_MS"])  # the proxy holds the request, then the answer
-# the probe saw the injected round trip, plus the proxy and the loopback (a few ms on a loaded
-# 2-core machine)
-assert injected <= res["network"]["rttMs"] <= injected * 1.6, res["network"]
+# the probe saw the injected round trip, plus the proxy and the loopback (from 1 ms to 15 ms seen
+# on a loaded 2-core machine: the proxy is a Python process that waits for a CPU like the rest)
+assert injected <= res["network"]["rttMs"] <= injected * 2, res["network"]
 assert ev["rttMs"] == res["network"]["rttMs"], ev
 # one statement a transaction: the transaction is about one round trip
 assert ev["statementsPerTx"] == 1, ev
-assert injected <= ev["latencyAvgMs"] <= injected * 1.8, ev
+assert injected <= ev["latencyAvgMs"] <= injected * 2.5, ev
 assert ev["rttSharePct"] >= 60, ev
 assert ev["clientSharePct"] >= 80, ev
 assert v["class"] == "network" and v["rules"][0] == "ROUND_TRIPS", v

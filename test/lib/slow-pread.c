@@ -27,8 +27,10 @@ ssize_t pread(int fd, void *buf, size_t count, off_t offset)
     static long ms = -1;
     if (!real)
         real = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
-    if (ms < 0)
-        ms = getenv("SLOW_PREAD_MS") ? atol(getenv("SLOW_PREAD_MS")) : 0;
+    if (ms < 0) {
+        const char *v = getenv("SLOW_PREAD_MS");
+        ms = v ? atol(v) : 0;
+    }
     if (ms > 0 && is_data_file(fd)) {
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);

@@ -294,13 +294,14 @@ static void test_wait_from_creation(void **state)
     (void)state;
     const char *created = "2026-12-07T23:00:00Z";
     cJSON *br = cJSON_Parse(br_json);
-    util_jset_str(util_must(cJSON_GetObjectItemCaseSensitive(br, "metadata")),
-                  "creationTimestamp", created);
+    util_jset_str(util_must(cJSON_GetObjectItemCaseSensitive(br, "metadata")), "creationTimestamp",
+                  created);
     struct api_config cfg;
     api_config_defaults(&cfg);
-    struct api_spec init = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"connectRetrySeconds\":45},"
-                                   "\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
-                                   "\"run\":{\"transactions\":10}}}}");
+    struct api_spec init =
+        spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\",\"connectRetrySeconds\":45},"
+                "\"workload\":{\"pgbench\":{\"init\":{\"scale\":1},"
+                "\"run\":{\"transactions\":10}}}}");
     struct api_spec plain = spec_of("{\"target\":{\"host\":\"pg\",\"user\":\"u\"},"
                                     "\"workload\":{\"pgbench\":{\"run\":{\"transactions\":10}}}}");
     cJSON *jobs[] = {api_manifest_init_job(br, &init, &cfg),
@@ -317,8 +318,8 @@ static void test_wait_from_creation(void **state)
         cJSON_Delete(jobs[i]);
     }
     /* not created yet (the plugin's dry run): the runner's own start */
-    cJSON_DeleteItemFromObjectCaseSensitive(util_must(cJSON_GetObjectItemCaseSensitive(br, "metadata")),
-                                            "creationTimestamp");
+    cJSON_DeleteItemFromObjectCaseSensitive(
+        util_must(cJSON_GetObjectItemCaseSensitive(br, "metadata")), "creationTimestamp");
     cJSON *job = api_manifest_run_job(br, &plain, &cfg, 5);
     const cJSON *c = cJSON_GetArrayItem(util_jget(job, "spec.template.spec.containers"), 0);
     assert_false(has_arg(util_jget(c, "args"), "--wait-from", NULL));

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double num(const cJSON *o, const char *k)
@@ -309,6 +310,132 @@ static void test_percentiles_from_workers(void **state)
         cJSON_Delete(w[i]);
 }
 
+/* ---- the fold against main's aggregate ----
+ * Eight workers as varied as the fixtures allow (a worker without a result, warm-up cuts,
+ * failures, retries, a rate limit, weighted statements, errors, windows, wait events, the
+ * latency series), aggregated one at a time. The expected output, test/fixtures/aggregate/
+ * golden-8.json, was written by bench_aggregate as it was before it folded one worker at a
+ * time (main at b954ee4, which held every worker's tree; the verdict, which main's 8250230
+ * decides anew from the aggregate, re-recorded then, nothing else changed): every figure must
+ * stay identical.
+ * PGBO_WRITE_GOLDEN=1 rewrites it. */
+
+#define GOLDEN "test/fixtures/aggregate/golden-8.json"
+
+struct gen_worker {
+    const char *console, *log;
+    double warmup;
+};
+
+static const struct gen_worker GEN[8] = {
+    {"test/fixtures/pgbench/v15-progress.txt", "test/fixtures/pgbench/log-tpcb/pgbench_log.14700",
+     0},
+    {"test/fixtures/pgbench/v15-progress-split.stdout",
+     "test/fixtures/pgbench/log-tpcb/pgbench_log.14700.1", 0},
+    {"test/fixtures/pgbench/v15-log-tpcb.txt", "test/fixtures/pgbench/log-tpcb/pgbench_log.14700",
+     1},
+    {NULL, NULL, 0}, /* no result */
+    {"test/fixtures/pgbench/v15-log-retries.txt",
+     "test/fixtures/pgbench/log-retries/pgbench_log.14705", 0},
+    {"test/fixtures/pgbench/v15-log-failed.txt",
+     "test/fixtures/pgbench/log-failed/pgbench_log.14800", 0},
+    {"test/fixtures/pgbench/v15-log-rate.txt", "test/fixtures/pgbench/log-rate/pgbench_log.14711",
+     0.5},
+    {"test/fixtures/pgbench/v15-tpcb-r.txt", "test/fixtures/pgbench/log-tpcb/pgbench_log.14700.1",
+     0},
+};
+
+static cJSON *gen_result(int i)
+{
+    const struct gen_worker *g = &GEN[i];
+    if (!g->console)
+        return NULL;
+    size_t len = 0;
+    char *text = fixture_read(g->console, &len);
+    assert_non_null(text);
+    struct bench_pgbench_result *pg = bench_pgbench_parse(text, len);
+    free(text);
+    struct bench_txlog *l = bench_txlog_new();
+    bench_txlog_start(l, g->warmup);
+    assert_int_equal(bench_txlog_read_file(l, g->log), 0);
+    struct bench_result_meta m = {.kind = "pgbench",
+                                  .worker = i,
+                                  .child_exit = i == 5 ? 2 : 0,
+                                  .complete = i != 5 && bench_pgbench_complete(pg, 0)};
+    cJSON *r = bench_result_new(&m);
+    bench_result_add_pgbench(r, pg, l->hist, NULL);
+    bench_result_add_txlog(r, l, g->warmup);
+    char we[200];
+    (void)snprintf(we, sizeof(we),
+                   "{\"samples\":%d,\"backendSamples\":%d,\"events\":{\"CPU\":%d,\"IO:WALSync\":%d,"
+                   "\"Lock:tuple\":%d}}",
+                   10 + i, 20 + 2 * i, 7 + i, 3, i % 3);
+    bench_result_set_diagnostic(r, BK_WAIT_EVENTS, cJSON_Parse(we));
+    bench_result_add_window(r, 1700000000.0, 0.25 + 0.01 * i, 0.003 * i, 30.0 + 0.02 * (7 - i));
+    if (i == 5) {
+        bench_result_add_error(r, "pgbench exited with 2");
+        bench_result_add_error(r, "client 3 aborted");
+    }
+    bench_txlog_free(l);
+    bench_pgbench_result_free(pg);
+    char *s = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    cJSON *back = NULL;
+    assert_int_equal(bench_result_from_log(s, strlen(s), &back, NULL, 0), 0);
+    free(s);
+    return back;
+}
+
+static void test_fold_matches_golden(void **state)
+{
+    (void)state;
+    cJSON *w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = gen_result(i);
+    char err[200] = "";
+    cJSON *a = bench_aggregate((const cJSON *const *)w, 8, err, sizeof(err));
+    assert_non_null(a);
+    char *got = cJSON_PrintUnformatted(a);
+    if (getenv("PGBO_WRITE_GOLDEN")) {
+        char *pretty = cJSON_Print(a);
+        FILE *f = fopen(GOLDEN, "w");
+        assert_non_null(f);
+        assert_true(fputs(pretty, f) >= 0 && fputc('\n', f) == '\n');
+        assert_int_equal(fclose(f), 0);
+        free(pretty);
+    }
+    char *text = fixture_read(GOLDEN, NULL);
+    assert_non_null(text);
+    cJSON *golden = cJSON_Parse(text);
+    free(text);
+    assert_non_null(golden);
+    char *want = cJSON_PrintUnformatted(golden);
+    if (strcmp(got, want) != 0) {
+        size_t k = 0;
+        while (got[k] && got[k] == want[k])
+            k++;
+        print_error("aggregate differs from %s at byte %zu:\n got ...%.200s\nwant ...%.200s\n",
+                    GOLDEN, k, got + (k > 80 ? k - 80 : 0), want + (k > 80 ? k - 80 : 0));
+        fail();
+    }
+    /* an oracle besides the recording: the counts are the workers' own, summed */
+    double tx = 0, hist = 0;
+    for (int i = 0; i < 8; i++) {
+        tx += w[i] ? num(cJSON_GetObjectItem(w[i], "summary"), "transactionsProcessed") : 0;
+        hist += w[i] ? num(cJSON_GetObjectItem(w[i], "histogram"), "count") : 0;
+    }
+    assert_true(num(cJSON_GetObjectItem(a, "summary"), "transactionsProcessed") == tx);
+    assert_true(num(cJSON_GetObjectItem(a, "histogram"), "count") == hist);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(a, "workers")), 8);
+    assert_non_null(cJSON_GetObjectItem(a, "latencySeries"));
+    cJSON_Delete(golden);
+    free(want);
+    free(got);
+    cJSON_Delete(a);
+    for (int i = 0; i < 8; i++)
+        cJSON_Delete(w[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_fio_aggregate),
         cmocka_unit_test(test_user),
         cmocka_unit_test(test_percentiles_from_workers),
+        cmocka_unit_test(test_fold_matches_golden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* The verdict: each class from fixture results built the way its resource shows (wait-event
  * shares, the runner's CPU, the round trip, the server's counters); each is also built for real
  * in test/e2e (78 network, 79 storage reads, 80 row locks, 81 sync replication, 82 the client,
- * 83 --rate, 95 checkpoints, 102 LWLock; 91 server CPU unknown without pg_stat_kcache), but
+ * 83 --rate, 102 LWLock, 103 checkpoints; 91 server CPU unknown without pg_stat_kcache), but
  * server CPU measured (no pg_stat_kcache here) and cgroup v2; missing evidence never firing a
  * rule; every pitfall; the sentence whole within its limit; the table itself. */
 /* clang-format off */

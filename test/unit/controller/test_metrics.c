@@ -278,8 +278,15 @@ static void test_operator_families_kept(void **state)
     cJSON *cache = cJSON_Parse(runs_json);
     struct ctrl_metrics_controller c = fake_controller(cache);
     struct kube_client_stats st = {.requests = 100, .errors = 4, .watch_restarts = 6, .relists = 8};
-    struct ctrl_metrics_source src = {.ctrl = &c, .client = &st, .leader = true, .rss_bytes = 1};
+    struct ctrl_metrics_source src = {.ctrl = &c,
+                                      .client = &st,
+                                      .leader = true,
+                                      .rss_bytes = 1,
+                                      .heap_used_bytes = 3000,
+                                      .heap_free_bytes = 700};
     char *t = format(&src);
+    assert_line(t, "pgbench_operator_heap_bytes{state=\"used\"} 3000");
+    assert_line(t, "pgbench_operator_heap_bytes{state=\"free\"} 700");
     const char *types[][2] = {
         {"pgbench_operator_benchmarkruns", "gauge"},
         {"pgbench_operator_reconcile_duration_seconds", "histogram"},
@@ -297,6 +304,7 @@ static void test_operator_families_kept(void **state)
         {"pgbench_operator_relists_total", "counter"},
         {"pgbench_operator_leader", "gauge"},
         {"process_resident_memory_bytes", "gauge"},
+        {"pgbench_operator_heap_bytes", "gauge"},
     };
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         char line[200];
@@ -419,6 +427,22 @@ static void test_transform_keeps_metric_fields(void **state)
                    "\"Succeeded\"} 1");
     free(t);
     cJSON_Delete(cache);
+    cJSON_Delete(want);
+    /* a run that has not ended keeps the same numbers, and its live progress */
+    br = cJSON_Parse("{\"metadata\":{\"name\":\"b\"},\"status\":{\"phase\":\"Running\","
+                     "\"progress\":{\"tps\":90},\"summary\":{\"tps\":100.5,\"transactions\":1000,"
+                     "\"latencyMs\":{\"avg\":1.5,\"p99\":4,\"max\":9},\"failed\":2},"
+                     "\"diagnostics\":{\"verdictClass\":\"wal-flush\"}}}");
+    assert_non_null(br);
+    ctrl_transform_benchmarkrun(br, NULL);
+    want = cJSON_Parse("{\"metadata\":{\"name\":\"b\"},\"status\":{\"phase\":\"Running\","
+                       "\"progress\":{\"tps\":90},\"summary\":{\"tps\":100.5,"
+                       "\"latencyMs\":{\"avg\":1.5,\"p99\":4},\"failed\":2}}}");
+    if (!cJSON_Compare(br, want, 1)) {
+        char *s = cJSON_PrintUnformatted(br);
+        fail_msg("transformed: %s", s);
+    }
+    cJSON_Delete(br);
     cJSON_Delete(want);
 }
 

@@ -19,6 +19,7 @@
 #include "pkg/controller/reconcile.h"
 #include "pkg/api/placement.h"
 #include "pkg/util/clock.h"
+#include "test/unit/bench/status_rows.h"
 
 #define NOW 1800000000.0
 
@@ -69,6 +70,15 @@ static const cJSON *cond(const struct ctrl_plan *p, const char *type)
     return api_cond_get(p->status, type);
 }
 
+/* ctrl_decide, and every key of the status it writes has a row in the contract table */
+static int decide(const struct ctrl_observed *o, struct ctrl_plan *p)
+{
+    int rc = ctrl_decide(o, p);
+    if (p->status)
+        assert_status_keys_have_rows(p->status);
+    return rc;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -87,7 +97,7 @@ static void test_pending_to_running(void **state)
     struct ctrl_observed o;
     obs_init(&o, br);
     struct ctrl_plan p;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
     assert_non_null(p.status);
     assert_string_equal(phase(&p), "Running");
@@ -134,7 +144,7 @@ static void test_pending_to_running(void **state)
     ctrl_plan_free(&p);
     obs_init(&o, br2);
     o.now = NOW + 100; /* later: the stored barrier must be reused */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_events, 0);
     assert_int_equal(p.n_actions, 1);
@@ -149,7 +159,7 @@ static void test_pending_to_running(void **state)
     char *st2s = cJSON_PrintUnformatted(st2);
     cJSON *br3 = br_new(SPEC_BASIC, st2s, 1);
     obs_init(&o, br3);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 1);
     ctrl_plan_free(&p);
@@ -212,7 +222,7 @@ static void test_running_states(void **state)
     struct ctrl_plan p;
     obs_init(&o, br);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status); /* nothing changed */
     assert_int_equal(p.n_actions, 0);
     assert_true(p.requeue_ms > 0);
@@ -222,7 +232,7 @@ static void test_running_states(void **state)
     /* the Job finished -> Collecting */
     job = job_with("b1-run", "Complete", "CompletionsReached", 2, NULL);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Collecting");
     assert_int_equal(p.n_events, 1);
     assert_string_equal(p.events[0].reason, "Collecting");
@@ -360,7 +370,7 @@ static void test_collecting_success(void **state)
     o.pods[0] = p0;
     o.pods[1] = p1;
     o.n_pods = 2;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_null(p.status);
     assert_null(p.result_cm);
@@ -372,7 +382,7 @@ static void test_collecting_success(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
     o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_float_equal(util_jnum(p.status, "summary.tps", 0), 200.0, 1e-9);
     assert_float_equal(util_jnum(p.status, "summary.transactions", 0), 6000, 1e-9);
@@ -429,7 +439,7 @@ static void test_running_pods_succeeded(void **state)
     o.pods[0] = p0;
     o.pods[1] = p1;
     o.n_pods = 2;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_EARLY_RESULTS);
     assert_int_equal(p.n_logs, 1); /* the Succeeded one; the failed one waits for the Job */
     assert_int_equal(p.logs[0].index, 0);
@@ -438,13 +448,13 @@ static void test_running_pods_succeeded(void **state)
     assert_false(p.create_first);
     ctrl_plan_free(&p);
     o.early_fetched = true;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs & CTRL_NEED_EARLY_RESULTS, 0);
     assert_true(!p.status || strcmp(phase(&p), "Running") == 0);
     ctrl_plan_free(&p);
     o.early_fetched = false;
     o.n_pods = 1; /* worker 1's pod not seen yet */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_EARLY_RESULTS);
     ctrl_plan_free(&p);
     cJSON_Delete(p1);
@@ -453,7 +463,7 @@ static void test_running_pods_succeeded(void **state)
     o.n_pods = 2;
     /* the results are read at once, then the run ends in the same reconcile: Running ->
      * Succeeded, with the Collecting Event a Succeeded status implies */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_int_equal(p.n_logs, 2);
     assert_null(p.status);
@@ -461,7 +471,7 @@ static void test_running_pods_succeeded(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100.5, 3015, true, 0, NULL);
     o.results[1] = result(1, 99.5, 2985, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_non_null(p.result_cm);
     assert_int_equal(p.n_events, 2);
@@ -549,7 +559,7 @@ static void test_collecting_timing(void **state)
         cJSON_AddNumberToObject(w, "seenSeconds", seen[i]);
         cJSON_AddStringToObject(o.results[i], "startTime", "2027-01-15T08:00:02.500Z");
     }
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     /* 05.000 - 0.1 - 03.670: the slower worker's notice */
     assert_float_equal(p.start_notice_s, 1.23, 1e-6);
@@ -588,7 +598,7 @@ static void test_collecting_timing(void **state)
      * the start, which says nothing of the kubelet's refresh; worker 0's read counts */
     cJSON_ReplaceItemInObject(o.results[1], "startTime",
                               cJSON_CreateString("2027-01-15T08:00:04.000Z"));
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_float_equal(p.start_notice_s, 0.43, 1e-6);
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
@@ -618,7 +628,7 @@ static void test_collecting_worker_failed(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = result(1, 0, 0, false, 3, "connection to server at pg failed: refused");
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     const char *msg = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(msg, "worker 1 (pod b1-run-1-def) failed"));
@@ -644,7 +654,7 @@ static void test_collecting_worker_failed(void **state)
     o.results[1] = NULL;
     char why[] = "no result line in the pod log";
     o.result_errors[1] = why;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(util_jstr(p.status, "message"), "b1-run-1-def"));
     ctrl_plan_free(&p);
@@ -665,7 +675,7 @@ static void test_invalid_spec_and_fix(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "InvalidSpec");
     assert_string_equal(
@@ -680,7 +690,7 @@ static void test_invalid_spec_and_fix(void **state)
     /* unchanged: stays Failed, nothing written */
     br = br_new(bad, st, 1);
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     ctrl_plan_free(&p);
     cJSON_Delete(br);
@@ -688,7 +698,7 @@ static void test_invalid_spec_and_fix(void **state)
     /* the user fixes the spec (generation 2): evaluated again, the run starts */
     br = br_new(SPEC_BASIC, st, 2);
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "status"), "False");
     assert_int_equal(util_jnum(p.status, "startedGeneration", 0), 2);
@@ -705,7 +715,7 @@ static void test_invalid_spec_and_fix(void **state)
                               cJSON_CreateString("a-very-long-benchmark-run-name-that-goes-"
                                                  "beyond-the-label-limit"));
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(util_jstr(p.status, "message"), "metadata.name: at most 57"));
     ctrl_plan_free(&p);
@@ -719,7 +729,7 @@ static void test_hpa(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_SCALE_TARGET);
     assert_string_equal(p.scale_kind, "StatefulSet");
     assert_string_equal(p.scale_name, "reps");
@@ -728,7 +738,7 @@ static void test_hpa(void **state)
     ctrl_plan_free(&p);
 
     o.scale_target = CTRL_FETCH_NOT_FOUND;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "ScaleTargetNotFound");
     assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
@@ -736,13 +746,13 @@ static void test_hpa(void **state)
     ctrl_plan_free(&p);
 
     o.scale_target = CTRL_FETCH_ERROR;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_true(p.retry);
     assert_null(p.status);
     ctrl_plan_free(&p);
 
     o.scale_target = CTRL_FETCH_OK;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_int_equal(p.n_actions, 2); /* the HPA before the load */
     assert_ptr_equal(p.actions[0].resource, &KUBE_HPAS);
@@ -757,12 +767,12 @@ static void test_hpa(void **state)
     cJSON *job = job_with("b1-run", NULL, NULL, 1, NULL);
     obs_init(&o, br);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_SCALE);
     ctrl_plan_free(&p);
     o.scale = CTRL_FETCH_OK;
     o.scale_replicas = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 1);
     assert_int_equal(p.requeue_ms, CTRL_HPA_POLL_MS);
     free(st);
@@ -771,11 +781,11 @@ static void test_hpa(void **state)
     cJSON_Delete(br);
     br = br_new(SPEC_HPA, st, 1);
     o.br = br;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status); /* same replicas: nothing new */
     ctrl_plan_free(&p);
     o.scale_replicas = 3;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(cJSON_GetArraySize(util_jget(p.status, "hpaTimeline")), 2);
     assert_int_equal(
         util_jnum(cJSON_GetArrayItem(util_jget(p.status, "hpaTimeline"), 1), "replicas", 0), 3);
@@ -797,7 +807,7 @@ static void test_hpa(void **state)
     o.n_pods = 1;
     o.results_fetched = true;
     o.results[0] = result(0, 10, 300, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_int_equal(p.n_actions, 1);
     assert_int_equal(p.actions[0].kind, CTRL_ACT_DELETE);
@@ -819,7 +829,7 @@ static void test_init_flow(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Initializing");
     assert_int_equal(p.n_actions, 1);
     assert_string_equal(p.actions[0].name, "b1-init");
@@ -832,7 +842,7 @@ static void test_init_flow(void **state)
     cJSON *ij = job_with("b1-init", NULL, NULL, 1, NULL);
     obs_init(&o, br);
     o.init_job = ij;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
@@ -845,14 +855,14 @@ static void test_init_flow(void **state)
     o.init_job = ij;
     o.pods[0] = ipod;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
     cJSON_Delete(ipod);
     ipod = pod_with("b1-init-ok", -1, 0, NULL);
     o.pods[0] = ipod;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_int_equal(p.n_actions, 1);
@@ -864,7 +874,7 @@ static void test_init_flow(void **state)
 
     ij = job_with("b1-init", "Complete", "CompletionsReached", 1, NULL);
     o.init_job = ij;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Running");
     assert_string_equal(util_jstr(cond(&p, "Initialized"), "status"), "True");
     assert_null(util_jget(p.status, "startAt")); /* once the run's pods are ready */
@@ -882,7 +892,7 @@ static void test_init_flow(void **state)
     o.init_job = ij;
     o.pods[0] = pod;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     const char *msg = util_jstr(cond(&p, "Failed"), "message");
     assert_non_null(strstr(msg, "pod b1-init-xyz exit code 3"));
@@ -913,7 +923,7 @@ static void spec_locked_from(char *st)
                               "\\\"workers\\\":2,\\\"workload\\\":{\\\"pgbench\\\":{\\\"run\\\":{"
                               "\\\"clients\\\":4,\\\"durationSeconds\\\":30}}}}\"");
     o.init_job = snapjob;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     const cJSON *c = cond(&p, "SpecLocked");
     assert_string_equal(util_jstr(c, "status"), "True");
     assert_string_equal(util_jstr(c, "reason"), "SpecChangedAfterStart");
@@ -932,7 +942,7 @@ static void spec_locked_from(char *st)
     /* once reported, no new event */
     br = br_new(changed, st2, 2);
     o.br = br;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_events, 0);
     ctrl_plan_free(&p);
@@ -961,7 +971,7 @@ static void test_started_by_older_operator(void **state)
     struct ctrl_plan p;
     obs_init(&o, br);
     o.run_job = job;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status); /* nothing changed: running, as started */
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
@@ -978,7 +988,7 @@ static void test_started_by_older_operator(void **state)
         "\"DeadlineExceeded\",\"message\":\"m\",\"observedGeneration\":1}]}";
     br = br_new(SPEC_BASIC, failed, 2);
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.n_actions, 0); /* no Job: not started again */
     if (p.status) {
         assert_string_equal(phase(&p), "Failed");
@@ -998,7 +1008,7 @@ static void test_create_refused(void **state)
     obs_init(&o, br);
     o.error_reason = "CreateFailed";
     o.error_message = "creating Job b1-run: Job.batch \"b1-run\" is invalid: spec.x";
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "CreateFailed");
     assert_int_equal(p.n_actions, 0);
@@ -1016,7 +1026,7 @@ static void test_deleting_does_nothing(void **state)
     struct ctrl_observed o;
     struct ctrl_plan p;
     obs_init(&o, br);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_null(p.status);
     assert_int_equal(p.n_actions, 0);
     ctrl_plan_free(&p);
@@ -1062,7 +1072,7 @@ static char *decide_with(const char *spec, const char *st, cJSON *init_job, cJSO
         o.pods[0] = pod;
         o.n_pods = 1;
     }
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     char *out = p->status ? cJSON_PrintUnformatted(p->status) : strdup(st ? st : "{}");
     cJSON_Delete(br);
     return out;
@@ -1218,7 +1228,7 @@ static void decide_pods_margin(const char *status, cJSON **pods, int n, double n
     for (int i = 0; i < n; i++)
         o.pods[i] = pods[i];
     o.n_pods = n;
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     cJSON_Delete(job);
     cJSON_Delete(br);
 }
@@ -1383,7 +1393,7 @@ static void decide_placed(const char *spec, const char *status, const char *n0, 
     o.nodes = nodes;
     o.node_items = list;
     (void)snprintf(o.nodes_error, sizeof(o.nodes_error), "HTTP 403 nodes is forbidden");
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     cJSON_Delete(list);
     cJSON_Delete(pods[0]);
     cJSON_Delete(pods[1]);
@@ -1526,21 +1536,21 @@ static void test_collecting_stale_pod_cache(void **state)
     o.pods[1] = p1;
     o.n_pods = 2;
     /* the cache says running: ask the API server, decide nothing yet */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_PODS);
     assert_null(p.status);
     assert_int_equal(p.n_events, 0);
     ctrl_plan_free(&p);
     /* a pod missing from the cache likewise */
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_PODS);
     ctrl_plan_free(&p);
 
     /* the API server has it running too: looked at again soon, nothing written */
     o.n_pods = 2;
     o.pods_fresh = true;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
     assert_null(p.status);
     assert_int_equal(p.requeue_ms, CTRL_POD_RECHECK_MS);
@@ -1550,14 +1560,14 @@ static void test_collecting_stale_pod_cache(void **state)
     /* the API server has it terminated: its result is read */
     cJSON *p1done = pod_with("b1-run-1-def", 1, 0, NULL);
     o.pods[1] = p1done;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_int_equal(p.n_logs, 2);
     ctrl_plan_free(&p);
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = result(1, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     ctrl_plan_free(&p);
     for (int i = 0; i < 2; i++) {
@@ -1569,13 +1579,13 @@ static void test_collecting_stale_pod_cache(void **state)
     o.results_fetched = false;
     o.pods[1] = p1;
     o.now = NOW - 5 + CTRL_POD_SETTLE_S + 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_RESULTS);
     assert_int_equal(p.n_logs, 1); /* the terminated one only */
     ctrl_plan_free(&p);
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_non_null(strstr(util_jstr(p.status, "message"), "pod b1-run-1-def did not finish"));
     ctrl_plan_free(&p);
@@ -1598,12 +1608,12 @@ static void test_collecting_stale_pod_cache(void **state)
     o.init_job = ij;
     o.pods[0] = ip;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, CTRL_NEED_PODS);
     assert_null(p.status);
     ctrl_plan_free(&p);
     o.pods_fresh = true; /* the API server agrees: fail with what there is */
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     ctrl_plan_free(&p);
     cJSON_Delete(ip);
@@ -1657,7 +1667,7 @@ static void test_collecting_summary_only(void **state)
     o.result_errors[1] = why1;
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
     o.result_detail[1] = CTRL_DETAIL_LOG_UNAVAILABLE;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_float_equal(util_jnum(p.status, "summary.tps", 0), 180.0, 1e-9);
     /* two workers without histograms: the slowest worker's p99, an upper bound */
@@ -1700,7 +1710,7 @@ static void test_collecting_summary_only(void **state)
     o.result_detail[0] = CTRL_DETAIL_LOG_TRUNCATED;
     char cut[] = "the pod log is longer than 32 MiB and its result line lies beyond that";
     o.result_errors[0] = cut;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "ResultDetailUnavailable"), "reason"), "LogTruncated");
     assert_null(strstr(util_jstr(cond(&p, "ResultDetailUnavailable"), "message"), "worker 1"));
     row = cm_worker(&p, 1);
@@ -1731,7 +1741,7 @@ static void test_collecting_summary_only(void **state)
     o.results[0] = compact_result(0, 100, 3000, 5.0);
     o.result_errors[0] = why0;
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_float_equal(util_jnum(p.status, "summary.latencyMs.p99", 0), 5.0, 1e-9);
     assert_float_equal(util_jnum(p.status, "summary.latencyMs.p50", 0), 1.5, 1e-9);
@@ -1761,7 +1771,7 @@ static void test_collecting_summary_only(void **state)
         "\"errors\":[]}");
     o.result_errors[0] = why0;
     o.result_detail[0] = CTRL_DETAIL_LOG_UNAVAILABLE;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     const cJSON *j0 = cJSON_GetArrayItem(util_jget(p.status, "fio"), 0);
     assert_string_equal(util_jstr(j0, "job"), "wal");
@@ -1864,7 +1874,7 @@ static void test_status_events(void **state)
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
     o.results[1] = result(1, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_int_equal(p.n_events, 1);
     assert_int_equal(implied_matches(&p, "u1"), 1);
@@ -1960,7 +1970,7 @@ static char *decide_ev(const char *spec, const char *st, cJSON *init_job, cJSON 
     o.n_events = n_events;
     o.pods_fresh = true; /* as read from the API server */
     o.results_fetched = true;
-    assert_int_equal(ctrl_decide(&o, p), 0);
+    assert_int_equal(decide(&o, p), 0);
     char *out = p->status ? cJSON_PrintUnformatted(p->status) : strdup(st ? st : "{}");
     cJSON_Delete(br);
     return out;
@@ -2187,7 +2197,7 @@ static void test_deadlines(void **state)
     char ts[40];
     util_rfc3339(NOW + 5 + 20, 0, ts, sizeof(ts));
     cJSON_AddStringToObject(o.results[0], "endTime", ts);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Failed");
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "DeadlineExceeded");
     assert_non_null(strstr(util_jstr(cond(&p, "Failed"), "message"),
@@ -2200,7 +2210,7 @@ static void test_deadlines(void **state)
     util_rfc3339(NOW + 5 + 3, 0, ts, sizeof(ts));
     cJSON_ReplaceItemInObject(o.results[0], "endTime", cJSON_CreateString(ts));
     o.now = NOW + 10;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "Failed"), "reason"), "WorkerFailed");
     ctrl_plan_free(&p);
     cJSON_Delete(o.results[0]);
@@ -2340,7 +2350,7 @@ static void test_blocked_then_succeeded(void **state)
     o.pods_fresh = true; /* as read from the API server */
     o.results_fetched = true;
     o.results[0] = result(0, 100, 3000, true, 0, NULL);
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Succeeded");
     assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "status"), "False");
     assert_string_equal(util_jstr(cond(&p, "WorkersBlocked"), "reason"), "RunSucceeded");
@@ -2372,7 +2382,7 @@ static void test_live_progress(void **state)
     o.run_job = rj;
     o.pods[0] = pod;
     o.n_pods = 1;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_true(p.needs & CTRL_NEED_PROGRESS);
     assert_int_equal(p.n_progress, 1);
     assert_int_equal(p.progress[0].index, 0);
@@ -2389,7 +2399,7 @@ static void test_live_progress(void **state)
     o.progress_fetched = true;
     o.progress = wp;
     o.n_progress = 2;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_int_equal(p.needs, 0);
     assert_true(util_jnum(p.status, "progress.tps", 0) == 800);
     assert_true(util_jnum(p.status, "progress.remainingSeconds", 0) == 18);
@@ -2406,7 +2416,7 @@ static void test_live_progress(void **state)
     (void)snprintf(wp[1].wait_target, sizeof(wp[1].wait_target), "pg:5432/postgres");
     (void)snprintf(wp[1].wait_cause, sizeof(wp[1].wait_cause), "dns");
     (void)snprintf(wp[1].wait_message, sizeof(wp[1].wait_message), "could not translate host name");
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "status"), "True");
     assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "message"),
                         "worker 1 waits for pg:5432/postgres: could not translate host name (dns), "
@@ -2425,7 +2435,7 @@ static void test_live_progress(void **state)
     obs_init(&o, br);
     o.now = NOW + 40;
     o.run_job = rj;
-    assert_int_equal(ctrl_decide(&o, &p), 0);
+    assert_int_equal(decide(&o, &p), 0);
     assert_string_equal(phase(&p), "Collecting");
     assert_true(cJSON_IsNull(util_jget(p.status, "progress"))); /* removed by the merge patch */
     assert_string_equal(util_jstr(cond(&p, "TargetUnreachable"), "status"), "False");

@@ -21,6 +21,14 @@
 #include "pkg/controller/controller.h"
 #include "pkg/api/status.h"
 #include "pkg/util/clock.h"
+#include "test/unit/bench/status_rows.h"
+
+/* api_status_set_results, and every key it wrote has a row in the contract table */
+static void set_results(cJSON *st, cJSON *agg, const struct api_worker *w, int n)
+{
+    api_status_set_results(st, agg, w, n);
+    assert_status_keys_have_rows(st);
+}
 
 static void test_conditions(void **state)
 {
@@ -47,6 +55,7 @@ static void test_conditions(void **state)
     big[sizeof(big) - 1] = '\0';
     api_cond_set(st, "Failed", "True", "X", big, 2, 4000);
     assert_true(strlen(util_jstr(api_cond_get(st, "Failed"), "message")) < API_MAX_MESSAGE);
+    assert_status_keys_have_rows(st);
     cJSON_Delete(st);
 }
 
@@ -90,7 +99,7 @@ static void test_results_mapping_and_caps(void **state)
     w.result = cJSON_Parse("{\"schemaVersion\":1,\"kind\":\"pgbench\",\"complete\":true,"
                            "\"exitCode\":0}");
     cJSON *st = cJSON_CreateObject();
-    api_status_set_results(st, agg, &w, 1);
+    set_results(st, agg, &w, 1);
     assert_true(util_jnum(st, "summary.tps", 0) == 10.5);
     assert_int_equal(util_jnum(st, "summary.transactions", 0), 100);
     assert_int_equal(util_jnum(st, "summary.failed", 0), 2);
@@ -105,7 +114,7 @@ static void test_results_mapping_and_caps(void **state)
     cJSON *none = cJSON_Parse("{\"summary\":{\"tps\":1,\"failedTransactions\":0,"
                               "\"abortedClients\":0}}");
     cJSON *st0 = cJSON_CreateObject();
-    api_status_set_results(st0, none, NULL, 0);
+    set_results(st0, none, NULL, 0);
     assert_int_equal(util_jnum(st0, "summary.failed", -1), 0);
     assert_null(util_jget(st0, "summary.aborted"));
     assert_int_equal(util_jnum(st0, "failed", -1), 0);
@@ -214,7 +223,7 @@ static void test_diagnostics_from_runner_results(void **state)
     w[0].result = rs[0];
     w[1].result = rs[1];
     cJSON *st = cJSON_CreateObject();
-    api_status_set_results(st, agg, w, 2);
+    set_results(st, agg, w, 2);
     /* status: one sentence per diagnostic, written out here from the workers' numbers */
     assert_string_equal(util_jstr(st, "diagnostics.waitEvents"),
                         "CPU 60 %, IO:WALSync 40 % of 20 backend samples in 20 rounds");
@@ -279,7 +288,7 @@ static void test_workers_skewed(void **state)
         struct api_worker w[2] = {{.index = 0, .exit_code = 0, .terminated = true},
                                   {.index = 1, .exit_code = 0, .terminated = true}};
         cJSON *st = cJSON_CreateObject();
-        api_status_set_results(st, agg, w, 2);
+        set_results(st, agg, w, 2);
         /* not in status (status.startAt is the barrier, each worker's line says when it ran);
          * the result keeps the window and the barrier the workers saw */
         assert_null(util_jget(st, "window"));
@@ -318,7 +327,7 @@ static void test_display(void **state)
                              "{\"script\":0,\"command\":\"SELECT 1;\",\"latencyMs\":0.5}]}");
     assert_non_null(agg);
     cJSON *st = cJSON_CreateObject();
-    api_status_set_results(st, agg, NULL, 0);
+    set_results(st, agg, NULL, 0);
     assert_string_equal(util_jstr(st, "result"), "2,561 tps · p99 9.99 ms · 4 failed");
     assert_int_equal(util_jnum(st, "failed", -1), 4); /* 3 failed transactions + 1 aborted */
     assert_null(util_jget(st, "display"));
@@ -334,7 +343,7 @@ static void test_display(void **state)
                       "\"clatUs\":{\"p99\":412.3}}},{\"name\":\"wal\",\"write\":{\"iops\":"
                       "2793.7,\"clatUs\":{\"p99\":300}},\"sync\":{\"p99\":1974.272}}]}}");
     st = cJSON_CreateObject();
-    api_status_set_results(st, agg, NULL, 0);
+    set_results(st, agg, NULL, 0);
     assert_string_equal(util_jstr(st, "result"),
                         "randread 12.3k IOPS · p99 412 µs; wal 2,794 IOPS · sync p99 1,974 µs");
     assert_null(util_jget(st, "failed")); /* a pgbench count */
@@ -409,7 +418,7 @@ static void test_worker_and_statement_lines(void **state)
     w[1].result = cJSON_Parse("{\"complete\":false,\"exitCode\":2,\"errors\":[\"client 3 "
                               "aborted\"]}");
     cJSON *st = cJSON_CreateObject();
-    api_status_set_results(st, agg, w, 3);
+    set_results(st, agg, w, 3);
     const cJSON *lines = util_jget(st, "workers");
     assert_int_equal(cJSON_GetArraySize(lines), 3);
     assert_string_equal(cJSON_GetArrayItem(lines, 0)->valuestring,
@@ -462,7 +471,7 @@ static void test_worker_summary_only(void **state)
     w[1].result = cJSON_Parse("{\"kind\":\"fio\",\"complete\":false,\"exitCode\":2,"
                               "\"errors\":[\"job wal: error 5\"]}");
     cJSON *st = cJSON_CreateObject(), *agg = cJSON_CreateObject();
-    api_status_set_results(st, agg, w, 2);
+    set_results(st, agg, w, 2);
     const cJSON *rows = util_jget(agg, "workers");
     assert_string_equal(util_jstr(cJSON_GetArrayItem(rows, 0), "message"),
                         "ok; summary only, without timeline, statements and histogram: the pod "
@@ -506,8 +515,9 @@ static void test_hpa_timeline(void **state)
     for (int i = 0; i < 1000; i++)
         api_hpa_timeline_record(st, 3 + (i % 2), 200 + i);
     const cJSON *tl = util_jget(st, "hpaTimeline");
-    assert_int_equal(cJSON_GetArraySize(tl), API_MAX_HPA_TIMELINE);
+    assert_int_equal(cJSON_GetArraySize(tl), 200); /* docs/spec.md: at most 200 entries */
     assert_int_equal(util_jnum(cJSON_GetArrayItem(tl, 0), "replicas", 0), 1); /* first kept */
+    assert_status_keys_have_rows(st);
     cJSON_Delete(st);
 }
 
@@ -633,7 +643,7 @@ static void test_worker_line_negative_zero(void **state)
     w.pod = "r-0";
     w.node = "n1";
     cJSON *st = cJSON_CreateObject();
-    api_status_set_results(st, agg, &w, 1);
+    set_results(st, agg, &w, 1);
     assert_string_equal(cJSON_GetArrayItem(util_jget(st, "workers"), 0)->valuestring,
                         "0 r-0 on node n1: pod r-0 did not finish, from +0.000 s to 2.000 s");
     cJSON_Delete(st);

@@ -20,6 +20,7 @@
 #include "pkg/util/json.h"
 #include "pkg/controller/cache.h"
 #include "pkg/controller/sweep.h"
+#include "test/unit/bench/status_rows.h"
 
 #define NOW 1800000000.0
 
@@ -182,8 +183,10 @@ static void test_run_object(void **state)
 static void step(cJSON *sw, cJSON **runs, int n, struct ctrl_sweep_plan *p)
 {
     ctrl_sweep_decide(sw, (const cJSON *const *)runs, n, NOW, p);
-    if (p->status)
+    if (p->status) {
+        assert_sweep_status_keys_have_rows(p->status);
         util_jset(sw, "status", cJSON_Duplicate(p->status, 1));
+    }
 }
 
 static const char *created(const struct ctrl_sweep_plan *p)

@@ -140,7 +140,8 @@ static void test_run_schema_controller_rows(void **state)
     assert_non_null(at ? strstr(at, "x-kubernetes-int-or-string: true") : NULL);
     assert_true(find_key(y, 16, "hpaTimeline", 0, &at) >= 0);
     char cap[40];
-    (void)snprintf(cap, sizeof(cap), "maxItems: %d\n", API_MAX_HPA_TIMELINE);
+    (void)snprintf(cap, sizeof(cap), "maxItems: %d\n",
+                   bench_fields[BK_STATUS_HPA_TIMELINE].max_items);
     assert_non_null(at ? strstr(at, cap) : NULL);
     free(y);
 }

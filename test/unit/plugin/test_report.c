@@ -422,8 +422,9 @@ static void test_compare_too_noisy(void **state)
     struct plugin_compare ab = {(const cJSON *const *)brs, none, 6, 2, {3, 3}, {10, -1}};
     assert_int_equal(plugin_compare_table(&t, &ab, false, &v, &failed), 0);
     assert_non_null(strstr(t.data, "): within noise (Welch t "));
-    assert_non_null(strstr(t.data, "TPS: the runs spread by up to 57 % of their mean (sd/mean): too "
-                                   "noisy to judge"));
+    assert_non_null(strstr(t.data,
+                           "TPS: the runs spread by up to 57 % of their mean (sd/mean): too "
+                           "noisy to judge"));
     assert_null(strstr(t.data, "p99: the runs spread")); /* p99 did not spread */
     for (int i = 0; i < 6; i++)
         cJSON_Delete(brs[i]);
