@@ -63,6 +63,8 @@ long ctrl_margin_ms(const struct ctrl_margin *m)
         worst_ms = fmax(worst_ms, m->notice_s[i] * 1000.0);
     if (m->n < CTRL_MARGIN_TRUST_RUNS)
         worst_ms = fmax(worst_ms, assumed_notice_ms(m));
+    if (m->n == 0) /* never later than the fixed default of before */
+        worst_ms = fmin(worst_ms, CTRL_START_MARGIN_COLD_MS - CTRL_START_SLACK_MS);
     long ms = (long)ceil(worst_ms) + CTRL_START_SLACK_MS;
     if (ms < CTRL_START_MARGIN_MIN_MS)
         return CTRL_START_MARGIN_MIN_MS;

@@ -14,7 +14,8 @@
  * yet it is CTRL_START_MARGIN_COLD_MS (2 s) less the slack. A run's own writes (its Job, its
  * Running status) come before its barrier, so even an operator's first run is measured against
  * its API server (issue 31.3: 1.17 s + 2 x 40 ms + 80 ms = 1.33 s on an idle sim or API server,
- * where the fixed 2 s missed the 1.5 s goal; more at once when the writes are slower).
+ * where the fixed 2 s missed the 1.5 s goal; more at once when the writes are slower, at most
+ * CTRL_START_MARGIN_COLD_MS: a first run is never started later than before).
  * Then the margin is the slowest notice of the last CTRL_MARGIN_WINDOW runs plus
  * CTRL_START_SLACK_MS, and until CTRL_MARGIN_TRUST_RUNS runs were measured at least the refresh
  * and two CTRL_START_WRITE_MIN_MS writes (the measured notices hold the real writes; a slow write

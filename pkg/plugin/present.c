@@ -1147,6 +1147,16 @@ static const cJSON *table_items(const cJSON *st, const cJSON *result, enum bench
     return f ? bench_json_at(st, f->status) : NULL;
 }
 
+/* A field the table adds to a row (the run's name, what the rows cover), then sep; without the
+ * field, only a row's end. */
+static void csv_extra(struct buf *out, const cJSON *v, const char *sep)
+{
+    if (v)
+        csv_field(out, v);
+    if (v || strcmp(sep, "\n") == 0)
+        buf_puts(out, sep);
+}
+
 /* A table's columns are the status rows of the list; an item of the result is read at the same
  * row's result path. run: the run's name in a first column "run" (several runs), or NULL. */
 static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
@@ -1170,10 +1180,7 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
     if (cJSON_IsArray(items))
         cJSON_ArrayForEach(it, items)
         {
-            if (name) {
-                csv_field(out, name);
-                buf_puts(out, ",");
-            }
+            csv_extra(out, name, ",");
             for (int c = 0; c < nc; c++) {
                 if (c)
                     buf_puts(out, ",");
@@ -1182,11 +1189,9 @@ static int csv_table(struct buf *out, const cJSON *st, const cJSON *result,
                                        : bench_status_get(it, cols[c]);
                 csv_field(out, v);
             }
-            if (cov) {
+            if (cov)
                 buf_puts(out, ",");
-                csv_field(out, cov);
-            }
-            buf_puts(out, "\n");
+            csv_extra(out, cov, "\n");
         }
     cJSON_Delete(name);
     cJSON_Delete(cov);

@@ -44,15 +44,17 @@ static void test_first_run(void **state)
     assert_true(ctrl_margin_ms(&m) < 1500);
     ctrl_margin_record_write(&m, 0.060);
     assert_int_equal(ctrl_margin_ms(&m), 1170 + 120 + 80);
-    ctrl_margin_record_write(&m, 0.4);
-    assert_int_equal(ctrl_margin_ms(&m), 1170 + 800 + 80);
+    ctrl_margin_record_write(&m, 0.3);
+    assert_int_equal(ctrl_margin_ms(&m), 1170 + 600 + 80);
+    ctrl_margin_record_write(&m, 0.4); /* at most the 2 s of before */
+    assert_int_equal(ctrl_margin_ms(&m), CTRL_START_MARGIN_COLD_MS);
     for (int i = 0; i < CTRL_MARGIN_WRITES - 1; i++)
         ctrl_margin_record_write(&m, 0.005);
-    assert_int_equal(ctrl_margin_ms(&m), 1170 + 800 + 80);
+    assert_int_equal(ctrl_margin_ms(&m), CTRL_START_MARGIN_COLD_MS);
     ctrl_margin_record_write(&m, 0.005);
     assert_int_equal(ctrl_margin_ms(&m), 1170 + 80 + 80);
     ctrl_margin_record_write(&m, 30);
-    assert_int_equal(ctrl_margin_ms(&m), CTRL_START_MARGIN_MAX_MS);
+    assert_int_equal(ctrl_margin_ms(&m), CTRL_START_MARGIN_COLD_MS);
 }
 
 /* a slower kubelet than assumed lengthens the margin at once; a fast one shortens it to 1.25 s
