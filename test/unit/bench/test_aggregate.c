@@ -22,6 +22,17 @@ static double num(const cJSON *o, const char *k)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A worker result as the controller gets it: printed by the runner, read back from its log. */
+static cJSON *through_text(cJSON *r)
+{
+    char *s = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    cJSON *back = NULL;
+    assert_int_equal(bench_result_from_log(s, strlen(s), &back, NULL, 0), 0);
+    free(s);
+    return back;
+}
+
 /* A worker result from a console fixture, with a histogram from one -l file. */
 static cJSON *worker(int index, const char *fixture, const char *logfile)
 {
@@ -45,13 +56,7 @@ static cJSON *worker(int index, const char *fixture, const char *logfile)
     bench_result_set_diagnostic(r, BK_WAIT_EVENTS, we);
     bench_txlog_free(l);
     bench_pgbench_result_free(pg);
-    /* round trip through text like the controller does */
-    char *s = cJSON_PrintUnformatted(r);
-    cJSON_Delete(r);
-    cJSON *back = NULL;
-    assert_int_equal(bench_result_from_log(s, strlen(s), &back, NULL, 0), 0);
-    free(s);
-    return back;
+    return through_text(r);
 }
 
 static void log_files(char paths[2][512])
@@ -378,12 +383,7 @@ static cJSON *gen_result(int i)
     }
     bench_txlog_free(l);
     bench_pgbench_result_free(pg);
-    char *s = cJSON_PrintUnformatted(r);
-    cJSON_Delete(r);
-    cJSON *back = NULL;
-    assert_int_equal(bench_result_from_log(s, strlen(s), &back, NULL, 0), 0);
-    free(s);
-    return back;
+    return through_text(r);
 }
 
 static void test_fold_matches_golden(void **state)
